@@ -1,0 +1,141 @@
+/**
+ * Parsers for the values under persona-file headings. Each takes the trimmed raw text and throws
+ * a PersonaFileError naming the file and field when the value is bad. zod holds the rules.
+ */
+import { z } from "zod";
+import { PersonaFileError } from "./persona-error.js";
+
+/** Where a value came from, for error messages. */
+export interface ValueSource {
+  readonly file: string;
+  readonly field: string;
+}
+
+const fail = (src: ValueSource, problem: string): never => {
+  throw new PersonaFileError(src.file, src.field, problem);
+};
+
+/** Shows a bad value in a message without flooding the terminal. */
+export function quoteValue(raw: string): string {
+  const flat = raw.replace(/\s+/g, " ");
+  return JSON.stringify(flat.length > 60 ? `${flat.slice(0, 57)}...` : flat);
+}
+
+/** Control characters have no business in names, aliases or phone numbers. */
+const NO_CONTROLS = /^[^\p{Cc}]*$/u;
+
+/** The list lines of a value: one item per line, Markdown bullets allowed, blank lines skipped. */
+export function listItems(raw: string): string[] {
+  return raw
+    .split("\n")
+    .map((l) => l.replace(/^\s*[-*+][ \t]+/, "").trim())
+    .filter((l) => l !== "");
+}
+
+/** A value that must be a single line. */
+export function singleLine(src: ValueSource, raw: string): string {
+  if (raw.includes("\n")) fail(src, `expected one line, got ${raw.split("\n").length}`);
+  return raw.trim();
+}
+
+const agentNameSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(NO_CONTROLS)
+  // The name names a folder (agents/<Name>/prompts) and appears in logs: no path tricks.
+  .refine((s) => !/[/\\]/.test(s) && !s.startsWith("."), "no slashes or leading dot");
+
+/** `# Agent Name`: one line, 1–64 characters, usable as a folder name. */
+export function parseAgentName(src: ValueSource, raw: string): string {
+  const name = singleLine(src, raw);
+  if (!agentNameSchema.safeParse(name).success) {
+    fail(src, `bad value ${quoteValue(name)} (expected 1-64 characters, no slashes, no leading dot)`);
+  }
+  return name;
+}
+
+const phoneSchema = z.string().regex(/^\+\d{5,15}$/);
+
+/**
+ * `# Agent Phone`: checked loosely as `+` and digits; spaces, dashes, dots and parentheses are
+ * allowed for readability and removed. Telegram does the real check at login.
+ */
+export function parsePhone(src: ValueSource, raw: string): string {
+  const line = singleLine(src, raw);
+  const phone = line.replace(/[\s\-.()]/g, "");
+  if (!phoneSchema.safeParse(phone).success) {
+    fail(src, `bad value ${quoteValue(line)} (expected + followed by 5-15 digits, e.g. +15551234567)`);
+  }
+  return phone;
+}
+
+/** Group modes that exist today. `smart` and `talkative` are designed but not built yet. */
+export type GroupMode = "strict";
+const RESERVED_GROUP_MODES = ["smart", "talkative"] as const;
+
+/** `# Group Mode`: only `strict` for now. */
+export function parseGroupMode(src: ValueSource, raw: string): GroupMode {
+  const mode = singleLine(src, raw).toLowerCase();
+  if (mode === "strict") return "strict";
+  if ((RESERVED_GROUP_MODES as readonly string[]).includes(mode)) {
+    return fail(src, `"${mode}" is not supported yet (only strict works for now)`);
+  }
+  return fail(src, `unknown value ${quoteValue(raw)} (expected strict)`);
+}
+
+/** Bounds and unit of a numeric field, for both the check and the message. */
+export interface NumberRule {
+  readonly min: number;
+  readonly max: number;
+  readonly unit: string;
+}
+
+/** A plain decimal (`2`, `1.5`, `.5`): no exponents, units, commas or signs, so typos fail. */
+const DECIMAL_RE = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+/** A numeric field within `rule`. */
+export function parseNumber(src: ValueSource, raw: string, rule: NumberRule): number {
+  const line = singleLine(src, raw);
+  const schema = z.number().finite().min(rule.min).max(rule.max);
+  const n = DECIMAL_RE.test(line) ? Number(line) : Number.NaN;
+  if (!schema.safeParse(n).success) {
+    fail(src, `bad value ${quoteValue(line)} (expected a number of ${rule.unit} from ${rule.min} to ${rule.max})`);
+  }
+  return n;
+}
+
+const aliasSchema = z.string().min(1).max(64).regex(NO_CONTROLS);
+
+/** `# Aliases`: one per line; repeats (ignoring case) are dropped, they mean nothing more. */
+export function parseAliases(src: ValueSource, raw: string): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const item of listItems(raw)) {
+    const alias = item.replace(/\s+/g, " ");
+    if (!aliasSchema.safeParse(alias).success) fail(src, `bad alias ${quoteValue(alias)} (expected 1-64 characters)`);
+    const key = alias.toLowerCase();
+    if (!seen.has(key)) out.push(alias);
+    seen.add(key);
+  }
+  return out;
+}
+
+// Telegram's rule for set short names (letters, digits, underscores; up to 64 characters).
+const stickerSetSchema = z.string().regex(/^[A-Za-z0-9_]{1,64}$/);
+/** People paste the share link; accept it and keep only the short name. */
+const STICKER_LINK_RE = /^(?:https?:\/\/)?(?:t\.me|telegram\.me)\/addstickers\//i;
+
+/** `# Agent Sticker Sets`: one set short name (or t.me/addstickers link) per line. */
+export function parseStickerSets(src: ValueSource, raw: string): string[] {
+  const out: string[] = [];
+  for (const item of listItems(raw)) {
+    const name = item.replace(STICKER_LINK_RE, "").replace(/\/+$/, "");
+    if (!stickerSetSchema.safeParse(name).success) {
+      fail(src, `bad sticker set ${quoteValue(item)} (expected a short name: letters, digits, underscores)`);
+    }
+    if (out.some((s) => s.toLowerCase() === name.toLowerCase())) fail(src, `sticker set "${name}" is listed twice`);
+    out.push(name);
+  }
+  return out;
+}

@@ -1,0 +1,242 @@
+/**
+ * Persona files: one Markdown file per persona, `agents/<Name>.md`, one `# Heading` per field.
+ * A field's value is the text under its heading up to the next `# ` heading, trimmed.
+ *
+ * ```md
+ * # Agent Name
+ * Mira
+ * # Agent Instructions
+ * You are Mira …
+ * # Group Mode
+ * strict
+ * ```
+ *
+ * Any problem (unknown or repeated heading, missing or bad value, unreadable file) is an error
+ * naming the file and field; `loadPersonas` fails start if any file is bad.
+ */
+import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
+import { basename, extname, join } from "node:path";
+import { PersonaFileError, PersonaLoadError } from "./persona-error.js";
+import { loadRolePrompts, decodeUtf8, type RolePrompt } from "./persona-prompts.js";
+import { headingKey, splitSections, type PersonaSection } from "./persona-sections.js";
+import {
+  parseAgentName,
+  parseAliases,
+  parseGroupMode,
+  parseNumber,
+  parsePhone,
+  parseStickerSets,
+  type GroupMode,
+  type NumberRule,
+} from "./persona-values.js";
+
+export { PersonaFileError, PersonaLoadError } from "./persona-error.js";
+export type { RolePrompt } from "./persona-prompts.js";
+export type { GroupMode } from "./persona-values.js";
+
+/** A parsed, validated persona. */
+export interface Persona {
+  readonly name: string;
+  /** `+` and digits. Optional here; real accounts need it, see {@link requirePhone}. */
+  readonly phone?: string;
+  readonly instructions: string;
+  readonly rolePrompts: readonly RolePrompt[];
+  /** Other names people call the persona by (addressing matches these). */
+  readonly aliases: readonly string[];
+  readonly groupMode: GroupMode;
+  /** Sticker-set short names the persona may send from. */
+  readonly stickerSets: readonly string[];
+  /** Seconds before typing starts. */
+  readonly startTypingDelaySec: number;
+  /** Simulated typing speed, characters per second. */
+  readonly typingSpeedCps: number;
+  /** Seconds before the chat is marked read after an addressed message. */
+  readonly readDelaySec: number;
+  /** The file it came from, as the caller named it. */
+  readonly file: string;
+}
+
+/** Canonical field headings, in the order the docs list them. */
+export const PERSONA_FIELDS = [
+  "Agent Name",
+  "Agent Phone",
+  "Agent Instructions",
+  "Role Prompt",
+  "Aliases",
+  "Group Mode",
+  "Agent Sticker Sets",
+  "Start Typing Delay",
+  "Typing Speed",
+  "Read Delay",
+] as const;
+type FieldName = (typeof PERSONA_FIELDS)[number];
+
+const FIELD_BY_KEY: ReadonlyMap<string, FieldName> = new Map(PERSONA_FIELDS.map((f) => [headingKey(f), f]));
+const REQUIRED: readonly FieldName[] = ["Agent Name", "Agent Instructions"];
+
+/** Defaults and bounds of the timing fields. */
+export const PERSONA_TIMING = {
+  startTypingDelaySec: { default: 1.5, min: 0, max: 60, unit: "seconds" },
+  typingSpeedCps: { default: 12, min: 1, max: 100, unit: "characters per second" },
+  readDelaySec: { default: 2, min: 0, max: 600, unit: "seconds" },
+} as const satisfies Record<string, NumberRule & { default: number }>;
+
+/** Options for {@link parsePersona}. */
+export interface ParsePersonaOptions {
+  /** The file name used in errors and kept on the persona. */
+  readonly file: string;
+  /** Directories where role prompts are looked up, in order. */
+  readonly promptDirs: readonly string[];
+}
+
+/** Maps sections to fields, rejecting unknown and repeated headings. */
+function indexSections(sections: readonly PersonaSection[], file: string): Map<FieldName, PersonaSection> {
+  const byField = new Map<FieldName, PersonaSection>();
+  for (const s of sections) {
+    const field = FIELD_BY_KEY.get(s.key);
+    if (field === undefined) {
+      const expected = PERSONA_FIELDS.join(", ");
+      throw new PersonaFileError(file, s.heading, `unknown heading on line ${s.line} (expected one of: ${expected})`);
+    }
+    const first = byField.get(field);
+    if (first !== undefined) {
+      throw new PersonaFileError(file, field, `heading appears more than once (lines ${first.line} and ${s.line})`);
+    }
+    byField.set(field, s);
+  }
+  return byField;
+}
+
+/**
+ * Parses the text of one persona file. Role prompts are read from disk (from `promptDirs`).
+ * An empty optional field means "use the default". Throws PersonaFileError.
+ */
+export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
+  const { file } = opts;
+  const fields = indexSections(splitSections(text, file), file);
+  for (const f of REQUIRED) {
+    const s = fields.get(f);
+    if (s === undefined) throw new PersonaFileError(file, f, "required field is missing");
+    if (s.value === "") throw new PersonaFileError(file, f, "required field is empty");
+  }
+  /** The non-empty value of an optional field, or undefined. */
+  const value = (f: FieldName): string | undefined => {
+    const v = fields.get(f)?.value;
+    return v === undefined || v === "" ? undefined : v;
+  };
+  const src = (field: FieldName) => ({ file, field });
+  const num = (f: FieldName, rule: NumberRule & { default: number }): number => {
+    const v = value(f);
+    return v === undefined ? rule.default : parseNumber(src(f), v, rule);
+  };
+
+  const name = parseAgentName(src("Agent Name"), value("Agent Name") ?? "");
+  const phoneRaw = value("Agent Phone");
+  const groupModeRaw = value("Group Mode");
+  const aliasesRaw = value("Aliases");
+  const stickersRaw = value("Agent Sticker Sets");
+  const promptsRaw = value("Role Prompt");
+
+  const persona: Persona = {
+    name,
+    ...(phoneRaw === undefined ? {} : { phone: parsePhone(src("Agent Phone"), phoneRaw) }),
+    instructions: value("Agent Instructions") ?? "",
+    rolePrompts: Object.freeze(
+      promptsRaw === undefined ? [] : loadRolePrompts(src("Role Prompt"), promptsRaw, opts.promptDirs),
+    ),
+    aliases: Object.freeze(aliasesRaw === undefined ? [] : parseAliases(src("Aliases"), aliasesRaw)),
+    groupMode: groupModeRaw === undefined ? "strict" : parseGroupMode(src("Group Mode"), groupModeRaw),
+    stickerSets: Object.freeze(
+      stickersRaw === undefined ? [] : parseStickerSets(src("Agent Sticker Sets"), stickersRaw),
+    ),
+    startTypingDelaySec: num("Start Typing Delay", PERSONA_TIMING.startTypingDelaySec),
+    typingSpeedCps: num("Typing Speed", PERSONA_TIMING.typingSpeedCps),
+    readDelaySec: num("Read Delay", PERSONA_TIMING.readDelaySec),
+    file,
+  };
+  return Object.freeze(persona);
+}
+
+/**
+ * The persona's phone, or a PersonaFileError naming the file and `Agent Phone` when it has none.
+ * The sandbox runs without phones; logging in to a real account needs one.
+ */
+export function requirePhone(persona: Persona): string {
+  if (persona.phone === undefined) {
+    const problem = "required field is missing (a real account needs its phone number)";
+    throw new PersonaFileError(persona.file, "Agent Phone", problem);
+  }
+  return persona.phone;
+}
+
+function errorCode(e: unknown): string {
+  return e instanceof Error && "code" in e && typeof e.code === "string" ? e.code : String(e);
+}
+
+/** The `*.md` files directly in `dir` (links to files count), sorted by name. */
+function personaFiles(dir: string): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    throw new PersonaLoadError(`cannot read persona directory ${dir} (${errorCode(e)})`);
+  }
+  return entries
+    .filter((e) => extname(e.name).toLowerCase() === ".md")
+    // A link is followed; a dangling one is kept so reading it reports the problem loudly.
+    .filter(
+      (e) =>
+        e.isFile() ||
+        (e.isSymbolicLink() && statSync(join(dir, e.name), { throwIfNoEntry: false })?.isDirectory() !== true),
+    )
+    .map((e) => e.name)
+    .sort();
+}
+
+/** Reads and parses one file; role prompts come from `<dir>/<file stem>/prompts` then `<dir>/prompts`. */
+function loadOne(dir: string, entry: string): Persona {
+  const file = join(dir, entry);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    throw new PersonaFileError(file, null, `cannot read file (${errorCode(e)})`);
+  }
+  const text = decodeUtf8(bytes);
+  if (text === null) throw new PersonaFileError(file, null, "not valid UTF-8");
+  const stem = basename(entry, extname(entry));
+  return parsePersona(text, { file, promptDirs: [join(dir, stem, "prompts"), join(dir, "prompts")] });
+}
+
+/**
+ * Loads every `*.md` directly in `dir` (subfolders are for prompts and are not read as personas).
+ * Throws PersonaLoadError listing every failing file when any file is bad, when two files share
+ * an Agent Name (case-insensitively), or when there are no persona files at all.
+ */
+export function loadPersonas(dir: string): Persona[] {
+  const entries = personaFiles(dir);
+  if (entries.length === 0) throw new PersonaLoadError(`no persona files (*.md) were found in ${dir}`);
+
+  const personas: Persona[] = [];
+  const errors: PersonaFileError[] = [];
+  const byName = new Map<string, Persona>();
+  for (const entry of entries) {
+    try {
+      const p = loadOne(dir, entry);
+      const other = byName.get(p.name.toLowerCase());
+      if (other !== undefined) {
+        throw new PersonaFileError(p.file, "Agent Name", `duplicate agent name "${p.name}" (also in ${other.file})`);
+      }
+      byName.set(p.name.toLowerCase(), p);
+      personas.push(p);
+    } catch (e) {
+      if (!(e instanceof PersonaFileError)) throw e;
+      errors.push(e);
+    }
+  }
+  if (errors.length > 0) {
+    const list = errors.map((e) => `  - ${e.message}`).join("\n");
+    throw new PersonaLoadError(`${errors.length} persona file(s) in ${dir} failed to load:\n${list}`, errors);
+  }
+  return personas;
+}

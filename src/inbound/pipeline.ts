@@ -1,0 +1,59 @@
+import type { Logger } from "pino";
+import type { MessageStore } from "../store/messages";
+import type { ReceivedItem } from "../tasks/task";
+import type { InboundMessage, ReplyContext } from "../types";
+import { shouldRespondStrict, type AddressMatcher } from "./addressing";
+
+/** Telegram's service notifications account (login codes etc.): never a conversation partner. */
+export const SERVICE_ACCOUNT_ID = "777000";
+
+export interface InboundPipelineDeps {
+  readonly agent: string;
+  readonly messages: MessageStore;
+  readonly names: AddressMatcher;
+  readonly logger: Logger;
+  /** Hand an addressed message to the task graph. */
+  readonly enqueue: (chatId: string, item: ReceivedItem) => void;
+}
+
+/**
+ * Handle one inbound message. `fetchReply` resolves what it replies to (the adapter closes
+ * over its raw platform message, text-only or not); it is only called for messages the
+ * persona will answer, and must not throw (failures come back as `{kind: "unknown"}`).
+ */
+export type InboundHandler = (m: InboundMessage, fetchReply: () => Promise<ReplyContext>) => Promise<InboundOutcome>;
+
+/** Why a message was not handed on; returned for tests and the sandbox's --verbose. */
+export type InboundOutcome = "skipped-own" | "skipped-bot" | "skipped-service" | "duplicate" | "stored" | "addressed";
+
+/**
+ * The inbound path: skip → persist → address → (only if addressed) reply context → enqueue.
+ * Every message pays one insert; nothing else touches the network or the LLM unless the
+ * persona is addressed.
+ */
+export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
+  return async (m, fetchReply) => {
+    if (m.out) return "skipped-own";
+    if (m.senderIsBot) return "skipped-bot";
+    if (m.senderId === SERVICE_ACCOUNT_ID) return "skipped-service";
+    if (m.chatType !== "dm") d.messages.upsertChat(m.chatId, m.chatType, m.chatTitle);
+    const fresh = d.messages.insert({
+      chatId: m.chatId,
+      messageId: m.messageId,
+      senderId: m.senderId,
+      senderName: m.senderName,
+      date: m.date,
+      text: m.text,
+      isAgent: false,
+      ...(m.replyToId !== undefined ? { replyToId: m.replyToId } : {}),
+      ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
+    });
+    if (!fresh) return "duplicate";
+    if (!shouldRespondStrict(m, d.names)) return "stored";
+    if (m.chatType === "dm") d.messages.upsertChat(m.chatId, m.chatType, m.senderName);
+    const reply = m.replyToId !== undefined ? await fetchReply() : undefined;
+    d.logger.debug({ component: "inbound", agent: d.agent, chatId: m.chatId, messageId: m.messageId }, "addressed");
+    d.enqueue(m.chatId, { messageId: m.messageId, ...(reply ? { reply } : {}) });
+    return "addressed";
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * What can go wrong when asking Gemini for an answer, as a handful of classes that tell the
+ * caller *what happened* (after grammY's GrammyError / HttpError split): the API refused
+ * (`LlmHttpError`), the model or the prompt was blocked (`LlmBlockedError`), the answer held no
+ * text (`LlmEmptyResponseError`), or the network failed or timed out (`LlmNetworkError`).
+ *
+ * Messages never contain the API key: the client redacts every string it copies from the SDK
+ * before it reaches one of these constructors.
+ */
+
+/** Common base so a caller can `catch (e) { if (e instanceof LlmError) … }` for all of them. */
+export class LlmError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The API answered with an HTTP error status. */
+export class LlmHttpError extends LlmError {
+  /** HTTP status, e.g. 429 or 503. */
+  readonly status: number;
+  /** Whether this status is one the client retries (429, 500, 502, 503, 504). */
+  readonly retryable: boolean;
+  /** Google's status word from the error body, e.g. "RESOURCE_EXHAUSTED", when present. */
+  readonly apiStatus: string | undefined;
+  /** Google's human-readable message from the error body (or the raw body when not JSON). */
+  readonly apiMessage: string;
+  /** The server's RetryInfo `retryDelay` in milliseconds, when it sent one. */
+  readonly retryAfterMs: number | undefined;
+  /** How many attempts were made before giving up. */
+  readonly attempts: number;
+
+  constructor(init: {
+    status: number;
+    retryable: boolean;
+    apiStatus?: string;
+    apiMessage: string;
+    retryAfterMs?: number;
+    attempts: number;
+    model: string;
+  }) {
+    const word = init.apiStatus !== undefined ? ` ${init.apiStatus}` : "";
+    super(`Gemini ${init.model} answered HTTP ${init.status}${word} after ${init.attempts} attempt(s): ${init.apiMessage}`);
+    this.status = init.status;
+    this.retryable = init.retryable;
+    this.apiStatus = init.apiStatus;
+    this.apiMessage = init.apiMessage;
+    this.retryAfterMs = init.retryAfterMs;
+    this.attempts = init.attempts;
+  }
+}
+
+/** Gemini refused to answer: the prompt or the candidate was blocked (safety, blocklist, …). */
+export class LlmBlockedError extends LlmError {
+  /** The block reason, e.g. "SAFETY", "PROHIBITED_CONTENT", "RECITATION". */
+  readonly reason: string;
+  /** Whether the prompt itself was blocked (`promptFeedback`) or the generated candidate. */
+  readonly source: "prompt" | "candidate";
+
+  constructor(init: { reason: string; source: "prompt" | "candidate"; model: string }) {
+    const what = init.source === "prompt" ? "the prompt" : "the answer";
+    super(`Gemini ${init.model} blocked ${what}: ${init.reason}`);
+    this.reason = init.reason;
+    this.source = init.source;
+  }
+}
+
+/** A successful HTTP answer with no text in it (no candidates, or a candidate with no text parts). */
+export class LlmEmptyResponseError extends LlmError {
+  /** The candidate's finishReason, when there was a candidate. */
+  readonly finishReason: string | undefined;
+
+  constructor(init: { finishReason?: string; model: string }) {
+    const why = init.finishReason !== undefined ? ` (finishReason ${init.finishReason})` : "";
+    super(`Gemini ${init.model} returned no text${why}`);
+    this.finishReason = init.finishReason;
+  }
+}
+
+/** The request never got an HTTP answer: connection refused/reset, DNS, or the per-attempt timeout. */
+export class LlmNetworkError extends LlmError {
+  /** True when our own per-attempt deadline aborted the request. */
+  readonly timedOut: boolean;
+  /** How many attempts were made before giving up. */
+  readonly attempts: number;
+
+  constructor(init: { message: string; timedOut: boolean; attempts: number; model: string; cause?: unknown }) {
+    super(`Gemini ${init.model} network failure after ${init.attempts} attempt(s): ${init.message}`, { cause: init.cause });
+    this.timedOut = init.timedOut;
+    this.attempts = init.attempts;
+  }
+}

@@ -1,0 +1,359 @@
+/**
+ * The one place that talks to Gemini: a JSON-mode `generateContent` call through the real
+ * `@google/genai` SDK, with our own retries, per-attempt timeout, token accounting and typed errors.
+ *
+ * Why our own retries: the SDK (2.32.0) has none unless `httpOptions.retryOptions` is set, and its
+ * p-retry based ones cannot honour Google's RetryInfo `retryDelay`, log a retry, or use an
+ * injectable sleep. We pin `retryOptions.attempts` to 1 so a future SDK default cannot stack a
+ * second retry loop under this one.
+ */
+import { setTimeout as sleepMs } from "node:timers/promises";
+import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from "@google/genai";
+import type { Logger } from "pino";
+import { z } from "zod";
+import { LlmBlockedError, LlmEmptyResponseError, LlmHttpError, LlmNetworkError } from "./errors";
+
+/** How to build a {@link GeminiClient}. */
+export interface GeminiClientOptions {
+  readonly apiKey: string;
+  /** Model id, e.g. "gemini-2.5-flash". */
+  readonly model: string;
+  /** API root; when absent the SDK default applies (which honours `GOOGLE_GEMINI_BASE_URL`). */
+  readonly baseUrl?: string;
+  /** Attempts in total, the first one included. Default 4. */
+  readonly maxAttempts?: number;
+  /** First backoff step. Default 1000 ms. */
+  readonly baseDelayMs?: number;
+  /** Upper bound of one backoff wait. Default 30000 ms. */
+  readonly maxDelayMs?: number;
+  /** Deadline of one attempt (request and body). Default 60000 ms. */
+  readonly timeoutMs?: number;
+  readonly logger: Logger;
+  /** Waits between attempts; injectable so tests run fast. */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** One JSON-mode generation. `contents` may only hold user and model turns. */
+export interface JsonGenerationRequest {
+  readonly systemInstruction: string;
+  readonly contents: readonly { readonly role: "user" | "model"; readonly parts: readonly { readonly text: string }[] }[];
+  /** OpenAPI-style schema (Gemini `responseSchema`); a schema carrying `$schema` is sent as `responseJsonSchema` by the SDK. */
+  readonly responseSchema: Record<string, unknown>;
+  readonly temperature?: number;
+}
+
+/** The raw JSON text (not yet validated — the caller owns the schema) plus accounting. */
+export interface JsonGenerationResult {
+  readonly text: string;
+  readonly usage: { readonly promptTokens: number; readonly outputTokens: number; readonly totalTokens: number };
+  /** Attempts it took, 1 when the first one succeeded. */
+  readonly attempts: number;
+  /** The model version the server reported, else the configured model. */
+  readonly model: string;
+  /** The candidate's finishReason, e.g. "STOP" or "MAX_TOKENS" (the latter means truncated JSON). */
+  readonly finishReason: string | undefined;
+}
+
+/** Statuses worth another attempt: rate limit, and the server-side failures Google documents as transient. */
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
+
+/** Candidate finish reasons that mean "the model refused", as opposed to "ran out" or "stopped". */
+const BLOCK_FINISH_REASONS: ReadonlySet<string> = new Set([
+  "SAFETY",
+  "RECITATION",
+  "LANGUAGE",
+  "BLOCKLIST",
+  "PROHIBITED_CONTENT",
+  "SPII",
+  "IMAGE_SAFETY",
+  "IMAGE_PROHIBITED_CONTENT",
+]);
+
+/**
+ * The SDK's `ApiError.message` is `JSON.stringify` of the response body, which for Google APIs is
+ * `{ error: { code, message, status, details[] } }` (see `throwErrorIfNotOK` in the SDK).
+ */
+const GoogleErrorBody = z.object({
+  error: z.object({
+    code: z.number().optional(),
+    message: z.string().optional(),
+    status: z.string().optional(),
+    details: z.array(z.unknown()).optional(),
+  }),
+});
+
+/** google.rpc.RetryInfo; `retryDelay` is a protobuf Duration in JSON form, e.g. "2s" or "1.500s". */
+const RetryInfo = z.object({
+  "@type": z.literal("type.googleapis.com/google.rpc.RetryInfo"),
+  retryDelay: z.string().regex(/^\d+(\.\d+)?s$/),
+});
+
+/** Gemini through `@google/genai` with retries, a per-attempt timeout and typed errors. */
+export class GeminiClient {
+  private readonly ai: GoogleGenAI;
+  private readonly model: string;
+  private readonly apiKey: string;
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly timeoutMs: number;
+  private readonly log: Logger;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(o: GeminiClientOptions) {
+    this.model = o.model;
+    this.apiKey = o.apiKey;
+    this.maxAttempts = Math.max(1, Math.floor(o.maxAttempts ?? 4));
+    this.baseDelayMs = Math.max(0, o.baseDelayMs ?? 1000);
+    this.maxDelayMs = Math.max(this.baseDelayMs, o.maxDelayMs ?? 30_000);
+    this.timeoutMs = Math.max(1, o.timeoutMs ?? 60_000);
+    this.log = o.logger.child({ component: "llm" });
+    this.sleep = o.sleep ?? ((ms) => sleepMs(ms));
+    this.ai = new GoogleGenAI({
+      apiKey: o.apiKey,
+      httpOptions: {
+        // Leaving baseUrl out (not undefined-valued) keeps the SDK's env-var fallback working.
+        ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
+        retryOptions: { attempts: 1 },
+      },
+    });
+  }
+
+  /**
+   * Ask for a JSON answer matching `req.responseSchema`. Resolves with the raw text; throws
+   * {@link LlmHttpError}, {@link LlmNetworkError}, {@link LlmBlockedError} or {@link LlmEmptyResponseError}.
+   */
+  async generateJson(req: JsonGenerationRequest): Promise<JsonGenerationResult> {
+    assertContents(req.contents);
+    const started = performance.now();
+    for (let attempt = 1; ; attempt++) {
+      let response: GenerateContentResponse;
+      try {
+        response = await this.attemptOnce(req);
+      } catch (err) {
+        const failure = this.classify(err, attempt);
+        const delayMs = this.retryDelay(failure, attempt);
+        if (delayMs === undefined) throw failure.error;
+        this.log.warn(
+          { model: this.model, attempt, status: failure.label, delayMs: Math.round(delayMs), error: failure.error.message },
+          "gemini call failed, retrying",
+        );
+        await this.sleep(delayMs);
+        continue;
+      }
+      // Interpreted outside the try: a blocked or empty answer is final, never retried.
+      const result = this.interpret(response, attempt);
+      this.log.info(
+        {
+          model: result.model,
+          promptTokens: result.usage.promptTokens,
+          outputTokens: result.usage.outputTokens,
+          totalTokens: result.usage.totalTokens,
+          attempts: attempt,
+          ms: Math.round(performance.now() - started),
+        },
+        "gemini call ok",
+      );
+      return result;
+    }
+  }
+
+  /** One HTTP attempt under our own deadline, so a timeout is told apart from other aborts. */
+  private async attemptOnce(req: JsonGenerationRequest): Promise<GenerateContentResponse> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    // A fresh config each attempt: the SDK mutates it (moves a `$schema` schema to responseJsonSchema).
+    const config: GenerateContentConfig = {
+      systemInstruction: req.systemInstruction,
+      responseMimeType: "application/json",
+      responseSchema: req.responseSchema,
+      abortSignal: controller.signal,
+      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    };
+    try {
+      return await this.ai.models.generateContent({
+        model: this.model,
+        contents: req.contents.map((c) => ({ role: c.role, parts: c.parts.map((p) => ({ text: p.text })) })),
+        config,
+      });
+    } catch (err) {
+      throw controller.signal.aborted ? new AttemptTimeout(this.timeoutMs, err) : err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Map whatever the SDK/fetch threw to one of our errors, or rethrow what we do not understand. */
+  private classify(err: unknown, attempt: number): Failure {
+    if (err instanceof AttemptTimeout) {
+      const error = new LlmNetworkError({
+        message: `no answer within ${err.timeoutMs} ms`,
+        timedOut: true,
+        attempts: attempt,
+        model: this.model,
+      });
+      return { error, retryable: true, label: "timeout", serverDelayMs: undefined };
+    }
+    if (isApiError(err)) {
+      const body = parseErrorBody(this.redact(err.message));
+      const retryable = RETRYABLE_STATUSES.has(err.status);
+      const error = new LlmHttpError({
+        status: err.status,
+        retryable,
+        ...(body.apiStatus !== undefined ? { apiStatus: body.apiStatus } : {}),
+        apiMessage: body.apiMessage,
+        ...(body.retryAfterMs !== undefined ? { retryAfterMs: body.retryAfterMs } : {}),
+        attempts: attempt,
+        model: this.model,
+      });
+      return { error, retryable, label: err.status, serverDelayMs: body.retryAfterMs };
+    }
+    if (isNetworkFailure(err)) {
+      const error = new LlmNetworkError({
+        message: this.redact(describeNetworkFailure(err)),
+        timedOut: false,
+        attempts: attempt,
+        model: this.model,
+        cause: err,
+      });
+      return { error, retryable: true, label: "network", serverDelayMs: undefined };
+    }
+    // Not an API or network failure (an SDK validation error, a bug): retrying would not help.
+    throw err;
+  }
+
+  /** How long to wait before the next attempt, or undefined to give up now. */
+  private retryDelay(failure: Failure, attempt: number): number | undefined {
+    if (!failure.retryable || attempt >= this.maxAttempts) return undefined;
+    if (failure.serverDelayMs !== undefined) {
+      // Retrying sooner than the server asked only earns another 429; waiting longer than our
+      // bound would stall the caller. Give up and let it reschedule (the error carries retryAfterMs).
+      return failure.serverDelayMs <= this.maxDelayMs ? failure.serverDelayMs : undefined;
+    }
+    // Exponential with "equal jitter": at least half the step, so retries neither bunch up nor vanish.
+    const step = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+    return step / 2 + Math.random() * (step / 2);
+  }
+
+  private interpret(response: GenerateContentResponse, attempts: number): JsonGenerationResult {
+    const model = response.modelVersion ?? this.model;
+    const blockReason = response.promptFeedback?.blockReason;
+    if (blockReason !== undefined) {
+      throw new LlmBlockedError({ reason: blockReason, source: "prompt", model: this.model });
+    }
+    const candidate = response.candidates?.[0];
+    const finishReason = candidate?.finishReason;
+    if (finishReason !== undefined && BLOCK_FINISH_REASONS.has(finishReason)) {
+      throw new LlmBlockedError({ reason: finishReason, source: "candidate", model: this.model });
+    }
+    // Thought parts (2.5 models) are reasoning, not the answer; join only the answer's text parts.
+    const text = (candidate?.content?.parts ?? [])
+      .filter((p) => p.thought !== true && typeof p.text === "string")
+      .map((p) => p.text)
+      .join("");
+    if (text.length === 0) {
+      // "OTHER" with nothing to show is, in practice, a refusal without a stated category.
+      if (finishReason === "OTHER") throw new LlmBlockedError({ reason: finishReason, source: "candidate", model: this.model });
+      throw new LlmEmptyResponseError({ ...(finishReason !== undefined ? { finishReason } : {}), model: this.model });
+    }
+    const usage = response.usageMetadata;
+    const promptTokens = usage?.promptTokenCount ?? 0;
+    const outputTokens = usage?.candidatesTokenCount ?? 0;
+    return {
+      text,
+      usage: { promptTokens, outputTokens, totalTokens: usage?.totalTokenCount ?? promptTokens + outputTokens },
+      attempts,
+      model,
+      finishReason,
+    };
+  }
+
+  /** Belt and braces: no string we copy from the SDK into an error or a log may carry the key. */
+  private redact(s: string): string {
+    return this.apiKey.length > 0 ? s.split(this.apiKey).join("[redacted]") : s;
+  }
+}
+
+interface Failure {
+  readonly error: LlmHttpError | LlmNetworkError;
+  readonly retryable: boolean;
+  /** What the retry log line shows as `status`: the HTTP status, "network" or "timeout". */
+  readonly label: number | "network" | "timeout";
+  readonly serverDelayMs: number | undefined;
+}
+
+/** Internal marker: our per-attempt deadline fired (the SDK surfaces it as a bare AbortError). */
+class AttemptTimeout extends Error {
+  constructor(
+    readonly timeoutMs: number,
+    cause: unknown,
+  ) {
+    super(`attempt timed out after ${timeoutMs} ms`, { cause });
+  }
+}
+
+function assertContents(contents: JsonGenerationRequest["contents"]): void {
+  if (contents.length === 0) throw new Error("Gemini request has no contents: at least one user turn is required");
+  contents.forEach((c, i) => {
+    // Checked at runtime too: callers build contents from stored data, and newer Gemini models
+    // answer 400 to a "system" turn inside contents (instructions belong in systemInstruction).
+    const role: string = c.role;
+    if (role !== "user" && role !== "model") {
+      throw new Error(`Gemini contents[${i}] has role "${role}": only "user" and "model" turns are allowed; put instructions in systemInstruction`);
+    }
+  });
+}
+
+function isApiError(err: unknown): err is ApiError {
+  // instanceof can fail if two copies of the SDK are loaded; the name and a numeric status are what matter.
+  return err instanceof ApiError || (err instanceof Error && err.name === "ApiError" && typeof (err as { status?: unknown }).status === "number");
+}
+
+function parseErrorBody(message: string): { apiMessage: string; apiStatus: string | undefined; retryAfterMs: number | undefined } {
+  let json: unknown;
+  try {
+    json = JSON.parse(message);
+  } catch {
+    return { apiMessage: truncate(message), apiStatus: undefined, retryAfterMs: undefined };
+  }
+  const parsed = GoogleErrorBody.safeParse(json);
+  if (!parsed.success) return { apiMessage: truncate(message), apiStatus: undefined, retryAfterMs: undefined };
+  const { error } = parsed.data;
+  let retryAfterMs: number | undefined;
+  for (const detail of error.details ?? []) {
+    const info = RetryInfo.safeParse(detail);
+    if (info.success) retryAfterMs = Math.round(Number.parseFloat(info.data.retryDelay) * 1000);
+  }
+  return { apiMessage: truncate(error.message ?? message), apiStatus: error.status, retryAfterMs };
+}
+
+function truncate(s: string): string {
+  return s.length > 500 ? `${s.slice(0, 500)}…` : s;
+}
+
+/** Error codes of socket/DNS failures (Node) and undici's own transport errors. */
+const NETWORK_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/;
+
+function errorCode(e: unknown): string | undefined {
+  const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * Node's fetch (undici) rejects with `TypeError("fetch failed")` whose `cause` carries the socket
+ * error, and with `TypeError("terminated")` when the body is cut off; an abort we did not cause
+ * (none expected) is treated the same.
+ */
+function isNetworkFailure(err: unknown): err is Error {
+  if (!(err instanceof Error)) return false;
+  if (err.name === "AbortError") return true;
+  if (err instanceof TypeError && (err.message === "fetch failed" || err.message === "terminated")) return true;
+  const code = errorCode(err) ?? errorCode(err.cause);
+  return code !== undefined && NETWORK_CODE.test(code);
+}
+
+function describeNetworkFailure(err: Error): string {
+  const code = errorCode(err.cause) ?? errorCode(err);
+  const causeMessage = err.cause instanceof Error ? err.cause.message : undefined;
+  return [err.message, code, causeMessage].filter((s): s is string => s !== undefined && s.length > 0).join(": ");
+}

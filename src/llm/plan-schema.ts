@@ -1,0 +1,201 @@
+import { z } from "zod";
+import { standardReaction } from "./standard-reactions";
+
+/** Most tasks one plan may hold; a longer plan is treated as off-schema. */
+export const MAX_PLAN_TASKS = 20;
+/** Longest `wait` a plan may ask for. */
+export const MAX_WAIT_SECONDS = 3600;
+/** Longest text one `send` may carry before it is refused (it is split at 4096 per message). */
+export const MAX_SEND_CHARS = 4096 * 4;
+
+/**
+ * The response schema sent to Gemini (OpenAPI subset). One flat task object with a `kind`
+ * discriminator keeps the schema small; per-kind rules are enforced by `validatePlan`.
+ */
+export const planResponseSchema: Record<string, unknown> = {
+  type: "OBJECT",
+  properties: {
+    tasks: {
+      type: "ARRAY",
+      maxItems: String(MAX_PLAN_TASKS),
+      items: {
+        type: "OBJECT",
+        properties: {
+          kind: {
+            type: "STRING",
+            enum: ["send", "react", "sticker", "wait", "read", "remember", "block", "unblock", "think"],
+          },
+          id: { type: "STRING", description: "optional label other tasks can depend on" },
+          depends_on: { type: "ARRAY", items: { type: "STRING" }, description: "ids of earlier tasks" },
+          text: { type: "STRING", description: "send: message text; think: private reasoning" },
+          reply_to: { type: "INTEGER", description: "send/sticker: id of a message in this chat to reply to" },
+          emoji: { type: "STRING", description: "react: a standard Telegram reaction emoji" },
+          message_id: { type: "INTEGER", description: "react: message to react to; read: read up to this message" },
+          sticker_set: { type: "STRING" },
+          name: { type: "STRING", description: "sticker: the sticker's emoji within the set" },
+          seconds: { type: "NUMBER", description: `wait: 1..${MAX_WAIT_SECONDS}` },
+          content: { type: "STRING", description: "remember: a fact worth keeping about this chat or person" },
+        },
+        required: ["kind"],
+      },
+    },
+  },
+  required: ["tasks"],
+};
+
+const label = z.union([z.string(), z.number()]).transform(String);
+const msgId = z.number().int().positive();
+const base = { id: label.optional(), depends_on: z.array(label).optional() };
+
+const taskSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("send"), ...base, text: z.string().trim().min(1).max(MAX_SEND_CHARS), reply_to: msgId.optional() }),
+  z.object({ kind: z.literal("react"), ...base, emoji: z.string().min(1), message_id: msgId }),
+  z.object({ kind: z.literal("sticker"), ...base, sticker_set: z.string().min(1), name: z.string().min(1), reply_to: msgId.optional() }),
+  z.object({ kind: z.literal("wait"), ...base, seconds: z.number().positive().max(MAX_WAIT_SECONDS) }),
+  z.object({ kind: z.literal("read"), ...base, message_id: msgId.optional() }),
+  z.object({ kind: z.literal("remember"), ...base, content: z.string().trim().min(1).max(2000) }),
+  z.object({ kind: z.literal("block"), ...base }),
+  z.object({ kind: z.literal("unblock"), ...base }),
+  z.object({ kind: z.literal("think"), ...base, text: z.string().optional() }),
+]);
+
+/** One task of a validated plan, in the model's vocabulary. `deps` are indexes into the plan. */
+export type PlanTask = z.infer<typeof taskSchema> & { readonly deps: readonly number[] };
+
+/** A task the validator refused, and why. */
+export interface RejectedTask {
+  readonly index: number;
+  readonly id?: string;
+  readonly kind?: string;
+  readonly reason: string;
+}
+
+/** The model's output is not a plan at all (not JSON, not `{tasks: [...]}`, too long). */
+export class PlanFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PlanFormatError";
+  }
+}
+
+export interface PlanCheckContext {
+  /** True when `id` is a message of this chat (reply_to / message_id must be). */
+  readonly isChatMessage: (id: number) => boolean;
+  readonly isDm: boolean;
+}
+
+/**
+ * Parse and check the model's answer. Shape errors throw PlanFormatError (the caller retries
+ * once). Individual bad tasks are rejected with a reason; a task that depends — directly or
+ * through others — on a rejected task is rejected too, so only a self-consistent part runs.
+ */
+export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: PlanTask[]; rejected: RejectedTask[] } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new PlanFormatError(`not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+  }
+  const list = Array.isArray(raw) ? raw : (raw as { tasks?: unknown } | null)?.tasks;
+  if (!Array.isArray(list)) throw new PlanFormatError("expected an object with a `tasks` array");
+  if (list.length > MAX_PLAN_TASKS) throw new PlanFormatError(`plan has ${list.length} tasks; the limit is ${MAX_PLAN_TASKS}`);
+
+  const rejected: RejectedTask[] = [];
+  const parsed: (z.infer<typeof taskSchema> | undefined)[] = [];
+  const idToIndex = new Map<string, number>();
+  const bad = new Set<number>();
+  list.forEach((item: unknown, index) => {
+    const kind = typeof (item as { kind?: unknown })?.kind === "string" ? String((item as { kind: string }).kind) : undefined;
+    const res = taskSchema.safeParse(item);
+    const rawId = (item as { id?: unknown })?.id;
+    const id = typeof rawId === "string" || typeof rawId === "number" ? String(rawId) : undefined;
+    if (id !== undefined) {
+      if (idToIndex.has(id)) {
+        rejected.push({ index, id, ...(kind ? { kind } : {}), reason: `duplicate id "${id}"` });
+        bad.add(index);
+        parsed.push(undefined);
+        return;
+      }
+      idToIndex.set(id, index);
+    }
+    if (!res.success) {
+      const issue = res.error.issues[0];
+      const reason = !kind ? "missing kind" : issue?.code === "invalid_union" && issue.path.length === 1 ? `unknown kind "${kind}"` : `${issue?.path.join(".") || "task"}: ${issue?.message}`;
+      rejected.push({ index, ...(id ? { id } : {}), ...(kind ? { kind } : {}), reason });
+      bad.add(index);
+      parsed.push(undefined);
+      return;
+    }
+    const why = semanticProblem(res.data, ctx);
+    if (why) {
+      rejected.push({ index, ...(id ? { id } : {}), kind: res.data.kind, reason: why });
+      bad.add(index);
+    }
+    parsed.push(res.data);
+  });
+
+  // Resolve explicit dependencies; unknown or forward references are errors (they also make cycles impossible).
+  const deps: number[][] = parsed.map(() => []);
+  parsed.forEach((t, index) => {
+    if (!t || bad.has(index)) return;
+    for (const d of t.depends_on ?? []) {
+      const j = idToIndex.get(d);
+      if (j === undefined) {
+        rejected.push({ index, ...(t.id ? { id: t.id } : {}), kind: t.kind, reason: `depends_on unknown id "${d}"` });
+        bad.add(index);
+        return;
+      }
+      if (j >= index) {
+        rejected.push({ index, ...(t.id ? { id: t.id } : {}), kind: t.kind, reason: `depends_on "${d}" is not an earlier task (cycle or forward reference)` });
+        bad.add(index);
+        return;
+      }
+      deps[index]!.push(j);
+    }
+  });
+  // Anything that depends on a rejected task goes too (dependencies only point backwards).
+  parsed.forEach((t, index) => {
+    if (!t || bad.has(index)) return;
+    const hit = deps[index]!.find((j) => bad.has(j));
+    if (hit !== undefined) {
+      bad.add(index);
+      rejected.push({ index, ...(t.id ? { id: t.id } : {}), kind: t.kind, reason: `depends on rejected task #${hit}` });
+    }
+  });
+
+  const tasks: PlanTask[] = [];
+  parsed.forEach((t, index) => {
+    if (t && !bad.has(index)) tasks.push({ ...t, deps: deps[index]! });
+  });
+  // Keep `deps` pointing at positions in the returned list.
+  const position = new Map<number, number>();
+  let k = 0;
+  parsed.forEach((t, index) => {
+    if (t && !bad.has(index)) position.set(index, k++);
+  });
+  return {
+    tasks: tasks.map((t) => ({ ...t, deps: t.deps.map((j) => position.get(j)!) })),
+    rejected: rejected.sort((a, b) => a.index - b.index),
+  };
+}
+
+function semanticProblem(t: z.infer<typeof taskSchema>, ctx: PlanCheckContext): string | undefined {
+  switch (t.kind) {
+    case "send":
+    case "sticker":
+      if (t.reply_to !== undefined && !ctx.isChatMessage(t.reply_to)) return `reply_to ${t.reply_to} is not a message of this chat`;
+      return undefined;
+    case "react":
+      if (!ctx.isChatMessage(t.message_id)) return `message_id ${t.message_id} is not a message of this chat`;
+      if (!standardReaction(t.emoji)) return `"${t.emoji}" is not a standard Telegram reaction`;
+      return undefined;
+    case "read":
+      if (t.message_id !== undefined && !ctx.isChatMessage(t.message_id)) return `message_id ${t.message_id} is not a message of this chat`;
+      return undefined;
+    case "block":
+    case "unblock":
+      return ctx.isDm ? undefined : `${t.kind} is only allowed in a direct chat`;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,147 @@
+import type { Logger } from "pino";
+import type { Persona } from "../config/persona";
+import { compileAddressMatcher } from "../inbound/addressing";
+import { createInboundPipeline, type InboundHandler } from "../inbound/pipeline";
+import type { Planner } from "../llm/planner";
+import type { Db } from "../store/db";
+import { MemoryStore } from "../store/memories";
+import { MessageStore } from "../store/messages";
+import {
+  blockHandler,
+  reactHandler,
+  readHandler,
+  sendHandler,
+  stickerHandler,
+  typingHandler,
+  waitHandler,
+  type ActionHandlerDeps,
+} from "../tasks/handlers/action-handlers";
+import { receivedHandler } from "../tasks/handlers/received-handler";
+import { Scheduler, type SchedulerOptions } from "../tasks/scheduler";
+import { TaskStore } from "../tasks/task-store";
+import { GramActions } from "../telegram/gramjs-actions";
+import { listenForMessages, type TelegramClient } from "../telegram/listen";
+import { REPLY_FETCH_TIMEOUT_MS } from "../telegram/reply-context";
+import type { Clock } from "../types";
+import { systemClock } from "./clock";
+
+export interface AgentRuntimeOptions {
+  readonly persona: Persona;
+  readonly db: Db;
+  /** A GramJS client that is logged in (or attached to the emulator). */
+  readonly client: TelegramClient;
+  /** The account's own user id. */
+  readonly selfId: string;
+  readonly planner: Planner;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  /** Bound on the reply-target fetch (default 5 s). */
+  readonly replyTimeoutMs?: number;
+  readonly scheduler?: Pick<SchedulerOptions, "tickMs" | "concurrency" | "maxAttempts" | "retryDelayMs">;
+  readonly timeZone?: string;
+}
+
+/**
+ * One persona on one account: the inbound pipeline fed by the account's updates, and the
+ * scheduler running its task graphs against the account. State is in `db` only, so a new
+ * runtime on the same database picks up where a dead one stopped.
+ */
+export class AgentRuntime {
+  readonly messages: MessageStore;
+  readonly memories: MemoryStore;
+  readonly scheduler: Scheduler;
+  readonly inbound: InboundHandler;
+  private detach: (() => void) | undefined;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+
+  constructor(private readonly o: AgentRuntimeOptions) {
+    const agent = o.persona.name;
+    this.clock = o.clock ?? systemClock;
+    this.logger = o.logger.child({ agent });
+    this.messages = new MessageStore(o.db, agent);
+    this.memories = new MemoryStore(o.db, agent);
+    const actions = new GramActions({ client: o.client, logger: this.logger });
+    const deps: ActionHandlerDeps = {
+      actions,
+      clock: this.clock,
+      logger: this.logger,
+      messages: this.messages,
+      onSent: (s) =>
+        this.messages.insert({
+          chatId: s.chatId,
+          messageId: s.messageId,
+          senderId: o.selfId,
+          senderName: o.persona.name,
+          date: this.clock.now(),
+          text: s.text,
+          isAgent: true,
+          ...(s.replyTo !== undefined ? { replyToId: s.replyTo } : {}),
+          ...(s.topicId !== undefined ? { topicId: s.topicId } : {}),
+        }),
+    };
+    this.scheduler = new Scheduler({
+      ...o.scheduler,
+      store: new TaskStore(o.db, agent),
+      clock: this.clock,
+      logger: this.logger,
+      handlers: {
+        received: receivedHandler({
+          persona: o.persona,
+          messages: this.messages,
+          memories: this.memories,
+          planner: o.planner,
+          clock: this.clock,
+          logger: this.logger,
+          waitFor: (chatId) => this.scheduler.openTasks(chatId).filter((t) => t.kind === "read" && t.status === "pending").map((t) => t.id),
+          ...(o.timeZone ? { timeZone: o.timeZone } : {}),
+        }),
+        typing: typingHandler(deps),
+        send: sendHandler(deps),
+        sticker: stickerHandler(deps),
+        react: reactHandler(deps),
+        wait: waitHandler(deps),
+        read: readHandler(deps),
+        block: blockHandler(deps, "block"),
+        unblock: blockHandler(deps, "unblock"),
+      },
+    });
+    const readDelayMs = o.persona.readDelaySec * 1000;
+    this.inbound = createInboundPipeline({
+      agent,
+      messages: this.messages,
+      names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
+      logger: this.logger,
+      enqueue: (chatId, item) => this.scheduler.enqueueReceived(chatId, item, readDelayMs),
+    });
+  }
+
+  /** Resume stored tasks, start listening and ticking. */
+  start(): void {
+    this.scheduler.load();
+    this.detach = listenForMessages({
+      client: this.o.client,
+      handler: this.inbound,
+      selfId: this.o.selfId,
+      replyTimeoutMs: this.o.replyTimeoutMs ?? REPLY_FETCH_TIMEOUT_MS,
+      logger: this.logger,
+    });
+    this.scheduler.start();
+    this.logger.info({ component: "runtime" }, "agent started");
+  }
+
+  /** Stop listening, let running tasks finish, keep pending ones in the database. */
+  async stop(): Promise<void> {
+    this.detach?.();
+    this.detach = undefined;
+    await this.scheduler.stop();
+    this.logger.info({ component: "runtime" }, "agent stopped");
+  }
+
+  /** Die as a killed process would (for crash tests): nothing more is written. */
+  abandon(): void {
+    this.detach?.();
+    this.detach = undefined;
+    this.scheduler.abandon();
+  }
+}

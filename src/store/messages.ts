@@ -1,0 +1,116 @@
+import type { Db } from "./db";
+
+/** One stored message of a chat, as the persona saw it. */
+export interface StoredMessage {
+  readonly chatId: string;
+  readonly messageId: number;
+  readonly senderId: string;
+  readonly senderName: string;
+  readonly date: number;
+  readonly text: string;
+  readonly replyToId?: number;
+  readonly topicId?: number;
+  readonly isAgent: boolean;
+}
+
+interface Row {
+  chat_id: string;
+  message_id: number;
+  sender_id: string;
+  sender_name: string;
+  date: number;
+  text: string;
+  reply_to_id: number | null;
+  topic_id: number | null;
+  is_agent: number;
+}
+
+const toMessage = (r: Row): StoredMessage => ({
+  chatId: r.chat_id,
+  messageId: r.message_id,
+  senderId: r.sender_id,
+  senderName: r.sender_name,
+  date: r.date,
+  text: r.text,
+  ...(r.reply_to_id != null ? { replyToId: r.reply_to_id } : {}),
+  ...(r.topic_id != null ? { topicId: r.topic_id } : {}),
+  isAgent: r.is_agent === 1,
+});
+
+/**
+ * Messages keyed by (agent, chat, message id) — never the bare id, which repeats across
+ * supergroups. Statements are prepared once per store: the inbound hot path pays one insert.
+ */
+export class MessageStore {
+  private readonly insertStmt;
+  private readonly existsStmt;
+  private readonly recentStmt;
+  private readonly getStmt;
+  private readonly chatStmt;
+  private readonly chatGetStmt;
+  /** Chat type+title last written, so the hot path skips the upsert when nothing changed. */
+  private readonly chatCache = new Map<string, string>();
+
+  constructor(private readonly db: Db, private readonly agent: string) {
+    this.insertStmt = db.prepare(
+      `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.existsStmt = db.prepare(`SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`).pluck();
+    this.recentStmt = db.prepare(
+      `SELECT * FROM (SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id <= ?
+       ORDER BY message_id DESC LIMIT ?) ORDER BY message_id ASC`,
+    );
+    this.getStmt = db.prepare(`SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`);
+    this.chatStmt = db.prepare(
+      `INSERT INTO chats (agent, chat_id, chat_type, title) VALUES (?, ?, ?, ?)
+       ON CONFLICT (agent, chat_id) DO UPDATE SET chat_type = excluded.chat_type, title = excluded.title
+       WHERE chats.chat_type IS NOT excluded.chat_type OR chats.title IS NOT excluded.title`,
+    );
+    this.chatGetStmt = db.prepare(`SELECT chat_type, title FROM chats WHERE agent = ? AND chat_id = ?`);
+  }
+
+  /** Store a message; returns false when (agent, chat, id) was already stored (a duplicate). */
+  insert(m: StoredMessage): boolean {
+    const res = this.insertStmt.run(
+      this.agent,
+      m.chatId,
+      m.messageId,
+      m.senderId,
+      m.senderName,
+      m.date,
+      m.text,
+      m.replyToId ?? null,
+      m.topicId ?? null,
+      m.isAgent ? 1 : 0,
+    );
+    return res.changes === 1;
+  }
+
+  has(chatId: string, messageId: number): boolean {
+    return this.existsStmt.get(this.agent, chatId, messageId) !== undefined;
+  }
+
+  get(chatId: string, messageId: number): StoredMessage | undefined {
+    const r = this.getStmt.get(this.agent, chatId, messageId) as Row | undefined;
+    return r ? toMessage(r) : undefined;
+  }
+
+  /** The last `limit` messages of a chat up to and including `uptoId`, oldest first. */
+  recent(chatId: string, uptoId: number, limit: number): StoredMessage[] {
+    return (this.recentStmt.all(this.agent, chatId, uptoId, limit) as Row[]).map(toMessage);
+  }
+
+  /** Remember a chat's type and title (written only when they change). */
+  upsertChat(chatId: string, chatType: string, title: string | undefined): void {
+    const key = `${chatType}\u0000${title ?? ""}`;
+    if (this.chatCache.get(chatId) === key) return;
+    this.chatStmt.run(this.agent, chatId, chatType, title ?? null);
+    this.chatCache.set(chatId, key);
+  }
+
+  chat(chatId: string): { chatType: string; title?: string } | undefined {
+    const r = this.chatGetStmt.get(this.agent, chatId) as { chat_type: string; title: string | null } | undefined;
+    return r ? { chatType: r.chat_type, ...(r.title != null ? { title: r.title } : {}) } : undefined;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Versioned schema. Entry N upgrades `user_version` N to N+1. Never edit a shipped entry:
+ * append a new one.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE messages (
+    agent        TEXT    NOT NULL,
+    chat_id      TEXT    NOT NULL,
+    message_id   INTEGER NOT NULL,
+    sender_id    TEXT    NOT NULL,
+    sender_name  TEXT    NOT NULL,
+    date         INTEGER NOT NULL,
+    text         TEXT    NOT NULL,
+    reply_to_id  INTEGER,
+    topic_id     INTEGER,
+    is_agent     INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (agent, chat_id, message_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE chats (
+    agent      TEXT NOT NULL,
+    chat_id    TEXT NOT NULL,
+    chat_type  TEXT NOT NULL,
+    title      TEXT,
+    PRIMARY KEY (agent, chat_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE tasks (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent        TEXT    NOT NULL,
+    chat_id      TEXT    NOT NULL,
+    kind         TEXT    NOT NULL,
+    payload      TEXT    NOT NULL,
+    status       TEXT    NOT NULL CHECK (status IN ('pending','running','done','failed','cancelled')),
+    depends_on   TEXT    NOT NULL DEFAULT '[]',
+    not_before   INTEGER NOT NULL,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    random_id    TEXT,
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    error        TEXT
+  );
+  CREATE INDEX tasks_open ON tasks (agent, status) WHERE status IN ('pending','running');
+
+  CREATE TABLE memories (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent      TEXT    NOT NULL,
+    chat_id    TEXT    NOT NULL,
+    content    TEXT    NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX memories_chat ON memories (agent, chat_id);
+  `,
+];

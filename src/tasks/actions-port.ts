@@ -1,0 +1,24 @@
+/**
+ * What the task engine needs from a chat platform. The production implementation is GramJS
+ * (src/telegram/gramjs-actions.ts); tests run that same implementation against the emulator.
+ * Implementations raise PermanentError / RateLimitedError / AlreadyDoneError (tasks/errors.ts);
+ * anything else is treated as transient.
+ */
+export interface ChatActions {
+  /** Send text; returns the new message id. `randomId` makes a retry of the same send a no-op. */
+  sendText(o: { chatId: string; text: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number>;
+  /** Show (or with "cancel", stop) a chat action such as typing. */
+  setTyping(o: { chatId: string; action: "typing" | "sticker" | "cancel"; topicId?: number }): Promise<void>;
+  /** Mark the chat read up to `maxId`. */
+  markRead(o: { chatId: string; maxId: number }): Promise<void>;
+  react(o: { chatId: string; messageId: number; emoji: string }): Promise<void>;
+  /**
+   * Send a sticker from a set, found by its emoji or name; returns the message id, or
+   * "not-found" when the set or sticker does not exist (the caller falls back to text).
+   */
+  sendSticker(o: { chatId: string; set: string; name: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number | "not-found">;
+  block(o: { chatId: string }): Promise<void>;
+  unblock(o: { chatId: string }): Promise<void>;
+  /** Rate-limit keys an action of this kind in this chat is subject to. */
+  rateKeys(action: "send" | "sticker" | "react" | "typing" | "read" | "block", chatId: string): readonly string[];
+}

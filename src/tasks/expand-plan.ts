@@ -1,0 +1,76 @@
+import type { PlanTask } from "../llm/plan-schema";
+import { STICKER_CHOICE_SEC, typingSeconds, type Pacing } from "./pacing";
+import { splitText } from "./split-text";
+import type { NewTask } from "./task";
+
+export interface ExpandOptions {
+  readonly pacing: Pacing;
+  readonly topicId?: number;
+  /** Open task ids of the chat the plan must wait for (e.g. the pending read mark). */
+  readonly waitFor?: readonly number[];
+}
+
+/**
+ * Turn a validated plan into graph tasks. Each `send` becomes typing → send per message part
+ * (long text is split), each `sticker` a short "choosing sticker" pause → sticker. A task
+ * without `depends_on` follows the previous one; with it, it follows exactly those.
+ * `remember` and `think` do not enter the graph: the caller handles them.
+ */
+export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask[] {
+  const out: NewTask[] = [];
+  /** Index in `out` of the last task each plan entry produced. */
+  const lastOf: number[] = [];
+  let previous: number | undefined;
+  const topic = o.topicId !== undefined ? { topicId: o.topicId } : {};
+
+  plan.forEach((t, i) => {
+    const explicit = t.depends_on !== undefined && t.depends_on.length > 0;
+    let after: number[] = explicit ? t.deps.map((d) => lastOf[d]!).filter((x) => x !== undefined) : previous !== undefined ? [previous] : [];
+    const dependsOn = after.length === 0 && o.waitFor?.length ? o.waitFor : undefined;
+    const push = (task: NewTask): number => {
+      out.push({ ...task, after, ...(dependsOn && out.length === 0 ? { dependsOn } : {}) });
+      after = [out.length - 1];
+      return out.length - 1;
+    };
+    let last: number | undefined;
+    switch (t.kind) {
+      case "send": {
+        splitText(t.text).forEach((part, n) => {
+          push({ kind: "typing", payload: { seconds: typingSeconds(part, o.pacing), action: "typing" } });
+          const replyTo = n === 0 && t.reply_to !== undefined ? { replyTo: t.reply_to } : {};
+          last = push({ kind: "send", payload: { text: part, ...replyTo, ...topic }, needsRandomId: true });
+        });
+        break;
+      }
+      case "sticker":
+        push({ kind: "typing", payload: { seconds: STICKER_CHOICE_SEC, action: "sticker" } });
+        last = push({
+          kind: "sticker",
+          payload: { set: t.sticker_set, name: t.name, ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}), ...topic },
+          needsRandomId: true,
+        });
+        break;
+      case "react":
+        last = push({ kind: "react", payload: { messageId: t.message_id, emoji: t.emoji } });
+        break;
+      case "wait":
+        last = push({ kind: "wait", payload: { seconds: t.seconds } });
+        break;
+      case "read":
+        last = push({ kind: "read", payload: { maxId: t.message_id ?? 0 } });
+        break;
+      case "block":
+      case "unblock":
+        last = push({ kind: t.kind, payload: {} });
+        break;
+      case "remember":
+      case "think":
+        break;
+    }
+    if (last !== undefined) {
+      lastOf[i] = last;
+      previous = last;
+    }
+  });
+  return out;
+}

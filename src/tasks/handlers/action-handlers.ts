@@ -1,0 +1,125 @@
+import type { Logger } from "pino";
+import type { Clock } from "../../types";
+import type { ChatActions } from "../actions-port";
+import type { MessageStore } from "../../store/messages";
+import { TYPING_REFRESH_MS } from "../pacing";
+import type { TaskHandler } from "../scheduler";
+
+export interface ActionHandlerDeps {
+  readonly actions: ChatActions;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly messages: MessageStore;
+  /** Called after the persona's own message was sent, so it enters the chat history. */
+  readonly onSent: (o: { chatId: string; messageId: number; text: string; replyTo?: number; topicId?: number }) => void;
+}
+
+/**
+ * Typing: shown at once, refreshed every 5 s (Telegram expires it after ~6 s), done when the
+ * spell is over. The spell's end is stored in the payload, so a restart does not lengthen it.
+ */
+export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
+  return {
+    async run(task) {
+      const now = d.clock.now();
+      const until = task.payload.until ?? now + task.payload.seconds * 1000;
+      if (now >= until) return { type: "done" };
+      await d.actions.setTyping({ chatId: task.chatId, action: task.payload.action });
+      task.payload = { ...task.payload, until };
+      return { type: "again", at: Math.min(now + TYPING_REFRESH_MS, until) };
+    },
+    rateKeys: (t) => d.actions.rateKeys("typing", t.chatId),
+    async onCancel(task) {
+      await d.actions.setTyping({ chatId: task.chatId, action: "cancel" });
+    },
+  };
+}
+
+export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
+  return {
+    async run(task) {
+      const { text, replyTo, topicId } = task.payload;
+      const id = await d.actions.sendText({
+        chatId: task.chatId,
+        text,
+        randomId: task.randomId!,
+        ...(replyTo !== undefined ? { replyTo } : {}),
+        ...(topicId !== undefined ? { topicId } : {}),
+      });
+      task.payload = { ...task.payload, sentId: id };
+      d.onSent({ chatId: task.chatId, messageId: id, text, ...(replyTo !== undefined ? { replyTo } : {}), ...(topicId !== undefined ? { topicId } : {}) });
+      return { type: "done" };
+    },
+    rateKeys: (t) => d.actions.rateKeys("send", t.chatId),
+  };
+}
+
+export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
+  return {
+    async run(task) {
+      const { set, name, replyTo, topicId } = task.payload;
+      const common = {
+        chatId: task.chatId,
+        randomId: task.randomId!,
+        ...(replyTo !== undefined ? { replyTo } : {}),
+        ...(topicId !== undefined ? { topicId } : {}),
+      };
+      const res = await d.actions.sendSticker({ ...common, set, name });
+      if (res !== "not-found") {
+        d.onSent({ chatId: task.chatId, messageId: res, text: `[sticker ${name}]`, ...(replyTo !== undefined ? { replyTo } : {}) });
+        return { type: "done" };
+      }
+      // The set or sticker is gone: say it with the emoji instead. Same random_id — nothing was sent with it.
+      d.logger.warn({ component: "tasks", chatId: task.chatId, set, name }, "sticker not found; sending the emoji as text");
+      const id = await d.actions.sendText({ ...common, text: name });
+      d.onSent({ chatId: task.chatId, messageId: id, text: name, ...(replyTo !== undefined ? { replyTo } : {}) });
+      return { type: "done" };
+    },
+    rateKeys: (t) => d.actions.rateKeys("sticker", t.chatId),
+  };
+}
+
+export function reactHandler(d: ActionHandlerDeps): TaskHandler<"react"> {
+  return {
+    async run(task) {
+      await d.actions.react({ chatId: task.chatId, messageId: task.payload.messageId, emoji: task.payload.emoji });
+      return { type: "done" };
+    },
+    rateKeys: (t) => d.actions.rateKeys("react", t.chatId),
+  };
+}
+
+/** A wait holds the chat's graph; its end is stored so a restart does not restart the wait. */
+export function waitHandler(d: ActionHandlerDeps): TaskHandler<"wait"> {
+  return {
+    async run(task) {
+      const now = d.clock.now();
+      const until = task.payload.until ?? now + task.payload.seconds * 1000;
+      if (now >= until) return { type: "done" };
+      task.payload = { ...task.payload, until };
+      return { type: "again", at: until };
+    },
+  };
+}
+
+export function readHandler(d: ActionHandlerDeps): TaskHandler<"read"> {
+  return {
+    async run(task) {
+      // maxId 0 means "everything so far": the newest message stored for the chat.
+      const maxId = task.payload.maxId || (d.messages.recent(task.chatId, Number.MAX_SAFE_INTEGER, 1)[0]?.messageId ?? 0);
+      if (maxId > 0) await d.actions.markRead({ chatId: task.chatId, maxId });
+      return { type: "done" };
+    },
+    rateKeys: (t) => d.actions.rateKeys("read", t.chatId),
+  };
+}
+
+export function blockHandler(d: ActionHandlerDeps, kind: "block" | "unblock"): TaskHandler<"block"> & TaskHandler<"unblock"> {
+  return {
+    async run(task) {
+      await (kind === "block" ? d.actions.block({ chatId: task.chatId }) : d.actions.unblock({ chatId: task.chatId }));
+      return { type: "done" };
+    },
+    rateKeys: (t) => d.actions.rateKeys("block", t.chatId),
+  };
+}

@@ -1,0 +1,71 @@
+import type { Logger } from "pino";
+import type { Persona } from "../../config/persona";
+import { buildPlanPrompt } from "../../context/prompt";
+import type { Planner } from "../../llm/planner";
+import type { MemoryStore } from "../../store/memories";
+import type { MessageStore } from "../../store/messages";
+import type { Clock } from "../../types";
+import { PermanentError } from "../errors";
+import { expandPlan } from "../expand-plan";
+import type { TaskHandler } from "../scheduler";
+
+/** How many stored messages of the chat go into one planning call. */
+export const HISTORY_LIMIT = 30;
+
+export interface ReceivedHandlerDeps {
+  readonly persona: Persona;
+  readonly messages: MessageStore;
+  readonly memories: MemoryStore;
+  readonly planner: Planner;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Open tasks of the chat the plan should wait for (the pending read mark). */
+  readonly waitFor: (chatId: string) => readonly number[];
+  readonly timeZone?: string;
+}
+
+/**
+ * Plans an answer to the chat's addressed messages: context → planner → validated plan →
+ * graph tasks, created atomically with this task's completion. `remember` is stored at once;
+ * `think` is logged and dropped. A planning failure fails this message only (no retry storm:
+ * the LLM client already retried).
+ */
+export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received"> {
+  return {
+    async run(task) {
+      const chatId = task.chatId;
+      const items = task.payload.items;
+      const lastId = Math.max(...items.map((i) => i.messageId));
+      const chat = d.messages.chat(chatId) ?? { chatType: "dm" };
+      const history = d.messages.recent(chatId, lastId, HISTORY_LIMIT);
+      const prompt = buildPlanPrompt({
+        persona: d.persona,
+        chat: { chatId, chatType: chat.chatType, ...(chat.title ? { title: chat.title } : {}) },
+        history,
+        targets: items,
+        lookup: (id) => d.messages.get(chatId, id),
+        memories: d.memories.list(chatId).map((m) => m.content),
+        now: d.clock.now(),
+        ...(d.timeZone ? { timeZone: d.timeZone } : {}),
+      });
+      let plan;
+      try {
+        plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm: chat.chatType === "dm" }, { chatId });
+      } catch (e) {
+        throw new PermanentError(`planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      for (const t of plan.tasks) {
+        if (t.kind === "remember") d.memories.add(chatId, t.content, d.clock.now());
+        if (t.kind === "think") d.logger.debug({ component: "planner", chatId, thought: t.text }, "think");
+      }
+      const topicId = history.find((m) => m.messageId === lastId)?.topicId;
+      const spawn = expandPlan(plan.tasks, {
+        pacing: d.persona,
+        waitFor: d.waitFor(chatId),
+        ...(topicId !== undefined ? { topicId } : {}),
+      });
+      d.logger.info({ component: "planner", chatId, tasks: plan.tasks.map((t) => t.kind), rejected: plan.rejected.length }, "plan ready");
+      return { type: "done", spawn };
+    },
+  };
+}

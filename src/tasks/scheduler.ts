@@ -1,0 +1,418 @@
+import type { Logger } from "pino";
+import type { Clock } from "../types";
+import { AlreadyDoneError, PermanentError, RateLimitedError } from "./errors";
+import type { NewTask, ReceivedItem, Task, TaskKind } from "./task";
+import type { TaskStore } from "./task-store";
+
+/** What a handler tells the scheduler after running a task once. */
+export type HandlerOutcome =
+  /** Finished. `spawn` tasks are created in the same transaction that marks this one done. */
+  | { readonly type: "done"; readonly spawn?: readonly NewTask[] }
+  /** Not finished: run again at `at` (the handler may have updated `task.payload`). */
+  | { readonly type: "again"; readonly at: number };
+
+/** Runs one kind of task. One file per kind under tasks/handlers/. */
+export interface TaskHandler<K extends TaskKind = TaskKind> {
+  run(task: Task<K>): Promise<HandlerOutcome>;
+  /** Names of server-side limits this task is subject to (see RateLimitedError.key). */
+  rateKeys?(task: Task<K>): readonly string[];
+  /** Best-effort clean-up when a task that already started (e.g. typing) is cancelled. */
+  onCancel?(task: Task<K>): Promise<void>;
+}
+
+export type HandlerMap = { readonly [K in TaskKind]: TaskHandler<K> };
+
+/**
+ * `all-ready` is ours: every ready task starts on each tick (bounded, one per chat, round-robin).
+ * `one-per-tick` is the policy a peer uses; it exists only so the benchmark can show the cost.
+ */
+export type SchedulerPolicy = "all-ready" | "one-per-tick";
+
+export interface SchedulerOptions {
+  readonly store: TaskStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly handlers: HandlerMap;
+  /** Tick interval in ms (default 250). */
+  readonly tickMs?: number;
+  /** Global bound on tasks running at once, across chats (default 32). */
+  readonly concurrency?: number;
+  /** Attempts for transient failures before a task fails (default 10). */
+  readonly maxAttempts?: number;
+  /** Delay between transient retries in ms (default 10 000). */
+  readonly retryDelayMs?: number;
+  readonly policy?: SchedulerPolicy;
+  /** Called when a task starts, with the time it became ready (for the benchmark). */
+  readonly onStart?: (task: Task, readyAt: number, now: number) => void;
+}
+
+/**
+ * The tick loop over every conversation's task graph.
+ *
+ * Open tasks (pending/running) live in memory, indexed per chat, and every change is written
+ * through to SQLite before it takes effect, so a new process resumes from the database alone.
+ * Each tick starts every ready task — dependencies done, not-before reached, not behind a
+ * server rate limit — with at most one running task per chat and `concurrency` in total;
+ * chats are visited round-robin from where the previous tick stopped, so none starves.
+ * A task finishing triggers another pass at once rather than waiting for the next tick.
+ */
+export class Scheduler {
+  private readonly open = new Map<number, Task>();
+  private readonly byChat = new Map<string, Task[]>();
+  private readonly busyChats = new Set<string>();
+  private readonly blockedUntil = new Map<string, number>();
+  /** Received tasks whose plan must be dropped: a newer message arrived while planning. */
+  private readonly superseded = new Set<number>();
+  private chatOrder: string[] = [];
+  private rrStart = 0;
+  private running = 0;
+  private timer: unknown;
+  private stopped = true;
+  private abandoned = false;
+  private idleWaiters: (() => void)[] = [];
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly tickMs: number;
+  private readonly concurrency: number;
+  private readonly maxAttempts: number;
+  private readonly retryDelayMs: number;
+  private readonly policy: SchedulerPolicy;
+
+  constructor(private readonly o: SchedulerOptions) {
+    this.tickMs = o.tickMs ?? 250;
+    this.concurrency = o.concurrency ?? 32;
+    this.maxAttempts = o.maxAttempts ?? 10;
+    this.retryDelayMs = o.retryDelayMs ?? 10_000;
+    this.policy = o.policy ?? "all-ready";
+  }
+
+  /** Load open tasks from the store. Tasks that were running when the process died are ready again. */
+  load(): void {
+    const now = this.o.clock.now();
+    const rows = this.o.store.loadOpen();
+    this.o.store.transaction(() => {
+      for (const t of rows) {
+        if (t.status === "running") {
+          t.status = "pending";
+          this.o.store.save(t, now);
+        }
+        this.index(t);
+      }
+      // A dependency that ended badly before the crash cancels its dependents now.
+      for (const t of rows) {
+        for (const d of t.dependsOn) {
+          if (this.open.has(d)) continue;
+          const dep = this.o.store.get(d);
+          if (dep && dep.status !== "done" && this.open.has(t.id)) this.finish(t, "cancelled", `dependency #${d} ${dep.status}`);
+        }
+      }
+    });
+    if (rows.length) this.o.logger.info({ component: "scheduler", resumed: rows.length }, "resumed open tasks");
+  }
+
+  /** Start ticking. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule();
+    this.kick();
+  }
+
+  /** Stop ticking and wait for running tasks to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  /**
+   * Drop everything on the floor as a crashed process would: no more ticks, and outcomes of
+   * tasks still running are ignored (never written). Used by crash tests.
+   */
+  abandon(): void {
+    this.abandoned = true;
+    this.stopped = true;
+    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+  }
+
+  /** Resolves when no task is running (immediately if none is). */
+  whenIdle(): Promise<void> {
+    if (this.running === 0 || this.abandoned) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** Open tasks, for inspection (tests, sandbox --verbose). */
+  openTasks(chatId?: string): readonly Task[] {
+    return chatId ? [...(this.byChat.get(chatId) ?? [])] : [...this.open.values()];
+  }
+
+  get pendingCount(): number {
+    return this.open.size;
+  }
+
+  /** Create tasks for a chat (one transaction) and let the next pass consider them. */
+  add(chatId: string, batch: readonly NewTask[]): Task[] {
+    const made = this.o.store.create(chatId, batch, this.o.clock.now());
+    for (const t of made) this.index(t);
+    this.kick();
+    return made;
+  }
+
+  /**
+   * An addressed message arrived. While the chat's `received` task has not started, the message
+   * joins it (a burst costs one planning call). Otherwise the chat's unstarted tasks are
+   * cancelled — the plan is stale — and a new `received` task is created; a plan still being
+   * made for the old one will be dropped. A read mark follows after `readDelayMs`.
+   */
+  enqueueReceived(chatId: string, item: ReceivedItem, readDelayMs: number): void {
+    const now = this.o.clock.now();
+    const tasks = this.byChat.get(chatId) ?? [];
+    const waiting = tasks.find((t): t is Task<"received"> => t.kind === "received" && t.status === "pending");
+    const read = tasks.find((t): t is Task<"read"> => t.kind === "read" && t.status === "pending");
+    if (waiting) {
+      this.o.store.transaction(() => {
+        waiting.payload = { items: [...waiting.payload.items, item] };
+        this.o.store.save(waiting, now);
+        if (read && read.payload.maxId < item.messageId) {
+          read.payload = { maxId: item.messageId };
+          this.o.store.save(read, now);
+        }
+      });
+      this.log(waiting, "joined", { messageId: item.messageId });
+      this.kick();
+      return;
+    }
+    for (const t of tasks) if (t.kind === "received" && t.status === "running") this.superseded.add(t.id);
+    this.o.store.transaction(() => {
+      this.cancelPending(chatId, "replanned: a newer message arrived");
+      this.add(chatId, [
+        { kind: "received", payload: { items: [item] } },
+        { kind: "read", payload: { maxId: item.messageId }, notBefore: now + readDelayMs },
+      ]);
+    });
+  }
+
+  /** Cancel every unstarted task of a chat; running ones are allowed to finish. */
+  cancelPending(chatId: string, reason: string): void {
+    const tasks = [...(this.byChat.get(chatId) ?? [])];
+    this.o.store.transaction(() => {
+      for (const t of tasks) if (t.status === "pending") this.finish(t, "cancelled", reason);
+    });
+  }
+
+  /** One scheduling pass. Public so the benchmark and tests can drive it directly. */
+  tick(): void {
+    if (this.stopped || this.abandoned) return;
+    const now = this.o.clock.now();
+    const n = this.chatOrder.length;
+    if (n === 0) return;
+    let lastStarted = -1;
+    for (let i = 0; i < n && this.running < this.concurrency; i++) {
+      const idx = (this.rrStart + i) % n;
+      const chatId = this.chatOrder[idx]!;
+      if (this.busyChats.has(chatId)) continue;
+      const task = this.firstReady(chatId, now);
+      if (!task) continue;
+      this.begin(task, now);
+      lastStarted = idx;
+      if (this.policy === "one-per-tick") break;
+    }
+    if (lastStarted >= 0) this.rrStart = (lastStarted + 1) % Math.max(1, this.chatOrder.length);
+    this.compactChatOrder();
+  }
+
+  private firstReady(chatId: string, now: number): Task | undefined {
+    for (const t of this.byChat.get(chatId) ?? []) {
+      if (t.status !== "pending" || t.notBefore > now) continue;
+      if (t.dependsOn.some((d) => this.open.has(d))) continue;
+      const until = this.blockedFor(t, now);
+      if (until > now) {
+        // Park it until the limit lifts, so the row tells the truth after a restart too.
+        t.notBefore = until;
+        this.o.store.save(t, now);
+        continue;
+      }
+      return t;
+    }
+    return undefined;
+  }
+
+  private blockedFor(t: Task, now: number): number {
+    const keys = this.handler(t).rateKeys?.(t as never) ?? [];
+    let until = 0;
+    for (const k of keys) {
+      const u = this.blockedUntil.get(k);
+      if (u === undefined) continue;
+      if (u <= now) this.blockedUntil.delete(k);
+      else until = Math.max(until, u);
+    }
+    return until;
+  }
+
+  private begin(task: Task, now: number): void {
+    const readyAt = Math.max(task.notBefore, task.createdAt);
+    task.status = "running";
+    task.attempts += 1;
+    this.o.store.save(task, now);
+    this.busyChats.add(task.chatId);
+    this.running++;
+    this.log(task, "started", { attempt: task.attempts });
+    this.o.onStart?.(task, readyAt, now);
+    const p = this.execute(task).finally(() => this.inflight.delete(p));
+    this.inflight.add(p);
+  }
+
+  private async execute(task: Task): Promise<void> {
+    let outcome: HandlerOutcome | undefined;
+    let error: unknown;
+    try {
+      outcome = await this.handler(task).run(task as never);
+    } catch (e) {
+      error = e;
+    }
+    if (this.abandoned) return;
+    const now = this.o.clock.now();
+    try {
+      this.o.store.transaction(() => this.settle(task, now, outcome, error));
+    } catch (e) {
+      this.o.logger.error({ component: "scheduler", taskId: task.id, err: e }, "could not record task outcome");
+    }
+    this.busyChats.delete(task.chatId);
+    this.running--;
+    if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
+    this.kick();
+  }
+
+  private settle(task: Task, now: number, outcome: HandlerOutcome | undefined, error: unknown): void {
+    if (outcome?.type === "again") {
+      task.status = "pending";
+      task.notBefore = outcome.at;
+      this.o.store.save(task, now);
+      this.log(task, "again", { at: outcome.at });
+      return;
+    }
+    if (outcome?.type === "done") {
+      const spawn = outcome.spawn ?? [];
+      if (spawn.length && this.superseded.has(task.id)) {
+        this.superseded.delete(task.id);
+        this.finish(task, "done", undefined);
+        this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id }, "plan dropped: a newer message arrived while planning");
+        return;
+      }
+      this.superseded.delete(task.id);
+      this.finish(task, "done", undefined);
+      if (spawn.length) this.add(task.chatId, spawn);
+      return;
+    }
+    if (error instanceof AlreadyDoneError) {
+      this.finish(task, "done", undefined);
+      this.log(task, "already applied on the server", {});
+      return;
+    }
+    if (error instanceof RateLimitedError) {
+      const until = now + error.seconds * 1000;
+      this.blockedUntil.set(error.key, Math.max(until, this.blockedUntil.get(error.key) ?? 0));
+      task.status = "pending";
+      task.notBefore = until;
+      task.attempts -= 1; // a flood wait is the server pacing us, not a failed attempt
+      this.o.store.save(task, now);
+      this.o.logger.warn(
+        { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, code: error.code, seconds: error.seconds },
+        "rate limited; task rescheduled",
+      );
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof PermanentError || task.attempts >= this.maxAttempts) {
+      this.finish(task, "failed", message);
+      this.o.logger.error(
+        { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, attempts: task.attempts, err: message },
+        error instanceof PermanentError ? "task failed (permanent error)" : "task failed after retries",
+      );
+      return;
+    }
+    task.status = "pending";
+    task.notBefore = now + this.retryDelayMs;
+    this.o.store.save(task, now);
+    this.o.logger.warn(
+      { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, attempt: task.attempts, err: message },
+      "task failed; will retry",
+    );
+  }
+
+  /** Move a task to a terminal state; failure or cancellation cascades to its dependents. */
+  private finish(task: Task, status: "done" | "failed" | "cancelled", reason: string | undefined): void {
+    const now = this.o.clock.now();
+    const wasStarted = task.status === "pending" && task.attempts > 0;
+    task.status = status;
+    if (reason !== undefined) task.error = reason;
+    this.o.store.save(task, now);
+    this.unindex(task);
+    this.log(task, status, reason ? { reason } : {});
+    if (status === "cancelled" && wasStarted) {
+      const h = this.handler(task);
+      if (h.onCancel) {
+        h.onCancel(task as never).catch((e: unknown) =>
+          this.o.logger.warn({ component: "scheduler", taskId: task.id, err: String(e) }, "clean-up after cancel failed"),
+        );
+      }
+    }
+    if (status !== "done") {
+      for (const t of [...(this.byChat.get(task.chatId) ?? [])]) {
+        if (t.status === "pending" && t.dependsOn.includes(task.id)) this.finish(t, "cancelled", `dependency #${task.id} ${status}`);
+      }
+    }
+  }
+
+  private handler(t: Task): TaskHandler {
+    return this.o.handlers[t.kind] as TaskHandler;
+  }
+
+  private index(t: Task): void {
+    this.open.set(t.id, t);
+    let list = this.byChat.get(t.chatId);
+    if (!list) {
+      list = [];
+      this.byChat.set(t.chatId, list);
+      // A chat that emptied earlier may still sit in the order until the next compaction.
+      if (!this.chatOrder.includes(t.chatId)) this.chatOrder.push(t.chatId);
+    }
+    list.push(t);
+  }
+
+  private unindex(t: Task): void {
+    this.open.delete(t.id);
+    const list = this.byChat.get(t.chatId);
+    if (!list) return;
+    const i = list.indexOf(t);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) this.byChat.delete(t.chatId);
+  }
+
+  /** Drop chats with no open tasks from the round-robin order, keeping the cursor's place. */
+  private compactChatOrder(): void {
+    if (this.chatOrder.length === this.byChat.size) return;
+    const keepCursor = this.chatOrder[this.rrStart];
+    this.chatOrder = [...new Set(this.chatOrder)].filter((c) => this.byChat.has(c));
+    const i = keepCursor !== undefined ? this.chatOrder.indexOf(keepCursor) : -1;
+    this.rrStart = i >= 0 ? i : 0;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = this.o.clock.setTimeout(() => {
+      this.tick();
+      this.schedule();
+    }, this.tickMs);
+  }
+
+  /** Run a pass soon (after the current synchronous work), not on the next tick. */
+  private kick(): void {
+    if (this.stopped || this.policy === "one-per-tick") return;
+    queueMicrotask(() => this.tick());
+  }
+
+  private log(task: Task, event: string, extra: Record<string, unknown>): void {
+    this.o.logger.debug({ component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, event, ...extra }, `task ${event}`);
+  }
+}

@@ -1,0 +1,110 @@
+import type { Db } from "../store/db";
+import { newRandomId } from "./random-id";
+import type { NewTask, Task, TaskKind, TaskStatus } from "./task";
+
+interface Row {
+  id: number;
+  chat_id: string;
+  kind: string;
+  payload: string;
+  status: TaskStatus;
+  depends_on: string;
+  not_before: number;
+  attempts: number;
+  random_id: string | null;
+  created_at: number;
+  error: string | null;
+}
+
+const toTask = (r: Row): Task => ({
+  id: r.id,
+  chatId: r.chat_id,
+  kind: r.kind as TaskKind,
+  payload: JSON.parse(r.payload) as Task["payload"],
+  status: r.status,
+  dependsOn: JSON.parse(r.depends_on) as number[],
+  notBefore: r.not_before,
+  attempts: r.attempts,
+  ...(r.random_id != null ? { randomId: r.random_id } : {}),
+  createdAt: r.created_at,
+  ...(r.error != null ? { error: r.error } : {}),
+});
+
+/**
+ * Durable task rows of one agent. Every state change is its own SQLite statement inside the
+ * caller's transaction (see `transaction`), so a crash leaves either the old or the new state.
+ */
+export class TaskStore {
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly openStmt;
+  private readonly getStmt;
+
+  constructor(readonly db: Db, private readonly agent: string) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO tasks (agent, chat_id, kind, payload, status, depends_on, not_before, attempts, random_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?, 0, ?, ?, ?)`,
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE tasks SET payload = ?, status = ?, not_before = ?, attempts = ?, error = ?, updated_at = ? WHERE id = ?`,
+    );
+    this.openStmt = db.prepare(`SELECT * FROM tasks WHERE agent = ? AND status IN ('pending','running') ORDER BY id`);
+    this.getStmt = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
+  }
+
+  /** Run `fn` in one SQLite transaction (nested calls join the outer one). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  /** Insert a batch of new tasks for one chat; returns them with their ids, in batch order. */
+  create(chatId: string, batch: readonly NewTask[], now: number): Task[] {
+    return this.transaction(() => {
+      const made: Task[] = [];
+      for (const t of batch) {
+        const deps = [...(t.dependsOn ?? []), ...(t.after ?? []).map((i) => made[i]!.id)];
+        const randomId = t.needsRandomId ? newRandomId() : undefined;
+        const notBefore = t.notBefore ?? now;
+        const res = this.insertStmt.run(
+          this.agent,
+          chatId,
+          t.kind,
+          JSON.stringify(t.payload),
+          JSON.stringify(deps),
+          notBefore,
+          randomId ?? null,
+          now,
+          now,
+        );
+        made.push({
+          id: Number(res.lastInsertRowid),
+          chatId,
+          kind: t.kind,
+          payload: t.payload,
+          status: "pending",
+          dependsOn: deps,
+          notBefore,
+          attempts: 0,
+          ...(randomId ? { randomId } : {}),
+          createdAt: now,
+        });
+      }
+      return made;
+    });
+  }
+
+  /** Persist the mutable fields of a task as they are now. */
+  save(t: Task, now: number): void {
+    this.updateStmt.run(JSON.stringify(t.payload), t.status, t.notBefore, t.attempts, t.error ?? null, now, t.id);
+  }
+
+  /** Every task not finished yet (pending or running), oldest first. */
+  loadOpen(): Task[] {
+    return (this.openStmt.all(this.agent) as Row[]).map(toTask);
+  }
+
+  get(id: number): Task | undefined {
+    const r = this.getStmt.get(id) as Row | undefined;
+    return r ? toTask(r) : undefined;
+  }
+}

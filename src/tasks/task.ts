@@ -1,0 +1,59 @@
+import type { ReplyContext } from "../types";
+
+/** Lifecycle of a task row. `pending` covers both "not yet ready" and "ready". */
+export type TaskStatus = "pending" | "running" | "done" | "failed" | "cancelled";
+
+/** An addressed message waiting to be planned, with the reply context fetched on arrival. */
+export interface ReceivedItem {
+  readonly messageId: number;
+  readonly reply?: ReplyContext;
+}
+
+/** Payload of each task kind that lives on the graph. */
+export interface TaskPayloads {
+  received: { items: ReceivedItem[] };
+  typing: { seconds: number; action: "typing" | "sticker"; until?: number };
+  send: { text: string; replyTo?: number; topicId?: number; sentId?: number };
+  react: { messageId: number; emoji: string };
+  sticker: { set: string; name: string; replyTo?: number; topicId?: number };
+  wait: { seconds: number; until?: number };
+  read: { maxId: number };
+  block: Record<string, never>;
+  unblock: Record<string, never>;
+}
+
+export type TaskKind = keyof TaskPayloads;
+
+/** One node of a conversation's task graph, as stored. */
+export interface Task<K extends TaskKind = TaskKind> {
+  readonly id: number;
+  readonly chatId: string;
+  readonly kind: K;
+  payload: TaskPayloads[K];
+  status: TaskStatus;
+  readonly dependsOn: readonly number[];
+  notBefore: number;
+  attempts: number;
+  /** MTProto random_id (decimal string), chosen at creation and reused on every retry. */
+  readonly randomId?: string;
+  readonly createdAt: number;
+  error?: string;
+}
+
+/**
+ * A task to create. `after` refers to other new tasks of the same batch by index, so a plan
+ * can be inserted in one transaction before any database id exists.
+ */
+export interface NewTask<K extends TaskKind = TaskKind> {
+  readonly kind: K;
+  readonly payload: TaskPayloads[K];
+  readonly notBefore?: number;
+  readonly after?: readonly number[];
+  readonly dependsOn?: readonly number[];
+  readonly needsRandomId?: boolean;
+}
+
+/** Narrow a task to one kind. */
+export function isKind<K extends TaskKind>(t: Task, kind: K): t is Task<K> {
+  return t.kind === kind;
+}

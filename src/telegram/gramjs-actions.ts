@@ -1,0 +1,207 @@
+import type { Logger } from "pino";
+import { Api, errors, type TelegramClient } from "telegram";
+import { returnBigInt } from "telegram/Helpers.js";
+import type { ChatActions } from "../tasks/actions-port";
+import { AlreadyDoneError, PermanentError, RateLimitedError } from "../tasks/errors";
+
+/** RPC errors that no retry can fix: fail the task at once. Any other 4xx is treated the same. */
+const PERMANENT = new Set([
+  "CHAT_WRITE_FORBIDDEN",
+  "USER_BANNED_IN_CHANNEL",
+  "PEER_ID_INVALID",
+  "MESSAGE_ID_INVALID",
+  "CHAT_ADMIN_REQUIRED",
+  "CHANNEL_PRIVATE",
+  "USER_IS_BLOCKED",
+  "YOU_BLOCKED_USER",
+  "REACTION_INVALID",
+  "MESSAGE_TOO_LONG",
+  "MESSAGE_EMPTY",
+]);
+
+/** The TL method each action kind uses; flood waits are remembered per method and chat. */
+const METHOD = {
+  send: "messages.SendMessage",
+  sticker: "messages.SendMedia",
+  react: "messages.SendReaction",
+  typing: "messages.SetTyping",
+  read: "messages.ReadHistory",
+  block: "contacts.Block",
+} as const;
+
+const floodKey = (method: string, chatId: string) => `flood:${method}:${chatId}`;
+const slowmodeKey = (chatId: string) => `slowmode:${chatId}`;
+
+/** Supergroups and channels have marked ids starting with -100. */
+const isChannelId = (chatId: string) => chatId.startsWith("-100");
+
+/**
+ * Map a GramJS error onto the task engine's vocabulary. FLOOD_WAIT is keyed by method and
+ * chat — Telegram paces sends per destination, and one chat's wait must not stall the others —
+ * SLOWMODE_WAIT by chat.
+ */
+export function classifyTelegramError(e: unknown, method: string, chatId: string): Error {
+  if (e instanceof errors.SlowModeWaitError) return new RateLimitedError(slowmodeKey(chatId), e.seconds, `SLOWMODE_WAIT_${e.seconds}`);
+  if (e instanceof errors.FloodWaitError) return new RateLimitedError(floodKey(method, chatId), e.seconds, `FLOOD_WAIT_${e.seconds}`);
+  if (e instanceof errors.RPCError) {
+    const msg = e.errorMessage;
+    if (msg === "RANDOM_ID_DUPLICATE") return new AlreadyDoneError();
+    if (PERMANENT.has(msg) || (e.code !== undefined && e.code >= 400 && e.code < 500 && e.code !== 420)) {
+      return new PermanentError(`${method} in ${chatId}: ${msg} (${e.code})`, msg);
+    }
+  }
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+interface StickerDoc {
+  readonly doc: Api.Document;
+  readonly emoji: string;
+}
+
+export interface GramActionsOptions {
+  readonly client: TelegramClient;
+  readonly logger: Logger;
+}
+
+/**
+ * The task engine's ChatActions over a GramJS client. Requests are built by hand (not
+ * `client.sendMessage`) so the caller's random_id is the one on the wire, and the sent message
+ * id is read from the answer; an answer without it is an error, never `undefined`.
+ */
+export class GramActions implements ChatActions {
+  private readonly stickerSets = new Map<string, Promise<StickerDoc[] | undefined>>();
+
+  constructor(private readonly o: GramActionsOptions) {}
+
+  async sendText(p: { chatId: string; text: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number> {
+    const req = new Api.messages.SendMessage({
+      peer: returnBigInt(p.chatId),
+      message: p.text,
+      randomId: returnBigInt(p.randomId),
+      ...replyHeader(p.replyTo, p.topicId),
+    });
+    return this.sentId(await this.call(req, p.chatId), p.randomId, req.className);
+  }
+
+  async setTyping(p: { chatId: string; action: "typing" | "sticker" | "cancel"; topicId?: number }): Promise<void> {
+    const action =
+      p.action === "typing"
+        ? new Api.SendMessageTypingAction()
+        : p.action === "sticker"
+          ? new Api.SendMessageChooseStickerAction()
+          : new Api.SendMessageCancelAction();
+    await this.call(new Api.messages.SetTyping({ peer: returnBigInt(p.chatId), action, ...(p.topicId ? { topMsgId: p.topicId } : {}) }), p.chatId);
+  }
+
+  async markRead(p: { chatId: string; maxId: number }): Promise<void> {
+    const peer = returnBigInt(p.chatId);
+    await this.call(
+      isChannelId(p.chatId) ? new Api.channels.ReadHistory({ channel: peer, maxId: p.maxId }) : new Api.messages.ReadHistory({ peer, maxId: p.maxId }),
+      p.chatId,
+      METHOD.read,
+    );
+  }
+
+  async react(p: { chatId: string; messageId: number; emoji: string }): Promise<void> {
+    await this.call(
+      new Api.messages.SendReaction({ peer: returnBigInt(p.chatId), msgId: p.messageId, reaction: [new Api.ReactionEmoji({ emoticon: p.emoji })] }),
+      p.chatId,
+    );
+  }
+
+  async sendSticker(p: { chatId: string; set: string; name: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number | "not-found"> {
+    const docs = await this.stickerSet(p.set, p.chatId);
+    const want = p.name.replace(/\uFE0F/g, "");
+    const hit = docs?.find((d) => d.emoji.replace(/\uFE0F/g, "") === want);
+    if (!hit) return "not-found";
+    const req = new Api.messages.SendMedia({
+      peer: returnBigInt(p.chatId),
+      media: new Api.InputMediaDocument({
+        id: new Api.InputDocument({ id: hit.doc.id, accessHash: hit.doc.accessHash, fileReference: hit.doc.fileReference }),
+      }),
+      message: "",
+      randomId: returnBigInt(p.randomId),
+      ...replyHeader(p.replyTo, p.topicId),
+    });
+    return this.sentId(await this.call(req, p.chatId), p.randomId, req.className);
+  }
+
+  async block(p: { chatId: string }): Promise<void> {
+    await this.call(new Api.contacts.Block({ id: returnBigInt(p.chatId) }), p.chatId);
+  }
+
+  async unblock(p: { chatId: string }): Promise<void> {
+    await this.call(new Api.contacts.Unblock({ id: returnBigInt(p.chatId) }), p.chatId, METHOD.block);
+  }
+
+  rateKeys(action: keyof typeof METHOD, chatId: string): readonly string[] {
+    const keys = [floodKey(METHOD[action], chatId)];
+    if (action === "send" || action === "sticker") keys.push(slowmodeKey(chatId));
+    return keys;
+  }
+
+  /** Resolve a sticker set once (messages.GetStickerSet) and cache it; unknown sets are cached as missing. */
+  private stickerSet(shortName: string, chatId: string): Promise<StickerDoc[] | undefined> {
+    let p = this.stickerSets.get(shortName);
+    if (!p) {
+      p = this.fetchStickerSet(shortName, chatId);
+      this.stickerSets.set(shortName, p);
+      // A transient failure must not be cached forever.
+      p.catch(() => this.stickerSets.delete(shortName));
+    }
+    return p;
+  }
+
+  private async fetchStickerSet(shortName: string, chatId: string): Promise<StickerDoc[] | undefined> {
+    let res: Api.messages.TypeStickerSet;
+    try {
+      res = await this.o.client.invoke(
+        new Api.messages.GetStickerSet({ stickerset: new Api.InputStickerSetShortName({ shortName }), hash: 0 }),
+      );
+    } catch (e) {
+      if (e instanceof errors.RPCError && e.errorMessage === "STICKERSET_INVALID") {
+        this.o.logger.warn({ component: "telegram", set: shortName }, "sticker set not found");
+        return undefined;
+      }
+      throw classifyTelegramError(e, "messages.GetStickerSet", chatId);
+    }
+    if (!(res instanceof Api.messages.StickerSet)) return undefined;
+    const out: StickerDoc[] = [];
+    for (const d of res.documents) {
+      if (!(d instanceof Api.Document)) continue;
+      const attr = d.attributes.find((a): a is Api.DocumentAttributeSticker => a instanceof Api.DocumentAttributeSticker);
+      out.push({ doc: d, emoji: attr?.alt ?? "" });
+    }
+    return out;
+  }
+
+  private async call<R extends Api.AnyRequest>(req: R, chatId: string, method: string = req.className): Promise<R["__response"]> {
+    try {
+      return await this.o.client.invoke(req);
+    } catch (e) {
+      throw classifyTelegramError(e, method, chatId);
+    }
+  }
+
+  /** The new message's id from a send's answer; an answer without one is an error. */
+  private sentId(res: Api.TypeUpdates, randomId: string, method: string): number {
+    if (res instanceof Api.UpdateShortSentMessage) return res.id;
+    if (res instanceof Api.Updates || res instanceof Api.UpdatesCombined) {
+      for (const u of res.updates) {
+        if (u instanceof Api.UpdateMessageID && u.randomId?.toString() === randomId) return u.id;
+      }
+      for (const u of res.updates) {
+        if ((u instanceof Api.UpdateNewMessage || u instanceof Api.UpdateNewChannelMessage) && u.message instanceof Api.Message) return u.message.id;
+      }
+    }
+    throw new Error(`${method}: the server's answer (${res.className}) carries no message id`);
+  }
+}
+
+function replyHeader(replyTo: number | undefined, topicId: number | undefined): { replyTo?: Api.InputReplyToMessage } {
+  if (topicId === 1) topicId = undefined; // the General topic takes no reply header
+  if (replyTo === undefined && topicId === undefined) return {};
+  return {
+    replyTo: new Api.InputReplyToMessage({ replyToMsgId: replyTo ?? topicId!, ...(topicId !== undefined ? { topMsgId: topicId } : {}) }),
+  };
+}

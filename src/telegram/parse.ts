@@ -1,0 +1,90 @@
+import { Api, utils } from "telegram";
+import type { ChatType, InboundMessage, MessageEntity } from "../types";
+
+/** GramJS's custom message (what NewMessage handlers receive). */
+export type GramMessage = Api.Message;
+
+type Entityish = { className?: string; firstName?: string; lastName?: string; title?: string; username?: string; bot?: boolean; forum?: boolean; megagroup?: boolean; broadcast?: boolean };
+
+/** "Ann Lee", a title, or "@user" / the id when the entity is unknown. */
+export function displayName(e: Entityish | undefined, fallbackId: string): string {
+  if (!e) return `user ${fallbackId}`;
+  const full = [e.firstName, e.lastName].filter(Boolean).join(" ").trim();
+  if (full) return full;
+  if (e.title) return e.title;
+  if (e.username) return `@${e.username}`;
+  return `user ${fallbackId}`;
+}
+
+const ENTITY_PREFIX = "MessageEntity";
+
+function entityOf(e: Api.TypeMessageEntity): MessageEntity {
+  const type = e.className.startsWith(ENTITY_PREFIX) ? e.className.slice(ENTITY_PREFIX.length).toLowerCase() : e.className;
+  const userId = e instanceof Api.MessageEntityMentionName ? e.userId.toString() : undefined;
+  return { type, offset: e.offset, length: e.length, ...(userId ? { userId } : {}) };
+}
+
+/** A short stand-in for media, so a sticker or photo still reads as something in history. */
+function mediaPlaceholder(m: GramMessage): string {
+  const media = m.media;
+  if (!media) return "";
+  if (media instanceof Api.MessageMediaDocument && media.document instanceof Api.Document) {
+    const sticker = media.document.attributes.find((a): a is Api.DocumentAttributeSticker => a instanceof Api.DocumentAttributeSticker);
+    if (sticker) return `[sticker ${sticker.alt}]`;
+    return "[file]";
+  }
+  if (media instanceof Api.MessageMediaPhoto) return "[photo]";
+  return `[${media.className.replace(/^MessageMedia/, "").toLowerCase()}]`;
+}
+
+/**
+ * Api.Message → InboundMessage using only what the update carried (no API call): the chat and
+ * sender entities GramJS attached from the update's users/chats, the `mentioned` flag as the
+ * server set it, and the reply target from GramJS's `replyToMsgId` getter.
+ * Returns undefined for messages that are not conversation (service messages, broadcast posts).
+ */
+export function parseMessage(m: GramMessage): InboundMessage | undefined {
+  if (m.className !== "Message") return undefined;
+  const peer = m.peerId;
+  const chat = m.chat as Entityish | undefined;
+  let chatType: ChatType;
+  if (peer instanceof Api.PeerUser) chatType = "dm";
+  else if (peer instanceof Api.PeerChat) chatType = "group";
+  else if (chat?.broadcast) return undefined;
+  else chatType = chat?.forum ? "forum" : "supergroup";
+
+  const chatId = utils.getPeerId(peer);
+  const senderId = m.senderId?.toString() ?? chatId;
+  const sender = m.sender as Entityish | undefined;
+  const header = m.replyTo instanceof Api.MessageReplyHeader ? m.replyTo : undefined;
+
+  let replyToId = m.replyToMsgId;
+  let topicId: number | undefined;
+  if (chatType === "forum") {
+    if (header?.forumTopic) {
+      // In a topic, a plain message "replies" to the topic root; a real reply also carries replyToTopId.
+      topicId = header.replyToTopId ?? header.replyToMsgId;
+      if (header.replyToTopId === undefined) replyToId = undefined;
+    } else {
+      topicId = 1; // the General topic
+    }
+  }
+  const text = m.message || mediaPlaceholder(m);
+  return {
+    chatId,
+    chatType,
+    ...(chatType !== "dm" && chat?.title ? { chatTitle: chat.title } : {}),
+    messageId: m.id,
+    senderId,
+    senderName: displayName(sender, senderId),
+    ...(sender?.username ? { senderUsername: sender.username } : {}),
+    date: m.date * 1000,
+    text,
+    entities: (m.entities ?? []).map(entityOf),
+    mentioned: Boolean(m.mentioned),
+    ...(replyToId !== undefined ? { replyToId } : {}),
+    ...(topicId !== undefined ? { topicId } : {}),
+    out: Boolean(m.out),
+    senderIsBot: Boolean(sender?.bot),
+  };
+}

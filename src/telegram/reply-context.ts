@@ -1,0 +1,52 @@
+import type { Logger } from "pino";
+import type { ReplyContext } from "../types";
+import { displayName, type GramMessage } from "./parse";
+
+/** Default bound on the reply-target fetch: a slow server must not hold up the answer. */
+export const REPLY_FETCH_TIMEOUT_MS = 5000;
+
+export interface ReplyFetchOptions {
+  readonly selfId: string;
+  readonly timeoutMs: number;
+  readonly logger: Logger;
+}
+
+class ReplyTimeout extends Error {}
+
+/**
+ * What `m` replies to, through GramJS's own `getReplyMessage()` (one GetMessages request; the
+ * server follows the reply header). Deleted → `deleted`; timeout or error → `unknown` (the id
+ * is kept, the envelope shows no quote) with a warning. Never throws.
+ */
+export async function fetchReplyContext(m: GramMessage, o: ReplyFetchOptions): Promise<ReplyContext> {
+  const id = m.replyToMsgId;
+  if (id === undefined) throw new Error("fetchReplyContext called for a message that is not a reply");
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const replied = await Promise.race([
+      m.getReplyMessage(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new ReplyTimeout()), o.timeoutMs);
+      }),
+    ]);
+    if (!replied) return { kind: "deleted", id };
+    const senderId = replied.senderId?.toString() ?? "";
+    const isAgent = Boolean(replied.out) || senderId === o.selfId;
+    return {
+      kind: "found",
+      id,
+      text: replied.message || "[media]",
+      senderName: displayName(replied.sender as Parameters<typeof displayName>[0], senderId),
+      isAgent,
+    };
+  } catch (e) {
+    const timedOut = e instanceof ReplyTimeout;
+    o.logger.warn(
+      { component: "telegram", chatId: String(m.chatId), messageId: m.id, replyToId: id, ...(timedOut ? { timeoutMs: o.timeoutMs } : { err: String(e) }) },
+      timedOut ? "reply fetch timed out; answering without the quote" : "reply fetch failed; answering without the quote",
+    );
+    return { kind: "unknown", id };
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}

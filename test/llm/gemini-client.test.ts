@@ -1,0 +1,262 @@
+/**
+ * GeminiClient against the loopback GeminiFake, through the real @google/genai SDK (no vi.mock):
+ * what goes over the wire, how answers and failures come back, and what gets logged.
+ */
+import pino from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GeminiClient, type GeminiClientOptions, type JsonGenerationRequest } from "../../src/llm/gemini-client";
+import { LlmBlockedError, LlmEmptyResponseError, LlmHttpError, LlmNetworkError } from "../../src/llm/errors";
+import { GeminiFake } from "../support/gemini-fake";
+
+const KEY = "AIzaFAKE-secret-key-0123456789";
+const MODEL = "gemini-2.5-flash";
+
+const SCHEMA = {
+  type: "object",
+  properties: { tasks: { type: "array", items: { type: "object", properties: { kind: { type: "string" } } } } },
+  required: ["tasks"],
+};
+
+function request(overrides: Partial<JsonGenerationRequest> = {}): JsonGenerationRequest {
+  return {
+    systemInstruction: "You are Mira. Answer with a JSON plan.",
+    contents: [
+      { role: "user", parts: [{ text: "hi there" }] },
+      { role: "model", parts: [{ text: '{"tasks":[]}' }] },
+      { role: "user", parts: [{ text: "how are you?" }] },
+    ],
+    responseSchema: SCHEMA,
+    temperature: 0.7,
+    ...overrides,
+  };
+}
+
+let fake: GeminiFake;
+let logLines: string[];
+let sleeps: number[];
+
+function client(extra: Partial<GeminiClientOptions> = {}): GeminiClient {
+  const logger = pino({ level: "debug" }, { write: (line: string) => void logLines.push(line) });
+  return new GeminiClient({
+    apiKey: KEY,
+    model: MODEL,
+    baseUrl: fake.baseUrl,
+    baseDelayMs: 4,
+    maxDelayMs: 30_000,
+    logger,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    ...extra,
+  });
+}
+
+function logs(): Record<string, unknown>[] {
+  return logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+beforeEach(async () => {
+  fake = await GeminiFake.start();
+  logLines = [];
+  sleeps = [];
+});
+
+afterEach(async () => {
+  await fake.close();
+});
+
+describe("GeminiClient wire format", () => {
+  it("posts to /v1beta/models/{model}:generateContent with the key header, JSON mode and only user/model turns", async () => {
+    fake.script({ json: { tasks: [{ kind: "send" }] } });
+    const result = await client().generateJson(request());
+
+    expect(fake.requests).toHaveLength(1);
+    const [sent] = fake.requests;
+    expect(sent?.model).toBe(MODEL);
+    expect(sent?.headers["x-goog-api-key"]).toBe(KEY);
+    expect(sent?.headers["content-type"]).toContain("application/json");
+    expect(sent?.body.systemInstruction?.parts?.[0]?.text).toBe("You are Mira. Answer with a JSON plan.");
+    expect(sent?.body.generationConfig?.responseMimeType).toBe("application/json");
+    // The SDK rewrites a plain JSON-schema-ish object into Gemini's Schema (upper-case types).
+    expect(sent?.body.generationConfig?.responseSchema).toMatchObject({ type: "OBJECT", required: ["tasks"] });
+    expect(sent?.body.generationConfig?.temperature).toBe(0.7);
+    expect(sent?.body.contents?.map((c) => c.role)).toEqual(["user", "model", "user"]);
+    expect(sent?.body.contents?.[2]?.parts?.[0]?.text).toBe("how are you?");
+
+    expect(JSON.parse(result.text)).toEqual({ tasks: [{ kind: "send" }] });
+    expect(result.attempts).toBe(1);
+    expect(result.model).toBe(MODEL);
+    expect(result.finishReason).toBe("STOP");
+  });
+
+  it("parses usage metadata into promptTokens/outputTokens/totalTokens", async () => {
+    const answer = { tasks: [{ kind: "reply", text: "doing fine, thanks" }] };
+    fake.script({ json: answer });
+    const { usage } = await client().generateJson(request());
+    expect(usage.promptTokens).toBeGreaterThan(10);
+    expect(usage.outputTokens).toBe(Math.ceil(JSON.stringify(answer).length / 4));
+    expect(usage.totalTokens).toBe(usage.promptTokens + usage.outputTokens);
+  });
+
+  it("passes malformed JSON text through untouched (validation is the caller's job)", async () => {
+    fake.script({ text: '{"tasks": [' });
+    const result = await client().generateJson(request());
+    expect(result.text).toBe('{"tasks": [');
+  });
+
+  it("rejects a system role inside contents before sending anything", async () => {
+    const bad = request({ contents: [{ role: "system" as "user", parts: [{ text: "be nice" }] }] });
+    await expect(client().generateJson(bad)).rejects.toThrow(/contents\[0\] has role "system"/);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("logs one info line per success with component llm and token counts", async () => {
+    fake.script({ json: { tasks: [] } });
+    await client().generateJson(request());
+    const info = logs().filter((l) => l.level === 30);
+    expect(info).toHaveLength(1);
+    expect(info[0]).toMatchObject({ component: "llm", model: MODEL, attempts: 1 });
+    expect(info[0]).toHaveProperty("promptTokens");
+    expect(info[0]).toHaveProperty("outputTokens");
+    expect(info[0]).toHaveProperty("totalTokens");
+    expect(typeof info[0]?.ms).toBe("number");
+  });
+});
+
+describe("GeminiClient retries", () => {
+  it("honours the 429 RetryInfo retryDelay, then succeeds", async () => {
+    fake.script({ status: 429, retryDelaySeconds: 2 }, { json: { tasks: [] } });
+    const result = await client().generateJson(request());
+    expect(fake.requests).toHaveLength(2);
+    expect(result.attempts).toBe(2);
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeCloseTo(2000, -1);
+    const warn = logs().filter((l) => l.level === 40);
+    expect(warn).toHaveLength(1);
+    expect(warn[0]).toMatchObject({ component: "llm", status: 429, delayMs: 2000 });
+  });
+
+  it("gives up at once when the server asks for a longer wait than maxDelayMs", async () => {
+    fake.script({ status: 429, retryDelaySeconds: 90 });
+    const err = await client({ maxDelayMs: 10_000 }).generateJson(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmHttpError);
+    expect(err).toMatchObject({ status: 429, retryAfterMs: 90_000, apiStatus: "RESOURCE_EXHAUSTED", attempts: 1 });
+    expect(fake.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it("backs off exponentially on 500 and succeeds on the third attempt", async () => {
+    fake.script({ status: 500 }, { status: 500 }, { json: { tasks: [] } });
+    const result = await client({ baseDelayMs: 10 }).generateJson(request());
+    expect(fake.requests).toHaveLength(3);
+    expect(result.attempts).toBe(3);
+    expect(sleeps).toHaveLength(2);
+    // Equal jitter: between half the step and the step (10 ms, then 20 ms).
+    expect(sleeps[0]).toBeGreaterThanOrEqual(5);
+    expect(sleeps[0]).toBeLessThanOrEqual(10);
+    expect(sleeps[1]).toBeGreaterThanOrEqual(10);
+    expect(sleeps[1]).toBeLessThanOrEqual(20);
+  });
+
+  it("bounds the backoff by maxDelayMs", async () => {
+    fake.respondWith(() => ({ status: 503 }));
+    await client({ baseDelayMs: 1000, maxDelayMs: 1500, maxAttempts: 4 }).generateJson(request()).catch(() => undefined);
+    expect(sleeps).toHaveLength(3);
+    for (const ms of sleeps) expect(ms).toBeLessThanOrEqual(1500);
+  });
+
+  it("gives up after maxAttempts on a persistent 503 with an LlmHttpError", async () => {
+    fake.respondWith(() => ({ status: 503 }));
+    const err = await client({ maxAttempts: 3 }).generateJson(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmHttpError);
+    expect(err).toMatchObject({ status: 503, retryable: true, attempts: 3, apiStatus: "UNAVAILABLE" });
+    expect((err as Error).message).toContain("503");
+    expect((err as Error).message).toContain("The model is overloaded");
+    expect(fake.requests).toHaveLength(3);
+    expect(sleeps).toHaveLength(2);
+  });
+
+  it("does not retry a non-retryable status (404)", async () => {
+    const c = client({ baseUrl: `${fake.baseUrl}/nowhere` });
+    const err = await c.generateJson(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmHttpError);
+    expect(err).toMatchObject({ status: 404, retryable: false, attempts: 1 });
+    expect(sleeps).toEqual([]);
+  });
+
+  it("retries an attempt that exceeds timeoutMs and succeeds on the next", async () => {
+    fake.script({ delayMs: 2_000, then: { json: { tasks: [] } } }, { json: { tasks: [{ kind: "read" }] } });
+    const result = await client({ timeoutMs: 150 }).generateJson(request());
+    expect(fake.requests).toHaveLength(2);
+    expect(result.attempts).toBe(2);
+    expect(JSON.parse(result.text)).toEqual({ tasks: [{ kind: "read" }] });
+    expect(logs().find((l) => l.level === 40)).toMatchObject({ status: "timeout" });
+  });
+
+  it("ends in an LlmNetworkError (timedOut) when every attempt is too slow", async () => {
+    fake.respondWith(() => ({ delayMs: 2_000, then: { json: { tasks: [] } } }));
+    const err = await client({ timeoutMs: 100, maxAttempts: 2 }).generateJson(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmNetworkError);
+    expect(err).toMatchObject({ timedOut: true, attempts: 2 });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("retries a refused connection and ends in an LlmNetworkError", async () => {
+    const dead = await GeminiFake.start();
+    const deadUrl = dead.baseUrl;
+    await dead.close();
+    const err = await client({ baseUrl: deadUrl, maxAttempts: 2 }).generateJson(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmNetworkError);
+    expect(err).toMatchObject({ timedOut: false, attempts: 2 });
+    expect((err as Error).message).toMatch(/ECONNREFUSED|fetch failed/);
+    expect(sleeps).toHaveLength(1);
+  });
+});
+
+describe("GeminiClient blocked and empty answers", () => {
+  it("throws LlmBlockedError on a SAFETY candidate, without retrying", async () => {
+    fake.script({ safety: true }, { json: { tasks: [] } });
+    const err = await client().generateJson(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmBlockedError);
+    expect(err).toMatchObject({ reason: "SAFETY", source: "candidate" });
+    expect(fake.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it("throws LlmBlockedError when the prompt itself is blocked", async () => {
+    fake.script({ blockedPrompt: true });
+    const err = await client().generateJson(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmBlockedError);
+    expect(err).toMatchObject({ reason: "SAFETY", source: "prompt" });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("throws LlmEmptyResponseError on an empty text part", async () => {
+    fake.script({ text: "" });
+    const err = await client().generateJson(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmEmptyResponseError);
+    expect(err).toMatchObject({ finishReason: "STOP" });
+  });
+});
+
+describe("GeminiClient secrecy", () => {
+  it("never puts the API key in logs or error messages", async () => {
+    const errors: string[] = [];
+    fake.script({ status: 429, retryDelaySeconds: 1 }, { status: 500 }, { json: { tasks: [] } });
+    await client().generateJson(request());
+    fake.respondWith(() => ({ status: 503 }));
+    await client({ maxAttempts: 2 })
+      .generateJson(request())
+      .catch((e: unknown) => errors.push(String(e), JSON.stringify(e)));
+    fake.script({ safety: true });
+    fake.respondWith(() => ({ json: {} }));
+    await client()
+      .generateJson(request())
+      .catch((e: unknown) => errors.push(String(e)));
+
+    expect(logLines.length).toBeGreaterThanOrEqual(4);
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    const everything = [...logLines, ...errors].join("\n");
+    expect(everything).not.toContain(KEY);
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { PlanFormatError, validatePlan } from "../../src/llm/plan-schema";
+
+const ctx = { isChatMessage: (id: number) => id >= 1 && id <= 10, isDm: false };
+const plan = (tasks: unknown[]) => JSON.stringify({ tasks });
+
+describe("validatePlan", () => {
+  it("accepts every kind of the vocabulary", () => {
+    const { tasks, rejected } = validatePlan(
+      plan([
+        { kind: "think", text: "hm" },
+        { kind: "send", text: "hi", reply_to: 3 },
+        { kind: "wait", seconds: 3 },
+        { kind: "react", emoji: "👍", message_id: 3 },
+        { kind: "sticker", sticker_set: "Cats", name: "😺" },
+        { kind: "read", message_id: 5 },
+        { kind: "remember", content: "likes tea" },
+      ]),
+      ctx,
+    );
+    expect(rejected).toEqual([]);
+    expect(tasks.map((t) => t.kind)).toEqual(["think", "send", "wait", "react", "sticker", "read", "remember"]);
+  });
+
+  it("rejects unknown kinds, missing fields, foreign message ids and non-standard reactions, keeping the rest", () => {
+    const { tasks, rejected } = validatePlan(
+      plan([
+        { kind: "dance" },
+        { kind: "send" },
+        { kind: "send", text: "ok", reply_to: 999 },
+        { kind: "react", emoji: "🦖", message_id: 2 },
+        { kind: "block" },
+        { kind: "send", text: "fine" },
+      ]),
+      ctx,
+    );
+    expect(tasks.map((t) => (t.kind === "send" ? t.text : t.kind))).toEqual(["fine"]);
+    expect(rejected.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(rejected[0]!.reason).toMatch(/unknown kind "dance"/);
+    expect(rejected[1]!.reason).toMatch(/text/);
+    expect(rejected[2]!.reason).toMatch(/reply_to 999 is not a message of this chat/);
+    expect(rejected[3]!.reason).toMatch(/not a standard Telegram reaction/);
+    expect(rejected[4]!.reason).toMatch(/only allowed in a direct chat/);
+  });
+
+  it("drops tasks that depend on rejected or unknown ids, and refuses cycles", () => {
+    const { tasks, rejected } = validatePlan(
+      plan([
+        { kind: "dance", id: "a" },
+        { kind: "send", text: "after bad", id: "b", depends_on: ["a"] },
+        { kind: "send", text: "after b", depends_on: ["b"] },
+        { kind: "send", text: "ghost", depends_on: ["zzz"] },
+        { kind: "send", text: "x", id: "x", depends_on: ["y"] },
+        { kind: "send", text: "y", id: "y", depends_on: ["x"] },
+        { kind: "send", text: "ok", id: "ok" },
+        { kind: "wait", seconds: 1, depends_on: ["ok"] },
+      ]),
+      ctx,
+    );
+    expect(tasks.map((t) => t.kind + (t.kind === "send" ? `:${t.text}` : ""))).toEqual(["send:ok", "wait"]);
+    expect(tasks[1]!.deps).toEqual([0]);
+    expect(rejected.find((r) => r.index === 4)!.reason).toMatch(/cycle or forward/);
+    expect(rejected.find((r) => r.index === 3)!.reason).toMatch(/unknown id "zzz"/);
+    expect(rejected.find((r) => r.index === 2)!.reason).toMatch(/depends on rejected/);
+  });
+
+  it("treats non-JSON, wrong shapes and over-long plans as format errors", () => {
+    expect(() => validatePlan("{not json", ctx)).toThrow(PlanFormatError);
+    expect(() => validatePlan(JSON.stringify({ answer: "hi" }), ctx)).toThrow(/tasks/);
+    expect(() => validatePlan(plan(Array.from({ length: 100 }, () => ({ kind: "wait", seconds: 1 }))), ctx)).toThrow(/100 tasks/);
+  });
+
+  it("bounds waits", () => {
+    const { rejected } = validatePlan(plan([{ kind: "wait", seconds: 7200 }]), ctx);
+    expect(rejected[0]!.reason).toMatch(/seconds/);
+  });
+});

@@ -1,0 +1,249 @@
+/**
+ * A loopback stand-in for the Gemini API: a real `node:http` server on 127.0.0.1 that speaks the
+ * same wire format as `generativelanguage.googleapis.com` for `POST /v1beta/models/{model}:generateContent`
+ * (shapes from /work/shared/notes/gemini-wire.md). Tests point the real `@google/genai` SDK at
+ * `baseUrl`, so the code under test runs unchanged — no `vi.mock`.
+ *
+ * Replies are scripted (a FIFO queue), else computed by `respondWith`, else `{ json: { tasks: [] } }`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One scripted answer. */
+export type FakeReply =
+  /** A successful answer whose single text part is `JSON.stringify(json)`. */
+  | { readonly json: unknown }
+  /** A successful answer with this raw text part (e.g. malformed JSON). */
+  | { readonly text: string }
+  /** RESOURCE_EXHAUSTED, with a google.rpc.RetryInfo detail when `retryDelaySeconds` is given. */
+  | { readonly status: 429; readonly retryDelaySeconds?: number }
+  | { readonly status: 500 | 503 }
+  /** A candidate with finishReason "SAFETY" and no content. */
+  | { readonly safety: true }
+  /** `promptFeedback.blockReason = "SAFETY"` and no candidates. */
+  | { readonly blockedPrompt: true }
+  /** Answer `then` after a real `setTimeout` of `delayMs`. */
+  | { readonly delayMs: number; readonly then: FakeReply };
+
+/** A text part as it appears in a request. */
+export interface GenerateBodyPart {
+  readonly text?: string;
+  readonly [key: string]: unknown;
+}
+
+/** One `Content` turn as it appears in a request. */
+export interface GenerateBodyContent {
+  readonly role?: string;
+  readonly parts?: readonly GenerateBodyPart[];
+}
+
+/** The parsed JSON body of a generateContent request, typed loosely (it is whatever the SDK sent). */
+export interface GenerateBody {
+  readonly contents?: readonly GenerateBodyContent[];
+  readonly systemInstruction?: GenerateBodyContent;
+  readonly generationConfig?: {
+    readonly responseMimeType?: string;
+    readonly responseSchema?: Readonly<Record<string, unknown>>;
+    readonly responseJsonSchema?: Readonly<Record<string, unknown>>;
+    readonly temperature?: number;
+    readonly [key: string]: unknown;
+  };
+  readonly [key: string]: unknown;
+}
+
+/** One request the fake received on the generateContent route. */
+export interface RecordedRequest {
+  readonly model: string;
+  readonly body: GenerateBody;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+}
+
+const ROUTE = /^\/v1beta\/models\/([^/:]+):generateContent$/;
+const DEFAULT_REPLY: FakeReply = { json: { tasks: [] } };
+
+/** The loopback Gemini server. Create with {@link GeminiFake.start}; always {@link GeminiFake.close}. */
+export class GeminiFake {
+  /** `http://127.0.0.1:<port>` — pass as `httpOptions.baseUrl`. */
+  readonly baseUrl: string;
+  /** Every generateContent request, in arrival order (recorded before any scripted delay). */
+  readonly requests: RecordedRequest[] = [];
+
+  private readonly queue: FakeReply[] = [];
+  private fallback: ((body: GenerateBody, index: number) => FakeReply) | undefined;
+  /** Pending delayed answers, cleared on close so no timer outlives the server. */
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  private constructor(private readonly server: Server) {
+    const { port } = server.address() as AddressInfo;
+    this.baseUrl = `http://127.0.0.1:${port}`;
+    server.on("request", (req, res) => {
+      this.handle(req, res).catch((err: unknown) => {
+        // A throwing respondWith() callback must not become an unhandled rejection in the test run.
+        if (!res.headersSent) sendJson(res, 500, googleError(500, "INTERNAL", `Gemini fake failed: ${String(err)}`));
+      });
+    });
+  }
+
+  /** Listen on an ephemeral loopback port. */
+  static async start(): Promise<GeminiFake> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    return new GeminiFake(server);
+  }
+
+  /** Queue replies; each request consumes the next one. */
+  script(...replies: FakeReply[]): void {
+    this.queue.push(...replies);
+  }
+
+  /** Compute a reply when the queue is empty. `index` is the 0-based index of the request overall. */
+  respondWith(fn: (body: GenerateBody, index: number) => FakeReply): void {
+    this.fallback = fn;
+  }
+
+  /** Stop listening and drop open (keep-alive or still-waiting) connections so this never hangs. */
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // Node's fetch (undici) keeps sockets alive; server.close() alone would wait for them.
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const path = new URL(req.url ?? "/", "http://fake").pathname;
+    const match = req.method === "POST" ? ROUTE.exec(path) : null;
+    const model = match?.[1];
+    if (model === undefined) {
+      sendJson(res, 404, googleError(404, "NOT_FOUND", `Method ${req.method ?? "?"} ${path} not found in the Gemini fake.`));
+      return;
+    }
+    const body = parseBody(raw);
+    if (body === undefined) {
+      sendJson(res, 400, googleError(400, "INVALID_ARGUMENT", "Invalid JSON payload received."));
+      return;
+    }
+    const index = this.requests.length;
+    this.requests.push({ model: decodeURIComponent(model), body, headers: flattenHeaders(req) });
+    const reply = this.queue.shift() ?? this.fallback?.(body, index) ?? DEFAULT_REPLY;
+    this.answer(res, reply, { model: decodeURIComponent(model), promptChars: raw.length, index });
+  }
+
+  private answer(res: ServerResponse, reply: FakeReply, ctx: AnswerContext): void {
+    if ("delayMs" in reply) {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        // The client may have given up (timeout) and closed the socket meanwhile.
+        if (!res.destroyed && !res.writableEnded) this.answer(res, reply.then, ctx);
+      }, reply.delayMs);
+      this.timers.add(timer);
+      return;
+    }
+    if ("status" in reply) {
+      sendJson(res, reply.status, errorBodyFor(reply));
+      return;
+    }
+    const promptTokenCount = Math.ceil(ctx.promptChars / 4);
+    const base = { modelVersion: ctx.model, responseId: `fake-${ctx.index}` };
+    if ("safety" in reply) {
+      sendJson(res, 200, {
+        candidates: [{ finishReason: "SAFETY", index: 0, safetyRatings: [blockedRating()] }],
+        usageMetadata: { promptTokenCount, totalTokenCount: promptTokenCount },
+        ...base,
+      });
+      return;
+    }
+    if ("blockedPrompt" in reply) {
+      sendJson(res, 200, {
+        promptFeedback: { blockReason: "SAFETY", safetyRatings: [blockedRating()] },
+        usageMetadata: { promptTokenCount, totalTokenCount: promptTokenCount },
+        ...base,
+      });
+      return;
+    }
+    const text = "json" in reply ? JSON.stringify(reply.json) : reply.text;
+    const candidatesTokenCount = Math.ceil(text.length / 4);
+    sendJson(res, 200, {
+      candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
+      usageMetadata: { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount },
+      ...base,
+    });
+  }
+}
+
+interface AnswerContext {
+  readonly model: string;
+  readonly promptChars: number;
+  readonly index: number;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseBody(raw: string): GenerateBody | undefined {
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as GenerateBody) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+function sendJson(res: ServerResponse, status: number, payload: unknown): void {
+  const text = JSON.stringify(payload);
+  res.writeHead(status, { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Google's error envelope: `{ error: { code, message, status, details? } }`. */
+function googleError(code: number, status: string, message: string, details?: readonly unknown[]): unknown {
+  return { error: { code, message, status, ...(details !== undefined ? { details } : {}) } };
+}
+
+function errorBodyFor(reply: { readonly status: 429 | 500 | 503; readonly retryDelaySeconds?: number }): unknown {
+  switch (reply.status) {
+    case 429: {
+      // Shaped like the real service's quota error: a QuotaFailure plus, optionally, RetryInfo.
+      const details: unknown[] = [
+        {
+          "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+          violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests", quotaId: "GenerateRequestsPerMinutePerProjectPerModel-FreeTier" }],
+        },
+      ];
+      if (reply.retryDelaySeconds !== undefined) {
+        details.push({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${reply.retryDelaySeconds}s` });
+      }
+      return googleError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota, please check your plan and billing details.", details);
+    }
+    case 500:
+      return googleError(500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting");
+    case 503:
+      return googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.");
+  }
+}
+
+function blockedRating(): unknown {
+  return { category: "HARM_CATEGORY_HARASSMENT", probability: "HIGH", blocked: true };
+}

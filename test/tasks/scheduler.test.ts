@@ -1,0 +1,203 @@
+import { describe, expect, it } from "vitest";
+import { FakeClock } from "../../src/runtime/clock";
+import { openDatabase } from "../../src/store/db";
+import { PermanentError, RateLimitedError } from "../../src/tasks/errors";
+import { Scheduler, type HandlerMap, type TaskHandler } from "../../src/tasks/scheduler";
+import type { Task, TaskKind } from "../../src/tasks/task";
+import { TaskStore } from "../../src/tasks/task-store";
+import { captureLogger } from "../support/log-capture";
+import { tempDbPath } from "../support/temp-dir";
+
+type Run = (t: Task) => Promise<void>;
+
+/** Handlers that record what ran when; `send` behaviour is scripted per test. */
+function setup(o: { send?: Run; concurrency?: number; maxAttempts?: number; dbPath?: string; clock?: FakeClock } = {}) {
+  const clock = o.clock ?? new FakeClock();
+  const dbPath = o.dbPath ?? tempDbPath();
+  const db = openDatabase(dbPath);
+  const log = captureLogger();
+  const ran: { id: number; kind: TaskKind; chatId: string; at: number }[] = [];
+  const simple = (run?: Run): TaskHandler => ({
+    async run(t) {
+      ran.push({ id: t.id, kind: t.kind, chatId: t.chatId, at: clock.now() });
+      await run?.(t);
+      return { type: "done" };
+    },
+    rateKeys: (t) => [`flood:${t.kind}:${t.chatId}`],
+  });
+  const handlers = {
+    received: simple(),
+    typing: simple(),
+    send: simple(o.send),
+    sticker: simple(),
+    react: simple(),
+    wait: {
+      async run(t: Task<"wait">) {
+        const until = t.payload.until ?? clock.now() + t.payload.seconds * 1000;
+        if (clock.now() >= until) {
+          ran.push({ id: t.id, kind: "wait", chatId: t.chatId, at: clock.now() });
+          return { type: "done" as const };
+        }
+        t.payload = { ...t.payload, until };
+        return { type: "again" as const, at: until };
+      },
+    },
+    read: simple(),
+    block: simple(),
+    unblock: simple(),
+  } as unknown as HandlerMap;
+  const scheduler = new Scheduler({
+    store: new TaskStore(db, "A"),
+    clock,
+    logger: log.logger,
+    handlers,
+    tickMs: 100,
+    concurrency: o.concurrency ?? 8,
+    maxAttempts: o.maxAttempts ?? 3,
+    retryDelayMs: 1000,
+  });
+  clock.settle = () => scheduler.whenIdle();
+  return { clock, db, dbPath, scheduler, ran, log };
+}
+
+describe("scheduler", () => {
+  it("runs a chat's tasks in list order, and different chats in the same tick", async () => {
+    const s = setup();
+    s.scheduler.load();
+    s.scheduler.start();
+    s.scheduler.add("c1", [
+      { kind: "send", payload: { text: "a" } },
+      { kind: "wait", payload: { seconds: 3 }, after: [0] },
+      { kind: "send", payload: { text: "b" }, after: [1] },
+    ]);
+    s.scheduler.add("c2", [{ kind: "send", payload: { text: "x" } }]);
+    await s.clock.advance(5000);
+    const c1 = s.ran.filter((r) => r.chatId === "c1").map((r) => `${r.kind}@${r.at - s.ran[0]!.at}`);
+    expect(c1).toEqual(["send@0", "wait@3000", "send@3000"]);
+    expect(s.ran.find((r) => r.chatId === "c2")!.at).toBe(s.ran[0]!.at);
+    expect(s.scheduler.pendingCount).toBe(0);
+  });
+
+  it("a rate limit on one chat parks that chat only, then delivers once", async () => {
+    let floods = 1;
+    const s = setup({
+      send: async (t) => {
+        if (t.chatId === "slow" && floods-- > 0) throw new RateLimitedError(`flood:send:slow`, 120, "FLOOD_WAIT_120");
+      },
+    });
+    s.scheduler.load();
+    s.scheduler.start();
+    const t0 = s.clock.now();
+    s.scheduler.add("slow", [{ kind: "send", payload: { text: "1" } }]);
+    s.scheduler.add("fast", [{ kind: "send", payload: { text: "2" } }]);
+    await s.clock.advance(1000);
+    expect(s.ran.filter((r) => r.chatId === "fast").length).toBe(1);
+    s.scheduler.add("fast", [{ kind: "send", payload: { text: "3" } }]);
+    await s.clock.advance(1000);
+    expect(s.ran.filter((r) => r.chatId === "fast").map((r) => r.at - t0)).toEqual([0, 1000]);
+    await s.clock.advance(118_000);
+    const slow = s.ran.filter((r) => r.chatId === "slow");
+    expect(slow.length).toBe(2); // the flooded attempt, then the delivery
+    expect(slow[1]!.at - t0).toBeGreaterThanOrEqual(120_000);
+    expect(slow[1]!.at - t0).toBeLessThan(120_200);
+    expect(s.scheduler.pendingCount).toBe(0);
+  });
+
+  it("a permanent error fails at once and cancels dependents; a transient one retries up to the bound", async () => {
+    const s = setup({
+      maxAttempts: 3,
+      send: async (t) => {
+        if (t.chatId === "perm") throw new PermanentError("CHAT_WRITE_FORBIDDEN");
+        if (t.chatId === "flaky") throw new Error("socket hang up");
+      },
+    });
+    s.scheduler.load();
+    s.scheduler.start();
+    const [p1, p2] = s.scheduler.add("perm", [
+      { kind: "send", payload: { text: "a" } },
+      { kind: "react", payload: { messageId: 1, emoji: "👍" }, after: [0] },
+    ]);
+    const [f1] = s.scheduler.add("flaky", [{ kind: "send", payload: { text: "b" } }]);
+    await s.clock.advance(10_000);
+    const store = new TaskStore(s.db, "A");
+    expect(store.get(p1!.id)!.status).toBe("failed");
+    expect(store.get(p2!.id)!.status).toBe("cancelled");
+    expect(s.ran.filter((r) => r.chatId === "perm").length).toBe(1);
+    expect(store.get(f1!.id)!.status).toBe("failed");
+    expect(store.get(f1!.id)!.attempts).toBe(3);
+    expect(s.ran.filter((r) => r.chatId === "flaky").length).toBe(3);
+    const errors = s.log.lines().filter((l) => l.level === 50);
+    expect(errors.length).toBe(2); // one error line per failed task
+  });
+
+  it("never starts two tasks of one chat at once, and bounds global concurrency", async () => {
+    let running = 0;
+    let peak = 0;
+    const perChat = new Map<string, number>();
+    let perChatPeak = 0;
+    const s = setup({
+      concurrency: 4,
+      send: async (t) => {
+        running++;
+        perChat.set(t.chatId, (perChat.get(t.chatId) ?? 0) + 1);
+        peak = Math.max(peak, running);
+        perChatPeak = Math.max(perChatPeak, perChat.get(t.chatId)!);
+        await new Promise((r) => setTimeout(r, 2));
+        perChat.set(t.chatId, perChat.get(t.chatId)! - 1);
+        running--;
+      },
+    });
+    s.scheduler.load();
+    s.scheduler.start();
+    for (let c = 0; c < 10; c++) {
+      s.scheduler.add(`c${c}`, [{ kind: "send", payload: { text: "a" } }, { kind: "send", payload: { text: "b" } }]);
+    }
+    await s.clock.advance(1000);
+    expect(s.ran.length).toBe(20);
+    expect(peak).toBe(4);
+    expect(perChatPeak).toBe(1);
+  });
+
+  it("resumes pending and interrupted tasks from the database after a crash", async () => {
+    const dbPath = tempDbPath();
+    const a = setup({ dbPath, send: () => new Promise<void>(() => {}) /* never returns: the process "dies" mid-send */ });
+    a.clock.settle = async () => {}; // its send never finishes, so "idle" would never come
+    a.scheduler.load();
+    a.scheduler.start();
+    a.scheduler.add("c1", [
+      { kind: "send", payload: { text: "a" } },
+      { kind: "send", payload: { text: "b" }, after: [0] },
+    ]);
+    await a.clock.advance(0);
+    expect(a.ran.length).toBe(1);
+    a.scheduler.abandon();
+    a.db.close();
+
+    const b = setup({ dbPath });
+    b.scheduler.load();
+    b.scheduler.start();
+    await b.clock.advance(1000);
+    expect(b.ran.map((r) => r.kind)).toEqual(["send", "send"]);
+    expect(b.scheduler.pendingCount).toBe(0);
+  });
+
+  it("replanning cancels unstarted tasks; a burst joins the waiting received task", async () => {
+    const s = setup();
+    s.scheduler.load();
+    // Not started: messages join one received task.
+    s.scheduler.enqueueReceived("c1", { messageId: 1 }, 2000);
+    s.scheduler.enqueueReceived("c1", { messageId: 2 }, 2000);
+    s.scheduler.enqueueReceived("c1", { messageId: 3 }, 2000);
+    const open = s.scheduler.openTasks("c1");
+    expect(open.filter((t) => t.kind === "received").length).toBe(1);
+    expect((open.find((t) => t.kind === "received") as Task<"received">).payload.items.map((i) => i.messageId)).toEqual([1, 2, 3]);
+    expect((open.find((t) => t.kind === "read") as Task<"read">).payload.maxId).toBe(3);
+    s.scheduler.start();
+    await s.clock.advance(100);
+    // A plan exists now (pretend): add tasks, then a new message cancels them.
+    const plan = s.scheduler.add("c1", [{ kind: "send", payload: { text: "late" }, notBefore: s.clock.now() + 60_000 }]);
+    s.scheduler.enqueueReceived("c1", { messageId: 4 }, 2000);
+    expect(new TaskStore(s.db, "A").get(plan[0]!.id)!.status).toBe("cancelled");
+    expect(s.scheduler.openTasks("c1").filter((t) => t.kind === "received").length).toBe(1);
+  });
+});

@@ -40,6 +40,11 @@ export interface InboundMessage {
   /** True for messages the account itself sent. */
   readonly out: boolean;
   readonly senderIsBot: boolean;
+  /**
+   * Access hash of the chat's peer (the channel, or the DM partner) as the update carried it.
+   * Stored so the chat can be addressed after a restart: GramJS's session forgets its entity cache.
+   */
+  readonly accessHash?: string;
 }
 
 /** What the persona learns about the message a message replies to. */

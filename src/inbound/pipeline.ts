@@ -36,7 +36,12 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     if (m.out) return "skipped-own";
     if (m.senderIsBot) return "skipped-bot";
     if (m.senderId === SERVICE_ACCOUNT_ID) return "skipped-service";
-    if (m.chatType !== "dm") d.messages.upsertChat(m.chatId, m.chatType, m.chatTitle);
+    const chat = {
+      chatId: m.chatId,
+      chatType: m.chatType,
+      ...(m.accessHash !== undefined ? { accessHash: m.accessHash } : {}),
+    };
+    if (m.chatType !== "dm") d.messages.upsertChat({ ...chat, ...(m.chatTitle !== undefined ? { title: m.chatTitle } : {}) });
     const fresh = d.messages.insert({
       chatId: m.chatId,
       messageId: m.messageId,
@@ -50,7 +55,9 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     });
     if (!fresh) return "duplicate";
     if (!shouldRespondStrict(m, d.names)) return "stored";
-    if (m.chatType === "dm") d.messages.upsertChat(m.chatId, m.chatType, m.senderName);
+    if (m.chatType === "dm") d.messages.upsertChat({ ...chat, title: m.senderName });
+    // An addressed message must survive a crash from here on, even while the reply is fetched.
+    d.messages.commit();
     const reply = m.replyToId !== undefined ? await fetchReply() : undefined;
     d.logger.debug({ component: "inbound", agent: d.agent, chatId: m.chatId, messageId: m.messageId }, "addressed");
     d.enqueue(m.chatId, { messageId: m.messageId, ...(reply ? { reply } : {}) });

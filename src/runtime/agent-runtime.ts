@@ -61,13 +61,13 @@ export class AgentRuntime {
     this.logger = o.logger.child({ agent });
     this.messages = new MessageStore(o.db, agent);
     this.memories = new MemoryStore(o.db, agent);
-    const actions = new GramActions({ client: o.client, logger: this.logger });
+    const actions = new GramActions({ client: o.client, logger: this.logger, lookupChat: (chatId) => this.messages.chat(chatId) });
     const deps: ActionHandlerDeps = {
       actions,
       clock: this.clock,
       logger: this.logger,
       messages: this.messages,
-      onSent: (s) =>
+      onSent: (s) => {
         this.messages.insert({
           chatId: s.chatId,
           messageId: s.messageId,
@@ -78,7 +78,9 @@ export class AgentRuntime {
           isAgent: true,
           ...(s.replyTo !== undefined ? { replyToId: s.replyTo } : {}),
           ...(s.topicId !== undefined ? { topicId: s.topicId } : {}),
-        }),
+        });
+        this.messages.commit();
+      },
     };
     this.scheduler = new Scheduler({
       ...o.scheduler,
@@ -135,6 +137,7 @@ export class AgentRuntime {
     this.detach?.();
     this.detach = undefined;
     await this.scheduler.stop();
+    this.messages.commit();
     this.logger.info({ component: "runtime" }, "agent stopped");
   }
 

@@ -38,3 +38,64 @@ export function migrate(db: Db): void {
     })();
   }
 }
+
+/** Most rows one group commit may hold before it is committed on the spot. */
+const MAX_BATCH = 256;
+
+interface Batch {
+  rows: number;
+  scheduled: boolean;
+}
+const batches = new WeakMap<Db, Batch>();
+
+/**
+ * Group commit for the inbound hot path. `fn` runs inside a transaction that stays open until
+ * the current event-loop turn ends (setImmediate) or MAX_BATCH rows, whichever comes first:
+ * an autocommit insert costs ~15 µs here, a row in an open transaction ~2.5 µs. Messages that
+ * arrive together — GramJS hands over a whole network read at once — share one commit.
+ * Everything that must be durable *now* goes through `transaction()`, which commits the batch
+ * first. A process that dies mid-turn loses at most that turn's un-addressed messages.
+ */
+export function batchedWrite<T>(db: Db, fn: () => T): T {
+  let b = batches.get(db);
+  if (!b) {
+    b = { rows: 0, scheduled: false };
+    batches.set(db, b);
+  }
+  if (!db.inTransaction) {
+    db.exec("BEGIN");
+    b.rows = 0;
+  }
+  const out = fn();
+  b.rows++;
+  if (b.rows >= MAX_BATCH) commitPending(db);
+  else if (!b.scheduled) {
+    b.scheduled = true;
+    setImmediate(() => {
+      b.scheduled = false;
+      if (db.open) commitPending(db);
+    });
+  }
+  return out;
+}
+
+/** Commit the open group commit, if any. */
+export function commitPending(db: Db): void {
+  const b = batches.get(db);
+  if (b && b.rows > 0 && db.inTransaction) db.exec("COMMIT");
+  if (b) b.rows = 0;
+}
+
+/** Run `fn` as one durable transaction (after committing any pending group commit). */
+export function transaction<T>(db: Db, fn: () => T): T {
+  if (!db.inTransaction || batches.get(db)?.rows) commitPending(db);
+  return db.transaction(fn)();
+}
+
+/** Commit what is pending and close. (A crash — `db.close()` alone — rolls the batch back.) */
+export function closeDatabase(db: Db): void {
+  if (db.open) {
+    commitPending(db);
+    db.close();
+  }
+}

@@ -1,4 +1,4 @@
-import type { Db } from "./db";
+import { batchedWrite, commitPending, type Db } from "./db";
 
 /** One stored message of a chat, as the persona saw it. */
 export interface StoredMessage {
@@ -11,6 +11,14 @@ export interface StoredMessage {
   readonly replyToId?: number;
   readonly topicId?: number;
   readonly isAgent: boolean;
+}
+
+/** What the store knows of a chat: enough to address it again after a restart. */
+export interface ChatInfo {
+  readonly chatId: string;
+  readonly chatType: string;
+  readonly title?: string;
+  readonly accessHash?: string;
 }
 
 interface Row {
@@ -51,7 +59,10 @@ export class MessageStore {
   /** Chat type+title last written, so the hot path skips the upsert when nothing changed. */
   private readonly chatCache = new Map<string, string>();
 
-  constructor(private readonly db: Db, private readonly agent: string) {
+  constructor(
+    private readonly db: Db,
+    private readonly agent: string,
+  ) {
     this.insertStmt = db.prepare(
       `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -63,15 +74,28 @@ export class MessageStore {
     );
     this.getStmt = db.prepare(`SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`);
     this.chatStmt = db.prepare(
-      `INSERT INTO chats (agent, chat_id, chat_type, title) VALUES (?, ?, ?, ?)
-       ON CONFLICT (agent, chat_id) DO UPDATE SET chat_type = excluded.chat_type, title = excluded.title
-       WHERE chats.chat_type IS NOT excluded.chat_type OR chats.title IS NOT excluded.title`,
+      `INSERT INTO chats (agent, chat_id, chat_type, title, access_hash) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (agent, chat_id) DO UPDATE SET chat_type = excluded.chat_type, title = excluded.title,
+         access_hash = coalesce(excluded.access_hash, chats.access_hash)`,
     );
-    this.chatGetStmt = db.prepare(`SELECT chat_type, title FROM chats WHERE agent = ? AND chat_id = ?`);
+    this.chatGetStmt = db.prepare(`SELECT chat_type, title, access_hash FROM chats WHERE agent = ? AND chat_id = ?`);
   }
 
-  /** Store a message; returns false when (agent, chat, id) was already stored (a duplicate). */
+  /**
+   * Store a message; returns false when (agent, chat, id) was already stored (a duplicate).
+   * The write joins the current group commit (see batchedWrite); call `commit()` when the
+   * message must be durable before going on.
+   */
   insert(m: StoredMessage): boolean {
+    return batchedWrite(this.db, () => this.insertNow(m));
+  }
+
+  /** Make every stored message durable now. */
+  commit(): void {
+    commitPending(this.db);
+  }
+
+  private insertNow(m: StoredMessage): boolean {
     const res = this.insertStmt.run(
       this.agent,
       m.chatId,
@@ -101,16 +125,18 @@ export class MessageStore {
     return (this.recentStmt.all(this.agent, chatId, uptoId, limit) as Row[]).map(toMessage);
   }
 
-  /** Remember a chat's type and title (written only when they change). */
-  upsertChat(chatId: string, chatType: string, title: string | undefined): void {
-    const key = `${chatType}\u0000${title ?? ""}`;
-    if (this.chatCache.get(chatId) === key) return;
-    this.chatStmt.run(this.agent, chatId, chatType, title ?? null);
-    this.chatCache.set(chatId, key);
+  /** Remember a chat's type, title and access hash (written only when they change). */
+  upsertChat(c: ChatInfo): void {
+    const key = `${c.chatType}\u0000${c.title ?? ""}\u0000${c.accessHash ?? ""}`;
+    if (this.chatCache.get(c.chatId) === key) return;
+    batchedWrite(this.db, () => this.chatStmt.run(this.agent, c.chatId, c.chatType, c.title ?? null, c.accessHash ?? null));
+    this.chatCache.set(c.chatId, key);
   }
 
-  chat(chatId: string): { chatType: string; title?: string } | undefined {
-    const r = this.chatGetStmt.get(this.agent, chatId) as { chat_type: string; title: string | null } | undefined;
-    return r ? { chatType: r.chat_type, ...(r.title != null ? { title: r.title } : {}) } : undefined;
+  chat(chatId: string): ChatInfo | undefined {
+    const r = this.chatGetStmt.get(this.agent, chatId) as { chat_type: string; title: string | null; access_hash: string | null } | undefined;
+    return r
+      ? { chatId, chatType: r.chat_type, ...(r.title != null ? { title: r.title } : {}), ...(r.access_hash != null ? { accessHash: r.access_hash } : {}) }
+      : undefined;
   }
 }

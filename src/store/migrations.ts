@@ -23,6 +23,7 @@ export const migrations: readonly string[] = [
     chat_id    TEXT NOT NULL,
     chat_type  TEXT NOT NULL,
     title      TEXT,
+    access_hash TEXT,
     PRIMARY KEY (agent, chat_id)
   ) WITHOUT ROWID;
 

@@ -133,6 +133,7 @@ export class Scheduler {
     this.abandoned = true;
     this.stopped = true;
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    for (const w of this.idleWaiters.splice(0)) w();
   }
 
   /** Resolves when no task is running (immediately if none is). */
@@ -186,7 +187,8 @@ export class Scheduler {
     this.o.store.transaction(() => {
       this.cancelPending(chatId, "replanned: a newer message arrived");
       this.add(chatId, [
-        { kind: "received", payload: { items: [item] } },
+        // Planning waits for the next tick, so a burst arriving together joins one call.
+        { kind: "received", payload: { items: [item] }, notBefore: now + this.tickMs },
         { kind: "read", payload: { maxId: item.messageId }, notBefore: now + readDelayMs },
       ]);
     });

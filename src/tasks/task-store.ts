@@ -1,4 +1,4 @@
-import type { Db } from "../store/db";
+import { transaction, type Db } from "../store/db";
 import { newRandomId } from "./random-id";
 import type { NewTask, Task, TaskKind, TaskStatus } from "./task";
 
@@ -54,7 +54,7 @@ export class TaskStore {
 
   /** Run `fn` in one SQLite transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return transaction(this.db, fn);
   }
 
   /** Insert a batch of new tasks for one chat; returns them with their ids, in batch order. */
@@ -95,6 +95,7 @@ export class TaskStore {
 
   /** Persist the mutable fields of a task as they are now. */
   save(t: Task, now: number): void {
+    if (!this.db.inTransaction) return this.transaction(() => this.save(t, now));
     this.updateStmt.run(JSON.stringify(t.payload), t.status, t.notBefore, t.attempts, t.error ?? null, now, t.id);
   }
 

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { Api, errors, type TelegramClient } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
+import type { ChatInfo } from "../store/messages";
 import type { ChatActions } from "../tasks/actions-port";
 import { AlreadyDoneError, PermanentError, RateLimitedError } from "../tasks/errors";
 
@@ -61,6 +62,8 @@ interface StickerDoc {
 export interface GramActionsOptions {
   readonly client: TelegramClient;
   readonly logger: Logger;
+  /** What the store knows of a chat (type, access hash), to address it without GramJS's cache. */
+  readonly lookupChat: (chatId: string) => ChatInfo | undefined;
 }
 
 /**
@@ -75,7 +78,7 @@ export class GramActions implements ChatActions {
 
   async sendText(p: { chatId: string; text: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number> {
     const req = new Api.messages.SendMessage({
-      peer: returnBigInt(p.chatId),
+      peer: this.peer(p.chatId),
       message: p.text,
       randomId: returnBigInt(p.randomId),
       ...replyHeader(p.replyTo, p.topicId),
@@ -90,11 +93,11 @@ export class GramActions implements ChatActions {
         : p.action === "sticker"
           ? new Api.SendMessageChooseStickerAction()
           : new Api.SendMessageCancelAction();
-    await this.call(new Api.messages.SetTyping({ peer: returnBigInt(p.chatId), action, ...(p.topicId ? { topMsgId: p.topicId } : {}) }), p.chatId);
+    await this.call(new Api.messages.SetTyping({ peer: this.peer(p.chatId), action, ...(p.topicId ? { topMsgId: p.topicId } : {}) }), p.chatId);
   }
 
   async markRead(p: { chatId: string; maxId: number }): Promise<void> {
-    const peer = returnBigInt(p.chatId);
+    const peer = this.peer(p.chatId);
     await this.call(
       isChannelId(p.chatId) ? new Api.channels.ReadHistory({ channel: peer, maxId: p.maxId }) : new Api.messages.ReadHistory({ peer, maxId: p.maxId }),
       p.chatId,
@@ -104,7 +107,7 @@ export class GramActions implements ChatActions {
 
   async react(p: { chatId: string; messageId: number; emoji: string }): Promise<void> {
     await this.call(
-      new Api.messages.SendReaction({ peer: returnBigInt(p.chatId), msgId: p.messageId, reaction: [new Api.ReactionEmoji({ emoticon: p.emoji })] }),
+      new Api.messages.SendReaction({ peer: this.peer(p.chatId), msgId: p.messageId, reaction: [new Api.ReactionEmoji({ emoticon: p.emoji })] }),
       p.chatId,
     );
   }
@@ -115,7 +118,7 @@ export class GramActions implements ChatActions {
     const hit = docs?.find((d) => d.emoji.replace(/\uFE0F/g, "") === want);
     if (!hit) return "not-found";
     const req = new Api.messages.SendMedia({
-      peer: returnBigInt(p.chatId),
+      peer: this.peer(p.chatId),
       media: new Api.InputMediaDocument({
         id: new Api.InputDocument({ id: hit.doc.id, accessHash: hit.doc.accessHash, fileReference: hit.doc.fileReference }),
       }),
@@ -127,11 +130,26 @@ export class GramActions implements ChatActions {
   }
 
   async block(p: { chatId: string }): Promise<void> {
-    await this.call(new Api.contacts.Block({ id: returnBigInt(p.chatId) }), p.chatId);
+    await this.call(new Api.contacts.Block({ id: this.peer(p.chatId) }), p.chatId);
   }
 
   async unblock(p: { chatId: string }): Promise<void> {
-    await this.call(new Api.contacts.Unblock({ id: returnBigInt(p.chatId) }), p.chatId, METHOD.block);
+    await this.call(new Api.contacts.Unblock({ id: this.peer(p.chatId) }), p.chatId, METHOD.block);
+  }
+
+  /**
+   * The input peer for a chat. Built from the stored access hash when there is one, because a
+   * restarted GramJS session has an empty entity cache; otherwise GramJS resolves the id itself.
+   */
+  private peer(chatId: string): Api.TypeInputPeer | ReturnType<typeof returnBigInt> {
+    const c = this.o.lookupChat(chatId);
+    if (c?.chatType === "group") return new Api.InputPeerChat({ chatId: returnBigInt(chatId.slice(1)) });
+    if (c?.accessHash !== undefined) {
+      const accessHash = returnBigInt(c.accessHash);
+      if (c.chatType === "dm") return new Api.InputPeerUser({ userId: returnBigInt(chatId), accessHash });
+      if (isChannelId(chatId)) return new Api.InputPeerChannel({ channelId: returnBigInt(chatId.slice(4)), accessHash });
+    }
+    return returnBigInt(chatId);
   }
 
   rateKeys(action: keyof typeof METHOD, chatId: string): readonly string[] {

@@ -4,7 +4,7 @@ import type { ChatType, InboundMessage, MessageEntity } from "../types";
 /** GramJS's custom message (what NewMessage handlers receive). */
 export type GramMessage = Api.Message;
 
-type Entityish = { className?: string; firstName?: string; lastName?: string; title?: string; username?: string; bot?: boolean; forum?: boolean; megagroup?: boolean; broadcast?: boolean };
+type Entityish = { className?: string; accessHash?: { toString(): string }; firstName?: string; lastName?: string; title?: string; username?: string; bot?: boolean; forum?: boolean; megagroup?: boolean; broadcast?: boolean };
 
 /** "Ann Lee", a title, or "@user" / the id when the entity is unknown. */
 export function displayName(e: Entityish | undefined, fallbackId: string): string {
@@ -86,5 +86,6 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     ...(topicId !== undefined ? { topicId } : {}),
     out: Boolean(m.out),
     senderIsBot: Boolean(sender?.bot),
+    ...(chatType !== "group" && chat?.accessHash !== undefined ? { accessHash: chat.accessHash.toString() } : {}),
   };
 }

@@ -36,7 +36,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const chatId = task.chatId;
       const items = task.payload.items;
       const lastId = Math.max(...items.map((i) => i.messageId));
-      const chat = d.messages.chat(chatId) ?? { chatType: "dm" };
+      const chat = d.messages.chat(chatId) ?? { chatId, chatType: "dm" };
       const history = d.messages.recent(chatId, lastId, HISTORY_LIMIT);
       const prompt = buildPlanPrompt({
         persona: d.persona,

@@ -1,0 +1,77 @@
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger as PinoLogger } from "pino";
+import { TelegramClient } from "telegram";
+import { Logger, LogLevel } from "telegram/extensions/Logger.js";
+import { StringSession } from "telegram/sessions/index.js";
+
+/** Where a persona's session string lives: sessions/<Name>.session (mode 0600, never logged). */
+export function sessionPath(sessionsDir: string, agent: string): string {
+  return join(sessionsDir, `${agent}.session`);
+}
+
+export function hasSession(sessionsDir: string, agent: string): boolean {
+  return existsSync(sessionPath(sessionsDir, agent));
+}
+
+/** GramJS's logger, routed into pino at warn and above (GramJS is chatty at info). */
+class PinoBridge extends Logger {
+  constructor(private readonly pino: PinoLogger) {
+    super(LogLevel.WARN);
+  }
+  override log(level: LogLevel, message: string): void {
+    const line = { component: "gramjs" };
+    if (level === LogLevel.ERROR) this.pino.error(line, message);
+    else if (level === LogLevel.WARN) this.pino.warn(line, message);
+  }
+}
+
+/**
+ * Take an exclusive lock on a session: two processes on one auth key get
+ * AUTH_KEY_DUPLICATED from Telegram and can lose the session. Returns the release function.
+ */
+export function lockSession(file: string): () => void {
+  const lock = `${file}.lock`;
+  let fd: number;
+  try {
+    fd = openSync(lock, "wx", 0o600);
+  } catch {
+    throw new Error(`${lock} exists: another process is using this session (delete the lock file if that process is gone)`);
+  }
+  writeSync(fd, String(process.pid));
+  closeSync(fd);
+  return () => {
+    try {
+      unlinkSync(lock);
+    } catch {
+      /* already gone */
+    }
+  };
+}
+
+export interface ConnectOptions {
+  readonly sessionFile: string;
+  readonly apiId: number;
+  readonly apiHash: string;
+  readonly logger: PinoLogger;
+}
+
+/**
+ * Connect a saved session to Telegram. Flood waits above 5 s are thrown, not slept on inside
+ * GramJS, so the scheduler can park the task and keep other chats moving.
+ */
+export async function connectSavedSession(o: ConnectOptions): Promise<{ client: TelegramClient; selfId: string }> {
+  const session = new StringSession(readFileSync(o.sessionFile, "utf8").trim());
+  const client = new TelegramClient(session, o.apiId, o.apiHash, {
+    baseLogger: new PinoBridge(o.logger),
+    floodSleepThreshold: 5,
+    connectionRetries: 5,
+  });
+  await client.connect();
+  if (!(await client.checkAuthorization())) {
+    await client.disconnect();
+    throw new Error(`${o.sessionFile}: the session is no longer authorized; log in again`);
+  }
+  const me = await client.getMe();
+  return { client, selfId: me.id.toString() };
+}

@@ -1,0 +1,27 @@
+/**
+ * Pushes updates through GramJS's own update pipeline and waits for the handlers.
+ *
+ * GramJS's `_handleUpdate` (what the network layer calls) caches the entities, builds the entity
+ * map from `users`/`chats` and then dispatches *without awaiting*. We perform the same steps but
+ * await `_dispatchUpdate`, which awaits every matching handler in turn — so when this resolves,
+ * every handler (including async ones) has finished. Handler exceptions are swallowed by GramJS
+ * (reported to `client.onError`), exactly as in production.
+ */
+import { utils, type Api, type TelegramClient } from "telegram";
+import { _dispatchUpdate } from "telegram/client/updates.js";
+
+// GramJS reads the entity map from a field it sets on each update object.
+type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
+
+/** Delivers `updates` to `client` and resolves once all its handlers have finished. */
+export async function dispatchUpdates(client: TelegramClient, updates: Api.Updates): Promise<void> {
+  client._entityCache.add(updates);
+  client.session.processEntities(updates);
+  const entities = new Map<string, Api.TypeUser | Api.TypeChat>();
+  for (const x of [...updates.users, ...updates.chats]) entities.set(utils.getPeerId(x), x);
+  for (const update of updates.updates) {
+    (update as WithEntities)._entities = entities;
+    const args = { update, others: updates.updates };
+    await _dispatchUpdate(client, args);
+  }
+}

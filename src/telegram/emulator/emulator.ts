@@ -1,0 +1,315 @@
+/**
+ * An in-process Telegram that drives real GramJS clients.
+ *
+ * Each attached `TelegramClient` gets a fake MTProto sender (see fake-sender.ts), so GramJS's
+ * own `invoke()` still runs; incoming messages go through GramJS's own update pipeline (see
+ * dispatch-updates.ts). Server rules — per-account id spaces, `mentioned`, reply resolution,
+ * RPC errors — follow Telegram, because the code under test depends on them.
+ */
+import { Api, type TelegramClient } from "telegram";
+import { linkClient, type Connection } from "./client-link.js";
+import { FaultPlan } from "./fault-plan.js";
+import { MessageBus, type PreparedDelivery } from "./message-bus.js";
+import { RpcEndpoint } from "./rpc-endpoint.js";
+import type { StoredMessage } from "./stored-message.js";
+import { storePost } from "./store-post.js";
+import { TlViews } from "./tl-views.js";
+import type {
+  EmuChat,
+  EmuMessage,
+  EmuMessageEvent,
+  EmuReaction,
+  EmuStickerSet,
+  EmuUser,
+  EmulatorOptions,
+  FailNextOptions,
+  HangOptions,
+  PostedMessage,
+  PostOptions,
+  RecordedRequest,
+  TypingRecord,
+} from "./types.js";
+import { World } from "./world.js";
+
+export type { PreparedDelivery } from "./message-bus.js";
+
+/** `post()` options plus emulator-only switches. */
+export interface PostOptionsWithEcho extends PostOptions {
+  /**
+   * Also deliver to the sender's own client (with out:true), as Telegram does for a message the
+   * account's owner typed on another device. Default false.
+   */
+  readonly deliverToSender?: boolean;
+}
+
+/** The in-process Telegram server. */
+export class TelegramEmulator {
+  private readonly world: World;
+  private readonly views: TlViews;
+  private readonly faults = new FaultPlan();
+  private readonly now: () => number;
+  private readonly byAccount = new Map<number, Connection>();
+  private readonly byClient = new Map<TelegramClient, Connection>();
+  private readonly bus: MessageBus;
+  private readonly endpoint: RpcEndpoint;
+
+  constructor(opts: EmulatorOptions = {}) {
+    const strictTl = opts.strictTl ?? false;
+    this.now = opts.now ?? Date.now;
+    this.world = new World(this.now);
+    this.views = new TlViews(this.world);
+    this.bus = new MessageBus({ world: this.world, views: this.views, connections: this.byAccount, strictTl, now: this.now });
+    this.endpoint = new RpcEndpoint({
+      world: this.world,
+      views: this.views,
+      faults: this.faults,
+      strictTl,
+      now: this.now,
+      publish: (msg, sender) => this.bus.publish(msg, sender.id),
+    });
+  }
+
+  // ---- population ------------------------------------------------------------------------
+
+  /** A simulated human (or bot) member; it never runs a client. */
+  addUser(u: { firstName: string; lastName?: string; username?: string; bot?: boolean }): EmuUser {
+    return this.world.addUser(u, false);
+  }
+
+  /** A user a TelegramClient logs in as (owns a mailbox, can be attached). */
+  addAccount(u: { firstName: string; lastName?: string; username?: string }): EmuUser {
+    return this.world.addUser(u, true);
+  }
+
+  /** A basic group (marked id -id). */
+  createGroup(o: { title: string; members: EmuUser[] }): EmuChat {
+    return this.world.createGroup(o.title, o.members);
+  }
+
+  /** A megagroup channel (marked id -100id); message 1 is its creation service message. */
+  createSupergroup(o: { title: string; members: EmuUser[]; forum?: boolean }): EmuChat {
+    return this.world.createSupergroup(o.title, o.members, o.forum ?? false);
+  }
+
+  /** A forum topic; returns its id (the id of its service root message). */
+  createTopic(chat: EmuChat, title: string): number {
+    const rec = this.world.record(chat);
+    const creator = this.world.referenceViewer(rec)?.id ?? [...rec.members][0] ?? 0;
+    return this.world.createTopic(chat, title, creator);
+  }
+
+  /** The private chat between two users (created on first use; same record in either order). */
+  dm(a: EmuUser, b: EmuUser): EmuChat {
+    return this.world.dm(a, b);
+  }
+
+  /** The chat's marked peer id as `viewer` sees it (differs between the two sides of a DM). */
+  peerIdFor(chat: EmuChat, viewer: EmuUser): string {
+    if (chat.kind !== "dm") return chat.peerId;
+    return String(this.world.dmPeerOf(this.world.record(chat), viewer.id));
+  }
+
+  /** Current members of a chat. */
+  members(chat: EmuChat): EmuUser[] {
+    return [...this.world.record(chat).members].flatMap((id) => {
+      const u = this.world.user(id);
+      return u ? [u] : [];
+    });
+  }
+
+  /** Adds a member to a group or supergroup (later messages reach it). */
+  addMember(chat: EmuChat, user: EmuUser): void {
+    if (chat.kind === "dm") throw new Error("emulator: DM membership is fixed");
+    this.world.record(chat).members.add(user.id);
+  }
+
+  /** Removes a member (its requests then fail with CHANNEL_PRIVATE / CHAT_WRITE_FORBIDDEN). */
+  removeMember(chat: EmuChat, user: EmuUser): void {
+    if (chat.kind === "dm") throw new Error("emulator: DM membership is fixed");
+    this.world.record(chat).members.delete(user.id);
+  }
+
+  /** Adds a sticker set that messages.GetStickerSet and messages.SendMedia know. */
+  addStickerSet(o: { shortName: string; title: string; stickers: { emoji: string }[] }): EmuStickerSet {
+    const set = this.world.stickers.add(o);
+    return {
+      id: set.id,
+      accessHash: set.accessHash,
+      shortName: set.shortName,
+      title: set.title,
+      stickers: set.docs.map((d) => ({ id: d.id, accessHash: d.accessHash, fileReference: d.fileReference, emoji: d.emoji })),
+    };
+  }
+
+  // ---- clients ---------------------------------------------------------------------------
+
+  /**
+   * Connects `client` as `account` without a network (see client-link.ts); afterwards invoke()
+   * and update dispatch work. Attaching another client for the same account replaces the
+   * previous one (a restarted process).
+   */
+  attach(client: TelegramClient, account: EmuUser): void {
+    if (!account.isAccount) throw new Error(`emulator: ${account.firstName} was not created with addAccount`);
+    for (const previous of [this.byAccount.get(account.id), this.byClient.get(client)]) {
+      if (previous) this.disconnect(previous);
+    }
+    const conn = linkClient(client, account, (c, pending) => this.endpoint.receive(c, pending));
+    this.byAccount.set(account.id, conn);
+    this.byClient.set(client, conn);
+    this.world.markAttached(account.id);
+  }
+
+  /** Stops answering `client` (a crashed process): its pending and future requests never settle. */
+  detach(client: TelegramClient): void {
+    const conn = this.byClient.get(client);
+    if (conn) this.disconnect(conn);
+  }
+
+  /**
+   * Puts every user and chat `account` shares a chat with into its client's entity cache, as
+   * fetching the dialog list after login would — so the app can address a chat by marked id
+   * before anything arrived from it. (GramJS forgets access hashes with a fresh StringSession.)
+   */
+  primeEntityCache(account: EmuUser): void {
+    const conn = this.byAccount.get(account.id);
+    if (!conn) throw new Error(`emulator: ${account.firstName} is not attached`);
+    const bag = this.views.entitiesFor([], account, this.world.chatsOf(account.id));
+    const envelope = new Api.Updates({ updates: [], users: bag.users, chats: bag.chats, date: 0, seq: 0 });
+    conn.client._entityCache.add(envelope);
+    conn.client.session.processEntities(envelope);
+  }
+
+  /** True while `account` has an attached client. */
+  isAttached(account: EmuUser): boolean {
+    return this.byAccount.has(account.id);
+  }
+
+  private disconnect(conn: Connection): void {
+    conn.detached = true;
+    this.byClient.delete(conn.client);
+    if (this.byAccount.get(conn.account.id) === conn) this.byAccount.delete(conn.account.id);
+    this.world.markDetached(conn.account.id);
+  }
+
+  // ---- incoming messages -----------------------------------------------------------------
+
+  /**
+   * Stores a message from a member and delivers it to every attached member account (other
+   * than the sender's own client) through GramJS's pipeline; resolves after all handlers finished.
+   */
+  async post(o: PostOptionsWithEcho): Promise<PostedMessage> {
+    const { msg, deliveries } = this.prepare(o);
+    await Promise.all(deliveries.map((d) => this.bus.deliver(d.account, d.updates)));
+    const world = this.world;
+    return { ...world.view(msg), idFor: (account: EmuUser) => world.idFor(msg, account.id) };
+  }
+
+  /** Everything `post()` does except delivery (state is updated, listeners are told). */
+  buildIncoming(o: PostOptionsWithEcho): PreparedDelivery[] {
+    return this.prepare(o).deliveries;
+  }
+
+  /** Pushes prepared updates through `account`'s client, awaiting its handlers (no-op if not attached). */
+  deliver(account: EmuUser, updates: Api.Updates): Promise<void> {
+    return this.bus.deliver(account, updates);
+  }
+
+  /**
+   * Resolves when the background deliveries of messages that accounts sent (to the other
+   * attached accounts) have finished; rejects with the first error one of them hit.
+   */
+  idle(): Promise<void> {
+    return this.bus.idle();
+  }
+
+  private prepare(o: PostOptionsWithEcho): { msg: StoredMessage; deliveries: PreparedDelivery[] } {
+    const msg = storePost(this.world, o, this.now());
+    this.bus.emit(msg);
+    return { msg, deliveries: this.bus.prepare(msg, o.deliverToSender ? undefined : o.from.id) };
+  }
+
+  // ---- inspection ------------------------------------------------------------------------
+
+  /** Every request any attached client sent, in order. */
+  get requests(): readonly RecordedRequest[] {
+    return this.endpoint.requests;
+  }
+
+  clearRequests(): void {
+    this.endpoint.clearRequests();
+  }
+
+  /** Just the method names of `requests` (optionally of one account), in order. */
+  methods(account?: EmuUser): string[] {
+    return this.endpoint.requests.filter((r) => account === undefined || r.account.id === account.id).map((r) => r.method);
+  }
+
+  /** Chat actions (typing…) accounts reported, optionally for one chat. */
+  typing(chat?: EmuChat): readonly TypingRecord[] {
+    return chat === undefined ? [...this.world.typing] : this.world.typing.filter((t) => t.chat === chat);
+  }
+
+  /**
+   * Messages of a chat in id order as `viewer` sees them (default: the first attached member
+   * account), including the accounts' own sends; deleted and service messages are left out.
+   */
+  history(chat: EmuChat, viewer?: EmuUser): readonly EmuMessage[] {
+    const rec = this.world.record(chat);
+    const v = viewer?.isAccount ? viewer : this.world.referenceViewer(rec);
+    return this.world
+      .visibleMessages(rec, v?.id)
+      .filter((m) => !m.service)
+      .map((m) => this.world.view(m, v));
+  }
+
+  /** Called for every message that appears in any chat, once, with reference-account ids. */
+  onMessage(listener: (m: EmuMessageEvent) => void): () => void {
+    return this.bus.onMessage(listener);
+  }
+
+  /** Deletes messages for everyone; `ids` as `viewer` (default: reference account) sees them. */
+  deleteMessages(chat: EmuChat, ids: number[], viewer?: EmuUser): void {
+    const rec = this.world.record(chat);
+    for (const id of ids) {
+      const msg = this.world.findInChat(rec, id, viewer);
+      if (msg) msg.deleted = true;
+    }
+  }
+
+  /** Highest message id `account` marked read in `chat` (in its own id space), 0 if none. */
+  readMaxId(chat: EmuChat, account: EmuUser): number {
+    return this.world.record(chat).readMax.get(account.id) ?? 0;
+  }
+
+  /** Reactions on a message (id as the reference account sees it). */
+  reactions(chat: EmuChat, messageId: number): EmuReaction[] {
+    const msg = this.world.findInChat(this.world.record(chat), messageId);
+    if (!msg) return [];
+    return [...msg.reactions].map(([userId, emoji]) => ({ userId: String(userId), emoji }));
+  }
+
+  /** True when `account` blocked `user`. */
+  isBlocked(account: EmuUser, user: EmuUser): boolean {
+    return this.world.mailbox(account.id).blocked.has(user.id);
+  }
+
+  // ---- fault injection -------------------------------------------------------------------
+
+  /**
+   * Answers the next request(s) of `method` with an RPC error, mapped by GramJS's own mapper
+   * (so FLOOD_WAIT_120 arrives as errors.FloodWaitError with seconds 120).
+   */
+  failNext(method: string, errorMessage: string, opts?: FailNextOptions): void {
+    this.faults.failNext(method, errorMessage, opts);
+  }
+
+  /** Answers `method` only after `ms` (real timers); 0 removes the delay. */
+  setDelay(method: string, ms: number): void {
+    this.faults.setDelay(method, ms);
+  }
+
+  /** Never answers the next request(s) of `method`, before or after applying them. */
+  hang(method: string, o: HangOptions): void {
+    this.faults.hang(method, o);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * A stand-in for GramJS's MTProtoSender. GramJS's real `invoke()` hands every request to
+ * `sender.addStateToQueue(state)` and awaits `state.promise`; answering `state.resolve/reject`
+ * here keeps everything above the wire real (input-peer resolution, TL serialisation of the
+ * request, entity caching from results, RPC error mapping, flood-wait sleeping).
+ */
+import { Api } from "telegram";
+
+/** The part of GramJS's RequestState the emulator uses. */
+export interface PendingRequest {
+  readonly request: Api.AnyRequest;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** The fake sender installed as `client._sender`. */
+export class FakeSender {
+  /** Read by `invoke()`: true makes it throw "Cannot send requests while disconnected". */
+  userDisconnected = false;
+  /** Read by `client.disconnected`. */
+  _disconnected = false;
+  /** Read by GramJS's ping loop (which the emulator keeps off). */
+  isReconnecting = false;
+
+  constructor(private readonly onRequest: (pending: PendingRequest) => void) {}
+
+  isConnected(): boolean {
+    return !this.userDisconnected;
+  }
+
+  /** Called by `client.connect()`; there is no network, so it always succeeds. */
+  async connect(): Promise<boolean> {
+    this.userDisconnected = false;
+    this._disconnected = false;
+    return true;
+  }
+
+  /** Called by `client.disconnect()` / `destroy()`: later invokes throw, deliveries stop. */
+  async disconnect(): Promise<void> {
+    this.userDisconnected = true;
+    this._disconnected = true;
+  }
+
+  addStateToQueue(state: PendingRequest): void {
+    this.onRequest(state);
+  }
+
+  /** GramJS's own side channel (connect handshake, pings); app requests go through invoke(). */
+  send(request: Api.AnyRequest): Promise<unknown> {
+    // connect() sends InvokeWithLayer(InitConnection(help.GetConfig)) and ignores the answer.
+    // It is transport set-up, not something the app asked, so it is neither recorded nor handled.
+    if (request instanceof Api.InvokeWithLayer || request instanceof Api.PingDelayDisconnect) {
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve, reject) => this.onRequest({ request, resolve, reject }));
+  }
+}

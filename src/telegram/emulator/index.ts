@@ -1,0 +1,25 @@
+/**
+ * In-process Telegram emulator that drives real GramJS clients (tests, sandbox, benchmark).
+ */
+export { TelegramEmulator, type PreparedDelivery, type PostOptionsWithEcho } from "./emulator.js";
+export { createEmulatedClient, type EmulatedClientOptions } from "./create-client.js";
+export { dispatchUpdates } from "./dispatch-updates.js";
+export { implementedMethods } from "./methods/registry.js";
+export { isStandardReaction, standardReactions } from "./standard-reactions.js";
+export type {
+  EmuChat,
+  EmuChatKind,
+  EmuMessage,
+  EmuMessageEvent,
+  EmuReaction,
+  EmuSticker,
+  EmuStickerSet,
+  EmuUser,
+  EmulatorOptions,
+  FailNextOptions,
+  HangOptions,
+  PostedMessage,
+  PostOptions,
+  RecordedRequest,
+  TypingRecord,
+} from "./types.js";

@@ -1,0 +1,57 @@
+/**
+ * The shape of one emulated RPC method, and what it may touch.
+ */
+import { Api } from "telegram";
+import type { StoredMessage } from "../stored-message.js";
+import type { EntityBag, TlViews } from "../tl-views.js";
+import type { EmuUser } from "../types.js";
+import type { World } from "../world.js";
+
+/** Everything a method handler needs: server state, the calling account and the time. */
+export interface MethodContext {
+  readonly world: World;
+  readonly views: TlViews;
+  readonly account: EmuUser;
+  /** Emulator wall time in ms. */
+  readonly now: number;
+  /** Publishes a message an account just created: onMessage listeners and other attached members. */
+  announce(msg: StoredMessage): void;
+}
+
+/*
+ * Note for handlers: a request parsed back from TL bytes (strictTl) has absent optional fields
+ * set to `null`, not `undefined` — test optional fields with `== null`.
+ */
+
+/** One emulated method. `handle` returns the TL result or throws an `RpcFault`. */
+export interface MethodHandler {
+  /** TL name as GramJS spells it in `className`, e.g. "messages.SendMessage". */
+  readonly method: string;
+  handle(ctx: MethodContext, request: Api.AnyRequest): unknown;
+}
+
+/** Declares a handler for one request class; the request arrives already narrowed. */
+export function defineMethod<R extends Api.AnyRequest>(
+  method: string,
+  cls: abstract new (...args: never[]) => R,
+  fn: (ctx: MethodContext, request: R) => unknown,
+): MethodHandler {
+  return {
+    method,
+    handle(ctx, request) {
+      if (!(request instanceof cls)) throw new Error(`emulator: ${method} handler got ${request.className}`);
+      return fn(ctx, request);
+    },
+  };
+}
+
+/** An `Api.Updates` envelope, as Telegram wraps the effects of most write methods. */
+export function updatesEnvelope(updates: Api.TypeUpdate[], bag: EntityBag, nowMs: number): Api.Updates {
+  return new Api.Updates({
+    updates,
+    users: bag.users,
+    chats: bag.chats,
+    date: Math.floor(nowMs / 1000),
+    seq: 0,
+  });
+}

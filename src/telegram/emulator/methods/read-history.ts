@@ -1,0 +1,34 @@
+/**
+ * messages.ReadHistory (DMs, basic groups → AffectedMessages) and channels.ReadHistory
+ * (supergroups → Bool). The emulator remembers the highest id each account marked read.
+ */
+import { Api } from "telegram";
+import { RpcFault } from "../rpc-fault.js";
+import type { ChatRecord } from "../stored-message.js";
+import type { EmuUser } from "../types.js";
+import type { World } from "../world.js";
+import { defineMethod } from "./method.js";
+import { chatForInputChannel, chatForInputPeer } from "./resolve-peer.js";
+
+export const readHistory = defineMethod("messages.ReadHistory", Api.messages.ReadHistory, (ctx, req) => {
+  const rec = chatForInputPeer(ctx.world, ctx.account, req.peer, "read");
+  // Supergroups must use channels.ReadHistory; Telegram refuses the generic method for them.
+  if (rec.chat.kind === "supergroup") throw new RpcFault("PEER_ID_INVALID");
+  markRead(ctx.world, rec, ctx.account, req.maxId);
+  const box = ctx.world.mailbox(ctx.account.id);
+  box.pts++;
+  return new Api.messages.AffectedMessages({ pts: box.pts, ptsCount: 1 });
+});
+
+export const readChannelHistory = defineMethod("channels.ReadHistory", Api.channels.ReadHistory, (ctx, req) => {
+  const rec = chatForInputChannel(ctx.world, ctx.account, req.channel);
+  markRead(ctx.world, rec, ctx.account, req.maxId);
+  return true;
+});
+
+// maxId 0 means "everything"; the mark never moves backwards.
+function markRead(world: World, rec: ChatRecord, account: EmuUser, maxId: number): void {
+  const newest = world.visibleMessages(rec, account.id).at(-1);
+  const upTo = maxId > 0 ? maxId : newest ? (world.idFor(newest, account.id) ?? 0) : 0;
+  rec.readMax.set(account.id, Math.max(rec.readMax.get(account.id) ?? 0, upTo));
+}

@@ -1,0 +1,110 @@
+/**
+ * The server end of the fake connection: records each request, applies fault injection, runs
+ * the method handler and answers asynchronously through the request's resolve/reject.
+ */
+import type { Api } from "telegram";
+import type { Connection } from "./client-link.js";
+import type { PendingRequest } from "./fake-sender.js";
+import type { FaultPlan } from "./fault-plan.js";
+import type { MethodContext } from "./methods/method.js";
+import { methodHandler } from "./methods/registry.js";
+import { RpcFault, toGramJsError } from "./rpc-fault.js";
+import type { StoredMessage } from "./stored-message.js";
+import { roundTripRequest, roundTripResult } from "./tl-roundtrip.js";
+import type { TlViews } from "./tl-views.js";
+import type { EmuUser, RecordedRequest } from "./types.js";
+import type { World } from "./world.js";
+
+/** What the endpoint needs from the emulator. */
+export interface RpcEndpointDeps {
+  readonly world: World;
+  readonly views: TlViews;
+  readonly faults: FaultPlan;
+  readonly strictTl: boolean;
+  readonly now: () => number;
+  /** A message an account created by a request (see MessageBus.publish). */
+  readonly publish: (msg: StoredMessage, sender: EmuUser) => void;
+}
+
+/** Answers the requests of every attached client. */
+export class RpcEndpoint {
+  private log: RecordedRequest[] = [];
+
+  constructor(private readonly deps: RpcEndpointDeps) {}
+
+  /** Every request received, in order. */
+  get requests(): readonly RecordedRequest[] {
+    return this.log;
+  }
+
+  clearRequests(): void {
+    this.log = [];
+  }
+
+  /** Entry point for `FakeSender.addStateToQueue`. */
+  receive(conn: Connection, pending: PendingRequest): void {
+    // A crashed process sends nothing: its requests neither reach the server nor get answers.
+    if (conn.detached) return;
+    const method = pending.request.className;
+    // GramJS reuses request objects (iterMessages bumps offsetId on the same instance), so the
+    // log keeps a shallow snapshot of the fields as they were sent.
+    this.log.push({ account: conn.account, method, request: snapshot(pending.request), at: this.deps.now() });
+    // Never answer synchronously: a real answer always arrives on a later event-loop turn.
+    setImmediate(() => void this.answer(conn, pending, method));
+  }
+
+  private async answer(conn: Connection, pending: PendingRequest, method: string): Promise<void> {
+    const { request } = pending;
+    const { faults } = this.deps;
+    const fault = faults.takeFailure(method, request);
+    const hang = fault ? undefined : faults.takeHang(method);
+    if (hang?.when === "before-apply") return hang.onHang?.();
+    const delay = faults.delayOf(method);
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (conn.detached) return;
+    if (fault) {
+      pending.reject(toGramJsError(fault, request));
+      return;
+    }
+    let result: unknown;
+    let error: unknown;
+    try {
+      result = this.apply(conn.account, request, method);
+      if (this.deps.strictTl) result = roundTripResult(request, result);
+    } catch (e) {
+      error = e instanceof RpcFault ? toGramJsError(e, request) : e;
+    }
+    // The server did its part; the caller (a process that died meanwhile) never hears about it.
+    if (hang?.when === "after-apply") return hang.onHang?.();
+    if (error !== undefined) pending.reject(error);
+    else pending.resolve(result);
+  }
+
+  private apply(account: EmuUser, request: Api.AnyRequest, method: string): unknown {
+    const handler = methodHandler(method);
+    if (!handler) {
+      process.stderr.write(`[telegram-emulator] unimplemented method ${method} (account ${account.id})\n`);
+      throw new RpcFault("EMULATOR_UNIMPLEMENTED", 400, method);
+    }
+    const { world, views, strictTl, publish } = this.deps;
+    const ctx: MethodContext = {
+      world,
+      views,
+      account,
+      now: this.deps.now(),
+      announce: (msg) => publish(msg, account),
+    };
+    try {
+      return handler.handle(ctx, strictTl ? roundTripRequest(request) : request);
+    } catch (e) {
+      if (e instanceof RpcFault && e.errorMessage === "EMULATOR_UNIMPLEMENTED") {
+        process.stderr.write(`[telegram-emulator] unimplemented: ${e.detail ?? method} (account ${account.id})\n`);
+      }
+      throw e;
+    }
+  }
+}
+
+function snapshot<T extends object>(request: T): T {
+  return Object.assign(Object.create(Object.getPrototypeOf(request) as object) as T, request);
+}

@@ -1,0 +1,38 @@
+/**
+ * Server-side RPC errors of the emulator, and their conversion into GramJS's own error classes.
+ */
+import { Api, errors } from "telegram";
+
+/**
+ * Thrown by method handlers to answer a request with an RPC error. The fake sender converts it
+ * with `errors.RPCMessageToError`, exactly as GramJS's MTProtoSender does for a real
+ * `rpc_error`, so callers see `FloodWaitError`, `RPCError` with `errorMessage`, and so on.
+ */
+export class RpcFault extends Error {
+  readonly code: number;
+  readonly errorMessage: string;
+  /** Extra explanation for humans (written to stderr for EMULATOR_UNIMPLEMENTED). */
+  readonly detail: string | undefined;
+
+  constructor(errorMessage: string, code: number = defaultErrorCode(errorMessage), detail?: string) {
+    super(`${code}: ${errorMessage}${detail ? ` (${detail})` : ""}`);
+    this.name = "RpcFault";
+    this.code = code;
+    this.errorMessage = errorMessage;
+    this.detail = detail;
+  }
+}
+
+/** The error code Telegram uses for an error message: 420 for flood/slow-mode waits, else 400. */
+export function defaultErrorCode(errorMessage: string): number {
+  return /^(FLOOD_WAIT_|FLOOD_PREMIUM_WAIT_|SLOWMODE_WAIT_)/.test(errorMessage) ? 420 : 400;
+}
+
+/** Maps an RPC error through GramJS's mapper, tagged with the request that caused it. */
+export function toGramJsError(fault: RpcFault, request: Api.AnyRequest): Error {
+  const mapped: unknown = errors.RPCMessageToError(
+    new Api.RpcError({ errorCode: fault.code, errorMessage: fault.errorMessage }),
+    request,
+  );
+  return mapped instanceof Error ? mapped : new Error(String(mapped));
+}

@@ -1,0 +1,51 @@
+/**
+ * Sticker sets the emulator knows: what messages.GetStickerSet lists and messages.SendMedia
+ * accepts as an InputMediaDocument.
+ */
+import type { StickerDoc, StickerSetRecord } from "./stored-message.js";
+import { accessHashFor } from "./access-hash.js";
+
+// Document ids look like Telegram's (large) and stay below 2^53.
+const FIRST_DOCUMENT_ID = 7_000_000_000_001;
+
+/** All added sticker sets and their documents. */
+export class StickerCatalog {
+  private readonly sets = new Map<string, StickerSetRecord>();
+  private readonly docs = new Map<number, StickerDoc>();
+  private nextId = FIRST_DOCUMENT_ID;
+
+  add(o: { shortName: string; title: string; stickers: readonly { emoji: string }[] }): StickerSetRecord {
+    const key = o.shortName.toLowerCase();
+    if (this.sets.has(key)) throw new Error(`emulator: sticker set ${o.shortName} exists`);
+    const setId = this.nextId++;
+    const set: StickerSetRecord = { id: setId, accessHash: accessHashFor(setId, 3), shortName: o.shortName, title: o.title, docs: [] };
+    for (const s of o.stickers) {
+      const id = this.nextId++;
+      const doc: StickerDoc = {
+        id,
+        accessHash: accessHashFor(id, 4),
+        fileReference: Buffer.from(`emu-sticker-${id}`),
+        emoji: s.emoji,
+        set,
+      };
+      set.docs.push(doc);
+      this.docs.set(id, doc);
+    }
+    this.sets.set(key, set);
+    return set;
+  }
+
+  /** Short names are case-insensitive on Telegram. */
+  byShortName(shortName: string): StickerSetRecord | undefined {
+    return this.sets.get(shortName.toLowerCase());
+  }
+
+  byId(id: number): StickerSetRecord | undefined {
+    for (const set of this.sets.values()) if (set.id === id) return set;
+    return undefined;
+  }
+
+  doc(id: number): StickerDoc | undefined {
+    return this.docs.get(id);
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * TL objects as one account sees the server state: users, chats, peers and messages.
+ *
+ * Everything here is per viewer because Telegram's answers are: `out`, `mentioned`, DM peers
+ * and (for DMs and basic groups) message ids all depend on which account asks.
+ */
+import { Api } from "telegram";
+import { toLong } from "./long.js";
+import { mentionsUser } from "./mentions.js";
+import type { ChatRecord, StickerDoc, StoredMessage } from "./stored-message.js";
+import type { EmuUser } from "./types.js";
+import type { World } from "./world.js";
+
+/** Users and chats a result must carry so GramJS can cache them and resolve senders. */
+export interface EntityBag {
+  readonly users: Api.TypeUser[];
+  readonly chats: Api.TypeChat[];
+}
+
+/** Builds per-viewer TL objects; caches the immutable user objects (hot path of delivery). */
+export class TlViews {
+  private readonly userCache = new Map<number, Api.User>();
+  private readonly selfCache = new Map<number, Api.User>();
+
+  constructor(private readonly world: World) {}
+
+  user(u: EmuUser, viewerId: number): Api.User {
+    const self = u.id === viewerId;
+    const cache = self ? this.selfCache : this.userCache;
+    const hit = cache.get(u.id);
+    if (hit) return hit;
+    const built = new Api.User({
+      id: toLong(u.id),
+      accessHash: toLong(u.accessHash),
+      firstName: u.firstName,
+      ...(u.lastName !== undefined ? { lastName: u.lastName } : {}),
+      ...(u.username !== undefined ? { username: u.username } : {}),
+      bot: u.bot,
+      self,
+      status: new Api.UserStatusRecently({}),
+    });
+    cache.set(u.id, built);
+    return built;
+  }
+
+  /** The chat entity of a group or supergroup (DMs have none: the peer is a user). */
+  chat(rec: ChatRecord): Api.TypeChat | undefined {
+    const c = rec.chat;
+    if (c.kind === "group") {
+      return new Api.Chat({
+        id: toLong(c.id),
+        title: c.title ?? "",
+        photo: new Api.ChatPhotoEmpty(),
+        participantsCount: rec.members.size,
+        date: rec.createdAt,
+        version: 1,
+      });
+    }
+    if (c.kind === "supergroup") {
+      return new Api.Channel({
+        id: toLong(c.id),
+        accessHash: toLong(c.accessHash),
+        title: c.title ?? "",
+        photo: new Api.ChatPhotoEmpty(),
+        date: rec.createdAt,
+        megagroup: true,
+        forum: c.forum,
+        participantsCount: rec.members.size,
+      });
+    }
+    return undefined;
+  }
+
+  /** The chat's peer as `viewerId` sees it (for a DM: the other participant). */
+  peer(rec: ChatRecord, viewerId: number): Api.TypePeer {
+    const c = rec.chat;
+    if (c.kind === "group") return new Api.PeerChat({ chatId: toLong(c.id) });
+    if (c.kind === "supergroup") return new Api.PeerChannel({ channelId: toLong(c.id) });
+    return new Api.PeerUser({ userId: toLong(this.world.dmPeerOf(rec, viewerId)) });
+  }
+
+  /** A stored message as `viewer` sees it; MessageEmpty when deleted or outside its view. */
+  message(msg: StoredMessage, viewer: EmuUser, requestedId?: number): Api.TypeMessage {
+    const id = this.world.idFor(msg, viewer.id);
+    if (msg.deleted || id === undefined) return new Api.MessageEmpty({ id: requestedId ?? id ?? 0 });
+    const peerId = this.peer(msg.chat, viewer.id);
+    const out = msg.fromId === viewer.id;
+    const date = Math.floor(msg.date / 1000);
+    const replyTo = this.replyHeader(msg, viewer.id);
+    if (msg.service) {
+      return new Api.MessageService({
+        id,
+        out,
+        fromId: new Api.PeerUser({ userId: toLong(msg.fromId) }),
+        peerId,
+        date,
+        action:
+          msg.service.action === "topic-create"
+            ? new Api.MessageActionTopicCreate({ title: msg.service.title, iconColor: 0x6fb9f0 })
+            : new Api.MessageActionChannelCreate({ title: msg.service.title }),
+      });
+    }
+    // Telegram's flag: an @mention of the account, or a reply to one of its messages.
+    const mentioned =
+      !out && (msg.replyTo?.fromId === viewer.id || mentionsUser(msg.text, msg.entities, viewer.id, viewer.username));
+    return new Api.Message({
+      id,
+      out,
+      mentioned,
+      fromId: new Api.PeerUser({ userId: toLong(msg.fromId) }),
+      peerId,
+      date,
+      message: msg.text,
+      ...(replyTo ? { replyTo } : {}),
+      ...(msg.entities.length > 0 ? { entities: [...msg.entities] } : {}),
+      ...(msg.sticker ? { media: this.stickerMedia(msg.sticker) } : {}),
+    });
+  }
+
+  /**
+   * Telegram's reply header: a reply gets `replyToMsgId`; inside a forum topic `forumTopic` is set,
+   * a plain topic message "replies" to the topic root and a real reply carries `replyToTopId`.
+   */
+  replyHeader(msg: StoredMessage, viewerId: number): Api.MessageReplyHeader | undefined {
+    const target = msg.replyTo ? this.world.idFor(msg.replyTo, viewerId) : undefined;
+    if (msg.topicId !== undefined) {
+      return new Api.MessageReplyHeader({
+        forumTopic: true,
+        replyToMsgId: target ?? msg.topicId,
+        ...(target !== undefined ? { replyToTopId: msg.topicId } : {}),
+      });
+    }
+    return target !== undefined ? new Api.MessageReplyHeader({ replyToMsgId: target }) : undefined;
+  }
+
+  stickerMedia(doc: StickerDoc): Api.MessageMediaDocument {
+    return new Api.MessageMediaDocument({ document: this.document(doc) });
+  }
+
+  document(doc: StickerDoc): Api.Document {
+    return new Api.Document({
+      id: toLong(doc.id),
+      accessHash: toLong(doc.accessHash),
+      fileReference: doc.fileReference,
+      date: 0,
+      mimeType: "image/webp",
+      size: toLong(1024),
+      dcId: 2,
+      attributes: [
+        new Api.DocumentAttributeImageSize({ w: 512, h: 512 }),
+        new Api.DocumentAttributeSticker({
+          alt: doc.emoji,
+          stickerset: new Api.InputStickerSetID({ id: toLong(doc.set.id), accessHash: toLong(doc.set.accessHash) }),
+        }),
+        new Api.DocumentAttributeFilename({ fileName: "sticker.webp" }),
+      ],
+    });
+  }
+
+  /** Users and chats referenced by `messages` (senders, DM peers, chats) plus the viewer itself. */
+  entitiesFor(messages: readonly StoredMessage[], viewer: EmuUser, extraChats: readonly ChatRecord[] = []): EntityBag {
+    const userIds = new Set<number>([viewer.id]);
+    const chatRecs = new Set<ChatRecord>(extraChats);
+    for (const m of messages) {
+      userIds.add(m.fromId);
+      chatRecs.add(m.chat);
+    }
+    const chats: Api.TypeChat[] = [];
+    for (const rec of chatRecs) {
+      if (rec.chat.kind === "dm") userIds.add(this.world.dmPeerOf(rec, viewer.id));
+      const c = this.chat(rec);
+      if (c) chats.push(c);
+    }
+    const users: Api.TypeUser[] = [];
+    for (const id of userIds) {
+      const u = this.world.user(id);
+      if (u) users.push(this.user(u, viewer.id));
+    }
+    return { users, chats };
+  }
+}

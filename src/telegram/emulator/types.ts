@@ -1,0 +1,156 @@
+/**
+ * Public data shapes of the in-process Telegram emulator.
+ *
+ * These are plain readonly records handed to tests, the sandbox and the benchmark. They never
+ * carry GramJS objects except where the caller explicitly works at the TL level
+ * (`entities`, `RecordedRequest.request`).
+ */
+import type { Api } from "telegram";
+
+/** A simulated user (human or bot) or an account a TelegramClient logs in as. */
+export interface EmuUser {
+  /** Plain number id (kept below 2^40 so it is exact as a JS number and as a TL long). */
+  readonly id: number;
+  readonly firstName: string;
+  readonly lastName?: string;
+  readonly username?: string;
+  readonly bot: boolean;
+  /** True for users created with `addAccount` (they own a mailbox and can be attached). */
+  readonly isAccount: boolean;
+  /** Access hash the emulator expects in InputPeerUser / InputUser (a safe integer). */
+  readonly accessHash: number;
+}
+
+/** The three chat shapes the emulator models. */
+export type EmuChatKind = "dm" | "group" | "supergroup";
+
+/** A chat. For a DM the record is shared by both participants. */
+export interface EmuChat {
+  readonly kind: EmuChatKind;
+  /**
+   * Raw id: the channel id for supergroups, the chat id for basic groups, and for DMs the id of
+   * the user `peerId` points at.
+   */
+  readonly id: number;
+  /**
+   * GramJS "marked" id as a string: users "123", basic groups "-123", supergroups "-100123".
+   * For a DM this is the peer as seen from the account side (the non-account participant, or
+   * the second participant when both or neither are accounts); see `peerIdFor` for the other side.
+   */
+  readonly peerId: string;
+  readonly title?: string;
+  readonly forum: boolean;
+  /** Access hash expected in InputPeerChannel / InputChannel (supergroups only, else 0). */
+  readonly accessHash: number;
+}
+
+/** One message as a given viewer sees it. */
+export interface EmuMessage {
+  readonly chat: EmuChat;
+  /** Id in the viewer's id space (per-account mailbox for DMs/basic groups, per channel otherwise). */
+  readonly id: number;
+  readonly fromId: number;
+  readonly fromName: string;
+  readonly text: string;
+  /** Id (same id space) of the message this one replies to; not set for a plain topic message. */
+  readonly replyTo?: number;
+  /** Forum topic id (id of the topic's service root message). */
+  readonly topicId?: number;
+  /** Unix time in milliseconds. */
+  readonly date: number;
+  readonly media?: "sticker";
+  readonly stickerEmoji?: string;
+}
+
+/** What `onMessage` listeners receive: the message as the reference account sees it. */
+export type EmuMessageEvent = EmuMessage;
+
+/** Result of `post()`: the message as the reference account sees it, plus per-account ids. */
+export interface PostedMessage extends EmuMessage {
+  /** The id `account` sees for this message, or undefined when it is not in that account's view. */
+  idFor(account: EmuUser): number | undefined;
+}
+
+/** Arguments of `post()` / `buildIncoming()`. */
+export interface PostOptions {
+  readonly chat: EmuChat;
+  readonly from: EmuUser;
+  readonly text: string;
+  /** Id of the replied-to message as the reference account (first attached member account) sees it. */
+  readonly replyTo?: number;
+  /** Forum topic to post in (supergroups with `forum: true`). */
+  readonly topicId?: number;
+  /** Extra entities; @mentions in `text` are detected automatically like Telegram's server does. */
+  readonly entities?: readonly Api.TypeMessageEntity[];
+}
+
+/** One request some attached client sent. */
+export interface RecordedRequest {
+  readonly account: EmuUser;
+  /** TL name as GramJS spells it, e.g. "messages.SendMessage". */
+  readonly method: string;
+  readonly request: Api.AnyRequest;
+  /** Emulator wall time (ms) when the request reached the fake server. */
+  readonly at: number;
+}
+
+/** Constructor options of `TelegramEmulator`. */
+export interface EmulatorOptions {
+  /** Round-trip every request and result (and delivered update) through TL bytes. Default false. */
+  readonly strictTl?: boolean;
+  /** Wall time in ms, used for message dates. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** Options of `failNext()`. */
+export interface FailNextOptions {
+  /** RPC error code; default 420 for FLOOD_WAIT_* / SLOWMODE_WAIT_*, 400 otherwise. */
+  readonly code?: number;
+  /** How many matching requests fail; default 1. */
+  readonly times?: number;
+  /** Only requests for which this returns true fail (and consume the rule). */
+  readonly match?: (request: Api.AnyRequest) => boolean;
+}
+
+/** Options of `hang()`. */
+export interface HangOptions {
+  /** Never answer either before touching server state, or after applying the request. */
+  readonly when: "before-apply" | "after-apply";
+  /** How many requests of that method hang; default 1. */
+  readonly times?: number;
+  /** Called at the moment a request hangs — e.g. to kill the process that sent it. */
+  readonly onHang?: () => void;
+}
+
+/** A chat action (typing, choosing a sticker, …) an account reported. */
+export interface TypingRecord {
+  readonly account: EmuUser;
+  readonly chat: EmuChat;
+  /** TL class name of the action, e.g. "SendMessageTypingAction". */
+  readonly action: string;
+  readonly topicId?: number;
+  readonly at: number;
+}
+
+/** A reaction some user put on a message. */
+export interface EmuReaction {
+  readonly userId: string;
+  readonly emoji: string;
+}
+
+/** An added sticker set, with what `client.sendFile(peer, { file: new Api.InputDocument(...) })` needs. */
+export interface EmuStickerSet {
+  readonly id: number;
+  readonly accessHash: number;
+  readonly shortName: string;
+  readonly title: string;
+  readonly stickers: readonly EmuSticker[];
+}
+
+/** One sticker document of an added set. */
+export interface EmuSticker {
+  readonly id: number;
+  readonly accessHash: number;
+  readonly fileReference: Buffer;
+  readonly emoji: string;
+}

@@ -1,0 +1,207 @@
+import { Api } from "telegram";
+import { afterEach, describe, expect, it } from "vitest";
+import { Harness } from "../support/harness";
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const plan = (...tasks: unknown[]) => ({ json: { tasks } });
+
+/** The account's requests as "method@ms since t0" (reply fetches excluded). */
+function timeline(h: Harness, t0: number): string[] {
+  return h.emu.requests
+    .filter((r) => r.account.id === h.account.id)
+    .map((r) => {
+      let name = r.method;
+      if (r.request instanceof Api.messages.SetTyping) name += `(${r.request.action.className.replace(/^SendMessage|Action$/g, "")})`;
+      return `${name}@${r.at - t0}`;
+    });
+}
+
+describe("executing a plan like a person", () => {
+  it("reads, types for start delay + length/speed, sends, waits, reacts, picks a sticker, sends — in order", async () => {
+    h = await Harness.start();
+    h.emu.addStickerSet({ shortName: "MiraCats", title: "Cats", stickers: [{ emoji: "😺" }, { emoji: "😿" }] });
+    const t0 = h.clock.now();
+    const ask = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi!" });
+    h.gemini.script(
+      plan(
+        { kind: "send", text: "hello" },
+        { kind: "wait", seconds: 3 },
+        { kind: "react", emoji: "❤", message_id: ask.id },
+        { kind: "sticker", sticker_set: "MiraCats", name: "😺" },
+        { kind: "send", text: "bye" },
+      ),
+    );
+    await h.pass(20_000);
+    // Persona: start delay 1 s, 10 chars/s, read delay 2 s. "hello" → 1.5 s of typing, "bye" → 1.3 s.
+    expect(timeline(h, t0)).toEqual([
+      "channels.ReadHistory@2000",
+      "messages.SetTyping(Typing)@2000",
+      "messages.SendMessage@3500",
+      "messages.SendReaction@6500",
+      "messages.SetTyping(ChooseSticker)@6500",
+      "messages.GetStickerSet@8500",
+      "messages.SendMedia@8500",
+      "messages.SetTyping(Typing)@8500",
+      "messages.SendMessage@9800",
+    ]);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello", "", "bye"]);
+  });
+
+  it("refreshes typing every 5 s during a long typing spell", async () => {
+    h = await Harness.start();
+    const t0 = h.clock.now();
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai tell me more" });
+    const text = "x".repeat(110); // 1 s + 110 / 10 = 12 s of typing
+    h.gemini.script(plan({ kind: "send", text }));
+    await h.pass(30_000);
+    expect(timeline(h, t0)).toEqual([
+      "channels.ReadHistory@2000",
+      "messages.SetTyping(Typing)@2000",
+      "messages.SetTyping(Typing)@7000",
+      "messages.SetTyping(Typing)@12000",
+      "messages.SendMessage@14000",
+    ]);
+  });
+
+  it("cancels the rest of the plan and stops typing when a new message arrives mid-typing", async () => {
+    h = await Harness.start();
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai tell me a long story" });
+    h.gemini.script(plan({ kind: "send", text: "y".repeat(200) }, { kind: "send", text: "the end" }));
+    await h.pass(4000); // reading at 2 s, typing since then
+    expect(h.emu.methods(h.account)).toContain("messages.SetTyping");
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually never mind" });
+    h.gemini.script(plan());
+    await h.pass(60_000);
+
+    const typing = h.emu.requests.filter((r) => r.request instanceof Api.messages.SetTyping).map((r) => (r.request as Api.messages.SetTyping).action.className);
+    expect(typing).toContain("SendMessageCancelAction");
+    expect(h.sent(h.group)).toEqual([]);
+    expect(h.gemini.requests).toHaveLength(2);
+  });
+});
+
+describe("rate limits", () => {
+  it("a 120 s flood wait on one chat's send does not delay another chat; the flooded send lands once after 120 s", async () => {
+    h = await Harness.start();
+    const dm = h.emu.dm(h.account, h.carol);
+    const t0 = h.clock.now();
+    h.emu.failNext("messages.SendMessage", "FLOOD_WAIT_120", {
+      match: (req) => req instanceof Api.messages.SendMessage && req.peer instanceof Api.InputPeerChannel,
+    });
+    h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai ping" });
+    await h.emu.post({ chat: dm, from: h.carol, text: "ping" });
+    await h.pass(10_000);
+    expect(h.sent(dm).map((m) => m.text)).toEqual(["ok"]);
+    expect(h.sent(h.group)).toEqual([]);
+    // Another message in the DM while the group waits is answered at once too.
+    await h.emu.post({ chat: dm, from: h.carol, text: "again" });
+    await h.pass(10_000);
+    expect(h.sent(dm)).toHaveLength(2);
+
+    await h.pass(120_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["ok"]);
+    const groupSends = h.emu.requests.filter(
+      (r) => r.request instanceof Api.messages.SendMessage && (r.request as Api.messages.SendMessage).peer instanceof Api.InputPeerChannel,
+    );
+    expect(groupSends).toHaveLength(2);
+    expect(groupSends[1]!.at - groupSends[0]!.at).toBeGreaterThanOrEqual(120_000);
+    expect(groupSends[1]!.at - t0).toBeLessThan(130_000);
+  });
+
+  it("SLOWMODE_WAIT in one group does not slow another group", async () => {
+    h = await Harness.start();
+    const other = h.emu.createSupergroup({ title: "Other", members: [h.account, h.alice] });
+    h.emu.failNext("messages.SendMessage", "SLOWMODE_WAIT_30", {
+      match: (req) => req instanceof Api.messages.SendMessage && String((req.peer as Api.InputPeerChannel).channelId) === String(h.group.id),
+    });
+    h.gemini.respondWith(() => plan({ kind: "send", text: "hi" }));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
+    await h.emu.post({ chat: other, from: h.alice, text: "@mira_ai hi" });
+    await h.pass(10_000);
+    expect(h.sent(other)).toHaveLength(1);
+    expect(h.sent(h.group)).toHaveLength(0);
+    await h.pass(30_000);
+    expect(h.sent(h.group)).toHaveLength(1);
+  });
+});
+
+describe("failures", () => {
+  it("fails fast on a permanent error, with one error log and no retry", async () => {
+    h = await Harness.start();
+    h.emu.failNext("messages.SendMessage", "CHAT_WRITE_FORBIDDEN", { code: 403 });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
+    h.gemini.script(plan({ kind: "send", text: "hi" }, { kind: "send", text: "second" }));
+    await h.pass(120_000);
+    expect(h.emu.methods(h.account).filter((m) => m === "messages.SendMessage")).toHaveLength(1);
+    const errors = h.log.lines().filter((l) => l.level === 50);
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0]!.err)).toContain("CHAT_WRITE_FORBIDDEN");
+    expect(h.sent(h.group)).toEqual([]);
+  });
+
+  it("retries a transient error ~10 s apart, then gives up after the bound (10 attempts)", async () => {
+    h = await Harness.start();
+    h.emu.failNext("messages.SendMessage", "INTERNAL_SERVER_ERROR", { code: 500, times: 50 });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
+    h.gemini.script(plan({ kind: "send", text: "hi" }));
+    await h.pass(200_000);
+    const sends = h.emu.requests.filter((r) => r.method === "messages.SendMessage");
+    expect(sends).toHaveLength(10);
+    expect(sends[1]!.at - sends[0]!.at).toBe(10_000);
+    expect(h.log.lines().filter((l) => l.level === 50)).toHaveLength(1);
+    expect(h.log.lines().filter((l) => l.level === 40 && l.msg === "task failed; will retry")).toHaveLength(9);
+  });
+
+  it("a transient error that clears is retried and the message is sent once", async () => {
+    h = await Harness.start();
+    h.emu.failNext("messages.SendMessage", "INTERNAL_SERVER_ERROR", { code: 500, times: 2 });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
+    h.gemini.script(plan({ kind: "send", text: "hi" }));
+    await h.pass(60_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["hi"]);
+  });
+});
+
+describe("invalid plans", () => {
+  it("runs only the valid, independent part of a partly invalid plan, and keeps serving", async () => {
+    h = await Harness.start();
+    const cases: { tasks: unknown; want: string[] }[] = [
+      { tasks: plan({ kind: "dance" }, { kind: "send", text: "valid part" }), want: ["valid part"] },
+      {
+        tasks: plan(
+          { kind: "send", text: "a", id: "a", depends_on: ["b"] },
+          { kind: "send", text: "b", id: "b", depends_on: ["a"] },
+          { kind: "send", text: "not in the cycle" },
+        ),
+        want: ["not in the cycle"],
+      },
+      { tasks: plan({ kind: "send", text: "bad reply", reply_to: 99_999 }, { kind: "send", text: "after bad reply" }), want: ["after bad reply"] },
+    ];
+    for (const c of cases) {
+      await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai go" });
+      h.gemini.script(c.tasks as never);
+      await h.pass(30_000);
+    }
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(cases.flatMap((c) => c.want));
+    const rejected = h.log.lines().filter((l) => l.msg === "plan task rejected").map((l) => String(l.reason));
+    expect(rejected).toEqual(expect.arrayContaining([expect.stringMatching(/unknown kind "dance"/), expect.stringMatching(/reply_to 99999/), expect.stringMatching(/cycle/)]));
+  });
+
+  it("retries a 100-task plan once, and splits a 10,000-character text into ordered messages", async () => {
+    h = await Harness.start();
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai write a lot" });
+    const long = Array.from({ length: 1000 }, (_, i) => `Sentence ${String(i).padStart(4, "0")}.`).join(" ").slice(0, 10_000);
+    h.gemini.script(plan(...Array.from({ length: 100 }, () => ({ kind: "wait", seconds: 1 }))), plan({ kind: "send", text: long }));
+    await h.pass(120_000);
+    expect(h.gemini.requests).toHaveLength(2);
+    const texts = h.sent(h.group).map((m) => m.text);
+    expect(texts.length).toBe(3);
+    expect(texts.every((t) => t.length <= 4096)).toBe(true);
+    expect(texts.join(" ")).toBe(long);
+  });
+});

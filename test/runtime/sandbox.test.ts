@@ -1,0 +1,59 @@
+import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { readEnv } from "../../src/config/env";
+import { parseSandboxLine, runSandbox } from "../../src/runtime/sandbox";
+import { GeminiFake } from "../support/gemini-fake";
+import { captureLogger } from "../support/log-capture";
+import { tempDir } from "../support/temp-dir";
+
+async function sandbox(lines: string[], env: Record<string, string> = {}): Promise<string[]> {
+  const out = new PassThrough();
+  const chunks: string[] = [];
+  out.on("data", (c) => chunks.push(String(c)));
+  const code = await runSandbox({
+    input: Readable.from(lines.map((l) => `${l}\n`)),
+    output: out,
+    dbPath: join(tempDir(), "sandbox.db"),
+    logger: captureLogger().logger,
+    env: readEnv({ AGENTS_DIR: "agents", ...env }),
+  });
+  expect(code).toBe(0);
+  return chunks.join("").split("\n");
+}
+
+describe("sandbox", () => {
+  it("parses the three input forms", () => {
+    expect(parseSandboxLine("alice: hi there")).toEqual({ kind: "post", member: "alice", text: "hi there" });
+    expect(parseSandboxLine("Bob > 12: indeed")).toEqual({ kind: "post", member: "bob", replyTo: 12, text: "indeed" });
+    expect(parseSandboxLine("dm carol: psst")).toEqual({ kind: "dm", member: "carol", text: "psst" });
+    expect(parseSandboxLine("just words")).toBeUndefined();
+  });
+
+  it("runs dry without a key: prints every message and the request body it would send, answers nothing", async () => {
+    // A new supergroup's first message is its service message, so members' messages start at #2.
+    const out = await sandbox(["alice: lunch?", "bob > 2: Mira, what do you think?", "zed: hi", "dm carol: psst"]);
+    expect(out).toContain("#2 alice: lunch?");
+    expect(out).toContain("#3 bob: Mira, what do you think? (↩ #2)");
+    expect(out.some((l) => l.startsWith("? expected"))).toBe(true);
+    expect(out.some((l) => /^\[dm\] #\d+ carol: psst$/.test(l))).toBe(true);
+    const dry = out.filter((l) => l.startsWith("--- dry run"));
+    expect(dry).toHaveLength(2); // the mention and the DM; "lunch?" addresses nobody
+    const text = out.join("\n");
+    expect(text).toContain('"responseMimeType": "application/json"');
+    expect(text).toContain('[↩ reply to Alice: \\"lunch?\\"]');
+    expect(out.filter((l) => /^#\d+ Mira:/.test(l))).toEqual([]);
+  });
+
+  it("answers through Gemini when a key is set, and exits once the reply is sent", async () => {
+    const gemini = await GeminiFake.start();
+    gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "hi alice!" }] } }));
+    try {
+      const out = await sandbox(["alice: hey Mira"], { GEMINI_API_KEY: "k", GOOGLE_GEMINI_BASE_URL: gemini.baseUrl });
+      expect(out).toContain("#3 Mira: hi alice!");
+      expect(gemini.requests).toHaveLength(1);
+    } finally {
+      await gemini.close();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,148 @@
+import type { Logger } from "pino";
+import { parsePersona, type Persona } from "../../src/config/persona";
+import { GeminiClient } from "../../src/llm/gemini-client";
+import { GeminiPlanner } from "../../src/llm/planner";
+import { AgentRuntime } from "../../src/runtime/agent-runtime";
+import { FakeClock } from "../../src/runtime/clock";
+import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
+import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmuUser } from "../../src/telegram/emulator";
+import type { TelegramClient } from "../../src/telegram/listen";
+import { GeminiFake } from "./gemini-fake";
+import { captureLogger } from "./log-capture";
+import { tempDbPath } from "./temp-dir";
+
+export const TEST_PERSONA = `# Agent Name
+Mira
+
+# Agent Instructions
+You are Mira, a friendly member of this chat.
+
+# Aliases
+Mirochka
+
+# Start Typing Delay
+1
+
+# Typing Speed
+10
+
+# Read Delay
+2
+`;
+
+export interface HarnessOptions {
+  readonly persona?: string;
+  readonly replyTimeoutMs?: number;
+  readonly dbPath?: string;
+  readonly gemini?: GeminiFake;
+  readonly clock?: FakeClock;
+}
+
+/**
+ * One persona on the emulator, planning through the real Gemini SDK against the loopback fake,
+ * with a real SQLite file and a fake clock. The world is: a supergroup "Sandbox" with alice,
+ * bob and carol, a basic group "Club", and DMs.
+ */
+export class Harness {
+  readonly emu: TelegramEmulator;
+  readonly clock: FakeClock;
+  readonly persona: Persona;
+  readonly dbPath: string;
+  account!: EmuUser;
+  alice!: EmuUser;
+  bob!: EmuUser;
+  carol!: EmuUser;
+  group!: EmuChat;
+  club!: EmuChat;
+  gemini!: GeminiFake;
+  db!: Db;
+  client!: TelegramClient;
+  runtime!: AgentRuntime;
+  log!: ReturnType<typeof captureLogger>;
+
+  private constructor(private readonly o: HarnessOptions) {
+    this.clock = o.clock ?? new FakeClock();
+    const clock = this.clock;
+    this.emu = new TelegramEmulator({ now: () => clock.now() });
+    this.persona = parsePersona(o.persona ?? TEST_PERSONA, { file: "agents/Mira.md", promptDirs: [] });
+    this.dbPath = o.dbPath ?? tempDbPath();
+  }
+
+  static async start(o: HarnessOptions = {}): Promise<Harness> {
+    const h = new Harness(o);
+    h.account = h.emu.addAccount({ firstName: "Mira", username: "mira_ai" });
+    h.alice = h.emu.addUser({ firstName: "Alice", username: "alice" });
+    h.bob = h.emu.addUser({ firstName: "Bob", username: "bob" });
+    h.carol = h.emu.addUser({ firstName: "Carol", username: "carol" });
+    h.group = h.emu.createSupergroup({ title: "Sandbox", members: [h.account, h.alice, h.bob, h.carol] });
+    h.club = h.emu.createGroup({ title: "Club", members: [h.account, h.alice, h.bob] });
+    h.gemini = o.gemini ?? (await GeminiFake.start());
+    h.boot();
+    return h;
+  }
+
+  /** Build (or rebuild, after `crash()`) the runtime on the same database, emulator and Gemini fake. */
+  boot(): void {
+    this.log = captureLogger();
+    this.db = openDatabase(this.dbPath);
+    this.client = createEmulatedClient(this.emu, this.account);
+    this.runtime = new AgentRuntime({
+      persona: this.persona,
+      db: this.db,
+      client: this.client,
+      selfId: String(this.account.id),
+      planner: new GeminiPlanner({ client: this.geminiClient(this.log.logger), logger: this.log.logger }),
+      logger: this.log.logger,
+      clock: this.clock,
+      replyTimeoutMs: this.o.replyTimeoutMs ?? 5000,
+      scheduler: { tickMs: 100, retryDelayMs: 10_000 },
+    });
+    this.clock.settle = () => this.runtime.scheduler.whenIdle();
+    this.runtime.start();
+  }
+
+  /** Kill the runtime the way a dead process goes: no clean-up, nothing more written. */
+  crash(): void {
+    this.runtime.abandon();
+    this.emu.detach(this.client);
+    this.db.close();
+  }
+
+  async close(): Promise<void> {
+    await this.runtime.stop();
+    this.emu.detach(this.client);
+    closeDatabase(this.db);
+    if (!this.o.gemini) await this.gemini.close();
+  }
+
+  /** Let fake time pass (typing, waits, read delays), finishing the work due on the way. */
+  async pass(ms: number): Promise<void> {
+    await this.clock.advance(ms);
+  }
+
+  /** Messages the account sent in a chat, as the server has them. */
+  sent(chat: EmuChat): { id: number; text: string; replyTo?: number }[] {
+    return this.emu
+      .history(chat)
+      .filter((m) => m.fromId === this.account.id)
+      .map((m) => ({ id: m.id, text: m.text, ...(m.replyTo !== undefined ? { replyTo: m.replyTo } : {}) }));
+  }
+
+  /** The text of the last `user` turn of a recorded Gemini request. */
+  lastUserTurn(index = this.gemini.requests.length - 1): string {
+    const contents = this.gemini.requests[index]!.body.contents ?? [];
+    const last = [...contents].reverse().find((c) => c.role === "user");
+    return (last?.parts ?? []).map((p) => p.text ?? "").join("\n");
+  }
+
+  private geminiClient(logger: Logger): GeminiClient {
+    return new GeminiClient({
+      apiKey: "test-key-not-secret",
+      model: "gemini-2.5-flash",
+      baseUrl: this.gemini.baseUrl,
+      logger,
+      maxAttempts: 2,
+      sleep: async () => {},
+    });
+  }
+}

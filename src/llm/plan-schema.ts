@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { standardReaction } from "./standard-reactions";
+import { standardReaction } from "../telegram/standard-reactions";
 
 /** Most tasks one plan may hold; a longer plan is treated as off-schema. */
 export const MAX_PLAN_TASKS = 20;

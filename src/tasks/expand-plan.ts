@@ -1,4 +1,5 @@
 import type { PlanTask } from "../llm/plan-schema";
+import { standardReaction } from "../telegram/standard-reactions";
 import { STICKER_CHOICE_SEC, typingSeconds, type Pacing } from "./pacing";
 import { splitText } from "./split-text";
 import type { NewTask } from "./task";
@@ -51,7 +52,8 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         });
         break;
       case "react":
-        last = push({ kind: "react", payload: { messageId: t.message_id, emoji: t.emoji } });
+        // Telegram knows each reaction by one exact code-point sequence (e.g. "❤" without U+FE0F).
+        last = push({ kind: "react", payload: { messageId: t.message_id, emoji: standardReaction(t.emoji) ?? t.emoji } });
         break;
       case "wait":
         last = push({ kind: "wait", payload: { seconds: t.seconds } });

@@ -57,14 +57,14 @@ export interface ConnectOptions {
 }
 
 /**
- * Connect a saved session to Telegram. Flood waits above 5 s are thrown, not slept on inside
- * GramJS, so the scheduler can park the task and keep other chats moving.
+ * Connect a saved session to Telegram. Every flood wait is thrown, never slept on inside GramJS
+ * (floodSleepThreshold 0), so the scheduler can park the task and keep other chats moving.
  */
 export async function connectSavedSession(o: ConnectOptions): Promise<{ client: TelegramClient; selfId: string }> {
   const session = new StringSession(readFileSync(o.sessionFile, "utf8").trim());
   const client = new TelegramClient(session, o.apiId, o.apiHash, {
     baseLogger: new PinoBridge(o.logger),
-    floodSleepThreshold: 5,
+    floodSleepThreshold: 0,
     connectionRetries: 5,
   });
   await client.connect();

@@ -205,3 +205,57 @@ describe("invalid plans", () => {
     expect(texts.join(" ")).toBe(long);
   });
 });
+
+describe("more of the vocabulary", () => {
+  it("remembers at once, recalls in the next plan, and blocks in a DM", async () => {
+    h = await Harness.start();
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "I'm vegetarian, by the way" });
+    h.gemini.script(plan({ kind: "remember", content: "Carol is vegetarian" }, { kind: "think", text: "noted" }, { kind: "send", text: "noted!" }));
+    await h.pass(20_000);
+    expect(h.runtime.memories.list(dm.peerId).map((m) => m.content)).toEqual(["Carol is vegetarian"]);
+
+    await h.emu.post({ chat: dm, from: h.carol, text: "you are annoying" });
+    h.gemini.script(plan({ kind: "block" }));
+    await h.pass(20_000);
+    expect(h.gemini.requests[1]!.body.systemInstruction?.parts?.[0]?.text).toContain("Carol is vegetarian");
+    expect(h.emu.isBlocked(h.account, h.carol)).toBe(true);
+  });
+
+  it("falls back to the emoji as text when the sticker set is missing, and resolves a set only once", async () => {
+    h = await Harness.start();
+    h.emu.addStickerSet({ shortName: "Cats", title: "Cats", stickers: [{ emoji: "😺" }] });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai stickers please" });
+    h.gemini.script(
+      plan(
+        { kind: "sticker", sticker_set: "NoSuchSet", name: "🙂" },
+        { kind: "sticker", sticker_set: "Cats", name: "😺" },
+        { kind: "sticker", sticker_set: "Cats", name: "🐶" },
+        { kind: "sticker", sticker_set: "Cats", name: "😺" },
+      ),
+    );
+    await h.pass(30_000);
+    const mine = h.emu.history(h.group).filter((m) => m.fromId === h.account.id);
+    expect(mine.map((m) => (m.media === "sticker" ? `sticker ${m.stickerEmoji}` : m.text))).toEqual(["🙂", "sticker 😺", "🐶", "sticker 😺"]);
+    expect(h.emu.methods(h.account).filter((m) => m === "messages.GetStickerSet")).toHaveLength(2);
+  });
+
+  it("reacts with Telegram's exact code points even when the model adds a variation selector", async () => {
+    h = await Harness.start();
+    const m = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai I passed my exam!" });
+    h.gemini.script(plan({ kind: "react", emoji: "❤️", message_id: m.id }));
+    await h.pass(20_000);
+    expect(h.emu.reactions(h.group, m.id)).toEqual([{ userId: String(h.account.id), emoji: "❤" }]);
+  });
+
+  it("answers inside the forum topic the question was asked in", async () => {
+    h = await Harness.start();
+    const forum = h.emu.createSupergroup({ title: "Forum", members: [h.account, h.alice], forum: true });
+    const topic = h.emu.createTopic(forum, "Travel");
+    await h.emu.post({ chat: forum, from: h.alice, text: "@mira_ai best time to visit Porto?", topicId: topic });
+    h.gemini.script(plan({ kind: "send", text: "May or September." }));
+    await h.pass(20_000);
+    const mine = h.emu.history(forum).filter((m) => m.fromId === h.account.id);
+    expect(mine.map((m) => [m.text, m.topicId])).toEqual([["May or September.", topic]]);
+  });
+});

@@ -5,7 +5,7 @@ export { TelegramEmulator, type PreparedDelivery, type PostOptionsWithEcho } fro
 export { createEmulatedClient, type EmulatedClientOptions } from "./create-client.js";
 export { dispatchUpdates } from "./dispatch-updates.js";
 export { implementedMethods } from "./methods/registry.js";
-export { isStandardReaction, standardReactions } from "./standard-reactions.js";
+export { isStandardReaction, standardReactions } from "../standard-reactions.js";
 export type {
   EmuChat,
   EmuChatKind,

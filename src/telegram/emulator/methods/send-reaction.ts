@@ -4,7 +4,7 @@
  */
 import { Api } from "telegram";
 import { RpcFault } from "../rpc-fault.js";
-import { isStandardReaction } from "../standard-reactions.js";
+import { isStandardReaction } from "../../standard-reactions.js";
 import type { StoredMessage } from "../stored-message.js";
 import { defineMethod, updatesEnvelope } from "./method.js";
 import { asMessageId, chatForInputPeer } from "./resolve-peer.js";

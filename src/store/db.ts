@@ -14,11 +14,16 @@ export type Db = Database.Database;
 export function openDatabase(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.pragma("foreign_keys = ON");
-  db.pragma("busy_timeout = 5000");
-  migrate(db);
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("busy_timeout = 5000");
+    migrate(db);
+  } catch (e) {
+    db.close();
+    throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
   return db;
 }
 
@@ -43,10 +48,21 @@ export function migrate(db: Db): void {
 const MAX_BATCH = 256;
 
 interface Batch {
+  /** True while a transaction opened by batchedWrite is open. */
+  open: boolean;
   rows: number;
   scheduled: boolean;
 }
 const batches = new WeakMap<Db, Batch>();
+
+function batchOf(db: Db): Batch {
+  let b = batches.get(db);
+  if (!b) {
+    b = { open: false, rows: 0, scheduled: false };
+    batches.set(db, b);
+  }
+  return b;
+}
 
 /**
  * Group commit for the inbound hot path. `fn` runs inside a transaction that stays open until
@@ -57,13 +73,12 @@ const batches = new WeakMap<Db, Batch>();
  * first. A process that dies mid-turn loses at most that turn's un-addressed messages.
  */
 export function batchedWrite<T>(db: Db, fn: () => T): T {
-  let b = batches.get(db);
-  if (!b) {
-    b = { rows: 0, scheduled: false };
-    batches.set(db, b);
-  }
-  if (!db.inTransaction) {
+  const b = batchOf(db);
+  // Inside someone else's transaction: just be part of it.
+  if (db.inTransaction && !b.open) return fn();
+  if (!b.open) {
     db.exec("BEGIN");
+    b.open = true;
     b.rows = 0;
   }
   const out = fn();
@@ -82,13 +97,15 @@ export function batchedWrite<T>(db: Db, fn: () => T): T {
 /** Commit the open group commit, if any. */
 export function commitPending(db: Db): void {
   const b = batches.get(db);
-  if (b && b.rows > 0 && db.inTransaction) db.exec("COMMIT");
-  if (b) b.rows = 0;
+  if (!b?.open) return;
+  b.open = false;
+  b.rows = 0;
+  if (db.inTransaction) db.exec("COMMIT");
 }
 
 /** Run `fn` as one durable transaction (after committing any pending group commit). */
 export function transaction<T>(db: Db, fn: () => T): T {
-  if (!db.inTransaction || batches.get(db)?.rows) commitPending(db);
+  commitPending(db);
   return db.transaction(fn)();
 }
 

@@ -14,7 +14,6 @@ const schema = z.object({
   AGENTS_DIR: z.string().min(1).default("agents"),
   SESSIONS_DIR: z.string().min(1).default("sessions"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  TZ_DISPLAY: z.string().min(1).optional(),
 });
 
 /** Typed, validated environment. */

@@ -64,7 +64,9 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
       push("model", sanitizeText(m.text));
       continue;
     }
-    const reply = targets.has(m.messageId) ? targets.get(m.messageId) : historyReply(m, i.lookup);
+    // Targets carry the context fetched on arrival; otherwise (history, or a fetch lost to a
+    // restart) the stored copy of the replied-to message is used, without an API call.
+    const reply = targets.get(m.messageId) ?? historyReply(m, i.lookup);
     push(
       "user",
       formatMessageEnvelope({

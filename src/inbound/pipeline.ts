@@ -12,8 +12,10 @@ export interface InboundPipelineDeps {
   readonly messages: MessageStore;
   readonly names: AddressMatcher;
   readonly logger: Logger;
-  /** Hand an addressed message to the task graph. */
+  /** Hand an addressed message to the task graph (durably). */
   readonly enqueue: (chatId: string, item: ReceivedItem) => void;
+  /** The reply context of an enqueued message with `awaitingReply`, once fetched. */
+  readonly attachReply: (chatId: string, messageId: number, reply: ReplyContext) => void;
 }
 
 /**
@@ -56,11 +58,13 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     if (!fresh) return "duplicate";
     if (!shouldRespondStrict(m, d.names)) return "stored";
     if (m.chatType === "dm") d.messages.upsertChat({ ...chat, title: m.senderName });
-    // An addressed message must survive a crash from here on, even while the reply is fetched.
+    // From here an addressed message survives a crash: it is committed and its task exists
+    // before the (up to 5 s) reply fetch starts; the task waits for the fetch to finish.
     d.messages.commit();
-    const reply = m.replyToId !== undefined ? await fetchReply() : undefined;
+    const isReply = m.replyToId !== undefined;
+    d.enqueue(m.chatId, { messageId: m.messageId, ...(isReply ? { awaitingReply: true } : {}) });
     d.logger.debug({ component: "inbound", agent: d.agent, chatId: m.chatId, messageId: m.messageId }, "addressed");
-    d.enqueue(m.chatId, { messageId: m.messageId, ...(reply ? { reply } : {}) });
+    if (isReply) d.attachReply(m.chatId, m.messageId, await fetchReply());
     return "addressed";
   };
 }

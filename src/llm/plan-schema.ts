@@ -82,6 +82,8 @@ export interface PlanCheckContext {
   /** True when `id` is a message of this chat (reply_to / message_id must be). */
   readonly isChatMessage: (id: number) => boolean;
   readonly isDm: boolean;
+  /** The persona's sticker sets (`# Agent Sticker Sets`); a sticker from any other set is refused. */
+  readonly stickerSets: readonly string[];
 }
 
 /**
@@ -181,8 +183,13 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
 
 function semanticProblem(t: z.infer<typeof taskSchema>, ctx: PlanCheckContext): string | undefined {
   switch (t.kind) {
-    case "send":
     case "sticker":
+      if (!ctx.stickerSets.some((s) => s.toLowerCase() === t.sticker_set.toLowerCase())) {
+        return ctx.stickerSets.length ? `sticker set "${t.sticker_set}" is not one of the persona's sets` : "the persona has no sticker sets";
+      }
+      if (t.reply_to !== undefined && !ctx.isChatMessage(t.reply_to)) return `reply_to ${t.reply_to} is not a message of this chat`;
+      return undefined;
+    case "send":
       if (t.reply_to !== undefined && !ctx.isChatMessage(t.reply_to)) return `reply_to ${t.reply_to} is not a message of this chat`;
       return undefined;
     case "react":

@@ -115,6 +115,7 @@ export class AgentRuntime {
       names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
       logger: this.logger,
       enqueue: (chatId, item) => this.scheduler.enqueueReceived(chatId, item, readDelayMs),
+      attachReply: (chatId, messageId, reply) => this.scheduler.attachReply(chatId, messageId, reply),
     });
   }
 

@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import type { Logger } from "pino";
@@ -14,7 +16,7 @@ export interface SandboxOptions {
   /** Persona name (default: the first persona file). */
   readonly agent?: string | undefined;
   readonly verbose?: boolean;
-  /** Database file (default: a sandbox database under state/). */
+  /** Database file to keep (default: a fresh temporary one per run — the emulator starts empty each run, so old state would clash with its ids). */
   readonly dbPath?: string | undefined;
   readonly input?: NodeJS.ReadableStream;
   readonly output?: NodeJS.WritableStream;
@@ -75,7 +77,8 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     : new DryPlanner((body) => print(`--- dry run (no GEMINI_API_KEY): request body that would be sent ---\n${JSON.stringify(body, null, 2)}\n---`));
   if (!env.GEMINI_API_KEY) print("sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered.");
 
-  const db = openDatabase(o.dbPath ?? join("state", "sandbox.db"));
+  const tmp = o.dbPath ? undefined : mkdtempSync(join(tmpdir(), "sandbox-"));
+  const db = openDatabase(o.dbPath ?? join(tmp!, "sandbox.db"));
   const client = createEmulatedClient(emu, account);
   const runtime = new AgentRuntime({
     persona,
@@ -110,6 +113,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   await runtime.stop();
   emu.detach(client);
   closeDatabase(db);
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
   return 0;
 }
 

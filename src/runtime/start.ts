@@ -1,9 +1,10 @@
 import { readEnv } from "../config/env";
-import { loadPersonas, requirePhone } from "../config/persona";
+import { loadPersonas, requirePhone, type Persona } from "../config/persona";
 import { GeminiClient } from "../llm/gemini-client";
 import { GeminiPlanner } from "../llm/planner";
 import { closeDatabase, openDatabase } from "../store/db";
-import { connectSavedSession, hasSession, lockSession, sessionPath } from "../telegram/client";
+import { connectSavedSession, hasSession, lockSession, secureSessionFile, sessionPath } from "../telegram/client";
+import type { TelegramClient } from "../telegram/listen";
 import { AgentRuntime } from "./agent-runtime";
 import { createLogger } from "./logger";
 import { runSandbox } from "./sandbox";
@@ -25,16 +26,26 @@ export async function start(): Promise<number> {
     );
     return runSandbox({});
   }
-  if (!env.TELEGRAM_API_ID || !env.TELEGRAM_API_HASH) throw new Error("TELEGRAM_API_ID and TELEGRAM_API_HASH must be set to run real accounts");
-  if (!env.GEMINI_API_KEY) throw new Error("GEMINI_API_KEY must be set to run real accounts");
+  const { TELEGRAM_API_ID: apiId, TELEGRAM_API_HASH: apiHash, GEMINI_API_KEY: apiKey } = env;
+  if (!apiId || !apiHash) throw new Error("TELEGRAM_API_ID and TELEGRAM_API_HASH must be set to run real accounts");
+  if (!apiKey) throw new Error("GEMINI_API_KEY must be set to run real accounts");
   const db = openDatabase(env.STATE_DB);
   const runtimes: AgentRuntime[] = [];
   const releases: (() => void)[] = [];
-  for (const persona of live) {
+  const clients: TelegramClient[] = [];
+  const shutdown = async () => {
+    await Promise.all(runtimes.map((r) => r.stop()));
+    await Promise.allSettled(clients.map((c) => c.disconnect()));
+    for (const r of releases) r();
+    closeDatabase(db);
+  };
+  const startPersona = async (persona: Persona): Promise<void> => {
     requirePhone(persona);
     const file = sessionPath(env.SESSIONS_DIR, persona.name);
+    if (secureSessionFile(file)) logger.warn({ component: "runtime", agent: persona.name }, "session file was readable by others; narrowed to 0600");
     releases.push(lockSession(file));
-    const { client, selfId } = await connectSavedSession({ sessionFile: file, apiId: env.TELEGRAM_API_ID, apiHash: env.TELEGRAM_API_HASH, logger });
+    const { client, selfId } = await connectSavedSession({ sessionFile: file, apiId, apiHash, logger });
+    clients.push(client);
     const plannerLogger = logger.child({ agent: persona.name });
     const runtime = new AgentRuntime({
       persona,
@@ -43,20 +54,24 @@ export async function start(): Promise<number> {
       selfId,
       logger,
       planner: new GeminiPlanner({
-        client: new GeminiClient({ apiKey: env.GEMINI_API_KEY, model: env.GEMINI_MODEL, logger: plannerLogger, ...(env.GOOGLE_GEMINI_BASE_URL ? { baseUrl: env.GOOGLE_GEMINI_BASE_URL } : {}) }),
+        client: new GeminiClient({ apiKey, model: env.GEMINI_MODEL, logger: plannerLogger, ...(env.GOOGLE_GEMINI_BASE_URL ? { baseUrl: env.GOOGLE_GEMINI_BASE_URL } : {}) }),
         logger: plannerLogger,
       }),
     });
     runtime.start();
     runtimes.push(runtime);
+  };
+  try {
+    for (const persona of live) await startPersona(persona);
+  } catch (e) {
+    await shutdown();
+    throw e;
   }
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
   logger.info({ component: "runtime" }, "shutting down");
-  await Promise.all(runtimes.map((r) => r.stop()));
-  for (const r of releases) r();
-  closeDatabase(db);
+  await shutdown();
   return 0;
 }

@@ -81,7 +81,17 @@ export function batchedWrite<T>(db: Db, fn: () => T): T {
     b.open = true;
     b.rows = 0;
   }
-  const out = fn();
+  let out: T;
+  try {
+    out = fn();
+  } catch (e) {
+    // Nothing of ours is in the batch yet: close it rather than leave a BEGIN dangling.
+    if (b.rows === 0) {
+      b.open = false;
+      if (db.inTransaction) db.exec("ROLLBACK");
+    }
+    throw e;
+  }
   b.rows++;
   if (b.rows >= MAX_BATCH) commitPending(db);
   else if (!b.scheduled) {

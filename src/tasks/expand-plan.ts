@@ -22,29 +22,34 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
   /** Index in `out` of the last task each plan entry produced. */
   const lastOf: number[] = [];
   let previous: number | undefined;
-  const topic = o.topicId !== undefined ? { topicId: o.topicId } : {};
+  // The General topic (1) of a forum takes no topic header.
+  const topic = o.topicId !== undefined && o.topicId !== 1 ? { topicId: o.topicId } : {};
 
   plan.forEach((t, i) => {
-    const explicit = t.depends_on !== undefined && t.depends_on.length > 0;
-    let after: number[] = explicit ? t.deps.map((d) => lastOf[d]!).filter((x) => x !== undefined) : previous !== undefined ? [previous] : [];
-    const dependsOn = after.length === 0 && o.waitFor?.length ? o.waitFor : undefined;
+    // Explicit dependencies count only on tasks that entered the graph (not think/remember);
+    // with none left, the task follows the previous one like any other.
+    const explicit = (t.depends_on?.length ? t.deps : []).map((d) => lastOf[d]).filter((x): x is number => x !== undefined);
+    let after: number[] = explicit.length ? explicit : previous !== undefined ? [previous] : [];
+    // Whatever starts the graph waits for the chat to be read first.
+    let dependsOn = after.length === 0 && o.waitFor?.length ? o.waitFor : undefined;
     const push = (task: NewTask): number => {
-      out.push({ ...task, after, ...(dependsOn && out.length === 0 ? { dependsOn } : {}) });
+      out.push({ ...task, after, ...(dependsOn ? { dependsOn } : {}) });
       after = [out.length - 1];
+      dependsOn = undefined;
       return out.length - 1;
     };
     let last: number | undefined;
     switch (t.kind) {
       case "send": {
         splitText(t.text).forEach((part, n) => {
-          push({ kind: "typing", payload: { seconds: typingSeconds(part, o.pacing), action: "typing" } });
+          push({ kind: "typing", payload: { seconds: typingSeconds(part, o.pacing), action: "typing", ...topic } });
           const replyTo = n === 0 && t.reply_to !== undefined ? { replyTo: t.reply_to } : {};
           last = push({ kind: "send", payload: { text: part, ...replyTo, ...topic }, needsRandomId: true });
         });
         break;
       }
       case "sticker":
-        push({ kind: "typing", payload: { seconds: STICKER_CHOICE_SEC, action: "sticker" } });
+        push({ kind: "typing", payload: { seconds: STICKER_CHOICE_SEC, action: "sticker", ...topic } });
         last = push({
           kind: "sticker",
           payload: { set: t.sticker_set, name: t.name, ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}), ...topic },

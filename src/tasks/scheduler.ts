@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
-import type { Clock } from "../types";
+import type { Clock, ReplyContext } from "../types";
 import { AlreadyDoneError, PermanentError, RateLimitedError } from "./errors";
-import type { NewTask, ReceivedItem, Task, TaskKind } from "./task";
+import { isKind, type NewTask, type ReceivedItem, type Task, type TaskKind } from "./task";
 import type { TaskStore } from "./task-store";
 
 /** What a handler tells the scheduler after running a task once. */
@@ -61,8 +61,10 @@ export class Scheduler {
   private readonly byChat = new Map<string, Task[]>();
   private readonly busyChats = new Set<string>();
   private readonly blockedUntil = new Map<string, number>();
-  /** Received tasks whose plan must be dropped: a newer message arrived while planning. */
-  private readonly superseded = new Set<number>();
+  /** Running tasks whose chat was replanned: cancelled when they come back (an in-flight send still counts as sent). */
+  private readonly cancelRequested = new Map<number, string>();
+  /** Tasks that have run at least once in this process (their attempts may be back at 0). */
+  private readonly ranOnce = new Set<number>();
   private chatOrder: string[] = [];
   private rrStart = 0;
   private running = 0;
@@ -94,6 +96,15 @@ export class Scheduler {
         if (t.status === "running") {
           t.status = "pending";
           this.o.store.save(t, now);
+        }
+        if (t.kind === "received") {
+          // The raw message a reply fetch needed died with the old process: plan without it
+          // (the prompt falls back to the stored copy of the replied-to message, if any).
+          const r = t as Task<"received">;
+          if (r.payload.items.some((i) => i.awaitingReply)) {
+            r.payload = { items: r.payload.items.map(({ awaitingReply: _a, ...i }) => i) };
+            this.o.store.save(r, now);
+          }
         }
         this.index(t);
       }
@@ -164,6 +175,7 @@ export class Scheduler {
    * joins it (a burst costs one planning call). Otherwise the chat's unstarted tasks are
    * cancelled — the plan is stale — and a new `received` task is created; a plan still being
    * made for the old one will be dropped. A read mark follows after `readDelayMs`.
+   * An item with `awaitingReply` holds its task until `attachReply` (the fetch is bounded).
    */
   enqueueReceived(chatId: string, item: ReceivedItem, readDelayMs: number): void {
     const now = this.o.clock.now();
@@ -183,7 +195,6 @@ export class Scheduler {
       this.kick();
       return;
     }
-    for (const t of tasks) if (t.kind === "received" && t.status === "running") this.superseded.add(t.id);
     this.o.store.transaction(() => {
       this.cancelPending(chatId, "replanned: a newer message arrived");
       this.add(chatId, [
@@ -194,11 +205,33 @@ export class Scheduler {
     });
   }
 
-  /** Cancel every unstarted task of a chat; running ones are allowed to finish. */
+  /**
+   * The reply context of an addressed message has arrived: store it in the received task
+   * that holds the message and let that task run.
+   */
+  attachReply(chatId: string, messageId: number, reply: ReplyContext | undefined): void {
+    const task = (this.byChat.get(chatId) ?? []).find(
+      (t): t is Task<"received"> => isKind(t, "received") && t.payload.items.some((i) => i.messageId === messageId),
+    );
+    if (!task) return;
+    task.payload = {
+      items: task.payload.items.map((i) => (i.messageId === messageId ? { messageId, ...(reply ? { reply } : {}) } : i)),
+    };
+    this.o.store.save(task, this.o.clock.now());
+    this.kick();
+  }
+
+  /**
+   * Cancel a chat's tasks that have not finished: unstarted ones at once; running ones when
+   * they come back (a send in flight still completes — it may already be on the server).
+   */
   cancelPending(chatId: string, reason: string): void {
     const tasks = [...(this.byChat.get(chatId) ?? [])];
     this.o.store.transaction(() => {
-      for (const t of tasks) if (t.status === "pending") this.finish(t, "cancelled", reason);
+      for (const t of tasks) {
+        if (t.status === "pending") this.finish(t, "cancelled", reason);
+        else if (t.status === "running") this.cancelRequested.set(t.id, reason);
+      }
     });
   }
 
@@ -216,6 +249,10 @@ export class Scheduler {
       const task = this.firstReady(chatId, now);
       if (!task) continue;
       this.begin(task, now);
+      if (task.status !== "running") {
+        i--; // it handed over to a newer task instead of starting: look at this chat again
+        continue;
+      }
       lastStarted = idx;
       if (this.policy === "one-per-tick") break;
     }
@@ -227,6 +264,7 @@ export class Scheduler {
     for (const t of this.byChat.get(chatId) ?? []) {
       if (t.status !== "pending" || t.notBefore > now) continue;
       if (t.dependsOn.some((d) => this.open.has(d))) continue;
+      if (t.kind === "received" && (t as Task<"received">).payload.items.some((i) => i.awaitingReply)) continue;
       const until = this.blockedFor(t, now);
       if (until > now) {
         // Park it until the limit lifts, so the row tells the truth after a restart too.
@@ -251,10 +289,29 @@ export class Scheduler {
     return until;
   }
 
+  /** A newer `received` task of the same chat, if one is open: this one's plan would be stale. */
+  private newerReceived(task: Task): Task<"received"> | undefined {
+    if (task.kind !== "received") return undefined;
+    return (this.byChat.get(task.chatId) ?? []).find((t): t is Task<"received"> => t.kind === "received" && t.id > task.id);
+  }
+
   private begin(task: Task, now: number): void {
+    const newer = this.newerReceived(task);
+    if (newer) {
+      // Left over from a process that died while planning it: the newer task plans for both.
+      this.o.store.transaction(() => {
+        const known = new Set(newer.payload.items.map((i) => i.messageId));
+        const older = (task as Task<"received">).payload.items.filter((i) => !known.has(i.messageId));
+        newer.payload = { items: [...older, ...newer.payload.items].sort((a, b) => a.messageId - b.messageId) };
+        this.o.store.save(newer, now);
+        this.finish(task, "cancelled", `superseded by #${newer.id}`);
+      });
+      return;
+    }
     const readyAt = Math.max(task.notBefore, task.createdAt);
     task.status = "running";
     task.attempts += 1;
+    this.ranOnce.add(task.id);
     this.o.store.save(task, now);
     this.busyChats.add(task.chatId);
     this.running++;
@@ -286,24 +343,33 @@ export class Scheduler {
   }
 
   private settle(task: Task, now: number, outcome: HandlerOutcome | undefined, error: unknown): void {
+    const cancelReason = this.cancelRequested.get(task.id);
+    this.cancelRequested.delete(task.id);
     if (outcome?.type === "again") {
       task.status = "pending";
+      if (cancelReason !== undefined) {
+        this.finish(task, "cancelled", cancelReason);
+        return;
+      }
       task.notBefore = outcome.at;
+      task.attempts -= 1; // a planned re-run (typing refresh, a wait) is not a failed attempt
       this.o.store.save(task, now);
       this.log(task, "again", { at: outcome.at });
       return;
     }
     if (outcome?.type === "done") {
       const spawn = outcome.spawn ?? [];
-      if (spawn.length && this.superseded.has(task.id)) {
-        this.superseded.delete(task.id);
-        this.finish(task, "done", undefined);
+      this.finish(task, "done", undefined);
+      if (spawn.length && this.newerReceived(task)) {
         this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id }, "plan dropped: a newer message arrived while planning");
         return;
       }
-      this.superseded.delete(task.id);
-      this.finish(task, "done", undefined);
       if (spawn.length) this.add(task.chatId, spawn);
+      return;
+    }
+    if (cancelReason !== undefined && !(error instanceof AlreadyDoneError)) {
+      task.status = "pending";
+      this.finish(task, "cancelled", cancelReason);
       return;
     }
     if (error instanceof AlreadyDoneError) {
@@ -345,11 +411,14 @@ export class Scheduler {
   /** Move a task to a terminal state; failure or cancellation cascades to its dependents. */
   private finish(task: Task, status: "done" | "failed" | "cancelled", reason: string | undefined): void {
     const now = this.o.clock.now();
-    const wasStarted = task.status === "pending" && task.attempts > 0;
+    // Started before: it ran at least once (a typing spell that is between refreshes, or one
+    // whose request was in flight when the chat was replanned).
+    const wasStarted = task.status === "pending" && (task.attempts > 0 || this.ranOnce.has(task.id));
     task.status = status;
     if (reason !== undefined) task.error = reason;
     this.o.store.save(task, now);
     this.unindex(task);
+    this.ranOnce.delete(task.id);
     this.log(task, status, reason ? { reason } : {});
     if (status === "cancelled" && wasStarted) {
       const h = this.handler(task);
@@ -394,9 +463,16 @@ export class Scheduler {
   /** Drop chats with no open tasks from the round-robin order, keeping the cursor's place. */
   private compactChatOrder(): void {
     if (this.chatOrder.length === this.byChat.size) return;
-    const keepCursor = this.chatOrder[this.rrStart];
+    // The cursor moves to the first surviving chat at or after its old place, so emptied
+    // chats never send the turn back to the front of the list.
+    const n = this.chatOrder.length;
+    let keep: string | undefined;
+    for (let k = 0; k < n && keep === undefined; k++) {
+      const c = this.chatOrder[(this.rrStart + k) % n]!;
+      if (this.byChat.has(c)) keep = c;
+    }
     this.chatOrder = [...new Set(this.chatOrder)].filter((c) => this.byChat.has(c));
-    const i = keepCursor !== undefined ? this.chatOrder.indexOf(keepCursor) : -1;
+    const i = keep !== undefined ? this.chatOrder.indexOf(keep) : -1;
     this.rrStart = i >= 0 ? i : 0;
   }
 

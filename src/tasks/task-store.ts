@@ -95,8 +95,8 @@ export class TaskStore {
 
   /** Persist the mutable fields of a task as they are now. */
   save(t: Task, now: number): void {
-    if (!this.db.inTransaction) return this.transaction(() => this.save(t, now));
-    this.updateStmt.run(JSON.stringify(t.payload), t.status, t.notBefore, t.attempts, t.error ?? null, now, t.id);
+    // Always durable: inside a caller's transaction this nests; alone, it commits the inbound batch first.
+    this.transaction(() => this.updateStmt.run(JSON.stringify(t.payload), t.status, t.notBefore, t.attempts, t.error ?? null, now, t.id));
   }
 
   /** Every task not finished yet (pending or running), oldest first. */

@@ -7,12 +7,14 @@ export type TaskStatus = "pending" | "running" | "done" | "failed" | "cancelled"
 export interface ReceivedItem {
   readonly messageId: number;
   readonly reply?: ReplyContext;
+  /** The reply target is being fetched; the task waits (at most the fetch timeout). */
+  readonly awaitingReply?: boolean;
 }
 
 /** Payload of each task kind that lives on the graph. */
 export interface TaskPayloads {
   received: { items: ReceivedItem[] };
-  typing: { seconds: number; action: "typing" | "sticker"; until?: number };
+  typing: { seconds: number; action: "typing" | "sticker"; topicId?: number; until?: number };
   send: { text: string; replyTo?: number; topicId?: number; sentId?: number };
   react: { messageId: number; emoji: string };
   sticker: { set: string; name: string; replyTo?: number; topicId?: number };

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger as PinoLogger } from "pino";
 import { TelegramClient } from "telegram";
@@ -12,6 +12,17 @@ export function sessionPath(sessionsDir: string, agent: string): string {
 
 export function hasSession(sessionsDir: string, agent: string): boolean {
   return existsSync(sessionPath(sessionsDir, agent));
+}
+
+/**
+ * A session string is the account: make sure only its owner can read the file. A wider mode
+ * is narrowed to 0600 (and the caller told), never silently accepted.
+ */
+export function secureSessionFile(file: string): boolean {
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) === 0) return false;
+  chmodSync(file, 0o600);
+  return true;
 }
 
 /** GramJS's logger, routed into pino at warn and above (GramJS is chatty at info). */

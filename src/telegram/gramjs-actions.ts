@@ -64,6 +64,19 @@ export interface GramActionsOptions {
   readonly logger: Logger;
   /** What the store knows of a chat (type, access hash), to address it without GramJS's cache. */
   readonly lookupChat: (chatId: string) => ChatInfo | undefined;
+  /** A request with no answer after this long counts as a transient failure (default 30 s). */
+  readonly requestTimeoutMs?: number;
+}
+
+/** Default bound on one Telegram request. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** No answer in time. Transient: the retry reuses the random_id, so a late success is not repeated. */
+export class RequestTimeoutError extends Error {
+  constructor(method: string, ms: number) {
+    super(`${method}: no answer within ${ms} ms`);
+    this.name = "RequestTimeoutError";
+  }
 }
 
 /**
@@ -113,6 +126,17 @@ export class GramActions implements ChatActions {
   }
 
   async sendSticker(p: { chatId: string; set: string; name: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number | "not-found"> {
+    try {
+      return await this.sendStickerOnce(p);
+    } catch (e) {
+      // File references expire; the cached set goes stale with them. Fetch it again, once.
+      if (!(e instanceof PermanentError) || e.code !== "FILE_REFERENCE_EXPIRED") throw e;
+      this.stickerSets.delete(p.set);
+      return this.sendStickerOnce(p);
+    }
+  }
+
+  private async sendStickerOnce(p: { chatId: string; set: string; name: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number | "not-found"> {
     const docs = await this.stickerSet(p.set, p.chatId);
     const want = p.name.replace(/\uFE0F/g, "");
     const hit = docs?.find((d) => d.emoji.replace(/\uFE0F/g, "") === want);
@@ -173,15 +197,13 @@ export class GramActions implements ChatActions {
   private async fetchStickerSet(shortName: string, chatId: string): Promise<StickerDoc[] | undefined> {
     let res: Api.messages.TypeStickerSet;
     try {
-      res = await this.o.client.invoke(
-        new Api.messages.GetStickerSet({ stickerset: new Api.InputStickerSetShortName({ shortName }), hash: 0 }),
-      );
+      res = await this.call(new Api.messages.GetStickerSet({ stickerset: new Api.InputStickerSetShortName({ shortName }), hash: 0 }), chatId);
     } catch (e) {
-      if (e instanceof errors.RPCError && e.errorMessage === "STICKERSET_INVALID") {
+      if (e instanceof PermanentError && e.code === "STICKERSET_INVALID") {
         this.o.logger.warn({ component: "telegram", set: shortName }, "sticker set not found");
         return undefined;
       }
-      throw classifyTelegramError(e, "messages.GetStickerSet", chatId);
+      throw e;
     }
     if (!(res instanceof Api.messages.StickerSet)) return undefined;
     const out: StickerDoc[] = [];
@@ -194,10 +216,20 @@ export class GramActions implements ChatActions {
   }
 
   private async call<R extends Api.AnyRequest>(req: R, chatId: string, method: string = req.className): Promise<R["__response"]> {
+    const ms = this.o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return await this.o.client.invoke(req);
+      // Real time, not the task clock: this bounds network I/O, like the reply fetch.
+      return await Promise.race([
+        this.o.client.invoke(req),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new RequestTimeoutError(req.className, ms)), ms);
+        }),
+      ]);
     } catch (e) {
-      throw classifyTelegramError(e, method, chatId);
+      throw e instanceof RequestTimeoutError ? e : classifyTelegramError(e, method, chatId);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PlanFormatError, validatePlan } from "../../src/llm/plan-schema";
 
-const ctx = { isChatMessage: (id: number) => id >= 1 && id <= 10, isDm: false };
+const ctx = { isChatMessage: (id: number) => id >= 1 && id <= 10, isDm: false, stickerSets: ["Cats"] };
 const plan = (tasks: unknown[]) => JSON.stringify({ tasks });
 
 describe("validatePlan", () => {
@@ -68,6 +68,13 @@ describe("validatePlan", () => {
     expect(() => validatePlan("{not json", ctx)).toThrow(PlanFormatError);
     expect(() => validatePlan(JSON.stringify({ answer: "hi" }), ctx)).toThrow(/tasks/);
     expect(() => validatePlan(plan(Array.from({ length: 100 }, () => ({ kind: "wait", seconds: 1 }))), ctx)).toThrow(/100 tasks/);
+  });
+
+  it("accepts stickers only from the persona's own sets", () => {
+    const { tasks, rejected } = validatePlan(plan([{ kind: "sticker", sticker_set: "cats", name: "😺" }, { kind: "sticker", sticker_set: "Dogs", name: "🐶" }]), ctx);
+    expect(tasks).toHaveLength(1);
+    expect(rejected[0]!.reason).toMatch(/"Dogs" is not one of the persona's sets/);
+    expect(validatePlan(plan([{ kind: "sticker", sticker_set: "Cats", name: "😺" }]), { ...ctx, stickerSets: [] }).rejected[0]!.reason).toMatch(/no sticker sets/);
   });
 
   it("bounds waits", () => {

@@ -28,6 +28,11 @@ Mirochka
 
 # Read Delay
 2
+
+# Agent Sticker Sets
+MiraCats
+Cats
+NoSuchSet
 `;
 
 export interface HarnessOptions {

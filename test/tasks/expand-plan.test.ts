@@ -4,7 +4,7 @@ import { expandPlan } from "../../src/tasks/expand-plan";
 import { splitText } from "../../src/tasks/split-text";
 
 const pacing = { startTypingDelaySec: 1, typingSpeedCps: 10, readDelaySec: 2 };
-const ctx = { isChatMessage: () => true, isDm: true };
+const ctx = { isChatMessage: () => true, isDm: true, stickerSets: ["S"] };
 
 describe("splitText", () => {
   it("splits at paragraph, then sentence boundaries, within the limit", () => {

@@ -17,6 +17,8 @@ export interface ActionHandlerDeps {
 /**
  * Typing: shown at once, refreshed every 5 s (Telegram expires it after ~6 s), done when the
  * spell is over. The spell's end is stored in the payload, so a restart does not lengthen it.
+ * Typing is decoration: a failed or rate-limited typing request is logged and the spell goes on
+ * silently, so the message it precedes is never lost or delayed because of it.
  */
 export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
   return {
@@ -24,15 +26,27 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
       const now = d.clock.now();
       const until = task.payload.until ?? now + task.payload.seconds * 1000;
       if (now >= until) return { type: "done" };
-      await d.actions.setTyping({ chatId: task.chatId, action: task.payload.action });
+      const { topicId } = task.payload;
+      await bestEffort(d, task.chatId, "typing", () =>
+        d.actions.setTyping({ chatId: task.chatId, action: task.payload.action, ...(topicId !== undefined ? { topicId } : {}) }),
+      );
       task.payload = { ...task.payload, until };
       return { type: "again", at: Math.min(now + TYPING_REFRESH_MS, until) };
     },
-    rateKeys: (t) => d.actions.rateKeys("typing", t.chatId),
     async onCancel(task) {
-      await d.actions.setTyping({ chatId: task.chatId, action: "cancel" });
+      const { topicId } = task.payload;
+      await d.actions.setTyping({ chatId: task.chatId, action: "cancel", ...(topicId !== undefined ? { topicId } : {}) });
     },
   };
+}
+
+/** Run a cosmetic action; its failure is a warning, never the task's failure. */
+async function bestEffort(d: ActionHandlerDeps, chatId: string, what: string, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (e) {
+    d.logger.warn({ component: "tasks", chatId, action: what, err: e instanceof Error ? e.message : String(e) }, `${what} failed; going on without it`);
+  }
 }
 
 export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
@@ -65,14 +79,15 @@ export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
         ...(topicId !== undefined ? { topicId } : {}),
       };
       const res = await d.actions.sendSticker({ ...common, set, name });
+      const where = { ...(replyTo !== undefined ? { replyTo } : {}), ...(topicId !== undefined ? { topicId } : {}) };
       if (res !== "not-found") {
-        d.onSent({ chatId: task.chatId, messageId: res, text: `[sticker ${name}]`, ...(replyTo !== undefined ? { replyTo } : {}) });
+        d.onSent({ chatId: task.chatId, messageId: res, text: `[sticker ${name}]`, ...where });
         return { type: "done" };
       }
       // The set or sticker is gone: say it with the emoji instead. Same random_id — nothing was sent with it.
       d.logger.warn({ component: "tasks", chatId: task.chatId, set, name }, "sticker not found; sending the emoji as text");
       const id = await d.actions.sendText({ ...common, text: name });
-      d.onSent({ chatId: task.chatId, messageId: id, text: name, ...(replyTo !== undefined ? { replyTo } : {}) });
+      d.onSent({ chatId: task.chatId, messageId: id, text: name, ...where });
       return { type: "done" };
     },
     rateKeys: (t) => d.actions.rateKeys("sticker", t.chatId),
@@ -107,10 +122,10 @@ export function readHandler(d: ActionHandlerDeps): TaskHandler<"read"> {
     async run(task) {
       // maxId 0 means "everything so far": the newest message stored for the chat.
       const maxId = task.payload.maxId || (d.messages.recent(task.chatId, Number.MAX_SAFE_INTEGER, 1)[0]?.messageId ?? 0);
-      if (maxId > 0) await d.actions.markRead({ chatId: task.chatId, maxId });
+      // A read mark is a courtesy: if it fails, the answer that waits for it must still go out.
+      if (maxId > 0) await bestEffort(d, task.chatId, "read", () => d.actions.markRead({ chatId: task.chatId, maxId }));
       return { type: "done" };
     },
-    rateKeys: (t) => d.actions.rateKeys("read", t.chatId),
   };
 }
 

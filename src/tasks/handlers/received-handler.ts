@@ -5,9 +5,13 @@ import type { Planner } from "../../llm/planner";
 import type { MemoryStore } from "../../store/memories";
 import type { MessageStore } from "../../store/messages";
 import type { Clock } from "../../types";
-import { PermanentError } from "../errors";
+import { LlmHttpError } from "../../llm/errors";
+import { PermanentError, RateLimitedError } from "../errors";
 import { expandPlan } from "../expand-plan";
 import type { TaskHandler } from "../scheduler";
+
+/** Rate-limit key shared by every planning call of the agent. */
+export const LLM_RATE_KEY = "llm";
 
 /** How many stored messages of the chat go into one planning call. */
 export const HISTORY_LIMIT = 30;
@@ -32,11 +36,13 @@ export interface ReceivedHandlerDeps {
  */
 export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received"> {
   return {
+    rateKeys: () => [LLM_RATE_KEY],
     async run(task) {
       const chatId = task.chatId;
       const items = task.payload.items;
       const lastId = Math.max(...items.map((i) => i.messageId));
-      const chat = d.messages.chat(chatId) ?? { chatId, chatType: "dm" };
+      // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
+      const chat = d.messages.chat(chatId) ?? { chatId, chatType: "group" };
       const history = d.messages.recent(chatId, lastId, HISTORY_LIMIT);
       const prompt = buildPlanPrompt({
         persona: d.persona,
@@ -50,8 +56,14 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       });
       let plan;
       try {
-        plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm: chat.chatType === "dm" }, { chatId });
+        plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm: chat.chatType === "dm", stickerSets: d.persona.stickerSets }, { chatId });
       } catch (e) {
+        // The LLM asked us to come back later than its client would wait: park the task (all
+        // planning waits, the quota is the account's), without counting it as an attempt.
+        if (e instanceof LlmHttpError && e.retryAfterMs !== undefined) {
+          throw new RateLimitedError(LLM_RATE_KEY, Math.ceil(e.retryAfterMs / 1000), `LLM_${e.status}`);
+        }
+        // Anything else was already retried by the LLM client: give up on this message.
         throw new PermanentError(`planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${e instanceof Error ? e.message : String(e)}`);
       }
       for (const t of plan.tasks) {

@@ -1,0 +1,125 @@
+import { Api } from "telegram";
+import { afterEach, describe, expect, it } from "vitest";
+import { Harness } from "../support/harness";
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const plan = (...tasks: unknown[]) => ({ json: { tasks } });
+
+/** Poll real time until `cond` holds (for work in flight over real HTTP or real timers). */
+async function until(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe("replanning and stale plans", () => {
+  it("drops a plan that comes back after a newer message arrived, and answers with the newer plan", async () => {
+    h = await Harness.start();
+    h.gemini.script({ delayMs: 300, then: plan({ kind: "send", text: "stale answer" }) }, plan({ kind: "send", text: "fresh answer" }));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai first question" });
+    const passing = h.pass(200); // planning starts and waits on the slow Gemini answer
+    await until(() => h.gemini.requests.length === 1);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually, second question" });
+    await passing;
+    await h.pass(20_000);
+    expect(h.gemini.requests).toHaveLength(2);
+    expect(h.lastUserTurn()).toContain("first question");
+    expect(h.lastUserTurn()).toContain("second question");
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["fresh answer"]);
+  });
+
+  it("after a crash mid-planning with a newer message waiting, answers once, with the newer plan", async () => {
+    h = await Harness.start();
+    h.gemini.script({ delayMs: 300, then: plan({ kind: "send", text: "never" }) });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai one" });
+    const passing = h.pass(200);
+    await until(() => h.gemini.requests.length === 1);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai two" });
+    h.crash(); // dies while the first plan is still being made
+    await passing;
+    h.gemini.script(plan({ kind: "send", text: "answer to both" }));
+    h.boot();
+    await h.pass(20_000);
+    expect(h.gemini.requests).toHaveLength(2);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["answer to both"]);
+    expect(h.lastUserTurn()).toMatch(/one[\s\S]*two/);
+  });
+
+  it("stops a typing spell whose request was in flight when the chat was replanned", async () => {
+    h = await Harness.start();
+    h.gemini.script(plan({ kind: "send", text: "z".repeat(200) }), plan());
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai story time" });
+    await h.pass(1900); // planned; the read comes at 2 s, typing right after
+    h.emu.setDelay("messages.SetTyping", 200);
+    const passing = h.pass(200);
+    await until(() => h.emu.methods(h.account).includes("messages.SetTyping"));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai stop" });
+    await passing;
+    h.emu.setDelay("messages.SetTyping", 0);
+    await h.pass(60_000);
+    const actions = h.emu.requests
+      .filter((r) => r.request instanceof Api.messages.SetTyping)
+      .map((r) => (r.request as Api.messages.SetTyping).action.className);
+    expect(actions).toEqual(["SendMessageTypingAction", "SendMessageCancelAction"]);
+    expect(h.sent(h.group)).toEqual([]);
+  });
+});
+
+describe("crashes outside sends", () => {
+  it("a crash during the reply fetch still gets the message answered after restart", async () => {
+    h = await Harness.start({ replyTimeoutMs: 200 }); // the dead process's fetch gives up sooner
+    const q = await h.emu.post({ chat: h.group, from: h.bob, text: "the meeting moved to 3pm" });
+    const hh = h;
+    hh.emu.hang("channels.GetMessages", { when: "before-apply", onHang: () => hh.crash() });
+    await hh.emu.post({ chat: hh.group, from: hh.alice, text: "@mira_ai is that right?", replyTo: q.id }).catch(() => {});
+    hh.gemini.script(plan({ kind: "send", text: "yes, 3pm" }));
+    hh.boot();
+    await hh.pass(20_000);
+    expect(hh.sent(hh.group).map((m) => m.text)).toEqual(["yes, 3pm"]);
+    // The fetched context died with the process; the stored copy of bob's message stands in.
+    expect(hh.lastUserTurn()).toContain(`[↩ reply to Bob: "the meeting moved to 3pm"]`);
+  });
+});
+
+describe("what must not block an answer", () => {
+  it("a read mark that keeps failing does not stop the answer", async () => {
+    h = await Harness.start();
+    h.emu.failNext("channels.ReadHistory", "INTERNAL", { code: 500, times: 100 });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello" });
+    h.gemini.script(plan({ kind: "send", text: "hi!" }));
+    await h.pass(20_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["hi!"]);
+    expect(h.log.lines().some((l) => l.level === 40 && l.msg === "read failed; going on without it")).toBe(true);
+  });
+
+  it("a flood wait on typing does not delay the message", async () => {
+    h = await Harness.start();
+    h.emu.failNext("messages.SetTyping", "FLOOD_WAIT_300");
+    const t0 = h.clock.now();
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai quick one" });
+    h.gemini.script(plan({ kind: "send", text: "ok" }));
+    await h.pass(20_000);
+    const send = h.emu.requests.find((r) => r.method === "messages.SendMessage");
+    expect(send!.at - t0).toBe(2000 + 1200); // read at 2 s, then 1 s + 2 chars / 10 of typing
+  });
+
+  it("parks planning when Gemini asks to come back later than its client waits, then answers", async () => {
+    h = await Harness.start();
+    h.gemini.script({ status: 429, retryDelaySeconds: 45 }, plan({ kind: "send", text: "sorry, I'm back" }));
+    const t0 = h.clock.now();
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai are you there?" });
+    await h.pass(30_000);
+    expect(h.sent(h.group)).toEqual([]);
+    await h.pass(30_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["sorry, I'm back"]);
+    expect(h.gemini.requests).toHaveLength(2);
+    const send = h.emu.requests.find((r) => r.method === "messages.SendMessage");
+    expect(send!.at - t0).toBeGreaterThanOrEqual(45_000);
+  });
+});

@@ -12,7 +12,7 @@ import { Harness } from "../support/harness";
 type CrashMode = "before-apply" | "after-apply" | "after-mark";
 
 const WORDS = ["one", "two", "three", "four", "five", "six"] as const;
-const EXPECTED = WORDS.flatMap((w) => [`re ${w} a`, `re ${w} b`]);
+const SENDS = WORDS.length * 2;
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -28,7 +28,7 @@ function responder(body: GenerateBody): FakeReply {
   return { json: { tasks: [{ kind: "send", text: `re ${word} a` }, { kind: "send", text: `re ${word} b` }] } };
 }
 
-async function run(crashAt: number, mode: CrashMode): Promise<{ crashed: boolean; sent: string[]; stored: string[] }> {
+async function run(crashAt: number, mode: CrashMode): Promise<{ crashed: boolean; sent: Record<"group" | "club" | "dm", string[]>; stored: string[] }> {
   h = await Harness.start();
   const hh = h;
   hh.gemini.respondWith(responder);
@@ -76,27 +76,28 @@ async function run(crashAt: number, mode: CrashMode): Promise<{ crashed: boolean
       hh.boot(); // a fresh process on the same database and the same Telegram
     }
   }
-  const sent = [...hh.emu.history(hh.group), ...hh.emu.history(hh.club), ...hh.emu.history(dm)]
-    .filter((m) => m.fromId === hh.account.id)
-    .map((m) => m.text);
+  const mine = (chat: typeof dm) => hh.emu.history(chat).filter((m) => m.fromId === hh.account.id).map((m) => m.text);
+  const sent = { group: mine(hh.group), club: mine(hh.club), dm: mine(dm) };
   const check = openDatabase(hh.dbPath);
   const stored = (check.prepare("SELECT text FROM messages WHERE is_agent = 0").pluck().all() as string[]).sort();
   check.close();
   return { crashed, sent, stored };
 }
 
+// 3 modes × 12 sends = 36 crash points (the issue asks for at least 20).
 describe("exactly once across crashes", () => {
   const modes: CrashMode[] = ["before-apply", "after-apply", "after-mark"];
-  const points = modes.flatMap((mode) => Array.from({ length: EXPECTED.length }, (_, i) => ({ mode, at: i + 1 })));
-
-  it("has at least 20 crash points", () => {
-    expect(points.length).toBeGreaterThanOrEqual(20);
-  });
+  const points = modes.flatMap((mode) => Array.from({ length: SENDS }, (_, i) => ({ mode, at: i + 1 })));
 
   it.each(points)("crash $mode of send #$at: every planned message once, no inbound message lost", async ({ mode, at }) => {
     const { crashed, sent, stored } = await run(at, mode);
     expect(crashed).toBe(true);
-    expect([...sent].sort()).toEqual([...EXPECTED].sort());
+    // Each chat gets its answers exactly once and in order.
+    expect(sent).toEqual({
+      group: ["re one a", "re one b", "re four a", "re four b"],
+      club: ["re two a", "re two b", "re six a", "re six b"],
+      dm: ["re three a", "re three b", "re five a", "re five b"],
+    });
     expect(stored).toEqual(["@mira_ai say four", "@mira_ai say one", "Mira, say two", "mirochka say six", "say five", "say three"]);
   });
 });

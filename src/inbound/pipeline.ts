@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
 import type { MessageStore } from "../store/messages";
-import type { ReceivedItem } from "../tasks/task";
 import type { InboundMessage, ReplyContext } from "../types";
 import { shouldRespondStrict, type AddressMatcher } from "./addressing";
 
@@ -12,9 +11,9 @@ export interface InboundPipelineDeps {
   readonly messages: MessageStore;
   readonly names: AddressMatcher;
   readonly logger: Logger;
-  /** Hand an addressed message to the task graph (durably). */
-  readonly enqueue: (chatId: string, item: ReceivedItem) => void;
-  /** The reply context of an enqueued message with `awaitingReply`, once fetched. */
+  /** Hand an addressed message to the task graph (durably); `awaitingReply` holds it for the fetch. */
+  readonly enqueue: (chatId: string, messageId: number, o: { awaitingReply: boolean }) => void;
+  /** The reply context of a message enqueued with `awaitingReply`, once fetched. */
   readonly attachReply: (chatId: string, messageId: number, reply: ReplyContext) => void;
 }
 
@@ -62,9 +61,17 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     // before the (up to 5 s) reply fetch starts; the task waits for the fetch to finish.
     d.messages.commit();
     const isReply = m.replyToId !== undefined;
-    d.enqueue(m.chatId, { messageId: m.messageId, ...(isReply ? { awaitingReply: true } : {}) });
+    d.enqueue(m.chatId, m.messageId, { awaitingReply: isReply });
     d.logger.debug({ component: "inbound", agent: d.agent, chatId: m.chatId, messageId: m.messageId }, "addressed");
-    if (isReply) d.attachReply(m.chatId, m.messageId, await fetchReply());
+    if (isReply) {
+      let reply: ReplyContext = { kind: "unknown", id: m.replyToId! };
+      try {
+        reply = await fetchReply();
+      } finally {
+        // Whatever happened, release the waiting task (without a quote if the fetch broke).
+        d.attachReply(m.chatId, m.messageId, reply);
+      }
+    }
     return "addressed";
   };
 }

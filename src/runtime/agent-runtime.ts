@@ -37,6 +37,8 @@ export interface AgentRuntimeOptions {
   readonly clock?: Clock;
   /** Bound on the reply-target fetch (default 5 s). */
   readonly replyTimeoutMs?: number;
+  /** Bound on one Telegram request (default 30 s). */
+  readonly requestTimeoutMs?: number;
   readonly scheduler?: Pick<SchedulerOptions, "tickMs" | "concurrency" | "maxAttempts" | "retryDelayMs">;
   readonly timeZone?: string;
 }
@@ -61,12 +63,18 @@ export class AgentRuntime {
     this.logger = o.logger.child({ agent });
     this.messages = new MessageStore(o.db, agent);
     this.memories = new MemoryStore(o.db, agent);
-    const actions = new GramActions({ client: o.client, logger: this.logger, lookupChat: (chatId) => this.messages.chat(chatId) });
+    const actions = new GramActions({
+      client: o.client,
+      logger: this.logger,
+      lookupChat: (chatId) => this.messages.chat(chatId),
+      ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+    });
     const deps: ActionHandlerDeps = {
       actions,
       clock: this.clock,
       logger: this.logger,
       messages: this.messages,
+      cosmeticLimits: new Map(),
       onSent: (s) => {
         this.messages.insert({
           chatId: s.chatId,
@@ -114,7 +122,7 @@ export class AgentRuntime {
       messages: this.messages,
       names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
       logger: this.logger,
-      enqueue: (chatId, item) => this.scheduler.enqueueReceived(chatId, item, readDelayMs),
+      enqueue: (chatId, messageId, { awaitingReply }) => this.scheduler.enqueueReceived(chatId, messageId, { readDelayMs, awaitingReply }),
       attachReply: (chatId, messageId, reply) => this.scheduler.attachReply(chatId, messageId, reply),
     });
   }

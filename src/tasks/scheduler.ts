@@ -4,6 +4,11 @@ import { AlreadyDoneError, PermanentError, RateLimitedError } from "./errors";
 import { isKind, type NewTask, type ReceivedItem, type Task, type TaskKind } from "./task";
 import type { TaskStore } from "./task-store";
 
+/** How long a received task waits for its reply fetch to report back, at most. */
+export const REPLY_WAIT_MS = 10_000;
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
 /** What a handler tells the scheduler after running a task once. */
 export type HandlerOutcome =
   /** Finished. `spawn` tasks are created in the same transaction that marks this one done. */
@@ -71,6 +76,8 @@ export class Scheduler {
   private timer: unknown;
   private stopped = true;
   private abandoned = false;
+  /** Set by stop()/abandon(): no more writes (the database may be closing). */
+  private closed = false;
   private idleWaiters: (() => void)[] = [];
   private readonly inflight = new Set<Promise<void>>();
   private readonly tickMs: number;
@@ -97,15 +104,14 @@ export class Scheduler {
           t.status = "pending";
           this.o.store.save(t, now);
         }
-        if (t.kind === "received") {
+        if (isKind(t, "received") && t.payload.items.some((i) => i.awaitingReplyUntil !== undefined)) {
           // The raw message a reply fetch needed died with the old process: plan without it
           // (the prompt falls back to the stored copy of the replied-to message, if any).
-          const r = t as Task<"received">;
-          if (r.payload.items.some((i) => i.awaitingReply)) {
-            r.payload = { items: r.payload.items.map(({ awaitingReply: _a, ...i }) => i) };
-            this.o.store.save(r, now);
-          }
+          t.payload = { ...t.payload, items: t.payload.items.map(({ awaitingReplyUntil: _a, ...i }) => i) };
+          this.o.store.save(t, now);
         }
+        // A typing spell or wait that had begun before the crash has begun (for clean-up on cancel).
+        if ((t.payload as { until?: number }).until !== undefined) this.ranOnce.add(t.id);
         this.index(t);
       }
       // A dependency that ended badly before the crash cancels its dependents now.
@@ -131,6 +137,7 @@ export class Scheduler {
   /** Stop ticking and wait for running tasks to finish. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.closed = true;
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
     this.timer = undefined;
     await Promise.allSettled([...this.inflight]);
@@ -142,6 +149,7 @@ export class Scheduler {
    */
   abandon(): void {
     this.abandoned = true;
+    this.closed = true;
     this.stopped = true;
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
     for (const w of this.idleWaiters.splice(0)) w();
@@ -175,16 +183,20 @@ export class Scheduler {
    * joins it (a burst costs one planning call). Otherwise the chat's unstarted tasks are
    * cancelled — the plan is stale — and a new `received` task is created; a plan still being
    * made for the old one will be dropped. A read mark follows after `readDelayMs`.
-   * An item with `awaitingReply` holds its task until `attachReply` (the fetch is bounded).
+   * With `awaitingReply`, the task waits for `attachReply` — but never longer than
+   * REPLY_WAIT_MS, so a fetch that never reports back cannot silence the chat.
    */
-  enqueueReceived(chatId: string, item: ReceivedItem, readDelayMs: number): void {
+  enqueueReceived(chatId: string, messageId: number, o: { readDelayMs: number; awaitingReply?: boolean }): void {
+    if (this.closed) return;
     const now = this.o.clock.now();
+    const item: ReceivedItem = { messageId, ...(o.awaitingReply ? { awaitingReplyUntil: now + REPLY_WAIT_MS } : {}) };
+    const readDelayMs = o.readDelayMs;
     const tasks = this.byChat.get(chatId) ?? [];
     const waiting = tasks.find((t): t is Task<"received"> => t.kind === "received" && t.status === "pending");
     const read = tasks.find((t): t is Task<"read"> => t.kind === "read" && t.status === "pending");
     if (waiting) {
       this.o.store.transaction(() => {
-        waiting.payload = { items: [...waiting.payload.items, item] };
+        waiting.payload = { ...waiting.payload, items: [...waiting.payload.items, item] };
         this.o.store.save(waiting, now);
         if (read && read.payload.maxId < item.messageId) {
           read.payload = { maxId: item.messageId };
@@ -210,11 +222,13 @@ export class Scheduler {
    * that holds the message and let that task run.
    */
   attachReply(chatId: string, messageId: number, reply: ReplyContext | undefined): void {
+    if (this.closed) return;
     const task = (this.byChat.get(chatId) ?? []).find(
       (t): t is Task<"received"> => isKind(t, "received") && t.payload.items.some((i) => i.messageId === messageId),
     );
     if (!task) return;
     task.payload = {
+      ...task.payload,
       items: task.payload.items.map((i) => (i.messageId === messageId ? { messageId, ...(reply ? { reply } : {}) } : i)),
     };
     this.o.store.save(task, this.o.clock.now());
@@ -238,6 +252,15 @@ export class Scheduler {
   /** One scheduling pass. Public so the benchmark and tests can drive it directly. */
   tick(): void {
     if (this.stopped || this.abandoned) return;
+    try {
+      this.pass();
+    } catch (e) {
+      // A pass runs from timers and microtasks: an exception here must not kill the process.
+      this.o.logger.error({ component: "scheduler", err: errorText(e) }, "scheduling pass failed");
+    }
+  }
+
+  private pass(): void {
     const now = this.o.clock.now();
     const n = this.chatOrder.length;
     if (n === 0) return;
@@ -264,7 +287,7 @@ export class Scheduler {
     for (const t of this.byChat.get(chatId) ?? []) {
       if (t.status !== "pending" || t.notBefore > now) continue;
       if (t.dependsOn.some((d) => this.open.has(d))) continue;
-      if (t.kind === "received" && (t as Task<"received">).payload.items.some((i) => i.awaitingReply)) continue;
+      if (isKind(t, "received") && t.payload.items.some((i) => (i.awaitingReplyUntil ?? 0) > now)) continue;
       const until = this.blockedFor(t, now);
       if (until > now) {
         // Park it until the limit lifts, so the row tells the truth after a restart too.
@@ -289,6 +312,18 @@ export class Scheduler {
     return until;
   }
 
+  /**
+   * Give a stale `received` task's messages (and their reply contexts) to the newer one, which
+   * then plans for all of them, and close the stale one.
+   */
+  private handOver(stale: Task<"received">, newer: Task<"received">, status: "done" | "cancelled"): void {
+    const known = new Set(newer.payload.items.map((i) => i.messageId));
+    const older = stale.payload.items.filter((i) => !known.has(i.messageId));
+    newer.payload = { ...newer.payload, items: [...older, ...newer.payload.items].sort((a, b) => a.messageId - b.messageId) };
+    this.o.store.save(newer, this.o.clock.now());
+    this.finish(stale, status, `superseded by #${newer.id}`);
+  }
+
   /** A newer `received` task of the same chat, if one is open: this one's plan would be stale. */
   private newerReceived(task: Task): Task<"received"> | undefined {
     if (task.kind !== "received") return undefined;
@@ -299,13 +334,7 @@ export class Scheduler {
     const newer = this.newerReceived(task);
     if (newer) {
       // Left over from a process that died while planning it: the newer task plans for both.
-      this.o.store.transaction(() => {
-        const known = new Set(newer.payload.items.map((i) => i.messageId));
-        const older = (task as Task<"received">).payload.items.filter((i) => !known.has(i.messageId));
-        newer.payload = { items: [...older, ...newer.payload.items].sort((a, b) => a.messageId - b.messageId) };
-        this.o.store.save(newer, now);
-        this.finish(task, "cancelled", `superseded by #${newer.id}`);
-      });
+      this.o.store.transaction(() => this.handOver(task as Task<"received">, newer, "cancelled"));
       return;
     }
     const readyAt = Math.max(task.notBefore, task.createdAt);
@@ -334,7 +363,10 @@ export class Scheduler {
     try {
       this.o.store.transaction(() => this.settle(task, now, outcome, error));
     } catch (e) {
-      this.o.logger.error({ component: "scheduler", taskId: task.id, err: e }, "could not record task outcome");
+      // The database did not take it; the stored row still says "running", so a restart
+      // resumes the task. This process lets go of it rather than loop on it.
+      this.o.logger.error({ component: "scheduler", taskId: task.id, err: errorText(e) }, "could not record task outcome");
+      if (this.open.has(task.id)) this.unindex(task);
     }
     this.busyChats.delete(task.chatId);
     this.running--;
@@ -345,6 +377,27 @@ export class Scheduler {
   private settle(task: Task, now: number, outcome: HandlerOutcome | undefined, error: unknown): void {
     const cancelReason = this.cancelRequested.get(task.id);
     this.cancelRequested.delete(task.id);
+    // A server limit holds whatever becomes of this task: the next request would only earn a longer one.
+    if (error instanceof RateLimitedError) {
+      this.blockedUntil.set(error.key, Math.max(now + error.seconds * 1000, this.blockedUntil.get(error.key) ?? 0));
+      this.o.logger.warn(
+        { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, rpcError: error.code, seconds: error.seconds },
+        "rate limited; task rescheduled",
+      );
+    }
+    // A plan made for messages that a newer received task now covers is stale.
+    const newer = this.newerReceived(task);
+    if (newer) {
+      if (error !== undefined && !(error instanceof RateLimitedError)) {
+        this.o.logger.warn({ component: "scheduler", chatId: task.chatId, taskId: task.id, err: errorText(error) }, "planning failed, but a newer message replans anyway");
+      }
+      task.status = "pending";
+      this.handOver(task as Task<"received">, newer, outcome?.type === "done" ? "done" : "cancelled");
+      if (outcome?.type === "done" && outcome.spawn?.length) {
+        this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id }, "plan dropped: a newer message arrived while planning");
+      }
+      return;
+    }
     if (outcome?.type === "again") {
       task.status = "pending";
       if (cancelReason !== undefined) {
@@ -358,18 +411,8 @@ export class Scheduler {
       return;
     }
     if (outcome?.type === "done") {
-      const spawn = outcome.spawn ?? [];
       this.finish(task, "done", undefined);
-      if (spawn.length && this.newerReceived(task)) {
-        this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id }, "plan dropped: a newer message arrived while planning");
-        return;
-      }
-      if (spawn.length) this.add(task.chatId, spawn);
-      return;
-    }
-    if (cancelReason !== undefined && !(error instanceof AlreadyDoneError)) {
-      task.status = "pending";
-      this.finish(task, "cancelled", cancelReason);
+      if (outcome.spawn?.length) this.add(task.chatId, outcome.spawn);
       return;
     }
     if (error instanceof AlreadyDoneError) {
@@ -377,20 +420,21 @@ export class Scheduler {
       this.log(task, "already applied on the server", {});
       return;
     }
-    if (error instanceof RateLimitedError) {
-      const until = now + error.seconds * 1000;
-      this.blockedUntil.set(error.key, Math.max(until, this.blockedUntil.get(error.key) ?? 0));
+    if (cancelReason !== undefined) {
+      // The chat was replanned while this ran; it failed or was limited, and is not retried.
+      this.o.logger.warn({ component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, err: errorText(error) }, "task failed after its chat was replanned; not retried");
       task.status = "pending";
-      task.notBefore = until;
-      task.attempts -= 1; // a flood wait is the server pacing us, not a failed attempt
-      this.o.store.save(task, now);
-      this.o.logger.warn(
-        { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, code: error.code, seconds: error.seconds },
-        "rate limited; task rescheduled",
-      );
+      this.finish(task, "cancelled", cancelReason);
       return;
     }
-    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof RateLimitedError) {
+      task.status = "pending";
+      task.notBefore = this.blockedUntil.get(error.key)!;
+      task.attempts -= 1; // a flood wait is the server pacing us, not a failed attempt
+      this.o.store.save(task, now);
+      return;
+    }
+    const message = errorText(error);
     if (error instanceof PermanentError || task.attempts >= this.maxAttempts) {
       this.finish(task, "failed", message);
       this.o.logger.error(
@@ -423,9 +467,11 @@ export class Scheduler {
     if (status === "cancelled" && wasStarted) {
       const h = this.handler(task);
       if (h.onCancel) {
-        h.onCancel(task as never).catch((e: unknown) =>
-          this.o.logger.warn({ component: "scheduler", taskId: task.id, err: String(e) }, "clean-up after cancel failed"),
-        );
+        const p = h
+          .onCancel(task as never)
+          .catch((e: unknown) => this.o.logger.warn({ component: "scheduler", taskId: task.id, err: errorText(e) }, "clean-up after cancel failed"))
+          .finally(() => this.inflight.delete(p));
+        this.inflight.add(p); // stop() waits for clean-up too
       }
     }
     if (status !== "done") {

@@ -7,13 +7,13 @@ export type TaskStatus = "pending" | "running" | "done" | "failed" | "cancelled"
 export interface ReceivedItem {
   readonly messageId: number;
   readonly reply?: ReplyContext;
-  /** The reply target is being fetched; the task waits (at most the fetch timeout). */
-  readonly awaitingReply?: boolean;
+  /** The reply target is being fetched; the task waits for it, but never past this time. */
+  readonly awaitingReplyUntil?: number;
 }
 
 /** Payload of each task kind that lives on the graph. */
 export interface TaskPayloads {
-  received: { items: ReceivedItem[] };
+  received: { items: ReceivedItem[]; llmParks?: number };
   typing: { seconds: number; action: "typing" | "sticker"; topicId?: number; until?: number };
   send: { text: string; replyTo?: number; topicId?: number; sentId?: number };
   react: { messageId: number; emoji: string };

@@ -70,6 +70,8 @@ export interface GramActionsOptions {
 
 /** Default bound on one Telegram request. */
 export const REQUEST_TIMEOUT_MS = 30_000;
+/** Typing and read marks are decoration: they get a much shorter leash than a send. */
+export const COSMETIC_TIMEOUT_MS = 5_000;
 
 /** No answer in time. Transient: the retry reuses the random_id, so a late success is not repeated. */
 export class RequestTimeoutError extends Error {
@@ -106,7 +108,7 @@ export class GramActions implements ChatActions {
         : p.action === "sticker"
           ? new Api.SendMessageChooseStickerAction()
           : new Api.SendMessageCancelAction();
-    await this.call(new Api.messages.SetTyping({ peer: this.peer(p.chatId), action, ...(p.topicId ? { topMsgId: p.topicId } : {}) }), p.chatId);
+    await this.call(new Api.messages.SetTyping({ peer: this.peer(p.chatId), action, ...(p.topicId ? { topMsgId: p.topicId } : {}) }), p.chatId, undefined, COSMETIC_TIMEOUT_MS);
   }
 
   async markRead(p: { chatId: string; maxId: number }): Promise<void> {
@@ -115,6 +117,7 @@ export class GramActions implements ChatActions {
       isChannelId(p.chatId) ? new Api.channels.ReadHistory({ channel: peer, maxId: p.maxId }) : new Api.messages.ReadHistory({ peer, maxId: p.maxId }),
       p.chatId,
       METHOD.read,
+      COSMETIC_TIMEOUT_MS,
     );
   }
 
@@ -215,8 +218,9 @@ export class GramActions implements ChatActions {
     return out;
   }
 
-  private async call<R extends Api.AnyRequest>(req: R, chatId: string, method: string = req.className): Promise<R["__response"]> {
-    const ms = this.o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  private async call<R extends Api.AnyRequest>(req: R, chatId: string, method: string = req.className, timeoutMs?: number): Promise<R["__response"]> {
+    const limit = this.o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+    const ms = timeoutMs !== undefined ? Math.min(timeoutMs, limit) : limit;
     let timer: NodeJS.Timeout | undefined;
     try {
       // Real time, not the task clock: this bounds network I/O, like the reply fetch.
@@ -224,6 +228,7 @@ export class GramActions implements ChatActions {
         this.o.client.invoke(req),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new RequestTimeoutError(req.className, ms)), ms);
+          timer.unref(); // a request nobody answers must not keep a finished process alive
         }),
       ]);
     } catch (e) {

@@ -9,6 +9,13 @@ afterEach(async () => {
 
 const plan = (...tasks: unknown[]) => ({ json: { tasks } });
 
+/** A promise the test resolves when it chooses. */
+function latch(): { promise: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const promise = new Promise<void>((r) => (release = r));
+  return { promise, release };
+}
+
 /** Poll real time until `cond` holds (for work in flight over real HTTP or real timers). */
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -19,29 +26,34 @@ async function until(cond: () => boolean, ms = 5000): Promise<void> {
 }
 
 describe("replanning and stale plans", () => {
-  it("drops a plan that comes back after a newer message arrived, and answers with the newer plan", async () => {
+  it("drops a plan that comes back after a newer message arrived, and answers both with the newer plan", async () => {
     h = await Harness.start();
-    h.gemini.script({ delayMs: 300, then: plan({ kind: "send", text: "stale answer" }) }, plan({ kind: "send", text: "fresh answer" }));
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai first question" });
-    const passing = h.pass(200); // planning starts and waits on the slow Gemini answer
+    const gate = latch();
+    h.gemini.script({ after: gate.promise, then: plan({ kind: "send", text: "stale answer" }) }, plan({ kind: "send", text: "fresh answer" }));
+    const first = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai first question" });
+    const passing = h.pass(200); // planning starts and waits on the held Gemini answer
     await until(() => h.gemini.requests.length === 1);
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually, second question" });
+    const second = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually, second question" });
+    gate.release(); // only now does the first plan come back: stale
     await passing;
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(2);
-    expect(h.lastUserTurn()).toContain("first question");
-    expect(h.lastUserTurn()).toContain("second question");
+    expect(h.log.lines().some((l) => l.msg === "plan dropped: a newer message arrived while planning")).toBe(true);
+    // The newer plan answers both messages, not just the last one.
+    expect(h.gemini.requests[1]!.body.systemInstruction?.parts?.[0]?.text).toContain(`Messages addressed to you now: #${first.id}, #${second.id}.`);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["fresh answer"]);
   });
 
   it("after a crash mid-planning with a newer message waiting, answers once, with the newer plan", async () => {
     h = await Harness.start();
-    h.gemini.script({ delayMs: 300, then: plan({ kind: "send", text: "never" }) });
+    const gate = latch();
+    h.gemini.script({ after: gate.promise, then: plan({ kind: "send", text: "never" }) });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai one" });
     const passing = h.pass(200);
     await until(() => h.gemini.requests.length === 1);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai two" });
     h.crash(); // dies while the first plan is still being made
+    gate.release();
     await passing;
     h.gemini.script(plan({ kind: "send", text: "answer to both" }));
     h.boot();
@@ -56,10 +68,12 @@ describe("replanning and stale plans", () => {
     h.gemini.script(plan({ kind: "send", text: "z".repeat(200) }), plan());
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai story time" });
     await h.pass(1900); // planned; the read comes at 2 s, typing right after
-    h.emu.setDelay("messages.SetTyping", 200);
+    h.emu.setDelay("messages.SetTyping", 2000); // the typing request is in flight for a while
     const passing = h.pass(200);
     await until(() => h.emu.methods(h.account).includes("messages.SetTyping"));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai stop" });
+    // Still in flight: the cancel can only be honoured when the request comes back.
+    expect(h.runtime.scheduler.openTasks(h.group.peerId).some((t) => t.kind === "typing" && t.status === "running")).toBe(true);
     await passing;
     h.emu.setDelay("messages.SetTyping", 0);
     await h.pass(60_000);
@@ -98,15 +112,29 @@ describe("what must not block an answer", () => {
     expect(h.log.lines().some((l) => l.level === 40 && l.msg === "read failed; going on without it")).toBe(true);
   });
 
-  it("a flood wait on typing does not delay the message", async () => {
+  it("a flood wait on typing neither delays the message nor is retried into", async () => {
     h = await Harness.start();
     h.emu.failNext("messages.SetTyping", "FLOOD_WAIT_300");
     const t0 = h.clock.now();
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai quick one" });
-    h.gemini.script(plan({ kind: "send", text: "ok" }));
-    await h.pass(20_000);
+    h.gemini.script(plan({ kind: "send", text: "ok" }, { kind: "send", text: "z".repeat(100) }));
+    await h.pass(40_000);
     const send = h.emu.requests.find((r) => r.method === "messages.SendMessage");
     expect(send!.at - t0).toBe(2000 + 1200); // read at 2 s, then 1 s + 2 chars / 10 of typing
+    expect(h.sent(h.group)).toHaveLength(2);
+    // Two typing spells (one of 11 s with refreshes) inside the 300 s flood: one request, the flooded one.
+    expect(h.emu.methods(h.account).filter((m) => m === "messages.SetTyping")).toHaveLength(1);
+  });
+
+  it("a typing request that hangs delays the message by the request timeout at most", async () => {
+    h = await Harness.start({ requestTimeoutMs: 300 });
+    h.emu.hang("messages.SetTyping", { when: "before-apply" });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai ping" });
+    h.gemini.script(plan({ kind: "send", text: "pong" }));
+    const started = Date.now();
+    await h.pass(20_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["pong"]);
+    expect(Date.now() - started).toBeLessThan(300 + 3000);
   });
 
   it("parks planning when Gemini asks to come back later than its client waits, then answers", async () => {

@@ -157,6 +157,19 @@ describe("failures", () => {
     expect(h.log.lines().filter((l) => l.level === 40 && l.msg === "task failed; will retry")).toHaveLength(9);
   });
 
+  it("a send that gets no answer times out, is retried with the same random_id, and lands once", async () => {
+    h = await Harness.start({ requestTimeoutMs: 300 });
+    h.emu.hang("messages.SendMessage", { when: "after-apply" }); // the server has it; the answer never comes
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
+    h.gemini.script(plan({ kind: "send", text: "hi once" }));
+    await h.pass(30_000);
+    const sends = h.emu.requests.filter((r) => r.method === "messages.SendMessage");
+    expect(sends).toHaveLength(2);
+    expect(String((sends[1]!.request as Api.messages.SendMessage).randomId)).toBe(String((sends[0]!.request as Api.messages.SendMessage).randomId));
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["hi once"]);
+    expect(h.log.lines().some((l) => l.level === 40 && String(l.err).includes("no answer within 300 ms"))).toBe(true);
+  });
+
   it("a transient error that clears is retried and the message is sent once", async () => {
     h = await Harness.start();
     h.emu.failNext("messages.SendMessage", "INTERNAL_SERVER_ERROR", { code: 500, times: 2 });
@@ -238,6 +251,22 @@ describe("more of the vocabulary", () => {
     const mine = h.emu.history(h.group).filter((m) => m.fromId === h.account.id);
     expect(mine.map((m) => (m.media === "sticker" ? `sticker ${m.stickerEmoji}` : m.text))).toEqual(["🙂", "sticker 😺", "🐶", "sticker 😺"]);
     expect(h.emu.methods(h.account).filter((m) => m === "messages.GetStickerSet")).toHaveLength(2);
+  });
+
+  it("fetches a sticker set again when its file references expired", async () => {
+    h = await Harness.start();
+    h.emu.addStickerSet({ shortName: "Cats", title: "Cats", stickers: [{ emoji: "😺" }] });
+    h.emu.failNext("messages.SendMedia", "FILE_REFERENCE_EXPIRED", { code: 400 });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai cat please" });
+    h.gemini.script(plan({ kind: "sticker", sticker_set: "Cats", name: "😺" }));
+    await h.pass(30_000);
+    expect(h.emu.methods(h.account).filter((m) => m === "messages.GetStickerSet" || m === "messages.SendMedia")).toEqual([
+      "messages.GetStickerSet",
+      "messages.SendMedia",
+      "messages.GetStickerSet",
+      "messages.SendMedia",
+    ]);
+    expect(h.emu.history(h.group).filter((m) => m.fromId === h.account.id && m.media === "sticker")).toHaveLength(1);
   });
 
   it("reacts with Telegram's exact code points even when the model adds a variation selector", async () => {

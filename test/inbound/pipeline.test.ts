@@ -4,14 +4,13 @@ import { compileAddressMatcher } from "../../src/inbound/addressing";
 import { createInboundPipeline } from "../../src/inbound/pipeline";
 import { openDatabase } from "../../src/store/db";
 import { MessageStore } from "../../src/store/messages";
-import type { ReceivedItem } from "../../src/tasks/task";
 import type { InboundMessage, ReplyContext } from "../../src/types";
 import { tempDbPath } from "../support/temp-dir";
 
 function setup() {
   const db = openDatabase(tempDbPath());
   const messages = new MessageStore(db, "Mira");
-  const enqueued: { chatId: string; item: ReceivedItem }[] = [];
+  const enqueued: { chatId: string; messageId: number; awaitingReply: boolean }[] = [];
   const attached: { messageId: number; reply: ReplyContext }[] = [];
   let fetches = 0;
   const handle = createInboundPipeline({
@@ -19,7 +18,7 @@ function setup() {
     messages,
     names: compileAddressMatcher(["Mira"]),
     logger: pino({ level: "silent" }),
-    enqueue: (chatId, item) => enqueued.push({ chatId, item }),
+    enqueue: (chatId, messageId, o) => enqueued.push({ chatId, messageId, ...o }),
     attachReply: (_chatId, messageId, reply) => attached.push({ messageId, reply }),
   });
   const fetchReply = async () => {
@@ -75,7 +74,7 @@ describe("inbound pipeline", () => {
     await s.handle({ ...base, messageId: 12, text: "Mira?", replyToId: 5 });
     expect(s.fetches()).toBe(1);
     // The task exists before the fetch (so a crash cannot lose the message) and waits for it.
-    expect(s.enqueued[0]!.item).toEqual({ messageId: 12, awaitingReply: true });
+    expect(s.enqueued).toEqual([{ chatId: "-1001", messageId: 12, awaitingReply: true }]);
     expect(s.attached).toEqual([{ messageId: 12, reply: { kind: "deleted", id: 1 } }]);
   });
 

@@ -23,7 +23,9 @@ export type FakeReply =
   /** `promptFeedback.blockReason = "SAFETY"` and no candidates. */
   | { readonly blockedPrompt: true }
   /** Answer `then` after a real `setTimeout` of `delayMs`. */
-  | { readonly delayMs: number; readonly then: FakeReply };
+  | { readonly delayMs: number; readonly then: FakeReply }
+  /** Answer `then` once `after` settles — a latch the test releases when it is ready. */
+  | { readonly after: Promise<unknown>; readonly then: FakeReply };
 
 /** A text part as it appears in a request. */
 export interface GenerateBodyPart {
@@ -138,6 +140,12 @@ export class GeminiFake {
   }
 
   private answer(res: ServerResponse, reply: FakeReply, ctx: AnswerContext): void {
+    if ("after" in reply) {
+      void reply.after.finally(() => {
+        if (!res.destroyed && !res.writableEnded) this.answer(res, reply.then, ctx);
+      });
+      return;
+    }
     if ("delayMs" in reply) {
       const timer = setTimeout(() => {
         this.timers.delete(timer);

@@ -38,6 +38,7 @@ NoSuchSet
 export interface HarnessOptions {
   readonly persona?: string;
   readonly replyTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
   readonly dbPath?: string;
   readonly gemini?: GeminiFake;
   readonly clock?: FakeClock;
@@ -100,6 +101,7 @@ export class Harness {
       logger: this.log.logger,
       clock: this.clock,
       replyTimeoutMs: this.o.replyTimeoutMs ?? 5000,
+      ...(this.o.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.o.requestTimeoutMs } : {}),
       scheduler: { tickMs: 100, retryDelayMs: 10_000 },
     });
     this.clock.settle = () => this.runtime.scheduler.whenIdle();

@@ -40,6 +40,17 @@ describe("expandPlan", () => {
     expect(out[1]!.needsRandomId).toBe(true);
   });
 
+  it("a task whose depends_on names only think/remember still follows the previous task and the read", () => {
+    const { tasks } = validatePlan(
+      JSON.stringify({ tasks: [{ kind: "think", id: "t", text: "hm" }, { kind: "send", text: "x" }, { kind: "send", text: "y", depends_on: ["t"] }] }),
+      ctx,
+    );
+    const out = expandPlan(tasks, { pacing, waitFor: [7] });
+    expect(out.map((t) => t.kind)).toEqual(["typing", "send", "typing", "send"]);
+    expect(out[0]!.dependsOn).toEqual([7]);
+    expect(out[2]!.after).toEqual([1]); // y's typing waits for x
+  });
+
   it("splits a 10,000-character text into several sends, replying only with the first", () => {
     const text = Array.from({ length: 500 }, (_, i) => `Line ${i} of a long story.`).join("\n").slice(0, 10_000);
     const { tasks } = validatePlan(JSON.stringify({ tasks: [{ kind: "send", text, reply_to: 7 }] }), ctx);

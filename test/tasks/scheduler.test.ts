@@ -185,9 +185,9 @@ describe("scheduler", () => {
     const s = setup();
     s.scheduler.load();
     // Not started: messages join one received task.
-    s.scheduler.enqueueReceived("c1", { messageId: 1 }, 2000);
-    s.scheduler.enqueueReceived("c1", { messageId: 2 }, 2000);
-    s.scheduler.enqueueReceived("c1", { messageId: 3 }, 2000);
+    s.scheduler.enqueueReceived("c1", 1, { readDelayMs: 2000 });
+    s.scheduler.enqueueReceived("c1", 2, { readDelayMs: 2000 });
+    s.scheduler.enqueueReceived("c1", 3, { readDelayMs: 2000 });
     const open = s.scheduler.openTasks("c1");
     expect(open.filter((t) => t.kind === "received").length).toBe(1);
     expect((open.find((t) => t.kind === "received") as Task<"received">).payload.items.map((i) => i.messageId)).toEqual([1, 2, 3]);
@@ -196,7 +196,7 @@ describe("scheduler", () => {
     await s.clock.advance(100);
     // A plan exists now (pretend): add tasks, then a new message cancels them.
     const plan = s.scheduler.add("c1", [{ kind: "send", payload: { text: "late" }, notBefore: s.clock.now() + 60_000 }]);
-    s.scheduler.enqueueReceived("c1", { messageId: 4 }, 2000);
+    s.scheduler.enqueueReceived("c1", 4, { readDelayMs: 2000 });
     expect(new TaskStore(s.db, "A").get(plan[0]!.id)!.status).toBe("cancelled");
     expect(s.scheduler.openTasks("c1").filter((t) => t.kind === "received").length).toBe(1);
   });

@@ -3,6 +3,7 @@ import type { Clock } from "../../types";
 import type { ChatActions } from "../actions-port";
 import type { MessageStore } from "../../store/messages";
 import { TYPING_REFRESH_MS } from "../pacing";
+import { RateLimitedError } from "../errors";
 import type { TaskHandler } from "../scheduler";
 
 export interface ActionHandlerDeps {
@@ -10,6 +11,11 @@ export interface ActionHandlerDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly messages: MessageStore;
+  /**
+   * Rate limits met by cosmetic actions (typing, read), key → until. They are skipped while
+   * limited instead of being retried into the limit — and the task they decorate goes on.
+   */
+  readonly cosmeticLimits: Map<string, number>;
   /** Called after the persona's own message was sent, so it enters the chat history. */
   readonly onSent: (o: { chatId: string; messageId: number; text: string; replyTo?: number; topicId?: number }) => void;
 }
@@ -27,7 +33,7 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
       const until = task.payload.until ?? now + task.payload.seconds * 1000;
       if (now >= until) return { type: "done" };
       const { topicId } = task.payload;
-      await bestEffort(d, task.chatId, "typing", () =>
+      await bestEffort(d, task.chatId, "typing", now, () =>
         d.actions.setTyping({ chatId: task.chatId, action: task.payload.action, ...(topicId !== undefined ? { topicId } : {}) }),
       );
       task.payload = { ...task.payload, until };
@@ -40,11 +46,17 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
   };
 }
 
-/** Run a cosmetic action; its failure is a warning, never the task's failure. */
-async function bestEffort(d: ActionHandlerDeps, chatId: string, what: string, fn: () => Promise<void>): Promise<void> {
+/**
+ * Run a cosmetic action: skipped while a rate limit on it lasts; its failure is a warning,
+ * never the task's failure. (GramActions bounds these requests to a few seconds.)
+ */
+async function bestEffort(d: ActionHandlerDeps, chatId: string, what: "typing" | "read", now: number, fn: () => Promise<void>): Promise<void> {
+  const keys = d.actions.rateKeys(what, chatId);
+  if (keys.some((k) => (d.cosmeticLimits.get(k) ?? 0) > now)) return;
   try {
     await fn();
   } catch (e) {
+    if (e instanceof RateLimitedError) d.cosmeticLimits.set(e.key, now + e.seconds * 1000);
     d.logger.warn({ component: "tasks", chatId, action: what, err: e instanceof Error ? e.message : String(e) }, `${what} failed; going on without it`);
   }
 }
@@ -123,7 +135,7 @@ export function readHandler(d: ActionHandlerDeps): TaskHandler<"read"> {
       // maxId 0 means "everything so far": the newest message stored for the chat.
       const maxId = task.payload.maxId || (d.messages.recent(task.chatId, Number.MAX_SAFE_INTEGER, 1)[0]?.messageId ?? 0);
       // A read mark is a courtesy: if it fails, the answer that waits for it must still go out.
-      if (maxId > 0) await bestEffort(d, task.chatId, "read", () => d.actions.markRead({ chatId: task.chatId, maxId }));
+      if (maxId > 0) await bestEffort(d, task.chatId, "read", d.clock.now(), () => d.actions.markRead({ chatId: task.chatId, maxId }));
       return { type: "done" };
     },
   };

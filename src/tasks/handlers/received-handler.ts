@@ -12,6 +12,10 @@ import type { TaskHandler } from "../scheduler";
 
 /** Rate-limit key shared by every planning call of the agent. */
 export const LLM_RATE_KEY = "llm";
+/** A message waits out at most this many "come back later" answers from the LLM before it is given up. */
+export const MAX_LLM_PARKS = 5;
+/** Shortest pause on such an answer, whatever delay the server named ("0s" would hammer it). */
+export const MIN_LLM_PARK_SEC = 5;
 
 /** How many stored messages of the chat go into one planning call. */
 export const HISTORY_LIMIT = 30;
@@ -60,8 +64,10 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       } catch (e) {
         // The LLM asked us to come back later than its client would wait: park the task (all
         // planning waits, the quota is the account's), without counting it as an attempt.
-        if (e instanceof LlmHttpError && e.retryAfterMs !== undefined) {
-          throw new RateLimitedError(LLM_RATE_KEY, Math.ceil(e.retryAfterMs / 1000), `LLM_${e.status}`);
+        const parks = task.payload.llmParks ?? 0;
+        if (e instanceof LlmHttpError && e.retryAfterMs !== undefined && parks < MAX_LLM_PARKS) {
+          task.payload = { ...task.payload, llmParks: parks + 1 };
+          throw new RateLimitedError(LLM_RATE_KEY, Math.max(MIN_LLM_PARK_SEC, Math.ceil(e.retryAfterMs / 1000)), `LLM_${e.status}`);
         }
         // Anything else was already retried by the LLM client: give up on this message.
         throw new PermanentError(`planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${e instanceof Error ? e.message : String(e)}`);

@@ -1,4 +1,4 @@
-import { readEnv } from "../config/env";
+import { readEnv, type Env } from "../config/env";
 import { loadPersonas, requirePhone, type Persona } from "../config/persona";
 import { GeminiClient } from "../llm/gemini-client";
 import { GeminiPlanner } from "../llm/planner";
@@ -7,24 +7,24 @@ import { connectSavedSession, hasSession, lockSession, secureSessionFile, sessio
 import type { TelegramClient } from "../telegram/listen";
 import { AgentRuntime } from "./agent-runtime";
 import { createLogger } from "./logger";
-import { runSandbox } from "./sandbox";
+import { runSandbox, type SandboxOptions } from "./sandbox";
 
 /**
  * `npm start`: every persona that has a saved session runs on its real account; with no
  * session at all, say so and run the offline sandbox instead.
  */
-export async function start(): Promise<number> {
-  const env = readEnv();
+export async function start(o: { env?: Env; sandbox?: Omit<SandboxOptions, "env"> } = {}): Promise<number> {
+  const env = o.env ?? readEnv();
   const logger = createLogger(env.LOG_LEVEL);
   const personas = loadPersonas(env.AGENTS_DIR);
   const live = personas.filter((p) => hasSession(env.SESSIONS_DIR, p.name));
   if (live.length === 0) {
-    process.stdout.write(
+    (o.sandbox?.output ?? process.stdout).write(
       `No account session in ${env.SESSIONS_DIR}/ (looked for ${personas.map((p) => `${p.name}.session`).join(", ")}).\n` +
         `Logging in to a real account is not available yet (it arrives with the login command); ` +
         `starting the offline sandbox instead.\n\n`,
     );
-    return runSandbox({});
+    return runSandbox({ ...o.sandbox, env });
   }
   const { TELEGRAM_API_ID: apiId, TELEGRAM_API_HASH: apiHash, GEMINI_API_KEY: apiKey } = env;
   if (!apiId || !apiHash) throw new Error("TELEGRAM_API_ID and TELEGRAM_API_HASH must be set to run real accounts");

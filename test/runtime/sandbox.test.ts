@@ -3,6 +3,7 @@ import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { readEnv } from "../../src/config/env";
 import { parseSandboxLine, runSandbox } from "../../src/runtime/sandbox";
+import { start } from "../../src/runtime/start";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
@@ -56,4 +57,21 @@ describe("sandbox", () => {
       await gemini.close();
     }
   }, 30_000);
+});
+
+describe("npm start without a session", () => {
+  it("says there is no session and runs the sandbox instead", async () => {
+    const out = new PassThrough();
+    const chunks: string[] = [];
+    out.on("data", (c) => chunks.push(String(c)));
+    const code = await start({
+      env: readEnv({ AGENTS_DIR: "agents", SESSIONS_DIR: tempDir(), LOG_LEVEL: "silent" }),
+      sandbox: { input: Readable.from(["alice: hello\n"]), output: out, dbPath: join(tempDir(), "s.db"), logger: captureLogger().logger },
+    });
+    expect(code).toBe(0);
+    const text = chunks.join("");
+    expect(text).toMatch(/No account session in .*Mira\.session/s);
+    expect(text).toContain("starting the offline sandbox");
+    expect(text).toContain("#2 alice: hello");
+  });
 });

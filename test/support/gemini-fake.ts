@@ -1,7 +1,7 @@
 /**
  * A loopback stand-in for the Gemini API: a real `node:http` server on 127.0.0.1 that speaks the
  * same wire format as `generativelanguage.googleapis.com` for `POST /v1beta/models/{model}:generateContent`
- * (shapes from /work/shared/notes/gemini-wire.md). Tests point the real `@google/genai` SDK at
+ * (shapes as the SDK sends and reads them). Tests point the real `@google/genai` SDK at
  * `baseUrl`, so the code under test runs unchanged — no `vi.mock`.
  *
  * Replies are scripted (a FIFO queue), else computed by `respondWith`, else `{ json: { tasks: [] } }`.

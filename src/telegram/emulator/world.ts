@@ -7,24 +7,13 @@
  *   its non-channel chats, and a basic-group message gets a separate id in each member account's
  *   mailbox. Simulated users are never clients, so they need no mailbox.
  */
-import type { Api } from "telegram";
 import { accessHashFor } from "./access-hash.js";
 import { StickerCatalog } from "./sticker-catalog.js";
-import type { ChatRecord, Mailbox, ServiceAction, StickerDoc, StoredMessage } from "./stored-message.js";
+import type { ChatRecord, Mailbox, StoredMessage } from "./stored-message.js";
 import type { EmuChat, EmuMessage, EmuUser, TypingRecord } from "./types.js";
 
-/** What a new message needs; ids are allocated by `storeMessage`. */
-export interface NewMessageInput {
-  readonly chat: ChatRecord;
-  readonly fromId: number;
-  readonly text: string;
-  readonly entities: readonly Api.TypeMessageEntity[];
-  readonly date: number;
-  readonly replyTo?: StoredMessage;
-  readonly topicId?: number;
-  readonly sticker?: StickerDoc;
-  readonly service?: ServiceAction;
-}
+/** What a new message needs; ids, reactions and the deleted flag are the server's (`storeMessage`). */
+export type NewMessageInput = Omit<StoredMessage, "serial" | "channelId" | "boxIds" | "deleted" | "reactions">;
 
 // Id ranges that look like Telegram's and stay far below 2^40.
 const FIRST_USER_ID = 5_000_000_001;

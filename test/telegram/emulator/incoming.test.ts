@@ -1,5 +1,5 @@
 import { Api } from "telegram";
-import { NewMessage, type NewMessageEvent } from "telegram/events/index.js";
+import { NewMessage } from "telegram/events/index.js";
 import { returnBigInt } from "telegram/Helpers.js";
 import { describe, expect, it } from "vitest";
 import type { EmuMessageEvent } from "../../../src/telegram/emulator/index.js";

@@ -3,7 +3,8 @@ import { loadPersonas, requirePhone, type Persona } from "../config/persona";
 import { GeminiClient } from "../llm/gemini-client";
 import { GeminiPlanner } from "../llm/planner";
 import { closeDatabase, openDatabase } from "../store/db";
-import { connectSavedSession, hasSession, lockSession, secureSessionFile, sessionPath } from "../telegram/client";
+import type { Logger } from "pino";
+import { connectSavedSession, hasSession, lockSession, secureSessionFile, sessionPath, type ClientFactory } from "../telegram/client";
 import type { TelegramClient } from "../telegram/listen";
 import { AgentRuntime } from "./agent-runtime";
 import { createLogger } from "./logger";
@@ -13,9 +14,20 @@ import { runSandbox, type SandboxOptions } from "./sandbox";
  * `npm start`: every persona that has a saved session runs on its real account; with no
  * session at all, say so and run the offline sandbox instead.
  */
-export async function start(o: { env?: Env; sandbox?: Omit<SandboxOptions, "env"> } = {}): Promise<number> {
+export interface StartOptions {
+  readonly env?: Env;
+  /** Options for the sandbox run when no session exists. */
+  readonly sandbox?: Omit<SandboxOptions, "env">;
+  /** How GramJS clients are built (default: real ones). */
+  readonly clientFactory?: ClientFactory;
+  /** Resolves when the process should shut down (default: SIGINT or SIGTERM). */
+  readonly until?: Promise<void>;
+  readonly logger?: Logger;
+}
+
+export async function start(o: StartOptions = {}): Promise<number> {
   const env = o.env ?? readEnv();
-  const logger = createLogger(env.LOG_LEVEL);
+  const logger = o.logger ?? createLogger(env.LOG_LEVEL);
   const personas = loadPersonas(env.AGENTS_DIR);
   const live = personas.filter((p) => hasSession(env.SESSIONS_DIR, p.name));
   if (live.length === 0) {
@@ -44,7 +56,7 @@ export async function start(o: { env?: Env; sandbox?: Omit<SandboxOptions, "env"
     const file = sessionPath(env.SESSIONS_DIR, persona.name);
     if (secureSessionFile(file)) logger.warn({ component: "runtime", agent: persona.name }, "session file was readable by others; narrowed to 0600");
     releases.push(lockSession(file));
-    const { client, selfId } = await connectSavedSession({ sessionFile: file, apiId, apiHash, logger });
+    const { client, selfId } = await connectSavedSession({ sessionFile: file, apiId, apiHash, logger, ...(o.clientFactory ? { clientFactory: o.clientFactory } : {}) });
     clients.push(client);
     const plannerLogger = logger.child({ agent: persona.name });
     const runtime = new AgentRuntime({
@@ -67,10 +79,11 @@ export async function start(o: { env?: Env; sandbox?: Omit<SandboxOptions, "env"
     await shutdown();
     throw e;
   }
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await (o.until ??
+    new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    }));
   logger.info({ component: "runtime" }, "shutting down");
   await shutdown();
   return 0;

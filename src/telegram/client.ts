@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync, unl
 import { join } from "node:path";
 import type { Logger as PinoLogger } from "pino";
 import { TelegramClient } from "telegram";
+import type { TelegramClientParams } from "telegram/client/telegramBaseClient.js";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { StringSession } from "telegram/sessions/index.js";
 
@@ -60,11 +61,17 @@ export function lockSession(file: string): () => void {
   };
 }
 
+/** Builds the GramJS client; the default is the real one. Tests hand in one wired to the emulator. */
+export type ClientFactory = (session: StringSession, apiId: number, apiHash: string, options: TelegramClientParams) => TelegramClient;
+
+const realClient: ClientFactory = (session, apiId, apiHash, options) => new TelegramClient(session, apiId, apiHash, options);
+
 export interface ConnectOptions {
   readonly sessionFile: string;
   readonly apiId: number;
   readonly apiHash: string;
   readonly logger: PinoLogger;
+  readonly clientFactory?: ClientFactory;
 }
 
 /**
@@ -73,7 +80,7 @@ export interface ConnectOptions {
  */
 export async function connectSavedSession(o: ConnectOptions): Promise<{ client: TelegramClient; selfId: string }> {
   const session = new StringSession(readFileSync(o.sessionFile, "utf8").trim());
-  const client = new TelegramClient(session, o.apiId, o.apiHash, {
+  const client = (o.clientFactory ?? realClient)(session, o.apiId, o.apiHash, {
     baseLogger: new PinoBridge(o.logger),
     floodSleepThreshold: 0,
     connectionRetries: 5,

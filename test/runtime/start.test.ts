@@ -1,0 +1,78 @@
+import { chmodSync, existsSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { TelegramClient } from "telegram";
+import { Logger, LogLevel } from "telegram/extensions/Logger.js";
+import { describe, expect, it } from "vitest";
+import { readEnv } from "../../src/config/env";
+import { start } from "../../src/runtime/start";
+import { TelegramEmulator } from "../../src/telegram/emulator";
+import { GeminiFake } from "../support/gemini-fake";
+import { captureLogger } from "../support/log-capture";
+import { tempDir } from "../support/temp-dir";
+
+async function until(cond: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("npm start with a session", () => {
+  it("runs the persona on its account, narrows the session file to 0600, locks it, and shuts down cleanly", async () => {
+    const agents = tempDir();
+    writeFileSync(
+      join(agents, "Mira.md"),
+      "# Agent Name\nMira\n\n# Agent Phone\n+15550001\n\n# Agent Instructions\nBe Mira.\n\n# Start Typing Delay\n0\n\n# Typing Speed\n100\n\n# Read Delay\n0\n",
+    );
+    const sessions = tempDir();
+    const session = join(sessions, "Mira.session");
+    writeFileSync(session, "");
+    chmodSync(session, 0o644);
+
+    const emu = new TelegramEmulator();
+    const account = emu.addAccount({ firstName: "Mira", username: "mira_live" });
+    const carol = emu.addUser({ firstName: "Carol", username: "carol" });
+    const gemini = await GeminiFake.start();
+    gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "hi carol" }] } }));
+    const log = captureLogger();
+    let shutdown!: () => void;
+    const running = start({
+      env: readEnv({
+        AGENTS_DIR: agents,
+        SESSIONS_DIR: sessions,
+        STATE_DB: join(tempDir(), "agents.db"),
+        TELEGRAM_API_ID: "12345",
+        TELEGRAM_API_HASH: "0123456789abcdef0123456789abcdef",
+        GEMINI_API_KEY: "test-key",
+        GOOGLE_GEMINI_BASE_URL: gemini.baseUrl,
+      }),
+      clientFactory: (s, apiId, apiHash, opts) => {
+        const client = new TelegramClient(s, apiId, apiHash, { ...opts, baseLogger: new Logger(LogLevel.NONE) });
+        emu.attach(client, account); // the account's Telegram is the emulator
+        return client;
+      },
+      until: new Promise<void>((r) => (shutdown = r)),
+      logger: log.logger,
+    });
+    try {
+      await until(() => log.lines().some((l) => l.msg === "agent started"));
+      expect(emu.methods(account).slice(0, 2)).toEqual(["updates.GetState", "users.GetUsers"]); // authorized? who am I?
+      expect(statSync(session).mode & 0o777).toBe(0o600);
+      expect(existsSync(`${session}.lock`)).toBe(true);
+
+      const dm = emu.dm(account, carol);
+      await emu.post({ chat: dm, from: carol, text: "hey Mira" });
+      await until(() => emu.history(dm).some((m) => m.fromId === account.id));
+      expect(emu.history(dm).map((m) => m.text)).toEqual(["hey Mira", "hi carol"]);
+    } finally {
+      shutdown();
+      expect(await running).toBe(0);
+      await gemini.close();
+    }
+    expect(existsSync(`${session}.lock`)).toBe(false);
+    expect(log.lines().some((l) => l.msg === "session file was readable by others; narrowed to 0600")).toBe(true);
+    expect(log.text()).not.toContain("0123456789abcdef0123456789abcdef");
+    expect(log.text()).not.toContain("test-key");
+  });
+});

@@ -99,8 +99,9 @@ function systemInstruction(i: PromptInput): string {
   for (const r of p.rolePrompts) parts.push(r.text.trim());
   const where = CHAT_KIND[i.chat.chatType] ?? "a chat";
   const title = i.chat.title ? ` "${sanitizeLine(i.chat.title)}"` : "";
+  const aliases = p.aliases.filter((a) => a.toLowerCase() !== p.name.toLowerCase());
   parts.push(
-    `Your name: ${p.name}${p.aliases.length ? ` (also called ${p.aliases.join(", ")})` : ""}.\n` +
+    `Your name: ${p.name}${aliases.length ? ` (also called ${aliases.join(", ")})` : ""}.\n` +
       `Now: ${formatEnvelopeTime(i.now, i.timeZone)} ${i.timeZone ?? "UTC"}. You are in ${where}${title}.\n` +
       `Messages addressed to you now: ${i.targets.map((t) => `#${t.messageId}`).join(", ")}.`,
   );

@@ -7,7 +7,6 @@ import { shouldRespondStrict, type AddressMatcher } from "./addressing";
 export const SERVICE_ACCOUNT_ID = "777000";
 
 export interface InboundPipelineDeps {
-  readonly agent: string;
   readonly messages: MessageStore;
   readonly names: AddressMatcher;
   readonly logger: Logger;
@@ -62,7 +61,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     d.messages.commit();
     const isReply = m.replyToId !== undefined;
     d.enqueue(m.chatId, m.messageId, { awaitingReply: isReply });
-    d.logger.debug({ component: "inbound", agent: d.agent, chatId: m.chatId, messageId: m.messageId }, "addressed");
+    d.logger.debug({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "addressed");
     if (isReply) {
       let reply: ReplyContext = { kind: "unknown", id: m.replyToId! };
       try {

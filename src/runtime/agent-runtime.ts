@@ -118,7 +118,6 @@ export class AgentRuntime {
     });
     const readDelayMs = o.persona.readDelaySec * 1000;
     this.inbound = createInboundPipeline({
-      agent,
       messages: this.messages,
       names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
       logger: this.logger,

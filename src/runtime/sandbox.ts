@@ -63,6 +63,11 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   const members = new Map<string, EmuUser>(MEMBERS.map((n) => [n, emu.addUser({ firstName: n[0]!.toUpperCase() + n.slice(1), username: n })]));
   const group = emu.createSupergroup({ title: "Sandbox", members: [account, ...members.values()] });
   const names = new Map<number, string>([[account.id, persona.name], ...[...members].map(([n, u]) => [u.id, n] as [number, string])]);
+  const chatName = (chatId: string) => {
+    if (chatId === group.peerId) return `group "Sandbox"`;
+    const who = [...members].find(([, u]) => String(u.id) === chatId)?.[0];
+    return who ? `dm ${who}` : `chat ${chatId}`;
+  };
   emu.onMessage((m) => {
     const where = m.chat.kind === "dm" ? "[dm] " : "";
     const body = m.media === "sticker" ? `[sticker ${m.stickerEmoji ?? ""}]` : m.text;
@@ -85,46 +90,63 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     db,
     client,
     selfId: String(account.id),
-    planner: o.verbose ? verbosePlanner(planner, print) : planner,
+    planner: o.verbose ? verbosePlanner(planner, print, chatName, !env.GEMINI_API_KEY) : planner,
     logger,
   });
   runtime.start();
-  print(`sandbox: ${persona.name} is in group "Sandbox" with ${MEMBERS.join(", ")}. Type "alice: hi", "bob > 3: hi" or "dm carol: hi".`);
+  print(
+    `sandbox: ${persona.name} is in group "Sandbox" with ${MEMBERS.join(", ")} (message #1 is the group's creation, so yours start at #2).\n` +
+      `Type "alice: hi", "bob > 2: hi" or "dm carol: hi"; end input (Ctrl-D) to leave.`,
+  );
 
   const dms = new Map<string, EmuChat>();
   const rl = createInterface({ input: o.input ?? process.stdin, terminal: false });
-  for await (const line of rl) {
-    if (!line.trim()) continue;
-    const cmd = parseSandboxLine(line);
-    const from = cmd ? members.get(cmd.member) : undefined;
-    if (!cmd || !from) {
-      print(`? expected "<member>: <text>", "<member> > <id>: <text>" or "dm <member>: <text>" with member one of ${MEMBERS.join(", ")}`);
-      continue;
-    }
-    const chat = cmd.kind === "dm" ? (dms.get(cmd.member) ?? dms.set(cmd.member, emu.dm(account, from)).get(cmd.member)!) : group;
-    try {
-      await emu.post({ chat, from, text: cmd.text, ...(cmd.kind === "post" && cmd.replyTo !== undefined ? { replyTo: cmd.replyTo } : {}) });
-    } catch (e) {
-      print(`! ${e instanceof Error ? e.message : String(e)}`);
+  // Ctrl-C ends the input like Ctrl-D, so the temporary database is still cleaned up.
+  const onSigint = () => rl.close();
+  process.once("SIGINT", onSigint);
+  try {
+    await readLines();
+    // Input is over: let the persona finish what it started, then leave.
+    while (runtime.scheduler.pendingCount > 0) await new Promise((r) => setTimeout(r, 100));
+    print("sandbox: input ended and nothing is pending; bye.");
+  } finally {
+    process.removeListener("SIGINT", onSigint);
+    await runtime.stop();
+    emu.detach(client);
+    closeDatabase(db);
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+  return 0;
+
+  async function readLines(): Promise<void> {
+    for await (const line of rl) {
+      if (!line.trim()) continue;
+      const cmd = parseSandboxLine(line);
+      const from = cmd ? members.get(cmd.member) : undefined;
+      if (!cmd || !from) {
+        print(`? expected "<member>: <text>", "<member> > <id>: <text>" or "dm <member>: <text>" with member one of ${MEMBERS.join(", ")}`);
+        continue;
+      }
+      const chat = cmd.kind === "dm" ? (dms.get(cmd.member) ?? dms.set(cmd.member, emu.dm(account, from)).get(cmd.member)!) : group;
+      try {
+        await emu.post({ chat, from, text: cmd.text, ...(cmd.kind === "post" && cmd.replyTo !== undefined ? { replyTo: cmd.replyTo } : {}) });
+      } catch (e) {
+        print(`! ${e instanceof Error ? e.message : String(e)}`);
+      }
     }
   }
-  // Input is over: let the persona finish what it started, then leave.
-  while (runtime.scheduler.pendingCount > 0) await new Promise((r) => setTimeout(r, 100));
-  await runtime.stop();
-  emu.detach(client);
-  closeDatabase(db);
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-  return 0;
 }
 
 /** --verbose: show the envelopes going to the planner and the plan coming back. */
-function verbosePlanner(inner: Planner, print: (s: string) => void): Planner {
+function verbosePlanner(inner: Planner, print: (s: string) => void, chatName: (chatId: string) => string, dry: boolean): Planner {
   return {
     async plan(prompt, check, meta) {
       const last = prompt.contents[prompt.contents.length - 1];
-      print(`[planner] chat ${meta.chatId}, ${prompt.contents.length} turns; last turn:\n${(last?.parts ?? []).map((p) => `  ${p.text.replace(/\n/g, "\n  ")}`).join("\n")}`);
+      const turns = prompt.contents.length === 1 ? "1 turn" : `${prompt.contents.length} turns`;
+      print(`[planner] ${chatName(meta.chatId)}, ${turns}; last turn:\n${(last?.parts ?? []).map((p) => `  ${p.text.replace(/\n/g, "\n  ")}`).join("\n")}`);
       const plan = await inner.plan(prompt, check, meta);
-      print(`[planner] plan: ${JSON.stringify(plan.tasks.map(({ deps: _deps, ...t }) => t))}${plan.rejected.length ? ` rejected: ${JSON.stringify(plan.rejected)}` : ""}`);
+      if (dry) print("[planner] dry run: no plan");
+      else print(`[planner] plan: ${JSON.stringify(plan.tasks.map(({ deps: _deps, ...t }) => t))}${plan.rejected.length ? ` rejected: ${JSON.stringify(plan.rejected)}` : ""}`);
       return plan;
     },
   };

@@ -33,14 +33,23 @@ export async function start(o: StartOptions = {}): Promise<number> {
   if (live.length === 0) {
     (o.sandbox?.output ?? process.stdout).write(
       `No account session in ${env.SESSIONS_DIR}/ (looked for ${personas.map((p) => `${p.name}.session`).join(", ")}).\n` +
-        `Logging in to a real account is not available yet (it arrives with the login command); ` +
-        `starting the offline sandbox instead.\n\n`,
+        `Logging in to a real account is not implemented yet; starting the offline sandbox instead.\n\n`,
     );
     return runSandbox({ ...o.sandbox, env });
   }
   const { TELEGRAM_API_ID: apiId, TELEGRAM_API_HASH: apiHash, GEMINI_API_KEY: apiKey } = env;
   if (!apiId || !apiHash) throw new Error("TELEGRAM_API_ID and TELEGRAM_API_HASH must be set to run real accounts");
   if (!apiKey) throw new Error("GEMINI_API_KEY must be set to run real accounts");
+  for (const p of live) requirePhone(p); // every persona's file is right before anything is opened
+  // Listen for Ctrl-C from here on, so an interrupted connect still releases its lock.
+  const stopRequested =
+    o.until ??
+    new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    });
+  let stopping = false;
+  void stopRequested.then(() => (stopping = true));
   const db = openDatabase(env.STATE_DB);
   const runtimes: AgentRuntime[] = [];
   const releases: (() => void)[] = [];
@@ -52,7 +61,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
     closeDatabase(db);
   };
   const startPersona = async (persona: Persona): Promise<void> => {
-    requirePhone(persona);
+    if (stopping) return;
     const file = sessionPath(env.SESSIONS_DIR, persona.name);
     if (secureSessionFile(file)) logger.warn({ component: "runtime", agent: persona.name }, "session file was readable by others; narrowed to 0600");
     releases.push(lockSession(file));
@@ -79,11 +88,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
     await shutdown();
     throw e;
   }
-  await (o.until ??
-    new Promise<void>((resolve) => {
-      process.once("SIGINT", resolve);
-      process.once("SIGTERM", resolve);
-    }));
+  await stopRequested;
   logger.info({ component: "runtime" }, "shutting down");
   await shutdown();
   return 0;

@@ -7,6 +7,8 @@ import type { NewTask } from "./task";
 export interface ExpandOptions {
   readonly pacing: Pacing;
   readonly topicId?: number;
+  /** The addressed messages the plan answers (stored on its sends, see TaskPayloads). */
+  readonly answers?: readonly number[];
   /** Open task ids of the chat the plan must wait for (e.g. the pending read mark). */
   readonly waitFor?: readonly number[];
 }
@@ -24,6 +26,7 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
   let previous: number | undefined;
   // The General topic (1) of a forum takes no topic header.
   const topic = o.topicId !== undefined && o.topicId !== 1 ? { topicId: o.topicId } : {};
+  const answers = o.answers?.length ? { answers: [...o.answers] } : {};
 
   plan.forEach((t, i) => {
     // Explicit dependencies count only on tasks that entered the graph (not think/remember);
@@ -44,7 +47,7 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         splitText(t.text).forEach((part, n) => {
           push({ kind: "typing", payload: { seconds: typingSeconds(part, o.pacing), action: "typing", ...topic } });
           const replyTo = n === 0 && t.reply_to !== undefined ? { replyTo: t.reply_to } : {};
-          last = push({ kind: "send", payload: { text: part, ...replyTo, ...topic }, needsRandomId: true });
+          last = push({ kind: "send", payload: { text: part, ...replyTo, ...topic, ...answers }, needsRandomId: true });
         });
         break;
       }
@@ -52,7 +55,7 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         push({ kind: "typing", payload: { seconds: STICKER_CHOICE_SEC, action: "sticker", ...topic } });
         last = push({
           kind: "sticker",
-          payload: { set: t.sticker_set, name: t.name, ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}), ...topic },
+          payload: { set: t.sticker_set, name: t.name, ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}), ...topic, ...answers },
           needsRandomId: true,
         });
         break;

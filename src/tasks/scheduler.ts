@@ -130,6 +130,7 @@ export class Scheduler {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.closed = false;
     this.schedule();
     this.kick();
   }
@@ -140,7 +141,8 @@ export class Scheduler {
     this.closed = true;
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    await Promise.allSettled([...this.inflight]);
+    // Clean-ups (cancel actions) may start while running tasks finish: wait until none is left.
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
   }
 
   /**
@@ -208,10 +210,16 @@ export class Scheduler {
       return;
     }
     this.o.store.transaction(() => {
-      this.cancelPending(chatId, "replanned: a newer message arrived");
+      const cancelled = this.cancelPending(chatId, "replanned: a newer message arrived");
+      // Messages whose answer was cancelled before it went out are still owed one: the new plan covers them too.
+      const owed = new Set<number>();
+      for (const t of cancelled) {
+        if (isKind(t, "send") || isKind(t, "sticker")) for (const id of t.payload.answers ?? []) if (id !== messageId) owed.add(id);
+      }
+      const items = [...[...owed].sort((a, b) => a - b).map((id) => ({ messageId: id })), item];
       this.add(chatId, [
         // Planning waits for the next tick, so a burst arriving together joins one call.
-        { kind: "received", payload: { items: [item] }, notBefore: now + this.tickMs },
+        { kind: "received", payload: { items }, notBefore: now + this.tickMs },
         { kind: "read", payload: { maxId: item.messageId }, notBefore: now + readDelayMs },
       ]);
     });
@@ -239,14 +247,16 @@ export class Scheduler {
    * Cancel a chat's tasks that have not finished: unstarted ones at once; running ones when
    * they come back (a send in flight still completes — it may already be on the server).
    */
-  cancelPending(chatId: string, reason: string): void {
+  cancelPending(chatId: string, reason: string): Task[] {
     const tasks = [...(this.byChat.get(chatId) ?? [])];
     this.o.store.transaction(() => {
       for (const t of tasks) {
+        // (A dependent may already have been cancelled by the cascade of an earlier one.)
         if (t.status === "pending") this.finish(t, "cancelled", reason);
         else if (t.status === "running") this.cancelRequested.set(t.id, reason);
       }
     });
+    return tasks.filter((t) => t.status === "cancelled");
   }
 
   /** One scheduling pass. Public so the benchmark and tests can drive it directly. */
@@ -271,11 +281,12 @@ export class Scheduler {
       if (this.busyChats.has(chatId)) continue;
       const task = this.firstReady(chatId, now);
       if (!task) continue;
-      this.begin(task, now);
-      if (task.status !== "running") {
+      const begun = this.begin(task, now);
+      if (begun === "handed-over") {
         i--; // it handed over to a newer task instead of starting: look at this chat again
         continue;
       }
+      if (begun === "not-recorded") continue;
       lastStarted = idx;
       if (this.policy === "one-per-tick") break;
     }
@@ -330,24 +341,31 @@ export class Scheduler {
     return (this.byChat.get(task.chatId) ?? []).find((t): t is Task<"received"> => t.kind === "received" && t.id > task.id);
   }
 
-  private begin(task: Task, now: number): void {
+  private begin(task: Task, now: number): "started" | "handed-over" | "not-recorded" {
     const newer = this.newerReceived(task);
     if (newer) {
       // Left over from a process that died while planning it: the newer task plans for both.
       this.o.store.transaction(() => this.handOver(task as Task<"received">, newer, "cancelled"));
-      return;
+      return "handed-over";
     }
     const readyAt = Math.max(task.notBefore, task.createdAt);
+    try {
+      this.o.store.save({ ...task, status: "running", attempts: task.attempts + 1 }, now);
+    } catch (e) {
+      // Not recorded as started, so not started: the task stays pending for a later pass.
+      this.o.logger.error({ component: "scheduler", taskId: task.id, err: errorText(e) }, "could not record task start");
+      return "not-recorded";
+    }
     task.status = "running";
     task.attempts += 1;
     this.ranOnce.add(task.id);
-    this.o.store.save(task, now);
     this.busyChats.add(task.chatId);
     this.running++;
     this.log(task, "started", { attempt: task.attempts });
     this.o.onStart?.(task, readyAt, now);
     const p = this.execute(task).finally(() => this.inflight.delete(p));
     this.inflight.add(p);
+    return "started";
   }
 
   private async execute(task: Task): Promise<void> {
@@ -364,9 +382,12 @@ export class Scheduler {
       this.o.store.transaction(() => this.settle(task, now, outcome, error));
     } catch (e) {
       // The database did not take it; the stored row still says "running", so a restart
-      // resumes the task. This process lets go of it rather than loop on it.
-      this.o.logger.error({ component: "scheduler", taskId: task.id, err: errorText(e) }, "could not record task outcome");
-      if (this.open.has(task.id)) this.unindex(task);
+      // resumes the task. Until then its chat stays blocked: letting its dependents run would
+      // break the plan's order. Other chats go on.
+      this.o.logger.error({ component: "scheduler", chatId: task.chatId, taskId: task.id, err: errorText(e) }, "could not record task outcome; chat paused until restart");
+      this.running--;
+      if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
+      return;
     }
     this.busyChats.delete(task.chatId);
     this.running--;

@@ -15,9 +15,10 @@ export interface ReceivedItem {
 export interface TaskPayloads {
   received: { items: ReceivedItem[]; llmParks?: number };
   typing: { seconds: number; action: "typing" | "sticker"; topicId?: number; until?: number };
-  send: { text: string; replyTo?: number; topicId?: number; sentId?: number };
+  /** `answers`: the addressed messages this plan answers — carried into the next plan if cancelled unsent. */
+  send: { text: string; replyTo?: number; topicId?: number; sentId?: number; answers?: number[] };
   react: { messageId: number; emoji: string };
-  sticker: { set: string; name: string; replyTo?: number; topicId?: number };
+  sticker: { set: string; name: string; replyTo?: number; topicId?: number; answers?: number[] };
   wait: { seconds: number; until?: number };
   read: { maxId: number };
   block: Record<string, never>;

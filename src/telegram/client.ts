@@ -48,7 +48,13 @@ export function lockSession(file: string): () => void {
   try {
     fd = openSync(lock, "wx", 0o600);
   } catch {
-    throw new Error(`${lock} exists: another process is using this session (delete the lock file if that process is gone)`);
+    const pid = Number(readFileSync(lock, "utf8").trim());
+    if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+      throw new Error(`${lock}: process ${pid} is using this session`);
+    }
+    // Left behind by a process that is gone: take it over.
+    unlinkSync(lock);
+    fd = openSync(lock, "wx", 0o600);
   }
   writeSync(fd, String(process.pid));
   closeSync(fd);
@@ -66,6 +72,15 @@ export type ClientFactory = (session: StringSession, apiId: number, apiHash: str
 
 const realClient: ClientFactory = (session, apiId, apiHash, options) => new TelegramClient(session, apiId, apiHash, options);
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"; // exists, but not ours
+  }
+}
+
 export interface ConnectOptions {
   readonly sessionFile: string;
   readonly apiId: number;
@@ -79,7 +94,13 @@ export interface ConnectOptions {
  * (floodSleepThreshold 0), so the scheduler can park the task and keep other chats moving.
  */
 export async function connectSavedSession(o: ConnectOptions): Promise<{ client: TelegramClient; selfId: string }> {
-  const session = new StringSession(readFileSync(o.sessionFile, "utf8").trim());
+  let session: StringSession;
+  try {
+    session = new StringSession(readFileSync(o.sessionFile, "utf8").trim());
+  } catch (e) {
+    // Never echo the file's content: it is the account's key.
+    throw new Error(`${o.sessionFile}: not a valid session string (${e instanceof Error ? e.message : String(e)}); log in again`);
+  }
   const client = (o.clientFactory ?? realClient)(session, o.apiId, o.apiHash, {
     baseLogger: new PinoBridge(o.logger),
     floodSleepThreshold: 0,

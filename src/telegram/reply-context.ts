@@ -30,6 +30,10 @@ export async function fetchReplyContext(m: GramMessage, o: ReplyFetchOptions): P
       }),
     ]);
     if (!replied) return { kind: "deleted", id };
+    // A service message ("group created", "topic created") has no author's words to quote.
+    if (replied.className !== "Message" || (replied as { action?: unknown }).action !== undefined) {
+      return { kind: "found", id, text: "[service message]", senderName: "Telegram", isAgent: false };
+    }
     const senderId = replied.senderId?.toString() ?? "";
     const isAgent = Boolean(replied.out) || senderId === o.selfId;
     return {

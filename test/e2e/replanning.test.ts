@@ -151,3 +151,17 @@ describe("what must not block an answer", () => {
     expect(send!.at - t0).toBeGreaterThanOrEqual(45_000);
   });
 });
+
+describe("replanning keeps what is owed", () => {
+  it("a message whose answer was cancelled unsent is answered by the next plan", async () => {
+    h = await Harness.start();
+    const story = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai story time" });
+    h.gemini.script(plan({ kind: "send", text: "z".repeat(200) }));
+    await h.pass(4000); // planned, reading done, typing the long answer
+    const bob = await h.emu.post({ chat: h.group, from: h.bob, text: "Mira, what's up?" });
+    h.gemini.script(plan({ kind: "send", text: "one answer for alice and bob" }));
+    await h.pass(30_000);
+    expect(h.gemini.requests[1]!.body.systemInstruction?.parts?.[0]?.text).toContain(`Messages addressed to you now: #${story.id}, #${bob.id}.`);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["one answer for alice and bob"]);
+  });
+});

@@ -14,7 +14,6 @@ function setup() {
   const attached: { messageId: number; reply: ReplyContext }[] = [];
   let fetches = 0;
   const handle = createInboundPipeline({
-    agent: "Mira",
     messages,
     names: compileAddressMatcher(["Mira"]),
     logger: pino({ level: "silent" }),
@@ -83,7 +82,6 @@ describe("inbound pipeline", () => {
     const db = openDatabase(path);
     const messages = new MessageStore(db, "Mira");
     const handle = createInboundPipeline({
-      agent: "Mira",
       messages,
       names: compileAddressMatcher(["Mira"]),
       logger: pino({ level: "silent" }),

@@ -76,3 +76,18 @@ describe("npm start with a session", () => {
     expect(log.text()).not.toContain("test-key");
   });
 });
+
+describe("session lock", () => {
+  it("refuses a session locked by a live process and takes over one left by a dead process", async () => {
+    const { lockSession } = await import("../../src/telegram/client");
+    const file = join(tempDir(), "Mira.session");
+    writeFileSync(file, "");
+    writeFileSync(`${file}.lock`, String(process.pid));
+    expect(() => lockSession(file)).toThrow(new RegExp(`process ${process.pid} is using this session`));
+    writeFileSync(`${file}.lock`, "2147483646"); // no such process
+    const release = lockSession(file);
+    expect(existsSync(`${file}.lock`)).toBe(true);
+    release();
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+});

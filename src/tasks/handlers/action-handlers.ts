@@ -41,7 +41,9 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
     },
     async onCancel(task) {
       const { topicId } = task.payload;
-      await d.actions.setTyping({ chatId: task.chatId, action: "cancel", ...(topicId !== undefined ? { topicId } : {}) });
+      await bestEffort(d, task.chatId, "typing", d.clock.now(), () =>
+        d.actions.setTyping({ chatId: task.chatId, action: "cancel", ...(topicId !== undefined ? { topicId } : {}) }),
+      );
     },
   };
 }

@@ -79,6 +79,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const topicId = history.find((m) => m.messageId === lastId)?.topicId;
       const spawn = expandPlan(plan.tasks, {
         pacing: d.persona,
+        answers: items.map((i) => i.messageId),
         waitFor: d.waitFor(chatId),
         ...(topicId !== undefined ? { topicId } : {}),
       });

@@ -74,6 +74,9 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     print(`${where}#${m.id} ${names.get(m.fromId) ?? m.fromName}: ${body}${m.replyTo !== undefined ? ` (↩ #${m.replyTo})` : ""}`);
   });
 
+  // Reactions are not messages; show them too, as a person in the chat would see them.
+  emu.onReaction((r) => print(`* ${persona.name} reacts ${r.emoji || "(removed)"} to #${r.messageId}`));
+
   const planner: Planner = env.GEMINI_API_KEY
     ? new GeminiPlanner({
         client: new GeminiClient({ apiKey: env.GEMINI_API_KEY, model: env.GEMINI_MODEL, logger, ...(env.GOOGLE_GEMINI_BASE_URL ? { baseUrl: env.GOOGLE_GEMINI_BASE_URL } : {}) }),

@@ -48,9 +48,10 @@ describe("sandbox", () => {
 
   it("answers through Gemini when a key is set, and exits once the reply is sent", async () => {
     const gemini = await GeminiFake.start();
-    gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "hi alice!" }] } }));
+    gemini.respondWith(() => ({ json: { tasks: [{ kind: "react", emoji: "👍", message_id: 2 }, { kind: "send", text: "hi alice!" }] } }));
     try {
       const out = await sandbox(["alice: hey Mira"], { GEMINI_API_KEY: "k", GOOGLE_GEMINI_BASE_URL: gemini.baseUrl });
+      expect(out).toContain("* Mira reacts 👍 to #2");
       expect(out).toContain("#3 Mira: hi alice!");
       expect(gemini.requests).toHaveLength(1);
     } finally {

@@ -239,6 +239,21 @@ export class TelegramEmulator {
     this.endpoint.clearRequests();
   }
 
+  /** Be told of every request an account sends, as it arrives; returns unsubscribe. */
+  onRequest(listener: (r: RecordedRequest) => void): () => void {
+    return this.endpoint.onRequest(listener);
+  }
+
+  /** Be told when an account asks to react to a message (as it asks; REACTION_INVALID may follow). */
+  onReaction(listener: (e: { account: EmuUser; messageId: number; emoji: string }) => void): () => void {
+    return this.onRequest((r) => {
+      if (!(r.request instanceof Api.messages.SendReaction)) return;
+      const emoji = (r.request.reaction ?? []).map((x) => (x instanceof Api.ReactionEmoji ? x.emoticon : "?")).join("");
+      const id = r.request.msgId;
+      listener({ account: r.account, messageId: typeof id === "number" ? id : Number((id as { id?: number }).id), emoji });
+    });
+  }
+
   /** Just the method names of `requests` (optionally of one account), in order. */
   methods(account?: EmuUser): string[] {
     return this.endpoint.requests.filter((r) => account === undefined || r.account.id === account.id).map((r) => r.method);

@@ -29,6 +29,7 @@ export interface RpcEndpointDeps {
 /** Answers the requests of every attached client. */
 export class RpcEndpoint {
   private log: RecordedRequest[] = [];
+  private readonly listeners = new Set<(r: RecordedRequest) => void>();
 
   constructor(private readonly deps: RpcEndpointDeps) {}
 
@@ -41,6 +42,12 @@ export class RpcEndpoint {
     this.log = [];
   }
 
+  /** Be told of every request as it arrives (before it is answered). */
+  onRequest(listener: (r: RecordedRequest) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Entry point for `FakeSender.addStateToQueue`. */
   receive(conn: Connection, pending: PendingRequest): void {
     // A crashed process sends nothing: its requests neither reach the server nor get answers.
@@ -48,7 +55,9 @@ export class RpcEndpoint {
     const method = pending.request.className;
     // GramJS reuses request objects (iterMessages bumps offsetId on the same instance), so the
     // log keeps a shallow snapshot of the fields as they were sent.
-    this.log.push({ account: conn.account, method, request: snapshot(pending.request), at: this.deps.now() });
+    const record = { account: conn.account, method, request: snapshot(pending.request), at: this.deps.now() };
+    this.log.push(record);
+    for (const l of this.listeners) l(record);
     // Never answer synchronously: a real answer always arrives on a later event-loop turn.
     setImmediate(() => void this.answer(conn, pending, method));
   }

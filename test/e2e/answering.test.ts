@@ -1,13 +1,12 @@
 import { closeDatabase } from "../../src/store/db";
 import { afterEach, describe, expect, it } from "vitest";
-import { Harness } from "../support/harness";
+import { Harness, plan } from "../support/harness";
 
 let h: Harness;
 afterEach(async () => {
   await h?.close();
 });
 
-const plan = (...tasks: unknown[]) => ({ json: { tasks } });
 
 describe("who the persona answers", () => {
   it("stores a group message that does not address it, with zero Telegram requests and zero LLM calls", async () => {

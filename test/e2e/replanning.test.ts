@@ -1,29 +1,14 @@
 import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
-import { Harness } from "../support/harness";
+import { Harness, plan } from "../support/harness";
+import { latch, until } from "../support/wait";
 
 let h: Harness;
 afterEach(async () => {
   await h?.close();
 });
 
-const plan = (...tasks: unknown[]) => ({ json: { tasks } });
 
-/** A promise the test resolves when it chooses. */
-function latch(): { promise: Promise<void>; release: () => void } {
-  let release!: () => void;
-  const promise = new Promise<void>((r) => (release = r));
-  return { promise, release };
-}
-
-/** Poll real time until `cond` holds (for work in flight over real HTTP or real timers). */
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe("replanning and stale plans", () => {
   it("drops a plan that comes back after a newer message arrived, and answers both with the newer plan", async () => {

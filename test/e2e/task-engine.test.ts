@@ -1,13 +1,12 @@
 import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
-import { Harness } from "../support/harness";
+import { Harness, plan } from "../support/harness";
 
 let h: Harness;
 afterEach(async () => {
   await h?.close();
 });
 
-const plan = (...tasks: unknown[]) => ({ json: { tasks } });
 
 /** The account's requests as "method@ms since t0" (reply fetches excluded). */
 function timeline(h: Harness, t0: number): string[] {

@@ -9,14 +9,8 @@ import { TelegramEmulator } from "../../src/telegram/emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
+import { until } from "../support/wait";
 
-async function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe("npm start with a session", () => {
   it("runs the persona on its account, narrows the session file to 0600, locks it, and shuts down cleanly", async () => {

@@ -35,6 +35,9 @@ Cats
 NoSuchSet
 `;
 
+/** A scripted Gemini answer holding a plan with these tasks. */
+export const plan = (...tasks: unknown[]) => ({ json: { tasks } });
+
 export interface HarnessOptions {
   readonly persona?: string;
   readonly replyTimeoutMs?: number;

@@ -12,6 +12,7 @@ import { FaultPlan } from "./fault-plan.js";
 import { MessageBus, type PreparedDelivery } from "./message-bus.js";
 import { RpcEndpoint } from "./rpc-endpoint.js";
 import type { StoredMessage } from "./stored-message.js";
+import { asMessageId } from "./methods/resolve-peer.js";
 import { storePost } from "./store-post.js";
 import { TlViews } from "./tl-views.js";
 import type {
@@ -249,8 +250,7 @@ export class TelegramEmulator {
     return this.onRequest((r) => {
       if (!(r.request instanceof Api.messages.SendReaction)) return;
       const emoji = (r.request.reaction ?? []).map((x) => (x instanceof Api.ReactionEmoji ? x.emoticon : "?")).join("");
-      const id = r.request.msgId;
-      listener({ account: r.account, messageId: typeof id === "number" ? id : Number((id as { id?: number }).id), emoji });
+      listener({ account: r.account, messageId: asMessageId(r.request.msgId), emoji });
     });
   }
 

@@ -12,6 +12,7 @@ import { FaultPlan } from "./fault-plan.js";
 import { MessageBus, type PreparedDelivery } from "./message-bus.js";
 import { RpcEndpoint } from "./rpc-endpoint.js";
 import type { StoredMessage } from "./stored-message.js";
+import { toLong } from "./long.js";
 import { asMessageId } from "./methods/resolve-peer.js";
 import { storePost } from "./store-post.js";
 import { TlViews } from "./tl-views.js";
@@ -21,6 +22,7 @@ import type {
   EmuMessageEvent,
   EmuReaction,
   EmuStickerSet,
+  EmuUpdateState,
   EmuUser,
   EmulatorOptions,
   FailNextOptions,
@@ -29,6 +31,7 @@ import type {
   PostOptions,
   RecordedRequest,
   TypingRecord,
+  UpdateLimits,
 } from "./types.js";
 import { World } from "./world.js";
 
@@ -42,6 +45,15 @@ export interface PostOptionsWithEcho extends PostOptions {
    */
   readonly deliverToSender?: boolean;
 }
+
+/** Telegram's update-protocol limits as the emulator applies them by default (see UpdateLimits). */
+export const DEFAULT_UPDATE_LIMITS: UpdateLimits = Object.freeze({
+  differenceSlice: 1000,
+  differenceTooLongAfter: 1_000_000,
+  channelDifferenceLimit: 100,
+  channelTooLongAfter: undefined,
+  channelTimeout: 30,
+});
 
 /** The in-process Telegram server. */
 export class TelegramEmulator {
@@ -66,6 +78,7 @@ export class TelegramEmulator {
       faults: this.faults,
       strictTl,
       now: this.now,
+      limits: { ...DEFAULT_UPDATE_LIMITS, ...opts.updateLimits },
       publish: (msg, sender) => this.bus.publish(msg, sender.id),
     });
   }
@@ -227,6 +240,32 @@ export class TelegramEmulator {
     const msg = storePost(this.world, o, this.now());
     this.bus.emit(msg);
     return { msg, deliveries: this.bus.prepare(msg, o.deliverToSender ? undefined : o.from.id) };
+  }
+
+  // ---- update state ----------------------------------------------------------------------
+
+  /** The server's update state of `account` (what updates.GetState would answer, date aside). */
+  updateState(account: EmuUser): EmuUpdateState {
+    const box = this.world.mailbox(account.id);
+    return { pts: box.pts.pts, qts: box.qts, seq: box.seq, date: box.pts.date };
+  }
+
+  /** The current pts of a supergroup. */
+  channelPts(chat: EmuChat): number {
+    if (chat.kind !== "supergroup") throw new Error(`emulator: ${chat.peerId} is not a supergroup`);
+    return this.world.record(chat).pts.pts;
+  }
+
+  /**
+   * Pushes `updateChannelTooLong` for `chat` to `account` (Telegram's "this channel has a gap,
+   * call getChannelDifference"), with the channel's current pts. Resolves after the handlers ran.
+   */
+  pushChannelTooLong(account: EmuUser, chat: EmuChat): Promise<void> {
+    const rec = this.world.record(chat);
+    if (chat.kind !== "supergroup") throw new Error(`emulator: ${chat.peerId} is not a supergroup`);
+    const update = new Api.UpdateChannelTooLong({ channelId: toLong(chat.id), pts: rec.pts.pts });
+    const bag = this.views.entitiesFor([], account, [rec]);
+    return this.bus.deliver(account, new Api.Updates({ updates: [update], users: bag.users, chats: bag.chats, date: Math.floor(this.now() / 1000), seq: 0 }));
   }
 
   // ---- inspection ------------------------------------------------------------------------

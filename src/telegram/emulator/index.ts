@@ -1,7 +1,7 @@
 /**
  * In-process Telegram emulator that drives real GramJS clients (tests, sandbox, benchmark).
  */
-export { TelegramEmulator, type PreparedDelivery, type PostOptionsWithEcho } from "./emulator.js";
+export { DEFAULT_UPDATE_LIMITS, TelegramEmulator, type PreparedDelivery, type PostOptionsWithEcho } from "./emulator.js";
 export { createEmulatedClient, type EmulatedClientOptions } from "./create-client.js";
 export { dispatchUpdates } from "./dispatch-updates.js";
 export { implementedMethods } from "./methods/registry.js";
@@ -14,6 +14,7 @@ export type {
   EmuReaction,
   EmuSticker,
   EmuStickerSet,
+  EmuUpdateState,
   EmuUser,
   EmulatorOptions,
   FailNextOptions,
@@ -22,4 +23,5 @@ export type {
   PostOptions,
   RecordedRequest,
   TypingRecord,
+  UpdateLimits,
 } from "./types.js";

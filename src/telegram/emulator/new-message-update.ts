@@ -10,10 +10,9 @@ import type { World } from "./world.js";
 /** UpdateNewChannelMessage for supergroups, UpdateNewMessage for DMs and basic groups. */
 export function newMessageUpdate(world: World, views: TlViews, msg: StoredMessage, viewer: EmuUser): Api.TypeUpdate {
   const message = views.message(msg, viewer);
-  if (msg.chat.chat.kind === "supergroup") {
-    return new Api.UpdateNewChannelMessage({ message, pts: msg.chat.pts, ptsCount: 1 });
-  }
-  return new Api.UpdateNewMessage({ message, pts: world.mailbox(viewer.id).pts, ptsCount: 1 });
+  const pts = world.ptsFor(msg, viewer.id) ?? 0;
+  if (msg.chat.chat.kind === "supergroup") return new Api.UpdateNewChannelMessage({ message, pts, ptsCount: 1 });
+  return new Api.UpdateNewMessage({ message, pts, ptsCount: 1 });
 }
 
 /** The full `Api.Updates` (with users and chats, so GramJS can resolve the sender) for `viewer`. */

@@ -12,7 +12,7 @@ import { RpcFault, toGramJsError } from "./rpc-fault.js";
 import type { StoredMessage } from "./stored-message.js";
 import { roundTripRequest, roundTripResult } from "./tl-roundtrip.js";
 import type { TlViews } from "./tl-views.js";
-import type { EmuUser, RecordedRequest } from "./types.js";
+import type { EmuUser, RecordedRequest, UpdateLimits } from "./types.js";
 import type { World } from "./world.js";
 
 /** What the endpoint needs from the emulator. */
@@ -22,6 +22,7 @@ export interface RpcEndpointDeps {
   readonly faults: FaultPlan;
   readonly strictTl: boolean;
   readonly now: () => number;
+  readonly limits: UpdateLimits;
   /** A message an account created by a request (see MessageBus.publish). */
   readonly publish: (msg: StoredMessage, sender: EmuUser) => void;
 }
@@ -101,6 +102,7 @@ export class RpcEndpoint {
       views,
       account,
       now: this.deps.now(),
+      limits: this.deps.limits,
       announce: (msg) => publish(msg, account),
     };
     try {

@@ -3,6 +3,7 @@
  * mailboxes and sticker sets. Internal to the emulator; tests see `EmuChat` / `EmuMessage`.
  */
 import type { Api } from "telegram";
+import type { PtsLog } from "./pts-log.js";
 import type { EmuChat } from "./types.js";
 
 /** A sticker the emulator can send (one document of an added sticker set). */
@@ -34,8 +35,8 @@ export interface ChatRecord {
   readonly byChannelId: Map<number, StoredMessage>;
   /** Supergroups: last channel message id. */
   lastChannelId: number;
-  /** Supergroups: the channel's pts. */
-  pts: number;
+  /** Supergroups: the channel's pts sequence and its event log. */
+  readonly pts: PtsLog;
   /** Forum topics: root message id → title. */
   readonly topics: Map<number, string>;
   /** Highest message id (in the account's id space) each account marked read. */
@@ -70,6 +71,10 @@ export interface StoredMessage {
   readonly channelId?: number;
   /** DMs and basic groups: account id → id in that account's mailbox. */
   readonly boxIds: Map<number, number>;
+  /** The pts its new-message update carries: the channel's (supergroups) or per account (`boxPts`). */
+  channelPts?: number;
+  /** DMs and basic groups: account id → the account pts this message's arrival moved to. */
+  readonly boxPts: Map<number, number>;
   deleted: boolean;
   /** user id → reaction emoji (one standard reaction per user, like a non-premium account). */
   readonly reactions: Map<number, string>;
@@ -79,7 +84,13 @@ export interface StoredMessage {
 export interface Mailbox {
   lastId: number;
   readonly byId: Map<number, StoredMessage>;
-  pts: number;
+  /** The account's pts sequence (its DMs, basic groups, reads) and its event log. */
+  readonly pts: PtsLog;
+  /** Telegram's qts (secret chats, bots) and seq; carried in states, never moved here. */
+  readonly qts: number;
+  readonly seq: number;
+  /** Users this account received as full (non-min) objects; others arrive as `min` in supergroups. */
+  readonly knownUsers: Set<number>;
   /** random_id values this account already used (Telegram answers RANDOM_ID_DUPLICATE). */
   readonly randomIds: Set<string>;
   readonly blocked: Set<number>;

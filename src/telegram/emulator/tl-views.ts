@@ -157,6 +157,31 @@ export class TlViews {
     });
   }
 
+  /**
+   * A dialog-list entry for `rec` as `viewer` sees it: its top message, read marks, unread count
+   * and, for channels, the channel's pts.
+   */
+  dialog(rec: ChatRecord, viewer: EmuUser): Api.Dialog {
+    const visible = this.world.visibleMessages(rec, viewer.id);
+    const top = visible.at(-1);
+    const readInbox = rec.readMax.get(viewer.id) ?? 0;
+    let unread = 0;
+    for (const m of visible) {
+      if (m.fromId !== viewer.id && !m.service && (this.world.idFor(m, viewer.id) ?? 0) > readInbox) unread++;
+    }
+    return new Api.Dialog({
+      peer: this.peer(rec, viewer.id),
+      topMessage: top ? (this.world.idFor(top, viewer.id) ?? 0) : 0,
+      readInboxMaxId: readInbox,
+      readOutboxMaxId: 0,
+      unreadCount: unread,
+      unreadMentionsCount: 0,
+      unreadReactionsCount: 0,
+      notifySettings: new Api.PeerNotifySettings({}),
+      ...(rec.chat.kind === "supergroup" ? { pts: rec.pts.pts } : {}),
+    });
+  }
+
   /** Users and chats referenced by `messages` (senders, DM peers, chats) plus the viewer itself. */
   entitiesFor(messages: readonly StoredMessage[], viewer: EmuUser, extraChats: readonly ChatRecord[] = []): EntityBag {
     const userIds = new Set<number>([viewer.id]);

@@ -100,6 +100,41 @@ export interface EmulatorOptions {
   readonly strictTl?: boolean;
   /** Wall time in ms, used for message dates. Default `Date.now`. */
   readonly now?: () => number;
+  /** Limits of Telegram's update protocol (getDifference slices, TooLong thresholds). */
+  readonly updateLimits?: Partial<UpdateLimits>;
+}
+
+/**
+ * How `updates.getDifference` and `updates.getChannelDifference` cut their answers. Telegram
+ * documents none of the account-side numbers; these defaults are this emulator's choice.
+ */
+export interface UpdateLimits {
+  /** Most pts events one `updates.getDifference` answers; more → `differenceSlice`. Default 1000. */
+  readonly differenceSlice: number;
+  /**
+   * A client further behind than this many pts gets `differenceTooLong` (the request's
+   * `ptsTotalLimit`, when smaller, wins — as Telegram documents). Default 1,000,000.
+   */
+  readonly differenceTooLongAfter: number;
+  /** Cap on `limit` of `updates.getChannelDifference`: 100 for user accounts. */
+  readonly channelDifferenceLimit: number;
+  /**
+   * A client further behind a channel than this gets `channelDifferenceTooLong`. Default: the
+   * request's limit (capped by `channelDifferenceLimit`), so a gap over 100 is "too long"; set it
+   * higher to see `channelDifference` answers with `final: false` instead.
+   */
+  readonly channelTooLongAfter: number | undefined;
+  /** `timeout` (seconds) in channel difference answers. Default 30. */
+  readonly channelTimeout: number;
+}
+
+/** The server's pts / qts / seq / date for one account, as `updates.getState` answers it. */
+export interface EmuUpdateState {
+  readonly pts: number;
+  readonly qts: number;
+  readonly seq: number;
+  /** Unix seconds of the account's latest pts event (0 before any). */
+  readonly date: number;
 }
 
 /** Options of `failNext()`. */

@@ -8,12 +8,13 @@
  *   mailbox. Simulated users are never clients, so they need no mailbox.
  */
 import { accessHashFor } from "./access-hash.js";
+import { PtsLog, type PtsEvent } from "./pts-log.js";
 import { StickerCatalog } from "./sticker-catalog.js";
 import type { ChatRecord, Mailbox, StoredMessage } from "./stored-message.js";
 import type { EmuChat, EmuMessage, EmuUser, TypingRecord } from "./types.js";
 
 /** What a new message needs; ids, reactions and the deleted flag are the server's (`storeMessage`). */
-export type NewMessageInput = Omit<StoredMessage, "serial" | "channelId" | "boxIds" | "deleted" | "reactions">;
+export type NewMessageInput = Omit<StoredMessage, "serial" | "channelId" | "boxIds" | "deleted" | "reactions" | "channelPts" | "boxPts">;
 
 // Id ranges that look like Telegram's and stay far below 2^40.
 const FIRST_USER_ID = 5_000_000_001;
@@ -64,7 +65,16 @@ export class World {
     this.users.set(id, user);
     if (u.username !== undefined) this.usernames.set(u.username.toLowerCase(), user);
     if (isAccount) {
-      this.mailboxes.set(id, { lastId: 0, byId: new Map(), pts: 1, randomIds: new Set(), blocked: new Set() });
+      this.mailboxes.set(id, {
+        lastId: 0,
+        byId: new Map(),
+        pts: new PtsLog(),
+        qts: 0,
+        seq: 0,
+        knownUsers: new Set([id]),
+        randomIds: new Set(),
+        blocked: new Set(),
+      });
     }
     return user;
   }
@@ -201,7 +211,7 @@ export class World {
       messages: [],
       byChannelId: new Map(),
       lastChannelId: 0,
-      pts: 1,
+      pts: new PtsLog(),
       topics: new Map(),
       readMax: new Map(),
       createdAt: Math.floor(this.now() / 1000),
@@ -251,12 +261,14 @@ export class World {
       ...(input.service ? { service: input.service } : {}),
       ...(isChannel ? { channelId: ++rec.lastChannelId } : {}),
       boxIds: new Map(),
+      boxPts: new Map(),
       deleted: false,
       reactions: new Map(),
     };
+    const date = Math.floor(input.date / 1000);
     if (isChannel) {
       rec.byChannelId.set(msg.channelId ?? 0, msg);
-      rec.pts++;
+      msg.channelPts = rec.pts.push(1, date, { msg }).pts;
     } else {
       for (const memberId of rec.members) {
         const box = this.mailboxes.get(memberId);
@@ -265,12 +277,31 @@ export class World {
         if (rec.chat.kind === "dm" && memberId !== input.fromId && box.blocked.has(input.fromId)) continue;
         const id = ++box.lastId;
         box.byId.set(id, msg);
-        box.pts++;
         msg.boxIds.set(memberId, id);
+        msg.boxPts.set(memberId, box.pts.push(1, date, { msg }).pts);
       }
     }
     rec.messages.push(msg);
     return msg;
+  }
+
+  /**
+   * Moves an account's pts for something other than a new message (a read, an edit, a deletion):
+   * `build` makes the update a client receives, now or later through getDifference.
+   */
+  advanceAccountPts(accountId: number, ptsCount: number, dateMs: number, build: NonNullable<PtsEvent["build"]>): PtsEvent {
+    return this.mailbox(accountId).pts.push(ptsCount, Math.floor(dateMs / 1000), { build });
+  }
+
+  /** Moves a channel's pts for something other than a new message (see `advanceAccountPts`). */
+  advanceChannelPts(rec: ChatRecord, ptsCount: number, dateMs: number, build: NonNullable<PtsEvent["build"]>): PtsEvent {
+    if (rec.chat.kind !== "supergroup") throw new Error(`emulator: ${rec.chat.peerId} has no channel pts`);
+    return rec.pts.push(ptsCount, Math.floor(dateMs / 1000), { build });
+  }
+
+  /** The pts the new-message update of `msg` carries for `viewerId` (undefined: not in its view). */
+  ptsFor(msg: StoredMessage, viewerId: number): number | undefined {
+    return msg.channelPts ?? msg.boxPts.get(viewerId);
   }
 
   /** The id `viewerId` sees for `msg`, or undefined when the message is not in its view. */

@@ -35,7 +35,7 @@ export const getHistory = defineMethod("messages.GetHistory", Api.messages.GetHi
   const messages = page.map((m) => views.message(m, account));
   if (rec.chat.kind === "supergroup") {
     return new Api.messages.ChannelMessages({
-      pts: rec.pts,
+      pts: rec.pts.pts,
       count: visible.length,
       messages,
       topics: [],

@@ -36,7 +36,7 @@ export const getChannelMessages = defineMethod("channels.GetMessages", Api.chann
   const messages = lookups.map((l) => message(ctx.views, l, ctx.account));
   // messages.ChannelMessages needs `topics` (empty here): omitting it is invalid TL.
   return new Api.messages.ChannelMessages({
-    pts: rec.pts,
+    pts: rec.pts.pts,
     count: messages.length,
     messages,
     topics: [],

@@ -12,7 +12,8 @@ import { sendMedia, sendMessage } from "./send-message.js";
 import { sendReaction } from "./send-reaction.js";
 import { setTyping } from "./set-typing.js";
 import { getStickerSet } from "./sticker-sets.js";
-import { getState, getUsers } from "./users.js";
+import { getChannelDifference, getDifference, getState } from "./update-state.js";
+import { getUsers } from "./users.js";
 
 const HANDLERS: readonly MethodHandler[] = [
   sendMessage,
@@ -30,6 +31,8 @@ const HANDLERS: readonly MethodHandler[] = [
   resolveUsername,
   getUsers,
   getState,
+  getDifference,
+  getChannelDifference,
   getChats,
   getChannels,
 ];

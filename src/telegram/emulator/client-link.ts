@@ -34,11 +34,13 @@ export function linkClient(
   client: TelegramClient,
   account: EmuUser,
   onRequest: (conn: Connection, pending: PendingRequest) => void,
+  /** A sender GramJS's own connect() already installed (see network.ts); default: a new one. */
+  sender?: FakeSender,
 ): Connection {
   const conn: Connection = {
     client,
     account,
-    sender: new FakeSender((pending) => onRequest(conn, pending)),
+    sender: sender ?? new FakeSender((pending) => onRequest(conn, pending)),
     detached: false,
   };
   const internals = client as unknown as ClientInternals;

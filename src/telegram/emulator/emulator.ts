@@ -7,9 +7,12 @@
  * RPC errors — follow Telegram, because the code under test depends on them.
  */
 import { Api, type TelegramClient } from "telegram";
+import { AuthServer } from "./auth-server.js";
 import { linkClient, type Connection } from "./client-link.js";
+import type { FakeSender } from "./fake-sender.js";
 import { FaultPlan } from "./fault-plan.js";
 import { MessageBus, type PreparedDelivery } from "./message-bus.js";
+import { Network, type RecordedLoginRequest } from "./network.js";
 import { RpcEndpoint } from "./rpc-endpoint.js";
 import type { StoredMessage } from "./stored-message.js";
 import { toLong } from "./long.js";
@@ -26,6 +29,7 @@ import type {
   EmuUser,
   EmulatorOptions,
   FailNextOptions,
+  LoginDetails,
   HangOptions,
   PostedMessage,
   PostOptions,
@@ -36,6 +40,10 @@ import type {
 import { World } from "./world.js";
 
 export type { PreparedDelivery } from "./message-bus.js";
+export type { RecordedLoginRequest } from "./network.js";
+
+/** Telegram does not publish how long a login code stays valid; the emulator uses 5 minutes. */
+export const DEFAULT_LOGIN_CODE_TTL_MS = 5 * 60_000;
 
 /** `post()` options plus emulator-only switches. */
 export interface PostOptionsWithEcho extends PostOptions {
@@ -65,6 +73,8 @@ export class TelegramEmulator {
   private readonly byClient = new Map<TelegramClient, Connection>();
   private readonly bus: MessageBus;
   private readonly endpoint: RpcEndpoint;
+  private readonly auth: AuthServer;
+  private readonly network: Network;
 
   constructor(opts: EmulatorOptions = {}) {
     const strictTl = opts.strictTl ?? false;
@@ -81,6 +91,17 @@ export class TelegramEmulator {
       limits: { ...DEFAULT_UPDATE_LIMITS, ...opts.updateLimits },
       publish: (msg, sender) => this.bus.publish(msg, sender.id),
     });
+    this.auth = new AuthServer(this.now, opts.loginCodeTtlMs ?? DEFAULT_LOGIN_CODE_TTL_MS, opts.app);
+    this.network = new Network({
+      auth: this.auth,
+      views: this.views,
+      faults: this.faults,
+      strictTl,
+      now: this.now,
+      user: (id) => this.world.user(id),
+      bind: (client, account, sender) => this.link(client, account, sender),
+      receive: (conn, pending) => this.endpoint.receive(conn, pending),
+    });
   }
 
   // ---- population ------------------------------------------------------------------------
@@ -90,9 +111,23 @@ export class TelegramEmulator {
     return this.world.addUser(u, false);
   }
 
-  /** A user a TelegramClient logs in as (owns a mailbox, can be attached). */
-  addAccount(u: { firstName: string; lastName?: string; username?: string }): EmuUser {
-    return this.world.addUser(u, true);
+  /**
+   * A user a TelegramClient logs in as (owns a mailbox, can be attached). With `phone` it can
+   * also log in for real through the network path (see `interceptConnect`): by code, with its
+   * 2FA `password`, or by QR; `dc` is its home DC (default 4, where GramJS first connects).
+   */
+  addAccount(u: { firstName: string; lastName?: string; username?: string } & LoginDetails): EmuUser {
+    const { phone, password, passwordHint, dc, ...profile } = u;
+    const user = this.world.addUser(profile, true);
+    if (phone !== undefined) {
+      this.auth.register(user, {
+        phone,
+        ...(password !== undefined ? { password } : {}),
+        ...(passwordHint !== undefined ? { passwordHint } : {}),
+        ...(dc !== undefined ? { dc } : {}),
+      });
+    }
+    return user;
   }
 
   /** A basic group (marked id -id). */
@@ -164,13 +199,69 @@ export class TelegramEmulator {
    */
   attach(client: TelegramClient, account: EmuUser): void {
     if (!account.isAccount) throw new Error(`emulator: ${account.firstName} was not created with addAccount`);
+    this.link(client, account);
+  }
+
+  private link(client: TelegramClient, account: EmuUser, sender?: FakeSender): Connection {
     for (const previous of [this.byAccount.get(account.id), this.byClient.get(client)]) {
       if (previous) this.disconnect(previous);
     }
-    const conn = linkClient(client, account, (c, pending) => this.endpoint.receive(c, pending));
+    const conn = linkClient(client, account, (c, pending) => this.endpoint.receive(c, pending), sender);
     this.byAccount.set(account.id, conn);
     this.byClient.set(client, conn);
     this.world.markAttached(account.id);
+    return conn;
+  }
+
+  // ---- the network path: real connect(), auth keys, login ----------------------------------
+
+  /**
+   * From now on every `TelegramClient` that connects — also one a script builds itself — runs
+   * GramJS's real `connect()` against this emulator, with an auth key per connection: a saved
+   * session's key is signed in if it was before; a new key must log in (auth.sendCode …, or a QR
+   * token). Returns the function that restores the real network (call it in `finally`).
+   */
+  interceptConnect(): () => void {
+    return this.network.interceptConnect();
+  }
+
+  /** The last login code Telegram "delivered to the app" for a phone (what its owner reads). */
+  loginCode(phone: string): string | undefined {
+    return this.auth.lastCodeFor(phone);
+  }
+
+  /** Makes the phone's outstanding login codes expire now. */
+  expireLoginCodes(phone: string): void {
+    this.auth.expireCodes(phone);
+  }
+
+  /**
+   * Another logged-in device of `account` scans a QR login code and accepts it: `token`, or the
+   * newest one still valid. The exporting client is told with UpdateLoginToken. False when
+   * there is no valid token to accept.
+   */
+  acceptLoginToken(account: EmuUser, token?: Buffer): boolean {
+    return this.auth.acceptLoginToken(account.id, token);
+  }
+
+  /** How many QR login tokens could be accepted right now. */
+  liveLoginTokens(): number {
+    return this.auth.liveLoginTokens();
+  }
+
+  /** True when some auth key is signed in as `account`. */
+  isSignedIn(account: EmuUser): boolean {
+    return this.auth.isSignedIn(account.id);
+  }
+
+  /** Requests answered on the login path, in order (not in `requests`: they have no account). */
+  get loginRequests(): readonly RecordedLoginRequest[] {
+    return this.network.requests;
+  }
+
+  /** Just the method names of `loginRequests`. */
+  loginMethods(): string[] {
+    return this.network.requests.map((r) => r.method);
   }
 
   /** Stops answering `client` (a crashed process): its pending and future requests never settle. */

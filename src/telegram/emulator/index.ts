@@ -1,7 +1,14 @@
 /**
  * In-process Telegram emulator that drives real GramJS clients (tests, sandbox, benchmark).
  */
-export { DEFAULT_UPDATE_LIMITS, TelegramEmulator, type PreparedDelivery, type PostOptionsWithEcho } from "./emulator.js";
+export {
+  DEFAULT_LOGIN_CODE_TTL_MS,
+  DEFAULT_UPDATE_LIMITS,
+  TelegramEmulator,
+  type PreparedDelivery,
+  type PostOptionsWithEcho,
+  type RecordedLoginRequest,
+} from "./emulator.js";
 export { createEmulatedClient, type EmulatedClientOptions } from "./create-client.js";
 export { dispatchUpdates } from "./dispatch-updates.js";
 export { implementedMethods } from "./methods/registry.js";
@@ -19,6 +26,7 @@ export type {
   EmulatorOptions,
   FailNextOptions,
   HangOptions,
+  LoginDetails,
   PostedMessage,
   PostOptions,
   RecordedRequest,

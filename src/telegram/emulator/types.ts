@@ -94,8 +94,23 @@ export interface RecordedRequest {
   readonly at: number;
 }
 
+/** How an account logs in through the network path (`addAccount`). */
+export interface LoginDetails {
+  /** `+` and digits; without it the account can only be attached. */
+  readonly phone?: string;
+  /** Its 2FA password (stored as an SRP verifier, as Telegram does). */
+  readonly password?: string;
+  readonly passwordHint?: string;
+  /** Home DC, 1–5 (default 4). */
+  readonly dc?: number;
+}
+
 /** Constructor options of `TelegramEmulator`. */
 export interface EmulatorOptions {
+  /** How long a login code stays valid, ms (default 5 minutes). */
+  readonly loginCodeTtlMs?: number;
+  /** The only app credentials auth.sendCode accepts (default: any); others → API_ID_INVALID. */
+  readonly app?: { readonly apiId: number; readonly apiHash: string };
   /** Round-trip every request and result (and delivered update) through TL bytes. Default false. */
   readonly strictTl?: boolean;
   /** Wall time in ms, used for message dates. Default `Date.now`. */

@@ -1,0 +1,298 @@
+/**
+ * Telegram's login server, emulated: which auth key belongs to which account, the login codes
+ * sent to phones, 2FA passwords (stored as SRP verifiers) and QR login tokens.
+ *
+ * Rules modelled (each one a thing a real login meets):
+ * - An auth key is created by the connection handshake and is anonymous until a sign-in binds
+ *   it to an account; account methods on an anonymous key get AUTH_KEY_UNREGISTERED (401).
+ * - A phone lives on a home DC; auth.sendCode from another DC answers PHONE_MIGRATE_<dc> (303).
+ * - Codes are 5 digits, one per phone code hash, valid for `codeTtlMs`; a used or expired code
+ *   answers PHONE_CODE_EXPIRED, a wrong one PHONE_CODE_INVALID. auth.resendCode issues a new
+ *   code under the same hash, also after expiry.
+ * - An account with a password answers SESSION_PASSWORD_NEEDED; the key then may ask
+ *   account.getPassword (a fresh SRP challenge each time) and auth.checkPassword (one attempt
+ *   per challenge; a stale srp_id → SRP_ID_INVALID; a wrong proof → PASSWORD_HASH_INVALID).
+ * - QR tokens live 30 s. Another device of the account accepts one; the exporting connection
+ *   is told with UpdateLoginToken; its next auth.exportLoginToken logs it in — or, when the
+ *   account lives on another DC, answers LoginTokenMigrateTo and the client imports the token
+ *   there with auth.importLoginToken.
+ */
+import { randomBytes, randomInt } from "node:crypto";
+import { RpcFault } from "./rpc-fault.js";
+import { srpChallenge, srpCheck, srpVerifier, type SrpChallenge, type SrpVerifier } from "./srp.js";
+import type { EmuUser } from "./types.js";
+
+/** The DC a fresh GramJS session connects to, and every account's home unless told otherwise. */
+export const DEFAULT_DC = 4;
+/** Telegram's DCs 1–5. */
+export const DC_IDS = [1, 2, 3, 4, 5] as const;
+/** Lifetime of a QR login token (Telegram's are 30 s). */
+export const LOGIN_TOKEN_TTL_MS = 30_000;
+const CODE_LENGTH = 5;
+
+/** Login details of an account (see TelegramEmulator.addAccount). */
+export interface LoginAccount {
+  readonly user: EmuUser;
+  /** `+` and digits. */
+  readonly phone: string;
+  readonly homeDc: number;
+  readonly password?: { readonly verifier: SrpVerifier; readonly hint?: string };
+}
+
+/** An auth key the server knows: anonymous, waiting for a 2FA password, or signed in. */
+export interface AuthKeyRecord {
+  readonly id: string;
+  readonly dcId: number;
+  accountId: number | undefined;
+  /** Set after SESSION_PASSWORD_NEEDED: the account whose password this key may now prove. */
+  passwordFor: number | undefined;
+  challenge: SrpChallenge | undefined;
+  /** Tells the client connected with this key about an update (UpdateLoginToken). */
+  push: ((update: "login-token") => void) | undefined;
+}
+
+interface SentCode {
+  readonly phone: string;
+  readonly hash: string;
+  readonly keyId: string;
+  code: string;
+  expiresAt: number;
+  used: boolean;
+}
+
+interface LoginToken {
+  readonly token: Buffer;
+  readonly keyId: string;
+  readonly expiresAt: number;
+  acceptedBy: number | undefined;
+  /** Set when the token was moved to another DC (LoginTokenMigrateTo). */
+  migratedTo: number | undefined;
+}
+
+/** Outcome of a sign-in step that may need the 2FA password. */
+export type SignInResult = { readonly ok: true; readonly user: EmuUser } | { readonly ok: false; readonly signUpRequired: true };
+
+/** The login side of the emulated Telegram. */
+export class AuthServer {
+  private readonly accounts = new Map<string, LoginAccount>();
+  private readonly byUser = new Map<number, LoginAccount>();
+  private readonly keys = new Map<string, AuthKeyRecord>();
+  private readonly codes = new Map<string, SentCode>();
+  private readonly lastCode = new Map<string, string>();
+  private readonly tokens = new Map<string, LoginToken>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly codeTtlMs: number,
+    /** The one app (api_id, api_hash) the server accepts; undefined accepts any. */
+    private readonly app: { readonly apiId: number; readonly apiHash: string } | undefined,
+  ) {}
+
+  /** auth.sendCode and auth.exportLoginToken carry the app's credentials: API_ID_INVALID if wrong. */
+  checkApp(apiId: number, apiHash: string): void {
+    if (this.app && (this.app.apiId !== apiId || this.app.apiHash !== apiHash)) throw new RpcFault("API_ID_INVALID");
+  }
+
+  // ---- accounts --------------------------------------------------------------------------
+
+  register(user: EmuUser, o: { phone: string; dc?: number; password?: string; passwordHint?: string }): void {
+    const phone = normalisePhone(o.phone);
+    if (!phone) throw new Error(`emulator: bad phone ${o.phone}`);
+    if (this.accounts.has(phone)) throw new Error(`emulator: phone ${o.phone} is taken`);
+    const acc: LoginAccount = {
+      user,
+      phone,
+      homeDc: o.dc ?? DEFAULT_DC,
+      ...(o.password !== undefined
+        ? { password: { verifier: srpVerifier(o.password), ...(o.passwordHint !== undefined ? { hint: o.passwordHint } : {}) } }
+        : {}),
+    };
+    this.accounts.set(phone, acc);
+    this.byUser.set(user.id, acc);
+  }
+
+  account(userId: number): LoginAccount | undefined {
+    return this.byUser.get(userId);
+  }
+
+  // ---- auth keys -------------------------------------------------------------------------
+
+  /** The record of a key (bytes as the client holds them); unknown keys start anonymous. */
+  key(bytes: Buffer, dcId: number): AuthKeyRecord {
+    const id = bytes.toString("hex");
+    let rec = this.keys.get(id);
+    if (!rec) {
+      rec = { id, dcId, accountId: undefined, passwordFor: undefined, challenge: undefined, push: undefined };
+      this.keys.set(id, rec);
+    }
+    return rec;
+  }
+
+  /** Signs every key of an account out (a "terminate all sessions" from another device). */
+  logOutEverywhere(userId: number): void {
+    for (const k of this.keys.values()) if (k.accountId === userId) k.accountId = undefined;
+  }
+
+  /** True when some key is signed in as this account. */
+  isSignedIn(userId: number): boolean {
+    return [...this.keys.values()].some((k) => k.accountId === userId);
+  }
+
+  private bind(key: AuthKeyRecord, acc: LoginAccount): SignInResult {
+    if (acc.password) {
+      key.passwordFor = acc.user.id;
+      key.challenge = undefined;
+      throw new RpcFault("SESSION_PASSWORD_NEEDED", 401);
+    }
+    key.accountId = acc.user.id;
+    return { ok: true, user: acc.user };
+  }
+
+  // ---- phone codes -----------------------------------------------------------------------
+
+  sendCode(key: AuthKeyRecord, rawPhone: string): { hash: string; length: number } {
+    const phone = normalisePhone(rawPhone);
+    if (!phone) throw new RpcFault("PHONE_NUMBER_INVALID");
+    const acc = this.accounts.get(phone);
+    if (acc && acc.homeDc !== key.dcId) throw new RpcFault(`PHONE_MIGRATE_${acc.homeDc}`, 303);
+    const hash = randomBytes(9).toString("hex");
+    const sent: SentCode = { phone, hash, keyId: key.id, code: "", expiresAt: 0, used: false };
+    this.issue(sent);
+    this.codes.set(hash, sent);
+    return { hash, length: CODE_LENGTH };
+  }
+
+  resendCode(key: AuthKeyRecord, rawPhone: string, hash: string): { hash: string; length: number } {
+    const sent = this.sentCode(key, rawPhone, hash);
+    if (sent.used) throw new RpcFault("PHONE_CODE_EXPIRED");
+    this.issue(sent);
+    return { hash, length: CODE_LENGTH };
+  }
+
+  signIn(key: AuthKeyRecord, rawPhone: string, hash: string, code: string): SignInResult {
+    const sent = this.sentCode(key, rawPhone, hash);
+    if (code === "") throw new RpcFault("PHONE_CODE_EMPTY");
+    if (sent.used || this.now() >= sent.expiresAt) throw new RpcFault("PHONE_CODE_EXPIRED");
+    if (code !== sent.code) throw new RpcFault("PHONE_CODE_INVALID");
+    sent.used = true;
+    const acc = this.accounts.get(sent.phone);
+    if (!acc) return { ok: false, signUpRequired: true };
+    return this.bind(key, acc);
+  }
+
+  /** The last code "delivered to the Telegram app" of a phone (what its owner would read). */
+  lastCodeFor(rawPhone: string): string | undefined {
+    return this.lastCode.get(normalisePhone(rawPhone) ?? "");
+  }
+
+  /** Ends the validity of the phone's outstanding codes now. */
+  expireCodes(rawPhone: string): void {
+    const phone = normalisePhone(rawPhone);
+    for (const c of this.codes.values()) if (c.phone === phone) c.expiresAt = this.now();
+  }
+
+  private sentCode(key: AuthKeyRecord, rawPhone: string, hash: string): SentCode {
+    if (hash === "") throw new RpcFault("PHONE_CODE_HASH_EMPTY");
+    const phone = normalisePhone(rawPhone);
+    if (!phone) throw new RpcFault("PHONE_NUMBER_INVALID");
+    const sent = this.codes.get(hash);
+    // A hash from another connection or for another number is as good as none (Telegram says
+    // the code expired when sendCode and signIn run on different connections).
+    if (!sent || sent.phone !== phone || sent.keyId !== key.id) throw new RpcFault("PHONE_CODE_EXPIRED");
+    return sent;
+  }
+
+  private issue(sent: SentCode): void {
+    sent.code = String(randomInt(10 ** (CODE_LENGTH - 1), 10 ** CODE_LENGTH));
+    sent.expiresAt = this.now() + this.codeTtlMs;
+    this.lastCode.set(sent.phone, sent.code);
+  }
+
+  // ---- 2FA -------------------------------------------------------------------------------
+
+  /** account.getPassword: a fresh challenge for a key that may prove (or has) the account. */
+  passwordChallenge(key: AuthKeyRecord): { account: LoginAccount; challenge: SrpChallenge | undefined } {
+    const acc = this.byUser.get(key.passwordFor ?? key.accountId ?? -1);
+    if (!acc) throw new RpcFault("AUTH_KEY_UNREGISTERED", 401);
+    key.challenge = acc.password ? srpChallenge(acc.password.verifier) : undefined;
+    return { account: acc, challenge: key.challenge };
+  }
+
+  checkPassword(key: AuthKeyRecord, srpId: bigint, A: Buffer, M1: Buffer): SignInResult {
+    const acc = this.byUser.get(key.passwordFor ?? -1);
+    if (!acc?.password) throw new RpcFault("AUTH_KEY_UNREGISTERED", 401);
+    const challenge = key.challenge;
+    key.challenge = undefined; // one attempt per challenge
+    if (!challenge || challenge.srpId !== srpId) throw new RpcFault("SRP_ID_INVALID");
+    if (!srpCheck(acc.password.verifier, challenge, A, M1)) throw new RpcFault("PASSWORD_HASH_INVALID");
+    key.passwordFor = undefined;
+    key.accountId = acc.user.id;
+    return { ok: true, user: acc.user };
+  }
+
+  // ---- QR login --------------------------------------------------------------------------
+
+  /**
+   * auth.exportLoginToken: a new token — or, once one of this key's tokens was accepted, the
+   * login (same DC) or the move to the account's DC.
+   */
+  exportLoginToken(key: AuthKeyRecord):
+    | { kind: "token"; token: Buffer; expires: number }
+    | { kind: "success"; user: EmuUser }
+    | { kind: "migrate"; dcId: number; token: Buffer } {
+    const accepted = [...this.tokens.values()].find((t) => t.keyId === key.id && t.acceptedBy !== undefined);
+    if (accepted) {
+      const acc = this.byUser.get(accepted.acceptedBy ?? -1);
+      if (!acc) throw new RpcFault("AUTH_TOKEN_INVALID");
+      if (acc.homeDc !== key.dcId) {
+        accepted.migratedTo = acc.homeDc;
+        return { kind: "migrate", dcId: acc.homeDc, token: accepted.token };
+      }
+      this.tokens.delete(accepted.token.toString("hex"));
+      const r = this.bind(key, acc);
+      if (!r.ok) throw new RpcFault("AUTH_TOKEN_INVALID");
+      return { kind: "success", user: r.user };
+    }
+    const token = randomBytes(32);
+    const expiresAt = this.now() + LOGIN_TOKEN_TTL_MS;
+    this.tokens.set(token.toString("hex"), { token, keyId: key.id, expiresAt, acceptedBy: undefined, migratedTo: undefined });
+    return { kind: "token", token, expires: Math.floor(expiresAt / 1000) };
+  }
+
+  /** auth.importLoginToken on the account's DC, with the token LoginTokenMigrateTo gave. */
+  importLoginToken(key: AuthKeyRecord, token: Buffer): EmuUser {
+    const t = this.tokens.get(token.toString("hex"));
+    if (!t || t.acceptedBy === undefined) throw new RpcFault("AUTH_TOKEN_INVALID");
+    if (t.migratedTo !== key.dcId) throw new RpcFault("AUTH_TOKEN_INVALID");
+    const acc = this.byUser.get(t.acceptedBy);
+    if (!acc) throw new RpcFault("AUTH_TOKEN_INVALID");
+    this.tokens.delete(token.toString("hex"));
+    const r = this.bind(key, acc);
+    if (!r.ok) throw new RpcFault("AUTH_TOKEN_INVALID");
+    return r.user;
+  }
+
+  /**
+   * Another device of `userId` scans a QR code and accepts it: `token` (default: the newest
+   * unexpired unaccepted token). Returns false when there is no such token (or it expired).
+   */
+  acceptLoginToken(userId: number, token?: Buffer): boolean {
+    const live = [...this.tokens.values()].filter((t) => t.acceptedBy === undefined && t.expiresAt > this.now());
+    const t = token ? live.find((x) => x.token.equals(token)) : live[live.length - 1];
+    if (!t || !this.byUser.has(userId)) return false;
+    t.acceptedBy = userId;
+    this.keys.get(t.keyId)?.push?.("login-token");
+    return true;
+  }
+
+  /** How many QR tokens could be scanned right now. */
+  liveLoginTokens(): number {
+    return [...this.tokens.values()].filter((t) => t.acceptedBy === undefined && t.expiresAt > this.now()).length;
+  }
+}
+
+/** `+` and 5–15 digits after removing spaces, dashes, dots and parentheses; else undefined. */
+export function normalisePhone(raw: string): string | undefined {
+  const digits = raw.replace(/[\s\-.()]/g, "").replace(/^\+/, "");
+  return /^\d{5,15}$/.test(digits) ? `+${digits}` : undefined;
+}

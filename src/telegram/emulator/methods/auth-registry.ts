@@ -1,0 +1,22 @@
+/**
+ * Login methods by TL name: answered for any auth key, signed in or not (see network.ts).
+ */
+import { resendCode, sendCode, signIn } from "./auth-code.js";
+import type { AuthMethodHandler } from "./auth-method.js";
+import { checkPassword, getPassword } from "./auth-password.js";
+import { exportLoginToken, importLoginToken } from "./auth-qr.js";
+import { getConfig } from "./help-config.js";
+
+const HANDLERS: readonly AuthMethodHandler[] = [sendCode, resendCode, signIn, getPassword, checkPassword, exportLoginToken, importLoginToken, getConfig];
+
+const BY_NAME: ReadonlyMap<string, AuthMethodHandler> = new Map(HANDLERS.map((h) => [h.method, h]));
+
+/** The login handler for a TL method name, if it is one. */
+export function authMethodHandler(method: string): AuthMethodHandler | undefined {
+  return BY_NAME.get(method);
+}
+
+/** Names of the login methods. */
+export function implementedAuthMethods(): string[] {
+  return [...BY_NAME.keys()];
+}

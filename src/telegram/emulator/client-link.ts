@@ -7,12 +7,41 @@ import { FakeSender, type PendingRequest } from "./fake-sender.js";
 import { toLong } from "./long.js";
 import type { EmuUser } from "./types.js";
 
+/**
+ * The network as one account sees it (it outlives a client: a restarted process meets the same
+ * outage). See `TelegramEmulator.dropConnection` / `silenceUpdates`.
+ */
+export interface AccountNetwork {
+  /** The socket is dead: nothing reaches the server, nothing comes back. */
+  down: boolean;
+  /**
+   * Whether GramJS reconnects by itself when the network returns ("auto"), or has spent its
+   * `connectionRetries` and waits for the app to call `client.connect()` ("manual").
+   */
+  reconnect: "auto" | "manual";
+  /** Requests work, but the server pushes nothing (Telegram "forgot" the session's updates). */
+  silenced: boolean;
+  /** `client.connect()` calls seen, for tests of connect retries. */
+  connectAttempts: number;
+}
+
 /** One attached client. `detached` turns it into a crashed process: nothing in, nothing out. */
 export interface Connection {
   readonly client: TelegramClient;
   readonly account: EmuUser;
   readonly sender: FakeSender;
+  readonly network: AccountNetwork;
   detached: boolean;
+  /** This client's transport is up (false while the network is down, and after a "manual" outage until connect()). */
+  linkUp: boolean;
+  /** Requests GramJS queued while the link was down; sent when it comes back, as GramJS re-sends them. */
+  readonly held: PendingRequest[];
+}
+
+/** What the fake sender asks the emulator when the app calls `client.connect()`. */
+export interface ConnectHooks {
+  /** True when the network is reachable (the connection then comes up). */
+  connect(conn: Connection): boolean;
 }
 
 // The private GramJS fields we set; internal to GramJS, hence this narrow structural view.
@@ -33,7 +62,9 @@ interface ClientInternals {
 export function linkClient(
   client: TelegramClient,
   account: EmuUser,
+  network: AccountNetwork,
   onRequest: (conn: Connection, pending: PendingRequest) => void,
+  hooks: ConnectHooks,
   /** A sender GramJS's own connect() already installed (see network.ts); default: a new one. */
   sender?: FakeSender,
 ): Connection {
@@ -41,8 +72,12 @@ export function linkClient(
     client,
     account,
     sender: sender ?? new FakeSender((pending) => onRequest(conn, pending)),
+    network,
     detached: false,
+    linkUp: !network.down,
+    held: [],
   };
+  conn.sender.link = { connect: () => hooks.connect(conn), up: () => conn.linkUp };
   const internals = client as unknown as ClientInternals;
   internals._sender = conn.sender;
   internals._selfInputPeer = new Api.InputPeerUser({ userId: toLong(account.id), accessHash: toLong(account.accessHash) });

@@ -9,6 +9,7 @@
  */
 import { utils, type Api, type TelegramClient } from "telegram";
 import { _dispatchUpdate } from "telegram/client/updates.js";
+import { UpdateConnectionState } from "telegram/network/index.js";
 
 // GramJS reads the entity map from a field it sets on each update object.
 type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
@@ -24,4 +25,9 @@ export async function dispatchUpdates(client: TelegramClient, updates: Api.Updat
     const args = { update, others: updates.updates };
     await _dispatchUpdate(client, args);
   }
+}
+
+/** Tells `client`'s handlers the connection state changed, as GramJS's sender does. */
+export async function dispatchConnectionState(client: TelegramClient, state: number): Promise<void> {
+  await _dispatchUpdate(client, { update: new UpdateConnectionState(state) });
 }

@@ -7,8 +7,10 @@
  * RPC errors — follow Telegram, because the code under test depends on them.
  */
 import { Api, type TelegramClient } from "telegram";
+import { UpdateConnectionState } from "telegram/network/index.js";
 import { AuthServer } from "./auth-server.js";
-import { linkClient, type Connection } from "./client-link.js";
+import { linkClient, type AccountNetwork, type Connection } from "./client-link.js";
+import { dispatchConnectionState } from "./dispatch-updates.js";
 import type { FakeSender } from "./fake-sender.js";
 import { FaultPlan } from "./fault-plan.js";
 import { MessageBus, type PreparedDelivery } from "./message-bus.js";
@@ -71,6 +73,7 @@ export class TelegramEmulator {
   private readonly now: () => number;
   private readonly byAccount = new Map<number, Connection>();
   private readonly byClient = new Map<TelegramClient, Connection>();
+  private readonly networks = new Map<number, AccountNetwork>();
   private readonly bus: MessageBus;
   private readonly endpoint: RpcEndpoint;
   private readonly auth: AuthServer;
@@ -206,7 +209,14 @@ export class TelegramEmulator {
     for (const previous of [this.byAccount.get(account.id), this.byClient.get(client)]) {
       if (previous) this.disconnect(previous);
     }
-    const conn = linkClient(client, account, (c, pending) => this.endpoint.receive(c, pending), sender);
+    const conn = linkClient(
+      client,
+      account,
+      this.netOf(account),
+      (c, pending) => this.endpoint.receive(c, pending),
+      { connect: (c) => this.onConnect(c) },
+      sender,
+    );
     this.byAccount.set(account.id, conn);
     this.byClient.set(client, conn);
     this.world.markAttached(account.id);
@@ -287,6 +297,91 @@ export class TelegramEmulator {
   /** True while `account` has an attached client. */
   isAttached(account: EmuUser): boolean {
     return this.byAccount.has(account.id);
+  }
+
+  // ---- the network -----------------------------------------------------------------------
+
+  /**
+   * The account's network dies (a dead socket). While down no update reaches its client (and
+   * none is replayed later: the client learns what it missed only by asking getDifference);
+   * messages posted meanwhile are still stored and still move pts. Requests get no answer —
+   * GramJS queues them and raises nothing (the caller's own timeout is what fails them) — and
+   * are sent when the link comes back. Handlers see GramJS's UpdateConnectionState(disconnected).
+   * `reconnect: "auto"` (default): GramJS reconnects by itself once the network is back;
+   * `"manual"`: it spent its `connectionRetries`, and only `client.connect()` brings it back.
+   * While down, `client.connect()` resolves false (GramJS after its attempts: "unreachable").
+   */
+  async dropConnection(account: EmuUser, opts: { reconnect?: "auto" | "manual" } = {}): Promise<void> {
+    const net = this.netOf(account);
+    net.down = true;
+    net.reconnect = opts.reconnect ?? "auto";
+    const conn = this.byAccount.get(account.id);
+    if (!conn || !conn.linkUp) return;
+    conn.linkUp = false;
+    await dispatchConnectionState(conn.client, UpdateConnectionState.disconnected);
+  }
+
+  /**
+   * The network is back. With `reconnect: "auto"` the client reconnects at once: handlers see
+   * UpdateConnectionState(connected), the queued requests go out, and GramJS asks getMe() as it
+   * does after every reconnect. With "manual", nothing happens until the app calls connect().
+   */
+  async restoreConnection(account: EmuUser): Promise<void> {
+    const net = this.netOf(account);
+    net.down = false;
+    const conn = this.byAccount.get(account.id);
+    if (!conn || conn.linkUp || net.reconnect === "manual") return;
+    await this.linkUp(conn);
+    // GramJS's _handleReconnect: getMe() after an automatic reconnect (errors are its own to log).
+    void (conn.client as unknown as { _handleReconnect(): Promise<void> })._handleReconnect();
+  }
+
+  /** Telegram stops pushing updates to `account` while requests keep working (until resumeUpdates). */
+  silenceUpdates(account: EmuUser): void {
+    this.netOf(account).silenced = true;
+  }
+
+  /** Pushes resume (what was not pushed meanwhile stays missed: getDifference has it). */
+  resumeUpdates(account: EmuUser): void {
+    this.netOf(account).silenced = false;
+  }
+
+  /** How many times clients of `account` called `client.connect()`. */
+  connectAttempts(account: EmuUser): number {
+    return this.netOf(account).connectAttempts;
+  }
+
+  /** True while `account`'s client has a working link (attached, network up, reconnected). */
+  isConnected(account: EmuUser): boolean {
+    const conn = this.byAccount.get(account.id);
+    return conn !== undefined && conn.linkUp && !conn.sender.userDisconnected;
+  }
+
+  private netOf(account: EmuUser): AccountNetwork {
+    let net = this.networks.get(account.id);
+    if (!net) {
+      net = { down: false, reconnect: "auto", silenced: false, connectAttempts: 0 };
+      this.networks.set(account.id, net);
+    }
+    return net;
+  }
+
+  /** `client.connect()`: fails while the network is down, else (re)establishes the link. */
+  private onConnect(conn: Connection): boolean {
+    conn.network.connectAttempts++;
+    if (conn.network.down) {
+      void dispatchConnectionState(conn.client, UpdateConnectionState.disconnected);
+      return false;
+    }
+    if (!conn.linkUp) void this.linkUp(conn);
+    return true;
+  }
+
+  private async linkUp(conn: Connection): Promise<void> {
+    conn.linkUp = true;
+    const dispatched = dispatchConnectionState(conn.client, UpdateConnectionState.connected);
+    for (const pending of conn.held.splice(0)) this.endpoint.receive(conn, pending);
+    await dispatched;
   }
 
   private disconnect(conn: Connection): void {

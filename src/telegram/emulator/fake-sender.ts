@@ -22,15 +22,25 @@ export class FakeSender {
   /** Read by GramJS's ping loop (which the emulator keeps off). */
   isReconnecting = false;
 
+  /**
+   * The account's link, once the sender is bound to one: `connect()` asks whether the network is
+   * reachable (and brings the link up), `up()` whether the transport is up now.
+   */
+  link: { connect(): boolean; up(): boolean } | undefined;
+
   constructor(private readonly onRequest: (pending: PendingRequest) => void) {}
 
   isConnected(): boolean {
-    return !this.userDisconnected;
+    return !this.userDisconnected && (this.link?.up() ?? true);
   }
 
-  /** Called by `client.connect()`; there is no network, so it always succeeds. */
+  /**
+   * Called by `client.connect()`. While the emulator has the account's network down it resolves
+   * false, as GramJS's sender does once its `connectionRetries` attempts are spent.
+   */
   async connect(): Promise<boolean> {
     this.userDisconnected = false;
+    if (this.link && !this.link.connect()) return false;
     this._disconnected = false;
     return true;
   }

@@ -67,7 +67,8 @@ export class MessageBus {
   /** Pushes updates through `account`'s client and awaits its handlers (no-op when not attached). */
   async deliver(account: EmuUser, updates: Api.Updates): Promise<void> {
     const conn = this.deps.connections.get(account.id);
-    if (!conn || conn.sender.userDisconnected) return;
+    // A dead link or a silenced session: the update is lost (getDifference still has it).
+    if (!conn || conn.sender.userDisconnected || !conn.linkUp || conn.network.silenced) return;
     await dispatchUpdates(conn.client, this.deps.strictTl ? roundTripObject(updates) : updates);
   }
 

@@ -64,12 +64,14 @@ export class NetworkSender extends FakeSender {
 
   /** The handshake: reuse the session's auth key as the real one would, else make a new key. */
   override async connect(): Promise<boolean> {
-    await super.connect();
+    // A sender already bound to an account whose network is down (see dropConnection).
+    if (!(await super.connect())) return false;
     const session = this.client.session;
     const bytes = session.getAuthKey()?.getKey() ?? randomBytes(256);
     await this.authKey.setKey(bytes);
     this.network.connected(this, bytes, session.dcId);
-    return true;
+    // Bound just now to an account whose network is down: unreachable.
+    return this.connection?.linkUp ?? true;
   }
 
   override async disconnect(): Promise<void> {

@@ -53,6 +53,11 @@ export class RpcEndpoint {
   receive(conn: Connection, pending: PendingRequest): void {
     // A crashed process sends nothing: its requests neither reach the server nor get answers.
     if (conn.detached) return;
+    // A dead link: GramJS keeps the request queued and sends it after the reconnect.
+    if (!conn.linkUp) {
+      conn.held.push(pending);
+      return;
+    }
     const method = pending.request.className;
     // GramJS reuses request objects (iterMessages bumps offsetId on the same instance), so the
     // log keeps a shallow snapshot of the fields as they were sent.
@@ -66,12 +71,15 @@ export class RpcEndpoint {
   private async answer(conn: Connection, pending: PendingRequest, method: string): Promise<void> {
     const { request } = pending;
     const { faults } = this.deps;
+    // The link died before the server saw it: it goes out again after the reconnect.
+    if (!conn.linkUp) return this.requeue(conn, pending);
     const fault = faults.takeFailure(method, request);
     const hang = fault ? undefined : faults.takeHang(method);
     if (hang?.when === "before-apply") return hang.onHang?.();
     const delay = faults.delayOf(method);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     if (conn.detached) return;
+    if (!conn.linkUp) return this.requeue(conn, pending);
     if (fault) {
       pending.reject(toGramJsError(fault, request));
       return;
@@ -88,6 +96,11 @@ export class RpcEndpoint {
     if (hang?.when === "after-apply") return hang.onHang?.();
     if (error !== undefined) pending.reject(error);
     else pending.resolve(result);
+  }
+
+  /** A request whose answer the dead link swallowed before it was applied: GramJS re-sends it later. */
+  private requeue(conn: Connection, pending: PendingRequest): void {
+    conn.held.push(pending);
   }
 
   private apply(account: EmuUser, request: Api.AnyRequest, method: string): unknown {

@@ -4,10 +4,31 @@
  *   P2  Telegram requests per non-addressed message (0)
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
  */
+import { parseFlags, UsageError } from "../src/cli/args";
 import { benchInbound } from "../src/bench/inbound-bench";
 import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 
-const json = process.argv.includes("--json");
+const USAGE = `Usage: npm run bench [-- --json]
+
+Measures the project's speed figures (P1, P2, P6; see README "Benchmark").
+Options:
+  --json       print the figures as JSON
+  -h, --help   this text
+Environment: BENCH_MESSAGES (messages for P1/P2, default 20000).`;
+
+let flags;
+try {
+  flags = parseFlags(process.argv.slice(2), { json: { type: "boolean" } });
+} catch (e) {
+  if (!(e instanceof UsageError)) throw e;
+  process.stderr.write(`bench: ${e.message}\nRun with --help for usage.\n`);
+  process.exit(2);
+}
+if (flags === "help") {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const json = flags.json ?? false;
 const messages = Number(process.env.BENCH_MESSAGES ?? 20_000);
 if (!Number.isInteger(messages) || messages < 100) {
   process.stderr.write(`bench: BENCH_MESSAGES must be a whole number of at least 100 (got "${process.env.BENCH_MESSAGES}")\n`);

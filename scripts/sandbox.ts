@@ -1,27 +1,31 @@
-/**
- * The offline sandbox: the real runtime on the Telegram emulator, in a group "Sandbox" with
- * alice, bob and carol. You type as them:
- *   alice: hello            post in the group
- *   bob > 12: indeed        reply to message #12
- *   dm carol: psst          a DM to the persona
- * Usage: npm run sandbox [-- --agent <Name>] [--verbose] [--db <path>]
- */
+/** `npm run sandbox`: the real runtime on the Telegram emulator, typed into from the terminal. */
+import { runScript } from "../src/cli/args";
 import { runSandbox } from "../src/runtime/sandbox";
 
-const args = process.argv.slice(2);
-const flag = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const USAGE = `Usage: npm run sandbox [-- --agent <Name>] [--verbose] [--db <file>]
 
-runSandbox({
-  agent: flag("--agent"),
-  verbose: args.includes("--verbose"),
-  dbPath: flag("--db"),
-}).then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(`sandbox: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
+The persona runs on an in-process Telegram emulator, in a supergroup "Sandbox" with alice, bob
+and carol. Type one line per message:
+  alice: hello            alice posts in the group
+  bob > 12: indeed        bob replies to message #12
+  dm carol: psst          carol writes to the persona directly
+End input (Ctrl-D) or press Ctrl-C to leave.
+
+Options:
+  --agent <Name>   the persona to run (default: the first file in agents/)
+  --verbose        print the planner's envelopes and plans, and task transitions
+  --db <file>      keep the database in this file (default: a fresh temporary one)
+  -h, --help       this text
+
+Without GEMINI_API_KEY the sandbox is dry: it prints the request it would send to Gemini.`;
+
+runScript(
+  "sandbox",
+  USAGE,
+  {
+    agent: { type: "string" },
+    verbose: { type: "boolean" },
+    db: { type: "string" },
   },
+  (flags) => runSandbox({ agent: flags.agent, verbose: flags.verbose ?? false, dbPath: flags.db }),
 );

@@ -1,10 +1,21 @@
 /** `npm start`: run every persona with a saved session, or the offline sandbox when there is none. */
+import { runScript } from "../src/cli/args";
 import { start } from "../src/runtime/start";
 
-start().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(`start: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+const USAGE = `Usage: npm start [-- --agent <Name> ...]
+
+Runs every persona in agents/ that has a session file (sessions/<Name>.session) on its real
+Telegram account, all in this process. Personas without one are listed with the command that
+logs them in (npm run login -- <Name>). With no session at all, starts the offline sandbox.
+
+Ctrl-C or SIGTERM stops cleanly (a send in flight finishes; pending tasks are kept for the next
+start); a second signal exits at once.
+
+Options:
+  --agent <Name>   run only this persona (repeatable)
+  -h, --help       this text
+
+Needs TELEGRAM_API_ID, TELEGRAM_API_HASH and GEMINI_API_KEY for real accounts.
+Logs: JSON lines on stderr, human-readable on a terminal (LOG_LEVEL, LOG_FORMAT=json|pretty).`;
+
+runScript("start", USAGE, { agent: { type: "string", multiple: true } }, (flags) => start(flags.agent ? { agents: flags.agent } : {}));

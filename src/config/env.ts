@@ -3,32 +3,71 @@ import { z } from "zod";
 /** The model used when GEMINI_MODEL is not set. */
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 
+/**
+ * What every command reads. The Telegram credentials are carried as given and validated only
+ * by the commands that talk to Telegram (`telegramCredentials`), so a malformed
+ * TELEGRAM_API_HASH never stops the offline sandbox.
+ */
 const schema = z.object({
   GEMINI_API_KEY: z.string().min(1).optional(),
   GEMINI_MODEL: z.string().min(1).default(DEFAULT_GEMINI_MODEL),
   /** Read by the SDK itself; we only pass it through explicitly for clarity. */
   GOOGLE_GEMINI_BASE_URL: z.string().url().optional(),
-  TELEGRAM_API_ID: z.coerce.number().int().positive().optional(),
-  TELEGRAM_API_HASH: z.string().regex(/^[0-9a-f]{32}$/i, "must be 32 hex characters").optional(),
+  TELEGRAM_API_ID: z.string().optional(),
+  TELEGRAM_API_HASH: z.string().optional(),
   STATE_DB: z.string().min(1).default("state/agents.db"),
   AGENTS_DIR: z.string().min(1).default("agents"),
   SESSIONS_DIR: z.string().min(1).default("sessions"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** `json` (one JSON object per line) or `pretty` (pino-pretty); default: pretty on a terminal. */
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
 });
 
-/** Typed, validated environment. */
+/** Typed, validated environment (Telegram credentials unvalidated: see `telegramCredentials`). */
 export type Env = z.infer<typeof schema>;
+
+/** A bad value in the environment. The message names the variable, never its value. */
+export class EnvError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EnvError";
+  }
+}
 
 /**
  * Read the environment. An invalid value fails with a message naming the variable — but never
  * echoing its value, since some of these are secrets.
  */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  return parse(schema, source);
+}
+
+const telegramSchema = z.object({
+  TELEGRAM_API_ID: z.coerce.number({ error: "must be set (a number)" }).int("must be a whole number").positive("must be a positive number"),
+  TELEGRAM_API_HASH: z.string({ error: "must be set" }).regex(/^[0-9a-f]{32}$/i, "must be 32 hex characters"),
+});
+
+/** The app credentials every MTProto connection needs. */
+export interface TelegramCredentials {
+  readonly apiId: number;
+  readonly apiHash: string;
+}
+
+/**
+ * TELEGRAM_API_ID and TELEGRAM_API_HASH, required and validated — for the commands that talk to
+ * Telegram (start with a session, login). Takes `process.env` or an `Env`.
+ */
+export function telegramCredentials(source: { readonly TELEGRAM_API_ID?: string | undefined; readonly TELEGRAM_API_HASH?: string | undefined } = process.env): TelegramCredentials {
+  const t = parse(telegramSchema, { TELEGRAM_API_ID: source.TELEGRAM_API_ID, TELEGRAM_API_HASH: source.TELEGRAM_API_HASH });
+  return { apiId: t.TELEGRAM_API_ID, apiHash: t.TELEGRAM_API_HASH };
+}
+
+function parse<S extends z.ZodType>(s: S, source: Record<string, string | undefined>): z.infer<S> {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
-  const res = schema.safeParse(cleaned);
+  const res = s.safeParse(cleaned);
   if (!res.success) {
     const lines = res.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new Error(`invalid environment:\n${lines.join("\n")}`);
+    throw new EnvError(`invalid environment:\n${lines.join("\n")}`);
   }
   return res.data;
 }

@@ -61,18 +61,20 @@ describe("sandbox", () => {
 });
 
 describe("npm start without a session", () => {
-  it("says there is no session and runs the sandbox instead", async () => {
+  it("says there is no session, how to log in, and runs the sandbox instead — even with a malformed TELEGRAM_API_HASH", async () => {
     const out = new PassThrough();
     const chunks: string[] = [];
     out.on("data", (c) => chunks.push(String(c)));
     const code = await start({
-      env: readEnv({ AGENTS_DIR: "agents", SESSIONS_DIR: tempDir(), LOG_LEVEL: "silent" }),
+      // The sandbox does not use Telegram's credentials, so a bad hash must not stop it.
+      env: readEnv({ AGENTS_DIR: "agents", SESSIONS_DIR: tempDir(), LOG_LEVEL: "silent", TELEGRAM_API_HASH: "not-a-hash", TELEGRAM_API_ID: "abc" }),
       sandbox: { input: Readable.from(["alice: hello\n"]), output: out, dbPath: join(tempDir(), "s.db"), logger: captureLogger().logger },
     });
     expect(code).toBe(0);
     const text = chunks.join("");
     expect(text).toMatch(/No account session in .*Mira\.session/s);
-    expect(text).toContain("starting the offline sandbox");
+    expect(text).toContain("log in once: npm run login -- Mira");
+    expect(text).toContain("Starting the offline sandbox instead.");
     expect(text).toContain("#2 alice: hello");
   });
 });

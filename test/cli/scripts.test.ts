@@ -1,0 +1,50 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { parseFlags, UsageError } from "../../src/cli/args";
+import { tempDir } from "../support/temp-dir";
+
+/** Runs a script as `npm run <script>` does (tsx), without a terminal. */
+function run(script: string, args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, LOG_LEVEL: "silent", ...env },
+    input: "",
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("script flags (node:util parseArgs)", () => {
+  it("rejects an unknown flag, a flag missing its value and a stray argument, naming each", () => {
+    expect(() => parseFlags(["--bogus"], { db: { type: "string" } })).toThrow(UsageError);
+    expect(() => parseFlags(["--bogus"], {})).toThrow(/'--bogus'/);
+    expect(() => parseFlags(["--db"], { db: { type: "string" } })).toThrow(/--db/);
+    expect(() => parseFlags(["Mira"], {})).toThrow(/'Mira'/);
+    expect(parseFlags(["--db", "x.db"], { db: { type: "string" } })).toEqual({ db: "x.db" });
+    expect(parseFlags(["-h"], {})).toBe("help");
+  });
+
+  for (const script of ["start", "sandbox", "bench"]) {
+    it(`${script}: an unknown flag is an error that names it (exit 2); --help prints the usage (exit 0)`, () => {
+      const bad = run(script, ["--bogus"]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(`${script}: Unknown option '--bogus'`);
+      const help = run(script, ["--help"]);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: npm (run )?${script}`));
+    });
+  }
+
+  it("sandbox: a flag missing its value is an error that names it", () => {
+    const r = run("sandbox", ["--agent"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--agent");
+  });
+
+  it("sandbox runs with a malformed TELEGRAM_API_HASH (it does not use Telegram's credentials)", () => {
+    const r = run("sandbox", ["--db", `${tempDir()}/s.db`], { TELEGRAM_API_HASH: "malformed", TELEGRAM_API_ID: "x", GEMINI_API_KEY: "" });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("input ended and nothing is pending");
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { EnvError, readEnv, telegramCredentials } from "../../src/config/env";
+
+describe("environment, validated per command", () => {
+  it("readEnv (what every command uses) accepts a malformed TELEGRAM_API_HASH: only Telegram commands check it", () => {
+    const env = readEnv({ TELEGRAM_API_HASH: "nope", TELEGRAM_API_ID: "x" });
+    expect(env.AGENTS_DIR).toBe("agents");
+    expect(() => telegramCredentials(env)).toThrow(EnvError);
+  });
+
+  it("telegramCredentials names each bad or missing variable and never echoes a value", () => {
+    const secret = "zz56789abcdef0123456789abcdef012";
+    let message = "";
+    try {
+      telegramCredentials({ TELEGRAM_API_ID: "12x", TELEGRAM_API_HASH: secret });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain("TELEGRAM_API_ID");
+    expect(message).toContain("TELEGRAM_API_HASH: must be 32 hex characters");
+    expect(message).not.toContain(secret);
+    expect(() => telegramCredentials({})).toThrow(/TELEGRAM_API_ID: must be set[\s\S]*TELEGRAM_API_HASH: must be set/);
+    expect(telegramCredentials({ TELEGRAM_API_ID: "12345", TELEGRAM_API_HASH: "0123456789abcdef0123456789ABCDEF" })).toEqual({
+      apiId: 12345,
+      apiHash: "0123456789abcdef0123456789ABCDEF",
+    });
+  });
+
+  it("still rejects what every command uses, naming it", () => {
+    expect(() => readEnv({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
+    expect(() => readEnv({ LOG_FORMAT: "xml" })).toThrow(/LOG_FORMAT/);
+  });
+});

@@ -548,6 +548,16 @@ export class TelegramEmulator {
     this.faults.setDelay(method, ms);
   }
 
+  /**
+   * Ends `account`'s session as Telegram does when it is terminated from another device, logged
+   * out, duplicated or the account is banned: every later request of that account fails with
+   * `error` (SESSION_REVOKED 401 by default; AUTH_KEY_UNREGISTERED, USER_DEACTIVATED(_BAN) 401;
+   * AUTH_KEY_DUPLICATED 406).
+   */
+  revokeSession(account: EmuUser, error = "SESSION_REVOKED"): void {
+    this.faults.revoke(account.id, error);
+  }
+
   /** Never answers the next request(s) of `method`, before or after applying them. */
   hang(method: string, o: HangOptions): void {
     this.faults.hang(method, o);

@@ -25,6 +25,8 @@ export class FaultPlan {
   private readonly failures: FailureRule[] = [];
   private readonly hangs: HangRule[] = [];
   private readonly delays = new Map<string, number>();
+  /** Accounts whose session Telegram ended, with the error every request of theirs gets. */
+  private readonly revoked = new Map<number, string>();
 
   failNext(method: string, errorMessage: string, opts: FailNextOptions = {}): void {
     this.failures.push({
@@ -61,6 +63,16 @@ export class FaultPlan {
     if (!rule) return undefined;
     if (--rule.remaining <= 0) this.hangs.splice(i, 1);
     return { when: rule.when, onHang: rule.onHang };
+  }
+
+  revoke(accountId: number, errorMessage: string): void {
+    this.revoked.set(accountId, errorMessage);
+  }
+
+  /** The error an account's every request gets once its session was revoked, if it was. */
+  revokedFault(accountId: number): RpcFault | undefined {
+    const e = this.revoked.get(accountId);
+    return e === undefined ? undefined : new RpcFault(e);
   }
 
   delayOf(method: string): number {

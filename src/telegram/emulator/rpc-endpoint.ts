@@ -73,7 +73,7 @@ export class RpcEndpoint {
     const { faults } = this.deps;
     // The link died before the server saw it: it goes out again after the reconnect.
     if (!conn.linkUp) return this.requeue(conn, pending);
-    const fault = faults.takeFailure(method, request);
+    const fault = faults.revokedFault(conn.account.id) ?? faults.takeFailure(method, request);
     const hang = fault ? undefined : faults.takeHang(method);
     if (hang?.when === "before-apply") return hang.onHang?.();
     const delay = faults.delayOf(method);

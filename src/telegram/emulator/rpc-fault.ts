@@ -23,9 +23,15 @@ export class RpcFault extends Error {
   }
 }
 
-/** The error code Telegram uses for an error message: 420 for flood/slow-mode waits, else 400. */
+/**
+ * The error code Telegram uses for an error message: 420 for flood/slow-mode waits, 401 for a
+ * session that is gone, 406 for AUTH_KEY_DUPLICATED, else 400.
+ */
 export function defaultErrorCode(errorMessage: string): number {
-  return /^(FLOOD_WAIT_|FLOOD_PREMIUM_WAIT_|SLOWMODE_WAIT_)/.test(errorMessage) ? 420 : 400;
+  if (/^(FLOOD_WAIT_|FLOOD_PREMIUM_WAIT_|SLOWMODE_WAIT_)/.test(errorMessage)) return 420;
+  if (/^(AUTH_KEY_UNREGISTERED|SESSION_REVOKED|USER_DEACTIVATED|USER_DEACTIVATED_BAN|SESSION_EXPIRED|AUTH_KEY_INVALID)$/.test(errorMessage)) return 401;
+  if (errorMessage === "AUTH_KEY_DUPLICATED") return 406;
+  return 400;
 }
 
 /** Maps an RPC error through GramJS's mapper, tagged with the request that caused it. */

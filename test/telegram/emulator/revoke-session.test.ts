@@ -1,0 +1,39 @@
+import { Api, errors } from "telegram";
+import { describe, expect, it } from "vitest";
+import { createEmulatedClient } from "../../../src/telegram/emulator/index.js";
+import { world } from "./harness.js";
+
+describe("revokeSession", () => {
+  it("fails every later request of that account with SESSION_REVOKED (401), and only that account's", async () => {
+    const { emu, persona, alice, client } = world();
+    const other = emu.addAccount({ firstName: "Other" });
+    const otherClient = createEmulatedClient(emu, other);
+    const dm = emu.dm(persona, alice);
+    await emu.post({ chat: dm, from: alice, text: "hi" });
+    expect((await client.sendMessage(dm.peerId, { message: "before" }))?.text).toBe("before");
+
+    emu.revokeSession(persona);
+
+    for (let i = 0; i < 2; i++) {
+      const e = await client.invoke(new Api.updates.GetState()).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(errors.RPCError);
+      expect((e as errors.RPCError).errorMessage).toBe("SESSION_REVOKED");
+      expect((e as errors.RPCError).code).toBe(401);
+    }
+    const send = await client.sendMessage(dm.peerId, { message: "after" }).catch((x: unknown) => x);
+    expect((send as errors.RPCError).errorMessage).toBe("SESSION_REVOKED");
+    expect(emu.history(dm).map((m) => m.text)).toEqual(["hi", "before"]);
+    // Another account is not affected.
+    await expect(otherClient.invoke(new Api.updates.GetState())).resolves.toBeInstanceOf(Api.updates.State);
+  });
+
+  it("answers AUTH_KEY_DUPLICATED with 406 and USER_DEACTIVATED_BAN with 401", async () => {
+    const { emu, persona, client } = world();
+    emu.revokeSession(persona, "AUTH_KEY_DUPLICATED");
+    const dup = (await client.invoke(new Api.updates.GetState()).catch((x: unknown) => x)) as errors.RPCError;
+    expect([dup.errorMessage, dup.code]).toEqual(["AUTH_KEY_DUPLICATED", 406]);
+    emu.revokeSession(persona, "USER_DEACTIVATED_BAN");
+    const ban = (await client.invoke(new Api.updates.GetState()).catch((x: unknown) => x)) as errors.RPCError;
+    expect([ban.errorMessage, ban.code]).toEqual(["USER_DEACTIVATED_BAN", 401]);
+  });
+});

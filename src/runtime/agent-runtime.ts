@@ -16,6 +16,7 @@ import {
   waitHandler,
   type ActionHandlerDeps,
 } from "../tasks/handlers/action-handlers";
+import type { AccountLostError } from "../tasks/errors";
 import { receivedHandler } from "../tasks/handlers/received-handler";
 import { Scheduler, type SchedulerOptions } from "../tasks/scheduler";
 import { TaskStore } from "../tasks/task-store";
@@ -41,7 +42,12 @@ export interface AgentRuntimeOptions {
   readonly requestTimeoutMs?: number;
   readonly scheduler?: Pick<SchedulerOptions, "tickMs" | "concurrency" | "maxAttempts" | "retryDelayMs">;
   readonly timeZone?: string;
+  /** A request hit an account-terminal error (revoked session, banned account…). */
+  readonly onAccountLost?: (error: AccountLostError) => void;
 }
+
+/** How long `stop()` waits for running tasks (a send in flight) by default. */
+export const STOP_GRACE_MS = 10_000;
 
 /**
  * One persona on one account: the inbound pipeline fed by the account's updates, and the
@@ -92,6 +98,7 @@ export class AgentRuntime {
     };
     this.scheduler = new Scheduler({
       ...o.scheduler,
+      ...(o.onAccountLost ? { onAccountLost: o.onAccountLost } : {}),
       store: new TaskStore(o.db, agent),
       clock: this.clock,
       logger: this.logger,
@@ -140,13 +147,37 @@ export class AgentRuntime {
     this.logger.info({ component: "runtime" }, "agent started");
   }
 
-  /** Stop listening, let running tasks finish, keep pending ones in the database. */
-  async stop(): Promise<void> {
+  /**
+   * Stop listening, let running tasks finish (at most `graceMs`, real time), keep pending ones in
+   * the database. A task still running after the grace period is left as it is in the database
+   * ("running"), so the next start resumes it — a send with its stored random_id, which cannot
+   * go out twice.
+   */
+  async stop(o: { graceMs?: number } = {}): Promise<void> {
     this.detach?.();
     this.detach = undefined;
-    await this.scheduler.stop();
+    const graceMs = o.graceMs ?? STOP_GRACE_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      this.scheduler.stop().then(() => true),
+      new Promise<false>((r) => (timer = setTimeout(() => r(false), graceMs))),
+    ]);
+    clearTimeout(timer);
+    if (!finished) {
+      this.scheduler.abandon();
+      this.logger.warn({ component: "runtime", graceMs }, "a task was still running at shutdown; it resumes at the next start");
+    }
     this.messages.commit();
     this.logger.info({ component: "runtime" }, "agent stopped");
+  }
+
+  /** The account's connection is down: start no task until `resume()`. */
+  pause(): void {
+    this.scheduler.pause();
+  }
+
+  resume(): void {
+    this.scheduler.resume();
   }
 
   /** Die as a killed process would (for crash tests): nothing more is written. */

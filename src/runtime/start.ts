@@ -1,95 +1,116 @@
-import { readEnv, type Env } from "../config/env";
-import { loadPersonas, requirePhone, type Persona } from "../config/persona";
-import { GeminiClient } from "../llm/gemini-client";
-import { GeminiPlanner } from "../llm/planner";
-import { closeDatabase, openDatabase } from "../store/db";
 import type { Logger } from "pino";
-import { connectSavedSession, hasSession, lockSession, secureSessionFile, sessionPath, type ClientFactory } from "../telegram/client";
-import type { TelegramClient } from "../telegram/listen";
-import { AgentRuntime } from "./agent-runtime";
+import { readEnv, telegramCredentials, type Env } from "../config/env";
+import { loadPersonas } from "../config/persona";
+import { closeDatabase, openDatabase } from "../store/db";
+import { loginCommand } from "../telegram/account-errors";
+import { hasSession, sessionPath, type ClientFactory } from "../telegram/client";
+import type { Backoff } from "../telegram/connection-health";
+import type { Clock } from "../types";
+import type { AgentRuntime } from "./agent-runtime";
+import { systemClock } from "./clock";
+import { runLivePersona, type HealthSettings, type PersonaOutcome } from "./live-persona";
 import { createLogger } from "./logger";
 import { runSandbox, type SandboxOptions } from "./sandbox";
+import { listenForShutdown, type SignalSource } from "./shutdown";
 
 /**
- * `npm start`: every persona that has a saved session runs on its real account; with no
- * session at all, say so and run the offline sandbox instead.
+ * `npm start`: every persona that has a saved session runs on its real account, all in this
+ * process; with no session at all, say how to log in and run the offline sandbox instead.
  */
 export interface StartOptions {
   readonly env?: Env;
+  /** Run only these personas (names, case-insensitive); default all. */
+  readonly agents?: readonly string[];
   /** Options for the sandbox run when no session exists. */
   readonly sandbox?: Omit<SandboxOptions, "env">;
   /** How GramJS clients are built (default: real ones). */
   readonly clientFactory?: ClientFactory;
-  /** Resolves when the process should shut down (default: SIGINT or SIGTERM). */
+  /** Also shut down when this resolves (in addition to SIGINT / SIGTERM). */
   readonly until?: Promise<void>;
+  /** Where SIGINT / SIGTERM come from (default `process`). */
+  readonly signals?: SignalSource;
+  /** Exit at once (second signal; default process.exit). */
+  readonly exit?: (code: number) => void;
   readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly connectBackoff?: Backoff;
+  readonly health?: HealthSettings;
+  readonly stopGraceMs?: number;
+  /** After a reconnect: catch up (default: nothing more than resuming work). */
+  readonly onRestored?: (runtime: AgentRuntime) => void | Promise<void>;
+  /** Told when each persona is running (tests). */
+  readonly onRunning?: (runtime: AgentRuntime) => void;
 }
 
+/** Resolves with the exit code: 0 after a clean shutdown, 1 when any persona ended in an error. */
 export async function start(o: StartOptions = {}): Promise<number> {
   const env = o.env ?? readEnv();
-  const logger = o.logger ?? createLogger(env.LOG_LEVEL);
-  const personas = loadPersonas(env.AGENTS_DIR);
+  const logger = o.logger ?? createLogger({ level: env.LOG_LEVEL, ...(env.LOG_FORMAT ? { format: env.LOG_FORMAT } : {}) });
+  const all = loadPersonas(env.AGENTS_DIR);
+  const personas = o.agents?.length ? pick(all, o.agents, env.AGENTS_DIR) : all;
   const live = personas.filter((p) => hasSession(env.SESSIONS_DIR, p.name));
+  const without = personas.filter((p) => !live.includes(p));
   if (live.length === 0) {
     (o.sandbox?.output ?? process.stdout).write(
       `No account session in ${env.SESSIONS_DIR}/ (looked for ${personas.map((p) => `${p.name}.session`).join(", ")}).\n` +
-        `Logging in to a real account is not implemented yet; starting the offline sandbox instead.\n\n`,
+        `To run a persona on its Telegram account, log in once: ${personas.map((p) => loginCommand(p.name)).join(" or ")}\n` +
+        `Starting the offline sandbox instead.\n\n`,
     );
     return runSandbox({ ...o.sandbox, env });
   }
-  const { TELEGRAM_API_ID: apiId, TELEGRAM_API_HASH: apiHash, GEMINI_API_KEY: apiKey } = env;
-  if (!apiId || !apiHash) throw new Error("TELEGRAM_API_ID and TELEGRAM_API_HASH must be set to run real accounts");
-  if (!apiKey) throw new Error("GEMINI_API_KEY must be set to run real accounts");
-  for (const p of live) requirePhone(p); // every persona's file is right before anything is opened
-  // Listen for Ctrl-C from here on, so an interrupted connect still releases its lock.
-  const stopRequested =
-    o.until ??
-    new Promise<void>((resolve) => {
-      process.once("SIGINT", resolve);
-      process.once("SIGTERM", resolve);
-    });
-  let stopping = false;
-  void stopRequested.then(() => (stopping = true));
-  const db = openDatabase(env.STATE_DB);
-  const runtimes: AgentRuntime[] = [];
-  const releases: (() => void)[] = [];
-  const clients: TelegramClient[] = [];
-  const shutdown = async () => {
-    await Promise.all(runtimes.map((r) => r.stop()));
-    await Promise.allSettled(clients.map((c) => c.disconnect()));
-    for (const r of releases) r();
-    closeDatabase(db);
-  };
-  const startPersona = async (persona: Persona): Promise<void> => {
-    if (stopping) return;
-    const file = sessionPath(env.SESSIONS_DIR, persona.name);
-    if (secureSessionFile(file)) logger.warn({ component: "runtime", agent: persona.name }, "session file was readable by others; narrowed to 0600");
-    releases.push(lockSession(file));
-    const { client, selfId } = await connectSavedSession({ sessionFile: file, apiId, apiHash, logger, ...(o.clientFactory ? { clientFactory: o.clientFactory } : {}) });
-    clients.push(client);
-    const plannerLogger = logger.child({ agent: persona.name });
-    const runtime = new AgentRuntime({
-      persona,
-      db,
-      client,
-      selfId,
-      logger,
-      planner: new GeminiPlanner({
-        client: new GeminiClient({ apiKey, model: env.GEMINI_MODEL, logger: plannerLogger, ...(env.GOOGLE_GEMINI_BASE_URL ? { baseUrl: env.GOOGLE_GEMINI_BASE_URL } : {}) }),
-        logger: plannerLogger,
-      }),
-    });
-    runtime.start();
-    runtimes.push(runtime);
-  };
-  try {
-    for (const persona of live) await startPersona(persona);
-  } catch (e) {
-    await shutdown();
-    throw e;
+  // Only now is Telegram needed: its credentials, and Gemini's key, are checked here.
+  const credentials = telegramCredentials(env);
+  if (!env.GEMINI_API_KEY) throw new Error("GEMINI_API_KEY must be set to run real accounts");
+  for (const p of without) {
+    logger.info({ component: "runtime", agent: p.name }, `${p.name} has no session (${sessionPath(env.SESSIONS_DIR, p.name)}); to log in: ${loginCommand(p.name)}`);
   }
-  await stopRequested;
-  logger.info({ component: "runtime" }, "shutting down");
-  await shutdown();
-  return 0;
+
+  // Signals are watched from here on, so Ctrl-C works at every moment, connecting included.
+  const shutdown = listenForShutdown({
+    logger,
+    ...(o.signals ? { source: o.signals } : {}),
+    ...(o.exit ? { exit: o.exit } : {}),
+    ...(o.until ? { until: o.until } : {}),
+  });
+  const db = openDatabase(env.STATE_DB);
+  let outcomes: PersonaOutcome[];
+  try {
+    outcomes = await Promise.all(
+      live.map((persona) =>
+        runLivePersona(
+          {
+            persona,
+            db,
+            sessionsDir: env.SESSIONS_DIR,
+            credentials,
+            gemini: { apiKey: env.GEMINI_API_KEY!, model: env.GEMINI_MODEL, baseUrl: env.GOOGLE_GEMINI_BASE_URL },
+            logger,
+            clock: o.clock ?? systemClock,
+            ...(o.clientFactory ? { clientFactory: o.clientFactory } : {}),
+            ...(o.connectBackoff ? { connectBackoff: o.connectBackoff } : {}),
+            ...(o.health ? { health: o.health } : {}),
+            ...(o.stopGraceMs !== undefined ? { stopGraceMs: o.stopGraceMs } : {}),
+            ...(o.onRestored ? { onRestored: o.onRestored } : {}),
+            ...(o.onRunning ? { onRunning: o.onRunning } : {}),
+          },
+          shutdown.signal,
+        ),
+      ),
+    );
+  } finally {
+    shutdown.dispose();
+    closeDatabase(db);
+  }
+  const bad = outcomes.filter((x) => x.kind !== "stopped").length;
+  if (bad === outcomes.length) logger.error({ component: "runtime" }, "no persona is left running; exiting");
+  else logger.info({ component: "runtime" }, "stopped");
+  return bad > 0 ? 1 : 0;
+}
+
+function pick<P extends { name: string }>(all: readonly P[], names: readonly string[], dir: string): P[] {
+  return names.map((n) => {
+    const p = all.find((x) => x.name.toLowerCase() === n.toLowerCase());
+    if (!p) throw new Error(`no persona named "${n}" in ${dir}/ (have: ${all.map((x) => x.name).join(", ")})`);
+    return p;
+  });
 }

@@ -29,3 +29,18 @@ export class AlreadyDoneError extends Error {
     this.name = "AlreadyDoneError";
   }
 }
+
+/**
+ * The account itself can no longer act (its session was revoked, duplicated or the account was
+ * deactivated). Not the task's fault: the task stays pending for after the next login, and the
+ * persona stops.
+ */
+export class AccountLostError extends Error {
+  constructor(
+    readonly code: string,
+    readonly explanation: string,
+  ) {
+    super(`${code}: ${explanation}`);
+    this.name = "AccountLostError";
+  }
+}

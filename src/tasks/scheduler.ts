@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Clock, ReplyContext } from "../types";
-import { AlreadyDoneError, PermanentError, RateLimitedError } from "./errors";
+import { AccountLostError, AlreadyDoneError, PermanentError, RateLimitedError } from "./errors";
 import { isKind, type NewTask, type ReceivedItem, type Task, type TaskKind } from "./task";
 import type { TaskStore } from "./task-store";
 
@@ -49,6 +49,8 @@ export interface SchedulerOptions {
   readonly policy?: SchedulerPolicy;
   /** Called when a task starts, with the time it became ready (for the benchmark). */
   readonly onStart?: (task: Task, readyAt: number, now: number) => void;
+  /** A task hit an account-terminal error: the task stays pending; the owner stops the persona. */
+  readonly onAccountLost?: (error: AccountLostError) => void;
 }
 
 /**
@@ -75,6 +77,8 @@ export class Scheduler {
   private running = 0;
   private timer: unknown;
   private stopped = true;
+  /** While paused (the connection is down) no task starts; running ones finish. */
+  private paused = false;
   private abandoned = false;
   /** Set by stop()/abandon(): no more writes (the database may be closing). */
   private closed = false;
@@ -155,6 +159,17 @@ export class Scheduler {
     this.stopped = true;
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
     for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  /** Start no task until `resume()` (the account's connection is down); running tasks go on. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.kick();
   }
 
   /** Resolves when no task is running (immediately if none is). */
@@ -261,7 +276,7 @@ export class Scheduler {
 
   /** One scheduling pass. Public so the benchmark and tests can drive it directly. */
   tick(): void {
-    if (this.stopped || this.abandoned) return;
+    if (this.stopped || this.abandoned || this.paused) return;
     try {
       this.pass();
     } catch (e) {
@@ -398,6 +413,17 @@ export class Scheduler {
   private settle(task: Task, now: number, outcome: HandlerOutcome | undefined, error: unknown): void {
     const cancelReason = this.cancelRequested.get(task.id);
     this.cancelRequested.delete(task.id);
+    if (error instanceof AccountLostError) {
+      // Not this task's fault: it waits for the next login (unless its chat was replanned).
+      task.status = "pending";
+      if (cancelReason !== undefined) this.finish(task, "cancelled", cancelReason);
+      else {
+        task.attempts -= 1;
+        this.o.store.save(task, now);
+      }
+      this.o.onAccountLost?.(error);
+      return;
+    }
     // A server limit holds whatever becomes of this task: the next request would only earn a longer one.
     if (error instanceof RateLimitedError) {
       this.blockedUntil.set(error.key, Math.max(now + error.seconds * 1000, this.blockedUntil.get(error.key) ?? 0));

@@ -4,6 +4,7 @@ import { returnBigInt } from "telegram/Helpers.js";
 import type { ChatInfo } from "../store/messages";
 import type { ChatActions } from "../tasks/actions-port";
 import { AlreadyDoneError, PermanentError, RateLimitedError } from "../tasks/errors";
+import { accountLost } from "./account-errors";
 
 /** RPC errors that no retry can fix: fail the task at once. Any other 4xx is treated the same. */
 const PERMANENT = new Set([
@@ -42,6 +43,8 @@ const isChannelId = (chatId: string) => chatId.startsWith("-100");
  * SLOWMODE_WAIT by chat.
  */
 export function classifyTelegramError(e: unknown, method: string, chatId: string): Error {
+  const lost = accountLost(e);
+  if (lost) return lost;
   if (e instanceof errors.SlowModeWaitError) return new RateLimitedError(slowmodeKey(chatId), e.seconds, `SLOWMODE_WAIT_${e.seconds}`);
   if (e instanceof errors.FloodWaitError) return new RateLimitedError(floodKey(method, chatId), e.seconds, `FLOOD_WAIT_${e.seconds}`);
   if (e instanceof errors.RPCError) {

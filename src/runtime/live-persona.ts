@@ -1,0 +1,158 @@
+/**
+ * One persona on its real account, from lock to release: lock the session, connect (retrying),
+ * run the AgentRuntime with a connection watchdog, and stop — on shutdown, gracefully; when
+ * Telegram ends the session, with one error line that says how to log in again.
+ */
+import type { Logger } from "pino";
+import { UpdateConnectionState } from "telegram/network/index.js";
+import { Raw } from "telegram/events/index.js";
+import type { TelegramCredentials } from "../config/env";
+import type { Persona } from "../config/persona";
+import { GeminiClient } from "../llm/gemini-client";
+import { GeminiPlanner } from "../llm/planner";
+import type { Db } from "../store/db";
+import type { AccountLostError } from "../tasks/errors";
+import { loginCommand } from "../telegram/account-errors";
+import { AccountLink, ConnectAbortedError } from "../telegram/account-link";
+import { lockSession, secureSessionFile, sessionPath, type ClientFactory } from "../telegram/client";
+import { ConnectionHealth, describeError, type Backoff, type ConnectionHealthOptions } from "../telegram/connection-health";
+import { accountLost } from "../telegram/account-errors";
+import type { Clock } from "../types";
+import { AgentRuntime } from "./agent-runtime";
+
+/** How a persona's run ended. */
+export type PersonaOutcome =
+  | { readonly kind: "stopped" }
+  | { readonly kind: "lost"; readonly error: AccountLostError }
+  | { readonly kind: "failed"; readonly error: string };
+
+/** Health-watchdog settings that may be tuned (tests use short ones with a FakeClock). */
+export type HealthSettings = Pick<ConnectionHealthOptions, "probeEveryMs" | "deadAfterFailures" | "silentAfterMs" | "backoff">;
+
+export interface LivePersonaOptions {
+  readonly persona: Persona;
+  readonly db: Db;
+  readonly sessionsDir: string;
+  readonly credentials: TelegramCredentials;
+  readonly gemini: { readonly apiKey: string; readonly model: string; readonly baseUrl?: string | undefined };
+  /** The process logger; this persona's lines carry `agent`. */
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly clientFactory?: ClientFactory;
+  /** Backoff between connect attempts at start. */
+  readonly connectBackoff?: Backoff;
+  readonly health?: HealthSettings;
+  /** How long shutdown waits for a task in flight (default AgentRuntime's 10 s). */
+  readonly stopGraceMs?: number;
+  /**
+   * Called after the connection came back and work resumed: catch up on what was missed.
+   * (Wired to the runtime's catch-up by start.ts.)
+   */
+  readonly onRestored?: (runtime: AgentRuntime) => void | Promise<void>;
+  /** Told once the persona is running (tests). */
+  readonly onRunning?: (runtime: AgentRuntime) => void;
+}
+
+/** Run until `stop` aborts or the account is lost. Never throws. */
+export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): Promise<PersonaOutcome> {
+  const name = o.persona.name;
+  const log = o.logger.child({ agent: name });
+  const file = sessionPath(o.sessionsDir, name);
+  const failed = (what: string): PersonaOutcome => {
+    log.error({ component: "runtime" }, `${name}: ${what}; this persona is not running. To log in again: ${loginCommand(name)}`);
+    return { kind: "failed", error: what };
+  };
+  const lostLine = (e: AccountLostError): PersonaOutcome => {
+    log.error({ component: "runtime", rpcError: e.code }, `${name}: ${e.explanation} (${e.code}); this persona stopped. To log in again: ${loginCommand(name)}`);
+    return { kind: "lost", error: e };
+  };
+
+  let release: () => void;
+  try {
+    if (secureSessionFile(file)) log.warn({ component: "runtime" }, "session file was readable by others; narrowed to 0600");
+    release = lockSession(file);
+  } catch (e) {
+    return failed(describeError(e));
+  }
+  let link: AccountLink;
+  try {
+    link = new AccountLink({
+      sessionFile: file,
+      credentials: o.credentials,
+      logger: log,
+      clock: o.clock,
+      ...(o.clientFactory ? { clientFactory: o.clientFactory } : {}),
+      ...(o.connectBackoff ? { backoff: o.connectBackoff } : {}),
+    });
+  } catch (e) {
+    release();
+    return failed(describeError(e));
+  }
+
+  let selfId: string;
+  try {
+    ({ selfId } = await link.connect(stop));
+  } catch (e) {
+    await link.close();
+    release();
+    if (e instanceof ConnectAbortedError) return { kind: "stopped" };
+    const lost = accountLost(e);
+    return lost ? lostLine(lost) : failed(describeError(e));
+  }
+
+  let lostError: AccountLostError | undefined;
+  const ended = new AbortController();
+  const onLost = (e: AccountLostError) => {
+    if (lostError) return;
+    lostError = e;
+    ended.abort();
+  };
+  const geminiLogger = log.child({ component: "llm" });
+  const runtime = new AgentRuntime({
+    persona: o.persona,
+    db: o.db,
+    client: link.client,
+    selfId,
+    logger: o.logger,
+    clock: o.clock,
+    onAccountLost: onLost,
+    planner: new GeminiPlanner({
+      client: new GeminiClient({ apiKey: o.gemini.apiKey, model: o.gemini.model, logger: geminiLogger, ...(o.gemini.baseUrl ? { baseUrl: o.gemini.baseUrl } : {}) }),
+      logger: geminiLogger,
+    }),
+  });
+  const health = new ConnectionHealth({
+    connection: link,
+    clock: o.clock,
+    logger: log,
+    ...o.health,
+    onDown: () => runtime.pause(),
+    onRestored: async () => {
+      runtime.resume();
+      await o.onRestored?.(runtime);
+    },
+    onAccountLost: onLost,
+  });
+  // Any update at all (not GramJS's own connection-state events) shows the connection delivers.
+  const raw = new Raw({});
+  const sawUpdate = (u: unknown) => {
+    if (!(u instanceof UpdateConnectionState)) health.noteUpdate();
+  };
+  link.client.addEventHandler(sawUpdate, raw);
+  runtime.start();
+  health.start();
+  o.onRunning?.(runtime);
+
+  await Promise.race([whenAborted(stop), whenAborted(ended.signal)]);
+  health.stop();
+  link.client.removeEventHandler(sawUpdate, raw);
+  await runtime.stop(o.stopGraceMs !== undefined ? { graceMs: o.stopGraceMs } : {});
+  await link.close();
+  release();
+  return lostError ? lostLine(lostError) : { kind: "stopped" };
+}
+
+function whenAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((r) => signal.addEventListener("abort", () => r(), { once: true }));
+}

@@ -18,6 +18,7 @@ import {
 } from "../tasks/handlers/action-handlers";
 import type { AccountLostError } from "../tasks/errors";
 import { receivedHandler } from "../tasks/handlers/received-handler";
+import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler, type SchedulerOptions } from "../tasks/scheduler";
 import { TaskStore } from "../tasks/task-store";
 import { GramActions } from "../telegram/gramjs-actions";
@@ -73,14 +74,16 @@ export class AgentRuntime {
       client: o.client,
       logger: this.logger,
       lookupChat: (chatId) => this.messages.chat(chatId),
+      isStored: (chatId, messageId) => this.messages.has(chatId, messageId),
       ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
     });
+    const limits = new RateLimits(o.db, agent, this.logger);
     const deps: ActionHandlerDeps = {
       actions,
       clock: this.clock,
       logger: this.logger,
       messages: this.messages,
-      cosmeticLimits: new Map(),
+      limits,
       onSent: (s) => {
         this.messages.insert({
           chatId: s.chatId,
@@ -100,6 +103,7 @@ export class AgentRuntime {
       ...o.scheduler,
       ...(o.onAccountLost ? { onAccountLost: o.onAccountLost } : {}),
       store: new TaskStore(o.db, agent),
+      limits,
       clock: this.clock,
       logger: this.logger,
       handlers: {

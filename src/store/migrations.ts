@@ -53,4 +53,19 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX memories_chat ON memories (agent, chat_id);
   `,
+  // Server limits survive a restart (tasks/rate-limits.ts); sends whose fate is unknown are marked
+  // in doubt (tasks/scheduler.ts); deleted messages are kept, marked (store/messages.ts).
+  `
+  CREATE TABLE rate_limits (
+    agent  TEXT    NOT NULL,
+    key    TEXT    NOT NULL,
+    until  INTEGER NOT NULL,
+    code   TEXT    NOT NULL,
+    probe  INTEGER NOT NULL DEFAULT 0,
+    streak INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (agent, key)
+  ) WITHOUT ROWID;
+  ALTER TABLE tasks ADD COLUMN in_doubt INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE messages ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -11,12 +11,32 @@ export class PermanentError extends Error {
   }
 }
 
+/** How a limit spreads beyond the key it was met on (see tasks/rate-limits.ts). */
+export interface RateLimitScope {
+  /**
+   * The same limit met under two or more keys sharing this account key within a short window
+   * (FLOOD_WAIT on one method in two chats) pauses the account key too: the method account-wide.
+   */
+  readonly accountKey?: string;
+  /**
+   * The server named no end (PEER_FLOOD): `seconds` is our own pause, doubled on every repeat,
+   * and when it ends a single task probes whether the limit is gone while the others wait.
+   */
+  readonly probe?: boolean;
+}
+
 /**
- * The server asked us to wait (FLOOD_WAIT_n, SLOWMODE_WAIT_n). `key` names what is limited
- * (a method in a chat, or a chat's slow mode) so other tasks behind the same limit wait too.
+ * The server asked us to wait (FLOOD_WAIT_n, SLOWMODE_WAIT_n, PEER_FLOOD). `key` names what is
+ * limited (a method in a chat, a chat's slow mode, sends to non-contacts) so other tasks behind
+ * the same limit wait too.
  */
 export class RateLimitedError extends Error {
-  constructor(readonly key: string, readonly seconds: number, readonly code: string) {
+  constructor(
+    readonly key: string,
+    readonly seconds: number,
+    readonly code: string,
+    readonly scope: RateLimitScope = {},
+  ) {
     super(`${code}: wait ${seconds}s (${key})`);
     this.name = "RateLimitedError";
   }
@@ -42,5 +62,17 @@ export class AccountLostError extends Error {
   ) {
     super(`${code}: ${explanation}`);
     this.name = "AccountLostError";
+  }
+}
+
+/**
+ * The request may or may not have reached the server (no answer in time; GramJS may still send
+ * it from its queue). A task with a random_id is then "in doubt": it is retried with the same
+ * random_id until the server's answer settles it, and never failed for it.
+ */
+export class OutcomeUnknownError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "OutcomeUnknownError";
   }
 }

@@ -1,11 +1,13 @@
 import type { Logger } from "pino";
 import type { Clock, ReplyContext } from "../types";
-import { AccountLostError, AlreadyDoneError, PermanentError, RateLimitedError } from "./errors";
-import { isKind, type NewTask, type ReceivedItem, type Task, type TaskKind } from "./task";
+import { AccountLostError, AlreadyDoneError, RateLimitedError } from "./errors";
+import { RateLimits } from "./rate-limits";
+import { ReceivedRules } from "./received-rules";
+import { afterFailure } from "./retry-policy";
+import type { NewTask, Task, TaskKind } from "./task";
 import type { TaskStore } from "./task-store";
 
-/** How long a received task waits for its reply fetch to report back, at most. */
-export const REPLY_WAIT_MS = 10_000;
+export { REPLY_WAIT_MS } from "./received-rules";
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -47,6 +49,8 @@ export interface SchedulerOptions {
   /** Delay between transient retries in ms (default 10 000). */
   readonly retryDelayMs?: number;
   readonly policy?: SchedulerPolicy;
+  /** The account's server limits (default: a RateLimits on the store's database). */
+  readonly limits?: RateLimits;
   /** Called when a task starts, with the time it became ready (for the benchmark). */
   readonly onStart?: (task: Task, readyAt: number, now: number) => void;
   /** A task hit an account-terminal error: the task stays pending; the owner stops the persona. */
@@ -62,12 +66,15 @@ export interface SchedulerOptions {
  * server rate limit — with at most one running task per chat and `concurrency` in total;
  * chats are visited round-robin from where the previous tick stopped, so none starves.
  * A task finishing triggers another pass at once rather than waiting for the next tick.
+ * Server limits live in RateLimits, the rules of `received` tasks in ReceivedRules, what
+ * becomes of a failed task in retry-policy.ts.
  */
 export class Scheduler {
   private readonly open = new Map<number, Task>();
   private readonly byChat = new Map<string, Task[]>();
   private readonly busyChats = new Set<string>();
-  private readonly blockedUntil = new Map<string, number>();
+  readonly limits: RateLimits;
+  private readonly received: ReceivedRules;
   /** Running tasks whose chat was replanned: cancelled when they come back (an in-flight send still counts as sent). */
   private readonly cancelRequested = new Map<number, string>();
   /** Tasks that have run at least once in this process (their attempts may be back at 0). */
@@ -96,24 +103,39 @@ export class Scheduler {
     this.maxAttempts = o.maxAttempts ?? 10;
     this.retryDelayMs = o.retryDelayMs ?? 10_000;
     this.policy = o.policy ?? "all-ready";
+    this.limits = o.limits ?? new RateLimits(o.store.db, o.store.agent, o.logger);
+    this.received = new ReceivedRules(
+      {
+        now: () => this.o.clock.now(),
+        tasksOf: (chatId) => this.byChat.get(chatId) ?? [],
+        add: (chatId, batch) => this.add(chatId, batch),
+        cancelPending: (chatId, reason) => this.cancelPending(chatId, reason),
+        save: (t) => this.o.store.save(t, this.o.clock.now()),
+        finish: (t, status, reason) => this.finish(t, status, reason),
+        transaction: (fn) => this.o.store.transaction(fn),
+        kick: () => this.kick(),
+        log: (t, event, extra) => this.log(t, event, extra),
+      },
+      this.tickMs,
+    );
   }
 
-  /** Load open tasks from the store. Tasks that were running when the process died are ready again. */
+  /**
+   * Load open tasks and server limits from the store. Tasks that were running when the process
+   * died are ready again; one with a random_id may have reached the server, so it is in doubt.
+   */
   load(): void {
     const now = this.o.clock.now();
+    this.limits.load(now);
     const rows = this.o.store.loadOpen();
     this.o.store.transaction(() => {
       for (const t of rows) {
         if (t.status === "running") {
           t.status = "pending";
+          if (t.randomId !== undefined) t.inDoubt = true;
           this.o.store.save(t, now);
         }
-        if (isKind(t, "received") && t.payload.items.some((i) => i.awaitingReplyUntil !== undefined)) {
-          // The raw message a reply fetch needed died with the old process: plan without it
-          // (the prompt falls back to the stored copy of the replied-to message, if any).
-          t.payload = { ...t.payload, items: t.payload.items.map(({ awaitingReplyUntil: _a, ...i }) => i) };
-          this.o.store.save(t, now);
-        }
+        if (this.received.forgetReplyFetch(t)) this.o.store.save(t, now);
         // A typing spell or wait that had begun before the crash has begun (for clean-up on cancel).
         if ((t.payload as { until?: number }).until !== undefined) this.ranOnce.add(t.id);
         this.index(t);
@@ -195,77 +217,28 @@ export class Scheduler {
     return made;
   }
 
-  /**
-   * An addressed message arrived. While the chat's `received` task has not started, the message
-   * joins it (a burst costs one planning call). Otherwise the chat's unstarted tasks are
-   * cancelled — the plan is stale — and a new `received` task is created; a plan still being
-   * made for the old one will be dropped. A read mark follows after `readDelayMs`.
-   * With `awaitingReply`, the task waits for `attachReply` — but never longer than
-   * REPLY_WAIT_MS, so a fetch that never reports back cannot silence the chat.
-   */
+  /** An addressed message arrived (see ReceivedRules.enqueue). */
   enqueueReceived(chatId: string, messageId: number, o: { readDelayMs: number; awaitingReply?: boolean }): void {
     if (this.closed) return;
-    const now = this.o.clock.now();
-    const item: ReceivedItem = { messageId, ...(o.awaitingReply ? { awaitingReplyUntil: now + REPLY_WAIT_MS } : {}) };
-    const readDelayMs = o.readDelayMs;
-    const tasks = this.byChat.get(chatId) ?? [];
-    const waiting = tasks.find((t): t is Task<"received"> => t.kind === "received" && t.status === "pending");
-    const read = tasks.find((t): t is Task<"read"> => t.kind === "read" && t.status === "pending");
-    if (waiting) {
-      this.o.store.transaction(() => {
-        waiting.payload = { ...waiting.payload, items: [...waiting.payload.items, item] };
-        this.o.store.save(waiting, now);
-        if (read && read.payload.maxId < item.messageId) {
-          read.payload = { maxId: item.messageId };
-          this.o.store.save(read, now);
-        }
-      });
-      this.log(waiting, "joined", { messageId: item.messageId });
-      this.kick();
-      return;
-    }
-    this.o.store.transaction(() => {
-      const cancelled = this.cancelPending(chatId, "replanned: a newer message arrived");
-      // Messages whose answer was cancelled before it went out are still owed one: the new plan covers them too.
-      const owed = new Set<number>();
-      for (const t of cancelled) {
-        if (isKind(t, "send") || isKind(t, "sticker")) for (const id of t.payload.answers ?? []) if (id !== messageId) owed.add(id);
-      }
-      const items = [...[...owed].sort((a, b) => a - b).map((id) => ({ messageId: id })), item];
-      this.add(chatId, [
-        // Planning waits for the next tick, so a burst arriving together joins one call.
-        { kind: "received", payload: { items }, notBefore: now + this.tickMs },
-        { kind: "read", payload: { maxId: item.messageId }, notBefore: now + readDelayMs },
-      ]);
-    });
+    this.received.enqueue(chatId, messageId, o);
   }
 
-  /**
-   * The reply context of an addressed message has arrived: store it in the received task
-   * that holds the message and let that task run.
-   */
+  /** The reply context of an addressed message has arrived (see ReceivedRules.attachReply). */
   attachReply(chatId: string, messageId: number, reply: ReplyContext | undefined): void {
     if (this.closed) return;
-    const task = (this.byChat.get(chatId) ?? []).find(
-      (t): t is Task<"received"> => isKind(t, "received") && t.payload.items.some((i) => i.messageId === messageId),
-    );
-    if (!task) return;
-    task.payload = {
-      ...task.payload,
-      items: task.payload.items.map((i) => (i.messageId === messageId ? { messageId, ...(reply ? { reply } : {}) } : i)),
-    };
-    this.o.store.save(task, this.o.clock.now());
-    this.kick();
+    this.received.attachReply(chatId, messageId, reply);
   }
 
   /**
    * Cancel a chat's tasks that have not finished: unstarted ones at once; running ones when
-   * they come back (a send in flight still completes — it may already be on the server).
+   * they come back (a send in flight still completes — it may already be on the server, and so
+   * may a send in doubt, which goes on until the server settles it).
    */
   cancelPending(chatId: string, reason: string): Task[] {
     const tasks = [...(this.byChat.get(chatId) ?? [])];
     this.o.store.transaction(() => {
       for (const t of tasks) {
+        if (t.inDoubt) continue;
         // (A dependent may already have been cancelled by the cascade of an earlier one.)
         if (t.status === "pending") this.finish(t, "cancelled", reason);
         else if (t.status === "running") this.cancelRequested.set(t.id, reason);
@@ -313,8 +286,8 @@ export class Scheduler {
     for (const t of this.byChat.get(chatId) ?? []) {
       if (t.status !== "pending" || t.notBefore > now) continue;
       if (t.dependsOn.some((d) => this.open.has(d))) continue;
-      if (isKind(t, "received") && t.payload.items.some((i) => (i.awaitingReplyUntil ?? 0) > now)) continue;
-      const until = this.blockedFor(t, now);
+      if (this.received.awaitingReply(t, now)) continue;
+      const until = this.limits.blockedUntil(this.rateKeys(t), now, t.id);
       if (until > now) {
         // Park it until the limit lifts, so the row tells the truth after a restart too.
         t.notBefore = until;
@@ -326,41 +299,15 @@ export class Scheduler {
     return undefined;
   }
 
-  private blockedFor(t: Task, now: number): number {
-    const keys = this.handler(t).rateKeys?.(t as never) ?? [];
-    let until = 0;
-    for (const k of keys) {
-      const u = this.blockedUntil.get(k);
-      if (u === undefined) continue;
-      if (u <= now) this.blockedUntil.delete(k);
-      else until = Math.max(until, u);
-    }
-    return until;
-  }
-
-  /**
-   * Give a stale `received` task's messages (and their reply contexts) to the newer one, which
-   * then plans for all of them, and close the stale one.
-   */
-  private handOver(stale: Task<"received">, newer: Task<"received">, status: "done" | "cancelled"): void {
-    const known = new Set(newer.payload.items.map((i) => i.messageId));
-    const older = stale.payload.items.filter((i) => !known.has(i.messageId));
-    newer.payload = { ...newer.payload, items: [...older, ...newer.payload.items].sort((a, b) => a.messageId - b.messageId) };
-    this.o.store.save(newer, this.o.clock.now());
-    this.finish(stale, status, `superseded by #${newer.id}`);
-  }
-
-  /** A newer `received` task of the same chat, if one is open: this one's plan would be stale. */
-  private newerReceived(task: Task): Task<"received"> | undefined {
-    if (task.kind !== "received") return undefined;
-    return (this.byChat.get(task.chatId) ?? []).find((t): t is Task<"received"> => t.kind === "received" && t.id > task.id);
+  private rateKeys(t: Task): readonly string[] {
+    return this.handler(t).rateKeys?.(t as never) ?? [];
   }
 
   private begin(task: Task, now: number): "started" | "handed-over" | "not-recorded" {
-    const newer = this.newerReceived(task);
+    const newer = this.received.newer(task);
     if (newer) {
       // Left over from a process that died while planning it: the newer task plans for both.
-      this.o.store.transaction(() => this.handOver(task as Task<"received">, newer, "cancelled"));
+      this.o.store.transaction(() => this.received.handOver(task as Task<"received">, newer, "cancelled"));
       return "handed-over";
     }
     const readyAt = Math.max(task.notBefore, task.createdAt);
@@ -416,7 +363,7 @@ export class Scheduler {
     if (error instanceof AccountLostError) {
       // Not this task's fault: it waits for the next login (unless its chat was replanned).
       task.status = "pending";
-      if (cancelReason !== undefined) this.finish(task, "cancelled", cancelReason);
+      if (cancelReason !== undefined && !task.inDoubt) this.finish(task, "cancelled", cancelReason);
       else {
         task.attempts -= 1;
         this.o.store.save(task, now);
@@ -425,21 +372,24 @@ export class Scheduler {
       return;
     }
     // A server limit holds whatever becomes of this task: the next request would only earn a longer one.
+    let limitedUntil = 0;
     if (error instanceof RateLimitedError) {
-      this.blockedUntil.set(error.key, Math.max(now + error.seconds * 1000, this.blockedUntil.get(error.key) ?? 0));
+      limitedUntil = this.limits.hit(error, now);
       this.o.logger.warn(
         { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, rpcError: error.code, seconds: error.seconds },
         "rate limited; task rescheduled",
       );
+    } else {
+      this.limits.settled(this.rateKeys(task), task.id, outcome !== undefined || error instanceof AlreadyDoneError);
     }
     // A plan made for messages that a newer received task now covers is stale.
-    const newer = this.newerReceived(task);
+    const newer = this.received.newer(task);
     if (newer) {
       if (error !== undefined && !(error instanceof RateLimitedError)) {
         this.o.logger.warn({ component: "scheduler", chatId: task.chatId, taskId: task.id, err: errorText(error) }, "planning failed, but a newer message replans anyway");
       }
       task.status = "pending";
-      this.handOver(task as Task<"received">, newer, outcome?.type === "done" ? "done" : "cancelled");
+      this.received.handOver(task as Task<"received">, newer, outcome?.type === "done" ? "done" : "cancelled");
       if (outcome?.type === "done" && outcome.spawn?.length) {
         this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id }, "plan dropped: a newer message arrived while planning");
       }
@@ -458,45 +408,49 @@ export class Scheduler {
       return;
     }
     if (outcome?.type === "done") {
+      task.inDoubt = false;
       this.finish(task, "done", undefined);
       if (outcome.spawn?.length) this.add(task.chatId, outcome.spawn);
       return;
     }
     if (error instanceof AlreadyDoneError) {
+      task.inDoubt = false;
       this.finish(task, "done", undefined);
-      this.log(task, "already applied on the server", {});
+      this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, detail: error.message }, "task already applied on the server");
       return;
     }
-    if (cancelReason !== undefined) {
+    const decision = error instanceof RateLimitedError ? undefined : afterFailure(task, error, now, { maxAttempts: this.maxAttempts, retryDelayMs: this.retryDelayMs });
+    // A task in doubt is not cancelled: its request may still go out, so only the server's answer ends it.
+    if (cancelReason !== undefined && !task.inDoubt && !(decision?.type === "retry" && decision.inDoubt)) {
       // The chat was replanned while this ran; it failed or was limited, and is not retried.
       this.o.logger.warn({ component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, err: errorText(error) }, "task failed after its chat was replanned; not retried");
       task.status = "pending";
       this.finish(task, "cancelled", cancelReason);
       return;
     }
-    if (error instanceof RateLimitedError) {
+    if (decision === undefined) {
       task.status = "pending";
-      task.notBefore = this.blockedUntil.get(error.key)!;
+      task.notBefore = limitedUntil;
       task.attempts -= 1; // a flood wait is the server pacing us, not a failed attempt
       this.o.store.save(task, now);
       return;
     }
     const message = errorText(error);
-    if (error instanceof PermanentError || task.attempts >= this.maxAttempts) {
+    if (decision.type === "fail") {
       this.finish(task, "failed", message);
       this.o.logger.error(
         { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, attempts: task.attempts, err: message },
-        error instanceof PermanentError ? "task failed (permanent error)" : "task failed after retries",
+        decision.permanent ? "task failed (permanent error)" : "task failed after retries",
       );
       return;
     }
     task.status = "pending";
-    task.notBefore = now + this.retryDelayMs;
+    task.notBefore = decision.at;
+    task.inDoubt = decision.inDoubt;
     this.o.store.save(task, now);
-    this.o.logger.warn(
-      { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, attempt: task.attempts, err: message },
-      "task failed; will retry",
-    );
+    const meta = { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, attempt: task.attempts, err: message };
+    if (decision.becameInDoubt) this.o.logger.warn(meta, "task in doubt (it may have reached the server); retrying with the same random_id until the server settles it");
+    else this.o.logger.warn(meta, decision.inDoubt ? "task still in doubt; will retry" : "task failed; will retry");
   }
 
   /** Move a task to a terminal state; failure or cancellation cascades to its dependents. */

@@ -14,6 +14,7 @@ interface Row {
   random_id: string | null;
   created_at: number;
   error: string | null;
+  in_doubt: number;
 }
 
 const toTask = (r: Row): Task => ({
@@ -28,6 +29,7 @@ const toTask = (r: Row): Task => ({
   ...(r.random_id != null ? { randomId: r.random_id } : {}),
   createdAt: r.created_at,
   ...(r.error != null ? { error: r.error } : {}),
+  ...(r.in_doubt === 1 ? { inDoubt: true } : {}),
 });
 
 /**
@@ -40,13 +42,13 @@ export class TaskStore {
   private readonly openStmt;
   private readonly getStmt;
 
-  constructor(readonly db: Db, private readonly agent: string) {
+  constructor(readonly db: Db, readonly agent: string) {
     this.insertStmt = db.prepare(
       `INSERT INTO tasks (agent, chat_id, kind, payload, status, depends_on, not_before, attempts, random_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'pending', ?, ?, 0, ?, ?, ?)`,
     );
     this.updateStmt = db.prepare(
-      `UPDATE tasks SET payload = ?, status = ?, not_before = ?, attempts = ?, error = ?, updated_at = ? WHERE id = ?`,
+      `UPDATE tasks SET payload = ?, status = ?, not_before = ?, attempts = ?, error = ?, in_doubt = ?, updated_at = ? WHERE id = ?`,
     );
     this.openStmt = db.prepare(`SELECT * FROM tasks WHERE agent = ? AND status IN ('pending','running') ORDER BY id`);
     this.getStmt = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
@@ -96,7 +98,7 @@ export class TaskStore {
   /** Persist the mutable fields of a task as they are now. */
   save(t: Task, now: number): void {
     // Always durable: inside a caller's transaction this nests; alone, it commits the inbound batch first.
-    this.transaction(() => this.updateStmt.run(JSON.stringify(t.payload), t.status, t.notBefore, t.attempts, t.error ?? null, now, t.id));
+    this.transaction(() => this.updateStmt.run(JSON.stringify(t.payload), t.status, t.notBefore, t.attempts, t.error ?? null, t.inDoubt ? 1 : 0, now, t.id));
   }
 
   /** Every task not finished yet (pending or running), oldest first. */

@@ -41,6 +41,12 @@ export interface Task<K extends TaskKind = TaskKind> {
   readonly randomId?: string;
   readonly createdAt: number;
   error?: string;
+  /**
+   * The last attempt may have reached the server without us hearing back (a timeout, or the
+   * process died mid-request): only the server's answer to a retry with the same random_id
+   * settles it. Never failed or cancelled while in doubt.
+   */
+  inDoubt?: boolean;
 }
 
 /**

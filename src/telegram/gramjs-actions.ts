@@ -3,7 +3,7 @@ import { Api, errors, type TelegramClient } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import type { ChatInfo } from "../store/messages";
 import type { ChatActions } from "../tasks/actions-port";
-import { AlreadyDoneError, PermanentError, RateLimitedError } from "../tasks/errors";
+import { AlreadyDoneError, OutcomeUnknownError, PermanentError, RateLimitedError } from "../tasks/errors";
 import { accountLost } from "./account-errors";
 
 /** RPC errors that no retry can fix: fail the task at once. Any other 4xx is treated the same. */
@@ -31,24 +31,40 @@ const METHOD = {
   block: "contacts.Block",
 } as const;
 
+/** A method paused account-wide (after flood waits on it in two chats, see tasks/rate-limits.ts). */
+const methodKey = (method: string) => `flood:${method}`;
 const floodKey = (method: string, chatId: string) => `flood:${method}:${chatId}`;
 const slowmodeKey = (chatId: string) => `slowmode:${chatId}`;
+/** PEER_FLOOD: the account may not message people who are not its contacts. */
+export const PEER_FLOOD_KEY = "peer-flood";
+/**
+ * PEER_FLOOD names no end. Sends to non-contacts pause this long, then one send probes; each
+ * repeat doubles the pause (up to a day, see RateLimits).
+ */
+export const PEER_FLOOD_PAUSE_SEC = 3 * 3600;
 
 /** Supergroups and channels have marked ids starting with -100. */
 const isChannelId = (chatId: string) => chatId.startsWith("-100");
+/** Private chats have positive (user) ids. */
+const isDmId = (chatId: string) => !chatId.startsWith("-");
 
 /**
  * Map a GramJS error onto the task engine's vocabulary. FLOOD_WAIT is keyed by method and
  * chat — Telegram paces sends per destination, and one chat's wait must not stall the others —
- * SLOWMODE_WAIT by chat.
+ * and spreads to the whole method when it strikes two chats at once; SLOWMODE_WAIT is keyed by
+ * chat; PEER_FLOOD pauses sends to non-contacts (every private chat: the store does not know
+ * who is a contact) until a probe goes through.
  */
 export function classifyTelegramError(e: unknown, method: string, chatId: string): Error {
   const lost = accountLost(e);
   if (lost) return lost;
   if (e instanceof errors.SlowModeWaitError) return new RateLimitedError(slowmodeKey(chatId), e.seconds, `SLOWMODE_WAIT_${e.seconds}`);
-  if (e instanceof errors.FloodWaitError) return new RateLimitedError(floodKey(method, chatId), e.seconds, `FLOOD_WAIT_${e.seconds}`);
+  if (e instanceof errors.FloodWaitError) {
+    return new RateLimitedError(floodKey(method, chatId), e.seconds, `FLOOD_WAIT_${e.seconds}`, { accountKey: methodKey(method) });
+  }
   if (e instanceof errors.RPCError) {
     const msg = e.errorMessage;
+    if (msg === "PEER_FLOOD") return new RateLimitedError(PEER_FLOOD_KEY, PEER_FLOOD_PAUSE_SEC, "PEER_FLOOD", { probe: true });
     if (msg === "RANDOM_ID_DUPLICATE") return new AlreadyDoneError();
     if (PERMANENT.has(msg) || (e.code !== undefined && e.code >= 400 && e.code < 500 && e.code !== 420)) {
       return new PermanentError(`${method} in ${chatId}: ${msg} (${e.code})`, msg);
@@ -69,15 +85,27 @@ export interface GramActionsOptions {
   readonly lookupChat: (chatId: string) => ChatInfo | undefined;
   /** A request with no answer after this long counts as a transient failure (default 30 s). */
   readonly requestTimeoutMs?: number;
+  /** Whether the store already holds this message (to tell an earlier identical send apart). */
+  readonly isStored?: (chatId: string, messageId: number) => boolean;
 }
+
+/**
+ * How far back a send answered RANDOM_ID_DUPLICATE looks for the message it sent earlier (one
+ * messages.GetHistory page). The id is not in that answer, and Telegram messages carry no
+ * random_id, so the newest own message with the same content not yet stored is taken.
+ */
+export const DUPLICATE_LOOKBACK = 50;
 
 /** Default bound on one Telegram request. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** Typing and read marks are decoration: they get a much shorter leash than a send. */
 export const COSMETIC_TIMEOUT_MS = 5_000;
 
-/** No answer in time. Transient: the retry reuses the random_id, so a late success is not repeated. */
-export class RequestTimeoutError extends Error {
+/**
+ * No answer in time. The request may still be in GramJS's queue and go out later, so its outcome
+ * is unknown: the retry reuses the random_id, and the server's answer to it settles the task.
+ */
+export class RequestTimeoutError extends OutcomeUnknownError {
   constructor(method: string, ms: number) {
     super(`${method}: no answer within ${ms} ms`);
     this.name = "RequestTimeoutError";
@@ -101,7 +129,38 @@ export class GramActions implements ChatActions {
       randomId: returnBigInt(p.randomId),
       ...replyHeader(p.replyTo, p.topicId),
     });
-    return this.sentId(await this.call(req, p.chatId), p.randomId, req.className);
+    const text = p.text.trim();
+    return this.sendOnce(req, p.chatId, p.randomId, (m) => !m.media && m.message.trim() === text);
+  }
+
+  /**
+   * Send with our random_id and return the message id. A replayed original (Telegram's other
+   * answer to a repeat) carries the id like a first send; RANDOM_ID_DUPLICATE does not, so the
+   * message is looked up among the chat's latest ones. Not found: AlreadyDoneError (sent, id
+   * unknown — the caller cannot add it to the stored history).
+   */
+  private async sendOnce(req: Api.messages.SendMessage | Api.messages.SendMedia, chatId: string, randomId: string, same: (m: Api.Message) => boolean): Promise<number> {
+    try {
+      return this.sentId(await this.call(req, chatId), randomId, req.className);
+    } catch (e) {
+      if (!(e instanceof AlreadyDoneError)) throw e;
+      const id = await this.findOwnMessage(chatId, same);
+      if (id !== undefined) return id;
+      throw new AlreadyDoneError(`sent before (duplicate random_id), but not among the chat's last ${DUPLICATE_LOOKBACK} messages; not added to the stored history`);
+    }
+  }
+
+  private async findOwnMessage(chatId: string, same: (m: Api.Message) => boolean): Promise<number | undefined> {
+    const res = await this.call(
+      new Api.messages.GetHistory({ peer: this.peer(chatId), limit: DUPLICATE_LOOKBACK, offsetId: 0, offsetDate: 0, addOffset: 0, maxId: 0, minId: 0, hash: returnBigInt(0) }),
+      chatId,
+    );
+    if (res instanceof Api.messages.MessagesNotModified) return undefined;
+    for (const m of res.messages) {
+      // Newest first: the latest own message with this content that the store does not hold yet.
+      if (m instanceof Api.Message && m.out && same(m) && !this.o.isStored?.(chatId, m.id)) return m.id;
+    }
+    return undefined;
   }
 
   async setTyping(p: { chatId: string; action: "typing" | "sticker" | "cancel"; topicId?: number }): Promise<void> {
@@ -156,7 +215,8 @@ export class GramActions implements ChatActions {
       randomId: returnBigInt(p.randomId),
       ...replyHeader(p.replyTo, p.topicId),
     });
-    return this.sentId(await this.call(req, p.chatId), p.randomId, req.className);
+    const docId = hit.doc.id.toString();
+    return this.sendOnce(req, p.chatId, p.randomId, (m) => m.media instanceof Api.MessageMediaDocument && m.media.document?.id.toString() === docId);
   }
 
   async block(p: { chatId: string }): Promise<void> {
@@ -183,8 +243,9 @@ export class GramActions implements ChatActions {
   }
 
   rateKeys(action: keyof typeof METHOD, chatId: string): readonly string[] {
-    const keys = [floodKey(METHOD[action], chatId)];
+    const keys = [floodKey(METHOD[action], chatId), methodKey(METHOD[action])];
     if (action === "send" || action === "sticker") keys.push(slowmodeKey(chatId));
+    if ((action === "send" || action === "sticker") && isDmId(chatId)) keys.push(PEER_FLOOD_KEY);
     return keys;
   }
 

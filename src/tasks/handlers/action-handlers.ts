@@ -4,6 +4,7 @@ import type { ChatActions } from "../actions-port";
 import type { MessageStore } from "../../store/messages";
 import { TYPING_REFRESH_MS } from "../pacing";
 import { RateLimitedError } from "../errors";
+import type { RateLimits } from "../rate-limits";
 import type { TaskHandler } from "../scheduler";
 
 export interface ActionHandlerDeps {
@@ -12,10 +13,11 @@ export interface ActionHandlerDeps {
   readonly logger: Logger;
   readonly messages: MessageStore;
   /**
-   * Rate limits met by cosmetic actions (typing, read), key → until. They are skipped while
-   * limited instead of being retried into the limit — and the task they decorate goes on.
+   * The account's server limits (shared with the scheduler). Cosmetic actions (typing, read)
+   * are skipped while limited instead of being retried into the limit — and the task they
+   * decorate goes on; the limits they meet are recorded like any other.
    */
-  readonly cosmeticLimits: Map<string, number>;
+  readonly limits: RateLimits;
   /** Called after the persona's own message was sent, so it enters the chat history. */
   readonly onSent: (o: { chatId: string; messageId: number; text: string; replyTo?: number; topicId?: number }) => void;
 }
@@ -54,11 +56,11 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
  */
 async function bestEffort(d: ActionHandlerDeps, chatId: string, what: "typing" | "read", now: number, fn: () => Promise<void>): Promise<void> {
   const keys = d.actions.rateKeys(what, chatId);
-  if (keys.some((k) => (d.cosmeticLimits.get(k) ?? 0) > now)) return;
+  if (d.limits.isLimited(keys, now)) return;
   try {
     await fn();
   } catch (e) {
-    if (e instanceof RateLimitedError) d.cosmeticLimits.set(e.key, now + e.seconds * 1000);
+    if (e instanceof RateLimitedError) d.limits.hit(e, d.clock.now());
     d.logger.warn({ component: "tasks", chatId, action: what, err: e instanceof Error ? e.message : String(e) }, `${what} failed; going on without it`);
   }
 }

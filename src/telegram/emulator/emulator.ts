@@ -22,6 +22,7 @@ import { asMessageId } from "./methods/resolve-peer.js";
 import { storePost } from "./store-post.js";
 import { TlViews } from "./tl-views.js";
 import type {
+  DuplicateMode,
   EmuChat,
   EmuMessage,
   EmuMessageEvent,
@@ -78,10 +79,12 @@ export class TelegramEmulator {
   private readonly endpoint: RpcEndpoint;
   private readonly auth: AuthServer;
   private readonly network: Network;
+  private duplicates: DuplicateMode;
 
   constructor(opts: EmulatorOptions = {}) {
     const strictTl = opts.strictTl ?? false;
     this.now = opts.now ?? Date.now;
+    this.duplicates = opts.duplicates ?? "error";
     this.world = new World(this.now);
     this.views = new TlViews(this.world);
     this.bus = new MessageBus({ world: this.world, views: this.views, connections: this.byAccount, strictTl, now: this.now });
@@ -92,6 +95,7 @@ export class TelegramEmulator {
       strictTl,
       now: this.now,
       limits: { ...DEFAULT_UPDATE_LIMITS, ...opts.updateLimits },
+      duplicates: () => this.duplicates,
       publish: (msg, sender) => this.bus.publish(msg, sender.id),
     });
     this.auth = new AuthServer(this.now, opts.loginCodeTtlMs ?? DEFAULT_LOGIN_CODE_TTL_MS, opts.app);
@@ -534,6 +538,11 @@ export class TelegramEmulator {
   }
 
   // ---- fault injection -------------------------------------------------------------------
+
+  /** How a repeated random_id is answered from now on: RANDOM_ID_DUPLICATE, or a replay of the original. */
+  setDuplicateMode(mode: DuplicateMode): void {
+    this.duplicates = mode;
+  }
 
   /**
    * Answers the next request(s) of `method` with an RPC error, mapped by GramJS's own mapper

@@ -14,6 +14,7 @@ export { dispatchUpdates } from "./dispatch-updates.js";
 export { implementedMethods } from "./methods/registry.js";
 export { isStandardReaction, standardReactions } from "../standard-reactions.js";
 export type {
+  DuplicateMode,
   EmuChat,
   EmuChatKind,
   EmuMessage,

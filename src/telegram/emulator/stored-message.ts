@@ -91,7 +91,7 @@ export interface Mailbox {
   readonly seq: number;
   /** Users this account received as full (non-min) objects; others arrive as `min` in supergroups. */
   readonly knownUsers: Set<number>;
-  /** random_id values this account already used (Telegram answers RANDOM_ID_DUPLICATE). */
-  readonly randomIds: Set<string>;
+  /** random_id values this account already used, with the message each one created. */
+  readonly randomIds: Map<string, StoredMessage>;
   readonly blocked: Set<number>;
 }

@@ -117,6 +117,8 @@ export interface EmulatorOptions {
   readonly now?: () => number;
   /** Limits of Telegram's update protocol (getDifference slices, TooLong thresholds). */
   readonly updateLimits?: Partial<UpdateLimits>;
+  /** How a repeated random_id is answered (see `DuplicateMode`). Default "error". */
+  readonly duplicates?: DuplicateMode;
 }
 
 /**
@@ -151,6 +153,13 @@ export interface EmuUpdateState {
   /** Unix seconds of the account's latest pts event (0 before any). */
   readonly date: number;
 }
+
+/**
+ * Telegram's two answers to a send whose random_id the account already used (both seen in the
+ * wild; nothing new is sent either way): "error" — RPC 500 RANDOM_ID_DUPLICATE; "replay" — the
+ * original message again (UpdateMessageID with the same random_id, the message, pts_count 0).
+ */
+export type DuplicateMode = "error" | "replay";
 
 /** Options of `failNext()`. */
 export interface FailNextOptions {

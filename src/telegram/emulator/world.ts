@@ -72,7 +72,7 @@ export class World {
         qts: 0,
         seq: 0,
         knownUsers: new Set([id]),
-        randomIds: new Set(),
+        randomIds: new Map(),
         blocked: new Set(),
       });
     }

@@ -41,6 +41,42 @@ describe("sending from an attached client", () => {
     expect(emu.history(group).map((m) => m.text)).toEqual(["exactly once"]);
   });
 
+  it("in replay mode answers a repeated randomId with the original message (pts_count 0) and sends nothing new", async () => {
+    const { emu, persona, alice, client } = world({ duplicates: "replay" });
+    const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
+    const dm = emu.dm(persona, alice);
+    await emu.post({ chat: sg, from: alice, text: "hi" });
+    await emu.post({ chat: dm, from: alice, text: "hi" });
+    const seen: string[] = [];
+    emu.onMessage((m) => seen.push(m.text));
+    for (const [chat, peer, id] of [
+      [sg, new Api.InputPeerChannel({ channelId: returnBigInt(sg.id), accessHash: returnBigInt(sg.accessHash) }), "7123456789012345678"],
+      [dm, new Api.InputPeerUser({ userId: returnBigInt(alice.id), accessHash: returnBigInt(alice.accessHash) }), "7123456789012345679"],
+    ] as const) {
+      const randomId = returnBigInt(id);
+      const request = () => new Api.messages.SendMessage({ peer, message: "only once", randomId });
+      const first = (await client.invoke(request())) as Api.Updates;
+      const again = await client.invoke(request());
+      expect(again).toBeInstanceOf(Api.Updates);
+      const [idUpdate, newMessage] = (again as Api.Updates).updates as [Api.UpdateMessageID, Api.UpdateNewChannelMessage | Api.UpdateNewMessage];
+      expect(idUpdate).toBeInstanceOf(Api.UpdateMessageID);
+      expect(idUpdate.randomId?.toString()).toBe(id);
+      expect(idUpdate.id).toBe((first.updates[0] as Api.UpdateMessageID).id);
+      expect(newMessage.ptsCount).toBe(0);
+      expect((newMessage.message as Api.Message).id).toBe(idUpdate.id);
+      expect((newMessage.message as Api.Message).message).toBe("only once");
+      expect(emu.history(chat).map((m) => m.text)).toEqual(["hi", "only once"]);
+    }
+    await emu.idle();
+    expect(seen).toEqual(["only once", "only once"]); // one per chat: the replays announce nothing
+
+    emu.setDuplicateMode("error");
+    const error = await client
+      .invoke(new Api.messages.SendMessage({ peer: sg.peerId, message: "only once", randomId: returnBigInt("7123456789012345678") }))
+      .catch((e: unknown) => e);
+    expect((error as errors.RPCError).errorMessage).toBe("RANDOM_ID_DUPLICATE");
+  });
+
   it("stores replies and broadcasts the send to other attached member accounts", async () => {
     const { emu, persona, alice, client: personaClient } = world();
     const second = emu.addAccount({ firstName: "Otto", username: "otto_persona" });

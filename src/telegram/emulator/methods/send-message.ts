@@ -64,12 +64,16 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates {
   const randomId = input.randomId;
   if (randomId == null) throw new RpcFault("RANDOM_ID_EMPTY");
   const randomKey = randomId.toString();
-  if (box.randomIds.has(randomKey)) throw new RpcFault("RANDOM_ID_DUPLICATE");
+  const original = box.randomIds.get(randomKey);
+  if (original) {
+    if (ctx.duplicates === "error") throw new RpcFault("RANDOM_ID_DUPLICATE");
+    return replay(ctx, original, randomId);
+  }
   if (!input.sticker && input.message.trim() === "") throw new RpcFault("MESSAGE_EMPTY");
   if (input.message.length > MAX_MESSAGE_LENGTH) throw new RpcFault("MESSAGE_TOO_LONG");
 
   const placement = resolveReply(ctx, rec, input.replyTo);
-  box.randomIds.add(randomKey);
+
   const msg = world.storeMessage({
     chat: rec,
     fromId: account.id,
@@ -80,6 +84,7 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates {
     ...(input.sticker ? { sticker: input.sticker } : {}),
   });
 
+  box.randomIds.set(randomKey, msg);
   const id = world.idFor(msg, account.id) ?? 0;
   const update = newMessageUpdate(world, views, msg, account);
   ctx.announce(msg);
@@ -88,6 +93,21 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates {
     views.entitiesFor([msg], account),
     ctx.now,
   );
+}
+
+/**
+ * The answer to a repeated random_id in "replay" mode: the original message once more, as it is
+ * now, with pts_count 0 (nothing new happened), and nothing announced to anyone.
+ */
+function replay(ctx: MethodContext, original: StoredMessage, randomId: NonNullable<SendInput["randomId"]>): Api.Updates {
+  const { world, views, account } = ctx;
+  const id = world.idFor(original, account.id) ?? 0;
+  const message = views.message(original, account);
+  const update =
+    original.chat.chat.kind === "supergroup"
+      ? new Api.UpdateNewChannelMessage({ message, pts: original.chat.pts.pts, ptsCount: 0 })
+      : new Api.UpdateNewMessage({ message, pts: world.mailbox(account.id).pts.pts, ptsCount: 0 });
+  return updatesEnvelope([new Api.UpdateMessageID({ id, randomId }), update], views.entitiesFor([original], account), ctx.now);
 }
 
 /**

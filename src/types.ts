@@ -41,6 +41,12 @@ export interface InboundMessage {
   readonly out: boolean;
   readonly senderIsBot: boolean;
   /**
+   * The update carried no usable sender (a short update, or a DM partner without an access hash)
+   * and the entity store does not know it: name, bot flag and (in a DM) the way to answer are
+   * missing until the sender is resolved — which only happens if the persona will answer.
+   */
+  readonly senderUnknown?: boolean;
+  /**
    * Access hash of the chat's peer (the channel, or the DM partner) as the update carried it.
    * Stored so the chat can be addressed after a restart: GramJS's session forgets its entity cache.
    */

@@ -14,17 +14,29 @@ export interface InboundPipelineDeps {
   readonly enqueue: (chatId: string, messageId: number, o: { awaitingReply: boolean }) => void;
   /** The reply context of a message enqueued with `awaitingReply`, once fetched. */
   readonly attachReply: (chatId: string, messageId: number, reply: ReplyContext) => void;
+  /** Addressed messages older than this (by their date) are stored but not answered (default 1 h). */
+  readonly maxAnswerAgeMs?: number;
+  /** Current time in ms (the runtime's clock); needed with maxAnswerAgeMs. */
+  readonly now?: () => number;
 }
+
+/** Default for `maxAnswerAgeMs`: a message that waited longer than an hour is history, not a question. */
+export const MAX_ANSWER_AGE_MS = 3_600_000;
 
 /**
  * Handle one inbound message. `fetchReply` resolves what it replies to (the adapter closes
  * over its raw platform message, text-only or not); it is only called for messages the
  * persona will answer, and must not throw (failures come back as `{kind: "unknown"}`).
  */
-export type InboundHandler = (m: InboundMessage, fetchReply: () => Promise<ReplyContext>) => Promise<InboundOutcome>;
+export type InboundHandler = (
+  m: InboundMessage,
+  fetchReply: () => Promise<ReplyContext>,
+  /** For a message with `senderUnknown`: find the sender (a Telegram request); undefined if that failed. */
+  resolveSender?: () => Promise<InboundMessage | undefined>,
+) => Promise<InboundOutcome>;
 
 /** Why a message was not handed on; returned for tests and the sandbox's --verbose. */
-export type InboundOutcome = "skipped-own" | "skipped-bot" | "skipped-service" | "duplicate" | "stored" | "addressed";
+export type InboundOutcome = "skipped-own" | "skipped-bot" | "skipped-service" | "duplicate" | "stored" | "too-old" | "addressed";
 
 /**
  * The inbound path: skip → persist → address → (only if addressed) reply context → enqueue.
@@ -32,10 +44,28 @@ export type InboundOutcome = "skipped-own" | "skipped-bot" | "skipped-service" |
  * persona is addressed.
  */
 export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
-  return async (m, fetchReply) => {
+  const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
+  const now = d.now ?? Date.now;
+  return async (m, fetchReply, resolveSender) => {
     if (m.out) return "skipped-own";
     if (m.senderIsBot) return "skipped-bot";
     if (m.senderId === SERVICE_ACCOUNT_ID) return "skipped-service";
+    const addressed = shouldRespondStrict(m, d.names);
+    if (addressed && m.senderUnknown && resolveSender) {
+      // Only for messages the persona will answer: who wrote it (a bot? what name? how to reply?)
+      // is fetched before anything is stored, so a crash during the fetch loses nothing — the
+      // message comes again through catch-up.
+      if (d.messages.has(m.chatId, m.messageId)) return "duplicate";
+      const standIn = m.senderName;
+      const resolved = await resolveSender();
+      if (resolved) {
+        m = resolved;
+        if (m.senderName !== standIn) d.messages.renameSender(m.chatId, m.senderId, standIn, m.senderName);
+      } else {
+        d.logger.warn({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "sender unknown; answering without a name");
+      }
+      if (m.senderIsBot) return "skipped-bot";
+    }
     const chat = {
       chatId: m.chatId,
       chatType: m.chatType,
@@ -54,7 +84,11 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
     });
     if (!fresh) return "duplicate";
-    if (!shouldRespondStrict(m, d.names)) return "stored";
+    if (!addressed) return "stored";
+    if (now() - m.date > maxAge) {
+      d.logger.debug({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "addressed but too old to answer");
+      return "too-old";
+    }
     if (m.chatType === "dm") d.messages.upsertChat({ ...chat, title: m.senderName });
     // From here an addressed message survives a crash: it is committed and its task exists
     // before the (up to 5 s) reply fetch starts; the task waits for the fetch to finish.

@@ -1,11 +1,13 @@
 import type { Logger } from "pino";
 import type { Persona } from "../config/persona";
 import { compileAddressMatcher } from "../inbound/addressing";
-import { createInboundPipeline, type InboundHandler } from "../inbound/pipeline";
+import { createInboundPipeline, MAX_ANSWER_AGE_MS, type InboundHandler } from "../inbound/pipeline";
 import type { Planner } from "../llm/planner";
 import type { Db } from "../store/db";
 import { MemoryStore } from "../store/memories";
-import { MessageStore } from "../store/messages";
+import { EntityStore } from "../store/entities";
+import { MessageStore, type ChatInfo } from "../store/messages";
+import { ACCOUNT_BOX, UpdateStateStore } from "../store/update-state";
 import {
   blockHandler,
   reactHandler,
@@ -22,9 +24,14 @@ import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler, type SchedulerOptions } from "../tasks/scheduler";
 import { TaskStore } from "../tasks/task-store";
 import { GramActions } from "../telegram/gramjs-actions";
-import { listenForMessages, type TelegramClient } from "../telegram/listen";
+import { CatchUp, type CatchUpSummary } from "../telegram/catch-up";
+import { listenForMessages, trackResult, type TelegramClient } from "../telegram/listen";
+import { createMessageFeed, type MessageFeed } from "../telegram/message-feed";
 import { REPLY_FETCH_TIMEOUT_MS } from "../telegram/reply-context";
+import { SenderResolver } from "../telegram/sender-resolver";
+import { UpdateTracker } from "../telegram/update-tracker";
 import type { Clock } from "../types";
+import { catchUpProgress } from "./catch-up-progress";
 import { systemClock } from "./clock";
 
 export interface AgentRuntimeOptions {
@@ -45,6 +52,10 @@ export interface AgentRuntimeOptions {
   readonly timeZone?: string;
   /** A request hit an account-terminal error (revoked session, banned account…). */
   readonly onAccountLost?: (error: AccountLostError) => void;
+  /** Addressed messages older than this are stored but not answered (default 1 h; `CATCH_UP_MAX_AGE_SEC`). */
+  readonly maxAnswerAgeMs?: number;
+  /** Catch up when `start()` runs (default true). */
+  readonly catchUpOnStart?: boolean;
 }
 
 /** How long `stop()` waits for running tasks (a send in flight) by default. */
@@ -60,6 +71,15 @@ export class AgentRuntime {
   readonly memories: MemoryStore;
   readonly scheduler: Scheduler;
   readonly inbound: InboundHandler;
+  readonly entities: EntityStore;
+  readonly updateState: UpdateStateStore;
+  readonly tracker: UpdateTracker;
+  readonly feed: MessageFeed;
+  /** The catch-up started by `start()` (resolves when it finished; never rejects). */
+  caughtUp: Promise<CatchUpSummary | undefined> = Promise.resolve(undefined);
+  private readonly engine: CatchUp;
+  private chain: Promise<unknown> = Promise.resolve();
+  private stopped = false;
   private detach: (() => void) | undefined;
   private readonly logger: Logger;
   private readonly clock: Clock;
@@ -70,11 +90,20 @@ export class AgentRuntime {
     this.logger = o.logger.child({ agent });
     this.messages = new MessageStore(o.db, agent);
     this.memories = new MemoryStore(o.db, agent);
+    this.entities = new EntityStore(o.db, agent);
+    this.updateState = new UpdateStateStore(o.db, agent);
+    this.tracker = new UpdateTracker({
+      state: this.updateState,
+      clock: this.clock,
+      logger: this.logger,
+      onGap: (box) => void this.fillGap(box),
+    });
     const actions = new GramActions({
       client: o.client,
       logger: this.logger,
-      lookupChat: (chatId) => this.messages.chat(chatId),
+      lookupChat: (chatId) => this.lookupChat(chatId),
       isStored: (chatId, messageId) => this.messages.has(chatId, messageId),
+      onResult: (res) => trackResult(this.tracker, res),
       ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
     });
     const limits = new RateLimits(o.db, agent, this.logger);
@@ -134,7 +163,79 @@ export class AgentRuntime {
       logger: this.logger,
       enqueue: (chatId, messageId, { awaitingReply }) => this.scheduler.enqueueReceived(chatId, messageId, { readDelayMs, awaitingReply }),
       attachReply: (chatId, messageId, reply) => this.scheduler.attachReply(chatId, messageId, reply),
+      maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
+      now: () => this.clock.now(),
     });
+    this.feed = createMessageFeed({
+      handler: this.inbound,
+      entities: this.entities,
+      resolver: new SenderResolver({ client: o.client, entities: this.entities, state: this.updateState, logger: this.logger }),
+      selfId: o.selfId,
+      replyTimeoutMs: o.replyTimeoutMs ?? REPLY_FETCH_TIMEOUT_MS,
+      logger: this.logger,
+    });
+    const commonChats = o.db.prepare(`SELECT DISTINCT chat_id FROM messages WHERE agent = ? AND chat_id NOT LIKE '-100%'`).pluck();
+    const channelChats = o.db.prepare(`SELECT chat_id FROM chats WHERE agent = ? AND chat_id LIKE '-100%'`).pluck();
+    this.engine = new CatchUp({
+      client: o.client,
+      entities: this.entities,
+      state: this.updateState,
+      tracker: this.tracker,
+      feed: this.feed,
+      highestId: (chatId) => this.messages.highestId(chatId),
+      commonChats: () => commonChats.all(agent) as string[],
+      knownChannels: () => channelChats.all(agent) as string[],
+      logger: this.logger,
+      now: () => Date.now(),
+    });
+  }
+
+  /** A chat's type and access hash: the chats table, else the entity store. */
+  private lookupChat(chatId: string): ChatInfo | undefined {
+    const c = this.messages.chat(chatId);
+    if (c?.accessHash !== undefined || c?.chatType === "group") return c;
+    const e = this.entities.get(chatId);
+    if (!e) return c;
+    const chatType = c?.chatType ?? (e.kind === "user" ? "dm" : e.kind === "chat" ? "group" : "supergroup");
+    return { chatId, chatType, ...(c?.title !== undefined ? { title: c.title } : {}), ...(e.accessHash !== undefined && !e.min ? { accessHash: e.accessHash } : {}) };
+  }
+
+  /**
+   * Fetch what was missed — on start, after a reconnect, or whenever the caller knows the
+   * connection was dead — and hand it to the inbound pipeline. Runs one at a time; resolves with
+   * what it did (also logged as one line).
+   */
+  catchUp(): Promise<CatchUpSummary> {
+    const run = this.chain.then(async () => {
+      const progress = catchUpProgress();
+      try {
+        const s = await this.engine.run();
+        this.logger.info(
+          { component: "catch-up", messages: s.messages, chats: s.chats, requests: s.requests, seconds: Math.round(s.ms / 100) / 10 },
+          `caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests, ${(s.ms / 1000).toFixed(1)} s`,
+        );
+        return s;
+      } finally {
+        progress.stop();
+      }
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A gap seen while running: the difference of that box only. */
+  private fillGap(box: string): Promise<void> {
+    const run = this.chain.then(async () => {
+      if (this.stopped) return;
+      try {
+        if (box === ACCOUNT_BOX) await this.engine.accountOnly();
+        else await this.engine.channelOnly(box);
+      } catch (err) {
+        this.logger.warn({ component: "catch-up", box: box || "account", err: String(err) }, "filling an update gap failed");
+      }
+    });
+    this.chain = run;
+    return run;
   }
 
   /** Resume stored tasks, start listening and ticking. */
@@ -142,13 +243,20 @@ export class AgentRuntime {
     this.scheduler.load();
     this.detach = listenForMessages({
       client: this.o.client,
-      handler: this.inbound,
+      feed: this.feed,
+      entities: this.entities,
+      tracker: this.tracker,
       selfId: this.o.selfId,
-      replyTimeoutMs: this.o.replyTimeoutMs ?? REPLY_FETCH_TIMEOUT_MS,
       logger: this.logger,
     });
     this.scheduler.start();
     this.logger.info({ component: "runtime" }, "agent started");
+    if (this.o.catchUpOnStart !== false) {
+      this.caughtUp = this.catchUp().catch((err: unknown) => {
+        this.logger.error({ component: "catch-up", err: String(err) }, "catch-up failed; live updates continue");
+        return undefined;
+      });
+    }
   }
 
   /**
@@ -158,8 +266,12 @@ export class AgentRuntime {
    * go out twice.
    */
   async stop(o: { graceMs?: number } = {}): Promise<void> {
+    this.stopped = true;
     this.detach?.();
     this.detach = undefined;
+    this.tracker.close();
+    // A catch-up in flight finishes what it handed over (bounded: its requests may never return).
+    await Promise.race([this.chain, new Promise((r) => setTimeout(r, 2000).unref())]);
     const graceMs = o.graceMs ?? STOP_GRACE_MS;
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
@@ -186,6 +298,8 @@ export class AgentRuntime {
 
   /** Die as a killed process would (for crash tests): nothing more is written. */
   abandon(): void {
+    this.stopped = true;
+    this.tracker.close();
     this.detach?.();
     this.detach = undefined;
     this.scheduler.abandon();

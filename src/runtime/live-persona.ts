@@ -129,6 +129,8 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     onDown: () => runtime.pause(),
     onRestored: async () => {
       runtime.resume();
+      // What arrived while the connection was dead is only in the difference: fetch it.
+      await runtime.catchUp().catch((err: unknown) => log.warn({ component: "catch-up", err: String(err) }, "catch-up after reconnect failed"));
       await o.onRestored?.(runtime);
     },
     onAccountLost: onLost,

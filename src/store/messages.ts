@@ -56,6 +56,8 @@ export class MessageStore {
   private readonly getStmt;
   private readonly chatStmt;
   private readonly chatGetStmt;
+  private readonly renameStmt;
+  private readonly highestStmt;
   /** Chat type+title last written, so the hot path skips the upsert when nothing changed. */
   private readonly chatCache = new Map<string, string>();
 
@@ -75,10 +77,12 @@ export class MessageStore {
     this.getStmt = db.prepare(`SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`);
     this.chatStmt = db.prepare(
       `INSERT INTO chats (agent, chat_id, chat_type, title, access_hash) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (agent, chat_id) DO UPDATE SET chat_type = excluded.chat_type, title = excluded.title,
+       ON CONFLICT (agent, chat_id) DO UPDATE SET chat_type = excluded.chat_type, title = coalesce(excluded.title, chats.title),
          access_hash = coalesce(excluded.access_hash, chats.access_hash)`,
     );
     this.chatGetStmt = db.prepare(`SELECT chat_type, title, access_hash FROM chats WHERE agent = ? AND chat_id = ?`);
+    this.renameStmt = db.prepare(`UPDATE messages SET sender_name = ? WHERE agent = ? AND chat_id = ? AND sender_id = ? AND sender_name = ?`);
+    this.highestStmt = db.prepare(`SELECT max(message_id) FROM messages WHERE agent = ? AND chat_id = ?`).pluck();
   }
 
   /**
@@ -125,10 +129,28 @@ export class MessageStore {
     return (this.recentStmt.all(this.agent, chatId, uptoId, limit) as Row[]).map(toMessage);
   }
 
-  /** Remember a chat's type, title and access hash (written only when they change). */
+  /**
+   * A sender first stored under a stand-in name ("user <id>", from an update that carried no user
+   * object) gets its real name once it is known — in that chat only (an indexed range).
+   */
+  renameSender(chatId: string, senderId: string, from: string, to: string): void {
+    if (from === to) return;
+    batchedWrite(this.db, () => this.renameStmt.run(to, this.agent, chatId, senderId, from));
+  }
+
+  /** The highest stored message id of a chat (catch-up's starting point without update state). */
+  highestId(chatId: string): number | undefined {
+    return (this.highestStmt.get(this.agent, chatId) as number | null) ?? undefined;
+  }
+
+  /**
+   * Remember a chat's type, title and access hash (written only when they change). A missing
+   * title or access hash never erases a stored one.
+   */
   upsertChat(c: ChatInfo): void {
     const key = `${c.chatType}\u0000${c.title ?? ""}\u0000${c.accessHash ?? ""}`;
-    if (this.chatCache.get(c.chatId) === key) return;
+    const old = this.chatCache.get(c.chatId);
+    if (old === key || (old !== undefined && old.startsWith(`${c.chatType}\u0000`) && c.title === undefined && c.accessHash === undefined)) return;
     batchedWrite(this.db, () => this.chatStmt.run(this.agent, c.chatId, c.chatType, c.title ?? null, c.accessHash ?? null));
     this.chatCache.set(c.chatId, key);
   }

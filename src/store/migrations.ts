@@ -68,4 +68,30 @@ export const migrations: readonly string[] = [
   ALTER TABLE tasks ADD COLUMN in_doubt INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE messages ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
   `,
+  // 3: entities that survive a restart, and the account's update state (issue 7 §2, §3).
+  `
+  CREATE TABLE entities (
+    agent       TEXT NOT NULL,
+    peer_id     TEXT NOT NULL,
+    kind        TEXT NOT NULL CHECK (kind IN ('user','chat','channel')),
+    access_hash TEXT,
+    first_name  TEXT,
+    last_name   TEXT,
+    title       TEXT,
+    username    TEXT,
+    bot         INTEGER NOT NULL DEFAULT 0,
+    min         INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (agent, peer_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE update_state (
+    agent TEXT    NOT NULL,
+    box   TEXT    NOT NULL,
+    pts   INTEGER NOT NULL,
+    qts   INTEGER NOT NULL DEFAULT 0,
+    date  INTEGER NOT NULL DEFAULT 0,
+    seq   INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (agent, box)
+  ) WITHOUT ROWID;
+  `,
 ];

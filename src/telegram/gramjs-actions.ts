@@ -87,6 +87,8 @@ export interface GramActionsOptions {
   readonly requestTimeoutMs?: number;
   /** Whether the store already holds this message (to tell an earlier identical send apart). */
   readonly isStored?: (chatId: string, messageId: number) => boolean;
+  /** Every successful answer (a send's answer carries pts the update tracker must see). */
+  readonly onResult?: (res: unknown) => void;
 }
 
 /**
@@ -289,7 +291,10 @@ export class GramActions implements ChatActions {
     try {
       // Real time, not the task clock: this bounds network I/O, like the reply fetch.
       return await Promise.race([
-        this.o.client.invoke(req),
+        this.o.client.invoke(req).then((res) => {
+          this.o.onResult?.(res);
+          return res;
+        }),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new RequestTimeoutError(req.className, ms)), ms);
           timer.unref(); // a request nobody answers must not keep a finished process alive

@@ -1,39 +1,104 @@
 import type { Logger } from "pino";
-import type { TelegramClient } from "telegram";
-import { NewMessage, type NewMessageEvent } from "telegram/events/index.js";
-import type { InboundHandler } from "../inbound/pipeline";
-import { parseMessage } from "./parse";
-import { fetchReplyContext } from "./reply-context";
+import { Api, type TelegramClient } from "telegram";
+import { NewMessage } from "telegram/events/index.js";
+import { Raw } from "telegram/events/Raw.js";
+import { returnBigInt } from "telegram/Helpers.js";
+import type { EntityStore } from "../store/entities";
+import { ACCOUNT_BOX } from "../store/update-state";
+import { captureEntities } from "./entities";
+import type { MessageFeed } from "./message-feed";
+import type { GramMessage } from "./parse";
+import type { PtsInfo } from "./sender-resolver";
+import type { UpdateTracker } from "./update-tracker";
 
 export type { TelegramClient } from "telegram";
 
 export interface ListenOptions {
   readonly client: TelegramClient;
-  readonly handler: InboundHandler;
+  readonly feed: MessageFeed;
+  readonly entities: EntityStore;
+  readonly tracker: UpdateTracker;
   readonly selfId: string;
-  readonly replyTimeoutMs: number;
   readonly logger: Logger;
 }
 
+type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
+
+/** Where an update's pts counts: the account's common box or a channel's ("-100<id>"). */
+export function ptsBox(update: Api.TypeUpdate | Api.TypeUpdates): { box: string; pts: number; ptsCount: number } | undefined {
+  const u = update as { pts?: unknown; ptsCount?: unknown; channelId?: { toString(): string }; message?: { peerId?: unknown } };
+  if (typeof u.pts !== "number" || typeof u.ptsCount !== "number") return undefined;
+  if (u.channelId !== undefined) return { box: `-100${u.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };
+  const peer = u.message?.peerId;
+  if (peer instanceof Api.PeerChannel) return { box: `-100${peer.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };
+  return { box: ACCOUNT_BOX, pts: u.pts, ptsCount: u.ptsCount };
+}
+
 /**
- * Feed every incoming message of the account into the inbound pipeline. The raw GramJS message
- * stays in the closure given to the pipeline, so the reply target can be fetched for any
- * message — text-only or media — but only once the pipeline decided to answer.
- * Returns a function that detaches the handler.
+ * Everything the account receives goes through one raw handler: the entities an update carries
+ * are stored (only when new or changed), its pts is checked against the box it belongs to (see
+ * UpdateTracker: gaps are held and then fetched), and new messages — full or short — go to the
+ * message feed. GramJS's own NewMessage builder turns short updates into messages, so parsing
+ * is the same for every shape. Returns a function that detaches the handler.
  */
 export function listenForMessages(o: ListenOptions): () => void {
-  const event = new NewMessage({ incoming: true });
-  const callback = async (e: NewMessageEvent): Promise<void> => {
-    const raw = e.message;
-    const m = parseMessage(raw);
-    if (!m) return;
-    try {
-      await o.handler(m, () => fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger }));
-    } catch (err) {
-      // GramJS swallows handler errors; make sure ours are seen.
-      o.logger.error({ component: "inbound", chatId: m.chatId, messageId: m.messageId, err }, "inbound message handling failed");
-    }
+  const builder = new NewMessage({});
+  const selfId = returnBigInt(o.selfId);
+  const seenEntityMaps = new WeakSet<object>();
+
+  const messageOf = (update: Api.TypeUpdate): GramMessage | undefined => {
+    const event = builder.build(update, undefined, selfId);
+    if (!event) return undefined;
+    event._setClient(o.client);
+    return event.message;
   };
+
+  const process = (update: Api.TypeUpdate, pts: PtsInfo | undefined): Promise<unknown> => {
+    const raw = messageOf(update);
+    return raw ? o.feed(raw, pts) : Promise.resolve();
+  };
+
+  const callback = async (update: Api.TypeUpdate): Promise<void> => {
+    const ents = (update as WithEntities)._entities;
+    if (ents && ents.size > 0 && !seenEntityMaps.has(ents)) {
+      seenEntityMaps.add(ents);
+      captureEntities(o.entities, ents.values());
+    }
+    if (update instanceof Api.UpdateChannelTooLong) {
+      o.tracker.gap(`-100${update.channelId.toString()}`);
+      return;
+    }
+    const at = ptsBox(update);
+    if (!at) {
+      await process(update, undefined);
+      return;
+    }
+    const date = (update as { date?: number }).date ?? (update as { message?: { date?: number } }).message?.date ?? 0;
+    const pts: PtsInfo = { pts: at.pts, ptsCount: at.ptsCount, date };
+    let done: Promise<unknown> | undefined;
+    o.tracker.enter(at.box, at.pts, at.ptsCount, date, (ticket) => {
+      done = process(update, pts)
+        .catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"))
+        .finally(() => ticket?.done());
+    });
+    // An update held behind a gap runs later; GramJS's dispatch need not wait for it.
+    await done;
+  };
+  const event = new Raw({});
   o.client.addEventHandler(callback, event);
   return () => o.client.removeEventHandler(callback, event);
+}
+
+/** Feed the updates in an answer to our own request (a send's result carries pts) to the tracker. */
+export function trackResult(tracker: UpdateTracker, res: unknown): void {
+  const list: Api.TypeUpdate[] =
+    res instanceof Api.Updates || res instanceof Api.UpdatesCombined
+      ? res.updates
+      : res instanceof Api.UpdateShortSentMessage || res instanceof Api.messages.AffectedMessages
+        ? [res as unknown as Api.TypeUpdate]
+        : [];
+  for (const u of list) {
+    const at = ptsBox(u);
+    if (at) tracker.enter(at.box, at.pts, at.ptsCount, 0, (ticket) => ticket?.done());
+  }
 }

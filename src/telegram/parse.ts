@@ -4,7 +4,7 @@ import type { ChatType, InboundMessage, MessageEntity } from "../types";
 /** GramJS's custom message (what NewMessage handlers receive). */
 export type GramMessage = Api.Message;
 
-type Entityish = { className?: string; accessHash?: { toString(): string }; firstName?: string; lastName?: string; title?: string; username?: string; bot?: boolean; forum?: boolean; megagroup?: boolean; broadcast?: boolean };
+type Entityish = { className?: string; min?: boolean; accessHash?: { toString(): string }; firstName?: string; lastName?: string; title?: string; username?: string; bot?: boolean; forum?: boolean; megagroup?: boolean; broadcast?: boolean };
 
 /** "Ann Lee", a title, or "@user" / the id when the entity is unknown. */
 export function displayName(e: Entityish | undefined, fallbackId: string): string {
@@ -70,6 +70,8 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     }
   }
   const text = m.message || mediaPlaceholder(m);
+  // Short updates carry no user objects; a min user has no access hash to answer a DM with.
+  const senderUnknown = !sender || (chatType === "dm" && (sender.min === true || sender.accessHash === undefined));
   return {
     chatId,
     chatType,
@@ -86,6 +88,7 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     ...(topicId !== undefined ? { topicId } : {}),
     out: Boolean(m.out),
     senderIsBot: Boolean(sender?.bot),
-    ...(chatType !== "group" && chat?.accessHash !== undefined ? { accessHash: chat.accessHash.toString() } : {}),
+    ...(senderUnknown ? { senderUnknown } : {}),
+    ...(chatType !== "group" && chat?.accessHash !== undefined && !chat.min ? { accessHash: chat.accessHash.toString() } : {}),
   };
 }

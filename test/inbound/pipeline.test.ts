@@ -19,6 +19,7 @@ function setup() {
     logger: pino({ level: "silent" }),
     enqueue: (chatId, messageId, o) => enqueued.push({ chatId, messageId, ...o }),
     attachReply: (_chatId, messageId, reply) => attached.push({ messageId, reply }),
+    now: () => base.date + 60_000,
   });
   const fetchReply = async () => {
     fetches++;
@@ -87,6 +88,7 @@ describe("inbound pipeline", () => {
       logger: pino({ level: "silent" }),
       enqueue: () => {},
       attachReply: () => {},
+      now: () => base.date,
     });
     let fetching = false;
     void handle({ ...base, replyToId: 3 }, () => {

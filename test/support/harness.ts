@@ -87,6 +87,8 @@ export class Harness {
     h.club = h.emu.createGroup({ title: "Club", members: [h.account, h.alice, h.bob] });
     h.gemini = o.gemini ?? (await GeminiFake.start());
     h.boot();
+    await h.runtime.caughtUp;
+    h.emu.clearRequests(); // the start's catch-up (updates.GetState) is not what tests look at
     return h;
   }
 

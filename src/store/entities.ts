@@ -1,0 +1,135 @@
+import { batchedWrite, type Db } from "./db";
+
+/** A user, basic group or channel the account has seen, keyed by its marked peer id. */
+export interface EntityRecord {
+  /** Marked id: users "123", basic groups "-123", channels "-100123". */
+  readonly peerId: string;
+  readonly kind: "user" | "chat" | "channel";
+  /** Absent for basic groups (none exists) and for what was only ever seen as a `min` copy. */
+  readonly accessHash?: string;
+  readonly firstName?: string;
+  readonly lastName?: string;
+  readonly title?: string;
+  readonly username?: string;
+  readonly bot: boolean;
+  /** True while only a `min` copy was seen: names are known, the access hash is not usable. */
+  readonly min: boolean;
+}
+
+interface Row {
+  peer_id: string;
+  kind: EntityRecord["kind"];
+  access_hash: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  title: string | null;
+  username: string | null;
+  bot: number;
+  min: number;
+}
+
+const FIELDS = ["accessHash", "firstName", "lastName", "title", "username"] as const;
+
+/**
+ * Merge a freshly seen copy into what is stored. A `min` copy never replaces a full one (its
+ * access hash is not usable and its fields may be partial); a field the copy lacks keeps its
+ * stored value — an update without a title never erases a title.
+ */
+export function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord): EntityRecord {
+  if (!known) return seen.min ? withoutHash(seen) : seen;
+  if (seen.min && !known.min) return known;
+  const out: { -readonly [K in keyof EntityRecord]: EntityRecord[K] } = { ...known, kind: seen.kind, bot: seen.bot || known.bot, min: seen.min };
+  for (const f of FIELDS) {
+    const v = seen[f];
+    if (v !== undefined && !(f === "accessHash" && seen.min)) out[f] = v;
+  }
+  return out;
+}
+
+function withoutHash(e: EntityRecord): EntityRecord {
+  const { accessHash: _unused, ...rest } = e;
+  return rest;
+}
+
+function same(a: EntityRecord, b: EntityRecord): boolean {
+  return a.kind === b.kind && a.bot === b.bot && a.min === b.min && FIELDS.every((f) => a[f] === b[f]);
+}
+
+/**
+ * Every user and chat the account has seen (id, access hash, names, username, bot, min), so a
+ * restarted process can address chats and name senders without GramJS's lost entity cache.
+ * The whole table is held in memory (a few hundred bytes per entity); a write happens only when
+ * something is new or changed, and joins the inbound group commit.
+ */
+export class EntityStore {
+  private readonly known = new Map<string, EntityRecord>();
+  private readonly upsertStmt;
+
+  constructor(
+    private readonly db: Db,
+    private readonly agent: string,
+  ) {
+    this.upsertStmt = db.prepare(
+      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent, peer_id) DO UPDATE SET kind = excluded.kind, access_hash = excluded.access_hash,
+         first_name = excluded.first_name, last_name = excluded.last_name, title = excluded.title,
+         username = excluded.username, bot = excluded.bot, min = excluded.min`,
+    );
+    for (const r of db.prepare(`SELECT * FROM entities WHERE agent = ?`).all(agent) as Row[]) {
+      this.known.set(r.peer_id, {
+        peerId: r.peer_id,
+        kind: r.kind,
+        ...(r.access_hash != null ? { accessHash: r.access_hash } : {}),
+        ...(r.first_name != null ? { firstName: r.first_name } : {}),
+        ...(r.last_name != null ? { lastName: r.last_name } : {}),
+        ...(r.title != null ? { title: r.title } : {}),
+        ...(r.username != null ? { username: r.username } : {}),
+        bot: r.bot === 1,
+        min: r.min === 1,
+      });
+    }
+  }
+
+  get(peerId: string): EntityRecord | undefined {
+    return this.known.get(peerId);
+  }
+
+  /** Channels the account has seen with a usable access hash. */
+  channels(): EntityRecord[] {
+    return [...this.known.values()].filter((e) => e.kind === "channel" && e.accessHash !== undefined && !e.min);
+  }
+
+  get size(): number {
+    return this.known.size;
+  }
+
+  /** Record a seen copy; returns the merged record. Writes only when it changed anything. */
+  observe(seen: EntityRecord): EntityRecord {
+    const known = this.known.get(seen.peerId);
+    const merged = mergeEntity(known, seen);
+    if (known && same(known, merged)) return known;
+    this.known.set(seen.peerId, merged);
+    batchedWrite(this.db, () =>
+      this.upsertStmt.run(
+        this.agent,
+        merged.peerId,
+        merged.kind,
+        merged.accessHash ?? null,
+        merged.firstName ?? null,
+        merged.lastName ?? null,
+        merged.title ?? null,
+        merged.username ?? null,
+        merged.bot ? 1 : 0,
+        merged.min ? 1 : 0,
+      ),
+    );
+    return merged;
+  }
+}
+
+/** "Ann Lee", a title, "@user", or undefined when the record holds no name. */
+export function entityName(e: EntityRecord): string | undefined {
+  const full = [e.firstName, e.lastName].filter(Boolean).join(" ").trim();
+  return full || e.title || (e.username ? `@${e.username}` : undefined);
+}

@@ -1,0 +1,73 @@
+import { batchedWrite, type Db } from "./db";
+
+/** The account's common update box (DMs and basic groups): pts, qts, date, seq. */
+export interface AccountState {
+  readonly pts: number;
+  readonly qts: number;
+  /** Unix seconds, as Telegram sends it. */
+  readonly date: number;
+  readonly seq: number;
+}
+
+/** Box key of the account's common box; a channel's box is its marked id ("-100…"). */
+export const ACCOUNT_BOX = "";
+
+interface Row {
+  box: string;
+  pts: number;
+  qts: number;
+  date: number;
+  seq: number;
+}
+
+/**
+ * Telegram's update state, persisted: the account's pts/qts/date/seq and one pts per channel.
+ * Writers advance it only past updates whose messages are already written (see
+ * telegram/update-tracker.ts); the write joins the same group commit as those messages, after
+ * them, so no commit can hold the state without the messages it covers.
+ */
+export class UpdateStateStore {
+  private readonly upsertStmt;
+  private readonly cache = new Map<string, AccountState>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly agent: string,
+  ) {
+    this.upsertStmt = db.prepare(
+      `INSERT INTO update_state (agent, box, pts, qts, date, seq) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent, box) DO UPDATE SET pts = excluded.pts, qts = excluded.qts, date = excluded.date, seq = excluded.seq`,
+    );
+    for (const r of db.prepare(`SELECT box, pts, qts, date, seq FROM update_state WHERE agent = ?`).all(agent) as Row[]) {
+      this.cache.set(r.box, { pts: r.pts, qts: r.qts, date: r.date, seq: r.seq });
+    }
+  }
+
+  account(): AccountState | undefined {
+    return this.cache.get(ACCOUNT_BOX);
+  }
+
+  channelPts(channelId: string): number | undefined {
+    return this.cache.get(channelId)?.pts;
+  }
+
+  /** Marked ids of the channels with a stored pts. */
+  channels(): string[] {
+    return [...this.cache.keys()].filter((b) => b !== ACCOUNT_BOX);
+  }
+
+  setAccount(s: AccountState): void {
+    this.write(ACCOUNT_BOX, s);
+  }
+
+  setChannel(channelId: string, pts: number): void {
+    this.write(channelId, { pts, qts: 0, date: 0, seq: 0 });
+  }
+
+  private write(box: string, s: AccountState): void {
+    const old = this.cache.get(box);
+    if (old && old.pts === s.pts && old.qts === s.qts && old.date === s.date && old.seq === s.seq) return;
+    this.cache.set(box, s);
+    batchedWrite(this.db, () => this.upsertStmt.run(this.agent, box, s.pts, s.qts, s.date, s.seq));
+  }
+}

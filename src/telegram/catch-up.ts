@@ -1,0 +1,272 @@
+import type { Logger } from "pino";
+import { Api, utils, type TelegramClient } from "telegram";
+import { returnBigInt } from "telegram/Helpers.js";
+import type { EntityStore } from "../store/entities";
+import { ACCOUNT_BOX, type UpdateStateStore } from "../store/update-state";
+import { captureEntities, inputChannelOf, inputPeerOf } from "./entities";
+import type { MessageFeed } from "./message-feed";
+import type { GramMessage } from "./parse";
+import type { UpdateTracker } from "./update-tracker";
+
+/** What one catch-up did; logged as one line. */
+export interface CatchUpSummary {
+  /** Messages handed to the inbound pipeline (duplicates included; the pipeline keeps one). */
+  readonly messages: number;
+  /** Distinct chats those messages were in. */
+  readonly chats: number;
+  /** Telegram requests made. */
+  readonly requests: number;
+  readonly ms: number;
+}
+
+export interface CatchUpOptions {
+  readonly client: TelegramClient;
+  readonly entities: EntityStore;
+  readonly state: UpdateStateStore;
+  readonly tracker: UpdateTracker;
+  readonly feed: MessageFeed;
+  /** Highest stored message id of a chat (getHistory starts above it). */
+  readonly highestId: (chatId: string) => number | undefined;
+  /** Chats with stored messages that are DMs or basic groups (for a `differenceTooLong`). */
+  readonly commonChats: () => string[];
+  /** Supergroups the store knows (beside the entity store's channels). */
+  readonly knownChannels: () => string[];
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** Told after each box (the account's, then each channel) is done. */
+  readonly onProgress?: (done: number, total: number, messages: number) => void;
+  /** At most this many channels per catch-up (default 1,000). */
+  readonly maxChannels?: number;
+  /** Channel differences fetched at once (default 4). */
+  readonly concurrency?: number;
+}
+
+/** Telegram's limit on messages per getChannelDifference for user accounts. */
+export const CHANNEL_DIFFERENCE_LIMIT = 100;
+/** Messages per getHistory page (Telegram's maximum). */
+export const HISTORY_PAGE = 100;
+/** Without any stored message of a channel, look back at most this many messages. */
+export const FRESH_CHANNEL_LOOKBACK = 20;
+
+/**
+ * Catch-up after downtime or a dead connection, as Telegram's update protocol describes it:
+ * `updates.getDifference` from the stored account state until it is final (slices continue from
+ * their intermediate state); `updates.getChannelDifference` for every known channel (bounded in
+ * number and concurrency); `channelDifferenceTooLong`, `differenceTooLong` or a channel without
+ * stored state fall back to `messages.getHistory` above the chat's highest stored message.
+ *
+ * Every message goes through the same feed as live updates (the inbound pipeline dedupes on
+ * (agent, chat, id)), and each box's state is advanced only after its messages were handed
+ * over, so a crash at any point repeats work and never skips it. Live updates of a box being
+ * synced are held by the tracker and run after it.
+ */
+export class CatchUp {
+  private requests = 0;
+  private messages = 0;
+  private readonly chats = new Set<string>();
+
+  constructor(private readonly o: CatchUpOptions) {}
+
+  async run(): Promise<CatchUpSummary> {
+    const t0 = this.o.now();
+    this.requests = 0;
+    this.messages = 0;
+    this.chats.clear();
+    const extraChannels = new Set<string>();
+    const channels = this.channelList(extraChannels);
+    const total = 1 + channels.length;
+    let done = 0;
+    await this.account(extraChannels);
+    this.o.onProgress?.(++done, total + extraChannels.size, this.messages);
+    for (const c of extraChannels) if (!channels.includes(c)) channels.push(c);
+    const max = this.o.maxChannels ?? 1000;
+    const list = channels.slice(0, max);
+    if (channels.length > max) this.o.logger.warn({ component: "catch-up", channels: channels.length, max }, "too many channels; catching up the first ones only");
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const c = list[next++]!;
+        try {
+          await this.channel(c);
+        } catch (err) {
+          this.o.tracker.endSync(c, undefined);
+          this.o.logger.warn({ component: "catch-up", chatId: c, err: String(err) }, "channel catch-up failed");
+        }
+        this.o.onProgress?.(++done, 1 + list.length, this.messages);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.o.concurrency ?? 4, list.length) }, worker));
+    return { messages: this.messages, chats: this.chats.size, requests: this.requests, ms: this.o.now() - t0 };
+  }
+
+  /** Catch up one channel (a gap seen while running). */
+  async channelOnly(channelId: string): Promise<void> {
+    try {
+      await this.channel(channelId);
+    } catch (err) {
+      this.o.tracker.endSync(channelId, undefined);
+      throw err;
+    }
+  }
+
+  /** Catch up the account's common box only (a gap seen while running). */
+  async accountOnly(): Promise<void> {
+    const extra = new Set<string>();
+    await this.account(extra);
+    await Promise.all([...extra].map((c) => this.channelOnly(c).catch(() => undefined)));
+  }
+
+  private channelList(extra: Set<string>): string[] {
+    const all = new Set([...this.o.tracker.knownChannels(), ...this.o.entities.channels().map((e) => e.peerId), ...this.o.knownChannels()]);
+    for (const c of extra) all.add(c);
+    return [...all].filter((c) => inputChannelOf(this.o.entities.get(c)) !== undefined);
+  }
+
+  private async invoke<R extends Api.AnyRequest>(req: R): Promise<R["__response"]> {
+    this.requests++;
+    return this.o.client.invoke(req);
+  }
+
+  /** Hand messages over in order and wait until the pipeline has them (stored, enqueued). */
+  private async feedAll(list: readonly Api.TypeMessage[], users: Api.TypeUser[], chats: Api.TypeChat[]): Promise<void> {
+    captureEntities(this.o.entities, [...users, ...chats]);
+    const entities = new Map<string, Api.TypeUser | Api.TypeChat>();
+    for (const x of [...users, ...chats]) entities.set(utils.getPeerId(x), x);
+    const msgs = list.filter((m): m is Api.Message => m instanceof Api.Message).sort((a, b) => a.date - b.date || a.id - b.id);
+    const pending: Promise<unknown>[] = [];
+    for (const m of msgs) {
+      (m as GramMessage)._finishInit(this.o.client, entities, undefined);
+      this.messages++;
+      this.chats.add(utils.getPeerId(m.peerId));
+      pending.push(this.o.feed(m));
+    }
+    await Promise.all(pending);
+  }
+
+  private async account(extraChannels: Set<string>): Promise<void> {
+    const t = this.o.tracker;
+    t.beginSync(ACCOUNT_BOX);
+    try {
+      const stored = this.o.state.account();
+      const local = t.localPts(ACCOUNT_BOX);
+      if (!stored || local === undefined) {
+        // First start on this account: nothing to catch up, start from now.
+        const s = await this.invoke(new Api.updates.GetState());
+        t.endSync(ACCOUNT_BOX, s.pts, { qts: s.qts, date: s.date, seq: s.seq });
+        return;
+      }
+      let st = { pts: local, qts: stored.qts, date: stored.date, seq: stored.seq };
+      for (;;) {
+        const res = await this.invoke(new Api.updates.GetDifference({ pts: st.pts, date: st.date, qts: st.qts }));
+        if (res instanceof Api.updates.DifferenceEmpty) {
+          t.endSync(ACCOUNT_BOX, st.pts, { qts: st.qts, date: res.date, seq: res.seq });
+          return;
+        }
+        if (res instanceof Api.updates.DifferenceTooLong) {
+          await this.commonHistory();
+          const s = await this.invoke(new Api.updates.GetState());
+          t.endSync(ACCOUNT_BOX, Math.max(res.pts, s.pts), { qts: s.qts, date: s.date, seq: s.seq });
+          return;
+        }
+        const channelMsgs: Api.TypeMessage[] = [];
+        for (const u of res.otherUpdates) {
+          if (u instanceof Api.UpdateChannelTooLong) extraChannels.add(`-100${u.channelId.toString()}`);
+          else if (u instanceof Api.UpdateNewChannelMessage) channelMsgs.push(u.message);
+          else if (u instanceof Api.UpdateNewMessage) channelMsgs.push(u.message);
+        }
+        await this.feedAll([...res.newMessages, ...channelMsgs], res.users, res.chats);
+        const next = res instanceof Api.updates.Difference ? res.state : res.intermediateState;
+        st = { pts: next.pts, qts: next.qts, date: next.date, seq: next.seq };
+        if (res instanceof Api.updates.Difference) {
+          t.endSync(ACCOUNT_BOX, st.pts, st);
+          return;
+        }
+        t.syncedTo(ACCOUNT_BOX, st.pts, st);
+      }
+    } catch (err) {
+      // Release what was held: live updates must not wait for a catch-up that failed.
+      t.endSync(ACCOUNT_BOX, undefined);
+      throw err;
+    }
+  }
+
+  private async channel(channelId: string): Promise<void> {
+    const t = this.o.tracker;
+    const input = inputChannelOf(this.o.entities.get(channelId));
+    if (!input) return;
+    t.beginSync(channelId);
+    let pts = t.localPts(channelId);
+    if (pts === undefined) {
+      const top = await this.history(channelId, this.o.highestId(channelId));
+      t.endSync(channelId, top);
+      return;
+    }
+    for (;;) {
+      const res: Api.updates.TypeChannelDifference = await this.invoke(
+        new Api.updates.GetChannelDifference({ channel: input, filter: new Api.ChannelMessagesFilterEmpty(), pts, limit: CHANNEL_DIFFERENCE_LIMIT }),
+      );
+      if (res instanceof Api.updates.ChannelDifferenceEmpty) {
+        t.endSync(channelId, res.pts);
+        return;
+      }
+      if (res instanceof Api.updates.ChannelDifferenceTooLong) {
+        // Too much happened: backfill above what is stored, then continue from the dialog's pts.
+        captureEntities(this.o.entities, [...res.users, ...res.chats]);
+        const top = await this.history(channelId, this.o.highestId(channelId) ?? 0);
+        const dialogPts = res.dialog instanceof Api.Dialog ? res.dialog.pts : undefined;
+        t.endSync(channelId, dialogPts ?? top);
+        return;
+      }
+      await this.feedAll(res.newMessages, res.users, res.chats);
+      const reached: number = res.pts;
+      pts = reached;
+      if (res.final) {
+        t.endSync(channelId, reached);
+        return;
+      }
+      t.syncedTo(channelId, reached);
+    }
+  }
+
+  /** DMs and basic groups after a `differenceTooLong`: each from its highest stored id. */
+  private async commonHistory(): Promise<void> {
+    for (const chatId of this.o.commonChats()) {
+      try {
+        await this.history(chatId, this.o.highestId(chatId) ?? 0);
+      } catch (err) {
+        this.o.logger.warn({ component: "catch-up", chatId, err: String(err) }, "history backfill failed");
+      }
+    }
+  }
+
+  /**
+   * Everything above `minId` with `messages.getHistory`, newest page first, handed over oldest
+   * first. Without `minId` (nothing stored) only the last few messages. Returns the channel's pts
+   * from the answer, if it carried one.
+   */
+  private async history(chatId: string, minId: number | undefined): Promise<number | undefined> {
+    const peer = inputPeerOf(this.o.entities.get(chatId));
+    if (!peer) return undefined;
+    const all: Api.TypeMessage[] = [];
+    const users: Api.TypeUser[] = [];
+    const chats: Api.TypeChat[] = [];
+    let pts: number | undefined;
+    let offsetId = 0;
+    for (;;) {
+      const limit = minId === undefined ? FRESH_CHANNEL_LOOKBACK : HISTORY_PAGE;
+      const res: Api.messages.TypeMessages = await this.invoke(
+        new Api.messages.GetHistory({ peer, offsetId, offsetDate: 0, addOffset: 0, limit, maxId: 0, minId: minId ?? 0, hash: returnBigInt(0) }),
+      );
+      if (res instanceof Api.messages.MessagesNotModified) break;
+      if (res instanceof Api.messages.ChannelMessages) pts ??= res.pts;
+      users.push(...res.users);
+      chats.push(...res.chats);
+      const page = res.messages.filter((m) => m.id > (minId ?? 0));
+      all.push(...page);
+      if (minId === undefined || page.length < limit) break;
+      offsetId = Math.min(...page.map((m) => m.id));
+    }
+    await this.feedAll(all, users, chats);
+    return pts;
+  }
+}

@@ -1,0 +1,64 @@
+import { Api, utils } from "telegram";
+import { returnBigInt } from "telegram/Helpers.js";
+import type { EntityRecord, EntityStore } from "../store/entities";
+
+/** GramJS user/chat object → what the entity store keeps; undefined for empty/forbidden shapes without a use. */
+export function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined {
+  if (x instanceof Api.User) {
+    return {
+      peerId: x.id.toString(),
+      kind: "user",
+      ...(x.accessHash !== undefined && x.accessHash !== null ? { accessHash: x.accessHash.toString() } : {}),
+      ...(x.firstName ? { firstName: x.firstName } : {}),
+      ...(x.lastName ? { lastName: x.lastName } : {}),
+      ...(x.username ? { username: x.username } : {}),
+      bot: Boolean(x.bot),
+      min: Boolean(x.min),
+    };
+  }
+  if (x instanceof Api.Chat) {
+    return { peerId: utils.getPeerId(x), kind: "chat", ...(x.title ? { title: x.title } : {}), bot: false, min: false };
+  }
+  if (x instanceof Api.Channel) {
+    return {
+      peerId: utils.getPeerId(x),
+      kind: "channel",
+      ...(x.accessHash !== undefined && x.accessHash !== null ? { accessHash: x.accessHash.toString() } : {}),
+      ...(x.title ? { title: x.title } : {}),
+      ...(x.username ? { username: x.username } : {}),
+      bot: false,
+      min: Boolean(x.min),
+    };
+  }
+  if (x instanceof Api.ChannelForbidden) {
+    return { peerId: utils.getPeerId(x), kind: "channel", accessHash: x.accessHash.toString(), ...(x.title ? { title: x.title } : {}), bot: false, min: false };
+  }
+  return undefined;
+}
+
+/** Store every user and chat of a list (an update's or an answer's). Cheap when nothing changed. */
+export function captureEntities(store: EntityStore, list: Iterable<Api.TypeUser | Api.TypeChat>): void {
+  for (const x of list) {
+    const r = entityRecord(x);
+    if (r) store.observe(r);
+  }
+}
+
+/** The input peer for a stored entity, or undefined when it cannot be addressed (min, no hash). */
+export function inputPeerOf(e: EntityRecord | undefined): Api.TypeInputPeer | undefined {
+  if (!e) return undefined;
+  if (e.kind === "chat") return new Api.InputPeerChat({ chatId: bigId(e.peerId.slice(1)) });
+  if (e.accessHash === undefined || e.min) return undefined;
+  if (e.kind === "user") return new Api.InputPeerUser({ userId: bigId(e.peerId), accessHash: bigId(e.accessHash) });
+  return new Api.InputPeerChannel({ channelId: bigId(e.peerId.slice(4)), accessHash: bigId(e.accessHash) });
+}
+
+/** The InputChannel of a stored channel, or undefined. */
+export function inputChannelOf(e: EntityRecord | undefined): Api.InputChannel | undefined {
+  if (!e || e.kind !== "channel" || e.accessHash === undefined || e.min) return undefined;
+  return new Api.InputChannel({ channelId: bigId(e.peerId.slice(4)), accessHash: bigId(e.accessHash) });
+}
+
+function bigId(s: string): ReturnType<typeof returnBigInt> {
+  return returnBigInt(s);
+}

@@ -1,0 +1,67 @@
+import type { Logger } from "pino";
+import type { InboundHandler, InboundOutcome } from "../inbound/pipeline";
+import { entityName, type EntityRecord, type EntityStore } from "../store/entities";
+import type { InboundMessage } from "../types";
+import { parseMessage, type GramMessage } from "./parse";
+import { fetchReplyContext } from "./reply-context";
+import type { PtsInfo, SenderResolver } from "./sender-resolver";
+
+export interface MessageFeedOptions {
+  readonly handler: InboundHandler;
+  readonly entities: EntityStore;
+  readonly resolver: SenderResolver;
+  readonly selfId: string;
+  readonly replyTimeoutMs: number;
+  readonly logger: Logger;
+}
+
+/** One GramJS message (live or from a catch-up) into the inbound pipeline. */
+export type MessageFeed = (raw: GramMessage, pts?: PtsInfo) => Promise<InboundOutcome | undefined>;
+
+/** What the entity store adds to a message whose update named no sender (or no chat title). */
+export function enrich(m: InboundMessage, sender: EntityRecord | undefined, chat: EntityRecord | undefined): InboundMessage {
+  let out = m;
+  if (m.chatType !== "dm" && m.chatTitle === undefined && chat?.title) out = { ...out, chatTitle: chat.title };
+  if (!m.senderUnknown) return out;
+  if (!sender) return out;
+  const name = entityName(sender);
+  const usable = !sender.min && sender.accessHash !== undefined;
+  return {
+    ...out,
+    ...(name ? { senderName: name } : {}),
+    ...(sender.username ? { senderUsername: sender.username } : {}),
+    senderIsBot: sender.bot,
+    ...(m.chatType === "dm" && usable ? { accessHash: sender.accessHash! } : {}),
+    // A DM is answered through the partner's access hash; a group only needs the name.
+    senderUnknown: m.chatType === "dm" ? !usable : !name,
+  };
+}
+
+/**
+ * Parse (no API call), fill in what the entity store knows, and hand the message to the
+ * pipeline with two lazy fetches it calls only when it will answer: the reply target and,
+ * for a sender nobody named, the sender.
+ */
+export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
+  return async (raw, pts) => {
+    const parsed = parseMessage(raw);
+    if (!parsed) return undefined;
+    const m = enrich(parsed, parsed.senderUnknown ? o.entities.get(parsed.senderId) : undefined, parsed.chatTitle === undefined ? o.entities.get(parsed.chatId) : undefined);
+    const resolveSender = async (): Promise<InboundMessage | undefined> => {
+      const e = await o.resolver.resolve({ chatId: m.chatId, chatType: m.chatType, senderId: m.senderId, messageId: m.messageId, ...(pts ? { pts } : {}) });
+      if (!e) return undefined;
+      return enrich(m, e, undefined);
+    };
+    try {
+      return await o.handler(
+        m,
+        () => fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger }),
+        m.senderUnknown ? resolveSender : undefined,
+      );
+    } catch (err) {
+      // GramJS swallows handler errors; make sure ours are seen.
+      o.logger.error({ component: "inbound", chatId: m.chatId, messageId: m.messageId, err }, "inbound message handling failed");
+      return undefined;
+    }
+  };
+}

@@ -1,0 +1,241 @@
+import type { Logger } from "pino";
+import { ACCOUNT_BOX, type UpdateStateStore } from "../store/update-state";
+import type { Clock } from "../types";
+
+/** How long a gap may stay open before the difference is fetched (Telegram's advice: ~0.5 s). */
+export const GAP_WAIT_MS = 500;
+
+interface Held {
+  readonly pts: number;
+  readonly ptsCount: number;
+  readonly date: number;
+  readonly run: (ticket: Ticket | undefined) => void;
+}
+
+/** Handed to an applied update; `done()` once its messages are written. */
+export interface Ticket {
+  done(): void;
+}
+
+class Box {
+  /** Highest pts applied in order (in memory); undefined until the box's state is known. */
+  local: number | undefined;
+  /** `pts - pts_count` of applied updates whose messages are not written yet. */
+  readonly inFlight: number[] = [];
+  /** Updates waiting: behind a gap, or while the box is being synced. */
+  held: Held[] = [];
+  syncing = false;
+  timer: unknown;
+  date = 0;
+  constructor(local: number | undefined) {
+    this.local = local;
+  }
+  /** Everything at or below this pts is written. */
+  durable(): number | undefined {
+    if (this.local === undefined) return undefined;
+    return this.inFlight.length === 0 ? this.local : Math.min(this.local, ...this.inFlight);
+  }
+}
+
+export interface UpdateTrackerOptions {
+  readonly state: UpdateStateStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** A gap stayed open `GAP_WAIT_MS`, or the server said a channel has one: fetch its difference. */
+  readonly onGap: (box: string) => void;
+  readonly gapWaitMs?: number;
+}
+
+/**
+ * Telegram's pts bookkeeping, per box (the account's common box and one per channel), as
+ * Telegram's protocol describes it: an update whose `pts - pts_count` is the box's pts applies;
+ * one at or below it is old (already seen — handled again only for dedupe's sake, it moves
+ * nothing); one above it leaves a gap: it is held until the gap fills or, after GAP_WAIT_MS,
+ * the difference is fetched. While a box is being synced, its live updates are held and run
+ * after the sync, in pts order.
+ *
+ * The persisted pts is the highest pts below which every applied update's messages are written:
+ * it is written in the same group commit as those messages, after them, so a crash never skips
+ * a message that was not stored.
+ */
+export class UpdateTracker {
+  private readonly boxes = new Map<string, Box>();
+  private readonly gapWaitMs: number;
+
+  constructor(private readonly o: UpdateTrackerOptions) {
+    this.gapWaitMs = o.gapWaitMs ?? GAP_WAIT_MS;
+  }
+
+  private box(key: string): Box {
+    let b = this.boxes.get(key);
+    if (!b) {
+      const stored = key === ACCOUNT_BOX ? this.o.state.account()?.pts : this.o.state.channelPts(key);
+      b = new Box(stored);
+      b.date = key === ACCOUNT_BOX ? (this.o.state.account()?.date ?? 0) : 0;
+      this.boxes.set(key, b);
+    }
+    return b;
+  }
+
+  /**
+   * An update with `pts`/`pts_count` entered. `run` is called now or later (in pts order) with a
+   * ticket when the update applies, or without one when it is old.
+   */
+  enter(key: string, pts: number, ptsCount: number, date: number, run: (ticket: Ticket | undefined) => void): void {
+    const b = this.box(key);
+    if (b.syncing) {
+      b.held.push({ pts, ptsCount, date, run });
+      return;
+    }
+    if (b.local === undefined) {
+      // A channel never seen before: its first update sets the baseline.
+      if (key === ACCOUNT_BOX) {
+        b.held.push({ pts, ptsCount, date, run });
+        return;
+      }
+      b.local = pts - ptsCount;
+    }
+    this.offer(key, b, { pts, ptsCount, date, run });
+    this.drain(key, b);
+  }
+
+  /** True if the update was applied or found old; false if it waits behind a gap. */
+  private offer(key: string, b: Box, h: Held): boolean {
+    const local = b.local!;
+    if (h.pts <= local) {
+      h.run(undefined);
+      return true;
+    }
+    if (h.pts - h.ptsCount === local) {
+      b.local = h.pts;
+      b.date = Math.max(b.date, h.date);
+      const before = local;
+      b.inFlight.push(before);
+      let finished = false;
+      h.run({
+        done: () => {
+          if (finished) return;
+          finished = true;
+          b.inFlight.splice(b.inFlight.indexOf(before), 1);
+          this.persist(key, b);
+        },
+      });
+      return true;
+    }
+    b.held.push(h);
+    if (b.timer === undefined) {
+      b.timer = this.o.clock.setTimeout(() => {
+        b.timer = undefined;
+        if (b.held.length > 0 && !b.syncing) {
+          this.o.logger.debug({ component: "updates", box: key || "account", pts: b.local }, "update gap; fetching the difference");
+          this.o.onGap(key);
+        }
+      }, this.gapWaitMs);
+    }
+    return false;
+  }
+
+  /** Run held updates that now apply (or are old), in pts order. */
+  private drain(key: string, b: Box): void {
+    let progress = true;
+    while (progress && b.held.length > 0 && !b.syncing) {
+      progress = false;
+      b.held.sort((x, y) => x.pts - y.pts);
+      const next = b.held[0]!;
+      if (next.pts <= b.local! || next.pts - next.ptsCount === b.local) {
+        b.held.shift();
+        this.offer(key, b, next);
+        progress = true;
+      }
+    }
+    if (b.held.length === 0 && b.timer !== undefined) {
+      this.o.clock.clearTimeout(b.timer);
+      b.timer = undefined;
+    }
+  }
+
+  /** The server said this box has a gap (`updateChannelTooLong`): fetch its difference. */
+  gap(key: string): void {
+    if (!this.box(key).syncing) this.o.onGap(key);
+  }
+
+  /**
+   * A sync step reached `pts` (a difference slice whose messages are written): persist it, keep
+   * holding live updates.
+   */
+  syncedTo(key: string, pts: number, extra?: { qts: number; date: number; seq: number }): void {
+    const b = this.box(key);
+    if (b.local === undefined || pts > b.local) b.local = pts;
+    if (extra) {
+      b.date = Math.max(b.date, extra.date);
+      this.extras.set(key, extra);
+    }
+    this.persist(key, b);
+  }
+
+  /** Hold the box's live updates until `endSync` (a difference is being fetched for it). */
+  beginSync(key: string): void {
+    this.box(key).syncing = true;
+  }
+
+  /**
+   * The sync reached `pts` (its messages are written): make it the box's state, then run what
+   * was held. `extra` carries the account box's qts/date/seq from the server's state.
+   */
+  endSync(key: string, pts: number | undefined, extra?: { qts: number; date: number; seq: number }): void {
+    const b = this.box(key);
+    b.syncing = false;
+    if (pts !== undefined && (b.local === undefined || pts > b.local)) b.local = pts;
+    if (extra) {
+      b.date = Math.max(b.date, extra.date);
+      this.extras.set(key, extra);
+    }
+    if (b.local !== undefined) this.persist(key, b);
+    if (b.local === undefined && b.held.length > 0) b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
+    this.drain(key, b);
+    if (pts === undefined && b.held.length > 0) {
+      // The sync failed: rather than go deaf, accept the gap and go on from what is held (the
+      // missed updates come with the next successful catch-up, e.g. after a reconnect).
+      this.o.logger.warn({ component: "updates", box: key || "account", from: b.local }, "update gap could not be filled; going on");
+      b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
+      this.drain(key, b);
+    }
+  }
+
+  /** Boxes that are known (stored or seen), for a catch-up after a reconnect. */
+  knownChannels(): string[] {
+    return [...new Set([...this.o.state.channels(), ...[...this.boxes.keys()].filter((k) => k !== ACCOUNT_BOX)])];
+  }
+
+  /** The in-memory pts of a box (what a difference starts from), or the stored one. */
+  localPts(key: string): number | undefined {
+    return this.box(key).local;
+  }
+
+  private readonly extras = new Map<string, { qts: number; date: number; seq: number }>();
+
+  private persist(key: string, b: Box): void {
+    const pts = b.durable();
+    if (pts === undefined) return;
+    if (key === ACCOUNT_BOX) {
+      const old = this.o.state.account();
+      const extra = this.extras.get(key);
+      this.o.state.setAccount({
+        pts,
+        qts: extra?.qts ?? old?.qts ?? 0,
+        date: Math.max(b.date, old?.date ?? 0),
+        seq: extra?.seq ?? old?.seq ?? 0,
+      });
+    } else {
+      this.o.state.setChannel(key, pts);
+    }
+  }
+
+  /** Drop timers (the runtime stops). */
+  close(): void {
+    for (const b of this.boxes.values()) {
+      if (b.timer !== undefined) this.o.clock.clearTimeout(b.timer);
+      b.timer = undefined;
+    }
+  }
+}

@@ -71,23 +71,23 @@ export async function benchInbound(o: { messages?: number; rounds?: number } = {
 
   const texts = ["lunch?", "sure thing", "see you at noon", "did you watch the game last night", "ok 👍", "who's coming on friday"];
   const prepare = (n: number, offset: number) => {
-    const forA: Api.Updates[] = [];
-    const forB: Api.Updates[] = [];
+    const forA: Api.TypeUpdates[] = [];
+    const forB: Api.TypeUpdates[] = [];
     for (let i = 0; i < n; i++) {
       const deliveries = emu.buildIncoming({ chat: group, from: people[(offset + i) % people.length]!, text: texts[(offset + i) % texts.length]! });
       for (const d of deliveries) (d.account.id === a.id ? forA : forB).push(d.updates);
     }
     return { forA, forB };
   };
-  const timeObjects = async (account: typeof a, list: Api.Updates[]) => {
+  const timeObjects = async (account: typeof a, list: Api.TypeUpdates[]) => {
     const t = process.hrtime.bigint();
     for (const u of list) await emu.deliver(account, u);
     return Number(process.hrtime.bigint() - t) / 1000;
   };
-  const timeWire = async (account: typeof a, list: Api.Updates[]) => {
+  const timeWire = async (account: typeof a, list: Api.TypeUpdates[]) => {
     const wire = list.map((u) => u.getBytes());
     const t = process.hrtime.bigint();
-    for (const bytes of wire) await emu.deliver(account, new BinaryReader(bytes).tgReadObject() as Api.Updates);
+    for (const bytes of wire) await emu.deliver(account, new BinaryReader(bytes).tgReadObject() as Api.TypeUpdates);
     return Number(process.hrtime.bigint() - t) / 1000;
   };
 

@@ -7,24 +7,34 @@
  * every handler (including async ones) has finished. Handler exceptions are swallowed by GramJS
  * (reported to `client.onError`), exactly as in production.
  */
-import { utils, type Api, type TelegramClient } from "telegram";
+import { Api, utils, type TelegramClient } from "telegram";
 import { _dispatchUpdate } from "telegram/client/updates.js";
 import { UpdateConnectionState } from "telegram/network/index.js";
 
 // GramJS reads the entity map from a field it sets on each update object.
 type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
 
-/** Delivers `updates` to `client` and resolves once all its handlers have finished. */
-export async function dispatchUpdates(client: TelegramClient, updates: Api.Updates): Promise<void> {
+/**
+ * Delivers `updates` (an `Updates` envelope, an `UpdateShort`, or a short message update) to
+ * `client`, taking the same branches as GramJS's `_handleUpdate`, and resolves once all its
+ * handlers have finished.
+ */
+export async function dispatchUpdates(client: TelegramClient, updates: Api.TypeUpdates): Promise<void> {
   client._entityCache.add(updates);
   client.session.processEntities(updates);
-  const entities = new Map<string, Api.TypeUser | Api.TypeChat>();
-  for (const x of [...updates.users, ...updates.chats]) entities.set(utils.getPeerId(x), x);
-  for (const update of updates.updates) {
-    (update as WithEntities)._entities = entities;
-    const args = { update, others: updates.updates };
-    await _dispatchUpdate(client, args);
+  if (updates instanceof Api.Updates || updates instanceof Api.UpdatesCombined) {
+    const entities = new Map<string, Api.TypeUser | Api.TypeChat>();
+    for (const x of [...updates.users, ...updates.chats]) entities.set(utils.getPeerId(x), x);
+    for (const update of updates.updates) {
+      (update as WithEntities)._entities = entities;
+      const args = { update, others: updates.updates };
+      await _dispatchUpdate(client, args);
+    }
+    return;
   }
+  const update = updates instanceof Api.UpdateShort ? updates.update : updates;
+  (update as WithEntities)._entities = new Map();
+  await _dispatchUpdate(client, { update });
 }
 
 /** Tells `client`'s handlers the connection state changed, as GramJS's sender does. */

@@ -87,7 +87,8 @@ export class TelegramEmulator {
     this.duplicates = opts.duplicates ?? "error";
     this.world = new World(this.now);
     this.views = new TlViews(this.world);
-    this.bus = new MessageBus({ world: this.world, views: this.views, connections: this.byAccount, strictTl, now: this.now });
+    const shapes = opts.updateShapes ?? "full";
+    this.bus = new MessageBus({ world: this.world, views: this.views, connections: this.byAccount, strictTl, now: this.now, shapes });
     this.endpoint = new RpcEndpoint({
       world: this.world,
       views: this.views,
@@ -96,6 +97,7 @@ export class TelegramEmulator {
       now: this.now,
       limits: { ...DEFAULT_UPDATE_LIMITS, ...opts.updateLimits },
       duplicates: () => this.duplicates,
+      shapes,
       publish: (msg, sender) => this.bus.publish(msg, sender.id),
     });
     this.auth = new AuthServer(this.now, opts.loginCodeTtlMs ?? DEFAULT_LOGIN_CODE_TTL_MS, opts.app);
@@ -145,6 +147,23 @@ export class TelegramEmulator {
   /** A megagroup channel (marked id -100id); message 1 is its creation service message. */
   createSupergroup(o: { title: string; members: EmuUser[]; forum?: boolean }): EmuChat {
     return this.world.createSupergroup(o.title, o.members, o.forum ?? false);
+  }
+
+  /**
+   * A broadcast channel. With `discussion` it is that supergroup's linked channel: a post with
+   * `post({ chat: discussion, from: admin, sendAs: channel })` is stored in the channel and
+   * arrives in the group as its automatic forward (from_id the channel, fwd_from its post).
+   */
+  createChannel(o: { title: string; members: EmuUser[]; discussion?: EmuChat }): EmuChat {
+    const chat = this.world.createSupergroup(o.title, o.members, false, true);
+    if (o.discussion) {
+      const channel = this.world.record(chat);
+      const group = this.world.record(o.discussion);
+      if (o.discussion.kind !== "supergroup" || o.discussion.broadcast) throw new Error(`emulator: ${o.discussion.peerId} is not a supergroup`);
+      channel.linked = group;
+      group.linked = channel;
+    }
+    return chat;
   }
 
   /** A forum topic; returns its id (the id of its service root message). */
@@ -414,7 +433,7 @@ export class TelegramEmulator {
   }
 
   /** Pushes prepared updates through `account`'s client, awaiting its handlers (no-op if not attached). */
-  deliver(account: EmuUser, updates: Api.Updates): Promise<void> {
+  deliver(account: EmuUser, updates: Api.TypeUpdates): Promise<void> {
     return this.bus.deliver(account, updates);
   }
 

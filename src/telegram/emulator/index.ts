@@ -33,4 +33,5 @@ export type {
   RecordedRequest,
   TypingRecord,
   UpdateLimits,
+  UpdateShapes,
 } from "./types.js";

@@ -8,13 +8,14 @@ import { newMessageUpdates } from "./new-message-update.js";
 import type { StoredMessage } from "./stored-message.js";
 import { roundTripObject } from "./tl-roundtrip.js";
 import type { TlViews } from "./tl-views.js";
-import type { EmuMessageEvent, EmuUser } from "./types.js";
+import type { EmuMessageEvent, EmuUser, UpdateShapes } from "./types.js";
 import type { World } from "./world.js";
 
 /** Updates prepared for one account (see `TelegramEmulator.buildIncoming`). */
 export interface PreparedDelivery {
   readonly account: EmuUser;
-  readonly updates: Api.Updates;
+  /** `Updates`, or a short update in the "telegram" shape. */
+  readonly updates: Api.TypeUpdates;
 }
 
 /** What the bus needs from the emulator. */
@@ -25,6 +26,7 @@ export interface MessageBusDeps {
   readonly connections: ReadonlyMap<number, Connection>;
   readonly strictTl: boolean;
   readonly now: () => number;
+  readonly shapes: UpdateShapes;
 }
 
 /** Tells listeners about new messages and pushes them to the attached clients. */
@@ -59,13 +61,13 @@ export class MessageBus {
       if (account.id === skipAccountId || !msg.chat.members.has(account.id)) continue;
       // Not in this account's view (e.g. a DM from a user it blocked).
       if (world.idFor(msg, account.id) === undefined) continue;
-      out.push({ account, updates: newMessageUpdates(world, views, msg, account, nowMs) });
+      out.push({ account, updates: newMessageUpdates(world, views, msg, account, nowMs, this.deps.shapes) });
     }
     return out;
   }
 
   /** Pushes updates through `account`'s client and awaits its handlers (no-op when not attached). */
-  async deliver(account: EmuUser, updates: Api.Updates): Promise<void> {
+  async deliver(account: EmuUser, updates: Api.TypeUpdates): Promise<void> {
     const conn = this.deps.connections.get(account.id);
     // A dead link or a silenced session: the update is lost (getDifference still has it).
     if (!conn || conn.sender.userDisconnected || !conn.linkUp || conn.network.silenced) return;

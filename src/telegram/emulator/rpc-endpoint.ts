@@ -12,7 +12,7 @@ import { RpcFault, toGramJsError } from "./rpc-fault.js";
 import type { StoredMessage } from "./stored-message.js";
 import { roundTripRequest, roundTripResult } from "./tl-roundtrip.js";
 import type { TlViews } from "./tl-views.js";
-import type { DuplicateMode, EmuUser, RecordedRequest, UpdateLimits } from "./types.js";
+import type { DuplicateMode, EmuUser, RecordedRequest, UpdateLimits, UpdateShapes } from "./types.js";
 import type { World } from "./world.js";
 
 /** What the endpoint needs from the emulator. */
@@ -25,6 +25,7 @@ export interface RpcEndpointDeps {
   readonly limits: UpdateLimits;
   /** How a repeated random_id is answered right now. */
   readonly duplicates: () => DuplicateMode;
+  readonly shapes: UpdateShapes;
   /** A message an account created by a request (see MessageBus.publish). */
   readonly publish: (msg: StoredMessage, sender: EmuUser) => void;
 }
@@ -119,6 +120,7 @@ export class RpcEndpoint {
       now: this.deps.now(),
       limits: this.deps.limits,
       duplicates: this.deps.duplicates(),
+      shapes: this.deps.shapes,
       announce: (msg) => publish(msg, account),
     };
     try {

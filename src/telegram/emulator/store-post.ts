@@ -3,8 +3,8 @@
  */
 import { normaliseEntities } from "./mentions.js";
 import { userForInputUser } from "./methods/resolve-peer.js";
-import type { StoredMessage } from "./stored-message.js";
-import type { PostOptions } from "./types.js";
+import type { ChatRecord, StoredMessage } from "./stored-message.js";
+import type { EmuChat, PostOptions } from "./types.js";
 import type { World } from "./world.js";
 
 /**
@@ -28,13 +28,36 @@ export function storePost(world: World, o: PostOptions, nowMs: number): StoredMe
       topicId ??= replyTo.topicId;
     }
   }
+  const sentAs = o.sendAs ? senderChat(world, rec, o, nowMs) : undefined;
   return world.storeMessage({
     chat: rec,
     fromId: o.from.id,
+    ...sentAs,
     text: o.text,
     entities: normaliseEntities(o.text, o.entities, (u) => userForInputUser(world, o.from, u)?.id),
     date: nowMs,
     ...(replyTo ? { replyTo } : {}),
     ...(topicId !== undefined ? { topicId } : {}),
   });
+}
+
+/**
+ * Who a message sent as a chat is from: the group itself (anonymous admin), or a linked
+ * broadcast channel — then the post is stored in the channel first and the group gets its
+ * automatic forward.
+ */
+function senderChat(
+  world: World,
+  rec: ChatRecord,
+  o: PostOptions,
+  nowMs: number,
+): { senderChat: ChatRecord; forwardOf?: StoredMessage } {
+  const as = world.record(o.sendAs as EmuChat);
+  if (rec.chat.kind !== "supergroup") throw new Error(`emulator: only supergroups get messages sent as a chat (${rec.chat.peerId})`);
+  if (as === rec) return { senderChat: rec };
+  if (as.chat.broadcast && as.linked === rec) {
+    const post = world.storeMessage({ chat: as, fromId: o.from.id, senderChat: as, text: o.text, entities: [], date: nowMs });
+    return { senderChat: as, forwardOf: post };
+  }
+  throw new Error(`emulator: ${o.sendAs?.peerId} is neither ${rec.chat.peerId} nor its linked channel`);
 }

@@ -43,6 +43,8 @@ export interface ChatRecord {
   readonly readMax: Map<number, number>;
   /** Unix seconds the chat was created. */
   readonly createdAt: number;
+  /** A broadcast channel's discussion supergroup, or a supergroup's linked channel. */
+  linked?: ChatRecord;
 }
 
 /** The service actions the emulator stores. */
@@ -69,6 +71,13 @@ export interface StoredMessage {
   readonly service?: ServiceAction;
   /** Supergroups: the channel message id. */
   readonly channelId?: number;
+  /**
+   * Sent as a chat, not as its user: the supergroup itself (an anonymous admin) or a broadcast
+   * channel (its post, automatically forwarded into the linked discussion group).
+   */
+  readonly senderChat?: ChatRecord;
+  /** The channel post this message is the automatic forward of. */
+  readonly forwardOf?: StoredMessage;
   /** DMs and basic groups: account id → id in that account's mailbox. */
   readonly boxIds: Map<number, number>;
   /** The pts its new-message update carries: the channel's (supergroups) or per account (`boxPts`). */

@@ -21,10 +21,13 @@ export interface EntityBag {
 export class TlViews {
   private readonly userCache = new Map<number, Api.User>();
   private readonly selfCache = new Map<number, Api.User>();
+  private readonly minCache = new Map<number, Api.User>();
 
   constructor(private readonly world: World) {}
 
+  /** The full user as `viewerId` sees it (which makes the user "known" to that account). */
   user(u: EmuUser, viewerId: number): Api.User {
+    this.world.markKnown(viewerId, u.id);
     const self = u.id === viewerId;
     const cache = self ? this.selfCache : this.userCache;
     const hit = cache.get(u.id);
@@ -40,6 +43,25 @@ export class TlViews {
       status: new Api.UserStatusRecently({}),
     });
     cache.set(u.id, built);
+    return built;
+  }
+
+  /**
+   * A `min` user: what Telegram sends in a supergroup for a user the account never resolved —
+   * names, no access hash, so GramJS cannot address it (it caches nothing for min users).
+   */
+  minUser(u: EmuUser): Api.User {
+    const hit = this.minCache.get(u.id);
+    if (hit) return hit;
+    const built = new Api.User({
+      id: toLong(u.id),
+      min: true,
+      firstName: u.firstName,
+      ...(u.lastName !== undefined ? { lastName: u.lastName } : {}),
+      ...(u.username !== undefined ? { username: u.username } : {}),
+      bot: u.bot,
+    });
+    this.minCache.set(u.id, built);
     return built;
   }
 
@@ -63,7 +85,7 @@ export class TlViews {
         title: c.title ?? "",
         photo: new Api.ChatPhotoEmpty(),
         date: rec.createdAt,
-        megagroup: true,
+        ...(c.broadcast ? { broadcast: true } : { megagroup: true }),
         forum: c.forum,
         participantsCount: rec.members.size,
       });
@@ -87,6 +109,9 @@ export class TlViews {
     const out = msg.fromId === viewer.id;
     const date = Math.floor(msg.date / 1000);
     const replyTo = this.replyHeader(msg, viewer.id);
+    const fromId = msg.senderChat
+      ? new Api.PeerChannel({ channelId: toLong(msg.senderChat.chat.id) })
+      : new Api.PeerUser({ userId: toLong(msg.fromId) });
     if (msg.service) {
       return new Api.MessageService({
         id,
@@ -107,10 +132,11 @@ export class TlViews {
       id,
       out,
       mentioned,
-      fromId: new Api.PeerUser({ userId: toLong(msg.fromId) }),
+      fromId,
       peerId,
       date,
       message: msg.text,
+      ...(msg.forwardOf ? { fwdFrom: this.forwardHeader(msg.forwardOf) } : {}),
       ...(replyTo ? { replyTo } : {}),
       ...(msg.entities.length > 0 ? { entities: [...msg.entities] } : {}),
       ...(msg.sticker ? { media: this.stickerMedia(msg.sticker) } : {}),
@@ -131,6 +157,17 @@ export class TlViews {
       });
     }
     return target !== undefined ? new Api.MessageReplyHeader({ replyToMsgId: target }) : undefined;
+  }
+
+  /** The header of an automatic forward from a linked channel. */
+  forwardHeader(post: StoredMessage): Api.MessageFwdHeader {
+    const channel = new Api.PeerChannel({ channelId: toLong(post.chat.chat.id) });
+    return new Api.MessageFwdHeader({
+      fromId: channel,
+      date: Math.floor(post.date / 1000),
+      ...(post.channelId !== undefined ? { channelPost: post.channelId, savedFromMsgId: post.channelId } : {}),
+      savedFromPeer: channel,
+    });
   }
 
   stickerMedia(doc: StickerDoc): Api.MessageMediaDocument {
@@ -183,11 +220,19 @@ export class TlViews {
   }
 
   /** Users and chats referenced by `messages` (senders, DM peers, chats) plus the viewer itself. */
-  entitiesFor(messages: readonly StoredMessage[], viewer: EmuUser, extraChats: readonly ChatRecord[] = []): EntityBag {
+  entitiesFor(
+    messages: readonly StoredMessage[],
+    viewer: EmuUser,
+    extraChats: readonly ChatRecord[] = [],
+    /** Users the viewer never received in full go out as `min` users (supergroup pushes). */
+    minForUnknown = false,
+  ): EntityBag {
     const userIds = new Set<number>([viewer.id]);
     const chatRecs = new Set<ChatRecord>(extraChats);
     for (const m of messages) {
-      userIds.add(m.fromId);
+      // A message sent as a chat reveals the chat, not the user behind it.
+      if (m.senderChat) chatRecs.add(m.senderChat);
+      else userIds.add(m.fromId);
       chatRecs.add(m.chat);
     }
     const chats: Api.TypeChat[] = [];
@@ -199,7 +244,8 @@ export class TlViews {
     const users: Api.TypeUser[] = [];
     for (const id of userIds) {
       const u = this.world.user(id);
-      if (u) users.push(this.user(u, viewer.id));
+      if (!u) continue;
+      users.push(minForUnknown && !this.world.knows(viewer.id, id) ? this.minUser(u) : this.user(u, viewer.id));
     }
     return { users, chats };
   }

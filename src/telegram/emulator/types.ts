@@ -42,6 +42,8 @@ export interface EmuChat {
   readonly forum: boolean;
   /** Access hash expected in InputPeerChannel / InputChannel (supergroups only, else 0). */
   readonly accessHash: number;
+  /** A broadcast channel (kind "supergroup" on the server side: channel ids, pts, access hash). */
+  readonly broadcast?: boolean;
 }
 
 /** One message as a given viewer sees it. */
@@ -58,6 +60,8 @@ export interface EmuMessage {
   readonly topicId?: number;
   /** Unix time in milliseconds. */
   readonly date: number;
+  /** Marked id of the chat it was sent as (anonymous admin: the group; linked channel: the channel). */
+  readonly senderChatId?: string;
   readonly media?: "sticker";
   readonly stickerEmoji?: string;
 }
@@ -82,6 +86,12 @@ export interface PostOptions {
   readonly topicId?: number;
   /** Extra entities; @mentions in `text` are detected automatically like Telegram's server does. */
   readonly entities?: readonly Api.TypeMessageEntity[];
+  /**
+   * Send as a chat instead of as `from`: the supergroup itself (an anonymous admin: from_id is
+   * the group) or a broadcast channel linked to it (`createChannel({ discussion })`: the post is
+   * stored in the channel and arrives in the group as its automatic forward, from_id the channel).
+   */
+  readonly sendAs?: EmuChat;
 }
 
 /** One request some attached client sent. */
@@ -119,7 +129,17 @@ export interface EmulatorOptions {
   readonly updateLimits?: Partial<UpdateLimits>;
   /** How a repeated random_id is answered (see `DuplicateMode`). Default "error". */
   readonly duplicates?: DuplicateMode;
+  /**
+   * "full" (default for now): every new message arrives as `Updates{UpdateNew(Channel)Message}`
+   * with full users and chats. "telegram": as Telegram sends them — DMs as UpdateShortMessage,
+   * basic-group messages as UpdateShortChatMessage (no users/chats), sends to them answered with
+   * UpdateShortSentMessage, supergroup senders the account never resolved as `min` users.
+   */
+  readonly updateShapes?: UpdateShapes;
 }
+
+/** See `EmulatorOptions.updateShapes`. */
+export type UpdateShapes = "telegram" | "full";
 
 /**
  * How `updates.getDifference` and `updates.getChannelDifference` cut their answers. Telegram

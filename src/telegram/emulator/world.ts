@@ -87,6 +87,16 @@ export class World {
     return this.usernames.get(username.toLowerCase());
   }
 
+  /** Records that account `viewerId` received `userId` as a full user (no-op for non-accounts). */
+  markKnown(viewerId: number, userId: number): void {
+    this.mailboxes.get(viewerId)?.knownUsers.add(userId);
+  }
+
+  /** True when account `viewerId` has received `userId` as a full user. */
+  knows(viewerId: number, userId: number): boolean {
+    return this.mailboxes.get(viewerId)?.knownUsers.has(userId) ?? false;
+  }
+
   /** The mailbox of an account (throws for simulated users: they never run a client). */
   mailbox(accountId: number): Mailbox {
     const box = this.mailboxes.get(accountId);
@@ -103,7 +113,7 @@ export class World {
     return chat;
   }
 
-  createSupergroup(title: string, members: readonly EmuUser[], forum: boolean): EmuChat {
+  createSupergroup(title: string, members: readonly EmuUser[], forum: boolean, broadcast = false): EmuChat {
     const id = this.nextChannelId++;
     const chat: EmuChat = Object.freeze({
       kind: "supergroup",
@@ -112,6 +122,7 @@ export class World {
       title,
       forum,
       accessHash: accessHashFor(id, 2),
+      ...(broadcast ? { broadcast: true } : {}),
     });
     const rec = this.register(chat, members);
     this.channels.set(id, rec);
@@ -259,6 +270,8 @@ export class World {
       ...(input.topicId !== undefined ? { topicId: input.topicId } : {}),
       ...(input.sticker ? { sticker: input.sticker } : {}),
       ...(input.service ? { service: input.service } : {}),
+      ...(input.senderChat ? { senderChat: input.senderChat } : {}),
+      ...(input.forwardOf ? { forwardOf: input.forwardOf } : {}),
       ...(isChannel ? { channelId: ++rec.lastChannelId } : {}),
       boxIds: new Map(),
       boxPts: new Map(),
@@ -337,12 +350,14 @@ export class World {
     const viewerId = viewer?.isAccount ? viewer.id : this.referenceViewer(msg.chat)?.id;
     const id = (viewer?.isAccount ? this.idFor(msg, viewer.id) : undefined) ?? this.referenceId(msg);
     const from = this.users.get(msg.fromId);
+    const sentAs = msg.senderChat?.chat;
     const replyTo = msg.replyTo ? this.idFor(msg.replyTo, viewerId) : undefined;
     return {
       chat: msg.chat.chat,
       id,
       fromId: msg.fromId,
-      fromName: from ? displayName(from) : String(msg.fromId),
+      fromName: sentAs ? (sentAs.title ?? sentAs.peerId) : from ? displayName(from) : String(msg.fromId),
+      ...(sentAs ? { senderChatId: sentAs.peerId } : {}),
       text: msg.text,
       ...(replyTo !== undefined ? { replyTo } : {}),
       ...(msg.topicId !== undefined ? { topicId: msg.topicId } : {}),

@@ -80,7 +80,7 @@ describe("strictTl: everything through TL bytes", () => {
     await emu.deliver(prepared.account, prepared.updates);
 
     expect(inbox.last().text).toBe("bytes");
-    expect(inbox.events[0]?.originalUpdate).not.toBe(prepared.updates.updates[0]);
+    expect(inbox.events[0]?.originalUpdate).not.toBe((prepared.updates as Api.Updates).updates[0]);
   });
 
   it("catches an answer that is not valid TL", () => {

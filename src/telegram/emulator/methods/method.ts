@@ -4,7 +4,7 @@
 import { Api } from "telegram";
 import type { StoredMessage } from "../stored-message.js";
 import type { EntityBag, TlViews } from "../tl-views.js";
-import type { DuplicateMode, EmuUser, UpdateLimits } from "../types.js";
+import type { DuplicateMode, EmuUser, UpdateLimits, UpdateShapes } from "../types.js";
 import type { World } from "../world.js";
 
 /** Everything a method handler needs: server state, the calling account and the time. */
@@ -18,6 +18,8 @@ export interface MethodContext {
   readonly limits: UpdateLimits;
   /** How a repeated random_id is answered. */
   readonly duplicates: DuplicateMode;
+  /** "telegram": answer sends to DMs and basic groups with UpdateShortSentMessage. */
+  readonly shapes: UpdateShapes;
   /** Publishes a message an account just created: onMessage listeners and other attached members. */
   announce(msg: StoredMessage): void;
 }

@@ -5,7 +5,7 @@
 import { Api } from "telegram";
 import { fromLong } from "../long.js";
 import { normaliseEntities } from "../mentions.js";
-import { newMessageUpdate } from "../new-message-update.js";
+import { isShortShaped, newMessageUpdate } from "../new-message-update.js";
 import { RpcFault } from "../rpc-fault.js";
 import type { ChatRecord, StickerDoc, StoredMessage } from "../stored-message.js";
 import { defineMethod, updatesEnvelope, type MethodContext } from "./method.js";
@@ -53,7 +53,7 @@ export const sendMedia = defineMethod("messages.SendMedia", Api.messages.SendMed
   });
 });
 
-function send(ctx: MethodContext, input: SendInput): Api.Updates {
+function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateShortSentMessage {
   const { world, views, account } = ctx;
   const rec = chatForInputPeer(world, account, input.peer, "write");
   const box = world.mailbox(account.id);
@@ -86,8 +86,19 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates {
 
   box.randomIds.set(randomKey, msg);
   const id = world.idFor(msg, account.id) ?? 0;
-  const update = newMessageUpdate(world, views, msg, account);
   ctx.announce(msg);
+  // Telegram answers a plain text send to a DM or basic group with the short form.
+  if (ctx.shapes === "telegram" && isShortShaped(msg)) {
+    return new Api.UpdateShortSentMessage({
+      out: true,
+      id,
+      pts: world.ptsFor(msg, account.id) ?? 0,
+      ptsCount: 1,
+      date: Math.floor(msg.date / 1000),
+      ...(msg.entities.length > 0 ? { entities: [...msg.entities] } : {}),
+    });
+  }
+  const update = newMessageUpdate(world, views, msg, account);
   return updatesEnvelope(
     [new Api.UpdateMessageID({ id, randomId }), update],
     views.entitiesFor([msg], account),

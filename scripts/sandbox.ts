@@ -1,6 +1,9 @@
 /** `npm run sandbox`: the real runtime on the Telegram emulator, typed into from the terminal. */
 import { runScript } from "../src/cli/args";
+import { loadDotEnv } from "../src/config/dotenv";
 import { runSandbox } from "../src/runtime/sandbox";
+
+loadDotEnv(); // .env in the working directory, under the environment
 
 const USAGE = `Usage: npm run sandbox [-- --agent <Name>] [--verbose] [--db <file>]
 

@@ -1,6 +1,9 @@
 /** `npm start`: run every persona with a saved session, or the offline sandbox when there is none. */
 import { runScript } from "../src/cli/args";
+import { loadDotEnv } from "../src/config/dotenv";
 import { start } from "../src/runtime/start";
+
+loadDotEnv(); // .env in the working directory, under the environment
 
 const USAGE = `Usage: npm start [-- --agent <Name> ...]
 

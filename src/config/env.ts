@@ -43,7 +43,11 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
 }
 
 const telegramSchema = z.object({
-  TELEGRAM_API_ID: z.coerce.number({ error: "must be set (a number)" }).int("must be a whole number").positive("must be a positive number"),
+  TELEGRAM_API_ID: z
+    .string({ error: "must be set" })
+    .regex(/^\d{1,12}$/, "must be a number (digits only)")
+    .transform(Number)
+    .pipe(z.number().positive("must be a positive number")),
   TELEGRAM_API_HASH: z.string({ error: "must be set" }).regex(/^[0-9a-f]{32}$/i, "must be 32 hex characters"),
 });
 

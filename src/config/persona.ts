@@ -37,7 +37,7 @@ export type { GroupMode } from "./persona-values.js";
 /** A parsed, validated persona. */
 export interface Persona {
   readonly name: string;
-  /** `+` and digits. Optional here; real accounts need it, see {@link requirePhone}. */
+  /** `+` and digits. Optional: only offered as the default phone number by `npm run login`. */
   readonly phone?: string;
   readonly instructions: string;
   readonly rolePrompts: readonly RolePrompt[];
@@ -155,18 +155,6 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     file,
   };
   return Object.freeze(persona);
-}
-
-/**
- * The persona's phone, or a PersonaFileError naming the file and `Agent Phone` when it has none.
- * The sandbox runs without phones; logging in to a real account needs one.
- */
-export function requirePhone(persona: Persona): string {
-  if (persona.phone === undefined) {
-    const problem = "required field is missing (a real account needs its phone number)";
-    throw new PersonaFileError(persona.file, "Agent Phone", problem);
-  }
-  return persona.phone;
 }
 
 function errorCode(e: unknown): string {

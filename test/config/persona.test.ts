@@ -7,7 +7,6 @@ import {
   parsePersona,
   PersonaFileError,
   PersonaLoadError,
-  requirePhone,
   type Persona,
 } from "../../src/config/persona.js";
 
@@ -238,16 +237,10 @@ describe("parsePersona", () => {
   });
 });
 
-describe("requirePhone", () => {
-  it("returns the phone when present", () => {
-    expect(requirePhone(parse(MINIMAL + "# Agent Phone\n+15551234567\n"))).toBe("+15551234567");
-  });
-
-  it("throws naming the file and field when missing", () => {
-    const e = fileError(() => requirePhone(parse(MINIMAL)));
-    expect(e.file).toBe("agents/Test.md");
-    expect(e.field).toBe("Agent Phone");
-    expect(e.message).toMatch(/^agents\/Test\.md: field "Agent Phone": /);
+describe("Agent Phone", () => {
+  it("is optional: a persona without one parses, and the phone is only a login default", () => {
+    expect(parse(MINIMAL).phone).toBeUndefined();
+    expect(parse(MINIMAL + "# Agent Phone\n+1 (555) 123-4567\n").phone).toBe("+15551234567");
   });
 });
 

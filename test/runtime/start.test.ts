@@ -17,7 +17,7 @@ describe("npm start with a session", () => {
     const agents = tempDir();
     writeFileSync(
       join(agents, "Mira.md"),
-      "# Agent Name\nMira\n\n# Agent Phone\n+15550001\n\n# Agent Instructions\nBe Mira.\n\n# Start Typing Delay\n0\n\n# Typing Speed\n100\n\n# Read Delay\n0\n",
+      "# Agent Name\nMira\n\n# Agent Instructions\nBe Mira.\n\n# Start Typing Delay\n0\n\n# Typing Speed\n100\n\n# Read Delay\n0\n",
     );
     const sessions = tempDir();
     const session = join(sessions, "Mira.session");

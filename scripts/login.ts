@@ -1,0 +1,144 @@
+/**
+ * `npm run login -- <Agent> [--qr] [--force]`: log a persona's Telegram account in and save
+ * its session to sessions/<Agent>.session. `main` is exported so tests run the script itself
+ * with scripted answers.
+ */
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { withDotEnv } from "../src/config/dotenv";
+import { readEnv, telegramCredentials } from "../src/config/env";
+import { loadPersonas } from "../src/config/persona";
+import { sessionPath } from "../src/telegram/client";
+import { LoginError, logIn } from "../src/telegram/login";
+import { terminalPrompts, type LoginPrompts } from "../src/telegram/login-prompts";
+import type { Clock } from "../src/types";
+
+export const USAGE = `Usage: npm run login -- <Agent> [--qr] [--force]
+
+Logs the Telegram account of persona <Agent> (agents/<Agent>.md) in and saves its session to
+sessions/<Agent>.session (readable only by you). Asks for the phone number (default: the
+persona's "# Agent Phone"), then the login code Telegram sends, then the 2FA password if the
+account has one.
+
+  --qr       log in by scanning a QR code with a phone where the account is logged in
+  --force    log in again even if the saved session still works
+  -h, --help show this help
+
+Needs TELEGRAM_API_ID and TELEGRAM_API_HASH (from https://my.telegram.org, "API development
+tools"), in the environment or in a .env file in this directory.
+`;
+
+/** What the script reads and writes; tests pass their own. */
+export interface LoginIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+  /** Where `.env` is looked for. */
+  readonly cwd: string;
+  readonly prompts?: LoginPrompts;
+  readonly clock?: Clock;
+  readonly qrTimeoutMs?: number;
+}
+
+/** Runs the command; resolves with the exit status (0 logged in, 1 failed, 2 bad usage). */
+export async function main(argv: readonly string[], io: LoginIo): Promise<number> {
+  const fail = (message: string, status = 1) => {
+    io.stderr(`login: ${message}\n`);
+    return status;
+  };
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(argv);
+  } catch (e) {
+    return fail(`${e instanceof Error ? e.message : String(e)}\nRun with --help for usage.`, 2);
+  }
+  if (parsed.values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const [agent, ...extra] = parsed.positionals;
+  if (agent === undefined) return fail("name the persona to log in: npm run login -- <Agent> (see --help)", 2);
+  if (extra.length > 0) return fail(`unexpected argument "${extra[0]}": log in one persona at a time`, 2);
+
+  const env = withDotEnv(io.env, join(io.cwd, ".env"));
+  let credentials: ReturnType<typeof telegramCredentials>;
+  let dirs: { agents: string; sessions: string };
+  try {
+    credentials = telegramCredentials(env);
+    const e = readEnv({ AGENTS_DIR: env.AGENTS_DIR, SESSIONS_DIR: env.SESSIONS_DIR });
+    dirs = { agents: resolve(io.cwd, e.AGENTS_DIR), sessions: resolve(io.cwd, e.SESSIONS_DIR) };
+  } catch (e) {
+    return fail(
+      `${e instanceof Error ? e.message : String(e)}\n` +
+        `Get TELEGRAM_API_ID and TELEGRAM_API_HASH from https://my.telegram.org ("API development tools") and put them ` +
+        `in the environment or in a .env file (see README, "Logging in").`,
+    );
+  }
+
+  let personas;
+  try {
+    personas = loadPersonas(dirs.agents);
+  } catch (e) {
+    return fail(e instanceof Error ? e.message : String(e));
+  }
+  const persona = personas.find((p) => p.name.toLowerCase() === agent.toLowerCase());
+  if (!persona) return fail(`no persona named "${agent}" in ${dirs.agents} (there are: ${personas.map((p) => p.name).join(", ")})`);
+
+  const file = sessionPath(dirs.sessions, persona.name);
+  try {
+    const me = await logIn({
+      agent: persona.name,
+      sessionFile: file,
+      apiId: credentials.apiId,
+      apiHash: credentials.apiHash,
+      ...(persona.phone !== undefined ? { defaultPhone: persona.phone } : {}),
+      qr: parsed.values.qr === true,
+      force: parsed.values.force === true,
+      prompts: io.prompts ?? terminalPrompts(),
+      out: (text) => io.stdout(`${text}\n`),
+      ...(io.clock ? { clock: io.clock } : {}),
+      ...(io.qrTimeoutMs !== undefined ? { qrTimeoutMs: io.qrTimeoutMs } : {}),
+    });
+    const who = `${me.name} (${me.username ? `@${me.username}` : "no @username"}, id ${me.id})`;
+    if (me.alreadyLoggedIn) {
+      io.stdout(`${persona.name} is already logged in as ${who}; its session in ${file} still works. Use --force to log in again.\n`);
+    } else {
+      io.stdout(`Logged in as ${who}. Session saved to ${file} (readable only by you). Run: npm start\n`);
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof LoginError) return fail(e.message);
+    return fail(`login failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function parseFlags(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    options: {
+      qr: { type: "boolean" },
+      force: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+}
+
+// Run when executed (npm run login), not when imported by a test.
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main(process.argv.slice(2), {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    env: process.env,
+    cwd: process.cwd(),
+  }).then(
+    // GramJS leaves timers behind after a login: exit explicitly.
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(`login: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * What the login steps (code, password, QR) share, and how they read Telegram's answers.
+ */
+import { Api, errors, type TelegramClient } from "telegram";
+import type { Clock } from "../types.js";
+import { LoginError } from "./login-error.js";
+import type { LoginOptions } from "./login.js";
+
+/** What the login steps share. */
+export interface LoginContext {
+  readonly client: TelegramClient;
+  readonly o: LoginOptions;
+  readonly clock: Clock;
+  /** Invokes a request with a time limit; a flood wait becomes a LoginError naming the wait. */
+  call<R extends Api.AnyRequest>(request: R): Promise<R["__response"]>;
+}
+
+/** The RPC error name of `e`, or undefined. */
+export function rpcName(e: unknown): string | undefined {
+  return e instanceof errors.RPCError ? e.errorMessage : undefined;
+}
+
+/** An RPC error the user can act on, in words; anything else as it is. */
+export function explain(e: unknown): unknown {
+  const name = rpcName(e);
+  if (name === undefined) return e;
+  const known: Record<string, string> = {
+    API_ID_INVALID:
+      "Telegram rejected TELEGRAM_API_ID / TELEGRAM_API_HASH (API_ID_INVALID): copy both again from https://my.telegram.org → API development tools.",
+    API_ID_PUBLISHED_FLOOD: "Telegram refuses this API id (API_ID_PUBLISHED_FLOOD): create your own app at https://my.telegram.org.",
+    PHONE_NUMBER_BANNED: "This phone number is banned from Telegram (PHONE_NUMBER_BANNED).",
+    PHONE_NUMBER_FLOOD: "Too many login attempts for this number (PHONE_NUMBER_FLOOD); wait a day and try again.",
+    PHONE_PASSWORD_FLOOD: "Too many password attempts (PHONE_PASSWORD_FLOOD); wait and try again later.",
+    AUTH_RESTART: "Telegram asked to start the login over (AUTH_RESTART); run the command again.",
+    SESSION_PASSWORD_NEEDED: "The account needs its 2FA password.",
+  };
+  return new LoginError(known[name] ?? `Telegram refused the login: ${name}.`);
+}
+
+/** The user of a successful authorization. */
+export function userOf(auth: Api.auth.TypeAuthorization): Api.User {
+  if (auth instanceof Api.auth.Authorization && auth.user instanceof Api.User) return auth.user;
+  throw new LoginError(`Telegram answered the login with ${auth.className}; this account cannot be used here.`);
+}
+

@@ -4,19 +4,16 @@
  * Telegram ends the session, with one error line that says how to log in again.
  */
 import type { Logger } from "pino";
-import { UpdateConnectionState } from "telegram/network/index.js";
-import { Raw } from "telegram/events/index.js";
 import type { TelegramCredentials } from "../config/env";
 import type { Persona } from "../config/persona";
 import { GeminiClient } from "../llm/gemini-client";
 import { GeminiPlanner } from "../llm/planner";
 import type { Db } from "../store/db";
 import type { AccountLostError } from "../tasks/errors";
-import { loginCommand } from "../telegram/account-errors";
+import { accountLost, loginCommand } from "../telegram/account-errors";
 import { AccountLink, ConnectAbortedError } from "../telegram/account-link";
 import { lockSession, secureSessionFile, sessionPath, type ClientFactory } from "../telegram/client";
-import { ConnectionHealth, describeError, type Backoff, type ConnectionHealthOptions } from "../telegram/connection-health";
-import { accountLost } from "../telegram/account-errors";
+import { ConnectionHealth, describeError, watchUpdates, type Backoff, type ConnectionHealthOptions } from "../telegram/connection-health";
 import type { Clock } from "../types";
 import { AgentRuntime } from "./agent-runtime";
 
@@ -135,19 +132,15 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     },
     onAccountLost: onLost,
   });
-  // Any update at all (not GramJS's own connection-state events) shows the connection delivers.
-  const raw = new Raw({});
-  const sawUpdate = (u: unknown) => {
-    if (!(u instanceof UpdateConnectionState)) health.noteUpdate();
-  };
-  link.client.addEventHandler(sawUpdate, raw);
+  // Any update at all shows the connection delivers.
+  const unwatch = watchUpdates(link.client, health);
   runtime.start();
   health.start();
   o.onRunning?.(runtime);
 
   await Promise.race([whenAborted(stop), whenAborted(ended.signal)]);
   health.stop();
-  link.client.removeEventHandler(sawUpdate, raw);
+  unwatch();
   await runtime.stop(o.stopGraceMs !== undefined ? { graceMs: o.stopGraceMs } : {});
   await link.close();
   release();

@@ -362,6 +362,8 @@ export class Scheduler {
     this.cancelRequested.delete(task.id);
     if (error instanceof AccountLostError) {
       // Not this task's fault: it waits for the next login (unless its chat was replanned).
+      // Nothing else can succeed on this account either: start nothing more.
+      this.paused = true;
       task.status = "pending";
       if (cancelReason !== undefined && !task.inDoubt) this.finish(task, "cancelled", cancelReason);
       else {

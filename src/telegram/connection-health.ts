@@ -15,7 +15,9 @@
  * Every state change is one log line; every failed attempt one line, without a stack trace.
  */
 import type { Logger } from "pino";
-import { errors } from "telegram";
+import { errors, type TelegramClient } from "telegram";
+import { Raw } from "telegram/events/index.js";
+import { UpdateConnectionState } from "telegram/network/index.js";
 import { AccountLostError } from "../tasks/errors";
 import type { Clock } from "../types";
 import { accountLost } from "./account-errors";
@@ -218,4 +220,17 @@ export class ConnectionHealth {
     this.stopSignal.abort();
     this.o.onAccountLost?.(e);
   }
+}
+
+/**
+ * Tell `health` about every update `client` receives (GramJS's own connection-state events
+ * aside). Returns the function that stops it.
+ */
+export function watchUpdates(client: TelegramClient, health: Pick<ConnectionHealth, "noteUpdate">): () => void {
+  const raw = new Raw({});
+  const saw = (u: unknown) => {
+    if (!(u instanceof UpdateConnectionState)) health.noteUpdate();
+  };
+  client.addEventHandler(saw, raw);
+  return () => client.removeEventHandler(saw, raw);
 }

@@ -3,7 +3,7 @@ import type { Clock } from "../../types";
 import type { ChatActions } from "../actions-port";
 import type { MessageStore } from "../../store/messages";
 import { TYPING_REFRESH_MS } from "../pacing";
-import { RateLimitedError } from "../errors";
+import { AccountLostError, RateLimitedError } from "../errors";
 import type { RateLimits } from "../rate-limits";
 import type { TaskHandler } from "../scheduler";
 
@@ -60,6 +60,8 @@ async function bestEffort(d: ActionHandlerDeps, chatId: string, what: "typing" |
   try {
     await fn();
   } catch (e) {
+    // The account itself is gone: that is no cosmetic matter (the persona stops).
+    if (e instanceof AccountLostError) throw e;
     if (e instanceof RateLimitedError) d.limits.hit(e, d.clock.now());
     d.logger.warn({ component: "tasks", chatId, action: what, err: e instanceof Error ? e.message : String(e) }, `${what} failed; going on without it`);
   }

@@ -359,7 +359,10 @@ export class TelegramEmulator {
     void (conn.client as unknown as { _handleReconnect(): Promise<void> })._handleReconnect();
   }
 
-  /** Telegram stops pushing updates to `account` while requests keep working (until resumeUpdates). */
+  /**
+   * Telegram stops pushing updates to `account` while requests keep working (until
+   * resumeUpdates, or until its client connects anew: a new connection is pushed to again).
+   */
   silenceUpdates(account: EmuUser): void {
     this.netOf(account).silenced = true;
   }
@@ -397,6 +400,8 @@ export class TelegramEmulator {
       return false;
     }
     if (!conn.linkUp) void this.linkUp(conn);
+    // A new connection is a fresh subscription: Telegram pushes to it again after a silence.
+    conn.network.silenced = false;
     return true;
   }
 

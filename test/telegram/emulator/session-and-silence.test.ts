@@ -37,3 +37,16 @@ describe("revokeSession", () => {
     expect([ban.errorMessage, ban.code]).toEqual(["USER_DEACTIVATED_BAN", 401]);
   });
 });
+
+describe("silenced updates and a new connection", () => {
+  it("a client that connects anew is pushed to again (what was missed stays missed)", async () => {
+    const { emu, persona, alice, client, inbox } = world();
+    const dm = emu.dm(persona, alice);
+    emu.silenceUpdates(persona);
+    await emu.post({ chat: dm, from: alice, text: "unheard" });
+    await client.disconnect();
+    expect(await client.connect()).toBe(true);
+    await emu.post({ chat: dm, from: alice, text: "heard" });
+    expect(inbox.events.map((e) => e.message.text)).toEqual(["heard"]);
+  });
+});

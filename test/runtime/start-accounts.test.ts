@@ -1,0 +1,184 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { TelegramClient } from "telegram";
+import { AuthKey } from "telegram/crypto/AuthKey.js";
+import { StringSession } from "telegram/sessions/index.js";
+import { describe, expect, it } from "vitest";
+import { readEnv } from "../../src/config/env";
+import { start, type StartOptions } from "../../src/runtime/start";
+import { TelegramEmulator, type EmuUser } from "../../src/telegram/emulator";
+import { GeminiFake } from "../support/gemini-fake";
+import { captureLogger } from "../support/log-capture";
+import { tempDir } from "../support/temp-dir";
+import { until } from "../support/wait";
+
+const API_HASH = "0123456789abcdef0123456789abcdef";
+const GEMINI_KEY = "test-gemini-key-7f3a";
+
+function persona(dir: string, name: string): void {
+  writeFileSync(
+    join(dir, `${name}.md`),
+    `# Agent Name\n${name}\n\n# Agent Instructions\nBe ${name}.\n\n# Start Typing Delay\n0\n\n# Typing Speed\n100\n\n# Read Delay\n0\n`,
+  );
+}
+
+/** A real session string; its DC id tells the test's client factory which emulated account it is. */
+async function sessionString(dcId: number): Promise<string> {
+  const s = new StringSession("");
+  s.setDC(dcId, "127.0.0.1", 443);
+  const key = new AuthKey();
+  await key.setKey(Buffer.alloc(256, dcId));
+  s.setAuthKey(key);
+  return s.save();
+}
+
+/** Personas with sessions, each on its own emulated account, and `start()` wired to them. */
+async function liveWorld(names: string[]) {
+  const agents = tempDir();
+  const sessions = tempDir();
+  const db = join(tempDir(), "agents.db");
+  const emu = new TelegramEmulator();
+  const accounts = new Map<number, EmuUser>();
+  const byName = new Map<string, EmuUser>();
+  const secrets: string[] = [];
+  for (const [i, name] of names.entries()) {
+    persona(agents, name);
+    const s = await sessionString(i + 1);
+    secrets.push(s);
+    writeFileSync(join(sessions, `${name}.session`), s, { mode: 0o600 });
+    const account = emu.addAccount({ firstName: name, username: `${name.toLowerCase()}_live` });
+    accounts.set(i + 1, account);
+    byName.set(name, account);
+  }
+  const carol = emu.addUser({ firstName: "Carol", username: "carol" });
+  const gemini = await GeminiFake.start();
+  const log = captureLogger();
+  const env = readEnv({
+    AGENTS_DIR: agents,
+    SESSIONS_DIR: sessions,
+    STATE_DB: db,
+    TELEGRAM_API_ID: "12345",
+    TELEGRAM_API_HASH: API_HASH,
+    GEMINI_API_KEY: GEMINI_KEY,
+    GOOGLE_GEMINI_BASE_URL: gemini.baseUrl,
+  });
+  const run = (extra: Partial<StartOptions> = {}) => {
+    let stop!: () => void;
+    const stopped = new Promise<void>((r) => (stop = r));
+    const running = start({
+      env,
+      clientFactory: (s, apiId, apiHash, opts) => {
+        const client = new TelegramClient(s, apiId, apiHash, opts);
+        emu.attach(client, accounts.get(s.dcId)!); // this account's Telegram is the emulator
+        return client;
+      },
+      until: stopped,
+      logger: log.logger,
+      ...extra,
+    });
+    return { running, stop };
+  };
+  const started = (name: string, n = 1) => log.lines().filter((l) => l.msg === "agent started" && l.agent === name).length >= n;
+  return { emu, carol, gemini, log, run, started, account: (n: string) => byName.get(n)!, sessions, secrets };
+}
+
+describe("npm start with several personas", () => {
+  it("a revoked session stops that persona with one error line and the login command; the other keeps answering; none left → exit 1", async () => {
+    const w = await liveWorld(["Mira", "Nova"]);
+    w.gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "still here" }] } }));
+    const { running } = w.run();
+    try {
+      await until(() => w.started("Mira") && w.started("Nova"));
+      const mira = w.account("Mira");
+      const nova = w.account("Nova");
+      const dmMira = w.emu.dm(mira, w.carol);
+      const dmNova = w.emu.dm(nova, w.carol);
+
+      w.emu.revokeSession(mira); // e.g. terminated from the phone's "Devices" list
+      await w.emu.post({ chat: dmMira, from: w.carol, text: "Mira?" });
+      await until(() => w.log.lines().some((l) => l.msg === "agent stopped" && l.agent === "Mira"));
+      await until(() => !existsSync(join(w.sessions, "Mira.session.lock")));
+
+      const errors = w.log.lines().filter((l) => (l.level as number) >= 50);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.agent).toBe("Mira");
+      expect(errors[0]!.msg).toContain("SESSION_REVOKED");
+      expect(errors[0]!.msg).toContain("To log in again: npm run login -- Mira");
+
+      // Nova is unaffected.
+      await w.emu.post({ chat: dmNova, from: w.carol, text: "Nova, still there?" });
+      await until(() => w.emu.history(dmNova).some((m) => m.fromId === nova.id));
+      expect(w.emu.history(dmNova).map((m) => m.text)).toEqual(["Nova, still there?", "still here"]);
+      expect(w.emu.history(dmMira).map((m) => m.text)).toEqual(["Mira?"]);
+
+      // The last persona goes too: the process ends, non-zero.
+      w.emu.revokeSession(nova, "USER_DEACTIVATED_BAN");
+      await w.emu.post({ chat: dmNova, from: w.carol, text: "Nova?" });
+      expect(await running).toBe(1);
+      expect(w.log.lines().some((l) => l.msg === "no persona is left running; exiting")).toBe(true);
+      const novaError = w.log.lines().find((l) => (l.level as number) >= 50 && l.agent === "Nova");
+      expect(novaError?.msg).toContain("the account was banned by Telegram (USER_DEACTIVATED_BAN)");
+      expect(novaError?.msg).toContain("npm run login -- Nova");
+    } finally {
+      await w.gemini.close();
+    }
+  });
+
+  it("a session revoked before start: that persona reports it at connect; the other runs", async () => {
+    const w = await liveWorld(["Mira", "Nova"]);
+    w.emu.revokeSession(w.account("Mira"), "AUTH_KEY_UNREGISTERED");
+    const { running, stop } = w.run();
+    try {
+      await until(() => w.started("Nova"));
+      await until(() => w.log.lines().some((l) => (l.level as number) >= 50));
+      const errors = w.log.lines().filter((l) => (l.level as number) >= 50);
+      expect(errors.map((l) => [l.agent, l.msg])).toEqual([
+        ["Mira", "Mira: Telegram no longer knows this session (logged out or expired) (AUTH_KEY_UNREGISTERED); this persona stopped. To log in again: npm run login -- Mira"],
+      ]);
+      expect(existsSync(join(w.sessions, "Mira.session.lock"))).toBe(false);
+    } finally {
+      stop();
+      await w.gemini.close();
+    }
+    expect(await running).toBe(1); // a persona failed: never exit 0 after a failure
+  });
+});
+
+describe("graceful shutdown", () => {
+  it("a send in flight completes, the process exits 0 with the lock released and nothing secret logged; a restart sends the rest", async () => {
+    const w = await liveWorld(["Mira"]);
+    w.gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "first" }, { kind: "send", text: "second" }] } }));
+    const mira = w.account("Mira");
+    const dm = w.emu.dm(mira, w.carol);
+    w.emu.setDelay("messages.SendMessage", 300);
+    const first = w.run();
+    let stopAsked = false;
+    const off = w.emu.onRequest((r) => {
+      // Ctrl-C arrives while "first" is on the wire.
+      if (r.method === "messages.SendMessage" && !stopAsked) {
+        stopAsked = true;
+        first.stop();
+      }
+    });
+    try {
+      await until(() => w.started("Mira"));
+      await w.emu.post({ chat: dm, from: w.carol, text: "hey Mira" });
+      expect(await first.running).toBe(0);
+      off();
+      expect(w.emu.history(dm).map((m) => m.text)).toEqual(["hey Mira", "first"]);
+      expect(existsSync(join(w.sessions, "Mira.session.lock"))).toBe(false);
+
+      w.emu.setDelay("messages.SendMessage", 0);
+      const second = w.run();
+      await until(() => w.emu.history(dm).length === 3);
+      second.stop();
+      expect(await second.running).toBe(0);
+      expect(w.emu.history(dm).map((m) => m.text)).toEqual(["hey Mira", "first", "second"]);
+      expect(w.gemini.requests).toHaveLength(1); // the plan was stored, not made again
+    } finally {
+      await w.gemini.close();
+    }
+    const text = w.log.text();
+    for (const s of [...w.secrets, API_HASH, GEMINI_KEY]) expect(text).not.toContain(s);
+  });
+});

@@ -19,6 +19,7 @@ import {
   type ActionHandlerDeps,
 } from "../tasks/handlers/action-handlers";
 import type { AccountLostError } from "../tasks/errors";
+import { accountLost } from "../telegram/account-errors";
 import { receivedHandler } from "../tasks/handlers/received-handler";
 import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler, type SchedulerOptions } from "../tasks/scheduler";
@@ -253,7 +254,10 @@ export class AgentRuntime {
     this.logger.info({ component: "runtime" }, "agent started");
     if (this.o.catchUpOnStart !== false) {
       this.caughtUp = this.catchUp().catch((err: unknown) => {
-        this.logger.error({ component: "catch-up", err: String(err) }, "catch-up failed; live updates continue");
+        // A revoked session is the account's end, not the catch-up's: the owner reports it.
+        const lost = accountLost(err);
+        if (lost && this.o.onAccountLost) this.o.onAccountLost(lost);
+        else this.logger.error({ component: "catch-up", err: String(err) }, "catch-up failed; live updates continue");
         return undefined;
       });
     }

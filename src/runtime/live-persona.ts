@@ -41,10 +41,7 @@ export interface LivePersonaOptions {
   readonly health?: HealthSettings;
   /** How long shutdown waits for a task in flight (default AgentRuntime's 10 s). */
   readonly stopGraceMs?: number;
-  /**
-   * Called after the connection came back and work resumed: catch up on what was missed.
-   * (Wired to the runtime's catch-up by start.ts.)
-   */
+  /** Told after the connection came back, work resumed and the catch-up ran (tests). */
   readonly onRestored?: (runtime: AgentRuntime) => void | Promise<void>;
   /** Told once the persona is running (tests). */
   readonly onRunning?: (runtime: AgentRuntime) => void;
@@ -127,7 +124,11 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     onRestored: async () => {
       runtime.resume();
       // What arrived while the connection was dead is only in the difference: fetch it.
-      await runtime.catchUp().catch((err: unknown) => log.warn({ component: "catch-up", err: String(err) }, "catch-up after reconnect failed"));
+      await runtime.catchUp().catch((err: unknown) => {
+        const lost = accountLost(err);
+        if (lost) onLost(lost);
+        else log.warn({ component: "catch-up", err: String(err) }, "catch-up after reconnect failed");
+      });
       await o.onRestored?.(runtime);
     },
     onAccountLost: onLost,

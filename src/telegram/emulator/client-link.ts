@@ -3,6 +3,7 @@
  * fields a network connection would normally set.
  */
 import { Api, type TelegramClient } from "telegram";
+import { trackDispatches } from "./dispatch-updates.js";
 import { FakeSender, type PendingRequest } from "./fake-sender.js";
 import { toLong } from "./long.js";
 import type { EmuUser } from "./types.js";
@@ -77,6 +78,7 @@ export function linkClient(
     linkUp: !network.down,
     held: [],
   };
+  trackDispatches(client);
   conn.sender.link = { connect: () => hooks.connect(conn), up: () => conn.linkUp };
   const internals = client as unknown as ClientInternals;
   internals._sender = conn.sender;

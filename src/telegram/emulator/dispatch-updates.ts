@@ -1,43 +1,119 @@
 /**
- * Pushes updates through GramJS's own update pipeline and waits for the handlers.
+ * Pushes updates into GramJS exactly where its network layer does — the real `_handleUpdate`
+ * (telegram/client/updates), which caches entities, builds the entity map and dispatches each
+ * update **without awaiting** — and tells the emulator when the handlers it started settled.
  *
- * GramJS's `_handleUpdate` (what the network layer calls) caches the entities, builds the entity
- * map from `users`/`chats` and then dispatches *without awaiting*. We perform the same steps but
- * await `_dispatchUpdate`, which awaits every matching handler in turn — so when this resolves,
- * every handler (including async ones) has finished. Handler exceptions are swallowed by GramJS
- * (reported to `client.onError`), exactly as in production.
+ * GramJS keeps no handle on the dispatches it starts, so we count them where each one begins:
+ * `_dispatchUpdate` iterates `client._eventBuilders` with for…of, once per update. The tracker
+ * swaps that array's iterator for one that registers a dispatch when iteration starts and marks
+ * it settled when iteration ends — normally after the last handler returned, or early through
+ * `return()` on StopPropagation or an exception. GramJS itself runs unchanged: handlers for
+ * consecutive updates interleave at every `await`, as in production.
  */
-import { Api, utils, type TelegramClient } from "telegram";
-import { _dispatchUpdate } from "telegram/client/updates.js";
+import type { Api, TelegramClient } from "telegram";
+import { _handleUpdate } from "telegram/client/updates.js";
 import { UpdateConnectionState } from "telegram/network/index.js";
 
-// GramJS reads the entity map from a field it sets on each update object.
-type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
+type Builders = unknown[];
+
+/** Per-client bookkeeping of the dispatches GramJS started. */
+class DispatchTracker {
+  /** Dispatches started and not yet finished. */
+  readonly inflight = new Set<Promise<void>>();
+  /** Collects the dispatches started during one synchronous `_handleUpdate` call. */
+  private capturing: Promise<void>[] | undefined;
+
+  /** Runs `fn` (which calls `_handleUpdate`) and returns the dispatches it started. */
+  capture(fn: () => void): Promise<void>[] {
+    const outer = this.capturing;
+    const mine: Promise<void>[] = [];
+    this.capturing = mine;
+    try {
+      fn();
+    } finally {
+      this.capturing = outer;
+    }
+    return mine;
+  }
+
+  /** Wraps an iterator of the builders so its lifetime is one tracked dispatch. */
+  track(base: Iterator<unknown>): Iterator<unknown> {
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    this.inflight.add(done);
+    this.capturing?.push(done);
+    let open = true;
+    const close = (): void => {
+      if (!open) return;
+      open = false;
+      this.inflight.delete(done);
+      finish();
+    };
+    return {
+      next: () => {
+        const r = base.next();
+        if (r.done) close();
+        return r;
+      },
+      return: (value?: unknown) => {
+        close();
+        return { done: true, value };
+      },
+    };
+  }
+}
+
+const trackers = new WeakMap<TelegramClient, DispatchTracker>();
 
 /**
- * Delivers `updates` (an `Updates` envelope, an `UpdateShort`, or a short message update) to
- * `client`, taking the same branches as GramJS's `_handleUpdate`, and resolves once all its
- * handlers have finished.
+ * Installs the dispatch tracker on `client` (idempotent). `_eventBuilders` becomes an accessor so
+ * every array GramJS stores there (addEventHandler pushes, removeEventHandler replaces it) gets
+ * the tracking iterator.
  */
-export async function dispatchUpdates(client: TelegramClient, updates: Api.TypeUpdates): Promise<void> {
-  client._entityCache.add(updates);
-  client.session.processEntities(updates);
-  if (updates instanceof Api.Updates || updates instanceof Api.UpdatesCombined) {
-    const entities = new Map<string, Api.TypeUser | Api.TypeChat>();
-    for (const x of [...updates.users, ...updates.chats]) entities.set(utils.getPeerId(x), x);
-    for (const update of updates.updates) {
-      (update as WithEntities)._entities = entities;
-      const args = { update, others: updates.updates };
-      await _dispatchUpdate(client, args);
-    }
-    return;
-  }
-  const update = updates instanceof Api.UpdateShort ? updates.update : updates;
-  (update as WithEntities)._entities = new Map();
-  await _dispatchUpdate(client, { update });
+export function trackDispatches(client: TelegramClient): void {
+  if (trackers.has(client)) return;
+  const tracker = new DispatchTracker();
+  trackers.set(client, tracker);
+  const host = client as unknown as { _eventBuilders: Builders };
+  let current: Builders = [];
+  const adopt = (arr: Builders): void => {
+    Object.defineProperty(arr, Symbol.iterator, {
+      configurable: true,
+      value: function (this: Builders) {
+        return tracker.track(Array.prototype[Symbol.iterator].call(this));
+      },
+    });
+    current = arr;
+  };
+  adopt(host._eventBuilders ?? []);
+  Object.defineProperty(host, "_eventBuilders", {
+    configurable: true,
+    enumerable: true,
+    get: () => current,
+    set: (arr: Builders) => adopt(arr),
+  });
+}
+
+/**
+ * Hands `updates` to GramJS's real `_handleUpdate` (as the MTProto sender does) and resolves once
+ * the handlers of the dispatches it started have settled. Handler exceptions are GramJS's to
+ * report (`client.onError`), exactly as in production.
+ */
+export function dispatchUpdates(client: TelegramClient, updates: Api.TypeUpdates | UpdateConnectionState): Promise<void> {
+  trackDispatches(client);
+  const tracker = trackers.get(client) as DispatchTracker;
+  // _handleUpdate's typing lists single updates; at run time it takes Updates, UpdateShort,
+  // short message updates and connection states alike.
+  const started = tracker.capture(() => _handleUpdate(client, updates as unknown as Api.TypeUpdate));
+  return Promise.all(started).then(() => undefined);
 }
 
 /** Tells `client`'s handlers the connection state changed, as GramJS's sender does. */
-export async function dispatchConnectionState(client: TelegramClient, state: number): Promise<void> {
-  await _dispatchUpdate(client, { update: new UpdateConnectionState(state) });
+export function dispatchConnectionState(client: TelegramClient, state: number): Promise<void> {
+  return dispatchUpdates(client, new UpdateConnectionState(state));
+}
+
+/** The dispatches GramJS started on `client` whose handlers are still running. */
+export function dispatchesInFlight(client: TelegramClient): Promise<void>[] {
+  return [...(trackers.get(client)?.inflight ?? [])];
 }

@@ -443,8 +443,10 @@ export class TelegramEmulator {
   }
 
   /**
-   * Resolves when the background deliveries of messages that accounts sent (to the other
-   * attached accounts) have finished; rejects with the first error one of them hit.
+   * Resolves when everything in flight has settled: the background deliveries of messages that
+   * accounts sent (to the other attached accounts) and every handler GramJS is running on an
+   * attached client (handlers run concurrently, as in production); rejects with the first error
+   * a background delivery hit.
    */
   idle(): Promise<void> {
     return this.bus.idle();

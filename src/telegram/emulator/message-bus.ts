@@ -3,7 +3,7 @@
  */
 import type { Api } from "telegram";
 import type { Connection } from "./client-link.js";
-import { dispatchUpdates } from "./dispatch-updates.js";
+import { dispatchesInFlight, dispatchUpdates } from "./dispatch-updates.js";
 import { newMessageUpdates } from "./new-message-update.js";
 import type { StoredMessage } from "./stored-message.js";
 import { roundTripObject } from "./tl-roundtrip.js";
@@ -85,9 +85,18 @@ export class MessageBus {
     }
   }
 
-  /** Resolves when background deliveries are done; rejects with the first error one hit. */
+  /**
+   * Resolves when background deliveries are done and no handler GramJS started on any attached
+   * client is still running (handlers may cause more of both: it waits until everything is
+   * quiet); rejects with the first error a background delivery hit.
+   */
   async idle(): Promise<void> {
-    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+    for (;;) {
+      const busy: Promise<unknown>[] = [...this.background];
+      for (const conn of this.deps.connections.values()) busy.push(...dispatchesInFlight(conn.client));
+      if (busy.length === 0) break;
+      await Promise.allSettled(busy);
+    }
     const error = this.backgroundError;
     this.backgroundError = undefined;
     if (error !== undefined) throw error;

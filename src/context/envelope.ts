@@ -96,11 +96,12 @@ function replyLine(reply: ReplyContext): string {
       return quoted === "" ? `[↩ reply to ${who}]` : `[↩ reply to ${who}: "${quoted}"]`;
     }
     case "deleted":
-      return `[↩ reply to msg #${reply.id}]`;
+      // Telegram told us it is gone (a deletion update, or the fetch found nothing).
+      return `[↩ reply to deleted msg #${reply.id}]`;
     case "unknown":
-      // The fetch failed or timed out. Same form as "deleted" on purpose: we keep the id (the
-      // message may still be in the history the model sees) but invent no text and no sender,
-      // and do not claim the message is gone when we merely could not load it.
+      // The fetch failed or timed out: we keep the id (the message may still be in the history
+      // the model sees) but invent no text and no sender, and do not claim the message is gone
+      // when we merely could not load it.
       return `[↩ reply to msg #${reply.id}]`;
   }
 }
@@ -111,8 +112,8 @@ function replyLine(reply: ReplyContext): string {
  * Header: `⟦#<id> <sender> · <YYYY-MM-DD HH:MM>⟧`, sender `agent` when `isAgent`.
  * Without a reply: `<header> <body>` on one line (the body keeps its own newlines).
  * With a reply: `<header>\n[↩ reply to <sender>: "<quote>"]\n<body>`, the quote flattened to one
- * line and cut at 200 code points plus `...`; a deleted or unfetchable original gives
- * `[↩ reply to msg #<id>]`. An empty body is simply left out.
+ * line and cut at 200 code points plus `...`; a deleted original gives
+ * `[↩ reply to deleted msg #<id>]`, an unfetchable one `[↩ reply to msg #<id>]`. An empty body is simply left out.
  *
  * Names, quote and body are sanitised here, so callers pass raw Telegram strings.
  */

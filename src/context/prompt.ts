@@ -64,9 +64,11 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
       push("model", sanitizeText(m.text));
       continue;
     }
-    // Targets carry the context fetched on arrival; otherwise (history, or a fetch lost to a
-    // restart) the stored copy of the replied-to message is used, without an API call.
-    const reply = targets.get(m.messageId) ?? historyReply(m, i.lookup);
+    // Targets carry the context fetched on arrival, brought up to date by the stored copy (an
+    // edit or a deletion since); otherwise (history, or a fetch lost to a restart) the stored
+    // copy of the replied-to message is used, without an API call.
+    const fetched = targets.get(m.messageId);
+    const reply = fetched ? current(fetched, i.lookup) : historyReply(m, i.lookup);
     push(
       "user",
       formatMessageEnvelope({
@@ -90,7 +92,23 @@ function historyReply(m: StoredMessage, lookup: PromptInput["lookup"]): ReplyCon
   if (m.replyToId === undefined) return undefined;
   const r = lookup(m.replyToId);
   if (!r) return { kind: "unknown", id: m.replyToId };
+  return fromStored(r);
+}
+
+function fromStored(r: StoredMessage): ReplyContext {
+  if (r.deleted) return { kind: "deleted", id: r.messageId };
   return { kind: "found", id: r.messageId, text: r.text, senderName: r.senderName, isAgent: r.isAgent };
+}
+
+/** A reply context fetched earlier, as the store knows the message now (edited, deleted). */
+function current(reply: ReplyContext, lookup: PromptInput["lookup"]): ReplyContext {
+  if (reply.kind === "deleted") return reply;
+  const r = lookup(reply.id);
+  if (!r) return reply;
+  if (r.deleted) return { kind: "deleted", id: reply.id };
+  // The fetched sender name and `agent` flag stay; the words are the latest. (A fetch that
+  // failed stays "unknown": the answer goes without a quote, as documented.)
+  return reply.kind === "found" ? { ...reply, text: r.text } : reply;
 }
 
 function systemInstruction(i: PromptInput): string {

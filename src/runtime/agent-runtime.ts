@@ -28,6 +28,8 @@ import { GramActions } from "../telegram/gramjs-actions";
 import { CatchUp, type CatchUpSummary } from "../telegram/catch-up";
 import { listenForMessages, trackResult, type TelegramClient } from "../telegram/listen";
 import { createMessageFeed, type MessageFeed } from "../telegram/message-feed";
+import { createChangeHandler } from "../inbound/changes";
+import { listenForChanges } from "../telegram/listen-changes";
 import { REPLY_FETCH_TIMEOUT_MS } from "../telegram/reply-context";
 import { SenderResolver } from "../telegram/sender-resolver";
 import { UpdateTracker } from "../telegram/update-tracker";
@@ -242,7 +244,7 @@ export class AgentRuntime {
   /** Resume stored tasks, start listening and ticking. */
   start(): void {
     this.scheduler.load();
-    this.detach = listenForMessages({
+    const stopMessages = listenForMessages({
       client: this.o.client,
       feed: this.feed,
       entities: this.entities,
@@ -250,6 +252,15 @@ export class AgentRuntime {
       selfId: this.o.selfId,
       logger: this.logger,
     });
+    const stopChanges = listenForChanges({
+      client: this.o.client,
+      changes: createChangeHandler({ messages: this.messages, logger: this.logger }),
+      logger: this.logger,
+    });
+    this.detach = () => {
+      stopMessages();
+      stopChanges();
+    };
     this.scheduler.start();
     this.logger.info({ component: "runtime" }, "agent started");
     if (this.o.catchUpOnStart !== false) {

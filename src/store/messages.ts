@@ -11,6 +11,8 @@ export interface StoredMessage {
   readonly replyToId?: number;
   readonly topicId?: number;
   readonly isAgent: boolean;
+  /** Deleted on Telegram after it was stored (kept, so a reply to it can say so). */
+  readonly deleted?: boolean;
 }
 
 /** What the store knows of a chat: enough to address it again after a restart. */
@@ -31,6 +33,7 @@ interface Row {
   reply_to_id: number | null;
   topic_id: number | null;
   is_agent: number;
+  deleted: number;
 }
 
 const toMessage = (r: Row): StoredMessage => ({
@@ -43,6 +46,7 @@ const toMessage = (r: Row): StoredMessage => ({
   ...(r.reply_to_id != null ? { replyToId: r.reply_to_id } : {}),
   ...(r.topic_id != null ? { topicId: r.topic_id } : {}),
   isAgent: r.is_agent === 1,
+  ...(r.deleted === 1 ? { deleted: true } : {}),
 });
 
 /**
@@ -59,6 +63,9 @@ export class MessageStore {
   private readonly renameStmt;
   private readonly highestStmt;
   /** Chat type+title last written, so the hot path skips the upsert when nothing changed. */
+  private readonly editStmt;
+  private readonly deleteStmt;
+  private readonly deleteAnyStmt;
   private readonly chatCache = new Map<string, string>();
 
   constructor(
@@ -71,10 +78,18 @@ export class MessageStore {
     );
     this.existsStmt = db.prepare(`SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`).pluck();
     this.recentStmt = db.prepare(
-      `SELECT * FROM (SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id <= ?
+      `SELECT * FROM (SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id <= ? AND deleted = 0
        ORDER BY message_id DESC LIMIT ?) ORDER BY message_id ASC`,
     );
     this.getStmt = db.prepare(`SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`);
+    this.editStmt = db.prepare(`UPDATE messages SET text = ? WHERE agent = ? AND chat_id = ? AND message_id = ?`);
+    this.deleteStmt = db.prepare(`UPDATE messages SET deleted = 1 WHERE agent = ? AND chat_id = ? AND message_id = ?`);
+    // DMs and basic groups share the account's id space, so an id alone names the message.
+    // (Every supergroup a message was stored from is in `chats` with its type.)
+    this.deleteAnyStmt = db.prepare(
+      `UPDATE messages SET deleted = 1 WHERE agent = @agent AND message_id = @id
+       AND chat_id NOT IN (SELECT chat_id FROM chats WHERE agent = @agent AND chat_type IN ('supergroup', 'forum'))`,
+    );
     this.chatStmt = db.prepare(
       `INSERT INTO chats (agent, chat_id, chat_type, title, access_hash) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (agent, chat_id) DO UPDATE SET chat_type = excluded.chat_type, title = coalesce(excluded.title, chats.title),
@@ -115,6 +130,23 @@ export class MessageStore {
     return res.changes === 1;
   }
 
+  /** A message was edited: its stored text follows (one UPDATE; false when it is not stored). */
+  editText(chatId: string, messageId: number, text: string): boolean {
+    return batchedWrite(this.db, () => this.editStmt.run(text, this.agent, chatId, messageId).changes > 0);
+  }
+
+  /**
+   * Messages were deleted. `chatId` undefined: Telegram names no chat for DMs and basic groups,
+   * whose ids are unique per account. Returns how many stored messages were marked.
+   */
+  markDeleted(chatId: string | undefined, messageIds: readonly number[]): number {
+    return batchedWrite(this.db, () => {
+      let n = 0;
+      for (const id of messageIds) n += (chatId === undefined ? this.deleteAnyStmt.run({ agent: this.agent, id }) : this.deleteStmt.run(this.agent, chatId, id)).changes;
+      return n;
+    });
+  }
+
   has(chatId: string, messageId: number): boolean {
     return this.existsStmt.get(this.agent, chatId, messageId) !== undefined;
   }
@@ -124,7 +156,7 @@ export class MessageStore {
     return r ? toMessage(r) : undefined;
   }
 
-  /** The last `limit` messages of a chat up to and including `uptoId`, oldest first. */
+  /** The last `limit` messages of a chat up to and including `uptoId`, oldest first (deleted ones left out). */
   recent(chatId: string, uptoId: number, limit: number): StoredMessage[] {
     return (this.recentStmt.all(this.agent, chatId, uptoId, limit) as Row[]).map(toMessage);
   }

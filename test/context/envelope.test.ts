@@ -151,7 +151,7 @@ describe("formatMessageEnvelope: format", () => {
     expect(env({ text: "" })).toBe("⟦#42 Anna · 2026-03-01 14:05⟧");
     expect(env({ text: " \u200B\n " })).toBe("⟦#42 Anna · 2026-03-01 14:05⟧");
     expect(env({ text: "", reply: { kind: "deleted", id: 3 } })).toBe(
-      "⟦#42 Anna · 2026-03-01 14:05⟧\n[↩ reply to msg #3]",
+      "⟦#42 Anna · 2026-03-01 14:05⟧\n[↩ reply to deleted msg #3]",
     );
     expect(env({ text: "[sticker 👍]" })).toBe("⟦#42 Anna · 2026-03-01 14:05⟧ [sticker 👍]");
   });
@@ -168,9 +168,9 @@ describe("formatMessageEnvelope: format", () => {
     expect(env({ reply }).split("\n")[1]).toBe('[↩ reply to agent: "hi"]');
   });
 
-  it("writes deleted and unknown replies by id only", () => {
+  it("writes deleted and unknown replies by id only, saying which is gone", () => {
     expect(env({ reply: { kind: "deleted", id: 17 } })).toBe(
-      "⟦#42 Anna · 2026-03-01 14:05⟧\n[↩ reply to msg #17]\nhello",
+      "⟦#42 Anna · 2026-03-01 14:05⟧\n[↩ reply to deleted msg #17]\nhello",
     );
     expect(env({ reply: { kind: "unknown", id: 18 } })).toBe(
       "⟦#42 Anna · 2026-03-01 14:05⟧\n[↩ reply to msg #18]\nhello",

@@ -82,7 +82,7 @@ describe("who the persona answers", () => {
 });
 
 describe("reply context", () => {
-  it("shows a deleted reply target as its id only", async () => {
+  it("shows a reply target deleted before the fetch as deleted, by its id only", async () => {
     h = await Harness.start();
     const gone = await h.emu.post({ chat: h.group, from: h.bob, text: "oops wrong chat" });
     // Bob deletes his message just as alice's reply reaches the persona.
@@ -91,7 +91,7 @@ describe("reply context", () => {
     });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what did bob say?", replyTo: gone.id });
     await h.pass(20_000);
-    expect(h.lastUserTurn()).toContain(`[↩ reply to msg #${gone.id}]`);
+    expect(h.lastUserTurn()).toContain(`[↩ reply to deleted msg #${gone.id}]`);
     expect(h.lastUserTurn()).not.toContain("[↩ reply to Bob");
   });
 

@@ -43,7 +43,12 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
     rateKeys: () => [LLM_RATE_KEY],
     async run(task) {
       const chatId = task.chatId;
-      const items = task.payload.items;
+      // A message deleted before it was planned for is not answered (a person would not either).
+      const items = task.payload.items.filter((i) => !d.messages.get(chatId, i.messageId)?.deleted);
+      if (items.length === 0) {
+        d.logger.info({ component: "planner", chatId, messages: task.payload.items.map((i) => i.messageId) }, "addressed messages deleted before planning; not answered");
+        return { type: "done" };
+      }
       const lastId = Math.max(...items.map((i) => i.messageId));
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
       const chat = d.messages.chat(chatId) ?? { chatId, chatType: "group" };

@@ -14,6 +14,7 @@ import { dispatchConnectionState } from "./dispatch-updates.js";
 import type { FakeSender } from "./fake-sender.js";
 import { FaultPlan } from "./fault-plan.js";
 import { MessageBus, type PreparedDelivery } from "./message-bus.js";
+import { MessageChanges, type TypingAction } from "./message-changes.js";
 import { Network, type RecordedLoginRequest } from "./network.js";
 import { RpcEndpoint } from "./rpc-endpoint.js";
 import type { StoredMessage } from "./stored-message.js";
@@ -76,6 +77,7 @@ export class TelegramEmulator {
   private readonly byClient = new Map<TelegramClient, Connection>();
   private readonly networks = new Map<number, AccountNetwork>();
   private readonly bus: MessageBus;
+  private readonly changes: MessageChanges;
   private readonly endpoint: RpcEndpoint;
   private readonly auth: AuthServer;
   private readonly network: Network;
@@ -89,6 +91,13 @@ export class TelegramEmulator {
     this.views = new TlViews(this.world);
     const shapes = opts.updateShapes ?? "full";
     this.bus = new MessageBus({ world: this.world, views: this.views, connections: this.byAccount, strictTl, now: this.now, shapes });
+    this.changes = new MessageChanges({
+      world: this.world,
+      views: this.views,
+      bus: this.bus,
+      attached: () => [...this.byAccount.values()].map((c) => c.account),
+      now: this.now,
+    });
     this.endpoint = new RpcEndpoint({
       world: this.world,
       views: this.views,
@@ -537,13 +546,36 @@ export class TelegramEmulator {
     return this.bus.onMessage(listener);
   }
 
-  /** Deletes messages for everyone; `ids` as `viewer` (default: reference account) sees them. */
-  deleteMessages(chat: EmuChat, ids: number[], viewer?: EmuUser): void {
+  /**
+   * Deletes messages for everyone; `ids` as `viewer` (default: reference account) sees them.
+   * Attached members get UpdateDeleteMessages / UpdateDeleteChannelMessages (with pts); resolves
+   * after their handlers ran.
+   */
+  deleteMessages(chat: EmuChat, ids: number[], viewer?: EmuUser): Promise<void> {
     const rec = this.world.record(chat);
-    for (const id of ids) {
-      const msg = this.world.findInChat(rec, id, viewer);
-      if (msg) msg.deleted = true;
-    }
+    const msgs = ids.flatMap((id) => this.world.findInChat(rec, id, viewer) ?? []);
+    return this.changes.delete(rec, msgs);
+  }
+
+  /**
+   * Its author edits a message (`id` as `viewer`, default the reference account, sees it):
+   * attached members get UpdateEditMessage / UpdateEditChannelMessage (with pts and edit_date);
+   * resolves after their handlers ran.
+   */
+  editMessage(chat: EmuChat, id: number, text: string, o: { viewer?: EmuUser } = {}): Promise<void> {
+    const rec = this.world.record(chat);
+    const msg = this.world.findInChat(rec, id, o.viewer);
+    if (!msg) throw new Error(`emulator: no message ${id} in ${chat.peerId}`);
+    return this.changes.edit(rec, msg, text);
+  }
+
+  /**
+   * `user` shows a chat action in `chat` ("typing" by default; "cancel" stops it): attached
+   * members get UpdateUserTyping (DM), UpdateChatUserTyping (basic group) or
+   * UpdateChannelUserTyping (supergroup, with top_msg_id for a forum topic). No pts.
+   */
+  userTyping(chat: EmuChat, user: EmuUser, o: { action?: TypingAction; topicId?: number } = {}): Promise<void> {
+    return this.changes.typing(this.world.record(chat), user, o.action ?? "typing", o.topicId);
   }
 
   /** Highest message id `account` marked read in `chat` (in its own id space), 0 if none. */

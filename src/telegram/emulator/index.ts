@@ -13,6 +13,7 @@ export { createEmulatedClient, type EmulatedClientOptions } from "./create-clien
 export { dispatchUpdates } from "./dispatch-updates.js";
 export { implementedMethods } from "./methods/registry.js";
 export { isStandardReaction, standardReactions } from "../standard-reactions.js";
+export type { TypingAction } from "./message-changes.js";
 export type {
   DuplicateMode,
   EmuChat,

@@ -59,10 +59,13 @@ export interface StoredMessage {
   readonly serial: number;
   readonly chat: ChatRecord;
   readonly fromId: number;
-  readonly text: string;
-  readonly entities: readonly Api.TypeMessageEntity[];
+  /** Current text and entities (an edit replaces them). */
+  text: string;
+  entities: readonly Api.TypeMessageEntity[];
   /** Unix time in ms. */
   readonly date: number;
+  /** Unix time in ms of the last edit. */
+  editDate?: number;
   /** The message this one semantically replies to (not the topic root of a plain topic message). */
   readonly replyTo?: StoredMessage;
   readonly topicId?: number;

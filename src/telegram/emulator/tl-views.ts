@@ -137,6 +137,7 @@ export class TlViews {
       date,
       message: msg.text,
       ...(msg.forwardOf ? { fwdFrom: this.forwardHeader(msg.forwardOf) } : {}),
+      ...(msg.editDate !== undefined ? { editDate: Math.floor(msg.editDate / 1000) } : {}),
       ...(replyTo ? { replyTo } : {}),
       ...(msg.entities.length > 0 ? { entities: [...msg.entities] } : {}),
       ...(msg.sticker ? { media: this.stickerMedia(msg.sticker) } : {}),

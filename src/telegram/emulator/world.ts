@@ -14,7 +14,7 @@ import type { ChatRecord, Mailbox, StoredMessage } from "./stored-message.js";
 import type { EmuChat, EmuMessage, EmuUser, TypingRecord } from "./types.js";
 
 /** What a new message needs; ids, reactions and the deleted flag are the server's (`storeMessage`). */
-export type NewMessageInput = Omit<StoredMessage, "serial" | "channelId" | "boxIds" | "deleted" | "reactions" | "channelPts" | "boxPts">;
+export type NewMessageInput = Omit<StoredMessage, "serial" | "channelId" | "boxIds" | "deleted" | "reactions" | "channelPts" | "boxPts" | "editDate">;
 
 // Id ranges that look like Telegram's and stay far below 2^40.
 const FIRST_USER_ID = 5_000_000_001;

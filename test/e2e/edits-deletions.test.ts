@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Harness, plan } from "../support/harness";
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+describe("edits and deletions", () => {
+  it("an edit before planning: the plan quotes the new text, of the message and of what it replies to, with no request", async () => {
+    h = await Harness.start();
+    const keys = await h.emu.post({ chat: h.group, from: h.bob, text: "my keys are on the table" });
+    const ask = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai where are Bob's keys? meet at 5?", replyTo: keys.id });
+    const requests = h.emu.requests.length;
+    await h.emu.editMessage(h.group, keys.id, "my keys are in the drawer");
+    await h.emu.editMessage(h.group, ask.id, "@mira_ai where are Bob's keys? meet at 6?");
+    expect(h.emu.requests.length).toBe(requests); // an edit costs no Telegram request
+    h.gemini.script(plan({ kind: "send", text: "In the drawer. 6 works." }));
+    await h.pass(20_000);
+
+    const turn = h.lastUserTurn();
+    expect(turn).toContain(`[↩ reply to Bob: "my keys are in the drawer"]`);
+    expect(turn).toContain("meet at 6?");
+    expect(turn).not.toContain("table");
+    expect(turn).not.toContain("meet at 5");
+    expect(h.runtime.messages.get(h.group.peerId, keys.id)?.text).toBe("my keys are in the drawer");
+  });
+
+  it("an edit in a DM and in a basic group updates the stored text", async () => {
+    h = await Harness.start();
+    const dm = h.emu.dm(h.account, h.carol);
+    const d = await h.emu.post({ chat: dm, from: h.carol, text: "helo" });
+    const g = await h.emu.post({ chat: h.club, from: h.bob, text: "lunch at noom" });
+    h.gemini.respondWith(() => plan());
+    await h.emu.editMessage(dm, d.id, "hello");
+    await h.emu.editMessage(h.club, g.id, "lunch at noon");
+    expect(h.runtime.messages.get(dm.peerId, d.id)?.text).toBe("hello");
+    expect(h.runtime.messages.get(h.club.peerId, g.id)?.text).toBe("lunch at noon");
+  });
+
+  it("a deleted message is marked, leaves the history, and shows as deleted where something replies to it", async () => {
+    h = await Harness.start();
+    const secret = await h.emu.post({ chat: h.group, from: h.bob, text: "the wifi password is hunter2" });
+    await h.emu.post({ chat: h.group, from: h.carol, text: "thanks!", replyTo: secret.id });
+    await h.emu.deleteMessages(h.group, [secret.id]);
+    expect(h.runtime.messages.get(h.group.peerId, secret.id)).toMatchObject({ deleted: true, text: "the wifi password is hunter2" });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what did I miss?" });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+
+    const turn = h.lastUserTurn();
+    expect(turn).toContain(`[↩ reply to deleted msg #${secret.id}]\nthanks!`);
+    expect(turn).not.toContain("hunter2");
+  });
+
+  it("a reply target deleted after the fetch but before planning shows as deleted", async () => {
+    h = await Harness.start();
+    const dm = h.emu.dm(h.account, h.carol);
+    const oops = await h.emu.post({ chat: dm, from: h.carol, text: "wrong chat, sorry" });
+    await h.emu.post({ chat: dm, from: h.carol, text: "ignore that?", replyTo: oops.id });
+    await h.emu.deleteMessages(dm, [oops.id]); // no chat id on the wire: found by its per-account id
+    h.gemini.script(plan());
+    await h.pass(20_000);
+
+    expect(h.lastUserTurn()).toContain(`[↩ reply to deleted msg #${oops.id}]\nignore that?`);
+    expect(h.lastUserTurn()).not.toContain("wrong chat");
+  });
+
+  it("a message deleted before it was planned for is not answered", async () => {
+    h = await Harness.start();
+    const m = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai oops, ignore" });
+    await h.emu.deleteMessages(h.group, [m.id]);
+    await h.pass(20_000);
+    expect(h.gemini.requests).toHaveLength(0);
+    expect(h.sent(h.group)).toEqual([]);
+  });
+});

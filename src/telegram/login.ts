@@ -182,6 +182,11 @@ async function codeLogin(ctx: LoginContext): Promise<Api.User> {
   const { o } = ctx;
   for (let phoneTry = 1; ; phoneTry++) {
     const phone = (await o.prompts.text("Phone number of the account (international format, e.g. +15551234567)", o.defaultPhone !== undefined ? { default: o.defaultPhone } : {})).replace(/[\s\-.()]/g, "");
+    if (phone === "") {
+      if (phoneTry >= LOGIN_LIMITS.phoneTries) throw new LoginError("No phone number given.");
+      o.out("A phone number is needed (+ and the country code).");
+      continue;
+    }
     let sent: Api.auth.TypeSentCode;
     try {
       sent = await ctx.call(new Api.auth.SendCode({ phoneNumber: phone, apiId: o.apiId, apiHash: o.apiHash, settings: new Api.CodeSettings({}) }));

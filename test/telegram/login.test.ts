@@ -180,6 +180,19 @@ describe("npm run login: by code", () => {
   });
 });
 
+describe("npm run login: the sample persona", () => {
+  it("logs agents/Mira.md in although it has no # Agent Phone: the number is asked without a default", async () => {
+    const s = setup();
+    writeFileSync(join(s.dir, "agents", "Mira.md"), readFileSync(join(__dirname, "../../agents/Mira.md")));
+    const empty: ScriptedAnswer = { kind: "text", ask: /phone number/i, answer: "" }; // no default to fall back on
+    const phone: ScriptedAnswer = { kind: "text", ask: /phone number/i, answer: PHONE };
+    expect(await s.run(["Mira"], [empty, phone, codeFrom(s.emu)])).toBe(0);
+    expect(s.out.join("")).toContain("A phone number is needed");
+    expect(count(s.emu, "auth.SendCode")).toBe(1); // the empty answer cost no request
+    expect(existsSync(s.sessionFile)).toBe(true);
+  });
+});
+
 describe("npm run login: 2FA", () => {
   it("asks the password hidden, with the hint; a wrong one fails the SRP check, the right one logs in", async () => {
     const s = setup({ password: "correct horse" });

@@ -1,9 +1,11 @@
 /**
  * messages.GetChats and channels.GetChannels: what GramJS's getEntity() asks for a chat it has
- * not cached. Chats the account is not in are left out (CHANNEL_PRIVATE for channels).
+ * not cached. Basic groups the account is not in are left out; a channel it left comes back as
+ * ChannelForbidden; an unknown channel or a wrong access hash is CHANNEL_INVALID.
  */
 import { Api } from "telegram";
-import { fromLong } from "../long.js";
+import { fromLong, toLong } from "../long.js";
+import { RpcFault } from "../rpc-fault.js";
 import type { TlViews } from "../tl-views.js";
 import type { ChatRecord } from "../stored-message.js";
 import { defineMethod } from "./method.js";
@@ -18,8 +20,24 @@ export const getChats = defineMethod("messages.GetChats", Api.messages.GetChats,
 });
 
 export const getChannels = defineMethod("channels.GetChannels", Api.channels.GetChannels, (ctx, req) => {
-  const recs = req.id.map((input) => chatForInputChannel(ctx.world, ctx.account, input));
-  return new Api.messages.Chats({ chats: chatsOf(ctx.views, recs) });
+  const chats = req.id.map((input): Api.TypeChat => {
+    try {
+      return chatsOf(ctx.views, [chatForInputChannel(ctx.world, ctx.account, input)])[0] as Api.TypeChat;
+    } catch (e) {
+      // A channel the account is no longer in comes back as ChannelForbidden, not as an error.
+      const rec = e instanceof RpcFault && e.errorMessage === "CHANNEL_PRIVATE" && input instanceof Api.InputChannel
+        ? ctx.world.channel(fromLong(input.channelId))
+        : undefined;
+      if (!rec) throw e;
+      return new Api.ChannelForbidden({
+        id: toLong(rec.chat.id),
+        accessHash: toLong(rec.chat.accessHash),
+        title: rec.chat.title ?? "",
+        ...(rec.chat.broadcast ? { broadcast: true } : { megagroup: true }),
+      });
+    }
+  });
+  return new Api.messages.Chats({ chats });
 });
 
 function chatsOf(views: TlViews, recs: readonly ChatRecord[]): Api.TypeChat[] {

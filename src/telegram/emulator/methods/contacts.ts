@@ -22,7 +22,10 @@ export const unblock = defineMethod("contacts.Unblock", Api.contacts.Unblock, (c
 });
 
 export const resolveUsername = defineMethod("contacts.ResolveUsername", Api.contacts.ResolveUsername, (ctx, req) => {
-  const user = ctx.world.userByUsername(req.username.replace(/^@/, ""));
+  const username = req.username.replace(/^@/, "");
+  // Telegram usernames are letters, digits and underscores; anything else is not a username.
+  if (!/^[A-Za-z0-9_]{1,32}$/.test(username)) throw new RpcFault("USERNAME_INVALID");
+  const user = ctx.world.userByUsername(username);
   if (!user) throw new RpcFault("USERNAME_NOT_OCCUPIED");
   return new Api.contacts.ResolvedPeer({
     peer: new Api.PeerUser({ userId: toLong(user.id) }),

@@ -14,8 +14,9 @@ export const getHistory = defineMethod("messages.GetHistory", Api.messages.GetHi
   const { world, views, account } = ctx;
   const rec = chatForInputPeer(world, account, req.peer, "read");
   const idOf = (m: StoredMessage): number => world.idFor(m, account.id) ?? 0;
-  // Newest first, as Telegram pages history.
-  const visible = world.visibleMessages(rec, account.id).reverse();
+  // Newest first, as Telegram pages history; min_id/max_id bound the selection before paging.
+  const all = world.visibleMessages(rec, account.id);
+  const visible = all.filter((m) => (req.maxId <= 0 || idOf(m) < req.maxId) && (req.minId <= 0 || idOf(m) > req.minId)).reverse();
 
   let start = 0;
   if (req.offsetId > 0) {
@@ -25,26 +26,26 @@ export const getHistory = defineMethod("messages.GetHistory", Api.messages.GetHi
     start = visible.findIndex((m) => Math.floor(m.date / 1000) < req.offsetDate);
     if (start < 0) start = visible.length;
   }
-  start = Math.max(0, start + req.addOffset);
+  // A negative add_offset reaches back to newer messages (what a forward scan asks); the window
+  // [start + add_offset, … + limit) is cut at the newest message, not shifted.
   const limit = Math.min(req.limit > 0 ? req.limit : 20, MAX_LIMIT);
-  const page = visible
-    .slice(start, start + limit)
-    .filter((m) => (req.maxId <= 0 || idOf(m) < req.maxId) && (req.minId <= 0 || idOf(m) > req.minId));
+  const from = start + req.addOffset;
+  const page = visible.slice(Math.max(0, from), Math.max(0, from + limit));
 
   const bag = views.entitiesFor(page, account, [rec]);
   const messages = page.map((m) => views.message(m, account));
   if (rec.chat.kind === "supergroup") {
     return new Api.messages.ChannelMessages({
       pts: rec.pts.pts,
-      count: visible.length,
+      count: all.length,
       messages,
       topics: [],
       users: bag.users,
       chats: bag.chats,
     });
   }
-  if (page.length === visible.length) {
+  if (page.length === all.length) {
     return new Api.messages.Messages({ messages, users: bag.users, chats: bag.chats });
   }
-  return new Api.messages.MessagesSlice({ count: visible.length, messages, users: bag.users, chats: bag.chats });
+  return new Api.messages.MessagesSlice({ count: all.length, messages, users: bag.users, chats: bag.chats });
 });

@@ -4,6 +4,7 @@
  */
 import { block, resolveUsername, unblock } from "./contacts.js";
 import { getChannels, getChats } from "./chats.js";
+import { getDialogs } from "./get-dialogs.js";
 import { getHistory } from "./get-history.js";
 import { getChannelMessages, getMessages } from "./get-messages.js";
 import type { MethodHandler } from "./method.js";
@@ -25,6 +26,7 @@ const HANDLERS: readonly MethodHandler[] = [
   getMessages,
   getChannelMessages,
   getHistory,
+  getDialogs,
   getStickerSet,
   block,
   unblock,

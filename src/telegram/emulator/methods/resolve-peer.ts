@@ -21,6 +21,11 @@ export type Access = "read" | "write";
 /** The chat an InputPeer names, checked for existence, access hash and membership. */
 export function chatForInputPeer(world: World, account: EmuUser, peer: unknown, access: Access): ChatRecord {
   if (peer instanceof Api.InputPeerSelf) return world.dmRecord(account, account);
+  if (peer instanceof Api.InputPeerUserFromMessage) {
+    const user = userFromMessage(world, account, peer.peer, peer.msgId, fromLong(peer.userId));
+    if (!user) throw new RpcFault("PEER_ID_INVALID");
+    return world.dmRecord(account, user);
+  }
   if (peer instanceof Api.InputPeerUser) {
     const user = world.user(fromLong(peer.userId));
     if (!user || fromLong(peer.accessHash) !== user.accessHash) throw new RpcFault("PEER_ID_INVALID");
@@ -51,6 +56,7 @@ export function chatForInputChannel(world: World, account: EmuUser, channel: unk
 /** The user an InputUser names, or undefined when unknown or the access hash is wrong. */
 export function userForInputUser(world: World, account: EmuUser, input: unknown): EmuUser | undefined {
   if (input instanceof Api.InputUserSelf) return account;
+  if (input instanceof Api.InputUserFromMessage) return userFromMessage(world, account, input.peer, input.msgId, fromLong(input.userId));
   if (input instanceof Api.InputUser) {
     const user = world.user(fromLong(input.userId));
     return user && user.accessHash === fromLong(input.accessHash) ? user : undefined;
@@ -61,11 +67,29 @@ export function userForInputUser(world: World, account: EmuUser, input: unknown)
 /** The user an InputPeer names (contacts.Block and friends), or undefined. */
 export function userForInputPeer(world: World, account: EmuUser, peer: unknown): EmuUser | undefined {
   if (peer instanceof Api.InputPeerSelf) return account;
+  if (peer instanceof Api.InputPeerUserFromMessage) return userFromMessage(world, account, peer.peer, peer.msgId, fromLong(peer.userId));
   if (peer instanceof Api.InputPeerUser) {
     const user = world.user(fromLong(peer.userId));
     return user && user.accessHash === fromLong(peer.accessHash) ? user : undefined;
   }
   return undefined;
+}
+
+/**
+ * A user addressed through a message the account can see (InputUserFromMessage /
+ * InputPeerUserFromMessage): how a client reaches a `min` user it has no access hash for. Valid
+ * when that message exists in that chat and was sent by the user.
+ */
+function userFromMessage(world: World, account: EmuUser, chatPeer: unknown, msgId: number, userId: number): EmuUser | undefined {
+  let rec: ChatRecord;
+  try {
+    rec = chatForInputPeer(world, account, chatPeer, "read");
+  } catch {
+    return undefined;
+  }
+  const msg = world.findInChat(rec, msgId, account);
+  if (!msg || msg.deleted || msg.fromId !== userId || msg.senderChat) return undefined;
+  return world.user(userId);
 }
 
 /** A message id field (typed "MessageIDLike" by GramJS, always an int on the wire). */

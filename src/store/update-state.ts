@@ -1,4 +1,4 @@
-import { batchedWrite, type Db } from "./db";
+import { batchedWrite, commitPending, type Db } from "./db";
 
 /** The account's common update box (DMs and basic groups): pts, qts, date, seq. */
 export interface AccountState {
@@ -62,6 +62,11 @@ export class UpdateStateStore {
 
   setChannel(channelId: string, pts: number): void {
     this.write(channelId, { pts, qts: 0, date: 0, seq: 0 });
+  }
+
+  /** Commit what is written so far (the first baseline from getState must survive a crash at once). */
+  commit(): void {
+    commitPending(this.db);
   }
 
   private write(box: string, s: AccountState): void {

@@ -153,6 +153,9 @@ export class CatchUp {
         // First start on this account: nothing to catch up, start from now.
         const s = await this.invoke(new Api.updates.GetState());
         t.endSync(ACCOUNT_BOX, s.pts, { qts: s.qts, date: s.date, seq: s.seq });
+        // Without this baseline on disk, a crash now would make the next start a "first" one
+        // and skip what arrives meanwhile.
+        this.o.state.commit();
         return;
       }
       let st = { pts: local, qts: stored.qts, date: stored.date, seq: stored.seq };

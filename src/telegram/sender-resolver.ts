@@ -39,7 +39,7 @@ export class SenderResolver {
         if (p.pts) {
           const st = this.o.state.account();
           const res = await this.o.client.invoke(
-            new Api.updates.GetDifference({ pts: p.pts.pts - p.pts.ptsCount, date: Math.max(0, p.pts.date - 1), qts: st?.qts ?? 0, ptsTotalLimit: 100 }),
+            new Api.updates.GetDifference({ pts: p.pts.pts - p.pts.ptsCount, date: Math.max(0, p.pts.date - 1), qts: st?.qts ?? 0, ptsLimit: 10 }),
           );
           if (res instanceof Api.updates.Difference || res instanceof Api.updates.DifferenceSlice) captureEntities(this.o.entities, [...res.users, ...res.chats]);
           if (known()) return known();

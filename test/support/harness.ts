@@ -5,7 +5,7 @@ import { GeminiPlanner } from "../../src/llm/planner";
 import { AgentRuntime } from "../../src/runtime/agent-runtime";
 import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
-import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmuUser } from "../../src/telegram/emulator";
+import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmulatorOptions, type EmuUser } from "../../src/telegram/emulator";
 import type { TelegramClient } from "../../src/telegram/listen";
 import { GeminiFake } from "./gemini-fake";
 import { captureLogger } from "./log-capture";
@@ -45,6 +45,8 @@ export interface HarnessOptions {
   readonly dbPath?: string;
   readonly gemini?: GeminiFake;
   readonly clock?: FakeClock;
+  /** Emulator options (e.g. update protocol limits); `now` is always the fake clock. */
+  readonly emulator?: Omit<EmulatorOptions, "now">;
 }
 
 /**
@@ -72,7 +74,7 @@ export class Harness {
   private constructor(private readonly o: HarnessOptions) {
     this.clock = o.clock ?? new FakeClock();
     const clock = this.clock;
-    this.emu = new TelegramEmulator({ now: () => clock.now() });
+    this.emu = new TelegramEmulator({ ...o.emulator, now: () => clock.now() });
     this.persona = parsePersona(o.persona ?? TEST_PERSONA, { file: "agents/Mira.md", promptDirs: [] });
     this.dbPath = o.dbPath ?? tempDbPath();
   }

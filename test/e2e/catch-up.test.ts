@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/store/db";
+import type { EmuChat, EmuUser } from "../../src/telegram/emulator";
+import type { FakeReply, GenerateBody } from "../support/gemini-fake";
+import { Harness } from "../support/harness";
+
+/**
+ * Messages that arrive while the persona is down (process dead, or connection dead) are
+ * fetched by catch-up and go through the same inbound path: stored once, with sender names,
+ * and the addressed ones answered once, in order.
+ */
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** Answers every "say <word>" of the last user turn with a send "re <word>". */
+function responder(body: GenerateBody): FakeReply {
+  const last = [...(body.contents ?? [])].reverse().find((c) => c.role === "user");
+  const text = (last?.parts ?? []).map((p) => p.text ?? "").join("\n");
+  const words = [...text.matchAll(/say (\w+)/g)].map((m) => m[1]!);
+  return { json: { tasks: words.map((w) => ({ kind: "send", text: `re ${w}` })) } };
+}
+
+interface Post {
+  readonly chat: EmuChat;
+  readonly from: EmuUser;
+  readonly text: string;
+}
+
+/**
+ * The persona has been in these chats before (it knows them: a channel it never saw cannot be
+ * asked for its difference): one earlier message in each.
+ */
+async function known(hh: Harness, dm: EmuChat): Promise<Post[]> {
+  const earlier = [
+    { chat: hh.group, from: hh.alice, text: "earlier in the group" },
+    { chat: hh.club, from: hh.bob, text: "earlier in the club" },
+    { chat: dm, from: hh.carol, text: "earlier" },
+  ];
+  hh.gemini.script({ json: { tasks: [] } }); // the earlier DM gets an empty plan
+  for (const p of earlier) await hh.emu.post(p);
+  await settle(hh, 10_000);
+  return earlier;
+}
+
+/** 30 messages over a DM, a basic group and a supergroup; 5 address the persona. */
+function thirty(hh: Harness): { posts: Post[]; dm: EmuChat } {
+  const dm = hh.emu.dm(hh.account, hh.carol);
+  const posts: Post[] = [];
+  for (let i = 0; i < 28; i++) {
+    const inGroup = i % 2 === 0;
+    const chat = inGroup ? hh.group : hh.club;
+    const from = [hh.alice, hh.bob][i % 2]!;
+    let text = `chatter ${i}`;
+    if (i === 3) text = "Mira, say clubone";
+    if (i === 10) text = "@mira_ai say groupone";
+    if (i === 21) text = "mirochka say clubtwo";
+    posts.push({ chat, from, text });
+    if (i === 5) posts.push({ chat: dm, from: hh.carol, text: "say dmone" });
+    if (i === 20) posts.push({ chat: dm, from: hh.carol, text: "say dmtwo" });
+  }
+  return { posts, dm };
+}
+
+async function settle(hh: Harness, ms = 120_000): Promise<void> {
+  for (let t = 0; t < ms; t += 1000) await hh.pass(1000);
+}
+
+function storedRows(hh: Harness): { chat: string; id: number; sender: string; text: string }[] {
+  const db = openDatabase(hh.dbPath);
+  const rows = db
+    .prepare("SELECT chat_id AS chat, message_id AS id, sender_name AS sender, text FROM messages WHERE is_agent = 0 ORDER BY chat_id, message_id")
+    .all() as { chat: string; id: number; sender: string; text: string }[];
+  db.close();
+  return rows;
+}
+
+function expectAllOnce(hh: Harness, posts: Post[], dm: EmuChat): void {
+  const rows = storedRows(hh);
+  const names = new Map([
+    [hh.alice.id, "Alice"],
+    [hh.bob.id, "Bob"],
+    [hh.carol.id, "Carol"],
+  ]);
+  // Every message stored exactly once, under its sender's real name.
+  const got = rows.map((r) => `${r.sender}: ${r.text}`).sort();
+  const want = posts.map((p) => `${names.get(p.from.id)}: ${p.text}`).sort();
+  expect(got).toEqual(want);
+  // The five addressed messages answered once each, in order, in their chats.
+  const mine = (chat: EmuChat) => hh.emu.history(chat).filter((m) => m.fromId === hh.account.id).map((m) => m.text);
+  expect({ group: mine(hh.group), club: mine(hh.club), dm: mine(dm) }).toEqual({
+    group: ["re groupone"],
+    club: ["re clubone", "re clubtwo"],
+    dm: ["re dmone", "re dmtwo"],
+  });
+}
+
+describe("catch-up", () => {
+  it("the runtime is down while 30 messages arrive in a DM, a basic group and a supergroup; after a restart all are stored once and the 5 addressed ones answered once, in order", async () => {
+    h = await Harness.start();
+    const hh = h;
+    hh.gemini.respondWith(responder);
+    const { posts, dm } = thirty(hh);
+    const earlier = await known(hh, dm);
+    hh.crash();
+    for (const p of posts) {
+      await hh.emu.post(p);
+      await hh.clock.advance(5_000); // downtime: 2.5 minutes in all
+    }
+    hh.boot();
+    const summary = await hh.runtime.caughtUp;
+    expect(summary).toMatchObject({ messages: 30 });
+    await settle(hh);
+    expectAllOnce(hh, [...earlier, ...posts], dm);
+    // A second restart finds nothing new and answers nothing again.
+    hh.crash();
+    hh.boot();
+    expect(await hh.runtime.caughtUp).toMatchObject({ messages: 0 });
+    await settle(hh, 20_000);
+    expectAllOnce(hh, [...earlier, ...posts], dm);
+  });
+
+  it("the connection drops for 10 minutes while 50 messages arrive; after it returns, catch-up delivers them once", async () => {
+    h = await Harness.start();
+    const hh = h;
+    hh.gemini.respondWith(responder);
+    const { posts, dm } = thirty(hh);
+    const more = Array.from({ length: 20 }, (_, i) => ({ chat: hh.group, from: hh.carol, text: `more ${i}` }));
+    const all = [...posts, ...more];
+    const earlier = await known(hh, dm);
+    await hh.emu.dropConnection(hh.account, { reconnect: "manual" });
+    for (const p of all) {
+      await hh.emu.post(p);
+      await hh.clock.advance(12_000); // 10 minutes
+    }
+    expect(storedRows(hh)).toHaveLength(3); // nothing new reached the dead connection
+    await hh.emu.restoreConnection(hh.account);
+    await hh.client.connect();
+    const summary = await hh.runtime.catchUp();
+    expect(summary.messages).toBe(50);
+    await settle(hh);
+    expectAllOnce(hh, [...earlier, ...all], dm);
+  });
+
+  it("addressed messages older than an hour are stored but not answered", async () => {
+    h = await Harness.start();
+    const hh = h;
+    hh.gemini.respondWith(responder);
+    await hh.emu.post({ chat: hh.group, from: hh.alice, text: "earlier" });
+    await hh.emu.post({ chat: hh.club, from: hh.alice, text: "earlier too" });
+    await settle(hh, 2_000);
+    hh.crash();
+    await hh.emu.post({ chat: hh.group, from: hh.alice, text: "@mira_ai say stale" });
+    await hh.clock.advance(2 * 3_600_000);
+    await hh.emu.post({ chat: hh.club, from: hh.bob, text: "Mira, say fresh" });
+    hh.boot();
+    await hh.runtime.caughtUp;
+    await settle(hh, 30_000);
+    expect(storedRows(hh).map((r) => r.text).sort()).toEqual(["@mira_ai say stale", "Mira, say fresh", "earlier", "earlier too"]);
+    expect(hh.gemini.requests).toHaveLength(1);
+    expect(hh.sent(hh.group)).toEqual([]);
+    expect(hh.sent(hh.club).map((m) => m.text)).toEqual(["re fresh"]);
+  });
+
+  it("a supergroup gap longer than the channel difference limit falls back to getHistory, still exactly once", async () => {
+    h = await Harness.start();
+    const hh = h;
+    hh.gemini.respondWith(responder);
+    await hh.emu.post({ chat: hh.group, from: hh.alice, text: "before" });
+    await settle(hh, 2_000);
+    hh.crash();
+    const texts = Array.from({ length: 250 }, (_, i) => (i === 240 ? "@mira_ai say late" : `m${i}`));
+    for (const text of texts) await hh.emu.post({ chat: hh.group, from: hh.bob, text });
+    hh.boot();
+    await hh.runtime.caughtUp;
+    await settle(hh, 30_000);
+    const methods = hh.emu.methods(hh.account);
+    expect(methods).toContain("updates.GetChannelDifference");
+    expect(methods).toContain("messages.GetHistory");
+    const rows = storedRows(hh).filter((r) => r.chat === hh.group.peerId);
+    expect(rows.map((r) => r.text)).toEqual(["before", ...texts]);
+    expect(hh.sent(hh.group).map((m) => m.text)).toEqual(["re late"]);
+  });
+});

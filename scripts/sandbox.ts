@@ -12,6 +12,12 @@ and carol. Type one line per message:
   alice: hello            alice posts in the group
   bob > 12: indeed        bob replies to message #12
   dm carol: psst          carol writes to the persona directly
+Control lines:
+  /offline                the persona's connection drops (same process); people keep writing
+  /online                 the connection comes back; the persona catches up on what it missed
+  /kill                   the persona's process dies abruptly, as with kill -9
+  /start                  a fresh process on the same database, catching up
+  /help                   these lines
 End input (Ctrl-D) or press Ctrl-C to leave.
 
 Options:

@@ -7,7 +7,9 @@ import { readEnv, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";
 import { GeminiClient } from "../llm/gemini-client";
 import { DryPlanner, GeminiPlanner, type Planner } from "../llm/planner";
-import { closeDatabase, openDatabase } from "../store/db";
+import { closeDatabase, openDatabase, type Db } from "../store/db";
+import type { CatchUpSummary } from "../telegram/catch-up";
+import type { TelegramClient } from "../telegram/listen";
 import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmuUser } from "../telegram/emulator";
 import { AgentRuntime } from "./agent-runtime";
 import { createLogger } from "./logger";
@@ -25,13 +27,30 @@ export interface SandboxOptions {
   readonly env?: Env;
 }
 
+/** Control lines: what happens to the persona's process and connection. */
+export const CONTROL_LINES = {
+  help: "list the input forms and control lines",
+  offline: "the persona's connection drops (same process); people keep writing",
+  online: "the connection comes back; the persona catches up on what it missed",
+  kill: "the persona's process dies abruptly, as with kill -9; the emulated world keeps going",
+  start: "a fresh process on the same database, catching up",
+} as const;
+export type ControlLine = keyof typeof CONTROL_LINES;
+
 /** One input line, parsed. */
 export type SandboxCommand =
   | { readonly kind: "post"; readonly member: string; readonly text: string; readonly replyTo?: number }
-  | { readonly kind: "dm"; readonly member: string; readonly text: string };
+  | { readonly kind: "dm"; readonly member: string; readonly text: string }
+  | { readonly kind: "control"; readonly name: ControlLine }
+  | { readonly kind: "unknown-control"; readonly name: string };
 
-/** `alice: hi`, `bob > 12: hi`, `dm carol: hi`; undefined for anything else. */
+/** `alice: hi`, `bob > 12: hi`, `dm carol: hi`, `/offline`…; undefined for anything else. */
 export function parseSandboxLine(line: string): SandboxCommand | undefined {
+  const control = /^\s*\/(\S+)\s*$/.exec(line);
+  if (control) {
+    const name = control[1]!.toLowerCase();
+    return name in CONTROL_LINES ? { kind: "control", name: name as ControlLine } : { kind: "unknown-control", name: control[1]! };
+  }
   const dm = /^\s*dm\s+(\w+)\s*:\s?(.*)$/i.exec(line);
   if (dm) return { kind: "dm", member: dm[1]!.toLowerCase(), text: dm[2]! };
   const reply = /^\s*(\w+)\s*>\s*#?(\d+)\s*:\s?(.*)$/.exec(line);
@@ -51,13 +70,16 @@ const MEMBERS = ["alice", "bob", "carol"] as const;
 export async function runSandbox(o: SandboxOptions): Promise<number> {
   const env = o.env ?? readEnv();
   const out = o.output ?? process.stdout;
-  const print = (s: string) => out.write(`${s}\n`);
+  const print = (s: string): void => {
+    out.write(`${s}\n`);
+  };
   const logger = o.logger ?? createLogger(o.verbose ? "debug" : env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL);
 
   const personas = loadPersonas(env.AGENTS_DIR);
   const persona: Persona | undefined = o.agent ? personas.find((p) => p.name.toLowerCase() === o.agent!.toLowerCase()) : personas[0];
   if (!persona) throw new Error(`no persona named "${o.agent}" in ${env.AGENTS_DIR}/ (have: ${personas.map((p) => p.name).join(", ")})`);
 
+  const me: string = persona.name;
   const emu = new TelegramEmulator();
   const account = emu.addAccount({ firstName: persona.name, username: `${persona.name.toLowerCase().replace(/[^a-z0-9_]/g, "")}_sandbox` });
   const members = new Map<string, EmuUser>(MEMBERS.map((n) => [n, emu.addUser({ firstName: n[0]!.toUpperCase() + n.slice(1), username: n })]));
@@ -86,20 +108,23 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   if (!env.GEMINI_API_KEY) print("sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered.");
 
   const tmp = o.dbPath ? undefined : mkdtempSync(join(tmpdir(), "sandbox-"));
-  const db = openDatabase(o.dbPath ?? join(tmp!, "sandbox.db"));
-  const client = createEmulatedClient(emu, account);
-  const runtime = new AgentRuntime({
-    persona,
-    db,
-    client,
-    selfId: String(account.id),
-    planner: o.verbose ? verbosePlanner(planner, print, chatName, !env.GEMINI_API_KEY) : planner,
-    logger,
-  });
-  runtime.start();
+  const dbFile = o.dbPath ?? join(tmp!, "sandbox.db");
+  const plannerUsed = o.verbose ? verbosePlanner(planner, print, chatName, !env.GEMINI_API_KEY) : planner;
+  // The persona's "process": database handle, GramJS client and runtime; /kill drops it, /start makes a new one.
+  let proc: { db: Db; client: TelegramClient; runtime: AgentRuntime } | undefined;
+  const boot = () => {
+    const db = openDatabase(dbFile);
+    const client = createEmulatedClient(emu, account);
+    const runtime = new AgentRuntime({ persona, db, client, selfId: String(account.id), planner: plannerUsed, logger });
+    runtime.start();
+    proc = { db, client, runtime };
+    return runtime;
+  };
+  // The first catch-up takes the account's update state; what is typed before it is "before its time".
+  await boot().caughtUp;
   print(
     `sandbox: ${persona.name} is in group "Sandbox" with ${MEMBERS.join(", ")} (message #1 is the group's creation, so yours start at #2).\n` +
-      `Type "alice: hi", "bob > 2: hi" or "dm carol: hi"; end input (Ctrl-D) to leave.`,
+      `Type "alice: hi", "bob > 2: hi" or "dm carol: hi"; /help lists the control lines; end input (Ctrl-D) to leave.`,
   );
 
   const dms = new Map<string, EmuChat>();
@@ -110,21 +135,69 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   try {
     await readLines();
     // Input is over: let the persona finish what it started, then leave.
-    while (runtime.scheduler.pendingCount > 0) await new Promise((r) => setTimeout(r, 100));
+    while (proc && emu.isConnected(account) && proc.runtime.scheduler.pendingCount > 0) await new Promise((r) => setTimeout(r, 100));
     print("sandbox: input ended and nothing is pending; bye.");
   } finally {
     process.removeListener("SIGINT", onSigint);
-    await runtime.stop();
-    emu.detach(client);
-    closeDatabase(db);
+    if (proc) {
+      if (!emu.isConnected(account)) await emu.restoreConnection(account);
+      await proc.runtime.stop();
+      emu.detach(proc.client);
+      closeDatabase(proc.db);
+    }
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   }
   return 0;
+
+  async function control(name: ControlLine): Promise<void> {
+    const caughtUp = (s: CatchUpSummary | undefined) =>
+      print(s ? `sandbox: caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests` : "sandbox: catch-up failed (see the log)");
+    switch (name) {
+      case "help":
+        print(helpText());
+        return;
+      case "offline":
+        if (!emu.isConnected(account)) return print("sandbox: already offline");
+        await emu.dropConnection(account, { reconnect: "manual" });
+        return print(`sandbox: ${me}'s connection is down; messages keep arriving at the server. /online brings it back.`);
+      case "online": {
+        if (emu.isConnected(account)) return print("sandbox: already online");
+        await emu.restoreConnection(account);
+        if (!proc) return print(`sandbox: the connection is back, but ${me}'s process is dead; /start runs a new one.`);
+        await proc.client.connect();
+        print(`sandbox: ${me}'s connection is back; catching up.`);
+        caughtUp(await proc.runtime.catchUp().catch(() => undefined));
+        return;
+      }
+      case "kill":
+        if (!proc) return print("sandbox: there is no process to kill; /start runs one");
+        proc.runtime.abandon();
+        emu.detach(proc.client);
+        proc.db.close(); // no clean-up: whatever was not committed is gone
+        proc = undefined;
+        return print(`sandbox: ${me}'s process was killed (as with kill -9). People can keep writing; /start runs a new one.`);
+      case "start": {
+        if (proc) return print(`sandbox: ${me} is already running; /kill it first`);
+        const runtime = boot();
+        print(`sandbox: a new ${me} process starts on the same database; catching up.`);
+        caughtUp(await runtime.caughtUp);
+        return;
+      }
+    }
+  }
 
   async function readLines(): Promise<void> {
     for await (const line of rl) {
       if (!line.trim()) continue;
       const cmd = parseSandboxLine(line);
+      if (cmd?.kind === "control") {
+        await control(cmd.name);
+        continue;
+      }
+      if (cmd?.kind === "unknown-control") {
+        print(`? unknown control line "/${cmd.name}"; they are: ${Object.keys(CONTROL_LINES).map((c) => `/${c}`).join(", ")}`);
+        continue;
+      }
       const from = cmd ? members.get(cmd.member) : undefined;
       if (!cmd || !from) {
         print(`? expected "<member>: <text>", "<member> > <id>: <text>" or "dm <member>: <text>" with member one of ${MEMBERS.join(", ")}`);
@@ -138,6 +211,18 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       }
     }
   }
+}
+
+/** What /help prints (and the script's --help lists). */
+export function helpText(): string {
+  return [
+    "Input, one line each:",
+    "  alice: hello            alice posts in the group",
+    "  bob > 12: indeed        bob replies to message #12",
+    "  dm carol: psst          carol writes to the persona directly",
+    "Control lines:",
+    ...Object.entries(CONTROL_LINES).map(([k, v]) => `  /${k.padEnd(22)} ${v}`),
+  ].join("\n");
 }
 
 /** --verbose: show the envelopes going to the planner and the plan coming back. */

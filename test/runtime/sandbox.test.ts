@@ -31,6 +31,44 @@ describe("sandbox", () => {
     expect(parseSandboxLine("just words")).toBeUndefined();
   });
 
+  it("parses control lines, and names an unknown one", () => {
+    expect(parseSandboxLine("/offline")).toEqual({ kind: "control", name: "offline" });
+    expect(parseSandboxLine(" /KILL ")).toEqual({ kind: "control", name: "kill" });
+    expect(parseSandboxLine("/reboot")).toEqual({ kind: "unknown-control", name: "reboot" });
+  });
+
+  it("/offline, /online, /kill and /start: what people wrote meanwhile reaches the persona after recovery, once", async () => {
+    const out = await sandbox([
+      "alice: hello all",
+      "/help",
+      "/offline",
+      "bob: Mira, are you there?",
+      "dm carol: psst, Mira",
+      "/online",
+      "/kill",
+      "alice: Mira, back yet?",
+      "/start",
+      "/start",
+      "/nap",
+    ]);
+    const text = out.join("\n");
+    expect(text).toContain("/offline");
+    expect(out).toContain("sandbox: caught up: 2 messages in 2 chats, 2 requests");
+    expect(out.some((l) => l.startsWith("sandbox: Mira's process was killed"))).toBe(true);
+    // After the restart: alice's message, and bob's again if its channel state was not yet
+    // committed when the process died (stored once all the same).
+    expect(out.some((l) => /^sandbox: caught up: [12] messages in 1 chats/.test(l))).toBe(true);
+    expect(out).toContain("sandbox: Mira is already running; /kill it first");
+    expect(out.some((l) => l.startsWith('? unknown control line "/nap"'))).toBe(true);
+    // Each addressed message is planned once: the dry run prints one request per planning call.
+    const dry = text.split("--- dry run").slice(1);
+    for (const said of ["Mira, are you there?", "psst, Mira", "Mira, back yet?"]) {
+      expect(dry.some((d) => d.includes(said))).toBe(true);
+    }
+    // bob's and alice's messages in the group join one planning call (a burst); carol's DM its own.
+    expect(dry).toHaveLength(2);
+  });
+
   it("runs dry without a key: prints every message and the request body it would send, answers nothing", async () => {
     // A new supergroup's first message is its service message, so members' messages start at #2.
     const out = await sandbox(["alice: lunch?", "bob > 2: Mira, what do you think?", "zed: hi", "dm carol: psst"]);

@@ -3,18 +3,23 @@
  *   P1  inbound cost per non-addressed message ÷ GramJS's own dispatch to a no-op handler (≤ 1.25)
  *   P2  Telegram requests per non-addressed message (0)
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
+ *   P7  RSS after ingesting BENCH_P7_MESSAGES messages over 10,000 chats (≤ 300 MB; child process)
+ *   P8  catch-up after downtime (10,000 messages, 1,000 chats) vs a naive getHistory scan (≤ 0.2×)
  */
 import { parseFlags, UsageError } from "../src/cli/args";
+import type { CatchUpFigures } from "../src/bench/catch-up-bench";
 import { benchInbound } from "../src/bench/inbound-bench";
+import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
 import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 
 const USAGE = `Usage: npm run bench [-- --json]
 
-Measures the project's speed figures (P1, P2, P6; see README "Benchmark").
+Measures the project's speed and memory figures (P1, P2, P6, P7, P8; see README "Benchmark").
 Options:
   --json       print the figures as JSON
   -h, --help   this text
-Environment: BENCH_MESSAGES (messages for P1/P2, default 20000).`;
+Environment: BENCH_MESSAGES (messages for P1/P2, default 20000),
+BENCH_P7_MESSAGES (messages ingested for P7, default 1000000).`;
 
 let flags;
 try {
@@ -35,11 +40,20 @@ if (!Number.isInteger(messages) || messages < 100) {
   process.exit(2);
 }
 
+const p7Messages = Number(process.env.BENCH_P7_MESSAGES ?? 1_000_000);
+if (!Number.isInteger(p7Messages) || p7Messages < 1000) {
+  process.stderr.write(`bench: BENCH_P7_MESSAGES must be a whole number of at least 1000 (got "${process.env.BENCH_P7_MESSAGES}")\n`);
+  process.exit(2);
+}
+
 const inbound = await benchInbound({ messages });
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
 const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
 const perTickMany = await benchSchedulerLatency({ chats: 1000, policy: "one-per-tick" });
+// Memory-sensitive figures each run in a fresh child process.
+const p8 = await inChild<CatchUpFigures>("p8", {});
+const p7 = await inChild<MemoryFigures>("p7", { messages: p7Messages, chats: 10_000 });
 const figures = {
   P1: { ratio: inbound.wire.ratio, target: 1.25, messages: inbound.messages, wire: inbound.wire, dispatchOnly: inbound.dispatchOnly },
   // P2 counts the persona's requests over both of its timed runs (from the wire and prebuilt).
@@ -51,6 +65,8 @@ const figures = {
     thousandChats: many,
     oneTaskPerTick: { ratio: perTickMany.meanMs / perTickOne.meanMs, oneChat: perTickOne, thousandChats: perTickMany },
   },
+  P7: { rssMb: p7.rssMb, target: 300, ingest: p7, afterCatchUpRssMb: p8.rssMb },
+  P8: { target: 0.2, ...p8 },
 };
 
 if (json) {
@@ -68,4 +84,9 @@ if (json) {
   console.log(`   one-task-per-tick policy for comparison: ratio ${f(figures.P6.oneTaskPerTick.ratio, 1)}`);
   console.log(`   1 chat:      ${lat(perTickOne)}`);
   console.log(`   1000 chats:  ${lat(perTickMany)}`);
+  console.log(`P7 RSS after ingesting ${p7.messages} messages over ${p7.chats} chats: ${f(p7.rssMb, 0)} MB (target ≤ 300; heap ${f(p7.heapUsedMb, 0)} MB, ${f(p7.seconds, 1)} s, ${p7.stored} stored)`);
+  console.log(`   after the P8 catch-up (its own process): ${f(p8.rssMb, 0)} MB`);
+  console.log(`P8 catch-up requests ÷ naive scan: ${f(p8.ratio, 3)} (target ≤ 0.2), ${p8.messagesWhileDown} messages over ${p8.chats} chats while down`);
+  console.log(`   catch-up:   ${p8.catchUp.requests} requests, ${f(p8.catchUp.seconds, 1)} s (through the inbound path), ${p8.catchUp.recovered} recovered, ${p8.catchUp.lost} lost, ${p8.catchUp.doubled} doubled`);
+  console.log(`   naive scan: ${p8.naive.requests} requests (getDialogs + getHistory per dialog), ${f(p8.naive.seconds, 1)} s (fetch only), ${p8.naive.recovered} recovered`);
 }

@@ -1,0 +1,113 @@
+import { fork } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pino from "pino";
+import { Api } from "telegram";
+import { returnBigInt } from "telegram/Helpers.js";
+import { parsePersona } from "../config/persona";
+import { DryPlanner } from "../llm/planner";
+import { AgentRuntime } from "../runtime/agent-runtime";
+import { closeDatabase, openDatabase } from "../store/db";
+import { createEmulatedClient, TelegramEmulator } from "../telegram/emulator";
+
+/** P7: resident memory after ingesting many messages through the live inbound path. */
+export interface MemoryFigures {
+  readonly messages: number;
+  readonly chats: number;
+  readonly rssMb: number;
+  readonly heapUsedMb: number;
+  readonly seconds: number;
+  readonly stored: number;
+}
+
+const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n";
+/** Updates per `Updates` container (GramJS hands a network read over at once). */
+const BATCH = 100;
+
+/**
+ * Run in a child process so the figure is the runtime's alone: `messages` non-addressed
+ * messages over `chats` chats (70% basic groups, 30% supergroups, 200 people) delivered through
+ * GramJS's real update handling into the runtime (entity capture, pts tracking, parse, insert).
+ */
+export async function ingestForMemory(o: { messages: number; chats: number }): Promise<MemoryFigures> {
+  const emu = new TelegramEmulator();
+  const me = emu.addAccount({ firstName: "Mira", username: "mira_mem" });
+  const dir = mkdtempSync(join(tmpdir(), "bench-mem-"));
+  const db = openDatabase(join(dir, "state.db"));
+  const client = createEmulatedClient(emu, me);
+  const runtime = new AgentRuntime({
+    persona: parsePersona(PERSONA, { file: "bench", promptDirs: [] }),
+    db,
+    client,
+    selfId: String(me.id),
+    planner: new DryPlanner(() => {}),
+    logger: pino({ level: "silent" }),
+  });
+  runtime.start();
+  await runtime.caughtUp;
+  const people = Array.from({ length: 200 }, (_, i) => new Api.User({ id: returnBigInt(7_000_000 + i), accessHash: returnBigInt(1000 + i), firstName: `Person${i}`, username: `person${i}` }));
+  const groups = Math.floor(o.chats * 0.7);
+  const chats = Array.from({ length: o.chats }, (_, i) =>
+    i < groups
+      ? new Api.Chat({ id: returnBigInt(8_000_000 + i), title: `Group ${i}`, participantsCount: 3, date: 0, version: 1, photo: new Api.ChatPhotoEmpty() })
+      : new Api.Channel({ id: returnBigInt(9_000_000 + i), accessHash: returnBigInt(5000 + i), title: `Super ${i}`, megagroup: true, date: 0, photo: new Api.ChatPhotoEmpty() }),
+  );
+  let accountPts = emu.updateState(me).pts;
+  const channelPts = new Map<number, number>();
+  const nextId = new Map<number, number>();
+  let commonId = 1_000_000;
+  const texts = ["lunch?", "sure thing", "see you at noon", "did you watch the game last night", "ok 👍", "who's coming on friday"];
+  const t0 = process.hrtime.bigint();
+  const now = Math.floor(Date.now() / 1000);
+  for (let done = 0; done < o.messages; done += BATCH) {
+    const updates: Api.TypeUpdate[] = [];
+    const usedChats = new Set<Api.TypeChat>();
+    const usedUsers = new Set<Api.User>();
+    for (let k = 0; k < BATCH && done + k < o.messages; k++) {
+      const n = done + k;
+      const ci = (n * 7919) % o.chats;
+      const chat = chats[ci]!;
+      const from = people[n % people.length]!;
+      usedChats.add(chat);
+      usedUsers.add(from);
+      const base = { fromId: new Api.PeerUser({ userId: from.id }), message: texts[n % texts.length]!, date: now };
+      if (chat instanceof Api.Channel) {
+        const id = (nextId.get(ci) ?? 1) + 1;
+        nextId.set(ci, id);
+        const pts = (channelPts.get(ci) ?? 1) + 1;
+        channelPts.set(ci, pts);
+        updates.push(new Api.UpdateNewChannelMessage({ message: new Api.Message({ ...base, id, peerId: new Api.PeerChannel({ channelId: chat.id }) }), pts, ptsCount: 1 }));
+      } else {
+        accountPts++;
+        updates.push(new Api.UpdateNewMessage({ message: new Api.Message({ ...base, id: ++commonId, peerId: new Api.PeerChat({ chatId: (chat as Api.Chat).id }) }), pts: accountPts, ptsCount: 1 }));
+      }
+    }
+    await emu.deliver(me, new Api.Updates({ updates, users: [...usedUsers], chats: [...usedChats], date: now, seq: 0 }));
+  }
+  await emu.idle();
+  runtime.messages.commit();
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  (globalThis as { gc?: () => void }).gc?.();
+  const mem = process.memoryUsage();
+  const stored = db.prepare("SELECT count(*) FROM messages").pluck().get() as number;
+  await runtime.stop({ graceMs: 100 });
+  emu.detach(client);
+  closeDatabase(db);
+  rmSync(dir, { recursive: true, force: true });
+  return { messages: o.messages, chats: o.chats, rssMb: mem.rss / 1e6, heapUsedMb: mem.heapUsed / 1e6, seconds, stored };
+}
+
+/** Run `task` ("p7" or "p8") in a fresh child process and return its JSON answer. */
+export function inChild<T>(task: "p7" | "p8", args: Record<string, number>): Promise<T> {
+  const child = fork(fileURLToPath(new URL("./bench-child.ts", import.meta.url)), [task, JSON.stringify(args)], {
+    execArgv: [...process.execArgv, "--expose-gc"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  return new Promise((resolve, reject) => {
+    child.once("message", (m) => resolve(m as T));
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`bench child ${task} exited with ${code}`))));
+  });
+}

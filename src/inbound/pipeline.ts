@@ -18,6 +18,11 @@ export interface InboundPipelineDeps {
   readonly maxAnswerAgeMs?: number;
   /** Current time in ms (the runtime's clock); needed with maxAnswerAgeMs. */
   readonly now?: () => number;
+  /**
+   * "chat\0sender" pairs stored under the stand-in name "user <id>" (a short update named nobody);
+   * the first later message of that sender in that chat with a real name renames them.
+   */
+  readonly standIns?: Set<string>;
 }
 
 /** Default for `maxAnswerAgeMs`: a message that waited longer than an hour is history, not a question. */
@@ -46,6 +51,7 @@ export type InboundOutcome = "skipped-own" | "skipped-bot" | "skipped-service" |
 export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
   const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const now = d.now ?? Date.now;
+  const standIns = d.standIns;
   return async (m, fetchReply, resolveSender) => {
     if (m.out) return "skipped-own";
     if (m.senderIsBot) return "skipped-bot";
@@ -72,6 +78,12 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       ...(m.accessHash !== undefined ? { accessHash: m.accessHash } : {}),
     };
     if (m.chatType !== "dm") d.messages.upsertChat({ ...chat, ...(m.chatTitle !== undefined ? { title: m.chatTitle } : {}) });
+    if (standIns) {
+      const key = `${m.chatId}\u0000${m.senderId}`;
+      const standIn = `user ${m.senderId}`;
+      if (m.senderName === standIn) standIns.add(key);
+      else if (standIns.size > 0 && standIns.delete(key)) d.messages.renameSender(m.chatId, m.senderId, standIn, m.senderName);
+    }
     const fresh = d.messages.insert({
       chatId: m.chatId,
       messageId: m.messageId,

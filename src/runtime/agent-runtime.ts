@@ -167,6 +167,11 @@ export class AgentRuntime {
       enqueue: (chatId, messageId, { awaitingReply }) => this.scheduler.enqueueReceived(chatId, messageId, { readDelayMs, awaitingReply }),
       attachReply: (chatId, messageId, reply) => this.scheduler.attachReply(chatId, messageId, reply),
       maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
+      standIns: new Set(
+        (o.db.prepare(`SELECT DISTINCT chat_id, sender_id FROM messages WHERE agent = ? AND sender_name = 'user ' || sender_id`).all(agent) as { chat_id: string; sender_id: string }[]).map(
+          (r) => `${r.chat_id}\u0000${r.sender_id}`,
+        ),
+      ),
       now: () => this.clock.now(),
     });
     this.feed = createMessageFeed({

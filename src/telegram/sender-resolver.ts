@@ -45,7 +45,8 @@ export class SenderResolver {
           if (known()) return known();
         }
       } else {
-        const peer = inputPeerOf(this.o.entities.get(p.chatId));
+        // A basic group needs no access hash (and a short update brings no chat object).
+        const peer = p.chatType === "group" ? new Api.InputPeerChat({ chatId: returnBigInt(p.chatId.slice(1)) }) : inputPeerOf(this.o.entities.get(p.chatId));
         if (peer) {
           const users = await this.o.client.invoke(
             new Api.users.GetUsers({ id: [new Api.InputUserFromMessage({ peer, msgId: p.messageId, userId: returnBigInt(p.senderId) })] }),

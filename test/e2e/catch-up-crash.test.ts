@@ -37,7 +37,7 @@ interface Outcome {
 }
 
 async function run(crashAt: number): Promise<Outcome> {
-  h = await Harness.start({ emulator: { updateLimits: LIMITS } });
+  h = await Harness.start({ emulator: { updateLimits: LIMITS, updateShapes: "telegram" } });
   const hh = h;
   hh.gemini.respondWith(responder);
   const dm = hh.emu.dm(hh.account, hh.carol);

@@ -99,7 +99,7 @@ function expectAllOnce(hh: Harness, posts: Post[], dm: EmuChat): void {
 
 describe("catch-up", () => {
   it("the runtime is down while 30 messages arrive in a DM, a basic group and a supergroup; after a restart all are stored once and the 5 addressed ones answered once, in order", async () => {
-    h = await Harness.start();
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
     const hh = h;
     hh.gemini.respondWith(responder);
     const { posts, dm } = thirty(hh);
@@ -123,7 +123,7 @@ describe("catch-up", () => {
   });
 
   it("the connection drops for 10 minutes while 50 messages arrive; after it returns, catch-up delivers them once", async () => {
-    h = await Harness.start();
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
     const hh = h;
     hh.gemini.respondWith(responder);
     const { posts, dm } = thirty(hh);
@@ -145,7 +145,7 @@ describe("catch-up", () => {
   });
 
   it("addressed messages older than an hour are stored but not answered", async () => {
-    h = await Harness.start();
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
     const hh = h;
     hh.gemini.respondWith(responder);
     await hh.emu.post({ chat: hh.group, from: hh.alice, text: "earlier" });
@@ -165,7 +165,7 @@ describe("catch-up", () => {
   });
 
   it("a supergroup gap longer than the channel difference limit falls back to getHistory, still exactly once", async () => {
-    h = await Harness.start();
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
     const hh = h;
     hh.gemini.respondWith(responder);
     await hh.emu.post({ chat: hh.group, from: hh.alice, text: "before" });

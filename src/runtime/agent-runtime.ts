@@ -28,8 +28,8 @@ import { GramActions } from "../telegram/gramjs-actions";
 import { CatchUp, type CatchUpSummary } from "../telegram/catch-up";
 import { listenForMessages, trackResult, type TelegramClient } from "../telegram/listen";
 import { createMessageFeed, type MessageFeed } from "../telegram/message-feed";
-import { createChangeHandler } from "../inbound/changes";
-import { listenForChanges } from "../telegram/listen-changes";
+import { createChangeHandler, type MessageChangeHandler } from "../inbound/changes";
+import { applyChange, listenForChanges } from "../telegram/listen-changes";
 import { REPLY_FETCH_TIMEOUT_MS } from "../telegram/reply-context";
 import { SenderResolver } from "../telegram/sender-resolver";
 import { UpdateTracker } from "../telegram/update-tracker";
@@ -71,6 +71,8 @@ export const STOP_GRACE_MS = 10_000;
  */
 export class AgentRuntime {
   readonly messages: MessageStore;
+  /** Edits and deletions, live or from a catch-up's difference. */
+  private readonly changes: MessageChangeHandler;
   readonly memories: MemoryStore;
   readonly scheduler: Scheduler;
   readonly inbound: InboundHandler;
@@ -92,6 +94,7 @@ export class AgentRuntime {
     this.clock = o.clock ?? systemClock;
     this.logger = o.logger.child({ agent });
     this.messages = new MessageStore(o.db, agent);
+    this.changes = createChangeHandler({ messages: this.messages, logger: this.logger });
     this.memories = new MemoryStore(o.db, agent);
     this.entities = new EntityStore(o.db, agent);
     this.updateState = new UpdateStateStore(o.db, agent);
@@ -195,6 +198,9 @@ export class AgentRuntime {
       knownChannels: () => channelChats.all(agent) as string[],
       logger: this.logger,
       now: () => Date.now(),
+      onOtherUpdates: (updates) => {
+        for (const u of updates) applyChange(this.changes, u);
+      },
     });
   }
 
@@ -259,7 +265,7 @@ export class AgentRuntime {
     });
     const stopChanges = listenForChanges({
       client: this.o.client,
-      changes: createChangeHandler({ messages: this.messages, logger: this.logger }),
+      changes: this.changes,
       logger: this.logger,
     });
     this.detach = () => {

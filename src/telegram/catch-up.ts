@@ -39,6 +39,8 @@ export interface CatchUpOptions {
   readonly maxChannels?: number;
   /** Channel differences fetched at once (default 4). */
   readonly concurrency?: number;
+  /** Other updates of a difference (edits, deletions), applied after its new messages are fed. */
+  readonly onOtherUpdates?: (updates: readonly Api.TypeUpdate[]) => void;
 }
 
 /** Telegram's limit on messages per getChannelDifference for user accounts. */
@@ -178,6 +180,7 @@ export class CatchUp {
           else if (u instanceof Api.UpdateNewMessage) channelMsgs.push(u.message);
         }
         await this.feedAll([...res.newMessages, ...channelMsgs], res.users, res.chats);
+        this.o.onOtherUpdates?.(res.otherUpdates);
         const next = res instanceof Api.updates.Difference ? res.state : res.intermediateState;
         st = { pts: next.pts, qts: next.qts, date: next.date, seq: next.seq };
         if (res instanceof Api.updates.Difference) {
@@ -221,6 +224,7 @@ export class CatchUp {
         return;
       }
       await this.feedAll(res.newMessages, res.users, res.chats);
+      this.o.onOtherUpdates?.(res.otherUpdates);
       const reached: number = res.pts;
       pts = reached;
       if (res.final) {

@@ -66,6 +66,30 @@ describe("edits and deletions", () => {
     expect(h.lastUserTurn()).not.toContain("wrong chat");
   });
 
+  it("edits and deletions made while the persona was down are applied by the catch-up", async () => {
+    h = await Harness.start();
+    const dm = h.emu.dm(h.account, h.carol);
+    const g = await h.emu.post({ chat: h.group, from: h.bob, text: "party at 8" });
+    const gone = await h.emu.post({ chat: h.group, from: h.bob, text: "secret" });
+    const d = await h.emu.post({ chat: dm, from: h.carol, text: "see you tmrw" });
+    const c = await h.emu.post({ chat: h.club, from: h.alice, text: "wrong group" });
+    h.gemini.respondWith(() => plan());
+    await h.pass(20_000);
+    h.crash();
+    await h.emu.editMessage(h.group, g.id, "party at 9");
+    await h.emu.deleteMessages(h.group, [gone.id]);
+    await h.emu.editMessage(dm, d.id, "see you on Friday");
+    await h.emu.deleteMessages(h.club, [c.id]);
+    h.boot();
+    await h.runtime.caughtUp;
+
+    const get = (chat: { peerId: string }, id: number) => h.runtime.messages.get(chat.peerId, id);
+    expect(get(h.group, g.id)?.text).toBe("party at 9");
+    expect(get(h.group, gone.id)?.deleted).toBe(true);
+    expect(get(dm, d.id)?.text).toBe("see you on Friday");
+    expect(get(h.club, c.id)?.deleted).toBe(true);
+  });
+
   it("a message deleted before it was planned for is not answered", async () => {
     h = await Harness.start();
     const m = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai oops, ignore" });

@@ -79,7 +79,7 @@ async function liveWorld(names: string[]) {
     return { running, stop };
   };
   const started = (name: string, n = 1) => log.lines().filter((l) => l.msg === "agent started" && l.agent === name).length >= n;
-  return { emu, carol, gemini, log, run, started, account: (n: string) => byName.get(n)!, sessions, secrets };
+  return { emu, carol, gemini, log, run, started, account: (n: string) => byName.get(n)!, agents, sessions, secrets };
 }
 
 describe("npm start with several personas", () => {
@@ -124,12 +124,15 @@ describe("npm start with several personas", () => {
     }
   });
 
-  it("a session revoked before start: that persona reports it at connect; the other runs", async () => {
+  it("a session revoked before start: that persona reports it at connect; the other runs; one without a session is listed with its login command", async () => {
     const w = await liveWorld(["Mira", "Nova"]);
+    persona(w.agents, "Zed"); // a persona that never logged in
     w.emu.revokeSession(w.account("Mira"), "AUTH_KEY_UNREGISTERED");
     const { running, stop } = w.run();
     try {
       await until(() => w.started("Nova"));
+      const zed = w.log.lines().find((l) => l.agent === "Zed");
+      expect(zed?.msg).toMatch(/^Zed has no session \(.*Zed\.session\); to log in: npm run login -- Zed$/);
       await until(() => w.log.lines().some((l) => (l.level as number) >= 50));
       const errors = w.log.lines().filter((l) => (l.level as number) >= 50);
       expect(errors.map((l) => [l.agent, l.msg])).toEqual([

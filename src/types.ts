@@ -24,6 +24,8 @@ export interface InboundMessage {
   readonly chatId: string;
   readonly chatType: ChatType;
   readonly chatTitle?: string;
+  /** The group's public @username (without @), when it has one. */
+  readonly chatUsername?: string;
   readonly messageId: number;
   readonly senderId: string;
   readonly senderName: string;
@@ -46,6 +48,11 @@ export interface InboundMessage {
    * missing until the sender is resolved — which only happens if the persona will answer.
    */
   readonly senderUnknown?: boolean;
+  /**
+   * Whether the sender is in the account's contact list, as the sender's user object in the
+   * update says; undefined when the update carried no user object (e.g. a short DM update).
+   */
+  readonly senderIsContact?: boolean;
   /**
    * Access hash of the chat's peer (the channel, or the DM partner) as the update carried it.
    * Stored so the chat can be addressed after a restart: GramJS's session forgets its entity cache.

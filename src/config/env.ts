@@ -18,6 +18,8 @@ const schema = z.object({
   STATE_DB: z.string().min(1).default("state/agents.db"),
   AGENTS_DIR: z.string().min(1).default("agents"),
   SESSIONS_DIR: z.string().min(1).default("sessions"),
+  /** A JSON price table overriding the built-in one (see src/llm/prices.ts). */
+  LLM_PRICES: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** `json` (one JSON object per line) or `pretty` (pino-pretty); default: pretty on a terminal. */
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),

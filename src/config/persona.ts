@@ -19,6 +19,7 @@ import { basename, extname, join } from "node:path";
 import { PersonaFileError, PersonaLoadError } from "./persona-error.js";
 import { loadRolePrompts, decodeUtf8, type RolePrompt } from "./persona-prompts.js";
 import { headingKey, splitSections, type PersonaSection } from "./persona-sections.js";
+import { DEFAULT_POLICY, parseDmPolicy, parsePeerList, parsePolicyNumber, POLICY_LIMITS, type PersonaPolicy } from "./persona-policy.js";
 import {
   parseAgentName,
   parseAliases,
@@ -33,6 +34,7 @@ import {
 export { PersonaFileError, PersonaLoadError } from "./persona-error.js";
 export type { RolePrompt } from "./persona-prompts.js";
 export type { GroupMode } from "./persona-values.js";
+export type { DmPolicy, PeerRef, PersonaPolicy } from "./persona-policy.js";
 
 /** A parsed, validated persona. */
 export interface Persona {
@@ -52,6 +54,8 @@ export interface Persona {
   readonly typingSpeedCps: number;
   /** Seconds before the chat is marked read after an addressed message. */
   readonly readDelaySec: number;
+  /** Who it answers in private, where, and how much (see persona-policy.ts). */
+  readonly policy: PersonaPolicy;
   /** The file it came from, as the caller named it. */
   readonly file: string;
 }
@@ -68,6 +72,12 @@ export const PERSONA_FIELDS = [
   "Start Typing Delay",
   "Typing Speed",
   "Read Delay",
+  "DM Policy",
+  "Allowed Users",
+  "Allowed Groups",
+  "Answers Per Hour",
+  "Daily Token Budget",
+  "Takeover Silence",
 ] as const;
 type FieldName = (typeof PERSONA_FIELDS)[number];
 
@@ -136,6 +146,24 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
   const aliasesRaw = value("Aliases");
   const stickersRaw = value("Agent Sticker Sets");
   const promptsRaw = value("Role Prompt");
+  const policyNum = (f: FieldName, rule: NumberRule & { default: number }): number => {
+    const v = value(f);
+    return v === undefined ? rule.default : parsePolicyNumber(src(f), v, rule);
+  };
+  const dmRaw = value("DM Policy");
+  const usersRaw = value("Allowed Users");
+  const groupsRaw = value("Allowed Groups");
+  const policy: PersonaPolicy = Object.freeze({
+    dm: dmRaw === undefined ? DEFAULT_POLICY.dm : parseDmPolicy(src("DM Policy"), dmRaw),
+    allowedUsers: Object.freeze(usersRaw === undefined ? [] : parsePeerList(src("Allowed Users"), usersRaw, "user")),
+    allowedGroups: Object.freeze(groupsRaw === undefined ? [] : parsePeerList(src("Allowed Groups"), groupsRaw, "group")),
+    answersPerHour: policyNum("Answers Per Hour", POLICY_LIMITS.answersPerHour),
+    dailyTokenBudget: policyNum("Daily Token Budget", POLICY_LIMITS.dailyTokenBudget),
+    takeoverSilenceMin: policyNum("Takeover Silence", POLICY_LIMITS.takeoverSilenceMin),
+  });
+  if (policy.dm === "allowlist" && policy.allowedUsers.length === 0) {
+    throw new PersonaFileError(file, "Allowed Users", "DM Policy is allowlist but no user is listed (list them here, or use DM Policy off)");
+  }
 
   const persona: Persona = {
     name,
@@ -152,6 +180,7 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     startTypingDelaySec: num("Start Typing Delay", PERSONA_TIMING.startTypingDelaySec),
     typingSpeedCps: num("Typing Speed", PERSONA_TIMING.typingSpeedCps),
     readDelaySec: num("Read Delay", PERSONA_TIMING.readDelaySec),
+    policy,
     file,
   };
   return Object.freeze(persona);

@@ -23,6 +23,13 @@ export interface InboundPipelineDeps {
    * the first later message of that sender in that chat with a real name renames them.
    */
   readonly standIns?: Set<string>;
+  /**
+   * The persona's policies for a message it would answer (absent: answer everything addressed).
+   * Called only for addressed messages, after they are stored.
+   */
+  readonly admit?: (m: InboundMessage) => { readonly ok: true } | { readonly ok: false; readonly outcome: "ignored" | "capped" };
+  /** The account's own outgoing messages (owner commands, owner takeover); absent: skipped. */
+  readonly outgoing?: (m: InboundMessage) => Promise<InboundOutcome>;
 }
 
 /** Default for `maxAnswerAgeMs`: a message that waited longer than an hour is history, not a question. */
@@ -41,19 +48,35 @@ export type InboundHandler = (
 ) => Promise<InboundOutcome>;
 
 /** Why a message was not handed on; returned for tests and the sandbox's --verbose. */
-export type InboundOutcome = "skipped-own" | "skipped-bot" | "skipped-service" | "duplicate" | "stored" | "too-old" | "addressed";
+export type InboundOutcome =
+  | "skipped-own"
+  | "skipped-bot"
+  | "skipped-service"
+  | "duplicate"
+  | "stored"
+  | "too-old"
+  /** Addressed, but a policy says no answer (DM policy, allowed groups, pause, takeover, another persona). */
+  | "ignored"
+  /** Addressed, but a cap (answers per hour, daily token budget) holds it back. */
+  | "capped"
+  | "addressed"
+  /** A command the owner typed in Saved Messages. */
+  | "owner-command"
+  /** The owner wrote in a chat from another device: stored as the persona's own, the persona stays silent there. */
+  | "takeover";
 
 /**
- * The inbound path: skip → persist → address → (only if addressed) reply context → enqueue.
- * Every message pays one insert; nothing else touches the network or the LLM unless the
- * persona is addressed.
+ * The inbound path: skip → persist → address → (only if addressed) policies → reply context →
+ * enqueue. Every message pays one insert; nothing else touches the network or the LLM unless
+ * the persona is addressed and its policies let it answer. The account's own outgoing messages
+ * (typed by its owner, or echoes of its own sends) go to `outgoing` instead.
  */
 export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
   const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const now = d.now ?? Date.now;
   const standIns = d.standIns;
   return async (m, fetchReply, resolveSender) => {
-    if (m.out) return "skipped-own";
+    if (m.out) return d.outgoing ? d.outgoing(m) : "skipped-own";
     if (m.senderIsBot) return "skipped-bot";
     if (m.senderId === SERVICE_ACCOUNT_ID) return "skipped-service";
     const addressed = shouldRespondStrict(m, d.names);
@@ -77,7 +100,13 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       chatType: m.chatType,
       ...(m.accessHash !== undefined ? { accessHash: m.accessHash } : {}),
     };
-    if (m.chatType !== "dm") d.messages.upsertChat({ ...chat, ...(m.chatTitle !== undefined ? { title: m.chatTitle } : {}) });
+    if (m.chatType !== "dm") {
+      d.messages.upsertChat({
+        ...chat,
+        ...(m.chatTitle !== undefined ? { title: m.chatTitle } : {}),
+        ...(m.chatUsername !== undefined ? { username: m.chatUsername } : {}),
+      });
+    }
     if (standIns) {
       const key = `${m.chatId}\u0000${m.senderId}`;
       const standIn = `user ${m.senderId}`;
@@ -101,7 +130,9 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       d.logger.debug({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "addressed but too old to answer");
       return "too-old";
     }
-    if (m.chatType === "dm") d.messages.upsertChat({ ...chat, title: m.senderName });
+    if (m.chatType === "dm") d.messages.upsertChat({ ...chat, title: m.senderName, ...(m.senderUsername !== undefined ? { username: m.senderUsername } : {}) });
+    const admission = d.admit?.(m);
+    if (admission && !admission.ok) return admission.outcome;
     // From here an addressed message survives a crash: it is committed and its task exists
     // before the (up to 5 s) reply fetch starts; the task waits for the fetch to finish.
     d.messages.commit();

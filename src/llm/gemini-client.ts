@@ -40,12 +40,26 @@ export interface JsonGenerationRequest {
   /** OpenAPI-style schema (Gemini `responseSchema`); a schema carrying `$schema` is sent as `responseJsonSchema` by the SDK. */
   readonly responseSchema: Record<string, unknown>;
   readonly temperature?: number;
+  /** What the call is for, as usage is accounted ("plan"); default "other". */
+  readonly purpose?: string;
+}
+
+/** Tokens one answered call used, as the server counted them (0 when it sent no usageMetadata). */
+export interface LlmUsage {
+  readonly purpose: string;
+  /** The model version the server reported, else the configured model. */
+  readonly model: string;
+  readonly promptTokens: number;
+  /** Answer tokens (candidatesTokenCount), thinking excluded. */
+  readonly outputTokens: number;
+  /** Thinking tokens (thoughtsTokenCount), billed like output. */
+  readonly thinkingTokens: number;
 }
 
 /** The raw JSON text (not yet validated — the caller owns the schema) plus accounting. */
 export interface JsonGenerationResult {
   readonly text: string;
-  readonly usage: { readonly promptTokens: number; readonly outputTokens: number; readonly totalTokens: number };
+  readonly usage: { readonly promptTokens: number; readonly outputTokens: number; readonly thinkingTokens: number; readonly totalTokens: number };
   /** Attempts it took, 1 when the first one succeeded. */
   readonly attempts: number;
   /** The model version the server reported, else the configured model. */
@@ -99,6 +113,7 @@ export class GeminiClient {
   private readonly timeoutMs: number;
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly usageListeners = new Set<(u: LlmUsage) => void>();
 
   constructor(o: GeminiClientOptions) {
     this.model = o.model;
@@ -117,6 +132,15 @@ export class GeminiClient {
         retryOptions: { attempts: 1 },
       },
     });
+  }
+
+  /**
+   * Be told the token usage of every answered call — also of answers that are then refused as
+   * blocked or empty, since those are billed too. Returns unsubscribe.
+   */
+  onUsage(listener: (u: LlmUsage) => void): () => void {
+    this.usageListeners.add(listener);
+    return () => this.usageListeners.delete(listener);
   }
 
   /**
@@ -142,12 +166,14 @@ export class GeminiClient {
         continue;
       }
       // Interpreted outside the try: a blocked or empty answer is final, never retried.
+      this.reportUsage(response, req.purpose ?? "other");
       const result = this.interpret(response, attempt);
       this.log.info(
         {
           model: result.model,
           promptTokens: result.usage.promptTokens,
           outputTokens: result.usage.outputTokens,
+          thinkingTokens: result.usage.thinkingTokens,
           totalTokens: result.usage.totalTokens,
           attempts: attempt,
           ms: Math.round(performance.now() - started),
@@ -259,13 +285,34 @@ export class GeminiClient {
     const usage = response.usageMetadata;
     const promptTokens = usage?.promptTokenCount ?? 0;
     const outputTokens = usage?.candidatesTokenCount ?? 0;
+    const thinkingTokens = usage?.thoughtsTokenCount ?? 0;
     return {
       text,
-      usage: { promptTokens, outputTokens, totalTokens: usage?.totalTokenCount ?? promptTokens + outputTokens },
+      usage: { promptTokens, outputTokens, thinkingTokens, totalTokens: usage?.totalTokenCount ?? promptTokens + outputTokens + thinkingTokens },
       attempts,
       model,
       finishReason,
     };
+  }
+
+  /** Tell the usage listeners what an answered call cost; a listener's failure is logged, never thrown. */
+  private reportUsage(response: GenerateContentResponse, purpose: string): void {
+    if (this.usageListeners.size === 0) return;
+    const u = response.usageMetadata;
+    const usage: LlmUsage = {
+      purpose,
+      model: response.modelVersion ?? this.model,
+      promptTokens: u?.promptTokenCount ?? 0,
+      outputTokens: u?.candidatesTokenCount ?? 0,
+      thinkingTokens: u?.thoughtsTokenCount ?? 0,
+    };
+    for (const listener of this.usageListeners) {
+      try {
+        listener(usage);
+      } catch (e) {
+        this.log.error({ err: e instanceof Error ? e.message : String(e) }, "recording LLM usage failed");
+      }
+    }
   }
 
   /** Belt and braces: no string we copy from the SDK into an error or a log may carry the key. */

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { PlanPrompt } from "../context/prompt";
-import type { GeminiClient } from "./gemini-client";
+import type { GeminiClient, LlmUsage } from "./gemini-client";
 import { PlanFormatError, planResponseSchema, validatePlan, type PlanCheckContext, type PlanTask, type RejectedTask } from "./plan-schema";
 
 /** A checked plan: the tasks to run and the ones refused (already logged). */
@@ -12,6 +12,8 @@ export interface Plan {
 /** Context in, validated plan out. Production: Gemini; the sandbox without a key: dry. */
 export interface Planner {
   plan(prompt: PlanPrompt, check: PlanCheckContext, meta: { readonly chatId: string }): Promise<Plan>;
+  /** Be told the token usage of every LLM call the planner makes (absent: it makes none). */
+  onUsage?(listener: (u: LlmUsage) => void): () => void;
 }
 
 /** Sampling temperature for plans: some variety in wording, little in structure. */
@@ -25,6 +27,10 @@ const PLAN_TEMPERATURE = 0.7;
 export class GeminiPlanner implements Planner {
   constructor(private readonly o: { client: GeminiClient; logger: Logger }) {}
 
+  onUsage(listener: (u: LlmUsage) => void): () => void {
+    return this.o.client.onUsage(listener);
+  }
+
   async plan(prompt: PlanPrompt, check: PlanCheckContext, meta: { chatId: string }): Promise<Plan> {
     let lastError: PlanFormatError | undefined;
     for (let attempt = 1; attempt <= 2; attempt++) {
@@ -33,6 +39,7 @@ export class GeminiPlanner implements Planner {
         contents: prompt.contents,
         responseSchema: planResponseSchema,
         temperature: PLAN_TEMPERATURE,
+        purpose: "plan",
       });
       try {
         const plan = validatePlan(res.text, check);

@@ -3,7 +3,16 @@ import type { Persona } from "../config/persona";
 import { compileAddressMatcher } from "../inbound/addressing";
 import { createInboundPipeline, MAX_ANSWER_AGE_MS, type InboundHandler } from "../inbound/pipeline";
 import type { Planner } from "../llm/planner";
+import { DEFAULT_PRICES, type PriceTable } from "../llm/prices";
+import { runOwnerCommand } from "../owner/commands";
+import { createOutgoingHandler } from "../owner/outgoing";
+import { OwnSends, TrackedActions } from "../owner/own-sends";
+import type { LastError, StatusFacts } from "../owner/status";
+import { createAdmission } from "../policy/admission";
+import { Caps } from "../policy/caps";
+import { ChatSettingsStore } from "../store/chat-settings";
 import type { Db } from "../store/db";
+import { UsageStore } from "../store/usage";
 import { MemoryStore } from "../store/memories";
 import { EntityStore } from "../store/entities";
 import { MessageStore, type ChatInfo } from "../store/messages";
@@ -59,6 +68,13 @@ export interface AgentRuntimeOptions {
   readonly maxAnswerAgeMs?: number;
   /** Catch up when `start()` runs (default true). */
   readonly catchUpOnStart?: boolean;
+  /**
+   * User ids of the personas running in this process (this one's may be included). Their
+   * messages are stored but never answered, even when they mention this persona: the loop guard.
+   */
+  readonly siblings?: ReadonlySet<string>;
+  /** Prices for the cost estimate of LLM calls (default: the built-in table). */
+  readonly prices?: PriceTable;
 }
 
 /** How long `stop()` waits for running tasks (a send in flight) by default. */
@@ -85,7 +101,15 @@ export class AgentRuntime {
   private readonly engine: CatchUp;
   private chain: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  /** Every LLM call's tokens and estimated cost. */
+  readonly usage: UsageStore;
+  /** What the owner set per chat (pause, mode, takeover silence). */
+  readonly settings: ChatSettingsStore;
+  readonly caps: Caps;
   private detach: (() => void) | undefined;
+  private detachUsage: (() => void) | undefined;
+  private startedAt: number;
+  private lastError: LastError | undefined;
   private readonly logger: Logger;
   private readonly clock: Clock;
 
@@ -104,14 +128,27 @@ export class AgentRuntime {
       logger: this.logger,
       onGap: (box) => void this.fillGap(box),
     });
-    const actions = new GramActions({
-      client: o.client,
-      logger: this.logger,
-      lookupChat: (chatId) => this.lookupChat(chatId),
-      isStored: (chatId, messageId) => this.messages.has(chatId, messageId),
-      onResult: (res) => trackResult(this.tracker, res),
-      ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+    this.usage = new UsageStore(o.db, agent, o.prices ?? DEFAULT_PRICES);
+    this.settings = new ChatSettingsStore(o.db, agent);
+    this.caps = new Caps({ db: o.db, agent, policy: o.persona.policy, usage: this.usage, clock: this.clock, logger: this.logger });
+    this.startedAt = this.clock.now();
+    this.detachUsage = o.planner.onUsage?.((u) => {
+      const cost = this.usage.record(u, this.clock.now());
+      if (cost === undefined) this.logger.warn({ component: "llm", model: u.model }, "no price for this model: its cost is not estimated (see LLM_PRICES)");
     });
+    const own = new OwnSends(this.clock);
+    const actions = new TrackedActions(
+      new GramActions({
+        client: o.client,
+        logger: this.logger,
+        lookupChat: (chatId) => this.lookupChat(chatId),
+        isStored: (chatId, messageId) => this.messages.has(chatId, messageId),
+        onResult: (res) => trackResult(this.tracker, res),
+        selfId: o.selfId,
+        ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+      }),
+      own,
+    );
     const limits = new RateLimits(o.db, agent, this.logger);
     const deps: ActionHandlerDeps = {
       actions,
@@ -141,6 +178,9 @@ export class AgentRuntime {
       limits,
       clock: this.clock,
       logger: this.logger,
+      onFailed: (task, reason) => {
+        this.lastError = { at: this.clock.now(), text: `${task.kind} in ${this.messages.chat(task.chatId)?.title ?? task.chatId}: ${reason}` };
+      },
       handlers: {
         received: receivedHandler({
           persona: o.persona,
@@ -176,6 +216,28 @@ export class AgentRuntime {
         ),
       ),
       now: () => this.clock.now(),
+      admit: createAdmission({
+        policy: o.persona.policy,
+        selfId: o.selfId,
+        siblings: o.siblings ?? new Set(),
+        settings: this.settings,
+        caps: this.caps,
+        clock: this.clock,
+        logger: this.logger,
+      }),
+      outgoing: createOutgoingHandler({
+        selfId: o.selfId,
+        name: o.persona.name,
+        takeoverSilenceMs: o.persona.policy.takeoverSilenceMin * 60_000,
+        messages: this.messages,
+        own,
+        settings: this.settings,
+        scheduler: this.scheduler,
+        clock: this.clock,
+        logger: this.logger,
+        command: (text) =>
+          runOwnerCommand(text, { selfId: o.selfId, messages: this.messages, settings: this.settings, scheduler: this.scheduler, status: () => this.status() }),
+      }),
     });
     this.feed = createMessageFeed({
       handler: this.inbound,
@@ -252,8 +314,27 @@ export class AgentRuntime {
     return run;
   }
 
+  /** What `/status` reports. */
+  status(): StatusFacts {
+    const now = this.clock.now();
+    return {
+      name: this.o.persona.name,
+      now,
+      startedAt: this.startedAt,
+      connected: Boolean(this.o.client.connected),
+      chats: this.messages.chats().filter((c) => c.chatId !== this.o.selfId),
+      settings: this.settings.entries(),
+      pendingTasks: this.scheduler.openTasks().filter((t) => t.chatId !== this.o.selfId).length,
+      usage: this.usage.today(now),
+      dailyTokenBudget: this.o.persona.policy.dailyTokenBudget,
+      capped: this.caps.cappedChats(),
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+    };
+  }
+
   /** Resume stored tasks, start listening and ticking. */
   start(): void {
+    this.startedAt = this.clock.now();
     this.scheduler.load();
     const stopMessages = listenForMessages({
       client: this.o.client,
@@ -309,6 +390,8 @@ export class AgentRuntime {
       this.scheduler.abandon();
       this.logger.warn({ component: "runtime", graceMs }, "a task was still running at shutdown; it resumes at the next start");
     }
+    this.detachUsage?.(); // after the running planning calls recorded their usage
+    this.detachUsage = undefined;
     this.messages.commit();
     this.logger.info({ component: "runtime" }, "agent stopped");
   }
@@ -328,6 +411,8 @@ export class AgentRuntime {
     this.tracker.close();
     this.detach?.();
     this.detach = undefined;
+    this.detachUsage?.();
+    this.detachUsage = undefined;
     this.scheduler.abandon();
   }
 }

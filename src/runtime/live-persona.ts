@@ -8,6 +8,7 @@ import type { TelegramCredentials } from "../config/env";
 import type { Persona } from "../config/persona";
 import { GeminiClient } from "../llm/gemini-client";
 import { GeminiPlanner } from "../llm/planner";
+import type { PriceTable } from "../llm/prices";
 import type { Db } from "../store/db";
 import type { AccountLostError } from "../tasks/errors";
 import { accountLost, loginCommand } from "../telegram/account-errors";
@@ -43,6 +44,13 @@ export interface LivePersonaOptions {
   readonly stopGraceMs?: number;
   /** Told after the connection came back, work resumed and the catch-up ran (tests). */
   readonly onRestored?: (runtime: AgentRuntime) => void | Promise<void>;
+  /**
+   * User ids of the personas of this process, shared by all of them: this persona's id is added
+   * once it is connected, and none answers another (the loop guard).
+   */
+  readonly personaIds?: Set<string>;
+  /** Prices for the LLM cost estimate (default: the built-in table). */
+  readonly prices?: PriceTable;
   /** Told once the persona is running (tests). */
   readonly onRunning?: (runtime: AgentRuntime) => void;
 }
@@ -94,6 +102,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     return lost ? lostLine(lost) : failed(describeError(e));
   }
 
+  o.personaIds?.add(selfId);
   let lostError: AccountLostError | undefined;
   const ended = new AbortController();
   const onLost = (e: AccountLostError) => {
@@ -110,6 +119,8 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     logger: o.logger,
     clock: o.clock,
     onAccountLost: onLost,
+    ...(o.personaIds ? { siblings: o.personaIds } : {}),
+    ...(o.prices ? { prices: o.prices } : {}),
     planner: new GeminiPlanner({
       client: new GeminiClient({ apiKey: o.gemini.apiKey, model: o.gemini.model, logger: geminiLogger, ...(o.gemini.baseUrl ? { baseUrl: o.gemini.baseUrl } : {}) }),
       logger: geminiLogger,

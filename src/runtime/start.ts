@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { readEnv, telegramCredentials, type Env } from "../config/env";
 import { loadPersonas } from "../config/persona";
+import { loadPriceTable } from "../llm/prices";
 import { closeDatabase, openDatabase } from "../store/db";
 import { loginCommand } from "../telegram/account-errors";
 import { hasSession, sessionPath, type ClientFactory } from "../telegram/client";
@@ -60,6 +61,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
   }
   // Only now is Telegram needed: its credentials, and Gemini's key, are checked here.
   const credentials = telegramCredentials(env);
+  const prices = loadPriceTable(env.LLM_PRICES); // a bad price file stops start before anything connects
   if (!env.GEMINI_API_KEY) throw new Error("GEMINI_API_KEY must be set to run real accounts");
   for (const p of without) {
     logger.info({ component: "runtime", agent: p.name }, `${p.name} has no session (${sessionPath(env.SESSIONS_DIR, p.name)}); to log in: ${loginCommand(p.name)}`);
@@ -72,6 +74,8 @@ export async function start(o: StartOptions = {}): Promise<number> {
     ...(o.exit ? { exit: o.exit } : {}),
     ...(o.until ? { until: o.until } : {}),
   });
+  /** User ids of every persona of this process: none answers another (the loop guard). */
+  const personaIds = new Set<string>();
   const db = openDatabase(env.STATE_DB);
   let outcomes: PersonaOutcome[];
   try {
@@ -86,6 +90,8 @@ export async function start(o: StartOptions = {}): Promise<number> {
             gemini: { apiKey: env.GEMINI_API_KEY!, model: env.GEMINI_MODEL, baseUrl: env.GOOGLE_GEMINI_BASE_URL },
             logger,
             clock: o.clock ?? systemClock,
+            personaIds,
+            prices,
             ...(o.clientFactory ? { clientFactory: o.clientFactory } : {}),
             ...(o.connectBackoff ? { connectBackoff: o.connectBackoff } : {}),
             ...(o.health ? { health: o.health } : {}),

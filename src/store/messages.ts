@@ -20,6 +20,8 @@ export interface ChatInfo {
   readonly chatId: string;
   readonly chatType: string;
   readonly title?: string;
+  /** Public @username (without @) of the group, or of the DM partner. */
+  readonly username?: string;
   readonly accessHash?: string;
 }
 
@@ -49,6 +51,22 @@ const toMessage = (r: Row): StoredMessage => ({
   ...(r.deleted === 1 ? { deleted: true } : {}),
 });
 
+interface ChatRow {
+  chat_id: string;
+  chat_type: string;
+  title: string | null;
+  access_hash: string | null;
+  username: string | null;
+}
+
+const toChat = (r: ChatRow): ChatInfo => ({
+  chatId: r.chat_id,
+  chatType: r.chat_type,
+  ...(r.title != null ? { title: r.title } : {}),
+  ...(r.username != null ? { username: r.username } : {}),
+  ...(r.access_hash != null ? { accessHash: r.access_hash } : {}),
+});
+
 /**
  * Messages keyed by (agent, chat, message id) — never the bare id, which repeats across
  * supergroups. Statements are prepared once per store: the inbound hot path pays one insert.
@@ -62,6 +80,7 @@ export class MessageStore {
   private readonly chatGetStmt;
   private readonly renameStmt;
   private readonly highestStmt;
+  private readonly chatListStmt;
   /** Chat type+title last written, so the hot path skips the upsert when nothing changed. */
   private readonly editStmt;
   private readonly deleteStmt;
@@ -91,11 +110,12 @@ export class MessageStore {
        AND chat_id NOT IN (SELECT chat_id FROM chats WHERE agent = @agent AND chat_type IN ('supergroup', 'forum'))`,
     );
     this.chatStmt = db.prepare(
-      `INSERT INTO chats (agent, chat_id, chat_type, title, access_hash) VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO chats (agent, chat_id, chat_type, title, access_hash, username) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (agent, chat_id) DO UPDATE SET chat_type = excluded.chat_type, title = coalesce(excluded.title, chats.title),
-         access_hash = coalesce(excluded.access_hash, chats.access_hash)`,
+         access_hash = coalesce(excluded.access_hash, chats.access_hash), username = coalesce(excluded.username, chats.username)`,
     );
-    this.chatGetStmt = db.prepare(`SELECT chat_type, title, access_hash FROM chats WHERE agent = ? AND chat_id = ?`);
+    this.chatGetStmt = db.prepare(`SELECT chat_id, chat_type, title, access_hash, username FROM chats WHERE agent = ? AND chat_id = ?`);
+    this.chatListStmt = db.prepare(`SELECT chat_id, chat_type, title, access_hash, username FROM chats WHERE agent = ? ORDER BY chat_id`);
     this.renameStmt = db.prepare(`UPDATE messages SET sender_name = ? WHERE agent = ? AND chat_id = ? AND sender_id = ? AND sender_name = ?`);
     this.highestStmt = db.prepare(`SELECT max(message_id) FROM messages WHERE agent = ? AND chat_id = ?`).pluck();
   }
@@ -180,17 +200,20 @@ export class MessageStore {
    * title or access hash never erases a stored one.
    */
   upsertChat(c: ChatInfo): void {
-    const key = `${c.chatType}\u0000${c.title ?? ""}\u0000${c.accessHash ?? ""}`;
+    const key = `${c.chatType}\u0000${c.title ?? ""}\u0000${c.accessHash ?? ""}\u0000${c.username ?? ""}`;
     const old = this.chatCache.get(c.chatId);
-    if (old === key || (old !== undefined && old.startsWith(`${c.chatType}\u0000`) && c.title === undefined && c.accessHash === undefined)) return;
-    batchedWrite(this.db, () => this.chatStmt.run(this.agent, c.chatId, c.chatType, c.title ?? null, c.accessHash ?? null));
+    if (old === key || (old !== undefined && old.startsWith(`${c.chatType}\u0000`) && c.title === undefined && c.accessHash === undefined && c.username === undefined)) return;
+    batchedWrite(this.db, () => this.chatStmt.run(this.agent, c.chatId, c.chatType, c.title ?? null, c.accessHash ?? null, c.username ?? null));
     this.chatCache.set(c.chatId, key);
   }
 
   chat(chatId: string): ChatInfo | undefined {
-    const r = this.chatGetStmt.get(this.agent, chatId) as { chat_type: string; title: string | null; access_hash: string | null } | undefined;
-    return r
-      ? { chatId, chatType: r.chat_type, ...(r.title != null ? { title: r.title } : {}), ...(r.access_hash != null ? { accessHash: r.access_hash } : {}) }
-      : undefined;
+    const r = this.chatGetStmt.get(this.agent, chatId) as ChatRow | undefined;
+    return r ? toChat(r) : undefined;
+  }
+
+  /** Every chat the store knows, by id. */
+  chats(): ChatInfo[] {
+    return (this.chatListStmt.all(this.agent) as ChatRow[]).map(toChat);
   }
 }

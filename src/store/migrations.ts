@@ -94,4 +94,33 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (agent, box)
   ) WITHOUT ROWID;
   `,
+  // 4: owner control, policies and cost accounting.
+  `
+  CREATE TABLE llm_usage (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent           TEXT    NOT NULL,
+    day             TEXT    NOT NULL,
+    at              INTEGER NOT NULL,
+    purpose         TEXT    NOT NULL,
+    model           TEXT    NOT NULL,
+    prompt_tokens   INTEGER NOT NULL,
+    output_tokens   INTEGER NOT NULL,
+    thinking_tokens INTEGER NOT NULL,
+    cost_usd        REAL
+  );
+  CREATE INDEX llm_usage_day ON llm_usage (agent, day);
+
+  CREATE TABLE chat_settings (
+    agent        TEXT    NOT NULL,
+    chat_id      TEXT    NOT NULL,
+    paused       INTEGER NOT NULL DEFAULT 0,
+    mode         TEXT,
+    silent_until INTEGER,
+    PRIMARY KEY (agent, chat_id)
+  ) WITHOUT ROWID;
+
+  ALTER TABLE chats ADD COLUMN username TEXT;
+
+  CREATE INDEX tasks_received ON tasks (agent, chat_id, created_at) WHERE kind = 'received';
+  `,
 ];

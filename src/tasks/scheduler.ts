@@ -51,6 +51,8 @@ export interface SchedulerOptions {
   readonly policy?: SchedulerPolicy;
   /** The account's server limits (default: a RateLimits on the store's database). */
   readonly limits?: RateLimits;
+  /** Called when a task fails for good (for the owner's `/status`). */
+  readonly onFailed?: (task: Task, reason: string) => void;
   /** Called when a task starts, with the time it became ready (for the benchmark). */
   readonly onStart?: (task: Task, readyAt: number, now: number) => void;
   /** A task hit an account-terminal error: the task stays pending; the owner stops the persona. */
@@ -467,6 +469,7 @@ export class Scheduler {
     this.unindex(task);
     this.ranOnce.delete(task.id);
     this.log(task, status, reason ? { reason } : {});
+    if (status === "failed") this.o.onFailed?.(task, reason ?? "failed");
     if (status === "cancelled" && wasStarted) {
       const h = this.handler(task);
       if (h.onCancel) {

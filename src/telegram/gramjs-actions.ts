@@ -89,6 +89,8 @@ export interface GramActionsOptions {
   readonly isStored?: (chatId: string, messageId: number) => boolean;
   /** Every successful answer (a send's answer carries pts the update tracker must see). */
   readonly onResult?: (res: unknown) => void;
+  /** The account's own user id: that chat is Saved Messages, addressed as InputPeerSelf. */
+  readonly selfId?: string;
 }
 
 /**
@@ -234,6 +236,7 @@ export class GramActions implements ChatActions {
    * restarted GramJS session has an empty entity cache; otherwise GramJS resolves the id itself.
    */
   private peer(chatId: string): Api.TypeInputPeer | ReturnType<typeof returnBigInt> {
+    if (chatId === this.o.selfId) return new Api.InputPeerSelf();
     const c = this.o.lookupChat(chatId);
     if (c?.chatType === "group") return new Api.InputPeerChat({ chatId: returnBigInt(chatId.slice(1)) });
     if (c?.accessHash !== undefined) {

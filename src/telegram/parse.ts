@@ -4,7 +4,7 @@ import type { ChatType, InboundMessage, MessageEntity } from "../types";
 /** GramJS's custom message (what NewMessage handlers receive). */
 export type GramMessage = Api.Message;
 
-type Entityish = { className?: string; min?: boolean; accessHash?: { toString(): string }; firstName?: string; lastName?: string; title?: string; username?: string; bot?: boolean; forum?: boolean; megagroup?: boolean; broadcast?: boolean };
+type Entityish = { className?: string; min?: boolean; accessHash?: { toString(): string }; firstName?: string; lastName?: string; title?: string; username?: string; bot?: boolean; contact?: boolean; forum?: boolean; megagroup?: boolean; broadcast?: boolean };
 
 /** "Ann Lee", a title, or "@user" / the id when the entity is unknown. */
 export function displayName(e: Entityish | undefined, fallbackId: string): string {
@@ -76,6 +76,7 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     chatId,
     chatType,
     ...(chatType !== "dm" && chat?.title ? { chatTitle: chat.title } : {}),
+    ...(chatType !== "dm" && chat?.username ? { chatUsername: chat.username } : {}),
     messageId: m.id,
     senderId,
     senderName: displayName(sender, senderId),
@@ -89,6 +90,8 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     out: Boolean(m.out),
     senderIsBot: Boolean(sender?.bot),
     ...(senderUnknown ? { senderUnknown } : {}),
+    // Only a user object says whether the sender is a contact; without one it is unknown.
+    ...(sender?.className === "User" ? { senderIsContact: Boolean(sender.contact) } : {}),
     ...(chatType !== "group" && chat?.accessHash !== undefined && !chat.min ? { accessHash: chat.accessHash.toString() } : {}),
   };
 }

@@ -98,6 +98,24 @@ describe("GeminiClient wire format", () => {
     expect(usage.totalTokens).toBe(usage.promptTokens + usage.outputTokens);
   });
 
+  it("counts thinking tokens and reports every answered call's usage, blocked ones too, with its purpose", async () => {
+    const c = client();
+    const seen: unknown[] = [];
+    const off = c.onUsage((u) => seen.push(u));
+    fake.script({ json: { tasks: [] }, usage: { promptTokenCount: 1200, candidatesTokenCount: 300, thoughtsTokenCount: 500 } }, { safety: true });
+    const { usage } = await c.generateJson(request({ purpose: "plan" }));
+    expect(usage).toEqual({ promptTokens: 1200, outputTokens: 300, thinkingTokens: 500, totalTokens: 2000 });
+    await expect(c.generateJson(request())).rejects.toBeInstanceOf(LlmBlockedError);
+    expect(seen).toEqual([
+      { purpose: "plan", model: MODEL, promptTokens: 1200, outputTokens: 300, thinkingTokens: 500 },
+      { purpose: "other", model: MODEL, promptTokens: expect.any(Number), outputTokens: 0, thinkingTokens: 0 },
+    ]);
+    off();
+    fake.script({ json: { tasks: [] } });
+    await c.generateJson(request());
+    expect(seen).toHaveLength(2);
+  });
+
   it("passes malformed JSON text through untouched (validation is the caller's job)", async () => {
     fake.script({ text: '{"tasks": [' });
     const result = await client().generateJson(request());

@@ -11,8 +11,11 @@ import type { AddressInfo } from "node:net";
 
 /** One scripted answer. */
 export type FakeReply =
-  /** A successful answer whose single text part is `JSON.stringify(json)`. */
-  | { readonly json: unknown }
+  /**
+   * A successful answer whose single text part is `JSON.stringify(json)`; `usage` replaces the
+   * computed usageMetadata (e.g. to script thinking tokens or a known count).
+   */
+  | { readonly json: unknown; readonly usage?: FakeUsage }
   /** A successful answer with this raw text part (e.g. malformed JSON). */
   | { readonly text: string }
   /** RESOURCE_EXHAUSTED, with a google.rpc.RetryInfo detail when `retryDelaySeconds` is given. */
@@ -26,6 +29,13 @@ export type FakeReply =
   | { readonly delayMs: number; readonly then: FakeReply }
   /** Answer `then` once `after` settles — a latch the test releases when it is ready. */
   | { readonly after: Promise<unknown>; readonly then: FakeReply };
+
+/** usageMetadata fields as Gemini sends them. */
+export interface FakeUsage {
+  readonly promptTokenCount: number;
+  readonly candidatesTokenCount: number;
+  readonly thoughtsTokenCount?: number;
+}
 
 /** A text part as it appears in a request. */
 export interface GenerateBodyPart {
@@ -179,9 +189,13 @@ export class GeminiFake {
     }
     const text = "json" in reply ? JSON.stringify(reply.json) : reply.text;
     const candidatesTokenCount = Math.ceil(text.length / 4);
+    const scripted = "json" in reply ? reply.usage : undefined;
+    const usageMetadata = scripted
+      ? { ...scripted, totalTokenCount: scripted.promptTokenCount + scripted.candidatesTokenCount + (scripted.thoughtsTokenCount ?? 0) }
+      : { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount };
     sendJson(res, 200, {
       candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
-      usageMetadata: { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount },
+      usageMetadata,
       ...base,
     });
   }

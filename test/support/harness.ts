@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { parsePersona, type Persona } from "../../src/config/persona";
 import { GeminiClient } from "../../src/llm/gemini-client";
 import { GeminiPlanner } from "../../src/llm/planner";
+import type { PriceTable } from "../../src/llm/prices";
 import { AgentRuntime } from "../../src/runtime/agent-runtime";
 import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
@@ -47,12 +48,15 @@ export interface HarnessOptions {
   readonly clock?: FakeClock;
   /** Emulator options (e.g. update protocol limits); `now` is always the fake clock. */
   readonly emulator?: Omit<EmulatorOptions, "now">;
+  /** User ids of the other personas of the process (the loop guard). */
+  readonly siblings?: ReadonlySet<string>;
+  readonly prices?: PriceTable;
 }
 
 /**
  * One persona on the emulator, planning through the real Gemini SDK against the loopback fake,
  * with a real SQLite file and a fake clock. The world is: a supergroup "Sandbox" with alice,
- * bob and carol, a basic group "Club", and DMs.
+ * bob and carol (the account's contacts), a basic group "Club", and DMs.
  */
 export class Harness {
   readonly emu: TelegramEmulator;
@@ -87,6 +91,8 @@ export class Harness {
     h.carol = h.emu.addUser({ firstName: "Carol", username: "carol" });
     h.group = h.emu.createSupergroup({ title: "Sandbox", members: [h.account, h.alice, h.bob, h.carol] });
     h.club = h.emu.createGroup({ title: "Club", members: [h.account, h.alice, h.bob] });
+    // They are the persona's contacts, so their DMs pass the default DM policy (contacts).
+    for (const u of [h.alice, h.bob, h.carol]) h.emu.addContact(h.account, u);
     h.gemini = o.gemini ?? (await GeminiFake.start());
     h.boot();
     await h.runtime.caughtUp;
@@ -110,6 +116,8 @@ export class Harness {
       replyTimeoutMs: this.o.replyTimeoutMs ?? 5000,
       ...(this.o.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.o.requestTimeoutMs } : {}),
       scheduler: { tickMs: 100, retryDelayMs: 10_000 },
+      ...(this.o.siblings ? { siblings: this.o.siblings } : {}),
+      ...(this.o.prices ? { prices: this.o.prices } : {}),
     });
     this.clock.settle = () => this.runtime.scheduler.whenIdle();
     this.runtime.start();
@@ -140,6 +148,25 @@ export class Harness {
       .history(chat)
       .filter((m) => m.fromId === this.account.id)
       .map((m) => ({ id: m.id, text: m.text, ...(m.replyTo !== undefined ? { replyTo: m.replyTo } : {}) }));
+  }
+
+  /** The account's Saved Messages (its chat with itself). */
+  get saved(): EmuChat {
+    return this.emu.savedMessages(this.account);
+  }
+
+  /** The owner types `text` in `chat` on another device (default: Saved Messages). */
+  async ownerSays(text: string, chat: EmuChat = this.saved): Promise<number> {
+    const posted = await this.emu.post({ chat, from: this.account, text, deliverToSender: true });
+    return posted.id;
+  }
+
+  /** Texts in Saved Messages that are not the owner's commands: the persona's answers. */
+  savedReplies(): string[] {
+    return this.emu
+      .history(this.saved)
+      .map((m) => m.text)
+      .filter((t) => !t.startsWith("/"));
   }
 
   /** The text of the last `user` turn of a recorded Gemini request. */

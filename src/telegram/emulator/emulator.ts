@@ -16,6 +16,7 @@ import { FaultPlan } from "./fault-plan.js";
 import { MessageBus, type PreparedDelivery } from "./message-bus.js";
 import { MessageChanges, type TypingAction } from "./message-changes.js";
 import { Network, type RecordedLoginRequest } from "./network.js";
+import { newMessageUpdates } from "./new-message-update.js";
 import { RpcEndpoint } from "./rpc-endpoint.js";
 import type { StoredMessage } from "./stored-message.js";
 import { toLong } from "./long.js";
@@ -146,6 +147,24 @@ export class TelegramEmulator {
       });
     }
     return user;
+  }
+
+  /**
+   * Puts `user` in `account`'s contact list: from then on the User objects `account` receives
+   * carry `contact: true`, as Telegram sends them.
+   */
+  addContact(account: EmuUser, user: EmuUser): void {
+    this.world.mailbox(account.id).contacts.add(user.id);
+  }
+
+  /**
+   * The account's Saved Messages: its private chat with itself (peer = the account's own user).
+   * Messages the owner types there from another device arrive with `post({chat, from: account,
+   * deliverToSender: true})` as out:true; the account's own sends there are not echoed back.
+   */
+  savedMessages(account: EmuUser): EmuChat {
+    if (!account.isAccount) throw new Error(`emulator: ${account.firstName} was not created with addAccount`);
+    return this.world.dm(account, account);
   }
 
   /** A basic group (marked id -id). */
@@ -444,6 +463,18 @@ export class TelegramEmulator {
   /** Everything `post()` does except delivery (state is updated, listeners are told). */
   buildIncoming(o: PostOptionsWithEcho): PreparedDelivery[] {
     return this.prepare(o).deliveries;
+  }
+
+  /**
+   * Delivers a message that is already stored to `account`'s client again, as a new-message
+   * update — what catch-up (getDifference) or a second session of the account brings, including
+   * the account's own sends (out:true). `messageId` as `account` sees it. Resolves after the
+   * handlers ran.
+   */
+  async redeliver(chat: EmuChat, messageId: number, account: EmuUser): Promise<void> {
+    const msg = this.world.findInChat(this.world.record(chat), messageId, account);
+    if (!msg || msg.deleted) throw new Error(`emulator: no message ${messageId} in ${chat.peerId} for ${account.firstName}`);
+    await this.bus.deliver(account, newMessageUpdates(this.world, this.views, msg, account, this.now()));
   }
 
   /** Pushes prepared updates through `account`'s client, awaiting its handlers (no-op if not attached). */

@@ -106,4 +106,6 @@ export interface Mailbox {
   /** random_id values this account already used, with the message each one created. */
   readonly randomIds: Map<string, StoredMessage>;
   readonly blocked: Set<number>;
+  /** Users in this account's contact list (their User objects carry `contact: true` for it). */
+  readonly contacts: Set<number>;
 }

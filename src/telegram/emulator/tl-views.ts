@@ -22,6 +22,8 @@ export class TlViews {
   private readonly userCache = new Map<number, Api.User>();
   private readonly selfCache = new Map<number, Api.User>();
   private readonly minCache = new Map<number, Api.User>();
+  /** Users as one account sees its contacts (`contact: true`), per viewer. */
+  private readonly contactCache = new Map<number, Map<number, Api.User>>();
 
   constructor(private readonly world: World) {}
 
@@ -29,7 +31,12 @@ export class TlViews {
   user(u: EmuUser, viewerId: number): Api.User {
     this.world.markKnown(viewerId, u.id);
     const self = u.id === viewerId;
-    const cache = self ? this.selfCache : this.userCache;
+    const contact = !self && this.world.isContact(viewerId, u.id);
+    let cache = self ? this.selfCache : this.userCache;
+    if (contact) {
+      cache = this.contactCache.get(viewerId) ?? new Map<number, Api.User>();
+      this.contactCache.set(viewerId, cache);
+    }
     const hit = cache.get(u.id);
     if (hit) return hit;
     const built = new Api.User({
@@ -40,6 +47,7 @@ export class TlViews {
       ...(u.username !== undefined ? { username: u.username } : {}),
       bot: u.bot,
       self,
+      ...(contact ? { contact: true } : {}),
       status: new Api.UserStatusRecently({}),
     });
     cache.set(u.id, built);

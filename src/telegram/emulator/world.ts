@@ -74,6 +74,7 @@ export class World {
         knownUsers: new Set([id]),
         randomIds: new Map(),
         blocked: new Set(),
+        contacts: new Set(),
       });
     }
     return user;
@@ -95,6 +96,11 @@ export class World {
   /** True when account `viewerId` has received `userId` as a full user. */
   knows(viewerId: number, userId: number): boolean {
     return this.mailboxes.get(viewerId)?.knownUsers.has(userId) ?? false;
+  }
+
+  /** True when `userId` is in the contact list of `viewerId` (false for simulated viewers). */
+  isContact(viewerId: number, userId: number): boolean {
+    return this.mailboxes.get(viewerId)?.contacts.has(userId) ?? false;
   }
 
   /** The mailbox of an account (throws for simulated users: they never run a client). */

@@ -1,0 +1,99 @@
+/**
+ * The persona's safety policies: who may talk to it in private, which groups it answers in,
+ * and the caps against cost and abuse. Parsed from persona-file headings (see persona.ts);
+ * every field has a safe default, so a persona file without them is a cautious persona.
+ */
+import { z } from "zod";
+import { PersonaFileError } from "./persona-error.js";
+import { listItems, parseNumber, quoteValue, singleLine, type NumberRule, type ValueSource } from "./persona-values.js";
+
+/**
+ * Who gets an answer in private:
+ * - `open`: anyone;
+ * - `contacts`: users in the account's contact list (the default);
+ * - `allowlist`: only the users listed under `# Allowed Users`;
+ * - `off`: nobody (DMs are stored, never answered).
+ */
+export type DmPolicy = "open" | "contacts" | "allowlist" | "off";
+export const DM_POLICIES: readonly DmPolicy[] = ["open", "contacts", "allowlist", "off"];
+
+/** A user or chat named in a persona file: by id, or by @username (stored lower-case, no @). */
+export type PeerRef = { readonly id: string } | { readonly username: string };
+
+/** The policy fields of a persona. */
+export interface PersonaPolicy {
+  readonly dm: DmPolicy;
+  /** Users whose DMs are answered under `allowlist`. */
+  readonly allowedUsers: readonly PeerRef[];
+  /** Groups the persona answers in; empty = every group it is in. */
+  readonly allowedGroups: readonly PeerRef[];
+  /** Answers (planning rounds) per chat in any sliding hour. */
+  readonly answersPerHour: number;
+  /** Tokens (prompt + output + thinking) the persona may spend per UTC day. */
+  readonly dailyTokenBudget: number;
+  /** Minutes the persona stays silent in a chat after its owner wrote there from another device. */
+  readonly takeoverSilenceMin: number;
+}
+
+/** Defaults and bounds of the numeric policy fields. */
+export const POLICY_LIMITS = {
+  answersPerHour: { default: 20, min: 1, max: 3600, unit: "answers" },
+  dailyTokenBudget: { default: 2_000_000, min: 1000, max: 1_000_000_000, unit: "tokens" },
+  takeoverSilenceMin: { default: 30, min: 0, max: 10_080, unit: "minutes" },
+} as const satisfies Record<string, NumberRule & { default: number }>;
+
+export const DEFAULT_POLICY: PersonaPolicy = Object.freeze({
+  dm: "contacts",
+  allowedUsers: Object.freeze([]),
+  allowedGroups: Object.freeze([]),
+  answersPerHour: POLICY_LIMITS.answersPerHour.default,
+  dailyTokenBudget: POLICY_LIMITS.dailyTokenBudget.default,
+  takeoverSilenceMin: POLICY_LIMITS.takeoverSilenceMin.default,
+});
+
+/** `# DM Policy`: one of open, contacts, allowlist, off. */
+export function parseDmPolicy(src: ValueSource, raw: string): DmPolicy {
+  const v = singleLine(src, raw).toLowerCase();
+  if ((DM_POLICIES as readonly string[]).includes(v)) return v as DmPolicy;
+  throw new PersonaFileError(src.file, src.field, `unknown value ${quoteValue(raw)} (expected one of: ${DM_POLICIES.join(", ")})`);
+}
+
+const usernameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{3,31}$/);
+const LINK_RE = /^(?:https?:\/\/)?(?:t\.me|telegram\.me)\//i;
+
+/**
+ * `# Allowed Users` / `# Allowed Groups`: one per line, an id or an @username (a t.me link is
+ * accepted too). User ids are positive; group ids are Telegram's marked ids (`-123` for a basic
+ * group, `-100…` for a supergroup), as `/status` and the logs show them.
+ */
+export function parsePeerList(src: ValueSource, raw: string, kind: "user" | "group"): PeerRef[] {
+  const out: PeerRef[] = [];
+  const idRe = kind === "user" ? /^\d{1,20}$/ : /^-\d{1,20}$/;
+  const expected =
+    kind === "user"
+      ? "a user id (digits) or an @username"
+      : "a group id (-123 or -100123, as the logs show it) or the group's @username";
+  for (const item of listItems(raw)) {
+    let ref: PeerRef | undefined;
+    if (idRe.test(item)) ref = { id: item };
+    else {
+      const name = item.replace(LINK_RE, "").replace(/^@/, "").replace(/\/+$/, "");
+      if ((item.startsWith("@") || LINK_RE.test(item)) && usernameSchema.safeParse(name).success) ref = { username: name.toLowerCase() };
+    }
+    if (!ref) throw new PersonaFileError(src.file, src.field, `bad entry ${quoteValue(item)} (expected ${expected})`);
+    out.push(ref);
+  }
+  return out;
+}
+
+/** A numeric policy field within its bounds. */
+export function parsePolicyNumber(src: ValueSource, raw: string, rule: NumberRule & { default: number }): number {
+  const n = parseNumber(src, raw.replace(/[_\s,](?=\d{3}\b)/g, ""), rule);
+  if (!Number.isInteger(n)) throw new PersonaFileError(src.file, src.field, `bad value ${quoteValue(raw)} (expected a whole number of ${rule.unit})`);
+  return n;
+}
+
+/** Whether `ref` names this user or chat. */
+export function matchesPeer(ref: PeerRef, id: string, username: string | undefined): boolean {
+  return "id" in ref ? ref.id === id : username !== undefined && ref.username === username.toLowerCase();
+}

@@ -1,0 +1,99 @@
+/**
+ * What an LLM call costs: a per-model price table in US dollars per million tokens, built in
+ * and overridable with a JSON file (`LLM_PRICES`). Thinking tokens are billed at the output
+ * price, as Google bills them. Costs are estimates: they are stored with each call, so a later
+ * price change does not rewrite history.
+ */
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+
+/** Price of one model, USD per 1,000,000 tokens. */
+export interface ModelPrice {
+  readonly input: number;
+  readonly output: number;
+}
+
+/** Model id (or id prefix) → price. */
+export type PriceTable = Readonly<Record<string, ModelPrice>>;
+
+/**
+ * Google's list prices (paid tier, prompts up to 200k tokens), November 2026. Text input;
+ * `output` covers thinking tokens too.
+ */
+export const DEFAULT_PRICES: PriceTable = Object.freeze({
+  "gemini-2.5-pro": { input: 1.25, output: 10 },
+  "gemini-2.5-flash": { input: 0.3, output: 2.5 },
+  "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
+  "gemini-2.0-flash": { input: 0.1, output: 0.4 },
+  "gemini-2.0-flash-lite": { input: 0.075, output: 0.3 },
+});
+
+const priceSchema = z.object({ input: z.number().finite().min(0), output: z.number().finite().min(0) }).strict();
+const fileSchema = z.record(z.string().min(1), priceSchema);
+
+/** A price file that cannot be used; the message names the file and what is wrong. */
+export class PriceTableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PriceTableError";
+  }
+}
+
+/**
+ * The built-in table with the entries of `file` (if given) on top: a model listed in the file
+ * replaces the built-in price, others are added. The file is JSON:
+ * `{"gemini-2.5-flash": {"input": 0.3, "output": 2.5}}`.
+ */
+export function loadPriceTable(file?: string): PriceTable {
+  if (file === undefined) return DEFAULT_PRICES;
+  let raw: string;
+  try {
+    raw = readFileSync(file, "utf8");
+  } catch (e) {
+    const code = e instanceof Error && "code" in e ? String(e.code) : String(e);
+    throw new PriceTableError(`LLM_PRICES: cannot read ${file} (${code})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (e) {
+    throw new PriceTableError(`LLM_PRICES: ${file} is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; ");
+    throw new PriceTableError(
+      `LLM_PRICES: ${file} is not a price table (${issues}); expected {"<model>": {"input": <USD per 1M tokens>, "output": <USD per 1M tokens>}}`,
+    );
+  }
+  return Object.freeze({ ...DEFAULT_PRICES, ...parsed.data });
+}
+
+/**
+ * The price of `model`: an exact entry, else the longest entry that is a prefix of it followed
+ * by `-` (so "gemini-2.5-flash-preview-09-2025" is priced as "gemini-2.5-flash", but
+ * "gemini-2.5-flash-lite" keeps its own entry). Undefined when nothing matches.
+ */
+export function priceFor(table: PriceTable, model: string): ModelPrice | undefined {
+  const id = model.replace(/^models\//, "");
+  if (table[id]) return table[id];
+  let best: string | undefined;
+  for (const key of Object.keys(table)) {
+    if (id.startsWith(`${key}-`) && (best === undefined || key.length > best.length)) best = key;
+  }
+  return best === undefined ? undefined : table[best];
+}
+
+/** Token counts of one call. */
+export interface TokenCounts {
+  readonly promptTokens: number;
+  readonly outputTokens: number;
+  readonly thinkingTokens: number;
+}
+
+/** Estimated cost in USD, or undefined when the model has no price. */
+export function estimateCost(table: PriceTable, model: string, t: TokenCounts): number | undefined {
+  const p = priceFor(table, model);
+  if (!p) return undefined;
+  return (t.promptTokens * p.input + (t.outputTokens + t.thinkingTokens) * p.output) / 1_000_000;
+}

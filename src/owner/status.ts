@@ -1,0 +1,85 @@
+import type { CappedChat } from "../policy/caps";
+import { ALL_CHATS, type ChatSettings } from "../store/chat-settings";
+import type { ChatInfo } from "../store/messages";
+import type { UsageTotals } from "../store/usage";
+import { describeChat } from "./chat-names";
+
+/** The last thing that went wrong, for `/status`. */
+export interface LastError {
+  readonly at: number;
+  readonly text: string;
+}
+
+/** Everything `/status` reports. */
+export interface StatusFacts {
+  readonly name: string;
+  readonly now: number;
+  readonly startedAt: number;
+  /** Whether the Telegram connection is up (as GramJS reports it). */
+  readonly connected: boolean;
+  /** Chats the persona knows (Saved Messages excluded). */
+  readonly chats: readonly ChatInfo[];
+  readonly settings: readonly (readonly [string, ChatSettings])[];
+  readonly pendingTasks: number;
+  readonly usage: UsageTotals;
+  readonly dailyTokenBudget: number;
+  readonly capped: readonly CappedChat[];
+  readonly lastError?: LastError;
+}
+
+const n = (x: number) => x.toLocaleString("en-US");
+
+/** `1h 05m`, `3m 20s`, `12s`. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const pad = (v: number) => String(v).padStart(2, "0");
+  if (d > 0) return `${d}d ${h}h ${pad(m)}m`;
+  if (h > 0) return `${h}h ${pad(m)}m`;
+  if (m > 0) return `${m}m ${pad(s % 60)}s`;
+  return `${s}s`;
+}
+
+/** `$0.0123` under a dollar, `$4.56` above. */
+export function formatUsd(x: number): string {
+  return x < 1 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`;
+}
+
+const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+
+/** The `/status` answer: short lines a person reads on a phone. */
+export function formatStatus(f: StatusFacts): string {
+  const name = (chatId: string) => {
+    const c = f.chats.find((x) => x.chatId === chatId);
+    return c ? describeChat(c) : chatId;
+  };
+  const lines: string[] = [`Status of ${f.name}`];
+  lines.push(`Up ${formatDuration(f.now - f.startedAt)} · Telegram ${f.connected ? "connected" : "disconnected"}`);
+  const all = f.settings.find(([id]) => id === ALL_CHATS)?.[1];
+  const perChat = f.settings.filter(([id]) => id !== ALL_CHATS);
+  const paused = perChat.filter(([, s]) => s.paused).map(([id]) => name(id));
+  const silenced = perChat.filter(([, s]) => s.silentUntil !== undefined && s.silentUntil > f.now);
+  lines.push(`Chats: ${f.chats.length} known`);
+  if (all?.paused) lines.push("Paused everywhere (/resume to answer again)");
+  if (paused.length) lines.push(`Paused in: ${paused.join("; ")}`);
+  for (const [id, s] of silenced) lines.push(`Silent (you took over) in ${name(id)} until ${hhmm(s.silentUntil!)} UTC`);
+  lines.push(`Pending tasks: ${f.pendingTasks}`);
+  const u = f.usage;
+  const cost = u.unpricedModels.length ? `≈ ${formatUsd(u.costUsd)} + unpriced calls (${u.unpricedModels.join(", ")})` : `≈ ${formatUsd(u.costUsd)}`;
+  lines.push(
+    `Today (UTC): ${n(u.calls)} LLM call${u.calls === 1 ? "" : "s"}, ${n(u.totalTokens)} tokens ` +
+      `(prompt ${n(u.promptTokens)}, output ${n(u.outputTokens)}, thinking ${n(u.thinkingTokens)}), ${cost}`,
+  );
+  lines.push(`Token budget: ${n(u.totalTokens)} of ${n(f.dailyTokenBudget)} today${u.totalTokens >= f.dailyTokenBudget ? " — spent, not answering until tomorrow (UTC)" : ""}`);
+  if (f.capped.length) {
+    lines.push("Capped in the last hour:");
+    for (const c of f.capped) {
+      const why = c.cap === "daily-token-budget" ? "daily token budget" : "answers per hour";
+      lines.push(`- ${name(c.chatId)}: ${why}, ${c.held} message${c.held === 1 ? "" : "s"} not answered`);
+    }
+  }
+  lines.push(f.lastError ? `Last error (${hhmm(f.lastError.at)} UTC): ${f.lastError.text}` : "Last error: none");
+  return lines.join("\n");
+}

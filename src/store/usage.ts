@@ -1,0 +1,99 @@
+import type { LlmUsage } from "../llm/gemini-client";
+import { estimateCost, type PriceTable } from "../llm/prices";
+import { transaction, type Db } from "./db";
+
+/** The accounting day of a moment: its UTC date, `YYYY-MM-DD`. */
+export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** What one persona's LLM calls of one day added up to. */
+export interface UsageTotals {
+  readonly calls: number;
+  readonly promptTokens: number;
+  readonly outputTokens: number;
+  readonly thinkingTokens: number;
+  /** prompt + output + thinking: what the daily token budget counts. */
+  readonly totalTokens: number;
+  /** Estimated USD of the calls whose model has a price. */
+  readonly costUsd: number;
+  /** Models of calls that have no price (their cost is unknown, not 0). */
+  readonly unpricedModels: readonly string[];
+  /** Calls per purpose ("plan", …). */
+  readonly byPurpose: Readonly<Record<string, number>>;
+}
+
+/**
+ * One row per LLM call: tokens (prompt, output, thinking) and the estimated cost at the price
+ * in force when it was made, per persona, UTC day and purpose. Each row is durable at once.
+ */
+export class UsageStore {
+  private readonly insertStmt;
+  private readonly dayStmt;
+  private readonly unpricedStmt;
+  /** Tokens of the persona per day, so the budget check on an addressed message reads no table. */
+  private readonly tokensByDay = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly agent: string,
+    private readonly prices: PriceTable,
+  ) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO llm_usage (agent, day, at, purpose, model, prompt_tokens, output_tokens, thinking_tokens, cost_usd)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.dayStmt = db.prepare(
+      `SELECT purpose, count(*) AS calls, sum(prompt_tokens) AS p, sum(output_tokens) AS o, sum(thinking_tokens) AS t,
+              coalesce(sum(cost_usd), 0) AS cost
+       FROM llm_usage WHERE agent = ? AND day = ? GROUP BY purpose`,
+    );
+    this.unpricedStmt = db.prepare(`SELECT DISTINCT model FROM llm_usage WHERE agent = ? AND day = ? AND cost_usd IS NULL ORDER BY model`).pluck();
+  }
+
+  /** Store one call's usage; returns its estimated cost (undefined when the model has no price). */
+  record(u: LlmUsage, at: number): number | undefined {
+    const day = utcDay(at);
+    const cost = estimateCost(this.prices, u.model, u);
+    const tokens = this.tokens(day);
+    transaction(this.db, () =>
+      this.insertStmt.run(this.agent, day, at, u.purpose, u.model, u.promptTokens, u.outputTokens, u.thinkingTokens, cost ?? null),
+    );
+    this.tokensByDay.clear(); // only today's figure is worth keeping
+    this.tokensByDay.set(day, tokens + u.promptTokens + u.outputTokens + u.thinkingTokens);
+    return cost;
+  }
+
+  /** Tokens (prompt + output + thinking) spent on the UTC day of `now`. */
+  tokensToday(now: number): number {
+    return this.tokens(utcDay(now));
+  }
+
+  /** Totals for the UTC day of `now`. */
+  today(now: number): UsageTotals {
+    const day = utcDay(now);
+    const rows = this.dayStmt.all(this.agent, day) as { purpose: string; calls: number; p: number; o: number; t: number; cost: number }[];
+    const sum = (f: (r: (typeof rows)[number]) => number) => rows.reduce((a, r) => a + f(r), 0);
+    const promptTokens = sum((r) => r.p);
+    const outputTokens = sum((r) => r.o);
+    const thinkingTokens = sum((r) => r.t);
+    return {
+      calls: sum((r) => r.calls),
+      promptTokens,
+      outputTokens,
+      thinkingTokens,
+      totalTokens: promptTokens + outputTokens + thinkingTokens,
+      costUsd: sum((r) => r.cost),
+      unpricedModels: this.unpricedStmt.all(this.agent, day) as string[],
+      byPurpose: Object.fromEntries(rows.map((r) => [r.purpose, r.calls])),
+    };
+  }
+
+  private tokens(day: string): number {
+    let n = this.tokensByDay.get(day);
+    if (n === undefined) {
+      n = this.today(Date.parse(`${day}T12:00:00Z`)).totalTokens;
+      this.tokensByDay.clear();
+      this.tokensByDay.set(day, n);
+    }
+    return n;
+  }
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { parsePersona, PersonaFileError } from "../../src/config/persona.js";
+
+const BASE = "# Agent Name\nMira\n\n# Agent Instructions\nBe nice.\n";
+const parse = (extra: string) => parsePersona(`${BASE}\n${extra}`, { file: "agents/Test.md", promptDirs: [] });
+
+function problem(extra: string): { field: string | null; message: string } {
+  try {
+    parse(extra);
+  } catch (e) {
+    expect(e).toBeInstanceOf(PersonaFileError);
+    return { field: (e as PersonaFileError).field, message: (e as PersonaFileError).message };
+  }
+  throw new Error("expected a PersonaFileError");
+}
+
+describe("persona policy fields", () => {
+  it("reads every policy field", () => {
+    const p = parse(
+      [
+        "# DM Policy",
+        "Allowlist",
+        "# Allowed Users",
+        "- 5000000001",
+        "- @Alice_B",
+        "https://t.me/bobstone",
+        "# Allowed Groups",
+        "-1001500000001",
+        "-4000001",
+        "@book_club",
+        "# Answers Per Hour",
+        "5",
+        "# Daily Token Budget",
+        "250_000",
+        "# Takeover Silence",
+        "0",
+      ].join("\n"),
+    );
+    expect(p.policy).toEqual({
+      dm: "allowlist",
+      allowedUsers: [{ id: "5000000001" }, { username: "alice_b" }, { username: "bobstone" }],
+      allowedGroups: [{ id: "-1001500000001" }, { id: "-4000001" }, { username: "book_club" }],
+      answersPerHour: 5,
+      dailyTokenBudget: 250_000,
+      takeoverSilenceMin: 0,
+    });
+  });
+
+  it("names the field and the bad value", () => {
+    expect(problem("# DM Policy\neveryone")).toMatchObject({ field: "DM Policy", message: expect.stringContaining("expected one of: open, contacts, allowlist, off") });
+    expect(problem("# Allowed Users\nalice")).toMatchObject({ field: "Allowed Users", message: expect.stringContaining('"alice"') });
+    expect(problem("# Allowed Groups\n1500000001")).toMatchObject({ field: "Allowed Groups", message: expect.stringContaining("-100123") });
+    expect(problem("# Answers Per Hour\n0")).toMatchObject({ field: "Answers Per Hour" });
+    expect(problem("# Answers Per Hour\n2.5")).toMatchObject({ field: "Answers Per Hour", message: expect.stringContaining("whole number") });
+    expect(problem("# Daily Token Budget\nlots")).toMatchObject({ field: "Daily Token Budget" });
+    expect(problem("# Takeover Silence\n-5")).toMatchObject({ field: "Takeover Silence" });
+    expect(problem("# DM Policy\nallowlist")).toMatchObject({ field: "Allowed Users", message: expect.stringContaining("no user is listed") });
+  });
+});

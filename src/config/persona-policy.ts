@@ -1,7 +1,8 @@
 /**
  * The persona's safety policies: who may talk to it in private, which groups it answers in,
- * and the caps against cost and abuse. Parsed from persona-file headings (see persona.ts);
- * every field has a safe default, so a persona file without them is a cautious persona.
+ * and the caps against cost and abuse. Parsed from persona-file headings (see persona.ts).
+ * Defaults: DMs open, every group, 20 answers per chat per hour, 2M tokens a day, 30 min silence
+ * after the owner writes — the caps bound what a stranger can cost.
  */
 import { z } from "zod";
 import { PersonaFileError } from "./persona-error.js";
@@ -9,8 +10,8 @@ import { listItems, parseNumber, quoteValue, singleLine, type NumberRule, type V
 
 /**
  * Who gets an answer in private:
- * - `open`: anyone;
- * - `contacts`: users in the account's contact list (the default);
+ * - `open`: anyone (the default: a persona answers its DMs, bounded by the caps);
+ * - `contacts`: users in the account's contact list;
  * - `allowlist`: only the users listed under `# Allowed Users`;
  * - `off`: nobody (DMs are stored, never answered).
  */
@@ -43,7 +44,7 @@ export const POLICY_LIMITS = {
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 export const DEFAULT_POLICY: PersonaPolicy = Object.freeze({
-  dm: "contacts",
+  dm: "open",
   allowedUsers: Object.freeze([]),
   allowedGroups: Object.freeze([]),
   answersPerHour: POLICY_LIMITS.answersPerHour.default,

@@ -84,7 +84,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   const account = emu.addAccount({ firstName: persona.name, username: `${persona.name.toLowerCase().replace(/[^a-z0-9_]/g, "")}_sandbox` });
   const members = new Map<string, EmuUser>(MEMBERS.map((n) => [n, emu.addUser({ firstName: n[0]!.toUpperCase() + n.slice(1), username: n })]));
   const group = emu.createSupergroup({ title: "Sandbox", members: [account, ...members.values()] });
-  // They are the persona's contacts, so `dm carol: …` passes the default DM policy (contacts).
+  // They are the persona's contacts, as a real account's friends would be (a `contacts` DM policy answers them).
   for (const u of members.values()) emu.addContact(account, u);
   const names = new Map<number, string>([[account.id, persona.name], ...[...members].map(([n, u]) => [u.id, n] as [number, string])]);
   const chatName = (chatId: string) => {

@@ -20,8 +20,8 @@ const HOUR = 3_600_000;
 const warnings = (msg: string) => h.log.lines().filter((l) => l.level === 40 && String(l.msg).startsWith(msg));
 
 describe("DM policy", () => {
-  it("by default answers contacts only; a stranger's DM is stored, not answered, at no cost", async () => {
-    h = await Harness.start();
+  it("contacts: answers contacts only; a stranger's DM is stored, not answered, at no cost", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Policy\ncontacts\n` });
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
     const fromDave = await h.emu.post({ chat: h.emu.dm(h.account, dave), from: dave, text: "hi, want to buy crypto?" });
     await h.pass(30_000);

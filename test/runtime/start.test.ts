@@ -27,7 +27,6 @@ describe("npm start with a session", () => {
     const emu = new TelegramEmulator();
     const account = emu.addAccount({ firstName: "Mira", username: "mira_live" });
     const carol = emu.addUser({ firstName: "Carol", username: "carol" });
-    emu.addContact(account, carol); // the default DM policy answers contacts
     const gemini = await GeminiFake.start();
     gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "hi carol" }] } }));
     const log = captureLogger();

@@ -91,7 +91,7 @@ export class Harness {
     h.carol = h.emu.addUser({ firstName: "Carol", username: "carol" });
     h.group = h.emu.createSupergroup({ title: "Sandbox", members: [h.account, h.alice, h.bob, h.carol] });
     h.club = h.emu.createGroup({ title: "Club", members: [h.account, h.alice, h.bob] });
-    // They are the persona's contacts, so their DMs pass the default DM policy (contacts).
+    // They are the persona's contacts (a `contacts` DM policy answers them).
     for (const u of [h.alice, h.bob, h.carol]) h.emu.addContact(h.account, u);
     h.gemini = o.gemini ?? (await GeminiFake.start());
     h.boot();

@@ -18,6 +18,10 @@ export interface MemoryFigures {
   readonly chats: number;
   readonly rssMb: number;
   readonly heapUsedMb: number;
+  /** V8 heap committed (what the process holds for the heap, used or not), MB. */
+  readonly heapTotalMb: number;
+  /** Memory outside the JS heap (Buffers, native objects), MB. */
+  readonly externalMb: number;
   readonly seconds: number;
   readonly stored: number;
 }
@@ -96,7 +100,16 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
   emu.detach(client);
   closeDatabase(db);
   rmSync(dir, { recursive: true, force: true });
-  return { messages: o.messages, chats: o.chats, rssMb: mem.rss / 1e6, heapUsedMb: mem.heapUsed / 1e6, seconds, stored };
+  return {
+    messages: o.messages,
+    chats: o.chats,
+    rssMb: mem.rss / 1e6,
+    heapUsedMb: mem.heapUsed / 1e6,
+    heapTotalMb: mem.heapTotal / 1e6,
+    externalMb: mem.external / 1e6,
+    seconds,
+    stored,
+  };
 }
 
 /** Run `task` ("p7" or "p8") in a fresh child process and return its JSON answer. */

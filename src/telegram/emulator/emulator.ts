@@ -90,7 +90,7 @@ export class TelegramEmulator {
     this.duplicates = opts.duplicates ?? "error";
     this.world = new World(this.now);
     this.views = new TlViews(this.world);
-    const shapes = opts.updateShapes ?? "full";
+    const shapes = opts.updateShapes ?? "telegram";
     this.bus = new MessageBus({ world: this.world, views: this.views, connections: this.byAccount, strictTl, now: this.now, shapes });
     this.changes = new MessageChanges({
       world: this.world,

@@ -130,8 +130,8 @@ export interface EmulatorOptions {
   /** How a repeated random_id is answered (see `DuplicateMode`). Default "error". */
   readonly duplicates?: DuplicateMode;
   /**
-   * "full" (default for now): every new message arrives as `Updates{UpdateNew(Channel)Message}`
-   * with full users and chats. "telegram": as Telegram sends them — DMs as UpdateShortMessage,
+   * "full": every new message arrives as `Updates{UpdateNew(Channel)Message}` with full users
+   * and chats. "telegram" (default): as Telegram sends them — DMs as UpdateShortMessage,
    * basic-group messages as UpdateShortChatMessage (no users/chats), sends to them answered with
    * UpdateShortSentMessage, supergroup senders the account never resolved as `min` users.
    */

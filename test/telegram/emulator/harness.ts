@@ -28,7 +28,10 @@ export function inboxOf(client: TelegramClient, opts: { all?: boolean } = {}): I
   };
 }
 
-/** A persona account (attached) and two simulated humans. */
+/**
+ * A persona account (attached) and two simulated humans. These emulator tests look at the tidy
+ * "full" update shape unless they ask for another; the emulator's own default is "telegram".
+ */
 export function world(opts: EmulatorOptions = {}): {
   emu: TelegramEmulator;
   persona: EmuUser;
@@ -37,7 +40,7 @@ export function world(opts: EmulatorOptions = {}): {
   client: TelegramClient;
   inbox: Inbox;
 } {
-  const emu = new TelegramEmulator(opts);
+  const emu = new TelegramEmulator({ updateShapes: "full", ...opts });
   const persona = emu.addAccount({ firstName: "Mira", lastName: "Persona", username: "mira_persona" });
   const alice = emu.addUser({ firstName: "Alice", username: "alice" });
   const bob = emu.addUser({ firstName: "Bob", lastName: "Stone", username: "bobstone" });

@@ -1,7 +1,7 @@
 import { Api } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import { describe, expect, it } from "vitest";
-import { createEmulatedClient } from "../../../src/telegram/emulator/index.js";
+import { createEmulatedClient, TelegramEmulator } from "../../../src/telegram/emulator/index.js";
 import { inboxOf, world } from "./harness.js";
 
 describe("update shapes as Telegram sends them (updateShapes: 'telegram')", () => {
@@ -97,8 +97,17 @@ describe("update shapes as Telegram sends them (updateShapes: 'telegram')", () =
     expect(again.accessHash?.toString()).toBe(String(alice.accessHash));
   });
 
-  it("keeps the full shape by default", async () => {
-    const { emu, persona, alice, inbox, client } = world();
+  it("speaks Telegram's shapes by default", async () => {
+    const emu = new TelegramEmulator();
+    const persona = emu.addAccount({ firstName: "Mira", username: "mira_persona" });
+    const alice = emu.addUser({ firstName: "Alice", username: "alice" });
+    const inbox = inboxOf(createEmulatedClient(emu, persona));
+    await emu.post({ chat: emu.dm(persona, alice), from: alice, text: "hi" });
+    expect(inbox.events.at(-1)?.originalUpdate).toBeInstanceOf(Api.UpdateShortMessage);
+  });
+
+  it("keeps the full shape when asked", async () => {
+    const { emu, persona, alice, inbox, client } = world({ updateShapes: "full" });
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "hi" });
     expect(inbox.events.at(-1)?.originalUpdate).toBeInstanceOf(Api.UpdateNewMessage);

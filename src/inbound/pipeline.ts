@@ -80,7 +80,13 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     if (m.senderIsBot) return "skipped-bot";
     if (m.senderId === SERVICE_ACCOUNT_ID) return "skipped-service";
     const addressed = shouldRespondStrict(m, d.names);
-    if (addressed && m.senderUnknown && resolveSender) {
+    // A policy that refuses this message whoever the sender turns out to be (DM policy off or
+    // contacts — a short update carries no contact flag, which fails closed —, a pause, a
+    // takeover) makes the sender fetch pointless: it stays free. Only an allowlist can change
+    // its mind once the username is known.
+    const refused = addressed && m.senderUnknown && resolveSender ? d.admit?.(m) : undefined;
+    const pointless = refused !== undefined && !refused.ok && !((refused as { reason?: string }).reason ?? "").startsWith("DM policy allowlist");
+    if (addressed && m.senderUnknown && resolveSender && !pointless) {
       // Only for messages the persona will answer: who wrote it (a bot? what name? how to reply?)
       // is fetched before anything is stored, so a crash during the fetch loses nothing — the
       // message comes again through catch-up.

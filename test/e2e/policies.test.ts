@@ -21,7 +21,9 @@ const warnings = (msg: string) => h.log.lines().filter((l) => l.level === 40 && 
 
 describe("DM policy", () => {
   it("contacts: answers contacts only; a stranger's DM is stored, not answered, at no cost", async () => {
-    h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Policy\ncontacts\n` });
+    // The contact flag travels only in full user objects (a short-update DM fails closed), so
+    // this case is run on the tidy update shape.
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Policy\ncontacts\n`, emulator: { updateShapes: "full" } });
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
     const fromDave = await h.emu.post({ chat: h.emu.dm(h.account, dave), from: dave, text: "hi, want to buy crypto?" });
     await h.pass(30_000);

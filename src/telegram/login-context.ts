@@ -3,7 +3,7 @@
  */
 import { Api, errors, type TelegramClient } from "telegram";
 import type { Clock } from "../types.js";
-import { LoginError } from "./login-error.js";
+import { humanDuration, LoginError } from "./login-error.js";
 import type { LoginOptions } from "./login.js";
 
 /** What the login steps share. */
@@ -15,6 +15,15 @@ export interface LoginContext {
   call<R extends Api.AnyRequest>(request: R): Promise<R["__response"]>;
 }
 
+/** A FLOOD_WAIT as the user should read it, or undefined for any other error. */
+export function floodWait(e: unknown, method: string): LoginError | undefined {
+  if (!(e instanceof errors.FloodWaitError || e instanceof errors.FloodTestPhoneWaitError)) return undefined;
+  return new LoginError(
+    `Telegram asks to wait ${humanDuration(e.seconds)} before trying again (FLOOD_WAIT_${e.seconds} on ${method}). ` +
+      `Logging in again sooner only makes the wait longer.`,
+  );
+}
+
 /** The RPC error name of `e`, or undefined. */
 export function rpcName(e: unknown): string | undefined {
   return e instanceof errors.RPCError ? e.errorMessage : undefined;
@@ -22,6 +31,9 @@ export function rpcName(e: unknown): string | undefined {
 
 /** An RPC error the user can act on, in words; anything else as it is. */
 export function explain(e: unknown): unknown {
+  // A flood wait met outside ctx.call (e.g. GramJS's own help.getConfig during a DC move).
+  const flood = floodWait(e, "a login request");
+  if (flood) return flood;
   const name = rpcName(e);
   if (name === undefined) return e;
   const known: Record<string, string> = {

@@ -9,13 +9,13 @@
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { Api, errors, TelegramClient } from "telegram";
+import { Api, TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { StringSession } from "telegram/sessions/index.js";
 import { systemClock } from "../runtime/clock.js";
 import type { Clock } from "../types.js";
 import { lockSession } from "./client.js";
-import { explain, rpcName, userOf, type LoginContext } from "./login-context.js";
+import { explain, floodWait, rpcName, userOf, type LoginContext } from "./login-context.js";
 import { humanDuration, LoginError } from "./login-error.js";
 import { checkPassword } from "./login-password.js";
 import type { LoginPrompts } from "./login-prompts.js";
@@ -123,15 +123,6 @@ function context(client: TelegramClient, o: LoginOptions): LoginContext {
       }
     },
   };
-}
-
-/** A FLOOD_WAIT as the user should read it, or undefined for any other error. */
-function floodWait(e: unknown, method: string): LoginError | undefined {
-  if (!(e instanceof errors.FloodWaitError || e instanceof errors.FloodTestPhoneWaitError)) return undefined;
-  return new LoginError(
-    `Telegram asks to wait ${humanDuration(e.seconds)} before trying again (FLOOD_WAIT_${e.seconds} on ${method}). ` +
-      `Logging in again sooner only makes the wait longer.`,
-  );
 }
 
 async function connect(ctx: LoginContext): Promise<void> {

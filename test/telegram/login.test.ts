@@ -253,6 +253,17 @@ describe("npm run login --qr", () => {
     expect(await connectsSignedIn(s.sessionFile)).toBe(true);
   });
 
+  it("names a flood wait met during the DC move (GramJS's own help.getConfig) and exits non-zero", async () => {
+    const s = setup({ dc: 2 });
+    s.emu.failNext("help.GetConfig", "FLOOD_WAIT_120");
+    const running = s.run(["Mira", "--qr"], []);
+    await until(() => s.out.join("").includes("Scan this QR code"));
+    expect(s.emu.acceptLoginToken(s.account)).toBe(true);
+    expect(await running).toBe(1);
+    expect(s.err.join("")).toContain("Telegram asks to wait 2 minutes before trying again (FLOOD_WAIT_120");
+    expect(existsSync(s.sessionFile)).toBe(false);
+  });
+
   it("gives up when nobody scans within the time limit", async () => {
     const s = setup();
     const running = s.run(["Mira", "--qr"], [], { qrTimeoutMs: 60_000 });

@@ -13,6 +13,7 @@ import { linkClient, type AccountNetwork, type Connection } from "./client-link.
 import { dispatchConnectionState } from "./dispatch-updates.js";
 import type { FakeSender } from "./fake-sender.js";
 import { FaultPlan } from "./fault-plan.js";
+import { outboxReads } from "./read-receipts.js";
 import { MessageBus, type PreparedDelivery } from "./message-bus.js";
 import { MessageChanges, type TypingAction } from "./message-changes.js";
 import { Network, type RecordedLoginRequest } from "./network.js";
@@ -607,6 +608,21 @@ export class TelegramEmulator {
    */
   userTyping(chat: EmuChat, user: EmuUser, o: { action?: TypingAction; topicId?: number } = {}): Promise<void> {
     return this.changes.typing(this.world.record(chat), user, o.action ?? "typing", o.topicId);
+  }
+
+  /**
+   * `reader` (a member) reads `chat` up to message `upToId` (reference-account ids; default: the
+   * newest). Every attached member account whose messages it read is pushed
+   * UpdateReadHistoryOutbox (DMs, basic groups: moves that account's pts, so getDifference has
+   * it too) or UpdateReadChannelOutbox (supergroups). Resolves after their handlers ran.
+   */
+  async readBy(chat: EmuChat, reader: EmuUser, upToId?: number): Promise<void> {
+    const rec = this.world.record(chat);
+    if (!rec.members.has(reader.id)) throw new Error(`emulator: ${reader.firstName} is not a member of ${chat.peerId}`);
+    const upTo = upToId === undefined ? rec.messages.at(-1) : this.world.findInChat(rec, upToId);
+    if (!upTo) return;
+    const deliveries = outboxReads(this.world, this.views, rec, reader.id, upTo, this.now());
+    await Promise.all(deliveries.map((d) => this.bus.deliver(d.account, d.updates)));
   }
 
   /** Highest message id `account` marked read in `chat` (in its own id space), 0 if none. */

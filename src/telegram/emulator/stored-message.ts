@@ -41,6 +41,8 @@ export interface ChatRecord {
   readonly topics: Map<number, string>;
   /** Highest message id (in the account's id space) each account marked read. */
   readonly readMax: Map<number, number>;
+  /** Highest id (in the account's id space) of each account's own messages others have read. */
+  readonly readOutbox: Map<number, number>;
   /** Unix seconds the chat was created. */
   readonly createdAt: number;
   /** A broadcast channel's discussion supergroup, or a supergroup's linked channel. */

@@ -219,7 +219,7 @@ export class TlViews {
       peer: this.peer(rec, viewer.id),
       topMessage: top ? (this.world.idFor(top, viewer.id) ?? 0) : 0,
       readInboxMaxId: readInbox,
-      readOutboxMaxId: 0,
+      readOutboxMaxId: rec.readOutbox.get(viewer.id) ?? 0,
       unreadCount: unread,
       unreadMentionsCount: 0,
       unreadReactionsCount: 0,

@@ -231,6 +231,7 @@ export class World {
       pts: new PtsLog(),
       topics: new Map(),
       readMax: new Map(),
+      readOutbox: new Map(),
       createdAt: Math.floor(this.now() / 1000),
     };
     this.chats.set(chat, rec);

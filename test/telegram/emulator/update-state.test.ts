@@ -275,3 +275,46 @@ describe("update state: strictTl", () => {
     return client.invoke(new Api.updates.GetChannelDifference({ channel: peer, filter: new Api.ChannelMessagesFilterEmpty(), pts, limit }));
   }
 });
+
+describe("update state: others reading the account's messages", () => {
+  it("pushes UpdateReadHistoryOutbox with the account's next pts for a DM, once per new mark", async () => {
+    const { emu, persona, alice, client } = world({ strictTl: true });
+    const dm = emu.dm(persona, alice);
+    await emu.post({ chat: dm, from: alice, text: "hi" });
+    await client.sendMessage(dm.peerId, { message: "one" });
+    const second = await client.sendMessage(dm.peerId, { message: "two" });
+    const seen: Api.TypeUpdate[] = [];
+    client.addEventHandler((u: Api.TypeUpdate) => {
+      seen.push(u);
+    }, new Raw({ types: [Api.UpdateReadHistoryOutbox, Api.UpdateReadChannelOutbox] }));
+    const before = emu.updateState(persona).pts;
+
+    await emu.readBy(dm, alice);
+    await emu.readBy(dm, alice);
+
+    expect(seen).toHaveLength(1);
+    const u = seen[0] as Api.UpdateReadHistoryOutbox;
+    expect([u.maxId, u.pts, u.ptsCount]).toEqual([second?.id, before + 1, 1]);
+    expect(emu.updateState(persona).pts).toBe(before + 1);
+    const d = (await difference(client, before)) as Api.updates.Difference;
+    expect(d.otherUpdates.map((x) => x.className)).toEqual(["UpdateReadHistoryOutbox"]);
+  });
+
+  it("pushes UpdateReadChannelOutbox (no pts) for a supergroup", async () => {
+    const { emu, persona, alice, client } = world();
+    const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
+    await emu.post({ chat: sg, from: alice, text: "hi" });
+    const mine = await client.sendMessage(sg.peerId, { message: "mine" });
+    const seen: Api.TypeUpdate[] = [];
+    client.addEventHandler((u: Api.TypeUpdate) => {
+      seen.push(u);
+    }, new Raw({ types: [Api.UpdateReadChannelOutbox] }));
+    const accountPts = emu.updateState(persona).pts;
+    const channelPts = emu.channelPts(sg);
+
+    await emu.readBy(sg, alice);
+
+    expect((seen[0] as Api.UpdateReadChannelOutbox).maxId).toBe(mine?.id);
+    expect([emu.updateState(persona).pts, emu.channelPts(sg)]).toEqual([accountPts, channelPts]);
+  });
+});

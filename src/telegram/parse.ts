@@ -76,7 +76,7 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     chatId,
     chatType,
     ...(chatType !== "dm" && chat?.title ? { chatTitle: chat.title } : {}),
-    ...(chatType !== "dm" && chat?.username ? { chatUsername: chat.username } : {}),
+    chatUsername: chatType !== "dm" && chat?.username ? chat.username : undefined,
     messageId: m.id,
     senderId,
     senderName: displayName(sender, senderId),
@@ -91,7 +91,7 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     senderIsBot: Boolean(sender?.bot),
     ...(senderUnknown ? { senderUnknown } : {}),
     // Only a user object says whether the sender is a contact; without one it is unknown.
-    ...(sender?.className === "User" ? { senderIsContact: Boolean(sender.contact) } : {}),
+    senderIsContact: sender?.className === "User" ? Boolean(sender.contact) : undefined,
     ...(chatType !== "group" && chat?.accessHash !== undefined && !chat.min ? { accessHash: chat.accessHash.toString() } : {}),
   };
 }

@@ -6,7 +6,8 @@
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { Api, TelegramClient } from "telegram";
-import { StringSession } from "telegram/sessions/index.js";
+import type { StringSession } from "telegram/sessions/index.js";
+import { PeerCacheSession } from "./session";
 import type { TelegramCredentials } from "../config/env";
 import type { Clock } from "../types";
 import { accountLost } from "./account-errors";
@@ -64,7 +65,7 @@ export class AccountLink implements WatchedConnection {
   constructor(private readonly o: AccountLinkOptions) {
     let session: StringSession;
     try {
-      session = new StringSession(readFileSync(o.sessionFile, "utf8").trim());
+      session = new PeerCacheSession(readFileSync(o.sessionFile, "utf8").trim());
     } catch (e) {
       // Never echo the file's content: it is the account's key.
       throw new SessionFileError(`${o.sessionFile}: not a usable session (${describeError(e)})`);

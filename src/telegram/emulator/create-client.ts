@@ -4,7 +4,7 @@
  */
 import { TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
-import { StringSession } from "telegram/sessions/index.js";
+import { PeerCacheSession } from "../session.js";
 import type { TelegramEmulator } from "./emulator.js";
 import type { EmuUser } from "./types.js";
 
@@ -23,7 +23,7 @@ export interface EmulatedClientOptions {
 
 /** Builds a `TelegramClient` with GramJS logging off and attaches it to `emu` as `account`. */
 export function createEmulatedClient(emu: TelegramEmulator, account: EmuUser, opts: EmulatedClientOptions = {}): TelegramClient {
-  const client = new TelegramClient(new StringSession(""), EMULATOR_API_ID, EMULATOR_API_HASH, {
+  const client = new TelegramClient(new PeerCacheSession(""), EMULATOR_API_ID, EMULATOR_API_HASH, {
     baseLogger: new Logger(LogLevel.NONE),
     floodSleepThreshold: opts.floodSleepThreshold ?? 0,
   });

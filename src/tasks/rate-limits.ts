@@ -10,6 +10,8 @@ export const ACCOUNT_WIDE_MIN_KEYS = 2;
 export const MAX_PROBE_PAUSE_SEC = 24 * 3600;
 /** While one task probes a lifted limit, the others look again this often. */
 export const PROBE_WAIT_MS = 1000;
+/** A probe claim older than this is void (its task never settled): the next task may probe. */
+export const PROBE_CLAIM_MS = 120_000;
 
 interface Limit {
   until: number;
@@ -46,8 +48,8 @@ export class RateLimits {
   private readonly limits = new Map<string, Limit>();
   /** Recent hits per account key: which keys met it, when, until when. Memory only: the window is short. */
   private readonly recent = new Map<string, { key: string; at: number; until: number }[]>();
-  /** Probe limits whose pause ended, and the task probing each. */
-  private readonly probing = new Map<string, number>();
+  /** Probe limits whose pause ended, the task probing each and until when its claim holds. */
+  private readonly probing = new Map<string, { taskId: number; until: number }>();
   private readonly upsertStmt;
   private readonly deleteStmt;
   private readonly loadStmt;
@@ -85,7 +87,8 @@ export class RateLimits {
 
   /**
    * When the latest of `keys` lets a task run again; `now` or earlier when none holds it.
-   * A probe limit whose pause is over lets through exactly one task (`taskId`) at a time.
+   * A probe limit whose pause is over lets through exactly one task at a time: the one that
+   * `claim`ed it (`taskId`); while that claim holds, the others wait. Looking claims nothing.
    */
   blockedUntil(keys: readonly string[], now: number, taskId?: number): number {
     let until = 0;
@@ -100,11 +103,25 @@ export class RateLimits {
         this.limits.delete(k); // expired; its row is pruned at the next load
         continue;
       }
-      const prober = this.probing.get(k);
-      if (prober === undefined && taskId !== undefined) this.probing.set(k, taskId);
-      else if (prober !== taskId) until = Math.max(until, now + PROBE_WAIT_MS);
+      const claim = this.probing.get(k);
+      if (claim && claim.until > now && claim.taskId !== taskId) until = Math.max(until, now + PROBE_WAIT_MS);
     }
     return until;
+  }
+
+  /**
+   * Task `taskId`, subject to `keys`, really starts: it takes the probe of every probe limit
+   * whose pause is over and that nobody else holds. `settled` (or `hit`) gives it back; a claim
+   * that is never given back lapses after PROBE_CLAIM_MS.
+   */
+  claim(keys: readonly string[], taskId: number, now: number): void {
+    for (const k of keys) {
+      const l = this.limits.get(k);
+      if (!l?.probe || l.until > now) continue;
+      const claim = this.probing.get(k);
+      if (claim && claim.until > now && claim.taskId !== taskId) continue;
+      this.probing.set(k, { taskId, until: now + PROBE_CLAIM_MS });
+    }
   }
 
   /** True while any of `keys` is limited (for cosmetic actions, which never probe). */
@@ -144,7 +161,7 @@ export class RateLimits {
    */
   settled(keys: readonly string[], taskId: number, ok: boolean): void {
     for (const k of keys) {
-      if (this.probing.get(k) !== taskId) continue;
+      if (this.probing.get(k)?.taskId !== taskId) continue;
       this.probing.delete(k);
       if (!ok) continue;
       const l = this.limits.get(k);

@@ -322,6 +322,7 @@ export class Scheduler {
     }
     task.status = "running";
     task.attempts += 1;
+    this.limits.claim(this.rateKeys(task), task.id, now);
     this.ranOnce.add(task.id);
     this.busyChats.add(task.chatId);
     this.running++;
@@ -366,6 +367,7 @@ export class Scheduler {
       // Not this task's fault: it waits for the next login (unless its chat was replanned).
       // Nothing else can succeed on this account either: start nothing more.
       this.paused = true;
+      this.limits.settled(this.rateKeys(task), task.id, false);
       task.status = "pending";
       if (cancelReason !== undefined && !task.inDoubt) this.finish(task, "cancelled", cancelReason);
       else {

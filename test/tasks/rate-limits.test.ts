@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/db";
 import { RateLimitedError } from "../../src/tasks/errors";
-import { MAX_PROBE_PAUSE_SEC, PROBE_WAIT_MS, RateLimits } from "../../src/tasks/rate-limits";
+import { MAX_PROBE_PAUSE_SEC, PROBE_CLAIM_MS, PROBE_WAIT_MS, RateLimits } from "../../src/tasks/rate-limits";
 import { captureLogger } from "../support/log-capture";
 import { tempDbPath } from "../support/temp-dir";
 
@@ -21,12 +21,14 @@ describe("rate limits", () => {
     limits = new RateLimits(openDatabase(path), "A", captureLogger().logger);
     limits.load(T0 + 2000);
     const after = T0 + 3600_000;
-    expect(limits.blockedUntil(keys, after, 1)).toBeLessThanOrEqual(after); // task 1 probes
+    expect(limits.blockedUntil(keys, after, 1)).toBeLessThanOrEqual(after); // task 1 may probe
+    limits.claim(keys, 1, after); // and starts
     expect(limits.blockedUntil(keys, after, 2)).toBe(after + PROBE_WAIT_MS); // task 2 waits for the probe
     limits.settled(keys, 1, false); // the probe failed for another reason: the next task probes
     expect(limits.blockedUntil(keys, after, 2)).toBeLessThanOrEqual(after);
     expect(limits.hit(peerFlood(), after)).toBe(after + 7200_000); // still limited: twice as long
     expect(limits.blockedUntil(keys, after + 7200_000, 3)).toBeLessThanOrEqual(after + 7200_000);
+    limits.claim(keys, 3, after + 7200_000);
     limits.settled(keys, 3, true); // the probe went through: lifted
 
     limits = new RateLimits(openDatabase(path), "A", captureLogger().logger);
@@ -34,6 +36,25 @@ describe("rate limits", () => {
     expect(limits.blockedUntil(keys, after + 7200_001, 4)).toBe(0);
     // A fresh PEER_FLOOD starts from the base pause again.
     expect(limits.hit(peerFlood(), after + 8000_000)).toBe(after + 8000_000 + 3600_000);
+  });
+
+  it("only a task that starts takes the probe: one that was merely looked at (then cancelled) does not block the next send; a claim never settled lapses", () => {
+    const keys = ["flood:send:dm1", "peer-flood"];
+    const limits = new RateLimits(openDatabase(tempDbPath()), "A", captureLogger().logger);
+    limits.load(T0);
+    const after = limits.hit(peerFlood(), T0);
+    // Task 1 is looked at (it may probe), but is then cancelled — its chat replanned — without starting.
+    expect(limits.blockedUntil(keys, after, 1)).toBeLessThanOrEqual(after);
+    // The next send gets the probe; it did not wait for task 1.
+    expect(limits.blockedUntil(["flood:send:dm2", "peer-flood"], after, 2)).toBeLessThanOrEqual(after);
+    limits.claim(["flood:send:dm2", "peer-flood"], 2, after);
+    expect(limits.blockedUntil(keys, after + 1, 3)).toBe(after + 1 + PROBE_WAIT_MS); // the others wait for it
+    expect(limits.isLimited(keys, after + 1)).toBe(true);
+    // Task 2 never settles (lost): its claim lapses, and the next send probes.
+    expect(limits.blockedUntil(keys, after + PROBE_CLAIM_MS, 3)).toBeLessThanOrEqual(after + PROBE_CLAIM_MS);
+    limits.claim(keys, 3, after + PROBE_CLAIM_MS);
+    limits.settled(keys, 3, true);
+    expect(limits.blockedUntil(keys, after + PROBE_CLAIM_MS + 1, 4)).toBe(0); // lifted
   });
 
   it("the pause of a limit without a timer is capped at a day", () => {

@@ -14,6 +14,8 @@ export interface EntityRecord {
   readonly bot: boolean;
   /** True while only a `min` copy was seen: names are known, the access hash is not usable. */
   readonly min: boolean;
+  /** A broadcast channel (posts are not conversation: never stored, never caught up). */
+  readonly broadcast?: boolean;
 }
 
 interface Row {
@@ -26,6 +28,7 @@ interface Row {
   username: string | null;
   bot: number;
   min: number;
+  broadcast: number;
 }
 
 const FIELDS = ["accessHash", "firstName", "lastName", "title", "username"] as const;
@@ -39,6 +42,7 @@ export function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord)
   if (!known) return seen.min ? withoutHash(seen) : seen;
   if (seen.min && !known.min) return known;
   const out: { -readonly [K in keyof EntityRecord]: EntityRecord[K] } = { ...known, kind: seen.kind, bot: seen.bot || known.bot, min: seen.min };
+  if (seen.broadcast || known.broadcast) out.broadcast = true;
   for (const f of FIELDS) {
     const v = seen[f];
     if (v !== undefined && !(f === "accessHash" && seen.min)) out[f] = v;
@@ -52,7 +56,7 @@ function withoutHash(e: EntityRecord): EntityRecord {
 }
 
 function same(a: EntityRecord, b: EntityRecord): boolean {
-  return a.kind === b.kind && a.bot === b.bot && a.min === b.min && FIELDS.every((f) => a[f] === b[f]);
+  return a.kind === b.kind && a.bot === b.bot && a.min === b.min && Boolean(a.broadcast) === Boolean(b.broadcast) && FIELDS.every((f) => a[f] === b[f]);
 }
 
 /**
@@ -70,11 +74,11 @@ export class EntityStore {
     private readonly agent: string,
   ) {
     this.upsertStmt = db.prepare(
-      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min, broadcast)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (agent, peer_id) DO UPDATE SET kind = excluded.kind, access_hash = excluded.access_hash,
          first_name = excluded.first_name, last_name = excluded.last_name, title = excluded.title,
-         username = excluded.username, bot = excluded.bot, min = excluded.min`,
+         username = excluded.username, bot = excluded.bot, min = excluded.min, broadcast = excluded.broadcast`,
     );
     for (const r of db.prepare(`SELECT * FROM entities WHERE agent = ?`).all(agent) as Row[]) {
       this.known.set(r.peer_id, {
@@ -87,6 +91,7 @@ export class EntityStore {
         ...(r.username != null ? { username: r.username } : {}),
         bot: r.bot === 1,
         min: r.min === 1,
+        ...(r.broadcast === 1 ? { broadcast: true } : {}),
       });
     }
   }
@@ -122,6 +127,7 @@ export class EntityStore {
         merged.username ?? null,
         merged.bot ? 1 : 0,
         merged.min ? 1 : 0,
+        merged.broadcast ? 1 : 0,
       ),
     );
     return merged;

@@ -123,4 +123,8 @@ export const migrations: readonly string[] = [
 
   CREATE INDEX tasks_received ON tasks (agent, chat_id, created_at) WHERE kind = 'received';
   `,
+  // 5: the broadcast flag of channels (catch-up skips broadcast channels).
+  `
+  ALTER TABLE entities ADD COLUMN broadcast INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -49,6 +49,8 @@ export const CHANNEL_DIFFERENCE_LIMIT = 100;
 export const HISTORY_PAGE = 100;
 /** Without any stored message of a channel, look back at most this many messages. */
 export const FRESH_CHANNEL_LOOKBACK = 20;
+/** A history backfill above the highest stored message takes at most this many (newest first). */
+export const MAX_BACKFILL = 1000;
 
 /**
  * Catch-up after downtime or a dead connection, as Telegram's update protocol describes it:
@@ -80,7 +82,7 @@ export class CatchUp {
     let done = 0;
     await this.account(extraChannels);
     this.o.onProgress?.(++done, total + extraChannels.size, this.messages);
-    for (const c of extraChannels) if (!channels.includes(c)) channels.push(c);
+    for (const c of extraChannels) if (!channels.includes(c) && this.catchable(c)) channels.push(c);
     const max = this.o.maxChannels ?? 1000;
     const list = channels.slice(0, max);
     if (channels.length > max) this.o.logger.warn({ component: "catch-up", channels: channels.length, max }, "too many channels; catching up the first ones only");
@@ -121,7 +123,16 @@ export class CatchUp {
   private channelList(extra: Set<string>): string[] {
     const all = new Set([...this.o.tracker.knownChannels(), ...this.o.entities.channels().map((e) => e.peerId), ...this.o.knownChannels()]);
     for (const c of extra) all.add(c);
-    return [...all].filter((c) => inputChannelOf(this.o.entities.get(c)) !== undefined);
+    return [...all].filter((c) => this.catchable(c));
+  }
+
+  /**
+   * An addressable supergroup. Broadcast channels are left out: their posts are never stored
+   * (not conversation), so catching them up would only cost requests (and FLOOD_WAITs).
+   */
+  private catchable(channelId: string): boolean {
+    const e = this.o.entities.get(channelId);
+    return inputChannelOf(e) !== undefined && !e?.broadcast;
   }
 
   private async invoke<R extends Api.AnyRequest>(req: R): Promise<R["__response"]> {
@@ -201,9 +212,11 @@ export class CatchUp {
     const input = inputChannelOf(this.o.entities.get(channelId));
     if (!input) return;
     t.beginSync(channelId);
+    // A broadcast channel (seen through a gap while running) needs its pts, never its posts.
+    const broadcast = this.o.entities.get(channelId)?.broadcast === true;
     let pts = t.localPts(channelId);
     if (pts === undefined) {
-      const top = await this.history(channelId, this.o.highestId(channelId));
+      const top = broadcast ? undefined : await this.history(channelId, this.o.highestId(channelId));
       t.endSync(channelId, top);
       return;
     }
@@ -216,9 +229,10 @@ export class CatchUp {
         return;
       }
       if (res instanceof Api.updates.ChannelDifferenceTooLong) {
-        // Too much happened: backfill above what is stored, then continue from the dialog's pts.
+        // Too much happened: backfill above what is stored (nothing stored: only the last few,
+        // never the whole history), then continue from the dialog's pts.
         captureEntities(this.o.entities, [...res.users, ...res.chats]);
-        const top = await this.history(channelId, this.o.highestId(channelId) ?? 0);
+        const top = this.o.entities.get(channelId)?.broadcast ? undefined : await this.history(channelId, this.o.highestId(channelId));
         const dialogPts = res.dialog instanceof Api.Dialog ? res.dialog.pts : undefined;
         t.endSync(channelId, dialogPts ?? top);
         return;
@@ -248,7 +262,8 @@ export class CatchUp {
 
   /**
    * Everything above `minId` with `messages.getHistory`, newest page first, handed over oldest
-   * first. Without `minId` (nothing stored) only the last few messages. Returns the channel's pts
+   * first, at most the newest MAX_BACKFILL. Without `minId` (nothing stored) only the last few
+   * messages. Returns the channel's pts
    * from the answer, if it carried one.
    */
   private async history(chatId: string, minId: number | undefined): Promise<number | undefined> {
@@ -270,7 +285,7 @@ export class CatchUp {
       chats.push(...res.chats);
       const page = res.messages.filter((m) => m.id > (minId ?? 0));
       all.push(...page);
-      if (minId === undefined || page.length < limit) break;
+      if (minId === undefined || page.length < limit || all.length >= MAX_BACKFILL) break;
       offsetId = Math.min(...page.map((m) => m.id));
     }
     await this.feedAll(all, users, chats);

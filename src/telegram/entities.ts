@@ -28,10 +28,11 @@ export function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | und
       ...(x.username ? { username: x.username } : {}),
       bot: false,
       min: Boolean(x.min),
+      ...(x.broadcast ? { broadcast: true } : {}),
     };
   }
   if (x instanceof Api.ChannelForbidden) {
-    return { peerId: utils.getPeerId(x), kind: "channel", accessHash: x.accessHash.toString(), ...(x.title ? { title: x.title } : {}), bot: false, min: false };
+    return { peerId: utils.getPeerId(x), kind: "channel", accessHash: x.accessHash.toString(), ...(x.title ? { title: x.title } : {}), bot: false, min: false, ...(x.broadcast ? { broadcast: true } : {}) };
   }
   return undefined;
 }

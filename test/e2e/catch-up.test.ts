@@ -183,4 +183,36 @@ describe("catch-up", () => {
     expect(rows.map((r) => r.text)).toEqual(["before", ...texts]);
     expect(hh.sent(hh.group).map((m) => m.text)).toEqual(["re late"]);
   });
+
+  it("a broadcast channel with 1,150 posts and a supergroup with nothing stored cost a handful of requests; the supergroup's recent messages are still recovered", async () => {
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
+    const hh = h;
+    hh.gemini.respondWith(responder);
+    const news = hh.emu.createChannel({ title: "News", members: [hh.account, hh.alice] });
+    const quiet = hh.emu.createSupergroup({ title: "Quiet", members: [hh.account, hh.alice, hh.bob] });
+    // Seen live once each: both have an entity record and a pts row.
+    await hh.emu.post({ chat: news, from: hh.alice, text: "post 0" });
+    await hh.emu.post({ chat: quiet, from: hh.alice, text: "hello" });
+    await settle(hh, 2_000);
+    hh.crash();
+    for (let i = 1; i <= 1150; i++) await hh.emu.post({ chat: news, from: hh.alice, text: `post ${i}` });
+    const texts = Array.from({ length: 150 }, (_, i) => (i === 145 ? "@mira_ai say quiet" : `q${i}`));
+    for (const text of texts) await hh.emu.post({ chat: quiet, from: hh.bob, text });
+    // Nothing of the supergroup is stored any more (its rows were lost).
+    const db = openDatabase(hh.dbPath);
+    db.prepare("DELETE FROM messages WHERE chat_id = ?").run(quiet.peerId);
+    db.close();
+    hh.emu.clearRequests();
+    hh.boot();
+    const summary = await hh.runtime.caughtUp;
+    await settle(hh, 30_000);
+    const catchUp = hh.emu.requests.filter((r) => r.method === "updates.GetChannelDifference" || r.method === "messages.GetHistory");
+    // The broadcast channel is skipped; the supergroup: one difference (too long), one short lookback.
+    expect(catchUp.map((r) => r.method)).toEqual(["updates.GetChannelDifference", "messages.GetHistory"]);
+    expect(summary?.requests).toBeLessThanOrEqual(4);
+    const rows = storedRows(hh);
+    expect(rows.filter((r) => r.chat === news.peerId)).toEqual([]);
+    expect(rows.filter((r) => r.chat === quiet.peerId).map((r) => r.text)).toEqual(texts.slice(-20));
+    expect(hh.sent(quiet).map((m) => m.text)).toEqual(["re quiet"]);
+  });
 });

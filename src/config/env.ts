@@ -20,6 +20,13 @@ const schema = z.object({
   SESSIONS_DIR: z.string().min(1).default("sessions"),
   /** A JSON price table overriding the built-in one (see src/llm/prices.ts). */
   LLM_PRICES: z.string().min(1).optional(),
+  /** Addressed messages older than this many seconds are not answered (default 3600). */
+  MAX_ANSWER_AGE_SEC: z
+    .string()
+    .regex(/^\d{1,9}$/, "must be a whole number of seconds")
+    .transform(Number)
+    .pipe(z.number().positive("must be at least 1"))
+    .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** `json` (one JSON object per line) or `pretty` (pino-pretty); default: pretty on a terminal. */
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),

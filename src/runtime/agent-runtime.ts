@@ -64,7 +64,7 @@ export interface AgentRuntimeOptions {
   readonly timeZone?: string;
   /** A request hit an account-terminal error (revoked session, banned account…). */
   readonly onAccountLost?: (error: AccountLostError) => void;
-  /** Addressed messages older than this are stored but not answered (default 1 h; `CATCH_UP_MAX_AGE_SEC`). */
+  /** Addressed messages older than this are stored but not answered (default 1 h; env `MAX_ANSWER_AGE_SEC`), neither at inbound nor when their task plans. */
   readonly maxAnswerAgeMs?: number;
   /** Catch up when `start()` runs (default true). */
   readonly catchUpOnStart?: boolean;
@@ -191,6 +191,7 @@ export class AgentRuntime {
           logger: this.logger,
           waitFor: (chatId) => this.scheduler.openTasks(chatId).filter((t) => t.kind === "read" && t.status === "pending").map((t) => t.id),
           ...(o.timeZone ? { timeZone: o.timeZone } : {}),
+          maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
         }),
         typing: typingHandler(deps),
         send: sendHandler(deps),

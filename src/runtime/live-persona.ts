@@ -51,6 +51,8 @@ export interface LivePersonaOptions {
   readonly personaIds?: Set<string>;
   /** Prices for the LLM cost estimate (default: the built-in table). */
   readonly prices?: PriceTable;
+  /** Addressed messages older than this are not answered (default 1 h; env `MAX_ANSWER_AGE_SEC`). */
+  readonly maxAnswerAgeMs?: number;
   /** Told once the persona is running (tests). */
   readonly onRunning?: (runtime: AgentRuntime) => void;
 }
@@ -121,6 +123,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     onAccountLost: onLost,
     ...(o.personaIds ? { siblings: o.personaIds } : {}),
     ...(o.prices ? { prices: o.prices } : {}),
+    ...(o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: o.maxAnswerAgeMs } : {}),
     planner: new GeminiPlanner({
       client: new GeminiClient({ apiKey: o.gemini.apiKey, model: o.gemini.model, logger: geminiLogger, ...(o.gemini.baseUrl ? { baseUrl: o.gemini.baseUrl } : {}) }),
       logger: geminiLogger,

@@ -117,7 +117,15 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   const boot = () => {
     const db = openDatabase(dbFile);
     const client = createEmulatedClient(emu, account);
-    const runtime = new AgentRuntime({ persona, db, client, selfId: String(account.id), planner: plannerUsed, logger });
+    const runtime = new AgentRuntime({
+      persona,
+      db,
+      client,
+      selfId: String(account.id),
+      planner: plannerUsed,
+      logger,
+      ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
+    });
     runtime.start();
     proc = { db, client, runtime };
     return runtime;

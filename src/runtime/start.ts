@@ -92,6 +92,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
             clock: o.clock ?? systemClock,
             personaIds,
             prices,
+            ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
             ...(o.clientFactory ? { clientFactory: o.clientFactory } : {}),
             ...(o.connectBackoff ? { connectBackoff: o.connectBackoff } : {}),
             ...(o.health ? { health: o.health } : {}),

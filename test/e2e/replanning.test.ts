@@ -86,6 +86,37 @@ describe("crashes outside sends", () => {
   });
 });
 
+describe("the answer-age limit after a crash", () => {
+  const pendingAtCrash = async (downMs: number, o: { maxAnswerAgeMs?: number } = {}) => {
+    h = await Harness.start(o);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai are we still on for lunch?" });
+    // Stored and its received task saved, but the process dies before it plans.
+    expect(h.runtime.scheduler.openTasks(h.group.peerId).some((t) => t.kind === "received" && t.status === "pending")).toBe(true);
+    h.crash();
+    await h.clock.advance(downMs);
+    h.gemini.script(plan({ kind: "send", text: "yes, see you there" }));
+    h.boot();
+    await h.pass(20_000);
+  };
+
+  it("a received task pending at a crash is not answered after a restart 3 h later (default limit 1 h)", async () => {
+    await pendingAtCrash(3 * 3600_000);
+    expect(h.gemini.requests).toHaveLength(0);
+    expect(h.sent(h.group)).toEqual([]);
+    expect(h.log.lines().filter((l) => l.msg === "addressed messages too old by the time of planning; not answered")).toHaveLength(1);
+  });
+
+  it("within the limit it is answered after the restart", async () => {
+    await pendingAtCrash(30 * 60_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["yes, see you there"]);
+  });
+
+  it("a longer limit (MAX_ANSWER_AGE_SEC → maxAnswerAgeMs) answers it 3 h later", async () => {
+    await pendingAtCrash(3 * 3600_000, { maxAnswerAgeMs: 4 * 3600_000 });
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["yes, see you there"]);
+  });
+});
+
 describe("what must not block an answer", () => {
   it("a read mark that keeps failing does not stop the answer", async () => {
     h = await Harness.start();

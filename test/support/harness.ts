@@ -51,6 +51,7 @@ export interface HarnessOptions {
   /** User ids of the other personas of the process (the loop guard). */
   readonly siblings?: ReadonlySet<string>;
   readonly prices?: PriceTable;
+  readonly maxAnswerAgeMs?: number;
 }
 
 /**
@@ -118,6 +119,7 @@ export class Harness {
       scheduler: { tickMs: 100, retryDelayMs: 10_000 },
       ...(this.o.siblings ? { siblings: this.o.siblings } : {}),
       ...(this.o.prices ? { prices: this.o.prices } : {}),
+      ...(this.o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: this.o.maxAnswerAgeMs } : {}),
     });
     this.clock.settle = () => this.runtime.scheduler.whenIdle();
     this.runtime.start();

@@ -7,6 +7,7 @@ import type { MessageStore } from "../../store/messages";
 import type { Clock } from "../../types";
 import { LlmHttpError } from "../../llm/errors";
 import { PermanentError, RateLimitedError } from "../errors";
+import { MAX_ANSWER_AGE_MS } from "../../inbound/pipeline";
 import { expandPlan } from "../expand-plan";
 import type { TaskHandler } from "../scheduler";
 
@@ -30,6 +31,8 @@ export interface ReceivedHandlerDeps {
   /** Open tasks of the chat the plan should wait for (the pending read mark). */
   readonly waitFor: (chatId: string) => readonly number[];
   readonly timeZone?: string;
+  /** Messages older than this (by their date) when the task plans are not answered (default: the inbound limit, 1 h). */
+  readonly maxAnswerAgeMs?: number;
 }
 
 /**
@@ -44,11 +47,23 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
     async run(task) {
       const chatId = task.chatId;
       // A message deleted before it was planned for is not answered (a person would not either).
-      const items = task.payload.items.filter((i) => !d.messages.get(chatId, i.messageId)?.deleted);
-      if (items.length === 0) {
+      const live = task.payload.items.filter((i) => !d.messages.get(chatId, i.messageId)?.deleted);
+      if (live.length === 0) {
         d.logger.info({ component: "planner", chatId, messages: task.payload.items.map((i) => i.messageId) }, "addressed messages deleted before planning; not answered");
         return { type: "done" };
       }
+      // The age limit holds here too, not only at inbound: a task left pending by a crash (or a
+      // long pause) must not answer a question hours later, out of the blue.
+      const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
+      const oldest = d.clock.now() - maxAge;
+      const items = live.filter((i) => (d.messages.get(chatId, i.messageId)?.date ?? Infinity) >= oldest);
+      if (items.length < live.length) {
+        d.logger.info(
+          { component: "planner", chatId, messages: live.filter((i) => !items.includes(i)).map((i) => i.messageId), maxAgeSec: Math.round(maxAge / 1000) },
+          "addressed messages too old by the time of planning; not answered",
+        );
+      }
+      if (items.length === 0) return { type: "done" };
       const lastId = Math.max(...items.map((i) => i.messageId));
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
       const chat = d.messages.chat(chatId) ?? { chatId, chatType: "group" };

@@ -51,6 +51,8 @@ export const HISTORY_PAGE = 100;
 export const FRESH_CHANNEL_LOOKBACK = 20;
 /** A history backfill above the highest stored message takes at most this many (newest first). */
 export const MAX_BACKFILL = 1000;
+/** Dialogs looked at after a `differenceTooLong` (one page, Telegram's maximum). */
+export const DIALOGS_PAGE = 100;
 
 /**
  * Catch-up after downtime or a dead connection, as Telegram's update protocol describes it:
@@ -249,11 +251,33 @@ export class CatchUp {
     }
   }
 
-  /** DMs and basic groups after a `differenceTooLong`: each from its highest stored id. */
+  /**
+   * DMs and basic groups after a `differenceTooLong`: the newest dialogs (one getDialogs page,
+   * so new chats — a DM from someone never seen — are found too), each whose top message is above
+   * what is stored backfilled from there (nothing stored: the last few). Supergroups catch up
+   * through their own boxes. Without an answer, the chats with stored messages.
+   */
   private async commonHistory(): Promise<void> {
-    for (const chatId of this.o.commonChats()) {
+    let chats: { chatId: string; top: number }[] | undefined;
+    try {
+      const res = await this.invoke(
+        new Api.messages.GetDialogs({ offsetDate: 0, offsetId: 0, offsetPeer: new Api.InputPeerEmpty(), limit: DIALOGS_PAGE, hash: returnBigInt(0) }),
+      );
+      if (!(res instanceof Api.messages.DialogsNotModified)) {
+        captureEntities(this.o.entities, [...res.users, ...res.chats]);
+        chats = res.dialogs
+          .filter((d): d is Api.Dialog => d instanceof Api.Dialog && !(d.peer instanceof Api.PeerChannel))
+          .map((d) => ({ chatId: utils.getPeerId(d.peer), top: d.topMessage }));
+      }
+    } catch (err) {
+      this.o.logger.warn({ component: "catch-up", err: String(err) }, "getDialogs failed; backfilling chats with stored messages");
+    }
+    chats ??= this.o.commonChats().map((chatId) => ({ chatId, top: Number.MAX_SAFE_INTEGER }));
+    for (const { chatId, top } of chats) {
+      const highest = this.o.highestId(chatId);
+      if (highest !== undefined && top <= highest) continue;
       try {
-        await this.history(chatId, this.o.highestId(chatId) ?? 0);
+        await this.history(chatId, highest);
       } catch (err) {
         this.o.logger.warn({ component: "catch-up", chatId, err: String(err) }, "history backfill failed");
       }

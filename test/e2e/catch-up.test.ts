@@ -215,4 +215,27 @@ describe("catch-up", () => {
     expect(rows.filter((r) => r.chat === quiet.peerId).map((r) => r.text)).toEqual(texts.slice(-20));
     expect(hh.sent(quiet).map((m) => m.text)).toEqual(["re quiet"]);
   });
+
+  it("a difference too long to send: a DM from a new user during the downtime is found through the dialogs, stored and answered", async () => {
+    h = await Harness.start({ emulator: { updateShapes: "telegram", updateLimits: { differenceTooLongAfter: 10 } } });
+    const hh = h;
+    hh.gemini.respondWith(responder);
+    await hh.emu.post({ chat: hh.club, from: hh.alice, text: "before" });
+    await settle(hh, 2_000);
+    hh.crash();
+    const chatter = Array.from({ length: 15 }, (_, i) => `c${i}`);
+    for (const text of chatter) await hh.emu.post({ chat: hh.club, from: hh.bob, text });
+    const dave = hh.emu.addUser({ firstName: "Dave" });
+    const dm = hh.emu.dm(hh.account, dave);
+    await hh.emu.post({ chat: dm, from: dave, text: "hi, say hello" });
+    hh.emu.clearRequests();
+    hh.boot();
+    await hh.runtime.caughtUp;
+    await settle(hh, 30_000);
+    expect(hh.emu.methods(hh.account)).toContain("messages.GetDialogs");
+    const rows = storedRows(hh);
+    expect(rows.filter((r) => r.chat === hh.club.peerId).map((r) => r.text)).toEqual(["before", ...chatter]);
+    expect(rows.filter((r) => r.chat === String(dave.id)).map((r) => `${r.sender}: ${r.text}`)).toEqual(["Dave: hi, say hello"]);
+    expect(hh.sent(dm).map((m) => m.text)).toEqual(["re hello"]);
+  });
 });

@@ -10,6 +10,7 @@ import { GeminiClient } from "../llm/gemini-client";
 import { GeminiPlanner } from "../llm/planner";
 import type { PriceTable } from "../llm/prices";
 import type { Db } from "../store/db";
+import { ACCOUNT_BOX } from "../store/update-state";
 import type { AccountLostError } from "../tasks/errors";
 import { accountLost, loginCommand } from "../telegram/account-errors";
 import { AccountLink, ConnectAbortedError } from "../telegram/account-link";
@@ -146,6 +147,14 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
       await o.onRestored?.(runtime);
     },
     onAccountLost: onLost,
+    // Own sends and reads move the account's pts without a pushed update; the tracker counts them.
+    localPts: () => runtime.tracker.localPts(ACCOUNT_BOX),
+    onBehind: () =>
+      runtime.catchUp().catch((err: unknown) => {
+        const lost = accountLost(err);
+        if (lost) onLost(lost);
+        else throw err;
+      }),
   });
   // Any update at all shows the connection delivers.
   const unwatch = watchUpdates(link.client, health);

@@ -8,10 +8,17 @@
  * (`updates.getState`) on a timer and
  *   - declares it dead after `deadAfterFailures` probes in a row fail as on a dead socket (no
  *     answer in time, not connected) — an RPC error is an answer, so it is alive;
- *   - declares it silent when no update arrived for `silentAfterMs` while the account's pts
- *     (which moves with every new message) moved between two probes;
+ *   - with `localPts` (the update tracker's pts of the account box, which the persona's own
+ *     sends and reads also move): when the server's pts is ahead of ours it fetches the gap
+ *     (`onBehind`, the catch-up) first, and declares the connection silent only when the server
+ *     is still ahead at a later probe with no update pushed for `silentAfterMs`; a quiet account,
+ *     or one whose only activity is the persona's own, is never silent;
+ *   - without `localPts`: silent when no update arrived for `silentAfterMs` while the account's
+ *     pts moved between two probes;
  * then pauses the persona's work, rebuilds the connection with capped exponential backoff and no
  * limit on attempts, and when it is back resumes and calls `onRestored` (catch-up).
+ * When GramJS reconnects by itself (UpdateConnectionState connected after disconnected) it calls
+ * `onBehind` too: what arrived during the blip is only in the difference.
  * Every state change is one log line; every failed attempt one line, without a stack trace.
  */
 import type { Logger } from "pino";
@@ -87,6 +94,10 @@ export interface ConnectionHealthOptions {
   readonly onRestored?: () => void | Promise<void>;
   /** A probe or rebuild met an account-terminal error: the watchdog stops. */
   readonly onAccountLost?: (e: AccountLostError) => void;
+  /** Our pts of the account box (the update tracker's), if known. */
+  readonly localPts?: () => number | undefined;
+  /** Fetch what the server has and we lack (the catch-up); never run twice at once here. */
+  readonly onBehind?: () => Promise<unknown>;
 }
 
 export type ConnectionState = "up" | "down" | "stopped";
@@ -100,6 +111,12 @@ export class ConnectionHealth {
   /** pts at the first probe since the last update arrived. */
   private ptsSinceUpdate: number | undefined;
   private checking: Promise<void> | undefined;
+  /** The server's pts was ahead of ours at a probe and the gap was fetched since. */
+  private behindAt: number | undefined;
+  /** GramJS reported the connection disconnected and not yet connected again. */
+  private sawDrop = false;
+  private gapRun: Promise<void> | undefined;
+  private gapAgain = false;
   private readonly stopSignal = new AbortController();
   private readonly probeEveryMs: number;
   private readonly deadAfterFailures: number;
@@ -138,6 +155,44 @@ export class ConnectionHealth {
   noteUpdate(): void {
     this.lastUpdateAt = this.o.clock.now();
     this.ptsSinceUpdate = undefined;
+    this.behindAt = undefined;
+  }
+
+  /**
+   * GramJS's own connection state changed. Connected after disconnected while the watchdog is
+   * not rebuilding (GramJS reconnected by itself): fetch what the blip hid.
+   */
+  noteConnectionState(state: number): void {
+    if (state !== UpdateConnectionState.connected) {
+      this.sawDrop = true;
+      return;
+    }
+    if (!this.sawDrop) return;
+    this.sawDrop = false;
+    if (this.stateNow !== "up") return; // the watchdog's own rebuild catches up when restored
+    this.o.logger.info({ component: "connection" }, "connection to Telegram back (GramJS reconnected); catching up");
+    void this.fetchGap();
+  }
+
+  /** Run `onBehind`; a request while one runs makes it run once more afterwards. */
+  private fetchGap(): Promise<void> {
+    if (!this.o.onBehind) return Promise.resolve();
+    if (this.gapRun) {
+      this.gapAgain = true;
+      return this.gapRun;
+    }
+    const run = async () => {
+      do {
+        this.gapAgain = false;
+        try {
+          await this.o.onBehind!();
+        } catch (e) {
+          this.o.logger.warn({ component: "connection", err: describeError(e) }, "catching up failed");
+        }
+      } while (this.gapAgain && this.stateNow === "up");
+    };
+    this.gapRun = run().finally(() => (this.gapRun = undefined));
+    return this.gapRun;
   }
 
   /** Probe now (the timer calls this; so can a caller with a reason to doubt the connection). */
@@ -176,6 +231,21 @@ export class ConnectionHealth {
     if (this.stateNow !== "up") return;
     this.failures = 0;
     const quietMs = this.o.clock.now() - this.lastUpdateAt;
+    const local = this.o.localPts?.();
+    if (local !== undefined) {
+      if (pts <= local) {
+        this.behindAt = undefined; // we have everything the server has: quiet, not silent
+        return;
+      }
+      if (this.behindAt !== undefined && quietMs >= this.silentAfterMs) {
+        return this.reconnect(
+          `no updates for ${Math.round(quietMs / 1000)} s while the server's pts (${pts}) stayed ahead of ours (${local}) after a catch-up at ${this.behindAt}`,
+        );
+      }
+      this.behindAt ??= pts;
+      this.o.logger.debug({ component: "connection", server: pts, local }, "server's pts ahead of ours; catching up");
+      return this.fetchGap();
+    }
     if (this.ptsSinceUpdate === undefined) this.ptsSinceUpdate = pts;
     else if (pts > this.ptsSinceUpdate && quietMs >= this.silentAfterMs) {
       await this.reconnect(`no updates for ${Math.round(quietMs / 1000)} s while the account's pts moved from ${this.ptsSinceUpdate} to ${pts}`);
@@ -206,6 +276,7 @@ export class ConnectionHealth {
     if (this.stopSignal.signal.aborted) return;
     this.stateNow = "up";
     this.failures = 0;
+    this.sawDrop = false;
     this.noteUpdate();
     this.o.logger.info({ component: "connection", downForMs: this.o.clock.now() - since }, "connection to Telegram restored");
     try {
@@ -223,13 +294,14 @@ export class ConnectionHealth {
 }
 
 /**
- * Tell `health` about every update `client` receives (GramJS's own connection-state events
- * aside). Returns the function that stops it.
+ * Tell `health` about every update `client` receives, and about GramJS's own connection-state
+ * events. Returns the function that stops it.
  */
-export function watchUpdates(client: TelegramClient, health: Pick<ConnectionHealth, "noteUpdate">): () => void {
+export function watchUpdates(client: TelegramClient, health: Pick<ConnectionHealth, "noteUpdate" | "noteConnectionState">): () => void {
   const raw = new Raw({});
   const saw = (u: unknown) => {
-    if (!(u instanceof UpdateConnectionState)) health.noteUpdate();
+    if (u instanceof UpdateConnectionState) health.noteConnectionState(u.state);
+    else health.noteUpdate();
   };
   client.addEventHandler(saw, raw);
   return () => client.removeEventHandler(saw, raw);

@@ -6,14 +6,14 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/runtime/clock";
 import type { AccountLostError } from "../../src/tasks/errors";
 import { AccountLink } from "../../src/telegram/account-link";
-import { backoffDelay, ConnectionHealth, watchUpdates } from "../../src/telegram/connection-health";
+import { backoffDelay, ConnectionHealth, watchUpdates, type ConnectionHealthOptions } from "../../src/telegram/connection-health";
 import { TelegramEmulator } from "../../src/telegram/emulator";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
 
 /** One account on the emulator behind the product's AccountLink, watched on a fake clock. */
-async function watched() {
+async function watched(more?: (link: AccountLink) => Partial<ConnectionHealthOptions>) {
   const emu = new TelegramEmulator();
   const account = emu.addAccount({ firstName: "Mira", username: "mira_live" });
   const alice = emu.addUser({ firstName: "Alice", username: "alice" });
@@ -47,6 +47,7 @@ async function watched() {
     onDown: () => calls.down++,
     onRestored: () => void calls.restored++,
     onAccountLost: (e) => calls.lost.push(e),
+    ...more?.(link),
   });
   const unwatch = watchUpdates(link.client, health);
   health.start();
@@ -85,6 +86,43 @@ describe("connection watchdog", () => {
       // A quiet account (pts does not move) is not "silent".
       await w.clock.advance(10 * 60_000);
       expect(w.msgs("connection to Telegram lost; reconnecting")).toHaveLength(1);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("with our own pts known: a gap is fetched first; only a server still ahead at a later probe, with nothing pushed, is silent", async () => {
+    let local = 0;
+    let catchUps = 0;
+    const w = await watched((link) => ({
+      localPts: () => local,
+      // The catch-up: afterwards we have what the server had.
+      onBehind: async () => {
+        catchUps++;
+        local = (await link.probe()).pts;
+      },
+    }));
+    try {
+      await w.post("one");
+      local = (await w.link.probe()).pts;
+      w.emu.silenceUpdates(w.account);
+      await w.post("two (never pushed)");
+      await w.clock.advance(60_000); // server ahead: catch up, no reconnect
+      await until(() => catchUps === 1);
+      await w.clock.advance(60_000); // nothing new: we have everything, quiet is fine
+      expect(catchUps).toBe(1);
+      await w.post("three (never pushed)");
+      await w.clock.advance(60_000); // ahead again: catch up first
+      await until(() => catchUps === 2);
+      expect(w.calls.down).toBe(0);
+      await w.post("four (never pushed)");
+      await w.clock.advance(60_000); // still ahead at the next probe, nothing pushed for 4 min: silent
+      await until(() => w.calls.restored === 1);
+      const lost = w.msgs("connection to Telegram lost; reconnecting");
+      expect(lost).toHaveLength(1);
+      expect(String(lost[0]!.reason)).toMatch(/^no updates for 240 s while the server's pts \(\d+\) stayed ahead of ours \(\d+\) after a catch-up at \d+$/);
+      await w.post("five");
+      expect(w.seen).toEqual(["one", "five"]); // the rebuilt connection pushes again
     } finally {
       await w.close();
     }

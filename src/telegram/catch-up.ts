@@ -95,7 +95,7 @@ export class CatchUp {
         try {
           await this.channel(c);
         } catch (err) {
-          this.o.tracker.endSync(c, undefined);
+          this.o.tracker.failSync(c);
           this.o.logger.warn({ component: "catch-up", chatId: c, err: String(err) }, "channel catch-up failed");
         }
         this.o.onProgress?.(++done, 1 + list.length, this.messages);
@@ -110,7 +110,7 @@ export class CatchUp {
     try {
       await this.channel(channelId);
     } catch (err) {
-      this.o.tracker.endSync(channelId, undefined);
+      this.o.tracker.failSync(channelId);
       throw err;
     }
   }
@@ -203,8 +203,9 @@ export class CatchUp {
         t.syncedTo(ACCOUNT_BOX, st.pts, st);
       }
     } catch (err) {
-      // Release what was held: live updates must not wait for a catch-up that failed.
-      t.endSync(ACCOUNT_BOX, undefined);
+      // Release what was held (live updates must not wait for a catch-up that failed); the
+      // tracker keeps the gap and retries.
+      t.failSync(ACCOUNT_BOX);
       throw err;
     }
   }

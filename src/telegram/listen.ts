@@ -70,16 +70,20 @@ export function listenForMessages(o: ListenOptions): () => void {
     }
     const at = ptsBox(update);
     if (!at) {
-      await process(update, undefined);
+      await process(update, undefined).catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"));
       return;
     }
     const date = (update as { date?: number }).date ?? (update as { message?: { date?: number } }).message?.date ?? 0;
     const pts: PtsInfo = { pts: at.pts, ptsCount: at.ptsCount, date };
     let done: Promise<unknown> | undefined;
     o.tracker.enter(at.box, at.pts, at.ptsCount, date, (ticket) => {
-      done = process(update, pts)
-        .catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"))
-        .finally(() => ticket?.done());
+      done = process(update, pts).then(
+        () => ticket?.done(),
+        (err: unknown) => {
+          o.logger.error({ component: "inbound", err }, "update handling failed");
+          ticket?.failed(); // not stored: the tracker keeps the gap and fetches it again
+        },
+      );
     });
     // An update held behind a gap runs later; GramJS's dispatch need not wait for it.
     await done;

@@ -59,9 +59,10 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
         m.senderUnknown ? resolveSender : undefined,
       );
     } catch (err) {
-      // GramJS swallows handler errors; make sure ours are seen.
+      // GramJS swallows handler errors; make sure ours are seen. The caller must know too: a
+      // message that was not stored must not move the update state past it.
       o.logger.error({ component: "inbound", chatId: m.chatId, messageId: m.messageId, err }, "inbound message handling failed");
-      return undefined;
+      throw err;
     }
   };
 }

@@ -4,6 +4,10 @@ import type { Clock } from "../types";
 
 /** How long a gap may stay open before the difference is fetched (Telegram's advice: ~0.5 s). */
 export const GAP_WAIT_MS = 500;
+/** After a failed sync (or a message that could not be stored) the difference is retried: first after this… */
+export const RETRY_FIRST_MS = 1_000;
+/** …doubling up to this. */
+export const RETRY_MAX_MS = 60_000;
 
 interface Held {
   readonly pts: number;
@@ -12,9 +16,10 @@ interface Held {
   readonly run: (ticket: Ticket | undefined) => void;
 }
 
-/** Handed to an applied update; `done()` once its messages are written. */
+/** Handed to an applied update; `done()` once its messages are written, `failed()` if they could not be. */
 export interface Ticket {
   done(): void;
+  failed(): void;
 }
 
 class Box {
@@ -27,13 +32,22 @@ class Box {
   syncing = false;
   timer: unknown;
   date = 0;
+  /**
+   * A gap that is not filled yet (a failed sync, or a message that could not be stored): nothing
+   * above this pts is persisted and the next difference starts here, until a sync covers it.
+   */
+  gapFrom: number | undefined;
+  /** The account box's pts taken from a live update because getState failed: not persisted. */
+  unconfirmed = false;
+  retryTimer: unknown;
+  retryMs = 0;
   constructor(local: number | undefined) {
     this.local = local;
   }
   /** Everything at or below this pts is written. */
   durable(): number | undefined {
-    if (this.local === undefined) return undefined;
-    return this.inFlight.length === 0 ? this.local : Math.min(this.local, ...this.inFlight);
+    if (this.local === undefined || this.unconfirmed) return undefined;
+    return Math.min(this.local, this.gapFrom ?? this.local, ...this.inFlight);
   }
 }
 
@@ -88,12 +102,14 @@ export class UpdateTracker {
       return;
     }
     if (b.local === undefined) {
-      // A channel never seen before: its first update sets the baseline.
-      if (key === ACCOUNT_BOX) {
-        b.held.push({ pts, ptsCount, date, run });
-        return;
-      }
+      // A channel never seen before: its first update sets the baseline. The account box gets
+      // its baseline from getState; if that failed, the first live update sets it too (kept in
+      // memory only, so a restart still asks getState) and getState is retried.
       b.local = pts - ptsCount;
+      if (key === ACCOUNT_BOX) {
+        b.unconfirmed = true;
+        this.scheduleRetry(key, b);
+      }
     }
     this.offer(key, b, { pts, ptsCount, date, run });
     this.drain(key, b);
@@ -118,6 +134,13 @@ export class UpdateTracker {
           finished = true;
           b.inFlight.splice(b.inFlight.indexOf(before), 1);
           this.persist(key, b);
+        },
+        failed: () => {
+          // Not stored: the box must not move past it; fetch it again with the difference.
+          if (finished) return;
+          finished = true;
+          b.inFlight.splice(b.inFlight.indexOf(before), 1);
+          this.markGap(key, b, before);
         },
       });
       return true;
@@ -165,6 +188,7 @@ export class UpdateTracker {
    */
   syncedTo(key: string, pts: number, extra?: { qts: number; date: number; seq: number }): void {
     const b = this.box(key);
+    if (b.gapFrom !== undefined) b.gapFrom = b.local !== undefined && pts < b.local ? Math.max(b.gapFrom, pts) : undefined;
     if (b.local === undefined || pts > b.local) b.local = pts;
     if (extra) {
       b.date = Math.max(b.date, extra.date);
@@ -179,27 +203,72 @@ export class UpdateTracker {
   }
 
   /**
-   * The sync reached `pts` (its messages are written): make it the box's state, then run what
-   * was held. `extra` carries the account box's qts/date/seq from the server's state.
+   * The sync is over (its messages are written): `pts` (if the answer carried one) becomes the
+   * box's state, then what was held runs. `extra` carries the account box's qts/date/seq from
+   * the server's state.
    */
   endSync(key: string, pts: number | undefined, extra?: { qts: number; date: number; seq: number }): void {
     const b = this.box(key);
     b.syncing = false;
-    if (pts !== undefined && (b.local === undefined || pts > b.local)) b.local = pts;
+    if (pts !== undefined) {
+      // A final difference covers everything up to the server's pts, the gap included.
+      b.gapFrom = undefined;
+      if (key !== ACCOUNT_BOX || extra) b.unconfirmed = false;
+      b.retryMs = 0;
+      if (b.local === undefined || pts > b.local) b.local = pts;
+    }
     if (extra) {
       b.date = Math.max(b.date, extra.date);
       this.extras.set(key, extra);
     }
     if (b.local !== undefined) this.persist(key, b);
-    if (b.local === undefined && b.held.length > 0) b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
+    if (b.local === undefined && b.held.length > 0 && key !== ACCOUNT_BOX) b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
+    if (b.local !== undefined) this.drain(key, b);
+  }
+
+  /**
+   * The sync failed. Live updates must not wait for it: what is held runs (the box goes on from
+   * the held updates), but the gap is remembered — nothing above it is persisted and the
+   * difference is retried from it (capped backoff), so the missed messages still come, after a
+   * restart too.
+   */
+  failSync(key: string): void {
+    const b = this.box(key);
+    b.syncing = false;
+    if (b.local === undefined && b.held.length > 0) {
+      b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
+      if (key === ACCOUNT_BOX) b.unconfirmed = true;
+    }
+    if (b.local === undefined) {
+      if (key === ACCOUNT_BOX) this.scheduleRetry(key, b);
+      return;
+    }
+    this.markGap(key, b, b.local);
     this.drain(key, b);
-    if (pts === undefined && b.held.length > 0) {
-      // The sync failed: rather than go deaf, accept the gap and go on from what is held (the
-      // missed updates come with the next successful catch-up, e.g. after a reconnect).
-      this.o.logger.warn({ component: "updates", box: key || "account", from: b.local }, "update gap could not be filled; going on");
+    if (b.held.length > 0) {
+      this.o.logger.warn({ component: "updates", box: key || "account", from: b.gapFrom }, "update gap could not be filled yet; going on, will retry");
       b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
       this.drain(key, b);
     }
+  }
+
+  /** Remember that nothing above `from` may be persisted until a sync covers it; retry the sync. */
+  private markGap(key: string, b: Box, from: number): void {
+    b.gapFrom = Math.min(b.gapFrom ?? from, from);
+    this.scheduleRetry(key, b);
+  }
+
+  private scheduleRetry(key: string, b: Box): void {
+    if (b.retryTimer !== undefined) return;
+    b.retryMs = b.retryMs === 0 ? RETRY_FIRST_MS : Math.min(b.retryMs * 2, RETRY_MAX_MS);
+    b.retryTimer = this.o.clock.setTimeout(() => {
+      b.retryTimer = undefined;
+      if (b.syncing) return;
+      if (b.gapFrom !== undefined || b.unconfirmed || (key === ACCOUNT_BOX && b.local === undefined)) {
+        this.o.logger.debug({ component: "updates", box: key || "account", from: b.gapFrom }, "retrying the difference");
+        this.o.onGap(key);
+      }
+    }, b.retryMs);
   }
 
   /** Boxes that are known (stored or seen), for a catch-up after a reconnect. */
@@ -207,9 +276,11 @@ export class UpdateTracker {
     return [...new Set([...this.o.state.channels(), ...[...this.boxes.keys()].filter((k) => k !== ACCOUNT_BOX)])];
   }
 
-  /** The in-memory pts of a box (what a difference starts from), or the stored one. */
+  /** Where a difference of the box starts: an unfilled gap, else the in-memory (or stored) pts. */
   localPts(key: string): number | undefined {
-    return this.box(key).local;
+    const b = this.box(key);
+    if (b.unconfirmed) return undefined;
+    return b.gapFrom ?? b.local;
   }
 
   private readonly extras = new Map<string, { qts: number; date: number; seq: number }>();
@@ -235,7 +306,9 @@ export class UpdateTracker {
   close(): void {
     for (const b of this.boxes.values()) {
       if (b.timer !== undefined) this.o.clock.clearTimeout(b.timer);
+      if (b.retryTimer !== undefined) this.o.clock.clearTimeout(b.retryTimer);
       b.timer = undefined;
+      b.retryTimer = undefined;
     }
   }
 }

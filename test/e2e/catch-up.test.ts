@@ -238,4 +238,59 @@ describe("catch-up", () => {
     expect(rows.filter((r) => r.chat === String(dave.id)).map((r) => `${r.sender}: ${r.text}`)).toEqual(["Dave: hi, say hello"]);
     expect(hh.sent(dm).map((m) => m.text)).toEqual(["re hello"]);
   });
+
+  /** The persona knows the basic group; then 2 messages there reach a dead connection. */
+  async function missedTwo(hh: Harness): Promise<void> {
+    await hh.emu.post({ chat: hh.club, from: hh.alice, text: "earlier" });
+    await settle(hh, 2_000);
+    await hh.emu.dropConnection(hh.account, { reconnect: "manual" });
+    await hh.emu.post({ chat: hh.club, from: hh.alice, text: "missed one" });
+    await hh.emu.post({ chat: hh.club, from: hh.bob, text: "missed two" });
+    await hh.emu.restoreConnection(hh.account);
+    await hh.client.connect();
+  }
+  const clubTexts = (hh: Harness) => storedRows(hh).filter((r) => r.chat === hh.club.peerId).map((r) => r.text);
+
+  it("a getDifference that fails while a live message is held does not lose the gap: a restart still fetches the missed messages", async () => {
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
+    const hh = h;
+    await missedTwo(hh);
+    hh.emu.failNext("updates.GetDifference", "PERSISTENT_TIMESTAMP_INVALID");
+    await hh.emu.post({ chat: hh.club, from: hh.alice, text: "live" }); // leaves a gap: held, then the difference fails
+    await hh.pass(600);
+    expect(hh.emu.methods(hh.account)).toContain("updates.GetDifference");
+    expect(clubTexts(hh)).toEqual(["earlier", "live"]); // not deaf
+    hh.crash(); // before any retry
+    hh.boot();
+    await hh.runtime.caughtUp;
+    await settle(hh, 5_000);
+    expect(clubTexts(hh)).toEqual(["earlier", "missed one", "missed two", "live"]);
+  });
+
+  it("a getDifference that fails is retried without waiting for a reconnect", async () => {
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
+    const hh = h;
+    await missedTwo(hh);
+    hh.emu.failNext("updates.GetDifference", "PERSISTENT_TIMESTAMP_INVALID", { times: 2 });
+    await hh.emu.post({ chat: hh.club, from: hh.alice, text: "live" });
+    await settle(hh, 5_000);
+    expect(clubTexts(hh)).toEqual(["earlier", "missed one", "missed two", "live"]);
+  });
+
+  it("a message whose insert failed is fetched again instead of being skipped by the update state", async () => {
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
+    const hh = h;
+    await hh.emu.post({ chat: hh.club, from: hh.alice, text: "earlier" });
+    await settle(hh, 2_000);
+    const other = openDatabase(hh.dbPath);
+    other.exec("CREATE TRIGGER full_disk BEFORE INSERT ON messages WHEN NEW.text = 'boom' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+    await hh.emu.post({ chat: hh.club, from: hh.alice, text: "boom" });
+    await hh.emu.post({ chat: hh.club, from: hh.bob, text: "after" });
+    await hh.pass(200);
+    expect(clubTexts(hh)).toEqual(["earlier", "after"]);
+    other.exec("DROP TRIGGER full_disk");
+    other.close();
+    await settle(hh, 5_000);
+    expect(clubTexts(hh)).toEqual(["earlier", "boom", "after"]);
+  });
 });

@@ -2,7 +2,7 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase } from "../../src/store/db";
-import { UpdateStateStore } from "../../src/store/update-state";
+import { ACCOUNT_BOX, UpdateStateStore } from "../../src/store/update-state";
 import { UpdateTracker, type Ticket } from "../../src/telegram/update-tracker";
 import { tempDbPath } from "../support/temp-dir";
 
@@ -64,11 +64,74 @@ describe("update tracker", () => {
     expect(t.stored()).toBe(11);
   });
 
-  it("does not go deaf when the difference cannot be fetched", () => {
+  it("does not go deaf when the difference cannot be fetched, yet keeps the gap: the persisted pts stays below it and the difference is retried", async () => {
     const t = setup();
-    t.enter(20);
+    t.enter(20); // 11..19 missing
     t.tracker.beginSync("-1001");
-    t.tracker.endSync("-1001", undefined); // the fetch failed
-    expect(t.ran.map((r) => r.pts)).toEqual([20]);
+    t.tracker.failSync("-1001"); // the fetch failed
+    expect(t.ran.map((r) => r.pts)).toEqual([20]); // live updates keep flowing
+    t.ran[0]!.ticket!.done();
+    t.enter(21);
+    t.ran[1]!.ticket!.done();
+    expect(t.ran.map((r) => r.pts)).toEqual([20, 21]);
+    // A restart's catch-up starts below the gap, so it fetches 11..19.
+    expect(t.state.channelPts("-1001")).toBe(10);
+    expect(t.tracker.localPts("-1001")).toBe(10);
+    // And without a restart: the difference is retried, with growing waits.
+    expect(t.gaps).toEqual([]);
+    await t.clock.advance(1_000);
+    expect(t.gaps).toEqual(["-1001"]);
+    t.tracker.beginSync("-1001");
+    t.tracker.failSync("-1001");
+    await t.clock.advance(1_999);
+    expect(t.gaps).toHaveLength(1);
+    await t.clock.advance(1);
+    expect(t.gaps).toHaveLength(2);
+    // A sync that succeeds covers the gap: the state moves on.
+    t.tracker.beginSync("-1001");
+    t.tracker.endSync("-1001", 21);
+    expect(t.stored()).toBe(21);
+  });
+
+  it("a message that could not be stored does not move the state past it; it is fetched again", async () => {
+    const t = setup();
+    t.enter(11);
+    t.enter(12);
+    t.ran[0]!.ticket!.failed(); // 11's insert threw
+    t.ran[1]!.ticket!.done();
+    expect(t.state.channelPts("-1001")).toBe(10);
+    expect(t.tracker.localPts("-1001")).toBe(10);
+    await t.clock.advance(1_000);
+    expect(t.gaps).toEqual(["-1001"]);
+    t.tracker.beginSync("-1001");
+    t.tracker.endSync("-1001", 12);
+    expect(t.stored()).toBe(12);
+  });
+
+  it("when the first getState fails, the common box takes its baseline from the first live update and retries getState", async () => {
+    const path = tempDbPath();
+    const state = new UpdateStateStore(openDatabase(path), "Mira");
+    const clock = new FakeClock();
+    const gaps: string[] = [];
+    const tracker = new UpdateTracker({ state, clock, logger: pino({ level: "silent" }), onGap: (b) => gaps.push(b) });
+    tracker.beginSync(ACCOUNT_BOX);
+    tracker.failSync(ACCOUNT_BOX); // getState failed on a fresh account
+    const ran: number[] = [];
+    const dm = (pts: number) => tracker.enter(ACCOUNT_BOX, pts, 1, 100, (ticket) => (ran.push(pts), ticket?.done()));
+    dm(41);
+    dm(42);
+    expect(ran).toEqual([41, 42]); // not deaf
+    expect(state.account()).toBeUndefined(); // a guessed baseline is not persisted
+    expect(tracker.localPts(ACCOUNT_BOX)).toBeUndefined(); // the retry asks getState again
+    await clock.advance(1_000);
+    expect(gaps).toEqual([ACCOUNT_BOX]);
+    tracker.beginSync(ACCOUNT_BOX);
+    tracker.endSync(ACCOUNT_BOX, 42, { qts: 3, date: 200, seq: 5 });
+    expect(state.account()).toMatchObject({ pts: 42, qts: 3, seq: 5 });
+    dm(43);
+    expect(ran).toEqual([41, 42, 43]);
+    expect(state.account()?.pts).toBe(43);
+    await clock.advance(120_000);
+    expect(gaps).toEqual([ACCOUNT_BOX]); // nothing left to retry
   });
 });

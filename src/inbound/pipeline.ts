@@ -27,10 +27,20 @@ export interface InboundPipelineDeps {
    * The persona's policies for a message it would answer (absent: answer everything addressed).
    * Called only for addressed messages, after they are stored.
    */
-  readonly admit?: (m: InboundMessage) => { readonly ok: true } | { readonly ok: false; readonly outcome: "ignored" | "capped" };
+  readonly admit?: (m: InboundMessage) => AdmitResult;
   /** The account's own outgoing messages (owner commands, owner takeover); absent: skipped. */
   readonly outgoing?: (m: InboundMessage) => Promise<InboundOutcome>;
 }
+
+/**
+ * What the policies say about an addressed message, decided once per message. `needsSender`: the
+ * answer depends on who sent it (an allowlist naming @usernames, a sender the update did not
+ * name); the pipeline resolves the sender and asks again. Without a resolver it counts as ignored.
+ */
+export type AdmitResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly outcome: "ignored" | "capped" }
+  | { readonly ok: false; readonly needsSender: true };
 
 /** Default for `maxAnswerAgeMs`: a message that waited longer than an hour is history, not a question. */
 export const MAX_ANSWER_AGE_MS = 3_600_000;
@@ -80,26 +90,27 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     if (m.senderIsBot) return "skipped-bot";
     if (m.senderId === SERVICE_ACCOUNT_ID) return "skipped-service";
     const addressed = shouldRespondStrict(m, d.names);
-    // A policy that refuses this message whoever the sender turns out to be (DM policy off or
-    // contacts — a short update carries no contact flag, which fails closed —, a pause, a
-    // takeover) makes the sender fetch pointless: it stays free. Only an allowlist can change
-    // its mind once the username is known.
-    const refused = addressed && m.senderUnknown && resolveSender ? d.admit?.(m) : undefined;
-    const pointless = refused !== undefined && !refused.ok && !((refused as { reason?: string }).reason ?? "").startsWith("DM policy allowlist");
-    if (addressed && m.senderUnknown && resolveSender && !pointless) {
+    let admission: AdmitResult | undefined;
+    if (addressed && m.senderUnknown && resolveSender) {
       // Only for messages the persona will answer: who wrote it (a bot? what name? how to reply?)
       // is fetched before anything is stored, so a crash during the fetch loses nothing — the
-      // message comes again through catch-up.
+      // message comes again through catch-up. The policies are asked first (once): a refusal
+      // that holds whoever the sender is (DM policy off, not a known contact, an id-only
+      // allowlist, a pause, a takeover, a cap) keeps the message free of Telegram requests.
       if (d.messages.has(m.chatId, m.messageId)) return "duplicate";
-      const standIn = m.senderName;
-      const resolved = await resolveSender();
-      if (resolved) {
-        m = resolved;
-        if (m.senderName !== standIn) d.messages.renameSender(m.chatId, m.senderId, standIn, m.senderName);
-      } else {
-        d.logger.warn({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "sender unknown; answering without a name");
+      if (now() - m.date <= maxAge) admission = d.admit?.(m);
+      if (admission === undefined || admission.ok || "needsSender" in admission) {
+        const standIn = m.senderName;
+        const resolved = await resolveSender();
+        if (resolved) {
+          m = resolved;
+          if (m.senderName !== standIn) d.messages.renameSender(m.chatId, m.senderId, standIn, m.senderName);
+        } else {
+          d.logger.warn({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "sender unknown; answering without a name");
+        }
+        if (m.senderIsBot) return "skipped-bot";
+        if (admission && "needsSender" in admission) admission = d.admit?.(m);
       }
-      if (m.senderIsBot) return "skipped-bot";
     }
     const chat = {
       chatId: m.chatId,
@@ -137,8 +148,8 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       return "too-old";
     }
     if (m.chatType === "dm") d.messages.upsertChat({ ...chat, title: m.senderName, ...(m.senderUsername !== undefined ? { username: m.senderUsername } : {}) });
-    const admission = d.admit?.(m);
-    if (admission && !admission.ok) return admission.outcome;
+    admission ??= d.admit?.(m);
+    if (admission && !admission.ok) return "needsSender" in admission ? "ignored" : admission.outcome;
     // From here an addressed message survives a crash: it is committed and its task exists
     // before the (up to 5 s) reply fetch starts; the task waits for the fetch to finish.
     d.messages.commit();

@@ -8,9 +8,12 @@ import type { Caps } from "./caps";
 /** Whether an addressed message gets an answer; when not, why (for logs, tests and `--verbose`). */
 export type Admission =
   | { readonly ok: true }
-  | { readonly ok: false; readonly outcome: "ignored" | "capped"; readonly reason: string };
+  | { readonly ok: false; readonly outcome: "ignored" | "capped"; readonly reason: string }
+  /** Decidable only once the sender is known (an allowlist naming @usernames, an unnamed sender). */
+  | { readonly ok: false; readonly needsSender: true };
 
 const OK: Admission = Object.freeze({ ok: true });
+const NEEDS_SENDER: Admission = Object.freeze({ ok: false, needsSender: true });
 
 export interface AdmissionDeps {
   readonly policy: PersonaPolicy;
@@ -21,6 +24,8 @@ export interface AdmissionDeps {
   readonly caps: Caps;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The contact flag the entity store last saw in a full user object (undefined: never seen). */
+  readonly isContact?: (userId: string) => boolean | undefined;
 }
 
 /**
@@ -42,12 +47,19 @@ export function createAdmission(d: AdmissionDeps): (m: InboundMessage) => Admiss
       switch (policy.dm) {
         case "off":
           return ignore(m, "DM policy off");
-        case "contacts":
-          // Unknown (no user object in the update) counts as "not a contact": fail closed.
-          if (m.senderIsContact !== true) return ignore(m, m.senderIsContact === undefined ? "DM policy contacts: contact status unknown" : "DM policy contacts: not a contact");
+        case "contacts": {
+          // A short update carries no user object: the flag last seen in a full one (entity
+          // store) stands in. Never seen at all counts as "not a contact": fail closed.
+          const contact = m.senderIsContact ?? d.isContact?.(m.senderId);
+          if (contact !== true) return ignore(m, contact === undefined ? "DM policy contacts: contact status unknown" : "DM policy contacts: not a contact");
           break;
+        }
         case "allowlist":
-          if (!policy.allowedUsers.some((r) => matchesPeer(r, m.senderId, m.senderUsername))) return ignore(m, "DM policy allowlist: not listed");
+          if (!policy.allowedUsers.some((r) => matchesPeer(r, m.senderId, m.senderUsername))) {
+            // Only a @username entry can still match a sender the update did not name.
+            if (m.senderUnknown && m.senderUsername === undefined && policy.allowedUsers.some((r) => !("id" in r))) return NEEDS_SENDER;
+            return ignore(m, "DM policy allowlist: not listed");
+          }
           break;
         case "open":
           break;

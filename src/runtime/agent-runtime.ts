@@ -225,6 +225,7 @@ export class AgentRuntime {
         caps: this.caps,
         clock: this.clock,
         logger: this.logger,
+        isContact: (userId) => this.entities.get(userId)?.contact,
       }),
       outgoing: createOutgoingHandler({
         selfId: o.selfId,

@@ -16,6 +16,8 @@ export interface EntityRecord {
   readonly min: boolean;
   /** A broadcast channel (posts are not conversation: never stored, never caught up). */
   readonly broadcast?: boolean;
+  /** Users: in the account's contact list, as the last full (non-min) user object said; absent if none was seen. */
+  readonly contact?: boolean;
 }
 
 interface Row {
@@ -29,6 +31,7 @@ interface Row {
   bot: number;
   min: number;
   broadcast: number;
+  contact: number | null;
 }
 
 const FIELDS = ["accessHash", "firstName", "lastName", "title", "username"] as const;
@@ -47,6 +50,7 @@ export function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord)
     const v = seen[f];
     if (v !== undefined && !(f === "accessHash" && seen.min)) out[f] = v;
   }
+  if (seen.contact !== undefined && !seen.min) out.contact = seen.contact;
   return out;
 }
 
@@ -56,7 +60,7 @@ function withoutHash(e: EntityRecord): EntityRecord {
 }
 
 function same(a: EntityRecord, b: EntityRecord): boolean {
-  return a.kind === b.kind && a.bot === b.bot && a.min === b.min && Boolean(a.broadcast) === Boolean(b.broadcast) && FIELDS.every((f) => a[f] === b[f]);
+  return a.kind === b.kind && a.bot === b.bot && a.min === b.min && Boolean(a.broadcast) === Boolean(b.broadcast) && a.contact === b.contact && FIELDS.every((f) => a[f] === b[f]);
 }
 
 /**
@@ -74,11 +78,11 @@ export class EntityStore {
     private readonly agent: string,
   ) {
     this.upsertStmt = db.prepare(
-      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min, broadcast)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min, broadcast, contact)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (agent, peer_id) DO UPDATE SET kind = excluded.kind, access_hash = excluded.access_hash,
          first_name = excluded.first_name, last_name = excluded.last_name, title = excluded.title,
-         username = excluded.username, bot = excluded.bot, min = excluded.min, broadcast = excluded.broadcast`,
+         username = excluded.username, bot = excluded.bot, min = excluded.min, broadcast = excluded.broadcast, contact = excluded.contact`,
     );
     for (const r of db.prepare(`SELECT * FROM entities WHERE agent = ?`).all(agent) as Row[]) {
       this.known.set(r.peer_id, {
@@ -92,6 +96,7 @@ export class EntityStore {
         bot: r.bot === 1,
         min: r.min === 1,
         ...(r.broadcast === 1 ? { broadcast: true } : {}),
+        ...(r.contact != null ? { contact: r.contact === 1 } : {}),
       });
     }
   }
@@ -128,6 +133,7 @@ export class EntityStore {
         merged.bot ? 1 : 0,
         merged.min ? 1 : 0,
         merged.broadcast ? 1 : 0,
+        merged.contact === undefined ? null : merged.contact ? 1 : 0,
       ),
     );
     return merged;

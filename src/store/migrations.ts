@@ -127,4 +127,8 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE entities ADD COLUMN broadcast INTEGER NOT NULL DEFAULT 0;
   `,
+  // 6: the contact flag of users (from full user objects), for the `contacts` DM policy on short updates.
+  `
+  ALTER TABLE entities ADD COLUMN contact INTEGER;
+  `,
 ];

@@ -14,6 +14,8 @@ export function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | und
       ...(x.username ? { username: x.username } : {}),
       bot: Boolean(x.bot),
       min: Boolean(x.min),
+      // A full user object always says whether it is a contact; a min copy does not.
+      ...(x.min ? {} : { contact: Boolean(x.contact) }),
     };
   }
   if (x instanceof Api.Chat) {

@@ -1,3 +1,4 @@
+import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
 import { parsePersona } from "../../src/config/persona";
 import { GeminiClient } from "../../src/llm/gemini-client";
@@ -5,6 +6,7 @@ import { GeminiPlanner } from "../../src/llm/planner";
 import { AgentRuntime } from "../../src/runtime/agent-runtime";
 import { FakeClock } from "../../src/runtime/clock";
 import { createEmulatedClient } from "../../src/telegram/emulator";
+import { captureEntities } from "../../src/telegram/entities";
 import type { GenerateBody } from "../support/gemini-fake";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
@@ -20,10 +22,10 @@ const HOUR = 3_600_000;
 const warnings = (msg: string) => h.log.lines().filter((l) => l.level === 40 && String(l.msg).startsWith(msg));
 
 describe("DM policy", () => {
-  it("contacts: answers contacts only; a stranger's DM is stored, not answered, at no cost", async () => {
-    // The contact flag travels only in full user objects (a short-update DM fails closed), so
-    // this case is run on the tidy update shape.
-    h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Policy\ncontacts\n`, emulator: { updateShapes: "full" } });
+  it("contacts: answers contacts only, also on short-update DMs; a stranger's DM is stored, not answered, at no cost", async () => {
+    // Telegram's update shapes: a DM comes as UpdateShortMessage, with no user object and so no
+    // contact flag. The flag the entity store kept from a full user object stands in.
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Policy\ncontacts\n` });
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
     const fromDave = await h.emu.post({ chat: h.emu.dm(h.account, dave), from: dave, text: "hi, want to buy crypto?" });
     await h.pass(30_000);
@@ -31,10 +33,25 @@ describe("DM policy", () => {
     expect(h.emu.methods(h.account)).toEqual([]);
     expect(h.runtime.messages.get(String(dave.id), fromDave.id)?.text).toBe("hi, want to buy crypto?");
 
+    // Carol (a contact) was once seen as a full user object (here: an answer the account got,
+    // captured as the product captures every answer); then she DMs in a short update.
+    const resolved = await h.client.invoke(new Api.contacts.ResolveUsername({ username: "carol" }));
+    captureEntities(h.runtime.entities, resolved.users);
+    expect(h.runtime.entities.get(String(h.carol.id))?.contact).toBe(true);
     await h.emu.post({ chat: h.emu.dm(h.account, h.carol), from: h.carol, text: "hey" });
     h.gemini.script(plan({ kind: "send", text: "hey carol" }));
     await h.pass(20_000);
     expect(h.sent(h.emu.dm(h.account, h.carol)).map((m) => m.text)).toEqual(["hey carol"]);
+  });
+
+  it("allowlist of ids only: a stranger's short-update DM is refused with zero Telegram requests", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Policy\nallowlist\n# Allowed Users\n987654321\n` });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    const fromDave = await h.emu.post({ chat: h.emu.dm(h.account, dave), from: dave, text: "hi there" });
+    await h.pass(30_000);
+    expect(h.runtime.messages.get(String(dave.id), fromDave.id)?.text).toBe("hi there");
+    expect(h.emu.methods(h.account)).toEqual([]);
+    expect(h.gemini.requests).toHaveLength(0);
   });
 
   it("allowlist: answers only the listed users, contacts or not", async () => {
@@ -175,6 +192,19 @@ describe("caps", () => {
     await h.pass(60_000);
     expect(h.gemini.requests).toHaveLength(4);
     expect(h.sent(h.group)).toHaveLength(3);
+  });
+
+  it("counts a capped DM from a sender the update did not name once in /status", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Daily Token Budget\n1000\n` });
+    h.gemini.script({ json: { tasks: [{ kind: "send", text: "first" }] }, usage: { promptTokenCount: 900, candidatesTokenCount: 50, thoughtsTokenCount: 100 } });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
+    await h.pass(30_000);
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    await h.emu.post({ chat: h.emu.dm(h.account, dave), from: dave, text: "hello" });
+    await h.pass(30_000);
+    expect(h.runtime.caps.cappedChats()).toEqual([expect.objectContaining({ chatId: String(dave.id), cap: "daily-token-budget", held: 1 })]);
+    // Capped whoever the sender is: no request was spent finding out.
+    expect(h.emu.methods(h.account).filter((m) => m.includes("GetDifference"))).toEqual([]);
   });
 
   it("holds the daily token budget across chats until the next UTC day", async () => {

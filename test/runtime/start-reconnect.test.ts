@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { describe, expect, it } from "vitest";
-import { readEnv } from "../../src/config/env";
 import type { HealthSettings } from "../../src/runtime/live-persona";
 import { start } from "../../src/runtime/start";
 import { TelegramEmulator } from "../../src/telegram/emulator";
@@ -11,6 +10,7 @@ import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
+import { liveTestEnv } from "../support/live-env.js";
 
 /** `npm start` for one persona on the emulator; every DM is answered "hi carol". */
 async function running(health?: HealthSettings) {
@@ -29,15 +29,7 @@ async function running(health?: HealthSettings) {
   const log = captureLogger();
   let shutdown!: () => void;
   const done = start({
-    env: readEnv({
-      AGENTS_DIR: agents,
-      SESSIONS_DIR: sessions,
-      STATE_DB: join(tempDir(), "agents.db"),
-      TELEGRAM_API_ID: "12345",
-      TELEGRAM_API_HASH: "0123456789abcdef0123456789abcdef",
-      GEMINI_API_KEY: "test-key",
-      GOOGLE_GEMINI_BASE_URL: gemini.baseUrl,
-    }),
+    env: liveTestEnv({ agents, sessions, geminiBaseUrl: gemini.baseUrl }),
     clientFactory: (s, apiId, apiHash, opts) => {
       const client = new TelegramClient(s, apiId, apiHash, { ...opts, baseLogger: new Logger(LogLevel.NONE) });
       emu.attach(client, account);

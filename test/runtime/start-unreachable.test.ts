@@ -12,6 +12,7 @@ import { start } from "../../src/runtime/start";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
+import { liveTestEnv, TEST_API_HASH } from "../support/live-env.js";
 
 /** A loopback port nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -52,14 +53,7 @@ describe("npm start when Telegram cannot be reached", () => {
       }
     }
     const running = start({
-      env: readEnv({
-        AGENTS_DIR: agents,
-        SESSIONS_DIR: sessions,
-        STATE_DB: join(tempDir(), "agents.db"),
-        TELEGRAM_API_ID: "12345",
-        TELEGRAM_API_HASH: "0123456789abcdef0123456789abcdef",
-        GEMINI_API_KEY: "test-key",
-      }),
+      env: liveTestEnv({ agents, sessions }),
       clientFactory: (s, apiId, apiHash, opts) => new TelegramClient(s, apiId, apiHash, { ...opts, connection: LoopbackTcp }),
       connectBackoff: { firstMs: 20, maxMs: 80 },
       signals,
@@ -90,7 +84,7 @@ describe("npm start when Telegram cannot be reached", () => {
     for (const spy of console_) expect(spy).not.toHaveBeenCalled();
     expect(log.lines().filter((l) => (l.level as number) >= 50)).toEqual([]);
     expect(log.text()).not.toContain(sessionString);
-    expect(log.text()).not.toContain("0123456789abcdef0123456789abcdef");
+    expect(log.text()).not.toContain(TEST_API_HASH);
   });
 
   it("a second signal exits at once", async () => {

@@ -3,13 +3,13 @@ import { join } from "node:path";
 import { TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { describe, expect, it } from "vitest";
-import { readEnv } from "../../src/config/env";
 import { start } from "../../src/runtime/start";
 import { TelegramEmulator } from "../../src/telegram/emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
+import { liveTestEnv, TEST_API_HASH } from "../support/live-env.js";
 
 
 describe("npm start with a session", () => {
@@ -32,15 +32,7 @@ describe("npm start with a session", () => {
     const log = captureLogger();
     let shutdown!: () => void;
     const running = start({
-      env: readEnv({
-        AGENTS_DIR: agents,
-        SESSIONS_DIR: sessions,
-        STATE_DB: join(tempDir(), "agents.db"),
-        TELEGRAM_API_ID: "12345",
-        TELEGRAM_API_HASH: "0123456789abcdef0123456789abcdef",
-        GEMINI_API_KEY: "test-key",
-        GOOGLE_GEMINI_BASE_URL: gemini.baseUrl,
-      }),
+      env: liveTestEnv({ agents, sessions, geminiBaseUrl: gemini.baseUrl }),
       clientFactory: (s, apiId, apiHash, opts) => {
         const client = new TelegramClient(s, apiId, apiHash, { ...opts, baseLogger: new Logger(LogLevel.NONE) });
         emu.attach(client, account); // the account's Telegram is the emulator
@@ -66,7 +58,7 @@ describe("npm start with a session", () => {
     }
     expect(existsSync(`${session}.lock`)).toBe(false);
     expect(log.lines().some((l) => l.msg === "session file was readable by others; narrowed to 0600")).toBe(true);
-    expect(log.text()).not.toContain("0123456789abcdef0123456789abcdef");
+    expect(log.text()).not.toContain(TEST_API_HASH);
     expect(log.text()).not.toContain("test-key");
   });
 });

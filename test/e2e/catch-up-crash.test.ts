@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/db";
 import type { EmuChat, EmuUser } from "../../src/telegram/emulator";
-import type { FakeReply, GenerateBody } from "../support/gemini-fake";
+import { lastUserText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
 import { Harness } from "../support/harness";
 
 /**
@@ -16,8 +16,7 @@ afterEach(async () => {
 });
 
 function responder(body: GenerateBody): FakeReply {
-  const last = [...(body.contents ?? [])].reverse().find((c) => c.role === "user");
-  const text = (last?.parts ?? []).map((p) => p.text ?? "").join("\n");
+  const text = lastUserText(body);
   return { json: { tasks: [...text.matchAll(/say (\w+)/g)].map((m) => ({ kind: "send", text: `re ${m[1]}` })) } };
 }
 

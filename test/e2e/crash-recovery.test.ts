@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/db";
-import type { FakeReply, GenerateBody } from "../support/gemini-fake";
+import { lastUserText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
 import { Harness } from "../support/harness";
 
 /**
@@ -22,8 +22,7 @@ afterEach(async () => {
 
 /** The planner's answer: two sends naming the newest addressed message's word. */
 function responder(body: GenerateBody): FakeReply {
-  const last = [...(body.contents ?? [])].reverse().find((c) => c.role === "user");
-  const text = (last?.parts ?? []).map((p) => p.text ?? "").join("\n");
+  const text = lastUserText(body);
   const word = [...WORDS].reverse().find((w) => text.includes(`say ${w}`)) ?? "none";
   return { json: { tasks: [{ kind: "send", text: `re ${word} a` }, { kind: "send", text: `re ${word} b` }] } };
 }

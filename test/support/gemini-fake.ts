@@ -63,6 +63,12 @@ export interface GenerateBody {
   readonly [key: string]: unknown;
 }
 
+/** The text of the last `user` turn of a request body (what the persona is asked to answer). */
+export function lastUserText(body: GenerateBody): string {
+  const last = [...(body.contents ?? [])].reverse().find((c) => c.role === "user");
+  return (last?.parts ?? []).map((p) => p.text ?? "").join("\n");
+}
+
 /** One request the fake received on the generateContent route. */
 export interface RecordedRequest {
   readonly model: string;

@@ -8,7 +8,7 @@ import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
 import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmulatorOptions, type EmuUser } from "../../src/telegram/emulator";
 import type { TelegramClient } from "../../src/telegram/listen";
-import { GeminiFake } from "./gemini-fake";
+import { GeminiFake, lastUserText } from "./gemini-fake";
 import { captureLogger } from "./log-capture";
 import { tempDbPath } from "./temp-dir";
 
@@ -173,9 +173,7 @@ export class Harness {
 
   /** The text of the last `user` turn of a recorded Gemini request. */
   lastUserTurn(index = this.gemini.requests.length - 1): string {
-    const contents = this.gemini.requests[index]!.body.contents ?? [];
-    const last = [...contents].reverse().find((c) => c.role === "user");
-    return (last?.parts ?? []).map((p) => p.text ?? "").join("\n");
+    return lastUserText(this.gemini.requests[index]!.body);
   }
 
   private geminiClient(logger: Logger): GeminiClient {

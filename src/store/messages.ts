@@ -1,3 +1,4 @@
+import type { MessageEntity } from "../types";
 import { batchedWrite, commitPending, type Db } from "./db";
 
 /** One stored message of a chat, as the persona saw it. */
@@ -13,6 +14,39 @@ export interface StoredMessage {
   readonly isAgent: boolean;
   /** Deleted on Telegram after it was stored (kept, so a reply to it can say so). */
   readonly deleted?: boolean;
+  /**
+   * The root of the message's reply chain, set by the store at insert from the parent's row (the
+   * parent itself when it is not stored or replies to nothing); absent when the message replies
+   * to nothing. Read-only for callers: what they pass to `insert` is ignored.
+   */
+  readonly threadRoot?: number;
+  /** The text's mention entities (`mention`, `mentionname`), offsets in UTF-16 code units; absent when none. */
+  readonly mentions?: readonly MessageEntity[];
+  /** Telegram's partial quote of the replied-to message (what the sender selected), when there was one. */
+  readonly quote?: string;
+}
+
+/** The SQL condition of a lane, for {@link MessageStore.lane}. */
+export type LaneFilter =
+  /** Every message of the chat (a private chat is one conversation). */
+  | { readonly kind: "all" }
+  /** Messages that reply to nothing. */
+  | { readonly kind: "unthreaded" }
+  /** One reply chain: its root and every message whose chain leads to it. */
+  | { readonly kind: "thread"; readonly rootId: number }
+  /** One forum topic. */
+  | { readonly kind: "topic"; readonly topicId: number };
+
+/** Bounds of a {@link MessageStore.lane} read. */
+export interface LaneRead {
+  /** Newest message id to include (default: no upper bound). */
+  readonly uptoId?: number;
+  /** Only messages above this id (default: none excluded). */
+  readonly afterId?: number;
+  /** At most this many lane messages, the newest ones. */
+  readonly limit: number;
+  /** How many of the chat's newest messages (≤ uptoId, > afterId) are scanned for the lane. */
+  readonly scan: number;
 }
 
 /** What the store knows of a chat: enough to address it again after a restart. */
@@ -36,6 +70,9 @@ interface Row {
   topic_id: number | null;
   is_agent: number;
   deleted: number;
+  thread_root: number | null;
+  entities: string | null;
+  quote: string | null;
 }
 
 const toMessage = (r: Row): StoredMessage => ({
@@ -49,7 +86,22 @@ const toMessage = (r: Row): StoredMessage => ({
   ...(r.topic_id != null ? { topicId: r.topic_id } : {}),
   isAgent: r.is_agent === 1,
   ...(r.deleted === 1 ? { deleted: true } : {}),
+  ...(r.thread_root != null ? { threadRoot: r.thread_root } : {}),
+  ...(r.entities != null ? { mentions: JSON.parse(r.entities) as MessageEntity[] } : {}),
+  ...(r.quote != null ? { quote: r.quote } : {}),
 });
+
+/** Mention entities as stored: JSON only when there are some (no JSON work for plain messages). */
+function mentionsJson(m: StoredMessage): string | null {
+  return m.mentions !== undefined && m.mentions.length > 0 ? JSON.stringify(m.mentions) : null;
+}
+
+const LANE_WHERE: Record<LaneFilter["kind"], string> = {
+  all: "1",
+  unthreaded: "thread_root IS NULL",
+  thread: "(message_id = @key OR thread_root = @key)",
+  topic: "topic_id = @key",
+};
 
 interface ChatRow {
   chat_id: string;
@@ -73,6 +125,8 @@ const toChat = (r: ChatRow): ChatInfo => ({
  */
 export class MessageStore {
   private readonly insertStmt;
+  private readonly insertReplyStmt;
+  private readonly laneStmts;
   private readonly existsStmt;
   private readonly recentStmt;
   private readonly getStmt;
@@ -92,9 +146,24 @@ export class MessageStore {
     private readonly agent: string,
   ) {
     this.insertStmt = db.prepare(
-      `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent, entities, quote)
+       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
     );
+    // A reply's thread root comes from its parent's row inside the same statement: still one insert.
+    this.insertReplyStmt = db.prepare(
+      `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent, entities, quote, thread_root)
+       VALUES (@agent, @chat, @id, @sender, @name, @date, @text, @parent, @topic, @agentFlag, @entities, @quote,
+         coalesce((SELECT thread_root FROM messages WHERE agent = @agent AND chat_id = @chat AND message_id = @parent), @parent))`,
+    );
+    this.laneStmts = Object.fromEntries(
+      (Object.keys(LANE_WHERE) as LaneFilter["kind"][]).map((k) => [
+        k,
+        db.prepare(
+          `SELECT * FROM (SELECT * FROM (SELECT * FROM messages WHERE agent = @agent AND chat_id = @chat AND message_id <= @upto AND message_id > @after
+             ORDER BY message_id DESC LIMIT @scan) WHERE deleted = 0 AND ${LANE_WHERE[k]} ORDER BY message_id DESC LIMIT @limit) ORDER BY message_id ASC`,
+        ),
+      ]),
+    ) as Record<LaneFilter["kind"], ReturnType<Db["prepare"]>>;
     this.existsStmt = db.prepare(`SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`).pluck();
     this.recentStmt = db.prepare(
       `SELECT * FROM (SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id <= ? AND deleted = 0
@@ -135,6 +204,24 @@ export class MessageStore {
   }
 
   private insertNow(m: StoredMessage): boolean {
+    if (m.replyToId !== undefined) {
+      return (
+        this.insertReplyStmt.run({
+          agent: this.agent,
+          chat: m.chatId,
+          id: m.messageId,
+          sender: m.senderId,
+          name: m.senderName,
+          date: m.date,
+          text: m.text,
+          parent: m.replyToId,
+          topic: m.topicId ?? null,
+          agentFlag: m.isAgent ? 1 : 0,
+          entities: mentionsJson(m),
+          quote: m.quote ?? null,
+        }).changes === 1
+      );
+    }
     const res = this.insertStmt.run(
       this.agent,
       m.chatId,
@@ -143,9 +230,10 @@ export class MessageStore {
       m.senderName,
       m.date,
       m.text,
-      m.replyToId ?? null,
       m.topicId ?? null,
       m.isAgent ? 1 : 0,
+      mentionsJson(m),
+      m.quote ?? null,
     );
     return res.changes === 1;
   }
@@ -179,6 +267,25 @@ export class MessageStore {
   /** The last `limit` messages of a chat up to and including `uptoId`, oldest first (deleted ones left out). */
   recent(chatId: string, uptoId: number, limit: number): StoredMessage[] {
     return (this.recentStmt.all(this.agent, chatId, uptoId, limit) as Row[]).map(toMessage);
+  }
+
+  /**
+   * The newest `limit` messages of one lane of a chat, oldest first (deleted ones left out), found
+   * among the chat's newest `scan` messages in the id range: one query on the primary key, however
+   * long the chat. Callers name lanes through context/lanes.ts.
+   */
+  lane(chatId: string, filter: LaneFilter, read: LaneRead): StoredMessage[] {
+    const key = filter.kind === "thread" ? filter.rootId : filter.kind === "topic" ? filter.topicId : null;
+    const rows = this.laneStmts[filter.kind].all({
+      agent: this.agent,
+      chat: chatId,
+      upto: read.uptoId ?? Number.MAX_SAFE_INTEGER,
+      after: read.afterId ?? -1,
+      scan: read.scan,
+      limit: read.limit,
+      ...(key !== null ? { key } : {}),
+    }) as Row[];
+    return rows.map(toMessage);
   }
 
   /**

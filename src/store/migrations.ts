@@ -131,4 +131,18 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE entities ADD COLUMN contact INTEGER;
   `,
+  // 7: thread lanes, mentions and quotes (issue 8 §2, §3). thread_root: the root of a message's
+  // reply chain (null for a message that replies to nothing), set at insert from the parent's row;
+  // entities: the message's mention entities as JSON (null when it has none); quote: Telegram's
+  // partial quote of the replied-to message. Stored replies are backfilled by pointer jumping
+  // (each pass doubles the chain length covered; 12 passes cover 4,096 hops).
+  `
+  ALTER TABLE messages ADD COLUMN thread_root INTEGER;
+  ALTER TABLE messages ADD COLUMN entities TEXT;
+  ALTER TABLE messages ADD COLUMN quote TEXT;
+  UPDATE messages SET thread_root = reply_to_id WHERE reply_to_id IS NOT NULL;
+  ${`UPDATE messages SET thread_root = coalesce((SELECT p.thread_root FROM messages p
+     WHERE p.agent = messages.agent AND p.chat_id = messages.chat_id AND p.message_id = messages.thread_root), thread_root)
+   WHERE thread_root IS NOT NULL;
+  `.repeat(12)}`,
 ];

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_ADDRESS_MODEL } from "../llm/purposes";
 
 /** The model used when GEMINI_MODEL is not set. */
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
@@ -11,6 +12,8 @@ export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 const schema = z.object({
   GEMINI_API_KEY: z.string().min(1).optional(),
   GEMINI_MODEL: z.string().min(1).default(DEFAULT_GEMINI_MODEL),
+  /** The cheap model of addressing calls (smart and talkative groups). */
+  GEMINI_ADDRESS_MODEL: z.string().min(1).default(DEFAULT_ADDRESS_MODEL),
   /** Read by the SDK itself; we only pass it through explicitly for clarity. */
   GOOGLE_GEMINI_BASE_URL: z.string().url().optional(),
   TELEGRAM_API_ID: z.string().optional(),

@@ -91,3 +91,9 @@ export class LlmNetworkError extends LlmError {
     this.attempts = init.attempts;
   }
 }
+
+/**
+ * The model answered, but not in the shape asked for (not JSON, or not what the schema says).
+ * The generic call (llm.ts) asks once more; a caller's own validator throws it (or a subclass).
+ */
+export class LlmFormatError extends LlmError {}

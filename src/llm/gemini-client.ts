@@ -33,14 +33,28 @@ export interface GeminiClientOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-/** One JSON-mode generation. `contents` may only hold user and model turns. */
+/** One part of a turn: text, or inline media (base64) for a description call. */
+export type LlmPart = { readonly text: string } | { readonly inlineData: { readonly mimeType: string; readonly data: string } };
+
+/** One turn of `contents`: only user and model turns (newer models reject `system` there). */
+export interface LlmContent {
+  readonly role: "user" | "model";
+  readonly parts: readonly LlmPart[];
+}
+
+/** One JSON-mode generation. */
 export interface JsonGenerationRequest {
   readonly systemInstruction: string;
-  readonly contents: readonly { readonly role: "user" | "model"; readonly parts: readonly { readonly text: string }[] }[];
-  /** OpenAPI-style schema (Gemini `responseSchema`); a schema carrying `$schema` is sent as `responseJsonSchema` by the SDK. */
-  readonly responseSchema: Record<string, unknown>;
+  readonly contents: readonly LlmContent[];
+  /** JSON Schema sent as `generationConfig.responseJsonSchema` (see json-schema.ts for the subset). */
+  readonly responseJsonSchema: Record<string, unknown>;
   readonly temperature?: number;
-  /** What the call is for, as usage is accounted ("plan"); default "other". */
+  readonly maxOutputTokens?: number;
+  /** Thinking tokens allowed (0 = none); absent: the model's default. */
+  readonly thinkingBudget?: number;
+  /** Model id for this call; default the client's model. */
+  readonly model?: string;
+  /** What the call is for, as usage is accounted ("plan", "address", …); default "other". */
   readonly purpose?: string;
 }
 
@@ -155,21 +169,24 @@ export class GeminiClient {
       try {
         response = await this.attemptOnce(req);
       } catch (err) {
-        const failure = this.classify(err, attempt);
+        const failure = this.classify(err, attempt, req.model ?? this.model);
         const delayMs = this.retryDelay(failure, attempt);
         if (delayMs === undefined) throw failure.error;
         this.log.warn(
-          { model: this.model, attempt, status: failure.label, delayMs: Math.round(delayMs), error: failure.error.message },
+          { model: req.model ?? this.model, purpose: req.purpose ?? "other", attempt, status: failure.label, delayMs: Math.round(delayMs), error: failure.error.message },
           "gemini call failed, retrying",
         );
         await this.sleep(delayMs);
         continue;
       }
-      // Interpreted outside the try: a blocked or empty answer is final, never retried.
-      this.reportUsage(response, req.purpose ?? "other");
-      const result = this.interpret(response, attempt);
+      // Interpreted outside the try: a blocked or empty answer is not an HTTP failure (the
+      // caller decides whether to ask again: see llm.ts).
+      const purpose = req.purpose ?? "other";
+      this.reportUsage(response, purpose, req.model ?? this.model);
+      const result = this.interpret(response, attempt, req.model ?? this.model);
       this.log.info(
         {
+          purpose,
           model: result.model,
           promptTokens: result.usage.promptTokens,
           outputTokens: result.usage.outputTokens,
@@ -188,18 +205,23 @@ export class GeminiClient {
   private async attemptOnce(req: JsonGenerationRequest): Promise<GenerateContentResponse> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    // A fresh config each attempt: the SDK mutates it (moves a `$schema` schema to responseJsonSchema).
+    // A fresh config each attempt: the SDK may mutate it.
     const config: GenerateContentConfig = {
       systemInstruction: req.systemInstruction,
       responseMimeType: "application/json",
-      responseSchema: req.responseSchema,
+      responseJsonSchema: req.responseJsonSchema,
       abortSignal: controller.signal,
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      ...(req.maxOutputTokens !== undefined ? { maxOutputTokens: req.maxOutputTokens } : {}),
+      ...(req.thinkingBudget !== undefined ? { thinkingConfig: { thinkingBudget: req.thinkingBudget } } : {}),
     };
     try {
       return await this.ai.models.generateContent({
-        model: this.model,
-        contents: req.contents.map((c) => ({ role: c.role, parts: c.parts.map((p) => ({ text: p.text })) })),
+        model: req.model ?? this.model,
+        contents: req.contents.map((c) => ({
+          role: c.role,
+          parts: c.parts.map((p) => ("text" in p ? { text: p.text } : { inlineData: { mimeType: p.inlineData.mimeType, data: p.inlineData.data } })),
+        })),
         config,
       });
     } catch (err) {
@@ -210,13 +232,13 @@ export class GeminiClient {
   }
 
   /** Map whatever the SDK/fetch threw to one of our errors, or rethrow what we do not understand. */
-  private classify(err: unknown, attempt: number): Failure {
+  private classify(err: unknown, attempt: number, model: string): Failure {
     if (err instanceof AttemptTimeout) {
       const error = new LlmNetworkError({
         message: `no answer within ${err.timeoutMs} ms`,
         timedOut: true,
         attempts: attempt,
-        model: this.model,
+        model,
       });
       return { error, retryable: true, label: "timeout", serverDelayMs: undefined };
     }
@@ -230,7 +252,7 @@ export class GeminiClient {
         apiMessage: body.apiMessage,
         ...(body.retryAfterMs !== undefined ? { retryAfterMs: body.retryAfterMs } : {}),
         attempts: attempt,
-        model: this.model,
+        model,
       });
       return { error, retryable, label: err.status, serverDelayMs: body.retryAfterMs };
     }
@@ -239,7 +261,7 @@ export class GeminiClient {
         message: this.redact(describeNetworkFailure(err)),
         timedOut: false,
         attempts: attempt,
-        model: this.model,
+        model,
         cause: err,
       });
       return { error, retryable: true, label: "network", serverDelayMs: undefined };
@@ -261,16 +283,16 @@ export class GeminiClient {
     return step / 2 + Math.random() * (step / 2);
   }
 
-  private interpret(response: GenerateContentResponse, attempts: number): JsonGenerationResult {
-    const model = response.modelVersion ?? this.model;
+  private interpret(response: GenerateContentResponse, attempts: number, asked: string): JsonGenerationResult {
+    const model = response.modelVersion ?? asked;
     const blockReason = response.promptFeedback?.blockReason;
     if (blockReason !== undefined) {
-      throw new LlmBlockedError({ reason: blockReason, source: "prompt", model: this.model });
+      throw new LlmBlockedError({ reason: blockReason, source: "prompt", model: asked });
     }
     const candidate = response.candidates?.[0];
     const finishReason = candidate?.finishReason;
     if (finishReason !== undefined && BLOCK_FINISH_REASONS.has(finishReason)) {
-      throw new LlmBlockedError({ reason: finishReason, source: "candidate", model: this.model });
+      throw new LlmBlockedError({ reason: finishReason, source: "candidate", model: asked });
     }
     // Thought parts (2.5 models) are reasoning, not the answer; join only the answer's text parts.
     const text = (candidate?.content?.parts ?? [])
@@ -279,8 +301,8 @@ export class GeminiClient {
       .join("");
     if (text.length === 0) {
       // "OTHER" with nothing to show is, in practice, a refusal without a stated category.
-      if (finishReason === "OTHER") throw new LlmBlockedError({ reason: finishReason, source: "candidate", model: this.model });
-      throw new LlmEmptyResponseError({ ...(finishReason !== undefined ? { finishReason } : {}), model: this.model });
+      if (finishReason === "OTHER") throw new LlmBlockedError({ reason: finishReason, source: "candidate", model: asked });
+      throw new LlmEmptyResponseError({ ...(finishReason !== undefined ? { finishReason } : {}), model: asked });
     }
     const usage = response.usageMetadata;
     const promptTokens = usage?.promptTokenCount ?? 0;
@@ -296,12 +318,12 @@ export class GeminiClient {
   }
 
   /** Tell the usage listeners what an answered call cost; a listener's failure is logged, never thrown. */
-  private reportUsage(response: GenerateContentResponse, purpose: string): void {
+  private reportUsage(response: GenerateContentResponse, purpose: string, asked: string): void {
     if (this.usageListeners.size === 0) return;
     const u = response.usageMetadata;
     const usage: LlmUsage = {
       purpose,
-      model: response.modelVersion ?? this.model,
+      model: response.modelVersion ?? asked,
       promptTokens: u?.promptTokenCount ?? 0,
       outputTokens: u?.candidatesTokenCount ?? 0,
       thinkingTokens: u?.thoughtsTokenCount ?? 0,

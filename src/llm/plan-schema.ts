@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { standardReaction } from "../telegram/standard-reactions";
+import { LlmFormatError } from "./errors";
 
 /** Most tasks one plan may hold; a longer plan is treated as off-schema. */
 export const MAX_PLAN_TASKS = 20;
@@ -8,56 +9,44 @@ export const MAX_WAIT_SECONDS = 3600;
 /** Longest text one `send` may carry before it is refused (it is split at 4096 per message). */
 export const MAX_SEND_CHARS = 4096 * 4;
 
-/**
- * The response schema sent to Gemini (OpenAPI subset). One flat task object with a `kind`
- * discriminator keeps the schema small; per-kind rules are enforced by `validatePlan`.
- */
-export const planResponseSchema: Record<string, unknown> = {
-  type: "OBJECT",
-  properties: {
-    tasks: {
-      type: "ARRAY",
-      maxItems: String(MAX_PLAN_TASKS),
-      items: {
-        type: "OBJECT",
-        properties: {
-          kind: {
-            type: "STRING",
-            enum: ["send", "react", "sticker", "wait", "read", "remember", "block", "unblock", "think"],
-          },
-          id: { type: "STRING", description: "optional label other tasks can depend on" },
-          depends_on: { type: "ARRAY", items: { type: "STRING" }, description: "ids of earlier tasks" },
-          text: { type: "STRING", description: "send: message text; think: private reasoning" },
-          reply_to: { type: "INTEGER", description: "send/sticker: id of a message in this chat to reply to" },
-          emoji: { type: "STRING", description: "react: a standard Telegram reaction emoji" },
-          message_id: { type: "INTEGER", description: "react: message to react to; read: read up to this message" },
-          sticker_set: { type: "STRING" },
-          name: { type: "STRING", description: "sticker: the sticker's emoji within the set" },
-          seconds: { type: "NUMBER", description: `wait: 1..${MAX_WAIT_SECONDS}` },
-          content: { type: "STRING", description: "remember: a fact worth keeping about this chat or person" },
-        },
-        required: ["kind"],
-      },
-    },
-  },
-  required: ["tasks"],
-};
-
 const label = z.union([z.string(), z.number()]).transform(String);
 const msgId = z.number().int().positive();
-const base = { id: label.optional(), depends_on: z.array(label).optional() };
+const base = {
+  id: label.optional().describe("optional label other tasks can depend on"),
+  depends_on: z.array(label).optional().describe("ids of earlier tasks this one waits for"),
+};
+const replyTo = msgId.optional().describe("id of a message in this chat to reply to");
 
+/**
+ * One task: a union discriminated by `kind`, each kind with its own required fields. This is
+ * the one source of the plan's shape — Gemini gets it as `responseJsonSchema` (json-schema.ts)
+ * and `validatePlan` checks each task of the answer against it.
+ */
 const taskSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("send"), ...base, text: z.string().trim().min(1).max(MAX_SEND_CHARS), reply_to: msgId.optional() }),
-  z.object({ kind: z.literal("react"), ...base, emoji: z.string().min(1), message_id: msgId }),
-  z.object({ kind: z.literal("sticker"), ...base, sticker_set: z.string().min(1), name: z.string().min(1), reply_to: msgId.optional() }),
-  z.object({ kind: z.literal("wait"), ...base, seconds: z.number().positive().max(MAX_WAIT_SECONDS) }),
-  z.object({ kind: z.literal("read"), ...base, message_id: msgId.optional() }),
-  z.object({ kind: z.literal("remember"), ...base, content: z.string().trim().min(1).max(2000) }),
+  z.object({ kind: z.literal("send"), ...base, text: z.string().trim().min(1).max(MAX_SEND_CHARS).describe("the message text"), reply_to: replyTo }),
+  z.object({
+    kind: z.literal("react"),
+    ...base,
+    emoji: z.string().min(1).describe("a standard Telegram reaction emoji"),
+    message_id: msgId.describe("the message to react to"),
+  }),
+  z.object({
+    kind: z.literal("sticker"),
+    ...base,
+    sticker_set: z.string().min(1).describe("one of the persona's sticker sets"),
+    name: z.string().min(1).describe("the sticker's emoji within the set"),
+    reply_to: replyTo,
+  }),
+  z.object({ kind: z.literal("wait"), ...base, seconds: z.number().positive().max(MAX_WAIT_SECONDS).describe(`seconds to wait, 1..${MAX_WAIT_SECONDS}`) }),
+  z.object({ kind: z.literal("read"), ...base, message_id: msgId.optional().describe("read up to this message") }),
+  z.object({ kind: z.literal("remember"), ...base, content: z.string().trim().min(1).max(2000).describe("a fact worth keeping about this chat or person") }),
   z.object({ kind: z.literal("block"), ...base }),
   z.object({ kind: z.literal("unblock"), ...base }),
-  z.object({ kind: z.literal("think"), ...base, text: z.string().optional() }),
+  z.object({ kind: z.literal("think"), ...base, text: z.string().optional().describe("private reasoning, never shown") }),
 ]);
+
+/** The answer to a planning call: `{tasks: [...]}`, at most MAX_PLAN_TASKS tasks. */
+export const planSchema = z.object({ tasks: z.array(taskSchema).max(MAX_PLAN_TASKS) });
 
 /** One task of a validated plan, in the model's vocabulary. `deps` are indexes into the plan. */
 export type PlanTask = z.infer<typeof taskSchema> & { readonly deps: readonly number[] };
@@ -71,12 +60,7 @@ export interface RejectedTask {
 }
 
 /** The model's output is not a plan at all (not JSON, not `{tasks: [...]}`, too long). */
-export class PlanFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PlanFormatError";
-  }
-}
+export class PlanFormatError extends LlmFormatError {}
 
 export interface PlanCheckContext {
   /** True when `id` is a message of this chat (reply_to / message_id must be). */

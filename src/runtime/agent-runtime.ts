@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Persona } from "../config/persona";
 import { compileAddressMatcher } from "../inbound/addressing";
 import { createInboundPipeline, MAX_ANSWER_AGE_MS, type InboundHandler } from "../inbound/pipeline";
+import type { Llm } from "../llm/llm";
 import type { Planner } from "../llm/planner";
 import { DEFAULT_PRICES, type PriceTable } from "../llm/prices";
 import { runOwnerCommand } from "../owner/commands";
@@ -54,6 +55,12 @@ export interface AgentRuntimeOptions {
   /** The account's own user id. */
   readonly selfId: string;
   readonly planner: Planner;
+  /**
+   * Structured LLM calls other than planning (addressing in smart/talkative groups, summaries,
+   * media descriptions). Absent: none are made (smart and talkative then answer only explicit
+   * addressing, like strict). When given, usage is recorded from it (the planner should share it).
+   */
+  readonly llm?: Llm;
   readonly logger: Logger;
   readonly clock?: Clock;
   /** Bound on the reply-target fetch (default 5 s). */
@@ -101,6 +108,8 @@ export class AgentRuntime {
   private readonly engine: CatchUp;
   private chain: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  /** The persona's structured LLM calls (llm.ts), when it has one. */
+  readonly llm: Llm | undefined;
   /** Every LLM call's tokens and estimated cost. */
   readonly usage: UsageStore;
   /** What the owner set per chat (pause, mode, takeover silence). */
@@ -132,7 +141,8 @@ export class AgentRuntime {
     this.settings = new ChatSettingsStore(o.db, agent);
     this.caps = new Caps({ db: o.db, agent, policy: o.persona.policy, usage: this.usage, clock: this.clock, logger: this.logger });
     this.startedAt = this.clock.now();
-    this.detachUsage = o.planner.onUsage?.((u) => {
+    this.llm = o.llm;
+    this.detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
       const cost = this.usage.record(u, this.clock.now());
       if (cost === undefined) this.logger.warn({ component: "llm", model: u.model }, "no price for this model: its cost is not estimated (see LLM_PRICES)");
     });

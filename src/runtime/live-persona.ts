@@ -6,7 +6,8 @@
 import type { Logger } from "pino";
 import type { TelegramCredentials } from "../config/env";
 import type { Persona } from "../config/persona";
-import { GeminiClient } from "../llm/gemini-client";
+import { createGeminiLlm } from "../llm/llm";
+import type { LlmPurpose } from "../llm/purposes";
 import { GeminiPlanner } from "../llm/planner";
 import type { PriceTable } from "../llm/prices";
 import type { Db } from "../store/db";
@@ -33,7 +34,13 @@ export interface LivePersonaOptions {
   readonly db: Db;
   readonly sessionsDir: string;
   readonly credentials: TelegramCredentials;
-  readonly gemini: { readonly apiKey: string; readonly model: string; readonly baseUrl?: string | undefined };
+  readonly gemini: {
+    readonly apiKey: string;
+    readonly model: string;
+    readonly baseUrl?: string | undefined;
+    /** Models per purpose (e.g. the cheap addressing model); the rest use `model`. */
+    readonly models?: Partial<Record<LlmPurpose, string>>;
+  };
   /** The process logger; this persona's lines carry `agent`. */
   readonly logger: Logger;
   readonly clock: Clock;
@@ -114,6 +121,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ended.abort();
   };
   const geminiLogger = log.child({ component: "llm" });
+  const llm = createGeminiLlm({ ...o.gemini, logger: geminiLogger });
   const runtime = new AgentRuntime({
     persona: o.persona,
     db: o.db,
@@ -125,10 +133,8 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ...(o.personaIds ? { siblings: o.personaIds } : {}),
     ...(o.prices ? { prices: o.prices } : {}),
     ...(o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: o.maxAnswerAgeMs } : {}),
-    planner: new GeminiPlanner({
-      client: new GeminiClient({ apiKey: o.gemini.apiKey, model: o.gemini.model, logger: geminiLogger, ...(o.gemini.baseUrl ? { baseUrl: o.gemini.baseUrl } : {}) }),
-      logger: geminiLogger,
-    }),
+    planner: new GeminiPlanner({ llm, logger: geminiLogger }),
+    llm,
   });
   const health = new ConnectionHealth({
     connection: link,

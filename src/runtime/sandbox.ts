@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { readEnv, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";
-import { GeminiClient } from "../llm/gemini-client";
+import { createGeminiLlm, DryLlm, type Llm } from "../llm/llm";
 import { DryPlanner, GeminiPlanner, type Planner } from "../llm/planner";
 import { closeDatabase, openDatabase, type Db } from "../store/db";
 import type { CatchUpSummary } from "../telegram/catch-up";
@@ -101,11 +101,14 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   // Reactions are not messages; show them too, as a person in the chat would see them.
   emu.onReaction((r) => print(`* ${persona.name} reacts ${r.emoji || "(removed)"} to #${r.messageId}`));
 
+  const llm: Llm = env.GEMINI_API_KEY
+    ? createGeminiLlm({ apiKey: env.GEMINI_API_KEY, model: env.GEMINI_MODEL, baseUrl: env.GOOGLE_GEMINI_BASE_URL, models: { address: env.GEMINI_ADDRESS_MODEL }, logger })
+    : new DryLlm(
+        (purpose, body) => print(`--- dry run (no GEMINI_API_KEY): ${purpose} request body that would be sent ---\n${JSON.stringify(body, null, 2)}\n---`),
+        env.GEMINI_MODEL,
+      );
   const planner: Planner = env.GEMINI_API_KEY
-    ? new GeminiPlanner({
-        client: new GeminiClient({ apiKey: env.GEMINI_API_KEY, model: env.GEMINI_MODEL, logger, ...(env.GOOGLE_GEMINI_BASE_URL ? { baseUrl: env.GOOGLE_GEMINI_BASE_URL } : {}) }),
-        logger,
-      })
+    ? new GeminiPlanner({ llm, logger })
     : new DryPlanner((body) => print(`--- dry run (no GEMINI_API_KEY): request body that would be sent ---\n${JSON.stringify(body, null, 2)}\n---`));
   if (!env.GEMINI_API_KEY) print("sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered.");
 
@@ -123,6 +126,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       client,
       selfId: String(account.id),
       planner: plannerUsed,
+      llm,
       logger,
       ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
     });

@@ -2,6 +2,7 @@ import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
 import { parsePersona } from "../../src/config/persona";
 import { GeminiClient } from "../../src/llm/gemini-client";
+import { GeminiLlm } from "../../src/llm/llm";
 import { GeminiPlanner } from "../../src/llm/planner";
 import { AgentRuntime } from "../../src/runtime/agent-runtime";
 import { FakeClock } from "../../src/runtime/clock";
@@ -127,7 +128,11 @@ describe("who is never answered", () => {
       client: novaClient,
       selfId: String(nova.id),
       planner: new GeminiPlanner({
-        client: new GeminiClient({ apiKey: "test-key", model: "gemini-2.5-flash", baseUrl: h.gemini.baseUrl, logger: h.log.logger, maxAttempts: 1 }),
+        llm: new GeminiLlm({
+          client: new GeminiClient({ apiKey: "test-key", model: "gemini-2.5-flash", baseUrl: h.gemini.baseUrl, logger: h.log.logger, maxAttempts: 1 }),
+          logger: h.log.logger,
+          model: "gemini-2.5-flash",
+        }),
         logger: h.log.logger,
       }),
       logger: h.log.logger,

@@ -25,7 +25,7 @@ function request(overrides: Partial<JsonGenerationRequest> = {}): JsonGeneration
       { role: "model", parts: [{ text: '{"tasks":[]}' }] },
       { role: "user", parts: [{ text: "how are you?" }] },
     ],
-    responseSchema: SCHEMA,
+    responseJsonSchema: SCHEMA,
     temperature: 0.7,
     ...overrides,
   };
@@ -77,8 +77,9 @@ describe("GeminiClient wire format", () => {
     expect(sent?.headers["content-type"]).toContain("application/json");
     expect(sent?.body.systemInstruction?.parts?.[0]?.text).toBe("You are Mira. Answer with a JSON plan.");
     expect(sent?.body.generationConfig?.responseMimeType).toBe("application/json");
-    // The SDK rewrites a plain JSON-schema-ish object into Gemini's Schema (upper-case types).
-    expect(sent?.body.generationConfig?.responseSchema).toMatchObject({ type: "OBJECT", required: ["tasks"] });
+    // Sent as JSON Schema, untouched by the SDK; the OpenAPI-style responseSchema is not used.
+    expect(sent?.body.generationConfig?.responseJsonSchema).toEqual(SCHEMA);
+    expect(sent?.body.generationConfig?.responseSchema).toBeUndefined();
     expect(sent?.body.generationConfig?.temperature).toBe(0.7);
     expect(sent?.body.contents?.map((c) => c.role)).toEqual(["user", "model", "user"]);
     expect(sent?.body.contents?.[2]?.parts?.[0]?.text).toBe("how are you?");

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { parsePersona, type Persona } from "../../src/config/persona";
 import { GeminiClient } from "../../src/llm/gemini-client";
+import { GeminiLlm } from "../../src/llm/llm";
 import { GeminiPlanner } from "../../src/llm/planner";
 import type { PriceTable } from "../../src/llm/prices";
 import { AgentRuntime } from "../../src/runtime/agent-runtime";
@@ -106,12 +107,19 @@ export class Harness {
     this.log = captureLogger();
     this.db = openDatabase(this.dbPath);
     this.client = createEmulatedClient(this.emu, this.account);
+    const llm = new GeminiLlm({
+      client: this.geminiClient(this.log.logger),
+      logger: this.log.logger,
+      model: "gemini-2.5-flash",
+      models: { address: "gemini-2.5-flash-lite" },
+    });
     this.runtime = new AgentRuntime({
       persona: this.persona,
       db: this.db,
       client: this.client,
       selfId: String(this.account.id),
-      planner: new GeminiPlanner({ client: this.geminiClient(this.log.logger), logger: this.log.logger }),
+      planner: new GeminiPlanner({ llm, logger: this.log.logger }),
+      llm,
       logger: this.log.logger,
       clock: this.clock,
       replyTimeoutMs: this.o.replyTimeoutMs ?? 5000,

@@ -92,6 +92,8 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         // Anything else was already retried by the LLM client: give up on this message.
         throw new PermanentError(`planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${e instanceof Error ? e.message : String(e)}`);
       }
+      // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
+      if (plan.silent !== undefined) return { type: "done" };
       for (const t of plan.tasks) {
         if (t.kind === "remember") d.memories.add(chatId, t.content, d.clock.now());
         if (t.kind === "think") d.logger.debug({ component: "planner", chatId, thought: t.text }, "think");

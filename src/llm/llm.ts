@@ -1,0 +1,195 @@
+/**
+ * The one way the persona asks an LLM for structured output: `llm.generateJson({purpose, schema,
+ * …})`. Planning, addressing, summaries and media descriptions all go through it, so they share:
+ *
+ * - the schema: the zod schema is sent as `responseJsonSchema` (json-schema.ts) and checks the
+ *   answer (or the caller's own `parse`, for a validator that keeps the good part of an answer);
+ * - limits per purpose (purposes.ts): `maxOutputTokens`, thinking budget, temperature, model;
+ * - the refusal rule: an answer that is blocked (safety, recitation, a blocked prompt…), empty,
+ *   or not in the schema's shape gets ONE more call; if that fails too the result is
+ *   `{ok: false}` and exactly one log line names the purpose, the chat and the reason — the
+ *   caller stays silent (no failed task, no error cascade);
+ * - accounting: every answered call's tokens reach `onUsage` listeners under its purpose
+ *   (stored in `llm_usage`), and the client logs one line per call with purpose and tokens.
+ *
+ * HTTP failures (429/5xx, network) are retried inside GeminiClient and then thrown as
+ * LlmHttpError / LlmNetworkError: those are not refusals, the caller may reschedule.
+ */
+import type { Logger } from "pino";
+import { z } from "zod";
+import { LlmBlockedError, LlmEmptyResponseError, LlmFormatError } from "./errors";
+import { GeminiClient, type LlmContent, type LlmUsage } from "./gemini-client";
+import { geminiJsonSchema } from "./json-schema";
+import { PURPOSES, type LlmPurpose } from "./purposes";
+
+/** A structured-output request. `T` is what the caller gets back. */
+export interface JsonRequest<T> {
+  readonly purpose: LlmPurpose;
+  /** The answer's schema: sent to Gemini, and (without `parse`) used to check the answer. */
+  readonly schema: z.ZodType;
+  readonly systemInstruction: string;
+  readonly contents: readonly LlmContent[];
+  /**
+   * Check the answer's text yourself (default: JSON.parse, then `schema.parse`). Throw
+   * LlmFormatError (or a subclass) when it is not an answer at all: that earns the second call.
+   */
+  readonly parse?: (text: string) => T;
+  /** For the log lines (which chat the call was for). */
+  readonly chatId?: string;
+  /** Override the purpose's model (rarely needed). */
+  readonly model?: string;
+}
+
+/** Why a call came back with nothing usable. */
+export type RefusalKind = "blocked" | "empty" | "malformed" | "dry";
+
+export type JsonOutcome<T> =
+  | { readonly ok: true; readonly value: T; readonly model: string; readonly calls: number }
+  | { readonly ok: false; readonly kind: RefusalKind; readonly reason: string; readonly calls: number };
+
+/** What every LLM-using part of the persona depends on (Gemini in production, a dry stand-in in the keyless sandbox). */
+export interface Llm {
+  generateJson<T>(req: JsonRequest<T>): Promise<JsonOutcome<T>>;
+  /** Be told the tokens of every answered call. Returns unsubscribe. */
+  onUsage(listener: (u: LlmUsage) => void): () => void;
+  /** The model a purpose uses. */
+  modelFor(purpose: LlmPurpose): string;
+}
+
+/** Build the persona's Gemini access: one client (retries, timeouts, accounting), a model per purpose. */
+export function createGeminiLlm(o: {
+  readonly apiKey: string;
+  readonly model: string;
+  readonly baseUrl?: string | undefined;
+  readonly models?: Partial<Record<LlmPurpose, string>>;
+  readonly logger: Logger;
+}): GeminiLlm {
+  const client = new GeminiClient({ apiKey: o.apiKey, model: o.model, logger: o.logger, ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}) });
+  return new GeminiLlm({ client, logger: o.logger, model: o.model, ...(o.models ? { models: o.models } : {}) });
+}
+
+/** Calls per request: the first and the one more try after a refusal. */
+const CALLS = 2;
+
+/** How the persona talks to Gemini: one client, a model per purpose. */
+export class GeminiLlm implements Llm {
+  private readonly models: Readonly<Partial<Record<LlmPurpose, string>>>;
+
+  constructor(
+    private readonly o: {
+      readonly client: GeminiClient;
+      readonly logger: Logger;
+      /** The model of purposes not listed in `models`. */
+      readonly model: string;
+      /** Per-purpose models, e.g. `{address: "gemini-2.5-flash-lite"}`. */
+      readonly models?: Partial<Record<LlmPurpose, string>>;
+    },
+  ) {
+    this.models = o.models ?? {};
+  }
+
+  modelFor(purpose: LlmPurpose): string {
+    return this.models[purpose] ?? this.o.model;
+  }
+
+  onUsage(listener: (u: LlmUsage) => void): () => void {
+    return this.o.client.onUsage(listener);
+  }
+
+  async generateJson<T>(req: JsonRequest<T>): Promise<JsonOutcome<T>> {
+    const settings = PURPOSES[req.purpose];
+    const model = req.model ?? this.modelFor(req.purpose);
+    const responseJsonSchema = geminiJsonSchema(req.schema);
+    const parse = req.parse ?? ((text: string) => parseWith(req.schema, text) as T);
+    let last: { kind: RefusalKind; reason: string } = { kind: "empty", reason: "no answer" };
+    for (let call = 1; call <= CALLS; call++) {
+      try {
+        const res = await this.o.client.generateJson({
+          systemInstruction: req.systemInstruction,
+          contents: req.contents,
+          responseJsonSchema,
+          temperature: settings.temperature,
+          maxOutputTokens: settings.maxOutputTokens,
+          thinkingBudget: settings.thinkingBudget,
+          model,
+          purpose: req.purpose,
+        });
+        const truncated = res.finishReason === "MAX_TOKENS";
+        try {
+          return { ok: true, value: parse(res.text), model: res.model, calls: call };
+        } catch (e) {
+          if (!(e instanceof LlmFormatError || e instanceof z.ZodError)) throw e;
+          last = { kind: "malformed", reason: `${truncated ? "cut off at maxOutputTokens: " : ""}${formatReason(e)}` };
+        }
+      } catch (e) {
+        if (e instanceof LlmBlockedError) last = { kind: "blocked", reason: `${e.source === "prompt" ? "prompt blocked" : "answer blocked"}: ${e.reason}` };
+        else if (e instanceof LlmEmptyResponseError) last = { kind: "empty", reason: `empty answer${e.finishReason ? ` (${e.finishReason})` : ""}` };
+        else throw e;
+      }
+    }
+    // A refusal is the model's choice (warn); an answer that is not in the contract is a defect (error).
+    this.o.logger[last.kind === "malformed" ? "error" : "warn"](
+      { component: "llm", purpose: req.purpose, ...(req.chatId !== undefined ? { chatId: req.chatId } : {}), kind: last.kind, reason: last.reason, calls: CALLS },
+      `no usable ${req.purpose} answer after ${CALLS} calls (${last.reason}); staying silent`,
+    );
+    return { ok: false, kind: last.kind, reason: last.reason, calls: CALLS };
+  }
+}
+
+/**
+ * No key, no call: shows the request body that would be sent (as Gemini would receive it) and
+ * answers nothing.
+ */
+export class DryLlm implements Llm {
+  constructor(
+    private readonly show: (purpose: LlmPurpose, body: Record<string, unknown>) => void,
+    private readonly model: string,
+  ) {}
+
+  modelFor(): string {
+    return this.model;
+  }
+
+  onUsage(): () => void {
+    return () => {};
+  }
+
+  async generateJson<T>(req: JsonRequest<T>): Promise<JsonOutcome<T>> {
+    this.show(req.purpose, requestBody(req));
+    return { ok: false, kind: "dry", reason: "dry run: no GEMINI_API_KEY", calls: 0 };
+  }
+}
+
+/** The JSON body the SDK sends for a request (what the dry sandbox prints). */
+export function requestBody(req: Pick<JsonRequest<unknown>, "purpose" | "schema" | "systemInstruction" | "contents">): Record<string, unknown> {
+  const s = PURPOSES[req.purpose];
+  return {
+    contents: req.contents,
+    systemInstruction: { role: "user", parts: [{ text: req.systemInstruction }] },
+    generationConfig: {
+      temperature: s.temperature,
+      maxOutputTokens: s.maxOutputTokens,
+      thinkingConfig: { thinkingBudget: s.thinkingBudget },
+      responseMimeType: "application/json",
+      responseJsonSchema: geminiJsonSchema(req.schema),
+    },
+  };
+}
+
+function parseWith(schema: z.ZodType, text: string): unknown {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new LlmFormatError(`not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+  }
+  return schema.parse(raw);
+}
+
+function formatReason(e: Error): string {
+  if (e instanceof z.ZodError) {
+    const issue = e.issues[0];
+    return `off-schema: ${issue ? `${issue.path.join(".") || "answer"}: ${issue.message}` : e.message}`;
+  }
+  return e.message;
+}

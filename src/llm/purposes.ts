@@ -1,0 +1,33 @@
+/**
+ * What each kind of LLM call is for, and what it may cost: one table, so a new caller picks a
+ * purpose instead of inventing limits. The purpose is also what usage is accounted under
+ * (`llm_usage.purpose`, `/status`).
+ *
+ * - `plan`: the persona's answer (a JSON plan). Room for a long message plus the plan's
+ *   structure; a little thinking helps it follow the plan contract.
+ * - `address`: "is this group message for the persona?" (smart/talkative groups). A few dozen
+ *   tokens of JSON; no thinking — it runs on the cheap model and must stay cheap.
+ * - `summarise`: a lane's rolling summary. A page of structured notes; no thinking.
+ * - `describe`: a short description of an image, sticker or voice message; no thinking.
+ *
+ * `thinkingBudget` 0 turns thinking off on the 2.5 flash models (2.5 pro cannot: it needs ≥ 128,
+ * so a pro planner gets 1024 either way). `maxOutputTokens` counts the answer only.
+ */
+export type LlmPurpose = "plan" | "address" | "summarise" | "describe";
+
+export interface PurposeSettings {
+  readonly maxOutputTokens: number;
+  /** Thinking tokens allowed (0 = none). */
+  readonly thinkingBudget: number;
+  readonly temperature: number;
+}
+
+export const PURPOSES: Readonly<Record<LlmPurpose, PurposeSettings>> = {
+  plan: { maxOutputTokens: 4096, thinkingBudget: 1024, temperature: 0.7 },
+  address: { maxOutputTokens: 256, thinkingBudget: 0, temperature: 0 },
+  summarise: { maxOutputTokens: 2048, thinkingBudget: 0, temperature: 0.2 },
+  describe: { maxOutputTokens: 512, thinkingBudget: 0, temperature: 0.2 },
+};
+
+/** The cheap model used for addressing calls unless GEMINI_ADDRESS_MODEL names another. */
+export const DEFAULT_ADDRESS_MODEL = "gemini-2.5-flash-lite";

@@ -26,6 +26,7 @@ export interface PromptInput {
   readonly targets: readonly ReceivedItem[];
   /** A stored message by id, to annotate replies inside history without an API call. */
   readonly lookup: (messageId: number) => StoredMessage | undefined;
+  /** Memory lines, rendered and sanitized, within their budget (memory/recall.ts). */
   readonly memories: readonly string[];
   readonly now: number;
   readonly timeZone?: string;
@@ -41,7 +42,7 @@ const CHAT_KIND: Record<string, string> = {
 /** The fixed part of the system instruction: how to answer. Kept short — it is paid for on every call. */
 const PLAN_RULES = `You live in Telegram as the person described above. Reply with JSON {"tasks":[...]} only.
 Messages arrive as "⟦#id sender · time⟧ text"; a line "[↩ reply to X: "…"]" says what a message replies to; "agent" is you.
-Task kinds: send {text, reply_to?} · react {emoji, message_id} (standard Telegram reactions only) · sticker {sticker_set, name} · wait {seconds} · read {message_id?} · remember {content} (a lasting fact about this person or group) · block / unblock (private chats only) · think {text}.
+Task kinds: send {text, reply_to?} · react {emoji, message_id} (standard Telegram reactions only) · sticker {sticker_set, name} · wait {seconds} · read {message_id?} · remember {content, about?} (a lasting fact; about: "chat" for the group, or the id of a message by the person it is about; default: the author you answer) · block / unblock (private chats only) · think {text}.
 Tasks run in order; use depends_on with ids only to express other orderings. To stay silent, return {"tasks":[]}.
 Write like a person in a chat: short, natural, one message unless more is really needed. Never repeat the envelope format in your text.`;
 
@@ -124,7 +125,8 @@ function systemInstruction(i: PromptInput): string {
       `Messages addressed to you now: ${i.targets.map((t) => `#${t.messageId}`).join(", ")}.`,
   );
   if (p.stickerSets.length) parts.push(`Sticker sets you may use: ${p.stickerSets.join(", ")}.`);
-  if (i.memories.length) parts.push(`What you remember about this chat:\n${i.memories.map((m) => `- ${sanitizeLine(m)}`).join("\n")}`);
+  // Memory lines come rendered and sanitized (memory/recall.ts): "- [who · date] fact".
+  if (i.memories.length) parts.push(`What you remember about the people here and this chat:\n${i.memories.join("\n")}`);
   parts.push(PLAN_RULES);
   return parts.join("\n\n");
 }

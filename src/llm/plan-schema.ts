@@ -39,7 +39,12 @@ const taskSchema = z.discriminatedUnion("kind", [
   }),
   z.object({ kind: z.literal("wait"), ...base, seconds: z.number().positive().max(MAX_WAIT_SECONDS).describe(`seconds to wait, 1..${MAX_WAIT_SECONDS}`) }),
   z.object({ kind: z.literal("read"), ...base, message_id: msgId.optional().describe("read up to this message") }),
-  z.object({ kind: z.literal("remember"), ...base, content: z.string().trim().min(1).max(2000).describe("a fact worth keeping about this chat or person") }),
+  z.object({
+    kind: z.literal("remember"),
+    ...base,
+    content: z.string().trim().min(1).max(2000).describe("a fact worth keeping about this chat or person"),
+    about: label.optional().describe('whom it is about: "chat", or the id of a message the person wrote; default: the author of the message answered'),
+  }),
   z.object({ kind: z.literal("block"), ...base }),
   z.object({ kind: z.literal("unblock"), ...base }),
   z.object({ kind: z.literal("think"), ...base, text: z.string().optional().describe("private reasoning, never shown") }),

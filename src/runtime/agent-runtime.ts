@@ -15,6 +15,7 @@ import { ChatSettingsStore } from "../store/chat-settings";
 import type { Db } from "../store/db";
 import { UsageStore } from "../store/usage";
 import { MemoryStore } from "../store/memories";
+import type { CuratedMemories } from "../memory/curated";
 import { EntityStore } from "../store/entities";
 import { MessageStore, type ChatInfo } from "../store/messages";
 import { ACCOUNT_BOX, UpdateStateStore } from "../store/update-state";
@@ -80,6 +81,8 @@ export interface AgentRuntimeOptions {
    * messages are stored but never answered, even when they mention this persona: the loop guard.
    */
   readonly siblings?: ReadonlySet<string>;
+  /** Curated memories of the persona by user id (memory/curated.ts; default none). */
+  readonly curated?: CuratedMemories;
   /** Prices for the cost estimate of LLM calls (default: the built-in table). */
   readonly prices?: PriceTable;
 }
@@ -196,6 +199,8 @@ export class AgentRuntime {
           persona: o.persona,
           messages: this.messages,
           memories: this.memories,
+          ...(o.curated ? { curated: o.curated } : {}),
+          usernameOf: (userId) => this.entities.get(userId)?.username,
           planner: o.planner,
           clock: this.clock,
           logger: this.logger,

@@ -9,6 +9,7 @@ import type { Persona } from "../config/persona";
 import { createGeminiLlm } from "../llm/llm";
 import type { LlmPurpose } from "../llm/purposes";
 import { GeminiPlanner } from "../llm/planner";
+import type { CuratedMemories } from "../memory/curated";
 import type { PriceTable } from "../llm/prices";
 import type { Db } from "../store/db";
 import { ACCOUNT_BOX } from "../store/update-state";
@@ -61,6 +62,8 @@ export interface LivePersonaOptions {
   readonly prices?: PriceTable;
   /** Addressed messages older than this are not answered (default 1 h; env `MAX_ANSWER_AGE_SEC`). */
   readonly maxAnswerAgeMs?: number;
+  /** The persona's curated memories (memory/curated.ts; default none). */
+  readonly curated?: CuratedMemories;
   /** Told once the persona is running (tests). */
   readonly onRunning?: (runtime: AgentRuntime) => void;
 }
@@ -133,6 +136,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ...(o.personaIds ? { siblings: o.personaIds } : {}),
     ...(o.prices ? { prices: o.prices } : {}),
     ...(o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: o.maxAnswerAgeMs } : {}),
+    ...(o.curated ? { curated: o.curated } : {}),
     planner: new GeminiPlanner({ llm, logger: geminiLogger }),
     llm,
   });

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { readEnv, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";
 import { createGeminiLlm, DryLlm, type Llm } from "../llm/llm";
+import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
 import { DryPlanner, GeminiPlanner, type Planner } from "../llm/planner";
 import { closeDatabase, openDatabase, type Db } from "../store/db";
 import type { CatchUpSummary } from "../telegram/catch-up";
@@ -79,6 +80,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   const persona: Persona | undefined = o.agent ? personas.find((p) => p.name.toLowerCase() === o.agent!.toLowerCase()) : personas[0];
   if (!persona) throw new Error(`no persona named "${o.agent}" in ${env.AGENTS_DIR}/ (have: ${personas.map((p) => p.name).join(", ")})`);
 
+  const curated = loadCuratedMemories(curatedMemoryDir(persona.file));
   const me: string = persona.name;
   const emu = new TelegramEmulator();
   const account = emu.addAccount({ firstName: persona.name, username: `${persona.name.toLowerCase().replace(/[^a-z0-9_]/g, "")}_sandbox` });
@@ -128,6 +130,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       planner: plannerUsed,
       llm,
       logger,
+      curated,
       ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
     });
     runtime.start();

@@ -9,6 +9,7 @@ import type { Backoff } from "../telegram/connection-health";
 import type { Clock } from "../types";
 import type { AgentRuntime } from "./agent-runtime";
 import { systemClock } from "./clock";
+import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
 import { runLivePersona, type HealthSettings, type PersonaOutcome } from "./live-persona";
 import { createLogger } from "./logger";
 import { runSandbox, type SandboxOptions } from "./sandbox";
@@ -63,6 +64,8 @@ export async function start(o: StartOptions = {}): Promise<number> {
   const credentials = telegramCredentials(env);
   const prices = loadPriceTable(env.LLM_PRICES); // a bad price file stops start before anything connects
   if (!env.GEMINI_API_KEY) throw new Error("GEMINI_API_KEY must be set to run real accounts");
+  // A bad curated memory file stops start before anything connects, naming the file.
+  const curated = new Map(live.map((p) => [p.name, loadCuratedMemories(curatedMemoryDir(p.file))]));
   for (const p of without) {
     logger.info({ component: "runtime", agent: p.name }, `${p.name} has no session (${sessionPath(env.SESSIONS_DIR, p.name)}); to log in: ${loginCommand(p.name)}`);
   }
@@ -92,6 +95,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
             clock: o.clock ?? systemClock,
             personaIds,
             prices,
+            curated: curated.get(persona.name)!,
             ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
             ...(o.clientFactory ? { clientFactory: o.clientFactory } : {}),
             ...(o.connectBackoff ? { connectBackoff: o.connectBackoff } : {}),

@@ -145,4 +145,25 @@ export const migrations: readonly string[] = [
      WHERE p.agent = messages.agent AND p.chat_id = messages.chat_id AND p.message_id = messages.thread_root), thread_root)
    WHERE thread_root IS NOT NULL;
   `.repeat(12)}`,
+  // 8: memories about people (subject = user id, global across chats) or notes about the chat
+  // they were stored in (subject NULL — what every earlier row was, so they keep their meaning),
+  // with an FTS5 index kept in step by triggers (store/memories.ts, memory/recall.ts).
+  `
+  ALTER TABLE memories ADD COLUMN subject TEXT;
+  ALTER TABLE memories ADD COLUMN updated_at INTEGER;
+  UPDATE memories SET updated_at = created_at;
+  CREATE INDEX memories_subject ON memories (agent, subject) WHERE subject IS NOT NULL;
+  CREATE VIRTUAL TABLE memories_fts USING fts5(content, content='memories', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+  CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts (rowid, content) VALUES (new.id, new.content);
+  END;
+  CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', old.id, old.content);
+  END;
+  CREATE TRIGGER memories_fts_update AFTER UPDATE OF content ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO memories_fts (rowid, content) VALUES (new.id, new.content);
+  END;
+  INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
+  `,
 ];

@@ -4,6 +4,7 @@ import { GeminiClient } from "../../src/llm/gemini-client";
 import { GeminiLlm } from "../../src/llm/llm";
 import { GeminiPlanner } from "../../src/llm/planner";
 import type { PriceTable } from "../../src/llm/prices";
+import type { CuratedMemories } from "../../src/memory/curated";
 import { AgentRuntime } from "../../src/runtime/agent-runtime";
 import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
@@ -53,6 +54,8 @@ export interface HarnessOptions {
   readonly siblings?: ReadonlySet<string>;
   readonly prices?: PriceTable;
   readonly maxAnswerAgeMs?: number;
+  /** Curated memories by user id (as loaded from agents/<Name>/memory/). */
+  readonly curated?: CuratedMemories;
 }
 
 /**
@@ -128,6 +131,7 @@ export class Harness {
       ...(this.o.siblings ? { siblings: this.o.siblings } : {}),
       ...(this.o.prices ? { prices: this.o.prices } : {}),
       ...(this.o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: this.o.maxAnswerAgeMs } : {}),
+      ...(this.o.curated ? { curated: this.o.curated } : {}),
     });
     this.clock.settle = () => this.runtime.scheduler.whenIdle();
     this.runtime.start();

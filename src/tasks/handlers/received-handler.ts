@@ -3,6 +3,9 @@ import type { Persona } from "../../config/persona";
 import { buildPlanPrompt } from "../../context/prompt";
 import type { Planner } from "../../llm/planner";
 import type { MemoryStore } from "../../store/memories";
+import type { CuratedMemories } from "../../memory/curated";
+import { recall } from "../../memory/recall";
+import { presentPeople, resolveSubject } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
 import type { Clock } from "../../types";
 import { LlmHttpError } from "../../llm/errors";
@@ -25,6 +28,10 @@ export interface ReceivedHandlerDeps {
   readonly persona: Persona;
   readonly messages: MessageStore;
   readonly memories: MemoryStore;
+  /** Curated memories by user id (agents/<Name>/memory/<user id>.md); default none. */
+  readonly curated?: CuratedMemories;
+  /** A user's @username as last seen, to resolve `remember {about: "@name"}`. */
+  readonly usernameOf?: (userId: string) => string | undefined;
   readonly planner: Planner;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -68,19 +75,31 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
       const chat = d.messages.chat(chatId) ?? { chatId, chatType: "group" };
       const history = d.messages.recent(chatId, lastId, HISTORY_LIMIT);
+      const isDm = chat.chatType === "dm";
+      const targetIds = items.map((i) => i.messageId);
+      const present = presentPeople(history, targetIds, isDm ? { chatId } : undefined);
+      const targetMessages = targetIds.map((id) => d.messages.get(chatId, id)).filter((m) => m !== undefined);
+      const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
       const prompt = buildPlanPrompt({
         persona: d.persona,
         chat: { chatId, chatType: chat.chatType, ...(chat.title ? { title: chat.title } : {}) },
         history,
         targets: items,
         lookup: (id) => d.messages.get(chatId, id),
-        memories: d.memories.list(chatId).map((m) => m.content),
+        memories: recall({
+          store: d.memories,
+          curated: d.curated ?? new Map(),
+          chatId,
+          present,
+          nameOf: (id) => names.get(id),
+          query: targetMessages.map((m) => m.text).join("\n"),
+        }),
         now: d.clock.now(),
         ...(d.timeZone ? { timeZone: d.timeZone } : {}),
       });
       let plan;
       try {
-        plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm: chat.chatType === "dm", stickerSets: d.persona.stickerSets }, { chatId });
+        plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm, stickerSets: d.persona.stickerSets }, { chatId });
       } catch (e) {
         // The LLM asked us to come back later than its client would wait: park the task (all
         // planning waits, the quota is the account's), without counting it as an attempt.
@@ -95,7 +114,18 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
       if (plan.silent !== undefined) return { type: "done" };
       for (const t of plan.tasks) {
-        if (t.kind === "remember") d.memories.add(chatId, t.content, d.clock.now());
+        if (t.kind === "remember") {
+          const subject = resolveSubject(t.about, {
+            chatId,
+            isDm,
+            message: (id) => d.messages.get(chatId, id),
+            targets: targetMessages,
+            present,
+            usernameOf: d.usernameOf ?? (() => undefined),
+          });
+          const r = d.memories.remember({ chatId, ...(subject !== undefined ? { subject } : {}), content: t.content, now: d.clock.now() });
+          d.logger.debug({ component: "memory", chatId, subject: subject ?? "chat", merged: r.merged }, "memory stored");
+        }
         if (t.kind === "think") d.logger.debug({ component: "planner", chatId, thought: t.text }, "think");
       }
       const topicId = history.find((m) => m.messageId === lastId)?.topicId;

@@ -1,0 +1,78 @@
+/**
+ * Curated memories: what the persona's owner wrote down about people, one Markdown file per
+ * person, `agents/<Name>/memory/<user id>.md`. Read-only (the persona never writes them), read
+ * once at start, and included in the prompt wherever that person is present.
+ *
+ * Each non-empty line is one memory (a leading list marker `-`, `*` or `+` is dropped, `#`
+ * headings are skipped). A bad file — a name that is not a user id, unreadable, not UTF-8, or
+ * with nothing in it — stops start with an error naming the file.
+ */
+import { readdirSync, readFileSync, type Dirent } from "node:fs";
+import { basename, dirname, extname, join } from "node:path";
+import { decodeUtf8 } from "../config/persona-prompts";
+
+/** Curated memory lines by user id. */
+export type CuratedMemories = ReadonlyMap<string, readonly string[]>;
+
+/** A curated memory file (or its folder) that cannot be used. The message names the file. */
+export class CuratedMemoryError extends Error {
+  constructor(
+    readonly file: string,
+    problem: string,
+  ) {
+    super(`${file}: ${problem}`);
+    this.name = "CuratedMemoryError";
+  }
+}
+
+/** The curated memory folder of a persona file: `agents/Mira.md` → `agents/Mira/memory`. */
+export function curatedMemoryDir(personaFile: string): string {
+  return join(dirname(personaFile), basename(personaFile, extname(personaFile)), "memory");
+}
+
+const USER_ID = /^[1-9]\d{0,19}$/;
+
+/**
+ * Read every `<user id>.md` in `dir`. A missing folder means no curated memories; any other
+ * problem throws CuratedMemoryError.
+ */
+export function loadCuratedMemories(dir: string): CuratedMemories {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    const code = errorCode(e);
+    if (code === "ENOENT") return new Map();
+    throw new CuratedMemoryError(dir, `cannot read the curated memory folder (${code})`);
+  }
+  const out = new Map<string, readonly string[]>();
+  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const file = join(dir, e.name);
+    // Sub-folders and hidden files (editor back-ups, .DS_Store) are not memories.
+    if (e.isDirectory() || e.name.startsWith(".")) continue;
+    const stem = basename(e.name, extname(e.name));
+    if (extname(e.name).toLowerCase() !== ".md") throw new CuratedMemoryError(file, "not a curated memory file: expected <user id>.md");
+    if (!USER_ID.test(stem)) throw new CuratedMemoryError(file, `"${stem}" is not a user id: name the file after the person's numeric Telegram user id, e.g. 123456789.md`);
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch (err) {
+      throw new CuratedMemoryError(file, `cannot read file (${errorCode(err)})`);
+    }
+    const text = decodeUtf8(bytes);
+    if (text === null) throw new CuratedMemoryError(file, "not valid UTF-8");
+    const lines = text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== "" && !l.startsWith("#"))
+      .map((l) => l.replace(/^[-*+]\s+/, "").trim())
+      .filter((l) => l !== "");
+    if (lines.length === 0) throw new CuratedMemoryError(file, "empty: write one memory per line, or delete the file");
+    out.set(stem, Object.freeze(lines));
+  }
+  return out;
+}
+
+function errorCode(e: unknown): string {
+  return e instanceof Error && "code" in e && typeof e.code === "string" ? e.code : String(e);
+}

@@ -54,6 +54,8 @@ export interface Persona {
   readonly typingSpeedCps: number;
   /** Seconds before the chat is marked read after an addressed message. */
   readonly readDelaySec: number;
+  /** Seconds without a new addressed message before a burst is planned (0: at once). */
+  readonly quietWindowSec: number;
   /** Who it answers in private, where, and how much (see persona-policy.ts). */
   readonly policy: PersonaPolicy;
   /** The file it came from, as the caller named it. */
@@ -72,6 +74,7 @@ export const PERSONA_FIELDS = [
   "Start Typing Delay",
   "Typing Speed",
   "Read Delay",
+  "Quiet Window",
   "DM Policy",
   "Allowed Users",
   "Allowed Groups",
@@ -89,6 +92,7 @@ export const PERSONA_TIMING = {
   startTypingDelaySec: { default: 1.5, min: 0, max: 60, unit: "seconds" },
   typingSpeedCps: { default: 12, min: 1, max: 100, unit: "characters per second" },
   readDelaySec: { default: 2, min: 0, max: 600, unit: "seconds" },
+  quietWindowSec: { default: 3, min: 0, max: 60, unit: "seconds" },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 /** Options for {@link parsePersona}. */
@@ -180,6 +184,7 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     startTypingDelaySec: num("Start Typing Delay", PERSONA_TIMING.startTypingDelaySec),
     typingSpeedCps: num("Typing Speed", PERSONA_TIMING.typingSpeedCps),
     readDelaySec: num("Read Delay", PERSONA_TIMING.readDelaySec),
+    quietWindowSec: num("Quiet Window", PERSONA_TIMING.quietWindowSec),
     policy,
     file,
   };

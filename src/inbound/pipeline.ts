@@ -11,7 +11,7 @@ export interface InboundPipelineDeps {
   readonly names: AddressMatcher;
   readonly logger: Logger;
   /** Hand an addressed message to the task graph (durably); `awaitingReply` holds it for the fetch. */
-  readonly enqueue: (chatId: string, messageId: number, o: { awaitingReply: boolean }) => void;
+  readonly enqueue: (chatId: string, messageId: number, o: { awaitingReply: boolean; senderId: string; topicId?: number }) => void;
   /** The reply context of a message enqueued with `awaitingReply`, once fetched. */
   readonly attachReply: (chatId: string, messageId: number, reply: ReplyContext) => void;
   /** Addressed messages older than this (by their date) are stored but not answered (default 1 h). */
@@ -154,7 +154,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     // before the (up to 5 s) reply fetch starts; the task waits for the fetch to finish.
     d.messages.commit();
     const isReply = m.replyToId !== undefined;
-    d.enqueue(m.chatId, m.messageId, { awaitingReply: isReply });
+    d.enqueue(m.chatId, m.messageId, { awaitingReply: isReply, senderId: m.senderId, ...(m.topicId !== undefined ? { topicId: m.topicId } : {}) });
     d.logger.debug({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "addressed");
     if (isReply) {
       let reply: ReplyContext = { kind: "unknown", id: m.replyToId! };

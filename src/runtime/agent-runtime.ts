@@ -43,6 +43,7 @@ import { createChangeHandler, type MessageChangeHandler } from "../inbound/chang
 import { applyChange, listenForChanges } from "../telegram/listen-changes";
 import { REPLY_FETCH_TIMEOUT_MS } from "../telegram/reply-context";
 import { SenderResolver } from "../telegram/sender-resolver";
+import { TypingWatch } from "../telegram/typing-watch";
 import { UpdateTracker } from "../telegram/update-tracker";
 import type { Clock } from "../types";
 import { catchUpProgress } from "./catch-up-progress";
@@ -106,6 +107,8 @@ export class AgentRuntime {
   readonly updateState: UpdateStateStore;
   readonly tracker: UpdateTracker;
   readonly feed: MessageFeed;
+  /** Other people's typing, from Telegram's typing updates: a due burst waits while its author types. */
+  readonly typing: TypingWatch;
   /** The catch-up started by `start()` (resolves when it finished; never rejects). */
   caughtUp: Promise<CatchUpSummary | undefined> = Promise.resolve(undefined);
   private readonly engine: CatchUp;
@@ -144,6 +147,7 @@ export class AgentRuntime {
     this.settings = new ChatSettingsStore(o.db, agent);
     this.caps = new Caps({ db: o.db, agent, policy: o.persona.policy, usage: this.usage, clock: this.clock, logger: this.logger });
     this.startedAt = this.clock.now();
+    this.typing = new TypingWatch(() => this.clock.now());
     this.llm = o.llm;
     this.detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
       const cost = this.usage.record(u, this.clock.now());
@@ -189,6 +193,7 @@ export class AgentRuntime {
       ...(o.onAccountLost ? { onAccountLost: o.onAccountLost } : {}),
       store: new TaskStore(o.db, agent),
       limits,
+      typing: this.typing,
       clock: this.clock,
       logger: this.logger,
       onFailed: (task, reason) => {
@@ -204,7 +209,11 @@ export class AgentRuntime {
           planner: o.planner,
           clock: this.clock,
           logger: this.logger,
-          waitFor: (chatId) => this.scheduler.openTasks(chatId).filter((t) => t.kind === "read" && t.status === "pending").map((t) => t.id),
+          waitFor: (chatId, topicId) =>
+            this.scheduler
+              .openTasks(chatId)
+              .filter((t) => t.kind === "read" && t.status === "pending" && t.topicId === topicId)
+              .map((t) => t.id),
           ...(o.timeZone ? { timeZone: o.timeZone } : {}),
           maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
         }),
@@ -219,11 +228,12 @@ export class AgentRuntime {
       },
     });
     const readDelayMs = o.persona.readDelaySec * 1000;
+    const quietMs = o.persona.quietWindowSec * 1000;
     this.inbound = createInboundPipeline({
       messages: this.messages,
       names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
       logger: this.logger,
-      enqueue: (chatId, messageId, { awaitingReply }) => this.scheduler.enqueueReceived(chatId, messageId, { readDelayMs, awaitingReply }),
+      enqueue: (chatId, messageId, a) => this.scheduler.enqueueReceived(chatId, messageId, { readDelayMs, quietMs, ...a }),
       attachReply: (chatId, messageId, reply) => this.scheduler.attachReply(chatId, messageId, reply),
       maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
       standIns: new Set(
@@ -360,6 +370,7 @@ export class AgentRuntime {
       tracker: this.tracker,
       selfId: this.o.selfId,
       logger: this.logger,
+      typing: this.typing,
     });
     const stopChanges = listenForChanges({
       client: this.o.client,

@@ -166,4 +166,8 @@ export const migrations: readonly string[] = [
   END;
   INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
   `,
+  // 9: one task graph per forum topic: the topic a task's graph belongs to (NULL: the chat's own).
+  `
+  ALTER TABLE tasks ADD COLUMN topic_id INTEGER;
+  `,
 ];

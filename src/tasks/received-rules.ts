@@ -1,16 +1,30 @@
 import type { ReplyContext } from "../types";
-import { isKind, type NewTask, type ReceivedItem, type Task } from "./task";
+import { TYPING_REFRESH_MS } from "./pacing";
+import { firstPlanTime, joinedPlanTime, planDeadline, typingHold, type TypingSource } from "./quiet-window";
+import { graphKey, graphTopic, isKind, type NewTask, type ReceivedItem, type Task } from "./task";
 
 /** How long a received task waits for its reply fetch to report back, at most. */
 export const REPLY_WAIT_MS = 10_000;
+/** A bridge typing spell lasts until the burst's deadline plus this (planning time), unless the plan ends it first. */
+export const BRIDGE_TAIL_MS = 10_000;
 
-/** What the received-task rules need from the scheduler's graph. */
+/** What the received-task rules need from the scheduler's graphs. */
 export interface ReceivedGraph {
   now(): number;
-  /** Open tasks of a chat, oldest first (live objects). */
-  tasksOf(chatId: string): readonly Task[];
-  add(chatId: string, batch: readonly NewTask[]): Task[];
-  cancelPending(chatId: string, reason: string): Task[];
+  /** Open tasks of a graph (see graphKey), oldest first (live objects). */
+  tasksOf(graph: string): readonly Task[];
+  /** Open tasks of a chat, every graph of it. */
+  chatTasks(chatId: string): readonly Task[];
+  add(chatId: string, topicId: number | undefined, batch: readonly NewTask[]): Task[];
+  /**
+   * Cancel a graph's unfinished tasks (running ones when they come back). `silent`: a typing
+   * spell that had started is not stopped with a cancel action.
+   */
+  cancelGraph(graph: string, reason: string, o: { silent: boolean }): Task[];
+  /** Cancel one open task (see cancelGraph). */
+  cancelTask(t: Task, reason: string, o: { silent: boolean }): void;
+  /** The task counts as started: it shows something (a bridge typing spell), so a cancel cleans up. */
+  markShowing(t: Task): void;
   save(t: Task): void;
   finish(t: Task, status: "done" | "cancelled", reason: string): void;
   transaction(fn: () => void): void;
@@ -18,63 +32,146 @@ export interface ReceivedGraph {
   log(t: Task, event: string, extra: Record<string, unknown>): void;
 }
 
+/** One addressed message, as the inbound pipeline hands it over. */
+export interface ReceivedArrival {
+  /** Seconds-to-ms of the persona's read delay: the read mark's time. */
+  readonly readDelayMs: number;
+  /** The persona's quiet window (0: plan on the next tick). */
+  readonly quietMs?: number;
+  /** The forum topic it was posted in (its graph). */
+  readonly topicId?: number;
+  /** Its author (their typing holds planning, bounded). */
+  readonly senderId?: string;
+  readonly awaitingReply?: boolean;
+}
+
 /**
  * The rules of `received` tasks (an addressed message waiting to be planned), apart from the
- * generic graph scheduling: bursts join one planning call, a newer message makes a plan stale,
- * a stale task hands its messages to the newer one, a reply fetch holds the task (bounded).
+ * generic graph scheduling: bursts join one planning call after a quiet window (and while their
+ * authors type, bounded), a newer message makes a plan stale, a stale task hands its messages to
+ * the newer one, a replan keeps the typing status showing, a reply fetch holds the task (bounded).
  */
 export class ReceivedRules {
   constructor(
     private readonly g: ReceivedGraph,
     private readonly tickMs: number,
+    private readonly typing?: TypingSource,
   ) {}
 
   /**
-   * An addressed message arrived. While the chat's `received` task has not started, the message
-   * joins it (a burst costs one planning call). Otherwise the chat's unstarted tasks are
-   * cancelled — the plan is stale — and a new `received` task is created; a plan still being
-   * made for the old one will be dropped. A read mark follows after `readDelayMs`.
-   * With `awaitingReply`, the task waits for `attachReply` — but never longer than
+   * An addressed message arrived. While its graph's `received` task has not started, the
+   * message joins it (a burst costs one planning call) and the quiet window starts again,
+   * bounded by the burst's deadline. Otherwise the graph's unstarted tasks are cancelled — the
+   * plan is stale — and a new `received` task is created; a plan still being made for the old
+   * one will be dropped. A typing spell that was showing is not stopped: a bridge spell keeps it
+   * up until the new plan types (or turns out to type nothing). A read mark follows after
+   * `readDelayMs`. With `awaitingReply`, the task waits for `attachReply` — but never longer than
    * REPLY_WAIT_MS, so a fetch that never reports back cannot silence the chat.
    */
-  enqueue(chatId: string, messageId: number, o: { readDelayMs: number; awaitingReply?: boolean }): void {
+  enqueue(chatId: string, messageId: number, o: ReceivedArrival): void {
     const now = this.g.now();
+    const quietMs = o.quietMs ?? 0;
+    const topicId = graphTopic(o.topicId);
+    const graph = graphKey(chatId, topicId);
     const item: ReceivedItem = { messageId, ...(o.awaitingReply ? { awaitingReplyUntil: now + REPLY_WAIT_MS } : {}) };
-    const tasks = this.g.tasksOf(chatId);
+    const tasks = this.g.tasksOf(graph);
     const waiting = tasks.find((t): t is Task<"received"> => t.kind === "received" && t.status === "pending");
     const read = tasks.find((t): t is Task<"read"> => t.kind === "read" && t.status === "pending");
     if (waiting) {
       this.g.transaction(() => {
-        waiting.payload = { ...waiting.payload, items: [...waiting.payload.items, item] };
+        const authors = waiting.payload.authors ?? [];
+        waiting.payload = {
+          ...waiting.payload,
+          items: [...waiting.payload.items, item],
+          ...(o.senderId !== undefined && !authors.includes(o.senderId) ? { authors: [...authors, o.senderId] } : {}),
+        };
+        waiting.notBefore = joinedPlanTime({ notBefore: waiting.notBefore, now, quietMs, ...(waiting.payload.planBy !== undefined ? { planBy: waiting.payload.planBy } : {}) });
         this.g.save(waiting);
-        if (read && read.payload.maxId < item.messageId) {
-          read.payload = { maxId: item.messageId };
-          this.g.save(read);
+        if (read) {
+          if (read.payload.maxId < item.messageId) {
+            read.payload = { maxId: item.messageId };
+            this.g.save(read);
+          }
+        } else {
+          // The burst's read mark has gone out already: this message is read in turn.
+          this.g.add(chatId, topicId, [{ kind: "read", payload: { maxId: item.messageId }, notBefore: now + o.readDelayMs }]);
         }
       });
-      this.g.log(waiting, "joined", { messageId: item.messageId });
+      this.g.log(waiting, "joined", { messageId: item.messageId, planAt: waiting.notBefore });
       this.g.kick();
       return;
     }
     this.g.transaction(() => {
-      const cancelled = this.g.cancelPending(chatId, "replanned: a newer message arrived");
+      // A typing spell on screen stays there through the replan (see the bridge below).
+      const showing = tasks.find((t): t is Task<"typing"> => isKind(t, "typing") && (t.status === "running" || (t.payload.until ?? 0) > now));
+      const cancelled = this.g.cancelGraph(graph, "replanned: a newer message arrived", { silent: true });
       // Messages whose answer was cancelled before it went out are still owed one: the new plan covers them too.
       const owed = new Set<number>();
       for (const t of cancelled) {
         if (isKind(t, "send") || isKind(t, "sticker")) for (const id of t.payload.answers ?? []) if (id !== messageId) owed.add(id);
       }
       const items = [...[...owed].sort((a, b) => a - b).map((id) => ({ messageId: id })), item];
-      this.g.add(chatId, [
-        // Planning waits for the next tick, so a burst arriving together joins one call.
-        { kind: "received", payload: { items }, notBefore: now + this.tickMs },
+      const planBy = planDeadline(now, quietMs);
+      const batch: NewTask[] = [
+        {
+          kind: "received",
+          payload: { items, planBy, ...(o.senderId !== undefined ? { authors: [o.senderId] } : {}) },
+          notBefore: firstPlanTime(now, quietMs, this.tickMs),
+        },
         { kind: "read", payload: { maxId: item.messageId }, notBefore: now + o.readDelayMs },
-      ]);
+      ];
+      if (showing) {
+        batch.push({
+          kind: "typing",
+          payload: {
+            seconds: Math.ceil((planBy + BRIDGE_TAIL_MS - now) / 1000),
+            action: showing.payload.action,
+            ...(topicId !== undefined ? { topicId } : {}),
+            until: planBy + BRIDGE_TAIL_MS,
+            bridge: true,
+          },
+          // Refreshed when the spell it replaces would have been.
+          notBefore: showing.status === "running" ? now + TYPING_REFRESH_MS : Math.max(now, showing.notBefore),
+        });
+      }
+      const made = this.g.add(chatId, topicId, batch);
+      if (showing) this.g.markShowing(made[2]!);
     });
+  }
+
+  /**
+   * A due `received` task holds while an author of its burst is typing in its graph (bounded by
+   * the burst's deadline). Returns the time to look again, or 0 when it may plan now.
+   */
+  typingHold(t: Task, now: number): number {
+    if (!isKind(t, "received")) return 0;
+    return typingHold(this.typing, {
+      chatId: t.chatId,
+      ...(t.topicId !== undefined ? { topicId: t.topicId } : {}),
+      ...(t.payload.authors ? { authors: t.payload.authors } : {}),
+      ...(t.payload.planBy !== undefined ? { planBy: t.payload.planBy } : {}),
+      now,
+    });
+  }
+
+  /**
+   * A `received` task ended and no other waits in its graph: the bridge spells it kept showing
+   * end too — silently when the new plan types next (its own spell takes over), else with a
+   * cancel action (nothing more is coming).
+   */
+  planEnded(task: Task, o: { typesNext: boolean }): void {
+    if (!isKind(task, "received")) return;
+    const graph = graphKey(task.chatId, task.topicId);
+    const tasks = this.g.tasksOf(graph);
+    if (tasks.some((t) => t !== task && t.kind === "received")) return;
+    for (const t of [...tasks]) {
+      if (isKind(t, "typing") && t.payload.bridge) this.g.cancelTask(t, "the new plan is ready", { silent: o.typesNext });
+    }
   }
 
   /** The reply context of an addressed message has arrived: store it in its task and let it run. */
   attachReply(chatId: string, messageId: number, reply: ReplyContext | undefined): void {
-    const task = this.g.tasksOf(chatId).find(
+    const task = this.g.chatTasks(chatId).find(
       (t): t is Task<"received"> => isKind(t, "received") && t.payload.items.some((i) => i.messageId === messageId),
     );
     if (!task) return;
@@ -102,10 +199,10 @@ export class ReceivedRules {
     return true;
   }
 
-  /** A newer `received` task of the same chat, if one is open: this one's plan would be stale. */
+  /** A newer `received` task of the same graph, if one is open: this one's plan would be stale. */
   newer(task: Task): Task<"received"> | undefined {
     if (task.kind !== "received") return undefined;
-    return this.g.tasksOf(task.chatId).find((t): t is Task<"received"> => t.kind === "received" && t.id > task.id);
+    return this.g.tasksOf(graphKey(task.chatId, task.topicId)).find((t): t is Task<"received"> => t.kind === "received" && t.id > task.id);
   }
 
   /**

@@ -2,9 +2,10 @@ import type { Logger } from "pino";
 import type { Clock, ReplyContext } from "../types";
 import { AccountLostError, AlreadyDoneError, RateLimitedError } from "./errors";
 import { RateLimits } from "./rate-limits";
-import { ReceivedRules } from "./received-rules";
+import type { TypingSource } from "./quiet-window";
+import { ReceivedRules, type ReceivedArrival } from "./received-rules";
 import { afterFailure } from "./retry-policy";
-import type { NewTask, Task, TaskKind } from "./task";
+import { graphKey, graphTopic, type NewTask, type Task, type TaskKind } from "./task";
 import type { TaskStore } from "./task-store";
 
 export { REPLY_WAIT_MS } from "./received-rules";
@@ -57,31 +58,39 @@ export interface SchedulerOptions {
   readonly onStart?: (task: Task, readyAt: number, now: number) => void;
   /** A task hit an account-terminal error: the task stays pending; the owner stops the persona. */
   readonly onAccountLost?: (error: AccountLostError) => void;
+  /** Who is typing where: a due burst holds while its author types (bounded; see quiet-window.ts). */
+  readonly typing?: TypingSource;
 }
 
 /**
- * The tick loop over every conversation's task graph.
+ * The tick loop over every conversation's task graph: one per chat, and one per forum topic
+ * (see graphKey), so two topics of a forum are planned and answered apart.
  *
- * Open tasks (pending/running) live in memory, indexed per chat, and every change is written
- * through to SQLite before it takes effect, so a new process resumes from the database alone.
- * Each tick starts every ready task — dependencies done, not-before reached, not behind a
- * server rate limit — with at most one running task per chat and `concurrency` in total;
- * chats are visited round-robin from where the previous tick stopped, so none starves.
+ * Open tasks (pending/running) live in memory, indexed per graph and per chat, and every change
+ * is written through to SQLite before it takes effect, so a new process resumes from the
+ * database alone. Each tick starts every ready task — dependencies done, not-before reached, not
+ * behind a server rate limit — with at most one running task per graph and `concurrency` in
+ * total; graphs are visited round-robin from where the previous tick stopped, so none starves.
  * A task finishing triggers another pass at once rather than waiting for the next tick.
  * Server limits live in RateLimits, the rules of `received` tasks in ReceivedRules, what
  * becomes of a failed task in retry-policy.ts.
  */
 export class Scheduler {
   private readonly open = new Map<number, Task>();
+  /** Open tasks per chat (all its graphs), for chat-wide questions (owner commands, read marks). */
   private readonly byChat = new Map<string, Task[]>();
-  private readonly busyChats = new Set<string>();
+  /** Open tasks per graph (see graphKey): what scheduling walks. */
+  private readonly byGraph = new Map<string, Task[]>();
+  private readonly busyGraphs = new Set<string>();
   readonly limits: RateLimits;
   private readonly received: ReceivedRules;
   /** Running tasks whose chat was replanned: cancelled when they come back (an in-flight send still counts as sent). */
   private readonly cancelRequested = new Map<number, string>();
+  /** Cancelled typing spells that must not be stopped with a cancel action (a replan keeps typing on screen). */
+  private readonly silentCancel = new Set<number>();
   /** Tasks that have run at least once in this process (their attempts may be back at 0). */
   private readonly ranOnce = new Set<number>();
-  private chatOrder: string[] = [];
+  private graphOrder: string[] = [];
   private rrStart = 0;
   private running = 0;
   private timer: unknown;
@@ -109,9 +118,12 @@ export class Scheduler {
     this.received = new ReceivedRules(
       {
         now: () => this.o.clock.now(),
-        tasksOf: (chatId) => this.byChat.get(chatId) ?? [],
-        add: (chatId, batch) => this.add(chatId, batch),
-        cancelPending: (chatId, reason) => this.cancelPending(chatId, reason),
+        tasksOf: (graph) => this.byGraph.get(graph) ?? [],
+        chatTasks: (chatId) => this.byChat.get(chatId) ?? [],
+        add: (chatId, topicId, batch) => this.add(chatId, batch, topicId),
+        cancelGraph: (graph, reason, o) => this.cancelTasks([...(this.byGraph.get(graph) ?? [])], reason, o.silent),
+        cancelTask: (t, reason, o) => this.cancelTasks([t], reason, o.silent),
+        markShowing: (t) => this.ranOnce.add(t.id),
         save: (t) => this.o.store.save(t, this.o.clock.now()),
         finish: (t, status, reason) => this.finish(t, status, reason),
         transaction: (fn) => this.o.store.transaction(fn),
@@ -119,6 +131,7 @@ export class Scheduler {
         log: (t, event, extra) => this.log(t, event, extra),
       },
       this.tickMs,
+      o.typing,
     );
   }
 
@@ -211,16 +224,16 @@ export class Scheduler {
     return this.open.size;
   }
 
-  /** Create tasks for a chat (one transaction) and let the next pass consider them. */
-  add(chatId: string, batch: readonly NewTask[]): Task[] {
-    const made = this.o.store.create(chatId, batch, this.o.clock.now());
+  /** Create tasks in a chat's graph, or a forum topic's (one transaction), and let the next pass consider them. */
+  add(chatId: string, batch: readonly NewTask[], topicId?: number): Task[] {
+    const made = this.o.store.create(chatId, batch, this.o.clock.now(), graphTopic(topicId));
     for (const t of made) this.index(t);
     this.kick();
     return made;
   }
 
   /** An addressed message arrived (see ReceivedRules.enqueue). */
-  enqueueReceived(chatId: string, messageId: number, o: { readDelayMs: number; awaitingReply?: boolean }): void {
+  enqueueReceived(chatId: string, messageId: number, o: ReceivedArrival): void {
     if (this.closed) return;
     this.received.enqueue(chatId, messageId, o);
   }
@@ -232,18 +245,24 @@ export class Scheduler {
   }
 
   /**
-   * Cancel a chat's tasks that have not finished: unstarted ones at once; running ones when
-   * they come back (a send in flight still completes — it may already be on the server, and so
-   * may a send in doubt, which goes on until the server settles it).
+   * Cancel a chat's tasks that have not finished, in every graph of it: unstarted ones at once;
+   * running ones when they come back (a send in flight still completes — it may already be on
+   * the server, and so may a send in doubt, which goes on until the server settles it).
    */
   cancelPending(chatId: string, reason: string): Task[] {
-    const tasks = [...(this.byChat.get(chatId) ?? [])];
+    return this.cancelTasks([...(this.byChat.get(chatId) ?? [])], reason, false);
+  }
+
+  /** See cancelPending. `silent`: a typing spell that had started is not stopped with a cancel action. */
+  private cancelTasks(tasks: readonly Task[], reason: string, silent: boolean): Task[] {
     this.o.store.transaction(() => {
       for (const t of tasks) {
         if (t.inDoubt) continue;
+        if (silent) this.silentCancel.add(t.id);
         // (A dependent may already have been cancelled by the cascade of an earlier one.)
         if (t.status === "pending") this.finish(t, "cancelled", reason);
         else if (t.status === "running") this.cancelRequested.set(t.id, reason);
+        else this.silentCancel.delete(t.id);
       }
     });
     return tasks.filter((t) => t.status === "cancelled");
@@ -262,33 +281,35 @@ export class Scheduler {
 
   private pass(): void {
     const now = this.o.clock.now();
-    const n = this.chatOrder.length;
+    const n = this.graphOrder.length;
     if (n === 0) return;
     let lastStarted = -1;
     for (let i = 0; i < n && this.running < this.concurrency; i++) {
       const idx = (this.rrStart + i) % n;
-      const chatId = this.chatOrder[idx]!;
-      if (this.busyChats.has(chatId)) continue;
-      const task = this.firstReady(chatId, now);
+      const graph = this.graphOrder[idx]!;
+      if (this.busyGraphs.has(graph)) continue;
+      const task = this.firstReady(graph, now);
       if (!task) continue;
       const begun = this.begin(task, now);
       if (begun === "handed-over") {
-        i--; // it handed over to a newer task instead of starting: look at this chat again
+        i--; // it handed over to a newer task instead of starting: look at this graph again
         continue;
       }
       if (begun === "not-recorded") continue;
       lastStarted = idx;
       if (this.policy === "one-per-tick") break;
     }
-    if (lastStarted >= 0) this.rrStart = (lastStarted + 1) % Math.max(1, this.chatOrder.length);
-    this.compactChatOrder();
+    if (lastStarted >= 0) this.rrStart = (lastStarted + 1) % Math.max(1, this.graphOrder.length);
+    this.compactGraphOrder();
   }
 
-  private firstReady(chatId: string, now: number): Task | undefined {
-    for (const t of this.byChat.get(chatId) ?? []) {
+  private firstReady(graph: string, now: number): Task | undefined {
+    for (const t of this.byGraph.get(graph) ?? []) {
       if (t.status !== "pending" || t.notBefore > now) continue;
       if (t.dependsOn.some((d) => this.open.has(d))) continue;
       if (this.received.awaitingReply(t, now)) continue;
+      // Its author is still typing: planning waits a little (bounded; a Map lookup, no write).
+      if (t.kind === "received" && this.received.typingHold(t, now) > now) continue;
       const until = this.limits.blockedUntil(this.rateKeys(t), now, t.id);
       if (until > now) {
         // Park it until the limit lifts, so the row tells the truth after a restart too.
@@ -324,7 +345,7 @@ export class Scheduler {
     task.attempts += 1;
     this.limits.claim(this.rateKeys(task), task.id, now);
     this.ranOnce.add(task.id);
-    this.busyChats.add(task.chatId);
+    this.busyGraphs.add(graphKey(task.chatId, task.topicId));
     this.running++;
     this.log(task, "started", { attempt: task.attempts });
     this.o.onStart?.(task, readyAt, now);
@@ -351,13 +372,24 @@ export class Scheduler {
       // break the plan's order. Other chats go on.
       this.o.logger.error({ component: "scheduler", chatId: task.chatId, taskId: task.id, err: errorText(e) }, "could not record task outcome; chat paused until restart");
       this.running--;
-      if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
+      this.idleSoon();
       return;
     }
-    this.busyChats.delete(task.chatId);
+    this.busyGraphs.delete(graphKey(task.chatId, task.topicId));
     this.running--;
-    if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
     this.kick();
+    this.idleSoon();
+  }
+
+  /**
+   * Wake whenIdle() waiters once nothing runs — after the pass this outcome kicked (queued
+   * first), so a task that starts right away (the plan's first typing) counts as running.
+   */
+  private idleSoon(): void {
+    if (this.running !== 0) return;
+    queueMicrotask(() => {
+      if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
+    });
   }
 
   private settle(task: Task, now: number, outcome: HandlerOutcome | undefined, error: unknown): void {
@@ -415,8 +447,8 @@ export class Scheduler {
     }
     if (outcome?.type === "done") {
       task.inDoubt = false;
-      this.finish(task, "done", undefined);
-      if (outcome.spawn?.length) this.add(task.chatId, outcome.spawn);
+      this.finish(task, "done", undefined, { typesNext: outcome.spawn?.some((t) => t.kind === "typing") ?? false });
+      if (outcome.spawn?.length) this.add(task.chatId, outcome.spawn, task.topicId);
       return;
     }
     if (error instanceof AlreadyDoneError) {
@@ -460,11 +492,12 @@ export class Scheduler {
   }
 
   /** Move a task to a terminal state; failure or cancellation cascades to its dependents. */
-  private finish(task: Task, status: "done" | "failed" | "cancelled", reason: string | undefined): void {
+  private finish(task: Task, status: "done" | "failed" | "cancelled", reason: string | undefined, o: { typesNext?: boolean } = {}): void {
     const now = this.o.clock.now();
     // Started before: it ran at least once (a typing spell that is between refreshes, or one
     // whose request was in flight when the chat was replanned).
     const wasStarted = task.status === "pending" && (task.attempts > 0 || this.ranOnce.has(task.id));
+    const silent = this.silentCancel.delete(task.id);
     task.status = status;
     if (reason !== undefined) task.error = reason;
     this.o.store.save(task, now);
@@ -472,7 +505,7 @@ export class Scheduler {
     this.ranOnce.delete(task.id);
     this.log(task, status, reason ? { reason } : {});
     if (status === "failed") this.o.onFailed?.(task, reason ?? "failed");
-    if (status === "cancelled" && wasStarted) {
+    if (status === "cancelled" && wasStarted && !silent) {
       const h = this.handler(task);
       if (h.onCancel) {
         const p = h
@@ -484,9 +517,13 @@ export class Scheduler {
     }
     if (status !== "done") {
       for (const t of [...(this.byChat.get(task.chatId) ?? [])]) {
-        if (t.status === "pending" && t.dependsOn.includes(task.id)) this.finish(t, "cancelled", `dependency #${task.id} ${status}`);
+        if (t.status === "pending" && t.dependsOn.includes(task.id)) {
+          if (silent) this.silentCancel.add(t.id); // a replan's cascade is as quiet as the replan
+          this.finish(t, "cancelled", `dependency #${task.id} ${status}`);
+        }
       }
     }
+    if (task.kind === "received") this.received.planEnded(task, { typesNext: o.typesNext ?? false });
   }
 
   private handler(t: Task): TaskHandler {
@@ -495,38 +532,46 @@ export class Scheduler {
 
   private index(t: Task): void {
     this.open.set(t.id, t);
-    let list = this.byChat.get(t.chatId);
-    if (!list) {
-      list = [];
-      this.byChat.set(t.chatId, list);
-      // A chat that emptied earlier may still sit in the order until the next compaction.
-      if (!this.chatOrder.includes(t.chatId)) this.chatOrder.push(t.chatId);
+    let chat = this.byChat.get(t.chatId);
+    if (!chat) this.byChat.set(t.chatId, (chat = []));
+    chat.push(t);
+    const key = graphKey(t.chatId, t.topicId);
+    let graph = this.byGraph.get(key);
+    if (!graph) {
+      graph = [];
+      this.byGraph.set(key, graph);
+      // A graph that emptied earlier may still sit in the order until the next compaction.
+      if (!this.graphOrder.includes(key)) this.graphOrder.push(key);
     }
-    list.push(t);
+    graph.push(t);
   }
 
   private unindex(t: Task): void {
     this.open.delete(t.id);
-    const list = this.byChat.get(t.chatId);
-    if (!list) return;
-    const i = list.indexOf(t);
-    if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.byChat.delete(t.chatId);
+    const drop = (map: Map<string, Task[]>, key: string) => {
+      const list = map.get(key);
+      if (!list) return;
+      const i = list.indexOf(t);
+      if (i >= 0) list.splice(i, 1);
+      if (list.length === 0) map.delete(key);
+    };
+    drop(this.byChat, t.chatId);
+    drop(this.byGraph, graphKey(t.chatId, t.topicId));
   }
 
-  /** Drop chats with no open tasks from the round-robin order, keeping the cursor's place. */
-  private compactChatOrder(): void {
-    if (this.chatOrder.length === this.byChat.size) return;
-    // The cursor moves to the first surviving chat at or after its old place, so emptied
-    // chats never send the turn back to the front of the list.
-    const n = this.chatOrder.length;
+  /** Drop graphs with no open tasks from the round-robin order, keeping the cursor's place. */
+  private compactGraphOrder(): void {
+    if (this.graphOrder.length === this.byGraph.size) return;
+    // The cursor moves to the first surviving graph at or after its old place, so emptied
+    // graphs never send the turn back to the front of the list.
+    const n = this.graphOrder.length;
     let keep: string | undefined;
     for (let k = 0; k < n && keep === undefined; k++) {
-      const c = this.chatOrder[(this.rrStart + k) % n]!;
-      if (this.byChat.has(c)) keep = c;
+      const c = this.graphOrder[(this.rrStart + k) % n]!;
+      if (this.byGraph.has(c)) keep = c;
     }
-    this.chatOrder = [...new Set(this.chatOrder)].filter((c) => this.byChat.has(c));
-    const i = keep !== undefined ? this.chatOrder.indexOf(keep) : -1;
+    this.graphOrder = [...new Set(this.graphOrder)].filter((c) => this.byGraph.has(c));
+    const i = keep !== undefined ? this.graphOrder.indexOf(keep) : -1;
     this.rrStart = i >= 0 ? i : 0;
   }
 

@@ -15,11 +15,13 @@ interface Row {
   created_at: number;
   error: string | null;
   in_doubt: number;
+  topic_id: number | null;
 }
 
 const toTask = (r: Row): Task => ({
   id: r.id,
   chatId: r.chat_id,
+  ...(r.topic_id != null ? { topicId: r.topic_id } : {}),
   kind: r.kind as TaskKind,
   payload: JSON.parse(r.payload) as Task["payload"],
   status: r.status,
@@ -44,8 +46,8 @@ export class TaskStore {
 
   constructor(readonly db: Db, readonly agent: string) {
     this.insertStmt = db.prepare(
-      `INSERT INTO tasks (agent, chat_id, kind, payload, status, depends_on, not_before, attempts, random_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'pending', ?, ?, 0, ?, ?, ?)`,
+      `INSERT INTO tasks (agent, chat_id, topic_id, kind, payload, status, depends_on, not_before, attempts, random_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, 0, ?, ?, ?)`,
     );
     this.updateStmt = db.prepare(
       `UPDATE tasks SET payload = ?, status = ?, not_before = ?, attempts = ?, error = ?, in_doubt = ?, updated_at = ? WHERE id = ?`,
@@ -59,8 +61,11 @@ export class TaskStore {
     return transaction(this.db, fn);
   }
 
-  /** Insert a batch of new tasks for one chat; returns them with their ids, in batch order. */
-  create(chatId: string, batch: readonly NewTask[], now: number): Task[] {
+  /**
+   * Insert a batch of new tasks for one graph (a chat, or a forum topic of it); returns them with
+   * their ids, in batch order.
+   */
+  create(chatId: string, batch: readonly NewTask[], now: number, topicId?: number): Task[] {
     return this.transaction(() => {
       const made: Task[] = [];
       for (const t of batch) {
@@ -70,6 +75,7 @@ export class TaskStore {
         const res = this.insertStmt.run(
           this.agent,
           chatId,
+          topicId ?? null,
           t.kind,
           JSON.stringify(t.payload),
           JSON.stringify(deps),
@@ -81,6 +87,7 @@ export class TaskStore {
         made.push({
           id: Number(res.lastInsertRowid),
           chatId,
+          ...(topicId !== undefined ? { topicId } : {}),
           kind: t.kind,
           payload: t.payload,
           status: "pending",

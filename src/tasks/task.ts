@@ -13,8 +13,13 @@ export interface ReceivedItem {
 
 /** Payload of each task kind that lives on the graph. */
 export interface TaskPayloads {
-  received: { items: ReceivedItem[]; llmParks?: number };
-  typing: { seconds: number; action: "typing" | "sticker"; topicId?: number; until?: number };
+  /**
+   * `authors`: who wrote the burst (their typing holds planning); `planBy`: the latest time the
+   * burst may wait for more messages or for its authors' typing (see quiet-window.ts).
+   */
+  received: { items: ReceivedItem[]; llmParks?: number; authors?: string[]; planBy?: number };
+  /** `bridge`: keeps a spell of a replanned chat showing until the new plan types (no flicker). */
+  typing: { seconds: number; action: "typing" | "sticker"; topicId?: number; until?: number; bridge?: boolean };
   /** `answers`: the addressed messages this plan answers — carried into the next plan if cancelled unsent. */
   send: { text: string; replyTo?: number; topicId?: number; sentId?: number; answers?: number[] };
   react: { messageId: number; emoji: string };
@@ -31,6 +36,8 @@ export type TaskKind = keyof TaskPayloads;
 export interface Task<K extends TaskKind = TaskKind> {
   readonly id: number;
   readonly chatId: string;
+  /** The forum topic whose graph this task belongs to (absent: the chat's own graph). */
+  readonly topicId?: number;
   readonly kind: K;
   payload: TaskPayloads[K];
   status: TaskStatus;
@@ -65,4 +72,17 @@ export interface NewTask<K extends TaskKind = TaskKind> {
 /** Narrow a task to one kind. */
 export function isKind<K extends TaskKind>(t: Task, kind: K): t is Task<K> {
   return t.kind === kind;
+}
+
+/**
+ * The task graph a task belongs to: one per chat, and one per forum topic (General, topic 1,
+ * is the chat's own graph). Each graph runs one task at a time.
+ */
+export function graphKey(chatId: string, topicId?: number): string {
+  return topicId === undefined ? chatId : `${chatId}/${topicId}`;
+}
+
+/** A forum topic as graphs know it: the General topic (1) and no topic are the chat's own graph. */
+export function graphTopic(topicId: number | undefined): number | undefined {
+  return topicId === undefined || topicId === 1 ? undefined : topicId;
 }

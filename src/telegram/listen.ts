@@ -9,6 +9,7 @@ import { captureEntities } from "./entities";
 import type { MessageFeed } from "./message-feed";
 import type { GramMessage } from "./parse";
 import type { PtsInfo } from "./sender-resolver";
+import type { TypingWatch } from "./typing-watch";
 import type { UpdateTracker } from "./update-tracker";
 
 export type { TelegramClient } from "telegram";
@@ -20,6 +21,8 @@ export interface ListenOptions {
   readonly tracker: UpdateTracker;
   readonly selfId: string;
   readonly logger: Logger;
+  /** Where other people's typing updates go (a Map update each; nothing else is done with them). */
+  readonly typing?: TypingWatch;
 }
 
 type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
@@ -70,6 +73,8 @@ export function listenForMessages(o: ListenOptions): () => void {
     }
     const at = ptsBox(update);
     if (!at) {
+      // Typing updates carry no pts, so messages never pay for this check.
+      if (o.typing?.note(update)) return;
       await process(update, undefined).catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"));
       return;
     }

@@ -64,6 +64,7 @@ describe("parsePersona", () => {
       startTypingDelaySec: 1.5,
       typingSpeedCps: 12,
       readDelaySec: 2,
+      quietWindowSec: 3,
       policy: { dm: "open", allowedUsers: [], allowedGroups: [], answersPerHour: 20, dailyTokenBudget: 2_000_000, takeoverSilenceMin: 30 },
       file: "agents/Test.md",
     });

@@ -54,7 +54,7 @@ describe("exactly once, for real", () => {
     });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "hello there" }));
-    await h.pass(5000); // read at 2 s, 2.1 s of typing
+    await h.pass(6000); // planned after the 3 s quiet window, then 2.1 s of typing
     expect(crashed).toBe(true);
     h.boot();
     await h.pass(30_000);
@@ -69,7 +69,7 @@ describe("exactly once, for real", () => {
     h.emu.setDelay("messages.SendMessage", 1500); // answered (and applied) only after our timeout
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "late but once" }));
-    await h.pass(5000); // the send goes out at 4.3 s and times out
+    await h.pass(6000); // planned at 3 s, the send goes out at 5.3 s and times out
     expect(sendTasks(h)).toEqual([{ status: "pending", attempts: 1, inDoubt: 1 }]);
     expect(h.log.lines().some((l) => l.level === 40 && String(l.msg).startsWith("task in doubt"))).toBe(true);
     // GramJS's queue still holds the request; it lands late.
@@ -102,7 +102,7 @@ describe("exactly once, for real", () => {
     h.emu.hang("messages.SendMessage", { when: "after-apply" });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "first answer" }, { kind: "send", text: "second part" }));
-    await h.pass(5000); // the first send went out at 4.2 s and is in doubt now
+    await h.pass(6000); // planned at 3 s, the first send went out at 5.2 s and is in doubt now
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and?" });
     h.gemini.script(plan({ kind: "send", text: "new answer" }));
     await h.pass(60_000);

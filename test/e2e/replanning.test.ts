@@ -16,7 +16,7 @@ describe("replanning and stale plans", () => {
     const gate = latch();
     h.gemini.script({ after: gate.promise, then: plan({ kind: "send", text: "stale answer" }) }, plan({ kind: "send", text: "fresh answer" }));
     const first = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai first question" });
-    const passing = h.pass(200); // planning starts and waits on the held Gemini answer
+    const passing = h.pass(3200); // planning starts after the quiet window and waits on the held Gemini answer
     await until(() => h.gemini.requests.length === 1);
     const second = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually, second question" });
     gate.release(); // only now does the first plan come back: stale
@@ -34,7 +34,7 @@ describe("replanning and stale plans", () => {
     const gate = latch();
     h.gemini.script({ after: gate.promise, then: plan({ kind: "send", text: "never" }) });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai one" });
-    const passing = h.pass(200);
+    const passing = h.pass(3200); // planning starts after the quiet window
     await until(() => h.gemini.requests.length === 1);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai two" });
     h.crash(); // dies while the first plan is still being made
@@ -48,11 +48,11 @@ describe("replanning and stale plans", () => {
     expect(h.lastUserTurn()).toMatch(/one[\s\S]*two/);
   });
 
-  it("stops a typing spell whose request was in flight when the chat was replanned", async () => {
+  it("stops a typing spell whose request was in flight when the chat was replanned and the new plan types nothing", async () => {
     h = await Harness.start();
     h.gemini.script(plan({ kind: "send", text: "z".repeat(200) }), plan());
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai story time" });
-    await h.pass(1900); // planned; the read comes at 2 s, typing right after
+    await h.pass(2900); // read at 2 s; planned after the 3 s quiet window, typing right after
     h.emu.setDelay("messages.SetTyping", 2000); // the typing request is in flight for a while
     const passing = h.pass(200);
     await until(() => h.emu.methods(h.account).includes("messages.SetTyping"));
@@ -136,7 +136,7 @@ describe("what must not block an answer", () => {
     h.gemini.script(plan({ kind: "send", text: "ok" }, { kind: "send", text: "z".repeat(100) }));
     await h.pass(40_000);
     const send = h.emu.requests.find((r) => r.method === "messages.SendMessage");
-    expect(send!.at - t0).toBe(2000 + 1200); // read at 2 s, then 1 s + 2 chars / 10 of typing
+    expect(send!.at - t0).toBe(3000 + 1200); // planned after the 3 s quiet window, then 1 s + 2 chars / 10 of typing
     expect(h.sent(h.group)).toHaveLength(2);
     // Two typing spells (one of 11 s with refreshes) inside the 300 s flood: one request, the flooded one.
     expect(h.emu.methods(h.account).filter((m) => m === "messages.SetTyping")).toHaveLength(1);

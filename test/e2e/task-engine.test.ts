@@ -35,17 +35,18 @@ describe("executing a plan like a person", () => {
       ),
     );
     await h.pass(20_000);
-    // Persona: start delay 1 s, 10 chars/s, read delay 2 s. "hello" → 1.5 s of typing, "bye" → 1.3 s.
+    // Persona: start delay 1 s, 10 chars/s, read delay 2 s, quiet window 3 s (the default): planned
+    // at 3 s (the fake Gemini answers at once). "hello" → 1.5 s of typing, "bye" → 1.3 s.
     expect(timeline(h, t0)).toEqual([
       "channels.ReadHistory@2000",
-      "messages.SetTyping(Typing)@2000",
-      "messages.SendMessage@3500",
-      "messages.SendReaction@6500",
-      "messages.SetTyping(ChooseSticker)@6500",
-      "messages.GetStickerSet@8500",
-      "messages.SendMedia@8500",
-      "messages.SetTyping(Typing)@8500",
-      "messages.SendMessage@9800",
+      "messages.SetTyping(Typing)@3000",
+      "messages.SendMessage@4500",
+      "messages.SendReaction@7500",
+      "messages.SetTyping(ChooseSticker)@7500",
+      "messages.GetStickerSet@9500",
+      "messages.SendMedia@9500",
+      "messages.SetTyping(Typing)@9500",
+      "messages.SendMessage@10800",
     ]);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello", "", "bye"]);
   });
@@ -57,12 +58,13 @@ describe("executing a plan like a person", () => {
     const text = "x".repeat(110); // 1 s + 110 / 10 = 12 s of typing
     h.gemini.script(plan({ kind: "send", text }));
     await h.pass(30_000);
+    // Planned after the 3 s quiet window; typing from then on.
     expect(timeline(h, t0)).toEqual([
       "channels.ReadHistory@2000",
-      "messages.SetTyping(Typing)@2000",
-      "messages.SetTyping(Typing)@7000",
-      "messages.SetTyping(Typing)@12000",
-      "messages.SendMessage@14000",
+      "messages.SetTyping(Typing)@3000",
+      "messages.SetTyping(Typing)@8000",
+      "messages.SetTyping(Typing)@13000",
+      "messages.SendMessage@15000",
     ]);
   });
 
@@ -70,7 +72,7 @@ describe("executing a plan like a person", () => {
     h = await Harness.start();
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai tell me a long story" });
     h.gemini.script(plan({ kind: "send", text: "y".repeat(200) }, { kind: "send", text: "the end" }));
-    await h.pass(4000); // reading at 2 s, typing since then
+    await h.pass(4000); // read at 2 s, planned after the 3 s quiet window, typing since then
     expect(h.emu.methods(h.account)).toContain("messages.SetTyping");
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually never mind" });
     h.gemini.script(plan());

@@ -35,8 +35,8 @@ export interface ReceivedHandlerDeps {
   readonly planner: Planner;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Open tasks of the chat the plan should wait for (the pending read mark). */
-  readonly waitFor: (chatId: string) => readonly number[];
+  /** Open tasks of the plan's graph (chat, or forum topic) it should wait for (the pending read mark). */
+  readonly waitFor: (chatId: string, topicId: number | undefined) => readonly number[];
   readonly timeZone?: string;
   /** Messages older than this (by their date) when the task plans are not answered (default: the inbound limit, 1 h). */
   readonly maxAnswerAgeMs?: number;
@@ -128,11 +128,12 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         }
         if (t.kind === "think") d.logger.debug({ component: "planner", chatId, thought: t.text }, "think");
       }
-      const topicId = history.find((m) => m.messageId === lastId)?.topicId;
+      // A forum topic's graph answers in that topic (see graphKey); else where the last message was.
+      const topicId = task.topicId ?? history.find((m) => m.messageId === lastId)?.topicId;
       const spawn = expandPlan(plan.tasks, {
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
-        waitFor: d.waitFor(chatId),
+        waitFor: d.waitFor(chatId, task.topicId),
         ...(topicId !== undefined ? { topicId } : {}),
       });
       d.logger.info({ component: "planner", chatId, tasks: plan.tasks.map((t) => t.kind), rejected: plan.rejected.length }, "plan ready");

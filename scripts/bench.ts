@@ -2,11 +2,14 @@
  * `npm run bench [-- --json]`: the project's speed figures, each a ratio measured in one run.
  *   P1  inbound cost per non-addressed message ÷ GramJS's own dispatch to a no-op handler (≤ 1.25)
  *   P2  Telegram requests per non-addressed message (0)
+ *   P3  planning calls for a burst (3 DMs 2 s apart; 5 mentions 1 s apart; goal 1 each) and the
+ *       fake-clock time from a burst's last message to the persona's typing
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
  *   P7  RSS after ingesting BENCH_P7_MESSAGES messages over 10,000 chats (≤ 300 MB; child process)
  *   P8  catch-up after downtime (10,000 messages, 1,000 chats) vs a naive getHistory scan (≤ 0.2×)
  */
 import { parseFlags, UsageError } from "../src/cli/args";
+import { benchBatching } from "../src/bench/batching-bench";
 import type { CatchUpFigures } from "../src/bench/catch-up-bench";
 import { benchInbound } from "../src/bench/inbound-bench";
 import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
@@ -14,7 +17,7 @@ import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 
 const USAGE = `Usage: npm run bench [-- --json]
 
-Measures the project's speed and memory figures (P1, P2, P6, P7, P8; see README "Benchmark").
+Measures the project's speed and memory figures (P1, P2, P3, P6, P7, P8; see README "Benchmark").
 Options:
   --json       print the figures as JSON
   -h, --help   this text
@@ -47,6 +50,7 @@ if (!Number.isInteger(p7Messages) || p7Messages < 1000) {
 }
 
 const inbound = await benchInbound({ messages });
+const p3 = await benchBatching();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
 const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
@@ -58,6 +62,7 @@ const figures = {
   P1: { ratio: inbound.wire.ratio, target: 1.25, messages: inbound.messages, wire: inbound.wire, dispatchOnly: inbound.dispatchOnly },
   // P2 counts the persona's requests over both of its timed runs (from the wire and prebuilt).
   P2: { requestsPerMessage: inbound.p2, requests: inbound.requests, messagesSeenByPersona: 2 * inbound.messages, target: 0 },
+  P3: { goalPlanningCalls: 1, clock: "fake (the planner answers at once)", ...p3 },
   P6: {
     ratio: many.meanMs / one.meanMs,
     target: 2,
@@ -78,6 +83,11 @@ if (json) {
   console.log(`   from the wire (TL decode + dispatch): full inbound path ${f(inbound.wire.pipelineUs, 1)} µs/message vs GramJS to a no-op handler ${f(inbound.wire.gramjsNoopUs, 1)} µs/message`);
   console.log(`   dispatch of prebuilt objects only:    full inbound path ${f(inbound.dispatchOnly.pipelineUs, 1)} µs/message vs GramJS to a no-op handler ${f(inbound.dispatchOnly.gramjsNoopUs, 1)} µs/message (ratio ${f(inbound.dispatchOnly.ratio, 3)})`);
   console.log(`P2 Telegram requests per non-addressed message: ${figures.P2.requestsPerMessage} (${inbound.requests} requests for ${2 * inbound.messages} messages; target 0)`);
+  const burst = (b: typeof p3.dms) => `${b.planningCalls} planning call(s), ${b.answers} answer(s), typing ${f(b.lastMessageToTypingMs / 1000, 1)} s after the last message`;
+  console.log(`P3 bursts (quiet window ${p3.quietWindowSec} s; fake clock, the planner answers at once; goal 1 planning call each)`);
+  console.log(`   3 DMs 2 s apart:         ${burst(p3.dms)}   (quiet window 0: ${p3.withoutQuietWindow.dms.planningCalls} calls)`);
+  console.log(`   5 mentions 1 s apart:    ${burst(p3.mentions)}   (quiet window 0: ${p3.withoutQuietWindow.mentions.planningCalls} calls)`);
+  console.log(`   a single message:        typing ${f(p3.singleMessageToTypingMs / 1000, 1)} s after it (quiet window 0: ${f(p3.singleMessageWithoutQuietWindowMs / 1000, 1)} s, the read delay)`);
   console.log(`P6 scheduler latency ratio 1000 chats / 1 chat: ${f(figures.P6.ratio)} (target ≤ 2)`);
   console.log(`   1 chat:      ${lat(one)}`);
   console.log(`   1000 chats:  ${lat(many)}`);

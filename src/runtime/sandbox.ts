@@ -42,11 +42,15 @@ export type ControlLine = keyof typeof CONTROL_LINES;
 export type SandboxCommand =
   | { readonly kind: "post"; readonly member: string; readonly text: string; readonly replyTo?: number }
   | { readonly kind: "dm"; readonly member: string; readonly text: string }
+  /** `alice typing` / `dm carol typing`: Telegram shows the member typing there (~6 s); `… stops typing` cancels it. */
+  | { readonly kind: "typing"; readonly member: string; readonly dm: boolean; readonly stop: boolean }
   | { readonly kind: "control"; readonly name: ControlLine }
   | { readonly kind: "unknown-control"; readonly name: string };
 
-/** `alice: hi`, `bob > 12: hi`, `dm carol: hi`, `/offline`…; undefined for anything else. */
+/** `alice: hi`, `bob > 12: hi`, `dm carol: hi`, `alice typing`, `/offline`…; undefined for anything else. */
 export function parseSandboxLine(line: string): SandboxCommand | undefined {
+  const typing = /^\s*(dm\s+)?(\w+)\s+(stops\s+)?typing\s*(?:\.\.\.|…)?\s*$/i.exec(line);
+  if (typing) return { kind: "typing", member: typing[2]!.toLowerCase(), dm: typing[1] !== undefined, stop: typing[3] !== undefined };
   const control = /^\s*\/(\S+)\s*$/.exec(line);
   if (control) {
     const name = control[1]!.toLowerCase();
@@ -217,11 +221,19 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       }
       const from = cmd ? members.get(cmd.member) : undefined;
       if (!cmd || !from) {
-        print(`? expected "<member>: <text>", "<member> > <id>: <text>" or "dm <member>: <text>" with member one of ${MEMBERS.join(", ")}`);
+        print(
+          `? expected "<member>: <text>", "<member> > <id>: <text>", "dm <member>: <text>" or "[dm] <member> [stops] typing" with member one of ${MEMBERS.join(", ")}`,
+        );
         continue;
       }
-      const chat = cmd.kind === "dm" ? (dms.get(cmd.member) ?? dms.set(cmd.member, emu.dm(account, from)).get(cmd.member)!) : group;
+      const inDm = cmd.kind === "dm" || (cmd.kind === "typing" && cmd.dm);
+      const chat = inDm ? (dms.get(cmd.member) ?? dms.set(cmd.member, emu.dm(account, from)).get(cmd.member)!) : group;
       try {
+        if (cmd.kind === "typing") {
+          await emu.userTyping(chat, from, { action: cmd.stop ? "cancel" : "typing" });
+          print(`${inDm ? "[dm] " : ""}… ${cmd.member} ${cmd.stop ? "stopped typing" : "is typing"}`);
+          continue;
+        }
         await emu.post({ chat, from, text: cmd.text, ...(cmd.kind === "post" && cmd.replyTo !== undefined ? { replyTo: cmd.replyTo } : {}) });
       } catch (e) {
         print(`! ${e instanceof Error ? e.message : String(e)}`);
@@ -237,6 +249,8 @@ export function helpText(): string {
     "  alice: hello            alice posts in the group",
     "  bob > 12: indeed        bob replies to message #12",
     "  dm carol: psst          carol writes to the persona directly",
+    "  alice typing            alice is shown typing in the group (~6 s; the persona waits for her, bounded)",
+    "  dm carol typing         carol is shown typing in her DM; \"alice stops typing\" cancels it",
     "Control lines:",
     ...Object.entries(CONTROL_LINES).map(([k, v]) => `  /${k.padEnd(22)} ${v}`),
   ].join("\n");

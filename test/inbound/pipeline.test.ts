@@ -10,7 +10,7 @@ import { tempDbPath } from "../support/temp-dir";
 function setup() {
   const db = openDatabase(tempDbPath());
   const messages = new MessageStore(db, "Mira");
-  const enqueued: { chatId: string; messageId: number; awaitingReply: boolean }[] = [];
+  const enqueued: { chatId: string; messageId: number; awaitingReply: boolean; senderId: string; topicId?: number }[] = [];
   const attached: { messageId: number; reply: ReplyContext }[] = [];
   let fetches = 0;
   const handle = createInboundPipeline({
@@ -74,7 +74,7 @@ describe("inbound pipeline", () => {
     await s.handle({ ...base, messageId: 12, text: "Mira?", replyToId: 5 });
     expect(s.fetches()).toBe(1);
     // The task exists before the fetch (so a crash cannot lose the message) and waits for it.
-    expect(s.enqueued).toEqual([{ chatId: "-1001", messageId: 12, awaitingReply: true }]);
+    expect(s.enqueued).toEqual([{ chatId: "-1001", messageId: 12, awaitingReply: true, senderId: "42" }]);
     expect(s.attached).toEqual([{ messageId: 12, reply: { kind: "deleted", id: 1 } }]);
   });
 

@@ -31,6 +31,13 @@ describe("sandbox", () => {
     expect(parseSandboxLine("just words")).toBeUndefined();
   });
 
+  it("parses the typing lines (and a post that merely says typing)", () => {
+    expect(parseSandboxLine("alice typing")).toEqual({ kind: "typing", member: "alice", dm: false, stop: false });
+    expect(parseSandboxLine("dm Carol typing…")).toEqual({ kind: "typing", member: "carol", dm: true, stop: false });
+    expect(parseSandboxLine("bob stops typing")).toEqual({ kind: "typing", member: "bob", dm: false, stop: true });
+    expect(parseSandboxLine("alice: typing")).toEqual({ kind: "post", member: "alice", text: "typing" });
+  });
+
   it("parses control lines, and names an unknown one", () => {
     expect(parseSandboxLine("/offline")).toEqual({ kind: "control", name: "offline" });
     expect(parseSandboxLine(" /KILL ")).toEqual({ kind: "control", name: "kill" });
@@ -71,7 +78,8 @@ describe("sandbox", () => {
 
   it("runs dry without a key: prints every message and the request body it would send, answers nothing", async () => {
     // A new supergroup's first message is its service message, so members' messages start at #2.
-    const out = await sandbox(["alice: lunch?", "bob > 2: Mira, what do you think?", "zed: hi", "dm carol: psst"]);
+    const out = await sandbox(["alice: lunch?", "alice typing", "bob > 2: Mira, what do you think?", "zed: hi", "dm carol: psst"]);
+    expect(out).toContain("… alice is typing");
     expect(out).toContain("#2 alice: lunch?");
     expect(out).toContain("#3 bob: Mira, what do you think? (↩ #2)");
     expect(out.some((l) => l.startsWith("? expected"))).toBe(true);

@@ -4,6 +4,9 @@ import { DEFAULT_ADDRESS_MODEL } from "../llm/purposes";
 /** The model used when GEMINI_MODEL is not set. */
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 
+/** The cheap model of rolling lane summaries when GEMINI_SUMMARY_MODEL is not set. */
+export const DEFAULT_SUMMARY_MODEL = "gemini-2.5-flash-lite";
+
 /**
  * What every command reads. The Telegram credentials are carried as given and validated only
  * by the commands that talk to Telegram (`telegramCredentials`), so a malformed
@@ -14,6 +17,8 @@ const schema = z.object({
   GEMINI_MODEL: z.string().min(1).default(DEFAULT_GEMINI_MODEL),
   /** The cheap model of addressing calls (smart and talkative groups). */
   GEMINI_ADDRESS_MODEL: z.string().min(1).default(DEFAULT_ADDRESS_MODEL),
+  /** The cheap model of rolling lane summaries (purpose "summarise"). */
+  GEMINI_SUMMARY_MODEL: z.string().min(1).default(DEFAULT_SUMMARY_MODEL),
   /** Read by the SDK itself; we only pass it through explicitly for clarity. */
   GOOGLE_GEMINI_BASE_URL: z.string().url().optional(),
   TELEGRAM_API_ID: z.string().optional(),

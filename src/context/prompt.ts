@@ -26,6 +26,8 @@ export interface PromptInput {
   readonly targets: readonly ReceivedItem[];
   /** A stored message by id, to annotate replies inside history without an API call. */
   readonly lookup: (messageId: number) => StoredMessage | undefined;
+  /** The lane's rolling summary, rendered and sanitized (summary/summary-format.ts); goes before the history. */
+  readonly summary?: string;
   /** Memory lines, rendered and sanitized, within their budget (memory/recall.ts). */
   readonly memories: readonly string[];
   readonly now: number;
@@ -60,6 +62,8 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
     if (last && last.role === role) last.parts.push({ text });
     else contents.push({ role, parts: [{ text }] });
   };
+  // What came before the window, summarised: history, labelled as such, ahead of the messages.
+  if (i.summary) push("user", i.summary);
   for (const m of i.history) {
     if (m.isAgent) {
       push("model", sanitizeText(m.text));

@@ -15,6 +15,8 @@ import { ChatSettingsStore } from "../store/chat-settings";
 import type { Db } from "../store/db";
 import { UsageStore } from "../store/usage";
 import { MemoryStore } from "../store/memories";
+import { SummaryStore } from "../store/summaries";
+import { LaneSummaries } from "../summary/lane-summaries";
 import type { CuratedMemories } from "../memory/curated";
 import { EntityStore } from "../store/entities";
 import { MessageStore, type ChatInfo } from "../store/messages";
@@ -101,6 +103,10 @@ export class AgentRuntime {
   /** Edits and deletions, live or from a catch-up's difference. */
   private readonly changes: MessageChangeHandler;
   readonly memories: MemoryStore;
+  /** Rolling summaries of thread lanes (made by `summarize` tasks on their own graphs). */
+  readonly laneSummaries: LaneSummaries;
+  /** The stored lane summaries. */
+  readonly summaries: SummaryStore;
   readonly scheduler: Scheduler;
   readonly inbound: InboundHandler;
   readonly entities: EntityStore;
@@ -188,6 +194,16 @@ export class AgentRuntime {
         this.messages.commit();
       },
     };
+    this.summaries = new SummaryStore(o.db, agent);
+    this.laneSummaries = new LaneSummaries({
+      messages: this.messages,
+      summaries: this.summaries,
+      llm: o.llm,
+      clock: this.clock,
+      logger: this.logger,
+      add: (graph, batch) => this.scheduler.add(graph, batch),
+      busy: (graph) => this.scheduler.openTasks(graph).length > 0,
+    });
     this.scheduler = new Scheduler({
       ...o.scheduler,
       ...(o.onAccountLost ? { onAccountLost: o.onAccountLost } : {}),
@@ -206,6 +222,7 @@ export class AgentRuntime {
           memories: this.memories,
           ...(o.curated ? { curated: o.curated } : {}),
           usernameOf: (userId) => this.entities.get(userId)?.username,
+          summaries: this.laneSummaries,
           planner: o.planner,
           clock: this.clock,
           logger: this.logger,
@@ -225,6 +242,7 @@ export class AgentRuntime {
         read: readHandler(deps),
         block: blockHandler(deps, "block"),
         unblock: blockHandler(deps, "unblock"),
+        summarize: this.laneSummaries.handler(),
       },
     });
     const readDelayMs = o.persona.readDelaySec * 1000;

@@ -90,7 +90,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
             db,
             sessionsDir: env.SESSIONS_DIR,
             credentials,
-            gemini: { apiKey: env.GEMINI_API_KEY!, model: env.GEMINI_MODEL, baseUrl: env.GOOGLE_GEMINI_BASE_URL, models: { address: env.GEMINI_ADDRESS_MODEL } },
+            gemini: { apiKey: env.GEMINI_API_KEY!, model: env.GEMINI_MODEL, baseUrl: env.GOOGLE_GEMINI_BASE_URL, models: { address: env.GEMINI_ADDRESS_MODEL, summarise: env.GEMINI_SUMMARY_MODEL } },
             logger,
             clock: o.clock ?? systemClock,
             personaIds,

@@ -170,4 +170,18 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE tasks ADD COLUMN topic_id INTEGER;
   `,
+  // 10: rolling summaries, one row per thread lane (store/summaries.ts, summary/).
+  `
+  CREATE TABLE lane_summaries (
+    agent      TEXT    NOT NULL,
+    lane       TEXT    NOT NULL,
+    chat_id    TEXT    NOT NULL,
+    version    INTEGER NOT NULL,
+    from_id    INTEGER NOT NULL,
+    to_id      INTEGER NOT NULL,
+    content    TEXT    NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (agent, lane)
+  ) WITHOUT ROWID;
+  `,
 ];

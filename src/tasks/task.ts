@@ -28,6 +28,8 @@ export interface TaskPayloads {
   read: { maxId: number };
   block: Record<string, never>;
   unblock: Record<string, never>;
+  /** Fold a lane's next messages into its rolling summary; runs on the graph `summary:<lane>` (summary/lane-summaries.ts). */
+  summarize: { lane: string };
 }
 
 export type TaskKind = keyof TaskPayloads;

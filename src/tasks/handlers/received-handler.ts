@@ -5,6 +5,7 @@ import type { Planner } from "../../llm/planner";
 import type { MemoryStore } from "../../store/memories";
 import type { CuratedMemories } from "../../memory/curated";
 import { recall } from "../../memory/recall";
+import { laneOf, type Lane } from "../../context/lanes";
 import { presentPeople, resolveSubject } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
 import type { Clock } from "../../types";
@@ -30,6 +31,8 @@ export interface ReceivedHandlerDeps {
   readonly memories: MemoryStore;
   /** Curated memories by user id (agents/<Name>/memory/<user id>.md); default none. */
   readonly curated?: CuratedMemories;
+  /** Rolling lane summaries: shown in the prompt, and checked for being due at each plan. */
+  readonly summaries?: { forPrompt(lane: Lane): string | undefined; consider(lane: Lane, uptoId: number): void };
   /** A user's @username as last seen, to resolve `remember {about: "@name"}`. */
   readonly usernameOf?: (userId: string) => string | undefined;
   readonly planner: Planner;
@@ -80,6 +83,8 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const present = presentPeople(history, targetIds, isDm ? { chatId } : undefined);
       const targetMessages = targetIds.map((id) => d.messages.get(chatId, id)).filter((m) => m !== undefined);
       const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
+      const lane = laneOf(targetMessages[targetMessages.length - 1] ?? { chatId });
+      const summary = d.summaries?.forPrompt(lane);
       const prompt = buildPlanPrompt({
         persona: d.persona,
         chat: { chatId, chatType: chat.chatType, ...(chat.title ? { title: chat.title } : {}) },
@@ -94,9 +99,12 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           nameOf: (id) => names.get(id),
           query: targetMessages.map((m) => m.text).join("\n"),
         }),
+        ...(summary ? { summary } : {}),
         now: d.clock.now(),
         ...(d.timeZone ? { timeZone: d.timeZone } : {}),
       });
+      // Is the lane's summary due? A task on the lane's own graph, made while this one plans.
+      d.summaries?.consider(lane, lastId);
       let plan;
       try {
         plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm, stickerSets: d.persona.stickerSets }, { chatId });

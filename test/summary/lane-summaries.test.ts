@@ -1,0 +1,144 @@
+/**
+ * The thresholds and the incremental fold of lane summaries, on a real SQLite file and the real
+ * Gemini SDK against the loopback fake (the scheduler is left out: `add` records the task).
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseLaneKey } from "../../src/context/lanes";
+import { GeminiClient } from "../../src/llm/gemini-client";
+import { GeminiLlm } from "../../src/llm/llm";
+import { FakeClock } from "../../src/runtime/clock";
+import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
+import { MessageStore } from "../../src/store/messages";
+import { SummaryStore } from "../../src/store/summaries";
+import { LaneSummaries, REFUSAL_BACKOFF_MS, summaryDue } from "../../src/summary/lane-summaries";
+import type { Task } from "../../src/tasks/task";
+import { GeminiFake, type GenerateBody } from "../support/gemini-fake";
+import { captureLogger } from "../support/log-capture";
+import { tempDbPath } from "../support/temp-dir";
+
+const CHAT = "-100555";
+const LANE = parseLaneKey(`root:${CHAT}`);
+const HOUR = 3600_000;
+const NOTES = { goals_and_open_questions: [], decisions: ["meet at noon"], facts: [], outcomes: [], pending_actions: [] };
+
+let gemini: GeminiFake;
+let db: Db;
+let clock: FakeClock;
+let messages: MessageStore;
+let summaries: SummaryStore;
+let lanes: LaneSummaries;
+let added: string[];
+let nextId: number;
+
+beforeEach(async () => {
+  gemini = await GeminiFake.start();
+  db = openDatabase(tempDbPath());
+  clock = new FakeClock();
+  messages = new MessageStore(db, "Mira");
+  summaries = new SummaryStore(db, "Mira");
+  const { logger } = captureLogger();
+  const client = new GeminiClient({ apiKey: "k", model: "m", baseUrl: gemini.baseUrl, logger, maxAttempts: 1, sleep: async () => {} });
+  added = [];
+  nextId = 1;
+  lanes = new LaneSummaries({
+    messages,
+    summaries,
+    llm: new GeminiLlm({ client, logger, model: "m", models: { summarise: "lite" } }),
+    clock,
+    logger,
+    add: (graph, batch) => added.push(`${graph} ${batch.map((t) => JSON.stringify(t.payload)).join()}`),
+    busy: () => false,
+  });
+});
+afterEach(async () => {
+  closeDatabase(db);
+  await gemini.close();
+});
+
+function post(n: number, o: { ageMs?: number; text?: string } = {}): number {
+  for (let i = 0; i < n; i++) {
+    messages.insert({ chatId: CHAT, messageId: nextId++, senderId: "7", senderName: "Alice", date: clock.now() - (o.ageMs ?? 0), text: o.text ?? `message ${nextId}`, isAgent: false });
+  }
+  messages.commit();
+  return nextId - 1;
+}
+
+const task = (): Task<"summarize"> => ({ id: 1, chatId: `summary:root:${CHAT}`, kind: "summarize", payload: { lane: `root:${CHAT}` }, status: "running", dependsOn: [], notBefore: 0, attempts: 1, createdAt: 0 });
+const lastUser = (b: GenerateBody) => b.contents![0]!.parts![0]!.text!;
+
+describe("when a lane is due", () => {
+  it("follows the three thresholds, never with 10 or fewer unsummarised messages", () => {
+    const now = 100 * HOUR;
+    expect(summaryDue({ count: 31, tokens: 500, since: now }, now)).toBe(true);
+    expect(summaryDue({ count: 30, tokens: 2500, since: now - 23 * HOUR }, now)).toBe(false);
+    expect(summaryDue({ count: 11, tokens: 2501, since: now }, now)).toBe(true);
+    expect(summaryDue({ count: 11, tokens: 100, since: now - 24 * HOUR }, now)).toBe(true);
+    expect(summaryDue({ count: 10, tokens: 9999, since: 0 }, now)).toBe(false);
+  });
+
+  it("is checked against the store: by count, by estimated tokens, by age", () => {
+    post(30);
+    lanes.consider(LANE, nextId - 1);
+    expect(added).toEqual([]);
+    post(1);
+    lanes.consider(LANE, nextId - 1);
+    expect(added).toEqual([`summary:root:${CHAT} {"lane":"root:${CHAT}"}`]);
+  });
+
+  it("is due by tokens: 12 long messages pass 2,500 estimated tokens", () => {
+    post(12, { text: "x".repeat(800) }); // 200 tokens + the header each
+    lanes.consider(LANE, nextId - 1);
+    expect(added).toHaveLength(1);
+  });
+
+  it("is due by age: 12 messages whose oldest is a day old, then a day after the last summary", async () => {
+    post(12, { ageMs: 25 * HOUR });
+    lanes.consider(LANE, nextId - 1);
+    expect(added).toHaveLength(1);
+    gemini.script({ json: NOTES });
+    await lanes.handler().run(task());
+    expect(summaries.get(`root:${CHAT}`)).toMatchObject({ version: 1, fromId: 1, toId: 2 });
+
+    post(11);
+    lanes.consider(LANE, nextId - 1);
+    expect(added).toHaveLength(1); // 21 unsummarised, summary fresh
+    await clock.advance(24 * HOUR);
+    lanes.consider(LANE, nextId - 1);
+    expect(added).toHaveLength(2);
+  });
+});
+
+describe("the summarize task", () => {
+  it("folds the previous summary and only the new range into the next version", async () => {
+    post(31);
+    gemini.script({ json: NOTES }, { json: { ...NOTES, outcomes: ["met at noon"] } });
+    await lanes.handler().run(task());
+    expect(gemini.requests[0]!.model).toBe("lite");
+    expect(lastUser(gemini.requests[0]!.body)).toContain("⟦#21 Alice");
+    expect(lastUser(gemini.requests[0]!.body)).not.toContain("⟦#22 ");
+    expect(summaries.get(`root:${CHAT}`)).toMatchObject({ version: 1, fromId: 1, toId: 21 });
+
+    post(20);
+    await lanes.handler().run(task());
+    const second = lastUser(gemini.requests[1]!.body);
+    expect(second).toContain('"decisions":["meet at noon"]');
+    expect(second).not.toContain("⟦#21 ");
+    expect(second).toContain("⟦#22 Alice");
+    expect(second).toContain("⟦#41 Alice");
+    expect(second).not.toContain("⟦#42 ");
+    expect(summaries.get(`root:${CHAT}`)).toMatchObject({ version: 2, fromId: 1, toId: 41 });
+    expect(lanes.forPrompt(LANE)).toContain("Outcomes:\n- met at noon");
+  });
+
+  it("after a refusal, leaves the lane alone for a while", async () => {
+    post(31);
+    gemini.script({ safety: true }, { safety: true });
+    await lanes.handler().run(task());
+    expect(summaries.get(`root:${CHAT}`)).toBeUndefined();
+    lanes.consider(LANE, nextId - 1);
+    expect(added).toEqual([]);
+    await clock.advance(REFUSAL_BACKOFF_MS);
+    lanes.consider(LANE, nextId - 1);
+    expect(added).toHaveLength(1);
+  });
+});

@@ -4,6 +4,7 @@
  *   P2  Telegram requests per non-addressed message (0)
  *   P3  planning calls for a burst (3 DMs 2 s apart; 5 mentions 1 s apart; goal 1 each) and the
  *       fake-clock time from a burst's last message to the persona's typing
+ *   P4  planning request tokens in a 10,000-message lane with 500 memories ÷ in a 50-message lane with 5 (≤ 1.3)
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
  *   P7  RSS after ingesting BENCH_P7_MESSAGES messages over 10,000 chats (≤ 300 MB; child process)
  *   P8  catch-up after downtime (10,000 messages, 1,000 chats) vs a naive getHistory scan (≤ 0.2×)
@@ -11,13 +12,14 @@
 import { parseFlags, UsageError } from "../src/cli/args";
 import { benchBatching } from "../src/bench/batching-bench";
 import type { CatchUpFigures } from "../src/bench/catch-up-bench";
+import { benchPromptGrowth } from "../src/bench/context-bench";
 import { benchInbound } from "../src/bench/inbound-bench";
 import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
 import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 
 const USAGE = `Usage: npm run bench [-- --json]
 
-Measures the project's speed and memory figures (P1, P2, P3, P6, P7, P8; see README "Benchmark").
+Measures the project's speed and memory figures (P1, P2, P3, P4, P6, P7, P8; see README "Benchmark").
 Options:
   --json       print the figures as JSON
   -h, --help   this text
@@ -51,6 +53,7 @@ if (!Number.isInteger(p7Messages) || p7Messages < 1000) {
 
 const inbound = await benchInbound({ messages });
 const p3 = await benchBatching();
+const p4 = await benchPromptGrowth();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
 const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
@@ -63,6 +66,7 @@ const figures = {
   // P2 counts the persona's requests over both of its timed runs (from the wire and prebuilt).
   P2: { requestsPerMessage: inbound.p2, requests: inbound.requests, messagesSeenByPersona: 2 * inbound.messages, target: 0 },
   P3: { goalPlanningCalls: 1, clock: "fake (the planner answers at once)", ...p3 },
+  P4: { estimator: "context/tokens.ts", ...p4 },
   P6: {
     ratio: many.meanMs / one.meanMs,
     target: 2,
@@ -88,6 +92,11 @@ if (json) {
   console.log(`   3 DMs 2 s apart:         ${burst(p3.dms)}   (quiet window 0: ${p3.withoutQuietWindow.dms.planningCalls} calls)`);
   console.log(`   5 mentions 1 s apart:    ${burst(p3.mentions)}   (quiet window 0: ${p3.withoutQuietWindow.mentions.planningCalls} calls)`);
   console.log(`   a single message:        typing ${f(p3.singleMessageToTypingMs / 1000, 1)} s after it (quiet window 0: ${f(p3.singleMessageWithoutQuietWindowMs / 1000, 1)} s, the read delay)`);
+  const lane = (l: typeof p4.long) =>
+    `${l.requestTokens} tokens (prompt text ${l.promptTokens}: ${l.historyMessages} history messages, memories ${l.memoryTokens}, summary ${l.summaryTokens})`;
+  console.log(`P4 request tokens, 10,000-message lane with 500 memories ÷ 50-message lane with 5: ${f(p4.ratio)} (target ≤ 1.3); prompt text alone ${f(p4.promptRatio)}`);
+  console.log(`   ${p4.long.laneMessages} messages, ${p4.long.memories} memories, a summary: ${lane(p4.long)}`);
+  console.log(`   ${p4.short.laneMessages} messages, ${p4.short.memories} memories, no summary yet: ${lane(p4.short)}`);
   console.log(`P6 scheduler latency ratio 1000 chats / 1 chat: ${f(figures.P6.ratio)} (target ≤ 2)`);
   console.log(`   1 chat:      ${lat(one)}`);
   console.log(`   1000 chats:  ${lat(many)}`);

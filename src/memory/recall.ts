@@ -16,7 +16,7 @@ import type { Memory, MemoryStore } from "../store/memories";
 import type { CuratedMemories } from "./curated";
 
 /** Tokens the memory lines of one prompt may take. */
-export const MEMORY_BUDGET_TOKENS = 320;
+export const MEMORY_BUDGET_TOKENS = 200;
 /** Full-text matches considered per prompt. */
 export const MEMORY_TOP_K = 6;
 /** Newest visible memories looked at after the matches (the budget stops well before). */

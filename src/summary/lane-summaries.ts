@@ -84,11 +84,11 @@ export class LaneSummaries {
 
   constructor(private readonly o: LaneSummariesOptions) {}
 
-  /** The lane's summary as the planner reads it, or undefined. */
-  forPrompt(lane: Lane): string | undefined {
+  /** The lane's summary as the planner reads it, and the last message id it covers; undefined when none. */
+  forPrompt(lane: Lane): { readonly text: string; readonly toId: number } | undefined {
     const s = this.o.summaries.get(laneKey(lane));
     const parsed = s && parseStoredSummary(s.content);
-    return parsed ? renderSummary(parsed, { fromId: s.fromId, toId: s.toId }) : undefined;
+    return parsed ? { text: renderSummary(parsed, { fromId: s.fromId, toId: s.toId }), toId: s.toId } : undefined;
   }
 
   /**

@@ -28,7 +28,7 @@ const SECTIONS: readonly [keyof Summary, string][] = [
 ];
 
 /** Tokens a summary may take in a planning prompt (the one estimator, context/tokens.ts). */
-export const SUMMARY_BUDGET_TOKENS = 400;
+export const SUMMARY_BUDGET_TOKENS = 300;
 
 /** A stored summary's JSON, checked; undefined when it is not one (never thrown: a bad row is skipped). */
 export function parseStoredSummary(json: string): Summary | undefined {

@@ -70,6 +70,10 @@ describe("rolling lane summaries", () => {
     expect(first).toContain(`[Summary of this conversation up to message #${ids[21]}`);
     expect(first).toContain("- Bob brings the ball");
     expect(first).toContain("Decisions:\n- picnic in the park");
+    // What the summary covers is not repeated in the window; what it does not cover is there.
+    const window = userText(next);
+    expect(window).not.toContain(`⟦#${ids[21]} `);
+    expect(window).toContain(`⟦#${ids[22]} `);
     expect(summaryRequests()).toHaveLength(1); // 12 new messages: not due again
     expect(ask.id).toBeGreaterThan(ids[30]!);
   });

@@ -127,7 +127,7 @@ describe("the summarize task", () => {
     expect(second).toContain("⟦#41 Alice");
     expect(second).not.toContain("⟦#42 ");
     expect(summaries.get(`root:${CHAT}`)).toMatchObject({ version: 2, fromId: 1, toId: 41 });
-    expect(lanes.forPrompt(LANE)).toContain("Outcomes:\n- met at noon");
+    expect(lanes.forPrompt(LANE)?.text).toContain("Outcomes:\n- met at noon");
   });
 
   it("after a refusal, leaves the lane alone for a while", async () => {

@@ -5,7 +5,7 @@ import type { Planner } from "../../llm/planner";
 import type { MemoryStore } from "../../store/memories";
 import type { CuratedMemories } from "../../memory/curated";
 import { recall } from "../../memory/recall";
-import { laneOf, type Lane } from "../../context/lanes";
+import { laneKey, laneOf, type Lane } from "../../context/lanes";
 import { presentPeople, resolveSubject } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
 import type { Clock } from "../../types";
@@ -32,7 +32,7 @@ export interface ReceivedHandlerDeps {
   /** Curated memories by user id (agents/<Name>/memory/<user id>.md); default none. */
   readonly curated?: CuratedMemories;
   /** Rolling lane summaries: shown in the prompt, and checked for being due at each plan. */
-  readonly summaries?: { forPrompt(lane: Lane): string | undefined; consider(lane: Lane, uptoId: number): void };
+  readonly summaries?: { forPrompt(lane: Lane): { readonly text: string; readonly toId: number } | undefined; consider(lane: Lane, uptoId: number): void };
   /** A user's @username as last seen, to resolve `remember {about: "@name"}`. */
   readonly usernameOf?: (userId: string) => string | undefined;
   readonly planner: Planner;
@@ -77,14 +77,16 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const lastId = Math.max(...items.map((i) => i.messageId));
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
       const chat = d.messages.chat(chatId) ?? { chatId, chatType: "group" };
-      const history = d.messages.recent(chatId, lastId, HISTORY_LIMIT);
       const isDm = chat.chatType === "dm";
       const targetIds = items.map((i) => i.messageId);
-      const present = presentPeople(history, targetIds, isDm ? { chatId } : undefined);
       const targetMessages = targetIds.map((id) => d.messages.get(chatId, id)).filter((m) => m !== undefined);
-      const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
       const lane = laneOf(targetMessages[targetMessages.length - 1] ?? { chatId });
       const summary = d.summaries?.forPrompt(lane);
+      // What the lane's summary covers is not repeated: its messages up to the summary's last id leave the window.
+      const key = laneKey(lane);
+      const history = d.messages.recent(chatId, lastId, HISTORY_LIMIT).filter((m) => !summary || m.messageId > summary.toId || laneKey(laneOf(m)) !== key);
+      const present = presentPeople(history, targetIds, isDm ? { chatId } : undefined);
+      const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
       const prompt = buildPlanPrompt({
         persona: d.persona,
         chat: { chatId, chatType: chat.chatType, ...(chat.title ? { title: chat.title } : {}) },
@@ -99,7 +101,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           nameOf: (id) => names.get(id),
           query: targetMessages.map((m) => m.text).join("\n"),
         }),
-        ...(summary ? { summary } : {}),
+        ...(summary ? { summary: summary.text } : {}),
         now: d.clock.now(),
         ...(d.timeZone ? { timeZone: d.timeZone } : {}),
       });

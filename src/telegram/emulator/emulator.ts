@@ -16,6 +16,8 @@ import { FaultPlan } from "./fault-plan.js";
 import { outboxReads } from "./read-receipts.js";
 import { MessageBus, type PreparedDelivery } from "./message-bus.js";
 import { MessageChanges, type TypingAction } from "./message-changes.js";
+import { reactionPush, setReaction } from "./message-reactions.js";
+import { isStandardReaction } from "../standard-reactions.js";
 import { Network, type RecordedLoginRequest } from "./network.js";
 import { newMessageUpdates } from "./new-message-update.js";
 import { RpcEndpoint } from "./rpc-endpoint.js";
@@ -110,6 +112,7 @@ export class TelegramEmulator {
       duplicates: () => this.duplicates,
       shapes,
       publish: (msg, sender) => this.bus.publish(msg, sender.id),
+      pushLater: (d) => this.bus.later(d),
     });
     this.auth = new AuthServer(this.now, opts.loginCodeTtlMs ?? DEFAULT_LOGIN_CODE_TTL_MS, opts.app);
     this.network = new Network({
@@ -634,7 +637,24 @@ export class TelegramEmulator {
   reactions(chat: EmuChat, messageId: number): EmuReaction[] {
     const msg = this.world.findInChat(this.world.record(chat), messageId);
     if (!msg) return [];
-    return [...msg.reactions].map(([userId, emoji]) => ({ userId: String(userId), emoji }));
+    return [...msg.reactions].map(([userId, r]) => ({ userId: String(userId), emoji: r.emoji }));
+  }
+
+  /**
+   * `user` (a member) reacts to message `messageId` of `chat` (id as `viewer`, default the
+   * reference account, sees it) with a standard reaction; `null` removes its reaction. One
+   * reaction per user: a new one replaces the old. The message's author, when it is an attached
+   * account, is pushed `updateMessageReactions` (no pts); resolves after its handlers ran.
+   */
+  async react(user: EmuUser, chat: EmuChat, messageId: number, emoji: string | null, o: { viewer?: EmuUser } = {}): Promise<void> {
+    const rec = this.world.record(chat);
+    if (!rec.members.has(user.id)) throw new Error(`emulator: ${user.firstName} is not a member of ${chat.peerId}`);
+    const msg = this.world.findInChat(rec, messageId, o.viewer);
+    if (!msg || msg.deleted || msg.service) throw new Error(`emulator: no message ${messageId} in ${chat.peerId} to react to`);
+    if (emoji !== null && !isStandardReaction(emoji)) throw new Error(`emulator: "${emoji}" is not a standard Telegram reaction`);
+    if (!setReaction(msg, user.id, emoji ?? undefined, this.now())) return;
+    const push = reactionPush(this.world, this.views, msg, user.id, this.now());
+    if (push) await this.bus.deliver(push.account, push.updates);
   }
 
   /** True when `account` blocked `user`. */

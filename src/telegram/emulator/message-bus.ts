@@ -85,6 +85,11 @@ export class MessageBus {
     }
   }
 
+  /** Pushes prepared updates in the background, after the current request's answer. `idle()` waits for it. */
+  later(d: PreparedDelivery): void {
+    this.track(new Promise<void>((r) => setImmediate(r)).then(() => this.deliver(d.account, d.updates)));
+  }
+
   /**
    * Resolves when background deliveries are done and no handler GramJS started on any attached
    * client is still running (handlers may cause more of both: it waits until everything is

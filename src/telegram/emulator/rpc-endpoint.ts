@@ -6,6 +6,7 @@ import type { Api } from "telegram";
 import type { Connection } from "./client-link.js";
 import type { PendingRequest } from "./fake-sender.js";
 import type { FaultPlan } from "./fault-plan.js";
+import type { PreparedDelivery } from "./message-bus.js";
 import type { MethodContext } from "./methods/method.js";
 import { methodHandler } from "./methods/registry.js";
 import { RpcFault, toGramJsError } from "./rpc-fault.js";
@@ -28,6 +29,8 @@ export interface RpcEndpointDeps {
   readonly shapes: UpdateShapes;
   /** A message an account created by a request (see MessageBus.publish). */
   readonly publish: (msg: StoredMessage, sender: EmuUser) => void;
+  /** Updates for another account, pushed after the current answer (see MessageBus.later). */
+  readonly pushLater: (delivery: PreparedDelivery) => void;
 }
 
 /** Answers the requests of every attached client. */
@@ -122,6 +125,7 @@ export class RpcEndpoint {
       duplicates: this.deps.duplicates(),
       shapes: this.deps.shapes,
       announce: (msg) => publish(msg, account),
+      pushLater: this.deps.pushLater,
     };
     try {
       return handler.handle(ctx, strictTl ? roundTripRequest(request) : request);

@@ -90,8 +90,18 @@ export interface StoredMessage {
   /** DMs and basic groups: account id → the account pts this message's arrival moved to. */
   readonly boxPts: Map<number, number>;
   deleted: boolean;
-  /** user id → reaction emoji (one standard reaction per user, like a non-premium account). */
-  readonly reactions: Map<number, string>;
+  /**
+   * user id → reaction (one standard reaction per user, like a non-premium account), in the
+   * order they were last set: the newest last.
+   */
+  readonly reactions: Map<number, ReactionRecord>;
+}
+
+/** One user's reaction on a message. */
+export interface ReactionRecord {
+  readonly emoji: string;
+  /** Unix time in ms it was set. */
+  readonly date: number;
 }
 
 /** An account's server-side mailbox: the id space it shares across all its DMs and basic groups. */

@@ -7,6 +7,7 @@
 import { Api } from "telegram";
 import { toLong } from "./long.js";
 import { mentionsUser } from "./mentions.js";
+import { reactionsOf } from "./message-reactions.js";
 import type { ChatRecord, StickerDoc, StoredMessage } from "./stored-message.js";
 import type { EmuUser } from "./types.js";
 import type { World } from "./world.js";
@@ -149,6 +150,7 @@ export class TlViews {
       ...(replyTo ? { replyTo } : {}),
       ...(msg.entities.length > 0 ? { entities: [...msg.entities] } : {}),
       ...(msg.sticker ? { media: this.stickerMedia(msg.sticker) } : {}),
+      ...(msg.reactions.size > 0 ? { reactions: reactionsOf(msg, viewer.id) } : {}),
     });
   }
 

@@ -2,6 +2,7 @@
  * The shape of one emulated RPC method, and what it may touch.
  */
 import { Api } from "telegram";
+import type { PreparedDelivery } from "../message-bus.js";
 import type { StoredMessage } from "../stored-message.js";
 import type { EntityBag, TlViews } from "../tl-views.js";
 import type { DuplicateMode, EmuUser, UpdateLimits, UpdateShapes } from "../types.js";
@@ -22,6 +23,8 @@ export interface MethodContext {
   readonly shapes: UpdateShapes;
   /** Publishes a message an account just created: onMessage listeners and other attached members. */
   announce(msg: StoredMessage): void;
+  /** Pushes updates to another account after this request's answer (e.g. a reaction to its message). */
+  pushLater(delivery: PreparedDelivery): void;
 }
 
 /*

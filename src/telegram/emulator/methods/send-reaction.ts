@@ -1,11 +1,14 @@
 /**
  * messages.SendReaction: one standard reaction per user and message (a non-premium account);
  * an empty list removes it. Anything outside Telegram's standard list is REACTION_INVALID.
+ * The answer is `Updates{updateMessageReactions}` as the caller sees the message now; the
+ * message's author, if it is another attached account, is pushed the same (see
+ * message-reactions.ts).
  */
 import { Api } from "telegram";
 import { RpcFault } from "../rpc-fault.js";
 import { isStandardReaction } from "../../standard-reactions.js";
-import type { StoredMessage } from "../stored-message.js";
+import { reactionPush, reactionsUpdate, setReaction } from "../message-reactions.js";
 import { defineMethod, updatesEnvelope } from "./method.js";
 import { asMessageId, chatForInputPeer } from "./resolve-peer.js";
 
@@ -18,35 +21,18 @@ export const sendReaction = defineMethod("messages.SendReaction", Api.messages.S
   const reactions = req.reaction ?? [];
   if (reactions.length > 1) throw new RpcFault("REACTIONS_TOO_MANY");
   const first = reactions[0];
+  let changed: boolean;
   if (first === undefined || first instanceof Api.ReactionEmpty) {
-    msg.reactions.delete(account.id);
+    changed = setReaction(msg, account.id, undefined, ctx.now);
   } else if (first instanceof Api.ReactionEmoji && isStandardReaction(first.emoticon)) {
-    msg.reactions.set(account.id, first.emoticon);
+    changed = setReaction(msg, account.id, first.emoticon, ctx.now);
   } else {
     throw new RpcFault("REACTION_INVALID");
   }
-  const update = new Api.UpdateMessageReactions({
-    peer: views.peer(rec, account.id),
-    msgId,
-    ...(msg.topicId !== undefined ? { topMsgId: msg.topicId } : {}),
-    reactions: reactionsOf(msg, account.id),
-  });
+  if (changed) {
+    const push = reactionPush(world, views, msg, account.id, ctx.now);
+    if (push) ctx.pushLater(push);
+  }
+  const update = reactionsUpdate(world, views, msg, account)!;
   return updatesEnvelope([update], views.entitiesFor([], account, [rec]), ctx.now);
 });
-
-/** Telegram's per-message reaction summary, with `chosenOrder` on the viewer's own reaction. */
-export function reactionsOf(msg: StoredMessage, viewerId: number): Api.MessageReactions {
-  const counts = new Map<string, number>();
-  for (const emoji of msg.reactions.values()) counts.set(emoji, (counts.get(emoji) ?? 0) + 1);
-  const mine = msg.reactions.get(viewerId);
-  return new Api.MessageReactions({
-    results: [...counts].map(
-      ([emoticon, count]) =>
-        new Api.ReactionCount({
-          reaction: new Api.ReactionEmoji({ emoticon }),
-          count,
-          ...(emoticon === mine ? { chosenOrder: 0 } : {}),
-        }),
-    ),
-  });
-}

@@ -19,6 +19,8 @@ import { SummaryStore } from "../store/summaries";
 import { LaneSummaries } from "../summary/lane-summaries";
 import type { CuratedMemories } from "../memory/curated";
 import { EntityStore } from "../store/entities";
+import { ReactionStore } from "../store/reactions";
+import { createReactionHandler } from "../inbound/reactions";
 import { MessageStore, type ChatInfo } from "../store/messages";
 import { ACCOUNT_BOX, UpdateStateStore } from "../store/update-state";
 import {
@@ -107,6 +109,8 @@ export class AgentRuntime {
   readonly laneSummaries: LaneSummaries;
   /** The stored lane summaries. */
   readonly summaries: SummaryStore;
+  /** People's reactions to the persona's messages, and the persona's own reactions. */
+  readonly reactions: ReactionStore;
   readonly scheduler: Scheduler;
   readonly inbound: InboundHandler;
   readonly entities: EntityStore;
@@ -141,6 +145,7 @@ export class AgentRuntime {
     this.messages = new MessageStore(o.db, agent);
     this.changes = createChangeHandler({ messages: this.messages, logger: this.logger });
     this.memories = new MemoryStore(o.db, agent);
+    this.reactions = new ReactionStore(o.db, agent);
     this.entities = new EntityStore(o.db, agent);
     this.updateState = new UpdateStateStore(o.db, agent);
     this.tracker = new UpdateTracker({
@@ -193,6 +198,7 @@ export class AgentRuntime {
         });
         this.messages.commit();
       },
+      onReacted: (r) => this.reactions.setOwn(r.chatId, r.messageId, o.selfId, r.emoji, this.clock.now()),
     };
     this.summaries = new SummaryStore(o.db, agent);
     this.laneSummaries = new LaneSummaries({
@@ -389,6 +395,7 @@ export class AgentRuntime {
       selfId: this.o.selfId,
       logger: this.logger,
       typing: this.typing,
+      reactions: createReactionHandler({ messages: this.messages, reactions: this.reactions, logger: this.logger }),
     });
     const stopChanges = listenForChanges({
       client: this.o.client,

@@ -184,4 +184,17 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (agent, lane)
   ) WITHOUT ROWID;
   `,
+  // 11: reactions on the persona's messages and the persona's own reactions (store/reactions.ts).
+  `
+  CREATE TABLE reactions (
+    agent      TEXT    NOT NULL,
+    chat_id    TEXT    NOT NULL,
+    message_id INTEGER NOT NULL,
+    reactor_id TEXT    NOT NULL,
+    emoji      TEXT    NOT NULL,
+    date       INTEGER NOT NULL,
+    is_agent   INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (agent, chat_id, message_id, reactor_id)
+  ) WITHOUT ROWID;
+  `,
 ];

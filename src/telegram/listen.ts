@@ -5,7 +5,9 @@ import { Raw } from "telegram/events/Raw.js";
 import { returnBigInt } from "telegram/Helpers.js";
 import type { EntityStore } from "../store/entities";
 import { ACCOUNT_BOX } from "../store/update-state";
+import type { ReactionChangeHandler } from "../inbound/reactions";
 import { captureEntities } from "./entities";
+import { reactionChange } from "./listen-reactions";
 import type { MessageFeed } from "./message-feed";
 import type { GramMessage } from "./parse";
 import type { PtsInfo } from "./sender-resolver";
@@ -23,6 +25,8 @@ export interface ListenOptions {
   readonly logger: Logger;
   /** Where other people's typing updates go (a Map update each; nothing else is done with them). */
   readonly typing?: TypingWatch;
+  /** Reactions on messages (updateMessageReactions: no pts, never a message). */
+  readonly reactions?: ReactionChangeHandler;
 }
 
 type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
@@ -40,8 +44,8 @@ export function ptsBox(update: Api.TypeUpdate | Api.TypeUpdates): { box: string;
 /**
  * Everything the account receives goes through one raw handler: the entities an update carries
  * are stored (only when new or changed), its pts is checked against the box it belongs to (see
- * UpdateTracker: gaps are held and then fetched), and new messages — full or short — go to the
- * message feed. GramJS's own NewMessage builder turns short updates into messages, so parsing
+ * UpdateTracker: gaps are held and then fetched), new messages — full or short — go to the
+ * message feed, and reactions (no pts) to `reactions`. GramJS's own NewMessage builder turns short updates into messages, so parsing
  * is the same for every shape. Returns a function that detaches the handler.
  */
 export function listenForMessages(o: ListenOptions): () => void {
@@ -73,8 +77,16 @@ export function listenForMessages(o: ListenOptions): () => void {
     }
     const at = ptsBox(update);
     if (!at) {
-      // Typing updates carry no pts, so messages never pay for this check.
+      // Typing and reaction updates carry no pts, so messages never pay for these checks.
       if (o.typing?.note(update)) return;
+      if (update instanceof Api.UpdateMessageReactions) {
+        try {
+          o.reactions?.(reactionChange(update, o.selfId));
+        } catch (err) {
+          o.logger.error({ component: "inbound", err }, "reaction handling failed");
+        }
+        return;
+      }
       await process(update, undefined).catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"));
       return;
     }

@@ -20,6 +20,8 @@ export interface ActionHandlerDeps {
   readonly limits: RateLimits;
   /** Called after the persona's own message was sent, so it enters the chat history. */
   readonly onSent: (o: { chatId: string; messageId: number; text: string; replyTo?: number; topicId?: number }) => void;
+  /** Called after the persona's reaction was accepted, so it enters the chat history too. */
+  readonly onReacted?: (o: { chatId: string; messageId: number; emoji: string }) => void;
 }
 
 /**
@@ -115,7 +117,9 @@ export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
 export function reactHandler(d: ActionHandlerDeps): TaskHandler<"react"> {
   return {
     async run(task) {
-      await d.actions.react({ chatId: task.chatId, messageId: task.payload.messageId, emoji: task.payload.emoji });
+      const { messageId, emoji } = task.payload;
+      await d.actions.react({ chatId: task.chatId, messageId, emoji });
+      d.onReacted?.({ chatId: task.chatId, messageId, emoji });
       return { type: "done" };
     },
     rateKeys: (t) => d.actions.rateKeys("react", t.chatId),

@@ -8,11 +8,13 @@
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
  *   P7  RSS after ingesting BENCH_P7_MESSAGES messages over 10,000 chats (≤ 300 MB; child process)
  *   P8  catch-up after downtime (10,000 messages, 1,000 chats) vs a naive getHistory scan (≤ 0.2×)
+ *   addressing calls per 100 group messages of ordinary chatter in smart mode (≤ 20)
  */
 import { parseFlags, UsageError } from "../src/cli/args";
 import { benchBatching } from "../src/bench/batching-bench";
 import type { CatchUpFigures } from "../src/bench/catch-up-bench";
 import { benchPromptGrowth } from "../src/bench/context-bench";
+import { benchAddressing } from "../src/bench/addressing-bench";
 import { benchInbound } from "../src/bench/inbound-bench";
 import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
 import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
@@ -20,6 +22,8 @@ import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 const USAGE = `Usage: npm run bench [-- --json]
 
 Measures the project's speed and memory figures (P1, P2, P3, P4, P6, P7, P8; see README "Benchmark").
+Measures the project's speed and memory figures (P1, P2, P3, P6, P7, P8, addressing calls in
+smart mode; see README "Benchmark").
 Options:
   --json       print the figures as JSON
   -h, --help   this text
@@ -54,6 +58,7 @@ if (!Number.isInteger(p7Messages) || p7Messages < 1000) {
 const inbound = await benchInbound({ messages });
 const p3 = await benchBatching();
 const p4 = await benchPromptGrowth();
+const addressing = await benchAddressing();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
 const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
@@ -76,6 +81,7 @@ const figures = {
   },
   P7: { rssMb: p7.rssMb, target: 300, ingest: p7, afterCatchUpRssMb: p8.rssMb },
   P8: { target: 0.2, ...p8 },
+  addressingCallsPer100: addressing,
 };
 
 if (json) {
@@ -108,4 +114,8 @@ if (json) {
   console.log(`P8 catch-up requests ÷ naive scan: ${f(p8.ratio, 3)} (target ≤ 0.2), ${p8.messagesWhileDown} messages over ${p8.chats} chats while down`);
   console.log(`   catch-up:   ${p8.catchUp.requests} requests, ${f(p8.catchUp.seconds, 1)} s (through the inbound path), ${p8.catchUp.recovered} recovered, ${p8.catchUp.lost} lost, ${p8.catchUp.doubled} doubled`);
   console.log(`   naive scan: ${p8.naive.requests} requests (getDialogs + getHistory per dialog), ${f(p8.naive.seconds, 1)} s (fetch only), ${p8.naive.recovered} recovered`);
+  const a = addressing.sample;
+  const skips = Object.entries(a.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
+  console.log(`Addressing calls per 100 group messages in smart mode: ${f(addressing.callsPer100, 1)} (mean of ${addressing.seeds} chatter scripts, worst ${f(addressing.maxCallsPer100, 0)}; goal ≤ 20)`);
+  console.log(`   first script: ${a.messages} messages, ${a.explicit} naming the persona (no call), ${a.considered} considered; prefilter skipped ${a.considered - a.candidates} (${skips}); ${a.candidates} candidates → ${a.calls} calls; ${a.answered} answered of ${a.meantForPersona} meant for the persona`);
 }

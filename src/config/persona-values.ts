@@ -70,18 +70,19 @@ export function parsePhone(src: ValueSource, raw: string): string {
   return phone;
 }
 
-/** Group modes that exist today. `smart` and `talkative` are designed but not built yet. */
-export type GroupMode = "strict";
-const RESERVED_GROUP_MODES = ["smart", "talkative"] as const;
+/**
+ * How the persona behaves in groups: `strict` answers only explicit addressing (a mention, a
+ * reply to it, its name or an alias); `smart` also answers what an addressing call judges to be
+ * meant for it; `talkative` may also join in by itself (a few times per hour).
+ */
+export type GroupMode = "strict" | "smart" | "talkative";
+export const GROUP_MODES: readonly GroupMode[] = ["strict", "smart", "talkative"];
 
-/** `# Group Mode`: only `strict` for now. */
+/** `# Group Mode`: strict, smart or talkative. */
 export function parseGroupMode(src: ValueSource, raw: string): GroupMode {
   const mode = singleLine(src, raw).toLowerCase();
-  if (mode === "strict") return "strict";
-  if ((RESERVED_GROUP_MODES as readonly string[]).includes(mode)) {
-    return fail(src, `"${mode}" is not supported yet (only strict works for now)`);
-  }
-  return fail(src, `unknown value ${quoteValue(raw)} (expected strict)`);
+  if ((GROUP_MODES as readonly string[]).includes(mode)) return mode as GroupMode;
+  return fail(src, `unknown value ${quoteValue(raw)} (expected strict, smart or talkative)`);
 }
 
 /** Bounds and unit of a numeric field, for both the check and the message. */

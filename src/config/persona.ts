@@ -46,6 +46,12 @@ export interface Persona {
   /** Other names people call the persona by (addressing matches these). */
   readonly aliases: readonly string[];
   readonly groupMode: GroupMode;
+  /** smart/talkative: answer an implicitly addressed message when the addressing call is at least this sure (0–1). */
+  readonly addressConfidence: number;
+  /** talkative: join in when the addressing call's `interject` score is above this (0–1). */
+  readonly interjectThreshold: number;
+  /** talkative: at most this many interjections per chat in any sliding hour. */
+  readonly interjectionsPerHour: number;
   /** Sticker-set short names the persona may send from. */
   readonly stickerSets: readonly string[];
   /** Seconds before typing starts. */
@@ -70,6 +76,9 @@ export const PERSONA_FIELDS = [
   "Role Prompt",
   "Aliases",
   "Group Mode",
+  "Address Confidence",
+  "Interject Threshold",
+  "Interjections Per Hour",
   "Agent Sticker Sets",
   "Start Typing Delay",
   "Typing Speed",
@@ -93,6 +102,13 @@ export const PERSONA_TIMING = {
   typingSpeedCps: { default: 12, min: 1, max: 100, unit: "characters per second" },
   readDelaySec: { default: 2, min: 0, max: 600, unit: "seconds" },
   quietWindowSec: { default: 3, min: 0, max: 60, unit: "seconds" },
+} as const satisfies Record<string, NumberRule & { default: number }>;
+
+/** Defaults and bounds of the smart/talkative group fields. */
+export const PERSONA_ADDRESSING = {
+  addressConfidence: { default: 0.6, min: 0, max: 1, unit: "confidence (0-1)" },
+  interjectThreshold: { default: 0.7, min: 0, max: 1, unit: "score (0-1)" },
+  interjectionsPerHour: { default: 2, min: 0, max: 60, unit: "interjections" },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 /** Options for {@link parsePersona}. */
@@ -178,6 +194,9 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     ),
     aliases: Object.freeze(aliasesRaw === undefined ? [] : parseAliases(src("Aliases"), aliasesRaw)),
     groupMode: groupModeRaw === undefined ? "strict" : parseGroupMode(src("Group Mode"), groupModeRaw),
+    addressConfidence: num("Address Confidence", PERSONA_ADDRESSING.addressConfidence),
+    interjectThreshold: num("Interject Threshold", PERSONA_ADDRESSING.interjectThreshold),
+    interjectionsPerHour: num("Interjections Per Hour", PERSONA_ADDRESSING.interjectionsPerHour),
     stickerSets: Object.freeze(
       stickersRaw === undefined ? [] : parseStickerSets(src("Agent Sticker Sets"), stickersRaw),
     ),

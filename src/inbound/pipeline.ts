@@ -28,6 +28,11 @@ export interface InboundPipelineDeps {
    * Called only for addressed messages, after they are stored.
    */
   readonly admit?: (m: InboundMessage) => AdmitResult;
+  /**
+   * A stored group message that does not address the persona explicitly (smart/talkative groups
+   * decide on it off the hot path: addressing-implicit.ts). Must be cheap in strict chats.
+   */
+  readonly implicit?: (m: InboundMessage) => void;
   /** The account's own outgoing messages (owner commands, owner takeover); absent: skipped. */
   readonly outgoing?: (m: InboundMessage) => Promise<InboundOutcome>;
 }
@@ -142,7 +147,10 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
     });
     if (!fresh) return "duplicate";
-    if (!addressed) return "stored";
+    if (!addressed) {
+      if (m.chatType !== "dm") d.implicit?.(m);
+      return "stored";
+    }
     if (now() - m.date > maxAge) {
       d.logger.debug({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "addressed but too old to answer");
       return "too-old";

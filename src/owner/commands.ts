@@ -115,7 +115,7 @@ function mode(args: readonly string[], d: OwnerCommandDeps): string {
     d.settings.update(chat.chatId, { mode: wanted });
     target = `in ${describeChat(chat)}`;
   }
-  const note = wanted === "strict" ? "" : ` Only strict is active for now: ${wanted} behaves exactly like strict until it is built.`;
+  const note = name === "" ? " A chat's own /mode, if set, still wins there." : "";
   return `Mode ${target} set to ${wanted}.${note}`;
 }
 

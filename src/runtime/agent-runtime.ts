@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Persona } from "../config/persona";
 import { compileAddressMatcher } from "../inbound/addressing";
+import { ImplicitAddressing } from "../inbound/addressing-implicit";
 import { createInboundPipeline, MAX_ANSWER_AGE_MS, type InboundHandler } from "../inbound/pipeline";
 import type { Llm } from "../llm/llm";
 import type { Planner } from "../llm/planner";
@@ -90,6 +91,8 @@ export interface AgentRuntimeOptions {
   readonly curated?: CuratedMemories;
   /** Prices for the cost estimate of LLM calls (default: the built-in table). */
   readonly prices?: PriceTable;
+  /** The account's @username (without @), for the addressing call; default: the entity store's. */
+  readonly selfUsername?: string;
 }
 
 /** How long `stop()` waits for running tasks (a send in flight) by default. */
@@ -131,6 +134,8 @@ export class AgentRuntime {
   /** What the owner set per chat (pause, mode, takeover silence). */
   readonly settings: ChatSettingsStore;
   readonly caps: Caps;
+  /** smart/talkative groups: the prefilter and the addressing call. */
+  readonly addressing: ImplicitAddressing;
   private detach: (() => void) | undefined;
   private detachUsage: (() => void) | undefined;
   private startedAt: number;
@@ -185,6 +190,7 @@ export class AgentRuntime {
       messages: this.messages,
       limits,
       onSent: (s) => {
+        this.addressing.noteOwn(s.chatId, this.clock.now());
         this.messages.insert({
           chatId: s.chatId,
           messageId: s.messageId,
@@ -249,15 +255,47 @@ export class AgentRuntime {
         block: blockHandler(deps, "block"),
         unblock: blockHandler(deps, "unblock"),
         summarize: this.laneSummaries.handler(),
+        address: { run: (t) => this.addressing.handler().run(t), rateKeys: () => ["llm"] },
       },
     });
     const readDelayMs = o.persona.readDelaySec * 1000;
     const quietMs = o.persona.quietWindowSec * 1000;
+    const admit = createAdmission({
+      policy: o.persona.policy,
+      selfId: o.selfId,
+      siblings: o.siblings ?? new Set(),
+      settings: this.settings,
+      caps: this.caps,
+      clock: this.clock,
+      logger: this.logger,
+      isContact: (userId) => this.entities.get(userId)?.contact,
+    });
+    this.addressing = new ImplicitAddressing({
+      persona: o.persona,
+      selfId: o.selfId,
+      selfUsername: () => o.selfUsername ?? this.entities.get(o.selfId)?.username,
+      siblings: o.siblings ?? new Set(),
+      settings: this.settings,
+      messages: this.messages,
+      scheduler: this.scheduler,
+      llm: o.llm,
+      admit,
+      db: o.db,
+      clock: this.clock,
+      logger: this.logger,
+      readDelayMs,
+      quietMs,
+      maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
+    });
     this.inbound = createInboundPipeline({
       messages: this.messages,
       names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
       logger: this.logger,
-      enqueue: (chatId, messageId, a) => this.scheduler.enqueueReceived(chatId, messageId, { readDelayMs, quietMs, ...a }),
+      enqueue: (chatId, messageId, a) => {
+        const from = this.messages.get(chatId, messageId)?.senderId;
+        if (from !== undefined) this.addressing.notePartner(chatId, from);
+        this.scheduler.enqueueReceived(chatId, messageId, { readDelayMs, quietMs, ...a });
+      },
       attachReply: (chatId, messageId, reply) => this.scheduler.attachReply(chatId, messageId, reply),
       maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
       standIns: new Set(
@@ -266,16 +304,8 @@ export class AgentRuntime {
         ),
       ),
       now: () => this.clock.now(),
-      admit: createAdmission({
-        policy: o.persona.policy,
-        selfId: o.selfId,
-        siblings: o.siblings ?? new Set(),
-        settings: this.settings,
-        caps: this.caps,
-        clock: this.clock,
-        logger: this.logger,
-        isContact: (userId) => this.entities.get(userId)?.contact,
-      }),
+      admit,
+      implicit: (m) => this.addressing.consider(m),
       outgoing: createOutgoingHandler({
         selfId: o.selfId,
         name: o.persona.name,

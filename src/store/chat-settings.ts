@@ -1,8 +1,8 @@
 import type { GroupMode } from "../config/persona";
 import { transaction, type Db } from "./db";
 
-/** The modes the owner can set with `/mode` (only strict behaves differently for now). */
-export type ChatMode = GroupMode | "smart" | "talkative";
+/** The group modes the owner can set with `/mode` (the persona's `# Group Mode` values). */
+export type ChatMode = GroupMode;
 
 /** What the owner set for one chat (or, under {@link ALL_CHATS}, for the whole persona). */
 export interface ChatSettings {

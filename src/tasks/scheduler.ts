@@ -258,6 +258,8 @@ export class Scheduler {
     this.o.store.transaction(() => {
       for (const t of tasks) {
         if (t.inDoubt) continue;
+        // An addressing call is not part of a plan: a replan must not lose the messages it decides on.
+        if (t.kind === "address") continue;
         if (silent) this.silentCancel.add(t.id);
         // (A dependent may already have been cancelled by the cascade of an earlier one.)
         if (t.status === "pending") this.finish(t, "cancelled", reason);

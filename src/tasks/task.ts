@@ -20,6 +20,12 @@ export interface TaskPayloads {
   received: { items: ReceivedItem[]; llmParks?: number; authors?: string[]; planBy?: number };
   /** `bridge`: keeps a spell of a replanned chat showing until the new plan types (no flicker). */
   typing: { seconds: number; action: "typing" | "sticker"; topicId?: number; until?: number; bridge?: boolean };
+  /**
+   * smart/talkative groups: messages the prefilter let through, waiting for one addressing call
+   * (src/inbound/addressing-implicit.ts). `firstAt`: when the burst began (bounds the gathering);
+   * `outcome`: what the call decided, kept for the hourly interjection cap.
+   */
+  address: { items: number[]; firstAt: number; outcome?: "answer" | "interject" | "react" | "none" | "superseded" };
   /** `answers`: the addressed messages this plan answers — carried into the next plan if cancelled unsent. */
   send: { text: string; replyTo?: number; topicId?: number; sentId?: number; answers?: number[] };
   react: { messageId: number; emoji: string };

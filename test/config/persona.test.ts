@@ -139,17 +139,22 @@ describe("parsePersona", () => {
   describe("errors", () => {
     it("formats the message with file, field and problem", () => {
       const e = fileError(() => parse(MINIMAL + "# Group Mode\nloud\n"));
-      expect(e.message).toBe('agents/Test.md: field "Group Mode": unknown value "loud" (expected strict)');
+      expect(e.message).toBe('agents/Test.md: field "Group Mode": unknown value "loud" (expected strict, smart or talkative)');
       expect(e.file).toBe("agents/Test.md");
       expect(e.field).toBe("Group Mode");
-      expect(e.problem).toBe('unknown value "loud" (expected strict)');
+      expect(e.problem).toBe('unknown value "loud" (expected strict, smart or talkative)');
     });
 
-    it.each(["smart", "talkative", "Smart"])("rejects reserved group mode %s as not supported yet", (mode) => {
-      const e = fileError(() => parse(MINIMAL + `# Group Mode\n${mode}\n`));
-      expect(e.field).toBe("Group Mode");
-      expect(e.message).toMatch(/not supported yet/);
-      expect(e.message).toContain(mode.toLowerCase());
+    it.each([["smart", "smart"], ["Talkative", "talkative"], ["STRICT", "strict"]])("reads group mode %s", (raw, mode) => {
+      expect(parse(MINIMAL + `# Group Mode\n${raw}\n`).groupMode).toBe(mode);
+    });
+
+    it("reads the addressing settings, with defaults, and rejects values out of range", () => {
+      expect(parse(MINIMAL)).toMatchObject({ addressConfidence: 0.6, interjectThreshold: 0.7, interjectionsPerHour: 2 });
+      const p = parse(MINIMAL + "# Address Confidence\n0.8\n# Interject Threshold\n.5\n# Interjections Per Hour\n4\n");
+      expect(p).toMatchObject({ addressConfidence: 0.8, interjectThreshold: 0.5, interjectionsPerHour: 4 });
+      const e = fileError(() => parse(MINIMAL + "# Address Confidence\n1.5\n"));
+      expect(e.message).toBe('agents/Test.md: field "Address Confidence": bad value "1.5" (expected a number of confidence (0-1) from 0 to 1)');
     });
 
     it("rejects an unknown heading", () => {

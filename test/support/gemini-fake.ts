@@ -87,7 +87,7 @@ export class GeminiFake {
   readonly requests: RecordedRequest[] = [];
 
   private readonly queue: FakeReply[] = [];
-  private fallback: ((body: GenerateBody, index: number) => FakeReply) | undefined;
+  private fallback: ((body: GenerateBody, index: number, model: string) => FakeReply) | undefined;
   /** Pending delayed answers, cleared on close so no timer outlives the server. */
   private readonly timers = new Set<NodeJS.Timeout>();
 
@@ -120,8 +120,11 @@ export class GeminiFake {
     this.queue.push(...replies);
   }
 
-  /** Compute a reply when the queue is empty. `index` is the 0-based index of the request overall. */
-  respondWith(fn: (body: GenerateBody, index: number) => FakeReply): void {
+  /**
+   * Compute a reply when the queue is empty. `index` is the 0-based index of the request overall;
+   * `model` the model in the URL (e.g. the cheap addressing model vs the planner's).
+   */
+  respondWith(fn: (body: GenerateBody, index: number, model: string) => FakeReply): void {
     this.fallback = fn;
   }
 
@@ -151,7 +154,7 @@ export class GeminiFake {
     }
     const index = this.requests.length;
     this.requests.push({ model: decodeURIComponent(model), body, headers: flattenHeaders(req) });
-    const reply = this.queue.shift() ?? this.fallback?.(body, index) ?? DEFAULT_REPLY;
+    const reply = this.queue.shift() ?? this.fallback?.(body, index, decodeURIComponent(model)) ?? DEFAULT_REPLY;
     this.answer(res, reply, { model: decodeURIComponent(model), promptChars: raw.length, index });
   }
 
@@ -274,4 +277,12 @@ function errorBodyFor(reply: { readonly status: 429 | 500 | 503; readonly retryD
 
 function blockedRating(): unknown {
   return { category: "HARM_CATEGORY_HARASSMENT", probability: "HIGH", blocked: true };
+}
+
+/** What a request is for, told by the response schema it carries (plan: `tasks`; address: `wanna_interject`). */
+export function requestPurpose(body: GenerateBody): "plan" | "address" | "other" {
+  const props = (body.generationConfig?.responseJsonSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  if ("tasks" in props) return "plan";
+  if ("wanna_interject" in props) return "address";
+  return "other";
 }

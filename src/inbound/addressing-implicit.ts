@@ -1,0 +1,273 @@
+/**
+ * Group modes beyond strict. Explicit addressing (a mention, a reply to the persona, its name or
+ * an alias) is handled by the inbound pipeline in every mode and costs no call. In a `smart` or
+ * `talkative` chat, a group message that is not explicitly addressed goes through
+ * {@link ImplicitAddressing.consider}:
+ *
+ * 1. the prefilter (addressing-prefilter.ts) drops what cannot be for the persona — from memory,
+ *    no query, no request;
+ * 2. a candidate becomes an `address` task of the chat (durable: committed before anything else
+ *    happens). Candidates arriving while one is pending are gathered into one newer task; the
+ *    older one finds it and ends without a call. The call waits {@link GATHER_MS} after the last
+ *    candidate, but never more than {@link MAX_GATHER_MS} after the first: one call per burst;
+ * 3. the task makes one addressing call (addressing-call.ts, purpose `address`, the cheap model)
+ *    and acts on the verdict:
+ *    - addressed with confidence ≥ `# Address Confidence` (default 0.6): answered through the
+ *      same route as an explicit mention (policies and caps first, then `enqueueReceived`);
+ *    - talkative only: `wanna_interject` and `interject` > `# Interject Threshold` (default 0.7),
+ *      at most `# Interjections Per Hour` per chat (default 2; counted from the task table, so a
+ *      restart keeps the count): a reaction when `is_lightweight`, else an answer;
+ *    - anything else: nothing. A rejected message never cancels or replans anything: the task
+ *      only ever adds work, and a replan (an explicit mention) never cancels an address task.
+ *
+ * The mode of a chat: its `/mode` (chat_settings), else the persona-wide `/mode`, else the
+ * persona's `# Group Mode`. DMs have no mode: every DM is addressed.
+ */
+import type { Logger } from "pino";
+import type { Persona } from "../config/persona";
+import type { GroupMode } from "../config/persona-values";
+import { laneOf, readLane } from "../context/lanes";
+import type { Llm } from "../llm/llm";
+import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
+import type { Db } from "../store/db";
+import type { MessageStore, StoredMessage } from "../store/messages";
+import type { HandlerOutcome, Scheduler, TaskHandler } from "../tasks/scheduler";
+import { graphTopic, type Task } from "../tasks/task";
+import { standardReaction } from "../telegram/standard-reactions";
+import type { ChatType, Clock, InboundMessage } from "../types";
+import { AddressVerdict, addressingPrompt } from "./addressing-call";
+import { ChatActivity, prefilter, SKIP_REASONS, type SkipReason } from "./addressing-prefilter";
+
+/** Quiet time after the last candidate before the addressing call is made. */
+export const GATHER_MS = 3_000;
+/** Longest a burst is gathered, counted from its first candidate. */
+export const MAX_GATHER_MS = 10_000;
+/** Lane messages before the burst shown to the addressing call. */
+export const ADDRESS_HISTORY = 10;
+/** The reaction of a lightweight interjection when the model named none (or no standard one). */
+export const DEFAULT_INTERJECT_EMOJI = "👍";
+
+/** Counters of the addressing path since start (tests, the benchmark, `--verbose`). */
+export interface AddressingStats {
+  /** Group messages of smart/talkative chats that did not address the persona explicitly. */
+  considered: number;
+  /** Of those, dropped by the prefilter, per reason. */
+  readonly skipped: Record<SkipReason, number>;
+  /** Passed to an addressing task. */
+  candidates: number;
+  /** Addressing requests sent to the LLM (a refusal's second try counts). */
+  calls: number;
+  /** Bursts answered because the call said addressed. */
+  answered: number;
+  /** talkative: text interjections and reactions. */
+  interjected: number;
+  reacted: number;
+}
+
+export interface ImplicitAddressingDeps {
+  readonly persona: Persona;
+  readonly selfId: string;
+  /** The account's @username (without @), when known. */
+  readonly selfUsername: () => string | undefined;
+  /** Other personas of the process (never answered). */
+  readonly siblings: ReadonlySet<string>;
+  readonly settings: ChatSettingsStore;
+  readonly messages: MessageStore;
+  readonly scheduler: Pick<Scheduler, "add" | "openTasks" | "enqueueReceived">;
+  /** Absent: no addressing call can be made; non-strict chats answer only explicit addressing. */
+  readonly llm: Llm | undefined;
+  /** The persona's policies and caps for a message it would answer. */
+  readonly admit: (m: InboundMessage) => { readonly ok: boolean };
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly readDelayMs: number;
+  /** The persona's quiet window (ms), as for a mention. */
+  readonly quietMs: number;
+  /** Messages older than this are not considered (catch-up of old chatter). */
+  readonly maxAnswerAgeMs: number;
+}
+
+export class ImplicitAddressing {
+  readonly stats: AddressingStats = {
+    considered: 0,
+    skipped: Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>,
+    candidates: 0,
+    calls: 0,
+    answered: 0,
+    interjected: 0,
+    reacted: 0,
+  };
+  private readonly activity = new ChatActivity();
+  private readonly interjectionsStmt;
+
+  constructor(private readonly d: ImplicitAddressingDeps) {
+    this.interjectionsStmt = d.db
+      .prepare(
+        `SELECT count(*) FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'address' AND status = 'done' AND created_at > ?
+           AND json_extract(payload, '$.outcome') IN ('interject', 'react')`,
+      )
+      .pluck();
+  }
+
+  /** The group mode in force in a chat. */
+  modeOf(chatId: string): GroupMode {
+    return this.d.settings.get(chatId).mode ?? this.d.settings.get(ALL_CHATS).mode ?? this.d.persona.groupMode;
+  }
+
+  /** Someone addressed the persona in a chat (their next messages may be follow-ups). */
+  notePartner(chatId: string, senderId: string): void {
+    this.activity.partner(chatId, senderId);
+  }
+
+  /** The persona sent a message in a chat (its partner's next messages may be follow-ups). */
+  noteOwn(chatId: string, at: number): void {
+    this.activity.own(chatId, at);
+  }
+
+  /**
+   * Inbound hook for a stored group message that did not address the persona explicitly. In a
+   * strict chat (or a DM) it returns at once: the hot path pays two Map lookups.
+   */
+  consider(m: InboundMessage): void {
+    if (m.chatType === "dm" || this.modeOf(m.chatId) === "strict") return;
+    const now = this.d.clock.now();
+    if (now - m.date > this.d.maxAnswerAgeMs) return;
+    this.stats.considered++;
+    const near = this.activity.other(m.chatId, m.senderId, m.date);
+    const verdict = prefilter(m, {
+      selfId: this.d.selfId,
+      selfUsername: this.d.selfUsername()?.toLowerCase(),
+      siblings: this.d.siblings,
+      near,
+      questionAllowed: () => this.activity.question(m.chatId, m.date),
+    });
+    if ("skip" in verdict) {
+      this.stats.skipped[verdict.skip]++;
+      return;
+    }
+    if (!this.d.llm) return;
+    this.stats.candidates++;
+    // Durable before anything else: the message row (group commit) and then its task.
+    this.d.messages.commit();
+    // Forum topics have their own graph: a burst is gathered, judged and answered per topic.
+    const topic = graphTopic(m.topicId);
+    const pending = this.pendingTasks(m.chatId, topic);
+    const firstAt = Math.min(now, ...pending.map((t) => t.payload.firstAt));
+    const items = [...new Set([...pending.flatMap((t) => t.payload.items), m.messageId])].sort((a, b) => a - b);
+    this.d.scheduler.add(
+      m.chatId,
+      [{ kind: "address", payload: { items, firstAt }, notBefore: Math.min(now + GATHER_MS, firstAt + MAX_GATHER_MS) }],
+      topic,
+    );
+    this.d.logger.debug({ component: "addressing", chatId: m.chatId, messageId: m.messageId, why: verdict.candidate, burst: items.length }, "addressing candidate");
+  }
+
+  /** The `address` task kind. */
+  handler(): TaskHandler<"address"> {
+    return {
+      rateKeys: () => ["llm"],
+      run: (task) => this.run(task),
+    };
+  }
+
+  private pendingTasks(chatId: string, topic: number | undefined): Task<"address">[] {
+    return this.d.scheduler
+      .openTasks(chatId)
+      .filter((t): t is Task<"address"> => t.kind === "address" && t.status === "pending" && t.topicId === topic);
+  }
+
+  private async run(task: Task<"address">): Promise<HandlerOutcome> {
+    const chatId = task.chatId;
+    const done = (outcome: NonNullable<Task<"address">["payload"]["outcome"]>, spawn?: HandlerOutcome & { type: "done" }): HandlerOutcome => {
+      task.payload = { ...task.payload, outcome };
+      return spawn ?? { type: "done" };
+    };
+    // A newer task of the chat carries this one's messages too: it makes the one call.
+    if (this.pendingTasks(chatId, task.topicId).some((t) => t.id > task.id)) return done("superseded");
+    const mode = this.modeOf(chatId);
+    const llm = this.d.llm;
+    if (mode === "strict" || !llm) return done("none");
+    const oldest = this.d.clock.now() - this.d.maxAnswerAgeMs;
+    const burst = task.payload.items
+      .map((id) => this.d.messages.get(chatId, id))
+      .filter((m): m is StoredMessage => m !== undefined && !m.deleted && m.date >= oldest);
+    if (burst.length === 0) return done("none");
+    const first = burst[0]!;
+    const history = readLane(this.d.messages, laneOf(first), { uptoId: first.messageId - 1, limit: ADDRESS_HISTORY });
+    const username = this.d.selfUsername();
+    const prompt = addressingPrompt({
+      name: this.d.persona.name,
+      ...(username ? { username } : {}),
+      aliases: this.d.persona.aliases,
+      history,
+      burst,
+    });
+    let res;
+    try {
+      res = await llm.generateJson<AddressVerdict>({ purpose: "address", schema: AddressVerdict, ...prompt, chatId });
+    } catch (e) {
+      // Already retried by the client. Not answering is the safe side: one line, no failed task.
+      this.stats.calls++;
+      this.d.logger.warn({ component: "addressing", chatId, messages: task.payload.items, err: e instanceof Error ? e.message : String(e) }, "addressing call failed; not answering");
+      return done("none");
+    }
+    this.stats.calls += res.calls;
+    if (!res.ok) return done("none"); // logged once by the LLM layer
+    const v = res.value;
+    const target = burst.find((m) => m.messageId === v.message_id) ?? burst[burst.length - 1]!;
+    const p = this.d.persona;
+    this.d.logger.info(
+      { component: "addressing", chatId, messages: task.payload.items, mode, addressed: v.addressed, confidence: v.confidence, interject: v.wanna_interject ? v.interject : 0, reason: v.reason },
+      "addressing verdict",
+    );
+    if (v.addressed && v.confidence >= p.addressConfidence) {
+      if (!this.answer(target)) return done("none");
+      this.stats.answered++;
+      return done("answer");
+    }
+    if (mode !== "talkative" || !v.wanna_interject || v.interject <= p.interjectThreshold) return done("none");
+    const lastHour = this.interjectionsStmt.get(p.name, chatId, this.d.clock.now() - 3_600_000) as number;
+    if (lastHour >= p.interjectionsPerHour) {
+      this.d.logger.debug({ component: "addressing", chatId, lastHour, cap: p.interjectionsPerHour }, "would interject, but the hourly cap is reached");
+      return done("none");
+    }
+    if (v.is_lightweight) {
+      this.stats.reacted++;
+      const emoji = (v.emoji !== undefined ? standardReaction(v.emoji) : undefined) ?? DEFAULT_INTERJECT_EMOJI;
+      return done("react", { type: "done", spawn: [{ kind: "react", payload: { messageId: target.messageId, emoji } }] });
+    }
+    if (!this.answer(target)) return done("none");
+    this.stats.interjected++;
+    return done("interject");
+  }
+
+  /** Answer a message the persona was not explicitly asked: the same policies, caps and route as a mention. */
+  private answer(m: StoredMessage): boolean {
+    const chat = this.d.messages.chat(m.chatId);
+    const inbound: InboundMessage = {
+      chatId: m.chatId,
+      chatType: (chat?.chatType ?? "group") as ChatType,
+      ...(chat?.title !== undefined ? { chatTitle: chat.title } : {}),
+      ...(chat?.username !== undefined ? { chatUsername: chat.username } : {}),
+      messageId: m.messageId,
+      senderId: m.senderId,
+      senderName: m.senderName,
+      date: m.date,
+      text: m.text,
+      entities: [],
+      mentioned: false,
+      out: false,
+      senderIsBot: false,
+    };
+    if (!this.d.admit(inbound).ok) return false;
+    this.activity.partner(m.chatId, m.senderId);
+    this.d.scheduler.enqueueReceived(m.chatId, m.messageId, {
+      readDelayMs: this.d.readDelayMs,
+      quietMs: this.d.quietMs,
+      senderId: m.senderId,
+      ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
+    });
+    return true;
+  }
+}

@@ -105,8 +105,9 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
   }
 
   let selfId: string;
+  let selfUsername: string | undefined;
   try {
-    ({ selfId } = await link.connect(stop));
+    ({ selfId, selfUsername } = await link.connect(stop));
   } catch (e) {
     await link.close();
     release();
@@ -130,6 +131,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     db: o.db,
     client: link.client,
     selfId,
+    ...(selfUsername !== undefined ? { selfUsername } : {}),
     logger: o.logger,
     clock: o.clock,
     onAccountLost: onLost,

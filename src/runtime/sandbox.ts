@@ -131,6 +131,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       db,
       client,
       selfId: String(account.id),
+      ...(account.username ? { selfUsername: account.username } : {}),
       planner: plannerUsed,
       llm,
       logger,

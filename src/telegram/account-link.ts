@@ -94,14 +94,14 @@ export class AccountLink implements WatchedConnection {
    * retried forever with capped backoff, each one logged as one line; an account-terminal
    * error throws AccountLostError; `signal` aborting throws ConnectAbortedError at once.
    */
-  async connect(signal: AbortSignal): Promise<{ selfId: string }> {
+  async connect(signal: AbortSignal): Promise<{ selfId: string; selfUsername?: string }> {
     const backoff = this.o.backoff ?? DEFAULT_BACKOFF;
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) throw new ConnectAbortedError();
       try {
-        const selfId = await abortable(this.connectOnce(attempt > 1), signal);
+        const self = await abortable(this.connectOnce(attempt > 1), signal);
         if (attempt > 1) this.o.logger.info({ component: "connection", attempts: attempt }, "connected to Telegram");
-        return { selfId };
+        return self;
       } catch (e) {
         if (signal.aborted || e instanceof ConnectAbortedError) throw new ConnectAbortedError();
         const lost = accountLost(e);
@@ -134,13 +134,13 @@ export class AccountLink implements WatchedConnection {
     );
   }
 
-  private async connectOnce(reconnect: boolean): Promise<string> {
+  private async connectOnce(reconnect: boolean): Promise<{ selfId: string; selfUsername?: string }> {
     if (reconnect) await this.dropConnection();
     await this.connectTransport();
     // Is the session still authorized? (GramJS's checkAuthorization would hide which error.)
     await this.probe();
     const me = await this.bounded(this.client.getMe(), "users.GetUsers", this.requestTimeoutMs);
-    return me.id.toString();
+    return { selfId: me.id.toString(), ...(me.username ? { selfUsername: me.username } : {}) };
   }
 
   private async connectTransport(): Promise<void> {

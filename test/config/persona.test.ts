@@ -60,6 +60,9 @@ describe("parsePersona", () => {
       rolePrompts: [],
       aliases: [],
       groupMode: "strict",
+      addressConfidence: 0.6,
+      interjectThreshold: 0.7,
+      interjectionsPerHour: 2,
       stickerSets: [],
       startTypingDelaySec: 1.5,
       typingSpeedCps: 12,
@@ -309,7 +312,7 @@ describe("loadPersonas", () => {
     const e = loadError(() => loadPersonas(rel));
     expect(e.errors).toHaveLength(1);
     expect(e.errors[0]?.message).toBe(
-      `${join(rel, "Bad.md")}: field "Group Mode": unknown value "loud" (expected strict)`,
+      `${join(rel, "Bad.md")}: field "Group Mode": unknown value "loud" (expected strict, smart or talkative)`,
     );
   });
 

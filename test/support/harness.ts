@@ -121,6 +121,7 @@ export class Harness {
       db: this.db,
       client: this.client,
       selfId: String(this.account.id),
+      ...(this.account.username ? { selfUsername: this.account.username } : {}),
       planner: new GeminiPlanner({ llm, logger: this.log.logger }),
       llm,
       logger: this.log.logger,

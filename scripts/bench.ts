@@ -21,9 +21,8 @@ import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 
 const USAGE = `Usage: npm run bench [-- --json]
 
-Measures the project's speed and memory figures (P1, P2, P3, P4, P6, P7, P8; see README "Benchmark").
-Measures the project's speed and memory figures (P1, P2, P3, P6, P7, P8, addressing calls in
-smart mode; see README "Benchmark").
+Measures the project's speed and memory figures (P1, P2, P3, P4, P6, P7, P8, addressing calls
+in smart mode; see README "Benchmark").
 Options:
   --json       print the figures as JSON
   -h, --help   this text

@@ -40,6 +40,8 @@ const toMemory = (r: Row): Memory => ({
 
 /** Words of at most this many characters are left out of a full-text query (FTS5 ranks them poorly). */
 const MIN_QUERY_WORD = 3;
+/** A new memory is compared with at most this many of its scope's newest memories. */
+export const DEDUPE_WINDOW = 500;
 /** At most this many words of the target messages go into one full-text query. */
 const MAX_QUERY_WORDS = 32;
 
@@ -53,6 +55,7 @@ const MAX_QUERY_WORDS = 32;
 export class MemoryStore {
   private readonly insertStmt;
   private readonly mergeStmt;
+  private readonly aboutStmt;
   private readonly scopeSubjectStmt;
   private readonly scopeChatStmt;
   private readonly listStmt;
@@ -66,8 +69,10 @@ export class MemoryStore {
   ) {
     this.insertStmt = db.prepare(`INSERT INTO memories (agent, chat_id, subject, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`);
     this.mergeStmt = db.prepare(`UPDATE memories SET content = ?, updated_at = ? WHERE id = ?`);
-    this.scopeSubjectStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND subject = ? ORDER BY id`);
-    this.scopeChatStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND chat_id = ? AND subject IS NULL ORDER BY id`);
+    this.aboutStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND subject = ? ORDER BY id`);
+    // Near-duplicates are looked for among the scope's newest DEDUPE_WINDOW memories (bounded work per remember).
+    this.scopeSubjectStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND subject = ? ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`);
+    this.scopeChatStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND chat_id = ? AND subject IS NULL ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`);
     this.listStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND chat_id = ? ORDER BY id`);
     // What a chat may see: everything stored in it, and memories about the people present.
     this.visibleStmt = db.prepare(
@@ -117,7 +122,7 @@ export class MemoryStore {
 
   /** Every memory about a person, wherever it was stored, oldest first. */
   about(subject: string): Memory[] {
-    return (this.scopeSubjectStmt.all(this.agent, subject) as Row[]).map(toMemory);
+    return (this.aboutStmt.all(this.agent, subject) as Row[]).map(toMemory);
   }
 
   /**

@@ -45,8 +45,9 @@ describe("memories about people and chats", () => {
     expect(memoryLines(system(3))).toEqual([expect.stringMatching(/^- \[Carol · \d{4}-\d\d-\d\d\] carol is allergic to peanuts!$/)]);
   });
 
-  it("stores a memory about the author of the message it names, or about the chat", async () => {
+  it("stores a memory about the author of the message it names, the present person with that @username, or the chat", async () => {
     h = await Harness.start();
+    await h.emu.post({ chat: h.group, from: h.carol, text: "anyone up for chess tonight?" });
     const moved = await h.emu.post({ chat: h.group, from: h.bob, text: "just moved to Lisbon" });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai remember where bob lives, and that we meet on fridays" });
     h.gemini.script(
@@ -54,12 +55,16 @@ describe("memories about people and chats", () => {
         { kind: "remember", content: "Bob lives in Lisbon", about: String(moved.id) },
         { kind: "remember", content: "The group meets on fridays", about: "chat" },
         { kind: "remember", content: "Alice organises the meetings" },
+        { kind: "remember", content: "Carol plays chess", about: "@Carol" },
+        { kind: "remember", content: "Someone is new here", about: "@nobody_here" },
       ),
     );
     await h.pass(20_000);
     expect(h.runtime.memories.about(String(h.bob.id)).map((m) => m.content)).toEqual(["Bob lives in Lisbon"]);
     expect(h.runtime.memories.about(String(h.alice.id)).map((m) => m.content)).toEqual(["Alice organises the meetings"]);
-    expect(h.runtime.memories.list(h.group.peerId).filter((m) => m.subject === undefined).map((m) => m.content)).toEqual(["The group meets on fridays"]);
+    expect(h.runtime.memories.about(String(h.carol.id)).map((m) => m.content)).toEqual(["Carol plays chess"]);
+    // A username nobody present has: a note about the chat, never pinned on someone.
+    expect(h.runtime.memories.list(h.group.peerId).filter((m) => m.subject === undefined).map((m) => m.content)).toEqual(["The group meets on fridays", "Someone is new here"]);
   });
 
   it("picks the relevant memory out of 500, within the memory budget", async () => {

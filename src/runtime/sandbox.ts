@@ -12,6 +12,7 @@ import { closeDatabase, openDatabase, type Db } from "../store/db";
 import type { CatchUpSummary } from "../telegram/catch-up";
 import type { TelegramClient } from "../telegram/listen";
 import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmuUser } from "../telegram/emulator";
+import { standardReaction } from "../telegram/standard-reactions";
 import { AgentRuntime } from "./agent-runtime";
 import { createLogger } from "./logger";
 
@@ -44,6 +45,8 @@ export type SandboxCommand =
   | { readonly kind: "dm"; readonly member: string; readonly text: string }
   /** `alice typing` / `dm carol typing`: Telegram shows the member typing there (~6 s); `… stops typing` cancels it. */
   | { readonly kind: "typing"; readonly member: string; readonly dm: boolean; readonly stop: boolean }
+  /** `bob reacts 👍 to #12` / `dm carol reacts ❤ to #5`; `bob unreacts #12` takes it back. */
+  | { readonly kind: "react"; readonly member: string; readonly dm: boolean; readonly messageId: number; readonly emoji: string | null }
   | { readonly kind: "control"; readonly name: ControlLine }
   | { readonly kind: "unknown-control"; readonly name: string };
 
@@ -51,6 +54,10 @@ export type SandboxCommand =
 export function parseSandboxLine(line: string): SandboxCommand | undefined {
   const typing = /^\s*(dm\s+)?(\w+)\s+(stops\s+)?typing\s*(?:\.\.\.|…)?\s*$/i.exec(line);
   if (typing) return { kind: "typing", member: typing[2]!.toLowerCase(), dm: typing[1] !== undefined, stop: typing[3] !== undefined };
+  const react = /^\s*(dm\s+)?(\w+)\s+reacts\s+(\S+)\s+to\s+#?(\d+)\s*$/i.exec(line);
+  if (react) return { kind: "react", member: react[2]!.toLowerCase(), dm: react[1] !== undefined, messageId: Number(react[4]), emoji: react[3]! };
+  const unreact = /^\s*(dm\s+)?(\w+)\s+unreacts\s+#?(\d+)\s*$/i.exec(line);
+  if (unreact) return { kind: "react", member: unreact[2]!.toLowerCase(), dm: unreact[1] !== undefined, messageId: Number(unreact[3]), emoji: null };
   const control = /^\s*\/(\S+)\s*$/.exec(line);
   if (control) {
     const name = control[1]!.toLowerCase();
@@ -223,16 +230,23 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       const from = cmd ? members.get(cmd.member) : undefined;
       if (!cmd || !from) {
         print(
-          `? expected "<member>: <text>", "<member> > <id>: <text>", "dm <member>: <text>" or "[dm] <member> [stops] typing" with member one of ${MEMBERS.join(", ")}`,
+          `? expected "<member>: <text>", "<member> > <id>: <text>", "dm <member>: <text>" "[dm] <member> [stops] typing" or "[dm] <member> reacts <emoji> to #<id>" with member one of ${MEMBERS.join(", ")}`,
         );
         continue;
       }
-      const inDm = cmd.kind === "dm" || (cmd.kind === "typing" && cmd.dm);
+      const inDm = cmd.kind === "dm" || ((cmd.kind === "typing" || cmd.kind === "react") && cmd.dm);
       const chat = inDm ? (dms.get(cmd.member) ?? dms.set(cmd.member, emu.dm(account, from)).get(cmd.member)!) : group;
       try {
         if (cmd.kind === "typing") {
           await emu.userTyping(chat, from, { action: cmd.stop ? "cancel" : "typing" });
           print(`${inDm ? "[dm] " : ""}… ${cmd.member} ${cmd.stop ? "stopped typing" : "is typing"}`);
+          continue;
+        }
+        if (cmd.kind === "react") {
+          // Telegram's heart is U+2764 without U+FE0F; accept what a keyboard types.
+          const emoji = cmd.emoji === null ? null : (standardReaction(cmd.emoji) ?? cmd.emoji);
+          await emu.react(from, chat, cmd.messageId, emoji);
+          print(`${inDm ? "[dm] " : ""}* ${cmd.member} ${emoji === null ? "takes back the reaction on" : `reacts ${emoji} to`} #${cmd.messageId}`);
           continue;
         }
         await emu.post({ chat, from, text: cmd.text, ...(cmd.kind === "post" && cmd.replyTo !== undefined ? { replyTo: cmd.replyTo } : {}) });
@@ -252,6 +266,7 @@ export function helpText(): string {
     "  dm carol: psst          carol writes to the persona directly",
     "  alice typing            alice is shown typing in the group (~6 s; the persona waits for her, bounded)",
     "  dm carol typing         carol is shown typing in her DM; \"alice stops typing\" cancels it",
+    "  bob reacts 👍 to #12    bob reacts to message #12 (\"dm carol reacts ❤ to #5\" in her DM; \"bob unreacts #12\" takes it back)",
     "Control lines:",
     ...Object.entries(CONTROL_LINES).map(([k, v]) => `  /${k.padEnd(22)} ${v}`),
   ].join("\n");

@@ -38,6 +38,20 @@ describe("sandbox", () => {
     expect(parseSandboxLine("alice: typing")).toEqual({ kind: "post", member: "alice", text: "typing" });
   });
 
+  it("parses the reaction lines", () => {
+    expect(parseSandboxLine("bob reacts 👍 to #12")).toEqual({ kind: "react", member: "bob", dm: false, messageId: 12, emoji: "👍" });
+    expect(parseSandboxLine("dm Carol reacts ❤️ to 5")).toEqual({ kind: "react", member: "carol", dm: true, messageId: 5, emoji: "❤️" });
+    expect(parseSandboxLine("bob unreacts #12")).toEqual({ kind: "react", member: "bob", dm: false, messageId: 12, emoji: null });
+    expect(parseSandboxLine("bob: reacts 👍 to #12")).toEqual({ kind: "post", member: "bob", text: "reacts 👍 to #12" });
+  });
+
+  it("people react to messages and take reactions back; a reaction outside Telegram's list is refused with a line saying why", async () => {
+    const out = await sandbox(["alice: the cake is ready", "bob reacts ❤️ to #2", "carol reacts 🦖 to #2", "bob unreacts #2"]);
+    expect(out).toContain("* bob reacts ❤ to #2");
+    expect(out).toContain(`! emulator: "🦖" is not a standard Telegram reaction`);
+    expect(out).toContain("* bob takes back the reaction on #2");
+  });
+
   it("parses control lines, and names an unknown one", () => {
     expect(parseSandboxLine("/offline")).toEqual({ kind: "control", name: "offline" });
     expect(parseSandboxLine(" /KILL ")).toEqual({ kind: "control", name: "kill" });

@@ -65,6 +65,8 @@ export function formatStatus(f: StatusFacts): string {
   if (all?.paused) lines.push("Paused everywhere (/resume to answer again)");
   if (paused.length) lines.push(`Paused in: ${paused.join("; ")}`);
   for (const [id, s] of silenced) lines.push(`Silent (you took over) in ${name(id)} until ${hhmm(s.silentUntil!)} UTC`);
+  const modes = perChat.filter(([, s]) => s.mode !== undefined).map(([id, s]) => `${s.mode} in ${name(id)}`);
+  if (all?.mode !== undefined || modes.length) lines.push(`Group mode: ${all?.mode ?? "as the persona file says"} by default${modes.length ? `; ${modes.join("; ")}` : ""}`);
   lines.push(`Pending tasks: ${f.pendingTasks}`);
   const u = f.usage;
   const cost = u.unpricedModels.length ? `≈ ${formatUsd(u.costUsd)} + unpriced calls (${u.unpricedModels.join(", ")})` : `≈ ${formatUsd(u.costUsd)}`;
@@ -72,6 +74,8 @@ export function formatStatus(f: StatusFacts): string {
     `Today (UTC): ${n(u.calls)} LLM call${u.calls === 1 ? "" : "s"}, ${n(u.totalTokens)} tokens ` +
       `(prompt ${n(u.promptTokens)}, output ${n(u.outputTokens)}, thinking ${n(u.thinkingTokens)}), ${cost}`,
   );
+  const purposes = Object.entries(u.byPurpose);
+  if (purposes.length) lines.push(`LLM calls by purpose: ${purposes.map(([p, c]) => `${p} ${n(c)}`).join(", ")}`);
   lines.push(`Token budget: ${n(u.totalTokens)} of ${n(f.dailyTokenBudget)} today${u.totalTokens >= f.dailyTokenBudget ? " — spent, not answering until tomorrow (UTC)" : ""}`);
   if (f.capped.length) {
     lines.push("Capped in the last hour:");

@@ -155,5 +155,26 @@ describe("/mode per chat", () => {
     expect(lastUserText(addressingCalls()[0]!.body)).toContain("tell me a joke");
     expect(h.sent(h.group)).toHaveLength(2);
     expect(h.sent(h.club)).toHaveLength(1);
+
+    await h.ownerSays("/status");
+    await h.pass(5_000);
+    const status = h.savedReplies().at(-1)!;
+    expect(status).toMatch(/^Group mode: as the persona file says by default; smart in Sandbox/m);
+    expect(status).toMatch(/^LLM calls by purpose: .*address 1/m);
+  });
+
+  it("a waiting addressing decision survives a crash: the new process makes the call and answers", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Group Mode\nsmart\n` });
+    answerEverything();
+    await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, are you around?" });
+    await h.pass(20_000);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "then tell me a joke (for-persona)" });
+    await h.pass(500); // the address task is stored, its call not yet made (it gathers for 3 s)
+    expect(addressingCalls()).toHaveLength(0);
+    h.crash();
+    h.boot();
+    await h.pass(20_000);
+    expect(addressingCalls()).toHaveLength(1);
+    expect(h.sent(h.group)).toHaveLength(2);
   });
 });

@@ -42,6 +42,8 @@ import { ChatActivity, prefilter, SKIP_REASONS, type SkipReason } from "./addres
 export const GATHER_MS = 3_000;
 /** Longest a burst is gathered, counted from its first candidate. */
 export const MAX_GATHER_MS = 10_000;
+/** Most messages one addressing call judges: the newest of a longer burst (a catch-up) — older ones are its history. */
+export const MAX_BURST = 10;
 /** Lane messages before the burst shown to the addressing call. */
 export const ADDRESS_HISTORY = 10;
 /** The reaction of a lightweight interjection when the model named none (or no standard one). */
@@ -154,7 +156,7 @@ export class ImplicitAddressing {
     const topic = graphTopic(m.topicId);
     const pending = this.pendingTasks(m.chatId, topic);
     const firstAt = Math.min(now, ...pending.map((t) => t.payload.firstAt));
-    const items = [...new Set([...pending.flatMap((t) => t.payload.items), m.messageId])].sort((a, b) => a - b);
+    const items = [...new Set([...pending.flatMap((t) => t.payload.items), m.messageId])].sort((a, b) => a - b).slice(-MAX_BURST);
     this.d.scheduler.add(
       m.chatId,
       [{ kind: "address", payload: { items, firstAt }, notBefore: Math.min(now + GATHER_MS, firstAt + MAX_GATHER_MS) }],

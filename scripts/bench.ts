@@ -5,6 +5,8 @@
  *   P3  planning calls for a burst (3 DMs 2 s apart; 5 mentions 1 s apart; goal 1 each) and the
  *       fake-clock time from a burst's last message to the persona's typing
  *   P4  planning request tokens in a 10,000-message lane with 500 memories ÷ in a 50-message lane with 5 (≤ 1.3)
+ *   P5  tokens a reply costs the prompt (reply line, quote line, injected replied-to message),
+ *       averaged over a realistic mix of replies (≤ 60)
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
  *   P7  RSS after ingesting BENCH_P7_MESSAGES messages over 10,000 chats (≤ 300 MB; child process)
  *   P8  catch-up after downtime (10,000 messages, 1,000 chats) vs a naive getHistory scan (≤ 0.2×)
@@ -16,13 +18,14 @@ import type { CatchUpFigures } from "../src/bench/catch-up-bench";
 import { benchPromptGrowth } from "../src/bench/context-bench";
 import { benchAddressing } from "../src/bench/addressing-bench";
 import { benchInbound } from "../src/bench/inbound-bench";
+import { benchReplies } from "../src/bench/reply-bench";
 import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
 import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 
 const USAGE = `Usage: npm run bench [-- --json]
 
-Measures the project's speed and memory figures (P1, P2, P3, P4, P6, P7, P8, addressing calls
-in smart mode; see README "Benchmark").
+Measures the project's speed and memory figures (P1, P2, P3, P4, P5, P6, P7, P8, addressing
+calls in smart mode; see README "Benchmark").
 Options:
   --json       print the figures as JSON
   -h, --help   this text
@@ -58,6 +61,7 @@ const inbound = await benchInbound({ messages });
 const p3 = await benchBatching();
 const p4 = await benchPromptGrowth();
 const addressing = await benchAddressing();
+const p5 = benchReplies();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
 const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
@@ -71,6 +75,7 @@ const figures = {
   P2: { requestsPerMessage: inbound.p2, requests: inbound.requests, messagesSeenByPersona: 2 * inbound.messages, target: 0 },
   P3: { goalPlanningCalls: 1, clock: "fake (the planner answers at once)", ...p3 },
   P4: { estimator: "context/tokens.ts", ...p4 },
+  P5: { averageTokens: p5.averageTokens, target: 60, estimator: "context/tokens.ts estimateTokens", cases: p5.cases },
   P6: {
     ratio: many.meanMs / one.meanMs,
     target: 2,
@@ -102,6 +107,10 @@ if (json) {
   console.log(`P4 request tokens, 10,000-message lane with 500 memories ÷ 50-message lane with 5: ${f(p4.ratio)} (target ≤ 1.3); prompt text alone ${f(p4.promptRatio)}`);
   console.log(`   ${p4.long.laneMessages} messages, ${p4.long.memories} memories, a summary: ${lane(p4.long)}`);
   console.log(`   ${p4.short.laneMessages} messages, ${p4.short.memories} memories, no summary yet: ${lane(p4.short)}`);
+  console.log(`P5 tokens per reply (reply line + quote + injected replied-to message): ${f(p5.averageTokens, 1)} on average (target ≤ 60)`);
+  for (const c of p5.cases) {
+    console.log(`   ${`${c.name}:`.padEnd(52)} ${String(c.totalTokens).padStart(3)} tokens (annotation ${c.annotationTokens}, injected ${c.injectedTokens}; ${Math.round(c.share * 100)}% of replies)`);
+  }
   console.log(`P6 scheduler latency ratio 1000 chats / 1 chat: ${f(figures.P6.ratio)} (target ≤ 2)`);
   console.log(`   1 chat:      ${lat(one)}`);
   console.log(`   1000 chats:  ${lat(many)}`);

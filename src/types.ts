@@ -37,6 +37,8 @@ export interface InboundMessage {
   /** Telegram's own flag: an @mention of the account or a reply to one of its messages. */
   readonly mentioned: boolean;
   readonly replyToId?: number;
+  /** Telegram's partial quote of the replied-to message (the part the sender selected), when there is one. */
+  readonly quoteText?: string;
   /** Forum topic id (the topic's root message id) when the chat is a forum. */
   readonly topicId?: number;
   /** True for messages the account itself sent. */
@@ -62,7 +64,15 @@ export interface InboundMessage {
 
 /** What the persona learns about the message a message replies to. */
 export type ReplyContext =
-  | { readonly kind: "found"; readonly id: number; readonly text: string; readonly senderName: string; readonly isAgent: boolean }
+  | {
+      readonly kind: "found";
+      readonly id: number;
+      readonly text: string;
+      readonly senderName: string;
+      readonly isAgent: boolean;
+      /** The sender's id, when the fetched message named one. */
+      readonly senderId?: string;
+    }
   | { readonly kind: "deleted"; readonly id: number }
   /** The fetch failed or timed out: the id is kept, no annotation text. */
   | { readonly kind: "unknown"; readonly id: number };

@@ -1,63 +1,57 @@
 /**
- * The message envelope: how one chat message is written into the prompt.
+ * The message envelope: how one chat message (or reaction, or note) is written into the prompt.
  *
  * ```
- * ⟦#42 Anna · 2026-03-01 14:05⟧ see you there
- * ⟦#43 Bob · 2026-03-01 14:06⟧
- * [↩ reply to Anna: "see you there"]
+ * ⟦#42 [Anna](tg:@anna) · 2026-03-01T14:05:30Z⟧ see you there
+ * ⟦#43 [Bob](tg:user/77) · 2026-03-01T14:06:02Z⟧
+ * [↩ reply to #42 [Anna](tg:@anna)]
+ * > see you
  * me too
+ * ⟦reaction agent · 2026-03-01T14:06:30Z⟧ 👍 to #43
  * ```
  *
  * The header is paid for in tokens on every history message, so it is kept short. Its structure
  * characters (`⟦ ⟧ ↩`) cannot appear in any user-supplied part, because every such part goes
- * through sanitize.ts first; a forged header or reply line is therefore impossible.
+ * through sanitize.ts first; a forged header or reply line is therefore impossible. Speakers are
+ * written by speaker.ts (one formatter for every reference); times are UTC, RFC 3339.
  */
-import type { ReplyContext } from "../types.js";
+import { AGENT_LABEL, capCodePoints, speakerRef, type Speaker } from "./speaker.js";
 import { sanitizeLine, sanitizeText } from "./sanitize.js";
+
+export { AGENT_LABEL } from "./speaker.js";
+
+/** What a message replies to, as the envelope's reply line shows it. */
+export type EnvelopeReply =
+  /** The replied-to message is known: its id and who wrote it (the persona: `isAgent`). */
+  | { readonly kind: "found"; readonly id: number; readonly sender: Speaker; readonly isAgent: boolean }
+  /** Telegram said it is gone. */
+  | { readonly kind: "deleted"; readonly id: number }
+  /** It could not be loaded: the id only, no sender invented. */
+  | { readonly kind: "unknown"; readonly id: number };
 
 /** Options for {@link formatMessageEnvelope}. */
 export interface MessageEnvelopeOptions {
   readonly messageId: number;
-  /** Display name as Telegram reports it (untrusted). Ignored when `isAgent`. */
-  readonly senderName: string;
+  /** Who wrote it (untrusted names, sanitised here). Ignored when `isAgent`. */
+  readonly sender: Speaker;
   /** True for the persona's own messages; they are labelled `agent`. */
   readonly isAgent?: boolean;
   /** Unix time in milliseconds. */
   readonly date: number;
-  /** Message text (untrusted); may be empty, or a bracketed placeholder such as `[sticker 👍]`. */
+  /**
+   * Message text (untrusted; mentions already rewritten to references by mentions.ts); may be
+   * empty, or a bracketed placeholder such as `[sticker 👍]`.
+   */
   readonly text: string;
-  readonly reply?: ReplyContext;
-  /** IANA time zone for the header time; default UTC. */
-  readonly timeZone?: string;
+  readonly reply?: EnvelopeReply;
+  /** A quote of the replied-to message (untrusted), written as one `> ` line after the reply line. */
+  readonly quote?: string;
 }
 
-/** The label for the persona's own messages, in headers and reply annotations. */
-export const AGENT_LABEL = "agent";
-/** Quoted reply text is cut to this many code points. */
+/** Quoted text is cut to this many code points. */
 export const QUOTE_MAX_CODE_POINTS = 200;
-/** Sender names are cut to this many code points: they repeat on every message. */
-export const NAME_MAX_CODE_POINTS = 64;
-
-const ELLIPSIS = "...";
-
-/** Cuts to `max` code points (never inside a surrogate pair) and marks the cut with "...". */
-function capCodePoints(s: string, max: number): string {
-  const cps = Array.from(s);
-  if (cps.length <= max) return s;
-  // A cut emoji sequence may end in a dangling joiner; drop it along with trailing spaces.
-  return cps.slice(0, max).join("").replace(/[\s\u200D]+$/u, "") + ELLIPSIS;
-}
-
-/**
- * A human's name as shown in the envelope. `·` separates name and time in the header, so it is
- * replaced in names; a human called "agent" is marked so they cannot pass for the persona.
- */
-function displayName(raw: string): string {
-  const name = capCodePoints(sanitizeLine(raw).replace(/\u00B7/gu, "."), NAME_MAX_CODE_POINTS);
-  if (name === "") return "(no name)";
-  if (/^[^\p{L}\p{N}]*agent[^\p{L}\p{N}]*$/iu.test(name)) return `${name} (human)`;
-  return name;
-}
+/** Emoji of a reaction are cut to this many code points. */
+const EMOJI_MAX_CODE_POINTS = 16;
 
 // Building an Intl.DateTimeFormat is slow relative to using one; this runs once per history
 // message, so keep one per time zone.
@@ -81,48 +75,86 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** `YYYY-MM-DD HH:MM` in the given IANA time zone. */
+/** RFC 3339 in UTC, to the second: `2026-03-01T14:05:30Z` (what every header carries). */
+export function formatRfc3339(dateMs: number): string {
+  return new Date(Math.floor(dateMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/** `YYYY-MM-DD HH:MM` in the given IANA time zone (the persona's local time, in the system instruction). */
 export function formatEnvelopeTime(dateMs: number, timeZone = "UTC"): string {
   const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
   for (const p of formatterFor(timeZone).formatToParts(new Date(dateMs))) parts[p.type] = p.value;
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
 }
 
-function replyLine(reply: ReplyContext): string {
+function replyLine(reply: EnvelopeReply): string {
   switch (reply.kind) {
-    case "found": {
-      const who = reply.isAgent ? AGENT_LABEL : displayName(reply.senderName);
-      const quoted = capCodePoints(sanitizeLine(reply.text), QUOTE_MAX_CODE_POINTS);
-      return quoted === "" ? `[↩ reply to ${who}]` : `[↩ reply to ${who}: "${quoted}"]`;
-    }
+    case "found":
+      return `[↩ reply to #${Math.trunc(reply.id)} ${reply.isAgent ? AGENT_LABEL : speakerRef(reply.sender)}]`;
     case "deleted":
       // Telegram told us it is gone (a deletion update, or the fetch found nothing).
-      return `[↩ reply to deleted msg #${reply.id}]`;
+      return `[↩ reply to deleted msg #${Math.trunc(reply.id)}]`;
     case "unknown":
       // The fetch failed or timed out: we keep the id (the message may still be in the history
-      // the model sees) but invent no text and no sender, and do not claim the message is gone
-      // when we merely could not load it.
-      return `[↩ reply to msg #${reply.id}]`;
+      // the model sees) but invent no sender, and do not claim the message is gone when we
+      // merely could not load it.
+      return `[↩ reply to msg #${Math.trunc(reply.id)}]`;
   }
+}
+
+/** The `> ` line of a quote: flattened to one line, cut at 200 code points; "" when empty. */
+export function quoteLine(quote: string | undefined): string {
+  if (quote === undefined) return "";
+  const q = capCodePoints(sanitizeLine(quote), QUOTE_MAX_CODE_POINTS);
+  return q === "" ? "" : `> ${q}`;
 }
 
 /**
  * Formats one message for the prompt.
  *
- * Header: `⟦#<id> <sender> · <YYYY-MM-DD HH:MM>⟧`, sender `agent` when `isAgent`.
- * Without a reply: `<header> <body>` on one line (the body keeps its own newlines).
- * With a reply: `<header>\n[↩ reply to <sender>: "<quote>"]\n<body>`, the quote flattened to one
- * line and cut at 200 code points plus `...`; a deleted original gives
- * `[↩ reply to deleted msg #<id>]`, an unfetchable one `[↩ reply to msg #<id>]`. An empty body is simply left out.
+ * Header: `⟦#<id> <sender> · <RFC 3339 UTC>⟧`, sender a reference `[nickname](tg:@username)`
+ * (speaker.ts), or `agent` when `isAgent`. Without a reply: `<header> <body>` on one line (the body
+ * keeps its own newlines). With a reply: `<header>\n[↩ reply to #<id> <sender>]\n> <quote>\n<body>`;
+ * a deleted original gives `[↩ reply to deleted msg #<id>]`, an unfetchable one
+ * `[↩ reply to msg #<id>]`; the quote line only when a quote is given (cut at 200 code points
+ * plus `...`). An empty body is simply left out.
  *
  * Names, quote and body are sanitised here, so callers pass raw Telegram strings.
  */
 export function formatMessageEnvelope(o: MessageEnvelopeOptions): string {
-  const sender = o.isAgent === true ? AGENT_LABEL : displayName(o.senderName);
-  const header = `⟦#${Math.trunc(o.messageId)} ${sender} · ${formatEnvelopeTime(o.date, o.timeZone)}⟧`;
+  const sender = o.isAgent === true ? AGENT_LABEL : speakerRef(o.sender);
+  const header = `⟦#${Math.trunc(o.messageId)} ${sender} · ${formatRfc3339(o.date)}⟧`;
   const body = sanitizeText(o.text).trim();
-  if (o.reply === undefined) return body === "" ? header : `${header} ${body}`;
-  const lines = [header, replyLine(o.reply)];
+  const quote = quoteLine(o.quote);
+  if (o.reply === undefined && quote === "") return body === "" ? header : `${header} ${body}`;
+  const lines = [header];
+  if (o.reply !== undefined) lines.push(replyLine(o.reply));
+  if (quote !== "") lines.push(quote);
   if (body !== "") lines.push(body);
   return lines.join("\n");
+}
+
+/** Options for {@link formatReactionEnvelope}. */
+export interface ReactionEnvelopeOptions {
+  /** Who reacted; ignored when `isAgent`. */
+  readonly sender: Speaker;
+  readonly isAgent?: boolean;
+  readonly date: number;
+  /** The reaction (untrusted): an emoji, or a short label for a custom one. */
+  readonly emoji: string;
+  /** The message reacted to. */
+  readonly messageId: number;
+}
+
+/** `⟦reaction <sender> · <time>⟧ <emoji> to #<id>`: one line. */
+export function formatReactionEnvelope(o: ReactionEnvelopeOptions): string {
+  const sender = o.isAgent === true ? AGENT_LABEL : speakerRef(o.sender);
+  const emoji = capCodePoints(sanitizeLine(o.emoji), EMOJI_MAX_CODE_POINTS) || "?";
+  return `⟦reaction ${sender} · ${formatRfc3339(o.date)}⟧ ${emoji} to #${Math.trunc(o.messageId)}`;
+}
+
+/** `⟦system · <time>⟧ <text>`: something that happened in the chat, said by nobody. */
+export function formatSystemEnvelope(date: number, text: string): string {
+  const body = sanitizeText(text).trim();
+  return `⟦system · ${formatRfc3339(date)}⟧${body === "" ? "" : ` ${body}`}`;
 }

@@ -1,9 +1,31 @@
+/**
+ * The planner's request. Everything about the chat goes to Gemini in one `user` turn, in labelled
+ * sections (the labels use the envelope's reserved brackets, so no message can forge one):
+ *
+ * ```
+ * ⟦history⟧ Earlier in this conversation, for context only; not the current request.
+ * ⟦summary⟧ …                       (the lane's summary, when there is one)
+ * ⟦#40 [Ann](tg:@ann) · …⟧ …         (the window, with injected replied-to messages, by id)
+ * ⟦#41 agent · …⟧ …                  (the persona's own messages: with their ids, never `model` turns)
+ * ⟦now⟧ Addressed to you now; answer these.
+ * ⟦#42 [Ann](tg:@ann) · …⟧
+ * [↩ reply to #41 agent]
+ * …
+ * ```
+ *
+ * No `model` turns (the persona's earlier words are history items, so the conversation never mixes
+ * plain text with the JSON answer contract) and no `system` role in `contents`.
+ */
 import type { Persona } from "../config/persona";
 import type { StoredMessage } from "../store/messages";
 import type { ReceivedItem } from "../tasks/task";
 import type { ReplyContext } from "../types";
-import { formatMessageEnvelope, formatEnvelopeTime } from "./envelope";
+import { formatEnvelopeTime, formatRfc3339, type EnvelopeReply } from "./envelope";
+import { itemOfMessage, renderItem, type HistoryItem, type MediaRenderer } from "./history-item";
 import { sanitizeLine, sanitizeText } from "./sanitize";
+import { speakerRef } from "./speaker";
+import type { SpeakerDirectory } from "./speaker-directory";
+import { INJECTED_MAX_CODE_POINTS } from "./window";
 
 /** A Gemini turn: only `user` and `model` roles exist inside `contents`. */
 export interface Turn {
@@ -17,20 +39,39 @@ export interface PlanPrompt {
   readonly contents: Turn[];
 }
 
+/** Section labels (exported for tests and tools that read a request). */
+export const HISTORY_LABEL = "⟦history⟧ Earlier in this conversation, for context only; not the current request.";
+export const SUMMARY_LABEL = "⟦summary⟧";
+export const NOW_LABEL = "⟦now⟧ Addressed to you now; answer these.";
+
 export interface PromptInput {
   readonly persona: Persona;
   readonly chat: { readonly chatId: string; readonly chatType: string; readonly title?: string };
-  /** Recent stored messages of the chat, oldest first, ending at (or after) the targets. */
+  /**
+   * History, oldest first: the lane's window (context/window.ts) plus the injected messages
+   * (replied-to, anchor). Targets found here are left out (they come last).
+   */
   readonly history: readonly StoredMessage[];
+  /**
+   * Extra history items placed among the messages by time (reactions — people's to the persona's
+   * messages and the persona's own). Optional.
+   */
+  readonly extraItems?: readonly HistoryItem[];
+  /** Ids in `history` that were injected (out of the window): their text is bounded. */
+  readonly injectedIds?: ReadonlySet<number>;
   /** The addressed messages this plan answers, with their reply contexts. */
   readonly targets: readonly ReceivedItem[];
-  /** A stored message by id, to annotate replies inside history without an API call. */
+  /** A stored message by id (replied-to messages that are not in view). */
   readonly lookup: (messageId: number) => StoredMessage | undefined;
-  /** The lane's rolling summary, rendered and sanitized (summary/summary-format.ts); goes before the history. */
+  readonly speakers: SpeakerDirectory;
+  /** The lane's rolling summary, rendered and sanitized (summary/summary-format.ts); placed before the recent messages. */
   readonly summary?: string;
   /** Memory lines, rendered and sanitized, within their budget (memory/recall.ts). */
   readonly memories: readonly string[];
+  /** The media seam (history-item.ts); default: the stored text's placeholder. */
+  readonly media?: MediaRenderer;
   readonly now: number;
+  /** The persona's local time zone, shown beside the UTC time in the system instruction. */
   readonly timeZone?: string;
 }
 
@@ -43,77 +84,81 @@ const CHAT_KIND: Record<string, string> = {
 
 /** The fixed part of the system instruction: how to answer. Kept short — it is paid for on every call. */
 const PLAN_RULES = `You live in Telegram as the person described above. Reply with JSON {"tasks":[...]} only.
-Messages arrive as "⟦#id sender · time⟧ text"; a line "[↩ reply to X: "…"]" says what a message replies to; "agent" is you.
+Messages arrive as "⟦#id sender · time⟧ text", time in UTC; a person is written [nickname](tg:@username) (or tg:user/<id>); "agent" is you. A line "[↩ reply to #id sender]" says what a message replies to, and a line "> …" quotes it. "⟦history⟧" is context; answer what follows "⟦now⟧".
 Task kinds: send {text, reply_to?} · react {emoji, message_id} (standard Telegram reactions only) · sticker {sticker_set, name} · wait {seconds} · read {message_id?} · remember {content, about?} (a lasting fact; about: "chat" for the group, or the id of a message by the person it is about; default: the author you answer) · block / unblock (private chats only) · think {text}.
 Tasks run in order; use depends_on with ids only to express other orderings. To stay silent, return {"tasks":[]}.
-Write like a person in a chat: short, natural, one message unless more is really needed. Never repeat the envelope format in your text.`;
+Write like a person in a chat: short, natural, one message unless more is really needed. To mention someone write @username, never the [..](tg:..) form. Never repeat the envelope format in your text.`;
 
-/**
- * Assemble the planner's request: the persona, time and chat in the system instruction;
- * the chat's recent messages as turns (others → `user` with their envelope, the persona's own
- * → `model` with its plain text), ending with the addressed messages.
- */
+/** Assemble the planner's request (see the module comment for the layout). */
 export function buildPlanPrompt(i: PromptInput): PlanPrompt {
   const targets = new Map(i.targets.map((t) => [t.messageId, t.reply]));
-  const contents: Turn[] = [];
-  const push = (role: Turn["role"], text: string) => {
-    const last = contents[contents.length - 1];
-    // Consecutive messages from others form one user turn with one part each.
-    if (last && last.role === role) last.parts.push({ text });
-    else contents.push({ role, parts: [{ text }] });
+  const history = i.history.filter((m) => !targets.has(m.messageId));
+  const targetMessages = i.targets.map((t) => i.lookup(t.messageId)).filter((m): m is StoredMessage => m !== undefined);
+  const inView = new Set<number>([...history.map((m) => m.messageId), ...targetMessages.map((m) => m.messageId)]);
+  const ctx = { chatType: i.chat.chatType, speakers: i.speakers, ...(i.media ? { media: i.media } : {}) };
+
+  const render = (m: StoredMessage, fetched: ReplyContext | undefined, bounded: boolean): string => {
+    const { reply, quote } = replyView(m, fetched, inView, i);
+    return renderItem(itemOfMessage(m, ctx), {
+      mentions: i.speakers,
+      ...(reply ? { reply } : {}),
+      ...(quote !== undefined ? { quote } : {}),
+      ...(bounded ? { maxTextCodePoints: INJECTED_MAX_CODE_POINTS } : {}),
+    });
   };
-  // What came before the window, summarised: history, labelled as such, ahead of the messages.
-  if (i.summary) push("user", i.summary);
-  for (const m of i.history) {
-    if (m.isAgent) {
-      push("model", sanitizeText(m.text));
-      continue;
-    }
-    // Targets carry the context fetched on arrival, brought up to date by the stored copy (an
-    // edit or a deletion since); otherwise (history, or a fetch lost to a restart) the stored
-    // copy of the replied-to message is used, without an API call.
-    const fetched = targets.get(m.messageId);
-    const reply = fetched ? current(fetched, i.lookup) : historyReply(m, i.lookup);
-    push(
-      "user",
-      formatMessageEnvelope({
-        messageId: m.messageId,
-        senderName: m.senderName,
-        date: m.date,
-        text: m.text,
-        ...(reply ? { reply } : {}),
-        ...(i.timeZone ? { timeZone: i.timeZone } : {}),
-      }),
-    );
+
+  const parts: { text: string }[] = [];
+  const timeline: { date: number; id: number; text: string }[] = history.map((m) => ({
+    date: m.date,
+    id: m.messageId,
+    text: render(m, undefined, i.injectedIds?.has(m.messageId) === true),
+  }));
+  for (const item of i.extraItems ?? []) {
+    timeline.push({ date: item.date, id: "messageId" in item ? item.messageId : 0, text: renderItem(item, { mentions: i.speakers }) });
   }
-  // Gemini expects the conversation to end on a user turn.
-  if (contents.length === 0 || contents[contents.length - 1]!.role !== "user") {
-    push("user", "(no new message)");
+  timeline.sort((a, b) => a.date - b.date || a.id - b.id);
+  const summary = i.summary !== undefined ? sanitizeText(i.summary).trim() : "";
+  if (summary !== "" || timeline.length > 0) {
+    parts.push({ text: HISTORY_LABEL });
+    if (summary !== "") parts.push({ text: `${SUMMARY_LABEL}\n${summary}` });
+    for (const t of timeline) parts.push({ text: t.text });
   }
-  return { systemInstruction: systemInstruction(i), contents };
+  parts.push({ text: NOW_LABEL });
+  // Targets in id order; one whose row is gone (cannot happen after the handler's checks) is skipped.
+  const ordered = [...targetMessages].sort((a, b) => a.messageId - b.messageId);
+  for (const m of ordered) parts.push({ text: render(m, targets.get(m.messageId), false) });
+  if (ordered.length === 0) parts.push({ text: "(no new message)" });
+  return { systemInstruction: systemInstruction(i), contents: [{ role: "user", parts }] };
 }
 
-function historyReply(m: StoredMessage, lookup: PromptInput["lookup"]): ReplyContext | undefined {
-  if (m.replyToId === undefined) return undefined;
-  const r = lookup(m.replyToId);
-  if (!r) return { kind: "unknown", id: m.replyToId };
-  return fromStored(r);
-}
-
-function fromStored(r: StoredMessage): ReplyContext {
-  if (r.deleted) return { kind: "deleted", id: r.messageId };
-  return { kind: "found", id: r.messageId, text: r.text, senderName: r.senderName, isAgent: r.isAgent };
-}
-
-/** A reply context fetched earlier, as the store knows the message now (edited, deleted). */
-function current(reply: ReplyContext, lookup: PromptInput["lookup"]): ReplyContext {
-  if (reply.kind === "deleted") return reply;
-  const r = lookup(reply.id);
-  if (!r) return reply;
-  if (r.deleted) return { kind: "deleted", id: reply.id };
-  // The fetched sender name and `agent` flag stay; the words are the latest. (A fetch that
-  // failed stays "unknown": the answer goes without a quote, as documented.)
-  return reply.kind === "found" ? { ...reply, text: r.text } : reply;
+/**
+ * A message's reply line and quote. Quote = Telegram's partial quote when the sender made one;
+ * else the replied-to text only when that message is not in view (so a message in view is never
+ * repeated). A target's reply fetched on arrival is brought up to date by the stored copy.
+ */
+function replyView(
+  m: StoredMessage,
+  fetched: ReplyContext | undefined,
+  inView: ReadonlySet<number>,
+  i: PromptInput,
+): { reply?: EnvelopeReply; quote?: string } {
+  if (m.replyToId === undefined) return m.quote !== undefined ? { quote: m.quote } : {};
+  const id = m.replyToId;
+  const stored = i.lookup(id);
+  const partial = m.quote;
+  if (stored) {
+    if (stored.deleted) return { reply: { kind: "deleted", id }, ...(partial !== undefined ? { quote: partial } : {}) };
+    const sender = stored.isAgent ? i.speakers.self : i.speakers.sender(stored.senderId, stored.senderName);
+    const quote = partial ?? (inView.has(id) ? undefined : stored.text);
+    return { reply: { kind: "found", id, sender, isAgent: stored.isAgent }, ...(quote !== undefined ? { quote } : {}) };
+  }
+  if (fetched?.kind === "found") {
+    // Not stored (older than what the account has seen): the fetch is all we know.
+    const sender = fetched.isAgent ? i.speakers.self : i.speakers.sender(fetched.senderId ?? "0", fetched.senderName);
+    return { reply: { kind: "found", id, sender, isAgent: fetched.isAgent }, quote: partial ?? fetched.text };
+  }
+  if (fetched?.kind === "deleted") return { reply: { kind: "deleted", id }, ...(partial !== undefined ? { quote: partial } : {}) };
+  return { reply: { kind: "unknown", id }, ...(partial !== undefined ? { quote: partial } : {}) };
 }
 
 function systemInstruction(i: PromptInput): string {
@@ -123,9 +168,10 @@ function systemInstruction(i: PromptInput): string {
   const where = CHAT_KIND[i.chat.chatType] ?? "a chat";
   const title = i.chat.title ? ` "${sanitizeLine(i.chat.title)}"` : "";
   const aliases = p.aliases.filter((a) => a.toLowerCase() !== p.name.toLowerCase());
+  const local = i.timeZone ? ` (${formatEnvelopeTime(i.now, i.timeZone)} ${i.timeZone} local time)` : "";
   parts.push(
-    `Your name: ${p.name}${aliases.length ? ` (also called ${aliases.join(", ")})` : ""}.\n` +
-      `Now: ${formatEnvelopeTime(i.now, i.timeZone)} ${i.timeZone ?? "UTC"}. You are in ${where}${title}.\n` +
+    `Your name: ${p.name}${aliases.length ? ` (also called ${aliases.join(", ")})` : ""}; others see you as ${speakerRef(i.speakers.self)}.\n` +
+      `Now: ${formatRfc3339(i.now)}${local}. You are in ${where}${title}.\n` +
       `Messages addressed to you now: ${i.targets.map((t) => `#${t.messageId}`).join(", ")}.`,
   );
   if (p.stickerSets.length) parts.push(`Sticker sets you may use: ${p.stickerSets.join(", ")}.`);

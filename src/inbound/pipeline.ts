@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { MessageStore } from "../store/messages";
 import type { InboundMessage, ReplyContext } from "../types";
+import { mentionEntities } from "../context/mentions";
 import { shouldRespondStrict, type AddressMatcher } from "./addressing";
 
 /** Telegram's service notifications account (login codes etc.): never a conversation partner. */
@@ -135,6 +136,8 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       if (m.senderName === standIn) standIns.add(key);
       else if (standIns.size > 0 && standIns.delete(key)) d.messages.renameSender(m.chatId, m.senderId, standIn, m.senderName);
     }
+    // Mention entities are kept for the prompt's references; a message without entities costs nothing more.
+    const mentions = m.entities.length > 0 ? mentionEntities(m.entities) : undefined;
     const fresh = d.messages.insert({
       chatId: m.chatId,
       messageId: m.messageId,
@@ -145,6 +148,8 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       isAgent: false,
       ...(m.replyToId !== undefined ? { replyToId: m.replyToId } : {}),
       ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
+      ...(mentions !== undefined ? { mentions } : {}),
+      ...(m.quoteText !== undefined ? { quote: m.quoteText } : {}),
     });
     if (!fresh) return "duplicate";
     if (!addressed) {

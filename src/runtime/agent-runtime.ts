@@ -12,7 +12,7 @@ import { OwnSends, TrackedActions } from "../owner/own-sends";
 import type { LastError, StatusFacts } from "../owner/status";
 import { createAdmission } from "../policy/admission";
 import { Caps } from "../policy/caps";
-import { ChatSettingsStore } from "../store/chat-settings";
+import { ALL_CHATS, ChatSettingsStore } from "../store/chat-settings";
 import type { Db } from "../store/db";
 import { UsageStore } from "../store/usage";
 import { MemoryStore } from "../store/memories";
@@ -236,6 +236,9 @@ export class AgentRuntime {
           usernameOf: (userId) => this.entities.get(userId)?.username,
           summaries: this.laneSummaries,
           planner: o.planner,
+          entities: this.entities,
+          selfId: o.selfId,
+          modeOf: (chatId) => this.settings.get(chatId).mode ?? this.settings.get(ALL_CHATS).mode ?? o.persona.groupMode,
           clock: this.clock,
           logger: this.logger,
           waitFor: (chatId, topicId) =>

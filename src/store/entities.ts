@@ -71,6 +71,8 @@ function same(a: EntityRecord, b: EntityRecord): boolean {
  */
 export class EntityStore {
   private readonly known = new Map<string, EntityRecord>();
+  /** Lower-cased username → peer id, built on first use (only prompts need it), then kept up to date. */
+  private byUsername: Map<string, string> | undefined;
   private readonly upsertStmt;
 
   constructor(
@@ -105,6 +107,18 @@ export class EntityStore {
     return this.known.get(peerId);
   }
 
+  /** The entity with this @username (any case, without `@`), if one was seen. */
+  findByUsername(username: string): EntityRecord | undefined {
+    if (this.byUsername === undefined) {
+      this.byUsername = new Map();
+      for (const e of this.known.values()) if (e.username !== undefined) this.byUsername.set(e.username.toLowerCase(), e.peerId);
+    }
+    const id = this.byUsername.get(username.toLowerCase());
+    const e = id === undefined ? undefined : this.known.get(id);
+    // A username moves when its owner gives it up: trust the index only while the record agrees.
+    return e?.username?.toLowerCase() === username.toLowerCase() ? e : undefined;
+  }
+
   /** Channels the account has seen with a usable access hash. */
   channels(): EntityRecord[] {
     return [...this.known.values()].filter((e) => e.kind === "channel" && e.accessHash !== undefined && !e.min);
@@ -120,6 +134,7 @@ export class EntityStore {
     const merged = mergeEntity(known, seen);
     if (known && same(known, merged)) return known;
     this.known.set(seen.peerId, merged);
+    if (this.byUsername !== undefined && merged.username !== undefined) this.byUsername.set(merged.username.toLowerCase(), merged.peerId);
     batchedWrite(this.db, () =>
       this.upsertStmt.run(
         this.agent,

@@ -23,7 +23,7 @@ const EMPTY: Summary = { goals_and_open_questions: [], decisions: [], facts: [],
 /** The user turn of a summarise call: the previous notes, then the messages. */
 export function summaryRequestText(previous: Summary | undefined, messages: readonly StoredMessage[]): string {
   const lines = messages.map((m) =>
-    formatMessageEnvelope({ messageId: m.messageId, senderName: m.senderName, isAgent: m.isAgent, date: m.date, text: m.text }),
+    formatMessageEnvelope({ messageId: m.messageId, sender: { id: m.senderId, nickname: m.senderName, bot: false }, isAgent: m.isAgent, date: m.date, text: m.text }),
   );
   return `Previous notes:\n${JSON.stringify(previous ?? EMPTY)}\n\nNext messages of the thread:\n${lines.join("\n")}`;
 }

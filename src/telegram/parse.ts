@@ -70,6 +70,8 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     }
   }
   const text = m.message || mediaPlaceholder(m);
+  // Telegram's partial quote: the part of the replied-to message the sender selected.
+  const quoteText = header?.quote && header.quoteText ? header.quoteText : undefined;
   // Short updates carry no user objects; a min user has no access hash to answer a DM with.
   const senderUnknown = !sender || (chatType === "dm" && (sender.min === true || sender.accessHash === undefined));
   return {
@@ -86,6 +88,7 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     entities: (m.entities ?? []).map(entityOf),
     mentioned: Boolean(m.mentioned),
     ...(replyToId !== undefined ? { replyToId } : {}),
+    ...(quoteText !== undefined ? { quoteText } : {}),
     ...(topicId !== undefined ? { topicId } : {}),
     out: Boolean(m.out),
     senderIsBot: Boolean(sender?.bot),

@@ -42,6 +42,7 @@ export async function fetchReplyContext(m: GramMessage, o: ReplyFetchOptions): P
       text: replied.message || "[media]",
       senderName: displayName(replied.sender as Parameters<typeof displayName>[0], senderId),
       isAgent,
+      ...(senderId !== "" ? { senderId } : {}),
     };
   } catch (e) {
     const timedOut = e instanceof ReplyTimeout;

@@ -37,7 +37,8 @@ describe("humane batching: a burst is planned once, after the chat goes quiet", 
 
     expect(calls).toHaveLength(1);
     const body = JSON.stringify(h.gemini.requests[0]!.body);
-    for (const t of texts) expect(body).toContain(t);
+    // (The @mention is written as the persona's reference in the prompt.)
+    for (const t of texts) expect(body).toContain(t.replace("@mira_ai", "[Mira](tg:@mira_ai)"));
     expect(h.sent(dm).map((m) => m.text)).toEqual(["ok, all three noted"]);
     // Planned one quiet window (3 s) after the last message (at 4 s); typing from then on.
     expect(calls[0]! - t0).toBe(7000);
@@ -57,7 +58,8 @@ describe("humane batching: a burst is planned once, after the chat goes quiet", 
 
     expect(calls).toHaveLength(1);
     const body = JSON.stringify(h.gemini.requests[0]!.body);
-    for (const t of texts) expect(body).toContain(t);
+    // (The @mention is written as the persona's reference in the prompt.)
+    for (const t of texts) expect(body).toContain(t.replace("@mira_ai", "[Mira](tg:@mira_ai)"));
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["one answer for everyone"]);
   });
 

@@ -19,7 +19,8 @@ describe("edits and deletions", () => {
     await h.pass(20_000);
 
     const turn = h.lastUserTurn();
-    expect(turn).toContain(`[↩ reply to Bob: "my keys are in the drawer"]`);
+    expect(h.nowParts()[0]).toContain(`[↩ reply to #${keys.id} [Bob](tg:@bob)]`);
+    expect(h.historyParts()).toEqual([expect.stringMatching(/⟧ my keys are in the drawer$/)]);
     expect(turn).toContain("meet at 6?");
     expect(turn).not.toContain("table");
     expect(turn).not.toContain("meet at 5");
@@ -41,10 +42,11 @@ describe("edits and deletions", () => {
   it("a deleted message is marked, leaves the history, and shows as deleted where something replies to it", async () => {
     h = await Harness.start();
     const secret = await h.emu.post({ chat: h.group, from: h.bob, text: "the wifi password is hunter2" });
-    await h.emu.post({ chat: h.group, from: h.carol, text: "thanks!", replyTo: secret.id });
+    const thanks = await h.emu.post({ chat: h.group, from: h.carol, text: "thanks!", replyTo: secret.id });
     await h.emu.deleteMessages(h.group, [secret.id]);
     expect(h.runtime.messages.get(h.group.peerId, secret.id)).toMatchObject({ deleted: true, text: "the wifi password is hunter2" });
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what did I miss?" });
+    // Asked inside that thread, so carol's reply is in the request's lane.
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what did I miss?", replyTo: thanks.id });
     h.gemini.script(plan());
     await h.pass(20_000);
 

@@ -36,9 +36,10 @@ describe("memories about people and chats", () => {
     await h.pass(20_000);
     expect(system(2)).not.toContain("allergic");
 
-    // In the supergroup, once carol has spoken in the window, it is.
-    await h.emu.post({ chat: h.group, from: h.carol, text: "what are we bringing on saturday?" });
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai any snack ideas?" });
+    // In the supergroup, once carol has spoken in the window (alice's question replies to her,
+    // so her message is in the question's thread), it is.
+    const saturday = await h.emu.post({ chat: h.group, from: h.carol, text: "what are we bringing on saturday?" });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai any snack ideas?", replyTo: saturday.id });
     h.gemini.script(plan());
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(4);
@@ -47,9 +48,10 @@ describe("memories about people and chats", () => {
 
   it("stores a memory about the author of the message it names, the present person with that @username, or the chat", async () => {
     h = await Harness.start();
-    await h.emu.post({ chat: h.group, from: h.carol, text: "anyone up for chess tonight?" });
+    const chess = await h.emu.post({ chat: h.group, from: h.carol, text: "anyone up for chess tonight?" });
     const moved = await h.emu.post({ chat: h.group, from: h.bob, text: "just moved to Lisbon" });
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai remember where bob lives, and that we meet on fridays" });
+    // Alice answers carol's message, so carol is in the question's thread (present in the window).
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai remember where bob lives, and that we meet on fridays", replyTo: chess.id });
     h.gemini.script(
       plan(
         { kind: "remember", content: "Bob lives in Lisbon", about: String(moved.id) },

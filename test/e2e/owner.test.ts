@@ -116,9 +116,10 @@ describe("owner commands in Saved Messages", () => {
     h.gemini.script(plan({ kind: "send", text: "pause what?" }));
     await h.pass(20_000);
 
-    // The mention and carol's DM were planned like any message, with the text as written.
+    // The mention and carol's DM were planned like any message, with the text as written (the
+    // @mention as the persona's reference).
     expect(h.gemini.requests).toHaveLength(2);
-    expect(h.lastUserTurn(0)).toContain("@mira_ai /pause Sandbox");
+    expect(h.lastUserTurn(0)).toContain("[Mira](tg:@mira_ai) /pause Sandbox");
     expect(h.lastUserTurn(1)).toContain("/pause");
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["nice try"]);
     expect(h.sent(dm).map((m) => m.text)).toEqual(["pause what?"]);
@@ -158,14 +159,14 @@ describe("owner takeover", () => {
     h.gemini.script(plan({ kind: "send", text: "hi bob" }));
     await h.pass(20_000);
     expect(h.sent(h.club).map((m) => m.text)).toEqual(["hi bob"]);
-    // …and answering again once the 10 minutes are over; the owner's words are the persona's own turn.
+    // …and answering again once the 10 minutes are over; the owner's words are the persona's own, in its history.
     await h.pass(MIN);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and tomorrow?" });
     h.gemini.script(plan({ kind: "send", text: "tomorrow at 7" }));
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(3);
-    const model = (h.gemini.requests[2]!.body.contents ?? []).filter((c) => c.role === "model").map((c) => c.parts?.[0]?.text);
-    expect(model).toContain("I'll answer this one myself, Alice: it's at 6.");
+    expect(h.gemini.requests[2]!.body.contents!.map((c) => c.role)).toEqual(["user"]);
+    expect(h.historyParts(2)).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${ownerId} agent · .*⟧ I'll answer this one myself, Alice: it's at 6\\.$`)));
     expect(h.sent(h.group).map((m) => m.text).at(-1)).toBe("tomorrow at 7");
   });
 

@@ -82,7 +82,8 @@ describe("crashes outside sends", () => {
     await hh.pass(20_000);
     expect(hh.sent(hh.group).map((m) => m.text)).toEqual(["yes, 3pm"]);
     // The fetched context died with the process; the stored copy of bob's message stands in.
-    expect(hh.lastUserTurn()).toContain(`[↩ reply to Bob: "the meeting moved to 3pm"]`);
+    expect(hh.nowParts()[0]).toContain(`[↩ reply to #${q.id} [Bob](tg:@bob)]`);
+    expect(hh.historyParts()).toEqual([expect.stringMatching(/⟧ the meeting moved to 3pm$/)]);
   });
 });
 

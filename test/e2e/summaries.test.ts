@@ -54,7 +54,7 @@ describe("rolling lane summaries", () => {
     expect(req.model).toBe("gemini-2.5-flash-lite-summary");
     // The summariser sees the lane's messages and the previous notes, nothing of the persona.
     const text = userText(req.body);
-    expect(text).toContain(`⟦#${ids[0]} Alice`);
+    expect(text).toContain(`⟦#${ids[0]} [Alice](tg:user/${h.alice.id})`);
     expect(text).toContain(`#${ids[21]} `);
     expect(text).not.toContain(`#${ids[22]} `);
     expect(text).not.toContain("@mira_ai so what");
@@ -66,14 +66,18 @@ describe("rolling lane summaries", () => {
     await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai and who brings what?", replyTo: undefined });
     await h.pass(20_000);
     const next = planRequests()[1]!.body;
-    const first = next.contents![0]!.parts![0]!.text!;
+    // The summary opens the history section, before the recent messages.
+    expect(next.contents![0]!.parts![0]!.text).toMatch(/^⟦history⟧ /);
+    const first = next.contents![0]!.parts![1]!.text!;
+    expect(first).toMatch(/^⟦summary⟧\n/);
     expect(first).toContain(`[Summary of this conversation up to message #${ids[21]}`);
     expect(first).toContain("- Bob brings the ball");
     expect(first).toContain("Decisions:\n- picnic in the park");
-    // What the summary covers is not repeated in the window; what it does not cover is there.
+    // What the summary covers is not repeated in the window; what it does not cover is there
+    // (a strict group's window: the messages that involved the persona, like the first question).
     const window = userText(next);
     expect(window).not.toContain(`⟦#${ids[21]} `);
-    expect(window).toContain(`⟦#${ids[22]} `);
+    expect(window).toContain(`⟦#${ask.id} `);
     expect(summaryRequests()).toHaveLength(1); // 12 new messages: not due again
     expect(ask.id).toBeGreaterThan(ids[30]!);
   });
@@ -103,7 +107,7 @@ describe("rolling lane summaries", () => {
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai remind me what we decided" });
     await h.pass(20_000);
     const last = planRequests()[planRequests().length - 1]!.body;
-    expect(last.contents![0]!.parts![0]!.text).toContain("Decisions:\n- picnic in the park");
+    expect(last.contents![0]!.parts![1]!.text).toContain("Decisions:\n- picnic in the park");
   });
 
   it("answers while the summariser hangs, in the same chat, more than once; the summary lands afterwards", async () => {

@@ -102,7 +102,9 @@ describe("sandbox", () => {
     expect(dry).toHaveLength(2); // the mention and the DM; "lunch?" addresses nobody
     const text = out.join("\n");
     expect(text).toContain('"responseMimeType": "application/json"');
-    expect(text).toContain('[↩ reply to Alice: \\"lunch?\\"]');
+    // Alice's message is history (the thread bob's question opens in); the question names it by id.
+    expect(text).toMatch(/"text": "⟦#2 \[Alice\]\(tg:@alice\) · [^"]*⟧ lunch\?"/);
+    expect(text).toContain("\\n[↩ reply to #2 [Alice](tg:@alice)]\\nMira, what do you think?");
     expect(out.filter((l) => /^#\d+ Mira:/.test(l))).toEqual([]);
   });
 

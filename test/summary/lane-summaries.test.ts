@@ -114,7 +114,7 @@ describe("the summarize task", () => {
     gemini.script({ json: NOTES }, { json: { ...NOTES, outcomes: ["met at noon"] } });
     await lanes.handler().run(task());
     expect(gemini.requests[0]!.model).toBe("lite");
-    expect(lastUser(gemini.requests[0]!.body)).toContain("⟦#21 Alice");
+    expect(lastUser(gemini.requests[0]!.body)).toContain("⟦#21 [Alice]");
     expect(lastUser(gemini.requests[0]!.body)).not.toContain("⟦#22 ");
     expect(summaries.get(`root:${CHAT}`)).toMatchObject({ version: 1, fromId: 1, toId: 21 });
 
@@ -123,8 +123,8 @@ describe("the summarize task", () => {
     const second = lastUser(gemini.requests[1]!.body);
     expect(second).toContain('"decisions":["meet at noon"]');
     expect(second).not.toContain("⟦#21 ");
-    expect(second).toContain("⟦#22 Alice");
-    expect(second).toContain("⟦#41 Alice");
+    expect(second).toContain("⟦#22 [Alice]");
+    expect(second).toContain("⟦#41 [Alice]");
     expect(second).not.toContain("⟦#42 ");
     expect(summaries.get(`root:${CHAT}`)).toMatchObject({ version: 2, fromId: 1, toId: 41 });
     expect(lanes.forPrompt(LANE)?.text).toContain("Outcomes:\n- met at noon");

@@ -69,6 +69,25 @@ export function lastUserText(body: GenerateBody): string {
   return (last?.parts ?? []).map((p) => p.text ?? "").join("\n");
 }
 
+/**
+ * The planner's prompt puts history and the current request in one user turn, in sections that
+ * start with a part beginning `⟦history⟧` and `⟦now⟧` (src/context/prompt.ts). These return the
+ * message parts of each section (labels left out), so a test can tell context from request.
+ */
+export function promptSections(body: GenerateBody): { readonly history: string[]; readonly now: string[] } {
+  const parts = [...(body.contents ?? [])].reverse().find((c) => c.role === "user")?.parts ?? [];
+  const history: string[] = [];
+  const now: string[] = [];
+  let into: string[] | undefined;
+  for (const p of parts) {
+    const text = p.text ?? "";
+    if (text.startsWith("⟦history⟧")) into = history;
+    else if (text.startsWith("⟦now⟧")) into = now;
+    else into?.push(text);
+  }
+  return { history, now };
+}
+
 /** One request the fake received on the generateContent route. */
 export interface RecordedRequest {
   readonly model: string;

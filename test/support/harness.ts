@@ -10,7 +10,7 @@ import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
 import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmulatorOptions, type EmuUser } from "../../src/telegram/emulator";
 import type { TelegramClient } from "../../src/telegram/listen";
-import { GeminiFake, lastUserText } from "./gemini-fake";
+import { GeminiFake, lastUserText, promptSections } from "./gemini-fake";
 import { captureLogger } from "./log-capture";
 import { tempDbPath } from "./temp-dir";
 
@@ -187,6 +187,16 @@ export class Harness {
   /** The text of the last `user` turn of a recorded Gemini request. */
   lastUserTurn(index = this.gemini.requests.length - 1): string {
     return lastUserText(this.gemini.requests[index]!.body);
+  }
+
+  /** The history section's parts of a recorded planning request (one envelope each). */
+  historyParts(index = this.gemini.requests.length - 1): string[] {
+    return promptSections(this.gemini.requests[index]!.body).history;
+  }
+
+  /** The current-request section's parts (the addressed messages, one envelope each). */
+  nowParts(index = this.gemini.requests.length - 1): string[] {
+    return promptSections(this.gemini.requests[index]!.body).now;
   }
 
   private geminiClient(logger: Logger): GeminiClient {

@@ -1,11 +1,13 @@
 import type { Logger } from "pino";
 import type { Persona } from "../../config/persona";
-import { buildPlanPrompt } from "../../context/prompt";
+import { contextPrompt, selectContext } from "../../context/assemble";
+import type { EntityLookup } from "../../context/speaker-directory";
+import type { WindowMode } from "../../context/window";
 import type { Planner } from "../../llm/planner";
 import type { MemoryStore } from "../../store/memories";
 import type { CuratedMemories } from "../../memory/curated";
 import { recall } from "../../memory/recall";
-import { laneKey, laneOf, type Lane } from "../../context/lanes";
+import { laneOf, type Lane } from "../../context/lanes";
 import { presentPeople, resolveSubject } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
 import type { Clock } from "../../types";
@@ -22,9 +24,6 @@ export const MAX_LLM_PARKS = 5;
 /** Shortest pause on such an answer, whatever delay the server named ("0s" would hammer it). */
 export const MIN_LLM_PARK_SEC = 5;
 
-/** How many stored messages of the chat go into one planning call. */
-export const HISTORY_LIMIT = 30;
-
 export interface ReceivedHandlerDeps {
   readonly persona: Persona;
   readonly messages: MessageStore;
@@ -36,6 +35,12 @@ export interface ReceivedHandlerDeps {
   /** A user's @username as last seen, to resolve `remember {about: "@name"}`. */
   readonly usernameOf?: (userId: string) => string | undefined;
   readonly planner: Planner;
+  /** Names and usernames of senders and mentioned people (the entity store). */
+  readonly entities: EntityLookup;
+  /** The persona's account id. */
+  readonly selfId: string;
+  /** The chat's group mode, for the window (default: the persona's). */
+  readonly modeOf?: (chatId: string) => WindowMode;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Open tasks of the plan's graph (chat, or forum topic) it should wait for (the pending read mark). */
@@ -79,20 +84,22 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const chat = d.messages.chat(chatId) ?? { chatId, chatType: "group" };
       const isDm = chat.chatType === "dm";
       const targetIds = items.map((i) => i.messageId);
-      const targetMessages = targetIds.map((id) => d.messages.get(chatId, id)).filter((m) => m !== undefined);
-      const lane = laneOf(targetMessages[targetMessages.length - 1] ?? { chatId });
+      const lane = laneOf(d.messages.get(chatId, lastId) ?? { chatId });
       const summary = d.summaries?.forPrompt(lane);
-      // What the lane's summary covers is not repeated: its messages up to the summary's last id leave the window.
-      const key = laneKey(lane);
-      const history = d.messages.recent(chatId, lastId, HISTORY_LIMIT).filter((m) => !summary || m.messageId > summary.toId || laneKey(laneOf(m)) !== key);
+      // The target's lane, its window and the replied-to messages (context/assemble.ts); what the
+      // lane's summary covers is not repeated: its messages up to the summary's last id leave the window.
+      const sources = { persona: d.persona, messages: d.messages, entities: d.entities, selfId: d.selfId, ...(d.timeZone ? { timeZone: d.timeZone } : {}) };
+      const context = selectContext(sources, {
+        chat: { chatId, chatType: chat.chatType, ...(chat.title ? { title: chat.title } : {}) },
+        items,
+        mode: d.modeOf?.(chatId) ?? d.persona.groupMode,
+        ...(summary ? { summarisedUpTo: summary.toId } : {}),
+      });
+      const history = [...context.history, ...context.targets].sort((a, b) => a.messageId - b.messageId);
+      const targetMessages = context.targets;
       const present = presentPeople(history, targetIds, isDm ? { chatId } : undefined);
       const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
-      const prompt = buildPlanPrompt({
-        persona: d.persona,
-        chat: { chatId, chatType: chat.chatType, ...(chat.title ? { title: chat.title } : {}) },
-        history,
-        targets: items,
-        lookup: (id) => d.messages.get(chatId, id),
+      const prompt = contextPrompt(sources, context, {
         memories: recall({
           store: d.memories,
           curated: d.curated ?? new Map(),
@@ -103,7 +110,6 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         }),
         ...(summary ? { summary: summary.text } : {}),
         now: d.clock.now(),
-        ...(d.timeZone ? { timeZone: d.timeZone } : {}),
       });
       // Is the lane's summary due? A task on the lane's own graph, made while this one plans.
       d.summaries?.consider(lane, lastId);

@@ -28,6 +28,13 @@ export function storePost(world: World, o: PostOptions, nowMs: number): StoredMe
       topicId ??= replyTo.topicId;
     }
   }
+  let quote: { text: string; offset: number } | undefined;
+  if (o.quote !== undefined) {
+    // Telegram refuses a quote that is not in the replied-to message (QUOTE_TEXT_INVALID).
+    const offset = replyTo ? replyTo.text.indexOf(o.quote) : -1;
+    if (o.quote === "" || offset < 0) throw new Error(`emulator: quote ${JSON.stringify(o.quote)} is not in the replied-to message`);
+    quote = { text: o.quote, offset };
+  }
   const sentAs = o.sendAs ? senderChat(world, rec, o, nowMs) : undefined;
   return world.storeMessage({
     chat: rec,
@@ -37,6 +44,7 @@ export function storePost(world: World, o: PostOptions, nowMs: number): StoredMe
     entities: normaliseEntities(o.text, o.entities, (u) => userForInputUser(world, o.from, u)?.id),
     date: nowMs,
     ...(replyTo ? { replyTo } : {}),
+    ...(quote ? { quote } : {}),
     ...(topicId !== undefined ? { topicId } : {}),
   });
 }

@@ -70,6 +70,8 @@ export interface StoredMessage {
   editDate?: number;
   /** The message this one semantically replies to (not the topic root of a plain topic message). */
   readonly replyTo?: StoredMessage;
+  /** The partial quote of `replyTo` the sender selected, and where it starts (UTF-16 offset). */
+  readonly quote?: { readonly text: string; readonly offset: number };
   readonly topicId?: number;
   readonly sticker?: StickerDoc;
   /** Set for service messages: the supergroup's creation (id 1) and forum topic roots. */

@@ -160,14 +160,16 @@ export class TlViews {
    */
   replyHeader(msg: StoredMessage, viewerId: number): Api.MessageReplyHeader | undefined {
     const target = msg.replyTo ? this.world.idFor(msg.replyTo, viewerId) : undefined;
+    const quote = target !== undefined && msg.quote ? { quote: true, quoteText: msg.quote.text, quoteOffset: msg.quote.offset } : {};
     if (msg.topicId !== undefined) {
       return new Api.MessageReplyHeader({
         forumTopic: true,
         replyToMsgId: target ?? msg.topicId,
         ...(target !== undefined ? { replyToTopId: msg.topicId } : {}),
+        ...quote,
       });
     }
-    return target !== undefined ? new Api.MessageReplyHeader({ replyToMsgId: target }) : undefined;
+    return target !== undefined ? new Api.MessageReplyHeader({ replyToMsgId: target, ...quote }) : undefined;
   }
 
   /** The header of an automatic forward from a linked channel. */

@@ -82,6 +82,11 @@ export interface PostOptions {
   readonly text: string;
   /** Id of the replied-to message as the reference account (first attached member account) sees it. */
   readonly replyTo?: number;
+  /**
+   * A partial quote of the replied-to message (the part the sender selected): it must occur in that
+   * message's text. Readers get it in the reply header (`quote`, `quoteText`, `quoteOffset`).
+   */
+  readonly quote?: string;
   /** Forum topic to post in (supergroups with `forum: true`). */
   readonly topicId?: number;
   /** Extra entities; @mentions in `text` are detected automatically like Telegram's server does. */

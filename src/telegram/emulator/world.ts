@@ -274,6 +274,7 @@ export class World {
       entities: input.entities,
       date: input.date,
       ...(input.replyTo ? { replyTo: input.replyTo } : {}),
+      ...(input.quote ? { quote: input.quote } : {}),
       ...(input.topicId !== undefined ? { topicId: input.topicId } : {}),
       ...(input.sticker ? { sticker: input.sticker } : {}),
       ...(input.service ? { service: input.service } : {}),

@@ -64,3 +64,35 @@ describe("getReplyMessage() against the emulator", () => {
     expect((await inbox.last().getReplyMessage())?.text).toBe("topic opener");
   });
 });
+
+describe("partial quotes (a reply that quotes part of its target)", () => {
+  for (const updateShapes of ["full", "telegram"] as const) {
+    it(`puts the quote in the reply header, with its UTF-16 offset (${updateShapes} updates, supergroup and DM)`, async () => {
+      const { emu, persona, alice, inbox } = world({ updateShapes });
+      const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
+      const dm = emu.dm(persona, alice);
+      for (const chat of [sg, dm]) {
+        const original = await emu.post({ chat, from: alice, text: "🎬 the film starts at 8, tickets at the door" });
+        await emu.post({ chat, from: alice, text: "so, 8?", replyTo: original.id, quote: "starts at 8" });
+        const header = inbox.last().replyTo as Api.MessageReplyHeader;
+        expect(header.replyToMsgId).toBe(original.id);
+        expect(header.quote).toBe(true);
+        expect(header.quoteText).toBe("starts at 8");
+        // "🎬" is two UTF-16 code units.
+        expect(header.quoteOffset).toBe(12);
+      }
+      // A plain reply carries no quote.
+      const plain = await emu.post({ chat: sg, from: alice, text: "plain" });
+      await emu.post({ chat: sg, from: alice, text: "reply", replyTo: plain.id });
+      expect((inbox.last().replyTo as Api.MessageReplyHeader).quote).toBeFalsy();
+    });
+  }
+
+  it("refuses a quote that is not in the replied-to message, or a quote without a reply", async () => {
+    const { emu, persona, alice } = world();
+    const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
+    const original = await emu.post({ chat: sg, from: alice, text: "hello there" });
+    await expect(emu.post({ chat: sg, from: alice, text: "x", replyTo: original.id, quote: "goodbye" })).rejects.toThrow(/not in the replied-to message/);
+    await expect(emu.post({ chat: sg, from: alice, text: "x", quote: "hello" })).rejects.toThrow(/not in the replied-to message/);
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * History items: what the prompt knows of each thing that happened in a chat — a person's
+ * message, the persona's own message, a reaction either way, or a system note — with the
+ * sender as a speaker, the time, the reply target, mentions and quote. One renderer turns every
+ * item into its envelope (envelope.ts), so every speaker reference comes from speaker.ts.
+ */
+import type { StoredMessage } from "../store/messages";
+import type { MessageEntity } from "../types";
+import { formatMessageEnvelope, formatReactionEnvelope, formatSystemEnvelope, type EnvelopeReply } from "./envelope";
+import { normalizeMentions, type MentionResolver } from "./mentions";
+import { capCodePoints, type Speaker } from "./speaker";
+import type { SpeakerDirectory } from "./speaker-directory";
+
+export type HistoryItemKind = "inbound_user" | "inbound_reaction" | "outbound_agent" | "outbound_reaction" | "system";
+
+interface ItemBase {
+  readonly chatId: string;
+  /** "dm" | "group" | "supergroup" | "forum". */
+  readonly chatType: string;
+  /** Unix time in milliseconds (rendered RFC 3339, UTC). */
+  readonly date: number;
+}
+
+/** A message: someone's (`inbound_user`) or the persona's own (`outbound_agent`). */
+export interface MessageItem extends ItemBase {
+  readonly kind: "inbound_user" | "outbound_agent";
+  readonly messageId: number;
+  readonly replyToId?: number;
+  readonly sender: Speaker;
+  /** The text as stored (raw; mentions are rewritten and everything sanitised when rendered). */
+  readonly text: string;
+  /** Mention entities of `text` (UTF-16 offsets). */
+  readonly mentions?: readonly MessageEntity[];
+  /** Telegram's partial quote of the replied-to message. */
+  readonly quote?: string;
+  /** The media part as the media seam rendered it (see {@link MediaRenderer}); absent: the text says it. */
+  readonly media?: string;
+}
+
+/** A reaction: someone's to a message (`inbound_reaction`) or the persona's (`outbound_reaction`). */
+export interface ReactionItem extends ItemBase {
+  readonly kind: "inbound_reaction" | "outbound_reaction";
+  /** The message reacted to. */
+  readonly messageId: number;
+  readonly sender: Speaker;
+  readonly emoji: string;
+}
+
+/** Something that happened in the chat, said by nobody (e.g. "earlier messages omitted"). */
+export interface SystemItem extends ItemBase {
+  readonly kind: "system";
+  readonly text: string;
+}
+
+export type HistoryItem = MessageItem | ReactionItem | SystemItem;
+
+/**
+ * The media seam: how a stored message's media is written into the prompt. Undefined (today):
+ * the stored text already carries a short placeholder (`[photo]`, `[sticker 👍]`, parse.ts). A
+ * media renderer returns the media part (e.g. a description) to put before the text, or
+ * undefined when the message has none — the stored text is then expected to be the caption only.
+ */
+export type MediaRenderer = (m: StoredMessage) => string | undefined;
+
+/** Context for {@link itemOfMessage}. */
+export interface ItemContext {
+  readonly chatType: string;
+  readonly speakers: SpeakerDirectory;
+  readonly media?: MediaRenderer;
+}
+
+/** The history item of a stored message. */
+export function itemOfMessage(m: StoredMessage, c: ItemContext): MessageItem {
+  const media = c.media?.(m);
+  return {
+    kind: m.isAgent ? "outbound_agent" : "inbound_user",
+    chatId: m.chatId,
+    chatType: c.chatType,
+    date: m.date,
+    messageId: m.messageId,
+    sender: m.isAgent ? c.speakers.self : c.speakers.sender(m.senderId, m.senderName),
+    text: m.text,
+    ...(m.replyToId !== undefined ? { replyToId: m.replyToId } : {}),
+    ...(m.mentions !== undefined ? { mentions: m.mentions } : {}),
+    ...(m.quote !== undefined ? { quote: m.quote } : {}),
+    ...(media !== undefined ? { media } : {}),
+  };
+}
+
+/** How one item is rendered: its reply line and quote (decided by the prompt, which knows what is in view). */
+export interface RenderOptions {
+  readonly mentions: MentionResolver;
+  readonly reply?: EnvelopeReply;
+  readonly quote?: string;
+  /** Cut the text to this many code points (an injected replied-to message is bounded). */
+  readonly maxTextCodePoints?: number;
+}
+
+/** The envelope of an item. */
+export function renderItem(item: HistoryItem, o: RenderOptions): string {
+  switch (item.kind) {
+    case "inbound_user":
+    case "outbound_agent": {
+      let text = normalizeMentions(item.text, item.mentions, o.mentions);
+      if (item.media !== undefined) text = text === "" ? item.media : `${item.media}\n${text}`;
+      if (o.maxTextCodePoints !== undefined) text = capCodePoints(text, o.maxTextCodePoints);
+      return formatMessageEnvelope({
+        messageId: item.messageId,
+        sender: item.sender,
+        isAgent: item.kind === "outbound_agent",
+        date: item.date,
+        text,
+        ...(o.reply ? { reply: o.reply } : {}),
+        ...(o.quote !== undefined ? { quote: o.quote } : {}),
+      });
+    }
+    case "inbound_reaction":
+    case "outbound_reaction":
+      return formatReactionEnvelope({
+        sender: item.sender,
+        isAgent: item.kind === "outbound_reaction",
+        date: item.date,
+        emoji: item.emoji,
+        messageId: item.messageId,
+      });
+    case "system":
+      return formatSystemEnvelope(item.date, item.text);
+  }
+}

@@ -10,6 +10,9 @@ import type { TaskStore } from "./task-store";
 
 export { REPLY_WAIT_MS } from "./received-rules";
 
+/** A bridge typing spell runs beside its graph's other task (see ReceivedRules.enqueue): it only keeps a status up. */
+const isBridge = (t: Task): boolean => t.kind === "typing" && (t as Task<"typing">).payload.bridge === true;
+
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** What a handler tells the scheduler after running a task once. */
@@ -289,8 +292,8 @@ export class Scheduler {
     for (let i = 0; i < n && this.running < this.concurrency; i++) {
       const idx = (this.rrStart + i) % n;
       const graph = this.graphOrder[idx]!;
-      if (this.busyGraphs.has(graph)) continue;
-      const task = this.firstReady(graph, now);
+      // A busy graph may still refresh a bridge typing spell (it keeps the status up while the new plan is made).
+      const task = this.firstReady(graph, now, this.busyGraphs.has(graph));
       if (!task) continue;
       const begun = this.begin(task, now);
       if (begun === "handed-over") {
@@ -305,9 +308,10 @@ export class Scheduler {
     this.compactGraphOrder();
   }
 
-  private firstReady(graph: string, now: number): Task | undefined {
+  private firstReady(graph: string, now: number, bridgesOnly: boolean): Task | undefined {
     for (const t of this.byGraph.get(graph) ?? []) {
       if (t.status !== "pending" || t.notBefore > now) continue;
+      if (bridgesOnly && !isBridge(t)) continue;
       if (t.dependsOn.some((d) => this.open.has(d))) continue;
       if (this.received.awaitingReply(t, now)) continue;
       // Its author is still typing: planning waits a little (bounded; a Map lookup, no write).
@@ -347,7 +351,7 @@ export class Scheduler {
     task.attempts += 1;
     this.limits.claim(this.rateKeys(task), task.id, now);
     this.ranOnce.add(task.id);
-    this.busyGraphs.add(graphKey(task.chatId, task.topicId));
+    if (!isBridge(task)) this.busyGraphs.add(graphKey(task.chatId, task.topicId));
     this.running++;
     this.log(task, "started", { attempt: task.attempts });
     this.o.onStart?.(task, readyAt, now);
@@ -377,7 +381,7 @@ export class Scheduler {
       this.idleSoon();
       return;
     }
-    this.busyGraphs.delete(graphKey(task.chatId, task.topicId));
+    if (!isBridge(task)) this.busyGraphs.delete(graphKey(task.chatId, task.topicId));
     this.running--;
     this.kick();
     this.idleSoon();

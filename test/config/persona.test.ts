@@ -135,8 +135,10 @@ describe("parsePersona", () => {
   });
 
   it("accepts the numeric bounds", () => {
-    const p = parse(MINIMAL + "# Start Typing Delay\n60\n# Typing Speed\n1\n# Read Delay\n600\n");
-    expect([p.startTypingDelaySec, p.typingSpeedCps, p.readDelaySec]).toEqual([60, 1, 600]);
+    const p = parse(MINIMAL + "# Start Typing Delay\n60\n# Typing Speed\n1\n# Read Delay\n600\n# Quiet Window\n60\n");
+    expect([p.startTypingDelaySec, p.typingSpeedCps, p.readDelaySec, p.quietWindowSec]).toEqual([60, 1, 600, 60]);
+    expect(parse(MINIMAL + "# Quiet Window\n0\n").quietWindowSec).toBe(0);
+    expect(parse(MINIMAL + "# quiet window\n2.5\n").quietWindowSec).toBe(2.5);
   });
 
   describe("errors", () => {
@@ -234,6 +236,9 @@ describe("parsePersona", () => {
       ["Read Delay", "Infinity"],
       ["Read Delay", "NaN"],
       ["Read Delay", "1,5"],
+      ["Quiet Window", "61"],
+      ["Quiet Window", "-1"],
+      ["Quiet Window", "3s"],
     ])("rejects %s = %s", (field, v) => {
       const e = fileError(() => parse(MINIMAL + `# ${field}\n${v}\n`));
       expect(e.field).toBe(field);

@@ -158,6 +158,34 @@ describe("replanning without typing flicker", () => {
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeLessThanOrEqual(5000);
   });
 
+  it("while the new plan is being made (a slow planner), the bridge keeps refreshing the typing status", async () => {
+    h = await Harness.start();
+    const t0 = h.clock.now();
+    const gate = latch();
+    h.gemini.script(plan({ kind: "send", text: "y".repeat(200) }), { after: gate.promise, then: plan({ kind: "send", text: "new answer" }) });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai tell me a long story" });
+    await h.pass(6000); // planned at 3 s, typing since then; next refresh due at 8 s
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually, just say hi" }); // replans at 9 s
+    // The planner takes 8 s of (fake) time: let the clock run while its answer is held.
+    const settle = h.clock.settle;
+    h.clock.settle = async () => {};
+    await h.pass(3100);
+    await until(() => h.gemini.requests.length === 2);
+    await h.pass(8000);
+    h.clock.settle = settle;
+    gate.release();
+    await h.pass(60_000);
+
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["new answer"]);
+    const typed = actions(h.group, t0);
+    expect(typed.map(([a]) => a)).not.toContain("SendMessageCancelAction");
+    // Refreshed during the planning call (9 s – 17 s), not only before and after it.
+    expect(typed.some(([, at]) => at > 9000 && at < 17_000)).toBe(true);
+    const sentAt = h.emu.requests.filter((r) => r.method === "messages.SendMessage").map((r) => r.at - t0)[0]!;
+    const times = [...typed.map(([, at]) => at), sentAt];
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeLessThanOrEqual(5000);
+  });
+
   it("a message during planning replans: the stale plan never types, the new one types once", async () => {
     h = await Harness.start();
     const t0 = h.clock.now();

@@ -78,6 +78,39 @@ describe("scheduler", () => {
     expect(s.scheduler.pendingCount).toBe(0);
   });
 
+  it("runs one task at a time per graph: forum topics of one chat run side by side, and keep their graphs after a restart", async () => {
+    const dbPath = tempDbPath();
+    const first = setup({ dbPath });
+    first.scheduler.load();
+    // Stored with their topics (the General topic, 1, is the chat's own graph); the process stops before running them.
+    first.scheduler.add("f", [{ kind: "send", payload: { text: "t5-a" } }, { kind: "send", payload: { text: "t5-b" } }], 5);
+    first.scheduler.add("f", [{ kind: "send", payload: { text: "t7" } }], 7);
+    first.scheduler.add("f", [{ kind: "send", payload: { text: "general" } }], 1);
+    first.db.close();
+    const running = new Set<string>();
+    let overlap = 0;
+    let peak = 0;
+    const s = setup({
+      dbPath,
+      send: async (t) => {
+        const key = `${t.chatId}/${t.topicId ?? "-"}`;
+        if (running.has(key)) overlap++;
+        running.add(key);
+        peak = Math.max(peak, running.size);
+        await new Promise((r) => setImmediate(r));
+        running.delete(key);
+      },
+    });
+    s.scheduler.load();
+    expect(s.scheduler.openTasks("f").map((t) => t.topicId ?? null)).toEqual([5, 5, 7, null]);
+    s.scheduler.start();
+    await s.clock.advance(1000);
+    expect(s.ran.filter((r) => r.chatId === "f")).toHaveLength(4);
+    expect(peak).toBe(3); // three graphs at once…
+    expect(overlap).toBe(0); // …but never two tasks of one graph
+    expect(s.scheduler.pendingCount).toBe(0);
+  });
+
   it("a rate limit on one chat parks that chat only, then delivers once", async () => {
     let floods = 1;
     const s = setup({

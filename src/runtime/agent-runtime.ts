@@ -237,6 +237,7 @@ export class AgentRuntime {
           summaries: this.laneSummaries,
           planner: o.planner,
           entities: this.entities,
+          reactions: this.reactions,
           selfId: o.selfId,
           modeOf: (chatId) => this.settings.get(chatId).mode ?? this.settings.get(ALL_CHATS).mode ?? o.persona.groupMode,
           clock: this.clock,

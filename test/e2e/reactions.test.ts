@@ -139,3 +139,83 @@ describe("reactions", () => {
     expect(stored(h.group.peerId, mine)).toEqual([[String(h.bob.id), "👌", false]]);
   });
 });
+
+/** A history part that is the reaction item `⟦reaction <who> · <time>⟧ <emoji> to #<id>`. */
+const reactionLine = (who: string, emoji: string, id: number) =>
+  expect.stringMatching(new RegExp(`^⟦reaction ${who.replace(/[[\]()]/g, "\\$&")} · \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z⟧ ${emoji} to #${id}$`));
+
+describe("reactions in the planner's history", () => {
+  it("a person reacts to the persona's message: the next plan request carries the reaction, with the reactor and the message id, in time order", async () => {
+    h = await Harness.start();
+    const mine = await personaSays("Lunch at noon");
+    await h.pass(60_000);
+    await h.emu.react(h.bob, h.group, mine, "👍");
+    await h.pass(60_000);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai where?", replyTo: mine });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+
+    const history = h.historyParts();
+    expect(history).toContainEqual(reactionLine("[Bob](tg:@bob)", "👍", mine));
+    // After the message it reacts to; the question itself is the current request.
+    const at = (pred: (p: string) => boolean) => history.findIndex(pred);
+    expect(at((p) => p.startsWith(`⟦#${mine} agent`))).toBeLessThan(at((p) => p.startsWith("⟦reaction")));
+    expect(h.nowParts()).toEqual([expect.stringContaining("where?")]);
+  });
+
+  it("a removed reaction disappears from the next request", async () => {
+    h = await Harness.start();
+    const mine = await personaSays("Movie at 8");
+    await h.emu.react(h.carol, h.group, mine, "🔥");
+    await h.emu.react(h.bob, h.group, mine, "👍");
+    await h.emu.react(h.carol, h.group, mine, null);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai which cinema?", replyTo: mine });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+
+    const reactions = h.historyParts().filter((p) => p.startsWith("⟦reaction"));
+    expect(reactions).toEqual([reactionLine("[Bob](tg:@bob)", "👍", mine)]);
+  });
+
+  it("the persona's own reaction shows up as its own (agent) reaction in the next request", async () => {
+    h = await Harness.start();
+    const exam = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai I passed my exam!" });
+    h.gemini.script(plan({ kind: "react", emoji: "🎉", message_id: exam.id }));
+    await h.pass(20_000);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai thanks! guess my grade", replyTo: exam.id });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+
+    expect(h.gemini.requests).toHaveLength(2);
+    expect(h.historyParts()).toContainEqual(reactionLine("agent", "🎉", exam.id));
+  });
+
+  it("only reactions to messages in view are shown, and at most the newest 10", async () => {
+    h = await Harness.start();
+    // Thread A: the persona's message gets a reaction; the question comes in thread B.
+    const a = await personaSays("Snacks: chips");
+    await h.emu.react(h.bob, h.group, a, "😁");
+    const b = await h.emu.post({ chat: h.group, from: h.carol, text: "different topic: the match?" });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai who wins tonight?", replyTo: b.id });
+    h.gemini.script(plan({ kind: "send", text: "The home team", reply_to: b.id }));
+    await h.pass(20_000);
+    expect(h.lastUserTurn()).not.toContain("⟦reaction");
+
+    // Twelve reactions to the persona's message in view: the newest ten are shown.
+    const mine = h.sent(h.group).find((m) => m.text === "The home team")!.id;
+    const people = Array.from({ length: 12 }, (_, k) => h.emu.addUser({ firstName: `Fan${k}`, username: `fan_${k}` }));
+    for (const p of people) h.emu.addMember(h.group, p);
+    for (const [k, p] of people.entries()) {
+      await h.emu.react(p, h.group, mine, "👍");
+      await h.pass(1000 + k);
+    }
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai sure?", replyTo: mine });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+    const shown = h.historyParts().filter((p) => p.startsWith("⟦reaction"));
+    expect(shown).toHaveLength(10);
+    expect(shown[0]).toContain("fan_2");
+    expect(shown[9]).toContain("fan_11");
+  });
+});
+

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Persona } from "../../config/persona";
+import { reactionItems } from "../../context/reaction-items";
 import { contextPrompt, selectContext } from "../../context/assemble";
 import type { EntityLookup } from "../../context/speaker-directory";
 import type { WindowMode } from "../../context/window";
@@ -10,6 +11,7 @@ import { recall } from "../../memory/recall";
 import { laneOf, type Lane } from "../../context/lanes";
 import { presentPeople, resolveSubject } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
+import type { ReactionStore } from "../../store/reactions";
 import type { Clock } from "../../types";
 import { LlmHttpError } from "../../llm/errors";
 import { PermanentError, RateLimitedError } from "../errors";
@@ -37,6 +39,8 @@ export interface ReceivedHandlerDeps {
   readonly planner: Planner;
   /** Names and usernames of senders and mentioned people (the entity store). */
   readonly entities: EntityLookup;
+  /** Reactions to the persona's messages and its own, shown as history items (context/reaction-items.ts). */
+  readonly reactions?: ReactionStore;
   /** The persona's account id. */
   readonly selfId: string;
   /** The chat's group mode, for the window (default: the persona's). */
@@ -109,6 +113,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           query: targetMessages.map((m) => m.text).join("\n"),
         }),
         ...(summary ? { summary: summary.text } : {}),
+        ...(d.reactions
+          ? { extraItems: reactionItems(d.reactions, { chatId, chatType: chat.chatType, messageIds: history.map((m) => m.messageId), speakers: context.speakers }) }
+          : {}),
         now: d.clock.now(),
       });
       // Is the lane's summary due? A task on the lane's own graph, made while this one plans.

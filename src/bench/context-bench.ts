@@ -6,8 +6,9 @@
  * beside it, the prompt text alone (system instruction + contents). Goal ≤ 1.3.
  *
  * The real runtime plans on the emulator (fake clock; a dry planner captures the request). The
- * lanes' earlier messages are on the emulated server and in the persona's store as if received
- * earlier; memories are stored through MemoryStore.remember (so near-duplicates merge) about the
+ * lanes' earlier messages — chatter among ten people, and every 10th message a question to the
+ * persona followed by its answer — are on the emulated server and in the persona's store as if
+ * received earlier; memories are stored through MemoryStore.remember (so near-duplicates merge) about the
  * people of the lane. The long lane carries a rolling summary filled to its prompt budget (the
  * worst case); the short lane none (its first summary is made beside this very plan).
  */
@@ -16,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { parsePersona } from "../config/persona";
+import { NOW_LABEL, SUMMARY_LABEL } from "../context/prompt";
 import { estimateTokens } from "../context/tokens";
 import { DryPlanner } from "../llm/planner";
 import { AgentRuntime } from "../runtime/agent-runtime";
@@ -68,6 +70,8 @@ const LINES = [
   "let's vote: river park or station park",
   "river park, definitely",
 ];
+const ASKS = ["what do you think, river or station?", "can you remind us what time we said?", "any game ideas for the afternoon?", "do you know if it'll rain?"];
+const ANSWERS = ["river, the shade wins 🌳", "we said noon at the gate", "frisbee golf, obviously", "no idea, but I'm bringing an umbrella anyway"];
 const VERBS = ["painted", "sold", "borrowed", "fixed", "found", "lost", "bought", "cooked", "drew", "built"];
 const THINGS = ["a bicycle", "a violin", "the chessboard", "a kite", "pasta", "a sailboat", "origami cranes", "a bookshelf", "a surfboard", "a lantern"];
 const PLACES = ["in Porto", "at the lake", "near the station", "in the garden", "at school", "in Vienna", "by the river", "at the market", "on the roof", "in the attic"];
@@ -98,10 +102,18 @@ async function measure(o: { laneMessages: number; memories: number; summary: boo
   runtime.start();
   try {
     // The lane so far: on the server, and stored as the persona stored it when it arrived.
-    for (let i = 0; i < o.laneMessages - 1; i++) emu.buildIncoming({ chat: group, from: people[i % people.length]!, text: LINES[(i * 5) % LINES.length]! });
+    // Every 10th message asks the persona something and the next is its answer, as in a lane it
+    // takes part in; the rest is chatter among ten people.
+    for (let i = 0; i < o.laneMessages - 1; i++) {
+      const k = i % 10;
+      if (k === 8) emu.buildIncoming({ chat: group, from: people[i % people.length]!, text: `@mira_bench ${ASKS[(i / 10) % ASKS.length | 0]}` });
+      else if (k === 9) emu.buildIncoming({ chat: group, from: me, text: ANSWERS[(i / 10) % ANSWERS.length | 0]! });
+      else emu.buildIncoming({ chat: group, from: people[i % people.length]!, text: LINES[(i * 5) % LINES.length]! });
+    }
     runtime.messages.upsertChat({ chatId: group.peerId, chatType: "supergroup", title: "Picnic" });
     for (const m of emu.history(group)) {
-      runtime.messages.insert({ chatId: group.peerId, messageId: m.id, senderId: String(m.fromId), senderName: m.fromName, date: m.date * 1000, text: m.text, isAgent: false });
+      const mine = m.fromId === me.id;
+      runtime.messages.insert({ chatId: group.peerId, messageId: m.id, senderId: String(m.fromId), senderName: mine ? "Mira" : m.fromName, date: m.date * 1000, text: m.text, isAgent: mine });
     }
     runtime.messages.commit();
     for (let i = 0; i < o.memories; i++) {
@@ -132,7 +144,8 @@ async function measure(o: { laneMessages: number; memories: number; summary: boo
     const system = b.systemInstruction.parts.map((p) => p.text).join("\n");
     const texts = b.contents.flatMap((c) => c.parts.map((p) => p.text));
     const memoryLines = system.split("\n").filter((l) => l.startsWith("- ["));
-    const summaryText = texts.find((t) => t.startsWith("[Summary of this conversation")) ?? "";
+    const summaryText = texts.find((t) => t.startsWith(SUMMARY_LABEL)) ?? "";
+    const now = texts.indexOf(NOW_LABEL);
     return {
       laneMessages: o.laneMessages,
       memories: runtime.memories.count(),
@@ -141,7 +154,7 @@ async function measure(o: { laneMessages: number; memories: number; summary: boo
       promptTokens: estimateTokens(system) + texts.reduce((n, t) => n + estimateTokens(t), 0),
       memoryTokens: memoryLines.reduce((n, l) => n + estimateTokens(l) + 1, 0),
       summaryTokens: estimateTokens(summaryText),
-      historyMessages: texts.filter((t) => t.startsWith("⟦#")).length,
+      historyMessages: texts.slice(0, now).filter((t) => t.startsWith("⟦#")).length,
     };
   } finally {
     await runtime.stop();

@@ -1,3 +1,5 @@
+import type { MediaDescriptor } from "./media/descriptor";
+
 /**
  * Platform-neutral domain types shared by the inbound pipeline, context, tasks and store.
  * Only src/telegram/ knows GramJS; everything else speaks these shapes.
@@ -60,6 +62,8 @@ export interface InboundMessage {
    * Stored so the chat can be addressed after a restart: GramJS's session forgets its entity cache.
    */
   readonly accessHash?: string;
+  /** The message's media (photo, sticker, voice, …) as the update described it; absent for text. */
+  readonly media?: MediaDescriptor;
 }
 
 /** What the persona learns about the message a message replies to. */

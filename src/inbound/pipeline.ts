@@ -150,6 +150,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
       ...(mentions !== undefined ? { mentions } : {}),
       ...(m.quoteText !== undefined ? { quote: m.quoteText } : {}),
+      ...(m.media ? { media: m.media } : {}),
     });
     if (!fresh) return "duplicate";
     if (!addressed) {

@@ -1,4 +1,5 @@
 import type { MessageEntity } from "../types";
+import type { MediaDescriptor } from "../media/descriptor";
 import { batchedWrite, commitPending, type Db } from "./db";
 
 /** One stored message of a chat, as the persona saw it. */
@@ -24,6 +25,8 @@ export interface StoredMessage {
   readonly mentions?: readonly MessageEntity[];
   /** Telegram's partial quote of the replied-to message (what the sender selected), when there was one. */
   readonly quote?: string;
+  /** The media the message carried (absent for text). */
+  readonly media?: MediaDescriptor;
 }
 
 /** The SQL condition of a lane, for {@link MessageStore.lane}. */
@@ -73,6 +76,7 @@ interface Row {
   thread_root: number | null;
   entities: string | null;
   quote: string | null;
+  media: string | null;
 }
 
 const toMessage = (r: Row): StoredMessage => ({
@@ -89,6 +93,7 @@ const toMessage = (r: Row): StoredMessage => ({
   ...(r.thread_root != null ? { threadRoot: r.thread_root } : {}),
   ...(r.entities != null ? { mentions: JSON.parse(r.entities) as MessageEntity[] } : {}),
   ...(r.quote != null ? { quote: r.quote } : {}),
+  ...(r.media != null ? { media: JSON.parse(r.media) as MediaDescriptor } : {}),
 });
 
 /** Mention entities as stored: JSON only when there are some (no JSON work for plain messages). */
@@ -146,13 +151,13 @@ export class MessageStore {
     private readonly agent: string,
   ) {
     this.insertStmt = db.prepare(
-      `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent, entities, quote)
-       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent, entities, quote, media)
+       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)`,
     );
     // A reply's thread root comes from its parent's row inside the same statement: still one insert.
     this.insertReplyStmt = db.prepare(
-      `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent, entities, quote, thread_root)
-       VALUES (@agent, @chat, @id, @sender, @name, @date, @text, @parent, @topic, @agentFlag, @entities, @quote,
+      `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent, entities, quote, media, thread_root)
+       VALUES (@agent, @chat, @id, @sender, @name, @date, @text, @parent, @topic, @agentFlag, @entities, @quote, @media,
          coalesce((SELECT thread_root FROM messages WHERE agent = @agent AND chat_id = @chat AND message_id = @parent), @parent))`,
     );
     this.laneStmts = Object.fromEntries(
@@ -219,6 +224,7 @@ export class MessageStore {
           agentFlag: m.isAgent ? 1 : 0,
           entities: mentionsJson(m),
           quote: m.quote ?? null,
+          media: m.media ? JSON.stringify(m.media) : null,
         }).changes === 1
       );
     }
@@ -234,6 +240,7 @@ export class MessageStore {
       m.isAgent ? 1 : 0,
       mentionsJson(m),
       m.quote ?? null,
+      m.media ? JSON.stringify(m.media) : null,
     );
     return res.changes === 1;
   }

@@ -197,4 +197,19 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (agent, chat_id, message_id, reactor_id)
   ) WITHOUT ROWID;
   `,
+  // 12: media messages (issue 9): the descriptor parsed from the update (NULL for text), and the
+  // description cache shared by every persona (keyed by file unique id; "unsupported" verdicts too).
+  `
+  ALTER TABLE messages ADD COLUMN media TEXT;
+
+  CREATE TABLE media_descriptions (
+    unique_id   TEXT    NOT NULL PRIMARY KEY,
+    kind        TEXT    NOT NULL,
+    status      TEXT    NOT NULL CHECK (status IN ('ok','unsupported')),
+    description TEXT,
+    sticker_set TEXT,
+    model       TEXT,
+    at          INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -1,5 +1,7 @@
 import { Api, utils } from "telegram";
+import { renderMedia } from "../media/descriptor";
 import type { ChatType, InboundMessage, MessageEntity } from "../types";
+import { parseMedia } from "./media-parse";
 
 /** GramJS's custom message (what NewMessage handlers receive). */
 export type GramMessage = Api.Message;
@@ -22,19 +24,6 @@ function entityOf(e: Api.TypeMessageEntity): MessageEntity {
   const type = e.className.startsWith(ENTITY_PREFIX) ? e.className.slice(ENTITY_PREFIX.length).toLowerCase() : e.className;
   const userId = e instanceof Api.MessageEntityMentionName ? e.userId.toString() : undefined;
   return { type, offset: e.offset, length: e.length, ...(userId ? { userId } : {}) };
-}
-
-/** A short stand-in for media, so a sticker or photo still reads as something in history. */
-function mediaPlaceholder(m: GramMessage): string {
-  const media = m.media;
-  if (!media) return "";
-  if (media instanceof Api.MessageMediaDocument && media.document instanceof Api.Document) {
-    const sticker = media.document.attributes.find((a): a is Api.DocumentAttributeSticker => a instanceof Api.DocumentAttributeSticker);
-    if (sticker) return `[sticker ${sticker.alt}]`;
-    return "[file]";
-  }
-  if (media instanceof Api.MessageMediaPhoto) return "[photo]";
-  return `[${media.className.replace(/^MessageMedia/, "").toLowerCase()}]`;
 }
 
 /**
@@ -69,7 +58,9 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
       topicId = 1; // the General topic
     }
   }
-  const text = m.message || mediaPlaceholder(m);
+  // Only a message with media pays for its descriptor; its text is the caption, else the plain placeholder.
+  const media = m.media ? parseMedia(m) : undefined;
+  const text = m.message || (media ? renderMedia(media) : "");
   // Telegram's partial quote: the part of the replied-to message the sender selected.
   const quoteText = header?.quote && header.quoteText ? header.quoteText : undefined;
   // Short updates carry no user objects; a min user has no access hash to answer a DM with.
@@ -95,6 +86,7 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     ...(senderUnknown ? { senderUnknown } : {}),
     // Only a user object says whether the sender is a contact; without one it is unknown.
     senderIsContact: sender?.className === "User" ? Boolean(sender.contact) : undefined,
+    ...(media ? { media } : {}),
     ...(chatType !== "group" && chat?.accessHash !== undefined && !chat.min ? { accessHash: chat.accessHash.toString() } : {}),
   };
 }

@@ -52,6 +52,7 @@ interface ClientInternals {
   _bot: boolean | undefined;
   _loopStarted: boolean;
   _connectedDeferred: { resolve(): void };
+  getSender(dcId?: number): Promise<unknown>;
 }
 
 /**
@@ -86,5 +87,8 @@ export function linkClient(
   internals._bot = account.bot;
   internals._loopStarted = true;
   internals._connectedDeferred.resolve();
+  // Downloads (and uploads) borrow an "exported sender" for the file's DC, which would open a real
+  // connection: the emulator is every DC at once, so the account's own link serves them.
+  internals.getSender = () => Promise.resolve(conn.sender);
   return conn;
 }

@@ -237,15 +237,33 @@ export class TelegramEmulator {
   }
 
   /** Adds a sticker set that messages.GetStickerSet and messages.SendMedia know. */
-  addStickerSet(o: { shortName: string; title: string; stickers: { emoji: string }[] }): EmuStickerSet {
+  addStickerSet(o: { shortName: string; title: string; stickers: { emoji: string; bytes?: Buffer; mimeType?: string }[] }): EmuStickerSet {
     const set = this.world.stickers.add(o);
     return {
       id: set.id,
       accessHash: set.accessHash,
       shortName: set.shortName,
       title: set.title,
-      stickers: set.docs.map((d) => ({ id: d.id, accessHash: d.accessHash, fileReference: d.fileReference, emoji: d.emoji })),
+      stickers: set.docs.map((d) => ({ id: d.id, accessHash: d.accessHash, fileReference: d.file.fileReference, emoji: d.emoji })),
     };
+  }
+
+  /**
+   * The file of a posted message (photo, document or sticker) goes stale: upload.getFile with the
+   * reference handed out so far answers FILE_REFERENCE_EXPIRED; the message fetched again
+   * (messages.getMessages / channels.getMessages, getHistory) carries the new reference.
+   * `id` as the reference account sees it.
+   */
+  expireFileReference(chat: EmuChat, id: number): void {
+    const msg = this.world.findInChat(this.world.record(chat), id);
+    const file = msg?.media?.file ?? msg?.sticker?.file;
+    if (!file) throw new Error(`emulator: message ${id} in ${chat.peerId} has no file`);
+    this.world.files.expire(file.id);
+  }
+
+  /** upload.getFile requests served so far (one per chunk), in order. */
+  fileRequests(): RecordedRequest[] {
+    return this.requests.filter((r) => r.method === "upload.GetFile");
   }
 
   // ---- clients ---------------------------------------------------------------------------

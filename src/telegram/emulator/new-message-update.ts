@@ -48,7 +48,8 @@ export function newMessageUpdates(
 /** True when Telegram would use a short update (or short sent answer) for this message. */
 export function isShortShaped(msg: StoredMessage): boolean {
   const kind = msg.chat.chat.kind;
-  if (kind === "supergroup" || msg.sticker || msg.service || msg.senderChat) return false;
+  // Short updates have no media field: a message with media always comes in full.
+  if (kind === "supergroup" || msg.sticker || msg.media || msg.service || msg.senderChat) return false;
   // Saved Messages keep the full shape.
   return !(kind === "dm" && msg.chat.members.size === 1);
 }

@@ -4,6 +4,10 @@
  */
 import type { StickerDoc, StickerSetRecord } from "./stored-message.js";
 import { accessHashFor } from "./access-hash.js";
+import type { FileStore } from "./file-store.js";
+
+/** A 1×1 lossless WebP: what a sticker file holds unless the test gives its own bytes. */
+export const TINY_WEBP = Buffer.from("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==", "base64");
 
 // Document ids look like Telegram's (large) and stay below 2^53.
 const FIRST_DOCUMENT_ID = 7_000_000_000_001;
@@ -14,20 +18,17 @@ export class StickerCatalog {
   private readonly docs = new Map<number, StickerDoc>();
   private nextId = FIRST_DOCUMENT_ID;
 
-  add(o: { shortName: string; title: string; stickers: readonly { emoji: string }[] }): StickerSetRecord {
+  constructor(private readonly files: FileStore) {}
+
+  add(o: { shortName: string; title: string; stickers: readonly { emoji: string; bytes?: Buffer; mimeType?: string }[] }): StickerSetRecord {
     const key = o.shortName.toLowerCase();
     if (this.sets.has(key)) throw new Error(`emulator: sticker set ${o.shortName} exists`);
     const setId = this.nextId++;
     const set: StickerSetRecord = { id: setId, accessHash: accessHashFor(setId, 3), shortName: o.shortName, title: o.title, docs: [] };
     for (const s of o.stickers) {
       const id = this.nextId++;
-      const doc: StickerDoc = {
-        id,
-        accessHash: accessHashFor(id, 4),
-        fileReference: Buffer.from(`emu-sticker-${id}`),
-        emoji: s.emoji,
-        set,
-      };
+      const file = this.files.add(s.bytes ?? TINY_WEBP, s.mimeType ?? "image/webp", id);
+      const doc: StickerDoc = { id, accessHash: file.accessHash, file, emoji: s.emoji, set };
       set.docs.push(doc);
       this.docs.set(id, doc);
     }
@@ -47,5 +48,10 @@ export class StickerCatalog {
 
   doc(id: number): StickerDoc | undefined {
     return this.docs.get(id);
+  }
+
+  /** The sticker of a set with this emoji (the first one), or undefined. */
+  byEmoji(shortName: string, emoji: string): StickerDoc | undefined {
+    return this.byShortName(shortName)?.docs.find((d) => d.emoji === emoji);
   }
 }

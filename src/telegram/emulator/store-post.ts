@@ -3,8 +3,8 @@
  */
 import { normaliseEntities } from "./mentions.js";
 import { userForInputUser } from "./methods/resolve-peer.js";
-import type { ChatRecord, StoredMessage } from "./stored-message.js";
-import type { EmuChat, PostOptions } from "./types.js";
+import type { ChatRecord, MediaRecord, StickerDoc, StoredMessage } from "./stored-message.js";
+import type { EmuChat, EmuMediaInput, PostOptions } from "./types.js";
 import type { World } from "./world.js";
 
 /**
@@ -36,7 +36,10 @@ export function storePost(world: World, o: PostOptions, nowMs: number): StoredMe
     quote = { text: o.quote, offset };
   }
   const sentAs = o.sendAs ? senderChat(world, rec, o, nowMs) : undefined;
+  const media = o.media ? attach(world, o.media) : undefined;
   return world.storeMessage({
+    ...media,
+    ...(o.groupedId !== undefined ? { groupedId: o.groupedId } : {}),
     chat: rec,
     fromId: o.from.id,
     ...sentAs,
@@ -47,6 +50,28 @@ export function storePost(world: World, o: PostOptions, nowMs: number): StoredMe
     ...(quote ? { quote } : {}),
     ...(topicId !== undefined ? { topicId } : {}),
   });
+}
+
+/** Stores a posted file (or finds the sticker): what the message will show. */
+function attach(world: World, m: EmuMediaInput): { sticker: StickerDoc } | { media: MediaRecord } {
+  if (m.kind === "sticker") {
+    const sticker = world.stickers.byEmoji(m.set, m.emoji);
+    if (!sticker) throw new Error(`emulator: no sticker ${m.emoji} in set ${m.set}`);
+    return { sticker };
+  }
+  if (m.kind === "photo") {
+    return { media: { kind: "photo", file: world.files.add(m.bytes, "image/jpeg"), width: m.width ?? 800, height: m.height ?? 600 } };
+  }
+  return {
+    media: {
+      kind: m.kind,
+      file: world.files.add(m.bytes, m.mimeType),
+      ...(m.fileName !== undefined ? { fileName: m.fileName } : {}),
+      ...(m.duration !== undefined ? { duration: m.duration } : {}),
+      ...(m.title !== undefined ? { title: m.title } : {}),
+      ...(m.performer !== undefined ? { performer: m.performer } : {}),
+    },
+  };
 }
 
 /**

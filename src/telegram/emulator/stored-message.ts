@@ -3,6 +3,7 @@
  * mailboxes and sticker sets. Internal to the emulator; tests see `EmuChat` / `EmuMessage`.
  */
 import type { Api } from "telegram";
+import type { FileRecord } from "./file-store.js";
 import type { PtsLog } from "./pts-log.js";
 import type { EmuChat } from "./types.js";
 
@@ -10,9 +11,26 @@ import type { EmuChat } from "./types.js";
 export interface StickerDoc {
   readonly id: number;
   readonly accessHash: number;
-  readonly fileReference: Buffer;
+  /** The sticker's file (its current file reference, its bytes for upload.getFile). */
+  readonly file: FileRecord;
   readonly emoji: string;
   readonly set: StickerSetRecord;
+}
+
+/** Media kinds a posted message can carry besides stickers. */
+export type MediaRecordKind = "photo" | "voice" | "video_note" | "video" | "gif" | "audio" | "document";
+
+/** A photo or document attached to a stored message. */
+export interface MediaRecord {
+  readonly kind: MediaRecordKind;
+  readonly file: FileRecord;
+  readonly fileName?: string;
+  /** Seconds (voice, audio, video, video note, GIF). */
+  readonly duration?: number;
+  readonly width?: number;
+  readonly height?: number;
+  readonly title?: string;
+  readonly performer?: string;
 }
 
 /** An added sticker set. */
@@ -74,6 +92,10 @@ export interface StoredMessage {
   readonly quote?: { readonly text: string; readonly offset: number };
   readonly topicId?: number;
   readonly sticker?: StickerDoc;
+  /** A photo or document (voice, video, file, …). */
+  readonly media?: MediaRecord;
+  /** Album: messages posted together share it. */
+  readonly groupedId?: number;
   /** Set for service messages: the supergroup's creation (id 1) and forum topic roots. */
   readonly service?: ServiceAction;
   /** Supergroups: the channel message id. */

@@ -6,6 +6,7 @@
  */
 import { Api } from "telegram";
 import { toLong } from "./long.js";
+import { messageMedia, stickerDocument } from "./media-views.js";
 import { mentionsUser } from "./mentions.js";
 import { reactionsOf } from "./message-reactions.js";
 import type { ChatRecord, StickerDoc, StoredMessage } from "./stored-message.js";
@@ -151,6 +152,8 @@ export class TlViews {
       ...(msg.entities.length > 0 ? { entities: [...msg.entities] } : {}),
       ...(msg.sticker ? { media: this.stickerMedia(msg.sticker) } : {}),
       ...(msg.reactions.size > 0 ? { reactions: reactionsOf(msg, viewer.id) } : {}),
+      ...(msg.media ? { media: messageMedia(msg.media) } : {}),
+      ...(msg.groupedId !== undefined ? { groupedId: toLong(msg.groupedId) } : {}),
     });
   }
 
@@ -188,23 +191,7 @@ export class TlViews {
   }
 
   document(doc: StickerDoc): Api.Document {
-    return new Api.Document({
-      id: toLong(doc.id),
-      accessHash: toLong(doc.accessHash),
-      fileReference: doc.fileReference,
-      date: 0,
-      mimeType: "image/webp",
-      size: toLong(1024),
-      dcId: 2,
-      attributes: [
-        new Api.DocumentAttributeImageSize({ w: 512, h: 512 }),
-        new Api.DocumentAttributeSticker({
-          alt: doc.emoji,
-          stickerset: new Api.InputStickerSetID({ id: toLong(doc.set.id), accessHash: toLong(doc.set.accessHash) }),
-        }),
-        new Api.DocumentAttributeFilename({ fileName: "sticker.webp" }),
-      ],
-    });
+    return stickerDocument(doc);
   }
 
   /**

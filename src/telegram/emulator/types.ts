@@ -62,9 +62,27 @@ export interface EmuMessage {
   readonly date: number;
   /** Marked id of the chat it was sent as (anonymous admin: the group; linked channel: the channel). */
   readonly senderChatId?: string;
-  readonly media?: "sticker";
+  readonly media?: "sticker" | EmuMediaInput["kind"];
   readonly stickerEmoji?: string;
 }
+
+/**
+ * Media a member posts (`post({ media })`): a photo or a document (voice, video note, video, GIF,
+ * audio, any file) with its bytes — served by upload.getFile — or a sticker of an added set.
+ */
+export type EmuMediaInput =
+  | { readonly kind: "photo"; readonly bytes: Buffer; readonly width?: number; readonly height?: number }
+  | {
+      readonly kind: "voice" | "video_note" | "video" | "gif" | "audio" | "document";
+      readonly bytes: Buffer;
+      readonly mimeType: string;
+      readonly fileName?: string;
+      /** Seconds. */
+      readonly duration?: number;
+      readonly title?: string;
+      readonly performer?: string;
+    }
+  | { readonly kind: "sticker"; readonly set: string; readonly emoji: string };
 
 /** What `onMessage` listeners receive: the message as the reference account sees it. */
 export type EmuMessageEvent = EmuMessage;
@@ -97,6 +115,10 @@ export interface PostOptions {
    * stored in the channel and arrives in the group as its automatic forward, from_id the channel).
    */
   readonly sendAs?: EmuChat;
+  /** A photo, document or sticker; `text` is then its caption ("" for none). */
+  readonly media?: EmuMediaInput;
+  /** Album: posts with the same value are one album (`grouped_id`). */
+  readonly groupedId?: number;
 }
 
 /** One request some attached client sent. */

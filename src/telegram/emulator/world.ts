@@ -9,6 +9,7 @@
  */
 import { accessHashFor } from "./access-hash.js";
 import { PtsLog, type PtsEvent } from "./pts-log.js";
+import { FileStore } from "./file-store.js";
 import { StickerCatalog } from "./sticker-catalog.js";
 import type { ChatRecord, Mailbox, StoredMessage } from "./stored-message.js";
 import type { EmuChat, EmuMessage, EmuUser, TypingRecord } from "./types.js";
@@ -36,7 +37,9 @@ export class World {
   /** Every chat action accounts reported, in order. */
   readonly typing: TypingRecord[] = [];
   /** Sticker sets added with `addStickerSet`. */
-  readonly stickers = new StickerCatalog();
+  /** Every stored file (photos, documents, sticker files) with its current file reference. */
+  readonly files = new FileStore();
+  readonly stickers = new StickerCatalog(this.files);
   private nextUserId = FIRST_USER_ID;
   private nextGroupId = FIRST_GROUP_ID;
   private nextChannelId = FIRST_CHANNEL_ID;
@@ -277,6 +280,8 @@ export class World {
       ...(input.quote ? { quote: input.quote } : {}),
       ...(input.topicId !== undefined ? { topicId: input.topicId } : {}),
       ...(input.sticker ? { sticker: input.sticker } : {}),
+      ...(input.media ? { media: input.media } : {}),
+      ...(input.groupedId !== undefined ? { groupedId: input.groupedId } : {}),
       ...(input.service ? { service: input.service } : {}),
       ...(input.senderChat ? { senderChat: input.senderChat } : {}),
       ...(input.forwardOf ? { forwardOf: input.forwardOf } : {}),
@@ -371,6 +376,7 @@ export class World {
       ...(msg.topicId !== undefined ? { topicId: msg.topicId } : {}),
       date: msg.date,
       ...(msg.sticker ? { media: "sticker" as const, stickerEmoji: msg.sticker.emoji } : {}),
+      ...(msg.media ? { media: msg.media.kind } : {}),
     };
   }
 }

@@ -14,6 +14,7 @@ import { sendReaction } from "./send-reaction.js";
 import { setTyping } from "./set-typing.js";
 import { getStickerSet } from "./sticker-sets.js";
 import { getChannelDifference, getDifference, getState } from "./update-state.js";
+import { getFile } from "./upload.js";
 import { getUsers } from "./users.js";
 
 const HANDLERS: readonly MethodHandler[] = [
@@ -28,6 +29,7 @@ const HANDLERS: readonly MethodHandler[] = [
   getHistory,
   getDialogs,
   getStickerSet,
+  getFile,
   block,
   unblock,
   resolveUsername,

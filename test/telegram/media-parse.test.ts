@@ -1,0 +1,77 @@
+import { Api } from "telegram";
+import { describe, expect, it } from "vitest";
+import { renderMedia, renderMessageText } from "../../src/media/descriptor";
+import { fileUniqueId } from "../../src/media/unique-id";
+import { parseMessage } from "../../src/telegram/parse";
+import { world } from "./emulator/harness";
+
+const bytes = (n: number) => Buffer.alloc(n, 7);
+
+describe("media kinds parsed from the update, no API call", () => {
+  it("photo, sticker, GIF, video, video note, voice, audio, document: kind, unique id, file location, and the plain placeholder", async () => {
+    const { emu, persona, alice, inbox } = world();
+    const dm = emu.dm(persona, alice);
+    emu.addStickerSet({ shortName: "EmuCats", title: "Cats", stickers: [{ emoji: "😺" }, { emoji: "🎉", mimeType: "application/x-tgsticker" }] });
+    const posts = [
+      { text: "my cat", media: { kind: "photo" as const, bytes: bytes(50) } },
+      { text: "", media: { kind: "sticker" as const, set: "EmuCats", emoji: "🎉" } },
+      { text: "", media: { kind: "gif" as const, bytes: bytes(10), mimeType: "video/mp4", duration: 2 } },
+      { text: "", media: { kind: "video" as const, bytes: bytes(10), mimeType: "video/mp4", duration: 75, fileName: "v.mp4" } },
+      { text: "", media: { kind: "video_note" as const, bytes: bytes(10), mimeType: "video/mp4", duration: 9 } },
+      { text: "", media: { kind: "voice" as const, bytes: bytes(10), mimeType: "audio/ogg", duration: 12 } },
+      { text: "", media: { kind: "audio" as const, bytes: bytes(10), mimeType: "audio/mpeg", duration: 200, title: "Song", performer: "Band" } },
+      { text: "", media: { kind: "document" as const, bytes: bytes(2_200_000), mimeType: "application/pdf", fileName: "report.pdf" } },
+    ];
+    for (const p of posts) await emu.post({ chat: dm, from: alice, ...p });
+    const parsed = inbox.events.map((e) => parseMessage(e.message)!);
+    expect(parsed.map((m) => m.media?.kind)).toEqual(["photo", "sticker", "gif", "video", "video_note", "voice", "audio", "document"]);
+    expect(parsed.map((m) => m.text)).toEqual([
+      "my cat",
+      "[sticker 🎉]",
+      "[GIF]",
+      "[video 1:15]",
+      "[video note 0:09]",
+      "[voice 0:12]",
+      "[audio Band – Song 3:20]",
+      "[document report.pdf, 2.1 MB]",
+    ]);
+    const photo = parsed[0]!.media!;
+    expect(photo).toMatchObject({ caption: true, mime: "image/jpeg", file: { type: "photo", thumb: "x", dcId: 2 } });
+    expect(photo.uid).toBe(fileUniqueId("photo", photo.file!.id));
+    const sticker = parsed[1]!.media!;
+    expect(sticker.sticker).toMatchObject({ emoji: "🎉", animated: "tgs" });
+    expect(sticker.sticker?.setId).toBeDefined();
+    expect(sticker.uid).toBe(fileUniqueId("document", sticker.file!.id));
+    expect(renderMessageText("my cat", photo, { text: "a ginger cat on a sofa" })).toBe("[photo: a ginger cat on a sofa]\nmy cat");
+    expect(renderMedia(sticker, { text: "confetti", stickerSet: "EmuCats" })).toBe("[sticker EmuCats::🎉: confetti]");
+    expect(renderMedia(parsed[5]!.media!, { text: "see you at six" })).toBe('[voice 0:12: "see you at six"]');
+  });
+
+  it("poll, location, venue and contact are read from the message alone", () => {
+    const base = { id: 5, peerId: new Api.PeerUser({ userId: 42 as never }), date: 1_700_000_000, message: "" };
+    const msg = (media: Api.TypeMessageMedia) => new Api.Message({ ...base, media });
+    const poll = parseMessage(
+      msg(
+        new Api.MessageMediaPoll({
+          poll: new Api.Poll({
+            id: 1 as never,
+            question: new Api.TextWithEntities({ text: "Pizza?", entities: [] }),
+            answers: [new Api.PollAnswer({ text: new Api.TextWithEntities({ text: "yes", entities: [] }), option: Buffer.from([0]) }), new Api.PollAnswer({ text: new Api.TextWithEntities({ text: "no", entities: [] }), option: Buffer.from([1]) })],
+          }),
+          results: new Api.PollResults({}),
+        }),
+      ),
+    );
+    expect(poll?.text).toBe("[poll: Pizza? — yes / no]");
+    const geo = parseMessage(msg(new Api.MessageMediaGeo({ geo: new Api.GeoPoint({ lat: 52.52, long: 13.405, accessHash: 0 as never }) })));
+    expect(geo?.text).toBe("[location 52.52000, 13.40500]");
+    const contact = parseMessage(msg(new Api.MessageMediaContact({ phoneNumber: "+1", firstName: "Ann", lastName: "Lee", vcard: "", userId: 0 as never })));
+    expect(contact?.text).toBe("[contact Ann Lee]");
+  });
+
+  it("a text message carries no descriptor", async () => {
+    const { emu, persona, alice, inbox } = world();
+    await emu.post({ chat: emu.dm(persona, alice), from: alice, text: "hi" });
+    expect(parseMessage(inbox.last())?.media).toBeUndefined();
+  });
+});

@@ -19,6 +19,15 @@ const schema = z.object({
   GEMINI_ADDRESS_MODEL: z.string().min(1).default(DEFAULT_ADDRESS_MODEL),
   /** The cheap model of rolling lane summaries (purpose "summarise"). */
   GEMINI_SUMMARY_MODEL: z.string().min(1).default(DEFAULT_SUMMARY_MODEL),
+  /** The cheap multimodal model that describes photos and stickers and transcribes voice. */
+  GEMINI_MEDIA_MODEL: z.string().min(1).default("gemini-2.5-flash-lite"),
+  /** AI media descriptions (download + call) per persona per sliding minute. */
+  MEDIA_BUDGET_PER_MIN: z
+    .string()
+    .regex(/^\d{1,4}$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().min(0).max(600, "must be at most 600"))
+    .optional(),
   /** Read by the SDK itself; we only pass it through explicitly for clarity. */
   GOOGLE_GEMINI_BASE_URL: z.string().url().optional(),
   TELEGRAM_API_ID: z.string().optional(),

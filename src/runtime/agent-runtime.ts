@@ -52,6 +52,12 @@ import { TypingWatch } from "../telegram/typing-watch";
 import { UpdateTracker } from "../telegram/update-tracker";
 import type { Clock } from "../types";
 import { catchUpProgress } from "./catch-up-progress";
+import { DEFAULT_MEDIA_BUDGET_PER_MINUTE, MediaBudget } from "../media/budget";
+import { CuratedMedia, type CuratedSources } from "../media/curated";
+import { MediaDescriber, type MediaLimits } from "../media/describer";
+import { LlmMediaSource } from "../llm/media-llm";
+import { MediaCache } from "../store/media-cache";
+import { TelegramMediaFetcher } from "../telegram/media-download";
 import { systemClock } from "./clock";
 
 export interface AgentRuntimeOptions {
@@ -93,6 +99,20 @@ export interface AgentRuntimeOptions {
   readonly prices?: PriceTable;
   /** The account's @username (without @), for the addressing call; default: the entity store's. */
   readonly selfUsername?: string;
+  /** Media understanding (see README "Media"); absent: curated files none, no AI source. */
+  readonly media?: MediaRuntimeOptions;
+}
+
+/** How the persona understands photos, stickers and voice. */
+export interface MediaRuntimeOptions {
+  readonly curated?: CuratedSources;
+  /** Describe with the persona's `llm` (purpose "describe"); false: the chain ends at the cache (default: true when `llm` is given). */
+  readonly ai?: boolean;
+  /** AI descriptions (download + call) per sliding minute (default 8). */
+  readonly budgetPerMinute?: number;
+  readonly limits?: Partial<MediaLimits>;
+  /** How long an answer waits for descriptions (default 8 s). */
+  readonly waitMs?: number;
 }
 
 /** How long `stop()` waits for running tasks (a send in flight) by default. */
@@ -142,6 +162,8 @@ export class AgentRuntime {
   private lastError: LastError | undefined;
   private readonly logger: Logger;
   private readonly clock: Clock;
+  /** The media description chain (curated → cache → budget → AI). */
+  readonly media: MediaDescriber;
 
   constructor(private readonly o: AgentRuntimeOptions) {
     const agent = o.persona.name;
@@ -168,6 +190,21 @@ export class AgentRuntime {
     this.detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
       const cost = this.usage.record(u, this.clock.now());
       if (cost === undefined) this.logger.warn({ component: "llm", model: u.model }, "no price for this model: its cost is not estimated (see LLM_PRICES)");
+    });
+    const mo = o.media ?? {};
+    this.media = new MediaDescriber({
+      curated: mo.curated ?? { persona: new CuratedMedia(), global: new CuratedMedia() },
+      cache: new MediaCache(o.db),
+      budget: new MediaBudget(mo.budgetPerMinute ?? DEFAULT_MEDIA_BUDGET_PER_MINUTE, this.clock),
+      ...(o.llm && mo.ai !== false
+        ? {
+            llm: new LlmMediaSource(o.llm),
+            fetcher: new TelegramMediaFetcher({ client: o.client, lookupChat: (chatId) => this.lookupChat(chatId), logger: this.logger }),
+          }
+        : {}),
+      clock: this.clock,
+      logger: this.logger,
+      ...(mo.limits ? { limits: mo.limits } : {}),
     });
     const own = new OwnSends(this.clock);
     const actions = new TrackedActions(
@@ -249,6 +286,8 @@ export class AgentRuntime {
               .map((t) => t.id),
           ...(o.timeZone ? { timeZone: o.timeZone } : {}),
           maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
+          media: this.media,
+          ...(mo.waitMs !== undefined ? { mediaWaitMs: mo.waitMs } : {}),
         }),
         typing: typingHandler(deps),
         send: sendHandler(deps),
@@ -477,6 +516,8 @@ export class AgentRuntime {
       this.scheduler.abandon();
       this.logger.warn({ component: "runtime", graceMs }, "a task was still running at shutdown; it resumes at the next start");
     }
+    this.media.stop();
+    await Promise.race([this.media.idle(), new Promise((r) => setTimeout(r, 2000).unref())]);
     this.detachUsage?.(); // after the running planning calls recorded their usage
     this.detachUsage = undefined;
     this.messages.commit();
@@ -495,6 +536,7 @@ export class AgentRuntime {
   /** Die as a killed process would (for crash tests): nothing more is written. */
   abandon(): void {
     this.stopped = true;
+    this.media.stop();
     this.tracker.close();
     this.detach?.();
     this.detach = undefined;

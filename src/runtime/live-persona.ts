@@ -19,7 +19,7 @@ import { AccountLink, ConnectAbortedError } from "../telegram/account-link";
 import { lockSession, secureSessionFile, sessionPath, type ClientFactory } from "../telegram/client";
 import { ConnectionHealth, describeError, watchUpdates, type Backoff, type ConnectionHealthOptions } from "../telegram/connection-health";
 import type { Clock } from "../types";
-import { AgentRuntime } from "./agent-runtime";
+import { AgentRuntime, type MediaRuntimeOptions } from "./agent-runtime";
 
 /** How a persona's run ended. */
 export type PersonaOutcome =
@@ -64,6 +64,8 @@ export interface LivePersonaOptions {
   readonly maxAnswerAgeMs?: number;
   /** The persona's curated memories (memory/curated.ts; default none). */
   readonly curated?: CuratedMemories;
+  /** Media understanding: curated descriptions, budget. */
+  readonly media?: MediaRuntimeOptions;
   /** Told once the persona is running (tests). */
   readonly onRunning?: (runtime: AgentRuntime) => void;
 }
@@ -139,6 +141,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ...(o.prices ? { prices: o.prices } : {}),
     ...(o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: o.maxAnswerAgeMs } : {}),
     ...(o.curated ? { curated: o.curated } : {}),
+    ...(o.media ? { media: o.media } : {}),
     planner: new GeminiPlanner({ llm, logger: geminiLogger }),
     llm,
   });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { readEnv, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";
+import { loadCuratedMedia } from "../media/curated";
 import { createGeminiLlm, DryLlm, type Llm } from "../llm/llm";
 import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
 import { DryPlanner, GeminiPlanner, type Planner } from "../llm/planner";
@@ -93,6 +94,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
 
   const curated = loadCuratedMemories(curatedMemoryDir(persona.file));
   const me: string = persona.name;
+  const curatedMedia = loadCuratedMedia(env.AGENTS_DIR, persona.name);
   const emu = new TelegramEmulator();
   const account = emu.addAccount({ firstName: persona.name, username: `${persona.name.toLowerCase().replace(/[^a-z0-9_]/g, "")}_sandbox` });
   const members = new Map<string, EmuUser>(MEMBERS.map((n) => [n, emu.addUser({ firstName: n[0]!.toUpperCase() + n.slice(1), username: n })]));
@@ -115,7 +117,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   emu.onReaction((r) => print(`* ${persona.name} reacts ${r.emoji || "(removed)"} to #${r.messageId}`));
 
   const llm: Llm = env.GEMINI_API_KEY
-    ? createGeminiLlm({ apiKey: env.GEMINI_API_KEY, model: env.GEMINI_MODEL, baseUrl: env.GOOGLE_GEMINI_BASE_URL, models: { address: env.GEMINI_ADDRESS_MODEL, summarise: env.GEMINI_SUMMARY_MODEL }, logger })
+    ? createGeminiLlm({ apiKey: env.GEMINI_API_KEY, model: env.GEMINI_MODEL, baseUrl: env.GOOGLE_GEMINI_BASE_URL, models: { address: env.GEMINI_ADDRESS_MODEL, summarise: env.GEMINI_SUMMARY_MODEL, describe: env.GEMINI_MEDIA_MODEL }, logger })
     : new DryLlm(
         (purpose, body) => print(`--- dry run (no GEMINI_API_KEY): ${purpose} request body that would be sent ---\n${JSON.stringify(body, null, 2)}\n---`),
         env.GEMINI_MODEL,
@@ -143,6 +145,8 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       llm,
       logger,
       curated,
+      // Dry (no key): the chain ends at curated files and the cache; nothing is downloaded.
+      media: { curated: curatedMedia, ai: Boolean(env.GEMINI_API_KEY), ...(env.MEDIA_BUDGET_PER_MIN !== undefined ? { budgetPerMinute: env.MEDIA_BUDGET_PER_MIN } : {}) },
       ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
     });
     runtime.start();

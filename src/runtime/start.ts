@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { readEnv, telegramCredentials, type Env } from "../config/env";
 import { loadPersonas } from "../config/persona";
+import { loadCuratedMedia } from "../media/curated";
 import { loadPriceTable } from "../llm/prices";
 import { closeDatabase, openDatabase } from "../store/db";
 import { loginCommand } from "../telegram/account-errors";
@@ -63,6 +64,8 @@ export async function start(o: StartOptions = {}): Promise<number> {
   // Only now is Telegram needed: its credentials, and Gemini's key, are checked here.
   const credentials = telegramCredentials(env);
   const prices = loadPriceTable(env.LLM_PRICES); // a bad price file stops start before anything connects
+  // So does a bad curated media file (agents/<Name>/media/*.json, agents/media/*.json).
+  const curatedMedia = new Map(live.map((p) => [p.name, loadCuratedMedia(env.AGENTS_DIR, p.name)]));
   if (!env.GEMINI_API_KEY) throw new Error("GEMINI_API_KEY must be set to run real accounts");
   // A bad curated memory file stops start before anything connects, naming the file.
   const curated = new Map(live.map((p) => [p.name, loadCuratedMemories(curatedMemoryDir(p.file))]));
@@ -90,7 +93,16 @@ export async function start(o: StartOptions = {}): Promise<number> {
             db,
             sessionsDir: env.SESSIONS_DIR,
             credentials,
-            gemini: { apiKey: env.GEMINI_API_KEY!, model: env.GEMINI_MODEL, baseUrl: env.GOOGLE_GEMINI_BASE_URL, models: { address: env.GEMINI_ADDRESS_MODEL, summarise: env.GEMINI_SUMMARY_MODEL } },
+            gemini: {
+              apiKey: env.GEMINI_API_KEY!,
+              model: env.GEMINI_MODEL,
+              baseUrl: env.GOOGLE_GEMINI_BASE_URL,
+              models: { address: env.GEMINI_ADDRESS_MODEL, summarise: env.GEMINI_SUMMARY_MODEL, describe: env.GEMINI_MEDIA_MODEL },
+            },
+            media: {
+              curated: curatedMedia.get(persona.name)!,
+              ...(env.MEDIA_BUDGET_PER_MIN !== undefined ? { budgetPerMinute: env.MEDIA_BUDGET_PER_MIN } : {}),
+            },
             logger,
             clock: o.clock ?? systemClock,
             personaIds,

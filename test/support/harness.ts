@@ -5,7 +5,7 @@ import { GeminiLlm } from "../../src/llm/llm";
 import { GeminiPlanner } from "../../src/llm/planner";
 import type { PriceTable } from "../../src/llm/prices";
 import type { CuratedMemories } from "../../src/memory/curated";
-import { AgentRuntime } from "../../src/runtime/agent-runtime";
+import { AgentRuntime, type MediaRuntimeOptions } from "../../src/runtime/agent-runtime";
 import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
 import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmulatorOptions, type EmuUser } from "../../src/telegram/emulator";
@@ -56,6 +56,8 @@ export interface HarnessOptions {
   readonly maxAnswerAgeMs?: number;
   /** Curated memories by user id (as loaded from agents/<Name>/memory/). */
   readonly curated?: CuratedMemories;
+  /** Media understanding options (curated files, budget, limits). */
+  readonly media?: MediaRuntimeOptions;
 }
 
 /**
@@ -79,6 +81,8 @@ export class Harness {
   client!: TelegramClient;
   runtime!: AgentRuntime;
   log!: ReturnType<typeof captureLogger>;
+  /** Media options of the next `boot()` (starts as the option given). */
+  media: MediaRuntimeOptions | undefined;
 
   private constructor(private readonly o: HarnessOptions) {
     this.clock = o.clock ?? new FakeClock();
@@ -86,6 +90,7 @@ export class Harness {
     this.emu = new TelegramEmulator({ ...o.emulator, now: () => clock.now() });
     this.persona = parsePersona(o.persona ?? TEST_PERSONA, { file: "agents/Mira.md", promptDirs: [] });
     this.dbPath = o.dbPath ?? tempDbPath();
+    this.media = o.media;
   }
 
   static async start(o: HarnessOptions = {}): Promise<Harness> {
@@ -114,7 +119,7 @@ export class Harness {
       client: this.geminiClient(this.log.logger),
       logger: this.log.logger,
       model: "gemini-2.5-flash",
-      models: { address: "gemini-2.5-flash-lite", summarise: "gemini-2.5-flash-lite-summary" },
+      models: { address: "gemini-2.5-flash-lite", summarise: "gemini-2.5-flash-lite-summary", describe: "gemini-2.5-flash-lite" },
     });
     this.runtime = new AgentRuntime({
       persona: this.persona,
@@ -133,6 +138,7 @@ export class Harness {
       ...(this.o.prices ? { prices: this.o.prices } : {}),
       ...(this.o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: this.o.maxAnswerAgeMs } : {}),
       ...(this.o.curated ? { curated: this.o.curated } : {}),
+      ...(this.media ? { media: this.media } : {}),
     });
     this.clock.settle = () => this.runtime.scheduler.whenIdle();
     this.runtime.start();

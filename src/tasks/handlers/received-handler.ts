@@ -17,6 +17,8 @@ import { LlmHttpError } from "../../llm/errors";
 import { PermanentError, RateLimitedError } from "../errors";
 import { MAX_ANSWER_AGE_MS } from "../../inbound/pipeline";
 import { expandPlan } from "../expand-plan";
+import type { MediaDescriber } from "../../media/describer";
+import { withMediaDescriptions } from "../../media/render-history";
 import type { TaskHandler } from "../scheduler";
 
 /** Rate-limit key shared by every planning call of the agent. */
@@ -52,6 +54,10 @@ export interface ReceivedHandlerDeps {
   readonly timeZone?: string;
   /** Messages older than this (by their date) when the task plans are not answered (default: the inbound limit, 1 h). */
   readonly maxAnswerAgeMs?: number;
+  /** Describes the media of the messages that enter the prompt (absent: plain placeholders). */
+  readonly media?: MediaDescriber;
+  /** How long planning waits for media descriptions at most (default 8 s). */
+  readonly mediaWaitMs?: number;
 }
 
 /**
@@ -103,7 +109,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const targetMessages = context.targets;
       const present = presentPeople(history, targetIds, isDm ? { chatId } : undefined);
       const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
-      const prompt = contextPrompt(sources, context, {
+      // Media in view is described now (bounded wait); nothing else ever is.
+      const prepared = d.media ? await withMediaDescriptions(context, d.media, d.mediaWaitMs !== undefined ? { waitMs: d.mediaWaitMs } : {}) : undefined;
+      const prompt = contextPrompt(prepared ? { ...sources, media: prepared.media } : sources, prepared?.context ?? context, {
         memories: recall({
           store: d.memories,
           curated: d.curated ?? new Map(),

@@ -59,6 +59,12 @@ function attach(world: World, m: EmuMediaInput): { sticker: StickerDoc } | { med
     if (!sticker) throw new Error(`emulator: no sticker ${m.emoji} in set ${m.set}`);
     return { sticker };
   }
+  if (m.kind === "same-as") {
+    const from = world.findInChat(world.record(m.chat), m.id);
+    if (from?.sticker) return { sticker: from.sticker };
+    if (from?.media) return { media: from.media };
+    throw new Error(`emulator: message ${m.id} in ${m.chat.peerId} has no file`);
+  }
   if (m.kind === "photo") {
     return { media: { kind: "photo", file: world.files.add(m.bytes, "image/jpeg"), width: m.width ?? 800, height: m.height ?? 600 } };
   }

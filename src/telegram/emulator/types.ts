@@ -64,6 +64,8 @@ export interface EmuMessage {
   readonly senderChatId?: string;
   readonly media?: "sticker" | EmuMediaInput["kind"];
   readonly stickerEmoji?: string;
+  /** Telegram's id of the message's file (photo, document or sticker). */
+  readonly fileId?: number;
 }
 
 /**
@@ -82,7 +84,9 @@ export type EmuMediaInput =
       readonly title?: string;
       readonly performer?: string;
     }
-  | { readonly kind: "sticker"; readonly set: string; readonly emoji: string };
+  | { readonly kind: "sticker"; readonly set: string; readonly emoji: string }
+  /** The very file of an earlier message (a forward or resend: same file id, same unique id). */
+  | { readonly kind: "same-as"; readonly chat: EmuChat; readonly id: number };
 
 /** What `onMessage` listeners receive: the message as the reference account sees it. */
 export type EmuMessageEvent = EmuMessage;

@@ -377,6 +377,7 @@ export class World {
       date: msg.date,
       ...(msg.sticker ? { media: "sticker" as const, stickerEmoji: msg.sticker.emoji } : {}),
       ...(msg.media ? { media: msg.media.kind } : {}),
+      ...(msg.media || msg.sticker ? { fileId: (msg.media?.file ?? msg.sticker?.file)!.id } : {}),
     };
   }
 }

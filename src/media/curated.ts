@@ -1,0 +1,129 @@
+/**
+ * Curated media descriptions: JSON files written by people, which beat every other source.
+ * `agents/<Name>/media/*.json` (this persona) and `agents/media/*.json` (every persona), each a
+ * JSON array of entries keyed by file unique id:
+ *
+ * ```json
+ * [{ "unique_id": "AgADBAsAAgKLowAB", "kind": "sticker", "sticker_set_name": "MiraCats",
+ *    "sticker_name": "😺", "description": "a grinning cat giving a thumbs-up" }]
+ * ```
+ * A bad file (unreadable, not JSON, not an array, an entry with a missing or wrong field, a
+ * repeated unique_id) stops start with an error naming the file and the entry.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+
+const Entry = z
+  .object({
+    unique_id: z.string().min(1),
+    kind: z.enum(["photo", "sticker", "gif", "video", "video_note", "voice", "audio", "document"]).optional(),
+    sticker_set_name: z.string().min(1).optional(),
+    sticker_name: z.string().min(1).optional(),
+    description: z.string().trim().min(1),
+  })
+  .strict();
+
+/** One curated description. */
+export interface CuratedEntry {
+  readonly uniqueId: string;
+  readonly kind?: string;
+  readonly stickerSet?: string;
+  /** The sticker's name in its set (its emoji). */
+  readonly stickerName?: string;
+  readonly description: string;
+  /** File it came from (for messages). */
+  readonly file: string;
+}
+
+/** A curated file is wrong: names the file and, when it is one entry, which. */
+export class MediaCatalogError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${problem}`);
+    this.name = "MediaCatalogError";
+  }
+}
+
+/** The curated descriptions of one directory, by unique id. */
+export class CuratedMedia {
+  private readonly byUid = new Map<string, CuratedEntry>();
+
+  constructor(entries: readonly CuratedEntry[] = []) {
+    for (const e of entries) this.byUid.set(e.uniqueId, e);
+  }
+
+  get(uniqueId: string): CuratedEntry | undefined {
+    return this.byUid.get(uniqueId);
+  }
+
+  /** A sticker by set and name (emoji), for the stickers the persona may send. */
+  bySticker(set: string, name: string): CuratedEntry | undefined {
+    const s = set.toLowerCase();
+    for (const e of this.byUid.values()) if (e.stickerSet?.toLowerCase() === s && e.stickerName === name) return e;
+    return undefined;
+  }
+
+  get size(): number {
+    return this.byUid.size;
+  }
+}
+
+function entriesOf(file: string): CuratedEntry[] {
+  let raw: string;
+  try {
+    raw = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new MediaCatalogError(file, `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (e) {
+    throw new MediaCatalogError(file, `is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (!Array.isArray(json)) throw new MediaCatalogError(file, "must be a JSON array of entries");
+  const seen = new Set<string>();
+  return json.map((item, i) => {
+    const parsed = Entry.safeParse(item);
+    const label = `entry ${i + 1}${typeof (item as { unique_id?: unknown })?.unique_id === "string" ? ` (unique_id ${(item as { unique_id: string }).unique_id})` : ""}`;
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const where = issue.path.length ? `field "${issue.path.join(".")}"` : "the entry";
+      throw new MediaCatalogError(file, `${label}: ${where}: ${issue.message}`);
+    }
+    const e = parsed.data;
+    if (seen.has(e.unique_id)) throw new MediaCatalogError(file, `${label}: unique_id repeated in this file`);
+    seen.add(e.unique_id);
+    return {
+      uniqueId: e.unique_id,
+      ...(e.kind !== undefined ? { kind: e.kind } : {}),
+      ...(e.sticker_set_name !== undefined ? { stickerSet: e.sticker_set_name } : {}),
+      ...(e.sticker_name !== undefined ? { stickerName: e.sticker_name } : {}),
+      description: e.description.trim(),
+      file,
+    };
+  });
+}
+
+/** Every `*.json` of `dir` (none when the directory does not exist), in name order. */
+export function loadCuratedDir(dir: string): CuratedMedia {
+  if (!existsSync(dir)) return new CuratedMedia();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
+  return new CuratedMedia(files.flatMap((f) => entriesOf(join(dir, f))));
+}
+
+/** The persona's own curated descriptions and the global ones. */
+export interface CuratedSources {
+  readonly persona: CuratedMedia;
+  readonly global: CuratedMedia;
+}
+
+/** `agents/<Name>/media/*.json` and `agents/media/*.json`. */
+export function loadCuratedMedia(agentsDir: string, personaName: string): CuratedSources {
+  return { persona: loadCuratedDir(join(agentsDir, personaName, "media")), global: loadCuratedDir(join(agentsDir, "media")) };
+}

@@ -1,0 +1,102 @@
+/**
+ * The Telegram side of the description chain: download a file with GramJS (`downloadFile`, i.e.
+ * `upload.getFile` in chunks) from the location stored with the message, and when Telegram says
+ * the file reference expired, fetch the message again (`channels.getMessages` /
+ * `messages.getMessages`) and retry once with its fresh reference. Sticker-set short names come
+ * from `messages.getStickerSet` by the set's id, once per set.
+ *
+ * The download goes over the account's main connection (no dcId): a file on another DC answers
+ * FILE_MIGRATE_X and GramJS follows it, so no second connection is opened for the usual case.
+ */
+import { Api, errors } from "telegram";
+import { returnBigInt } from "telegram/Helpers.js";
+import type { Logger } from "pino";
+import type { MediaFile } from "../media/descriptor";
+import type { MediaFetcher, MediaRef } from "../media/describer";
+import type { ChatInfo } from "../store/messages";
+import type { TelegramClient } from "./listen";
+import { parseMedia } from "./media-parse";
+
+/** Bound on one download or lookup (real time: it bounds network I/O). */
+export const MEDIA_REQUEST_TIMEOUT_MS = 30_000;
+
+export interface TelegramMediaFetcherOptions {
+  readonly client: TelegramClient;
+  readonly lookupChat: (chatId: string) => ChatInfo | undefined;
+  readonly logger: Logger;
+  readonly timeoutMs?: number;
+}
+
+function isExpired(e: unknown): boolean {
+  return e instanceof errors.RPCError && (e.errorMessage === "FILE_REFERENCE_EXPIRED" || e.errorMessage.startsWith("FILE_REFERENCE_"));
+}
+
+export class TelegramMediaFetcher implements MediaFetcher {
+  private readonly setNames = new Map<string, Promise<string | undefined>>();
+
+  constructor(private readonly o: TelegramMediaFetcherOptions) {}
+
+  async download(ref: MediaRef): Promise<Buffer> {
+    const file = ref.media.file;
+    if (!file) throw new Error("no file to download");
+    try {
+      return await this.get(file, ref.media.size);
+    } catch (e) {
+      if (!isExpired(e)) throw e;
+      this.o.logger.debug({ component: "media", chatId: ref.chatId, messageId: ref.messageId }, "file reference expired; fetching the message again");
+      const fresh = await this.refetch(ref);
+      if (!fresh) throw new Error(`message ${ref.messageId} in ${ref.chatId} is gone or has no file`);
+      return this.get(fresh, ref.media.size);
+    }
+  }
+
+  stickerSetName(setId: string, accessHash: string): Promise<string | undefined> {
+    let p = this.setNames.get(setId);
+    if (!p) {
+      p = this.bounded(
+        this.o.client.invoke(new Api.messages.GetStickerSet({ stickerset: new Api.InputStickerSetID({ id: returnBigInt(setId), accessHash: returnBigInt(accessHash) }), hash: 0 })),
+      ).then((res) => (res instanceof Api.messages.StickerSet ? res.set.shortName : undefined));
+      this.setNames.set(setId, p);
+      p.catch(() => this.setNames.delete(setId));
+    }
+    return p;
+  }
+
+  private async get(file: MediaFile, size: number | undefined): Promise<Buffer> {
+    const ref = Buffer.from(file.fileReference, "base64");
+    const location =
+      file.type === "photo"
+        ? new Api.InputPhotoFileLocation({ id: returnBigInt(file.id), accessHash: returnBigInt(file.accessHash), fileReference: ref, thumbSize: file.thumb ?? "x" })
+        : new Api.InputDocumentFileLocation({ id: returnBigInt(file.id), accessHash: returnBigInt(file.accessHash), fileReference: ref, thumbSize: "" });
+    const out = await this.bounded(this.o.client.downloadFile(location, size !== undefined ? { fileSize: returnBigInt(size) } : {}));
+    if (!Buffer.isBuffer(out)) throw new Error("download returned no bytes");
+    return out;
+  }
+
+  /** The message again, as Telegram shows it now: its file with a fresh reference. */
+  private async refetch(ref: MediaRef): Promise<MediaFile | undefined> {
+    const id = [new Api.InputMessageID({ id: ref.messageId })];
+    let res: Api.messages.TypeMessages;
+    if (ref.chatId.startsWith("-100")) {
+      const chat = this.o.lookupChat(ref.chatId);
+      if (chat?.accessHash === undefined) throw new Error(`no access hash for ${ref.chatId}`);
+      const channel = new Api.InputChannel({ channelId: returnBigInt(ref.chatId.slice(4)), accessHash: returnBigInt(chat.accessHash) });
+      res = await this.bounded(this.o.client.invoke(new Api.channels.GetMessages({ channel, id })));
+    } else {
+      res = await this.bounded(this.o.client.invoke(new Api.messages.GetMessages({ id })));
+    }
+    if (res instanceof Api.messages.MessagesNotModified) return undefined;
+    const msg = res.messages.find((m): m is Api.Message => m instanceof Api.Message && m.id === ref.messageId);
+    return msg ? parseMedia(msg)?.file : undefined;
+  }
+
+  private async bounded<T>(p: Promise<T>): Promise<T> {
+    const ms = this.o.timeoutMs ?? MEDIA_REQUEST_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

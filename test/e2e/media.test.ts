@@ -1,0 +1,179 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Api } from "telegram";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadCuratedMedia } from "../../src/media/curated";
+import { fileUniqueId } from "../../src/media/unique-id";
+import { MediaCache } from "../../src/store/media-cache";
+import type { GenerateBody } from "../support/gemini-fake";
+import { Harness, plan } from "../support/harness";
+import { tempDir } from "../support/temp-dir";
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+/** Distinct tiny "JPEG" payloads (the emulator serves bytes; Gemini is the fake). */
+const jpeg = (n: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(64, n)]);
+
+function inlineOf(body: GenerateBody): { mimeType: string; data: string } | undefined {
+  for (const c of body.contents ?? []) for (const p of c.parts ?? []) if (p.inlineData) return p.inlineData as { mimeType: string; data: string };
+  return undefined;
+}
+
+/** Describe requests get `describe(data)`; everything else (plans) gets an empty plan. */
+function answerDescriptions(describe: (inline: { mimeType: string; data: string }) => string): void {
+  h.gemini.respondWith((body) => {
+    const inline = inlineOf(body);
+    return inline ? { json: { text: describe(inline) } } : plan();
+  });
+}
+
+const describeRequests = () => h.gemini.requests.filter((r) => inlineOf(r.body) !== undefined);
+const planRequests = () => h.gemini.requests.filter((r) => inlineOf(r.body) === undefined);
+const lastPlanTurn = () => h.lastUserTurn(h.gemini.requests.indexOf(planRequests().at(-1)!));
+/** upload.GetFile requests, by the file id they asked for. */
+const downloads = () =>
+  h.emu.fileRequests().map((r) => Number(((r.request as Api.upload.GetFile).location as Api.InputPhotoFileLocation).id.toString()));
+
+describe("media understanding", () => {
+  it("chain order: curated for the persona beats curated for all, which beats the cache, which beats the AI; a cache hit downloads nothing", async () => {
+    h = await Harness.start();
+    const photos = [];
+    for (let i = 1; i <= 4; i++) photos.push(await h.emu.post({ chat: h.group, from: h.alice, text: "", media: { kind: "photo", bytes: jpeg(i) } }));
+    await h.pass(5_000);
+    expect(h.emu.methods(h.account)).toEqual([]); // chatter: nothing downloaded
+    const [a, b, c] = photos.map((p) => fileUniqueId("photo", String(p.fileId))) as [string, string, string];
+    const agents = tempDir();
+    mkdirSync(join(agents, "Mira", "media"), { recursive: true });
+    mkdirSync(join(agents, "media"), { recursive: true });
+    writeFileSync(join(agents, "Mira", "media", "mine.json"), JSON.stringify([{ unique_id: a, kind: "photo", description: "persona's own words for A" }]));
+    writeFileSync(
+      join(agents, "media", "all.json"),
+      JSON.stringify([
+        { unique_id: a, description: "global words for A" },
+        { unique_id: b, description: "global words for B" },
+      ]),
+    );
+    new MediaCache(h.db).put({ uniqueId: b, kind: "photo", status: "ok", description: "cached words for B" }, 0);
+    new MediaCache(h.db).put({ uniqueId: c, kind: "photo", status: "ok", description: "cached words for C" }, 0);
+    h.crash();
+    h.media = { curated: loadCuratedMedia(agents, "Mira") };
+    h.boot();
+    answerDescriptions(() => "AI words for D");
+
+    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai which one do you like?" });
+    await h.pass(10_000);
+
+    const turn = lastPlanTurn();
+    expect(turn).toContain("[photo: persona's own words for A]");
+    expect(turn).toContain("[photo: global words for B]");
+    expect(turn).toContain("[photo: cached words for C]");
+    expect(turn).toContain("[photo: AI words for D]");
+    expect(turn).not.toContain("global words for A");
+    // Only D was downloaded (in chunks of its own file), and described once.
+    expect(new Set(downloads())).toEqual(new Set([photos[3]!.fileId]));
+    expect(describeRequests()).toHaveLength(1);
+  });
+
+  it("the description request carries the image inline with its MIME type, on the cheap model with purpose describe", async () => {
+    h = await Harness.start();
+    answerDescriptions(() => "a ginger cat asleep on a keyboard");
+    const bytes = jpeg(9);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai look", media: { kind: "photo", bytes } });
+    await h.pass(10_000);
+    const [req] = describeRequests();
+    expect(req?.model).toBe("gemini-2.5-flash-lite");
+    expect(inlineOf(req!.body)).toEqual({ mimeType: "image/jpeg", data: bytes.toString("base64") });
+    expect(lastPlanTurn()).toContain("[photo: a ginger cat asleep on a keyboard]\n@mira_ai look");
+    const usage = h.db.prepare(`SELECT purpose FROM llm_usage ORDER BY id`).pluck().all();
+    expect(usage).toEqual(["describe", "plan"]);
+  });
+
+  it("a photo in chatter is never downloaded; the same photo addressed later is described once", async () => {
+    h = await Harness.start();
+    answerDescriptions(() => "a sunset over the harbour");
+    const first = await h.emu.post({ chat: h.group, from: h.alice, text: "", media: { kind: "photo", bytes: jpeg(3) } });
+    await h.emu.post({ chat: h.group, from: h.carol, text: "nice" });
+    await h.pass(30_000);
+    expect(h.emu.methods(h.account)).toEqual([]);
+    expect(h.gemini.requests).toHaveLength(0);
+
+    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai seen this?", media: { kind: "same-as", chat: h.group, id: first.id } });
+    await h.pass(10_000);
+    expect(describeRequests()).toHaveLength(1);
+    expect(new Set(downloads())).toEqual(new Set([first.fileId]));
+    const turn = lastPlanTurn();
+    expect(turn.match(/\[photo: a sunset over the harbour\]/g)).toHaveLength(2);
+  });
+
+  it("budget spent: the placeholder now, the description later, never more than the budget per minute", async () => {
+    h = await Harness.start({ media: { budgetPerMinute: 1 } });
+    const at: number[] = [];
+    h.gemini.respondWith((body) => {
+      const inline = inlineOf(body);
+      if (!inline) return plan();
+      at.push(h.clock.now());
+      return { json: { text: `described ${Buffer.from(inline.data, "base64")[4]}` } };
+    });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "", media: { kind: "photo", bytes: jpeg(1) } });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and this one", media: { kind: "photo", bytes: jpeg(2) } });
+    await h.pass(5_000);
+    // The addressed photo goes first; the other waits for the budget.
+    expect(lastPlanTurn()).toContain("[photo: described 2]\n@mira_ai and this one");
+    expect(lastPlanTurn()).toMatch(/⟧ \[photo\]/);
+    expect(describeRequests()).toHaveLength(1);
+
+    await h.pass(65_000);
+    await h.runtime.media.idle();
+    expect(describeRequests()).toHaveLength(2);
+    // Never two descriptions within one minute.
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(60_000);
+
+    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai so?" });
+    await h.pass(5_000);
+    expect(lastPlanTurn()).toContain("[photo: described 1]");
+    expect(describeRequests()).toHaveLength(2);
+  });
+
+  it("a file the AI cannot describe is cached as unsupported once and never tried again", async () => {
+    h = await Harness.start();
+    h.gemini.respondWith((body) => (inlineOf(body) ? { safety: true } : plan()));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what's this", media: { kind: "photo", bytes: jpeg(5) } });
+    await h.pass(10_000);
+    const tries = describeRequests().length; // the refusal gets one more try inside the LLM layer
+    expect(tries).toBe(2);
+    expect(lastPlanTurn()).toContain("[photo]\n@mira_ai what's this");
+    const fetched = downloads().length;
+
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello?" });
+    await h.pass(10_000);
+    expect(describeRequests()).toHaveLength(tries);
+    expect(downloads()).toHaveLength(fetched);
+    expect(planRequests()).toHaveLength(2);
+  });
+
+  it("an expired file reference: the message is fetched again and the download succeeds", async () => {
+    h = await Harness.start();
+    answerDescriptions(() => "a hand-drawn map");
+    const posted = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai where is this", media: { kind: "photo", bytes: jpeg(7) } });
+    h.emu.expireFileReference(h.group, posted.id);
+    await h.pass(10_000);
+    expect(h.emu.methods(h.account).filter((m) => m === "upload.GetFile" || m.endsWith("GetMessages"))).toEqual(["upload.GetFile", "channels.GetMessages", "upload.GetFile"]);
+    expect(lastPlanTurn()).toContain("[photo: a hand-drawn map]");
+  });
+
+  it("a voice note in a DM is transcribed (audio inline, in the speaker's language) and the transcript reaches the plan", async () => {
+    h = await Harness.start();
+    answerDescriptions((inline) => (inline.mimeType === "audio/ogg" ? "wir sehen uns um sechs" : "?"));
+    const dm = h.emu.dm(h.account, h.carol);
+    const ogg = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(200, 1)]);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "voice", bytes: ogg, mimeType: "audio/ogg", duration: 12 } });
+    await h.pass(10_000);
+    const [req] = describeRequests();
+    expect(inlineOf(req!.body)?.mimeType).toBe("audio/ogg");
+    expect(JSON.stringify(req!.body.contents)).toContain("in the language it is spoken in");
+    expect(lastPlanTurn()).toContain('[voice 0:12: "wir sehen uns um sechs"]');
+  });
+});

@@ -11,6 +11,8 @@
  *   P7  RSS after ingesting BENCH_P7_MESSAGES messages over 10,000 chats (≤ 300 MB; child process)
  *   P8  catch-up after downtime (10,000 messages, 1,000 chats) vs a naive getHistory scan (≤ 0.2×)
  *   addressing calls per 100 group messages of ordinary chatter in smart mode (≤ 20)
+ *   P9  media: downloads and description calls for one sticker sent 100 times in 20 chats (1 and 1),
+ *       and the latency a cached description adds to an answer (< 5 ms)
  */
 import { parseFlags, UsageError } from "../src/cli/args";
 import { benchBatching } from "../src/bench/batching-bench";
@@ -20,11 +22,12 @@ import { benchAddressing } from "../src/bench/addressing-bench";
 import { benchInbound } from "../src/bench/inbound-bench";
 import { benchReplies } from "../src/bench/reply-bench";
 import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
+import { benchMedia } from "../src/bench/media-bench";
 import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 
 const USAGE = `Usage: npm run bench [-- --json]
 
-Measures the project's speed and memory figures (P1, P2, P3, P4, P5, P6, P7, P8, addressing
+Measures the project's speed and memory figures (P1, P2, P3, P4, P5, P6, P7, P8, P9, addressing
 calls in smart mode; see README "Benchmark").
 Options:
   --json       print the figures as JSON
@@ -62,6 +65,7 @@ const p3 = await benchBatching();
 const p4 = await benchPromptGrowth();
 const addressing = await benchAddressing();
 const p5 = benchReplies();
+const p9 = await benchMedia();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
 const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
@@ -86,6 +90,7 @@ const figures = {
   P7: { rssMb: p7.rssMb, target: 300, ingest: p7, afterCatchUpRssMb: p8.rssMb },
   P8: { target: 0.2, ...p8 },
   addressingCallsPer100: addressing,
+  P9: { target: { downloads: 1, descriptionCalls: 1, cacheHitAddedMs: 5 }, ...p9 },
 };
 
 if (json) {
@@ -121,6 +126,8 @@ if (json) {
   console.log(`   after the P8 catch-up (its own process): ${f(p8.rssMb, 0)} MB`);
   console.log(`P8 catch-up requests ÷ naive scan: ${f(p8.ratio, 3)} (target ≤ 0.2), ${p8.messagesWhileDown} messages over ${p8.chats} chats while down`);
   console.log(`   catch-up:   ${p8.catchUp.requests} requests, ${f(p8.catchUp.seconds, 1)} s (through the inbound path), ${p8.catchUp.recovered} recovered, ${p8.catchUp.lost} lost, ${p8.catchUp.doubled} doubled`);
+  console.log(`P9 media: the same sticker ${p9.stickers} times in ${p9.chats} chats, addressed each time: ${p9.downloads} download (${p9.fileRequests} upload.getFile requests), ${p9.descriptionCalls} description call (goal 1 and 1), ${p9.plans} answers planned`);
+  console.log(`   a cached description adds ${f(p9.cacheHitAddedMs, 3)} ms to an answer (goal < 5 ms; 30-message history rendered in ${f(p9.renderWithMediaMs, 3)} ms with the sticker, ${f(p9.renderTextOnlyMs, 3)} ms as text only)`);
   console.log(`   naive scan: ${p8.naive.requests} requests (getDialogs + getHistory per dialog), ${f(p8.naive.seconds, 1)} s (fetch only), ${p8.naive.recovered} recovered`);
   const a = addressing.sample;
   const skips = Object.entries(a.skipped).map(([k, v]) => `${k} ${v}`).join(", ");

@@ -13,7 +13,8 @@ import pino from "pino";
 import { parsePersona } from "../config/persona";
 import type { JsonOutcome, JsonRequest, Llm } from "../llm/llm";
 import { DryPlanner } from "../llm/planner";
-import { renderHistoryMedia } from "../media/render-history";
+import type { SelectedContext } from "../context/assemble";
+import { withMediaDescriptions } from "../media/render-history";
 import { AgentRuntime } from "../runtime/agent-runtime";
 import { FakeClock } from "../runtime/clock";
 import { closeDatabase, openDatabase } from "../store/db";
@@ -95,10 +96,16 @@ export async function benchMedia(o: { chats?: number; stickers?: number; renders
     const stored = runtime.messages.recent(chatId, Number.MAX_SAFE_INTEGER, 1)[0]!;
     const textOnly: StoredMessage[] = Array.from({ length: 30 }, (_, i) => ({ ...stored, messageId: i + 1, text: `message ${i}`, media: undefined }));
     const withMedia: StoredMessage[] = [...textOnly.slice(0, 29), { ...stored, messageId: 30 }];
-    const targets = new Set([30]);
+    // What the received handler does with a context before the prompt (only history and targets are read).
+    const contextOf = (h: StoredMessage[]) =>
+      ({ chat: { chatId, chatType: "dm" }, items: [], lanes: [], history: h.slice(0, -1), injectedIds: new Set(), targets: h.slice(-1), speakers: undefined as never }) as SelectedContext;
     const time = async (h: StoredMessage[]) => {
+      const c = contextOf(h);
       const t0 = process.hrtime.bigint();
-      for (let i = 0; i < renders; i++) await renderHistoryMedia(h, targets, runtime.media);
+      for (let i = 0; i < renders; i++) {
+        const prepared = await withMediaDescriptions(c, runtime.media);
+        for (const m of [...prepared.context.history, ...prepared.context.targets]) prepared.media(m);
+      }
       return Number(process.hrtime.bigint() - t0) / 1e6 / renders;
     };
     await time(withMedia); // warm-up

@@ -60,7 +60,13 @@ export type HistoryItem = MessageItem | ReactionItem | SystemItem;
  * media renderer returns the media part (e.g. a description) to put before the text, or
  * undefined when the message has none — the stored text is then expected to be the caption only.
  */
-export type MediaRenderer = (m: StoredMessage) => string | undefined;
+export type MediaRenderer = (m: StoredMessage) => string | MediaRendering | undefined;
+
+/** A media part together with the text to show after it (the caption; "" when the stored text is only a placeholder). */
+export interface MediaRendering {
+  readonly part: string;
+  readonly text: string;
+}
 
 /** Context for {@link itemOfMessage}. */
 export interface ItemContext {
@@ -71,7 +77,8 @@ export interface ItemContext {
 
 /** The history item of a stored message. */
 export function itemOfMessage(m: StoredMessage, c: ItemContext): MessageItem {
-  const media = c.media?.(m);
+  const rendered = c.media?.(m);
+  const media = typeof rendered === "object" ? rendered.part : rendered;
   return {
     kind: m.isAgent ? "outbound_agent" : "inbound_user",
     chatId: m.chatId,
@@ -79,7 +86,7 @@ export function itemOfMessage(m: StoredMessage, c: ItemContext): MessageItem {
     date: m.date,
     messageId: m.messageId,
     sender: m.isAgent ? c.speakers.self : c.speakers.sender(m.senderId, m.senderName),
-    text: m.text,
+    text: typeof rendered === "object" ? rendered.text : m.text,
     ...(m.replyToId !== undefined ? { replyToId: m.replyToId } : {}),
     ...(m.mentions !== undefined ? { mentions: m.mentions } : {}),
     ...(m.quote !== undefined ? { quote: m.quote } : {}),

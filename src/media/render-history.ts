@@ -55,10 +55,9 @@ export async function withMediaDescriptions(c: SelectedContext, describer: Media
     parts.set(m.messageId, part(m));
     history.push(m);
   }
-  // The stored text of a media message without a caption is its plain placeholder: the part replaces it.
-  const captionOnly = (m: StoredMessage): StoredMessage => (m.media && !m.media.caption && !m.isAgent ? { ...m, text: "" } : m);
   return {
-    context: { ...c, history: history.map(captionOnly), targets: c.targets.map(captionOnly) },
-    media: (m) => (m.media && !m.isAgent ? (parts.get(m.messageId) ?? part(m)) : undefined),
+    context: { ...c, history },
+    // The stored text of a media message without a caption is its plain placeholder: the part replaces it.
+    media: (m) => (m.media && !m.isAgent ? { part: parts.get(m.messageId) ?? part(m), text: m.media.caption ? m.text : "" } : undefined),
   };
 }

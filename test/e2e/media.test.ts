@@ -32,7 +32,12 @@ function answerDescriptions(describe: (inline: { mimeType: string; data: string 
 
 const describeRequests = () => h.gemini.requests.filter((r) => inlineOf(r.body) !== undefined);
 const planRequests = () => h.gemini.requests.filter((r) => inlineOf(r.body) === undefined);
-const lastPlanTurn = () => h.lastUserTurn(h.gemini.requests.indexOf(planRequests().at(-1)!));
+/** Every text of the last planning request (the history and the addressed messages). */
+const lastPlanTurn = () =>
+  (planRequests().at(-1)!.body.contents ?? [])
+    .flatMap((c) => c.parts ?? [])
+    .map((p) => p.text ?? "")
+    .join("\n");
 /** upload.GetFile requests, by the file id they asked for. */
 const downloads = () =>
   h.emu.fileRequests().map((r) => Number(((r.request as Api.upload.GetFile).location as Api.InputPhotoFileLocation).id.toString()));
@@ -63,8 +68,12 @@ describe("media understanding", () => {
     h.boot();
     answerDescriptions(() => "AI words for D");
 
-    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai which one do you like?" });
+    // Carol forwards the four photos to the persona and asks (one burst: one plan sees them all).
+    const dm = h.emu.dm(h.account, h.carol);
+    for (const p of photos) await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "same-as", chat: h.group, id: p.id } });
+    await h.emu.post({ chat: dm, from: h.carol, text: "which one do you like?" });
     await h.pass(10_000);
+    expect(planRequests()).toHaveLength(1);
 
     const turn = lastPlanTurn();
     expect(turn).toContain("[photo: persona's own words for A]");
@@ -86,7 +95,7 @@ describe("media understanding", () => {
     const [req] = describeRequests();
     expect(req?.model).toBe("gemini-2.5-flash-lite");
     expect(inlineOf(req!.body)).toEqual({ mimeType: "image/jpeg", data: bytes.toString("base64") });
-    expect(lastPlanTurn()).toContain("[photo: a ginger cat asleep on a keyboard]\n@mira_ai look");
+    expect(lastPlanTurn()).toContain("[photo: a ginger cat asleep on a keyboard]\n[Mira](tg:@mira_ai) look");
     const usage = h.db.prepare(`SELECT purpose FROM llm_usage ORDER BY id`).pluck().all();
     expect(usage).toEqual(["describe", "plan"]);
   });
@@ -104,8 +113,14 @@ describe("media understanding", () => {
     await h.pass(10_000);
     expect(describeRequests()).toHaveLength(1);
     expect(new Set(downloads())).toEqual(new Set([first.fileId]));
-    const turn = lastPlanTurn();
-    expect(turn.match(/\[photo: a sunset over the harbour\]/g)).toHaveLength(2);
+    expect(lastPlanTurn()).toContain("[photo: a sunset over the harbour]\n[Mira](tg:@mira_ai) seen this?");
+    // The same photo addressed once more: described from the cache, nothing downloaded.
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and now?", media: { kind: "same-as", chat: h.group, id: first.id } });
+    await h.pass(10_000);
+    expect(planRequests()).toHaveLength(2);
+    expect(describeRequests()).toHaveLength(1);
+    expect(downloads()).toHaveLength(1);
+    expect(lastPlanTurn()).toContain("[photo: a sunset over the harbour]\n[Mira](tg:@mira_ai) and now?");
   });
 
   it("budget spent: the placeholder now, the description later, never more than the budget per minute", async () => {
@@ -117,12 +132,14 @@ describe("media understanding", () => {
       at.push(h.clock.now());
       return { json: { text: `described ${Buffer.from(inline.data, "base64")[4]}` } };
     });
-    await h.emu.post({ chat: h.group, from: h.alice, text: "", media: { kind: "photo", bytes: jpeg(1) } });
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and this one", media: { kind: "photo", bytes: jpeg(2) } });
-    await h.pass(5_000);
-    // The addressed photo goes first; the other waits for the budget.
-    expect(lastPlanTurn()).toContain("[photo: described 2]\n@mira_ai and this one");
-    expect(lastPlanTurn()).toMatch(/⟧ \[photo\]/);
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "photo", bytes: jpeg(1) } });
+    await h.emu.post({ chat: dm, from: h.carol, text: "and this one", media: { kind: "photo", bytes: jpeg(2) } });
+    await h.pass(10_000);
+    expect(planRequests()).toHaveLength(1);
+    // The newest goes first; the other waits for the budget.
+    expect(lastPlanTurn()).toContain("[photo: described 2]\nand this one");
+    expect(lastPlanTurn()).toMatch(/⟧ \[photo\]$/m);
     expect(describeRequests()).toHaveLength(1);
 
     await h.pass(65_000);
@@ -131,8 +148,8 @@ describe("media understanding", () => {
     // Never two descriptions within one minute.
     expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(60_000);
 
-    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai so?" });
-    await h.pass(5_000);
+    await h.emu.post({ chat: dm, from: h.carol, text: "so?" });
+    await h.pass(10_000);
     expect(lastPlanTurn()).toContain("[photo: described 1]");
     expect(describeRequests()).toHaveLength(2);
   });
@@ -144,7 +161,7 @@ describe("media understanding", () => {
     await h.pass(10_000);
     const tries = describeRequests().length; // the refusal gets one more try inside the LLM layer
     expect(tries).toBe(2);
-    expect(lastPlanTurn()).toContain("[photo]\n@mira_ai what's this");
+    expect(lastPlanTurn()).toContain("[photo]\n[Mira](tg:@mira_ai) what's this");
     const fetched = downloads().length;
 
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello?" });

@@ -6,7 +6,10 @@
  * - a group message that replies to something belongs to the lane of its reply chain's root (the
  *   store keeps that root per message, `threadRoot`); the root message itself opens that lane and
  *   is read with it, though its own key is `root:` (it replied to nothing);
- * - everything else is the chat's root lane.
+ * - everything else is the chat's root lane. The persona's own messages are read with the root lane
+ *   too, wherever they reply: it usually answers a question by replying to it, which puts the
+ *   answer in the question's reply lane, and the next question asked in the open chat must still
+ *   see what the persona said.
  * A private chat is one conversation: every DM (marked id > 0, Saved Messages included) is one
  * `root:` lane, replies or not — a person replying to an older DM message is still talking to us.
  */

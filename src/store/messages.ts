@@ -33,7 +33,7 @@ export interface StoredMessage {
 export type LaneFilter =
   /** Every message of the chat (a private chat is one conversation). */
   | { readonly kind: "all" }
-  /** Messages that reply to nothing. */
+  /** Messages that reply to nothing, and the persona's own messages (wherever they reply). */
   | { readonly kind: "unthreaded" }
   /** One reply chain: its root and every message whose chain leads to it. */
   | { readonly kind: "thread"; readonly rootId: number }
@@ -103,7 +103,7 @@ function mentionsJson(m: StoredMessage): string | null {
 
 const LANE_WHERE: Record<LaneFilter["kind"], string> = {
   all: "1",
-  unthreaded: "thread_root IS NULL",
+  unthreaded: "(thread_root IS NULL OR is_agent = 1)",
   thread: "(message_id = @key OR thread_root = @key)",
   topic: "topic_id = @key",
 };

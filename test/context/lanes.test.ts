@@ -46,10 +46,21 @@ describe("thread lanes", () => {
     expect(ids(readLane(messages, a, { limit: 50 }))).toEqual([10, 12, 14]);
     expect(ids(readLane(messages, b, { limit: 50 }))).toEqual([11, 13, 15]);
     expect(ids(readLane(messages, { kind: "root", chatId: GROUP }, { limit: 50 }))).toEqual([10, 11, 16]);
+
     // Bounded: the newest `limit`, up to `uptoId`, above `afterId`.
     expect(ids(readLane(messages, a, { limit: 2 }))).toEqual([12, 14]);
     expect(ids(readLane(messages, a, { limit: 50, uptoId: 12 }))).toEqual([10, 12]);
     expect(ids(readLane(messages, a, { limit: 50, afterId: 10 }))).toEqual([12, 14]);
+  });
+
+  it("the root lane of a group also holds the persona's own messages, wherever they reply", () => {
+    const { messages } = store();
+    messages.insert(msg(GROUP, 1, { text: "@mira_ai hi" }));
+    messages.insert(msg(GROUP, 2, { replyToId: 1, isAgent: true, senderId: "500", text: "hi!" }));
+    messages.insert(msg(GROUP, 3, { replyToId: 2 }));
+    messages.insert(msg(GROUP, 4, { text: "@mira_ai another thing" }));
+    expect(ids(readLane(messages, { kind: "root", chatId: GROUP }, { limit: 50 }))).toEqual([1, 2, 4]);
+    expect(ids(readLane(messages, { kind: "reply", chatId: GROUP, rootId: 1 }, { limit: 50 }))).toEqual([1, 2, 3]);
   });
 
   it("a parent that is not stored becomes the root; a reply to a stored reply inherits its root", () => {

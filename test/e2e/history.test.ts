@@ -47,6 +47,21 @@ describe("thread lanes", () => {
     expect(again.id).toBeGreaterThan(answer!.id);
   });
 
+  it("a question in the open chat sees the persona's earlier answer, though that went into a reply thread", async () => {
+    h = await Harness.start();
+    const first = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what's a good board game for 6?" });
+    h.gemini.script(plan({ kind: "send", text: "Codenames!", reply_to: first.id }));
+    await h.pass(20_000);
+    const [answer] = h.sent(h.group);
+    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai and for two players?" });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+    expect(h.historyParts()).toEqual([
+      expect.stringContaining("what's a good board game for 6?"),
+      expect.stringMatching(new RegExp(`^⟦#${answer!.id} agent · [^⟧]*⟧\n\\[↩ reply to #${first.id} \\[Alice\\]\\(tg:@alice\\)\\]\nCodenames!$`)),
+    ]);
+  });
+
   it("a question in one forum topic carries no message of another topic", async () => {
     h = await Harness.start();
     const forum = h.emu.createSupergroup({ title: "Forum", members: [h.account, h.alice, h.bob], forum: true });

@@ -17,6 +17,7 @@ import { AgentRuntime } from "../runtime/agent-runtime";
 import { FakeClock } from "../runtime/clock";
 import { closeDatabase, openDatabase } from "../store/db";
 import { createEmulatedClient, TelegramEmulator, type EmuUser } from "../telegram/emulator";
+import { NEW_LABEL } from "../inbound/addressing-call";
 import type { AddressingStats } from "../inbound/addressing-implicit";
 import { ordinaryChatter } from "./chatter";
 
@@ -43,9 +44,9 @@ class ScriptedLlm implements Llm {
   }
   async generateJson<T>(req: JsonRequest<T>): Promise<JsonOutcome<T>> {
     const text = req.contents.flatMap((c) => c.parts.map((p) => ("text" in p ? p.text : ""))).join("\n");
-    const fresh = text.split("NEW messages to judge:")[1] ?? "";
+    const fresh = text.split(NEW_LABEL)[1] ?? "";
     const hit = fresh.split("\n").find((l) => l.includes("(for-persona)"));
-    const id = hit ? Number(/^#(\d+)/.exec(hit)?.[1]) : undefined;
+    const id = hit ? Number(/^⟦#(\d+)/.exec(hit)?.[1]) : undefined;
     const value = { reason: "scripted", addressed: hit !== undefined, confidence: hit ? 0.9 : 0.1, ...(id ? { message_id: id } : {}), wanna_interject: false, interject: 0, is_lightweight: false };
     return { ok: true, value: value as T, model: "counting-stand-in", calls: 1 };
   }

@@ -5,7 +5,9 @@
  * {@link ImplicitAddressing.consider}:
  *
  * 1. the prefilter (addressing-prefilter.ts) drops what cannot be for the persona — from memory,
- *    no query, no request;
+ *    no query, no request. In smart mode only what is near the persona (a follow-up, a room
+ *    question) is left; in talkative mode ordinary chatter is too, but it starts a burst at most
+ *    once per `CHATTER_COOLDOWN_MS` per chat (it may always join one that is gathering);
  * 2. a candidate becomes an `address` task of the chat (durable: committed before anything else
  *    happens). Candidates arriving while one is pending are gathered into one newer task; the
  *    older one finds it and ends without a call. The call waits {@link GATHER_MS} after the last
@@ -27,6 +29,7 @@ import type { Logger } from "pino";
 import type { Persona } from "../config/persona";
 import type { GroupMode } from "../config/persona-values";
 import { laneOf, readLane } from "../context/lanes";
+import { speakerDirectory, type EntityLookup } from "../context/speaker-directory";
 import type { Llm } from "../llm/llm";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
 import type { Db } from "../store/db";
@@ -75,7 +78,10 @@ export interface ImplicitAddressingDeps {
   readonly siblings: ReadonlySet<string>;
   readonly settings: ChatSettingsStore;
   readonly messages: MessageStore;
-  readonly scheduler: Pick<Scheduler, "add" | "openTasks" | "enqueueReceived">;
+  /** The agent's scheduler (a getter: the scheduler is built with this class's task handler). */
+  readonly scheduler: () => Pick<Scheduler, "add" | "openTasks" | "enqueueReceived">;
+  /** Who is who, for the speaker references of the addressing prompt. */
+  readonly entities: EntityLookup;
   /** Absent: no addressing call can be made; non-strict chats answer only explicit addressing. */
   readonly llm: Llm | undefined;
   /** The persona's policies and caps for a message it would answer. */
@@ -112,7 +118,7 @@ export class ImplicitAddressing {
       .pluck();
   }
 
-  /** The group mode in force in a chat. */
+  /** The group mode in force in a chat (the one place it is worked out; the planner's window asks here too). */
   modeOf(chatId: string): GroupMode {
     return this.d.settings.get(chatId).mode ?? this.d.settings.get(ALL_CHATS).mode ?? this.d.persona.groupMode;
   }
@@ -132,17 +138,22 @@ export class ImplicitAddressing {
    * strict chat (or a DM) it returns at once: the hot path pays two Map lookups.
    */
   consider(m: InboundMessage): void {
-    if (m.chatType === "dm" || this.modeOf(m.chatId) === "strict") return;
+    if (m.chatType === "dm") return;
+    const mode = this.modeOf(m.chatId);
+    if (mode === "strict") return;
     const now = this.d.clock.now();
     if (now - m.date > this.d.maxAnswerAgeMs) return;
     this.stats.considered++;
     const near = this.activity.other(m.chatId, m.senderId, m.date);
+    // Forum topics have their own graph: a burst is gathered, judged and answered per topic.
+    const topic = graphTopic(m.topicId);
     const verdict = prefilter(m, {
       selfId: this.d.selfId,
       selfUsername: this.d.selfUsername()?.toLowerCase(),
       siblings: this.d.siblings,
       near,
       questionAllowed: () => this.activity.question(m.chatId, m.date),
+      ...(mode === "talkative" ? { chatterAllowed: () => this.chatterAllowed(m, topic) } : {}),
     });
     if ("skip" in verdict) {
       this.stats.skipped[verdict.skip]++;
@@ -152,12 +163,10 @@ export class ImplicitAddressing {
     this.stats.candidates++;
     // Durable before anything else: the message row (group commit) and then its task.
     this.d.messages.commit();
-    // Forum topics have their own graph: a burst is gathered, judged and answered per topic.
-    const topic = graphTopic(m.topicId);
     const pending = this.pendingTasks(m.chatId, topic);
     const firstAt = Math.min(now, ...pending.map((t) => t.payload.firstAt));
     const items = [...new Set([...pending.flatMap((t) => t.payload.items), m.messageId])].sort((a, b) => a - b).slice(-MAX_BURST);
-    this.d.scheduler.add(
+    this.d.scheduler().add(
       m.chatId,
       [{ kind: "address", payload: { items, firstAt }, notBefore: Math.min(now + GATHER_MS, firstAt + MAX_GATHER_MS) }],
       topic,
@@ -173,8 +182,21 @@ export class ImplicitAddressing {
     };
   }
 
+  /**
+   * talkative: chatter joins a burst that is gathering (no extra call) while it has room, else
+   * starts one at most once per chatter cooldown. A full burst takes no more (each joining
+   * message writes a task row), and does not spend the cooldown.
+   */
+  private chatterAllowed(m: InboundMessage, topic: number | undefined): boolean {
+    const pending = this.pendingTasks(m.chatId, topic);
+    // The newest pending task carries the whole burst (older ones are superseded).
+    if (pending.length > 0) return Math.max(...pending.map((t) => t.payload.items.length)) < MAX_BURST;
+    return this.activity.chatter(m.chatId, m.date);
+  }
+
   private pendingTasks(chatId: string, topic: number | undefined): Task<"address">[] {
-    return this.d.scheduler
+    return this.d
+      .scheduler()
       .openTasks(chatId)
       .filter((t): t is Task<"address"> => t.kind === "address" && t.status === "pending" && t.topicId === topic);
   }
@@ -202,6 +224,9 @@ export class ImplicitAddressing {
       name: this.d.persona.name,
       ...(username ? { username } : {}),
       aliases: this.d.persona.aliases,
+      chatType: this.d.messages.chat(chatId)?.chatType ?? "group",
+      speakers: speakerDirectory(this.d.entities, { id: this.d.selfId, name: this.d.persona.name }),
+      lookup: (id) => this.d.messages.get(chatId, id),
       history,
       burst,
     });
@@ -264,7 +289,7 @@ export class ImplicitAddressing {
     };
     if (!this.d.admit(inbound).ok) return false;
     this.activity.partner(m.chatId, m.senderId);
-    this.d.scheduler.enqueueReceived(m.chatId, m.messageId, {
+    this.d.scheduler().enqueueReceived(m.chatId, m.messageId, {
       readDelayMs: this.d.readDelayMs,
       quietMs: this.d.quietMs,
       senderId: m.senderId,

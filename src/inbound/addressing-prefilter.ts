@@ -11,15 +11,19 @@
  *    is a reply to someone else, and it does not name the persona (that would be explicit too).
  * 5. `other-mention`: it @mentions someone else (a mention entity or an `@name` that is not the
  *    persona's username): it is for them.
- * 6. Otherwise it is a candidate only when it is *near* the persona:
+ * 6. Otherwise it is a candidate only when it is *near* the persona or, in talkative mode, chatter:
  *    - `follow-up`: its sender is the person the persona last talked with in this chat (who
  *      addressed it), the persona spoke less than {@link NEAR_MS} ago and at most
- *      {@link NEAR_MESSAGES} messages of others came since — going on with it without naming it; or
+ *      {@link NEAR_MESSAGES} messages of others came since — going on with it without naming it;
  *    - `question`: a question to the room (has `?`, at least {@link QUESTION_MIN_WORDS} words) —
  *      somebody asking anyone, which the persona may well be meant by — but at most one per
  *      {@link QUESTION_COOLDOWN_MS} per chat: a room firing questions is talking among itself,
  *      and this bounds what a lively room costs (the rest are skipped as `cooldown`).
- *    Anything else is `not-near`: chatter between others.
+ *    - `chatter` (talkative only): anything else with text — someone saying something to the room
+ *      ("just finished Dune, what a book"), which a talkative persona may want to join — but only
+ *      when it can join a burst already gathering for the chat (no extra call), or at most once
+ *      per {@link CHATTER_COOLDOWN_MS} per chat (the rest are skipped as `cooldown`).
+ *    Anything else is `not-near`: chatter between others (in smart mode).
  * Candidates of one chat are then gathered into one addressing call per burst (see
  * addressing-implicit.ts), so ordinary chatter costs far fewer calls than it has candidates.
  */
@@ -28,7 +32,7 @@ import type { InboundMessage } from "../types";
 /** Why a message got no addressing call. */
 export type SkipReason = "sibling" | "no-text" | "command" | "reply" | "other-mention" | "cooldown" | "not-near";
 /** Why it got one. */
-export type CandidateReason = "follow-up" | "question";
+export type CandidateReason = "follow-up" | "question" | "chatter";
 
 export const SKIP_REASONS: readonly SkipReason[] = ["sibling", "no-text", "command", "reply", "other-mention", "cooldown", "not-near"];
 
@@ -42,6 +46,12 @@ export const QUESTION_MIN_WORDS = 3;
 export const QUESTION_COOLDOWN_MS = 60_000;
 
 /**
+ * talkative: at most one burst per chat started by chatter that is not near the persona in this
+ * time — at most 6 such addressing calls per chat per hour, however lively the room.
+ */
+export const CHATTER_COOLDOWN_MS = 10 * 60_000;
+
+/**
  * Per chat, in memory (a restart forgets it: the first messages after one are judged as if the
  * persona had not spoken lately): who last addressed the persona, when the persona last spoke,
  * and how many messages of others came since.
@@ -49,13 +59,16 @@ export const QUESTION_COOLDOWN_MS = 60_000;
 export class ChatActivity {
   private readonly byChat = new Map<string, { at: number; others: number; partner?: string }>();
   private readonly questionAt = new Map<string, number>();
+  private readonly chatterAt = new Map<string, number>();
 
   /** Whether a room question at `at` may be a candidate (and if so, the cooldown starts). */
   question(chatId: string, at: number): boolean {
-    const last = this.questionAt.get(chatId);
-    if (last !== undefined && at - last < QUESTION_COOLDOWN_MS) return false;
-    this.questionAt.set(chatId, at);
-    return true;
+    return cooldown(this.questionAt, chatId, at, QUESTION_COOLDOWN_MS);
+  }
+
+  /** talkative: whether chatter at `at` may start a burst (and if so, the cooldown starts). */
+  chatter(chatId: string, at: number): boolean {
+    return cooldown(this.chatterAt, chatId, at, CHATTER_COOLDOWN_MS);
   }
 
   /** Someone addressed the persona (explicitly, or as the addressing call judged). */
@@ -80,6 +93,14 @@ export class ChatActivity {
   }
 }
 
+/** True (and the cooldown restarts) when `chatId`'s last start in `starts` is at least `ms` before `at`. */
+function cooldown(starts: Map<string, number>, chatId: string, at: number, ms: number): boolean {
+  const last = starts.get(chatId);
+  if (last !== undefined && at - last < ms) return false;
+  starts.set(chatId, at);
+  return true;
+}
+
 /** How near a message is to the persona's own last message in the chat. */
 export interface Near {
   readonly msSinceOwn: number;
@@ -97,6 +118,11 @@ export interface PrefilterContext {
   readonly near: Near | undefined;
   /** Asked only for a room question: may it be a candidate (the per-chat cooldown)? */
   readonly questionAllowed: () => boolean;
+  /**
+   * talkative only (absent in smart mode): asked for other chatter — may it be a candidate (a
+   * burst is gathering it can join, or the per-chat chatter cooldown allows a new one)?
+   */
+  readonly chatterAllowed?: () => boolean;
 }
 
 const USERNAME_RE = /(?<![\p{L}\p{N}_])@([A-Za-z0-9_]{3,32})/gu;
@@ -114,8 +140,11 @@ export function prefilter(m: InboundMessage, ctx: PrefilterContext): { readonly 
   if (mentionsSomeoneElse(m, text, ctx.selfUsername, ctx.selfId)) return { skip: "other-mention" };
   const near = ctx.near;
   if (near?.fromPartner && near.msSinceOwn < NEAR_MS && near.othersSince <= NEAR_MESSAGES) return { candidate: "follow-up" };
-  if (QUESTION_RE.test(text) && text.split(/\s+/).length >= QUESTION_MIN_WORDS) return ctx.questionAllowed() ? { candidate: "question" } : { skip: "cooldown" };
-  return { skip: "not-near" };
+  const question = QUESTION_RE.test(text) && text.split(/\s+/).length >= QUESTION_MIN_WORDS;
+  if (question && ctx.questionAllowed()) return { candidate: "question" };
+  // talkative: everything else with text is chatter (a question in its cooldown too).
+  if (ctx.chatterAllowed) return ctx.chatterAllowed() ? { candidate: "chatter" } : { skip: "cooldown" };
+  return { skip: question ? "cooldown" : "not-near" };
 }
 
 function mentionsSomeoneElse(m: InboundMessage, text: string, self: string | undefined, selfId: string): boolean {

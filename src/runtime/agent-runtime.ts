@@ -12,7 +12,7 @@ import { OwnSends, TrackedActions } from "../owner/own-sends";
 import type { LastError, StatusFacts } from "../owner/status";
 import { createAdmission } from "../policy/admission";
 import { Caps } from "../policy/caps";
-import { ALL_CHATS, ChatSettingsStore } from "../store/chat-settings";
+import { ChatSettingsStore } from "../store/chat-settings";
 import type { Db } from "../store/db";
 import { UsageStore } from "../store/usage";
 import { MemoryStore } from "../store/memories";
@@ -253,6 +253,36 @@ export class AgentRuntime {
       add: (graph, batch) => this.scheduler.add(graph, batch),
       busy: (graph) => this.scheduler.openTasks(graph).length > 0,
     });
+    const readDelayMs = o.persona.readDelaySec * 1000;
+    const quietMs = o.persona.quietWindowSec * 1000;
+    const admit = createAdmission({
+      policy: o.persona.policy,
+      selfId: o.selfId,
+      siblings: o.siblings ?? new Set(),
+      settings: this.settings,
+      caps: this.caps,
+      clock: this.clock,
+      logger: this.logger,
+      isContact: (userId) => this.entities.get(userId)?.contact,
+    });
+    this.addressing = new ImplicitAddressing({
+      persona: o.persona,
+      selfId: o.selfId,
+      selfUsername: () => o.selfUsername ?? this.entities.get(o.selfId)?.username,
+      siblings: o.siblings ?? new Set(),
+      settings: this.settings,
+      messages: this.messages,
+      scheduler: () => this.scheduler,
+      entities: this.entities,
+      llm: o.llm,
+      admit,
+      db: o.db,
+      clock: this.clock,
+      logger: this.logger,
+      readDelayMs,
+      quietMs,
+      maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
+    });
     this.scheduler = new Scheduler({
       ...o.scheduler,
       ...(o.onAccountLost ? { onAccountLost: o.onAccountLost } : {}),
@@ -276,7 +306,7 @@ export class AgentRuntime {
           entities: this.entities,
           reactions: this.reactions,
           selfId: o.selfId,
-          modeOf: (chatId) => this.settings.get(chatId).mode ?? this.settings.get(ALL_CHATS).mode ?? o.persona.groupMode,
+          modeOf: (chatId) => this.addressing.modeOf(chatId),
           clock: this.clock,
           logger: this.logger,
           waitFor: (chatId, topicId) =>
@@ -298,45 +328,15 @@ export class AgentRuntime {
         block: blockHandler(deps, "block"),
         unblock: blockHandler(deps, "unblock"),
         summarize: this.laneSummaries.handler(),
-        address: { run: (t) => this.addressing.handler().run(t), rateKeys: () => ["llm"] },
+        address: this.addressing.handler(),
       },
-    });
-    const readDelayMs = o.persona.readDelaySec * 1000;
-    const quietMs = o.persona.quietWindowSec * 1000;
-    const admit = createAdmission({
-      policy: o.persona.policy,
-      selfId: o.selfId,
-      siblings: o.siblings ?? new Set(),
-      settings: this.settings,
-      caps: this.caps,
-      clock: this.clock,
-      logger: this.logger,
-      isContact: (userId) => this.entities.get(userId)?.contact,
-    });
-    this.addressing = new ImplicitAddressing({
-      persona: o.persona,
-      selfId: o.selfId,
-      selfUsername: () => o.selfUsername ?? this.entities.get(o.selfId)?.username,
-      siblings: o.siblings ?? new Set(),
-      settings: this.settings,
-      messages: this.messages,
-      scheduler: this.scheduler,
-      llm: o.llm,
-      admit,
-      db: o.db,
-      clock: this.clock,
-      logger: this.logger,
-      readDelayMs,
-      quietMs,
-      maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
     });
     this.inbound = createInboundPipeline({
       messages: this.messages,
       names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
       logger: this.logger,
       enqueue: (chatId, messageId, a) => {
-        const from = this.messages.get(chatId, messageId)?.senderId;
-        if (from !== undefined) this.addressing.notePartner(chatId, from);
+        this.addressing.notePartner(chatId, a.senderId);
         this.scheduler.enqueueReceived(chatId, messageId, { readDelayMs, quietMs, ...a });
       },
       attachReply: (chatId, messageId, reply) => this.scheduler.attachReply(chatId, messageId, reply),

@@ -5,6 +5,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ordinaryChatter } from "../../src/bench/chatter";
+import { NEW_LABEL } from "../../src/inbound/addressing-call";
+import { MAX_BURST } from "../../src/inbound/addressing-implicit";
+import { CHATTER_COOLDOWN_MS } from "../../src/inbound/addressing-prefilter";
 import type { EmuUser } from "../../src/telegram/emulator";
 import { lastUserText, requestPurpose, type FakeReply, type GenerateBody } from "../support/gemini-fake";
 import { Harness, TEST_PERSONA } from "../support/harness";
@@ -16,11 +19,14 @@ afterEach(async () => {
 
 const LITE = "gemini-2.5-flash-lite";
 
+/** The ids of the NEW messages an addressing request asks about (their envelope headers). */
+const judgedIds = (body: GenerateBody): number[] => [...(lastUserText(body).split(NEW_LABEL)[1] ?? "").matchAll(/^⟦#(\d+) /gmu)].map((m) => Number(m[1]));
+
 /** The addressing verdict the fake gives: addressed when a NEW message carries the marker "(for-persona)". */
 function verdict(body: GenerateBody, extra: Record<string, unknown> = {}): FakeReply {
-  const fresh = lastUserText(body).split("NEW messages to judge:")[1] ?? "";
+  const fresh = lastUserText(body).split(NEW_LABEL)[1] ?? "";
   const hit = fresh.split("\n").find((l) => l.includes("(for-persona)"));
-  const id = hit ? Number(/^#(\d+)/.exec(hit)?.[1]) : undefined;
+  const id = hit ? Number(/^⟦#(\d+)/.exec(hit)?.[1]) : undefined;
   return {
     json: {
       reason: hit ? "continues the talk with Mira" : "talk between others",
@@ -69,7 +75,12 @@ describe("smart mode", () => {
     expect(stats.considered).toBe(100 - count("explicit"));
     expect(stats.skipped).toMatchObject({ reply: count("reply"), command: count("command"), "other-mention": count("mention-other"), sibling: 0, "no-text": 0 });
     expect(stats.skipped["not-near"]).toBeGreaterThan(20);
-    expect(stats.candidates).toBe(stats.considered - Object.values(stats.skipped).reduce((a, b) => a + b, 0));
+    // Every candidate was judged in exactly one addressing request; no skipped message reached one.
+    const judged = addressingCalls().flatMap((r) => judgedIds(r.body));
+    expect(new Set(judged).size).toBe(judged.length);
+    expect(judged).toHaveLength(stats.candidates);
+    const neverJudged = new Set(script.flatMap((l, i) => (["reply", "command", "mention-other", "explicit"].includes(l.kind) ? [ids[i]!] : [])));
+    expect(judged.filter((id) => neverJudged.has(id))).toEqual([]);
     // One call per burst, counted, billed under its purpose, on the cheap model.
     expect(stats.calls).toBe(addressingCalls().length);
     expect(stats.calls).toBeGreaterThan(0);
@@ -132,6 +143,56 @@ describe("talkative mode", () => {
     await h.emu.post({ chat: h.group, from: h.bob, text: "does anyone know when the release is?" });
     await h.pass(60_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["count me in!", "count me in!"]);
+  });
+});
+
+describe("talkative mode: chatter", () => {
+  it("joins in on plain chatter — no question, nobody near the persona — and a quick second message joins the same call", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Group Mode\ntalkative\n` });
+    h.gemini.respondWith((body, _i, model) =>
+      model === LITE ? verdict(body, { wanna_interject: true, interject: 0.9 }) : { json: { tasks: [{ kind: "send", text: "loved the sandworms" }] } },
+    );
+    const dune = await h.emu.post({ chat: h.group, from: h.alice, text: "just finished Dune, what a book" });
+    await h.pass(1_000);
+    const same = await h.emu.post({ chat: h.group, from: h.bob, text: "the ending though" });
+    await h.pass(60_000);
+    expect(addressingCalls()).toHaveLength(1);
+    expect(judgedIds(addressingCalls()[0]!.body)).toEqual([dune.id, same.id]);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["loved the sandworms"]);
+    expect(h.runtime.addressing.stats).toMatchObject({ candidates: 2, calls: 1, interjected: 1 });
+  });
+
+  it("a flood of chatter fills one burst of at most 10 messages; the rest waits for the cooldown", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Group Mode\ntalkative\n` });
+    answerEverything();
+    const ids: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      ids.push((await h.emu.post({ chat: h.group, from: i % 2 ? h.alice : h.bob, text: `flood ${i} of chatter` })).id);
+      await h.pass(500);
+    }
+    await h.pass(60_000);
+    expect(addressingCalls()).toHaveLength(1);
+    expect(judgedIds(addressingCalls()[0]!.body)).toEqual(ids.slice(0, MAX_BURST));
+    expect(h.runtime.addressing.stats).toMatchObject({ candidates: MAX_BURST, calls: 1 });
+    expect(h.runtime.addressing.stats.skipped.cooldown).toBe(15 - MAX_BURST);
+  });
+
+  it("100 chatter messages over 50 minutes cost one addressing call per chatter cooldown, not one per message", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Group Mode\ntalkative\n` });
+    answerEverything(); // never wants to join in
+    const people = [h.alice, h.bob, h.carol];
+    for (let i = 0; i < 100; i++) {
+      await h.emu.post({ chat: h.group, from: people[i % 3]!, text: `chatter number ${i}, nothing much` });
+      await h.pass(30_000);
+    }
+    // One call per cooldown (minutes 0, 10, 20, 30 and 40); each judges the one message that started it.
+    const expected = Math.ceil((100 * 30_000) / CHATTER_COOLDOWN_MS);
+    expect(expected).toBe(5);
+    expect(addressingCalls()).toHaveLength(expected);
+    expect(addressingCalls().map((r) => judgedIds(r.body).length)).toEqual(Array(expected).fill(1));
+    expect(h.runtime.addressing.stats).toMatchObject({ considered: 100, candidates: expected, calls: expected });
+    expect(h.runtime.addressing.stats.skipped).toMatchObject({ cooldown: 100 - expected, "not-near": 0 });
+    expect(h.sent(h.group)).toEqual([]);
   });
 });
 

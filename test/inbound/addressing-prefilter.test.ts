@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ChatActivity, NEAR_MESSAGES, NEAR_MS, prefilter, QUESTION_COOLDOWN_MS, type PrefilterContext } from "../../src/inbound/addressing-prefilter";
+import { CHATTER_COOLDOWN_MS, ChatActivity, NEAR_MESSAGES, NEAR_MS, prefilter, QUESTION_COOLDOWN_MS, type PrefilterContext } from "../../src/inbound/addressing-prefilter";
 import type { InboundMessage } from "../../src/types";
 
 const msg = (over: Partial<InboundMessage> = {}): InboundMessage => ({
@@ -52,6 +52,27 @@ describe("prefilter", () => {
   });
 });
 
+describe("prefilter in talkative mode (chatterAllowed given)", () => {
+  it("lets ordinary chatter through while its cooldown allows; replies, commands, mentions of others and media stay skipped", () => {
+    const talk = (allowed: boolean) => ctx({ chatterAllowed: () => allowed });
+    expect(prefilter(msg({ text: "just finished Dune, what a book" }), talk(true))).toEqual({ candidate: "chatter" });
+    expect(prefilter(msg({ text: "just finished Dune, what a book" }), talk(false))).toEqual({ skip: "cooldown" });
+    expect(prefilter(msg({ text: "just finished Dune, what a book" }), ctx())).toEqual({ skip: "not-near" }); // smart
+    // A room question past its own cooldown may still come in as chatter.
+    expect(prefilter(msg({ text: "does anyone know when the release is?" }), ctx({ questionAllowed: () => false, chatterAllowed: () => true }))).toEqual({ candidate: "chatter" });
+    expect(prefilter(msg({ text: "does anyone know when the release is?" }), talk(true))).toEqual({ candidate: "question" });
+    expect(prefilter(msg({ text: "and tomorrow" }), ctx({ near: { msSinceOwn: 1000, othersSince: 1, fromPartner: true }, chatterAllowed: () => false }))).toEqual({ candidate: "follow-up" });
+    let asked = 0;
+    const counting = ctx({ chatterAllowed: () => ++asked > 0 });
+    expect(prefilter(msg({ text: "agreed", replyToId: 5 }), counting)).toEqual({ skip: "reply" });
+    expect(prefilter(msg({ text: "/start" }), counting)).toEqual({ skip: "command" });
+    expect(prefilter(msg({ text: "@bob look at this" }), counting)).toEqual({ skip: "other-mention" });
+    expect(prefilter(msg({ text: "[photo]" }), counting)).toEqual({ skip: "no-text" });
+    expect(prefilter(msg({ senderId: "7", text: "hello" }), counting)).toEqual({ skip: "sibling" });
+    expect(asked).toBe(0); // the cooldown is spent only on chatter
+  });
+});
+
 describe("ChatActivity", () => {
   it("follows the persona's partner after the persona spoke, counting others' messages", () => {
     const a = new ChatActivity();
@@ -71,5 +92,14 @@ describe("ChatActivity", () => {
     expect(a.question("c", QUESTION_COOLDOWN_MS - 1)).toBe(false);
     expect(a.question("d", 1)).toBe(true);
     expect(a.question("c", QUESTION_COOLDOWN_MS)).toBe(true);
+  });
+
+  it("allows talkative chatter to start one burst per chat per chatter cooldown, apart from questions", () => {
+    const a = new ChatActivity();
+    expect(a.chatter("c", 0)).toBe(true);
+    expect(a.question("c", 1)).toBe(true);
+    expect(a.chatter("c", CHATTER_COOLDOWN_MS - 1)).toBe(false);
+    expect(a.chatter("d", 1)).toBe(true);
+    expect(a.chatter("c", CHATTER_COOLDOWN_MS)).toBe(true);
   });
 });

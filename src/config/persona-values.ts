@@ -127,6 +127,28 @@ const stickerSetSchema = z.string().regex(/^[A-Za-z0-9_]{1,64}$/);
 /** People paste the share link; accept it and keep only the short name. */
 const STICKER_LINK_RE = /^(?:https?:\/\/)?(?:t\.me|telegram\.me)\/addstickers\//i;
 
+/** One explicit sticker: its set's short name and its name in the set (its emoji). */
+export interface StickerRef {
+  readonly set: string;
+  readonly name: string;
+}
+
+/** `# Agent Stickers`: one `set::name` per line (name: the sticker's emoji in that set). */
+export function parseStickers(src: ValueSource, raw: string): StickerRef[] {
+  const out: StickerRef[] = [];
+  for (const item of listItems(raw)) {
+    const m = /^([^:\s]+)\s*::\s*(\S.{0,15})$/u.exec(item);
+    const set = m?.[1]?.replace(STICKER_LINK_RE, "") ?? "";
+    const name = m?.[2]?.trim() ?? "";
+    if (!stickerSetSchema.safeParse(set).success || name === "") {
+      fail(src, `bad sticker ${quoteValue(item)} (expected set::name, e.g. MiraCats::😺 — the set's short name, then the sticker's emoji)`);
+    }
+    if (out.some((s) => s.set.toLowerCase() === set.toLowerCase() && s.name === name)) fail(src, `sticker "${set}::${name}" is listed twice`);
+    out.push({ set, name });
+  }
+  return out;
+}
+
 /** `# Agent Sticker Sets`: one set short name (or t.me/addstickers link) per line. */
 export function parseStickerSets(src: ValueSource, raw: string): string[] {
   const out: string[] = [];

@@ -27,6 +27,8 @@ import {
   parseNumber,
   parsePhone,
   parseStickerSets,
+  parseStickers,
+  type StickerRef,
   type GroupMode,
   type NumberRule,
 } from "./persona-values.js";
@@ -54,6 +56,8 @@ export interface Persona {
   readonly interjectionsPerHour: number;
   /** Sticker-set short names the persona may send from. */
   readonly stickerSets: readonly string[];
+  /** Explicit stickers it may send (`# Agent Stickers`, `set::name`), beside whole sets. */
+  readonly stickers: readonly StickerRef[];
   /** Seconds before typing starts. */
   readonly startTypingDelaySec: number;
   /** Simulated typing speed, characters per second. */
@@ -80,6 +84,7 @@ export const PERSONA_FIELDS = [
   "Interject Threshold",
   "Interjections Per Hour",
   "Agent Sticker Sets",
+  "Agent Stickers",
   "Start Typing Delay",
   "Typing Speed",
   "Read Delay",
@@ -165,6 +170,7 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
   const groupModeRaw = value("Group Mode");
   const aliasesRaw = value("Aliases");
   const stickersRaw = value("Agent Sticker Sets");
+  const explicitStickersRaw = value("Agent Stickers");
   const promptsRaw = value("Role Prompt");
   const policyNum = (f: FieldName, rule: NumberRule & { default: number }): number => {
     const v = value(f);
@@ -200,6 +206,7 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     stickerSets: Object.freeze(
       stickersRaw === undefined ? [] : parseStickerSets(src("Agent Sticker Sets"), stickersRaw),
     ),
+    stickers: Object.freeze(explicitStickersRaw === undefined ? [] : parseStickers(src("Agent Stickers"), explicitStickersRaw)),
     startTypingDelaySec: num("Start Typing Delay", PERSONA_TIMING.startTypingDelaySec),
     typingSpeedCps: num("Typing Speed", PERSONA_TIMING.typingSpeedCps),
     readDelaySec: num("Read Delay", PERSONA_TIMING.readDelaySec),

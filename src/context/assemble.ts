@@ -65,6 +65,8 @@ export interface PromptSlots {
   /** Extra history items (reactions) of these lanes, placed by time. */
   readonly extraItems?: readonly HistoryItem[];
   readonly now: number;
+  /** The sticker section of the system instruction (media/sticker-menu.ts). */
+  readonly stickerMenu?: string;
 }
 
 /** The lanes, window and injected messages for one planning call (store reads only). */
@@ -130,6 +132,7 @@ export function contextPrompt(s: PromptSources, c: SelectedContext, slots: Promp
     ...(slots.summary !== undefined ? { summary: slots.summary } : {}),
     ...(slots.extraItems !== undefined && slots.extraItems.length > 0 ? { extraItems: slots.extraItems } : {}),
     ...(s.media ? { media: s.media } : {}),
+    ...(slots.stickerMenu !== undefined ? { stickerMenu: slots.stickerMenu } : {}),
     ...(s.timeZone ? { timeZone: s.timeZone } : {}),
   });
 }

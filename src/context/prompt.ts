@@ -68,6 +68,8 @@ export interface PromptInput {
   readonly summary?: string;
   /** Memory lines, rendered and sanitized, within their budget (memory/recall.ts). */
   readonly memories: readonly string[];
+  /** What the persona may send as stickers, with descriptions (media/sticker-menu.ts); default: its set names. */
+  readonly stickerMenu?: string;
   /** The media seam (history-item.ts); default: the stored text's placeholder. */
   readonly media?: MediaRenderer;
   readonly now: number;
@@ -174,7 +176,8 @@ function systemInstruction(i: PromptInput): string {
       `Now: ${formatRfc3339(i.now)}${local}. You are in ${where}${title}.\n` +
       `Messages addressed to you now: ${i.targets.map((t) => `#${t.messageId}`).join(", ")}.`,
   );
-  if (p.stickerSets.length) parts.push(`Sticker sets you may use: ${p.stickerSets.join(", ")}.`);
+  if (i.stickerMenu) parts.push(i.stickerMenu);
+  else if (p.stickerSets.length) parts.push(`Sticker sets you may use: ${p.stickerSets.join(", ")}.`);
   // Memory lines come rendered and sanitized (memory/recall.ts): "- [who · date] fact".
   if (i.memories.length) parts.push(`What you remember about the people here and this chat:\n${i.memories.join("\n")}`);
   parts.push(PLAN_RULES);

@@ -73,6 +73,8 @@ export interface PlanCheckContext {
   readonly isDm: boolean;
   /** The persona's sticker sets (`# Agent Sticker Sets`); a sticker from any other set is refused. */
   readonly stickerSets: readonly string[];
+  /** Explicit stickers (`# Agent Stickers`): each is allowed although its set is not listed. */
+  readonly stickers?: readonly { readonly set: string; readonly name: string }[];
 }
 
 /**
@@ -173,7 +175,10 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
 function semanticProblem(t: z.infer<typeof taskSchema>, ctx: PlanCheckContext): string | undefined {
   switch (t.kind) {
     case "sticker":
-      if (!ctx.stickerSets.some((s) => s.toLowerCase() === t.sticker_set.toLowerCase())) {
+      if (
+        !ctx.stickerSets.some((s) => s.toLowerCase() === t.sticker_set.toLowerCase()) &&
+        !(ctx.stickers ?? []).some((s) => s.set.toLowerCase() === t.sticker_set.toLowerCase() && s.name.replace(/\uFE0F/g, "") === t.name.replace(/\uFE0F/g, ""))
+      ) {
         return ctx.stickerSets.length ? `sticker set "${t.sticker_set}" is not one of the persona's sets` : "the persona has no sticker sets";
       }
       if (t.reply_to !== undefined && !ctx.isChatMessage(t.reply_to)) return `reply_to ${t.reply_to} is not a message of this chat`;

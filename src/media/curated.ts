@@ -66,6 +66,11 @@ export class CuratedMedia {
     return undefined;
   }
 
+  /** Every entry, in file order. */
+  entries(): IterableIterator<CuratedEntry> {
+    return this.byUid.values();
+  }
+
   get size(): number {
     return this.byUid.size;
   }

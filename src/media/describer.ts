@@ -85,6 +85,11 @@ export class MediaDescriber {
     this.limits = { ...DEFAULT_MEDIA_LIMITS, ...o.limits };
   }
 
+  /** The curated descriptions (for the sticker section of the system instruction). */
+  get curated(): CuratedSources {
+    return this.o.curated;
+  }
+
   /** Curated (persona, then global), then the cache: no request, no call. */
   lookup(d: MediaDescriptor): MediaDescription | undefined {
     if (!d.uid) return undefined;

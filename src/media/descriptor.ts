@@ -133,7 +133,7 @@ export function renderMedia(d: MediaDescriptor, desc?: MediaDescription): string
       return withDesc(`sticker ${set}${emoji}`.trimEnd());
     }
     case "gif":
-      return withDesc("GIF");
+      return withDesc("gif");
     case "video":
       return withDesc(`video${dur}`);
     case "video_note":

@@ -15,6 +15,7 @@ import type { TelegramClient } from "../telegram/listen";
 import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmuUser } from "../telegram/emulator";
 import { standardReaction } from "../telegram/standard-reactions";
 import { AgentRuntime } from "./agent-runtime";
+import { MEDIA_FORMS, mediaFromSpec } from "./sandbox-media";
 import { createLogger } from "./logger";
 
 export interface SandboxOptions {
@@ -42,8 +43,8 @@ export type ControlLine = keyof typeof CONTROL_LINES;
 
 /** One input line, parsed. */
 export type SandboxCommand =
-  | { readonly kind: "post"; readonly member: string; readonly text: string; readonly replyTo?: number }
-  | { readonly kind: "dm"; readonly member: string; readonly text: string }
+  | { readonly kind: "post"; readonly member: string; readonly text: string; readonly replyTo?: number; readonly media?: string }
+  | { readonly kind: "dm"; readonly member: string; readonly text: string; readonly media?: string }
   /** `alice typing` / `dm carol typing`: Telegram shows the member typing there (~6 s); `… stops typing` cancels it. */
   | { readonly kind: "typing"; readonly member: string; readonly dm: boolean; readonly stop: boolean }
   /** `bob reacts 👍 to #12` / `dm carol reacts ❤ to #5`; `bob unreacts #12` takes it back. */
@@ -64,12 +65,19 @@ export function parseSandboxLine(line: string): SandboxCommand | undefined {
     const name = control[1]!.toLowerCase();
     return name in CONTROL_LINES ? { kind: "control", name: name as ControlLine } : { kind: "unknown-control", name: control[1]! };
   }
-  const dm = /^\s*dm\s+(\w+)\s*:\s?(.*)$/i.exec(line);
-  if (dm) return { kind: "dm", member: dm[1]!.toLowerCase(), text: dm[2]! };
-  const reply = /^\s*(\w+)\s*>\s*#?(\d+)\s*:\s?(.*)$/.exec(line);
-  if (reply) return { kind: "post", member: reply[1]!.toLowerCase(), replyTo: Number(reply[2]), text: reply[3]! };
-  const post = /^\s*(\w+)\s*:\s?(.*)$/.exec(line);
-  if (post) return { kind: "post", member: post[1]!.toLowerCase(), text: post[2]! };
+  // Each form may carry media in brackets before the colon (`alice [photo cat.jpg]: caption`);
+  // with media the colon and caption are optional.
+  const media = (spec: string | undefined, text: string | undefined) =>
+    spec !== undefined ? { text: text ?? "", media: spec.trim() } : text !== undefined ? { text } : undefined;
+  const dm = /^\s*dm\s+(\w+)\s*(?:\[([^\]]*)\])?\s*(?::\s?(.*))?$/i.exec(line);
+  const dmBody = dm && media(dm[2], dm[3]);
+  if (dm && dmBody) return { kind: "dm", member: dm[1]!.toLowerCase(), ...dmBody };
+  const reply = /^\s*(\w+)\s*>\s*#?(\d+)\s*(?:\[([^\]]*)\])?\s*(?::\s?(.*))?$/.exec(line);
+  const replyBody = reply && media(reply[3], reply[4]);
+  if (reply && replyBody) return { kind: "post", member: reply[1]!.toLowerCase(), replyTo: Number(reply[2]), ...replyBody };
+  const post = /^\s*(\w+)\s*(?:\[([^\]]*)\])?\s*(?::\s?(.*))?$/.exec(line);
+  const postBody = post && media(post[2], post[3]);
+  if (post && postBody) return { kind: "post", member: post[1]!.toLowerCase(), ...postBody };
   return undefined;
 }
 
@@ -109,7 +117,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   };
   emu.onMessage((m) => {
     const where = m.chat.kind === "dm" ? "[dm] " : "";
-    const body = m.media === "sticker" ? `[sticker ${m.stickerEmoji ?? ""}]` : m.text;
+    const body = m.media === "sticker" ? `[sticker ${m.stickerEmoji ?? ""}]` : m.media ? `[${m.media}]${m.text ? ` ${m.text}` : ""}` : m.text;
     print(`${where}#${m.id} ${names.get(m.fromId) ?? m.fromName}: ${body}${m.replyTo !== undefined ? ` (↩ #${m.replyTo})` : ""}`);
   });
 
@@ -253,7 +261,13 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
           print(`${inDm ? "[dm] " : ""}* ${cmd.member} ${emoji === null ? "takes back the reaction on" : `reacts ${emoji} to`} #${cmd.messageId}`);
           continue;
         }
-        await emu.post({ chat, from, text: cmd.text, ...(cmd.kind === "post" && cmd.replyTo !== undefined ? { replyTo: cmd.replyTo } : {}) });
+        await emu.post({
+          chat,
+          from,
+          text: cmd.text,
+          ...(cmd.kind === "post" && cmd.replyTo !== undefined ? { replyTo: cmd.replyTo } : {}),
+          ...(cmd.media !== undefined ? { media: mediaFromSpec(cmd.media, emu) } : {}),
+        });
       } catch (e) {
         print(`! ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -268,6 +282,10 @@ export function helpText(): string {
     "  alice: hello            alice posts in the group",
     "  bob > 12: indeed        bob replies to message #12",
     "  dm carol: psst          carol writes to the persona directly",
+    "  alice [photo samples/photo.jpg]: look    a photo with a caption (any form takes [media] before the colon)",
+    "  bob [sticker Cats 😺]   a sticker (the set is created in the emulated Telegram if it is new)",
+    "  dm carol [voice samples/voice.ogg]       a voice note in carol's DM",
+    `  media forms: ${MEDIA_FORMS}`,
     "  alice typing            alice is shown typing in the group (~6 s; the persona waits for her, bounded)",
     "  dm carol typing         carol is shown typing in her DM; \"alice stops typing\" cancels it",
     "  bob reacts 👍 to #12    bob reacts to message #12 (\"dm carol reacts ❤ to #5\" in her DM; \"bob unreacts #12\" takes it back)",

@@ -64,6 +64,7 @@ describe("parsePersona", () => {
       interjectThreshold: 0.7,
       interjectionsPerHour: 2,
       stickerSets: [],
+      stickers: [],
       startTypingDelaySec: 1.5,
       typingSpeedCps: 12,
       readDelaySec: 2,

@@ -6,7 +6,8 @@ import { loadCuratedMedia } from "../../src/media/curated";
 import { fileUniqueId } from "../../src/media/unique-id";
 import { MediaCache } from "../../src/store/media-cache";
 import type { GenerateBody } from "../support/gemini-fake";
-import { Harness, plan } from "../support/harness";
+import { CuratedMedia } from "../../src/media/curated";
+import { Harness, plan, TEST_PERSONA } from "../support/harness";
 import { tempDir } from "../support/temp-dir";
 
 let h: Harness;
@@ -192,5 +193,26 @@ describe("media understanding", () => {
     expect(inlineOf(req!.body)?.mimeType).toBe("audio/ogg");
     expect(JSON.stringify(req!.body.contents)).toContain("in the language it is spoken in");
     expect(lastPlanTurn()).toContain('[voice 0:12: "wir sehen uns um sechs"]');
+  });
+
+  it("# Agent Stickers: the system instruction lists the persona's stickers with their descriptions, and an explicit sticker outside its sets is sent", async () => {
+    h = await Harness.start({
+      persona: `${TEST_PERSONA}\n# Agent Stickers\nDogs::🐶\n`,
+      media: {
+        curated: {
+          persona: new CuratedMedia([{ uniqueId: "AgADdog", stickerSet: "Dogs", stickerName: "🐶", description: "a puppy tilting its head", file: "dogs.json" }]),
+          global: new CuratedMedia(),
+        },
+      },
+    });
+    h.emu.addStickerSet({ shortName: "Dogs", title: "Dogs", stickers: [{ emoji: "🐶" }, { emoji: "🦴" }] });
+    h.gemini.respondWith(() => plan({ kind: "sticker", sticker_set: "Dogs", name: "🐶" }, { kind: "sticker", sticker_set: "Dogs", name: "🦴" }));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai show me a dog" });
+    await h.pass(20_000);
+    const system = (planRequests()[0]!.body.systemInstruction?.parts ?? []).map((p) => p.text ?? "").join("\n");
+    expect(system).toContain("- Dogs::🐶 — a puppy tilting its head");
+    expect(system).toContain("Also any sticker of these sets, by its emoji: MiraCats, Cats, NoSuchSet.");
+    // 🐶 is listed; 🦴 is not (its set is not one of the persona's): only the dog goes out.
+    expect(h.emu.history(h.group).filter((m) => m.fromId === h.account.id).map((m) => m.stickerEmoji)).toEqual(["🐶"]);
   });
 });

@@ -28,7 +28,7 @@ describe("media kinds parsed from the update, no API call", () => {
     expect(parsed.map((m) => m.text)).toEqual([
       "my cat",
       "[sticker 🎉]",
-      "[GIF]",
+      "[gif]",
       "[video 1:15]",
       "[video note 0:09]",
       "[voice 0:12]",

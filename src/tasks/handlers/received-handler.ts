@@ -19,6 +19,7 @@ import { MAX_ANSWER_AGE_MS } from "../../inbound/pipeline";
 import { expandPlan } from "../expand-plan";
 import type { MediaDescriber } from "../../media/describer";
 import { withMediaDescriptions } from "../../media/render-history";
+import { stickerMenu } from "../../media/sticker-menu";
 import type { TaskHandler } from "../scheduler";
 
 /** Rate-limit key shared by every planning call of the agent. */
@@ -124,13 +125,14 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         ...(d.reactions
           ? { extraItems: reactionItems(d.reactions, { chatId, chatType: chat.chatType, messageIds: history.map((m) => m.messageId), speakers: context.speakers }) }
           : {}),
+        ...(d.media ? { stickerMenu: stickerMenu(d.persona, d.media.curated) } : {}),
         now: d.clock.now(),
       });
       // Is the lane's summary due? A task on the lane's own graph, made while this one plans.
       d.summaries?.consider(lane, lastId);
       let plan;
       try {
-        plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm, stickerSets: d.persona.stickerSets }, { chatId });
+        plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm, stickerSets: d.persona.stickerSets, stickers: d.persona.stickers }, { chatId });
       } catch (e) {
         // The LLM asked us to come back later than its client would wait: park the task (all
         // planning waits, the quota is the account's), without counting it as an attempt.

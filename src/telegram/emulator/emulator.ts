@@ -248,6 +248,11 @@ export class TelegramEmulator {
     };
   }
 
+  /** A sticker `emoji` in set `shortName`, created (set and all) when Telegram has none yet. */
+  ensureSticker(shortName: string, emoji: string): void {
+    this.world.stickers.ensure(shortName, emoji);
+  }
+
   /**
    * The file of a posted message (photo, document or sticker) goes stale: upload.getFile with the
    * reference handed out so far answers FILE_REFERENCE_EXPIRED; the message fetched again

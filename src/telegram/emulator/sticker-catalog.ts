@@ -50,6 +50,20 @@ export class StickerCatalog {
     return this.docs.get(id);
   }
 
+  /** A set with this sticker: the set is created, or the sticker added to it, when missing. */
+  ensure(shortName: string, emoji: string): StickerDoc {
+    const found = this.byEmoji(shortName, emoji);
+    if (found) return found;
+    const set = this.byShortName(shortName);
+    if (!set) return this.add({ shortName, title: shortName, stickers: [{ emoji }] }).docs[0]!;
+    const id = this.nextId++;
+    const file = this.files.add(TINY_WEBP, "image/webp", id);
+    const doc: StickerDoc = { id, accessHash: file.accessHash, file, emoji, set };
+    set.docs.push(doc);
+    this.docs.set(id, doc);
+    return doc;
+  }
+
   /** The sticker of a set with this emoji (the first one), or undefined. */
   byEmoji(shortName: string, emoji: string): StickerDoc | undefined {
     return this.byShortName(shortName)?.docs.find((d) => d.emoji === emoji);

@@ -143,7 +143,7 @@ async function measure(o: { laneMessages: number; memories: number; summary: boo
     const b = body as { systemInstruction: { parts: { text: string }[] }; contents: { parts: { text: string }[] }[] };
     const system = b.systemInstruction.parts.map((p) => p.text).join("\n");
     const texts = b.contents.flatMap((c) => c.parts.map((p) => p.text));
-    const memoryLines = system.split("\n").filter((l) => l.startsWith("- ["));
+    const memoryLines = texts.flatMap((t) => t.split("\n")).filter((l) => l.startsWith("⟦memory "));
     const summaryText = texts.find((t) => t.startsWith(SUMMARY_LABEL)) ?? "";
     const now = texts.indexOf(NOW_LABEL);
     return {

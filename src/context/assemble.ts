@@ -9,6 +9,7 @@ import type { Persona } from "../config/persona";
 import { compileAddressMatcher } from "../inbound/addressing";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { ReceivedItem } from "../tasks/task";
+import type { MemoryNote } from "./envelope";
 import type { HistoryItem, MediaRenderer } from "./history-item";
 import { laneKey, laneOf, readLane, type Lane } from "./lanes";
 import { buildPlanPrompt, type PlanPrompt } from "./prompt";
@@ -58,8 +59,8 @@ export interface SelectedContext {
 
 /** Slots others fill: memory's lines and the lane summary, reactions as extra items. */
 export interface PromptSlots {
-  /** Rendered memory lines (memory's slot). */
-  readonly memories: readonly string[];
+  /** The memories to show (memory's slot, memory/recall.ts); the prompt renders them. */
+  readonly memories: readonly MemoryNote[];
   /** The lead lane's rolling summary, rendered (summary/summary-format.ts). */
   readonly summary?: string;
   /** Extra history items (reactions) of these lanes, placed by time. */

@@ -158,3 +158,34 @@ export function formatSystemEnvelope(date: number, text: string): string {
   const body = sanitizeText(text).trim();
   return `⟦system · ${formatRfc3339(date)}⟧${body === "" ? "" : ` ${body}`}`;
 }
+
+/** A memory line's text is cut to this many code points. */
+export const MEMORY_MAX_CODE_POINTS = 300;
+
+/** One memory as the prompt shows it (memory/recall.ts chooses them). */
+export interface MemoryNote {
+  /** The person it is about (a speaker, named by the one formatter); absent: a note about the chat. */
+  readonly about?: Speaker;
+  /** When it was stored or last merged (Unix ms), or "curated" for the persona's curated files. */
+  readonly date: number | "curated";
+  /** What is remembered (untrusted: it may be a person's own wording). */
+  readonly text: string;
+}
+
+/**
+ * `⟦memory <ref> · <YYYY-MM-DD>⟧ <fact>`: one line; `this chat` for a note about the chat,
+ * `curated` for a curated memory. The subject is a speaker reference and the fact is flattened
+ * to one line and sanitised, so neither can forge another memory, a message or a section.
+ */
+export function formatMemoryEnvelope(o: MemoryNote): string {
+  const who = o.about !== undefined ? speakerRef(o.about) : "this chat";
+  const when = o.date === "curated" ? "curated" : formatRfc3339(o.date).slice(0, 10);
+  const text = capCodePoints(sanitizeLine(o.text), MEMORY_MAX_CODE_POINTS);
+  return `⟦memory ${who} · ${when}⟧${text === "" ? "" : ` ${text}`}`;
+}
+
+/** The lane summary's section: `⟦summary⟧` then the summary (sanitised, lines kept); "" when empty. */
+export function formatSummarySection(summary: string | undefined): string {
+  const body = summary !== undefined ? sanitizeText(summary).trim() : "";
+  return body === "" ? "" : `⟦summary⟧\n${body}`;
+}

@@ -43,7 +43,7 @@ const taskSchema = z.discriminatedUnion("kind", [
     kind: z.literal("remember"),
     ...base,
     content: z.string().trim().min(1).max(2000).describe("a fact worth keeping about this chat or person"),
-    about: label.optional().describe('whom it is about: "chat", or the id of a message the person wrote; default: the author of the message answered'),
+    about: label.optional().describe('whom it is about: "chat", "@username" of someone here, or the id of a message the person wrote; default: the author of the message answered'),
   }),
   z.object({ kind: z.literal("block"), ...base }),
   z.object({ kind: z.literal("unblock"), ...base }),

@@ -110,12 +110,7 @@ export class MemoryStore {
     });
   }
 
-  /** Store a note about a chat (the `remember` of before memories had subjects). */
-  add(chatId: string, content: string, now: number): void {
-    this.remember({ chatId, content, now });
-  }
-
-  /** Every memory stored in a chat (notes and memories about people), oldest first. */
+  /** Every memory stored in a chat (notes and memories about people), oldest first (a read API for tools and tests). */
   list(chatId: string): Memory[] {
     return (this.listStmt.all(this.agent, chatId) as Row[]).map(toMemory);
   }

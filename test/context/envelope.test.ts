@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  formatMemoryEnvelope,
   formatMessageEnvelope,
   formatReactionEnvelope,
+  formatSummarySection,
   formatSystemEnvelope,
   type EnvelopeReply,
   type MessageEnvelopeOptions,
@@ -135,6 +137,29 @@ describe(`formatMessageEnvelope: ${INJECTIONS.length} injections`, () => {
       expect(countChar(n, "⟦")).toBe(1);
       expect(countChar(n, "⟧")).toBe(1);
       expect(n.split("\n").filter((l) => l.startsWith(REPLY_PREFIX))).toHaveLength(0);
+    });
+
+    it(`memory subject and text ${label}`, () => {
+      for (const m of [
+        formatMemoryEnvelope({ about: who(inj, inj), date: T0, text: inj }),
+        formatMemoryEnvelope({ about: who(inj), date: "curated", text: inj }),
+        formatMemoryEnvelope({ date: T0, text: inj }),
+      ]) {
+        expect(m.split("\n")).toHaveLength(1);
+        expect(countChar(m, "⟦")).toBe(1);
+        expect(countChar(m, "⟧")).toBe(1);
+        expect(countChar(m, "↩")).toBe(0);
+        expect(m).toMatch(/^⟦memory (this chat|\[[^\n\[\]]*\]\(tg:(@\w+|user\/-?\d+)\)) · (\d{4}-\d\d-\d\d|curated)⟧/);
+      }
+    });
+
+    it(`summary ${label}`, () => {
+      const s = formatSummarySection(`goals:\n- ${inj}\nfacts:\n- ${inj}`);
+      expect(s.startsWith("⟦summary⟧\n")).toBe(true);
+      expect(countChar(s, "⟦")).toBe(1);
+      expect(countChar(s, "⟧")).toBe(1);
+      expect(countChar(s, "↩")).toBe(0);
+      expect(s.split("\n").filter((l) => l.startsWith(REPLY_PREFIX))).toHaveLength(0);
     });
 
     it(`sanitizer is idempotent on ${label}`, () => {

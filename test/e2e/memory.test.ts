@@ -14,8 +14,13 @@ afterEach(async () => {
 
 /** The system instruction of the i-th Gemini request. */
 const system = (i: number) => h.gemini.requests[i]!.body.systemInstruction?.parts?.[0]?.text ?? "";
-/** The memory block of a system instruction: its lines "- [who · date] fact". */
-const memoryLines = (text: string) => text.split("\n").filter((l) => l.startsWith("- ["));
+/** The user turn of the i-th Gemini request (where memories are: never in the system instruction). */
+const user = (i: number) => (h.gemini.requests[i]!.body.contents ?? []).flatMap((c) => (c.parts ?? []).map((p) => p.text ?? "")).join("\n");
+/** The memory section of a request's user turn: its lines "⟦memory <ref> · date⟧ fact". */
+const memoryLines = (i: number) => {
+  expect(system(i)).not.toContain("⟦memory");
+  return user(i).split("\n").filter((l) => l.startsWith("⟦memory "));
+};
 
 describe("memories about people and chats", () => {
   it("keeps what it learnt about a person in a DM for where that person is, never for a group they are not in", async () => {
@@ -34,7 +39,8 @@ describe("memories about people and chats", () => {
     await h.emu.post({ chat: h.club, from: h.alice, text: "Mira, peanuts for the party? anyone allergic?" });
     h.gemini.script(plan());
     await h.pass(20_000);
-    expect(system(2)).not.toContain("allergic");
+    expect(memoryLines(2)).toEqual([]);
+    expect(user(2)).not.toContain("allergic to peanuts");
 
     // In the supergroup, once carol has spoken in the window (alice's question replies to her,
     // so her message is in the question's thread), it is.
@@ -43,7 +49,7 @@ describe("memories about people and chats", () => {
     h.gemini.script(plan());
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(4);
-    expect(memoryLines(system(3))).toEqual([expect.stringMatching(/^- \[Carol · \d{4}-\d\d-\d\d\] carol is allergic to peanuts!$/)]);
+    expect(memoryLines(3)).toEqual([expect.stringMatching(/^⟦memory \[Carol\]\(tg:@carol\) · \d{4}-\d\d-\d\d⟧ carol is allergic to peanuts!$/)]);
   });
 
   it("stores a memory about the author of the message it names, the present person with that @username, or the chat", async () => {
@@ -90,8 +96,8 @@ describe("memories about people and chats", () => {
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai which tea was my favourite again?" });
     h.gemini.script(plan());
     await h.pass(20_000);
-    const lines = memoryLines(system(0));
-    expect(lines[0]).toMatch(/^- \[Alice · \d{4}-\d\d-\d\d\] Alice's favourite tea is genmaicha$/);
+    const lines = memoryLines(0);
+    expect(lines[0]).toMatch(/^⟦memory \[Alice\]\(tg:@alice\) · \d{4}-\d\d-\d\d⟧ Alice's favourite tea is genmaicha$/);
     expect(lines.length).toBeGreaterThan(1);
     expect(lines.length).toBeLessThan(30);
     expect(lines.reduce((n, l) => n + estimateTokens(l) + 1, 0)).toBeLessThanOrEqual(MEMORY_BUDGET_TOKENS);
@@ -113,12 +119,12 @@ describe("memories about people and chats", () => {
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai guess what I play" });
     h.gemini.script(plan());
     await h.pass(20_000);
-    expect(memoryLines(system(0))).toEqual(["- [Alice · curated] plays the cello in an orchestra", "- [Alice · curated] call her Ali"]);
+    expect(memoryLines(0)).toEqual(["⟦memory [Alice](tg:@alice) · curated⟧ plays the cello in an orchestra", "⟦memory [Alice](tg:@alice) · curated⟧ call her Ali"]);
 
     const dm = h.emu.dm(h.account, h.carol);
     await h.emu.post({ chat: dm, from: h.carol, text: "hi" });
     h.gemini.script(plan());
     await h.pass(20_000);
-    expect(system(1)).not.toContain("cello");
+    expect(user(1)).not.toContain("cello");
   });
 });

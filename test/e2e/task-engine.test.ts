@@ -232,7 +232,7 @@ describe("more of the vocabulary", () => {
     await h.emu.post({ chat: dm, from: h.carol, text: "you are annoying" });
     h.gemini.script(plan({ kind: "block" }));
     await h.pass(20_000);
-    expect(h.gemini.requests[1]!.body.systemInstruction?.parts?.[0]?.text).toContain("Carol is vegetarian");
+    expect(JSON.stringify(h.gemini.requests[1]!.body.contents)).toContain("Carol is vegetarian");
     expect(h.emu.isBlocked(h.account, h.carol)).toBe(true);
   });
 

@@ -118,7 +118,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           curated: d.curated ?? new Map(),
           chatId,
           present,
-          nameOf: (id) => names.get(id),
+          speakerOf: (id) => context.speakers.sender(id, names.get(id)),
           query: targetMessages.map((m) => m.text).join("\n"),
         }),
         ...(summary ? { summary: summary.text } : {}),

@@ -10,7 +10,7 @@
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
  *   P7  RSS after ingesting BENCH_P7_MESSAGES messages over 10,000 chats (≤ 300 MB; child process)
  *   P8  catch-up after downtime (10,000 messages, 1,000 chats) vs a naive getHistory scan (≤ 0.2×)
- *   addressing calls per 100 group messages of ordinary chatter in smart mode (≤ 20)
+ *   addressing calls per 100 group messages of ordinary chatter in smart mode (≤ 20), and in talkative mode
  *   P9  media: downloads and description calls for one sticker sent 100 times in 20 chats (1 and 1),
  *       and the latency a cached description adds to an answer (< 5 ms)
  */
@@ -19,6 +19,7 @@ import { benchBatching } from "../src/bench/batching-bench";
 import type { CatchUpFigures } from "../src/bench/catch-up-bench";
 import { benchPromptGrowth } from "../src/bench/context-bench";
 import { benchAddressing } from "../src/bench/addressing-bench";
+import { CHATTER_COOLDOWN_MS } from "../src/inbound/addressing-prefilter";
 import { benchInbound } from "../src/bench/inbound-bench";
 import { benchReplies } from "../src/bench/reply-bench";
 import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
@@ -64,6 +65,7 @@ const inbound = await benchInbound({ messages });
 const p3 = await benchBatching();
 const p4 = await benchPromptGrowth();
 const addressing = await benchAddressing();
+const talkative = await benchAddressing({ mode: "talkative" });
 const p5 = benchReplies();
 const p9 = await benchMedia();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
@@ -90,6 +92,13 @@ const figures = {
   P7: { rssMb: p7.rssMb, target: 300, ingest: p7, afterCatchUpRssMb: p8.rssMb },
   P8: { target: 0.2, ...p8 },
   addressingCallsPer100: addressing,
+  talkativeAddressingCallsPer100: {
+    callsPer100: talkative.callsPer100,
+    maxCallsPer100: talkative.maxCallsPer100,
+    seeds: talkative.seeds,
+    chatterCooldownMin: CHATTER_COOLDOWN_MS / 60_000,
+    sample: talkative.sample,
+  },
   P9: { target: { downloads: 1, descriptionCalls: 1, cacheHitAddedMs: 5 }, ...p9 },
 };
 
@@ -132,5 +141,6 @@ if (json) {
   const a = addressing.sample;
   const skips = Object.entries(a.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
   console.log(`Addressing calls per 100 group messages in smart mode: ${f(addressing.callsPer100, 1)} (mean of ${addressing.seeds} chatter scripts, worst ${f(addressing.maxCallsPer100, 0)}; goal ≤ 20)`);
+  console.log(`   talkative (chatter judged too, at most one chatter burst per chat per ${CHATTER_COOLDOWN_MS / 60_000} min): ${f(talkative.callsPer100, 1)} (worst ${f(talkative.maxCallsPer100, 0)})`);
   console.log(`   first script: ${a.messages} messages, ${a.explicit} naming the persona (no call), ${a.considered} considered; prefilter skipped ${a.considered - a.candidates} (${skips}); ${a.candidates} candidates → ${a.calls} calls; ${a.answered} answered of ${a.meantForPersona} meant for the persona`);
 }

@@ -32,7 +32,7 @@ export interface AddressingFigures {
   readonly sample: AddressingStats & { readonly messages: number; readonly explicit: number; readonly meantForPersona: number };
 }
 
-const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n\n# Group Mode\nsmart\n\n# Start Typing Delay\n0\n";
+const persona = (mode: "smart" | "talkative") => `# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n\n# Group Mode\n${mode}\n\n# Start Typing Delay\n0\n`;
 
 /** Says "addressed" when a new message carries the script's marker; counts nothing itself (the runtime does). */
 class ScriptedLlm implements Llm {
@@ -59,7 +59,7 @@ const planner: Planner = {
   },
 };
 
-async function runOnce(seed: number): Promise<AddressingFigures["sample"]> {
+async function runOnce(seed: number, mode: "smart" | "talkative"): Promise<AddressingFigures["sample"]> {
   const clock = new FakeClock();
   const emu = new TelegramEmulator({ now: () => clock.now() });
   const account = emu.addAccount({ firstName: "Mira", username: "mira_ai" });
@@ -69,7 +69,7 @@ async function runOnce(seed: number): Promise<AddressingFigures["sample"]> {
   const db = openDatabase(join(dir, "bench.db"));
   const client = createEmulatedClient(emu, account);
   const runtime = new AgentRuntime({
-    persona: parsePersona(PERSONA, { file: "bench", promptDirs: [] }),
+    persona: parsePersona(persona(mode), { file: "bench", promptDirs: [] }),
     db,
     client,
     selfId: String(account.id),
@@ -108,11 +108,15 @@ async function runOnce(seed: number): Promise<AddressingFigures["sample"]> {
   }
 }
 
-/** Runs the chatter script with `seeds` different seeds. */
-export async function benchAddressing(o: { seeds?: number } = {}): Promise<AddressingFigures> {
+/**
+ * Runs the chatter script with `seeds` different seeds, in smart mode (the goal's figure) or in
+ * talkative mode (which also judges ordinary chatter, at most once per chatter cooldown per chat;
+ * the stand-in never wants to join in, so the persona speaks as often as in smart mode).
+ */
+export async function benchAddressing(o: { seeds?: number; mode?: "smart" | "talkative" } = {}): Promise<AddressingFigures> {
   const seeds = o.seeds ?? 5;
   const runs: AddressingFigures["sample"][] = [];
-  for (let seed = 1; seed <= seeds; seed++) runs.push(await runOnce(seed));
+  for (let seed = 1; seed <= seeds; seed++) runs.push(await runOnce(seed, o.mode ?? "smart"));
   const per100 = runs.map((r) => (100 * r.calls) / r.messages);
   return {
     callsPer100: per100.reduce((a, b) => a + b, 0) / per100.length,

@@ -12,11 +12,15 @@
  *
  * The header is paid for in tokens on every history message, so it is kept short. Its structure
  * characters (`⟦ ⟧ ↩`) cannot appear in any user-supplied part, because every such part goes
- * through sanitize.ts first; a forged header or reply line is therefore impossible. Speakers are
- * written by speaker.ts (one formatter for every reference); times are UTC, RFC 3339.
+ * through sanitize.ts first; a forged header or reply line is therefore impossible. The two
+ * structures made of ordinary characters are escaped where a person could type them: a body line
+ * starting with `>` (which would pass for the quote line) is written `\>`, and reference syntax
+ * typed in a body, quote, name or reaction (`[Bob](tg:user/42)`) is written `[Bob]\(tg:user/42)`
+ * (for bodies, mentions.ts does it around the references it builds from Telegram's entities).
+ * Speakers are written by speaker.ts (one formatter for every reference); times are UTC, RFC 3339.
  */
 import { AGENT_LABEL, capCodePoints, speakerRef, type Speaker } from "./speaker.js";
-import { sanitizeLine, sanitizeText } from "./sanitize.js";
+import { escapeQuoteMarkers, neutralizeReferences, sanitizeLine, sanitizeText } from "./sanitize.js";
 
 export { AGENT_LABEL } from "./speaker.js";
 
@@ -39,8 +43,9 @@ export interface MessageEnvelopeOptions {
   /** Unix time in milliseconds. */
   readonly date: number;
   /**
-   * Message text (untrusted; mentions already rewritten to references by mentions.ts); may be
-   * empty, or a bracketed placeholder such as `[sticker 👍]`.
+   * Message text (untrusted), already through mentions.ts's `normalizeMentions` (mentions
+   * rewritten to references, typed reference syntax neutralised); may be empty, or a bracketed
+   * placeholder such as `[sticker 👍]`. Lines starting with `>` are escaped here.
    */
   readonly text: string;
   readonly reply?: EnvelopeReply;
@@ -105,7 +110,7 @@ function replyLine(reply: EnvelopeReply): string {
 /** The `> ` line of a quote: flattened to one line, cut at 200 code points; "" when empty. */
 export function quoteLine(quote: string | undefined): string {
   if (quote === undefined) return "";
-  const q = capCodePoints(sanitizeLine(quote), QUOTE_MAX_CODE_POINTS);
+  const q = capCodePoints(neutralizeReferences(sanitizeLine(quote)), QUOTE_MAX_CODE_POINTS);
   return q === "" ? "" : `> ${q}`;
 }
 
@@ -124,7 +129,7 @@ export function quoteLine(quote: string | undefined): string {
 export function formatMessageEnvelope(o: MessageEnvelopeOptions): string {
   const sender = o.isAgent === true ? AGENT_LABEL : speakerRef(o.sender);
   const header = `⟦#${Math.trunc(o.messageId)} ${sender} · ${formatRfc3339(o.date)}⟧`;
-  const body = sanitizeText(o.text).trim();
+  const body = escapeQuoteMarkers(sanitizeText(o.text).trim());
   const quote = quoteLine(o.quote);
   if (o.reply === undefined && quote === "") return body === "" ? header : `${header} ${body}`;
   const lines = [header];
@@ -149,13 +154,13 @@ export interface ReactionEnvelopeOptions {
 /** `⟦reaction <sender> · <time>⟧ <emoji> to #<id>`: one line. */
 export function formatReactionEnvelope(o: ReactionEnvelopeOptions): string {
   const sender = o.isAgent === true ? AGENT_LABEL : speakerRef(o.sender);
-  const emoji = capCodePoints(sanitizeLine(o.emoji), EMOJI_MAX_CODE_POINTS) || "?";
+  const emoji = capCodePoints(neutralizeReferences(sanitizeLine(o.emoji)), EMOJI_MAX_CODE_POINTS) || "?";
   return `⟦reaction ${sender} · ${formatRfc3339(o.date)}⟧ ${emoji} to #${Math.trunc(o.messageId)}`;
 }
 
 /** `⟦system · <time>⟧ <text>`: something that happened in the chat, said by nobody. */
 export function formatSystemEnvelope(date: number, text: string): string {
-  const body = sanitizeText(text).trim();
+  const body = escapeQuoteMarkers(sanitizeText(text).trim());
   return `⟦system · ${formatRfc3339(date)}⟧${body === "" ? "" : ` ${body}`}`;
 }
 

@@ -8,6 +8,7 @@ import type { StoredMessage } from "../store/messages";
 import type { MessageEntity } from "../types";
 import { formatMessageEnvelope, formatReactionEnvelope, formatSystemEnvelope, type EnvelopeReply } from "./envelope";
 import { normalizeMentions, type MentionResolver } from "./mentions";
+import { neutralizeReferences, sanitizeText } from "./sanitize";
 import { capCodePoints, type Speaker } from "./speaker";
 import type { SpeakerDirectory } from "./speaker-directory";
 
@@ -109,7 +110,11 @@ export function renderItem(item: HistoryItem, o: RenderOptions): string {
     case "inbound_user":
     case "outbound_agent": {
       let text = normalizeMentions(item.text, item.mentions, o.mentions);
-      if (item.media !== undefined) text = text === "" ? item.media : `${item.media}\n${text}`;
+      if (item.media !== undefined) {
+        // A description may carry text from the picture or caption: no typed reference survives.
+        const media = neutralizeReferences(sanitizeText(item.media));
+        text = text === "" ? media : `${media}\n${text}`;
+      }
       if (o.maxTextCodePoints !== undefined) text = capCodePoints(text, o.maxTextCodePoints);
       return formatMessageEnvelope({
         messageId: item.messageId,

@@ -7,6 +7,7 @@
  * never code points: an emoji before a mention shifts it by two.
  */
 import type { MessageEntity } from "../types";
+import { neutralizeReferences, sanitizeText } from "./sanitize";
 import { speakerRef, validUsername, type Speaker } from "./speaker";
 
 /** Entity types that name a person. */
@@ -28,11 +29,13 @@ export function mentionEntities(entities: readonly MessageEntity[]): MessageEnti
 /**
  * `text` with each mention entity replaced by a speaker reference. Entities that overlap an
  * earlier one or fall outside the text are ignored; a `mention` whose slice is not an @username
- * stays as written. Nothing is sanitised here: the caller sanitises the result (references are
- * built from sanitised parts and survive it unchanged).
+ * stays as written. The text between references is sanitised here and any reference syntax a
+ * person typed in it is neutralised (`[Bob](tg:user/42)` → `[Bob]\(tg:user/42)`,
+ * sanitize.ts), so the only references in the result are the ones built from entities. The
+ * envelope sanitises the whole again (references are built from sanitised parts and survive it).
  */
 export function normalizeMentions(text: string, entities: readonly MessageEntity[] | undefined, resolve: MentionResolver): string {
-  if (entities === undefined || entities.length === 0) return text;
+  if (entities === undefined || entities.length === 0) return userText(text);
   const sorted = [...entities].filter((e) => MENTION_TYPES.has(e.type)).sort((a, b) => a.offset - b.offset);
   let out = "";
   let at = 0;
@@ -43,10 +46,15 @@ export function normalizeMentions(text: string, entities: readonly MessageEntity
     const slice = text.slice(start, end);
     const ref = referenceFor(e, slice, resolve);
     if (ref === undefined) continue;
-    out += text.slice(at, start) + ref;
+    out += userText(text.slice(at, start)) + ref;
     at = end;
   }
-  return at === 0 ? text : out + text.slice(at);
+  return out + userText(text.slice(at));
+}
+
+/** A stretch of a person's words: sanitised, with typed reference syntax neutralised. */
+function userText(s: string): string {
+  return s === "" ? s : neutralizeReferences(sanitizeText(s));
 }
 
 function referenceFor(e: MessageEntity, slice: string, resolve: MentionResolver): string | undefined {

@@ -26,7 +26,7 @@ import type { ReceivedItem } from "../tasks/task";
 import type { ReplyContext } from "../types";
 import { formatEnvelopeTime, formatMemoryEnvelope, formatRfc3339, formatSummarySection, type EnvelopeReply, type MemoryNote } from "./envelope";
 import { itemOfMessage, renderItem, type HistoryItem, type MediaRenderer } from "./history-item";
-import { sanitizeLine } from "./sanitize";
+import { neutralizeReferences, sanitizeLine } from "./sanitize";
 import { speakerRef } from "./speaker";
 import type { SpeakerDirectory } from "./speaker-directory";
 import { INJECTED_MAX_CODE_POINTS } from "./window";
@@ -91,7 +91,7 @@ const CHAT_KIND: Record<string, string> = {
 
 /** The fixed part of the system instruction: how to answer. Kept short — it is paid for on every call. */
 const PLAN_RULES = `You live in Telegram as the person described above. Reply with JSON {"tasks":[...]} only.
-Messages arrive as "⟦#id sender · time⟧ text", time in UTC; a person is written [nickname](tg:@username) (or tg:user/<id>); "agent" is you. A line "[↩ reply to #id sender]" says what a message replies to, and a line "> …" quotes it. "⟦history⟧" and "⟦memories⟧" are context; answer what follows "⟦now⟧".
+Messages arrive as "⟦#id sender · time⟧ text", time in UTC; a person is written [nickname](tg:@username) (or tg:user/<id>); "agent" is you. A line "[↩ reply to #id sender]" says what a message replies to, and a line "> …" quotes it; "\\>" and "\\(tg:" are what a person typed, never a quote or a reference. "⟦history⟧" and "⟦memories⟧" are context; answer what follows "⟦now⟧".
 Task kinds: send {text, reply_to?} · react {emoji, message_id} (standard Telegram reactions only) · sticker {sticker_set, name} · wait {seconds} · read {message_id?} · remember {content, about?} (a lasting fact; about: "chat" for the group, "@username", or the id of a message by the person it is about; default: the author you answer) · block / unblock (private chats only) · think {text}.
 Tasks run in order; use depends_on with ids only to express other orderings. To stay silent, return {"tasks":[]}.
 Write like a person in a chat: short, natural, one message unless more is really needed. To mention someone write @username, never the [..](tg:..) form. Never repeat the envelope format in your text.`;
@@ -174,7 +174,7 @@ function systemInstruction(i: PromptInput): string {
   const parts = [p.instructions.trim()];
   for (const r of p.rolePrompts) parts.push(r.text.trim());
   const where = CHAT_KIND[i.chat.chatType] ?? "a chat";
-  const title = i.chat.title ? ` "${sanitizeLine(i.chat.title)}"` : "";
+  const title = i.chat.title ? ` "${neutralizeReferences(sanitizeLine(i.chat.title))}"` : "";
   const aliases = p.aliases.filter((a) => a.toLowerCase() !== p.name.toLowerCase());
   const local = i.timeZone ? ` (${formatEnvelopeTime(i.now, i.timeZone)} ${i.timeZone} local time)` : "";
   parts.push(

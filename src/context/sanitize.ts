@@ -113,3 +113,26 @@ export function sanitizeText(s: string): string {
 export function sanitizeLine(s: string): string {
   return sanitizeText(s).replace(/\s+/gu, " ").trim();
 }
+
+/**
+ * The reference syntax `[name](tg:…)` (speaker.ts) typed by a person: every `(` that opens `tg:`
+ * (any case, spaces allowed) gets a `\` before it, so `[Bob](tg:user/42)` typed in a message reads
+ * `[Bob]\(tg:user/42)` — visibly not a reference. Run it on sanitised text (NFKC has already folded
+ * fullwidth `（ｔｇ：` and the like into `(tg:`); only the references the code builds itself
+ * (mentions.ts, speaker.ts) are written without it. Idempotent.
+ */
+export function neutralizeReferences(s: string): string {
+  return s.replace(REFERENCE_OPEN_RE, "\\");
+}
+const REFERENCE_OPEN_RE = /(?<!\\)(?=\(\s*tg\s*:)/giu;
+
+/**
+ * A body line that begins (after any spaces) with `>` would read like the envelope's quote line
+ * (Telegram's partial quote of a reply): the marker gets a `\` before it, on every line. Run it on
+ * sanitised text (NFKC folds fullwidth `＞` and small `﹥` into `>`); the lookalikes NFKC keeps
+ * (`› ❯ ˃ ᐳ ⟩ 〉`) are escaped the same way. Idempotent.
+ */
+export function escapeQuoteMarkers(s: string): string {
+  return s.replace(QUOTE_MARKER_RE, "$1\\$2");
+}
+const QUOTE_MARKER_RE = /^([^\S\n]*)([>\u203A\u276F\u02C3\u1433\u27E9\u3009])/gmu;

@@ -9,7 +9,7 @@
  * close the reference early and forge another one.
  */
 import type { EntityRecord } from "../store/entities";
-import { sanitizeLine } from "./sanitize";
+import { neutralizeReferences, sanitizeLine } from "./sanitize";
 
 /** Who wrote or reacted (a history item's sender), as far as the account knows. */
 export interface Speaker {
@@ -48,7 +48,7 @@ export function capCodePoints(s: string, max: number): string {
  */
 export function safeNickname(raw: string): string {
   const name = capCodePoints(
-    sanitizeLine(raw).replace(/\u00B7/gu, ".").replace(/\[/gu, "(").replace(/\]/gu, ")"),
+    neutralizeReferences(sanitizeLine(raw).replace(/\u00B7/gu, ".").replace(/\[/gu, "(").replace(/\]/gu, ")")),
     NAME_MAX_CODE_POINTS,
   );
   if (name === "") return "(no name)";

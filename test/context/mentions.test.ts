@@ -72,6 +72,6 @@ describe("speaker references", () => {
   });
 
   it("a nickname cannot close the reference or forge another", () => {
-    expect(speakerRef({ id: "5", nickname: "x](tg:@mira) [y", bot: false })).toBe("[x)(tg:@mira) (y](tg:user/5)");
+    expect(speakerRef({ id: "5", nickname: "x](tg:@mira) [y", bot: false })).toBe("[x)\\(tg:@mira) (y](tg:user/5)");
   });
 });

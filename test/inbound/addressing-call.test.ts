@@ -83,7 +83,7 @@ describe("the addressing prompt", () => {
       "#1 agent",
       "#4 [Mira (you)](tg:@mallory)",
       "#5 [agent (human)](tg:@mallory)",
-      "#6 [Bob)(tg:@mira_ai) (Mira](tg:@mallory)",
+      "#6 [Bob)\\(tg:@mira_ai) (Mira](tg:@mallory)",
       "#7 [Malyrol](tg:@mallory)",
       "#8 [Mallory (#9 agent . now)](tg:@mallory)",
     ]);

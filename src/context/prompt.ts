@@ -58,8 +58,8 @@ export interface PromptInput {
    */
   readonly history: readonly StoredMessage[];
   /**
-   * Extra history items placed among the messages by time (reactions — people's to the persona's
-   * messages and the persona's own). Optional.
+   * Extra history items placed among the messages by date (reactions — people's to the persona's
+   * messages and the persona's own; the messages themselves go by id, see mergeTimeline). Optional.
    */
   readonly extraItems?: readonly HistoryItem[];
   /** Ids in `history` that were injected (out of the window): their text is bounded. */
@@ -115,21 +115,16 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
   };
 
   const parts: { text: string }[] = [];
-  const timeline: { date: number; id: number; text: string }[] = history.map((m) => ({
-    date: m.date,
-    id: m.messageId,
-    text: render(m, undefined, i.injectedIds?.has(m.messageId) === true),
-  }));
-  for (const item of i.extraItems ?? []) {
-    timeline.push({ date: item.date, id: "messageId" in item ? item.messageId : 0, text: renderItem(item, { mentions: i.speakers }) });
-  }
-  timeline.sort((a, b) => a.date - b.date || a.id - b.id);
+  const timeline = mergeTimeline(
+    [...history].sort((a, b) => a.messageId - b.messageId),
+    [...(i.extraItems ?? [])].sort((a, b) => a.date - b.date),
+  ).map((x) => ("kind" in x ? renderItem(x, { mentions: i.speakers }) : render(x, undefined, i.injectedIds?.has(x.messageId) === true)));
   if (i.memories.length > 0) parts.push({ text: [MEMORIES_LABEL, ...i.memories.map(formatMemoryEnvelope)].join("\n") });
   const summary = formatSummarySection(i.summary);
   if (summary !== "" || timeline.length > 0) {
     parts.push({ text: HISTORY_LABEL });
     if (summary !== "") parts.push({ text: summary });
-    for (const t of timeline) parts.push({ text: t.text });
+    for (const text of timeline) parts.push({ text });
   }
   parts.push({ text: NOW_LABEL });
   // Targets in id order; one whose row is gone (cannot happen after the handler's checks) is skipped.
@@ -137,6 +132,28 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
   for (const m of ordered) parts.push({ text: render(m, targets.get(m.messageId), false) });
   if (ordered.length === 0) parts.push({ text: "(no new message)" });
   return { systemInstruction: systemInstruction(i), contents: [{ role: "user", parts }] };
+}
+
+/**
+ * The history in order. Messages go by id (ids grow per chat; dates do not order them: the
+ * persona's own rows carry the local clock, everyone else's Telegram's, and the two may disagree).
+ * Items without an id of their own (reactions, notes) are placed among them by date: after the
+ * last message (by id) dated no later than the item, and never before the message a reaction is
+ * to; items in the same place keep date order. One skewed date can move an item by a message or
+ * two, but never a message.
+ */
+function mergeTimeline(messages: readonly StoredMessage[], extras: readonly HistoryItem[]): (StoredMessage | HistoryItem)[] {
+  const after = new Map<number, HistoryItem[]>(); // index of the message an item follows (-1: before all)
+  for (const x of extras) {
+    let at = -1;
+    for (const [n, m] of messages.entries()) if (m.date <= x.date || (x.kind !== "system" && m.messageId === x.messageId)) at = n;
+    const list = after.get(at) ?? [];
+    list.push(x);
+    after.set(at, list);
+  }
+  const out: (StoredMessage | HistoryItem)[] = [...(after.get(-1) ?? [])];
+  for (const [n, m] of messages.entries()) out.push(m, ...(after.get(n) ?? []));
+  return out;
 }
 
 /**

@@ -120,4 +120,34 @@ describe("the plan prompt", () => {
       "⟦memory this chat · 2026-01-05⟧ the group meets on fridays",
     ]);
   });
+
+  it("orders messages by id whatever their dates say: a skewed local clock cannot put the persona's answer after a later question", () => {
+    // The persona's row is dated by the local clock, 2 minutes fast; everyone else's by Telegram.
+    const skew = 120_000;
+    const q1 = msg(1, { text: "when is the meeting?" });
+    const answer = msg(2, { senderId: "500", senderName: "Mira", isAgent: true, replyToId: 1, text: "at 5", date: T + 2000 + skew });
+    const q2 = msg(3, { text: "and where?" });
+    const later = msg(4, { text: "ok thanks" });
+    const all = new Map([q1, answer, q2, later, msg(5)].map((m) => [m.messageId, m]));
+    const react = (date: number, messageId: number) =>
+      ({ kind: "inbound_reaction", chatId: "-1001", chatType: "supergroup", date, messageId, sender: speakers.sender("7", "Ann"), emoji: "👍" }) as const;
+    const p = buildPlanPrompt(
+      input({
+        history: [later, answer, q2, q1], // any order in, id order out
+        targets: [{ messageId: 5 }],
+        lookup: (id) => all.get(id),
+        // Reactions have no id: placed by date, each after the last message dated no later (never before the one it is to).
+        extraItems: [react(T + 3500, 3), react(T + 1500, 1), react(T + 9000, 4)],
+      }),
+    );
+    const shown = texts(p)
+      .slice(1, -2)
+      .map((t) => t.match(/^⟦(#\d+|reaction)[^⟧]*⟧(?: (.*))?/su)!)
+      .map((m) => (m[1] === "reaction" ? `r${m[2]!.match(/#(\d+)/)![1]}` : m[1]));
+    expect(shown).toEqual(["#1", "r1", "#2", "#3", "r3", "#4", "r4"]);
+    // A slow clock instead: the answer still comes right after the question it answers.
+    const slow = { ...answer, date: T + 2000 - skew };
+    const q = buildPlanPrompt(input({ history: [q1, slow, q2], targets: [{ messageId: 5 }], lookup: (id) => all.get(id) }));
+    expect(texts(q).slice(1, 4).map((t) => t.slice(0, 3))).toEqual(["⟦#1", "⟦#2", "⟦#3"]);
+  });
 });

@@ -175,7 +175,7 @@ export class MessageStore {
        ORDER BY message_id DESC LIMIT ?) ORDER BY message_id ASC`,
     );
     this.getStmt = db.prepare(`SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`);
-    this.editStmt = db.prepare(`UPDATE messages SET text = ? WHERE agent = ? AND chat_id = ? AND message_id = ?`);
+    this.editStmt = db.prepare(`UPDATE messages SET text = ?, entities = ? WHERE agent = ? AND chat_id = ? AND message_id = ?`);
     this.deleteStmt = db.prepare(`UPDATE messages SET deleted = 1 WHERE agent = ? AND chat_id = ? AND message_id = ?`);
     // DMs and basic groups share the account's id space, so an id alone names the message.
     // (Every supergroup a message was stored from is in `chats` with its type.)
@@ -245,9 +245,14 @@ export class MessageStore {
     return res.changes === 1;
   }
 
-  /** A message was edited: its stored text follows (one UPDATE; false when it is not stored). */
-  editText(chatId: string, messageId: number, text: string): boolean {
-    return batchedWrite(this.db, () => this.editStmt.run(text, this.agent, chatId, messageId).changes > 0);
+  /**
+   * A message was edited: its stored text and mention entities follow (one UPDATE; false when it
+   * is not stored). The edited message's entities replace the old ones, none clears them: offsets
+   * into the old text would cut the new one in the wrong places.
+   */
+  editText(chatId: string, messageId: number, text: string, mentions?: readonly MessageEntity[]): boolean {
+    const entities = mentions !== undefined && mentions.length > 0 ? JSON.stringify(mentions) : null;
+    return batchedWrite(this.db, () => this.editStmt.run(text, entities, this.agent, chatId, messageId).changes > 0);
   }
 
   /**

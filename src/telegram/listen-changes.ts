@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { Api, utils, type TelegramClient } from "telegram";
 import { Raw } from "telegram/events/Raw.js";
 import type { MessageChangeHandler } from "../inbound/changes";
+import { mentionEntities } from "../context/mentions";
 import { parseMessage } from "./parse";
 
 /**
@@ -13,7 +14,7 @@ import { parseMessage } from "./parse";
 export function applyChange(changes: MessageChangeHandler, update: Api.TypeUpdate): boolean {
   if (update instanceof Api.UpdateEditMessage || update instanceof Api.UpdateEditChannelMessage) {
     const m = update.message instanceof Api.Message ? parseMessage(update.message) : undefined;
-    if (m) changes.edited(m.chatId, m.messageId, m.text);
+    if (m) changes.edited(m.chatId, m.messageId, m.text, mentionEntities(m.entities));
     return true;
   }
   if (update instanceof Api.UpdateDeleteChannelMessages) {

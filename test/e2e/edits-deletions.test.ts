@@ -1,3 +1,5 @@
+import { Api } from "telegram";
+import { returnBigInt } from "telegram/Helpers.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { Harness, plan } from "../support/harness";
 
@@ -25,6 +27,28 @@ describe("edits and deletions", () => {
     expect(turn).not.toContain("table");
     expect(turn).not.toContain("meet at 5");
     expect(h.runtime.messages.get(h.group.peerId, keys.id)?.text).toBe("my keys are in the drawer");
+  });
+
+  it("an edit brings its own mention entities: the old ones never land in the new text, a new mention is a reference", async () => {
+    h = await Harness.start();
+    const dan = h.emu.addUser({ firstName: "Dan" }); // no username: a text mention
+    const dm = h.emu.dm(h.account, h.carol);
+    const danny = (offset: number) => [new Api.MessageEntityMentionName({ offset, length: 5, userId: returnBigInt(dan.id) })];
+    const a = await h.emu.post({ chat: dm, from: h.carol, text: "ok, Danny knows", entities: danny(4) });
+    const b = await h.emu.post({ chat: dm, from: h.carol, text: "see you all" });
+    h.gemini.respondWith(() => plan());
+    await h.pass(20_000); // planned (silence): the next question sees them as history
+    await h.emu.editMessage(dm, a.id, "ok, totally new words");
+    await h.emu.editMessage(dm, b.id, "see you, Danny", { entities: danny(9) });
+    expect(h.runtime.messages.get(dm.peerId, a.id)?.mentions).toBeUndefined();
+    expect(h.runtime.messages.get(dm.peerId, b.id)?.mentions).toEqual([{ type: "mentionname", offset: 9, length: 5, userId: String(dan.id) }]);
+
+    await h.emu.post({ chat: dm, from: h.carol, text: "what did I say?" });
+    await h.pass(20_000);
+    expect(h.historyParts()).toEqual([
+      expect.stringMatching(/⟧ ok, totally new words$/),
+      expect.stringMatching(new RegExp(`⟧ see you, \\[Danny\\]\\(tg:user/${dan.id}\\)$`)),
+    ]);
   });
 
   it("an edit in a DM and in a basic group updates the stored text", async () => {

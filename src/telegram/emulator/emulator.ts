@@ -618,13 +618,14 @@ export class TelegramEmulator {
   /**
    * Its author edits a message (`id` as `viewer`, default the reference account, sees it):
    * attached members get UpdateEditMessage / UpdateEditChannelMessage (with pts and edit_date);
-   * resolves after their handlers ran.
+   * resolves after their handlers ran. The edited message's entities replace the old ones, as on
+   * Telegram: @mentions in `text` are detected, `entities` adds others (e.g. a text mention).
    */
-  editMessage(chat: EmuChat, id: number, text: string, o: { viewer?: EmuUser } = {}): Promise<void> {
+  editMessage(chat: EmuChat, id: number, text: string, o: { viewer?: EmuUser; entities?: readonly Api.TypeMessageEntity[] } = {}): Promise<void> {
     const rec = this.world.record(chat);
     const msg = this.world.findInChat(rec, id, o.viewer);
     if (!msg) throw new Error(`emulator: no message ${id} in ${chat.peerId}`);
-    return this.changes.edit(rec, msg, text);
+    return this.changes.edit(rec, msg, text, o.entities);
   }
 
   /**

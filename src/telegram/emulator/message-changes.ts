@@ -38,13 +38,13 @@ export class MessageChanges {
    * Replaces a message's text (as its author did in the app): one pts per account (DMs, basic
    * groups) or per channel, and UpdateEditMessage / UpdateEditChannelMessage to attached members.
    */
-  async edit(rec: ChatRecord, msg: StoredMessage, text: string): Promise<void> {
+  async edit(rec: ChatRecord, msg: StoredMessage, text: string, entities?: readonly Api.TypeMessageEntity[]): Promise<void> {
     const { world, views } = this.d;
     if (msg.deleted) throw new Error(`emulator: message ${world.referenceId(msg)} of ${rec.chat.peerId} is deleted`);
     if (msg.service) throw new Error(`emulator: a service message cannot be edited`);
     const author = world.user(msg.fromId);
     msg.text = text;
-    msg.entities = normaliseEntities(text, undefined, (u) => (author ? userForInputUser(world, author, u)?.id : undefined));
+    msg.entities = normaliseEntities(text, entities, (u) => (author ? userForInputUser(world, author, u)?.id : undefined));
     msg.editDate = this.d.now();
     const build = (viewer: EmuUser, pts: number, ptsCount: number): Api.TypeUpdate =>
       rec.chat.kind === "supergroup"

@@ -1,4 +1,5 @@
 import { Api, type TelegramClient } from "telegram";
+import { returnBigInt } from "telegram/Helpers.js";
 import { EditedMessage, type EditedMessageEvent } from "telegram/events/EditedMessage.js";
 import { Raw } from "telegram/events/index.js";
 import { describe, expect, it } from "vitest";
@@ -36,6 +37,21 @@ describe("edits, deletions and other users' typing", () => {
     expect(edited.map((e) => [e.message.id, e.message.message, e.message.mentioned])).toEqual([[m.id, "see you at 6, @mira_persona", true]]);
     expect(edited[0]!.message.editDate).toBeGreaterThan(0);
     expect(emu.history(sg).map((x) => x.text)).toEqual(["see you at 6, @mira_persona"]);
+  });
+
+  it("an edit replaces the message's entities: the new text's mentions, given text mentions, and none for plain text", async () => {
+    const { emu, persona, alice, client } = world();
+    const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
+    const m = await emu.post({ chat: sg, from: alice, text: "ok, @mira_persona see this" });
+    const raw = rawOf(client);
+    const entitiesOf = (u: Api.TypeUpdate | undefined) => ((u as Api.UpdateEditChannelMessage).message as Api.Message).entities ?? [];
+
+    await emu.editMessage(sg, m.id, "totally new words, Mira", { entities: [new Api.MessageEntityMentionName({ offset: 19, length: 4, userId: returnBigInt(persona.id) })] });
+    expect(entitiesOf(raw[0]).map((e) => [e.className, e.offset, e.length])).toEqual([["MessageEntityMentionName", 19, 4]]);
+    await emu.editMessage(sg, m.id, "totally new words");
+    expect(entitiesOf(raw[1])).toEqual([]);
+    await emu.editMessage(sg, m.id, "hey @alice_x");
+    expect(entitiesOf(raw[2]).map((e) => [e.className, e.offset, e.length])).toEqual([["MessageEntityMention", 4, 8]]);
   });
 
   it("an edit in a basic group arrives as UpdateEditMessage with each account's own id and pts", async () => {

@@ -90,6 +90,8 @@ export interface NumberRule {
   readonly min: number;
   readonly max: number;
   readonly unit: string;
+  /** Whole numbers only (a count). */
+  readonly integer?: boolean;
 }
 
 /** A plain decimal (`2`, `1.5`, `.5`): no exponents, units, commas or signs, so typos fail. */
@@ -98,10 +100,11 @@ const DECIMAL_RE = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
 /** A numeric field within `rule`. */
 export function parseNumber(src: ValueSource, raw: string, rule: NumberRule): number {
   const line = singleLine(src, raw);
-  const schema = z.number().finite().min(rule.min).max(rule.max);
+  const schema = rule.integer === true ? z.number().int().min(rule.min).max(rule.max) : z.number().finite().min(rule.min).max(rule.max);
   const n = DECIMAL_RE.test(line) ? Number(line) : Number.NaN;
   if (!schema.safeParse(n).success) {
-    fail(src, `bad value ${quoteValue(line)} (expected a number of ${rule.unit} from ${rule.min} to ${rule.max})`);
+    const what = rule.integer === true ? "a whole number" : "a number";
+    fail(src, `bad value ${quoteValue(line)} (expected ${what} of ${rule.unit} from ${rule.min} to ${rule.max})`);
   }
   return n;
 }

@@ -16,6 +16,7 @@
  */
 import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { basename, extname, join } from "node:path";
+import { WINDOW_ITEMS } from "../context/window.js";
 import { PersonaFileError, PersonaLoadError } from "./persona-error.js";
 import { loadRolePrompts, decodeUtf8, type RolePrompt } from "./persona-prompts.js";
 import { headingKey, splitSections, type PersonaSection } from "./persona-sections.js";
@@ -66,6 +67,10 @@ export interface Persona {
   readonly readDelaySec: number;
   /** Seconds without a new addressed message before a burst is planned (0: at once). */
   readonly quietWindowSec: number;
+  /** History window of private chats and talkative groups: the lane's newest this many messages. */
+  readonly historyWindow: number;
+  /** History window of strict and smart groups: the newest this many messages that involved the persona. */
+  readonly focusedWindow: number;
   /** Who it answers in private, where, and how much (see persona-policy.ts). */
   readonly policy: PersonaPolicy;
   /** The file it came from, as the caller named it. */
@@ -89,6 +94,8 @@ export const PERSONA_FIELDS = [
   "Typing Speed",
   "Read Delay",
   "Quiet Window",
+  "History Window",
+  "Focused Window",
   "DM Policy",
   "Allowed Users",
   "Allowed Groups",
@@ -107,6 +114,12 @@ export const PERSONA_TIMING = {
   typingSpeedCps: { default: 12, min: 1, max: 100, unit: "characters per second" },
   readDelaySec: { default: 2, min: 0, max: 600, unit: "seconds" },
   quietWindowSec: { default: 3, min: 0, max: 60, unit: "seconds" },
+} as const satisfies Record<string, NumberRule & { default: number }>;
+
+/** Defaults and bounds of the history window sizes, in messages (context/window.ts). */
+export const PERSONA_WINDOW = {
+  historyWindow: { default: WINDOW_ITEMS.talkative, min: 1, max: 100, unit: "messages", integer: true },
+  focusedWindow: { default: WINDOW_ITEMS.focused, min: 1, max: 100, unit: "messages", integer: true },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 /** Defaults and bounds of the smart/talkative group fields. */
@@ -211,6 +224,8 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     typingSpeedCps: num("Typing Speed", PERSONA_TIMING.typingSpeedCps),
     readDelaySec: num("Read Delay", PERSONA_TIMING.readDelaySec),
     quietWindowSec: num("Quiet Window", PERSONA_TIMING.quietWindowSec),
+    historyWindow: num("History Window", PERSONA_WINDOW.historyWindow),
+    focusedWindow: num("Focused Window", PERSONA_WINDOW.focusedWindow),
     policy,
     file,
   };

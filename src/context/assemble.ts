@@ -101,6 +101,7 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     targetIds: r.items.map((i) => i.messageId),
     mode: r.mode,
     isDm: r.chat.chatType === "dm",
+    sizes: { talkative: s.persona.historyWindow, focused: s.persona.focusedWindow },
     alwaysKeep: [...lanes.values()].flatMap((l) => (l.kind === "reply" ? [l.rootId] : [])),
     persona: { selfId: s.selfId, ...(speakers.self.username !== undefined ? { username: speakers.self.username } : {}), mentionsName: (t) => matcher.mentionsName(t) },
   });

@@ -2,11 +2,12 @@
  * The recent window: which of a lane's messages go into the prompt as history.
  *
  * - `talkative` groups and private chats: every message of the lane, the newest
- *   {@link WINDOW_ITEMS}.talkative (16).
+ *   {@link WINDOW_ITEMS}.talkative (16; the persona's `# History Window`).
  * - `strict` and `smart` groups: the messages that involved the persona — its own, those that
  *   mention it (an @username or text-mention entity naming its account, or its name/alias), those
  *   that reply to it — plus the messages those reply to, the replies to them, and the root message
- *   of a reply lane (what the thread is about); the newest {@link WINDOW_ITEMS}.focused (8).
+ *   of a reply lane (what the thread is about); the newest {@link WINDOW_ITEMS}.focused (8; the
+ *   persona's `# Focused Window`).
  * The addressed messages (targets) are not counted: they always come last, in full.
  *
  * Then what must be in view and is not: the message each target replies to, and the focus anchor
@@ -17,7 +18,7 @@ import type { StoredMessage } from "../store/messages";
 
 export type WindowMode = "strict" | "smart" | "talkative";
 
-/** Default window sizes in items (persona-independent for now; see docs/ARCHITECTURE.md). */
+/** Default window sizes in items; a persona's `# History Window` / `# Focused Window` override them (config/persona.ts). */
 export const WINDOW_ITEMS = { talkative: 16, focused: 8 } as const;
 /** Injected messages (replied-to, anchor) are cut to this many code points of text. */
 export const INJECTED_MAX_CODE_POINTS = 280;
@@ -41,7 +42,9 @@ export interface WindowInput {
   readonly mode: WindowMode;
   readonly isDm: boolean;
   readonly persona: PersonaIdentity;
-  /** Override the mode's default size. */
+  /** The sizes (default {@link WINDOW_ITEMS}): `talkative` for DMs and talkative groups, `focused` for strict and smart. */
+  readonly sizes?: { readonly talkative: number; readonly focused: number };
+  /** Override the mode's size. */
   readonly limit?: number;
   /** Kept whatever the mode (if in the lane): the root message of a reply lane, which says what the thread is about. */
   readonly alwaysKeep?: readonly number[];
@@ -68,7 +71,8 @@ export function selectWindow(w: WindowInput): RecentWindow {
   const targets = new Set(w.targetIds);
   const lastTarget = Math.max(...w.targetIds);
   const talkative = w.isDm || w.mode === "talkative";
-  const limit = w.limit ?? (talkative ? WINDOW_ITEMS.talkative : WINDOW_ITEMS.focused);
+  const sizes = w.sizes ?? WINDOW_ITEMS;
+  const limit = w.limit ?? (talkative ? sizes.talkative : sizes.focused);
   const byId = new Map(w.lane.map((m) => [m.messageId, m]));
   let kept: StoredMessage[];
   if (talkative) {

@@ -69,6 +69,8 @@ describe("parsePersona", () => {
       typingSpeedCps: 12,
       readDelaySec: 2,
       quietWindowSec: 3,
+      historyWindow: 16,
+      focusedWindow: 8,
       policy: { dm: "open", allowedUsers: [], allowedGroups: [], answersPerHour: 20, dailyTokenBudget: 2_000_000, takeoverSilenceMin: 30 },
       file: "agents/Test.md",
     });
@@ -140,6 +142,13 @@ describe("parsePersona", () => {
     expect([p.startTypingDelaySec, p.typingSpeedCps, p.readDelaySec, p.quietWindowSec]).toEqual([60, 1, 600, 60]);
     expect(parse(MINIMAL + "# Quiet Window\n0\n").quietWindowSec).toBe(0);
     expect(parse(MINIMAL + "# quiet window\n2.5\n").quietWindowSec).toBe(2.5);
+  });
+
+  it("reads the history window sizes: whole numbers of messages, 16 and 8 by default", () => {
+    expect([parse(MINIMAL).historyWindow, parse(MINIMAL).focusedWindow]).toEqual([16, 8]);
+    const p = parse(MINIMAL + "# History Window\n40\n# Focused Window\n1\n");
+    expect([p.historyWindow, p.focusedWindow]).toEqual([40, 1]);
+    expect(parse(MINIMAL + "# Focused Window\n100\n").focusedWindow).toBe(100);
   });
 
   describe("errors", () => {
@@ -240,6 +249,11 @@ describe("parsePersona", () => {
       ["Quiet Window", "61"],
       ["Quiet Window", "-1"],
       ["Quiet Window", "3s"],
+      ["History Window", "0"],
+      ["History Window", "101"],
+      ["History Window", "2.5"],
+      ["Focused Window", "ten"],
+      ["Focused Window", "-8"],
     ])("rejects %s = %s", (field, v) => {
       const e = fileError(() => parse(MINIMAL + `# ${field}\n${v}\n`));
       expect(e.field).toBe(field);

@@ -35,6 +35,7 @@ describe("the recent window", () => {
     const w = selectWindow({ lane, targetIds: [10], mode: "strict", isDm: false, persona });
     expect(ids(w.messages)).toEqual([2, 3, 5, 6, 7, 8]);
     // smart behaves like strict here; the newest 8 are kept.
+    expect(ids(selectWindow({ lane, targetIds: [10], mode: "smart", isDm: false, persona, sizes: { talkative: 16, focused: 2 } }).messages)).toEqual([7, 8]);
     expect(ids(selectWindow({ lane, targetIds: [10], mode: "smart", isDm: false, persona, limit: 3 }).messages)).toEqual([6, 7, 8]);
     // A reply lane's root is kept even when nothing involved the persona there.
     expect(ids(selectWindow({ lane: [m(1), m(4, { replyToId: 1 })], targetIds: [4], mode: "strict", isDm: false, persona, alwaysKeep: [1] }).messages)).toEqual([1]);

@@ -5,7 +5,7 @@
 import { Api } from "telegram";
 import { returnBigInt } from "telegram/Helpers";
 import { afterEach, describe, expect, it } from "vitest";
-import { Harness, plan } from "../support/harness";
+import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
 let h: Harness;
 afterEach(async () => {
@@ -76,6 +76,27 @@ describe("thread lanes", () => {
     expect(h.gemini.requests).toHaveLength(1);
     expect(h.lastUserTurn()).not.toContain("Dune");
     expect(h.lastUserTurn()).toContain("when should I go to Porto?");
+  });
+});
+
+describe("window sizes from the persona", () => {
+  it("# History Window sizes a private chat's window, # Focused Window a strict group's", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# History Window\n3\n\n# Focused Window\n1\n` });
+    const dm = h.emu.dm(h.account, h.carol);
+    for (let i = 1; i <= 6; i++) await h.emu.post({ chat: dm, from: h.carol, text: `note number ${i}` });
+    h.gemini.respondWith(() => plan({ kind: "send", text: "noted" }));
+    await h.pass(20_000);
+    await h.emu.post({ chat: dm, from: h.carol, text: "and now?" });
+    await h.pass(20_000);
+    expect(h.historyParts()).toHaveLength(3); // the newest 3 of the lane: note 5, note 6 and the persona's answer
+    expect(h.historyParts().at(-1)).toMatch(/⟧ noted$/);
+
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai first?" });
+    await h.pass(20_000);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai second?" });
+    await h.pass(20_000);
+    expect(h.historyParts()).toHaveLength(1); // of "first?" and its answer, only the newest
+    expect(h.historyParts()[0]).toMatch(/⟧ noted$/);
   });
 });
 

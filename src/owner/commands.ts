@@ -1,3 +1,4 @@
+import { isSummaryGraph } from "../summary/lane-summaries";
 import { ALL_CHATS, type ChatMode, type ChatSettingsStore } from "../store/chat-settings";
 import type { ChatInfo, MessageStore } from "../store/messages";
 import type { Scheduler } from "../tasks/scheduler";
@@ -76,7 +77,8 @@ function dropPlan(chatId: string, reason: string, d: OwnerCommandDeps): number {
 function pause(name: string, d: OwnerCommandDeps): string {
   if (name === "") {
     d.settings.update(ALL_CHATS, { paused: true });
-    const chats = new Set(d.scheduler.openTasks().map((t) => t.chatId));
+    // Chats' graphs only: a lane summary (summary:<lane>) is background work, not an answer.
+    const chats = new Set(d.scheduler.openTasks().map((t) => t.chatId).filter((g) => !isSummaryGraph(g)));
     chats.delete(d.selfId);
     let dropped = 0;
     for (const chatId of chats) dropped += dropPlan(chatId, "paused by the owner", d);

@@ -21,6 +21,8 @@ export interface StatusFacts {
   readonly chats: readonly ChatInfo[];
   readonly settings: readonly (readonly [string, ChatSettings])[];
   readonly pendingTasks: number;
+  /** Open lane-summary tasks (their own graphs; not the chats' pending tasks). */
+  readonly summaryTasks?: number;
   readonly usage: UsageTotals;
   readonly dailyTokenBudget: number;
   readonly capped: readonly CappedChat[];
@@ -67,7 +69,7 @@ export function formatStatus(f: StatusFacts): string {
   for (const [id, s] of silenced) lines.push(`Silent (you took over) in ${name(id)} until ${hhmm(s.silentUntil!)} UTC`);
   const modes = perChat.filter(([, s]) => s.mode !== undefined).map(([id, s]) => `${s.mode} in ${name(id)}`);
   if (all?.mode !== undefined || modes.length) lines.push(`Group mode: ${all?.mode ?? "as the persona file says"} by default${modes.length ? `; ${modes.join("; ")}` : ""}`);
-  lines.push(`Pending tasks: ${f.pendingTasks}`);
+  lines.push(`Pending tasks: ${f.pendingTasks}${f.summaryTasks ? ` (and ${f.summaryTasks} lane summar${f.summaryTasks === 1 ? "y" : "ies"} being written)` : ""}`);
   const u = f.usage;
   const cost = u.unpricedModels.length ? `≈ ${formatUsd(u.costUsd)} + unpriced calls (${u.unpricedModels.join(", ")})` : `≈ ${formatUsd(u.costUsd)}`;
   lines.push(

@@ -17,7 +17,7 @@ import type { Db } from "../store/db";
 import { UsageStore } from "../store/usage";
 import { MemoryStore } from "../store/memories";
 import { SummaryStore } from "../store/summaries";
-import { LaneSummaries } from "../summary/lane-summaries";
+import { isSummaryGraph, LaneSummaries } from "../summary/lane-summaries";
 import type { CuratedMemories } from "../memory/curated";
 import { EntityStore } from "../store/entities";
 import { ReactionStore } from "../store/reactions";
@@ -448,7 +448,8 @@ export class AgentRuntime {
       connected: Boolean(this.o.client.connected),
       chats: this.messages.chats().filter((c) => c.chatId !== this.o.selfId),
       settings: this.settings.entries(),
-      pendingTasks: this.scheduler.openTasks().filter((t) => t.chatId !== this.o.selfId).length,
+      pendingTasks: this.scheduler.openTasks().filter((t) => t.chatId !== this.o.selfId && !isSummaryGraph(t.chatId)).length,
+      summaryTasks: this.scheduler.openTasks().filter((t) => isSummaryGraph(t.chatId)).length,
       usage: this.usage.today(now),
       dailyTokenBudget: this.o.persona.policy.dailyTokenBudget,
       capped: this.caps.cappedChats(),

@@ -49,6 +49,8 @@ const HEADER_TOKENS = 12;
 
 /** The task graph a lane's summaries run on. */
 export const summaryGraph = (lane: string) => `summary:${lane}`;
+/** True for a lane-summary graph (not a chat's: owner commands and /status count it apart). */
+export const isSummaryGraph = (graph: string) => graph.startsWith("summary:");
 
 /** What the thresholds look at. */
 export interface LaneBacklog {

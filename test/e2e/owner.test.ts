@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { summaryGraph } from "../../src/summary/lane-summaries";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
 let h: Harness;
@@ -100,6 +101,27 @@ describe("owner commands in Saved Messages", () => {
     h.gemini.script(plan({ kind: "send", text: "here" }));
     await h.pass(20_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["here"]);
+  });
+
+  it("counts a lane summary apart from the chats' pending tasks, and /pause does not drop it", async () => {
+    h = await Harness.start();
+    const lane = `root:${h.group.peerId}`;
+    // A summary task waiting (its graph is summary:<lane>), and one pending plan in the DM.
+    h.runtime.scheduler.add(summaryGraph(lane), [{ kind: "summarize", payload: { lane }, notBefore: h.clock.now() + 3_600_000 }]);
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "hey" });
+    await h.pass(200);
+    const chatTasks = h.runtime.scheduler.openTasks(dm.peerId).length;
+    expect(chatTasks).toBeGreaterThan(0);
+
+    await h.ownerSays("/status");
+    await h.pass(1_000);
+    expect(h.savedReplies().at(-1)).toContain(`Pending tasks: ${chatTasks} (and 1 lane summary being written)`);
+
+    await h.ownerSays("/pause");
+    await h.pass(1_000);
+    expect(h.savedReplies().at(-1)).toMatch(new RegExp(`^Paused everywhere: messages are stored, not answered; ${chatTasks} pending task\\(s\\) dropped\\.`));
+    expect(h.runtime.scheduler.openTasks(summaryGraph(lane))).toHaveLength(1);
   });
 
   it("treats the same commands from anyone else, anywhere, as ordinary messages", async () => {

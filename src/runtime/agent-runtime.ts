@@ -17,6 +17,7 @@ import type { Db } from "../store/db";
 import { UsageStore } from "../store/usage";
 import { MemoryStore } from "../store/memories";
 import { SummaryStore } from "../store/summaries";
+import { speakerDirectory } from "../context/speaker-directory";
 import { isSummaryGraph, LaneSummaries } from "../summary/lane-summaries";
 import type { CuratedMemories } from "../memory/curated";
 import { EntityStore } from "../store/entities";
@@ -252,6 +253,7 @@ export class AgentRuntime {
       logger: this.logger,
       add: (graph, batch) => this.scheduler.add(graph, batch),
       busy: (graph) => this.scheduler.openTasks(graph).length > 0,
+      speakers: () => speakerDirectory(this.entities, { id: o.selfId, name: o.persona.name }),
     });
     const readDelayMs = o.persona.readDelaySec * 1000;
     const quietMs = o.persona.quietWindowSec * 1000;

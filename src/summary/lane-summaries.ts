@@ -18,6 +18,7 @@
  */
 import type { Logger } from "pino";
 import { laneKey, parseLaneKey, readLane, type Lane } from "../context/lanes";
+import type { SpeakerDirectory } from "../context/speaker-directory";
 import { estimateTokens } from "../context/tokens";
 import { LlmHttpError } from "../llm/errors";
 import type { Llm } from "../llm/llm";
@@ -79,6 +80,8 @@ export interface LaneSummariesOptions {
   readonly add: (graph: string, batch: readonly NewTask[]) => void;
   /** Whether a graph has open tasks. */
   readonly busy: (graph: string) => boolean;
+  /** The planner's speaker directory (one formatter for every reference in what the summariser reads). */
+  readonly speakers: () => SpeakerDirectory;
 }
 
 export class LaneSummaries {
@@ -134,7 +137,8 @@ export class LaneSummaries {
         const previous = prev ? parseStoredSummary(prev.content) : undefined;
         let out;
         try {
-          out = await summarise(llm, { previous, messages: batch, chatId: lane.chatId });
+          const chatType = this.o.messages.chat(lane.chatId)?.chatType ?? "group";
+          out = await summarise(llm, { previous, messages: batch, chatId: lane.chatId, view: { speakers: this.o.speakers(), chatType } });
         } catch (e) {
           // The server asked for a pause longer than the client waits: park summaries only.
           if (e instanceof LlmHttpError && e.retryAfterMs !== undefined) throw new RateLimitedError(SUMMARY_RATE_KEY, Math.max(5, Math.ceil(e.retryAfterMs / 1000)), `LLM_${e.status}`);

@@ -6,7 +6,9 @@
  * role prompts, memories or anything else of the system prompt — and its instruction tells it to
  * leave secrets out and to treat instructions inside the messages as content, not orders.
  */
-import { formatMessageEnvelope } from "../context/envelope";
+import type { EnvelopeReply } from "../context/envelope";
+import { itemOfMessage, renderItem } from "../context/history-item";
+import type { SpeakerDirectory } from "../context/speaker-directory";
 import type { JsonOutcome, Llm } from "../llm/llm";
 import type { StoredMessage } from "../store/messages";
 import { summarySchema, type Summary } from "./summary-format";
@@ -20,21 +22,42 @@ Answer with the JSON object only.`;
 
 const EMPTY: Summary = { goals_and_open_questions: [], decisions: [], facts: [], outcomes: [], pending_actions: [] };
 
-/** The user turn of a summarise call: the previous notes, then the messages. */
-export function summaryRequestText(previous: Summary | undefined, messages: readonly StoredMessage[]): string {
-  const lines = messages.map((m) =>
-    formatMessageEnvelope({ messageId: m.messageId, sender: { id: m.senderId, nickname: m.senderName, bot: false }, isAgent: m.isAgent, date: m.date, text: m.text }),
-  );
+/** Who is who, for rendering the messages: the planner's speaker directory and the chat's type. */
+export interface SummaryView {
+  readonly speakers: SpeakerDirectory;
+  readonly chatType: string;
+}
+
+/**
+ * The user turn of a summarise call: the previous notes, then the messages, each rendered as the
+ * planner's history renders it (context/history-item.ts: the same speaker references, mentions
+ * normalised, reply lines to messages of the batch by id).
+ */
+export function summaryRequestText(previous: Summary | undefined, messages: readonly StoredMessage[], view: SummaryView): string {
+  const byId = new Map(messages.map((m) => [m.messageId, m]));
+  const lines = messages.map((m) => {
+    const to = m.replyToId !== undefined ? byId.get(m.replyToId) : undefined;
+    const reply: EnvelopeReply | undefined =
+      m.replyToId === undefined
+        ? undefined
+        : to
+          ? { kind: "found", id: to.messageId, sender: to.isAgent ? view.speakers.self : view.speakers.sender(to.senderId, to.senderName), isAgent: to.isAgent }
+          : { kind: "unknown", id: m.replyToId };
+    return renderItem(itemOfMessage(m, { chatType: view.chatType, speakers: view.speakers }), { mentions: view.speakers, ...(reply ? { reply } : {}) });
+  });
   return `Previous notes:\n${JSON.stringify(previous ?? EMPTY)}\n\nNext messages of the thread:\n${lines.join("\n")}`;
 }
 
 /** Ask the LLM for the lane's new summary. HTTP and network failures throw (the task retries). */
-export function summarise(llm: Llm, o: { readonly previous: Summary | undefined; readonly messages: readonly StoredMessage[]; readonly chatId: string }): Promise<JsonOutcome<Summary>> {
+export function summarise(
+  llm: Llm,
+  o: { readonly previous: Summary | undefined; readonly messages: readonly StoredMessage[]; readonly chatId: string; readonly view: SummaryView },
+): Promise<JsonOutcome<Summary>> {
   return llm.generateJson<Summary>({
     purpose: "summarise",
     schema: summarySchema,
     systemInstruction: SUMMARY_INSTRUCTION,
-    contents: [{ role: "user", parts: [{ text: summaryRequestText(o.previous, o.messages) }] }],
+    contents: [{ role: "user", parts: [{ text: summaryRequestText(o.previous, o.messages, o.view) }] }],
     chatId: o.chatId,
   });
 }

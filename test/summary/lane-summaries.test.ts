@@ -8,6 +8,8 @@ import { GeminiClient } from "../../src/llm/gemini-client";
 import { GeminiLlm } from "../../src/llm/llm";
 import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
+import { speakerDirectory } from "../../src/context/speaker-directory";
+import { EntityStore } from "../../src/store/entities";
 import { MessageStore } from "../../src/store/messages";
 import { SummaryStore } from "../../src/store/summaries";
 import { LaneSummaries, REFUSAL_BACKOFF_MS, summaryDue } from "../../src/summary/lane-summaries";
@@ -26,6 +28,7 @@ let db: Db;
 let clock: FakeClock;
 let messages: MessageStore;
 let summaries: SummaryStore;
+let entities: EntityStore;
 let lanes: LaneSummaries;
 let added: string[];
 let nextId: number;
@@ -36,6 +39,7 @@ beforeEach(async () => {
   clock = new FakeClock();
   messages = new MessageStore(db, "Mira");
   summaries = new SummaryStore(db, "Mira");
+  entities = new EntityStore(db, "Mira");
   const { logger } = captureLogger();
   const client = new GeminiClient({ apiKey: "k", model: "m", baseUrl: gemini.baseUrl, logger, maxAttempts: 1, sleep: async () => {} });
   added = [];
@@ -48,6 +52,7 @@ beforeEach(async () => {
     logger,
     add: (graph, batch) => added.push(`${graph} ${batch.map((t) => JSON.stringify(t.payload)).join()}`),
     busy: () => false,
+    speakers: () => speakerDirectory(entities, { id: "500", name: "Mira" }),
   });
 });
 afterEach(async () => {
@@ -128,6 +133,25 @@ describe("the summarize task", () => {
     expect(second).not.toContain("⟦#42 ");
     expect(summaries.get(`root:${CHAT}`)).toMatchObject({ version: 2, fromId: 1, toId: 41 });
     expect(lanes.forPrompt(LANE)?.text).toContain("Outcomes:\n- met at noon");
+  });
+
+  it("reads the messages as the planner renders them: references by @username, mentions normalised, replies by id", async () => {
+    entities.observe({ peerId: "7", kind: "user", firstName: "Alice", username: "alice", bot: false, min: false });
+    entities.observe({ peerId: "8", kind: "user", firstName: "Bob", bot: false, min: false });
+    entities.observe({ peerId: "500", kind: "user", firstName: "Mira", username: "mira_ai", bot: false, min: false });
+    post(29);
+    // #30: a text_mention of Bob (no username); #31: a reply to it by the persona.
+    messages.insert({ chatId: CHAT, messageId: 30, senderId: "7", senderName: "Alice", date: clock.now(), text: "ask Bob about it", isAgent: false, mentions: [{ type: "mentionname", offset: 4, length: 3, userId: "8" }] });
+    messages.insert({ chatId: CHAT, messageId: 31, senderId: "500", senderName: "Mira", date: clock.now(), text: "will do", isAgent: true, replyToId: 30 });
+    nextId = 32;
+    post(10);
+    gemini.script({ json: NOTES });
+    await lanes.handler().run(task());
+    const text = lastUser(gemini.requests[0]!.body);
+    expect(text).toContain("⟦#1 [Alice](tg:@alice) · ");
+    expect(text).not.toContain("tg:user/7");
+    expect(text).toMatch(/⟦#30 \[Alice\]\(tg:@alice\) · [^⟧]+⟧ ask \[Bob\]\(tg:user\/8\) about it/);
+    expect(text).toMatch(/⟦#31 agent · [^⟧]+⟧\n\[↩ reply to #30 \[Alice\]\(tg:@alice\)\]\nwill do/);
   });
 
   it("after a refusal, leaves the lane alone for a while", async () => {

@@ -54,7 +54,7 @@ describe("rolling lane summaries", () => {
     expect(req.model).toBe("gemini-2.5-flash-lite-summary");
     // The summariser sees the lane's messages and the previous notes, nothing of the persona.
     const text = userText(req.body);
-    expect(text).toContain(`⟦#${ids[0]} [Alice](tg:user/${h.alice.id})`);
+    expect(text).toContain(`⟦#${ids[0]} [Alice](tg:@alice)`);
     expect(text).toContain(`#${ids[21]} `);
     expect(text).not.toContain(`#${ids[22]} `);
     expect(text).not.toContain("@mira_ai so what");

@@ -1,28 +1,9 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { readEnv } from "../../src/config/env";
-import { helpText, parseSandboxLine, runSandbox } from "../../src/runtime/sandbox";
+import { helpText, parseSandboxLine } from "../../src/runtime/sandbox";
 import { oggDuration } from "../../src/runtime/sandbox-media";
+import { sandbox } from "../support/sandbox-run";
 import { GeminiFake, type GenerateBody } from "../support/gemini-fake";
-import { captureLogger } from "../support/log-capture";
-import { tempDir } from "../support/temp-dir";
-
-async function sandbox(lines: string[], env: Record<string, string> = {}): Promise<string[]> {
-  const out = new PassThrough();
-  const chunks: string[] = [];
-  out.on("data", (c) => chunks.push(String(c)));
-  const code = await runSandbox({
-    input: Readable.from(lines.map((l) => `${l}\n`)),
-    output: out,
-    dbPath: join(tempDir(), "sandbox.db"),
-    logger: captureLogger().logger,
-    env: readEnv({ AGENTS_DIR: "agents", ...env }),
-  });
-  expect(code).toBe(0);
-  return chunks.join("").split("\n");
-}
 
 const inline = (b: GenerateBody) => (b.contents ?? []).flatMap((c) => c.parts ?? []).find((p) => p.inlineData)?.inlineData as { mimeType: string; data: string } | undefined;
 

@@ -2,26 +2,12 @@ import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { readEnv } from "../../src/config/env";
-import { parseSandboxLine, runSandbox } from "../../src/runtime/sandbox";
+import { parseSandboxLine } from "../../src/runtime/sandbox";
 import { start } from "../../src/runtime/start";
+import { sandbox } from "../support/sandbox-run";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
-
-async function sandbox(lines: string[], env: Record<string, string> = {}): Promise<string[]> {
-  const out = new PassThrough();
-  const chunks: string[] = [];
-  out.on("data", (c) => chunks.push(String(c)));
-  const code = await runSandbox({
-    input: Readable.from(lines.map((l) => `${l}\n`)),
-    output: out,
-    dbPath: join(tempDir(), "sandbox.db"),
-    logger: captureLogger().logger,
-    env: readEnv({ AGENTS_DIR: "agents", ...env }),
-  });
-  expect(code).toBe(0);
-  return chunks.join("").split("\n");
-}
 
 describe("sandbox", () => {
   it("parses the three input forms", () => {

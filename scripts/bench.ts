@@ -4,7 +4,7 @@
  *   P2  Telegram requests per non-addressed message (0)
  *   P3  planning calls for a burst (3 DMs 2 s apart; 5 mentions 1 s apart; goal 1 each) and the
  *       fake-clock time from a burst's last message to the persona's typing
- *   P4  planning request tokens in a 10,000-message lane with 500 memories ÷ in a 50-message lane with 5 (≤ 1.3)
+ *   P4  planning prompt tokens (system instruction + contents) in a 10,000-message lane with 500 memories ÷ in a 50-message lane with 5 (≤ 1.3)
  *   P5  tokens a reply costs the prompt (reply line, quote line, injected replied-to message),
  *       averaged over a realistic mix of replies (≤ 60)
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
@@ -117,8 +117,8 @@ if (json) {
   console.log(`   5 mentions 1 s apart:    ${burst(p3.mentions)}   (quiet window 0: ${p3.withoutQuietWindow.mentions.planningCalls} calls)`);
   console.log(`   a single message:        typing ${f(p3.singleMessageToTypingMs / 1000, 1)} s after it (quiet window 0: ${f(p3.singleMessageWithoutQuietWindowMs / 1000, 1)} s, the read delay)`);
   const lane = (l: typeof p4.long) =>
-    `${l.requestTokens} tokens (prompt text ${l.promptTokens}: ${l.historyMessages} history messages, memories ${l.memoryTokens}, summary ${l.summaryTokens})`;
-  console.log(`P4 request tokens, 10,000-message lane with 500 memories ÷ 50-message lane with 5: ${f(p4.ratio)} (target ≤ 1.3); prompt text alone ${f(p4.promptRatio)}`);
+    `prompt ${l.promptTokens} tokens (${l.historyMessages} history messages, memories ${l.memoryTokens}, summary ${l.summaryTokens}); whole request ${l.requestTokens}`;
+  console.log(`P4 prompt tokens (system instruction + contents; response schema excluded), 10,000-message DM lane with 500 memories ÷ 50-message lane with 5: ${f(p4.ratio)} (target ≤ 1.3); whole request ${f(p4.requestRatio)}`);
   console.log(`   ${p4.long.laneMessages} messages, ${p4.long.memories} memories, a summary: ${lane(p4.long)}`);
   console.log(`   ${p4.short.laneMessages} messages, ${p4.short.memories} memories, no summary yet: ${lane(p4.short)}`);
   console.log(`P5 tokens per reply (reply line + quote + injected replied-to message): ${f(p5.averageTokens, 1)} on average (target ≤ 60)`);

@@ -1,15 +1,13 @@
 import type { Logger } from "pino";
 import type { Persona } from "../../config/persona";
-import { reactionItems } from "../../context/reaction-items";
-import { contextPrompt, selectContext } from "../../context/assemble";
 import type { EntityLookup } from "../../context/speaker-directory";
 import type { WindowMode } from "../../context/window";
 import type { Planner } from "../../llm/planner";
 import type { MemoryStore } from "../../store/memories";
 import type { CuratedMemories } from "../../memory/curated";
-import { recall } from "../../memory/recall";
-import { laneOf, type Lane } from "../../context/lanes";
-import { presentPeople, resolveSubject } from "../../memory/subject";
+import type { Lane } from "../../context/lanes";
+import { assemblePlanContext } from "../../context/plan-context";
+import { resolveSubject } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
 import type { ReactionStore } from "../../store/reactions";
 import type { Clock } from "../../types";
@@ -18,8 +16,6 @@ import { PermanentError, RateLimitedError } from "../errors";
 import { MAX_ANSWER_AGE_MS } from "../../inbound/pipeline";
 import { expandPlan } from "../expand-plan";
 import type { MediaDescriber } from "../../media/describer";
-import { withMediaDescriptions } from "../../media/render-history";
-import { stickerMenu } from "../../media/sticker-menu";
 import type { TaskHandler } from "../scheduler";
 
 /** Rate-limit key shared by every planning call of the agent. */
@@ -94,42 +90,8 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
       const chat = d.messages.chat(chatId) ?? { chatId, chatType: "group" };
       const isDm = chat.chatType === "dm";
-      const targetIds = items.map((i) => i.messageId);
-      const lane = laneOf(d.messages.get(chatId, lastId) ?? { chatId });
-      const summary = d.summaries?.forPrompt(lane);
-      // The target's lane, its window and the replied-to messages (context/assemble.ts); what the
-      // lane's summary covers is not repeated: its messages up to the summary's last id leave the window.
-      const sources = { persona: d.persona, messages: d.messages, entities: d.entities, selfId: d.selfId, ...(d.timeZone ? { timeZone: d.timeZone } : {}) };
-      const context = selectContext(sources, {
-        chat: { chatId, chatType: chat.chatType, ...(chat.title ? { title: chat.title } : {}) },
-        items,
-        mode: d.modeOf?.(chatId) ?? d.persona.groupMode,
-        ...(summary ? { summarisedUpTo: summary.toId } : {}),
-      });
-      const history = [...context.history, ...context.targets].sort((a, b) => a.messageId - b.messageId);
-      const targetMessages = context.targets;
-      const present = presentPeople(history, targetIds, isDm ? { chatId } : undefined);
-      const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
-      // Media in view is described now (bounded wait); nothing else ever is.
-      const prepared = d.media ? await withMediaDescriptions(context, d.media, d.mediaWaitMs !== undefined ? { waitMs: d.mediaWaitMs } : {}) : undefined;
-      const prompt = contextPrompt(prepared ? { ...sources, media: prepared.media } : sources, prepared?.context ?? context, {
-        memories: recall({
-          store: d.memories,
-          curated: d.curated ?? new Map(),
-          chatId,
-          present,
-          speakerOf: (id) => context.speakers.sender(id, names.get(id)),
-          query: targetMessages.map((m) => m.text).join("\n"),
-        }),
-        ...(summary ? { summary: summary.text } : {}),
-        ...(d.reactions
-          ? { extraItems: reactionItems(d.reactions, { chatId, chatType: chat.chatType, messageIds: history.map((m) => m.messageId), speakers: context.speakers }) }
-          : {}),
-        ...(d.media ? { stickerMenu: stickerMenu(d.persona, d.media.curated) } : {}),
-        now: d.clock.now(),
-      });
-      // Is the lane's summary due? A task on the lane's own graph, made while this one plans.
-      d.summaries?.consider(lane, lastId);
+      // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.
+      const { prompt, targets: targetMessages, history, present } = await assemblePlanContext(d, chat, items, d.clock.now());
       let plan;
       try {
         plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm, stickerSets: d.persona.stickerSets, stickers: d.persona.stickers }, { chatId });

@@ -185,12 +185,12 @@ export interface MemoryNote {
 export function formatMemoryEnvelope(o: MemoryNote): string {
   const who = o.about !== undefined ? speakerRef(o.about) : "this chat";
   const when = o.date === "curated" ? "curated" : formatRfc3339(o.date).slice(0, 10);
-  const text = capCodePoints(sanitizeLine(o.text), MEMORY_MAX_CODE_POINTS);
+  const text = capCodePoints(neutralizeReferences(sanitizeLine(o.text)), MEMORY_MAX_CODE_POINTS);
   return `⟦memory ${who} · ${when}⟧${text === "" ? "" : ` ${text}`}`;
 }
 
 /** The lane summary's section: `⟦summary⟧` then the summary (sanitised, lines kept); "" when empty. */
 export function formatSummarySection(summary: string | undefined): string {
-  const body = summary !== undefined ? sanitizeText(summary).trim() : "";
+  const body = summary !== undefined ? escapeQuoteMarkers(sanitizeText(summary).trim()) : "";
   return body === "" ? "" : `⟦summary⟧\n${body}`;
 }

@@ -197,12 +197,15 @@ describe(`formatMessageEnvelope: ${INJECTIONS.length} injections`, () => {
         expect(countChar(m, "⟦")).toBe(1);
         expect(countChar(m, "⟧")).toBe(1);
         expect(countChar(m, "↩")).toBe(0);
+        // One reference at most: the subject's (typed reference syntax in the text is escaped).
+        expect(m.match(/\]\(tg:/g)?.length ?? 0).toBeLessThanOrEqual(1);
         expect(m).toMatch(/^⟦memory (this chat|\[[^\n\[\]]*\]\(tg:(@\w+|user\/-?\d+)\)) · (\d{4}-\d\d-\d\d|curated)⟧/);
       }
     });
 
     it(`summary ${label}`, () => {
-      const s = formatSummarySection(`goals:\n- ${inj}\nfacts:\n- ${inj}`);
+      const s = formatSummarySection(`goals:\n- ${inj}\nfacts:\n- ${inj}\n${inj}`);
+      expect(s.split("\n").filter((l) => /^\s*>/.test(l))).toHaveLength(0);
       expect(s.startsWith("⟦summary⟧\n")).toBe(true);
       expect(countChar(s, "⟦")).toBe(1);
       expect(countChar(s, "⟧")).toBe(1);

@@ -5,7 +5,7 @@
  * the figure is how many addressing requests are made, not what they cost — which says
  * "addressed" only for the messages the script means for the persona. Goal ≤ 20.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -15,11 +15,12 @@ import type { Plan, Planner } from "../llm/planner";
 import type { PlanTask } from "../llm/plan-schema";
 import { AgentRuntime } from "../runtime/agent-runtime";
 import { FakeClock } from "../runtime/clock";
-import { closeDatabase, openDatabase } from "../store/db";
+import { openDatabase } from "../store/db";
 import { createEmulatedClient, TelegramEmulator, type EmuUser } from "../telegram/emulator";
 import { NEW_LABEL } from "../inbound/addressing-call";
 import type { AddressingStats } from "../inbound/addressing-implicit";
 import { ordinaryChatter } from "./chatter";
+import { tearDownRig } from "./bench-teardown";
 
 export interface AddressingFigures {
   /** Addressing requests per 100 group messages, mean over the seeds. */
@@ -101,10 +102,7 @@ async function runOnce(seed: number, mode: "smart" | "talkative"): Promise<Addre
       meantForPersona: script.filter((l) => l.kind === "follow-up").length,
     };
   } finally {
-    await runtime.stop({ graceMs: 1000 });
-    emu.detach(client);
-    closeDatabase(db);
-    rmSync(dir, { recursive: true, force: true });
+    await tearDownRig({ runtime, emu, client, db, dir }, 1000);
   }
 }
 

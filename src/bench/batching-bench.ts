@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -7,8 +7,9 @@ import type { PlanTask } from "../llm/plan-schema";
 import type { Plan, Planner } from "../llm/planner";
 import { AgentRuntime } from "../runtime/agent-runtime";
 import { FakeClock } from "../runtime/clock";
-import { closeDatabase, openDatabase } from "../store/db";
+import { openDatabase } from "../store/db";
 import { createEmulatedClient, TelegramEmulator } from "../telegram/emulator";
+import { tearDownRig } from "./bench-teardown";
 
 /** One burst: how many planning calls it cost and how soon the persona typed after it. */
 export interface BurstFigures {
@@ -96,10 +97,7 @@ async function burst(o: { kind: "dms" | "mentions"; messages: number; gapMs: num
       answers: emu.history(chat).filter((m) => m.fromId === me.id).length,
     };
   } finally {
-    await runtime.stop();
-    emu.detach(client);
-    closeDatabase(db);
-    rmSync(dir, { recursive: true, force: true });
+    await tearDownRig({ runtime, emu, client, db, dir });
   }
 }
 

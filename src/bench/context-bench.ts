@@ -16,7 +16,7 @@
  * near-duplicates merge). The long lane carries a rolling summary filled to its prompt budget
  * (the worst case); the short lane none (its first summary is made beside this very plan).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -26,8 +26,9 @@ import { estimateTokens } from "../context/tokens";
 import { DryPlanner } from "../llm/planner";
 import { AgentRuntime } from "../runtime/agent-runtime";
 import { FakeClock } from "../runtime/clock";
-import { closeDatabase, openDatabase } from "../store/db";
+import { openDatabase } from "../store/db";
 import { createEmulatedClient, TelegramEmulator } from "../telegram/emulator";
+import { tearDownRig } from "./bench-teardown";
 
 export interface LanePromptFigures {
   readonly laneMessages: number;
@@ -161,10 +162,7 @@ async function measure(o: { laneMessages: number; memories: number; summary: boo
       historyMessages: texts.slice(0, now).filter((t) => t.startsWith("⟦#")).length,
     };
   } finally {
-    await runtime.stop();
-    emu.detach(client);
-    closeDatabase(db);
-    rmSync(dir, { recursive: true, force: true });
+    await tearDownRig({ runtime, emu, client, db, dir });
   }
 }
 

@@ -6,7 +6,7 @@
  * answer: rendering a 30-message history holding the sticker (cache hit) minus the same history
  * without media (goal < 5 ms).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -17,9 +17,10 @@ import type { SelectedContext } from "../context/assemble";
 import { withMediaDescriptions } from "../media/render-history";
 import { AgentRuntime } from "../runtime/agent-runtime";
 import { FakeClock } from "../runtime/clock";
-import { closeDatabase, openDatabase } from "../store/db";
+import { openDatabase } from "../store/db";
 import type { StoredMessage } from "../store/messages";
 import { createEmulatedClient, TelegramEmulator } from "../telegram/emulator";
+import { tearDownRig } from "./bench-teardown";
 
 export interface MediaFigures {
   readonly stickers: number;
@@ -123,9 +124,6 @@ export async function benchMedia(o: { chats?: number; stickers?: number; renders
       renderTextOnlyMs,
     };
   } finally {
-    await runtime.stop({ graceMs: 100 });
-    emu.detach(client);
-    closeDatabase(db);
-    rmSync(dir, { recursive: true, force: true });
+    await tearDownRig({ runtime, emu, client, db, dir }, 100);
   }
 }

@@ -1,5 +1,5 @@
 import { fork } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,8 +9,9 @@ import { returnBigInt } from "telegram/Helpers.js";
 import { parsePersona } from "../config/persona";
 import { DryPlanner } from "../llm/planner";
 import { AgentRuntime } from "../runtime/agent-runtime";
-import { closeDatabase, openDatabase } from "../store/db";
+import { openDatabase } from "../store/db";
 import { createEmulatedClient, TelegramEmulator } from "../telegram/emulator";
+import { tearDownRig } from "./bench-teardown";
 
 /** P7: resident memory after ingesting many messages through the live inbound path. */
 export interface MemoryFigures {
@@ -96,10 +97,7 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
   (globalThis as { gc?: () => void }).gc?.();
   const mem = process.memoryUsage();
   const stored = db.prepare("SELECT count(*) FROM messages").pluck().get() as number;
-  await runtime.stop({ graceMs: 100 });
-  emu.detach(client);
-  closeDatabase(db);
-  rmSync(dir, { recursive: true, force: true });
+  await tearDownRig({ runtime, emu, client, db, dir }, 100);
   return {
     messages: o.messages,
     chats: o.chats,

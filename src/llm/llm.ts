@@ -45,7 +45,14 @@ export type RefusalKind = "blocked" | "empty" | "malformed" | "dry";
 
 export type JsonOutcome<T> =
   | { readonly ok: true; readonly value: T; readonly model: string; readonly calls: number }
-  | { readonly ok: false; readonly kind: RefusalKind; readonly reason: string; readonly calls: number };
+  | {
+      readonly ok: false;
+      readonly kind: RefusalKind;
+      readonly reason: string;
+      readonly calls: number;
+      /** The last answer was cut off at the purpose's maxOutputTokens (finish reason MAX_TOKENS): a limit of ours, not the model refusing. */
+      readonly truncated?: boolean;
+    };
 
 /** What every LLM-using part of the persona depends on (Gemini in production, a dry stand-in in the keyless sandbox). */
 export interface Llm {
@@ -101,7 +108,7 @@ export class GeminiLlm implements Llm {
     const model = req.model ?? this.modelFor(req.purpose);
     const responseJsonSchema = geminiJsonSchema(req.schema);
     const parse = req.parse ?? ((text: string) => parseWith(req.schema, text) as T);
-    let last: { kind: RefusalKind; reason: string } = { kind: "empty", reason: "no answer" };
+    let last: { kind: RefusalKind; reason: string; truncated?: boolean } = { kind: "empty", reason: "no answer" };
     for (let call = 1; call <= CALLS; call++) {
       try {
         const res = await this.o.client.generateJson({
@@ -119,11 +126,12 @@ export class GeminiLlm implements Llm {
           return { ok: true, value: parse(res.text), model: res.model, calls: call };
         } catch (e) {
           if (!(e instanceof LlmFormatError || e instanceof z.ZodError)) throw e;
-          last = { kind: "malformed", reason: `${truncated ? "cut off at maxOutputTokens: " : ""}${formatReason(e)}` };
+          last = { kind: "malformed", reason: `${truncated ? "cut off at maxOutputTokens: " : ""}${formatReason(e)}`, ...(truncated ? { truncated } : {}) };
         }
       } catch (e) {
         if (e instanceof LlmBlockedError) last = { kind: "blocked", reason: `${e.source === "prompt" ? "prompt blocked" : "answer blocked"}: ${e.reason}` };
-        else if (e instanceof LlmEmptyResponseError) last = { kind: "empty", reason: `empty answer${e.finishReason ? ` (${e.finishReason})` : ""}` };
+        else if (e instanceof LlmEmptyResponseError)
+          last = { kind: "empty", reason: `empty answer${e.finishReason ? ` (${e.finishReason})` : ""}`, ...(e.finishReason === "MAX_TOKENS" ? { truncated: true } : {}) };
         else throw e;
       }
     }
@@ -132,7 +140,7 @@ export class GeminiLlm implements Llm {
       { component: "llm", purpose: req.purpose, ...(req.chatId !== undefined ? { chatId: req.chatId } : {}), kind: last.kind, reason: last.reason, calls: CALLS },
       `no usable ${req.purpose} answer after ${CALLS} calls (${last.reason}); staying silent`,
     );
-    return { ok: false, kind: last.kind, reason: last.reason, calls: CALLS };
+    return { ok: false, kind: last.kind, reason: last.reason, calls: CALLS, ...(last.truncated ? { truncated: true } : {}) };
   }
 }
 

@@ -8,12 +8,15 @@
  * - `address`: "is this group message for the persona?" (smart/talkative groups). A few dozen
  *   tokens of JSON; no thinking — it runs on the cheap model and must stay cheap.
  * - `summarise`: a lane's rolling summary. A page of structured notes; no thinking.
- * - `describe`: a short description of an image, sticker or voice message; no thinking.
+ * - `describe`: a one-sentence description of an image, sticker, GIF or video; no thinking.
+ * - `transcribe`: a voice or video note's transcript, word for word. Speech runs ~150–200 words a
+ *   minute, so a 5-minute note needs ~1,500 tokens: 2048 leaves room for the JSON around it.
+ *   No thinking. Same model as `describe` unless configured otherwise.
  *
  * `thinkingBudget` 0 turns thinking off on the 2.5 flash models (2.5 pro cannot: it needs ≥ 128,
  * so a pro planner gets 1024 either way). `maxOutputTokens` counts the answer only.
  */
-export type LlmPurpose = "plan" | "address" | "summarise" | "describe";
+export type LlmPurpose = "plan" | "address" | "summarise" | "describe" | "transcribe";
 
 export interface PurposeSettings {
   readonly maxOutputTokens: number;
@@ -27,6 +30,7 @@ export const PURPOSES: Readonly<Record<LlmPurpose, PurposeSettings>> = {
   address: { maxOutputTokens: 256, thinkingBudget: 0, temperature: 0 },
   summarise: { maxOutputTokens: 2048, thinkingBudget: 0, temperature: 0.2 },
   describe: { maxOutputTokens: 512, thinkingBudget: 0, temperature: 0.2 },
+  transcribe: { maxOutputTokens: 2048, thinkingBudget: 0, temperature: 0 },
 };
 
 /** The cheap model used for addressing calls unless GEMINI_ADDRESS_MODEL names another. */

@@ -125,7 +125,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   emu.onReaction((r) => print(`* ${persona.name} reacts ${r.emoji || "(removed)"} to #${r.messageId}`));
 
   const llm: Llm = env.GEMINI_API_KEY
-    ? createGeminiLlm({ apiKey: env.GEMINI_API_KEY, model: env.GEMINI_MODEL, baseUrl: env.GOOGLE_GEMINI_BASE_URL, models: { address: env.GEMINI_ADDRESS_MODEL, summarise: env.GEMINI_SUMMARY_MODEL, describe: env.GEMINI_MEDIA_MODEL }, logger })
+    ? createGeminiLlm({ apiKey: env.GEMINI_API_KEY, model: env.GEMINI_MODEL, baseUrl: env.GOOGLE_GEMINI_BASE_URL, models: { address: env.GEMINI_ADDRESS_MODEL, summarise: env.GEMINI_SUMMARY_MODEL, describe: env.GEMINI_MEDIA_MODEL, transcribe: env.GEMINI_MEDIA_MODEL }, logger })
     : new DryLlm(
         (purpose, body) => print(`--- dry run (no GEMINI_API_KEY): ${purpose} request body that would be sent ---\n${JSON.stringify(body, null, 2)}\n---`),
         env.GEMINI_MODEL,

@@ -97,7 +97,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
               apiKey: env.GEMINI_API_KEY!,
               model: env.GEMINI_MODEL,
               baseUrl: env.GOOGLE_GEMINI_BASE_URL,
-              models: { address: env.GEMINI_ADDRESS_MODEL, summarise: env.GEMINI_SUMMARY_MODEL, describe: env.GEMINI_MEDIA_MODEL },
+              models: { address: env.GEMINI_ADDRESS_MODEL, summarise: env.GEMINI_SUMMARY_MODEL, describe: env.GEMINI_MEDIA_MODEL, transcribe: env.GEMINI_MEDIA_MODEL },
             },
             media: {
               curated: curatedMedia.get(persona.name)!,

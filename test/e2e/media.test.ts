@@ -195,6 +195,55 @@ describe("media understanding", () => {
     expect(lastPlanTurn()).toContain('[voice 0:12: "wir sehen uns um sechs"]');
   });
 
+  it("a 4-minute voice note gets room for its transcript (purpose transcribe); a transcript cut off at maxOutputTokens is not cached as unsupported and is tried again", async () => {
+    h = await Harness.start();
+    let cut = true;
+    h.gemini.respondWith((body) => {
+      if (!inlineOf(body)) return plan();
+      return cut ? { text: '{"text": "so first we go to the market and then', finishReason: "MAX_TOKENS" } : { json: { text: "so first we go to the market and then home" } };
+    });
+    const dm = h.emu.dm(h.account, h.carol);
+    const ogg = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(200, 2)]);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "voice", bytes: ogg, mimeType: "audio/ogg", duration: 240 } });
+    await h.pass(10_000);
+    const first = describeRequests();
+    expect(first).toHaveLength(2); // the cut-off answer gets its one more try in the LLM layer
+    expect(first[0]!.body.generationConfig?.maxOutputTokens).toBeGreaterThanOrEqual(2048);
+    expect(lastPlanTurn()).toMatch(/\[voice 4:00\]$/m);
+    expect(h.db.prepare(`SELECT purpose FROM llm_usage WHERE purpose != 'plan'`).pluck().all()).toEqual(["transcribe", "transcribe"]);
+
+    cut = false;
+    await h.emu.post({ chat: dm, from: h.carol, text: "did you get it?" });
+    await h.pass(10_000);
+    expect(describeRequests()).toHaveLength(3);
+    expect(lastPlanTurn()).toContain('"so first we go to the market and then home"');
+  });
+
+  it("a Gemini 400 about the key is not cached as unsupported (the file is tried again); a 400 about the file is, once", async () => {
+    h = await Harness.start();
+    let reply: { status: 400; message: string } | undefined = { status: 400, message: "API key not valid. Please pass a valid API key." };
+    h.gemini.respondWith((body) => (inlineOf(body) ? (reply ?? { json: { text: "a red bicycle" } }) : plan()));
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "look", media: { kind: "photo", bytes: jpeg(11) } });
+    await h.pass(10_000);
+    expect(describeRequests()).toHaveLength(1);
+    expect(lastPlanTurn()).toMatch(/\[photo\]\nlook/);
+
+    reply = undefined; // the key is fixed
+    await h.emu.post({ chat: dm, from: h.carol, text: "and?" });
+    await h.pass(10_000);
+    expect(describeRequests()).toHaveLength(2);
+    expect(lastPlanTurn()).toContain("[photo: a red bicycle]");
+
+    reply = { status: 400, message: "Unable to process input image. Please retry or report in https://developers.generativeai.google/guide/troubleshooting" };
+    await h.emu.post({ chat: dm, from: h.carol, text: "this one", media: { kind: "photo", bytes: jpeg(12) } });
+    await h.pass(10_000);
+    expect(describeRequests()).toHaveLength(3);
+    await h.emu.post({ chat: dm, from: h.carol, text: "hello?" });
+    await h.pass(10_000);
+    expect(describeRequests()).toHaveLength(3); // cached as unsupported: not tried again
+  });
+
   it("# Agent Stickers: the system instruction lists the persona's stickers with their descriptions, and an explicit sticker outside its sets is sent", async () => {
     h = await Harness.start({
       persona: `${TEST_PERSONA}\n# Agent Stickers\nDogs::🐶\n`,

@@ -16,8 +16,10 @@ export type FakeReply =
    * computed usageMetadata (e.g. to script thinking tokens or a known count).
    */
   | { readonly json: unknown; readonly usage?: FakeUsage }
-  /** A successful answer with this raw text part (e.g. malformed JSON). */
-  | { readonly text: string }
+  /** A successful answer with this raw text part (e.g. malformed JSON); `finishReason` "MAX_TOKENS" for an answer cut off at maxOutputTokens. */
+  | { readonly text: string; readonly finishReason?: "STOP" | "MAX_TOKENS" }
+  /** INVALID_ARGUMENT with Google's message (e.g. a bad API key, an unreadable inline file). */
+  | { readonly status: 400; readonly message: string }
   /** RESOURCE_EXHAUSTED, with a google.rpc.RetryInfo detail when `retryDelaySeconds` is given. */
   | { readonly status: 429; readonly retryDelaySeconds?: number }
   | { readonly status: 500 | 503 }
@@ -216,13 +218,14 @@ export class GeminiFake {
       return;
     }
     const text = "json" in reply ? JSON.stringify(reply.json) : reply.text;
+    const finishReason = "text" in reply ? (reply.finishReason ?? "STOP") : "STOP";
     const candidatesTokenCount = Math.ceil(text.length / 4);
     const scripted = "json" in reply ? reply.usage : undefined;
     const usageMetadata = scripted
       ? { ...scripted, totalTokenCount: scripted.promptTokenCount + scripted.candidatesTokenCount + (scripted.thoughtsTokenCount ?? 0) }
       : { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount };
     sendJson(res, 200, {
-      candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
+      candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason, index: 0 }],
       usageMetadata,
       ...base,
     });
@@ -272,8 +275,10 @@ function googleError(code: number, status: string, message: string, details?: re
   return { error: { code, message, status, ...(details !== undefined ? { details } : {}) } };
 }
 
-function errorBodyFor(reply: { readonly status: 429 | 500 | 503; readonly retryDelaySeconds?: number }): unknown {
+function errorBodyFor(reply: { readonly status: 400; readonly message: string } | { readonly status: 429 | 500 | 503; readonly retryDelaySeconds?: number }): unknown {
   switch (reply.status) {
+    case 400:
+      return googleError(400, "INVALID_ARGUMENT", reply.message);
     case 429: {
       // Shaped like the real service's quota error: a QuotaFailure plus, optionally, RetryInfo.
       const details: unknown[] = [
@@ -282,7 +287,7 @@ function errorBodyFor(reply: { readonly status: 429 | 500 | 503; readonly retryD
           violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests", quotaId: "GenerateRequestsPerMinutePerProjectPerModel-FreeTier" }],
         },
       ];
-      if (reply.retryDelaySeconds !== undefined) {
+      if ("retryDelaySeconds" in reply && reply.retryDelaySeconds !== undefined) {
         details.push({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${reply.retryDelaySeconds}s` });
       }
       return googleError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota, please check your plan and billing details.", details);

@@ -119,7 +119,7 @@ export class Harness {
       client: this.geminiClient(this.log.logger),
       logger: this.log.logger,
       model: "gemini-2.5-flash",
-      models: { address: "gemini-2.5-flash-lite", summarise: "gemini-2.5-flash-lite-summary", describe: "gemini-2.5-flash-lite" },
+      models: { address: "gemini-2.5-flash-lite", summarise: "gemini-2.5-flash-lite-summary", describe: "gemini-2.5-flash-lite", transcribe: "gemini-2.5-flash-lite" },
     });
     this.runtime = new AgentRuntime({
       persona: this.persona,

@@ -180,7 +180,8 @@ export class MediaDescriber {
     if (!DESCRIBABLE.has(d.kind)) return `kind ${d.kind}`;
     if (!d.file) return "no file";
     if (d.sticker?.animated === "tgs") return "animated (Lottie) sticker";
-    if (d.mime && !READABLE_MIME.test(d.mime) && d.kind !== "photo") return `MIME type ${d.mime}`;
+    // A photo is always JPEG; any other file needs a MIME type Gemini reads (none or "" is unreadable).
+    if (d.kind !== "photo" && !(d.mime && READABLE_MIME.test(d.mime))) return d.mime ? `MIME type ${d.mime}` : "no MIME type";
     if (d.size !== undefined && d.size > this.limits.maxBytes) return `${d.size} bytes (cap ${this.limits.maxBytes})`;
     if (TRANSCRIBED.has(d.kind) && (d.duration ?? 0) > this.limits.maxVoiceSec) return `${d.duration} s (cap ${this.limits.maxVoiceSec} s)`;
     return undefined;

@@ -64,9 +64,10 @@ export class TelegramMediaFetcher implements MediaFetcher {
 
   private async get(file: MediaFile, size: number | undefined): Promise<Buffer> {
     const ref = Buffer.from(file.fileReference, "base64");
+    if (file.type === "photo" && !file.thumb) throw new Error(`photo ${file.id} has no downloadable size`);
     const location =
       file.type === "photo"
-        ? new Api.InputPhotoFileLocation({ id: returnBigInt(file.id), accessHash: returnBigInt(file.accessHash), fileReference: ref, thumbSize: file.thumb ?? "x" })
+        ? new Api.InputPhotoFileLocation({ id: returnBigInt(file.id), accessHash: returnBigInt(file.accessHash), fileReference: ref, thumbSize: file.thumb! })
         : new Api.InputDocumentFileLocation({ id: returnBigInt(file.id), accessHash: returnBigInt(file.accessHash), fileReference: ref, thumbSize: "" });
     const out = await this.bounded(this.o.client.downloadFile(location, size !== undefined ? { fileSize: returnBigInt(size) } : {}));
     if (!Buffer.isBuffer(out)) throw new Error("download returned no bytes");

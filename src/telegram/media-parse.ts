@@ -15,18 +15,25 @@ function sizeBytes(s: PhotoSizeLike): number {
   return s instanceof Api.PhotoSizeProgressive ? Math.max(0, ...s.sizes) : s.size;
 }
 
+/**
+ * A photo with a downloadable size (PhotoSize / PhotoSizeProgressive) carries its file; one with
+ * only inline sizes (stripped, cached, path) or none has nothing to download, so it carries no
+ * file and the describer rules it out without a request.
+ */
 function photoDescriptor(photo: Api.Photo): MediaDescriptor {
   const sizes = photo.sizes.filter((s): s is PhotoSizeLike => s instanceof Api.PhotoSize || s instanceof Api.PhotoSizeProgressive);
   const pick = PHOTO_SIZE_PREFERENCE.map((t) => sizes.find((s) => s.type === t)).find((s) => s !== undefined) ?? sizes.at(-1);
+  const id = photo.id.toString();
+  if (!pick) return { kind: "photo", uid: fileUniqueId("photo", id), mime: "image/jpeg" };
   const file: MediaFile = {
     type: "photo",
-    id: photo.id.toString(),
+    id,
     accessHash: photo.accessHash.toString(),
     fileReference: Buffer.from(photo.fileReference).toString("base64"),
     dcId: photo.dcId,
-    ...(pick ? { thumb: pick.type } : {}),
+    thumb: pick.type,
   };
-  return { kind: "photo", uid: fileUniqueId("photo", file.id), file, mime: "image/jpeg", ...(pick ? { size: sizeBytes(pick) } : {}) };
+  return { kind: "photo", uid: fileUniqueId("photo", id), file, mime: "image/jpeg", size: sizeBytes(pick) };
 }
 
 function documentDescriptor(doc: Api.Document, media: Api.MessageMediaDocument): MediaDescriptor {
@@ -106,7 +113,9 @@ export function parseMedia(m: Api.Message): MediaDescriptor | undefined {
     if (!(geo instanceof Api.GeoPoint)) return { kind: "location" };
     d = { kind: "location", location: { lat: geo.lat, long: geo.long, ...(media instanceof Api.MessageMediaVenue ? { venue: media.title } : {}) } };
   } else if (media instanceof Api.MessageMediaContact) {
-    d = { kind: "contact", contact: { name: [media.firstName, media.lastName].filter(Boolean).join(" ") || media.phoneNumber } };
+    // A contact without a name is shown as "[contact]": its phone number never enters a prompt.
+    const name = [media.firstName, media.lastName].filter(Boolean).join(" ").trim();
+    d = name ? { kind: "contact", contact: { name } } : { kind: "contact" };
   } else {
     d = { kind: "other", other: media.className.replace(/^MessageMedia/, "").toLowerCase() };
   }

@@ -244,6 +244,34 @@ describe("media understanding", () => {
     expect(describeRequests()).toHaveLength(3); // cached as unsupported: not tried again
   });
 
+  it("a Lottie sticker, an oversize file and a file without a MIME type are ruled out before any download: no request, no call, not retried", async () => {
+    h = await Harness.start({ media: { limits: { maxBytes: 1_000 } } });
+    h.emu.addStickerSet({ shortName: "Lottie", title: "Lottie", stickers: [{ emoji: "🎉", bytes: Buffer.from('{"v":"5.5.2"}'), mimeType: "application/x-tgsticker" }] });
+    answerDescriptions(() => "should never be asked");
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "sticker", set: "Lottie", emoji: "🎉" } });
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "video", bytes: Buffer.alloc(2_000, 7), mimeType: "video/mp4", duration: 3 } });
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "voice", bytes: Buffer.alloc(100, 8), mimeType: "", duration: 4 } });
+    await h.emu.post({ chat: dm, from: h.carol, text: "what do you make of these?" });
+    await h.pass(10_000);
+    expect(planRequests()).toHaveLength(1);
+    const turn = lastPlanTurn();
+    expect(turn).toContain("🎉");
+    expect(turn).toContain("[video 0:03]");
+    expect(turn).toContain("[voice 0:04]");
+    expect(h.emu.fileRequests()).toHaveLength(0);
+    expect(h.emu.methods(h.account).filter((m) => m === "upload.GetFile" || m === "messages.GetStickerSet")).toEqual([]);
+    expect(describeRequests()).toHaveLength(0);
+    expect(h.runtime.media.stats).toMatchObject({ downloads: 0, calls: 0 });
+
+    await h.emu.post({ chat: dm, from: h.carol, text: "hello?" });
+    await h.pass(10_000);
+    expect(planRequests()).toHaveLength(2);
+    expect(h.emu.fileRequests()).toHaveLength(0);
+    expect(describeRequests()).toHaveLength(0);
+    expect(h.runtime.media.stats).toMatchObject({ downloads: 0, calls: 0 });
+  });
+
   it("# Agent Stickers: the system instruction lists the persona's stickers with their descriptions, and an explicit sticker outside its sets is sent", async () => {
     h = await Harness.start({
       persona: `${TEST_PERSONA}\n# Agent Stickers\nDogs::🐶\n`,

@@ -67,6 +67,33 @@ describe("media kinds parsed from the update, no API call", () => {
     expect(geo?.text).toBe("[location 52.52000, 13.40500]");
     const contact = parseMessage(msg(new Api.MessageMediaContact({ phoneNumber: "+1", firstName: "Ann", lastName: "Lee", vcard: "", userId: 0 as never })));
     expect(contact?.text).toBe("[contact Ann Lee]");
+    const nameless = parseMessage(msg(new Api.MessageMediaContact({ phoneNumber: "+4915112345678", firstName: "", lastName: "", vcard: "", userId: 0 as never })));
+    expect(nameless?.text).toBe("[contact]");
+    expect(JSON.stringify(nameless)).not.toContain("4915112345678");
+  });
+
+  it("a photo with only inline sizes (stripped, cached, path) carries no file: nothing to download", () => {
+    const base = { id: 6, peerId: new Api.PeerUser({ userId: 42 as never }), date: 1_700_000_000, message: "" };
+    const photo = (sizes: Api.TypePhotoSize[]) =>
+      new Api.Message({
+        ...base,
+        media: new Api.MessageMediaPhoto({
+          photo: new Api.Photo({ id: 77 as never, accessHash: 5 as never, fileReference: Buffer.from([1]), date: 0, sizes, dcId: 2 }),
+        }),
+      });
+    const inlineOnly = parseMessage(
+      photo([
+        new Api.PhotoStrippedSize({ type: "i", bytes: Buffer.from([1, 2, 3]) }),
+        new Api.PhotoCachedSize({ type: "s", w: 90, h: 90, bytes: Buffer.from([4]) }),
+        new Api.PhotoPathSize({ type: "j", bytes: Buffer.from([5]) }),
+      ]),
+    );
+    expect(inlineOnly?.media?.kind).toBe("photo");
+    expect(inlineOnly?.media?.file).toBeUndefined();
+    expect(inlineOnly?.text).toBe("[photo]");
+    const real = parseMessage(photo([new Api.PhotoStrippedSize({ type: "i", bytes: Buffer.from([1]) }), new Api.PhotoSize({ type: "m", w: 320, h: 240, size: 900 })]));
+    expect(real?.media?.file).toMatchObject({ type: "photo", thumb: "m" });
+    expect(real?.media?.size).toBe(900);
   });
 
   it("a text message carries no descriptor", async () => {

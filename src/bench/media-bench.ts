@@ -49,7 +49,7 @@ class CountingLlm implements Llm {
     return () => {};
   }
   async generateJson<T>(req: JsonRequest<T>): Promise<JsonOutcome<T>> {
-    if (req.purpose === "describe") this.calls++;
+    if (req.purpose === "describe" || req.purpose === "transcribe") this.calls++;
     return { ok: true, value: { text: "a cartoon cat waving hello" } as T, model: "bench-model", calls: 1 };
   }
 }

@@ -107,7 +107,7 @@ export interface AgentRuntimeOptions {
 /** How the persona understands photos, stickers and voice. */
 export interface MediaRuntimeOptions {
   readonly curated?: CuratedSources;
-  /** Describe with the persona's `llm` (purpose "describe"); false: the chain ends at the cache (default: true when `llm` is given). */
+  /** Describe with the persona's `llm` (purposes "describe" and "transcribe"); false: the chain ends at the cache (default: true when `llm` is given). */
   readonly ai?: boolean;
   /** AI descriptions (download + call) per sliding minute (default 8). */
   readonly budgetPerMinute?: number;

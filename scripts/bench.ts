@@ -13,6 +13,8 @@
  *   addressing calls per 100 group messages of ordinary chatter in smart mode (≤ 20), and in talkative mode
  *   P9  media: downloads and description calls for one sticker sent 100 times in 20 chats (1 and 1),
  *       and the latency a cached description adds to an answer (< 5 ms)
+ *   request: a 16-message group answer's planning request — schema, instruction and history
+ *       tokens — and the share of the next request that repeats its beginning (implicit cache)
  */
 import { parseFlags, UsageError } from "../src/cli/args";
 import { benchBatching } from "../src/bench/batching-bench";
@@ -22,6 +24,7 @@ import { benchAddressing } from "../src/bench/addressing-bench";
 import { CHATTER_COOLDOWN_MS } from "../src/inbound/addressing-prefilter";
 import { benchInbound } from "../src/bench/inbound-bench";
 import { benchReplies } from "../src/bench/reply-bench";
+import { benchRequest } from "../src/bench/request-bench";
 import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
 import { benchMedia } from "../src/bench/media-bench";
 import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
@@ -29,7 +32,7 @@ import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 const USAGE = `Usage: npm run bench [-- --json]
 
 Measures the project's speed and memory figures (P1, P2, P3, P4, P5, P6, P7, P8, P9, addressing
-calls in smart mode; see README "Benchmark").
+calls in smart mode, the anatomy of a planning request; see README "Benchmark").
 Options:
   --json       print the figures as JSON
   -h, --help   this text
@@ -67,6 +70,7 @@ const p4 = await benchPromptGrowth();
 const addressing = await benchAddressing();
 const talkative = await benchAddressing({ mode: "talkative" });
 const p5 = benchReplies();
+const request = benchRequest();
 const p9 = await benchMedia();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
@@ -100,6 +104,7 @@ const figures = {
     sample: talkative.sample,
   },
   P9: { target: { downloads: 1, descriptionCalls: 1, cacheHitAddedMs: 5 }, ...p9 },
+  request: { estimator: "context/tokens.ts", ...request },
 };
 
 if (json) {
@@ -125,6 +130,10 @@ if (json) {
   for (const c of p5.cases) {
     console.log(`   ${`${c.name}:`.padEnd(52)} ${String(c.totalTokens).padStart(3)} tokens (annotation ${c.annotationTokens}, injected ${c.injectedTokens}; ${Math.round(c.share * 100)}% of replies)`);
   }
+  console.log(
+    `Planning request for a group answer after 16 messages held in replies: schema ${request.schemaTokens}, instruction ${request.instructionTokens}, history ${request.historyTokens} tokens (${request.messagesShown} messages shown)`,
+  );
+  console.log(`   the next request (one exchange later) repeats its first ${request.repeatedPrefixTokens} tokens: ${f(request.repeatedShare * 100, 0)}% of instruction + turn, what the implicit cache can serve`);
   console.log(`P6 scheduler latency ratio 1000 chats / 1 chat: ${f(figures.P6.ratio)} (target ≤ 2)`);
   console.log(`   1 chat:      ${lat(one)}`);
   console.log(`   1000 chats:  ${lat(many)}`);

@@ -99,7 +99,7 @@ export async function benchMedia(o: { chats?: number; stickers?: number; renders
     const withMedia: StoredMessage[] = [...textOnly.slice(0, 29), { ...stored, messageId: 30 }];
     // What the received handler does with a context before the prompt (only history and targets are read).
     const contextOf = (h: StoredMessage[]) =>
-      ({ chat: { chatId, chatType: "dm" }, items: [], lanes: [], history: h.slice(0, -1), injectedIds: new Set(), targets: h.slice(-1), speakers: undefined as never }) as SelectedContext;
+      ({ chat: { chatId, chatType: "dm" }, items: [], room: { kind: "root", chatId }, history: h.slice(0, -1), earlierIds: new Set(), targets: h.slice(-1), speakers: undefined as never }) as SelectedContext;
     const time = async (h: StoredMessage[]) => {
       const c = contextOf(h);
       const t0 = process.hrtime.bigint();

@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parsePersona } from "../config/persona";
 import { contextPrompt, selectContext } from "../context/assemble";
-import { NOW_LABEL } from "../context/prompt";
 import { estimateTokens } from "../context/tokens";
 import { closeDatabase, openDatabase } from "../store/db";
 import { EntityStore, type EntityRecord } from "../store/entities";
@@ -77,16 +76,15 @@ export function benchReplies(): ReplyFigures {
     };
     const measure = (name: string, share: number, chatId: string, chatType: string, target: StoredMessage): ReplyCase => {
       const sources = { persona, messages, entities, selfId: SELF };
-      const ctx = selectContext(sources, { chat: { chatId, chatType }, items: [{ messageId: target.messageId }], mode: "strict" });
+      const ctx = selectContext(sources, { chat: { chatId, chatType }, items: [{ messageId: target.messageId }] });
       const prompt = contextPrompt(sources, ctx, { memories: [], now: target.date + 5000 });
-      const parts = prompt.contents[0]!.parts.map((p) => p.text);
-      const nowAt = parts.indexOf(NOW_LABEL);
-      const envelope = parts[nowAt + 1]!;
+      const parts = prompt.contents[0]!.parts.flatMap((p) => ("text" in p ? [p.text] : []));
+      const envelope = parts.find((p) => p.startsWith(`⟦#${target.messageId} `))!;
       const lines = envelope.split("\n").filter((l) => l.startsWith("[↩") || l.startsWith("> "));
       const annotationTokens = lines.reduce((n, l) => n + estimateTokens(`${l}\n`), 0);
+      // What came along from before the room's part because of the reply (the replied-to message and its surroundings).
       const injectedTokens = parts
-        .slice(0, nowAt)
-        .filter((p) => [...ctx.injectedIds].some((id) => p.startsWith(`⟦#${id} `)))
+        .filter((p) => [...ctx.earlierIds].some((id) => p.startsWith(`⟦#${id} `)))
         .reduce((n, p) => n + estimateTokens(p), 0);
       return { name, share, annotationTokens, injectedTokens, totalTokens: annotationTokens + injectedTokens };
     };

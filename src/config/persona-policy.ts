@@ -1,7 +1,7 @@
 /**
  * The persona's safety policies: who may talk to it in private, which groups it answers in,
  * and the caps against cost and abuse. Parsed from persona-file headings (see persona.ts).
- * Defaults: DMs open, every group, 20 answers per chat per hour, 2M tokens a day, 30 min silence
+ * Defaults: DMs open, every group, 20 answers per group per hour and 60 per private chat, 2M tokens a day, 30 min silence
  * after the owner writes — the caps bound what a stranger can cost.
  */
 import { z } from "zod";
@@ -28,8 +28,10 @@ export interface PersonaPolicy {
   readonly allowedUsers: readonly PeerRef[];
   /** Groups the persona answers in; empty = every group it is in. */
   readonly allowedGroups: readonly PeerRef[];
-  /** Answers (planning rounds) per chat in any sliding hour. */
+  /** Answers (planning rounds) per group in any sliding hour. */
   readonly answersPerHour: number;
+  /** Answers per private chat in any sliding hour (a lively DM is one person talking to the persona). */
+  readonly dmAnswersPerHour: number;
   /** Tokens (prompt + output + thinking) the persona may spend per UTC day. */
   readonly dailyTokenBudget: number;
   /** Minutes the persona stays silent in a chat after its owner wrote there from another device. */
@@ -39,6 +41,7 @@ export interface PersonaPolicy {
 /** Defaults and bounds of the numeric policy fields. */
 export const POLICY_LIMITS = {
   answersPerHour: { default: 20, min: 1, max: 3600, unit: "answers" },
+  dmAnswersPerHour: { default: 60, min: 1, max: 3600, unit: "answers" },
   dailyTokenBudget: { default: 2_000_000, min: 1000, max: 1_000_000_000, unit: "tokens" },
   takeoverSilenceMin: { default: 30, min: 0, max: 10_080, unit: "minutes" },
 } as const satisfies Record<string, NumberRule & { default: number }>;
@@ -48,6 +51,7 @@ export const DEFAULT_POLICY: PersonaPolicy = Object.freeze({
   allowedUsers: Object.freeze([]),
   allowedGroups: Object.freeze([]),
   answersPerHour: POLICY_LIMITS.answersPerHour.default,
+  dmAnswersPerHour: POLICY_LIMITS.dmAnswersPerHour.default,
   dailyTokenBudget: POLICY_LIMITS.dailyTokenBudget.default,
   takeoverSilenceMin: POLICY_LIMITS.takeoverSilenceMin.default,
 });

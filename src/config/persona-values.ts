@@ -165,3 +165,25 @@ export function parseStickerSets(src: ValueSource, raw: string): string[] {
   }
   return out;
 }
+
+/** The machine's time zone (`TZ`, else the system's), UTC when it has none Intl knows. */
+export function defaultTimeZone(): string {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return zone && isTimeZone(zone) ? zone : "UTC";
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `# Time Zone`: an IANA zone name such as Europe/Berlin or UTC. */
+export function parseTimeZone(src: ValueSource, raw: string): string {
+  const v = singleLine(src, raw);
+  if (!isTimeZone(v)) throw new PersonaFileError(src.file, src.field, `unknown time zone ${quoteValue(raw)} (expected an IANA name such as Europe/Berlin, America/New_York or UTC)`);
+  return new Intl.DateTimeFormat("en-US", { timeZone: v }).resolvedOptions().timeZone;
+}

@@ -27,6 +27,8 @@ import {
   parseGroupMode,
   parseNumber,
   parsePhone,
+  parseTimeZone,
+  defaultTimeZone,
   parseStickerSets,
   parseStickers,
   type StickerRef,
@@ -67,10 +69,14 @@ export interface Persona {
   readonly readDelaySec: number;
   /** Seconds without a new addressed message before a burst is planned (0: at once). */
   readonly quietWindowSec: number;
-  /** History window of private chats and talkative groups: the lane's newest this many messages. */
+  /** The room's newest this many messages in every prompt (context/window.ts). */
   readonly historyWindow: number;
-  /** History window of strict and smart groups: the newest this many messages that involved the persona. */
+  /** At most this many earlier messages of a reply thread come along with a question asked in it. */
+  readonly threadWindow: number;
+  /** At most this many older messages that involved the persona (its own, replies to it, mentions) come along in groups. */
   readonly focusedWindow: number;
+  /** IANA time zone of the persona's clock ("now" and history times in prompts). */
+  readonly timeZone: string;
   /** Who it answers in private, where, and how much (see persona-policy.ts). */
   readonly policy: PersonaPolicy;
   /** The file it came from, as the caller named it. */
@@ -95,11 +101,14 @@ export const PERSONA_FIELDS = [
   "Read Delay",
   "Quiet Window",
   "History Window",
+  "Thread Window",
   "Focused Window",
+  "Time Zone",
   "DM Policy",
   "Allowed Users",
   "Allowed Groups",
   "Answers Per Hour",
+  "DM Answers Per Hour",
   "Daily Token Budget",
   "Takeover Silence",
 ] as const;
@@ -118,8 +127,9 @@ export const PERSONA_TIMING = {
 
 /** Defaults and bounds of the history window sizes, in messages (context/window.ts). */
 export const PERSONA_WINDOW = {
-  historyWindow: { default: WINDOW_ITEMS.talkative, min: 1, max: 100, unit: "messages", integer: true },
-  focusedWindow: { default: WINDOW_ITEMS.focused, min: 1, max: 100, unit: "messages", integer: true },
+  historyWindow: { default: WINDOW_ITEMS.history, min: 1, max: 50, unit: "messages", integer: true },
+  threadWindow: { default: WINDOW_ITEMS.thread, min: 0, max: 50, unit: "messages", integer: true },
+  focusedWindow: { default: WINDOW_ITEMS.focused, min: 0, max: 50, unit: "messages", integer: true },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 /** Defaults and bounds of the smart/talkative group fields. */
@@ -197,6 +207,7 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     allowedUsers: Object.freeze(usersRaw === undefined ? [] : parsePeerList(src("Allowed Users"), usersRaw, "user")),
     allowedGroups: Object.freeze(groupsRaw === undefined ? [] : parsePeerList(src("Allowed Groups"), groupsRaw, "group")),
     answersPerHour: policyNum("Answers Per Hour", POLICY_LIMITS.answersPerHour),
+    dmAnswersPerHour: policyNum("DM Answers Per Hour", POLICY_LIMITS.dmAnswersPerHour),
     dailyTokenBudget: policyNum("Daily Token Budget", POLICY_LIMITS.dailyTokenBudget),
     takeoverSilenceMin: policyNum("Takeover Silence", POLICY_LIMITS.takeoverSilenceMin),
   });
@@ -225,7 +236,9 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     readDelaySec: num("Read Delay", PERSONA_TIMING.readDelaySec),
     quietWindowSec: num("Quiet Window", PERSONA_TIMING.quietWindowSec),
     historyWindow: num("History Window", PERSONA_WINDOW.historyWindow),
+    threadWindow: num("Thread Window", PERSONA_WINDOW.threadWindow),
     focusedWindow: num("Focused Window", PERSONA_WINDOW.focusedWindow),
+    timeZone: value("Time Zone") === undefined ? defaultTimeZone() : parseTimeZone(src("Time Zone"), value("Time Zone")!),
     policy,
     file,
   };

@@ -1,23 +1,26 @@
 /**
- * From addressed messages to the planner's prompt: their lanes (lanes.ts), each read once from
- * the store, the window (window.ts), the replied-to messages and the focus anchor injected when
- * out of view ({@link selectContext}); then, with memory's slots filled from that history, the
- * prompt (prompt.ts, {@link contextPrompt}). Only store reads, no request: one lane query per
- * distinct lane of the targets (usually one) and one primary-key read per injected message.
+ * From addressed messages to the planner's prompt: the room and the reply thread they are in
+ * (lanes.ts), each read once from the store, the history a member would have read (window.ts:
+ * the room's newest messages, and what the conversation refers to from earlier); then, with the
+ * other slots filled, the prompt (prompt.ts, {@link contextPrompt}). Only store reads, no request:
+ * one room read, one thread read when the last target is in a reply thread, and two short reads
+ * per replied-to message older than the room's part (at most two).
  */
 import type { Persona } from "../config/persona";
 import { compileAddressMatcher } from "../inbound/addressing";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { ReceivedItem } from "../tasks/task";
 import type { MemoryNote } from "./envelope";
-import type { HistoryItem, MediaRenderer } from "./history-item";
-import { laneKey, laneOf, readLane, type Lane } from "./lanes";
-import { buildPlanPrompt, type PlanPrompt } from "./prompt";
+import type { HistoryItem, InlineImage, MediaRenderer } from "./history-item";
+import { laneFilter, readLane, roomOf, threadOf, type Lane } from "./lanes";
+import { buildPlanPrompt, type ChatHeader, type PlanPrompt } from "./prompt";
 import { speakerDirectory, type EntityLookup, type SpeakerDirectory } from "./speaker-directory";
-import { idsToInject, selectWindow, type WindowMode } from "./window";
+import { AROUND_REPLIED, recentStart, repliedToOutside, selectHistory } from "./window";
 
-/** Lane messages read per planning call (then narrowed by the window). */
+/** Room (and thread) messages read per planning call, the newest; then narrowed by the window. */
 export const LANE_READ_LIMIT = 100;
+/** How far a read around a replied-to message scans the chat. */
+const AROUND_SCAN = 60;
 
 export interface PromptSources {
   readonly persona: Persona;
@@ -25,52 +28,54 @@ export interface PromptSources {
   readonly entities: EntityLookup;
   /** The persona's account id. */
   readonly selfId: string;
-  readonly timeZone?: string;
   readonly media?: MediaRenderer;
 }
 
 export interface ContextRequest {
-  readonly chat: { readonly chatId: string; readonly chatType: string; readonly title?: string };
+  readonly chat: ChatHeader;
   /** The addressed messages (stored, not deleted). */
   readonly items: readonly ReceivedItem[];
-  /** The chat's group mode (ignored in private chats). */
-  readonly mode: WindowMode;
-  /**
-   * The last message id the lead lane's summary covers: those messages leave the window (the
-   * summary stands for them); a replied-to one is still injected.
-   */
-  readonly summarisedUpTo?: number;
+  /** The last message id the room's summary covers (the window reaches back to it). */
+  readonly roomSummarisedUpTo?: number;
+  /** The last message id the lead target's thread summary covers. */
+  readonly threadSummarisedUpTo?: number;
 }
 
-/** What {@link selectContext} found: the lanes, the history to show and the targets. */
+/** What {@link selectContext} found: the room and thread, the history to show and the targets. */
 export interface SelectedContext {
-  readonly chat: ContextRequest["chat"];
+  readonly chat: ChatHeader;
   readonly items: readonly ReceivedItem[];
-  /** The targets' lanes, the last target's first (its summary is the one shown). */
-  readonly lanes: readonly Lane[];
-  /** History to show, oldest first: the window plus the injected messages (targets not included). */
+  /** The last target's room. */
+  readonly room: Lane;
+  /** The last target's reply thread, when it is in one. */
+  readonly thread?: Lane;
+  /** History to show, oldest first, targets not included: the earlier messages, then the room's newest. */
   readonly history: readonly StoredMessage[];
-  /** Ids in `history` injected from outside the window (replied-to messages, the anchor). */
-  readonly injectedIds: ReadonlySet<number>;
+  /** Ids in `history` from before the room's part (shown under their own label, text bounded). */
+  readonly earlierIds: ReadonlySet<number>;
   /** The addressed messages as stored, oldest first. */
   readonly targets: readonly StoredMessage[];
   readonly speakers: SpeakerDirectory;
 }
 
-/** Slots others fill: memory's lines and the lane summary, reactions as extra items. */
+/** Slots others fill: memory's lines and the summaries, reactions as extra items, images. */
 export interface PromptSlots {
   /** The memories to show (memory's slot, memory/recall.ts); the prompt renders them. */
   readonly memories: readonly MemoryNote[];
-  /** The lead lane's rolling summary, rendered (summary/summary-format.ts). */
+  /** The room's rolling summary, rendered (summary/summary-format.ts). */
   readonly summary?: string;
-  /** Extra history items (reactions) of these lanes, placed by time. */
+  /** The lead target's reply thread's summary, rendered. */
+  readonly threadSummary?: string;
+  /** Extra history items (reactions) of these messages, placed by time. */
   readonly extraItems?: readonly HistoryItem[];
   readonly now: number;
-  /** The sticker section of the system instruction (media/sticker-menu.ts). */
+  /** The persona's sticker section (media/sticker-menu.ts). */
   readonly stickerMenu?: string;
+  /** Pictures the addressed messages show or reply to, sent inline (media/inline-images.ts). */
+  readonly images?: readonly InlineImage[];
 }
 
-/** The lanes, window and injected messages for one planning call (store reads only). */
+/** The room, thread and history for one planning call (store reads only). */
 export function selectContext(s: PromptSources, r: ContextRequest): SelectedContext {
   const { chatId } = r.chat;
   const get = (id: number) => s.messages.get(chatId, id);
@@ -78,42 +83,51 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     .map((i) => get(i.messageId))
     .filter((m): m is StoredMessage => m !== undefined)
     .sort((a, b) => a.messageId - b.messageId);
-  const lastId = Math.max(...r.items.map((i) => i.messageId));
-  // The last target's lane leads; a burst across lanes reads each.
-  const lanes = new Map<string, Lane>();
-  for (const t of [...targets].reverse()) {
-    const lane = laneOf(t);
-    lanes.set(laneKey(lane), lane);
+  const lead = targets[targets.length - 1];
+  const room = lead ? roomOf(lead) : ({ kind: "root", chatId } as const);
+  const thread = lead ? threadOf(lead) : undefined;
+  const roomMessages = readLane(s.messages, room, { limit: LANE_READ_LIMIT });
+  // Targets are read by id: a burst's oldest may be older than the room's read.
+  const inRoom = new Set(roomMessages.map((m) => m.messageId));
+  const roomAll = [...roomMessages, ...targets.filter((t) => !inRoom.has(t.messageId))].sort((a, b) => a.messageId - b.messageId);
+
+  const targetIds = new Set(targets.map((t) => t.messageId));
+  const sizes = { history: s.persona.historyWindow, thread: s.persona.threadWindow, focused: s.persona.focusedWindow };
+  const start = recentStart(roomAll, targetIds, sizes.history, r.roomSummarisedUpTo);
+  let threadInput: { rootId: number; messages: StoredMessage[] } | undefined;
+  if (thread?.kind === "reply" && start !== undefined && thread.rootId < start) {
+    const messages = readLane(s.messages, thread, { limit: LANE_READ_LIMIT, ...(r.threadSummarisedUpTo !== undefined ? { afterId: r.threadSummarisedUpTo } : {}) });
+    const root = messages[0]?.messageId === thread.rootId ? undefined : get(thread.rootId);
+    threadInput = { rootId: thread.rootId, messages: root ? [root, ...messages] : messages };
   }
-  if (lanes.size === 0) lanes.set(`root:${chatId}`, { kind: "root", chatId });
-  const laneMessages = new Map<number, StoredMessage>();
-  let lead = true;
-  for (const lane of lanes.values()) {
-    const after = lead && r.summarisedUpTo !== undefined ? { afterId: r.summarisedUpTo } : {};
-    for (const m of readLane(s.messages, lane, { uptoId: lastId, limit: LANE_READ_LIMIT, ...after })) laneMessages.set(m.messageId, m);
-    lead = false;
+  const around = new Map<number, StoredMessage[]>();
+  for (const id of repliedToOutside(targets, start)) {
+    const it = get(id);
+    if (!it || it.deleted) continue;
+    const before = readLane(s.messages, room, { uptoId: id - 1, limit: AROUND_REPLIED.before, scan: AROUND_SCAN });
+    const after = s.messages.laneAfter(chatId, laneFilter(room), id, { limit: AROUND_REPLIED.after, scan: AROUND_SCAN });
+    around.set(id, [...before, it, ...after]);
   }
-  const lane = [...laneMessages.values()].sort((a, b) => a.messageId - b.messageId);
+
   const speakers = speakerDirectory(s.entities, { id: s.selfId, name: s.persona.name });
   const matcher = compileAddressMatcher([s.persona.name, ...s.persona.aliases]);
-  const window = selectWindow({
-    lane,
-    targetIds: r.items.map((i) => i.messageId),
-    mode: r.mode,
+  const chosen = selectHistory({
+    room: roomAll,
+    ...(r.roomSummarisedUpTo !== undefined ? { summarisedUpTo: r.roomSummarisedUpTo } : {}),
+    ...(threadInput ? { thread: threadInput } : {}),
+    around,
+    targets,
     isDm: r.chat.chatType === "dm",
-    sizes: { talkative: s.persona.historyWindow, focused: s.persona.focusedWindow },
-    alwaysKeep: [...lanes.values()].flatMap((l) => (l.kind === "reply" ? [l.rootId] : [])),
     persona: { selfId: s.selfId, ...(speakers.self.username !== undefined ? { username: speakers.self.username } : {}), mentionsName: (t) => matcher.mentionsName(t) },
+    sizes,
   });
-  const injected = idsToInject(window, targets)
-    .map(get)
-    .filter((m): m is StoredMessage => m !== undefined && !m.deleted);
   return {
     chat: r.chat,
     items: r.items,
-    lanes: [...lanes.values()],
-    history: [...window.messages, ...injected].sort((a, b) => a.messageId - b.messageId),
-    injectedIds: new Set(injected.map((m) => m.messageId)),
+    room,
+    ...(thread ? { thread } : {}),
+    history: [...chosen.earlier, ...chosen.recent].filter((m) => !targetIds.has(m.messageId)),
+    earlierIds: new Set(chosen.earlier.map((m) => m.messageId)),
     targets,
     speakers,
   };
@@ -125,16 +139,17 @@ export function contextPrompt(s: PromptSources, c: SelectedContext, slots: Promp
     persona: s.persona,
     chat: c.chat,
     history: c.history,
-    injectedIds: c.injectedIds,
+    earlierIds: c.earlierIds,
     targets: c.items,
     lookup: (id) => s.messages.get(c.chat.chatId, id),
     speakers: c.speakers,
     memories: slots.memories,
     now: slots.now,
     ...(slots.summary !== undefined ? { summary: slots.summary } : {}),
+    ...(slots.threadSummary !== undefined ? { threadSummary: slots.threadSummary } : {}),
     ...(slots.extraItems !== undefined && slots.extraItems.length > 0 ? { extraItems: slots.extraItems } : {}),
     ...(s.media ? { media: s.media } : {}),
     ...(slots.stickerMenu !== undefined ? { stickerMenu: slots.stickerMenu } : {}),
-    ...(s.timeZone ? { timeZone: s.timeZone } : {}),
+    ...(slots.images !== undefined && slots.images.length > 0 ? { images: slots.images } : {}),
   });
 }

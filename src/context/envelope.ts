@@ -2,12 +2,12 @@
  * The message envelope: how one chat message (or reaction, or note) is written into the prompt.
  *
  * ```
- * ⟦#42 [Anna](tg:@anna) · 2026-03-01T14:05:30Z⟧ see you there
- * ⟦#43 [Bob](tg:user/77) · 2026-03-01T14:06:02Z⟧
+ * ⟦#42 [Anna](tg:@anna) · Sun 1 Mar 14:05⟧ see you there
+ * ⟦#43 [Bob](tg:user/77) · 14:06 · to you⟧
  * [↩ reply to #42 [Anna](tg:@anna)]
  * > see you
  * me too
- * ⟦reaction agent · 2026-03-01T14:06:30Z⟧ 👍 to #43
+ * ⟦reaction Mira (you) · 14:06⟧ 👍 to #43
  * ```
  *
  * The header is paid for in tokens on every history message, so it is kept short. Its structure
@@ -17,12 +17,12 @@
  * starting with `>` (which would pass for the quote line) is written `\>`, and reference syntax
  * typed in a body, quote, name or reaction (`[Bob](tg:user/42)`) is written `[Bob]\(tg:user/42)`
  * (for bodies, mentions.ts does it around the references it builds from Telegram's entities).
- * Speakers are written by speaker.ts (one formatter for every reference); times are UTC, RFC 3339.
+ * Speakers are written by speaker.ts (one formatter for every reference). The planner's prompt
+ * gives compact local times (`formatHeaderTime`); other readers (summaries, the addressing call)
+ * get RFC 3339 UTC.
  */
-import { AGENT_LABEL, capCodePoints, speakerRef, type Speaker } from "./speaker.js";
+import { capCodePoints, selfLabel, speakerRef, type Speaker } from "./speaker.js";
 import { escapeQuoteMarkers, neutralizeReferences, sanitizeLine, sanitizeText } from "./sanitize.js";
-
-export { AGENT_LABEL } from "./speaker.js";
 
 /** What a message replies to, as the envelope's reply line shows it. */
 export type EnvelopeReply =
@@ -36,12 +36,16 @@ export type EnvelopeReply =
 /** Options for {@link formatMessageEnvelope}. */
 export interface MessageEnvelopeOptions {
   readonly messageId: number;
-  /** Who wrote it (untrusted names, sanitised here). Ignored when `isAgent`. */
+  /** Who wrote it (untrusted names, sanitised here); the persona when `isAgent`. */
   readonly sender: Speaker;
-  /** True for the persona's own messages; they are labelled `agent`. */
+  /** True for the persona's own messages; they are labelled by its name, `Mira (you)`, never as a reference. */
   readonly isAgent?: boolean;
   /** Unix time in milliseconds. */
   readonly date: number;
+  /** The time as the header shows it (the prompt's compact local time); default RFC 3339 UTC of `date`. */
+  readonly time?: string;
+  /** A marker after the time, inside the header (`to you` on the addressed messages). */
+  readonly mark?: string;
   /**
    * Message text (untrusted), already through mentions.ts's `normalizeMentions` (mentions
    * rewritten to references, typed reference syntax neutralised); may be empty, or a bracketed
@@ -73,6 +77,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
       day: "2-digit",
       hour: "2-digit",
       minute: "2-digit",
+      weekday: "short",
       hourCycle: "h23",
     });
     formatters.set(timeZone, f);
@@ -85,17 +90,70 @@ export function formatRfc3339(dateMs: number): string {
   return new Date(Math.floor(dateMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
-/** `YYYY-MM-DD HH:MM` in the given IANA time zone (the persona's local time, in the system instruction). */
-export function formatEnvelopeTime(dateMs: number, timeZone = "UTC"): string {
+/** A moment in a time zone, as the prompt writes it. */
+export interface LocalTime {
+  /** `Mon` … `Sun`. */
+  readonly weekday: string;
+  readonly year: string;
+  /** `01` … `12`. */
+  readonly month: string;
+  /** `01` … `31`. */
+  readonly day: string;
+  /** `HH:MM`, 24-hour clock. */
+  readonly clock: string;
+  /** `YYYY-MM-DD`: equal for two moments of the same local day. */
+  readonly dayKey: string;
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const WEEKDAYS: Record<string, string> = { Mon: "Monday", Tue: "Tuesday", Wed: "Wednesday", Thu: "Thursday", Fri: "Friday", Sat: "Saturday", Sun: "Sunday" };
+
+/** The parts of `dateMs` in an IANA time zone (throws RangeError for an unknown zone). */
+export function localTime(dateMs: number, timeZone = "UTC"): LocalTime {
   const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
   for (const p of formatterFor(timeZone).formatToParts(new Date(dateMs))) parts[p.type] = p.value;
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+  const { year = "", month = "", day = "", hour = "", minute = "", weekday = "" } = parts;
+  return { weekday, year, month, day, clock: `${hour}:${minute}`, dayKey: `${year}-${month}-${day}` };
+}
+
+/** `YYYY-MM-DD HH:MM` in the given IANA time zone. */
+export function formatEnvelopeTime(dateMs: number, timeZone = "UTC"): string {
+  const t = localTime(dateMs, timeZone);
+  return `${t.dayKey} ${t.clock}`;
+}
+
+/** "Now" as the prompt states it: `Wednesday 2026-11-25 14:07 (Europe/Berlin)`. */
+export function formatNow(now: number, timeZone = "UTC"): string {
+  const t = localTime(now, timeZone);
+  return `${WEEKDAYS[t.weekday] ?? t.weekday} ${t.dayKey} ${t.clock} (${timeZone})`;
+}
+
+/**
+ * A history header's time, compact: `14:05` on the same local day as the item before it, else
+ * with the day, `Tue 24 Nov 14:05` (and the year when it is not the year of `now`).
+ */
+export function formatHeaderTime(dateMs: number, timeZone: string, previousDayKey: string | undefined, nowYear: string): string {
+  const t = localTime(dateMs, timeZone);
+  if (t.dayKey === previousDayKey) return t.clock;
+  const year = t.year === nowYear ? "" : ` ${t.year}`;
+  return `${t.weekday} ${Number(t.day)} ${MONTHS[Number(t.month) - 1] ?? t.month}${year} ${t.clock}`;
+}
+
+/** More than this between two messages earns a marker ("3 hours later"). */
+export const GAP_MARKER_MS = 3600_000;
+
+/** `⟦3 hours later⟧` for a pause longer than an hour between two messages, else "". */
+export function formatGap(ms: number): string {
+  if (ms <= GAP_MARKER_MS) return "";
+  const hours = Math.floor(ms / 3600_000);
+  if (hours < 48) return `⟦${hours} hour${hours === 1 ? "" : "s"} later⟧`;
+  return `⟦${Math.floor(hours / 24)} days later⟧`;
 }
 
 function replyLine(reply: EnvelopeReply): string {
   switch (reply.kind) {
     case "found":
-      return `[↩ reply to #${Math.trunc(reply.id)} ${reply.isAgent ? AGENT_LABEL : speakerRef(reply.sender)}]`;
+      return `[↩ reply to #${Math.trunc(reply.id)} ${reply.isAgent ? selfLabel(reply.sender) : speakerRef(reply.sender)}]`;
     case "deleted":
       // Telegram told us it is gone (a deletion update, or the fetch found nothing).
       return `[↩ reply to deleted msg #${Math.trunc(reply.id)}]`;
@@ -117,8 +175,9 @@ export function quoteLine(quote: string | undefined): string {
 /**
  * Formats one message for the prompt.
  *
- * Header: `⟦#<id> <sender> · <RFC 3339 UTC>⟧`, sender a reference `[nickname](tg:@username)`
- * (speaker.ts), or `agent` when `isAgent`. Without a reply: `<header> <body>` on one line (the body
+ * Header: `⟦#<id> <sender> · <time>⟧` (time: the given compact local time, else RFC 3339 UTC;
+ * `⟦#<id> <sender> · <time> · <mark>⟧` with a mark), sender a reference `[nickname](tg:@username)`
+ * (speaker.ts), or the persona's label `Mira (you)` when `isAgent`. Without a reply: `<header> <body>` on one line (the body
  * keeps its own newlines). With a reply: `<header>\n[↩ reply to #<id> <sender>]\n> <quote>\n<body>`;
  * a deleted original gives `[↩ reply to deleted msg #<id>]`, an unfetchable one
  * `[↩ reply to msg #<id>]`; the quote line only when a quote is given (cut at 200 code points
@@ -127,8 +186,8 @@ export function quoteLine(quote: string | undefined): string {
  * Names, quote and body are sanitised here, so callers pass raw Telegram strings.
  */
 export function formatMessageEnvelope(o: MessageEnvelopeOptions): string {
-  const sender = o.isAgent === true ? AGENT_LABEL : speakerRef(o.sender);
-  const header = `⟦#${Math.trunc(o.messageId)} ${sender} · ${formatRfc3339(o.date)}⟧`;
+  const sender = o.isAgent === true ? selfLabel(o.sender) : speakerRef(o.sender);
+  const header = `⟦#${Math.trunc(o.messageId)} ${sender} · ${o.time ?? formatRfc3339(o.date)}${o.mark ? ` · ${o.mark}` : ""}⟧`;
   const body = escapeQuoteMarkers(sanitizeText(o.text).trim());
   const quote = quoteLine(o.quote);
   if (o.reply === undefined && quote === "") return body === "" ? header : `${header} ${body}`;
@@ -141,10 +200,12 @@ export function formatMessageEnvelope(o: MessageEnvelopeOptions): string {
 
 /** Options for {@link formatReactionEnvelope}. */
 export interface ReactionEnvelopeOptions {
-  /** Who reacted; ignored when `isAgent`. */
+  /** Who reacted; the persona when `isAgent`. */
   readonly sender: Speaker;
   readonly isAgent?: boolean;
   readonly date: number;
+  /** The time as the header shows it; default RFC 3339 UTC of `date`. */
+  readonly time?: string;
   /** The reaction (untrusted): an emoji, or a short label for a custom one. */
   readonly emoji: string;
   /** The message reacted to. */
@@ -153,15 +214,15 @@ export interface ReactionEnvelopeOptions {
 
 /** `⟦reaction <sender> · <time>⟧ <emoji> to #<id>`: one line. */
 export function formatReactionEnvelope(o: ReactionEnvelopeOptions): string {
-  const sender = o.isAgent === true ? AGENT_LABEL : speakerRef(o.sender);
+  const sender = o.isAgent === true ? selfLabel(o.sender) : speakerRef(o.sender);
   const emoji = capCodePoints(neutralizeReferences(sanitizeLine(o.emoji)), EMOJI_MAX_CODE_POINTS) || "?";
-  return `⟦reaction ${sender} · ${formatRfc3339(o.date)}⟧ ${emoji} to #${Math.trunc(o.messageId)}`;
+  return `⟦reaction ${sender} · ${o.time ?? formatRfc3339(o.date)}⟧ ${emoji} to #${Math.trunc(o.messageId)}`;
 }
 
 /** `⟦system · <time>⟧ <text>`: something that happened in the chat, said by nobody. */
-export function formatSystemEnvelope(date: number, text: string): string {
+export function formatSystemEnvelope(date: number, text: string, time?: string): string {
   const body = escapeQuoteMarkers(sanitizeText(text).trim());
-  return `⟦system · ${formatRfc3339(date)}⟧${body === "" ? "" : ` ${body}`}`;
+  return `⟦system · ${time ?? formatRfc3339(date)}⟧${body === "" ? "" : ` ${body}`}`;
 }
 
 /** A memory line's text is cut to this many code points. */
@@ -189,8 +250,8 @@ export function formatMemoryEnvelope(o: MemoryNote): string {
   return `⟦memory ${who} · ${when}⟧${text === "" ? "" : ` ${text}`}`;
 }
 
-/** The lane summary's section: `⟦summary⟧` then the summary (sanitised, lines kept); "" when empty. */
-export function formatSummarySection(summary: string | undefined): string {
+/** A summary's section: `⟦summary⟧` (or another label) then the summary (sanitised, lines kept); "" when empty. */
+export function formatSummarySection(summary: string | undefined, label = "⟦summary⟧"): string {
   const body = summary !== undefined ? escapeQuoteMarkers(sanitizeText(summary).trim()) : "";
-  return body === "" ? "" : `⟦summary⟧\n${body}`;
+  return body === "" ? "" : `${label}\n${body}`;
 }

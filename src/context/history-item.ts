@@ -8,11 +8,9 @@ import type { StoredMessage } from "../store/messages";
 import type { MessageEntity } from "../types";
 import { formatMessageEnvelope, formatReactionEnvelope, formatSystemEnvelope, type EnvelopeReply } from "./envelope";
 import { normalizeMentions, type MentionResolver } from "./mentions";
-import { neutralizeReferences, sanitizeText } from "./sanitize";
+import { escapeMediaMarkers, neutralizeReferences, sanitizeText } from "./sanitize";
 import { capCodePoints, type Speaker } from "./speaker";
 import type { SpeakerDirectory } from "./speaker-directory";
-
-export type HistoryItemKind = "inbound_user" | "inbound_reaction" | "outbound_agent" | "outbound_reaction" | "system";
 
 interface ItemBase {
   readonly chatId: string;
@@ -36,6 +34,8 @@ export interface MessageItem extends ItemBase {
   readonly quote?: string;
   /** The media part as the media seam rendered it (see {@link MediaRenderer}); absent: the text says it. */
   readonly media?: string;
+  /** `text` is the store's own placeholder (`[photo]`) for a media message nothing rendered: trusted, not escaped. */
+  readonly placeholder?: boolean;
 }
 
 /** A reaction: someone's to a message (`inbound_reaction`) or the persona's (`outbound_reaction`). */
@@ -92,7 +92,16 @@ export function itemOfMessage(m: StoredMessage, c: ItemContext): MessageItem {
     ...(m.mentions !== undefined ? { mentions: m.mentions } : {}),
     ...(m.quote !== undefined ? { quote: m.quote } : {}),
     ...(media !== undefined ? { media } : {}),
+    ...(rendered === undefined && m.media !== undefined && m.media.caption !== true ? { placeholder: true } : {}),
   };
+}
+
+/** A picture sent inline with the planning request (an addressed photo, or the one it replies to). */
+export interface InlineImage {
+  /** The message that carries it. */
+  readonly messageId: number;
+  readonly mime: string;
+  readonly bytes: Buffer;
 }
 
 /** How one item is rendered: its reply line and quote (decided by the prompt, which knows what is in view). */
@@ -100,6 +109,10 @@ export interface RenderOptions {
   readonly mentions: MentionResolver;
   readonly reply?: EnvelopeReply;
   readonly quote?: string;
+  /** The header's time (the prompt's compact local time); default RFC 3339 UTC. */
+  readonly time?: string;
+  /** A marker in the header (`to you`). */
+  readonly mark?: string;
   /** Cut the text to this many code points (an injected replied-to message is bounded). */
   readonly maxTextCodePoints?: number;
 }
@@ -110,6 +123,8 @@ export function renderItem(item: HistoryItem, o: RenderOptions): string {
     case "inbound_user":
     case "outbound_agent": {
       let text = normalizeMentions(item.text, item.mentions, o.mentions);
+      // A typed "[voice 0:12: …]" must not pass for a media part the prompt wrote.
+      if (item.placeholder !== true) text = escapeMediaMarkers(text);
       if (item.media !== undefined) {
         // A description may carry text from the picture or caption: no typed reference survives.
         const media = neutralizeReferences(sanitizeText(item.media));
@@ -124,6 +139,8 @@ export function renderItem(item: HistoryItem, o: RenderOptions): string {
         text,
         ...(o.reply ? { reply: o.reply } : {}),
         ...(o.quote !== undefined ? { quote: o.quote } : {}),
+        ...(o.time !== undefined ? { time: o.time } : {}),
+        ...(o.mark !== undefined ? { mark: o.mark } : {}),
       });
     }
     case "inbound_reaction":
@@ -134,8 +151,9 @@ export function renderItem(item: HistoryItem, o: RenderOptions): string {
         date: item.date,
         emoji: item.emoji,
         messageId: item.messageId,
+        ...(o.time !== undefined ? { time: o.time } : {}),
       });
     case "system":
-      return formatSystemEnvelope(item.date, item.text);
+      return formatSystemEnvelope(item.date, item.text, o.time);
   }
 }

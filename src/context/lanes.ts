@@ -1,17 +1,15 @@
 /**
- * Thread lanes: which conversation inside a chat a message belongs to.
+ * Rooms and reply threads: where a message belongs inside a chat.
  *
- * Key = `topic:<chat>:<topic id>` > `reply:<chat>:<root of the reply chain>` > `root:<chat>`:
- * - a forum message belongs to its topic (General is topic 1), whatever it replies to;
- * - a group message that replies to something belongs to the lane of its reply chain's root (the
- *   store keeps that root per message, `threadRoot`); the root message itself opens that lane and
- *   is read with it, though its own key is `root:` (it replied to nothing);
- * - everything else is the chat's root lane. The persona's own messages are read with the root lane
- *   too, wherever they reply: it usually answers a question by replying to it, which puts the
- *   answer in the question's reply lane, and the next question asked in the open chat must still
- *   see what the persona said.
- * A private chat is one conversation: every DM (marked id > 0, Saved Messages included) is one
- * `root:` lane, replies or not — a person replying to an older DM message is still talking to us.
+ * - **The room** is what a member scrolls through: a forum topic (General is topic 1), else the
+ *   whole chat — replies included, since in Telegram a reply is how people talk in the room. A
+ *   private chat is one room. The room's window and its rolling summary cover every message of it.
+ * - **A reply thread** (groups, outside forum topics) is a reply chain: its root and every message
+ *   whose chain leads to it (the store keeps each message's root, `threadRoot`). It decides which
+ *   older messages come along with a question asked inside it, and keeps a summary of its own.
+ *
+ * Lane keys (summaries, task graphs): `topic:<chat>:<topic id>` and `root:<chat>` name rooms,
+ * `reply:<chat>:<root id>` a thread.
  */
 import type { LaneFilter, MessageStore, StoredMessage } from "../store/messages";
 
@@ -36,11 +34,16 @@ export function isPrivateChat(chatId: string): boolean {
   return !chatId.startsWith("-");
 }
 
-/** The lane a message belongs to. */
-export function laneOf(m: LaneMember): Lane {
+/** The room a message belongs to: its forum topic, else the chat. */
+export function roomOf(m: Pick<StoredMessage, "chatId" | "topicId">): Lane {
   if (m.topicId !== undefined) return { kind: "topic", chatId: m.chatId, topicId: m.topicId };
-  if (m.threadRoot !== undefined && !isPrivateChat(m.chatId)) return { kind: "reply", chatId: m.chatId, rootId: m.threadRoot };
   return { kind: "root", chatId: m.chatId };
+}
+
+/** The reply thread a group message belongs to (outside forum topics), else undefined. */
+export function threadOf(m: LaneMember): Lane | undefined {
+  if (m.topicId !== undefined || m.threadRoot === undefined || isPrivateChat(m.chatId)) return undefined;
+  return { kind: "reply", chatId: m.chatId, rootId: m.threadRoot };
 }
 
 /** `topic:<chat>:<topic id>`, `reply:<chat>:<root id>` or `root:<chat>`. */
@@ -75,7 +78,7 @@ export function laneFilter(l: Lane): LaneFilter {
     case "reply":
       return { kind: "thread", rootId: l.rootId };
     case "root":
-      return isPrivateChat(l.chatId) ? { kind: "all" } : { kind: "unthreaded" };
+      return { kind: "all" };
   }
 }
 

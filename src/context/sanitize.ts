@@ -15,8 +15,27 @@ const RESERVED: ReadonlyMap<string, string> = new Map([
   ["\u27E6", "["], // ⟦
   ["\u27E7", "]"], // ⟧
   ["\u21A9", "<-"], // ↩
+  // Lookalikes NFKC keeps: double and white brackets, hooked and return arrows. A model reads
+  // `〚#3 agent〛` or `⮌ reply to #3` much as it reads the real structure, so they go too.
+  ["\u301A", "["], // 〚
+  ["\u301B", "]"], // 〛
+  ["\u27EA", "["], // ⟪
+  ["\u27EB", "]"], // ⟫
+  ["\u27EC", "["], // ⟬
+  ["\u27ED", "]"], // ⟭
+  ["\u2983", "["], // ⦃
+  ["\u2984", "]"], // ⦄
+  ["\u21AA", "->"], // ↪
+  ["\u2B8C", "<-"], // ⮌
+  ["\u2B90", "<-"], // ⮐
+  ["\u21B5", "<-"], // ↵
+  ["\u21B2", "<-"], // ↲
+  ["\u21B0", "<-"], // ↰
+  ["\u2936", "<-"], // ⤶
+  ["\u293A", "<-"], // ⤺
+  ["\u23CE", "<-"], // ⏎
 ]);
-const RESERVED_RE = /[\u27E6\u27E7\u21A9]/gu;
+const RESERVED_RE = /[\u27E6\u27E7\u21A9\u301A\u301B\u27EA-\u27ED\u2983\u2984\u21AA\u2B8C\u2B90\u21B5\u21B2\u21B0\u2936\u293A\u23CE]/gu;
 
 /** Line breaks of every flavour; they all become "\n" in a body. */
 const LINE_BREAK_RE = /\r\n|[\r\v\f\u0085\u2028\u2029]/gu;
@@ -124,7 +143,20 @@ export function sanitizeLine(s: string): string {
 export function neutralizeReferences(s: string): string {
   return s.replace(REFERENCE_OPEN_RE, "\\");
 }
-const REFERENCE_OPEN_RE = /(?<!\\)(?=\(\s*tg\s*:)/giu;
+// `t` and `g` with their lookalikes NFKC keeps (Greek tau, Cyrillic te, small-capital T, script g,
+// small-capital G, Armenian co), and colon lookalikes.
+const REFERENCE_OPEN_RE = /(?<!\\)(?=\(\s*[t\u03C4\u0442\u1D1B][g\u0261\u0262\u0581]\s*[:\uA789\u02F8\u0589\u2236])/giu;
+
+/**
+ * Text a person typed that reads like a media part the prompt writes itself (`[voice 0:12: "…"]`,
+ * `[photo: …]`, `[sticker 👍]`): its `[` gets a `\`, so a typed part is visibly not a real one.
+ * Run it on bodies (captions included), never on the media part the renderer built. Idempotent.
+ */
+export function escapeMediaMarkers(s: string): string {
+  return s.replace(MEDIA_MARKER_RE, "\\");
+}
+const MEDIA_MARKER_RE =
+  /(?<!\\)(?=\[\s*(?:photo|sticker|gif|video note|video|voice|audio|document|file|poll|location|contact|album|media|picture)\b)/giu;
 
 /**
  * A body line that begins (after any spaces) with `>` would read like the envelope's quote line

@@ -22,8 +22,14 @@ export interface Speaker {
   readonly bot: boolean;
 }
 
-/** The label of the persona's own messages and reactions, in headers and reply lines. */
-export const AGENT_LABEL = "agent";
+/**
+ * The label of the persona's own messages and reactions, in headers and reply lines: its name and
+ * `(you)`, bare — every human is written as a reference `[name](tg:…)`, so no one named like the
+ * persona can pass for it.
+ */
+export function selfLabel(self: Speaker): string {
+  return `${safeNickname(self.nickname)} (you)`;
+}
 /** Nicknames are cut to this many code points: they repeat on every message. */
 export const NAME_MAX_CODE_POINTS = 64;
 
@@ -42,9 +48,8 @@ export function capCodePoints(s: string, max: number): string {
 }
 
 /**
- * A human's name as the prompt shows it. `·` separates name and time in a header, and `[ ]`
- * delimit a reference, so they are replaced; a human called "agent" is marked so they cannot pass
- * for the persona.
+ * A name as the prompt shows it. `·` separates name and time in a header, and `[ ]` delimit a
+ * reference, so they are replaced.
  */
 export function safeNickname(raw: string): string {
   const name = capCodePoints(
@@ -52,7 +57,6 @@ export function safeNickname(raw: string): string {
     NAME_MAX_CODE_POINTS,
   );
   if (name === "") return "(no name)";
-  if (/^[^\p{L}\p{N}]*agent[^\p{L}\p{N}]*$/iu.test(name)) return `${name} (human)`;
   return name;
 }
 

@@ -1,29 +1,34 @@
 /**
- * The recent window: which of a lane's messages go into the prompt as history.
+ * What a member scrolling up would read: which stored messages go into a planning prompt.
  *
- * - `talkative` groups and private chats: every message of the lane, the newest
- *   {@link WINDOW_ITEMS}.talkative (16; the persona's `# History Window`).
- * - `strict` and `smart` groups: the messages that involved the persona — its own, those that
- *   mention it (an @username or text-mention entity naming its account, or its name/alias), those
- *   that reply to it — plus the messages those reply to, the replies to them, and the root message
- *   of a reply lane (what the thread is about); the newest {@link WINDOW_ITEMS}.focused (8; the
- *   persona's `# Focused Window`).
- * The addressed messages (targets) are not counted: they always come last, in full.
- *
- * Then what must be in view and is not: the message each target replies to, and the focus anchor
- * (the last target's reply target, else the persona's last message in the lane) are injected once
- * each, from the store, bounded in size by the renderer.
+ * - **The room** (the chat; a forum topic; a private chat) shows its newest messages, every one of
+ *   them, in message order — replies to each other included (a reply is how people talk in the
+ *   room, not a separate room). At least `# History Window` (16) of them; when the room's summary
+ *   covers less than that, the window reaches back to the last message the summary covers, up to
+ *   twice the window ({@link recentStart}), so no message falls between summary and window. The
+ *   addressed messages (targets) are part of it, marked where they are, and do not count.
+ * - **Earlier** (only what the conversation refers to, older than the room's part):
+ *   - the target's reply thread, when its earlier messages are older than the room's part: the
+ *     thread's root and the chain the target answers first, then the thread's other newest
+ *     messages, up to `# Thread Window` (8);
+ *   - a message a target replies to, with a few messages before it (what it was answering) and
+ *     the room's flow after it;
+ *   - in groups, older messages that involved the persona (its own, replies to it, mentions of
+ *     it), the newest `# Focused Window` (8).
+ * The group mode decides *when* the persona answers, never what it sees when it does.
  */
 import type { StoredMessage } from "../store/messages";
 
 export type WindowMode = "strict" | "smart" | "talkative";
 
-/** Default window sizes in items; a persona's `# History Window` / `# Focused Window` override them (config/persona.ts). */
-export const WINDOW_ITEMS = { talkative: 16, focused: 8 } as const;
-/** Injected messages (replied-to, anchor) are cut to this many code points of text. */
+/** Default sizes in messages; the persona's `# History Window`, `# Thread Window`, `# Focused Window` override them. */
+export const WINDOW_ITEMS = { history: 16, thread: 8, focused: 8 } as const;
+/** Messages from outside the room's part (earlier) are cut to this many code points of text. */
 export const INJECTED_MAX_CODE_POINTS = 280;
-/** At most this many messages are injected into one prompt (a burst replying to many old messages). */
-export const MAX_INJECTED = 4;
+/** Messages a replied-to message is shown with: before it (what it answered) and after it (the room's flow). */
+export const AROUND_REPLIED = { before: 2, after: 3 } as const;
+/** At most this many replied-to messages bring their surroundings (the newest targets' first). */
+export const MAX_REPLIED_CONTEXTS = 2;
 
 /** Who the persona is, to tell which messages involved it. */
 export interface PersonaIdentity {
@@ -34,27 +39,10 @@ export interface PersonaIdentity {
   readonly mentionsName: (text: string) => boolean;
 }
 
-export interface WindowInput {
-  /** The lane's recent messages, oldest first (targets may be among them). */
-  readonly lane: readonly StoredMessage[];
-  /** Ids of the addressed messages. */
-  readonly targetIds: readonly number[];
-  readonly mode: WindowMode;
-  readonly isDm: boolean;
-  readonly persona: PersonaIdentity;
-  /** The sizes (default {@link WINDOW_ITEMS}): `talkative` for DMs and talkative groups, `focused` for strict and smart. */
-  readonly sizes?: { readonly talkative: number; readonly focused: number };
-  /** Override the mode's size. */
-  readonly limit?: number;
-  /** Kept whatever the mode (if in the lane): the root message of a reply lane, which says what the thread is about. */
-  readonly alwaysKeep?: readonly number[];
-}
-
-export interface RecentWindow {
-  /** History messages, oldest first: targets left out. */
-  readonly messages: readonly StoredMessage[];
-  /** The focus anchor: the last target's reply target, else the persona's last message in the lane. */
-  readonly anchorId?: number;
+export interface WindowSizes {
+  readonly history: number;
+  readonly thread: number;
+  readonly focused: number;
 }
 
 /** True when a stored message mentions the persona (entities, else its name or alias in the text). */
@@ -66,55 +54,106 @@ export function mentionsPersona(m: StoredMessage, p: PersonaIdentity): boolean {
   return p.mentionsName(m.text);
 }
 
-/** The window of a lane for the given targets. */
-export function selectWindow(w: WindowInput): RecentWindow {
-  const targets = new Set(w.targetIds);
-  const lastTarget = Math.max(...w.targetIds);
-  const talkative = w.isDm || w.mode === "talkative";
-  const sizes = w.sizes ?? WINDOW_ITEMS;
-  const limit = w.limit ?? (talkative ? sizes.talkative : sizes.focused);
-  const byId = new Map(w.lane.map((m) => [m.messageId, m]));
-  let kept: StoredMessage[];
-  if (talkative) {
-    kept = w.lane.filter((m) => !targets.has(m.messageId));
-  } else {
-    const involved = new Set<number>();
-    for (const m of w.lane) {
-      const parent = m.replyToId !== undefined ? byId.get(m.replyToId) : undefined;
-      if (m.isAgent || targets.has(m.messageId) || parent?.isAgent === true || mentionsPersona(m, w.persona)) involved.add(m.messageId);
-    }
-    const keep = new Set<number>([...involved, ...(w.alwaysKeep ?? [])]);
-    for (const m of w.lane) {
-      if (m.replyToId === undefined) continue;
-      // The message an involved one replies to (the question the persona answered), and replies to involved ones.
-      if (involved.has(m.messageId)) keep.add(m.replyToId);
-      if (involved.has(m.replyToId)) keep.add(m.messageId);
-    }
-    kept = w.lane.filter((m) => keep.has(m.messageId) && !targets.has(m.messageId));
+/**
+ * Where the room's part starts: the id of its oldest message. `room` holds the room's newest
+ * messages, oldest first (targets among them). At least `history` non-target messages; back to the
+ * first message after `summarisedUpTo` (every message when there is no summary), up to
+ * `2 × history` of them.
+ */
+export function recentStart(room: readonly StoredMessage[], targetIds: ReadonlySet<number>, history: number, summarisedUpTo: number | undefined): number | undefined {
+  const others = room.filter((m) => !targetIds.has(m.messageId));
+  const unsummarised = others.filter((m) => summarisedUpTo === undefined || m.messageId > summarisedUpTo).length;
+  const count = Math.min(Math.max(history, unsummarised), 2 * history, others.length);
+  const first = count > 0 ? others[others.length - count]!.messageId : undefined;
+  const firstTarget = room.find((m) => targetIds.has(m.messageId) && m.messageId > (first ?? -Infinity))?.messageId;
+  return first ?? firstTarget;
+}
+
+export interface HistoryInput {
+  /** The room's newest messages (up to the newest stored), oldest first; targets among them. */
+  readonly room: readonly StoredMessage[];
+  /** The last message id the room's summary covers. */
+  readonly summarisedUpTo?: number;
+  /** The lead target's reply thread (groups): its messages as read, oldest first, root included when stored. */
+  readonly thread?: { readonly rootId: number; readonly messages: readonly StoredMessage[] };
+  /** Messages around the replied-to ones (read by the caller), by replied-to id: [before…, it, after…]. */
+  readonly around?: ReadonlyMap<number, readonly StoredMessage[]>;
+  /** The addressed messages, oldest first. */
+  readonly targets: readonly StoredMessage[];
+  readonly isDm: boolean;
+  readonly persona: PersonaIdentity;
+  readonly sizes: WindowSizes;
+}
+
+export interface HistorySelection {
+  /** Older messages the conversation refers to (thread, replied-to surroundings, the persona's), oldest first. */
+  readonly earlier: readonly StoredMessage[];
+  /** The room's newest messages, oldest first, targets included where they are. */
+  readonly recent: readonly StoredMessage[];
+}
+
+/** The replied-to ids whose surroundings come along: the newest targets' first, at most {@link MAX_REPLIED_CONTEXTS}. */
+export function repliedToOutside(targets: readonly StoredMessage[], start: number | undefined): number[] {
+  const out: number[] = [];
+  for (const t of [...targets].reverse()) {
+    const r = t.replyToId;
+    if (r === undefined || (start !== undefined && r >= start) || out.includes(r)) continue;
+    out.push(r);
+    if (out.length === MAX_REPLIED_CONTEXTS) break;
   }
-  const messages = kept.slice(Math.max(0, kept.length - limit));
-  const lastReply = byId.get(lastTarget)?.replyToId;
-  let anchorId = lastReply;
-  if (anchorId === undefined) {
-    for (let i = w.lane.length - 1; i >= 0; i--) {
-      const m = w.lane[i]!;
-      if (m.isAgent && m.messageId < lastTarget) {
-        anchorId = m.messageId;
-        break;
+  return out;
+}
+
+/** The history of one planning call (see the module comment). */
+export function selectHistory(i: HistoryInput): HistorySelection {
+  const targetIds = new Set(i.targets.map((t) => t.messageId));
+  const start = recentStart(i.room, targetIds, i.sizes.history, i.summarisedUpTo);
+  const isRecent = (id: number) => start !== undefined && id >= start;
+  const recent = i.room.filter((m) => isRecent(m.messageId));
+  const earlier = new Map<number, StoredMessage>();
+  const take = (m: StoredMessage | undefined) => {
+    if (m && !m.deleted && !isRecent(m.messageId)) earlier.set(m.messageId, m);
+  };
+  // Targets older than the room's part (a burst that began long ago) stay in view.
+  for (const t of i.targets) take(t);
+
+  // The lead target's thread: root, the chain it answers, then the thread's newest.
+  if (i.thread) {
+    const byId = new Map(i.thread.messages.map((m) => [m.messageId, m]));
+    const lead = i.targets[i.targets.length - 1];
+    const chain: StoredMessage[] = [];
+    for (let id = lead?.replyToId; id !== undefined && chain.length < i.sizes.thread; ) {
+      const m = byId.get(id);
+      if (!m) break;
+      chain.push(m);
+      id = m.replyToId;
+    }
+    const ordered = [byId.get(i.thread.rootId), ...chain, ...[...i.thread.messages].reverse()];
+    let n = 0;
+    for (const m of ordered) {
+      if (n >= i.sizes.thread) break;
+      if (!m || isRecent(m.messageId) || earlier.has(m.messageId) || targetIds.has(m.messageId)) continue;
+      take(m);
+      n++;
+    }
+  }
+
+  // A replied-to message with what it answered and the room's flow after it.
+  for (const around of i.around?.values() ?? []) for (const m of around) take(m);
+
+  // Groups: older messages that involved the persona, the newest `focused`.
+  if (!i.isDm) {
+    const byId = new Map(i.room.map((m) => [m.messageId, m]));
+    let n = 0;
+    for (let k = i.room.length - 1; k >= 0 && n < i.sizes.focused; k--) {
+      const m = i.room[k]!;
+      if (isRecent(m.messageId) || targetIds.has(m.messageId)) continue;
+      const parent = m.replyToId !== undefined ? byId.get(m.replyToId) : undefined;
+      if (m.isAgent || parent?.isAgent === true || mentionsPersona(m, i.persona)) {
+        if (!earlier.has(m.messageId)) n++;
+        take(m);
       }
     }
   }
-  return { messages, ...(anchorId !== undefined ? { anchorId } : {}) };
-}
-
-/**
- * Ids to inject: the replied-to message of each target and the anchor, when not in view (not in
- * the window, not a target), each once, at most {@link MAX_INJECTED}, newest kept.
- */
-export function idsToInject(window: RecentWindow, targets: readonly StoredMessage[]): number[] {
-  const inView = new Set([...window.messages.map((m) => m.messageId), ...targets.map((t) => t.messageId)]);
-  const want = new Set<number>();
-  for (const t of targets) if (t.replyToId !== undefined && !inView.has(t.replyToId)) want.add(t.replyToId);
-  if (window.anchorId !== undefined && !inView.has(window.anchorId)) want.add(window.anchorId);
-  return [...want].sort((a, b) => a - b).slice(-MAX_INJECTED);
+  return { earlier: [...earlier.values()].sort((a, b) => a.messageId - b.messageId), recent };
 }

@@ -28,7 +28,7 @@
 import type { Logger } from "pino";
 import type { Persona } from "../config/persona";
 import type { GroupMode } from "../config/persona-values";
-import { laneOf, readLane } from "../context/lanes";
+import { readLane, roomOf } from "../context/lanes";
 import { speakerDirectory, type EntityLookup } from "../context/speaker-directory";
 import type { Llm } from "../llm/llm";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
@@ -218,7 +218,7 @@ export class ImplicitAddressing {
       .filter((m): m is StoredMessage => m !== undefined && !m.deleted && m.date >= oldest);
     if (burst.length === 0) return done("none");
     const first = burst[0]!;
-    const history = readLane(this.d.messages, laneOf(first), { uptoId: first.messageId - 1, limit: ADDRESS_HISTORY });
+    const history = readLane(this.d.messages, roomOf(first), { uptoId: first.messageId - 1, limit: ADDRESS_HISTORY });
     const username = this.d.selfUsername();
     const prompt = addressingPrompt({
       name: this.d.persona.name,

@@ -64,6 +64,8 @@ export interface LlmUsage {
   /** The model version the server reported, else the configured model. */
   readonly model: string;
   readonly promptTokens: number;
+  /** Prompt tokens Gemini served from its (implicit) cache (cachedContentTokenCount): part of `promptTokens`, billed at the cached rate. */
+  readonly cachedTokens?: number;
   /** Answer tokens (candidatesTokenCount), thinking excluded. */
   readonly outputTokens: number;
   /** Thinking tokens (thoughtsTokenCount), billed like output. */
@@ -325,6 +327,7 @@ export class GeminiClient {
       purpose,
       model: response.modelVersion ?? asked,
       promptTokens: u?.promptTokenCount ?? 0,
+      ...(u?.cachedContentTokenCount ? { cachedTokens: u.cachedContentTokenCount } : {}),
       outputTokens: u?.candidatesTokenCount ?? 0,
       thinkingTokens: u?.thoughtsTokenCount ?? 0,
     };

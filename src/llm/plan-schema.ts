@@ -18,43 +18,97 @@ const base = {
 const replyTo = msgId.optional().describe("id of a message in this chat to reply to");
 
 /**
- * One task: a union discriminated by `kind`, each kind with its own required fields. This is
- * the one source of the plan's shape — Gemini gets it as `responseJsonSchema` (json-schema.ts)
- * and `validatePlan` checks each task of the answer against it.
+ * One schema per task kind, each with its own required fields. A chat's plan is `{tasks: [...]}`
+ * whose items are a union, discriminated by `kind`, of the kinds that work there ({@link planKinds}):
+ * this is the one source of the plan's shape — Gemini gets it as `responseJsonSchema`
+ * (json-schema.ts) and `validatePlan` checks each task of the answer against it.
  */
-const taskSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("send"), ...base, text: z.string().trim().min(1).max(MAX_SEND_CHARS).describe("the message text"), reply_to: replyTo }),
-  z.object({
+const KIND_SCHEMAS = {
+  send: z.object({ kind: z.literal("send"), ...base, text: z.string().trim().min(1).max(MAX_SEND_CHARS).describe("the message text"), reply_to: replyTo }),
+  react: z.object({
     kind: z.literal("react"),
     ...base,
     emoji: z.string().min(1).describe("a standard Telegram reaction emoji"),
     message_id: msgId.describe("the message to react to"),
   }),
-  z.object({
+  sticker: z.object({
     kind: z.literal("sticker"),
     ...base,
     sticker_set: z.string().min(1).describe("one of the persona's sticker sets"),
     name: z.string().min(1).describe("the sticker's emoji within the set"),
     reply_to: replyTo,
   }),
-  z.object({ kind: z.literal("wait"), ...base, seconds: z.number().positive().max(MAX_WAIT_SECONDS).describe(`seconds to wait, 1..${MAX_WAIT_SECONDS}`) }),
-  z.object({ kind: z.literal("read"), ...base, message_id: msgId.optional().describe("read up to this message") }),
-  z.object({
+  wait: z.object({ kind: z.literal("wait"), ...base, seconds: z.number().positive().max(MAX_WAIT_SECONDS).describe(`seconds to wait, 1..${MAX_WAIT_SECONDS}`) }),
+  read: z.object({ kind: z.literal("read"), ...base, message_id: msgId.optional().describe("read up to this message") }),
+  remember: z.object({
     kind: z.literal("remember"),
     ...base,
     content: z.string().trim().min(1).max(2000).describe("a fact worth keeping about this chat or person"),
     about: label.optional().describe('whom it is about: "chat", "@username" of someone here, or the id of a message the person wrote; default: the author of the message answered'),
   }),
-  z.object({ kind: z.literal("block"), ...base }),
-  z.object({ kind: z.literal("unblock"), ...base }),
-  z.object({ kind: z.literal("think"), ...base, text: z.string().optional().describe("private reasoning, never shown") }),
-]);
+  block: z.object({ kind: z.literal("block"), ...base }),
+  unblock: z.object({ kind: z.literal("unblock"), ...base }),
+} as const;
 
-/** The answer to a planning call: `{tasks: [...]}`, at most MAX_PLAN_TASKS tasks. */
-export const planSchema = z.object({ tasks: z.array(taskSchema).max(MAX_PLAN_TASKS) });
+export type PlanKind = keyof typeof KIND_SCHEMAS;
+
+/** How each kind is named in the system instruction's task list. */
+const KIND_LINES: Record<PlanKind, string> = {
+  send: "send {text, reply_to?}",
+  react: "react {emoji, message_id} (standard Telegram reactions only)",
+  sticker: "sticker {sticker_set, name}",
+  wait: "wait {seconds}",
+  read: "read {message_id?}",
+  remember: 'remember {content, about?} (a lasting fact; about: "chat" for the group, "@username", or the id of a message by the person it is about; default: the author you answer)',
+  block: "block",
+  unblock: "unblock",
+};
+
+/** What a chat allows: stickers only with sticker sets or stickers to send, block/unblock only in private chats. */
+export interface PlanAbilities {
+  readonly isDm: boolean;
+  readonly stickerSets: readonly string[];
+  readonly stickers?: readonly { readonly set: string; readonly name: string }[];
+}
+
+/** The kinds that have an effect in a chat, in the order the instruction lists them. */
+export function planKinds(a: PlanAbilities): PlanKind[] {
+  const kinds: PlanKind[] = ["send", "react"];
+  if (a.stickerSets.length > 0 || (a.stickers?.length ?? 0) > 0) kinds.push("sticker");
+  kinds.push("wait", "read", "remember");
+  if (a.isDm) kinds.push("block", "unblock");
+  return kinds;
+}
+
+/** The instruction's line listing the kinds a chat allows. */
+export function planKindsLine(a: PlanAbilities): string {
+  return `Task kinds: ${planKinds(a)
+    .map((k) => KIND_LINES[k])
+    .join(" · ")}.`;
+}
+
+const schemas = new Map<string, z.ZodType>();
+
+/** The answer schema of a chat: `{tasks: [...]}` of the kinds it allows, at most MAX_PLAN_TASKS (built once per set of kinds). */
+export function planSchemaFor(a: PlanAbilities): z.ZodType<{ tasks: z.infer<(typeof KIND_SCHEMAS)[PlanKind]>[] }> {
+  const kinds = planKinds(a);
+  const key = kinds.join(",");
+  let s = schemas.get(key);
+  if (!s) {
+    const [first, ...rest] = kinds.map((k) => KIND_SCHEMAS[k]);
+    s = z.object({ tasks: z.array(z.discriminatedUnion("kind", [first!, ...rest])).max(MAX_PLAN_TASKS) });
+    schemas.set(key, s);
+  }
+  return s as z.ZodType<{ tasks: z.infer<(typeof KIND_SCHEMAS)[PlanKind]>[] }>;
+}
+
+/** Every kind (a private chat with stickers): what tools and tests that need "the" schema use. */
+export const planSchema = planSchemaFor({ isDm: true, stickerSets: ["any"] });
+
+type TaskShape = z.infer<(typeof KIND_SCHEMAS)[PlanKind]>;
 
 /** One task of a validated plan, in the model's vocabulary. `deps` are indexes into the plan. */
-export type PlanTask = z.infer<typeof taskSchema> & { readonly deps: readonly number[] };
+export type PlanTask = TaskShape & { readonly deps: readonly number[] };
 
 /** A task the validator refused, and why. */
 export interface RejectedTask {
@@ -67,14 +121,9 @@ export interface RejectedTask {
 /** The model's output is not a plan at all (not JSON, not `{tasks: [...]}`, too long). */
 export class PlanFormatError extends LlmFormatError {}
 
-export interface PlanCheckContext {
+export interface PlanCheckContext extends PlanAbilities {
   /** True when `id` is a message of this chat (reply_to / message_id must be). */
   readonly isChatMessage: (id: number) => boolean;
-  readonly isDm: boolean;
-  /** The persona's sticker sets (`# Agent Sticker Sets`); a sticker from any other set is refused. */
-  readonly stickerSets: readonly string[];
-  /** Explicit stickers (`# Agent Stickers`): each is allowed although its set is not listed. */
-  readonly stickers?: readonly { readonly set: string; readonly name: string }[];
 }
 
 /**
@@ -94,7 +143,8 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
   if (list.length > MAX_PLAN_TASKS) throw new PlanFormatError(`plan has ${list.length} tasks; the limit is ${MAX_PLAN_TASKS}`);
 
   const rejected: RejectedTask[] = [];
-  const parsed: (z.infer<typeof taskSchema> | undefined)[] = [];
+  const parsed: (TaskShape | undefined)[] = [];
+  const taskSchema = (planSchemaFor(ctx) as unknown as z.ZodObject<{ tasks: z.ZodArray<z.ZodType<TaskShape>> }>).shape.tasks.element;
   const idToIndex = new Map<string, number>();
   const bad = new Set<number>();
   list.forEach((item: unknown, index) => {
@@ -172,7 +222,7 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
   };
 }
 
-function semanticProblem(t: z.infer<typeof taskSchema>, ctx: PlanCheckContext): string | undefined {
+function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefined {
   switch (t.kind) {
     case "sticker":
       if (

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { PlanPrompt } from "../context/prompt";
 import type { LlmUsage } from "./gemini-client";
 import { requestBody, type Llm } from "./llm";
-import { planSchema, validatePlan, type PlanCheckContext, type PlanTask, type RejectedTask } from "./plan-schema";
+import { planSchemaFor, validatePlan, type PlanAbilities, type PlanCheckContext, type PlanTask, type RejectedTask } from "./plan-schema";
 
 /** A checked plan: the tasks to run and the ones refused (already logged). */
 export interface Plan {
@@ -35,7 +35,7 @@ export class GeminiPlanner implements Planner {
   async plan(prompt: PlanPrompt, check: PlanCheckContext, meta: { chatId: string }): Promise<Plan> {
     const res = await this.o.llm.generateJson({
       purpose: "plan",
-      schema: planSchema,
+      schema: planSchemaFor(check),
       systemInstruction: prompt.systemInstruction,
       contents: prompt.contents,
       parse: (text) => validatePlan(text, check),
@@ -49,17 +49,17 @@ export class GeminiPlanner implements Planner {
   }
 }
 
-/** The JSON body the SDK sends for a plan request (what the dry sandbox prints). */
-export function planRequestBody(prompt: PlanPrompt): Record<string, unknown> {
-  return requestBody({ purpose: "plan", schema: planSchema, systemInstruction: prompt.systemInstruction, contents: prompt.contents });
+/** The JSON body the SDK sends for a plan request in a chat with these abilities (what the dry sandbox prints). */
+export function planRequestBody(prompt: PlanPrompt, abilities: PlanAbilities): Record<string, unknown> {
+  return requestBody({ purpose: "plan", schema: planSchemaFor(abilities), systemInstruction: prompt.systemInstruction, contents: prompt.contents });
 }
 
 /** No key, no call: show the exact request body that would be sent, and stay silent. */
 export class DryPlanner implements Planner {
   constructor(private readonly show: (body: Record<string, unknown>) => void) {}
 
-  async plan(prompt: PlanPrompt): Promise<Plan> {
-    this.show(planRequestBody(prompt));
+  async plan(prompt: PlanPrompt, check: PlanCheckContext): Promise<Plan> {
+    this.show(planRequestBody(prompt, check));
     return { tasks: [], rejected: [] };
   }
 }

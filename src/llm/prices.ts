@@ -11,7 +11,12 @@ import { z } from "zod";
 export interface ModelPrice {
   readonly input: number;
   readonly output: number;
+  /** Prompt tokens served from Gemini's cache; default a tenth of `input` ({@link CACHED_SHARE}). */
+  readonly cached?: number;
 }
+
+/** Cached prompt tokens cost this share of the input price when the table names no `cached` price (Gemini 2.5's 90 % discount). */
+export const CACHED_SHARE = 0.1;
 
 /** Model id (or id prefix) → price. */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
@@ -28,7 +33,7 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   "gemini-2.0-flash-lite": { input: 0.075, output: 0.3 },
 });
 
-const priceSchema = z.object({ input: z.number().finite().min(0), output: z.number().finite().min(0) }).strict();
+const priceSchema = z.object({ input: z.number().finite().min(0), output: z.number().finite().min(0), cached: z.number().finite().min(0).optional() }).strict();
 const fileSchema = z.record(z.string().min(1), priceSchema);
 
 /** A price file that cannot be used; the message names the file and what is wrong. */
@@ -87,13 +92,17 @@ export function priceFor(table: PriceTable, model: string): ModelPrice | undefin
 /** Token counts of one call. */
 export interface TokenCounts {
   readonly promptTokens: number;
+  /** Of the prompt tokens, those served from the cache. */
+  readonly cachedTokens?: number;
   readonly outputTokens: number;
   readonly thinkingTokens: number;
 }
 
-/** Estimated cost in USD, or undefined when the model has no price. */
+/** Estimated cost in USD, or undefined when the model has no price. Cached prompt tokens are billed at the cached rate. */
 export function estimateCost(table: PriceTable, model: string, t: TokenCounts): number | undefined {
   const p = priceFor(table, model);
   if (!p) return undefined;
-  return (t.promptTokens * p.input + (t.outputTokens + t.thinkingTokens) * p.output) / 1_000_000;
+  const cached = Math.min(t.cachedTokens ?? 0, t.promptTokens);
+  const cachedPrice = p.cached ?? p.input * CACHED_SHARE;
+  return ((t.promptTokens - cached) * p.input + cached * cachedPrice + (t.outputTokens + t.thinkingTokens) * p.output) / 1_000_000;
 }

@@ -63,6 +63,8 @@ export interface MediaDescriberOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly limits?: Partial<MediaLimits>;
+  /** Told of every file downloaded (the inline picture cache keeps photos, so they are downloaded once). */
+  readonly onDownloaded?: (d: MediaDescriptor, bytes: Buffer) => void;
 }
 
 /** Counters for /status-like reporting and the benchmark. */
@@ -195,6 +197,7 @@ export class MediaDescriber {
       const setName = d.sticker?.setId && d.sticker.setAccessHash ? await this.o.fetcher!.stickerSetName(d.sticker.setId, d.sticker.setAccessHash).catch(() => undefined) : undefined;
       this.stats.downloads++;
       const bytes = await this.o.fetcher!.download(ref);
+      this.o.onDownloaded?.(d, bytes);
       if (bytes.length > this.limits.maxBytes) {
         this.put({ uniqueId: uid, kind: d.kind, status: "unsupported", ...(setName ? { stickerSet: setName } : {}) });
         return;

@@ -74,7 +74,7 @@ export function formatStatus(f: StatusFacts): string {
   const cost = u.unpricedModels.length ? `≈ ${formatUsd(u.costUsd)} + unpriced calls (${u.unpricedModels.join(", ")})` : `≈ ${formatUsd(u.costUsd)}`;
   lines.push(
     `Today (UTC): ${n(u.calls)} LLM call${u.calls === 1 ? "" : "s"}, ${n(u.totalTokens)} tokens ` +
-      `(prompt ${n(u.promptTokens)}, output ${n(u.outputTokens)}, thinking ${n(u.thinkingTokens)}), ${cost}`,
+      `(prompt ${n(u.promptTokens)}${u.cachedTokens > 0 ? ` of which cached ${n(u.cachedTokens)}` : ""}, output ${n(u.outputTokens)}, thinking ${n(u.thinkingTokens)}), ${cost}`,
   );
   const purposes = Object.entries(u.byPurpose);
   if (purposes.length) lines.push(`LLM calls by purpose: ${purposes.map(([p, c]) => `${p} ${n(c)}`).join(", ")}`);

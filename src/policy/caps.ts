@@ -6,6 +6,11 @@ import type { Clock } from "../types";
 
 const HOUR_MS = 3_600_000;
 
+/** The hourly answer cap of a chat: private chats (marked id > 0) have their own. */
+function perHour(p: PersonaPolicy, chatId: string): number {
+  return chatId.startsWith("-") ? p.answersPerHour : p.dmAnswersPerHour;
+}
+
 /** Which cap stopped a message. */
 export type CapKind = "answers-per-hour" | "daily-token-budget";
 
@@ -20,7 +25,8 @@ export interface CappedChat {
 }
 
 /**
- * Caps against cost and abuse: answers (planning rounds) per chat in any sliding hour, counted
+ * Caps against cost and abuse: answers (planning rounds) per chat in any sliding hour (groups
+ * `# Answers Per Hour`, private chats `# DM Answers Per Hour`), counted
  * from the task table so a restart keeps them, and the persona's daily token budget. Asked only
  * for messages the persona would otherwise answer. A capped message is stored but not planned;
  * the first one per chat per hour is logged as a warning, the rest at debug.
@@ -51,7 +57,7 @@ export class Caps {
     const now = this.o.clock.now();
     let cap: CapKind | undefined;
     if (this.o.usage.tokensToday(now) >= this.o.policy.dailyTokenBudget) cap = "daily-token-budget";
-    else if ((this.countStmt.get(this.o.agent, chatId, now - HOUR_MS) as number) >= this.o.policy.answersPerHour) cap = "answers-per-hour";
+    else if ((this.countStmt.get(this.o.agent, chatId, now - HOUR_MS) as number) >= perHour(this.o.policy, chatId)) cap = "answers-per-hour";
     if (cap) this.hold(chatId, cap, now);
     return cap;
   }
@@ -75,7 +81,7 @@ export class Caps {
     const detail =
       cap === "daily-token-budget"
         ? { cap, tokensToday: this.o.usage.tokensToday(now), budget: p.dailyTokenBudget }
-        : { cap, answersPerHour: p.answersPerHour };
+        : { cap, answersPerHour: perHour(p, chatId) };
     if (fresh) {
       this.o.logger.warn({ component: "policy", chatId, ...detail }, "cap reached: messages in this chat are stored, not answered (warned once per chat per hour)");
     } else {

@@ -58,6 +58,8 @@ import { CuratedMedia, type CuratedSources } from "../media/curated";
 import { MediaDescriber, type MediaLimits } from "../media/describer";
 import { LlmMediaSource } from "../llm/media-llm";
 import { MediaCache } from "../store/media-cache";
+import { MediaImages } from "../store/media-images";
+import { ImageSource } from "../media/inline-images";
 import { TelegramMediaFetcher } from "../telegram/media-download";
 import { systemClock } from "./clock";
 
@@ -82,7 +84,6 @@ export interface AgentRuntimeOptions {
   /** Bound on one Telegram request (default 30 s). */
   readonly requestTimeoutMs?: number;
   readonly scheduler?: Pick<SchedulerOptions, "tickMs" | "concurrency" | "maxAttempts" | "retryDelayMs">;
-  readonly timeZone?: string;
   /** A request hit an account-terminal error (revoked session, banned account…). */
   readonly onAccountLost?: (error: AccountLostError) => void;
   /** Addressed messages older than this are stored but not answered (default 1 h; env `MAX_ANSWER_AGE_SEC`), neither at inbound nor when their task plans. */
@@ -165,6 +166,8 @@ export class AgentRuntime {
   private readonly clock: Clock;
   /** The media description chain (curated → cache → budget → AI). */
   readonly media: MediaDescriber;
+  /** Pictures sent inline with planning requests (the addressed photo). */
+  readonly images: ImageSource;
 
   constructor(private readonly o: AgentRuntimeOptions) {
     const agent = o.persona.name;
@@ -193,16 +196,15 @@ export class AgentRuntime {
       if (cost === undefined) this.logger.warn({ component: "llm", model: u.model }, "no price for this model: its cost is not estimated (see LLM_PRICES)");
     });
     const mo = o.media ?? {};
+    const fetcher =
+      o.llm && mo.ai !== false ? new TelegramMediaFetcher({ client: o.client, lookupChat: (chatId) => this.lookupChat(chatId), logger: this.logger }) : undefined;
+    this.images = new ImageSource({ images: new MediaImages(o.db), ...(fetcher ? { fetcher } : {}), clock: this.clock, logger: this.logger });
     this.media = new MediaDescriber({
       curated: mo.curated ?? { persona: new CuratedMedia(), global: new CuratedMedia() },
       cache: new MediaCache(o.db),
       budget: new MediaBudget(mo.budgetPerMinute ?? DEFAULT_MEDIA_BUDGET_PER_MINUTE, this.clock),
-      ...(o.llm && mo.ai !== false
-        ? {
-            llm: new LlmMediaSource(o.llm),
-            fetcher: new TelegramMediaFetcher({ client: o.client, lookupChat: (chatId) => this.lookupChat(chatId), logger: this.logger }),
-          }
-        : {}),
+      ...(o.llm && fetcher ? { llm: new LlmMediaSource(o.llm), fetcher } : {}),
+      onDownloaded: (d, bytes) => this.images.keep(d, bytes),
       clock: this.clock,
       logger: this.logger,
       ...(mo.limits ? { limits: mo.limits } : {}),
@@ -254,6 +256,7 @@ export class AgentRuntime {
       add: (graph, batch) => this.scheduler.add(graph, batch),
       busy: (graph) => this.scheduler.openTasks(graph).length > 0,
       speakers: () => speakerDirectory(this.entities, { id: o.selfId, name: o.persona.name }),
+      window: o.persona.historyWindow,
     });
     const readDelayMs = o.persona.readDelaySec * 1000;
     const quietMs = o.persona.quietWindowSec * 1000;
@@ -308,7 +311,6 @@ export class AgentRuntime {
           entities: this.entities,
           reactions: this.reactions,
           selfId: o.selfId,
-          modeOf: (chatId) => this.addressing.modeOf(chatId),
           clock: this.clock,
           logger: this.logger,
           waitFor: (chatId, topicId) =>
@@ -316,9 +318,9 @@ export class AgentRuntime {
               .openTasks(chatId)
               .filter((t) => t.kind === "read" && t.status === "pending" && t.topicId === topicId)
               .map((t) => t.id),
-          ...(o.timeZone ? { timeZone: o.timeZone } : {}),
           maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
           media: this.media,
+          images: this.images,
           ...(mo.waitMs !== undefined ? { mediaWaitMs: mo.waitMs } : {}),
         }),
         typing: typingHandler(deps),

@@ -300,7 +300,7 @@ function verbosePlanner(inner: Planner, print: (s: string) => void, chatName: (c
     async plan(prompt, check, meta) {
       const last = prompt.contents[prompt.contents.length - 1];
       const turns = prompt.contents.length === 1 ? "1 turn" : `${prompt.contents.length} turns`;
-      print(`[planner] ${chatName(meta.chatId)}, ${turns}; last turn:\n${(last?.parts ?? []).map((p) => `  ${p.text.replace(/\n/g, "\n  ")}`).join("\n")}`);
+      print(`[planner] ${chatName(meta.chatId)}, ${turns}; last turn:\n${(last?.parts ?? []).map((p) => `  ${"text" in p ? p.text.replace(/\n/g, "\n  ") : `[${p.inlineData.mimeType}, ${p.inlineData.data.length} base64 characters]`}`).join("\n")}`);
       const plan = await inner.plan(prompt, check, meta);
       if (dry) print("[planner] dry run: no plan");
       else print(`[planner] plan: ${JSON.stringify(plan.tasks.map(({ deps: _deps, ...t }) => t))}${plan.rejected.length ? ` rejected: ${JSON.stringify(plan.rejected)}` : ""}`);

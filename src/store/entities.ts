@@ -18,6 +18,8 @@ export interface EntityRecord {
   readonly broadcast?: boolean;
   /** Users: in the account's contact list, as the last full (non-min) user object said; absent if none was seen. */
   readonly contact?: boolean;
+  /** Groups: how many members Telegram last said it has (absent when no copy carried the count). */
+  readonly members?: number;
 }
 
 interface Row {
@@ -32,9 +34,10 @@ interface Row {
   min: number;
   broadcast: number;
   contact: number | null;
+  members: number | null;
 }
 
-const FIELDS = ["accessHash", "firstName", "lastName", "title", "username"] as const;
+const FIELDS = ["accessHash", "firstName", "lastName", "title", "username", "members"] as const;
 
 /**
  * Merge a freshly seen copy into what is stored. A `min` copy never replaces a full one (its
@@ -48,7 +51,7 @@ export function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord)
   if (seen.broadcast || known.broadcast) out.broadcast = true;
   for (const f of FIELDS) {
     const v = seen[f];
-    if (v !== undefined && !(f === "accessHash" && seen.min)) out[f] = v;
+    if (v !== undefined && !(f === "accessHash" && seen.min)) (out as Record<string, unknown>)[f] = v;
   }
   if (seen.contact !== undefined && !seen.min) out.contact = seen.contact;
   return out;
@@ -80,11 +83,12 @@ export class EntityStore {
     private readonly agent: string,
   ) {
     this.upsertStmt = db.prepare(
-      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min, broadcast, contact)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min, broadcast, contact, members)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (agent, peer_id) DO UPDATE SET kind = excluded.kind, access_hash = excluded.access_hash,
          first_name = excluded.first_name, last_name = excluded.last_name, title = excluded.title,
-         username = excluded.username, bot = excluded.bot, min = excluded.min, broadcast = excluded.broadcast, contact = excluded.contact`,
+         username = excluded.username, bot = excluded.bot, min = excluded.min, broadcast = excluded.broadcast, contact = excluded.contact,
+         members = excluded.members`,
     );
     for (const r of db.prepare(`SELECT * FROM entities WHERE agent = ?`).all(agent) as Row[]) {
       this.known.set(r.peer_id, {
@@ -99,6 +103,7 @@ export class EntityStore {
         min: r.min === 1,
         ...(r.broadcast === 1 ? { broadcast: true } : {}),
         ...(r.contact != null ? { contact: r.contact === 1 } : {}),
+        ...(r.members != null ? { members: r.members } : {}),
       });
     }
   }
@@ -149,6 +154,7 @@ export class EntityStore {
         merged.min ? 1 : 0,
         merged.broadcast ? 1 : 0,
         merged.contact === undefined ? null : merged.contact ? 1 : 0,
+        merged.members ?? null,
       ),
     );
     return merged;

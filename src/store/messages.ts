@@ -33,8 +33,6 @@ export interface StoredMessage {
 export type LaneFilter =
   /** Every message of the chat (a private chat is one conversation). */
   | { readonly kind: "all" }
-  /** Messages that reply to nothing, and the persona's own messages (wherever they reply). */
-  | { readonly kind: "unthreaded" }
   /** One reply chain: its root and every message whose chain leads to it. */
   | { readonly kind: "thread"; readonly rootId: number }
   /** One forum topic. */
@@ -103,7 +101,6 @@ function mentionsJson(m: StoredMessage): string | null {
 
 const LANE_WHERE: Record<LaneFilter["kind"], string> = {
   all: "1",
-  unthreaded: "(thread_root IS NULL OR is_agent = 1)",
   thread: "(message_id = @key OR thread_root = @key)",
   topic: "topic_id = @key",
 };
@@ -132,7 +129,9 @@ export class MessageStore {
   private readonly insertStmt;
   private readonly insertReplyStmt;
   private readonly laneStmts;
+  private readonly laneAfterStmts;
   private readonly existsStmt;
+  private readonly othersAfterStmt;
   private readonly recentStmt;
   private readonly getStmt;
   private readonly chatStmt;
@@ -169,7 +168,19 @@ export class MessageStore {
         ),
       ]),
     ) as Record<LaneFilter["kind"], ReturnType<Db["prepare"]>>;
+    this.laneAfterStmts = Object.fromEntries(
+      (Object.keys(LANE_WHERE) as LaneFilter["kind"][]).map((k) => [
+        k,
+        db.prepare(
+          `SELECT * FROM (SELECT * FROM messages WHERE agent = @agent AND chat_id = @chat AND message_id > @after
+             ORDER BY message_id ASC LIMIT @scan) WHERE deleted = 0 AND ${LANE_WHERE[k]} ORDER BY message_id ASC LIMIT @limit`,
+        ),
+      ]),
+    ) as Record<LaneFilter["kind"], ReturnType<Db["prepare"]>>;
     this.existsStmt = db.prepare(`SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`).pluck();
+    this.othersAfterStmt = db
+      .prepare(`SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id > ? AND is_agent = 0 AND deleted = 0 LIMIT 1`)
+      .pluck();
     this.recentStmt = db.prepare(
       `SELECT * FROM (SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id <= ? AND deleted = 0
        ORDER BY message_id DESC LIMIT ?) ORDER BY message_id ASC`,
@@ -271,6 +282,11 @@ export class MessageStore {
     return this.existsStmt.get(this.agent, chatId, messageId) !== undefined;
   }
 
+  /** True when someone other than the persona wrote in the chat after `messageId` (one indexed probe). */
+  othersWroteAfter(chatId: string, messageId: number): boolean {
+    return this.othersAfterStmt.get(this.agent, chatId, messageId) !== undefined;
+  }
+
   get(chatId: string, messageId: number): StoredMessage | undefined {
     const r = this.getStmt.get(this.agent, chatId, messageId) as Row | undefined;
     return r ? toMessage(r) : undefined;
@@ -295,6 +311,23 @@ export class MessageStore {
       after: read.afterId ?? -1,
       scan: read.scan,
       limit: read.limit,
+      ...(key !== null ? { key } : {}),
+    }) as Row[];
+    return rows.map(toMessage);
+  }
+
+  /**
+   * The oldest `limit` messages of one lane right after `afterId`, oldest first (deleted ones left
+   * out), among the chat's next `scan` messages: what followed a message in the conversation.
+   */
+  laneAfter(chatId: string, filter: LaneFilter, afterId: number, o: { readonly limit: number; readonly scan: number }): StoredMessage[] {
+    const key = filter.kind === "thread" ? filter.rootId : filter.kind === "topic" ? filter.topicId : null;
+    const rows = this.laneAfterStmts[filter.kind].all({
+      agent: this.agent,
+      chat: chatId,
+      after: afterId,
+      scan: o.scan,
+      limit: o.limit,
       ...(key !== null ? { key } : {}),
     }) as Row[];
     return rows.map(toMessage);

@@ -212,4 +212,18 @@ export const migrations: readonly string[] = [
     at          INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 13: a group's member count as Telegram last said (the prompt's chat header), prompt tokens
+  // Gemini served from its cache (priced at the cached rate), and the small
+  // pictures sent inline with planning requests (media/inline-images.ts), shared like descriptions.
+  `
+  ALTER TABLE entities ADD COLUMN members INTEGER;
+  ALTER TABLE llm_usage ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+
+  CREATE TABLE media_images (
+    unique_id TEXT    NOT NULL PRIMARY KEY,
+    mime      TEXT    NOT NULL,
+    bytes     BLOB    NOT NULL,
+    at        INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

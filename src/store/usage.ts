@@ -9,6 +9,8 @@ export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0
 export interface UsageTotals {
   readonly calls: number;
   readonly promptTokens: number;
+  /** Of the prompt tokens, those Gemini served from its cache. */
+  readonly cachedTokens: number;
   readonly outputTokens: number;
   readonly thinkingTokens: number;
   /** prompt + output + thinking: what the daily token budget counts. */
@@ -38,11 +40,11 @@ export class UsageStore {
     private readonly prices: PriceTable,
   ) {
     this.insertStmt = db.prepare(
-      `INSERT INTO llm_usage (agent, day, at, purpose, model, prompt_tokens, output_tokens, thinking_tokens, cost_usd)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO llm_usage (agent, day, at, purpose, model, prompt_tokens, output_tokens, thinking_tokens, cost_usd, cached_tokens)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.dayStmt = db.prepare(
-      `SELECT purpose, count(*) AS calls, sum(prompt_tokens) AS p, sum(output_tokens) AS o, sum(thinking_tokens) AS t,
+      `SELECT purpose, count(*) AS calls, sum(prompt_tokens) AS p, sum(cached_tokens) AS c, sum(output_tokens) AS o, sum(thinking_tokens) AS t,
               coalesce(sum(cost_usd), 0) AS cost
        FROM llm_usage WHERE agent = ? AND day = ? GROUP BY purpose`,
     );
@@ -55,7 +57,7 @@ export class UsageStore {
     const cost = estimateCost(this.prices, u.model, u);
     const tokens = this.tokens(day);
     transaction(this.db, () =>
-      this.insertStmt.run(this.agent, day, at, u.purpose, u.model, u.promptTokens, u.outputTokens, u.thinkingTokens, cost ?? null),
+      this.insertStmt.run(this.agent, day, at, u.purpose, u.model, u.promptTokens, u.outputTokens, u.thinkingTokens, cost ?? null, u.cachedTokens ?? 0),
     );
     this.tokensByDay.clear(); // only today's figure is worth keeping
     this.tokensByDay.set(day, tokens + u.promptTokens + u.outputTokens + u.thinkingTokens);
@@ -70,7 +72,7 @@ export class UsageStore {
   /** Totals for the UTC day of `now`. */
   today(now: number): UsageTotals {
     const day = utcDay(now);
-    const rows = this.dayStmt.all(this.agent, day) as { purpose: string; calls: number; p: number; o: number; t: number; cost: number }[];
+    const rows = this.dayStmt.all(this.agent, day) as { purpose: string; calls: number; p: number; c: number; o: number; t: number; cost: number }[];
     const sum = (f: (r: (typeof rows)[number]) => number) => rows.reduce((a, r) => a + f(r), 0);
     const promptTokens = sum((r) => r.p);
     const outputTokens = sum((r) => r.o);
@@ -78,6 +80,7 @@ export class UsageStore {
     return {
       calls: sum((r) => r.calls),
       promptTokens,
+      cachedTokens: sum((r) => r.c),
       outputTokens,
       thinkingTokens,
       totalTokens: promptTokens + outputTokens + thinkingTokens,

@@ -1,13 +1,17 @@
 /**
- * Rolling summaries per thread lane (issue 8 §5).
+ * Rolling summaries per room (a chat, a forum topic) and per reply thread.
  *
- * When: checked each time a plan is made for a lane (the received task, after the prompt is
- * built) — never on the inbound path, which stays one parse and one insert. A lane is due when
- * it has more than KEEP_RECENT unsummarised messages and any of: more than 30 of them, more than
- * an estimated 2,500 tokens of them, or 24 h since its last summary (since its oldest
- * unsummarised message, before the first). Then everything but the newest KEEP_RECENT is
- * summarised, folded into the previous summary (incremental: each call sees the previous
- * summary and the new range only; at most MAX_BATCH messages per call, the newest).
+ * When: checked each time a plan is made (the received task, after the prompt is built) for the
+ * target's room and, when it is asked in one, its reply thread — never on the inbound path, which
+ * stays one parse and one insert. A lane is due when it has more than `keep` unsummarised messages
+ * (KEEP_RECENT, at most the persona's `# History Window`) and any of: more than `max` of them,
+ * more than an estimated 2,500 tokens of them, or 24 h since its last summary (since its oldest
+ * unsummarised message, before the first). For a room, `max` stays below twice the history
+ * window ({@link laneLimits}): the prompt's window reaches back to the last summarised message
+ * up to that bound, so a summary is due before any message could fall between summary and
+ * window. Then everything but the newest `keep` is summarised, folded into the previous summary
+ * (incremental: each call sees the previous summary and the new range only; at most MAX_BATCH
+ * messages per call, the newest).
  *
  * Off the answer's path: summarising is its own `summarize` task on its own graph,
  * `summary:<lane key>` — the scheduler runs one task at a time per graph, so a multi-second
@@ -53,6 +57,26 @@ export const summaryGraph = (lane: string) => `summary:${lane}`;
 /** True for a lane-summary graph (not a chat's: owner commands and /status count it apart). */
 export const isSummaryGraph = (graph: string) => graph.startsWith("summary:");
 
+/** Unsummarised messages a room's window can show beyond the summary and the due threshold: the room's threshold stays this far below twice the window. */
+const ROOM_SLACK = 6;
+
+/** A lane's thresholds: how many newest messages stay unsummarised, and how many make it due. */
+export interface LaneLimits {
+  readonly keep: number;
+  readonly max: number;
+}
+
+/**
+ * The thresholds of a lane for a persona whose history window is `window`: a room keeps at most
+ * `window` and is due before `2 × window` unsummarised messages (the window's reach); a reply
+ * thread uses the defaults.
+ */
+export function laneLimits(lane: Lane, window: number): LaneLimits {
+  const keep = Math.min(KEEP_RECENT, window);
+  if (lane.kind === "reply") return { keep, max: MAX_UNSUMMARISED };
+  return { keep, max: Math.max(keep + 1, Math.min(MAX_UNSUMMARISED, 2 * window - ROOM_SLACK)) };
+}
+
 /** What the thresholds look at. */
 export interface LaneBacklog {
   readonly count: number;
@@ -62,9 +86,9 @@ export interface LaneBacklog {
 }
 
 /** True when a lane's unsummarised messages call for a summary (see the module comment). */
-export function summaryDue(b: LaneBacklog, now: number): boolean {
-  if (b.count <= KEEP_RECENT) return false;
-  return b.count > MAX_UNSUMMARISED || b.tokens > MAX_UNSUMMARISED_TOKENS || now - b.since >= MAX_SUMMARY_AGE_MS;
+export function summaryDue(b: LaneBacklog, now: number, limits: LaneLimits = { keep: KEEP_RECENT, max: MAX_UNSUMMARISED }): boolean {
+  if (b.count <= limits.keep) return false;
+  return b.count > limits.max || b.tokens > MAX_UNSUMMARISED_TOKENS || now - b.since >= MAX_SUMMARY_AGE_MS;
 }
 
 const messageTokens = (m: StoredMessage) => estimateTokens(m.text) + HEADER_TOKENS;
@@ -82,6 +106,8 @@ export interface LaneSummariesOptions {
   readonly busy: (graph: string) => boolean;
   /** The planner's speaker directory (one formatter for every reference in what the summariser reads). */
   readonly speakers: () => SpeakerDirectory;
+  /** The persona's `# History Window` (default 16): a room's summary is due before its window's reach. */
+  readonly window?: number;
 }
 
 export class LaneSummaries {
@@ -107,11 +133,13 @@ export class LaneSummaries {
       const now = this.o.clock.now();
       if ((this.refusedUntil.get(key) ?? 0) > now || this.o.busy(summaryGraph(key))) return;
       const prev = this.o.summaries.get(key);
-      const backlog = readLane(this.o.messages, lane, { uptoId, limit: MAX_UNSUMMARISED + 1, ...(prev ? { afterId: prev.toId } : {}) });
-      if (backlog.length <= KEEP_RECENT) return;
+      const limits = laneLimits(lane, this.o.window ?? 16);
+      const backlog = readLane(this.o.messages, lane, { uptoId, limit: limits.max + 1, ...(prev ? { afterId: prev.toId } : {}) });
+      if (backlog.length <= limits.keep) return;
       const due = summaryDue(
         { count: backlog.length, tokens: backlog.reduce((n, m) => n + messageTokens(m), 0), since: prev?.updatedAt ?? backlog[0]!.date },
         now,
+        limits,
       );
       if (!due) return;
       this.o.add(summaryGraph(key), [{ kind: "summarize", payload: { lane: key } }]);
@@ -131,9 +159,10 @@ export class LaneSummaries {
         const key = task.payload.lane;
         const lane = parseLaneKey(key);
         const prev = this.o.summaries.get(key);
-        const backlog = readLane(this.o.messages, lane, { limit: MAX_BATCH + KEEP_RECENT, ...(prev ? { afterId: prev.toId } : {}) });
-        if (backlog.length <= KEEP_RECENT) return { type: "done" };
-        const batch = backlog.slice(0, -KEEP_RECENT);
+        const { keep } = laneLimits(lane, this.o.window ?? 16);
+        const backlog = readLane(this.o.messages, lane, { limit: MAX_BATCH + keep, ...(prev ? { afterId: prev.toId } : {}) });
+        if (backlog.length <= keep) return { type: "done" };
+        const batch = backlog.slice(0, -keep);
         const previous = prev ? parseStoredSummary(prev.content) : undefined;
         let out;
         try {

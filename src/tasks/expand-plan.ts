@@ -11,13 +11,18 @@ export interface ExpandOptions {
   readonly answers?: readonly number[];
   /** Open task ids of the chat the plan must wait for (e.g. the pending read mark). */
   readonly waitFor?: readonly number[];
+  /**
+   * Groups: the message the plan's first answer replies to if others wrote after it before it
+   * goes out (the last addressed message); used only when the plan names no reply_to anywhere.
+   */
+  readonly replyTarget?: number;
 }
 
 /**
  * Turn a validated plan into graph tasks. Each `send` becomes typing → send per message part
  * (long text is split), each `sticker` a short "choosing sticker" pause → sticker. A task
  * without `depends_on` follows the previous one; with it, it follows exactly those.
- * `remember` and `think` do not enter the graph: the caller handles them.
+ * `remember` does not enter the graph: the caller stores it.
  */
 export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask[] {
   const out: NewTask[] = [];
@@ -27,9 +32,11 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
   // The General topic (1) of a forum takes no topic header.
   const topic = o.topicId !== undefined && o.topicId !== 1 ? { topicId: o.topicId } : {};
   const answers = o.answers?.length ? { answers: [...o.answers] } : {};
+  const named = plan.some((t) => (t.kind === "send" || t.kind === "sticker") && t.reply_to !== undefined);
+  let auto = !named && o.replyTarget !== undefined ? { autoReplyTo: o.replyTarget } : {};
 
   plan.forEach((t, i) => {
-    // Explicit dependencies count only on tasks that entered the graph (not think/remember);
+    // Explicit dependencies count only on tasks that entered the graph (not remember);
     // with none left, the task follows the previous one like any other.
     const explicit = (t.depends_on?.length ? t.deps : []).map((d) => lastOf[d]).filter((x): x is number => x !== undefined);
     let after: number[] = explicit.length ? explicit : previous !== undefined ? [previous] : [];
@@ -47,7 +54,8 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         splitText(t.text).forEach((part, n) => {
           push({ kind: "typing", payload: { seconds: typingSeconds(part, o.pacing), action: "typing", ...topic } });
           const replyTo = n === 0 && t.reply_to !== undefined ? { replyTo: t.reply_to } : {};
-          last = push({ kind: "send", payload: { text: part, ...replyTo, ...topic, ...answers }, needsRandomId: true });
+          last = push({ kind: "send", payload: { text: part, ...replyTo, ...auto, ...topic, ...answers }, needsRandomId: true });
+          auto = {};
         });
         break;
       }
@@ -55,9 +63,10 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         push({ kind: "typing", payload: { seconds: STICKER_CHOICE_SEC, action: "sticker", ...topic } });
         last = push({
           kind: "sticker",
-          payload: { set: t.sticker_set, name: t.name, ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}), ...topic, ...answers },
+          payload: { set: t.sticker_set, name: t.name, ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}), ...auto, ...topic, ...answers },
           needsRandomId: true,
         });
+        auto = {};
         break;
       case "react":
         // Telegram knows each reaction by one exact code-point sequence (e.g. "❤" without U+FE0F).
@@ -74,7 +83,6 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         last = push({ kind: t.kind, payload: {} });
         break;
       case "remember":
-      case "think":
         break;
     }
     if (last !== undefined) {

@@ -26,10 +26,14 @@ export interface TaskPayloads {
    * `outcome`: what the call decided, kept for the hourly interjection cap.
    */
   address: { items: number[]; firstAt: number; outcome?: "answer" | "interject" | "react" | "none" | "superseded" };
-  /** `answers`: the addressed messages this plan answers — carried into the next plan if cancelled unsent. */
-  send: { text: string; replyTo?: number; topicId?: number; sentId?: number; answers?: number[] };
+  /**
+   * `answers`: the addressed messages this plan answers — carried into the next plan if cancelled
+   * unsent. `autoReplyTo`: in a group, the message this answer replies to when others wrote after
+   * it by the time it is sent (the plan named no reply_to).
+   */
+  send: { text: string; replyTo?: number; autoReplyTo?: number; topicId?: number; sentId?: number; answers?: number[] };
   react: { messageId: number; emoji: string };
-  sticker: { set: string; name: string; replyTo?: number; topicId?: number; answers?: number[] };
+  sticker: { set: string; name: string; replyTo?: number; autoReplyTo?: number; topicId?: number; answers?: number[] };
   wait: { seconds: number; until?: number };
   read: { maxId: number };
   block: Record<string, never>;

@@ -19,7 +19,14 @@ export function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | und
     };
   }
   if (x instanceof Api.Chat) {
-    return { peerId: utils.getPeerId(x), kind: "chat", ...(x.title ? { title: x.title } : {}), bot: false, min: false };
+    return {
+      peerId: utils.getPeerId(x),
+      kind: "chat",
+      ...(x.title ? { title: x.title } : {}),
+      bot: false,
+      min: false,
+      ...(typeof x.participantsCount === "number" ? { members: x.participantsCount } : {}),
+    };
   }
   if (x instanceof Api.Channel) {
     return {
@@ -31,6 +38,7 @@ export function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | und
       bot: false,
       min: Boolean(x.min),
       ...(x.broadcast ? { broadcast: true } : {}),
+      ...(typeof x.participantsCount === "number" ? { members: x.participantsCount } : {}),
     };
   }
   if (x instanceof Api.ChannelForbidden) {

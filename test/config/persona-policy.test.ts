@@ -30,6 +30,8 @@ describe("persona policy fields", () => {
         "@book_club",
         "# Answers Per Hour",
         "5",
+        "# DM Answers Per Hour",
+        "90",
         "# Daily Token Budget",
         "250_000",
         "# Takeover Silence",
@@ -41,6 +43,7 @@ describe("persona policy fields", () => {
       allowedUsers: [{ id: "5000000001" }, { username: "alice_b" }, { username: "bobstone" }],
       allowedGroups: [{ id: "-1001500000001" }, { id: "-4000001" }, { username: "book_club" }],
       answersPerHour: 5,
+      dmAnswersPerHour: 90,
       dailyTokenBudget: 250_000,
       takeoverSilenceMin: 0,
     });

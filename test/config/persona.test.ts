@@ -70,8 +70,10 @@ describe("parsePersona", () => {
       readDelaySec: 2,
       quietWindowSec: 3,
       historyWindow: 16,
+      threadWindow: 8,
       focusedWindow: 8,
-      policy: { dm: "open", allowedUsers: [], allowedGroups: [], answersPerHour: 20, dailyTokenBudget: 2_000_000, takeoverSilenceMin: 30 },
+      timeZone: p.timeZone,
+      policy: { dm: "open", allowedUsers: [], allowedGroups: [], answersPerHour: 20, dmAnswersPerHour: 60, dailyTokenBudget: 2_000_000, takeoverSilenceMin: 30 },
       file: "agents/Test.md",
     });
     expect(p.phone).toBeUndefined();
@@ -144,11 +146,20 @@ describe("parsePersona", () => {
     expect(parse(MINIMAL + "# quiet window\n2.5\n").quietWindowSec).toBe(2.5);
   });
 
-  it("reads the history window sizes: whole numbers of messages, 16 and 8 by default", () => {
-    expect([parse(MINIMAL).historyWindow, parse(MINIMAL).focusedWindow]).toEqual([16, 8]);
-    const p = parse(MINIMAL + "# History Window\n40\n# Focused Window\n1\n");
-    expect([p.historyWindow, p.focusedWindow]).toEqual([40, 1]);
-    expect(parse(MINIMAL + "# Focused Window\n100\n").focusedWindow).toBe(100);
+  it("reads the window sizes: whole numbers of messages, 16, 8 and 8 by default; thread and focused may be 0", () => {
+    expect([parse(MINIMAL).historyWindow, parse(MINIMAL).threadWindow, parse(MINIMAL).focusedWindow]).toEqual([16, 8, 8]);
+    const p = parse(MINIMAL + "# History Window\n40\n# Thread Window\n0\n# Focused Window\n1\n");
+    expect([p.historyWindow, p.threadWindow, p.focusedWindow]).toEqual([40, 0, 1]);
+    expect(parse(MINIMAL + "# Focused Window\n50\n").focusedWindow).toBe(50);
+  });
+
+  it("reads the time zone: an IANA name, by default the machine's", () => {
+    expect(parse(MINIMAL + "# Time Zone\nEurope/Berlin\n").timeZone).toBe("Europe/Berlin");
+    expect(parse(MINIMAL + "# Time Zone\nutc\n").timeZone).toBe("UTC");
+    expect(parse(MINIMAL).timeZone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC");
+    const e = fileError(() => parse(MINIMAL + "# Time Zone\nMars/Olympus\n"));
+    expect(e.field).toBe("Time Zone");
+    expect(e.problem).toContain('"Mars/Olympus"');
   });
 
   describe("errors", () => {
@@ -250,7 +261,8 @@ describe("parsePersona", () => {
       ["Quiet Window", "-1"],
       ["Quiet Window", "3s"],
       ["History Window", "0"],
-      ["History Window", "101"],
+      ["History Window", "51"],
+      ["Thread Window", "-1"],
       ["History Window", "2.5"],
       ["Focused Window", "ten"],
       ["Focused Window", "-8"],

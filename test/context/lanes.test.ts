@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { LaneKeyError, laneKey, laneOf, parseLaneKey, readLane } from "../../src/context/lanes";
+import { LaneKeyError, laneKey, parseLaneKey, readLane, roomOf, threadOf, type Lane } from "../../src/context/lanes";
 import { openDatabase } from "../../src/store/db";
 import { MessageStore, type StoredMessage } from "../../src/store/messages";
 import { migrations } from "../../src/store/migrations";
@@ -19,8 +19,10 @@ function store() {
 }
 
 const ids = (ms: readonly StoredMessage[]) => ms.map((m) => m.messageId);
+/** A message's thread in a group, else its room. */
+const laneOf = (m: StoredMessage): Lane => threadOf(m) ?? roomOf(m);
 
-describe("thread lanes", () => {
+describe("rooms and reply threads", () => {
   it("a reply joins the lane of its chain's root, however deep the chain", () => {
     const { messages } = store();
     messages.insert(msg(GROUP, 1));
@@ -32,7 +34,7 @@ describe("thread lanes", () => {
     expect(laneKey(laneOf(messages.get(GROUP, 1)!))).toBe(`root:${GROUP}`);
   });
 
-  it("two interleaved reply threads are read apart; the root lane holds what replies to nothing", () => {
+  it("two interleaved reply threads are read apart; the room holds every message, replies included", () => {
     const { messages } = store();
     messages.insert(msg(GROUP, 10)); // thread A opens
     messages.insert(msg(GROUP, 11)); // thread B opens
@@ -45,7 +47,8 @@ describe("thread lanes", () => {
     const b = laneOf(messages.get(GROUP, 15)!);
     expect(ids(readLane(messages, a, { limit: 50 }))).toEqual([10, 12, 14]);
     expect(ids(readLane(messages, b, { limit: 50 }))).toEqual([11, 13, 15]);
-    expect(ids(readLane(messages, { kind: "root", chatId: GROUP }, { limit: 50 }))).toEqual([10, 11, 16]);
+    expect(ids(readLane(messages, { kind: "root", chatId: GROUP }, { limit: 50 }))).toEqual([10, 11, 12, 13, 14, 15, 16]);
+    expect(roomOf(messages.get(GROUP, 14)!)).toEqual({ kind: "root", chatId: GROUP });
 
     // Bounded: the newest `limit`, up to `uptoId`, above `afterId`.
     expect(ids(readLane(messages, a, { limit: 2 }))).toEqual([12, 14]);
@@ -53,14 +56,17 @@ describe("thread lanes", () => {
     expect(ids(readLane(messages, a, { limit: 50, afterId: 10 }))).toEqual([12, 14]);
   });
 
-  it("the root lane of a group also holds the persona's own messages, wherever they reply", () => {
+  it("the messages right after one, in its room: what followed it in the conversation", () => {
     const { messages } = store();
     messages.insert(msg(GROUP, 1, { text: "@mira_ai hi" }));
     messages.insert(msg(GROUP, 2, { replyToId: 1, isAgent: true, senderId: "500", text: "hi!" }));
     messages.insert(msg(GROUP, 3, { replyToId: 2 }));
     messages.insert(msg(GROUP, 4, { text: "@mira_ai another thing" }));
-    expect(ids(readLane(messages, { kind: "root", chatId: GROUP }, { limit: 50 }))).toEqual([1, 2, 4]);
-    expect(ids(readLane(messages, { kind: "reply", chatId: GROUP, rootId: 1 }, { limit: 50 }))).toEqual([1, 2, 3]);
+    messages.markDeleted(GROUP, [3]);
+    expect(ids(messages.laneAfter(GROUP, { kind: "all" }, 1, { limit: 2, scan: 10 }))).toEqual([2, 4]);
+    expect(ids(readLane(messages, { kind: "reply", chatId: GROUP, rootId: 1 }, { limit: 50 }))).toEqual([1, 2]);
+    expect(messages.othersWroteAfter(GROUP, 2)).toBe(true);
+    expect(messages.othersWroteAfter(GROUP, 4)).toBe(false);
   });
 
   it("a parent that is not stored becomes the root; a reply to a stored reply inherits its root", () => {
@@ -71,17 +77,18 @@ describe("thread lanes", () => {
     expect(messages.get(GROUP, 51)!.threadRoot).toBe(5);
   });
 
-  it("a forum topic is one lane, replies inside it included", () => {
+  it("a forum topic is one room, replies inside it included (no reply threads in topics)", () => {
     const { messages } = store();
     messages.insert(msg(GROUP, 100, { topicId: 7 }));
     messages.insert(msg(GROUP, 101, { topicId: 9 }));
     messages.insert(msg(GROUP, 102, { topicId: 7, replyToId: 100 }));
     const lane = laneOf(messages.get(GROUP, 102)!);
+    expect(threadOf(messages.get(GROUP, 102)!)).toBeUndefined();
     expect(laneKey(lane)).toBe(`topic:${GROUP}:7`);
     expect(ids(readLane(messages, lane, { limit: 50 }))).toEqual([100, 102]);
   });
 
-  it("a private chat is one lane, replies and all", () => {
+  it("a private chat is one room, replies and all", () => {
     const { messages } = store();
     messages.insert(msg(DM, 1));
     messages.insert(msg(DM, 2));

@@ -1,5 +1,6 @@
 import { closeDatabase } from "../../src/store/db";
 import { afterEach, describe, expect, it } from "vitest";
+import { lastUserText } from "../support/gemini-fake";
 import { Harness, plan } from "../support/harness";
 
 let h: Harness;
@@ -38,7 +39,7 @@ describe("who the persona answers", () => {
     expect(h.sent(h.group)).toEqual([{ id: expect.any(Number), text: "They're by the door, Bob.", replyTo: ask.id }]);
   });
 
-  it("is triggered by a reply to its own message, which it sees as `agent`", async () => {
+  it("is triggered by a reply to its own message, which it sees labelled with its name", async () => {
     h = await Harness.start();
     const hi = await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, say hi" });
     h.gemini.script(plan({ kind: "send", text: "hi all" }));
@@ -50,9 +51,9 @@ describe("who the persona answers", () => {
     h.gemini.script(plan({ kind: "react", emoji: "😁", message_id: hi.id }));
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(2);
-    expect(h.nowParts()[0]).toContain(`[↩ reply to #${mine!.id} agent]`);
-    // Its own message is history with its id, labelled agent.
-    expect(h.historyParts()).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${mine!.id} agent · .*⟧ hi all$`)));
+    expect(h.nowParts()[0]).toContain(`[↩ reply to #${mine!.id} Mira (you)]`);
+    // Its own message is history with its id, labelled with its name.
+    expect(h.historyParts()).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${mine!.id} Mira \\(you\\) · .*⟧ hi all$`)));
     expect(h.emu.reactions(h.group, hi.id)).toEqual([{ userId: String(h.account.id), emoji: "😁" }]);
   });
 
@@ -71,11 +72,12 @@ describe("who the persona answers", () => {
     expect(body.contents!.map((c) => c.role)).toEqual(["user"]);
     const mine = h.sent(dm)[0]!;
     expect(h.historyParts(1)).toEqual([
-      expect.stringMatching(/^⟦#\d+ \[Carol\]\(tg:@carol\) · \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ⟧ hey$/),
-      expect.stringMatching(new RegExp(`^⟦#${mine.id} agent · .*⟧ hey carol$`)),
+      expect.stringMatching(/^⟦#\d+ \[Carol\]\(tg:@carol\) · (\w{3} \d+ \w{3} )?\d\d:\d\d⟧ hey$/),
+      expect.stringMatching(new RegExp(`^⟦#${mine.id} Mira \\(you\\) · .*⟧ hey carol$`)),
     ]);
     expect(h.nowParts(1)).toEqual([expect.stringMatching(/⟧ how are you$/)]);
-    expect(body.systemInstruction?.parts?.[0]?.text).toContain("private (direct) chat");
+    expect(lastUserText(body)).toContain("⟦chat⟧ a private chat");
+    expect(body.systemInstruction?.parts?.[0]?.text).toContain("block");
     expect(JSON.stringify(body.contents)).not.toContain('"system"');
     expect(h.sent(dm).map((m) => m.text)).toEqual(["hey carol"]);
   });

@@ -4,9 +4,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { geminiJsonSchema } from "../../src/llm/json-schema";
-import { planSchema } from "../../src/llm/plan-schema";
+import { planSchemaFor } from "../../src/llm/plan-schema";
 import { PURPOSES } from "../../src/llm/purposes";
-import { Harness, plan } from "../support/harness";
+import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
 let h: Harness;
 afterEach(async () => {
@@ -26,23 +26,57 @@ describe("the plan request", () => {
     expect(h.gemini.requests).toHaveLength(1);
     const config = h.gemini.requests[0]!.body.generationConfig!;
     expect(config.responseSchema).toBeUndefined();
-    expect(config.responseJsonSchema).toEqual(geminiJsonSchema(planSchema));
+    expect(config.responseJsonSchema).toEqual(geminiJsonSchema(planSchemaFor({ isDm: false, stickerSets: h.persona.stickerSets })));
     // One object per kind, each with its own required fields.
     const variants = (config.responseJsonSchema as { properties: { tasks: { items: { anyOf: { properties: { kind: { enum: string[] } }; required: string[] }[] } } } })
       .properties.tasks.items.anyOf;
     const byKind = Object.fromEntries(variants.map((v) => [v.properties.kind.enum[0], v.required]));
-    expect(byKind).toMatchObject({
+    expect(byKind).toEqual({
       send: ["kind", "text"],
       react: ["kind", "emoji", "message_id"],
       sticker: ["kind", "sticker_set", "name"],
       wait: ["kind", "seconds"],
+      read: ["kind"],
       remember: ["kind", "content"],
-      block: ["kind"],
     });
     expect(JSON.stringify(config.responseJsonSchema)).not.toMatch(/"const"|"\$schema"|"oneOf"|"minLength"|"exclusiveMinimum"/);
     expect(config.maxOutputTokens).toBe(PURPOSES.plan.maxOutputTokens);
     expect(config.thinkingConfig).toEqual({ thinkingBudget: PURPOSES.plan.thinkingBudget });
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hi"]);
+  });
+});
+
+describe("only the actions that work here", () => {
+  /** The task kinds a request's schema offers, and those its instruction names. */
+  const offered = (i: number) => {
+    const body = h.gemini.requests[i]!.body;
+    const variants = (body.generationConfig!.responseJsonSchema as { properties: { tasks: { items: { anyOf: { properties: { kind: { enum: string[] } } }[] } } } }).properties.tasks.items.anyOf;
+    const system = (body.systemInstruction?.parts ?? []).map((p) => p.text ?? "").join("\n");
+    return { kinds: variants.map((v) => v.properties.kind.enum[0]), line: system.split("\n").find((l) => l.startsWith("Task kinds:")) ?? "" };
+  };
+
+  it("a group without sticker sets offers no sticker and no block; a private chat offers block and unblock", async () => {
+    h = await Harness.start({ persona: TEST_PERSONA.replace(/# Agent Sticker Sets[\s\S]*$/, "") });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello" });
+    await h.pass(20_000);
+    await h.emu.post({ chat: h.emu.dm(h.account, h.carol), from: h.carol, text: "hi" });
+    await h.pass(20_000);
+
+    expect(offered(0).kinds).toEqual(["send", "react", "wait", "read", "remember"]);
+    expect(offered(0).line).not.toMatch(/sticker|block|think/);
+    expect(offered(1).kinds).toEqual(["send", "react", "wait", "read", "remember", "block", "unblock"]);
+    expect(offered(1).line).toContain("block");
+    // The group's schema is smaller than the full one (printed for the record).
+    const size = (i: number) => JSON.stringify(h.gemini.requests[i]!.body.generationConfig!.responseJsonSchema).length;
+    expect(size(0)).toBeLessThan(size(1));
+  });
+
+  it("a sticker the model names in a chat that offers none is refused as an unknown kind; the rest of the plan runs", async () => {
+    h = await Harness.start({ persona: TEST_PERSONA.replace(/# Agent Sticker Sets[\s\S]*$/, "") });
+    h.gemini.script(plan({ kind: "sticker", sticker_set: "Cats", name: "😺" }, { kind: "send", text: "hello!" }));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello" });
+    await h.pass(20_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello!"]);
   });
 });
 

@@ -15,8 +15,8 @@ afterEach(async () => {
 /** How often `needle` occurs in `hay`. */
 const count = (hay: string, needle: string) => hay.split(needle).length - 1;
 
-describe("thread lanes", () => {
-  it("a question inside one of two interleaved reply threads carries no message of the other", async () => {
+describe("the room around every answer", () => {
+  it("a question inside one of two interleaved reply threads sees the room: both threads, in order, the question marked in place", async () => {
     h = await Harness.start();
     const snacks = await h.emu.post({ chat: h.group, from: h.alice, text: "who's bringing snacks on Friday?" });
     const match = await h.emu.post({ chat: h.group, from: h.bob, text: "what time does the match start?" });
@@ -29,21 +29,18 @@ describe("thread lanes", () => {
     await h.pass(20_000);
 
     expect(h.gemini.requests).toHaveLength(1);
-    const all = h.lastUserTurn();
-    for (const other of ["what time does the match start?", "8pm I think", "is it the final?", "pizza"]) expect(all).not.toContain(other);
-    // Thread 1: its opening message and carol's reply as history, bob's question as the request.
-    expect(h.historyParts()).toEqual([expect.stringContaining("who's bringing snacks on Friday?"), expect.stringContaining("I'll bring chips")]);
-    expect(h.nowParts()).toEqual([expect.stringContaining("can you bring drinks?")]);
+    const texts = ["who's bringing snacks", "what time does the match", "I'll bring chips", "8pm I think", "is it the final?", "pizza later"];
+    expect(h.historyParts()).toEqual(texts.map((t) => expect.stringContaining(t)));
+    expect(h.nowParts()).toEqual([expect.stringContaining(`[↩ reply to #${chips.id} [Carol](tg:@carol)]\n[Mira](tg:@mira_ai) can you bring drinks?`)]);
 
-    // The persona's answer joins the thread: the next question there sees it, with its id.
+    // The persona's answer is in the room: the next question there sees it, with its id.
     const [answer] = h.sent(h.group);
     const again = await h.emu.post({ chat: h.group, from: h.alice, text: "lemonade? really?", replyTo: answer!.id });
     h.gemini.script(plan());
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(2);
-    expect(h.historyParts()).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${answer!.id} agent · .*⟧\\n\\[↩ reply to #${ask.id} \\[Bob\\]\\(tg:@bob\\)\\]\\nsure, lemonade$`)));
-    expect(h.nowParts()).toEqual([expect.stringContaining(`⟧\n[↩ reply to #${answer!.id} agent]\nlemonade? really?`)]);
-    expect(h.lastUserTurn()).not.toContain("match");
+    expect(h.historyParts()).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${answer!.id} Mira \\(you\\) · .*⟧\\n\\[↩ reply to #${ask.id} \\[Bob\\]\\(tg:@bob\\)\\]\\nsure, lemonade$`)));
+    expect(h.nowParts()).toEqual([expect.stringContaining(`⟧\n[↩ reply to #${answer!.id} Mira (you)]\nlemonade? really?`)]);
     expect(again.id).toBeGreaterThan(answer!.id);
   });
 
@@ -58,7 +55,7 @@ describe("thread lanes", () => {
     await h.pass(20_000);
     expect(h.historyParts()).toEqual([
       expect.stringContaining("what's a good board game for 6?"),
-      expect.stringMatching(new RegExp(`^⟦#${answer!.id} agent · [^⟧]*⟧\n\\[↩ reply to #${first.id} \\[Alice\\]\\(tg:@alice\\)\\]\nCodenames!$`)),
+      expect.stringMatching(new RegExp(`^⟦#${answer!.id} Mira \\(you\\) · [^⟧]*⟧\n\\[↩ reply to #${first.id} \\[Alice\\]\\(tg:@alice\\)\\]\nCodenames!$`)),
     ]);
   });
 
@@ -75,63 +72,65 @@ describe("thread lanes", () => {
 
     expect(h.gemini.requests).toHaveLength(1);
     expect(h.lastUserTurn()).not.toContain("Dune");
+    expect(h.lastUserTurn()).toContain("Porto was lovely in May");
     expect(h.lastUserTurn()).toContain("when should I go to Porto?");
   });
 });
 
 describe("window sizes from the persona", () => {
-  it("# History Window sizes a private chat's window, # Focused Window a strict group's", async () => {
+  it("# History Window sizes every room's part, in private chats and groups alike; # Focused Window bounds the older messages that involved the persona", async () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# History Window\n3\n\n# Focused Window\n1\n` });
     const dm = h.emu.dm(h.account, h.carol);
     for (let i = 1; i <= 6; i++) await h.emu.post({ chat: dm, from: h.carol, text: `note number ${i}` });
     h.gemini.respondWith(() => plan({ kind: "send", text: "noted" }));
     await h.pass(20_000);
+    // Without a summary the window reaches back up to twice its size: all 6 of them.
+    expect(h.nowParts()).toHaveLength(6);
     await h.emu.post({ chat: dm, from: h.carol, text: "and now?" });
     await h.pass(20_000);
-    expect(h.historyParts()).toHaveLength(3); // the newest 3 of the lane: note 5, note 6 and the persona's answer
+    expect(h.historyParts()).toHaveLength(6); // notes 2 to 6 and the persona's answer: twice the window
     expect(h.historyParts().at(-1)).toMatch(/⟧ noted$/);
 
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai first?" });
     await h.pass(20_000);
+    for (let i = 1; i <= 8; i++) await h.emu.post({ chat: h.group, from: h.bob, text: `chatter ${i}` });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai second?" });
     await h.pass(20_000);
-    expect(h.historyParts()).toHaveLength(1); // of "first?" and its answer, only the newest
-    expect(h.historyParts()[0]).toMatch(/⟧ noted$/);
+    // The room's newest 6, and of the older exchange with the persona only its newest message (the answer).
+    expect(h.historyParts()).toEqual([expect.stringMatching(/⟧ noted$/), ...[3, 4, 5, 6, 7, 8].map((i) => expect.stringContaining(`chatter ${i}`))]);
   });
 });
 
 describe("the replied-to message in view", () => {
-  it("injects a replied-to message older than the window once, and never duplicates one inside it", async () => {
-    h = await Harness.start();
+  it("a reply to a message older than the window brings it with what it answered and the flow after it, once each", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# History Window\n8\n` });
     const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "where do we meet on saturday?" });
+    await h.emu.post({ chat: dm, from: h.carol, text: "somewhere central please" });
     const first = await h.emu.post({ chat: dm, from: h.carol, text: "the plan: meet at the old bridge at 6" });
+    await h.emu.post({ chat: dm, from: h.carol, text: "bring the blue bag" });
     for (let i = 1; i <= 24; i++) await h.emu.post({ chat: dm, from: h.carol, text: `note number ${i}` });
     h.gemini.respondWith(() => plan());
     await h.pass(20_000);
-    const before = h.gemini.requests.length;
 
-    // Out of the window (a private chat keeps the last 16): injected as a history item, once.
     const outside = await h.emu.post({ chat: dm, from: h.carol, text: "still on?", replyTo: first.id });
     await h.pass(20_000);
-    expect(h.gemini.requests).toHaveLength(before + 1);
-    let all = h.lastUserTurn();
+    const all = h.lastUserTurn();
     expect(count(all, "the plan: meet at the old bridge at 6")).toBe(1);
-    expect(h.historyParts()[0]).toMatch(new RegExp(`^⟦#${first.id} \\[Carol\\]\\(tg:@carol\\) · [^⟧]*⟧ the plan: meet at the old bridge at 6$`));
-    expect(count(all, "note number 1\n") + count(all, "note number 1⟧")).toBe(0);
+    // Earlier: two messages before it (what it answered), it, and what followed it.
+    expect(h.historyParts().slice(0, 6)).toEqual([
+      expect.stringContaining("where do we meet on saturday?"),
+      expect.stringContaining("somewhere central please"),
+      expect.stringMatching(new RegExp(`^⟦#${first.id} \\[Carol\\]\\(tg:@carol\\) · [^⟧]*⟧ the plan: meet at the old bridge at 6$`)),
+      expect.stringContaining("bring the blue bag"),
+      expect.stringContaining("note number 1"),
+      expect.stringContaining("note number 2"),
+    ]);
+    expect(all.indexOf("⟦earlier⟧")).toBeLessThan(all.indexOf("where do we meet"));
+    expect(all.indexOf("⟦history⟧")).toBeGreaterThan(all.indexOf("note number 2⟧") === -1 ? all.indexOf("note number 2") : 0);
     expect(h.nowParts()).toEqual([expect.stringContaining(`\n[↩ reply to #${first.id} [Carol](tg:@carol)]\nstill on?`)]);
-    expect(all).not.toContain("> the plan");
-
-    // Inside the window: the reply line names it; its text is there once, as its own item.
-    const inside = await h.emu.post({ chat: dm, from: h.carol, text: "wait, which one?", replyTo: outside.id - 2 });
-    await h.pass(20_000);
-    all = h.lastUserTurn();
-    expect(count(all, "note number 23")).toBe(1);
-    // "still on?" is history now; what it replies to is out of view, so its line quotes it (once).
-    expect(count(all, "the old bridge")).toBe(1);
-    expect(h.historyParts()).toContainEqual(expect.stringContaining(`[↩ reply to #${first.id} [Carol](tg:@carol)]\n> the plan: meet at the old bridge at 6\nstill on?`));
-    expect(h.nowParts()).toEqual([expect.stringContaining(`\n[↩ reply to #${outside.id - 2} [Carol](tg:@carol)]\nwait, which one?`)]);
-    expect(all).not.toContain("> note number");
-    expect(inside.id).toBeGreaterThan(outside.id);
+    expect(all).not.toContain("> the plan"); // in view: never quoted again
+    expect(outside.id).toBeGreaterThan(first.id);
   });
 });
 
@@ -192,7 +191,7 @@ describe("speaker references, mentions and quotes", () => {
     expect(body.contents!.map((c) => c.role)).toEqual(["user"]);
     expect(JSON.stringify(body.contents)).not.toMatch(/"role":"(model|system)"/);
     const history = h.historyParts();
-    for (const m of mine) expect(history).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${m.id} agent · [^⟧]*⟧ ${m.text.replace("?", "\\?")}$`)));
-    expect(h.nowParts()).toEqual([expect.stringContaining(`[↩ reply to #${mine[1]!.id} agent]\nnot much`)]);
+    for (const m of mine) expect(history).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${m.id} Mira \\(you\\) · [^⟧]*⟧ ${m.text.replace("?", "\\?")}$`)));
+    expect(h.nowParts()).toEqual([expect.stringContaining(`[↩ reply to #${mine[1]!.id} Mira (you)]\nnot much`)]);
   });
 });

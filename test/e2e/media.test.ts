@@ -23,16 +23,24 @@ function inlineOf(body: GenerateBody): { mimeType: string; data: string } | unde
   return undefined;
 }
 
+/** A planning request (its system instruction asks for a plan); it may carry pictures inline too. */
+const isPlan = (body: GenerateBody) => (body.systemInstruction?.parts ?? []).some((p) => (p.text ?? "").includes('{"tasks":[...]}'));
+/** A description or transcription request: a file inline, and not a plan. */
+const isDescribe = (body: GenerateBody) => !isPlan(body) && inlineOf(body) !== undefined;
+
 /** Describe requests get `describe(data)`; everything else (plans) gets an empty plan. */
 function answerDescriptions(describe: (inline: { mimeType: string; data: string }) => string): void {
   h.gemini.respondWith((body) => {
     const inline = inlineOf(body);
-    return inline ? { json: { text: describe(inline) } } : plan();
+    return isDescribe(body) && inline ? { json: { text: describe(inline) } } : plan();
   });
 }
 
-const describeRequests = () => h.gemini.requests.filter((r) => inlineOf(r.body) !== undefined);
-const planRequests = () => h.gemini.requests.filter((r) => inlineOf(r.body) === undefined);
+const describeRequests = () => h.gemini.requests.filter((r) => isDescribe(r.body));
+const planRequests = () => h.gemini.requests.filter((r) => isPlan(r.body));
+/** The pictures a planning request carries inline. */
+const inlinePictures = (body: GenerateBody) =>
+  (body.contents ?? []).flatMap((c) => c.parts ?? []).flatMap((p) => (p.inlineData ? [p.inlineData as { mimeType: string; data: string }] : []));
 /** Every text of the last planning request (the history and the addressed messages). */
 const lastPlanTurn = () =>
   (planRequests().at(-1)!.body.contents ?? [])
@@ -82,9 +90,12 @@ describe("media understanding", () => {
     expect(turn).toContain("[photo: cached words for C]");
     expect(turn).toContain("[photo: AI words for D]");
     expect(turn).not.toContain("global words for A");
-    // Only D was downloaded (in chunks of its own file), and described once.
-    expect(new Set(downloads())).toEqual(new Set([photos[3]!.fileId]));
+    // Only D was described (downloaded for it, in chunks of its own file); the plan also shows the
+    // two newest addressed pictures themselves, D (kept from its description's download) and C
+    // (downloaded for that, once).
     expect(describeRequests()).toHaveLength(1);
+    expect(new Set(downloads())).toEqual(new Set([photos[3]!.fileId, photos[2]!.fileId]));
+    expect(inlinePictures(planRequests()[0]!.body).map((p) => Buffer.from(p.data, "base64")[4])).toEqual([4, 3]);
   });
 
   it("the description request carries the image inline with its MIME type, on the cheap model with purpose describe", async () => {
@@ -99,6 +110,41 @@ describe("media understanding", () => {
     expect(lastPlanTurn()).toContain("[photo: a ginger cat asleep on a keyboard]\n[Mira](tg:@mira_ai) look");
     const usage = h.db.prepare(`SELECT purpose FROM llm_usage ORDER BY id`).pluck().all();
     expect(usage).toEqual(["describe", "plan"]);
+  });
+
+  it("an addressed photo reaches the planning request inline with its MIME type, downloaded once; a reply to it carries it too", async () => {
+    h = await Harness.start();
+    answerDescriptions(() => "a receipt from a cafe");
+    const bytes = jpeg(21);
+    const photo = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai can you read the total?", media: { kind: "photo", bytes } });
+    await h.pass(10_000);
+    const first = planRequests()[0]!.body;
+    expect(inlinePictures(first)).toEqual([{ mimeType: "image/jpeg", data: bytes.toString("base64") }]);
+    expect(lastPlanTurn()).toContain(`⟦picture of #${photo.id}⟧`);
+    expect(lastPlanTurn()).toContain("[photo: a receipt from a cafe]"); // the history keeps the description
+    expect(new Set(downloads())).toEqual(new Set([photo.fileId])); // the description's download served the picture too
+    const fetched = downloads().length;
+
+    // A question replying to the photo later: the picture again, from the cache.
+    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai and the tip?", replyTo: photo.id });
+    await h.pass(10_000);
+    expect(inlinePictures(planRequests()[1]!.body)).toEqual([{ mimeType: "image/jpeg", data: bytes.toString("base64") }]);
+    expect(downloads()).toHaveLength(fetched);
+  });
+
+  it("a picture that cannot be downloaded is left out; its description speaks for it", async () => {
+    h = await Harness.start();
+    const photo = await h.emu.post({ chat: h.group, from: h.alice, text: "", media: { kind: "photo", bytes: jpeg(22) } });
+    new MediaCache(h.db).put({ uniqueId: fileUniqueId("photo", String(photo.fileId)), kind: "photo", status: "ok", description: "a blurry dog" }, 0);
+    answerDescriptions(() => "never asked");
+    h.emu.failNext("upload.GetFile", "FILE_ID_INVALID");
+    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai what breed?", replyTo: photo.id });
+    await h.pass(10_000);
+    expect(planRequests()).toHaveLength(1);
+    expect(inlinePictures(planRequests()[0]!.body)).toEqual([]);
+    expect(lastPlanTurn()).toContain("[photo: a blurry dog]");
+    expect(lastPlanTurn()).not.toContain("⟦picture of");
+    expect(describeRequests()).toHaveLength(0);
   });
 
   it("a photo in chatter is never downloaded; the same photo addressed later is described once", async () => {
@@ -129,7 +175,7 @@ describe("media understanding", () => {
     const at: number[] = [];
     h.gemini.respondWith((body) => {
       const inline = inlineOf(body);
-      if (!inline) return plan();
+      if (!inline || isPlan(body)) return plan();
       at.push(h.clock.now());
       return { json: { text: `described ${Buffer.from(inline.data, "base64")[4]}` } };
     });
@@ -157,7 +203,7 @@ describe("media understanding", () => {
 
   it("a file the AI cannot describe is cached as unsupported once and never tried again", async () => {
     h = await Harness.start();
-    h.gemini.respondWith((body) => (inlineOf(body) ? { safety: true } : plan()));
+    h.gemini.respondWith((body) => (isDescribe(body) ? { safety: true } : plan()));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what's this", media: { kind: "photo", bytes: jpeg(5) } });
     await h.pass(10_000);
     const tries = describeRequests().length; // the refusal gets one more try inside the LLM layer
@@ -199,7 +245,7 @@ describe("media understanding", () => {
     h = await Harness.start();
     let cut = true;
     h.gemini.respondWith((body) => {
-      if (!inlineOf(body)) return plan();
+      if (!isDescribe(body)) return plan();
       return cut ? { text: '{"text": "so first we go to the market and then', finishReason: "MAX_TOKENS" } : { json: { text: "so first we go to the market and then home" } };
     });
     const dm = h.emu.dm(h.account, h.carol);
@@ -222,7 +268,7 @@ describe("media understanding", () => {
   it("a Gemini 400 about the key is not cached as unsupported (the file is tried again); a 400 about the file is, once", async () => {
     h = await Harness.start();
     let reply: { status: 400; message: string } | undefined = { status: 400, message: "API key not valid. Please pass a valid API key." };
-    h.gemini.respondWith((body) => (inlineOf(body) ? (reply ?? { json: { text: "a red bicycle" } }) : plan()));
+    h.gemini.respondWith((body) => (isDescribe(body) ? (reply ?? { json: { text: "a red bicycle" } }) : plan()));
     const dm = h.emu.dm(h.account, h.carol);
     await h.emu.post({ chat: dm, from: h.carol, text: "look", media: { kind: "photo", bytes: jpeg(11) } });
     await h.pass(10_000);

@@ -188,7 +188,7 @@ describe("owner takeover", () => {
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(3);
     expect(h.gemini.requests[2]!.body.contents!.map((c) => c.role)).toEqual(["user"]);
-    expect(h.historyParts(2)).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${ownerId} agent · .*⟧ I'll answer this one myself, Alice: it's at 6\\.$`)));
+    expect(h.historyParts(2)).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${ownerId} Mira \\(you\\) · .*⟧ I'll answer this one myself, Alice: it's at 6\\.$`)));
     expect(h.sent(h.group).map((m) => m.text).at(-1)).toBe("tomorrow at 7");
   });
 

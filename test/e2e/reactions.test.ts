@@ -1,7 +1,8 @@
 import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
 import { toLong } from "../../src/telegram/emulator/long";
-import { Harness, plan } from "../support/harness";
+import { isPlanRequest } from "../support/gemini-fake";
+import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
 let h: Harness;
 afterEach(async () => {
@@ -142,7 +143,7 @@ describe("reactions", () => {
 
 /** A history part that is the reaction item `⟦reaction <who> · <time>⟧ <emoji> to #<id>`. */
 const reactionLine = (who: string, emoji: string, id: number) =>
-  expect.stringMatching(new RegExp(`^⟦reaction ${who.replace(/[[\]()]/g, "\\$&")} · \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z⟧ ${emoji} to #${id}$`));
+  expect.stringMatching(new RegExp(`^⟦reaction ${who.replace(/[[\]()]/g, "\\$&")} · (\\w{3} \\d+ \\w{3} )?\\d\\d:\\d\\d⟧ ${emoji} to #${id}$`));
 
 describe("reactions in the planner's history", () => {
   it("a person reacts to the persona's message: the next plan request carries the reaction, with the reactor and the message id, in time order", async () => {
@@ -159,7 +160,7 @@ describe("reactions in the planner's history", () => {
     expect(history).toContainEqual(reactionLine("[Bob](tg:@bob)", "👍", mine));
     // After the message it reacts to; the question itself is the current request.
     const at = (pred: (p: string) => boolean) => history.findIndex(pred);
-    expect(at((p) => p.startsWith(`⟦#${mine} agent`))).toBeLessThan(at((p) => p.startsWith("⟦reaction")));
+    expect(at((p) => p.startsWith(`⟦#${mine} Mira (you)`))).toBeLessThan(at((p) => p.startsWith("⟦reaction")));
     expect(h.nowParts()).toEqual([expect.stringContaining("where?")]);
   });
 
@@ -177,7 +178,7 @@ describe("reactions in the planner's history", () => {
     expect(reactions).toEqual([reactionLine("[Bob](tg:@bob)", "👍", mine)]);
   });
 
-  it("the persona's own reaction shows up as its own (agent) reaction in the next request", async () => {
+  it("the persona's own reaction shows up as its own reaction, labelled with its name, in the next request", async () => {
     h = await Harness.start();
     const exam = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai I passed my exam!" });
     h.gemini.script(plan({ kind: "react", emoji: "🎉", message_id: exam.id }));
@@ -187,17 +188,20 @@ describe("reactions in the planner's history", () => {
     await h.pass(20_000);
 
     expect(h.gemini.requests).toHaveLength(2);
-    expect(h.historyParts()).toContainEqual(reactionLine("agent", "🎉", exam.id));
+    expect(h.historyParts()).toContainEqual(reactionLine("Mira (you)", "🎉", exam.id));
   });
 
   it("only reactions to messages in view are shown, and at most the newest 10", async () => {
-    h = await Harness.start();
-    // Thread A: the persona's message gets a reaction; the question comes in thread B.
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# History Window\n4\n\n# Focused Window\n0\n` });
+    // The persona's message gets a reaction, then the chat moves on past the window; the question is about something else.
     const a = await personaSays("Snacks: chips");
     await h.emu.react(h.bob, h.group, a, "😁");
+    for (let i = 0; i < 10; i++) await h.emu.post({ chat: h.group, from: h.bob, text: `chatter ${i}` });
     const b = await h.emu.post({ chat: h.group, from: h.carol, text: "different topic: the match?" });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai who wins tonight?", replyTo: b.id });
-    h.gemini.script(plan({ kind: "send", text: "The home team", reply_to: b.id }));
+    // Plans only (the room's summary, due with so small a window, gets an empty answer).
+    const plans = [plan({ kind: "send", text: "The home team", reply_to: b.id })];
+    h.gemini.respondWith((body) => (isPlanRequest(body) ? (plans.shift() ?? plan()) : plan()));
     await h.pass(20_000);
     expect(h.lastUserTurn()).not.toContain("⟦reaction");
 
@@ -210,7 +214,6 @@ describe("reactions in the planner's history", () => {
       await h.pass(1000 + k);
     }
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai sure?", replyTo: mine });
-    h.gemini.script(plan());
     await h.pass(20_000);
     const shown = h.historyParts().filter((p) => p.startsWith("⟦reaction"));
     expect(shown).toHaveLength(10);

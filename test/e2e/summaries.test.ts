@@ -42,7 +42,7 @@ const summaryRequests = () => h.gemini.requests.filter((r) => isSummary(r.body))
 const planRequests = () => h.gemini.requests.filter((r) => !isSummary(r.body));
 
 describe("rolling lane summaries", () => {
-  it("summarises all but the last 10 once a lane passes 30 unsummarised messages, with the summary model, and puts the summary before the recent messages", async () => {
+  it("summarises all but the last 10 once a room passes twice its window less 6 (26) unsummarised messages, with the summary model, and puts the summary before the recent messages", async () => {
     h = await Harness.start();
     answer(() => ({ json: NOTES }));
     const ids = await chatter(31);
@@ -66,18 +66,18 @@ describe("rolling lane summaries", () => {
     await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai and who brings what?", replyTo: undefined });
     await h.pass(20_000);
     const next = planRequests()[1]!.body;
-    // The summary opens the history section, before the recent messages.
-    expect(next.contents![0]!.parts![0]!.text).toMatch(/^⟦history⟧ /);
+    // The summary comes right after the chat's header, before the messages.
+    expect(next.contents![0]!.parts![0]!.text).toMatch(/^⟦chat⟧ /);
     const first = next.contents![0]!.parts![1]!.text!;
     expect(first).toMatch(/^⟦summary⟧\n/);
     expect(first).toContain(`[Summary of this conversation up to message #${ids[21]}`);
     expect(first).toContain("- Bob brings the ball");
     expect(first).toContain("Decisions:\n- picnic in the park");
-    // What the summary covers is not repeated in the window; what it does not cover is there
-    // (a strict group's window: the messages that involved the persona, like the first question).
+    // Every message the summary does not cover is in the window; of those it covers, only what the
+    // window's newest 16 reach back to (ids 15 to 21) is shown again.
     const window = userText(next);
-    expect(window).not.toContain(`⟦#${ids[21]} `);
-    expect(window).toContain(`⟦#${ask.id} `);
+    for (const id of [...ids.slice(22), ask.id]) expect(window).toContain(`⟦#${id} `);
+    for (const id of ids.slice(0, 15)) expect(window).not.toContain(`⟦#${id} `);
     expect(summaryRequests()).toHaveLength(1); // 12 new messages: not due again
     expect(ask.id).toBeGreaterThan(ids[30]!);
   });

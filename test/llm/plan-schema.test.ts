@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { PlanFormatError, validatePlan } from "../../src/llm/plan-schema";
+import { planKinds, planKindsLine, PlanFormatError, validatePlan } from "../../src/llm/plan-schema";
 
 const ctx = { isChatMessage: (id: number) => id >= 1 && id <= 10, isDm: false, stickerSets: ["Cats"] };
 const plan = (tasks: unknown[]) => JSON.stringify({ tasks });
 
 describe("validatePlan", () => {
-  it("accepts every kind of the vocabulary", () => {
+  it("accepts every kind a group with sticker sets allows", () => {
     const { tasks, rejected } = validatePlan(
       plan([
-        { kind: "think", text: "hm" },
         { kind: "send", text: "hi", reply_to: 3 },
         { kind: "wait", seconds: 3 },
         { kind: "react", emoji: "👍", message_id: 3 },
@@ -19,7 +18,16 @@ describe("validatePlan", () => {
       ctx,
     );
     expect(rejected).toEqual([]);
-    expect(tasks.map((t) => t.kind)).toEqual(["think", "send", "wait", "react", "sticker", "read", "remember"]);
+    expect(tasks.map((t) => t.kind)).toEqual(["send", "wait", "react", "sticker", "read", "remember"]);
+  });
+
+  it("offers only the kinds that have an effect in the chat: no sticker without stickers, block and unblock in private chats, no think", () => {
+    expect(planKinds({ isDm: false, stickerSets: [] })).toEqual(["send", "react", "wait", "read", "remember"]);
+    expect(planKinds({ isDm: false, stickerSets: [], stickers: [{ set: "Dogs", name: "🐶" }] })).toContain("sticker");
+    expect(planKinds({ isDm: true, stickerSets: ["Cats"] })).toEqual(["send", "react", "sticker", "wait", "read", "remember", "block", "unblock"]);
+    expect(planKindsLine({ isDm: false, stickerSets: [] })).not.toMatch(/sticker|block|think/);
+    const dm = { ...ctx, isDm: true };
+    expect(validatePlan(plan([{ kind: "think", text: "hm" }, { kind: "block" }]), dm).rejected.map((r) => r.reason)).toEqual(['unknown kind "think"']);
   });
 
   it("rejects unknown kinds, missing fields, foreign message ids and non-standard reactions, keeping the rest", () => {
@@ -40,7 +48,7 @@ describe("validatePlan", () => {
     expect(rejected[1]!.reason).toMatch(/text/);
     expect(rejected[2]!.reason).toMatch(/reply_to 999 is not a message of this chat/);
     expect(rejected[3]!.reason).toMatch(/not a standard Telegram reaction/);
-    expect(rejected[4]!.reason).toMatch(/only allowed in a direct chat/);
+    expect(rejected[4]!.reason).toMatch(/unknown kind "block"/); // a group offers no block
   });
 
   it("drops tasks that depend on rejected or unknown ids, and refuses cycles", () => {
@@ -74,7 +82,7 @@ describe("validatePlan", () => {
     const { tasks, rejected } = validatePlan(plan([{ kind: "sticker", sticker_set: "cats", name: "😺" }, { kind: "sticker", sticker_set: "Dogs", name: "🐶" }]), ctx);
     expect(tasks).toHaveLength(1);
     expect(rejected[0]!.reason).toMatch(/"Dogs" is not one of the persona's sets/);
-    expect(validatePlan(plan([{ kind: "sticker", sticker_set: "Cats", name: "😺" }]), { ...ctx, stickerSets: [] }).rejected[0]!.reason).toMatch(/no sticker sets/);
+    expect(validatePlan(plan([{ kind: "sticker", sticker_set: "Cats", name: "😺" }]), { ...ctx, stickerSets: [] }).rejected[0]!.reason).toMatch(/unknown kind "sticker"/);
   });
 
   it("bounds waits", () => {

@@ -36,6 +36,7 @@ describe("price table", () => {
     expect(() => loadPriceTable(bad("{oops"))).toThrow(/is not valid JSON/);
     expect(() => loadPriceTable(bad('{"m": {"input": -1, "output": 2}}'))).toThrow(/m\.input/);
     expect(() => loadPriceTable(bad('{"m": {"input": 1}}'))).toThrow(/m\.output/);
-    expect(() => loadPriceTable(bad('{"m": {"input": 1, "output": 2, "cached": 0.1}}'))).toThrow(/m: .*cached/);
+    expect(() => loadPriceTable(bad('{"m": {"input": 1, "output": 2, "cache": 0.1}}'))).toThrow(/m: .*cache/);
+    expect(loadPriceTable(bad('{"m": {"input": 1, "output": 2, "cached": 0.1}}'))["m"]).toEqual({ input: 1, output: 2, cached: 0.1 });
   });
 });

@@ -12,7 +12,7 @@ import { speakerDirectory } from "../../src/context/speaker-directory";
 import { EntityStore } from "../../src/store/entities";
 import { MessageStore } from "../../src/store/messages";
 import { SummaryStore } from "../../src/store/summaries";
-import { LaneSummaries, REFUSAL_BACKOFF_MS, summaryDue } from "../../src/summary/lane-summaries";
+import { LaneSummaries, laneLimits, REFUSAL_BACKOFF_MS, summaryDue } from "../../src/summary/lane-summaries";
 import type { Task } from "../../src/tasks/task";
 import { GeminiFake, type GenerateBody } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
@@ -72,6 +72,13 @@ const task = (): Task<"summarize"> => ({ id: 1, chatId: `summary:root:${CHAT}`, 
 const lastUser = (b: GenerateBody) => b.contents![0]!.parts![0]!.text!;
 
 describe("when a lane is due", () => {
+  it("a room's thresholds follow the persona's window: due before twice the window, never keeping more than the window", () => {
+    expect(laneLimits({ kind: "root", chatId: CHAT }, 16)).toEqual({ keep: 10, max: 26 });
+    expect(laneLimits({ kind: "root", chatId: CHAT }, 50)).toEqual({ keep: 10, max: 30 });
+    expect(laneLimits({ kind: "topic", chatId: CHAT, topicId: 3 }, 4)).toEqual({ keep: 4, max: 5 });
+    expect(laneLimits({ kind: "reply", chatId: CHAT, rootId: 3 }, 16)).toEqual({ keep: 10, max: 30 });
+  });
+
   it("follows the three thresholds, never with 10 or fewer unsummarised messages", () => {
     const now = 100 * HOUR;
     expect(summaryDue({ count: 31, tokens: 500, since: now }, now)).toBe(true);
@@ -81,8 +88,8 @@ describe("when a lane is due", () => {
     expect(summaryDue({ count: 10, tokens: 9999, since: 0 }, now)).toBe(false);
   });
 
-  it("is checked against the store: by count, by estimated tokens, by age", () => {
-    post(30);
+  it("is checked against the store: a room is due before twice its window (16) is reached, 26 unsummarised messages", () => {
+    post(26);
     lanes.consider(LANE, nextId - 1);
     expect(added).toEqual([]);
     post(1);
@@ -151,7 +158,7 @@ describe("the summarize task", () => {
     expect(text).toContain("⟦#1 [Alice](tg:@alice) · ");
     expect(text).not.toContain("tg:user/7");
     expect(text).toMatch(/⟦#30 \[Alice\]\(tg:@alice\) · [^⟧]+⟧ ask \[Bob\]\(tg:user\/8\) about it/);
-    expect(text).toMatch(/⟦#31 agent · [^⟧]+⟧\n\[↩ reply to #30 \[Alice\]\(tg:@alice\)\]\nwill do/);
+    expect(text).toMatch(/⟦#31 Mira \(you\) · [^⟧]+⟧\n\[↩ reply to #30 \[Alice\]\(tg:@alice\)\]\nwill do/);
   });
 
   it("after a refusal, leaves the lane alone for a while", async () => {

@@ -35,6 +35,7 @@ export type FakeReply =
 /** usageMetadata fields as Gemini sends them. */
 export interface FakeUsage {
   readonly promptTokenCount: number;
+  readonly cachedContentTokenCount?: number;
   readonly candidatesTokenCount: number;
   readonly thoughtsTokenCount?: number;
 }
@@ -71,21 +72,26 @@ export function lastUserText(body: GenerateBody): string {
   return (last?.parts ?? []).map((p) => p.text ?? "").join("\n");
 }
 
+/** A planning request: its system instruction asks for a plan (`{"tasks":[...]}`). */
+export function isPlanRequest(body: GenerateBody): boolean {
+  return (body.systemInstruction?.parts ?? []).some((p) => (p.text ?? "").includes('{"tasks":[...]}'));
+}
+
 /**
- * The planner's prompt puts history and the current request in one user turn, in sections that
- * start with a part beginning `⟦history⟧` and `⟦now⟧` (src/context/prompt.ts). These return the
- * message parts of each section (labels left out), so a test can tell context from request.
+ * The planner's prompt puts the chat in one user turn (src/context/prompt.ts): message parts
+ * start `⟦#id …⟧`, the addressed ones carry the header mark `· to you`. These return the message
+ * parts the persona is shown as context (`history`: ⟦earlier⟧ and ⟦history⟧, addressed ones left
+ * out) and the addressed ones (`now`), each in message order, so a test can tell context from request.
  */
 export function promptSections(body: GenerateBody): { readonly history: string[]; readonly now: string[] } {
   const parts = [...(body.contents ?? [])].reverse().find((c) => c.role === "user")?.parts ?? [];
   const history: string[] = [];
   const now: string[] = [];
-  let into: string[] | undefined;
   for (const p of parts) {
     const text = p.text ?? "";
-    if (text.startsWith("⟦history⟧")) into = history;
-    else if (text.startsWith("⟦now⟧")) into = now;
-    else into?.push(text);
+    const header = /^⟦(#\d+ |reaction )[^⟧]*⟧/.exec(text)?.[0];
+    if (header === undefined) continue;
+    (header.endsWith(" · to you⟧") ? now : history).push(text);
   }
   return { history, now };
 }
@@ -108,6 +114,8 @@ export class GeminiFake {
   readonly requests: RecordedRequest[] = [];
 
   private readonly queue: FakeReply[] = [];
+  /** The prompt texts of the latest requests per model (the implicit cache's memory). */
+  private readonly prompts = new Map<string, string[]>();
   private fallback: ((body: GenerateBody, index: number, model: string) => FakeReply) | undefined;
   /** Pending delayed answers, cleared on close so no timer outlives the server. */
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -176,7 +184,30 @@ export class GeminiFake {
     const index = this.requests.length;
     this.requests.push({ model: decodeURIComponent(model), body, headers: flattenHeaders(req) });
     const reply = this.queue.shift() ?? this.fallback?.(body, index, decodeURIComponent(model)) ?? DEFAULT_REPLY;
-    this.answer(res, reply, { model: decodeURIComponent(model), promptChars: raw.length, index });
+    const cachedTokens = this.implicitCache(decodeURIComponent(model), promptText(body));
+    this.answer(res, reply, { model: decodeURIComponent(model), promptChars: raw.length, index, cachedTokens });
+  }
+
+  /**
+   * Gemini's implicit caching, roughly: a request whose beginning (system instruction, then the
+   * turns) repeats an earlier request's to the same model by at least {@link IMPLICIT_CACHE_MIN_TOKENS}
+   * is billed that shared beginning as cached tokens (`cachedContentTokenCount`). Tokens are
+   * counted as 4 characters, like the rest of the fake.
+   */
+  private implicitCache(model: string, text: string): number {
+    const seen = this.prompts.get(model) ?? [];
+    let best = 0;
+    for (const earlier of seen) {
+      const n = Math.min(earlier.length, text.length);
+      let k = 0;
+      while (k < n && earlier.charCodeAt(k) === text.charCodeAt(k)) k++;
+      best = Math.max(best, k);
+    }
+    seen.push(text);
+    if (seen.length > 16) seen.shift();
+    this.prompts.set(model, seen);
+    const tokens = Math.floor(best / 4);
+    return tokens >= IMPLICIT_CACHE_MIN_TOKENS ? tokens : 0;
   }
 
   private answer(res: ServerResponse, reply: FakeReply, ctx: AnswerContext): void {
@@ -221,9 +252,10 @@ export class GeminiFake {
     const finishReason = "text" in reply ? (reply.finishReason ?? "STOP") : "STOP";
     const candidatesTokenCount = Math.ceil(text.length / 4);
     const scripted = "json" in reply ? reply.usage : undefined;
+    const cached = ctx.cachedTokens > 0 ? { cachedContentTokenCount: Math.min(ctx.cachedTokens, promptTokenCount) } : {};
     const usageMetadata = scripted
       ? { ...scripted, totalTokenCount: scripted.promptTokenCount + scripted.candidatesTokenCount + (scripted.thoughtsTokenCount ?? 0) }
-      : { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount };
+      : { promptTokenCount, ...cached, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount };
     sendJson(res, 200, {
       candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason, index: 0 }],
       usageMetadata,
@@ -236,6 +268,19 @@ interface AnswerContext {
   readonly model: string;
   readonly promptChars: number;
   readonly index: number;
+  /** What the implicit cache served of this prompt. */
+  readonly cachedTokens: number;
+}
+
+/** Gemini caches implicitly only prompts sharing at least this many tokens (2.5 Flash's minimum). */
+export const IMPLICIT_CACHE_MIN_TOKENS = 1024;
+
+/** A request's prompt as the cache sees it: the system instruction, then every part of every turn, in order. */
+function promptText(body: GenerateBody): string {
+  const part = (p: GenerateBodyPart) => (typeof p.text === "string" ? p.text : JSON.stringify(p));
+  const system = (body.systemInstruction?.parts ?? []).map(part).join("\n");
+  const turns = (body.contents ?? []).map((c) => `${c.role ?? ""}:${(c.parts ?? []).map(part).join("\n")}`).join("\n");
+  return `${system}\n${turns}`;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

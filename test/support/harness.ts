@@ -10,7 +10,7 @@ import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
 import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmulatorOptions, type EmuUser } from "../../src/telegram/emulator";
 import type { TelegramClient } from "../../src/telegram/listen";
-import { GeminiFake, lastUserText, promptSections } from "./gemini-fake";
+import { GeminiFake, isPlanRequest, lastUserText, promptSections } from "./gemini-fake";
 import { captureLogger } from "./log-capture";
 import { tempDbPath } from "./temp-dir";
 
@@ -190,18 +190,24 @@ export class Harness {
       .filter((t) => !t.startsWith("/"));
   }
 
-  /** The text of the last `user` turn of a recorded Gemini request. */
-  lastUserTurn(index = this.gemini.requests.length - 1): string {
+  /** Index of the newest planning request (not a summary, description or addressing call). */
+  lastPlanIndex(): number {
+    for (let i = this.gemini.requests.length - 1; i >= 0; i--) if (isPlanRequest(this.gemini.requests[i]!.body)) return i;
+    return -1;
+  }
+
+  /** The text of the last `user` turn of a recorded Gemini request (default: the newest planning request). */
+  lastUserTurn(index = this.lastPlanIndex()): string {
     return lastUserText(this.gemini.requests[index]!.body);
   }
 
-  /** The history section's parts of a recorded planning request (one envelope each). */
-  historyParts(index = this.gemini.requests.length - 1): string[] {
+  /** The messages shown as context in a planning request (default the newest), one envelope each, addressed ones left out. */
+  historyParts(index = this.lastPlanIndex()): string[] {
     return promptSections(this.gemini.requests[index]!.body).history;
   }
 
-  /** The current-request section's parts (the addressed messages, one envelope each). */
-  nowParts(index = this.gemini.requests.length - 1): string[] {
+  /** The addressed messages of a planning request (default the newest), one envelope each. */
+  nowParts(index = this.lastPlanIndex()): string[] {
     return promptSections(this.gemini.requests[index]!.body).now;
   }
 

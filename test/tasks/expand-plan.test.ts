@@ -40,9 +40,9 @@ describe("expandPlan", () => {
     expect(out[1]!.needsRandomId).toBe(true);
   });
 
-  it("a task whose depends_on names only think/remember still follows the previous task and the read", () => {
+  it("a task whose depends_on names only a remember still follows the previous task and the read", () => {
     const { tasks } = validatePlan(
-      JSON.stringify({ tasks: [{ kind: "think", id: "t", text: "hm" }, { kind: "send", text: "x" }, { kind: "send", text: "y", depends_on: ["t"] }] }),
+      JSON.stringify({ tasks: [{ kind: "remember", id: "t", content: "likes tea" }, { kind: "send", text: "x" }, { kind: "send", text: "y", depends_on: ["t"] }] }),
       ctx,
     );
     const out = expandPlan(tasks, { pacing, waitFor: [7] });

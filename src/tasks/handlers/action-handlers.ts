@@ -69,10 +69,22 @@ async function bestEffort(d: ActionHandlerDeps, chatId: string, what: "typing" |
   }
 }
 
+/**
+ * The message an answer replies to: the plan's reply_to, else — in a group where others wrote
+ * after the message answered, by the time the answer goes out — that message, so the answer lands
+ * under it rather than after someone else's words.
+ */
+function replyTarget(d: ActionHandlerDeps, chatId: string, p: { replyTo?: number; autoReplyTo?: number }): number | undefined {
+  if (p.replyTo !== undefined) return p.replyTo;
+  if (p.autoReplyTo !== undefined && d.messages.othersWroteAfter(chatId, p.autoReplyTo)) return p.autoReplyTo;
+  return undefined;
+}
+
 export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
   return {
     async run(task) {
-      const { text, replyTo, topicId } = task.payload;
+      const { text, topicId } = task.payload;
+      const replyTo = replyTarget(d, task.chatId, task.payload);
       const id = await d.actions.sendText({
         chatId: task.chatId,
         text,
@@ -91,7 +103,8 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
 export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
   return {
     async run(task) {
-      const { set, name, replyTo, topicId } = task.payload;
+      const { set, name, topicId } = task.payload;
+      const replyTo = replyTarget(d, task.chatId, task.payload);
       const common = {
         chatId: task.chatId,
         randomId: task.randomId!,

@@ -1,12 +1,11 @@
 import type { Logger } from "pino";
 import type { Persona } from "../../config/persona";
 import type { EntityLookup } from "../../context/speaker-directory";
-import type { WindowMode } from "../../context/window";
 import type { Planner } from "../../llm/planner";
 import type { MemoryStore } from "../../store/memories";
 import type { CuratedMemories } from "../../memory/curated";
-import type { Lane } from "../../context/lanes";
-import { assemblePlanContext } from "../../context/plan-context";
+import { assemblePlanContext, type SummarySource } from "../../context/plan-context";
+import type { ImageSource } from "../../media/inline-images";
 import { resolveSubject } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
 import type { ReactionStore } from "../../store/reactions";
@@ -31,8 +30,10 @@ export interface ReceivedHandlerDeps {
   readonly memories: MemoryStore;
   /** Curated memories by user id (agents/<Name>/memory/<user id>.md); default none. */
   readonly curated?: CuratedMemories;
-  /** Rolling lane summaries: shown in the prompt, and checked for being due at each plan. */
-  readonly summaries?: { forPrompt(lane: Lane): { readonly text: string; readonly toId: number } | undefined; consider(lane: Lane, uptoId: number): void };
+  /** Rolling summaries of rooms and reply threads: shown in the prompt, and checked for being due at each plan. */
+  readonly summaries?: SummarySource;
+  /** Pictures of the addressed messages, sent inline with the planning request. */
+  readonly images?: ImageSource;
   /** A user's @username as last seen, to resolve `remember {about: "@name"}`. */
   readonly usernameOf?: (userId: string) => string | undefined;
   readonly planner: Planner;
@@ -42,13 +43,10 @@ export interface ReceivedHandlerDeps {
   readonly reactions?: ReactionStore;
   /** The persona's account id. */
   readonly selfId: string;
-  /** The chat's group mode, for the window (default: the persona's). */
-  readonly modeOf?: (chatId: string) => WindowMode;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Open tasks of the plan's graph (chat, or forum topic) it should wait for (the pending read mark). */
   readonly waitFor: (chatId: string, topicId: number | undefined) => readonly number[];
-  readonly timeZone?: string;
   /** Messages older than this (by their date) when the task plans are not answered (default: the inbound limit, 1 h). */
   readonly maxAnswerAgeMs?: number;
   /** Describes the media of the messages that enter the prompt (absent: plain placeholders). */
@@ -60,7 +58,7 @@ export interface ReceivedHandlerDeps {
 /**
  * Plans an answer to the chat's addressed messages: context → planner → validated plan →
  * graph tasks, created atomically with this task's completion. `remember` is stored at once;
- * `think` is logged and dropped. A planning failure fails this message only (no retry storm:
+ * A planning failure fails this message only (no retry storm:
  * the LLM client already retried).
  */
 export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received"> {
@@ -121,7 +119,6 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           const r = d.memories.remember({ chatId, ...(subject !== undefined ? { subject } : {}), content: t.content, now: d.clock.now() });
           d.logger.debug({ component: "memory", chatId, subject: subject ?? "chat", merged: r.merged }, "memory stored");
         }
-        if (t.kind === "think") d.logger.debug({ component: "planner", chatId, thought: t.text }, "think");
       }
       // A forum topic's graph answers in that topic (see graphKey); else where the last message was.
       const topicId = task.topicId ?? history.find((m) => m.messageId === lastId)?.topicId;
@@ -129,6 +126,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
         waitFor: d.waitFor(chatId, task.topicId),
+        ...(isDm ? {} : { replyTarget: lastId }),
         ...(topicId !== undefined ? { topicId } : {}),
       });
       d.logger.info({ component: "planner", chatId, tasks: plan.tasks.map((t) => t.kind), rejected: plan.rejected.length }, "plan ready");

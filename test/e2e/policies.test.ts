@@ -167,6 +167,29 @@ describe("who is never answered", () => {
 });
 
 describe("caps", () => {
+  it("a lively DM is not silenced by the group cap: 21 answers in an hour by default; # DM Answers Per Hour caps private chats", async () => {
+    h = await Harness.start();
+    h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));
+    const dm = h.emu.dm(h.account, h.carol);
+    for (let i = 1; i <= 21; i++) {
+      await h.emu.post({ chat: dm, from: h.carol, text: `tell me more ${i}` });
+      await h.pass(60_000);
+    }
+    expect(h.sent(dm)).toHaveLength(21);
+    expect(warnings("cap reached")).toHaveLength(0);
+    await h.close();
+
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Answers Per Hour\n2\n` });
+    h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));
+    const dm2 = h.emu.dm(h.account, h.carol);
+    for (let i = 1; i <= 3; i++) {
+      await h.emu.post({ chat: dm2, from: h.carol, text: `question ${i}` });
+      await h.pass(60_000);
+    }
+    expect(h.sent(dm2)).toHaveLength(2);
+    expect(warnings("cap reached")).toHaveLength(1);
+  });
+
   it("holds answers per chat per hour: the capped message is stored, warned about once, shown in /status", async () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# Answers Per Hour\n2\n` });
     h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));

@@ -66,7 +66,7 @@ function chatOrAnswer(name: string, d: OwnerCommandDeps): ChatInfo | string {
   if (found.kind === "none") return `No chat matches ${JSON.stringify(name)}. Name it by id, @username or a part of its title.`;
   const shown = found.candidates.slice(0, MAX_CANDIDATES).map((c) => `- ${describeChat(c)}`);
   const more = found.candidates.length > MAX_CANDIDATES ? [`… and ${found.candidates.length - MAX_CANDIDATES} more`] : [];
-  return [`${JSON.stringify(name)} matches ${found.candidates.length} chats; name one by id or @username:`, ...shown, ...more].join("\n");
+  return [`${JSON.stringify(name)} matches ${found.candidates.length} chats, so nothing was changed; name one by its id (or @username):`, ...shown, ...more].join("\n");
 }
 
 /** Cancel a chat's open tasks; how many went. */

@@ -69,9 +69,9 @@ function chatOrAnswer(name: string, d: OwnerCommandDeps): ChatInfo | string {
   return [`${JSON.stringify(name)} matches ${found.candidates.length} chats, so nothing was changed; name one by its id (or @username):`, ...shown, ...more].join("\n");
 }
 
-/** Cancel a chat's open tasks; how many went. */
+/** Cancel a chat's open tasks, pending addressing calls included; how many went. */
 function dropPlan(chatId: string, reason: string, d: OwnerCommandDeps): number {
-  return d.scheduler.cancelPending(chatId, reason).length;
+  return d.scheduler.cancelPending(chatId, reason, { addressing: true }).length;
 }
 
 function pause(name: string, d: OwnerCommandDeps): string {

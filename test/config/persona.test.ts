@@ -71,7 +71,7 @@ describe("parsePersona", () => {
       quietWindowSec: 3,
       historyWindow: 16,
       focusedWindow: 8,
-      policy: { dm: "open", allowedUsers: [], allowedGroups: [], answersPerHour: 20, dailyTokenBudget: 2_000_000, takeoverSilenceMin: 30 },
+      policy: { dm: "open", allowedUsers: [], allowedGroups: [], answersPerHour: 20, personShare: 50, dailyTokenBudget: 2_000_000, strangerTokenShare: 20, takeoverSilenceMin: 30 },
       file: "agents/Test.md",
     });
     expect(p.phone).toBeUndefined();

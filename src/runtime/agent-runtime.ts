@@ -259,6 +259,7 @@ export class AgentRuntime {
         this.messages.commit();
       },
       onReacted: (r) => this.reactions.setOwn(r.chatId, r.messageId, o.selfId, r.emoji, this.clock.now()),
+      maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
     };
     this.summaries = new SummaryStore(o.db, agent);
     this.laneSummaries = new LaneSummaries({

@@ -20,7 +20,9 @@ export type HandlerOutcome =
   /** Finished. `spawn` tasks are created in the same transaction that marks this one done. */
   | { readonly type: "done"; readonly spawn?: readonly NewTask[] }
   /** Not finished: run again at `at` (the handler may have updated `task.payload`). */
-  | { readonly type: "again"; readonly at: number };
+  | { readonly type: "again"; readonly at: number }
+  /** Not done, on purpose (the handler logged why): cancelled, and its dependents with it. */
+  | { readonly type: "dropped"; readonly reason: string };
 
 /** Runs one kind of task. One file per kind under tasks/handlers/. */
 export interface TaskHandler<K extends TaskKind = TaskKind> {
@@ -455,6 +457,11 @@ export class Scheduler {
       if (outcome?.type === "done" && outcome.spawn?.length) {
         this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id }, "plan dropped: a newer message arrived while planning");
       }
+      return;
+    }
+    if (outcome?.type === "dropped") {
+      task.status = "pending";
+      this.finish(task, "cancelled", cancelReason ?? outcome.reason);
       return;
     }
     if (outcome?.type === "again") {

@@ -125,12 +125,15 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       }
       // A forum topic's graph answers in that topic (see graphKey); else where the last message was.
       const topicId = task.topicId ?? history.find((m) => m.messageId === lastId)?.topicId;
+      const cut: string[] = [];
       const spawn = expandPlan(plan.tasks, {
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
         waitFor: d.waitFor(chatId, task.topicId),
         ...(topicId !== undefined ? { topicId } : {}),
+        onCut: (what) => cut.push(what),
       });
+      if (cut.length > 0) d.logger.warn({ component: "planner", chatId, cut }, "plan bounded: it asked for more than one answer may do");
       d.logger.info({ component: "planner", chatId, tasks: plan.tasks.map((t) => t.kind), rejected: plan.rejected.length }, "plan ready");
       return { type: "done", spawn };
     },

@@ -238,7 +238,7 @@ export async function benchGroupMemories(): Promise<GroupMemoryFigures> {
     runtime.messages.commit();
     let n = 0;
     const remember = (chatId: string, subject: string, content: string, toldBy?: string) =>
-      runtime.memories.remember({ chatId, subject, content, now: clock.now() - ++n * 60_000, ...(toldBy !== undefined ? { toldBy } : {}) } as Parameters<typeof runtime.memories.remember>[0]);
+      runtime.memories.remember({ chatId, subject, content, now: clock.now() - ++n * 60_000, ...(toldBy !== undefined ? { toldBy } : {}) });
     people.forEach((p, k) => {
       const id = String(p.id);
       const name = p.firstName;

@@ -21,7 +21,7 @@ import { SummaryStore } from "../store/summaries";
 import { speakerDirectory } from "../context/speaker-directory";
 import { isSummaryGraph, LaneSummaries } from "../summary/lane-summaries";
 import type { CuratedMemories } from "../memory/curated";
-import { EntityStore } from "../store/entities";
+import { EntityStore, entityName } from "../store/entities";
 import { ReactionStore } from "../store/reactions";
 import { createReactionHandler } from "../inbound/reactions";
 import { MessageStore, type ChatInfo } from "../store/messages";
@@ -370,7 +370,18 @@ export class AgentRuntime {
         clock: this.clock,
         logger: this.logger,
         command: (text) =>
-          runOwnerCommand(text, { selfId: o.selfId, messages: this.messages, settings: this.settings, scheduler: this.scheduler, status: () => this.status() }),
+          runOwnerCommand(text, {
+            selfId: o.selfId,
+            messages: this.messages,
+            settings: this.settings,
+            scheduler: this.scheduler,
+            status: () => this.status(),
+            memories: this.memories,
+            nameOf: (userId) => {
+              const e = this.entities.get(userId);
+              return e ? entityName(e) : undefined;
+            },
+          }),
       }),
     });
     this.feed = createMessageFeed({

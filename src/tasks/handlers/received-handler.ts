@@ -7,7 +7,7 @@ import type { MemoryStore } from "../../store/memories";
 import type { CuratedMemories } from "../../memory/curated";
 import type { Lane } from "../../context/lanes";
 import { assemblePlanContext } from "../../context/plan-context";
-import { resolveSubject } from "../../memory/subject";
+import { resolveSubject, tellerOf } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
 import type { ReactionStore } from "../../store/reactions";
 import type { Clock } from "../../types";
@@ -110,16 +110,12 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       if (plan.silent !== undefined) return { type: "done" };
       for (const t of plan.tasks) {
         if (t.kind === "remember") {
-          const subject = resolveSubject(t.about, {
-            chatId,
-            isDm,
-            message: (id) => d.messages.get(chatId, id),
-            targets: targetMessages,
-            present,
-            usernameOf: d.usernameOf ?? (() => undefined),
-          });
-          const r = d.memories.remember({ chatId, ...(subject !== undefined ? { subject } : {}), content: t.content, now: d.clock.now() });
-          d.logger.debug({ component: "memory", chatId, subject: subject ?? "chat", merged: r.merged }, "memory stored");
+          const where = { chatId, isDm, targets: targetMessages };
+          const subject = resolveSubject(t.about, { ...where, message: (id) => d.messages.get(chatId, id), present, usernameOf: d.usernameOf ?? (() => undefined) });
+          // Who said it is decided from the messages answered, not by the model.
+          const toldBy = tellerOf(subject, where);
+          const r = d.memories.remember({ chatId, ...(subject !== undefined ? { subject } : {}), ...(toldBy !== undefined ? { toldBy } : {}), content: t.content, now: d.clock.now() });
+          d.logger.debug({ component: "memory", chatId, subject: subject ?? "chat", toldBy, merged: r.merged }, "memory stored");
         }
         if (t.kind === "think") d.logger.debug({ component: "planner", chatId, thought: t.text }, "think");
       }

@@ -44,6 +44,29 @@ describe("a person's share of a group's answers", () => {
     expect(h.savedReplies().at(-1)).toMatch(/- Sandbox \(-100\d+\): one person's share of the answers per hour, 10 messages not answered/);
   });
 
+  it("smart mode: no addressing call judges the messages of someone whose share is spent; others' are judged", async () => {
+    // 4 answers an hour in the group, one person at most a quarter of them: 1.
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Group Mode\nsmart\n# Answers Per Hour\n4\n# Person Share\n25\n` });
+    h.gemini.respondWith((body) =>
+      requestPurpose(body) === "address"
+        ? { json: { reason: "a question to the room", addressed: false, confidence: 0.2, wanna_interject: false, interject: 0, is_lightweight: false } }
+        : plan({ kind: "send", text: "ok" }),
+    );
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai one question" });
+    await h.pass(30_000);
+    expect(plans()).toHaveLength(1);
+    // Her share is spent: her question to the room is not judged at all…
+    await h.emu.post({ chat: h.group, from: h.alice, text: "does anyone know a good pizza place near the station?" });
+    await h.pass(2 * 60_000);
+    const judged = () => h.gemini.requests.filter((r) => requestPurpose(r.body) === "address");
+    expect(judged()).toHaveLength(0);
+    // …bob's is.
+    await h.emu.post({ chat: h.group, from: h.bob, text: "does anyone know when the next train leaves?" });
+    await h.pass(30_000);
+    expect(judged()).toHaveLength(1);
+    expect(JSON.stringify(judged()[0]!.body)).toContain("next train");
+  });
+
   it("a private chat is one person's: the share does not apply there", async () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# Answers Per Hour\n4\n# Person Share\n25\n` });
     h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));

@@ -2,6 +2,8 @@ import type { LlmUsage } from "../llm/gemini-client";
 import { estimateCost, type PriceTable } from "../llm/prices";
 import { transaction, type Db } from "./db";
 
+const DAY_MS = 86_400_000;
+
 /** The accounting day of a moment: its UTC date, `YYYY-MM-DD`. */
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
@@ -34,6 +36,9 @@ export class UsageStore {
   /** Of those, tokens spent on strangers' DMs (their own daily share). */
   private readonly strangerByDay = new Map<string, number>();
   private readonly strangerStmt;
+  /** The UTC day last asked about, and when it began (ms). */
+  private day = "";
+  private dayStart = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Db,
@@ -80,12 +85,21 @@ export class UsageStore {
 
   /** Tokens (prompt + output + thinking) spent on the UTC day of `now`. */
   tokensToday(now: number): number {
-    return this.tokens(utcDay(now));
+    return this.tokens(this.dayOf(now));
   }
 
   /** Of those, the tokens spent on strangers' DMs (memory after the first read of the day). */
   strangerTokensToday(now: number): number {
-    return this.strangerTokens(utcDay(now));
+    return this.strangerTokens(this.dayOf(now));
+  }
+
+  /** utcDay(now), without formatting a date on every call (the chatter gate asks per message). */
+  private dayOf(now: number): string {
+    if (now < this.dayStart || now >= this.dayStart + DAY_MS) {
+      this.dayStart = now - (now % DAY_MS);
+      this.day = utcDay(this.dayStart);
+    }
+    return this.day;
   }
 
   /** Totals for the UTC day of `now`. */

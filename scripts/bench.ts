@@ -5,6 +5,7 @@
  *   P3  planning calls for a burst (3 DMs 2 s apart; 5 mentions 1 s apart; goal 1 each) and the
  *       fake-clock time from a burst's last message to the persona's typing
  *   P4  planning prompt tokens (system instruction + contents) in a 10,000-message lane with 500 memories ÷ in a 50-message lane with 5 (≤ 1.3)
+ *   group answer: planning prompt tokens with memories of the people present, and where those memories were learnt
  *   P5  tokens a reply costs the prompt (reply line, quote line, injected replied-to message),
  *       averaged over a realistic mix of replies (≤ 60)
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
@@ -19,7 +20,7 @@
 import { parseFlags, UsageError } from "../src/cli/args";
 import { benchBatching } from "../src/bench/batching-bench";
 import type { CatchUpFigures } from "../src/bench/catch-up-bench";
-import { benchPromptGrowth } from "../src/bench/context-bench";
+import { benchGroupMemories, benchPromptGrowth } from "../src/bench/context-bench";
 import { benchAddressing } from "../src/bench/addressing-bench";
 import { CHATTER_COOLDOWN_MS } from "../src/inbound/addressing-prefilter";
 import { benchInbound } from "../src/bench/inbound-bench";
@@ -67,6 +68,7 @@ if (!Number.isInteger(p7Messages) || p7Messages < 1000) {
 const inbound = await benchInbound({ messages });
 const p3 = await benchBatching();
 const p4 = await benchPromptGrowth();
+const groupMemories = await benchGroupMemories();
 const addressing = await benchAddressing();
 const talkative = await benchAddressing({ mode: "talkative" });
 const p5 = benchReplies();
@@ -85,6 +87,7 @@ const figures = {
   P2: { requestsPerMessage: inbound.p2, requests: inbound.requests, messagesSeenByPersona: 2 * inbound.messages, target: 0 },
   P3: { goalPlanningCalls: 1, clock: "fake (the planner answers at once)", ...p3 },
   P4: { estimator: "context/tokens.ts", ...p4 },
+  groupAnswerWithMemories: { estimator: "context/tokens.ts", ...groupMemories },
   P5: { averageTokens: p5.averageTokens, target: 60, estimator: "context/tokens.ts estimateTokens", cases: p5.cases },
   P6: {
     ratio: many.meanMs / one.meanMs,
@@ -126,6 +129,8 @@ if (json) {
   console.log(`P4 prompt tokens (system instruction + contents; response schema excluded), 10,000-message DM lane with 500 memories ÷ 50-message lane with 5: ${f(p4.ratio)} (target ≤ 1.3); whole request ${f(p4.requestRatio)}`);
   console.log(`   ${p4.long.laneMessages} messages, ${p4.long.memories} memories, a summary: ${lane(p4.long)}`);
   console.log(`   ${p4.short.laneMessages} messages, ${p4.short.memories} memories, no summary yet: ${lane(p4.short)}`);
+  const gm = groupMemories;
+  console.log(`Group answer with memories of the people present (3 people, ${gm.stored} memories: 6 each from their DMs, 3 from this group, 3 from another): prompt ${gm.promptTokens} tokens, memories ${gm.memoryTokens} tokens in ${gm.memoryLines} lines (learnt in this group ${gm.fromThisGroup}, in private chats ${gm.fromPrivateChats}, in other groups ${gm.fromOtherGroups})`);
   console.log(`P5 tokens per reply (reply line + quote + injected replied-to message): ${f(p5.averageTokens, 1)} on average (target ≤ 60)`);
   for (const c of p5.cases) {
     console.log(`   ${`${c.name}:`.padEnd(52)} ${String(c.totalTokens).padStart(3)} tokens (annotation ${c.annotationTokens}, injected ${c.injectedTokens}; ${Math.round(c.share * 100)}% of replies)`);

@@ -171,3 +171,101 @@ export async function benchPromptGrowth(): Promise<PromptGrowthFigures> {
   const long = await measure({ laneMessages: 10_000, memories: 500, summary: true });
   return { ratio: long.promptTokens / short.promptTokens, requestRatio: long.requestTokens / short.requestTokens, target: 1.3, long, short };
 }
+
+/** The planning request of a group answer where the people present have memories from several places. */
+export interface GroupMemoryFigures {
+  /** Estimated tokens of the system instruction and the contents' texts. */
+  readonly promptTokens: number;
+  /** Of which: the memory lines (each + its newline). */
+  readonly memoryTokens: number;
+  readonly memoryLines: number;
+  /** Memory lines learnt in a private chat (a secret told in a DM, shown in the group). */
+  readonly fromPrivateChats: number;
+  /** Memory lines learnt in another group. */
+  readonly fromOtherGroups: number;
+  /** Memory lines learnt in this group. */
+  readonly fromThisGroup: number;
+  /** Memories stored in all. */
+  readonly stored: number;
+}
+
+const GROUP_PERSONA = `${PERSONA}
+# Group Mode
+talkative
+`;
+
+/**
+ * A supergroup answer with memories of the people present (the talk's authors, in a talkative
+ * group's window): alice, bob and carol each have 6 memories learnt in their own DM, 3 learnt
+ * in this group and 3 in another group; one of alice's in this group was stated by bob. The
+ * figure is the planning request's tokens and where its memory lines were learnt.
+ */
+export async function benchGroupMemories(): Promise<GroupMemoryFigures> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-groupmem-"));
+  const clock = new FakeClock();
+  const emu = new TelegramEmulator({ now: () => clock.now() });
+  const me = emu.addAccount({ firstName: "Mira", username: "mira_bench" });
+  const people = [
+    emu.addUser({ firstName: "Alice", username: "alice" }),
+    emu.addUser({ firstName: "Bob", username: "bob" }),
+    emu.addUser({ firstName: "Carol", username: "carol" }),
+  ] as const;
+  const group = emu.createSupergroup({ title: "Sandbox", members: [me, ...people] });
+  const club = emu.createSupergroup({ title: "Club", members: [me, ...people] });
+  const db = openDatabase(join(dir, "groupmem.db"));
+  const client = createEmulatedClient(emu, me);
+  let body: Record<string, unknown> | undefined;
+  const runtime = new AgentRuntime({
+    persona: parsePersona(GROUP_PERSONA, { file: "agents/Mira.md", promptDirs: [] }),
+    db,
+    client,
+    selfId: String(me.id),
+    planner: new DryPlanner((b) => (body = b)),
+    logger: pino({ level: "silent" }),
+    clock,
+    catchUpOnStart: false,
+  });
+  clock.settle = () => runtime.scheduler.whenIdle();
+  runtime.start();
+  try {
+    for (let i = 0; i < 12; i++) emu.buildIncoming({ chat: group, from: people[i % 3]!, text: LINES[i % LINES.length]! });
+    runtime.messages.upsertChat({ chatId: group.peerId, chatType: "supergroup", title: "Sandbox" });
+    runtime.messages.upsertChat({ chatId: club.peerId, chatType: "supergroup", title: "Club" });
+    for (const m of emu.history(group)) {
+      if (m.text === "") continue;
+      runtime.messages.insert({ chatId: group.peerId, messageId: m.id, senderId: String(m.fromId), senderName: m.fromName, date: m.date * 1000, text: m.text, isAgent: false });
+    }
+    runtime.messages.commit();
+    let n = 0;
+    const remember = (chatId: string, subject: string, content: string, toldBy?: string) =>
+      runtime.memories.remember({ chatId, subject, content, now: clock.now() - ++n * 60_000, ...(toldBy !== undefined ? { toldBy } : {}) });
+    people.forEach((p, k) => {
+      const id = String(p.id);
+      const name = p.firstName;
+      for (let i = 0; i < 6; i++) remember(id, id, `${name} privately ${VERBS[i]} ${THINGS[(i + k) % 10]} ${PLACES[i]}`, id);
+      for (let i = 0; i < 3; i++) {
+        const teller = k === 0 && i === 2 ? String(people[1].id) : id;
+        remember(group.peerId, id, `${name} sandboxed ${VERBS[i + 6]} ${THINGS[(i + k + 3) % 10]} ${PLACES[i + 6]}`, teller);
+      }
+      for (let i = 0; i < 3; i++) remember(club.peerId, id, `${name} clubbed ${VERBS[i + 3]} ${THINGS[(i + k + 6) % 10]} ${PLACES[i + 3]}`, id);
+    });
+    await emu.post({ chat: group, from: people[2], text: "@mira_bench what should we bring on saturday?" });
+    await clock.advance(60_000);
+    if (!body) throw new Error("group memories: the addressed message was not planned");
+    const b = body as { systemInstruction: { parts: { text: string }[] }; contents: { parts: { text: string }[] }[] };
+    const system = b.systemInstruction.parts.map((p) => p.text).join("\n");
+    const texts = b.contents.flatMap((c) => c.parts.map((p) => p.text));
+    const lines = texts.flatMap((t) => t.split("\n")).filter((l) => l.startsWith("⟦memory "));
+    return {
+      promptTokens: estimateTokens(system) + texts.reduce((s, t) => s + estimateTokens(t), 0),
+      memoryTokens: lines.reduce((s, l) => s + estimateTokens(l) + 1, 0),
+      memoryLines: lines.length,
+      fromPrivateChats: lines.filter((l) => l.includes(" privately ")).length,
+      fromOtherGroups: lines.filter((l) => l.includes(" clubbed ")).length,
+      fromThisGroup: lines.filter((l) => l.includes(" sandboxed ")).length,
+      stored: runtime.memories.count(),
+    };
+  } finally {
+    await tearDownRig({ runtime, emu, client, db, dir });
+  }
+}

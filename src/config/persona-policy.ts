@@ -1,8 +1,10 @@
 /**
  * The persona's safety policies: who may talk to it in private, which groups it answers in,
  * and the caps against cost and abuse. Parsed from persona-file headings (see persona.ts).
- * Defaults: DMs open, every group, 20 answers per group per hour and 60 per private chat, 2M tokens a day, 30 min silence
- * after the owner writes — the caps bound what a stranger can cost.
+ * Defaults: DMs open, every group, 20 answers per group per hour (one person at most half of a
+ * group's) and 60 per private chat, 2M tokens a day (strangers' DMs at most a fifth of it), 30 min silence after the owner
+ * writes — the caps bound what a stranger can cost, and the shares keep one person from spending
+ * what belongs to everyone.
  */
 import { z } from "zod";
 import { PersonaFileError } from "./persona-error.js";
@@ -32,8 +34,12 @@ export interface PersonaPolicy {
   readonly answersPerHour: number;
   /** Answers per private chat in any sliding hour (a lively DM is one person talking to the persona). */
   readonly dmAnswersPerHour: number;
+  /** In a group: the percentage of `answersPerHour` one person's messages may use. */
+  readonly personShare: number;
   /** Tokens (prompt + output + thinking) the persona may spend per UTC day. */
   readonly dailyTokenBudget: number;
+  /** The percentage of `dailyTokenBudget` strangers' DMs (not contacts, not allowlisted) may spend together. */
+  readonly strangerTokenShare: number;
   /** Minutes the persona stays silent in a chat after its owner wrote there from another device. */
   readonly takeoverSilenceMin: number;
 }
@@ -42,7 +48,9 @@ export interface PersonaPolicy {
 export const POLICY_LIMITS = {
   answersPerHour: { default: 20, min: 1, max: 3600, unit: "answers" },
   dmAnswersPerHour: { default: 60, min: 1, max: 3600, unit: "answers" },
+  personShare: { default: 50, min: 1, max: 100, unit: "percent" },
   dailyTokenBudget: { default: 2_000_000, min: 1000, max: 1_000_000_000, unit: "tokens" },
+  strangerTokenShare: { default: 20, min: 0, max: 100, unit: "percent" },
   takeoverSilenceMin: { default: 30, min: 0, max: 10_080, unit: "minutes" },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
@@ -52,7 +60,9 @@ export const DEFAULT_POLICY: PersonaPolicy = Object.freeze({
   allowedGroups: Object.freeze([]),
   answersPerHour: POLICY_LIMITS.answersPerHour.default,
   dmAnswersPerHour: POLICY_LIMITS.dmAnswersPerHour.default,
+  personShare: POLICY_LIMITS.personShare.default,
   dailyTokenBudget: POLICY_LIMITS.dailyTokenBudget.default,
+  strangerTokenShare: POLICY_LIMITS.strangerTokenShare.default,
   takeoverSilenceMin: POLICY_LIMITS.takeoverSilenceMin.default,
 });
 
@@ -91,9 +101,10 @@ export function parsePeerList(src: ValueSource, raw: string, kind: "user" | "gro
   return out;
 }
 
-/** A numeric policy field within its bounds. */
+/** A numeric policy field within its bounds (a percentage may carry its `%`). */
 export function parsePolicyNumber(src: ValueSource, raw: string, rule: NumberRule & { default: number }): number {
-  const n = parseNumber(src, raw.replace(/[_\s,](?=\d{3}\b)/g, ""), rule);
+  const bare = rule.unit === "percent" ? raw.trim().replace(/\s*%$/, "") : raw;
+  const n = parseNumber(src, bare.replace(/[_\s,](?=\d{3}\b)/g, ""), rule);
   if (!Number.isInteger(n)) throw new PersonaFileError(src.file, src.field, `bad value ${quoteValue(raw)} (expected a whole number of ${rule.unit})`);
   return n;
 }
@@ -101,4 +112,14 @@ export function parsePolicyNumber(src: ValueSource, raw: string, rule: NumberRul
 /** Whether `ref` names this user or chat. */
 export function matchesPeer(ref: PeerRef, id: string, username: string | undefined): boolean {
   return "id" in ref ? ref.id === id : username !== undefined && ref.username === username.toLowerCase();
+}
+
+/** Answers per hour one person may have in a group: their share of the chat's cap, at least 1. */
+export function personCap(policy: Pick<PersonaPolicy, "answersPerHour" | "personShare">): number {
+  return Math.max(1, Math.floor((policy.answersPerHour * policy.personShare) / 100));
+}
+
+/** Tokens per UTC day strangers' DMs may spend together. */
+export function strangerTokenCap(policy: Pick<PersonaPolicy, "dailyTokenBudget" | "strangerTokenShare">): number {
+  return Math.floor((policy.dailyTokenBudget * policy.strangerTokenShare) / 100);
 }

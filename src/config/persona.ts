@@ -109,7 +109,9 @@ export const PERSONA_FIELDS = [
   "Allowed Groups",
   "Answers Per Hour",
   "DM Answers Per Hour",
+  "Person Share",
   "Daily Token Budget",
+  "Stranger Token Share",
   "Takeover Silence",
 ] as const;
 type FieldName = (typeof PERSONA_FIELDS)[number];
@@ -208,7 +210,9 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     allowedGroups: Object.freeze(groupsRaw === undefined ? [] : parsePeerList(src("Allowed Groups"), groupsRaw, "group")),
     answersPerHour: policyNum("Answers Per Hour", POLICY_LIMITS.answersPerHour),
     dmAnswersPerHour: policyNum("DM Answers Per Hour", POLICY_LIMITS.dmAnswersPerHour),
+    personShare: policyNum("Person Share", POLICY_LIMITS.personShare),
     dailyTokenBudget: policyNum("Daily Token Budget", POLICY_LIMITS.dailyTokenBudget),
+    strangerTokenShare: policyNum("Stranger Token Share", POLICY_LIMITS.strangerTokenShare),
     takeoverSilenceMin: policyNum("Takeover Silence", POLICY_LIMITS.takeoverSilenceMin),
   });
   if (policy.dm === "allowlist" && policy.allowedUsers.length === 0) {

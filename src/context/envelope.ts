@@ -228,26 +228,49 @@ export function formatSystemEnvelope(date: number, text: string, time?: string):
 /** A memory line's text is cut to this many code points. */
 export const MEMORY_MAX_CODE_POINTS = 300;
 
+/** A chat's title in a memory line is cut to this many code points. */
+const MEMORY_PLACE_MAX_CODE_POINTS = 64;
+
+/** Where a memory was learnt, when that is not the chat the prompt is for. */
+export type MemoryPlace = { readonly kind: "group"; readonly title?: string } | { readonly kind: "private" };
+
 /** One memory as the prompt shows it (memory/recall.ts chooses them). */
 export interface MemoryNote {
-  /** The person it is about (a speaker, named by the one formatter); absent: a note about the chat. */
+  /** The person it is about (a speaker, named by the one formatter); absent: a note about a chat. */
   readonly about?: Speaker;
   /** When it was stored or last merged (Unix ms), or "curated" for the persona's curated files. */
   readonly date: number | "curated";
   /** What is remembered (untrusted: it may be a person's own wording). */
   readonly text: string;
+  /** Who said it, when that is someone else than the person it is about: shown as their statement. */
+  readonly teller?: Speaker;
+  /** Where it was learnt, when that is another chat than this one. */
+  readonly where?: MemoryPlace;
+}
+
+/** `"Sandbox"` (sanitised, flattened, cut; a typed `"` becomes `'` so the quotes hold) or `a private chat`. */
+function placeLabel(p: MemoryPlace): string {
+  if (p.kind === "private") return "a private chat";
+  const title = capCodePoints(neutralizeReferences(sanitizeLine(p.title ?? "")), MEMORY_PLACE_MAX_CODE_POINTS).replaceAll('"', "'");
+  return title === "" ? "another group" : `"${title}"`;
 }
 
 /**
  * `⟦memory <ref> · <YYYY-MM-DD>⟧ <fact>`: one line; `this chat` for a note about the chat,
- * `curated` for a curated memory. The subject is a speaker reference and the fact is flattened
- * to one line and sanitised, so neither can forge another memory, a message or a section.
+ * `curated` for a curated memory. A memory someone else stated about the person is their
+ * statement, never the person's own words: `⟦memory [Alice](tg:@alice) · …⟧ [Dave](tg:@dave) said
+ * in "Sandbox": <fact>` (`said:` when it was said in this chat). A note widened from another chat
+ * is `⟦memory chat "Club" · …⟧`. The subject and teller are speaker references, the place and the
+ * fact are flattened to one line and sanitised, so none can forge another memory, a message or
+ * a section.
  */
 export function formatMemoryEnvelope(o: MemoryNote): string {
-  const who = o.about !== undefined ? speakerRef(o.about) : "this chat";
+  const who = o.about !== undefined ? speakerRef(o.about) : o.where !== undefined ? `chat ${placeLabel(o.where)}` : "this chat";
   const when = o.date === "curated" ? "curated" : formatRfc3339(o.date).slice(0, 10);
   const text = capCodePoints(neutralizeReferences(sanitizeLine(o.text)), MEMORY_MAX_CODE_POINTS);
-  return `⟦memory ${who} · ${when}⟧${text === "" ? "" : ` ${text}`}`;
+  const said = o.teller !== undefined ? `${speakerRef(o.teller)} said${o.where !== undefined ? ` in ${placeLabel(o.where)}` : ""}:` : "";
+  const body = [said, text].filter((x) => x !== "").join(" ");
+  return `⟦memory ${who} · ${when}⟧${body === "" ? "" : ` ${body}`}`;
 }
 
 /** A summary's section: `⟦summary⟧` (or another label) then the summary (sanitised, lines kept); "" when empty. */

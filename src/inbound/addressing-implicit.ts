@@ -31,6 +31,7 @@ import type { GroupMode } from "../config/persona-values";
 import { readLane, roomOf } from "../context/lanes";
 import { speakerDirectory, type EntityLookup } from "../context/speaker-directory";
 import type { Llm } from "../llm/llm";
+import type { Gate } from "../policy/gate";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
 import type { Db } from "../store/db";
 import type { MessageStore, StoredMessage } from "../store/messages";
@@ -64,6 +65,8 @@ export interface AddressingStats {
   calls: number;
   /** Bursts answered because the call said addressed. */
   answered: number;
+  /** Held back before the prefilter: a switch of the owner's (allowed groups, pause, takeover) or the day's budget. */
+  held: number;
   /** talkative: text interjections and reactions. */
   interjected: number;
   reacted: number;
@@ -84,8 +87,11 @@ export interface ImplicitAddressingDeps {
   readonly entities: EntityLookup;
   /** Absent: no addressing call can be made; non-strict chats answer only explicit addressing. */
   readonly llm: Llm | undefined;
-  /** The persona's policies and caps for a message it would answer. */
-  readonly admit: (m: InboundMessage) => { readonly ok: boolean };
+  /**
+   * The admission gate (policy/gate.ts): the owner's switches and the caps, for chatter before it
+   * becomes a candidate, for each burst's authors, and for a message it would answer.
+   */
+  readonly gate: Pick<Gate, "chatter" | "message" | "overShare">;
   readonly db: Db;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -103,6 +109,7 @@ export class ImplicitAddressing {
     candidates: 0,
     calls: 0,
     answered: 0,
+    held: 0,
     interjected: 0,
     reacted: 0,
   };
@@ -143,6 +150,11 @@ export class ImplicitAddressing {
     if (mode === "strict") return;
     const now = this.d.clock.now();
     if (now - m.date > this.d.maxAnswerAgeMs) return;
+    // The owner's switches and the budget first (memory only): no candidate, no task, no call.
+    if (!this.d.gate.chatter(m)) {
+      this.stats.held++;
+      return;
+    }
     this.stats.considered++;
     const near = this.activity.other(m.chatId, m.senderId, m.date);
     // Forum topics have their own graph: a burst is gathered, judged and answered per topic.
@@ -213,9 +225,16 @@ export class ImplicitAddressing {
     const llm = this.d.llm;
     if (mode === "strict" || !llm) return done("none");
     const oldest = this.d.clock.now() - this.d.maxAnswerAgeMs;
-    const burst = task.payload.items
+    const stored = task.payload.items
       .map((id) => this.d.messages.get(chatId, id))
       .filter((m): m is StoredMessage => m !== undefined && !m.deleted && m.date >= oldest);
+    // A person who has used their share of the chat's answers could not be answered: their
+    // messages are not judged (no call for them at all when nobody else wrote).
+    const spent = new Map<string, boolean>();
+    const burst = stored.filter((m) => {
+      if (!spent.has(m.senderId)) spent.set(m.senderId, this.d.gate.overShare(chatId, m.senderId));
+      return !spent.get(m.senderId);
+    });
     if (burst.length === 0) return done("none");
     const first = burst[0]!;
     const history = readLane(this.d.messages, roomOf(first), { uptoId: first.messageId - 1, limit: ADDRESS_HISTORY });
@@ -287,7 +306,7 @@ export class ImplicitAddressing {
       out: false,
       senderIsBot: false,
     };
-    if (!this.d.admit(inbound).ok) return false;
+    if (!this.d.gate.message(inbound).ok) return false;
     this.activity.partner(m.chatId, m.senderId);
     this.d.scheduler().enqueueReceived(m.chatId, m.messageId, {
       readDelayMs: this.d.readDelayMs,

@@ -56,11 +56,15 @@ export interface JsonGenerationRequest {
   readonly model?: string;
   /** What the call is for, as usage is accounted ("plan", "address", …); default "other". */
   readonly purpose?: string;
+  /** The chat the call is for (usage is attributed to it: a stranger's DM has its own share). */
+  readonly chatId?: string;
 }
 
 /** Tokens one answered call used, as the server counted them (0 when it sent no usageMetadata). */
 export interface LlmUsage {
   readonly purpose: string;
+  /** The chat the call was for, when the caller named one. */
+  readonly chatId?: string;
   /** The model version the server reported, else the configured model. */
   readonly model: string;
   readonly promptTokens: number;
@@ -184,7 +188,7 @@ export class GeminiClient {
       // Interpreted outside the try: a blocked or empty answer is not an HTTP failure (the
       // caller decides whether to ask again: see llm.ts).
       const purpose = req.purpose ?? "other";
-      this.reportUsage(response, purpose, req.model ?? this.model);
+      this.reportUsage(response, purpose, req.model ?? this.model, req.chatId);
       const result = this.interpret(response, attempt, req.model ?? this.model);
       this.log.info(
         {
@@ -320,11 +324,12 @@ export class GeminiClient {
   }
 
   /** Tell the usage listeners what an answered call cost; a listener's failure is logged, never thrown. */
-  private reportUsage(response: GenerateContentResponse, purpose: string, asked: string): void {
+  private reportUsage(response: GenerateContentResponse, purpose: string, asked: string, chatId: string | undefined): void {
     if (this.usageListeners.size === 0) return;
     const u = response.usageMetadata;
     const usage: LlmUsage = {
       purpose,
+      ...(chatId !== undefined ? { chatId } : {}),
       model: response.modelVersion ?? asked,
       promptTokens: u?.promptTokenCount ?? 0,
       ...(u?.cachedContentTokenCount ? { cachedTokens: u.cachedContentTokenCount } : {}),

@@ -34,7 +34,7 @@ export interface JsonRequest<T> {
    * LlmFormatError (or a subclass) when it is not an answer at all: that earns the second call.
    */
   readonly parse?: (text: string) => T;
-  /** For the log lines (which chat the call was for). */
+  /** Which chat the call was for: for the log lines, and usage is attributed to it. */
   readonly chatId?: string;
   /** Override the purpose's model (rarely needed). */
   readonly model?: string;
@@ -120,6 +120,7 @@ export class GeminiLlm implements Llm {
           thinkingBudget: settings.thinkingBudget,
           model,
           purpose: req.purpose,
+          ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),
         });
         const truncated = res.finishReason === "MAX_TOKENS";
         try {

@@ -2,19 +2,21 @@
  * Which memories go into a prompt, within a token budget (counted with the one estimator,
  * context/tokens.ts). In order of priority:
  *
- *  1. curated memories of the people present (the targets' authors first), at most half the budget;
+ *  1. curated memories of the people present (the targets' authors first), where their file's
+ *     scope allows, at most half the budget;
  *  2. the top-k full-text (FTS5, bm25) matches for the words of the messages being answered;
- *  3. the newest other memories about the people present and notes about this chat.
+ *  3. the newest other memories the chat may show.
  *
- * "Present" = the authors of the messages in the lane's window. Every candidate is visible in
- * this chat: stored here, or about someone present — a memory about a person who is absent is
- * never shown unless it was stored in this chat (the SQL enforces it, see store/memories.ts).
+ * What a chat may show is decided by where each memory was learnt (store/memories.ts): learnt
+ * here; in a private chat, what was learnt about its partner in a group; what the owner widened
+ * here. A secret told in private never reaches a group, whoever is present there. A memory about
+ * a person that someone else said is shown as that person's statement ("dave said in Sandbox").
  */
-import { formatMemoryEnvelope, type MemoryNote } from "../context/envelope";
+import { formatMemoryEnvelope, type MemoryNote, type MemoryPlace } from "../context/envelope";
 import type { Speaker } from "../context/speaker";
 import { estimateTokens } from "../context/tokens";
-import type { Memory, MemoryStore } from "../store/memories";
-import type { CuratedMemories } from "./curated";
+import { isGroupChatId, type Memory, type MemoryStore } from "../store/memories";
+import { curatedVisible, type CuratedMemories } from "./curated";
 
 /** Tokens the memory lines of one prompt may take (with the summary's budget, set so that bench P4 stays ≤ 1.3). */
 export const MEMORY_BUDGET_TOKENS = 150;
@@ -27,8 +29,12 @@ export interface RecallInput {
   readonly store: MemoryStore;
   readonly curated: CuratedMemories;
   readonly chatId: string;
+  /** In a private chat, its partner (the chat id is their user id). */
+  readonly partner?: string;
   /** User ids present in the lane's window, the targets' authors first. */
   readonly present: readonly string[];
+  /** A group's title, to say where a memory from another chat was learnt. */
+  readonly chatTitle?: (chatId: string) => string | undefined;
   /** A person as the prompt names them (the speaker directory: one formatter for every reference). */
   readonly speakerOf: (userId: string) => Speaker;
   /** The text of the messages being answered (the full-text query). */
@@ -54,15 +60,35 @@ export function recall(i: RecallInput): MemoryNote[] {
   };
 
   for (const userId of i.present) {
-    for (const text of i.curated.get(userId) ?? []) take({ about: i.speakerOf(userId), date: "curated", text }, Math.floor(budget / 2));
+    const file = i.curated.get(userId);
+    if (!file || !curatedVisible(file.scope, userId, i.chatId)) continue;
+    for (const text of file.lines) take({ about: i.speakerOf(userId), date: "curated", text }, Math.floor(budget / 2));
   }
   const seen = new Set<number>();
-  const note = (m: Memory): MemoryNote => ({ ...(m.subject !== undefined ? { about: i.speakerOf(m.subject) } : {}), date: m.updatedAt, text: m.content });
-  for (const m of i.store.search(i.chatId, i.present, i.query, i.topK ?? MEMORY_TOP_K)) {
+  const place = (chatId: string): MemoryPlace | undefined => {
+    if (chatId === i.chatId) return undefined;
+    if (!isGroupChatId(chatId)) return { kind: "private" };
+    const title = i.chatTitle?.(chatId);
+    return { kind: "group", ...(title !== undefined ? { title } : {}) };
+  };
+  const note = (m: Memory): MemoryNote => {
+    const where = place(m.chatId);
+    // Someone else's statement about the person: shown as theirs, with where they said it.
+    const other = m.subject !== undefined && m.toldBy !== undefined && m.toldBy !== m.subject;
+    return {
+      ...(m.subject !== undefined ? { about: i.speakerOf(m.subject) } : {}),
+      date: m.updatedAt,
+      text: m.content,
+      ...(other ? { teller: i.speakerOf(m.toldBy!) } : {}),
+      ...(where && (other || m.subject === undefined) ? { where } : {}),
+    };
+  };
+  const viewer = { chatId: i.chatId, present: i.present, ...(i.partner !== undefined ? { partner: i.partner } : {}) };
+  for (const m of i.store.search(viewer, i.query, i.topK ?? MEMORY_TOP_K)) {
     seen.add(m.id);
     take(note(m));
   }
-  for (const m of i.store.visible(i.chatId, i.present, RECENT_CANDIDATES)) {
+  for (const m of i.store.visible(viewer, RECENT_CANDIDATES)) {
     if (seen.has(m.id)) continue;
     take(note(m));
     if (budget - used < 8) break;

@@ -59,3 +59,19 @@ export function resolveSubject(about: string | undefined, c: SubjectContext): st
   }
   return undefined;
 }
+
+/**
+ * Who said a memory, from the messages being answered — never from the model, which a message
+ * can talk into naming anyone: in a private chat its partner; in a group, when the memory is
+ * about someone, the newest author of those messages who is *not* that person (so dave saying
+ * "remember: alice's IBAN is …" is dave's statement, even if alice wrote in the same burst), else
+ * the person themself; a chat note's teller is the newest author. Undefined when no person wrote
+ * them.
+ */
+export function tellerOf(subject: string | undefined, c: Pick<SubjectContext, "chatId" | "isDm" | "targets">): string | undefined {
+  if (c.isDm) return c.chatId;
+  const authors = c.targets.filter((m) => !m.isAgent).map((m) => m.senderId);
+  if (authors.length === 0) return undefined;
+  const other = subject !== undefined ? [...authors].reverse().find((a) => a !== subject) : undefined;
+  return other ?? (subject !== undefined && authors.includes(subject) ? subject : authors[authors.length - 1]);
+}

@@ -1,4 +1,5 @@
 import { isSummaryGraph } from "../summary/lane-summaries";
+import { EVERYWHERE, isGroupChatId, type Memory, type MemoryStore } from "../store/memories";
 import { ALL_CHATS, type ChatMode, type ChatSettingsStore } from "../store/chat-settings";
 import type { ChatInfo, MessageStore } from "../store/messages";
 import type { Scheduler } from "../tasks/scheduler";
@@ -12,6 +13,10 @@ export interface OwnerCommandDeps {
   readonly settings: ChatSettingsStore;
   readonly scheduler: Pick<Scheduler, "cancelPending" | "openTasks">;
   readonly status: () => StatusFacts;
+  /** The persona's memories (`/memories`, `/share`, `/unshare`); absent: those commands are unavailable. */
+  readonly memories?: Pick<MemoryStore, "forOwner" | "get" | "share" | "unshare">;
+  /** A person's name as the owner knows them (the entity store), for memory listings. */
+  readonly nameOf?: (userId: string) => string | undefined;
 }
 
 const MODES: readonly ChatMode[] = ["strict", "smart", "talkative"];
@@ -23,8 +28,11 @@ export const HELP = [
   "/resume [chat] — answer again (also ends a takeover silence in that chat)",
   "/mode <strict|smart|talkative> [chat] — set the group mode of a chat (or the default)",
   "/forget <chat> — drop the pending plan of a chat",
+  "/memories <chat> — what the persona remembers from a chat (a private chat: also about that person), with ids",
+  "/share <memory id> <chat|everywhere> — show a memory in another chat too (where its person is present), or everywhere",
+  "/unshare <memory id> — back to where it was learnt",
   "/help — this list",
-  "A chat is named by its id, its @username or a part of its title.",
+  "A chat is named by its id, its @username or a part of its title; a name that fits several chats changes nothing.",
 ].join("\n");
 
 /** Most candidates an ambiguous name lists. */
@@ -53,6 +61,12 @@ export function runOwnerCommand(text: string, d: OwnerCommandDeps): string {
       return mode(rest, d);
     case "/forget":
       return forget(arg, d);
+    case "/memories":
+      return listMemories(arg, d);
+    case "/share":
+      return share(rest, d);
+    case "/unshare":
+      return unshare(arg, d);
     default:
       return `Unknown command ${JSON.stringify(head)}. /help lists the commands.`;
   }
@@ -66,12 +80,12 @@ function chatOrAnswer(name: string, d: OwnerCommandDeps): ChatInfo | string {
   if (found.kind === "none") return `No chat matches ${JSON.stringify(name)}. Name it by id, @username or a part of its title.`;
   const shown = found.candidates.slice(0, MAX_CANDIDATES).map((c) => `- ${describeChat(c)}`);
   const more = found.candidates.length > MAX_CANDIDATES ? [`… and ${found.candidates.length - MAX_CANDIDATES} more`] : [];
-  return [`${JSON.stringify(name)} matches ${found.candidates.length} chats; name one by id or @username:`, ...shown, ...more].join("\n");
+  return [`${JSON.stringify(name)} matches ${found.candidates.length} chats, so nothing was changed; name one by its id (or @username):`, ...shown, ...more].join("\n");
 }
 
-/** Cancel a chat's open tasks; how many went. */
+/** Cancel a chat's open tasks, pending addressing calls included; how many went. */
 function dropPlan(chatId: string, reason: string, d: OwnerCommandDeps): number {
-  return d.scheduler.cancelPending(chatId, reason).length;
+  return d.scheduler.cancelPending(chatId, reason, { addressing: true }).length;
 }
 
 function pause(name: string, d: OwnerCommandDeps): string {
@@ -127,4 +141,77 @@ function forget(name: string, d: OwnerCommandDeps): string {
   if (typeof chat === "string") return chat;
   const dropped = dropPlan(chat.chatId, "forgotten by the owner", d);
   return dropped ? `Dropped the pending plan in ${describeChat(chat)} (${dropped} task(s)).` : `Nothing was pending in ${describeChat(chat)}.`;
+}
+
+/** Most memories `/memories` lists. */
+const MAX_LISTED = 20;
+/** A memory's text in a listing is cut to this many characters. */
+const LISTED_CHARS = 120;
+
+const memoryUsage = "Usage: /share <memory id> <chat|everywhere> — the ids are in /memories <chat>";
+
+function listMemories(name: string, d: OwnerCommandDeps): string {
+  if (!d.memories) return "Memories are not available here.";
+  if (name === "") return "Usage: /memories <chat>";
+  const chat = chatOrAnswer(name, d);
+  if (typeof chat === "string") return chat;
+  const found = d.memories.forOwner(chat.chatId, MAX_LISTED + 1);
+  if (found.length === 0) return `Nothing remembered from ${describeChat(chat)}.`;
+  const lines = found.slice(0, MAX_LISTED).map((m) => `- ${describeMemory(m, d)}`);
+  const more = found.length > MAX_LISTED ? [`… and older ones (the newest ${MAX_LISTED} are listed)`] : [];
+  return [`Remembered from ${describeChat(chat)}:`, ...lines, ...more, "/share <id> <chat|everywhere> shows one in another chat too."].join("\n");
+}
+
+/** `#12 about Alice, said by Dave in Sandbox (-100…), 2026-11-22, shown there and in Alice's private chat: …` */
+function describeMemory(m: Memory, d: OwnerCommandDeps): string {
+  const person = (id: string) => d.nameOf?.(id) ?? `user ${id}`;
+  const source = chatName(m.chatId, d);
+  const about = m.subject !== undefined ? `about ${person(m.subject)}` : "about the chat";
+  const said = m.toldBy !== undefined ? `, said by ${person(m.toldBy)}` : "";
+  const where = isGroupChatId(m.chatId) ? `in ${source}` : `in the private chat with ${person(m.chatId)}`;
+  const base = isGroupChatId(m.chatId)
+    ? m.subject !== undefined
+      ? `there and in ${person(m.subject)}'s private chat`
+      : "there"
+    : "only in that private chat";
+  const shown = m.shared?.includes(EVERYWHERE) ? "everywhere" : m.shared?.length ? `${base}, and in ${m.shared.map((c) => chatName(c, d)).join(", ")}` : base;
+  const text = m.content.length > LISTED_CHARS ? `${m.content.slice(0, LISTED_CHARS - 1)}…` : m.content;
+  return `#${m.id} ${about}${said} ${where}, ${new Date(m.updatedAt).toISOString().slice(0, 10)}; shown ${shown}: ${text}`;
+}
+
+function chatName(chatId: string, d: OwnerCommandDeps): string {
+  const c = d.messages.chats().find((x) => x.chatId === chatId);
+  return c ? describeChat(c) : chatId;
+}
+
+function memoryId(raw: string | undefined): number | undefined {
+  const m = /^#?(\d{1,12})$/.exec(raw ?? "");
+  return m ? Number(m[1]) : undefined;
+}
+
+function share(args: readonly string[], d: OwnerCommandDeps): string {
+  if (!d.memories) return "Memories are not available here.";
+  const [raw, ...rest] = args;
+  const id = memoryId(raw);
+  const name = rest.join(" ");
+  if (id === undefined || name === "") return memoryUsage;
+  if (!d.memories.get(id)) return `No memory #${id}. /memories <chat> lists them with their ids.`;
+  if (name.toLowerCase() === "everywhere") {
+    const m = d.memories.share(id, EVERYWHERE)!;
+    return `Memory #${id} is now shown everywhere${m.subject !== undefined ? ` ${d.nameOf?.(m.subject) ?? "its person"} is present` : ""}. /unshare ${id} takes that back.`;
+  }
+  const chat = chatOrAnswer(name, d);
+  if (typeof chat === "string") return chat;
+  const m = d.memories.share(id, chat.chatId)!;
+  const present = m.subject !== undefined ? ` when ${d.nameOf?.(m.subject) ?? "its person"} is present there` : "";
+  return `Memory #${id} is now also shown in ${describeChat(chat)}${present}. /unshare ${id} takes that back.`;
+}
+
+function unshare(raw: string, d: OwnerCommandDeps): string {
+  if (!d.memories) return "Memories are not available here.";
+  const id = memoryId(raw.trim());
+  if (id === undefined) return "Usage: /unshare <memory id>";
+  const m = d.memories.unshare(id);
+  if (!m) return `No memory #${id}. /memories <chat> lists them with their ids.`;
+  return `Memory #${id} is shown only where it was learnt again: ${describeMemory(m, d)}`;
 }

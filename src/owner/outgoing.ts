@@ -72,7 +72,7 @@ export function createOutgoingHandler(d: OutgoingDeps): (m: InboundMessage) => P
     }
     const until = m.date + d.takeoverSilenceMs;
     if (until > d.clock.now()) {
-      const dropped = d.scheduler.cancelPending(m.chatId, "the owner took over");
+      const dropped = d.scheduler.cancelPending(m.chatId, "the owner took over", { addressing: true });
       const previous = d.settings.get(m.chatId).silentUntil ?? 0;
       d.settings.update(m.chatId, { silentUntil: Math.max(previous, until) });
       d.logger.info(

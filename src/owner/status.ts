@@ -25,6 +25,8 @@ export interface StatusFacts {
   readonly summaryTasks?: number;
   readonly usage: UsageTotals;
   readonly dailyTokenBudget: number;
+  /** Tokens spent today on strangers' DMs, and their share of the budget. */
+  readonly strangers?: { readonly tokens: number; readonly cap: number };
   readonly capped: readonly CappedChat[];
   readonly lastError?: LastError;
 }
@@ -50,6 +52,14 @@ export function formatUsd(x: number): string {
 }
 
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+
+/** How `/status` names a cap. */
+const CAP_NAMES: Readonly<Record<CappedChat["cap"], string>> = {
+  "answers-per-hour": "answers per hour",
+  "person-share": "one person's share of the answers per hour",
+  "daily-token-budget": "daily token budget",
+  "stranger-token-share": "strangers' share of the daily token budget",
+};
 
 /** The `/status` answer: short lines a person reads on a phone. */
 export function formatStatus(f: StatusFacts): string {
@@ -79,10 +89,14 @@ export function formatStatus(f: StatusFacts): string {
   const purposes = Object.entries(u.byPurpose);
   if (purposes.length) lines.push(`LLM calls by purpose: ${purposes.map(([p, c]) => `${p} ${n(c)}`).join(", ")}`);
   lines.push(`Token budget: ${n(u.totalTokens)} of ${n(f.dailyTokenBudget)} today${u.totalTokens >= f.dailyTokenBudget ? " — spent, not answering until tomorrow (UTC)" : ""}`);
+  if (f.strangers) {
+    const spent = f.strangers.tokens >= f.strangers.cap;
+    lines.push(`Strangers' DMs: ${n(f.strangers.tokens)} of their ${n(f.strangers.cap)} today${spent ? " — spent, strangers not answered until tomorrow (UTC)" : ""}`);
+  }
   if (f.capped.length) {
     lines.push("Capped in the last hour:");
     for (const c of f.capped) {
-      const why = c.cap === "daily-token-budget" ? "daily token budget" : "answers per hour";
+      const why = CAP_NAMES[c.cap];
       lines.push(`- ${name(c.chatId)}: ${why}, ${c.held} message${c.held === 1 ? "" : "s"} not answered`);
     }
   }

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { PersonaPolicy } from "../config/persona";
+import { personCap, strangerTokenCap, type PersonaPolicy } from "../config/persona-policy";
 import type { Db } from "../store/db";
 import type { UsageStore } from "../store/usage";
 import type { Clock } from "../types";
@@ -11,8 +11,8 @@ function perHour(p: PersonaPolicy, chatId: string): number {
   return chatId.startsWith("-") ? p.answersPerHour : p.dmAnswersPerHour;
 }
 
-/** Which cap stopped a message. */
-export type CapKind = "answers-per-hour" | "daily-token-budget";
+/** Which cap stopped a message (or a call). */
+export type CapKind = "answers-per-hour" | "person-share" | "daily-token-budget" | "stranger-token-share";
 
 /** A chat a cap held back in the last hour, for `/status`. */
 export interface CappedChat {
@@ -25,14 +25,19 @@ export interface CappedChat {
 }
 
 /**
- * Caps against cost and abuse: answers (planning rounds) per chat in any sliding hour (groups
- * `# Answers Per Hour`, private chats `# DM Answers Per Hour`), counted
- * from the task table so a restart keeps them, and the persona's daily token budget. Asked only
- * for messages the persona would otherwise answer. A capped message is stored but not planned;
- * the first one per chat per hour is logged as a warning, the rest at debug.
+ * Caps against cost and abuse, counted from what is stored so a restart keeps them:
+ * - answers (planning rounds) per chat in any sliding hour (the task table): groups
+ *   `# Answers Per Hour`, private chats `# DM Answers Per Hour`;
+ * - in a group, one person's share of them (`# Person Share`): the rounds whose burst they wrote;
+ * - the persona's daily token budget (the usage table, cached in memory);
+ * - strangers' DMs' share of that budget (`# Stranger Token Share`), so they cannot spend what
+ *   the persona's people need.
+ * A capped message is stored but not planned; the first one per chat per hour is logged as a
+ * warning, the rest at debug.
  */
 export class Caps {
   private readonly countStmt;
+  private readonly personStmt;
   private readonly capped = new Map<string, { cap: CapKind; at: number; first: number; held: number }>();
 
   constructor(
@@ -46,20 +51,57 @@ export class Caps {
     },
   ) {
     this.countStmt = o.db
+      .prepare(`SELECT count(*) FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'received' AND created_at > ? AND status <> 'cancelled'`)
+      .pluck();
+    this.personStmt = o.db
       .prepare(
-        `SELECT count(*) FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'received' AND created_at > ? AND status <> 'cancelled'`,
+        `SELECT count(*) FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'received' AND created_at > ? AND status <> 'cancelled'
+           AND EXISTS (SELECT 1 FROM json_each(tasks.payload, '$.authors') WHERE value = ?)`,
       )
       .pluck();
   }
 
-  /** The cap that holds a new answer in `chatId` back now, if any (and record it). */
-  check(chatId: string): CapKind | undefined {
+  /**
+   * The token caps (memory only): the daily budget, and for a stranger's DM their share of it.
+   * Records and logs the hold.
+   */
+  tokens(chatId: string, o: { readonly stranger: boolean }): CapKind | undefined {
     const now = this.o.clock.now();
     let cap: CapKind | undefined;
     if (this.o.usage.tokensToday(now) >= this.o.policy.dailyTokenBudget) cap = "daily-token-budget";
-    else if ((this.countStmt.get(this.o.agent, chatId, now - HOUR_MS) as number) >= perHour(this.o.policy, chatId)) cap = "answers-per-hour";
+    else if (o.stranger && this.o.usage.strangerTokensToday(now) >= strangerTokenCap(this.o.policy)) cap = "stranger-token-share";
     if (cap) this.hold(chatId, cap, now);
     return cap;
+  }
+
+  /**
+   * The cap that holds a new answer in `chatId` back now, if any (and record it): the token caps,
+   * the chat's answers per hour and, in a group, the sender's share of them.
+   */
+  check(chatId: string, o: { readonly stranger: boolean; readonly group: boolean; readonly senderId?: string }): CapKind | undefined {
+    const tokens = this.tokens(chatId, o);
+    if (tokens) return tokens;
+    const now = this.o.clock.now();
+    let cap: CapKind | undefined;
+    if ((this.countStmt.get(this.o.agent, chatId, now - HOUR_MS) as number) >= perHour(this.o.policy, chatId)) cap = "answers-per-hour";
+    else if (o.group && o.senderId !== undefined && this.overShare(chatId, o.senderId)) cap = "person-share";
+    if (cap) this.hold(chatId, cap, now);
+    return cap;
+  }
+
+  /** Whether the day's token budget is spent (memory; not recorded as a hold). */
+  tokensSpent(): boolean {
+    return this.o.usage.tokensToday(this.o.clock.now()) >= this.o.policy.dailyTokenBudget;
+  }
+
+  /** Whether the chat's answers per hour are spent (one indexed count; not recorded as a hold). */
+  chatFull(chatId: string): boolean {
+    return (this.countStmt.get(this.o.agent, chatId, this.o.clock.now() - HOUR_MS) as number) >= perHour(this.o.policy, chatId);
+  }
+
+  /** Whether a person has used their share of a group's answers in the last hour (one indexed count). */
+  overShare(chatId: string, senderId: string): boolean {
+    return (this.personStmt.get(this.o.agent, chatId, this.o.clock.now() - HOUR_MS, senderId) as number) >= personCap(this.o.policy);
   }
 
   /** Chats a cap held a message back in within the last hour. */
@@ -81,9 +123,14 @@ export class Caps {
     const detail =
       cap === "daily-token-budget"
         ? { cap, tokensToday: this.o.usage.tokensToday(now), budget: p.dailyTokenBudget }
-        : { cap, answersPerHour: perHour(p, chatId) };
+        : cap === "stranger-token-share"
+          ? { cap, strangerTokensToday: this.o.usage.strangerTokensToday(now), share: strangerTokenCap(p) }
+          : cap === "person-share"
+            ? { cap, answersPerPerson: personCap(p) }
+            : { cap, answersPerHour: perHour(p, chatId) };
     if (fresh) {
-      this.o.logger.warn({ component: "policy", chatId, ...detail }, "cap reached: messages in this chat are stored, not answered (warned once per chat per hour)");
+      const what = cap === "person-share" ? "a person's share of this chat's answers is spent: their messages" : "messages in this chat";
+      this.o.logger.warn({ component: "policy", chatId, ...detail }, `cap reached: ${what} are stored, not answered (warned once per chat per hour)`);
     } else {
       this.o.logger.debug({ component: "policy", chatId, ...detail }, "capped message stored, not answered");
     }

@@ -10,7 +10,8 @@ import { runOwnerCommand } from "../owner/commands";
 import { createOutgoingHandler } from "../owner/outgoing";
 import { OwnSends, TrackedActions } from "../owner/own-sends";
 import type { LastError, StatusFacts } from "../owner/status";
-import { createAdmission } from "../policy/admission";
+import { Gate } from "../policy/gate";
+import { strangerTokenCap } from "../config/persona-policy";
 import { Caps } from "../policy/caps";
 import { ChatSettingsStore } from "../store/chat-settings";
 import type { Db } from "../store/db";
@@ -20,7 +21,7 @@ import { SummaryStore } from "../store/summaries";
 import { speakerDirectory } from "../context/speaker-directory";
 import { isSummaryGraph, LaneSummaries } from "../summary/lane-summaries";
 import type { CuratedMemories } from "../memory/curated";
-import { EntityStore } from "../store/entities";
+import { EntityStore, entityName } from "../store/entities";
 import { ReactionStore } from "../store/reactions";
 import { createReactionHandler } from "../inbound/reactions";
 import { MessageStore, type ChatInfo } from "../store/messages";
@@ -156,6 +157,8 @@ export class AgentRuntime {
   /** What the owner set per chat (pause, mode, takeover silence). */
   readonly settings: ChatSettingsStore;
   readonly caps: Caps;
+  /** The admission gate: in front of every LLM call and every action (policy/gate.ts). */
+  readonly gate: Gate;
   /** smart/talkative groups: the prefilter and the addressing call. */
   readonly addressing: ImplicitAddressing;
   private detach: (() => void) | undefined;
@@ -188,11 +191,24 @@ export class AgentRuntime {
     this.usage = new UsageStore(o.db, agent, o.prices ?? DEFAULT_PRICES);
     this.settings = new ChatSettingsStore(o.db, agent);
     this.caps = new Caps({ db: o.db, agent, policy: o.persona.policy, usage: this.usage, clock: this.clock, logger: this.logger });
+    this.gate = new Gate({
+      policy: o.persona.policy,
+      selfId: o.selfId,
+      siblings: o.siblings ?? new Set(),
+      settings: this.settings,
+      caps: this.caps,
+      clock: this.clock,
+      logger: this.logger,
+      isContact: (userId) => this.entities.get(userId)?.contact,
+      usernameOf: (userId) => this.entities.get(userId)?.username,
+      chatOf: (chatId) => this.messages.chat(chatId),
+    });
     this.startedAt = this.clock.now();
     this.typing = new TypingWatch(() => this.clock.now());
     this.llm = o.llm;
     this.detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
-      const cost = this.usage.record(u, this.clock.now());
+      // A stranger's DM is counted in their own share too.
+      const cost = this.usage.record(u, this.clock.now(), { stranger: u.chatId !== undefined && this.gate.isStrangerChat(u.chatId) });
       if (cost === undefined) this.logger.warn({ component: "llm", model: u.model }, "no price for this model: its cost is not estimated (see LLM_PRICES)");
     });
     const mo = o.media ?? {};
@@ -245,6 +261,7 @@ export class AgentRuntime {
         this.messages.commit();
       },
       onReacted: (r) => this.reactions.setOwn(r.chatId, r.messageId, o.selfId, r.emoji, this.clock.now()),
+      maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
     };
     this.summaries = new SummaryStore(o.db, agent);
     this.laneSummaries = new LaneSummaries({
@@ -260,16 +277,6 @@ export class AgentRuntime {
     });
     const readDelayMs = o.persona.readDelaySec * 1000;
     const quietMs = o.persona.quietWindowSec * 1000;
-    const admit = createAdmission({
-      policy: o.persona.policy,
-      selfId: o.selfId,
-      siblings: o.siblings ?? new Set(),
-      settings: this.settings,
-      caps: this.caps,
-      clock: this.clock,
-      logger: this.logger,
-      isContact: (userId) => this.entities.get(userId)?.contact,
-    });
     this.addressing = new ImplicitAddressing({
       persona: o.persona,
       selfId: o.selfId,
@@ -280,7 +287,7 @@ export class AgentRuntime {
       scheduler: () => this.scheduler,
       entities: this.entities,
       llm: o.llm,
-      admit,
+      gate: this.gate,
       db: o.db,
       clock: this.clock,
       logger: this.logger,
@@ -296,6 +303,7 @@ export class AgentRuntime {
       typing: this.typing,
       clock: this.clock,
       logger: this.logger,
+      admit: (task) => this.gate.task(task),
       onFailed: (task, reason) => {
         this.lastError = { at: this.clock.now(), text: `${task.kind} in ${this.messages.chat(task.chatId)?.title ?? task.chatId}: ${reason}` };
       },
@@ -351,7 +359,7 @@ export class AgentRuntime {
         ),
       ),
       now: () => this.clock.now(),
-      admit,
+      admit: (m) => this.gate.message(m),
       implicit: (m) => this.addressing.consider(m),
       outgoing: createOutgoingHandler({
         selfId: o.selfId,
@@ -364,7 +372,18 @@ export class AgentRuntime {
         clock: this.clock,
         logger: this.logger,
         command: (text) =>
-          runOwnerCommand(text, { selfId: o.selfId, messages: this.messages, settings: this.settings, scheduler: this.scheduler, status: () => this.status() }),
+          runOwnerCommand(text, {
+            selfId: o.selfId,
+            messages: this.messages,
+            settings: this.settings,
+            scheduler: this.scheduler,
+            status: () => this.status(),
+            memories: this.memories,
+            nameOf: (userId) => {
+              const e = this.entities.get(userId);
+              return e ? entityName(e) : undefined;
+            },
+          }),
       }),
     });
     this.feed = createMessageFeed({
@@ -456,6 +475,7 @@ export class AgentRuntime {
       summaryTasks: this.scheduler.openTasks().filter((t) => isSummaryGraph(t.chatId)).length,
       usage: this.usage.today(now),
       dailyTokenBudget: this.o.persona.policy.dailyTokenBudget,
+      strangers: { tokens: this.usage.strangerTokensToday(now), cap: strangerTokenCap(this.o.persona.policy) },
       capped: this.caps.cappedChats(),
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };

@@ -82,7 +82,9 @@ export async function start(o: StartOptions = {}): Promise<number> {
   });
   /** User ids of every persona of this process: none answers another (the loop guard). */
   const personaIds = new Set<string>();
-  const db = openDatabase(env.STATE_DB);
+  const db = openDatabase(env.STATE_DB, {
+    onNarrowed: (paths) => logger.warn({ component: "runtime", paths }, "state files were readable by others; narrowed (directory 0700, database files 0600)"),
+  });
   let outcomes: PersonaOutcome[];
   try {
     outcomes = await Promise.all(

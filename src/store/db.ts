@@ -1,18 +1,33 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname } from "node:path";
+import { createDbFile, narrowDbFileModes, secureStateDir } from "./file-modes";
 import { migrations } from "./migrations";
 
 /** The project's SQLite handle type (better-sqlite3). */
 export type Db = Database.Database;
 
+/** What opening the database changed on disk (for a warning line): modes narrowed. */
+export interface OpenDatabaseOptions {
+  /** Files (the state directory, the database, its -wal / -shm) whose modes were narrowed. */
+  readonly onNarrowed?: (paths: readonly string[]) => void;
+}
+
 /**
  * Open (or create) the state database, set the pragmas we rely on and apply pending migrations.
  * WAL + synchronous=NORMAL: a crash can lose at most the last transactions since the last
  * checkpoint-less fsync, never corrupt the file; that is the trade the task engine is built for.
+ * Files at rest (file-modes.ts): the directory 0700, the database and its -wal / -shm 0600,
+ * whatever the umask; wider ones left by an earlier run are narrowed.
  */
-export function openDatabase(path: string): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+export function openDatabase(path: string, o: OpenDatabaseOptions = {}): Db {
+  const narrowed: string[] = [];
+  if (path !== ":memory:" && path !== "") {
+    const dir = dirname(path);
+    if (secureStateDir(dir)) narrowed.push(dir);
+    if (!existsSync(path)) createDbFile(path);
+    narrowed.push(...narrowDbFileModes(path));
+  }
   const db = new Database(path);
   try {
     db.pragma("journal_mode = WAL");
@@ -20,10 +35,14 @@ export function openDatabase(path: string): Db {
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
     migrate(db);
+    // SQLite gives -wal and -shm the database file's mode; this only catches a companion that an
+    // older run left wider and SQLite kept.
+    if (path !== ":memory:" && path !== "") narrowed.push(...narrowDbFileModes(path));
   } catch (e) {
     db.close();
     throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)}`);
   }
+  if (narrowed.length > 0) o.onNarrowed?.([...new Set(narrowed)]);
   return db;
 }
 

@@ -1,13 +1,20 @@
 import { transaction, type Db } from "./db";
 import { contentWords, isNearDuplicate, STOP_WORDS, wordSet } from "../memory/similarity";
 
+/** Everywhere: a memory the owner widened to every chat. */
+export const EVERYWHERE = "*";
+
 /** One stored memory: about a person (`subject` = their user id) or a note about a chat (no subject). */
 export interface Memory {
   readonly id: number;
   /** The user id it is about; undefined for a note about the chat it was stored in. */
   readonly subject?: string;
-  /** The chat it was stored in (a note's chat; where a person's memory was learnt). */
+  /** The chat it was learnt in (a note's chat; where a person's memory was said). */
   readonly chatId: string;
+  /** Who said it (a user id); undefined for memories stored before this was kept. */
+  readonly toldBy?: string;
+  /** Chats the owner widened it to (`*`: everywhere); undefined: only where its source allows. */
+  readonly shared?: readonly string[];
   readonly content: string;
   readonly createdAt: number;
   /** Last stored or merged. */
@@ -20,10 +27,22 @@ export interface RememberOutcome {
   readonly merged: boolean;
 }
 
+/**
+ * Where a prompt is being made: the chat, its partner when it is a private chat (the chat id is
+ * the partner's user id), and the people present in the window.
+ */
+export interface MemoryViewer {
+  readonly chatId: string;
+  readonly partner?: string;
+  readonly present: readonly string[];
+}
+
 interface Row {
   id: number;
   subject: string | null;
   chat_id: string;
+  told_by: string | null;
+  shared: string | null;
   content: string;
   created_at: number;
   updated_at: number | null;
@@ -33,10 +52,31 @@ const toMemory = (r: Row): Memory => ({
   id: r.id,
   ...(r.subject !== null ? { subject: r.subject } : {}),
   chatId: r.chat_id,
+  ...(r.told_by !== null ? { toldBy: r.told_by } : {}),
+  ...(r.shared !== null ? { shared: JSON.parse(r.shared) as string[] } : {}),
   content: r.content,
   createdAt: r.created_at,
   updatedAt: r.updated_at ?? r.created_at,
 });
+
+/** A chat id of a group or channel (Telegram's marked ids are negative); a private chat's is its partner's user id. */
+export const isGroupChatId = (chatId: string): boolean => chatId.startsWith("-");
+
+/**
+ * The ids of the memories a chat may show, by where each was learnt (one indexed part each):
+ * - learnt in this chat (a private chat's own, or the group's, whoever they are about);
+ * - in a private chat: what was learnt about its partner in a group (public there, and about them);
+ * - what the owner widened to this chat or everywhere — about someone present, or a chat note.
+ * A secret told in a private chat therefore stays in that private chat.
+ */
+const VISIBLE_IDS = `
+  SELECT id FROM memories WHERE agent = @agent AND chat_id = @chat
+  UNION ALL
+  SELECT id FROM memories WHERE agent = @agent AND subject = @partner AND chat_id LIKE '-%'
+  UNION ALL
+  SELECT id FROM memories WHERE agent = @agent AND shared IS NOT NULL
+    AND (subject IS NULL OR subject IN (SELECT value FROM json_each(@present)))
+    AND EXISTS (SELECT 1 FROM json_each(memories.shared) WHERE value IN ('${EVERYWHERE}', @chat))`;
 
 /** Words of at most this many characters are left out of a full-text query (FTS5 ranks them poorly). */
 const MIN_QUERY_WORD = 3;
@@ -46,11 +86,13 @@ export const DEDUPE_WINDOW = 500;
 const MAX_QUERY_WORDS = 32;
 
 /**
- * Durable memories of one persona (`remember` tasks): about a person — global across chats,
- * keyed by user id — or about a chat. Each row keeps the chat it was stored in and its dates.
- * A near-duplicate of a memory with the same scope (same person; or same chat for notes) is
- * merged into it rather than stacked (see memory/similarity.ts). Rows are indexed by FTS5
- * (table `memories_fts`, kept in step by triggers).
+ * Durable memories of one persona (`remember` tasks): about a person — keyed by user id — or
+ * about a chat. Each row keeps where it was learnt (the chat), who said it and when, and is shown
+ * only where that source allows (VISIBLE_IDS), or where the owner widened it to. A
+ * near-duplicate with the same source (the same person, said by the same person in the same
+ * chat; or the same chat for notes) is merged into it rather than stacked (see
+ * memory/similarity.ts). Rows are indexed by FTS5 (table `memories_fts`, kept in step by
+ * triggers).
  */
 export class MemoryStore {
   private readonly insertStmt;
@@ -62,41 +104,51 @@ export class MemoryStore {
   private readonly visibleStmt;
   private readonly searchStmt;
   private readonly countStmt;
+  private readonly getStmt;
+  private readonly shareStmt;
+  private readonly ownerListStmt;
 
   constructor(
     private readonly db: Db,
     private readonly agent: string,
   ) {
-    this.insertStmt = db.prepare(`INSERT INTO memories (agent, chat_id, subject, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`);
+    this.insertStmt = db.prepare(`INSERT INTO memories (agent, chat_id, subject, told_by, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`);
     this.mergeStmt = db.prepare(`UPDATE memories SET content = ?, updated_at = ? WHERE id = ?`);
     this.aboutStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND subject = ? ORDER BY id`);
-    // Near-duplicates are looked for among the scope's newest DEDUPE_WINDOW memories (bounded work per remember).
-    this.scopeSubjectStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND subject = ? ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`);
+    // Near-duplicates are looked for among the source's newest DEDUPE_WINDOW memories (bounded
+    // work per remember). The source — who said it where — is part of the scope: a fact told in
+    // private never merges into (and so never travels with) one said in a group, and what dave
+    // said about alice never becomes alice's own words.
+    this.scopeSubjectStmt = db.prepare(
+      `SELECT * FROM memories WHERE agent = ? AND subject = ? AND chat_id = ? AND told_by IS ? ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`,
+    );
     this.scopeChatStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND chat_id = ? AND subject IS NULL ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`);
     this.listStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND chat_id = ? ORDER BY id`);
-    // What a chat may see: everything stored in it, and memories about the people present.
-    this.visibleStmt = db.prepare(
-      `SELECT * FROM memories WHERE agent = @agent AND (chat_id = @chat OR subject IN (SELECT value FROM json_each(@present)))
-       ORDER BY updated_at DESC, id DESC LIMIT @limit`,
-    );
+    this.visibleStmt = db.prepare(`SELECT * FROM memories WHERE agent = @agent AND id IN (${VISIBLE_IDS}) ORDER BY updated_at DESC, id DESC LIMIT @limit`);
     this.searchStmt = db.prepare(
       `SELECT m.* FROM memories_fts f JOIN memories m ON m.id = f.rowid
-       WHERE memories_fts MATCH @query AND m.agent = @agent
-         AND (m.chat_id = @chat OR m.subject IN (SELECT value FROM json_each(@present)))
+       WHERE memories_fts MATCH @query AND m.agent = @agent AND m.id IN (${VISIBLE_IDS})
        ORDER BY bm25(memories_fts), m.updated_at DESC LIMIT @limit`,
     );
     this.countStmt = db.prepare(`SELECT count(*) FROM memories WHERE agent = ?`).pluck();
+    this.getStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND id = ?`);
+    this.shareStmt = db.prepare(`UPDATE memories SET shared = ? WHERE agent = ? AND id = ?`);
+    // What the owner sees for a chat: what was learnt there, and (a private chat) what was learnt about its partner anywhere.
+    this.ownerListStmt = db.prepare(`SELECT * FROM memories WHERE agent = @agent AND (chat_id = @chat OR subject = @partner) ORDER BY updated_at DESC, id DESC LIMIT @limit`);
   }
 
   /**
    * Store a memory durably at once: about `subject` (a user id), or a note about `chatId` when
-   * `subject` is undefined. A near-duplicate in the same scope is merged: the wording with more
-   * words is kept (the new one on a tie), and its updated-at moves to `now`.
+   * `subject` is undefined, said by `toldBy` in `chatId`. A near-duplicate from the same source
+   * is merged: the wording with more words is kept (the new one on a tie), and its updated-at
+   * moves to `now`.
    */
-  remember(m: { readonly chatId: string; readonly subject?: string; readonly content: string; readonly now: number }): RememberOutcome {
+  remember(m: { readonly chatId: string; readonly subject?: string; readonly toldBy?: string; readonly content: string; readonly now: number }): RememberOutcome {
     const content = m.content.trim();
     return transaction(this.db, () => {
-      const scope = (m.subject !== undefined ? this.scopeSubjectStmt.all(this.agent, m.subject) : this.scopeChatStmt.all(this.agent, m.chatId)) as Row[];
+      const scope = (
+        m.subject !== undefined ? this.scopeSubjectStmt.all(this.agent, m.subject, m.chatId, m.toldBy ?? null) : this.scopeChatStmt.all(this.agent, m.chatId)
+      ) as Row[];
       const words = contentWords(content);
       for (const r of scope) {
         const old = contentWords(r.content);
@@ -105,7 +157,7 @@ export class MemoryStore {
         this.mergeStmt.run(keep, m.now, r.id);
         return { id: r.id, merged: true };
       }
-      const res = this.insertStmt.run(this.agent, m.chatId, m.subject ?? null, content, m.now, m.now);
+      const res = this.insertStmt.run(this.agent, m.chatId, m.subject ?? null, m.toldBy ?? null, content, m.now, m.now);
       return { id: Number(res.lastInsertRowid), merged: false };
     });
   }
@@ -120,26 +172,62 @@ export class MemoryStore {
     return (this.aboutStmt.all(this.agent, subject) as Row[]).map(toMemory);
   }
 
+  get(id: number): Memory | undefined {
+    const r = this.getStmt.get(this.agent, id) as Row | undefined;
+    return r ? toMemory(r) : undefined;
+  }
+
   /**
-   * Memories a chat may show — stored in it, or about one of `present` — newest first, at
-   * most `limit`. A memory about someone absent is never returned unless it was stored here.
+   * The owner widens a memory: to one more chat, or everywhere (EVERYWHERE). Returns the
+   * memory as it is now, or undefined when there is no such memory.
    */
-  visible(chatId: string, present: readonly string[], limit: number): Memory[] {
-    return (this.visibleStmt.all({ agent: this.agent, chat: chatId, present: JSON.stringify(present), limit }) as Row[]).map(toMemory);
+  share(id: number, chatId: string): Memory | undefined {
+    return transaction(this.db, () => {
+      const m = this.get(id);
+      if (!m) return undefined;
+      const shared = chatId === EVERYWHERE ? [EVERYWHERE] : m.shared?.includes(EVERYWHERE) ? m.shared : [...new Set([...(m.shared ?? []), chatId])];
+      this.shareStmt.run(JSON.stringify(shared), this.agent, id);
+      return { ...m, shared };
+    });
+  }
+
+  /** Back to where its source allows. Returns the memory, or undefined when there is none. */
+  unshare(id: number): Memory | undefined {
+    return transaction(this.db, () => {
+      const m = this.get(id);
+      if (!m) return undefined;
+      this.shareStmt.run(null, this.agent, id);
+      const { shared: _shared, ...rest } = m;
+      return rest;
+    });
+  }
+
+  /** For the owner: what was learnt in a chat and, for a private chat, about its partner anywhere; newest first. */
+  forOwner(chatId: string, limit: number): Memory[] {
+    return (this.ownerListStmt.all({ agent: this.agent, chat: chatId, partner: isGroupChatId(chatId) ? null : chatId, limit }) as Row[]).map(toMemory);
+  }
+
+  /** Memories a chat may show (VISIBLE_IDS), newest first, at most `limit`. */
+  visible(v: MemoryViewer, limit: number): Memory[] {
+    return (this.visibleStmt.all({ ...this.params(v), limit }) as Row[]).map(toMemory);
   }
 
   /**
    * The best full-text matches (FTS5, bm25) for the words of `text` among the memories the
    * chat may show (as `visible`). Any of the words may match.
    */
-  search(chatId: string, present: readonly string[], text: string, limit: number): Memory[] {
+  search(v: MemoryViewer, text: string, limit: number): Memory[] {
     const query = ftsQuery(text);
     if (query === undefined) return [];
-    return (this.searchStmt.all({ agent: this.agent, chat: chatId, present: JSON.stringify(present), query, limit }) as Row[]).map(toMemory);
+    return (this.searchStmt.all({ ...this.params(v), query, limit }) as Row[]).map(toMemory);
   }
 
   count(): number {
     return this.countStmt.get(this.agent) as number;
+  }
+
+  private params(v: MemoryViewer): { agent: string; chat: string; partner: string | null; present: string } {
+    return { agent: this.agent, chat: v.chatId, partner: v.partner ?? null, present: JSON.stringify(v.present) };
   }
 }
 

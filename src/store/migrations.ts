@@ -226,4 +226,15 @@ export const migrations: readonly string[] = [
     at        INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // Strangers stay strangers (issue 20). llm_usage: the chat a call was for, and whether it was a
+  // stranger's DM (strangers' DMs have their own daily token share, policy/caps.ts). memories:
+  // who said it (told_by, a user id; NULL for older rows: unknown) and where the owner widened it
+  // to (shared: a JSON array of chat ids, "*" = everywhere; NULL = where its source allows).
+  `
+  ALTER TABLE llm_usage ADD COLUMN chat_id TEXT;
+  ALTER TABLE llm_usage ADD COLUMN stranger INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE memories ADD COLUMN told_by TEXT;
+  ALTER TABLE memories ADD COLUMN shared TEXT;
+  CREATE INDEX memories_shared ON memories (agent) WHERE shared IS NOT NULL;
+  `,
 ];

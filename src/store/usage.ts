@@ -2,6 +2,8 @@ import type { LlmUsage } from "../llm/gemini-client";
 import { estimateCost, type PriceTable } from "../llm/prices";
 import { transaction, type Db } from "./db";
 
+const DAY_MS = 86_400_000;
+
 /** The accounting day of a moment: its UTC date, `YYYY-MM-DD`. */
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
@@ -33,6 +35,12 @@ export class UsageStore {
   private readonly unpricedStmt;
   /** Tokens of the persona per day, so the budget check on an addressed message reads no table. */
   private readonly tokensByDay = new Map<string, number>();
+  /** Of those, tokens spent on strangers' DMs (their own daily share). */
+  private readonly strangerByDay = new Map<string, number>();
+  private readonly strangerStmt;
+  /** The UTC day last asked about, and when it began (ms). */
+  private day = "";
+  private dayStart = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Db,
@@ -40,9 +48,12 @@ export class UsageStore {
     private readonly prices: PriceTable,
   ) {
     this.insertStmt = db.prepare(
-      `INSERT INTO llm_usage (agent, day, at, purpose, model, prompt_tokens, output_tokens, thinking_tokens, cost_usd, cached_tokens)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO llm_usage (agent, day, at, purpose, model, prompt_tokens, output_tokens, thinking_tokens, cost_usd, chat_id, stranger, cached_tokens)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.strangerStmt = db
+      .prepare(`SELECT coalesce(sum(prompt_tokens + output_tokens + thinking_tokens), 0) FROM llm_usage WHERE agent = ? AND day = ? AND stranger = 1`)
+      .pluck();
     this.dayStmt = db.prepare(
       `SELECT purpose, count(*) AS calls, sum(prompt_tokens) AS p, sum(cached_tokens) AS c, sum(output_tokens) AS o, sum(thinking_tokens) AS t,
               coalesce(sum(cost_usd), 0) AS cost
@@ -51,22 +62,46 @@ export class UsageStore {
     this.unpricedStmt = db.prepare(`SELECT DISTINCT model FROM llm_usage WHERE agent = ? AND day = ? AND cost_usd IS NULL ORDER BY model`).pluck();
   }
 
-  /** Store one call's usage; returns its estimated cost (undefined when the model has no price). */
-  record(u: LlmUsage, at: number): number | undefined {
+  /**
+   * Store one call's usage; returns its estimated cost (undefined when the model has no price).
+   * `stranger`: the call was for a DM with a stranger (counted in their share too).
+   */
+  record(u: LlmUsage, at: number, o: { readonly stranger?: boolean } = {}): number | undefined {
     const day = utcDay(at);
     const cost = estimateCost(this.prices, u.model, u);
     const tokens = this.tokens(day);
+    const stranger = o.stranger === true;
+    const strangers = stranger ? this.strangerTokens(day) : 0;
     transaction(this.db, () =>
-      this.insertStmt.run(this.agent, day, at, u.purpose, u.model, u.promptTokens, u.outputTokens, u.thinkingTokens, cost ?? null, u.cachedTokens ?? 0),
+      this.insertStmt.run(this.agent, day, at, u.purpose, u.model, u.promptTokens, u.outputTokens, u.thinkingTokens, cost ?? null, u.chatId ?? null, stranger ? 1 : 0, u.cachedTokens ?? 0),
     );
+    const spent = u.promptTokens + u.outputTokens + u.thinkingTokens;
     this.tokensByDay.clear(); // only today's figure is worth keeping
-    this.tokensByDay.set(day, tokens + u.promptTokens + u.outputTokens + u.thinkingTokens);
+    this.tokensByDay.set(day, tokens + spent);
+    if (stranger) {
+      this.strangerByDay.clear();
+      this.strangerByDay.set(day, strangers + spent);
+    }
     return cost;
   }
 
   /** Tokens (prompt + output + thinking) spent on the UTC day of `now`. */
   tokensToday(now: number): number {
-    return this.tokens(utcDay(now));
+    return this.tokens(this.dayOf(now));
+  }
+
+  /** Of those, the tokens spent on strangers' DMs (memory after the first read of the day). */
+  strangerTokensToday(now: number): number {
+    return this.strangerTokens(this.dayOf(now));
+  }
+
+  /** utcDay(now), without formatting a date on every call (the chatter gate asks per message). */
+  private dayOf(now: number): string {
+    if (now < this.dayStart || now >= this.dayStart + DAY_MS) {
+      this.dayStart = now - (now % DAY_MS);
+      this.day = utcDay(this.dayStart);
+    }
+    return this.day;
   }
 
   /** Totals for the UTC day of `now`. */
@@ -88,6 +123,16 @@ export class UsageStore {
       unpricedModels: this.unpricedStmt.all(this.agent, day) as string[],
       byPurpose: Object.fromEntries(rows.map((r) => [r.purpose, r.calls])),
     };
+  }
+
+  private strangerTokens(day: string): number {
+    let n = this.strangerByDay.get(day);
+    if (n === undefined) {
+      n = this.strangerStmt.get(this.agent, day) as number;
+      this.strangerByDay.clear();
+      this.strangerByDay.set(day, n);
+    }
+    return n;
   }
 
   private tokens(day: string): number {

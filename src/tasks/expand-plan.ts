@@ -4,6 +4,27 @@ import { STICKER_CHOICE_SEC, typingSeconds, type Pacing } from "./pacing";
 import { splitText } from "./split-text";
 import type { NewTask } from "./task";
 
+/**
+ * What one plan may do at most, whatever the model asks: one answer is a few messages, not a
+ * flood, and it comes now, not tomorrow.
+ */
+export interface PlanBounds {
+  /** Messages: every part of a split text counts, and every sticker. */
+  readonly messages: number;
+  /** Characters (UTF-16 units, as Telegram counts) of all its texts together. */
+  readonly chars: number;
+  /** Seconds its waits add up to. */
+  readonly waitSec: number;
+}
+
+/** The bounds of every plan (README "The task engine"). */
+export const PLAN_BOUNDS: PlanBounds = Object.freeze({ messages: 6, chars: 8192, waitSec: 600 });
+
+/** A text cut at the plan's character bound ends with this. */
+const CUT_MARK = "…";
+/** A remainder shorter than this is not worth a message of its own: the part is dropped instead. */
+const MIN_CUT_CHARS = 16;
+
 export interface ExpandOptions {
   readonly pacing: Pacing;
   readonly topicId?: number;
@@ -16,6 +37,10 @@ export interface ExpandOptions {
    * goes out (the last addressed message); used only when the plan names no reply_to anywhere.
    */
   readonly replyTarget?: number;
+  /** Default PLAN_BOUNDS. */
+  readonly bounds?: PlanBounds;
+  /** Told what the bounds cut (one short description per plan entry); the caller logs it once. */
+  readonly onCut?: (what: string) => void;
 }
 
 /**
@@ -23,6 +48,12 @@ export interface ExpandOptions {
  * (long text is split), each `sticker` a short "choosing sticker" pause → sticker. A task
  * without `depends_on` follows the previous one; with it, it follows exactly those.
  * `remember` does not enter the graph: the caller stores it.
+ *
+ * The plan is bounded (PLAN_BOUNDS), in plan order: messages past the message bound are dropped,
+ * the text that crosses the character bound is cut there (ending in "…"), and a wait past the
+ * total wait is shortened or dropped; `onCut` is told each time. A dropped entry's dependents
+ * follow the task before it. Sends, stickers and their typing carry the messages they answer, so
+ * each checks the answer-age limit again right before it runs (action-handlers.ts).
  */
 export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask[] {
   const out: NewTask[] = [];
@@ -34,6 +65,11 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
   const answers = o.answers?.length ? { answers: [...o.answers] } : {};
   const named = plan.some((t) => (t.kind === "send" || t.kind === "sticker") && t.reply_to !== undefined);
   let auto = !named && o.replyTarget !== undefined ? { autoReplyTo: o.replyTarget } : {};
+  const bounds = o.bounds ?? PLAN_BOUNDS;
+  let messagesLeft = bounds.messages;
+  let charsLeft = bounds.chars;
+  let waitLeft = bounds.waitSec;
+  const cut = (what: string) => o.onCut?.(what);
 
   plan.forEach((t, i) => {
     // Explicit dependencies count only on tasks that entered the graph (not remember);
@@ -51,16 +87,31 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
     let last: number | undefined;
     switch (t.kind) {
       case "send": {
-        splitText(t.text).forEach((part, n) => {
-          push({ kind: "typing", payload: { seconds: typingSeconds(part, o.pacing), action: "typing", ...topic } });
+        const parts = splitText(t.text);
+        for (const [n, whole] of parts.entries()) {
+          let part = whole;
+          if (part.length > charsLeft) part = charsLeft >= MIN_CUT_CHARS ? `${splitText(part, charsLeft - CUT_MARK.length)[0]!}${CUT_MARK}` : "";
+          if (messagesLeft === 0 || part === "") {
+            cut(`task ${i} (send): ${parts.length - n} of its ${parts.length} message(s) dropped (at most ${bounds.messages} messages and ${bounds.chars} characters per plan)`);
+            break;
+          }
+          if (part !== whole) cut(`task ${i} (send): message ${n + 1} cut to ${part.length} characters (at most ${bounds.chars} per plan)`);
+          messagesLeft--;
+          charsLeft = part === whole ? charsLeft - part.length : 0;
+          push({ kind: "typing", payload: { seconds: typingSeconds(part, o.pacing), action: "typing", ...topic, ...answers } });
           const replyTo = n === 0 && t.reply_to !== undefined ? { replyTo: t.reply_to } : {};
           last = push({ kind: "send", payload: { text: part, ...replyTo, ...auto, ...topic, ...answers }, needsRandomId: true });
           auto = {};
-        });
+        }
         break;
       }
       case "sticker":
-        push({ kind: "typing", payload: { seconds: STICKER_CHOICE_SEC, action: "sticker", ...topic } });
+        if (messagesLeft === 0) {
+          cut(`task ${i} (sticker): dropped (at most ${bounds.messages} messages per plan)`);
+          break;
+        }
+        messagesLeft--;
+        push({ kind: "typing", payload: { seconds: STICKER_CHOICE_SEC, action: "sticker", ...topic, ...answers } });
         last = push({
           kind: "sticker",
           payload: { set: t.sticker_set, name: t.name, ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}), ...auto, ...topic, ...answers },
@@ -72,9 +123,14 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         // Telegram knows each reaction by one exact code-point sequence (e.g. "❤" without U+FE0F).
         last = push({ kind: "react", payload: { messageId: t.message_id, emoji: standardReaction(t.emoji) ?? t.emoji } });
         break;
-      case "wait":
-        last = push({ kind: "wait", payload: { seconds: t.seconds } });
+      case "wait": {
+        const seconds = Math.min(t.seconds, waitLeft);
+        if (seconds < t.seconds) cut(`task ${i} (wait): ${seconds > 0 ? `shortened to ${seconds} s` : "dropped"} (at most ${bounds.waitSec} s of waiting per plan)`);
+        if (seconds <= 0) break;
+        waitLeft -= seconds;
+        last = push({ kind: "wait", payload: { seconds } });
         break;
+      }
       case "read":
         last = push({ kind: "read", payload: { maxId: t.message_id ?? 0 } });
         break;

@@ -20,7 +20,9 @@ export type HandlerOutcome =
   /** Finished. `spawn` tasks are created in the same transaction that marks this one done. */
   | { readonly type: "done"; readonly spawn?: readonly NewTask[] }
   /** Not finished: run again at `at` (the handler may have updated `task.payload`). */
-  | { readonly type: "again"; readonly at: number };
+  | { readonly type: "again"; readonly at: number }
+  /** Not done, on purpose (the handler logged why): cancelled, and its dependents with it. */
+  | { readonly type: "dropped"; readonly reason: string };
 
 /** Runs one kind of task. One file per kind under tasks/handlers/. */
 export interface TaskHandler<K extends TaskKind = TaskKind> {
@@ -63,6 +65,11 @@ export interface SchedulerOptions {
   readonly onAccountLost?: (error: AccountLostError) => void;
   /** Who is typing where: a due burst holds while its author types (bounded; see quiet-window.ts). */
   readonly typing?: TypingSource;
+  /**
+   * The admission gate (policy/gate.ts), asked right before a task starts: a reason means the
+   * owner's switches or a cap say no, and the task is cancelled (its dependents with it) instead.
+   */
+  readonly admit?: (task: Task) => string | undefined;
 }
 
 /**
@@ -251,18 +258,23 @@ export class Scheduler {
    * Cancel a chat's tasks that have not finished, in every graph of it: unstarted ones at once;
    * running ones when they come back (a send in flight still completes — it may already be on
    * the server, and so may a send in doubt, which goes on until the server settles it).
+   * Pending addressing calls stay unless `addressing` (a replan must not lose them; the owner's
+   * `/pause`, `/forget` and a takeover drop them too).
    */
-  cancelPending(chatId: string, reason: string): Task[] {
-    return this.cancelTasks([...(this.byChat.get(chatId) ?? [])], reason, false);
+  cancelPending(chatId: string, reason: string, o: { readonly addressing?: boolean } = {}): Task[] {
+    return this.cancelTasks([...(this.byChat.get(chatId) ?? [])], reason, false, o.addressing === true);
   }
 
-  /** See cancelPending. `silent`: a typing spell that had started is not stopped with a cancel action. */
-  private cancelTasks(tasks: readonly Task[], reason: string, silent: boolean): Task[] {
+  /**
+   * See cancelPending. `silent`: a typing spell that had started is not stopped with a cancel
+   * action. `addressing`: pending addressing calls go too (the owner's `/pause`, a takeover).
+   */
+  private cancelTasks(tasks: readonly Task[], reason: string, silent: boolean, addressing = false): Task[] {
     this.o.store.transaction(() => {
       for (const t of tasks) {
         if (t.inDoubt) continue;
         // An addressing call is not part of a plan: a replan must not lose the messages it decides on.
-        if (t.kind === "address") continue;
+        if (t.kind === "address" && !addressing) continue;
         if (silent) this.silentCancel.add(t.id);
         // (A dependent may already have been cancelled by the cascade of an earlier one.)
         if (t.status === "pending") this.finish(t, "cancelled", reason);
@@ -296,8 +308,8 @@ export class Scheduler {
       const task = this.firstReady(graph, now, this.busyGraphs.has(graph));
       if (!task) continue;
       const begun = this.begin(task, now);
-      if (begun === "handed-over") {
-        i--; // it handed over to a newer task instead of starting: look at this graph again
+      if (begun === "handed-over" || begun === "refused") {
+        i--; // it handed over to a newer task, or the gate refused it: look at this graph again
         continue;
       }
       if (begun === "not-recorded") continue;
@@ -332,12 +344,20 @@ export class Scheduler {
     return this.handler(t).rateKeys?.(t as never) ?? [];
   }
 
-  private begin(task: Task, now: number): "started" | "handed-over" | "not-recorded" {
+  private begin(task: Task, now: number): "started" | "handed-over" | "refused" | "not-recorded" {
     const newer = this.received.newer(task);
     if (newer) {
       // Left over from a process that died while planning it: the newer task plans for both.
       this.o.store.transaction(() => this.received.handOver(task as Task<"received">, newer, "cancelled"));
       return "handed-over";
+    }
+    // The admission gate, in front of everything the persona does: a switch the owner turned on
+    // (or a cap reached) since the task was made cancels it, and its dependents with it.
+    const refused = this.o.admit?.(task);
+    if (refused !== undefined) {
+      this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, reason: refused }, "task not run: the admission gate says no");
+      this.o.store.transaction(() => this.finish(task, "cancelled", `not admitted: ${refused}`));
+      return "refused";
     }
     const readyAt = Math.max(task.notBefore, task.createdAt);
     try {
@@ -437,6 +457,11 @@ export class Scheduler {
       if (outcome?.type === "done" && outcome.spawn?.length) {
         this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id }, "plan dropped: a newer message arrived while planning");
       }
+      return;
+    }
+    if (outcome?.type === "dropped") {
+      task.status = "pending";
+      this.finish(task, "cancelled", cancelReason ?? outcome.reason);
       return;
     }
     if (outcome?.type === "again") {

@@ -18,8 +18,11 @@ export interface TaskPayloads {
    * burst may wait for more messages or for its authors' typing (see quiet-window.ts).
    */
   received: { items: ReceivedItem[]; llmParks?: number; authors?: string[]; planBy?: number };
-  /** `bridge`: keeps a spell of a replanned chat showing until the new plan types (no flicker). */
-  typing: { seconds: number; action: "typing" | "sticker"; topicId?: number; until?: number; bridge?: boolean };
+  /**
+   * `bridge`: keeps a spell of a replanned chat showing until the new plan types (no flicker).
+   * `answers`: the addressed messages the send it precedes answers (the answer-age check).
+   */
+  typing: { seconds: number; action: "typing" | "sticker"; topicId?: number; until?: number; bridge?: boolean; answers?: number[] };
   /**
    * smart/talkative groups: messages the prefilter let through, waiting for one addressing call
    * (src/inbound/addressing-implicit.ts). `firstAt`: when the burst began (bounds the gathering);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parsePersona, PersonaFileError } from "../../src/config/persona.js";
+import { personCap, strangerTokenCap } from "../../src/config/persona-policy.js";
 
 const BASE = "# Agent Name\nMira\n\n# Agent Instructions\nBe nice.\n";
 const parse = (extra: string) => parsePersona(`${BASE}\n${extra}`, { file: "agents/Test.md", promptDirs: [] });
@@ -15,6 +16,15 @@ function problem(extra: string): { field: string | null; message: string } {
 }
 
 describe("persona policy fields", () => {
+  it("shares by default: one person half of a group's answers per hour, strangers' DMs a fifth of the day's tokens", () => {
+    const p = parse("");
+    expect(p.policy).toMatchObject({ answersPerHour: 20, personShare: 50, dailyTokenBudget: 2_000_000, strangerTokenShare: 20 });
+    expect(personCap(p.policy)).toBe(10);
+    expect(strangerTokenCap(p.policy)).toBe(400_000);
+    // A share never rounds a person down to nothing.
+    expect(personCap(parse("# Answers Per Hour\n1\n# Person Share\n10").policy)).toBe(1);
+  });
+
   it("reads every policy field", () => {
     const p = parse(
       [
@@ -32,8 +42,12 @@ describe("persona policy fields", () => {
         "5",
         "# DM Answers Per Hour",
         "90",
+        "# Person Share",
+        "40%",
         "# Daily Token Budget",
         "250_000",
+        "# Stranger Token Share",
+        "0",
         "# Takeover Silence",
         "0",
       ].join("\n"),
@@ -44,7 +58,9 @@ describe("persona policy fields", () => {
       allowedGroups: [{ id: "-1001500000001" }, { id: "-4000001" }, { username: "book_club" }],
       answersPerHour: 5,
       dmAnswersPerHour: 90,
+      personShare: 40,
       dailyTokenBudget: 250_000,
+      strangerTokenShare: 0,
       takeoverSilenceMin: 0,
     });
   });
@@ -57,6 +73,9 @@ describe("persona policy fields", () => {
     expect(problem("# Answers Per Hour\n2.5")).toMatchObject({ field: "Answers Per Hour", message: expect.stringContaining("whole number") });
     expect(problem("# Daily Token Budget\nlots")).toMatchObject({ field: "Daily Token Budget" });
     expect(problem("# Takeover Silence\n-5")).toMatchObject({ field: "Takeover Silence" });
+    expect(problem("# Person Share\n0")).toMatchObject({ field: "Person Share", message: expect.stringContaining("percent from 1 to 100") });
+    expect(problem("# Stranger Token Share\n120%")).toMatchObject({ field: "Stranger Token Share", message: expect.stringContaining("percent from 0 to 100") });
+    expect(problem("# Stranger Token Share\n12.5")).toMatchObject({ field: "Stranger Token Share", message: expect.stringContaining("whole number") });
     expect(problem("# DM Policy\nallowlist")).toMatchObject({ field: "Allowed Users", message: expect.stringContaining("no user is listed") });
   });
 });

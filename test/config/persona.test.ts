@@ -73,7 +73,7 @@ describe("parsePersona", () => {
       threadWindow: 8,
       focusedWindow: 8,
       timeZone: p.timeZone,
-      policy: { dm: "open", allowedUsers: [], allowedGroups: [], answersPerHour: 20, dmAnswersPerHour: 60, dailyTokenBudget: 2_000_000, takeoverSilenceMin: 30 },
+      policy: { dm: "open", allowedUsers: [], allowedGroups: [], answersPerHour: 20, dmAnswersPerHour: 60, personShare: 50, dailyTokenBudget: 2_000_000, strangerTokenShare: 20, takeoverSilenceMin: 30 },
       file: "agents/Test.md",
     });
     expect(p.phone).toBeUndefined();

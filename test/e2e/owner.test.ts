@@ -82,6 +82,28 @@ describe("owner commands in Saved Messages", () => {
     expect(answer).toContain(`Book club (${club.peerId})`);
     expect(h.runtime.settings.get(fans.peerId).paused).toBe(false);
 
+    // A stranger who calls themselves "sand" writes in private: "/pause sand" now fits the DM
+    // exactly and "Sandbox" in part. Neither wins: both are listed with their ids, nothing is paused.
+    const sand = h.emu.addUser({ firstName: "sand" });
+    const sandDm = h.emu.dm(h.account, sand);
+    await h.emu.post({ chat: sandDm, from: sand, text: "hi" });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "hello sandbox" });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+    await h.ownerSays("/pause sand");
+    await h.pass(2_000);
+    const listed = h.savedReplies().at(-1)!;
+    expect(listed).toMatch(/^"sand" matches 2 chats, so nothing was changed; name one by its id/);
+    expect(listed).toContain(`- sand (private chat, ${sandDm.peerId})`);
+    expect(listed).toContain(`- Sandbox (${h.group.peerId})`);
+    expect(h.runtime.settings.entries().filter(([, s]) => s.paused)).toEqual([]);
+    // An id always names one chat.
+    await h.ownerSays(`/pause ${sandDm.peerId}`);
+    await h.pass(2_000);
+    expect(h.savedReplies().at(-1)).toMatch(/^Paused in sand \(private chat, \d+\)/);
+    expect(h.runtime.settings.get(sandDm.peerId).paused).toBe(true);
+    expect(h.runtime.settings.get(h.group.peerId).paused).toBe(false);
+
     await h.ownerSays("/pause");
     await h.pass(2_000);
     expect(h.savedReplies().at(-1)).toMatch(/^Paused everywhere/);
@@ -90,10 +112,11 @@ describe("owner commands in Saved Messages", () => {
     h.db.close();
     h.boot();
 
+    const planned = h.gemini.requests.length; // sand's "hi"
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello?" });
     await h.emu.post({ chat: h.emu.dm(h.account, h.carol), from: h.carol, text: "hey" });
     await h.pass(30_000);
-    expect(h.gemini.requests).toHaveLength(0);
+    expect(h.gemini.requests).toHaveLength(planned);
 
     await h.ownerSays("/resume");
     await h.pass(2_000);

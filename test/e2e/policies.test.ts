@@ -191,7 +191,8 @@ describe("caps", () => {
   });
 
   it("holds answers per chat per hour: the capped message is stored, warned about once, shown in /status", async () => {
-    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Answers Per Hour\n2\n` });
+    // (Person Share 100: one person may use the whole chat's cap; shares are tested below.)
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Answers Per Hour\n2\n# Person Share\n100\n` });
     h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));
     for (const i of [1, 2]) {
       await h.emu.post({ chat: h.group, from: h.alice, text: `@mira_ai question ${i}` });

@@ -206,15 +206,16 @@ describe("invalid plans", () => {
     expect(rejected).toEqual(expect.arrayContaining([expect.stringMatching(/unknown kind "dance"/), expect.stringMatching(/reply_to 99999/), expect.stringMatching(/cycle/)]));
   });
 
-  it("retries a 100-task plan once, and splits a 10,000-character text into ordered messages", async () => {
+  it("retries a 100-task plan once, and splits an 8,000-character text into ordered messages", async () => {
     h = await Harness.start();
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai write a lot" });
-    const long = Array.from({ length: 1000 }, (_, i) => `Sentence ${String(i).padStart(4, "0")}.`).join(" ").slice(0, 10_000);
+    // (Within a plan's 8,192 characters: test/e2e/bounded-plans.test.ts goes past them.)
+    const long = Array.from({ length: 1000 }, (_, i) => `Sentence ${String(i).padStart(4, "0")}.`).join(" ").slice(0, 8_000);
     h.gemini.script(plan(...Array.from({ length: 100 }, () => ({ kind: "wait", seconds: 1 }))), plan({ kind: "send", text: long }));
     await h.pass(120_000);
     expect(h.gemini.requests).toHaveLength(2);
     const texts = h.sent(h.group).map((m) => m.text);
-    expect(texts.length).toBe(3);
+    expect(texts.length).toBe(2);
     expect(texts.every((t) => t.length <= 4096)).toBe(true);
     expect(texts.join(" ")).toBe(long);
   });

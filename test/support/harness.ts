@@ -68,7 +68,8 @@ export interface HarnessOptions {
 export class Harness {
   readonly emu: TelegramEmulator;
   readonly clock: FakeClock;
-  readonly persona: Persona;
+  /** The persona of the next `boot()` (see `restart`). */
+  persona: Persona;
   readonly dbPath: string;
   account!: EmuUser;
   alice!: EmuUser;
@@ -142,6 +143,16 @@ export class Harness {
     });
     this.clock.settle = () => this.runtime.scheduler.whenIdle();
     this.runtime.start();
+  }
+
+  /** Stop the runtime cleanly and start a new process on the same database, optionally with an edited persona file. */
+  async restart(o: { persona?: string } = {}): Promise<void> {
+    await this.runtime.stop();
+    this.emu.detach(this.client);
+    closeDatabase(this.db);
+    if (o.persona !== undefined) this.persona = parsePersona(o.persona, { file: "agents/Mira.md", promptDirs: [] });
+    this.boot();
+    await this.runtime.caughtUp;
   }
 
   /** Kill the runtime the way a dead process goes: no clean-up, nothing more written. */

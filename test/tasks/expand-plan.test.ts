@@ -58,4 +58,39 @@ describe("expandPlan", () => {
     expect(sends.length).toBe(3);
     expect(sends.map((s) => (s.payload as { replyTo?: number }).replyTo)).toEqual([7, undefined, undefined]);
   });
+
+  it("bounds a plan: messages (split parts and stickers count), characters (cut with …) and the total wait", () => {
+    const bounds = { messages: 3, chars: 100, waitSec: 90 };
+    const { tasks } = validatePlan(
+      JSON.stringify({
+        tasks: [
+          { kind: "send", text: "a".repeat(40) },
+          { kind: "wait", seconds: 60 },
+          { kind: "sticker", sticker_set: "S", name: "😺" },
+          { kind: "wait", seconds: 60 },
+          { kind: "send", text: "Second sentence here. ".repeat(5) },
+          { kind: "wait", seconds: 60 },
+          { kind: "react", emoji: "👍", message_id: 5 },
+          { kind: "send", text: "never" },
+        ],
+      }),
+      ctx,
+    );
+    const cut: string[] = [];
+    const out = expandPlan(tasks, { pacing, bounds, answers: [5], onCut: (w) => cut.push(w) });
+    expect(out.map((t) => t.kind)).toEqual(["typing", "send", "wait", "typing", "sticker", "wait", "typing", "send", "react"]);
+    const texts = out.filter((t) => t.kind === "send").map((t) => (t.payload as { text: string }).text);
+    expect(texts[0]).toBe("a".repeat(40));
+    expect(texts[1]).toBe("Second sentence here. Second sentence here.…"); // at a sentence end, within the 60 left
+    expect(texts.join("").length).toBeLessThanOrEqual(100);
+    expect(out.filter((t) => t.kind === "wait").map((t) => (t.payload as { seconds: number }).seconds)).toEqual([60, 30]);
+    // The messages they answer travel with the sends and their typing (the answer-age check).
+    expect(out.filter((t) => t.kind === "typing").every((t) => (t.payload as { answers?: number[] }).answers?.[0] === 5)).toBe(true);
+    expect(cut).toEqual([
+      "task 3 (wait): shortened to 30 s (at most 90 s of waiting per plan)",
+      "task 4 (send): message 1 cut to 44 characters (at most 100 per plan)",
+      "task 5 (wait): dropped (at most 90 s of waiting per plan)",
+      "task 7 (send): 1 of its 1 message(s) dropped (at most 3 messages and 100 characters per plan)",
+    ]);
+  });
 });

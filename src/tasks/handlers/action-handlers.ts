@@ -5,7 +5,8 @@ import type { MessageStore } from "../../store/messages";
 import { TYPING_REFRESH_MS } from "../pacing";
 import { AccountLostError, RateLimitedError } from "../errors";
 import type { RateLimits } from "../rate-limits";
-import type { TaskHandler } from "../scheduler";
+import type { HandlerOutcome, TaskHandler } from "../scheduler";
+import type { Task } from "../task";
 
 export interface ActionHandlerDeps {
   readonly actions: ChatActions;
@@ -22,6 +23,31 @@ export interface ActionHandlerDeps {
   readonly onSent: (o: { chatId: string; messageId: number; text: string; replyTo?: number; topicId?: number }) => void;
   /** Called after the persona's reaction was accepted, so it enters the chat history too. */
   readonly onReacted?: (o: { chatId: string; messageId: number; emoji: string }) => void;
+  /**
+   * The answer-age limit (ms): a send, a sticker or the typing before one whose newest answered
+   * message is older than this is dropped, not sent hours late (absent: no check).
+   */
+  readonly maxAnswerAgeMs?: number;
+}
+
+/**
+ * The answer-age check right before a message goes out: the plan may have waited, a restart or a
+ * flood wait may have held it. Returns the outcome that drops it (logged once, here), or
+ * undefined to go on. A task in doubt is not checked: it may already be out, and only the
+ * server's answer to its retry settles it.
+ */
+function tooLate(d: ActionHandlerDeps, task: Task<"send" | "sticker" | "typing">): HandlerOutcome | undefined {
+  const answers = task.payload.answers;
+  if (d.maxAnswerAgeMs === undefined || task.inDoubt || !answers?.length) return undefined;
+  const dates = answers.map((id) => d.messages.get(task.chatId, id)?.date).filter((x): x is number => x !== undefined);
+  if (dates.length === 0) return undefined;
+  const age = d.clock.now() - Math.max(...dates);
+  if (age <= d.maxAnswerAgeMs) return undefined;
+  d.logger.info(
+    { component: "tasks", chatId: task.chatId, taskId: task.id, kind: task.kind, answers, ageSec: Math.round(age / 1000), maxAgeSec: Math.round(d.maxAnswerAgeMs / 1000) },
+    "answer dropped: the message it answers is older than the answer-age limit now",
+  );
+  return { type: "dropped", reason: "past the answer-age limit" };
 }
 
 /**
@@ -36,6 +62,11 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
       const now = d.clock.now();
       const until = task.payload.until ?? now + task.payload.seconds * 1000;
       if (now >= until) return { type: "done" };
+      // Not for an answer that is too late to send (checked when the spell starts).
+      if (task.payload.until === undefined) {
+        const late = tooLate(d, task);
+        if (late) return late;
+      }
       const { topicId } = task.payload;
       await bestEffort(d, task.chatId, "typing", now, () =>
         d.actions.setTyping({ chatId: task.chatId, action: task.payload.action, ...(topicId !== undefined ? { topicId } : {}) }),
@@ -83,6 +114,8 @@ function replyTarget(d: ActionHandlerDeps, chatId: string, p: { replyTo?: number
 export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
   return {
     async run(task) {
+      const late = tooLate(d, task);
+      if (late) return late;
       const { text, topicId } = task.payload;
       const replyTo = replyTarget(d, task.chatId, task.payload);
       const id = await d.actions.sendText({
@@ -103,6 +136,8 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
 export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
   return {
     async run(task) {
+      const late = tooLate(d, task);
+      if (late) return late;
       const { set, name, topicId } = task.payload;
       const replyTo = replyTarget(d, task.chatId, task.payload);
       const common = {

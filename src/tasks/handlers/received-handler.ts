@@ -6,7 +6,7 @@ import type { MemoryStore } from "../../store/memories";
 import type { CuratedMemories } from "../../memory/curated";
 import { assemblePlanContext, type SummarySource } from "../../context/plan-context";
 import type { ImageSource } from "../../media/inline-images";
-import { resolveSubject } from "../../memory/subject";
+import { resolveSubject, tellerOf } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
 import type { ReactionStore } from "../../store/reactions";
 import type { Clock } from "../../types";
@@ -108,27 +108,26 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       if (plan.silent !== undefined) return { type: "done" };
       for (const t of plan.tasks) {
         if (t.kind === "remember") {
-          const subject = resolveSubject(t.about, {
-            chatId,
-            isDm,
-            message: (id) => d.messages.get(chatId, id),
-            targets: targetMessages,
-            present,
-            usernameOf: d.usernameOf ?? (() => undefined),
-          });
-          const r = d.memories.remember({ chatId, ...(subject !== undefined ? { subject } : {}), content: t.content, now: d.clock.now() });
-          d.logger.debug({ component: "memory", chatId, subject: subject ?? "chat", merged: r.merged }, "memory stored");
+          const where = { chatId, isDm, targets: targetMessages };
+          const subject = resolveSubject(t.about, { ...where, message: (id) => d.messages.get(chatId, id), present, usernameOf: d.usernameOf ?? (() => undefined) });
+          // Who said it is decided from the messages answered, not by the model.
+          const toldBy = tellerOf(subject, where);
+          const r = d.memories.remember({ chatId, ...(subject !== undefined ? { subject } : {}), ...(toldBy !== undefined ? { toldBy } : {}), content: t.content, now: d.clock.now() });
+          d.logger.debug({ component: "memory", chatId, subject: subject ?? "chat", toldBy, merged: r.merged }, "memory stored");
         }
       }
       // A forum topic's graph answers in that topic (see graphKey); else where the last message was.
       const topicId = task.topicId ?? history.find((m) => m.messageId === lastId)?.topicId;
+      const cut: string[] = [];
       const spawn = expandPlan(plan.tasks, {
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
         waitFor: d.waitFor(chatId, task.topicId),
         ...(isDm ? {} : { replyTarget: lastId }),
         ...(topicId !== undefined ? { topicId } : {}),
+        onCut: (what) => cut.push(what),
       });
+      if (cut.length > 0) d.logger.warn({ component: "planner", chatId, cut }, "plan bounded: it asked for more than one answer may do");
       d.logger.info({ component: "planner", chatId, tasks: plan.tasks.map((t) => t.kind), rejected: plan.rejected.length }, "plan ready");
       return { type: "done", spawn };
     },

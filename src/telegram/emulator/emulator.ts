@@ -709,8 +709,8 @@ export class TelegramEmulator {
   /**
    * Ends `account`'s session as Telegram does when it is terminated from another device, logged
    * out, duplicated or the account is banned: every later request of that account fails with
-   * `error` (SESSION_REVOKED 401 by default; AUTH_KEY_UNREGISTERED, USER_DEACTIVATED(_BAN) 401;
-   * AUTH_KEY_DUPLICATED 406).
+   * `error` (SESSION_REVOKED 401 by default; AUTH_KEY_UNREGISTERED, SESSION_EXPIRED,
+   * AUTH_KEY_INVALID, AUTH_KEY_PERM_EMPTY, USER_DEACTIVATED(_BAN) 401; AUTH_KEY_DUPLICATED 406).
    */
   revokeSession(account: EmuUser, error = "SESSION_REVOKED"): void {
     this.faults.revoke(account.id, error);

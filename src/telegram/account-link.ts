@@ -76,6 +76,8 @@ export class AccountLink implements WatchedConnection {
       baseLogger: new GramJsPinoLogger(o.logger),
       // Every flood wait is thrown, never slept on inside GramJS, so the scheduler can park the task.
       floodSleepThreshold: 0,
+      // The account's device list names this project and its version, not the machine's OS.
+      ...o.credentials.identity,
       // One attempt per connect(): the retries, their backoff and their log lines are ours, and
       // after an outage the watchdog (connection-health.ts) keeps reconnecting without a cap.
       connectionRetries: 1,

@@ -15,6 +15,7 @@ import { StringSession } from "telegram/sessions/index.js";
 import { systemClock } from "../runtime/clock.js";
 import type { Clock } from "../types.js";
 import { lockSession } from "./client.js";
+import { clientIdentity, type ClientIdentity } from "./client-identity.js";
 import { explain, floodWait, rpcName, userOf, type LoginContext } from "./login-context.js";
 import { humanDuration, LoginError } from "./login-error.js";
 import { checkPassword } from "./login-password.js";
@@ -34,6 +35,8 @@ export interface LoginOptions {
   readonly sessionFile: string;
   readonly apiId: number;
   readonly apiHash: string;
+  /** How the session introduces itself in the account's device list (default: this project and its version). */
+  readonly identity?: ClientIdentity;
   /** Offered as the answer to "phone number" (the persona's `# Agent Phone`). */
   readonly defaultPhone?: string;
   /** Log in by scanning a QR code instead of a phone code. */
@@ -93,6 +96,7 @@ export async function logIn(o: LoginOptions): Promise<LoginResult> {
 
 function newClient(o: LoginOptions, session: StringSession): TelegramClient {
   return new TelegramClient(session, o.apiId, o.apiHash, {
+    ...(o.identity ?? clientIdentity()), // the device list shows this project, not the machine's OS
     baseLogger: new Logger(LogLevel.NONE), // errors are reported here, once, in words
     floodSleepThreshold: 0, // every flood wait is shown to the user, never slept on silently
     connectionRetries: 3,

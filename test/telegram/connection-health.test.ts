@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/runtime/clock";
 import type { AccountLostError } from "../../src/tasks/errors";
 import { AccountLink } from "../../src/telegram/account-link";
+import { clientIdentity } from "../../src/telegram/client-identity";
 import { backoffDelay, ConnectionHealth, watchUpdates, type ConnectionHealthOptions } from "../../src/telegram/connection-health";
 import { TelegramEmulator } from "../../src/telegram/emulator";
 import { captureLogger } from "../support/log-capture";
@@ -23,7 +24,7 @@ async function watched(more?: (link: AccountLink) => Partial<ConnectionHealthOpt
   const log = captureLogger();
   const link = new AccountLink({
     sessionFile,
-    credentials: { apiId: 1, apiHash: "0123456789abcdef0123456789abcdef" },
+    credentials: { apiId: 1, apiHash: "0123456789abcdef0123456789abcdef", identity: clientIdentity() },
     logger: log.logger,
     clock,
     requestTimeoutMs: 50, // a probe nobody answers fails after 50 ms of real time

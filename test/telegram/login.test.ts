@@ -123,6 +123,20 @@ describe("npm run login: by code", () => {
     for (const secret of [codes[0] ?? "missing", session, API_HASH]) expect(s.output()).not.toContain(secret);
   });
 
+  it("names this project and its version in the account's device list, or what TELEGRAM_DEVICE_MODEL / TELEGRAM_APP_VERSION say", async () => {
+    const s = setup();
+    expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8")) as { name: string; version: string };
+    expect(s.emu.devices(s.account)).toEqual([expect.objectContaining({ deviceModel: pkg.name, appVersion: pkg.version, systemVersion: `Node.js ${process.versions.node}` })]);
+
+    const env = { TELEGRAM_API_ID: API_ID, TELEGRAM_API_HASH: API_HASH, TELEGRAM_DEVICE_MODEL: "Mira's laptop", TELEGRAM_APP_VERSION: "7.1" };
+    expect(await s.run(["Mira", "--force"], [phoneDefault, codeFrom(s.emu)], { env })).toBe(0);
+    expect(s.emu.devices(s.account).map((d) => [d.deviceModel, d.appVersion])).toEqual([
+      [pkg.name, pkg.version],
+      ["Mira's laptop", "7.1"],
+    ]);
+  });
+
   it("says so when the saved session still works, and logs in again only with --force", async () => {
     const s = setup();
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);

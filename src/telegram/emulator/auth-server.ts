@@ -20,7 +20,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { RpcFault } from "./rpc-fault.js";
 import { srpChallenge, srpCheck, srpVerifier, type SrpChallenge, type SrpVerifier } from "./srp.js";
-import type { EmuUser } from "./types.js";
+import type { EmuDevice, EmuUser } from "./types.js";
 
 /** The DC a fresh GramJS session connects to, and every account's home unless told otherwise. */
 export const DEFAULT_DC = 4;
@@ -47,6 +47,8 @@ export interface AuthKeyRecord {
   /** Set after SESSION_PASSWORD_NEEDED: the account whose password this key may now prove. */
   passwordFor: number | undefined;
   challenge: SrpChallenge | undefined;
+  /** What the client named in initConnection on this key (the device list). */
+  device: EmuDevice | undefined;
   /** Tells the client connected with this key about an update (UpdateLoginToken). */
   push: ((update: "login-token") => void) | undefined;
 }
@@ -122,7 +124,7 @@ export class AuthServer {
     const id = bytes.toString("hex");
     let rec = this.keys.get(id);
     if (!rec) {
-      rec = { id, dcId, accountId: undefined, passwordFor: undefined, challenge: undefined, push: undefined };
+      rec = { id, dcId, accountId: undefined, passwordFor: undefined, challenge: undefined, device: undefined, push: undefined };
       this.keys.set(id, rec);
     }
     return rec;
@@ -131,6 +133,11 @@ export class AuthServer {
   /** Signs every key of an account out (a "terminate all sessions" from another device). */
   logOutEverywhere(userId: number): void {
     for (const k of this.keys.values()) if (k.accountId === userId) k.accountId = undefined;
+  }
+
+  /** The devices of the keys signed in as this account (those that named one). */
+  devices(userId: number): EmuDevice[] {
+    return [...this.keys.values()].flatMap((k) => (k.accountId === userId && k.device ? [k.device] : []));
   }
 
   /** True when some key is signed in as this account. */

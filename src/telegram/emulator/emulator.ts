@@ -29,6 +29,7 @@ import { TlViews } from "./tl-views.js";
 import type {
   DuplicateMode,
   EmuChat,
+  EmuDevice,
   EmuMessage,
   EmuMessageEvent,
   EmuReaction,
@@ -335,6 +336,18 @@ export class TelegramEmulator {
   /** How many QR login tokens could be accepted right now. */
   liveLoginTokens(): number {
     return this.auth.liveLoginTokens();
+  }
+
+  /**
+   * The account's device list, as Telegram shows it in every app: one entry per signed-in session
+   * (auth keys that logged in through the network path, and the attached client), with what the
+   * client named in initConnection when it connected.
+   */
+  devices(account: EmuUser): EmuDevice[] {
+    const out = this.auth.devices(account.id);
+    const attached = this.byAccount.get(account.id)?.sender.device;
+    if (attached && !out.includes(attached)) out.push(attached);
+    return out;
   }
 
   /** True when some auth key is signed in as `account`. */

@@ -18,6 +18,7 @@ export type {
   DuplicateMode,
   EmuChat,
   EmuChatKind,
+  EmuDevice,
   EmuMediaInput,
   EmuMessage,
   EmuMessageEvent,

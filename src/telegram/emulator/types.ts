@@ -264,3 +264,14 @@ export interface EmuSticker {
   readonly fileReference: Buffer;
   readonly emoji: string;
 }
+
+/**
+ * A session as the account's device list ("Devices" in the apps; account.getAuthorizations)
+ * shows it: what the client sent in initConnection when it connected.
+ */
+export interface EmuDevice {
+  readonly apiId: number;
+  readonly deviceModel: string;
+  readonly systemVersion: string;
+  readonly appVersion: string;
+}

@@ -92,6 +92,23 @@ describe("emulator login: auth keys", () => {
     expect(emu.methods(account)).toContain("users.GetUsers");
   });
 
+  it("keeps what initConnection named with the key: the account's device list shows it once signed in", async () => {
+    const { emu, account } = setup();
+    const client = new TelegramClient(new StringSession(""), API_ID, API_HASH, {
+      baseLogger: new Logger(LogLevel.NONE),
+      floodSleepThreshold: 0,
+      deviceModel: "persona-bot",
+      systemVersion: "Node.js 20",
+      appVersion: "0.9.1",
+    });
+    clients.push(client);
+    await client.connect();
+    expect(emu.devices(account)).toEqual([]); // an anonymous key is nobody's device
+    const sent = await sendCode(client);
+    await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "");
+    expect(emu.devices(account)).toEqual([{ apiId: API_ID, deviceModel: "persona-bot", systemVersion: "Node.js 20", appVersion: "0.9.1" }]);
+  });
+
   it("rejects a wrong code, an expired code, and accepts the resent one", async () => {
     const { emu, advance } = setup();
     const client = newClient();

@@ -188,7 +188,11 @@ export class CatchUp {
         }
         const channelMsgs: Api.TypeMessage[] = [];
         for (const u of res.otherUpdates) {
-          if (u instanceof Api.UpdateChannelTooLong) extraChannels.add(`-100${u.channelId.toString()}`);
+          if (u instanceof Api.UpdateChannelTooLong) {
+            const box = `-100${u.channelId.toString()}`;
+            extraChannels.add(box);
+            if (u.pts != null) t.startFrom(box, u.pts); // a channel we have no state for starts there
+          }
           else if (u instanceof Api.UpdateNewChannelMessage) channelMsgs.push(u.message);
           else if (u instanceof Api.UpdateNewMessage) channelMsgs.push(u.message);
         }

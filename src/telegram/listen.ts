@@ -72,7 +72,12 @@ export function listenForMessages(o: ListenOptions): () => void {
       captureEntities(o.entities, ents.values());
     }
     if (update instanceof Api.UpdateChannelTooLong) {
-      o.tracker.gap(`-100${update.channelId.toString()}`);
+      o.tracker.gap(`-100${update.channelId.toString()}`, update.pts ?? undefined);
+      return;
+    }
+    // "Too many updates": the server dropped what it should have pushed; only getDifference has it.
+    if (update instanceof Api.UpdatesTooLong) {
+      o.tracker.gap(ACCOUNT_BOX);
       return;
     }
     const at = ptsBox(update);

@@ -22,6 +22,11 @@ export interface AccountNetwork {
   reconnect: "auto" | "manual";
   /** Requests work, but the server pushes nothing (Telegram "forgot" the session's updates). */
   silenced: boolean;
+  /**
+   * The session's update queue overflowed (`overflowUpdates`): "armed" replaces the next push by
+   * updatesTooLong, "sent" drops pushes until the client calls updates.getDifference.
+   */
+  overflow: "off" | "armed" | "sent";
   /** `client.connect()` calls seen, for tests of connect retries. */
   connectAttempts: number;
 }

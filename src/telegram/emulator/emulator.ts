@@ -21,7 +21,7 @@ import { isStandardReaction } from "../standard-reactions.js";
 import { Network, type RecordedLoginRequest } from "./network.js";
 import { newMessageUpdates } from "./new-message-update.js";
 import { RpcEndpoint } from "./rpc-endpoint.js";
-import type { StoredMessage } from "./stored-message.js";
+import type { ChatRecord, StoredMessage } from "./stored-message.js";
 import { toLong } from "./long.js";
 import { asMessageId } from "./methods/resolve-peer.js";
 import { storePost } from "./store-post.js";
@@ -225,16 +225,45 @@ export class TelegramEmulator {
     });
   }
 
-  /** Adds a member to a group or supergroup (later messages reach it). */
-  addMember(chat: EmuChat, user: EmuUser): void {
+  /**
+   * Adds a member to a group or supergroup (later messages reach it). An account added to a
+   * supergroup — also one it left or was removed from before — is pushed `updateChannel` with
+   * the channel as it now sees it, as Telegram does; its join point is what a later
+   * `pushChannelTooLong` names as pts. Resolves after the account's handlers ran.
+   */
+  async addMember(chat: EmuChat, user: EmuUser): Promise<void> {
     if (chat.kind === "dm") throw new Error("emulator: DM membership is fixed");
-    this.world.record(chat).members.add(user.id);
+    const rec = this.world.record(chat);
+    rec.members.add(user.id);
+    if (chat.kind !== "supergroup" || !user.isAccount) return;
+    rec.banned.delete(user.id);
+    rec.joinedPts.set(user.id, rec.pts.pts);
+    await this.pushChannelChange(user, rec);
   }
 
-  /** Removes a member (its requests then fail with CHANNEL_PRIVATE / CHAT_WRITE_FORBIDDEN). */
-  removeMember(chat: EmuChat, user: EmuUser): void {
+  /**
+   * Removes a member. `how`: "kicked" (default; an admin removed or banned it: it sees the
+   * supergroup as ChannelForbidden) or "left" (it left: the channel with `left` set). Either way
+   * its requests there fail (CHANNEL_PRIVATE — getChannelDifference included — or
+   * CHAT_WRITE_FORBIDDEN) and nothing more is pushed to it from there; an account removed from a
+   * supergroup is pushed `updateChannel` with that view. Resolves after its handlers ran.
+   */
+  async removeMember(chat: EmuChat, user: EmuUser, o: { how?: "kicked" | "left" } = {}): Promise<void> {
     if (chat.kind === "dm") throw new Error("emulator: DM membership is fixed");
-    this.world.record(chat).members.delete(user.id);
+    const rec = this.world.record(chat);
+    rec.members.delete(user.id);
+    rec.joinedPts.delete(user.id);
+    if (chat.kind !== "supergroup" || !user.isAccount) return;
+    if ((o.how ?? "kicked") === "kicked") rec.banned.add(user.id);
+    else rec.banned.delete(user.id);
+    await this.pushChannelChange(user, rec);
+  }
+
+  /** `updateChannel` (the channel's info or the account's membership changed), with the channel as `account` sees it. */
+  private pushChannelChange(account: EmuUser, rec: ChatRecord): Promise<void> {
+    const view = this.views.chatFor(rec, account.id);
+    const update = new Api.UpdateChannel({ channelId: toLong(rec.chat.id) });
+    return this.bus.deliver(account, new Api.Updates({ updates: [update], users: [], chats: view ? [view] : [], date: Math.floor(this.now() / 1000), seq: 0 }));
   }
 
   /** Adds a sticker set that messages.GetStickerSet and messages.SendMedia know. */
@@ -454,7 +483,7 @@ export class TelegramEmulator {
   private netOf(account: EmuUser): AccountNetwork {
     let net = this.networks.get(account.id);
     if (!net) {
-      net = { down: false, reconnect: "auto", silenced: false, connectAttempts: 0 };
+      net = { down: false, reconnect: "auto", silenced: false, overflow: "off", connectAttempts: 0 };
       this.networks.set(account.id, net);
     }
     return net;
@@ -554,14 +583,27 @@ export class TelegramEmulator {
 
   /**
    * Pushes `updateChannelTooLong` for `chat` to `account` (Telegram's "this channel has a gap,
-   * call getChannelDifference"), with the channel's current pts. Resolves after the handlers ran.
+   * call getChannelDifference"). Its pts is where a client without the channel's state should
+   * start: `o.pts`, else the point the account joined (`addMember` after creation), else the
+   * channel's current pts. Resolves after the handlers ran.
    */
-  pushChannelTooLong(account: EmuUser, chat: EmuChat): Promise<void> {
+  pushChannelTooLong(account: EmuUser, chat: EmuChat, o: { pts?: number } = {}): Promise<void> {
     const rec = this.world.record(chat);
     if (chat.kind !== "supergroup") throw new Error(`emulator: ${chat.peerId} is not a supergroup`);
-    const update = new Api.UpdateChannelTooLong({ channelId: toLong(chat.id), pts: rec.pts.pts });
+    const pts = o.pts ?? rec.joinedPts.get(account.id) ?? rec.pts.pts;
+    const update = new Api.UpdateChannelTooLong({ channelId: toLong(chat.id), pts });
     const bag = this.views.entitiesFor([], account, [rec]);
     return this.bus.deliver(account, new Api.Updates({ updates: [update], users: bag.users, chats: bag.chats, date: Math.floor(this.now() / 1000), seq: 0 }));
+  }
+
+  /**
+   * Telegram's queue of updates for `account`'s session overflows: the next push is replaced by
+   * one `updatesTooLong` ("too many updates, call updates.getDifference") and nothing more is
+   * pushed until the client calls updates.getDifference — which has everything that was not
+   * pushed. Messages posted meanwhile are stored and move pts as usual.
+   */
+  overflowUpdates(account: EmuUser): void {
+    this.netOf(account).overflow = "armed";
   }
 
   // ---- inspection ------------------------------------------------------------------------

@@ -98,6 +98,8 @@ export class RpcEndpoint {
     } catch (e) {
       error = e instanceof RpcFault ? toGramJsError(e, request) : e;
     }
+    // A difference is what an overflowed session was waiting for: pushes resume.
+    if (method === "updates.GetDifference" && error === undefined) conn.network.overflow = "off";
     // The server did its part; the caller (a process that died meanwhile) never hears about it.
     if (hang?.when === "after-apply") return hang.onHang?.();
     if (error !== undefined) pending.reject(error);

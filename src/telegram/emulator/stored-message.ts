@@ -63,6 +63,10 @@ export interface ChatRecord {
   readonly readOutbox: Map<number, number>;
   /** Unix seconds the chat was created. */
   readonly createdAt: number;
+  /** Supergroups: accounts removed by an admin (they see ChannelForbidden), until they are added again. */
+  readonly banned: Set<number>;
+  /** Supergroups: the channel's pts when each account joined after its creation (updateChannelTooLong's pts). */
+  readonly joinedPts: Map<number, number>;
   /** A broadcast channel's discussion supergroup, or a supergroup's linked channel. */
   linked?: ChatRecord;
 }

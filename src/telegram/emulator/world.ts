@@ -235,6 +235,8 @@ export class World {
       topics: new Map(),
       readMax: new Map(),
       readOutbox: new Map(),
+      banned: new Set(),
+      joinedPts: new Map(),
       createdAt: Math.floor(this.now() / 1000),
     };
     this.chats.set(chat, rec);

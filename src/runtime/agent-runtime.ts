@@ -20,7 +20,7 @@ import { SummaryStore } from "../store/summaries";
 import { speakerDirectory } from "../context/speaker-directory";
 import { isSummaryGraph, LaneSummaries } from "../summary/lane-summaries";
 import type { CuratedMemories } from "../memory/curated";
-import { EntityStore } from "../store/entities";
+import { EntityStore, type EntityRecord } from "../store/entities";
 import { ReactionStore } from "../store/reactions";
 import { createReactionHandler } from "../inbound/reactions";
 import { MessageStore, type ChatInfo } from "../store/messages";
@@ -175,6 +175,7 @@ export class AgentRuntime {
     this.memories = new MemoryStore(o.db, agent);
     this.reactions = new ReactionStore(o.db, agent);
     this.entities = new EntityStore(o.db, agent);
+    this.entities.onMembership((e, gone) => this.membershipChanged(e, gone));
     this.updateState = new UpdateStateStore(o.db, agent);
     this.tracker = new UpdateTracker({
       state: this.updateState,
@@ -389,7 +390,35 @@ export class AgentRuntime {
       onOtherUpdates: (updates) => {
         for (const u of updates) applyChange(this.changes, u);
       },
+      onChannelLost: (chatId, error) => {
+        const e = this.entities.get(chatId);
+        if (!e || e.gone) return;
+        this.lostReasons.set(chatId, error);
+        this.entities.observe({ ...e, gone: true }); // → membershipChanged
+      },
     });
+  }
+
+  /** Why a channel was found lost (an RPC error), for its one log line. */
+  private readonly lostReasons = new Map<string, string>();
+
+  /**
+   * The account left (or was removed from) a channel, or is in it again. Gone: its update state is
+   * dropped — no retries, no catch-up — with one log line; back: the next update starts it afresh.
+   */
+  private membershipChanged(e: EntityRecord, gone: boolean): void {
+    const name = e.title ?? e.peerId;
+    if (gone) {
+      const reason = this.lostReasons.get(e.peerId);
+      this.lostReasons.delete(e.peerId);
+      this.tracker.drop(e.peerId);
+      this.logger.warn(
+        { component: "updates", chatId: e.peerId, ...(reason ? { rpcError: reason } : {}) },
+        `no longer a member of ${name} (${reason ?? "left or removed"}); its updates are not fetched any more`,
+      );
+    } else {
+      this.logger.info({ component: "updates", chatId: e.peerId }, `a member of ${name} again; following its updates`);
+    }
   }
 
   /** A chat's type and access hash: the chats table, else the entity store. */

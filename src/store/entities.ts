@@ -18,6 +18,11 @@ export interface EntityRecord {
   readonly broadcast?: boolean;
   /** Users: in the account's contact list, as the last full (non-min) user object said; absent if none was seen. */
   readonly contact?: boolean;
+  /**
+   * Channels: the account is not in it (left, removed, banned), as the last full channel object or
+   * a CHANNEL_PRIVATE answer said; absent when nothing said so. Never followed, never caught up.
+   */
+  readonly gone?: boolean;
 }
 
 interface Row {
@@ -32,6 +37,7 @@ interface Row {
   min: number;
   broadcast: number;
   contact: number | null;
+  gone: number;
 }
 
 const FIELDS = ["accessHash", "firstName", "lastName", "title", "username"] as const;
@@ -51,6 +57,10 @@ export function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord)
     if (v !== undefined && !(f === "accessHash" && seen.min)) out[f] = v;
   }
   if (seen.contact !== undefined && !seen.min) out.contact = seen.contact;
+  if (seen.gone !== undefined && !seen.min) {
+    if (seen.gone) out.gone = true;
+    else delete out.gone;
+  }
   return out;
 }
 
@@ -60,7 +70,7 @@ function withoutHash(e: EntityRecord): EntityRecord {
 }
 
 function same(a: EntityRecord, b: EntityRecord): boolean {
-  return a.kind === b.kind && a.bot === b.bot && a.min === b.min && Boolean(a.broadcast) === Boolean(b.broadcast) && a.contact === b.contact && FIELDS.every((f) => a[f] === b[f]);
+  return a.kind === b.kind && a.bot === b.bot && a.min === b.min && Boolean(a.broadcast) === Boolean(b.broadcast) && Boolean(a.gone) === Boolean(b.gone) && a.contact === b.contact && FIELDS.every((f) => a[f] === b[f]);
 }
 
 /**
@@ -80,11 +90,12 @@ export class EntityStore {
     private readonly agent: string,
   ) {
     this.upsertStmt = db.prepare(
-      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min, broadcast, contact)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min, broadcast, contact, gone)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (agent, peer_id) DO UPDATE SET kind = excluded.kind, access_hash = excluded.access_hash,
          first_name = excluded.first_name, last_name = excluded.last_name, title = excluded.title,
-         username = excluded.username, bot = excluded.bot, min = excluded.min, broadcast = excluded.broadcast, contact = excluded.contact`,
+         username = excluded.username, bot = excluded.bot, min = excluded.min, broadcast = excluded.broadcast, contact = excluded.contact,
+         gone = excluded.gone`,
     );
     for (const r of db.prepare(`SELECT * FROM entities WHERE agent = ?`).all(agent) as Row[]) {
       this.known.set(r.peer_id, {
@@ -99,6 +110,7 @@ export class EntityStore {
         min: r.min === 1,
         ...(r.broadcast === 1 ? { broadcast: true } : {}),
         ...(r.contact != null ? { contact: r.contact === 1 } : {}),
+        ...(r.gone === 1 ? { gone: true } : {}),
       });
     }
   }
@@ -119,10 +131,23 @@ export class EntityStore {
     return e?.username?.toLowerCase() === username.toLowerCase() ? e : undefined;
   }
 
-  /** Channels the account has seen with a usable access hash. */
+  /** Channels the account has seen with a usable access hash and is still in. */
   channels(): EntityRecord[] {
-    return [...this.known.values()].filter((e) => e.kind === "channel" && e.accessHash !== undefined && !e.min);
+    return [...this.known.values()].filter((e) => e.kind === "channel" && e.accessHash !== undefined && !e.min && !e.gone);
   }
+
+  /**
+   * Be told when the account leaves a channel or comes back (`gone` changes on a stored channel).
+   * One listener; returns the function that removes it.
+   */
+  onMembership(listener: (e: EntityRecord, gone: boolean) => void): () => void {
+    this.membership = listener;
+    return () => {
+      if (this.membership === listener) this.membership = undefined;
+    };
+  }
+
+  private membership: ((e: EntityRecord, gone: boolean) => void) | undefined;
 
   get size(): number {
     return this.known.size;
@@ -134,6 +159,9 @@ export class EntityStore {
     const merged = mergeEntity(known, seen);
     if (known && same(known, merged)) return known;
     this.known.set(seen.peerId, merged);
+    // Left or joined again: only a change of a channel already known (a channel first seen as
+    // "left" — a forward's source, a linked channel — was never followed).
+    if (known !== undefined && merged.kind === "channel" && Boolean(known.gone) !== Boolean(merged.gone)) this.membership?.(merged, Boolean(merged.gone));
     if (this.byUsername !== undefined && merged.username !== undefined) this.byUsername.set(merged.username.toLowerCase(), merged.peerId);
     batchedWrite(this.db, () =>
       this.upsertStmt.run(
@@ -149,6 +177,7 @@ export class EntityStore {
         merged.min ? 1 : 0,
         merged.broadcast ? 1 : 0,
         merged.contact === undefined ? null : merged.contact ? 1 : 0,
+        merged.gone ? 1 : 0,
       ),
     );
     return merged;

@@ -212,4 +212,9 @@ export const migrations: readonly string[] = [
     at          INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 13: channels the account is no longer in (left, removed or banned: ChannelForbidden,
+  // CHANNEL_PRIVATE): their update state is dropped and they are never caught up (issue 14 §4).
+  `
+  ALTER TABLE entities ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -3,7 +3,7 @@ import { Api, type TelegramClient } from "telegram";
 import { NewMessage } from "telegram/events/index.js";
 import { Raw } from "telegram/events/Raw.js";
 import { returnBigInt } from "telegram/Helpers.js";
-import type { EntityStore } from "../store/entities";
+import type { EntityRecord, EntityStore } from "../store/entities";
 import { ACCOUNT_BOX } from "../store/update-state";
 import type { ReactionChangeHandler } from "../inbound/reactions";
 import { captureEntities } from "./entities";
@@ -72,7 +72,10 @@ export function listenForMessages(o: ListenOptions): () => void {
       captureEntities(o.entities, ents.values());
     }
     if (update instanceof Api.UpdateChannelTooLong) {
-      o.tracker.gap(`-100${update.channelId.toString()}`, update.pts ?? undefined);
+      const box = `-100${update.channelId.toString()}`;
+      // A broadcast channel, or one the account is not in, is never fetched.
+      if (!followed(o.entities.get(box))) return;
+      o.tracker.gap(box, update.pts ?? undefined);
       return;
     }
     // "Too many updates": the server dropped what it should have pushed; only getDifference has it.
@@ -95,6 +98,12 @@ export function listenForMessages(o: ListenOptions): () => void {
       await process(update, undefined).catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"));
       return;
     }
+    // Broadcast posts are not conversation: no update state is kept for such a channel, so a
+    // gap there is never fetched. (One Map lookup, channel updates only.)
+    if (at.box !== ACCOUNT_BOX && !followed(o.entities.get(at.box))) {
+      await process(update, undefined).catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"));
+      return;
+    }
     const date = (update as { date?: number }).date ?? (update as { message?: { date?: number } }).message?.date ?? 0;
     const pts: PtsInfo = { pts: at.pts, ptsCount: at.ptsCount, date };
     let done: Promise<unknown> | undefined;
@@ -113,6 +122,11 @@ export function listenForMessages(o: ListenOptions): () => void {
   const event = new Raw({});
   o.client.addEventHandler(callback, event);
   return () => o.client.removeEventHandler(callback, event);
+}
+
+/** A channel whose update state is kept: not a broadcast channel, not one the account left. */
+function followed(e: EntityRecord | undefined): boolean {
+  return !e?.broadcast && !e?.gone;
 }
 
 /** Feed the updates in an answer to our own request (a send's result carries pts) to the tracker. */

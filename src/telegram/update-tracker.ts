@@ -294,6 +294,24 @@ export class UpdateTracker {
     }, b.retryMs);
   }
 
+  /**
+   * Forget a channel's box (the account is no longer in it): its stored pts is deleted, its
+   * timers stop (no retry), updates held for it run as old ones. A later update of the channel
+   * (it was joined again) starts a fresh box.
+   */
+  drop(key: string): void {
+    if (key === ACCOUNT_BOX) return;
+    const b = this.boxes.get(key);
+    this.boxes.delete(key);
+    this.extras.delete(key);
+    this.o.state.dropChannel(key);
+    if (!b) return;
+    if (b.timer !== undefined) this.o.clock.clearTimeout(b.timer);
+    if (b.retryTimer !== undefined) this.o.clock.clearTimeout(b.retryTimer);
+    b.timer = b.retryTimer = undefined;
+    for (const h of b.held.splice(0)) h.run(undefined);
+  }
+
   /** Boxes that are known (stored or seen), for a catch-up after a reconnect. */
   knownChannels(): string[] {
     return [...new Set([...this.o.state.channels(), ...[...this.boxes.keys()].filter((k) => k !== ACCOUNT_BOX)])];

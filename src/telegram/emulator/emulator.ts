@@ -141,7 +141,7 @@ export class TelegramEmulator {
    * 2FA `password`, or by QR; `dc` is its home DC (default 4, where GramJS first connects).
    */
   addAccount(u: { firstName: string; lastName?: string; username?: string } & LoginDetails): EmuUser {
-    const { phone, password, passwordHint, dc, ...profile } = u;
+    const { phone, password, passwordHint, dc, codeDelivery, loginEmail, ...profile } = u;
     const user = this.world.addUser(profile, true);
     if (phone !== undefined) {
       this.auth.register(user, {
@@ -149,6 +149,8 @@ export class TelegramEmulator {
         ...(password !== undefined ? { password } : {}),
         ...(passwordHint !== undefined ? { passwordHint } : {}),
         ...(dc !== undefined ? { dc } : {}),
+        ...(codeDelivery !== undefined ? { codeDelivery } : {}),
+        ...(loginEmail !== undefined ? { loginEmail } : {}),
       });
     }
     return user;
@@ -343,9 +345,19 @@ export class TelegramEmulator {
     return this.network.interceptConnect();
   }
 
-  /** The last login code Telegram "delivered to the app" for a phone (what its owner reads). */
+  /** The last login code Telegram sent for a phone, whichever way it went (what its owner reads). */
   loginCode(phone: string): string | undefined {
     return this.auth.lastCodeFor(phone);
+  }
+
+  /** The last verification code sent to an e-mail address being set up as a login e-mail. */
+  emailCode(email: string): string | undefined {
+    return this.auth.lastEmailCodeFor(email);
+  }
+
+  /** The account's login e-mail (set up during a login), if any. */
+  loginEmail(account: EmuUser): string | undefined {
+    return this.auth.loginEmailOf(account.id);
   }
 
   /** Makes the phone's outstanding login codes expire now. */

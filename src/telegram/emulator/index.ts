@@ -17,6 +17,7 @@ export type { TypingAction } from "./message-changes.js";
 export type {
   DuplicateMode,
   EmuChat,
+  CodeDelivery,
   EmuChatKind,
   EmuDevice,
   EmuMediaInput,

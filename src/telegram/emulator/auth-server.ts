@@ -123,6 +123,8 @@ export class AuthServer {
   private readonly lastCode = new Map<string, string>();
   private readonly lastEmailCode = new Map<string, string>();
   private readonly tokens = new Map<string, LoginToken>();
+  private readonly exports = new Map<number, { readonly user: EmuUser; readonly dcId: number; readonly bytes: Buffer }>();
+  private readonly exportCount = new Map<number, number>();
 
   constructor(
     private readonly now: () => number,
@@ -363,6 +365,35 @@ export class AuthServer {
     key.passwordFor = undefined;
     key.accountId = acc.user.id;
     return { ok: true, user: acc.user };
+  }
+
+  // ---- other data centres ---------------------------------------------------------------
+
+  /**
+   * auth.exportAuthorization on the account's own connection: a one-time token that signs a key
+   * on data centre `dcId` in as the account (auth.importAuthorization there).
+   */
+  exportAuthorization(user: EmuUser, dcId: number): { id: number; bytes: Buffer } {
+    if (!(DC_IDS as readonly number[]).includes(dcId)) throw new RpcFault("DC_ID_INVALID");
+    const id = randomInt(1, 2 ** 31 - 1);
+    const bytes = randomBytes(32);
+    this.exports.set(id, { user, dcId, bytes });
+    this.exportCount.set(user.id, (this.exportCount.get(user.id) ?? 0) + 1);
+    return { id, bytes };
+  }
+
+  /** How many authorizations an account exported to other data centres. */
+  exportsOf(userId: number): number {
+    return this.exportCount.get(userId) ?? 0;
+  }
+
+  /** auth.importAuthorization on a key of another data centre: binds it to the exporting account. */
+  importAuthorization(key: AuthKeyRecord, id: number, bytes: Buffer): EmuUser {
+    const e = this.exports.get(id);
+    if (!e || !e.bytes.equals(bytes) || e.dcId !== key.dcId) throw new RpcFault("AUTH_BYTES_INVALID");
+    this.exports.delete(id);
+    key.accountId = e.user.id;
+    return e.user;
   }
 
   // ---- QR login --------------------------------------------------------------------------

@@ -8,7 +8,8 @@
  */
 import { Api, type TelegramClient } from "telegram";
 import { UpdateConnectionState } from "telegram/network/index.js";
-import { AuthServer } from "./auth-server.js";
+import { AuthServer, DEFAULT_DC } from "./auth-server.js";
+import { FILE_DC } from "./file-store.js";
 import { linkClient, type AccountNetwork, type Connection } from "./client-link.js";
 import { dispatchConnectionState } from "./dispatch-updates.js";
 import type { FakeSender } from "./fake-sender.js";
@@ -103,8 +104,10 @@ export class TelegramEmulator {
       attached: () => [...this.byAccount.values()].map((c) => c.account),
       now: this.now,
     });
+    this.auth = new AuthServer(this.now, opts.loginCodeTtlMs ?? DEFAULT_LOGIN_CODE_TTL_MS, opts.app);
     this.endpoint = new RpcEndpoint({
       world: this.world,
+      auth: this.auth,
       views: this.views,
       faults: this.faults,
       strictTl,
@@ -115,7 +118,6 @@ export class TelegramEmulator {
       publish: (msg, sender) => this.bus.publish(msg, sender.id),
       pushLater: (d) => this.bus.later(d),
     });
-    this.auth = new AuthServer(this.now, opts.loginCodeTtlMs ?? DEFAULT_LOGIN_CODE_TTL_MS, opts.app);
     this.network = new Network({
       auth: this.auth,
       views: this.views,
@@ -298,6 +300,24 @@ export class TelegramEmulator {
     this.world.files.expire(file.id);
   }
 
+  /**
+   * Connections the account's client holds to other data centres (GramJS's borrowed senders for
+   * downloads), open ones only, with the DC each goes to.
+   */
+  dcConnections(account: EmuUser): number[] {
+    return (this.byAccount.get(account.id)?.dcSenders ?? []).filter((s) => !s.userDisconnected).map((s) => s.dcId);
+  }
+
+  /** How many times the account exported its authorization to another DC (auth.exportAuthorization). */
+  exportedAuthorizations(account: EmuUser): number {
+    return this.auth.exportsOf(account.id);
+  }
+
+  /** The data centre the account's files are on by default (photos, documents, stickers: 2). */
+  get fileDc(): number {
+    return FILE_DC;
+  }
+
   /** upload.getFile requests served so far (one per chunk), in order. */
   fileRequests(): RecordedRequest[] {
     return this.requests.filter((r) => r.method === "upload.GetFile");
@@ -325,6 +345,7 @@ export class TelegramEmulator {
       this.netOf(account),
       (c, pending) => this.endpoint.receive(c, pending),
       { connect: (c) => this.onConnect(c) },
+      { homeDc: this.auth.account(account.id)?.homeDc ?? DEFAULT_DC, deps: { auth: this.auth, receive: (c, pending) => this.endpoint.receive(c, pending) } },
       sender,
     );
     this.byAccount.set(account.id, conn);

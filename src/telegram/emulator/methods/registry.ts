@@ -15,6 +15,8 @@ import { setTyping } from "./set-typing.js";
 import { getStickerSet } from "./sticker-sets.js";
 import { getChannelDifference, getDifference, getState } from "./update-state.js";
 import { getFile } from "./upload.js";
+import { exportAuthorization } from "./export-authorization.js";
+import { getAccountConfig } from "./help-config.js";
 import { getUsers } from "./users.js";
 
 const HANDLERS: readonly MethodHandler[] = [
@@ -39,6 +41,8 @@ const HANDLERS: readonly MethodHandler[] = [
   getChannelDifference,
   getChats,
   getChannels,
+  exportAuthorization,
+  getAccountConfig,
 ];
 
 const BY_NAME: ReadonlyMap<string, MethodHandler> = new Map(HANDLERS.map((h) => [h.method, h]));

@@ -769,6 +769,28 @@ export class TelegramEmulator {
     if (push) await this.bus.deliver(push.account, push.updates);
   }
 
+  /**
+   * An admin changes what members of a group or supergroup may react with: "all" standard
+   * reactions, a list, or "none". Telegram then pushes `updateChat` / `updateChannel` ("the chat
+   * and/or its full info changed: fetch it again") to the member accounts; their reactions are
+   * checked against it (REACTION_INVALID). Resolves after their handlers ran.
+   */
+  async setAllowedReactions(chat: EmuChat, allowed: "all" | "none" | readonly string[]): Promise<void> {
+    if (chat.kind === "dm") throw new Error("emulator: a private chat allows every standard reaction");
+    const rec = this.world.record(chat);
+    if (Array.isArray(allowed)) {
+      for (const e of allowed) if (!isStandardReaction(e)) throw new Error(`emulator: "${e}" is not a standard Telegram reaction`);
+    }
+    rec.reactions = allowed === "all" ? { kind: "all" } : allowed === "none" ? { kind: "none" } : { kind: "some", emoji: [...(allowed as readonly string[])] };
+    const update = chat.kind === "supergroup" ? new Api.UpdateChannel({ channelId: toLong(chat.id) }) : new Api.UpdateChat({ chatId: toLong(chat.id) });
+    await Promise.all(
+      this.world.memberAccounts(rec).map((account) => {
+        const bag = this.views.entitiesFor([], account, [rec]);
+        return this.bus.deliver(account, new Api.Updates({ updates: [update], users: bag.users, chats: bag.chats, date: Math.floor(this.now() / 1000), seq: 0 }));
+      }),
+    );
+  }
+
   /** True when `account` blocked `user`. */
   isBlocked(account: EmuUser, user: EmuUser): boolean {
     return this.world.mailbox(account.id).blocked.has(user.id);

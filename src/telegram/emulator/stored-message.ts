@@ -3,6 +3,7 @@
  * mailboxes and sticker sets. Internal to the emulator; tests see `EmuChat` / `EmuMessage`.
  */
 import type { Api } from "telegram";
+import type { AllowedReactions } from "../standard-reactions.js";
 import type { FileRecord } from "./file-store.js";
 import type { PtsLog } from "./pts-log.js";
 import type { EmuChat } from "./types.js";
@@ -69,6 +70,8 @@ export interface ChatRecord {
   readonly joinedPts: Map<number, number>;
   /** A broadcast channel's discussion supergroup, or a supergroup's linked channel. */
   linked?: ChatRecord;
+  /** What members may react with (groups, supergroups; the full chat's available_reactions). */
+  reactions: AllowedReactions;
 }
 
 /** The service actions the emulator stores. */

@@ -228,6 +228,7 @@ export class World {
     const rec: ChatRecord = {
       chat,
       members: new Set(members.map((m) => m.id)),
+      reactions: { kind: "all" },
       messages: [],
       byChannelId: new Map(),
       lastChannelId: 0,

@@ -16,6 +16,7 @@ import { getStickerSet } from "./sticker-sets.js";
 import { getChannelDifference, getDifference, getState } from "./update-state.js";
 import { getFile } from "./upload.js";
 import { exportAuthorization } from "./export-authorization.js";
+import { getFullChannel, getFullChat } from "./full-chat.js";
 import { getAccountConfig } from "./help-config.js";
 import { getUsers } from "./users.js";
 
@@ -43,6 +44,8 @@ const HANDLERS: readonly MethodHandler[] = [
   getChannels,
   exportAuthorization,
   getAccountConfig,
+  getFullChannel,
+  getFullChat,
 ];
 
 const BY_NAME: ReadonlyMap<string, MethodHandler> = new Map(HANDLERS.map((h) => [h.method, h]));

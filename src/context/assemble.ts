@@ -68,6 +68,8 @@ export interface PromptSlots {
   readonly now: number;
   /** The sticker section of the system instruction (media/sticker-menu.ts). */
   readonly stickerMenu?: string;
+  /** The chat's allowed reactions, as a line of the system instruction (context/reaction-rule.ts). */
+  readonly reactionsNote?: string;
 }
 
 /** The lanes, window and injected messages for one planning call (store reads only). */
@@ -135,6 +137,7 @@ export function contextPrompt(s: PromptSources, c: SelectedContext, slots: Promp
     ...(slots.extraItems !== undefined && slots.extraItems.length > 0 ? { extraItems: slots.extraItems } : {}),
     ...(s.media ? { media: s.media } : {}),
     ...(slots.stickerMenu !== undefined ? { stickerMenu: slots.stickerMenu } : {}),
+    ...(slots.reactionsNote !== undefined ? { reactionsNote: slots.reactionsNote } : {}),
     ...(s.timeZone ? { timeZone: s.timeZone } : {}),
   });
 }

@@ -21,6 +21,8 @@ import { contextPrompt, selectContext } from "./assemble";
 import { laneOf, type Lane } from "./lanes";
 import type { PlanPrompt } from "./prompt";
 import { reactionItems } from "./reaction-items";
+import { reactionRule } from "./reaction-rule";
+import type { AllowedReactions } from "../telegram/standard-reactions";
 import type { EntityLookup } from "./speaker-directory";
 import type { WindowMode } from "./window";
 
@@ -42,6 +44,8 @@ export interface PlanContextSources {
   readonly media?: MediaDescriber;
   /** How long planning waits for media descriptions at most (default 8 s). */
   readonly mediaWaitMs?: number;
+  /** What the chat allows to react with (telegram/chat-reactions.ts; bounded, cached per chat). */
+  readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
 }
 
 /** The prompt and what the handler needs afterwards (to resolve `remember` subjects, pick the topic). */
@@ -78,7 +82,11 @@ export async function assemblePlanContext(s: PlanContextSources, chat: ChatInfo,
   );
   const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
   // Media in view is described now (bounded wait); nothing else ever is.
-  const prepared = s.media ? await withMediaDescriptions(context, s.media, s.mediaWaitMs !== undefined ? { waitMs: s.mediaWaitMs } : {}) : undefined;
+  const [prepared, allowed] = await Promise.all([
+    s.media ? withMediaDescriptions(context, s.media, s.mediaWaitMs !== undefined ? { waitMs: s.mediaWaitMs } : {}) : undefined,
+    s.allowedReactions?.(chatId),
+  ]);
+  const reactionsNote = reactionRule(allowed);
   const prompt = contextPrompt(prepared ? { ...sources, media: prepared.media } : sources, prepared?.context ?? context, {
     memories: recall({
       store: s.memories,
@@ -93,6 +101,7 @@ export async function assemblePlanContext(s: PlanContextSources, chat: ChatInfo,
       ? { extraItems: reactionItems(s.reactions, { chatId, chatType: chat.chatType, messageIds: history.map((m) => m.messageId), speakers: context.speakers }) }
       : {}),
     ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated) } : {}),
+    ...(reactionsNote !== undefined ? { reactionsNote } : {}),
     now,
   });
   // Is the lane's summary due? A task on the lane's own graph, made while this one plans.

@@ -75,6 +75,8 @@ export interface PromptInput {
   readonly memories: readonly MemoryNote[];
   /** What the persona may send as stickers, with descriptions (media/sticker-menu.ts); default: its set names. */
   readonly stickerMenu?: string;
+  /** What this chat allows to react with (context/reaction-rule.ts); default: nothing said (all standard ones). */
+  readonly reactionsNote?: string;
   /** The media seam (history-item.ts); default: the stored text's placeholder. */
   readonly media?: MediaRenderer;
   readonly now: number;
@@ -201,6 +203,7 @@ function systemInstruction(i: PromptInput): string {
   );
   if (i.stickerMenu) parts.push(i.stickerMenu);
   else if (p.stickerSets.length) parts.push(`Sticker sets you may use: ${p.stickerSets.join(", ")}.`);
+  if (i.reactionsNote) parts.push(i.reactionsNote);
   parts.push(PLAN_RULES);
   return parts.join("\n\n");
 }

@@ -42,6 +42,7 @@ import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler, type SchedulerOptions } from "../tasks/scheduler";
 import { TaskStore } from "../tasks/task-store";
 import { GramActions } from "../telegram/gramjs-actions";
+import { changedChat, ChatReactions } from "../telegram/chat-reactions";
 import { CatchUp, type CatchUpSummary } from "../telegram/catch-up";
 import { listenForMessages, trackResult, type TelegramClient } from "../telegram/listen";
 import { createMessageFeed, type MessageFeed } from "../telegram/message-feed";
@@ -165,6 +166,8 @@ export class AgentRuntime {
   private readonly clock: Clock;
   /** The media description chain (curated → cache → budget → AI). */
   readonly media: MediaDescriber;
+  /** What each chat allows to react with (cached; forgotten when Telegram says the chat changed). */
+  readonly chatReactions: ChatReactions;
 
   constructor(private readonly o: AgentRuntimeOptions) {
     const agent = o.persona.name;
@@ -208,6 +211,7 @@ export class AgentRuntime {
       logger: this.logger,
       ...(mo.limits ? { limits: mo.limits } : {}),
     });
+    this.chatReactions = new ChatReactions({ client: o.client, lookupChat: (chatId) => this.lookupChat(chatId), logger: this.logger });
     const own = new OwnSends(this.clock);
     const actions = new TrackedActions(
       new GramActions({
@@ -217,6 +221,7 @@ export class AgentRuntime {
         isStored: (chatId, messageId) => this.messages.has(chatId, messageId),
         onResult: (res) => trackResult(this.tracker, res),
         selfId: o.selfId,
+        reactions: this.chatReactions,
         ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
       }),
       own,
@@ -321,6 +326,7 @@ export class AgentRuntime {
           maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
           media: this.media,
           ...(mo.waitMs !== undefined ? { mediaWaitMs: mo.waitMs } : {}),
+          allowedReactions: (chatId) => this.chatReactions.allowed(chatId),
         }),
         typing: typingHandler(deps),
         send: sendHandler(deps),
@@ -388,7 +394,11 @@ export class AgentRuntime {
       logger: this.logger,
       now: () => Date.now(),
       onOtherUpdates: (updates) => {
-        for (const u of updates) applyChange(this.changes, u);
+        for (const u of updates) {
+          applyChange(this.changes, u);
+          const changed = changedChat(u);
+          if (changed !== undefined) this.chatReactions.forget(changed);
+        }
       },
       onChannelLost: (chatId, error) => {
         const e = this.entities.get(chatId);
@@ -501,6 +511,7 @@ export class AgentRuntime {
       logger: this.logger,
       typing: this.typing,
       reactions: createReactionHandler({ messages: this.messages, reactions: this.reactions, logger: this.logger }),
+      chatChanged: (chatId) => this.chatReactions.forget(chatId),
     });
     const stopChanges = listenForChanges({
       client: this.o.client,

@@ -6,6 +6,7 @@ import { returnBigInt } from "telegram/Helpers.js";
 import type { EntityRecord, EntityStore } from "../store/entities";
 import { ACCOUNT_BOX } from "../store/update-state";
 import type { ReactionChangeHandler } from "../inbound/reactions";
+import { changedChat } from "./chat-reactions";
 import { captureEntities } from "./entities";
 import { reactionChange } from "./listen-reactions";
 import type { MessageFeed } from "./message-feed";
@@ -27,6 +28,8 @@ export interface ListenOptions {
   readonly typing?: TypingWatch;
   /** Reactions on messages (updateMessageReactions: no pts, never a message). */
   readonly reactions?: ReactionChangeHandler;
+  /** A chat or its full info changed (updateChat / updateChannel: no pts, never a message). */
+  readonly chatChanged?: (chatId: string) => void;
 }
 
 type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
@@ -87,6 +90,11 @@ export function listenForMessages(o: ListenOptions): () => void {
     if (!at) {
       // Typing and reaction updates carry no pts, so messages never pay for these checks.
       if (o.typing?.note(update)) return;
+      const changed = changedChat(update);
+      if (changed !== undefined) {
+        o.chatChanged?.(changed);
+        return;
+      }
       if (update instanceof Api.UpdateMessageReactions) {
         try {
           o.reactions?.(reactionChange(update, o.selfId));

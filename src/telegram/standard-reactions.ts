@@ -59,6 +59,11 @@ const FAMILIES: readonly (readonly string[])[] = [
   ["🥱", "😴", "😐"], // boredom
 ];
 
+/** The families of reactions that say much the same (for tests and tools). */
+export function reactionFamilies(): readonly (readonly string[])[] {
+  return FAMILIES;
+}
+
 /** True when the chat allows `emoji` (a standard reaction, as Telegram spells it). */
 export function isAllowed(emoji: string, allowed: AllowedReactions): boolean {
   if (allowed.kind === "none") return false;

@@ -10,6 +10,7 @@ import { assemblePlanContext } from "../../context/plan-context";
 import { resolveSubject } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
 import type { ReactionStore } from "../../store/reactions";
+import type { AllowedReactions } from "../../telegram/standard-reactions";
 import type { Clock } from "../../types";
 import { LlmHttpError } from "../../llm/errors";
 import { PermanentError, RateLimitedError } from "../errors";
@@ -55,6 +56,8 @@ export interface ReceivedHandlerDeps {
   readonly media?: MediaDescriber;
   /** How long planning waits for media descriptions at most (default 8 s). */
   readonly mediaWaitMs?: number;
+  /** What the chat allows to react with (named in the system instruction). */
+  readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
 }
 
 /**

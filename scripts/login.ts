@@ -92,6 +92,7 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
       sessionFile: file,
       apiId: credentials.apiId,
       apiHash: credentials.apiHash,
+      identity: credentials.identity,
       ...(persona.phone !== undefined ? { defaultPhone: persona.phone } : {}),
       qr: parsed.values.qr === true,
       force: parsed.values.force === true,

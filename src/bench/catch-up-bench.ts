@@ -21,6 +21,11 @@ export interface CatchUpFigures {
   readonly ratio: number;
   /** Resident set size after the catch-up, MB (the whole bench process). */
   readonly rssMb: number;
+  /**
+   * Supergroups (among the chats) the account was removed from while down: requests the catch-up
+   * spent on them (goal ≤ 1 each), and what a second catch-up spends on them (goal 0).
+   */
+  readonly removed: { readonly channels: number; readonly requests: number; readonly secondCatchUpRequests: number };
 }
 
 const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n";
@@ -32,7 +37,7 @@ const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\
  * database catches up; then the same client scans naively: messages.getDialogs pages, and
  * messages.getHistory per dialog above what was stored before the downtime.
  */
-export async function benchCatchUp(o: { dms?: number; groups?: number; supergroups?: number; perChat?: number } = {}): Promise<CatchUpFigures> {
+export async function benchCatchUp(o: { dms?: number; groups?: number; supergroups?: number; perChat?: number; removed?: number } = {}): Promise<CatchUpFigures> {
   const dms = o.dms ?? 600;
   const groups = o.groups ?? 300;
   const supergroups = o.supergroups ?? 100;
@@ -68,9 +73,18 @@ export async function benchCatchUp(o: { dms?: number; groups?: number; supergrou
     closeDatabase(db);
     const before = count(dbPath);
 
-    // Downtime: perChat messages in every chat.
+    // Downtime: the account is removed from a few supergroups; perChat messages in every chat
+    // (those in the supergroups it was removed from are not for it).
+    const removed = chats.filter((c) => c.kind === "supergroup").slice(0, o.removed ?? 5);
+    for (const c of removed) await emu.removeMember(c, me);
     for (let i = 0; i < perChat; i++) for (const c of chats) await emu.post({ chat: c, from: senderOf(c), text: `while away ${i}` });
-    const whileDown = perChat * chats.length;
+    const whileDown = perChat * (chats.length - removed.length);
+    const removedIds = new Set(removed.map((c) => String(c.id)));
+    let removedRequests = 0;
+    const stopCounting = emu.onRequest((r) => {
+      const ch = (r.request as { channel?: { channelId?: unknown }; peer?: { channelId?: unknown } }).channel ?? (r.request as { peer?: { channelId?: unknown } }).peer;
+      if (ch?.channelId !== undefined && removedIds.has(String(ch.channelId))) removedRequests++;
+    });
 
     // Catch-up by a fresh runtime.
     db = openDatabase(dbPath);
@@ -82,6 +96,10 @@ export async function benchCatchUp(o: { dms?: number; groups?: number; supergrou
     p.runtime.messages.commit();
     const rssMb = process.memoryUsage().rss / 1e6;
     const recovered = count(dbPath) - before;
+    const firstRemovedRequests = removedRequests;
+    await p.runtime.catchUp();
+    const secondRemovedRequests = removedRequests - firstRemovedRequests;
+    stopCounting();
 
     // The naive scan of the same world, with the same client and store.
     const naive = await naiveScan(p.client, p.runtime);
@@ -95,6 +113,7 @@ export async function benchCatchUp(o: { dms?: number; groups?: number; supergrou
       naive,
       ratio: summary.requests / naive.requests,
       rssMb,
+      removed: { channels: removed.length, requests: firstRemovedRequests, secondCatchUpRequests: secondRemovedRequests },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_ADDRESS_MODEL } from "../llm/purposes";
+import { clientIdentity, type ClientIdentity } from "../telegram/client-identity";
 
 /** The model used when GEMINI_MODEL is not set. */
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
@@ -32,6 +33,10 @@ const schema = z.object({
   GOOGLE_GEMINI_BASE_URL: z.string().url().optional(),
   TELEGRAM_API_ID: z.string().optional(),
   TELEGRAM_API_HASH: z.string().optional(),
+  /** How the sessions introduce themselves in the account's device list (see telegram/client-identity.ts). */
+  TELEGRAM_DEVICE_MODEL: z.string().max(64, "must be at most 64 characters").optional(),
+  TELEGRAM_SYSTEM_VERSION: z.string().max(64, "must be at most 64 characters").optional(),
+  TELEGRAM_APP_VERSION: z.string().max(64, "must be at most 64 characters").optional(),
   STATE_DB: z.string().min(1).default("state/agents.db"),
   AGENTS_DIR: z.string().min(1).default("agents"),
   SESSIONS_DIR: z.string().min(1).default("sessions"),
@@ -75,21 +80,41 @@ const telegramSchema = z.object({
     .transform(Number)
     .pipe(z.number().positive("must be a positive number")),
   TELEGRAM_API_HASH: z.string({ error: "must be set" }).regex(/^[0-9a-f]{32}$/i, "must be 32 hex characters"),
+  TELEGRAM_DEVICE_MODEL: z.string().max(64, "must be at most 64 characters").optional(),
+  TELEGRAM_SYSTEM_VERSION: z.string().max(64, "must be at most 64 characters").optional(),
+  TELEGRAM_APP_VERSION: z.string().max(64, "must be at most 64 characters").optional(),
 });
 
-/** The app credentials every MTProto connection needs. */
+/** What every MTProto connection needs: the app's credentials and how it introduces itself. */
 export interface TelegramCredentials {
   readonly apiId: number;
   readonly apiHash: string;
+  /** initConnection's device model, system and app version (the account's device list). */
+  readonly identity: ClientIdentity;
 }
 
 /**
  * TELEGRAM_API_ID and TELEGRAM_API_HASH, required and validated — for the commands that talk to
  * Telegram (start with a session, login). Takes `process.env` or an `Env`.
  */
-export function telegramCredentials(source: { readonly TELEGRAM_API_ID?: string | undefined; readonly TELEGRAM_API_HASH?: string | undefined } = process.env): TelegramCredentials {
-  const t = parse(telegramSchema, { TELEGRAM_API_ID: source.TELEGRAM_API_ID, TELEGRAM_API_HASH: source.TELEGRAM_API_HASH });
-  return { apiId: t.TELEGRAM_API_ID, apiHash: t.TELEGRAM_API_HASH };
+export function telegramCredentials(
+  source: {
+    readonly TELEGRAM_API_ID?: string | undefined;
+    readonly TELEGRAM_API_HASH?: string | undefined;
+    readonly TELEGRAM_DEVICE_MODEL?: string | undefined;
+    readonly TELEGRAM_SYSTEM_VERSION?: string | undefined;
+    readonly TELEGRAM_APP_VERSION?: string | undefined;
+  } = process.env,
+): TelegramCredentials {
+  const t = parse(telegramSchema, {
+    TELEGRAM_API_ID: source.TELEGRAM_API_ID,
+    TELEGRAM_API_HASH: source.TELEGRAM_API_HASH,
+    TELEGRAM_DEVICE_MODEL: source.TELEGRAM_DEVICE_MODEL,
+    TELEGRAM_SYSTEM_VERSION: source.TELEGRAM_SYSTEM_VERSION,
+    TELEGRAM_APP_VERSION: source.TELEGRAM_APP_VERSION,
+  });
+  const identity = clientIdentity({ deviceModel: t.TELEGRAM_DEVICE_MODEL, systemVersion: t.TELEGRAM_SYSTEM_VERSION, appVersion: t.TELEGRAM_APP_VERSION });
+  return { apiId: t.TELEGRAM_API_ID, apiHash: t.TELEGRAM_API_HASH, identity };
 }
 
 function parse<S extends z.ZodType>(s: S, source: Record<string, string | undefined>): z.infer<S> {

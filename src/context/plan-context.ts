@@ -25,6 +25,8 @@ import { contextPrompt, selectContext } from "./assemble";
 import { roomOf, threadOf, type Lane } from "./lanes";
 import type { PlanPrompt } from "./prompt";
 import { reactionItems } from "./reaction-items";
+import { reactionRule } from "./reaction-rule";
+import type { AllowedReactions } from "../telegram/standard-reactions";
 import type { EntityLookup } from "./speaker-directory";
 
 /** Rolling summaries as planning uses them (summary/lane-summaries.ts). */
@@ -50,6 +52,8 @@ export interface PlanContextSources {
   readonly images?: ImageSource;
   /** How long planning waits for media descriptions at most (default 8 s). */
   readonly mediaWaitMs?: number;
+  /** What the chat allows to react with (telegram/chat-reactions.ts; bounded, cached per chat). */
+  readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
 }
 
 /** The prompt and what the handler needs afterwards (to resolve `remember` subjects, pick the topic). */
@@ -93,10 +97,11 @@ export async function assemblePlanContext(s: PlanContextSources, chat: ChatInfo,
     chat.chatType === "dm" ? { chatId } : undefined,
   );
   const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
-  // Media in view is described now (bounded wait); then the pictures asked about, which the
-  // descriptions' downloads have usually cached already.
+  // Media in view is described now (bounded wait), with the chat's allowed reactions; then the
+  // pictures asked about, which the descriptions' downloads have usually cached already.
   const waitMs = s.mediaWaitMs ?? MEDIA_WAIT_MS;
-  const prepared = s.media ? await withMediaDescriptions(context, s.media, { waitMs }) : undefined;
+  const [prepared, allowed] = await Promise.all([s.media ? withMediaDescriptions(context, s.media, { waitMs }) : undefined, s.allowedReactions?.(chatId)]);
+  const reactionsNote = reactionRule(allowed);
   const images = s.images
     ? await inlineImages(context.targets, (m) => (m.replyToId !== undefined ? s.messages.get(chatId, m.replyToId) : undefined), s.images, { waitMs })
     : [];
@@ -118,6 +123,7 @@ export async function assemblePlanContext(s: PlanContextSources, chat: ChatInfo,
       : {}),
     ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated) } : {}),
     images,
+    ...(reactionsNote !== undefined ? { reactionsNote } : {}),
     now,
   });
   // Are the summaries due? Tasks on the lanes' own graphs, made while this one plans.

@@ -95,6 +95,8 @@ export interface PromptInput {
   readonly memories: readonly MemoryNote[];
   /** What the persona may send as stickers, with descriptions (media/sticker-menu.ts); default: its set names. */
   readonly stickerMenu?: string;
+  /** What this chat allows to react with (context/reaction-rule.ts); default: nothing said (all standard ones). */
+  readonly reactionsNote?: string;
   /** The media seam (history-item.ts); default: the stored text's placeholder. */
   readonly media?: MediaRenderer;
   /** Pictures sent inline after the text (at most two; media/inline-images.ts). */
@@ -128,7 +130,7 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
   const tz = i.persona.timeZone;
   const nowYear = localTime(i.now, tz).year;
 
-  const parts: LlmPart[] = [{ text: chatHeader(i.chat) }];
+  const parts: LlmPart[] = [{ text: i.reactionsNote ? `${chatHeader(i.chat)}\n${i.reactionsNote}` : chatHeader(i.chat) }];
   const summary = formatSummarySection(i.summary, SUMMARY_LABEL);
   if (summary !== "") parts.push({ text: summary });
   const threadSummary = formatSummarySection(i.threadSummary, THREAD_SUMMARY_LABEL);

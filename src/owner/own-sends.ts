@@ -119,7 +119,7 @@ export class TrackedActions implements ChatActions {
     return this.inner.markRead(o);
   }
 
-  react(o: Parameters<ChatActions["react"]>[0]): Promise<void> {
+  react(o: Parameters<ChatActions["react"]>[0]): Promise<string | undefined> {
     return this.inner.react(o);
   }
 

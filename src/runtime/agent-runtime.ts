@@ -21,7 +21,7 @@ import { SummaryStore } from "../store/summaries";
 import { speakerDirectory } from "../context/speaker-directory";
 import { isSummaryGraph, LaneSummaries } from "../summary/lane-summaries";
 import type { CuratedMemories } from "../memory/curated";
-import { EntityStore, entityName } from "../store/entities";
+import { EntityStore, entityName, type EntityRecord } from "../store/entities";
 import { ReactionStore } from "../store/reactions";
 import { createReactionHandler } from "../inbound/reactions";
 import { MessageStore, type ChatInfo } from "../store/messages";
@@ -43,6 +43,7 @@ import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler, type SchedulerOptions } from "../tasks/scheduler";
 import { TaskStore } from "../tasks/task-store";
 import { GramActions } from "../telegram/gramjs-actions";
+import { changedChat, ChatReactions } from "../telegram/chat-reactions";
 import { CatchUp, type CatchUpSummary } from "../telegram/catch-up";
 import { listenForMessages, trackResult, type TelegramClient } from "../telegram/listen";
 import { createMessageFeed, type MessageFeed } from "../telegram/message-feed";
@@ -171,6 +172,8 @@ export class AgentRuntime {
   readonly media: MediaDescriber;
   /** Pictures sent inline with planning requests (the addressed photo). */
   readonly images: ImageSource;
+  /** What each chat allows to react with (cached; forgotten when Telegram says the chat changed). */
+  readonly chatReactions: ChatReactions;
 
   constructor(private readonly o: AgentRuntimeOptions) {
     const agent = o.persona.name;
@@ -181,6 +184,7 @@ export class AgentRuntime {
     this.memories = new MemoryStore(o.db, agent);
     this.reactions = new ReactionStore(o.db, agent);
     this.entities = new EntityStore(o.db, agent);
+    this.entities.onMembership((e, gone) => this.membershipChanged(e, gone));
     this.updateState = new UpdateStateStore(o.db, agent);
     this.tracker = new UpdateTracker({
       state: this.updateState,
@@ -225,6 +229,7 @@ export class AgentRuntime {
       logger: this.logger,
       ...(mo.limits ? { limits: mo.limits } : {}),
     });
+    this.chatReactions = new ChatReactions({ client: o.client, lookupChat: (chatId) => this.lookupChat(chatId), logger: this.logger });
     const own = new OwnSends(this.clock);
     const actions = new TrackedActions(
       new GramActions({
@@ -234,6 +239,7 @@ export class AgentRuntime {
         isStored: (chatId, messageId) => this.messages.has(chatId, messageId),
         onResult: (res) => trackResult(this.tracker, res),
         selfId: o.selfId,
+        reactions: this.chatReactions,
         ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
       }),
       own,
@@ -330,6 +336,7 @@ export class AgentRuntime {
           media: this.media,
           images: this.images,
           ...(mo.waitMs !== undefined ? { mediaWaitMs: mo.waitMs } : {}),
+          allowedReactions: (chatId) => this.chatReactions.allowed(chatId),
         }),
         typing: typingHandler(deps),
         send: sendHandler(deps),
@@ -408,9 +415,41 @@ export class AgentRuntime {
       logger: this.logger,
       now: () => Date.now(),
       onOtherUpdates: (updates) => {
-        for (const u of updates) applyChange(this.changes, u);
+        for (const u of updates) {
+          applyChange(this.changes, u);
+          const changed = changedChat(u);
+          if (changed !== undefined) this.chatReactions.forget(changed);
+        }
+      },
+      onChannelLost: (chatId, error) => {
+        const e = this.entities.get(chatId);
+        if (!e || e.gone) return;
+        this.lostReasons.set(chatId, error);
+        this.entities.observe({ ...e, gone: true }); // → membershipChanged
       },
     });
+  }
+
+  /** Why a channel was found lost (an RPC error), for its one log line. */
+  private readonly lostReasons = new Map<string, string>();
+
+  /**
+   * The account left (or was removed from) a channel, or is in it again. Gone: its update state is
+   * dropped — no retries, no catch-up — with one log line; back: the next update starts it afresh.
+   */
+  private membershipChanged(e: EntityRecord, gone: boolean): void {
+    const name = e.title ?? e.peerId;
+    if (gone) {
+      const reason = this.lostReasons.get(e.peerId);
+      this.lostReasons.delete(e.peerId);
+      this.tracker.drop(e.peerId);
+      this.logger.warn(
+        { component: "updates", chatId: e.peerId, ...(reason ? { rpcError: reason } : {}) },
+        `no longer a member of ${name} (${reason ?? "left or removed"}); its updates are not fetched any more`,
+      );
+    } else {
+      this.logger.info({ component: "updates", chatId: e.peerId }, `a member of ${name} again; following its updates`);
+    }
   }
 
   /** A chat's type and access hash: the chats table, else the entity store. */
@@ -494,6 +533,7 @@ export class AgentRuntime {
       logger: this.logger,
       typing: this.typing,
       reactions: createReactionHandler({ messages: this.messages, reactions: this.reactions, logger: this.logger }),
+      chatChanged: (chatId) => this.chatReactions.forget(chatId),
     });
     const stopChanges = listenForChanges({
       client: this.o.client,

@@ -28,7 +28,7 @@ export type PersonaOutcome =
   | { readonly kind: "failed"; readonly error: string };
 
 /** Health-watchdog settings that may be tuned (tests use short ones with a FakeClock). */
-export type HealthSettings = Pick<ConnectionHealthOptions, "probeEveryMs" | "deadAfterFailures" | "silentAfterMs" | "backoff">;
+export type HealthSettings = Pick<ConnectionHealthOptions, "probeEveryMs" | "suspectProbeMs" | "deadAfterFailures" | "silentAfterMs" | "backoff">;
 
 export interface LivePersonaOptions {
   readonly persona: Persona;

@@ -20,6 +20,11 @@ export interface EntityRecord {
   readonly contact?: boolean;
   /** Groups: how many members Telegram last said it has (absent when no copy carried the count). */
   readonly members?: number;
+  /**
+   * Channels: the account is not in it (left, removed, banned), as the last full channel object or
+   * a CHANNEL_PRIVATE answer said; absent when nothing said so. Never followed, never caught up.
+   */
+  readonly gone?: boolean;
 }
 
 interface Row {
@@ -35,6 +40,7 @@ interface Row {
   broadcast: number;
   contact: number | null;
   members: number | null;
+  gone: number;
 }
 
 const FIELDS = ["accessHash", "firstName", "lastName", "title", "username", "members"] as const;
@@ -54,6 +60,10 @@ export function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord)
     if (v !== undefined && !(f === "accessHash" && seen.min)) (out as Record<string, unknown>)[f] = v;
   }
   if (seen.contact !== undefined && !seen.min) out.contact = seen.contact;
+  if (seen.gone !== undefined && !seen.min) {
+    if (seen.gone) out.gone = true;
+    else delete out.gone;
+  }
   return out;
 }
 
@@ -63,7 +73,7 @@ function withoutHash(e: EntityRecord): EntityRecord {
 }
 
 function same(a: EntityRecord, b: EntityRecord): boolean {
-  return a.kind === b.kind && a.bot === b.bot && a.min === b.min && Boolean(a.broadcast) === Boolean(b.broadcast) && a.contact === b.contact && FIELDS.every((f) => a[f] === b[f]);
+  return a.kind === b.kind && a.bot === b.bot && a.min === b.min && Boolean(a.broadcast) === Boolean(b.broadcast) && Boolean(a.gone) === Boolean(b.gone) && a.contact === b.contact && FIELDS.every((f) => a[f] === b[f]);
 }
 
 /**
@@ -83,12 +93,12 @@ export class EntityStore {
     private readonly agent: string,
   ) {
     this.upsertStmt = db.prepare(
-      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min, broadcast, contact, members)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO entities (agent, peer_id, kind, access_hash, first_name, last_name, title, username, bot, min, broadcast, contact, members, gone)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (agent, peer_id) DO UPDATE SET kind = excluded.kind, access_hash = excluded.access_hash,
          first_name = excluded.first_name, last_name = excluded.last_name, title = excluded.title,
          username = excluded.username, bot = excluded.bot, min = excluded.min, broadcast = excluded.broadcast, contact = excluded.contact,
-         members = excluded.members`,
+         members = excluded.members, gone = excluded.gone`,
     );
     for (const r of db.prepare(`SELECT * FROM entities WHERE agent = ?`).all(agent) as Row[]) {
       this.known.set(r.peer_id, {
@@ -104,6 +114,7 @@ export class EntityStore {
         ...(r.broadcast === 1 ? { broadcast: true } : {}),
         ...(r.contact != null ? { contact: r.contact === 1 } : {}),
         ...(r.members != null ? { members: r.members } : {}),
+        ...(r.gone === 1 ? { gone: true } : {}),
       });
     }
   }
@@ -124,10 +135,23 @@ export class EntityStore {
     return e?.username?.toLowerCase() === username.toLowerCase() ? e : undefined;
   }
 
-  /** Channels the account has seen with a usable access hash. */
+  /** Channels the account has seen with a usable access hash and is still in. */
   channels(): EntityRecord[] {
-    return [...this.known.values()].filter((e) => e.kind === "channel" && e.accessHash !== undefined && !e.min);
+    return [...this.known.values()].filter((e) => e.kind === "channel" && e.accessHash !== undefined && !e.min && !e.gone);
   }
+
+  /**
+   * Be told when the account leaves a channel or comes back (`gone` changes on a stored channel).
+   * One listener; returns the function that removes it.
+   */
+  onMembership(listener: (e: EntityRecord, gone: boolean) => void): () => void {
+    this.membership = listener;
+    return () => {
+      if (this.membership === listener) this.membership = undefined;
+    };
+  }
+
+  private membership: ((e: EntityRecord, gone: boolean) => void) | undefined;
 
   get size(): number {
     return this.known.size;
@@ -139,6 +163,9 @@ export class EntityStore {
     const merged = mergeEntity(known, seen);
     if (known && same(known, merged)) return known;
     this.known.set(seen.peerId, merged);
+    // Left or joined again: only a change of a channel already known (a channel first seen as
+    // "left" — a forward's source, a linked channel — was never followed).
+    if (known !== undefined && merged.kind === "channel" && Boolean(known.gone) !== Boolean(merged.gone)) this.membership?.(merged, Boolean(merged.gone));
     if (this.byUsername !== undefined && merged.username !== undefined) this.byUsername.set(merged.username.toLowerCase(), merged.peerId);
     batchedWrite(this.db, () =>
       this.upsertStmt.run(
@@ -155,6 +182,7 @@ export class EntityStore {
         merged.broadcast ? 1 : 0,
         merged.contact === undefined ? null : merged.contact ? 1 : 0,
         merged.members ?? null,
+        merged.gone ? 1 : 0,
       ),
     );
     return merged;

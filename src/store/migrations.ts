@@ -237,4 +237,9 @@ export const migrations: readonly string[] = [
   ALTER TABLE memories ADD COLUMN shared TEXT;
   CREATE INDEX memories_shared ON memories (agent) WHERE shared IS NOT NULL;
   `,
+  // 13: channels the account is no longer in (left, removed or banned: ChannelForbidden,
+  // CHANNEL_PRIVATE): their update state is dropped and they are never caught up (issue 14 §4).
+  `
+  ALTER TABLE entities ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -30,10 +30,13 @@ export class UpdateStateStore {
   private readonly upsertStmt;
   private readonly cache = new Map<string, AccountState>();
 
+  private readonly deleteStmt;
+
   constructor(
     private readonly db: Db,
     private readonly agent: string,
   ) {
+    this.deleteStmt = db.prepare(`DELETE FROM update_state WHERE agent = ? AND box = ?`);
     this.upsertStmt = db.prepare(
       `INSERT INTO update_state (agent, box, pts, qts, date, seq) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (agent, box) DO UPDATE SET pts = excluded.pts, qts = excluded.qts, date = excluded.date, seq = excluded.seq`,
@@ -62,6 +65,12 @@ export class UpdateStateStore {
 
   setChannel(channelId: string, pts: number): void {
     this.write(channelId, { pts, qts: 0, date: 0, seq: 0 });
+  }
+
+  /** Forget a channel's state (the account is no longer in it); joins the group commit. */
+  dropChannel(channelId: string): void {
+    if (channelId === ACCOUNT_BOX || !this.cache.delete(channelId)) return;
+    batchedWrite(this.db, () => this.deleteStmt.run(this.agent, channelId));
   }
 
   /** Commit what is written so far (the first baseline from getState must survive a crash at once). */

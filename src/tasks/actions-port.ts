@@ -11,7 +11,11 @@ export interface ChatActions {
   setTyping(o: { chatId: string; action: "typing" | "sticker" | "cancel"; topicId?: number }): Promise<void>;
   /** Mark the chat read up to `maxId`. */
   markRead(o: { chatId: string; maxId: number }): Promise<void>;
-  react(o: { chatId: string; messageId: number; emoji: string }): Promise<void>;
+  /**
+   * React to a message. Returns the reaction put — `emoji`, or the closest one the chat allows —
+   * or undefined when the chat allows nothing close (then nothing was sent).
+   */
+  react(o: { chatId: string; messageId: number; emoji: string }): Promise<string | undefined>;
   /**
    * Send a sticker from a set, found by its emoji or name; returns the message id, or
    * "not-found" when the set or sticker does not exist (the caller falls back to text).

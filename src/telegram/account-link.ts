@@ -13,6 +13,7 @@ import type { Clock } from "../types";
 import { accountLost } from "./account-errors";
 import type { ClientFactory } from "./client";
 import { backoffDelay, DEFAULT_BACKOFF, describeError, pause, type Backoff, type WatchedConnection } from "./connection-health";
+import { releaseExportedSenders } from "./exported-senders";
 import { GramJsPinoLogger } from "./gramjs-logger";
 
 /** The session file cannot be used (unreadable, not a session string). Logging in again fixes it. */
@@ -76,6 +77,8 @@ export class AccountLink implements WatchedConnection {
       baseLogger: new GramJsPinoLogger(o.logger),
       // Every flood wait is thrown, never slept on inside GramJS, so the scheduler can park the task.
       floodSleepThreshold: 0,
+      // The account's device list names this project and its version, not the machine's OS.
+      ...o.credentials.identity,
       // One attempt per connect(): the retries, their backoff and their log lines are ours, and
       // after an outage the watchdog (connection-health.ts) keeps reconnecting without a cap.
       connectionRetries: 1,
@@ -129,7 +132,7 @@ export class AccountLink implements WatchedConnection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.bounded(this.client.destroy(), "disconnect", 5_000).catch((e: unknown) =>
+    await this.bounded(Promise.all([releaseExportedSenders(this.client), this.client.destroy()]), "disconnect", 5_000).catch((e: unknown) =>
       this.o.logger.debug({ component: "connection", err: describeError(e) }, "disconnect did not finish cleanly"),
     );
   }
@@ -151,7 +154,8 @@ export class AccountLink implements WatchedConnection {
   }
 
   private async dropConnection(): Promise<void> {
-    await this.bounded(this.client.disconnect(), "disconnect", 5_000).catch(() => undefined);
+    // GramJS's disconnect() leaves its borrowed connections to other DCs open (exported-senders.ts).
+    await this.bounded(Promise.all([releaseExportedSenders(this.client), this.client.disconnect()]), "disconnect", 5_000).catch(() => undefined);
   }
 
   private bounded<T>(p: Promise<T>, what: string, ms: number): Promise<T> {

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { Api, utils, type TelegramClient } from "telegram";
+import { Api, errors, utils, type TelegramClient } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import type { EntityStore } from "../store/entities";
 import { ACCOUNT_BOX, type UpdateStateStore } from "../store/update-state";
@@ -41,6 +41,19 @@ export interface CatchUpOptions {
   readonly concurrency?: number;
   /** Other updates of a difference (edits, deletions), applied after its new messages are fed. */
   readonly onOtherUpdates?: (updates: readonly Api.TypeUpdate[]) => void;
+  /**
+   * Telegram says the account is not in this channel any more (CHANNEL_PRIVATE, CHANNEL_INVALID):
+   * the caller forgets it. Nothing is retried.
+   */
+  readonly onChannelLost?: (channelId: string, error: string) => void;
+}
+
+/** Answers to a channel request that mean the account is no longer in it (or it is gone). */
+const CHANNEL_LOST = new Set(["CHANNEL_PRIVATE", "CHANNEL_INVALID"]);
+
+/** The name of a "not in this channel any more" error, else undefined. */
+export function channelLostError(e: unknown): string | undefined {
+  return e instanceof errors.RPCError && CHANNEL_LOST.has(e.errorMessage) ? e.errorMessage : undefined;
 }
 
 /** Telegram's limit on messages per getChannelDifference for user accounts. */
@@ -129,12 +142,13 @@ export class CatchUp {
   }
 
   /**
-   * An addressable supergroup. Broadcast channels are left out: their posts are never stored
-   * (not conversation), so catching them up would only cost requests (and FLOOD_WAITs).
+   * An addressable supergroup the account is in. Broadcast channels are left out: their posts
+   * are never stored (not conversation), so catching them up would only cost requests (and
+   * FLOOD_WAITs); so are channels the account left or was removed from.
    */
   private catchable(channelId: string): boolean {
     const e = this.o.entities.get(channelId);
-    return inputChannelOf(e) !== undefined && !e?.broadcast;
+    return inputChannelOf(e) !== undefined && !e?.broadcast && !e?.gone;
   }
 
   private async invoke<R extends Api.AnyRequest>(req: R): Promise<R["__response"]> {
@@ -188,7 +202,11 @@ export class CatchUp {
         }
         const channelMsgs: Api.TypeMessage[] = [];
         for (const u of res.otherUpdates) {
-          if (u instanceof Api.UpdateChannelTooLong) extraChannels.add(`-100${u.channelId.toString()}`);
+          if (u instanceof Api.UpdateChannelTooLong) {
+            const box = `-100${u.channelId.toString()}`;
+            extraChannels.add(box);
+            if (u.pts != null) t.startFrom(box, u.pts); // a channel we have no state for starts there
+          }
           else if (u instanceof Api.UpdateNewChannelMessage) channelMsgs.push(u.message);
           else if (u instanceof Api.UpdateNewMessage) channelMsgs.push(u.message);
         }
@@ -212,14 +230,26 @@ export class CatchUp {
 
   private async channel(channelId: string): Promise<void> {
     const t = this.o.tracker;
-    const input = inputChannelOf(this.o.entities.get(channelId));
-    if (!input) return;
+    // Broadcast channels and channels the account is not in are never fetched (see catchable).
+    if (!this.catchable(channelId)) return;
+    const input = inputChannelOf(this.o.entities.get(channelId))!;
     t.beginSync(channelId);
-    // A broadcast channel (seen through a gap while running) needs its pts, never its posts.
-    const broadcast = this.o.entities.get(channelId)?.broadcast === true;
+    try {
+      await this.syncChannel(channelId, input);
+    } catch (e) {
+      const lost = channelLostError(e);
+      if (!lost) throw e;
+      // Not a gap to retry: the account is out of this channel. One request, then never again.
+      t.drop(channelId);
+      this.o.onChannelLost?.(channelId, lost);
+    }
+  }
+
+  private async syncChannel(channelId: string, input: Api.InputChannel): Promise<void> {
+    const t = this.o.tracker;
     let pts = t.localPts(channelId);
     if (pts === undefined) {
-      const top = broadcast ? undefined : await this.history(channelId, this.o.highestId(channelId));
+      const top = await this.history(channelId, this.o.highestId(channelId));
       t.endSync(channelId, top);
       return;
     }
@@ -235,7 +265,7 @@ export class CatchUp {
         // Too much happened: backfill above what is stored (nothing stored: only the last few,
         // never the whole history), then continue from the dialog's pts.
         captureEntities(this.o.entities, [...res.users, ...res.chats]);
-        const top = this.o.entities.get(channelId)?.broadcast ? undefined : await this.history(channelId, this.o.highestId(channelId));
+        const top = await this.history(channelId, this.o.highestId(channelId));
         const dialogPts = res.dialog instanceof Api.Dialog ? res.dialog.pts : undefined;
         t.endSync(channelId, dialogPts ?? top);
         return;

@@ -17,12 +17,16 @@
  *     pts moved between two probes;
  * then pauses the persona's work, rebuilds the connection with capped exponential backoff and no
  * limit on attempts, and when it is back resumes and calls `onRestored` (catch-up).
- * When GramJS reconnects by itself (UpdateConnectionState connected after disconnected) it calls
- * `onBehind` too: what arrived during the blip is only in the difference.
+ * When GramJS reports the connection disconnected (UpdateConnectionState), it probes at once and
+ * then every `suspectProbeMs` until GramJS says connected again — GramJS tries one reconnect and
+ * then stays down, so waiting for the regular probes would leave the account deaf for minutes.
+ * When GramJS reconnects by itself (connected after disconnected) it calls `onBehind` too: what
+ * arrived during the blip is only in the difference. `updatesTooLong` is not proof of life (the
+ * server dropped updates): it does not count as an update seen.
  * Every state change is one log line; every failed attempt one line, without a stack trace.
  */
 import type { Logger } from "pino";
-import { errors, type TelegramClient } from "telegram";
+import { Api, errors, type TelegramClient } from "telegram";
 import { Raw } from "telegram/events/index.js";
 import { UpdateConnectionState } from "telegram/network/index.js";
 import { AccountLostError } from "../tasks/errors";
@@ -83,6 +87,8 @@ export interface ConnectionHealthOptions {
   readonly logger: Logger;
   /** Probe interval (default 60 s). */
   readonly probeEveryMs?: number;
+  /** Probe interval while GramJS reports the connection down (default 5 s; the first probe is at once). */
+  readonly suspectProbeMs?: number;
   /** Failed probes in a row that make the connection dead (default 2). */
   readonly deadAfterFailures?: number;
   /** No update for this long while pts moves = silent (default 2 min). */
@@ -119,12 +125,14 @@ export class ConnectionHealth {
   private gapAgain = false;
   private readonly stopSignal = new AbortController();
   private readonly probeEveryMs: number;
+  private readonly suspectProbeMs: number;
   private readonly deadAfterFailures: number;
   private readonly silentAfterMs: number;
   private readonly backoff: Backoff;
 
   constructor(private readonly o: ConnectionHealthOptions) {
     this.probeEveryMs = o.probeEveryMs ?? 60_000;
+    this.suspectProbeMs = o.suspectProbeMs ?? 5_000;
     this.deadAfterFailures = o.deadAfterFailures ?? 2;
     this.silentAfterMs = o.silentAfterMs ?? 120_000;
     this.backoff = o.backoff ?? DEFAULT_BACKOFF;
@@ -159,12 +167,18 @@ export class ConnectionHealth {
   }
 
   /**
-   * GramJS's own connection state changed. Connected after disconnected while the watchdog is
-   * not rebuilding (GramJS reconnected by itself): fetch what the blip hid.
+   * GramJS's own connection state changed. Disconnected: probe now, and often until it is back.
+   * Connected after disconnected while the watchdog is not rebuilding (GramJS reconnected by
+   * itself): fetch what the blip hid.
    */
   noteConnectionState(state: number): void {
     if (state !== UpdateConnectionState.connected) {
+      const first = !this.sawDrop;
       this.sawDrop = true;
+      if (first && this.stateNow === "up") {
+        this.o.logger.info({ component: "connection" }, "GramJS reports the connection to Telegram dropped; checking it now");
+        this.checkNow();
+      }
       return;
     }
     if (!this.sawDrop) return;
@@ -201,12 +215,24 @@ export class ConnectionHealth {
     return this.checking;
   }
 
+  /** Probe at once; the regular schedule continues after it. */
+  private checkNow(): void {
+    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    void this.check().then(() => this.schedule());
+  }
+
   private schedule(): void {
     if (this.stateNow !== "up") return;
-    this.timer = this.o.clock.setTimeout(() => {
-      this.timer = undefined;
-      void this.check().then(() => this.schedule());
-    }, this.probeEveryMs);
+    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    // While GramJS says the connection is down, probe often: dead after a few seconds, not minutes.
+    this.timer = this.o.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        void this.check().then(() => this.schedule());
+      },
+      this.sawDrop ? this.suspectProbeMs : this.probeEveryMs,
+    );
   }
 
   private async runCheck(): Promise<void> {
@@ -301,7 +327,8 @@ export function watchUpdates(client: TelegramClient, health: Pick<ConnectionHeal
   const raw = new Raw({});
   const saw = (u: unknown) => {
     if (u instanceof UpdateConnectionState) health.noteConnectionState(u.state);
-    else health.noteUpdate();
+    // "Too many updates, call getDifference": the server dropped what it should have pushed.
+    else if (!(u instanceof Api.UpdatesTooLong)) health.noteUpdate();
   };
   client.addEventHandler(saw, raw);
   return () => client.removeEventHandler(saw, raw);

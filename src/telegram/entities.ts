@@ -39,10 +39,22 @@ export function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | und
       min: Boolean(x.min),
       ...(x.broadcast ? { broadcast: true } : {}),
       ...(typeof x.participantsCount === "number" ? { members: x.participantsCount } : {}),
+      // A full channel object says whether the account is in it (`left`); a min copy does not.
+      ...(x.min ? {} : { gone: Boolean(x.left) }),
     };
   }
   if (x instanceof Api.ChannelForbidden) {
-    return { peerId: utils.getPeerId(x), kind: "channel", accessHash: x.accessHash.toString(), ...(x.title ? { title: x.title } : {}), bot: false, min: false, ...(x.broadcast ? { broadcast: true } : {}) };
+    // Removed or banned: Telegram shows the channel as forbidden.
+    return {
+      peerId: utils.getPeerId(x),
+      kind: "channel",
+      accessHash: x.accessHash.toString(),
+      ...(x.title ? { title: x.title } : {}),
+      bot: false,
+      min: false,
+      ...(x.broadcast ? { broadcast: true } : {}),
+      gone: true,
+    };
   }
   return undefined;
 }

@@ -5,6 +5,8 @@ import type { ChatInfo } from "../store/messages";
 import type { ChatActions } from "../tasks/actions-port";
 import { AlreadyDoneError, OutcomeUnknownError, PermanentError, RateLimitedError } from "../tasks/errors";
 import { accountLost } from "./account-errors";
+import type { ChatReactions } from "./chat-reactions";
+import { closestAllowed } from "./standard-reactions";
 
 /** RPC errors that no retry can fix: fail the task at once. Any other 4xx is treated the same. */
 const PERMANENT = new Set([
@@ -91,6 +93,8 @@ export interface GramActionsOptions {
   readonly onResult?: (res: unknown) => void;
   /** The account's own user id: that chat is Saved Messages, addressed as InputPeerSelf. */
   readonly selfId?: string;
+  /** What each chat allows to react with; absent: any standard reaction is tried as chosen. */
+  readonly reactions?: Pick<ChatReactions, "allowed" | "forget">;
 }
 
 /**
@@ -187,11 +191,39 @@ export class GramActions implements ChatActions {
     );
   }
 
-  async react(p: { chatId: string; messageId: number; emoji: string }): Promise<void> {
-    await this.call(
-      new Api.messages.SendReaction({ peer: this.peer(p.chatId), msgId: p.messageId, reaction: [new Api.ReactionEmoji({ emoticon: p.emoji })] }),
-      p.chatId,
-    );
+  /**
+   * React with `emoji`, or — when the chat does not allow it — with the closest reaction it does
+   * allow (its `available_reactions`, see chat-reactions.ts), or with nothing. Telegram refusing
+   * the reaction anyway (REACTION_INVALID: the chat's settings changed since they were read)
+   * makes it read them again and choose once more; a refusal is never a failed task.
+   */
+  async react(p: { chatId: string; messageId: number; emoji: string }): Promise<string | undefined> {
+    const reactions = this.o.reactions;
+    const choose = async () => {
+      const allowed = await reactions?.allowed(p.chatId);
+      return allowed ? closestAllowed(p.emoji, allowed) : p.emoji;
+    };
+    const send = (emoji: string) =>
+      this.call(new Api.messages.SendReaction({ peer: this.peer(p.chatId), msgId: p.messageId, reaction: [new Api.ReactionEmoji({ emoticon: emoji })] }), p.chatId);
+    const refused = (e: unknown) => e instanceof PermanentError && e.code === "REACTION_INVALID";
+    const first = await choose();
+    if (first === undefined) return undefined;
+    try {
+      await send(first);
+      return first;
+    } catch (e) {
+      if (!refused(e)) throw e;
+    }
+    reactions?.forget(p.chatId);
+    const second = await choose();
+    if (second === undefined || second === first) return undefined;
+    try {
+      await send(second);
+      return second;
+    } catch (e) {
+      if (refused(e)) return undefined;
+      throw e;
+    }
   }
 
   async sendSticker(p: { chatId: string; set: string; name: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number | "not-found"> {

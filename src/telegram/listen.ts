@@ -3,9 +3,10 @@ import { Api, type TelegramClient } from "telegram";
 import { NewMessage } from "telegram/events/index.js";
 import { Raw } from "telegram/events/Raw.js";
 import { returnBigInt } from "telegram/Helpers.js";
-import type { EntityStore } from "../store/entities";
+import type { EntityRecord, EntityStore } from "../store/entities";
 import { ACCOUNT_BOX } from "../store/update-state";
 import type { ReactionChangeHandler } from "../inbound/reactions";
+import { changedChat } from "./chat-reactions";
 import { captureEntities } from "./entities";
 import { reactionChange } from "./listen-reactions";
 import type { MessageFeed } from "./message-feed";
@@ -27,6 +28,8 @@ export interface ListenOptions {
   readonly typing?: TypingWatch;
   /** Reactions on messages (updateMessageReactions: no pts, never a message). */
   readonly reactions?: ReactionChangeHandler;
+  /** A chat or its full info changed (updateChat / updateChannel: no pts, never a message). */
+  readonly chatChanged?: (chatId: string) => void;
 }
 
 type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
@@ -72,13 +75,26 @@ export function listenForMessages(o: ListenOptions): () => void {
       captureEntities(o.entities, ents.values());
     }
     if (update instanceof Api.UpdateChannelTooLong) {
-      o.tracker.gap(`-100${update.channelId.toString()}`);
+      const box = `-100${update.channelId.toString()}`;
+      // A broadcast channel, or one the account is not in, is never fetched.
+      if (!followed(o.entities.get(box))) return;
+      o.tracker.gap(box, update.pts ?? undefined);
+      return;
+    }
+    // "Too many updates": the server dropped what it should have pushed; only getDifference has it.
+    if (update instanceof Api.UpdatesTooLong) {
+      o.tracker.gap(ACCOUNT_BOX);
       return;
     }
     const at = ptsBox(update);
     if (!at) {
       // Typing and reaction updates carry no pts, so messages never pay for these checks.
       if (o.typing?.note(update)) return;
+      const changed = changedChat(update);
+      if (changed !== undefined) {
+        o.chatChanged?.(changed);
+        return;
+      }
       if (update instanceof Api.UpdateMessageReactions) {
         try {
           o.reactions?.(reactionChange(update, o.selfId));
@@ -87,6 +103,12 @@ export function listenForMessages(o: ListenOptions): () => void {
         }
         return;
       }
+      await process(update, undefined).catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"));
+      return;
+    }
+    // Broadcast posts are not conversation: no update state is kept for such a channel, so a
+    // gap there is never fetched. (One Map lookup, channel updates only.)
+    if (at.box !== ACCOUNT_BOX && !followed(o.entities.get(at.box))) {
       await process(update, undefined).catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"));
       return;
     }
@@ -108,6 +130,11 @@ export function listenForMessages(o: ListenOptions): () => void {
   const event = new Raw({});
   o.client.addEventHandler(callback, event);
   return () => o.client.removeEventHandler(callback, event);
+}
+
+/** A channel whose update state is kept: not a broadcast channel, not one the account left. */
+function followed(e: EntityRecord | undefined): boolean {
+  return !e?.broadcast && !e?.gone;
 }
 
 /** Feed the updates in an answer to our own request (a send's result carries pts) to the tracker. */

@@ -11,8 +11,25 @@ export interface LoginContext {
   readonly client: TelegramClient;
   readonly o: LoginOptions;
   readonly clock: Clock;
-  /** Invokes a request with a time limit; a flood wait becomes a LoginError naming the wait. */
-  call<R extends Api.AnyRequest>(request: R): Promise<R["__response"]>;
+  /**
+   * Invokes a request with a time limit; a flood wait becomes a LoginError naming the wait.
+   * `direct`: hand it to the MTProto sender itself, past GramJS's invoke() — for answers that
+   * invoke() cannot take (see sendDirect).
+   */
+  call<R extends Api.AnyRequest>(request: R, o?: { readonly direct?: boolean }): Promise<R["__response"]>;
+}
+
+/**
+ * Sends `request` on the client's MTProto sender, skipping GramJS's invoke(). GramJS 2.26.22's
+ * invoke() passes every answer to its entity cache, which takes any object with a numeric
+ * `length` for a list of entities: account.sentEmailCode{email_pattern, length} makes invoke()
+ * throw "entities is not iterable" after Telegram already sent the e-mail. The sender maps RPC
+ * errors itself, so nothing else is lost (flood waits are never slept on in a login anyway).
+ */
+export function sendDirect<R extends Api.AnyRequest>(client: TelegramClient, request: R): Promise<R["__response"]> {
+  const sender = (client as unknown as { _sender?: { send(r: Api.AnyRequest): Promise<unknown> } })._sender;
+  if (!sender) return Promise.reject(new LoginError("Not connected to Telegram; try again."));
+  return sender.send(request) as Promise<R["__response"]>;
 }
 
 /** A FLOOD_WAIT as the user should read it, or undefined for any other error. */
@@ -44,6 +61,8 @@ export function explain(e: unknown): unknown {
     PHONE_NUMBER_FLOOD: "Too many login attempts for this number (PHONE_NUMBER_FLOOD); wait a day and try again.",
     PHONE_PASSWORD_FLOOD: "Too many password attempts (PHONE_PASSWORD_FLOOD); wait and try again later.",
     AUTH_RESTART: "Telegram asked to start the login over (AUTH_RESTART); run the command again.",
+    PHONE_NUMBER_UNOCCUPIED: "No Telegram account uses this phone number (PHONE_NUMBER_UNOCCUPIED). Create one in a Telegram app first.",
+    EMAIL_NOT_ALLOWED: "Telegram does not accept this e-mail address for logging in (EMAIL_NOT_ALLOWED).",
     SESSION_PASSWORD_NEEDED: "The account needs its 2FA password.",
   };
   return new LoginError(known[name] ?? `Telegram refused the login: ${name}.`);

@@ -15,9 +15,11 @@ import { StringSession } from "telegram/sessions/index.js";
 import { systemClock } from "../runtime/clock.js";
 import type { Clock } from "../types.js";
 import { lockSession } from "./client.js";
-import { explain, floodWait, rpcName, userOf, type LoginContext } from "./login-context.js";
+import { clientIdentity, type ClientIdentity } from "./client-identity.js";
+import { accountLost } from "./account-errors.js";
+import { enterCode, LOGIN_LIMITS, requestCode } from "./login-code.js";
+import { explain, floodWait, rpcName, sendDirect, userOf, type LoginContext } from "./login-context.js";
 import { humanDuration, LoginError } from "./login-error.js";
-import { checkPassword } from "./login-password.js";
 import type { LoginPrompts } from "./login-prompts.js";
 import { qrLogin } from "./login-qr.js";
 import { writeSessionFile } from "./session-file.js";
@@ -25,8 +27,7 @@ import { writeSessionFile } from "./session-file.js";
 export { LoginError } from "./login-error.js";
 export type { LoginContext } from "./login-context.js";
 
-/** Tries per code, per password, per phone number; resends of an expired code. */
-export const LOGIN_LIMITS = { codeTries: 3, passwordTries: 3, phoneTries: 3, resends: 2 } as const;
+export { LOGIN_LIMITS } from "./login-code.js";
 
 export interface LoginOptions {
   /** The persona's name (for messages). */
@@ -34,6 +35,8 @@ export interface LoginOptions {
   readonly sessionFile: string;
   readonly apiId: number;
   readonly apiHash: string;
+  /** How the session introduces itself in the account's device list (default: this project and its version). */
+  readonly identity?: ClientIdentity;
   /** Offered as the answer to "phone number" (the persona's `# Agent Phone`). */
   readonly defaultPhone?: string;
   /** Log in by scanning a QR code instead of a phone code. */
@@ -93,6 +96,7 @@ export async function logIn(o: LoginOptions): Promise<LoginResult> {
 
 function newClient(o: LoginOptions, session: StringSession): TelegramClient {
   return new TelegramClient(session, o.apiId, o.apiHash, {
+    ...(o.identity ?? clientIdentity()), // the device list shows this project, not the machine's OS
     baseLogger: new Logger(LogLevel.NONE), // errors are reported here, once, in words
     floodSleepThreshold: 0, // every flood wait is shown to the user, never slept on silently
     connectionRetries: 3,
@@ -106,7 +110,7 @@ function context(client: TelegramClient, o: LoginOptions): LoginContext {
     client,
     o,
     clock,
-    async call(request) {
+    async call(request, co) {
       let timer: unknown;
       const timeout = new Promise<never>((_, reject) => {
         timer = clock.setTimeout(
@@ -115,7 +119,7 @@ function context(client: TelegramClient, o: LoginOptions): LoginContext {
         );
       });
       try {
-        return await Promise.race([client.invoke(request), timeout]);
+        return await Promise.race([co?.direct ? sendDirect(client, request) : client.invoke(request), timeout]);
       } catch (e) {
         throw floodWait(e, request.className) ?? e;
       } finally {
@@ -126,15 +130,30 @@ function context(client: TelegramClient, o: LoginOptions): LoginContext {
 }
 
 async function connect(ctx: LoginContext): Promise<void> {
+  const limit = ctx.o.requestTimeoutMs ?? 60_000;
+  let timer: unknown;
   try {
-    await ctx.client.connect();
+    await Promise.race([
+      ctx.client.connect(),
+      new Promise<never>((_, reject) => {
+        timer = ctx.clock.setTimeout(() => reject(new Error(`no connection within ${humanDuration(limit / 1000)}`)), limit);
+      }),
+    ]);
   } catch (e) {
     throw new LoginError(`Could not connect to Telegram: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    ctx.clock.clearTimeout(timer);
   }
   if (!ctx.client.connected) throw new LoginError("Could not connect to Telegram; check the network and try again.");
 }
 
-/** The user of the saved session, or undefined when it is not signed in any more. */
+/**
+ * The user of the saved session, or undefined when Telegram says it is not signed in any more.
+ * The check is our own bounded updates.getState (GramJS's checkAuthorization answers "no" to a
+ * network failure or a flood wait too, and has no time limit): only an account-terminal answer
+ * (the 401 class, AUTH_KEY_DUPLICATED) means "log in again"; anything else stops the login with
+ * a named error and nothing sent — a new code costs a login attempt and a needless authorization.
+ */
 async function savedSessionUser(o: LoginOptions): Promise<Api.User | undefined> {
   let session: StringSession;
   try {
@@ -145,28 +164,36 @@ async function savedSessionUser(o: LoginOptions): Promise<Api.User | undefined> 
     return undefined;
   }
   const client = newClient(o, session);
+  const unsure = (why: string) =>
+    new LoginError(
+      `Could not check whether the saved session in ${o.sessionFile} still works: ${why} Nothing was changed and no code was asked for; ` +
+        `try again when Telegram answers (or use --force to log in anew).`,
+    );
   try {
     const ctx = context(client, o);
-    await connect(ctx);
-    if (!(await client.checkAuthorization())) {
-      o.out(`The saved session in ${o.sessionFile} is no longer signed in; logging in again.`);
-      return undefined;
+    try {
+      await connect(ctx);
+    } catch (e) {
+      throw unsure(e instanceof Error ? e.message : String(e));
     }
-    return await client.getMe();
+    let me: Api.TypeUser | undefined;
+    try {
+      await ctx.call(new Api.updates.GetState());
+      [me] = await ctx.call(new Api.users.GetUsers({ id: [new Api.InputUserSelf()] }));
+    } catch (e) {
+      const lost = accountLost(e);
+      if (lost) {
+        o.out(`The saved session in ${o.sessionFile} is no longer signed in (${lost.code}: ${lost.explanation}); logging in again.`);
+        return undefined;
+      }
+      const name = rpcName(e);
+      throw unsure(e instanceof LoginError ? e.message : name !== undefined ? `Telegram answered ${name}.` : `${e instanceof Error ? e.message : String(e)}.`);
+    }
+    if (!(me instanceof Api.User)) throw unsure("Telegram did not say who the session belongs to.");
+    return me;
   } finally {
     await client.destroy().catch(() => undefined);
   }
-}
-
-/** Tells the user where the code went. */
-function announceCode(o: LoginOptions, type: Api.auth.TypeSentCodeType): void {
-  if (type instanceof Api.auth.SentCodeTypeApp) o.out("Telegram sent a login code to your Telegram app (a message from \"Telegram\" on another device).");
-  else if (type instanceof Api.auth.SentCodeTypeSms) o.out("Telegram sent a login code by SMS.");
-  else if (type instanceof Api.auth.SentCodeTypeCall) o.out("Telegram is calling with the login code.");
-  else if (type instanceof Api.auth.SentCodeTypeEmailCode) o.out(`Telegram sent a login code to ${type.emailPattern}.`);
-  else if (type instanceof Api.auth.SentCodeTypeSetUpEmailRequired) {
-    throw new LoginError("Telegram wants a login e-mail set up for this account first; do that in an official Telegram app, then try again.");
-  } else o.out("Telegram sent a login code.");
 }
 
 async function codeLogin(ctx: LoginContext): Promise<Api.User> {
@@ -180,7 +207,7 @@ async function codeLogin(ctx: LoginContext): Promise<Api.User> {
     }
     let sent: Api.auth.TypeSentCode;
     try {
-      sent = await ctx.call(new Api.auth.SendCode({ phoneNumber: phone, apiId: o.apiId, apiHash: o.apiHash, settings: new Api.CodeSettings({}) }));
+      sent = await requestCode(ctx, phone);
     } catch (e) {
       if (rpcName(e) !== "PHONE_NUMBER_INVALID") throw explain(e);
       if (phoneTry >= LOGIN_LIMITS.phoneTries) throw new LoginError(`Telegram did not accept a phone number in ${LOGIN_LIMITS.phoneTries} tries.`);
@@ -188,57 +215,7 @@ async function codeLogin(ctx: LoginContext): Promise<Api.User> {
       continue;
     }
     if (sent instanceof Api.auth.SentCodeSuccess) return userOf(sent.authorization);
-    announceCode(o, sent.type);
-    return enterCode(ctx, phone, sent.phoneCodeHash);
-  }
-}
-
-/** A typed "code" that is not digits: counted as a wrong code without asking Telegram. */
-class NotDigits extends Error {}
-
-async function enterCode(ctx: LoginContext, phone: string, firstHash: string): Promise<Api.User> {
-  const { o } = ctx;
-  let hash = firstHash;
-  let wrong = 0;
-  let resends = 0;
-  for (;;) {
-    const code = (await o.prompts.text("Login code")).replace(/[\s-]/g, "");
-    let result: Api.auth.TypeAuthorization;
-    try {
-      // Not digits: not worth a request (each wrong code counts towards Telegram's limits).
-      if (!/^\d+$/.test(code)) throw new NotDigits();
-      result = await ctx.call(new Api.auth.SignIn({ phoneNumber: phone, phoneCodeHash: hash, phoneCode: code }));
-    } catch (e) {
-      const name = e instanceof NotDigits ? "PHONE_CODE_INVALID" : rpcName(e);
-      if (name === "PHONE_CODE_INVALID" || name === "PHONE_CODE_EMPTY") {
-        wrong++;
-        if (wrong >= LOGIN_LIMITS.codeTries) throw new LoginError(`The code was wrong ${wrong} times; run the login again to get a new one.`);
-        o.out(`That code is wrong (${LOGIN_LIMITS.codeTries - wrong} ${LOGIN_LIMITS.codeTries - wrong === 1 ? "try" : "tries"} left).`);
-        continue;
-      }
-      if (name === "PHONE_CODE_EXPIRED") {
-        if (resends >= LOGIN_LIMITS.resends) throw new LoginError("The code expired again; run the login again later.");
-        if (!(await o.prompts.confirm("The code has expired. Send a new one?", true))) throw new LoginError("Login cancelled: the code expired.");
-        let again: Api.auth.TypeSentCode;
-        try {
-          again = await ctx.call(new Api.auth.ResendCode({ phoneNumber: phone, phoneCodeHash: hash }));
-        } catch (re) {
-          throw explain(re);
-        }
-        if (again instanceof Api.auth.SentCodeSuccess) return userOf(again.authorization);
-        announceCode(o, again.type);
-        hash = again.phoneCodeHash;
-        resends++;
-        wrong = 0;
-        continue;
-      }
-      if (name === "SESSION_PASSWORD_NEEDED") return checkPassword(ctx);
-      throw explain(e);
-    }
-    if (result instanceof Api.auth.AuthorizationSignUpRequired) {
-      throw new LoginError(`No Telegram account uses ${phone}. Create one in a Telegram app first, then log in here.`);
-    }
-    return userOf(result);
+    return enterCode(ctx, phone, sent);
   }
 }
 

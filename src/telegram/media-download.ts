@@ -5,10 +5,13 @@
  * `messages.getMessages`) and retry once with its fresh reference. Sticker-set short names come
  * from `messages.getStickerSet` by the set's id, once per set.
  *
- * The download goes over the account's main connection (no dcId): a file on another DC answers
- * FILE_MIGRATE_X and GramJS follows it, so no second connection is opened for the usual case.
+ * The download asks the file's own data centre (its stored `dc_id`) at once: GramJS borrows a
+ * connection there (signed in once per DC: the session keeps that DC's key), instead of asking the
+ * main connection first and being told FILE_MIGRATE_X. A file on the main DC uses the main
+ * connection. Chunks are pulled one by one (GramJS's iterDownload) so a download past its bound is
+ * cancelled — no further chunk is asked for — rather than left running in the background.
  */
-import { Api, errors } from "telegram";
+import { Api, errors, utils } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import type { Logger } from "pino";
 import type { MediaFile } from "../media/descriptor";
@@ -69,9 +72,26 @@ export class TelegramMediaFetcher implements MediaFetcher {
       file.type === "photo"
         ? new Api.InputPhotoFileLocation({ id: returnBigInt(file.id), accessHash: returnBigInt(file.accessHash), fileReference: ref, thumbSize: file.thumb! })
         : new Api.InputDocumentFileLocation({ id: returnBigInt(file.id), accessHash: returnBigInt(file.accessHash), fileReference: ref, thumbSize: "" });
-    const out = await this.bounded(this.o.client.downloadFile(location, size !== undefined ? { fileSize: returnBigInt(size) } : {}));
-    if (!Buffer.isBuffer(out)) throw new Error("download returned no bytes");
-    return out;
+    const cancel = { stopped: false };
+    try {
+      return await this.bounded(this.chunks(location, file.dcId, size, cancel));
+    } finally {
+      cancel.stopped = true; // past the bound (or failed): ask for no further chunk
+    }
+  }
+
+  /** The file, chunk by chunk, from its own DC; stops asking once `cancel.stopped`. */
+  private async chunks(location: Api.TypeInputFileLocation, dcId: number | undefined, size: number | undefined, cancel: { stopped: boolean }): Promise<Buffer> {
+    const own = this.o.client.session.dcId;
+    // GramJS's own part size for a file of this size (64 KB when the size is unknown).
+    const partSize = (size !== undefined ? utils.getAppropriatedPartSize(returnBigInt(size)) : 64) * 1024;
+    const parts: Buffer[] = [];
+    const iter = this.o.client.iterDownload({ file: location, requestSize: partSize, ...(dcId !== undefined && dcId !== own ? { dcId } : {}) });
+    for await (const chunk of iter) {
+      if (cancel.stopped) throw new Error("download cancelled");
+      parts.push(chunk);
+    }
+    return Buffer.concat(parts);
   }
 
   /** The message again, as Telegram shows it now: its file with a fresh reference. */

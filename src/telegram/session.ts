@@ -9,9 +9,15 @@
  * never makes a row from a `min` copy (it has no usable access hash), so one cannot replace a
  * full row.
  *
+ * It also keeps the auth keys of other data centres (GramJS's MemorySession drops them: "not
+ * supported"), in memory: a download from another DC borrows a connection there, and with the
+ * key kept, the connection borrowed after a rebuild is signed in already — no new
+ * auth.exportAuthorization / importAuthorization round per DC per reconnect.
+ *
  * It stores nothing more than GramJS would (the session string is still only DC, address, port
- * and auth key); our own entity store (src/store/entities.ts) is what survives a restart.
+ * and the main auth key); our own entity store (src/store/entities.ts) is what survives a restart.
  */
+import type { AuthKey } from "telegram/crypto/AuthKey.js";
 import { StringSession } from "telegram/sessions/index.js";
 
 /** GramJS's row: [markedId, accessHash, username, phone, name]. */
@@ -25,6 +31,22 @@ interface MemorySessionInternals {
 
 export class PeerCacheSession extends StringSession {
   private readonly rowById = new Map<string, Row>();
+  private readonly otherDcKeys = new Map<number, AuthKey>();
+
+  override getAuthKey(dcId?: number): AuthKey | undefined {
+    if (dcId && dcId !== this.dcId) return this.otherDcKeys.get(dcId);
+    return super.getAuthKey(dcId);
+  }
+
+  override setAuthKey(authKey?: AuthKey, dcId?: number): undefined {
+    if (dcId && dcId !== this.dcId) {
+      // GramJS forgets a DC's key when its connection breaks for good (`_cleanupExportedSender`).
+      if (authKey) this.otherDcKeys.set(dcId, authKey);
+      else this.otherDcKeys.delete(dcId);
+      return undefined;
+    }
+    return super.setAuthKey(authKey, dcId);
+  }
 
   override processEntities(tlo: unknown): void {
     const self = this as unknown as MemorySessionInternals;

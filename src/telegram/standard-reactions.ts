@@ -34,3 +34,54 @@ export function standardReaction(emoji: string): string | undefined {
   const e = emoji.replace(/\uFE0F/g, "").trim();
   return STANDARD_REACTIONS.has(e) ? e : undefined;
 }
+
+/**
+ * What a chat lets its members react with (Telegram's chatReactionsAll / chatReactionsSome /
+ * chatReactionsNone in the full chat's `available_reactions`). Private chats allow every
+ * standard reaction.
+ */
+export type AllowedReactions = { readonly kind: "all" } | { readonly kind: "some"; readonly emoji: readonly string[] } | { readonly kind: "none" };
+
+/**
+ * Reactions that say much the same, most typical first. A reaction the chat does not allow is
+ * replaced by the first allowed one of its families; with none, the persona does not react.
+ */
+const FAMILIES: readonly (readonly string[])[] = [
+  ["❤", "😍", "🥰", "💘", "😘", "❤\u200d🔥", "💋", "🤗"], // love
+  ["👍", "👌", "👏", "🤝", "🙏", "💯", "🫡", "🆒", "😎"], // approval
+  ["🔥", "⚡", "🤩", "❤\u200d🔥", "🏆", "💯", "🎉"], // excitement
+  ["🎉", "🍾", "🏆", "🤩", "👏"], // celebration
+  ["🤣", "😁", "🤪", "🤡", "🙈"], // laughter
+  ["😢", "😭", "💔", "🥴"], // sadness
+  ["😱", "🤯", "😨", "🙈", "👀"], // shock
+  ["🤔", "🤨", "😐", "🗿", "🤓", "👀"], // doubt
+  ["👎", "💩", "🤮", "🤬", "😡", "🖕"], // disapproval
+  ["🥱", "😴", "😐"], // boredom
+];
+
+/** The families of reactions that say much the same (for tests and tools). */
+export function reactionFamilies(): readonly (readonly string[])[] {
+  return FAMILIES;
+}
+
+/** True when the chat allows `emoji` (a standard reaction, as Telegram spells it). */
+export function isAllowed(emoji: string, allowed: AllowedReactions): boolean {
+  if (allowed.kind === "none") return false;
+  if (allowed.kind === "all") return isStandardReaction(emoji);
+  return allowed.emoji.includes(emoji);
+}
+
+/**
+ * The reaction to put when the persona chose `emoji`: itself when allowed, else the first allowed
+ * reaction of a family it belongs to, else undefined (react with nothing).
+ */
+export function closestAllowed(emoji: string, allowed: AllowedReactions): string | undefined {
+  const e = standardReaction(emoji) ?? emoji;
+  if (isAllowed(e, allowed)) return e;
+  for (const family of FAMILIES) {
+    if (!family.includes(e)) continue;
+    const hit = family.find((x) => isAllowed(x, allowed));
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}

@@ -30,6 +30,8 @@ class Box {
   /** Updates waiting: behind a gap, or while the box is being synced. */
   held: Held[] = [];
   syncing = false;
+  /** The server asked for a difference while one was running: fetch once more after it. */
+  again = false;
   timer: unknown;
   date = 0;
   /**
@@ -177,9 +179,26 @@ export class UpdateTracker {
     }
   }
 
-  /** The server said this box has a gap (`updateChannelTooLong`): fetch its difference. */
-  gap(key: string): void {
-    if (!this.box(key).syncing) this.o.onGap(key);
+  /**
+   * The server said this box has a gap — `updateChannelTooLong` for a channel, `updatesTooLong`
+   * for the account's box: fetch its difference now (once more after a sync that is running).
+   * `pts` (updateChannelTooLong's, when set) is where a channel without a known state starts:
+   * Telegram's "start fetching from the specified pts" (e.g. joined on another device meanwhile).
+   */
+  gap(key: string, pts?: number): void {
+    const b = this.box(key);
+    if (pts !== undefined) this.startFrom(key, pts);
+    if (b.syncing) {
+      b.again = true;
+      return;
+    }
+    this.o.onGap(key);
+  }
+
+  /** A channel whose state is unknown starts at `pts` (updateChannelTooLong's); a known one keeps its own. */
+  startFrom(key: string, pts: number): void {
+    const b = this.box(key);
+    if (b.local === undefined && key !== ACCOUNT_BOX) b.local = pts;
   }
 
   /**
@@ -224,6 +243,10 @@ export class UpdateTracker {
     if (b.local !== undefined) this.persist(key, b);
     if (b.local === undefined && b.held.length > 0 && key !== ACCOUNT_BOX) b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
     if (b.local !== undefined) this.drain(key, b);
+    if (b.again) {
+      b.again = false;
+      this.o.onGap(key);
+    }
   }
 
   /**
@@ -269,6 +292,24 @@ export class UpdateTracker {
         this.o.onGap(key);
       }
     }, b.retryMs);
+  }
+
+  /**
+   * Forget a channel's box (the account is no longer in it): its stored pts is deleted, its
+   * timers stop (no retry), updates held for it run as old ones. A later update of the channel
+   * (it was joined again) starts a fresh box.
+   */
+  drop(key: string): void {
+    if (key === ACCOUNT_BOX) return;
+    const b = this.boxes.get(key);
+    this.boxes.delete(key);
+    this.extras.delete(key);
+    this.o.state.dropChannel(key);
+    if (!b) return;
+    if (b.timer !== undefined) this.o.clock.clearTimeout(b.timer);
+    if (b.retryTimer !== undefined) this.o.clock.clearTimeout(b.retryTimer);
+    b.timer = b.retryTimer = undefined;
+    for (const h of b.held.splice(0)) h.run(undefined);
   }
 
   /** Boxes that are known (stored or seen), for a catch-up after a reconnect. */

@@ -222,3 +222,66 @@ describe("reactions in the planner's history", () => {
   });
 });
 
+
+describe("the chat's allowed reactions", () => {
+  /** The chat part of a planning request (its first part): where the chat's allowed reactions are said. */
+  const instruction = (i = h.gemini.requests.length - 1) => h.gemini.requests[i]!.body.contents?.[0]?.parts?.[0]?.text ?? "";
+  const reactionsSent = () => h.emu.requests.filter((r) => r.method === "messages.SendReaction").map((r) => ((r.request as Api.messages.SendReaction).reaction?.[0] as Api.ReactionEmoji).emoticon);
+  const fullChatRequests = () => h.emu.requests.filter((r) => r.method === "channels.GetFullChannel").length;
+
+  it("are listed in the chat part of the request; a disallowed choice becomes the closest allowed one, or nothing — never a failed task", async () => {
+    h = await Harness.start();
+    await h.emu.setAllowedReactions(h.group, ["👍", "❤"]);
+    const q = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai I passed!" });
+    h.gemini.script(plan({ kind: "react", emoji: "😍", message_id: q.id }));
+    await h.pass(20_000);
+    expect(instruction()).toContain("Reactions this chat allows: 👍 ❤");
+    expect(reactionsSent()).toEqual(["❤"]); // 😍 is not allowed; ❤ says the same
+    expect(stored(h.group.peerId, q.id)).toEqual([[String(h.account.id), "❤", true]]);
+
+    const joke = await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai knock knock" });
+    h.gemini.script(plan({ kind: "react", emoji: "🤣", message_id: joke.id }));
+    await h.pass(20_000);
+    expect(reactionsSent()).toEqual(["❤"]); // nothing laughing is allowed: no reaction at all
+    expect(h.runtime.status().lastError).toBeUndefined();
+    expect(fullChatRequests()).toBe(1); // read once for the chat, then cached
+  });
+
+  it("are read again when Telegram says the chat changed (updateChannel)", async () => {
+    h = await Harness.start();
+    const q = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai how was it?" });
+    h.gemini.script(plan({ kind: "send", text: "fine" }));
+    await h.pass(20_000);
+    expect(instruction()).not.toContain("Reactions this chat allows");
+
+    await h.emu.setAllowedReactions(h.group, "none"); // updateChannel: forget what was read
+    const again = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and now?" });
+    h.gemini.script(plan({ kind: "react", emoji: "👍", message_id: again.id }));
+    await h.pass(20_000);
+    expect(instruction()).toContain("Reactions are turned off in this chat");
+    expect(reactionsSent()).toEqual([]);
+    expect(fullChatRequests()).toBe(2);
+
+    await h.emu.setAllowedReactions(h.group, ["🔥"]);
+    h.gemini.script(plan({ kind: "react", emoji: "⚡", message_id: q.id }));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai react now" });
+    await h.pass(20_000);
+    expect(reactionsSent()).toEqual(["🔥"]);
+  });
+
+  it("a reaction refused by Telegram (settings changed unseen) is chosen again from the chat's current settings", async () => {
+    h = await Harness.start();
+    const q = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
+    h.gemini.script(plan({ kind: "send", text: "hi" }));
+    await h.pass(20_000); // the chat's settings (all) are read and cached
+    h.emu.silenceUpdates(h.account);
+    await h.emu.setAllowedReactions(h.group, ["❤"]); // the persona does not hear of it
+    h.emu.resumeUpdates(h.account);
+    h.gemini.script(plan({ kind: "react", emoji: "😍", message_id: q.id }));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai love it?" });
+    await h.pass(20_000);
+    expect(reactionsSent()).toEqual(["😍", "❤"]); // refused, read again, the closest allowed
+    expect(stored(h.group.peerId, q.id)).toEqual([[String(h.account.id), "❤", true]]);
+    expect(h.runtime.status().lastError).toBeUndefined();
+  });
+});

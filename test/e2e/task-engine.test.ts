@@ -39,6 +39,7 @@ describe("executing a plan like a person", () => {
     // at 3 s (the fake Gemini answers at once). "hello" → 1.5 s of typing, "bye" → 1.3 s.
     expect(timeline(h, t0)).toEqual([
       "channels.ReadHistory@2000",
+      "channels.GetFullChannel@3000", // planning: what the chat allows to react with (once per chat)
       "messages.SetTyping(Typing)@3000",
       "messages.SendMessage@4500",
       "messages.SendReaction@7500",
@@ -61,6 +62,7 @@ describe("executing a plan like a person", () => {
     // Planned after the 3 s quiet window; typing from then on.
     expect(timeline(h, t0)).toEqual([
       "channels.ReadHistory@2000",
+      "channels.GetFullChannel@3000",
       "messages.SetTyping(Typing)@3000",
       "messages.SetTyping(Typing)@8000",
       "messages.SetTyping(Typing)@13000",

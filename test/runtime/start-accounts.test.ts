@@ -124,6 +124,34 @@ describe("npm start with several personas", () => {
     }
   });
 
+  it("an expired session and an invalid key are terminal too: a quiet persona is stopped by the watchdog's probe, with the login command", async () => {
+    const w = await liveWorld(["Mira", "Nova"]);
+    const { running } = w.run({ health: { probeEveryMs: 50 } });
+    try {
+      await until(() => w.started("Mira") && w.started("Nova"));
+      // Nobody writes: only the watchdog's probe (updates.getState) can notice.
+      w.emu.revokeSession(w.account("Mira"), "SESSION_EXPIRED");
+      w.emu.revokeSession(w.account("Nova"), "AUTH_KEY_INVALID");
+      expect(await running).toBe(1);
+      const errors = w.log.lines().filter((l) => (l.level as number) >= 50 && l.agent !== undefined);
+      expect(errors.map((l) => [l.agent, l.rpcError])).toEqual(
+        expect.arrayContaining([
+          ["Mira", "SESSION_EXPIRED"],
+          ["Nova", "AUTH_KEY_INVALID"],
+        ]),
+      );
+      for (const name of ["Mira", "Nova"]) {
+        expect(errors.find((l) => l.agent === name)?.msg).toContain(`To log in again: npm run login -- ${name}`);
+        expect(existsSync(join(w.sessions, `${name}.session.lock`))).toBe(false);
+      }
+      // Telegram answered: the error was never mistaken for a live connection to keep probing.
+      const probesAfter = w.emu.methods(w.account("Mira")).filter((m) => m === "updates.GetState").length;
+      expect(probesAfter).toBeLessThan(10);
+    } finally {
+      await w.gemini.close();
+    }
+  });
+
   it("a session revoked before start: that persona reports it at connect; the other runs; one without a session is listed with its login command", async () => {
     const w = await liveWorld(["Mira", "Nova"]);
     persona(w.agents, "Zed"); // a persona that never logged in

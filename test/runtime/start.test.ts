@@ -4,6 +4,7 @@ import { TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { describe, expect, it } from "vitest";
 import { start } from "../../src/runtime/start";
+import { packageInfo } from "../../src/telegram/client-identity";
 import { TelegramEmulator } from "../../src/telegram/emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
@@ -46,6 +47,8 @@ describe("npm start with a session", () => {
       expect(emu.methods(account).slice(0, 2)).toEqual(["updates.GetState", "users.GetUsers"]); // authorized? who am I?
       expect(statSync(session).mode & 0o777).toBe(0o600);
       expect(existsSync(`${session}.lock`)).toBe(true);
+      // initConnection named this project and its version, not the machine's OS and "1.0".
+      expect(emu.devices(account)).toEqual([expect.objectContaining({ deviceModel: packageInfo().name, appVersion: packageInfo().version })]);
 
       const dm = emu.dm(account, carol);
       await emu.post({ chat: dm, from: carol, text: "hey Mira" });

@@ -33,6 +33,37 @@ describe("entity store", () => {
   });
 });
 
+describe("entity store: channels the account is not in", () => {
+  it("remembers a channel left (gone) across a restart, tells the listener once each way, and a min copy changes nothing", () => {
+    const path = tempDbPath();
+    let db = openDatabase(path);
+    let store = new EntityStore(db, "Mira");
+    const told: [string, boolean][] = [];
+    store.onMembership((e, gone) => told.push([e.peerId, gone]));
+    const channel = { peerId: "-1001", kind: "channel" as const, accessHash: "5", title: "G", bot: false, min: false };
+    store.observe({ ...channel, gone: false });
+    // A channel first seen as not joined (a forward's source) was never followed: nobody is told.
+    store.observe({ peerId: "-1002", kind: "channel", accessHash: "6", title: "Source", bot: false, min: false, gone: true });
+    store.observe({ ...channel, gone: true });
+    store.observe({ ...channel, gone: true });
+    store.observe({ ...channel, min: true, gone: false });
+    expect(store.channels().map((e) => e.peerId)).toEqual([]);
+    closeDatabase(db);
+    db = openDatabase(path);
+    store = new EntityStore(db, "Mira");
+    expect(store.get("-1001")?.gone).toBe(true);
+    store.onMembership((e, gone) => told.push([e.peerId, gone]));
+    store.observe({ ...channel, gone: false }); // joined again
+    expect(store.get("-1001")?.gone).toBeUndefined();
+    expect(store.channels().map((e) => e.peerId)).toEqual(["-1001"]);
+    expect(told).toEqual([
+      ["-1001", true],
+      ["-1001", false],
+    ]);
+    closeDatabase(db);
+  });
+});
+
 describe("chats table", () => {
   it("an update without a title never erases a stored group title", () => {
     const path = tempDbPath();

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/runtime/clock";
 import type { AccountLostError } from "../../src/tasks/errors";
 import { AccountLink } from "../../src/telegram/account-link";
+import { clientIdentity } from "../../src/telegram/client-identity";
 import { backoffDelay, ConnectionHealth, watchUpdates, type ConnectionHealthOptions } from "../../src/telegram/connection-health";
 import { TelegramEmulator } from "../../src/telegram/emulator";
 import { captureLogger } from "../support/log-capture";
@@ -23,7 +24,7 @@ async function watched(more?: (link: AccountLink) => Partial<ConnectionHealthOpt
   const log = captureLogger();
   const link = new AccountLink({
     sessionFile,
-    credentials: { apiId: 1, apiHash: "0123456789abcdef0123456789abcdef" },
+    credentials: { apiId: 1, apiHash: "0123456789abcdef0123456789abcdef", identity: clientIdentity() },
     logger: log.logger,
     clock,
     requestTimeoutMs: 50, // a probe nobody answers fails after 50 ms of real time
@@ -131,10 +132,11 @@ describe("connection watchdog", () => {
   it("notices a dead connection (probes unanswered), reconnects with capped backoff and no cap on attempts, logging each change once", async () => {
     const w = await watched();
     try {
-      await w.emu.dropConnection(w.account, { reconnect: "manual" }); // GramJS has given up on its own
-      await w.clock.advance(60_000);
-      await until(() => w.msgs("connection probe failed").length === 1);
-      await w.clock.advance(60_000); // second failed probe: dead
+      // GramJS reports the drop (UpdateConnectionState) and spends its one reconnect attempt.
+      await w.emu.dropConnection(w.account, { reconnect: "manual" });
+      await until(() => w.msgs("connection probe failed").length === 1); // at once: GramJS said it dropped
+      expect(w.msgs("GramJS reports the connection to Telegram dropped; checking it now")).toHaveLength(1);
+      await w.clock.advance(5_000); // the next probe comes 5 s later, not 60 s: dead
       await until(() => w.msgs("reconnect failed; retrying").length === 1);
       expect(w.calls.down).toBe(1);
       for (let i = 1; i < 5; i++) {
@@ -153,6 +155,37 @@ describe("connection watchdog", () => {
       await w.post("after");
       expect(w.seen).toEqual(["after"]);
       expect(w.log.text()).not.toMatch(/\n\s+at /); // no stack traces
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("GramJS reconnecting by itself within the quick probes: no rebuild, the blip is caught up", async () => {
+    let catchUps = 0;
+    const w = await watched(() => ({ onBehind: async () => void catchUps++ }));
+    try {
+      await w.emu.dropConnection(w.account); // GramJS will reconnect by itself
+      await until(() => w.msgs("connection probe failed").length === 1);
+      await w.emu.restoreConnection(w.account);
+      await until(() => catchUps === 1);
+      await w.clock.advance(60_000);
+      expect(w.calls.down).toBe(0);
+      expect(w.msgs("connection to Telegram back (GramJS reconnected); catching up")).toHaveLength(1);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("updatesTooLong is not proof of life: a connection that only says so is still found silent", async () => {
+    const w = await watched();
+    try {
+      await w.post("one");
+      w.emu.overflowUpdates(w.account); // from now on: one updatesTooLong, then nothing
+      await w.clock.advance(60_000); // first probe since the last update: pts noted
+      await w.post("two (only updatesTooLong is pushed)");
+      await w.clock.advance(60_000);
+      await until(() => w.calls.restored === 1);
+      expect(w.msgs("connection to Telegram lost; reconnecting")).toHaveLength(1);
     } finally {
       await w.close();
     }

@@ -5,13 +5,13 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TelegramClient } from "telegram";
+import { Api, TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { StringSession } from "telegram/sessions/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../scripts/login";
 import { FakeClock } from "../../src/runtime/clock";
-import { TelegramEmulator, type EmuUser } from "../../src/telegram/emulator";
+import { TelegramEmulator, type CodeDelivery, type EmuUser } from "../../src/telegram/emulator";
 import { scriptedPrompts, type ScriptedAnswer } from "../support/scripted-prompts";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
@@ -38,7 +38,7 @@ interface Setup {
   output(): string;
 }
 
-function setup(o: { password?: string; dc?: number; personaPhone?: boolean } = {}): Setup {
+function setup(o: { password?: string; dc?: number; personaPhone?: boolean; codeDelivery?: readonly CodeDelivery[]; loginEmail?: string } = {}): Setup {
   const clock = new FakeClock();
   const emu = new TelegramEmulator({ now: () => clock.now(), app: { apiId: Number(API_ID), apiHash: API_HASH } });
   const account = emu.addAccount({
@@ -48,6 +48,8 @@ function setup(o: { password?: string; dc?: number; personaPhone?: boolean } = {
     phone: PHONE,
     ...(o.password !== undefined ? { password: o.password, passwordHint: "pet's name" } : {}),
     ...(o.dc !== undefined ? { dc: o.dc } : {}),
+    ...(o.codeDelivery !== undefined ? { codeDelivery: o.codeDelivery } : {}),
+    ...(o.loginEmail !== undefined ? { loginEmail: o.loginEmail } : {}),
   });
   restore = emu.interceptConnect();
   const dir = tempDir();
@@ -123,6 +125,20 @@ describe("npm run login: by code", () => {
     for (const secret of [codes[0] ?? "missing", session, API_HASH]) expect(s.output()).not.toContain(secret);
   });
 
+  it("names this project and its version in the account's device list, or what TELEGRAM_DEVICE_MODEL / TELEGRAM_APP_VERSION say", async () => {
+    const s = setup();
+    expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8")) as { name: string; version: string };
+    expect(s.emu.devices(s.account)).toEqual([expect.objectContaining({ deviceModel: pkg.name, appVersion: pkg.version, systemVersion: `Node.js ${process.versions.node}` })]);
+
+    const env = { TELEGRAM_API_ID: API_ID, TELEGRAM_API_HASH: API_HASH, TELEGRAM_DEVICE_MODEL: "Mira's laptop", TELEGRAM_APP_VERSION: "7.1" };
+    expect(await s.run(["Mira", "--force"], [phoneDefault, codeFrom(s.emu)], { env })).toBe(0);
+    expect(s.emu.devices(s.account).map((d) => [d.deviceModel, d.appVersion])).toEqual([
+      [pkg.name, pkg.version],
+      ["Mira's laptop", "7.1"],
+    ]);
+  });
+
   it("says so when the saved session still works, and logs in again only with --force", async () => {
     const s = setup();
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
@@ -154,7 +170,7 @@ describe("npm run login: by code", () => {
     expect(existsSync(s.sessionFile)).toBe(false);
   });
 
-  it("offers a new code when the code expired, and logs in with the resent one", async () => {
+  it("offers a new code when the code expired: a fresh auth.sendCode (an expired hash cannot be resent), then logs in", async () => {
     const s = setup();
     const late: ScriptedAnswer = {
       kind: "text",
@@ -167,7 +183,7 @@ describe("npm run login: by code", () => {
     };
     const resend: ScriptedAnswer = { kind: "confirm", ask: /expired.*send a new one/i, answer: true };
     expect(await s.run(["Mira"], [phoneDefault, late, resend, codeFrom(s.emu)])).toBe(0);
-    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual(["auth.SendCode", "auth.SignIn", "auth.ResendCode", "auth.SignIn"]);
+    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual(["auth.SendCode", "auth.SignIn", "auth.SendCode", "auth.SignIn"]);
     expect(await connectsSignedIn(s.sessionFile)).toBe(true);
   });
 
@@ -177,6 +193,111 @@ describe("npm run login: by code", () => {
     const good: ScriptedAnswer = { kind: "text", ask: /phone number/i, answer: PHONE };
     expect(await s.run(["Mira"], [bad, good, codeFrom(s.emu)])).toBe(0);
     expect(s.out.join("")).toContain('Telegram says "+12" is not a valid phone number');
+  });
+});
+
+describe("npm run login: every way a code comes", () => {
+  it("offers the next way when the code does not come: Enter asks for it by SMS (auth.resendCode), and that code logs in", async () => {
+    const s = setup();
+    const enter: ScriptedAnswer = { kind: "text", ask: /login code.*or Enter to get it by SMS/i, answer: "" };
+    const bySms: ScriptedAnswer = { kind: "text", ask: /login code.*or Enter to get it by a phone call/i, answer: () => s.emu.loginCode(PHONE) ?? "" };
+    expect(await s.run(["Mira"], [phoneDefault, enter, bySms])).toBe(0);
+    expect(s.out.join("")).toContain("No code within 60 s? Press Enter without one to have it sent by SMS.");
+    expect(s.out.join("")).toContain("Telegram sent a login code by SMS.");
+    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual(["auth.SendCode", "auth.ResendCode", "auth.SignIn"]);
+  });
+
+  it("stops offering once Telegram has no other way, and then counts an empty answer as a wrong code", async () => {
+    const s = setup({ codeDelivery: ["app", "sms"] });
+    const enter = (way: RegExp): ScriptedAnswer => ({ kind: "text", ask: way, answer: "" });
+    expect(await s.run(["Mira"], [phoneDefault, enter(/or Enter to get it by SMS/), enter(/^Login code$/), codeFrom(s.emu)])).toBe(0);
+    expect(count(s.emu, "auth.ResendCode")).toBe(1);
+    expect(count(s.emu, "auth.SignIn")).toBe(1); // the empty answer cost no request
+    expect(s.out.join("")).toContain("That code is wrong (2 tries left)");
+  });
+
+  it("takes an SMS's secret word and phrase as the code (not digits), as typed", async () => {
+    for (const way of ["sms-word", "sms-phrase"] as const) {
+      const s = setup({ codeDelivery: [way] });
+      const secret: ScriptedAnswer = { kind: "text", ask: way === "sms-word" ? /secret word/ : /secret phrase/, answer: () => ` ${s.emu.loginCode(PHONE) ?? ""} ` };
+      expect(await s.run(["Mira"], [phoneDefault, secret])).toBe(0);
+      const code = s.emu.loginCode(PHONE) ?? "";
+      expect(s.out.join("")).toContain(
+        way === "sms-word" ? `SMS with a secret word, starting with "${code[0]}"` : `SMS with a secret phrase, starting with "${code.split(" ")[0]}"`,
+      );
+      expect(count(s.emu, "auth.SignIn")).toBe(1); // a word is not "not digits": it was sent, once
+      expect(await connectsSignedIn(s.sessionFile)).toBe(true);
+      restore?.();
+      restore = undefined;
+    }
+  });
+
+  it("proves an e-mail code with email_verification, not as a phone code", async () => {
+    const s = setup({ codeDelivery: ["email"], loginEmail: "mira@example.com" });
+    const code: ScriptedAnswer = { kind: "text", ask: /login code \(from the e-mail to m\*\*\*@example\.com\)/i, answer: () => s.emu.loginCode(PHONE) ?? "" };
+    expect(await s.run(["Mira"], [phoneDefault, code])).toBe(0);
+    const signIn = s.emu.loginRequests.find((r) => r.method === "auth.SignIn")!.request as Api.auth.SignIn;
+    expect(signIn.phoneCode ?? undefined).toBeUndefined();
+    expect(signIn.emailVerification).toBeInstanceOf(Api.EmailVerificationCode);
+    expect(await connectsSignedIn(s.sessionFile)).toBe(true);
+  });
+
+  it("sets a login e-mail up inside the login when Telegram requires one, then logs in with the code sent there", async () => {
+    const s = setup({ codeDelivery: ["email"] });
+    const script: ScriptedAnswer[] = [
+      phoneDefault,
+      { kind: "text", ask: /e-mail address for logging in/i, answer: "not-an-address" },
+      { kind: "text", ask: /e-mail address for logging in/i, answer: "mira@example.org" },
+      { kind: "text", ask: /code from the e-mail to m\*\*\*@example\.org/i, answer: "000000" },
+      { kind: "text", ask: /code from the e-mail/i, answer: () => s.emu.emailCode("mira@example.org") ?? "" },
+      { kind: "text", ask: /login code \(from the e-mail/i, answer: () => s.emu.loginCode(PHONE) ?? "" },
+    ];
+    expect(await s.run(["Mira"], script)).toBe(0);
+    expect(s.out.join("")).toContain("That is not an e-mail address.");
+    expect(s.out.join("")).toContain("mira@example.org is now this account's login e-mail.");
+    expect(s.emu.loginEmail(s.account)).toBe("mira@example.org");
+    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth.") || m.startsWith("account.") && m !== "account.GetPassword")).toEqual([
+      "auth.SendCode",
+      "account.SendVerifyEmailCode",
+      "account.VerifyEmail",
+      "account.VerifyEmail",
+      "auth.SignIn",
+    ]);
+    expect(await connectsSignedIn(s.sessionFile)).toBe(true);
+    for (const secret of [s.emu.emailCode("mira@example.org") ?? "missing", s.emu.loginCode(PHONE) ?? "missing"]) expect(s.output()).not.toContain(secret);
+  });
+});
+
+describe("npm run login: is the saved session still signed in?", () => {
+  it("a revoked session: says so, naming Telegram's answer, and logs in anew", async () => {
+    const s = setup();
+    expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
+    s.emu.revokeSession(s.account, "SESSION_EXPIRED");
+    expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
+    expect(s.out.join("")).toMatch(/is no longer signed in \(SESSION_EXPIRED: the session expired/);
+    expect(count(s.emu, "auth.SendCode")).toBe(2);
+  });
+
+  it("no answer, or a flood wait: a named error, exit 1, no code asked for and nothing re-sent — the session file untouched", async () => {
+    const s = setup();
+    expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
+    const saved = readFileSync(s.sessionFile, "utf8");
+
+    s.emu.hang("updates.GetState", { when: "before-apply" });
+    const running = s.run(["Mira"], []);
+    await until(() => s.emu.requests.filter((r) => r.method === "updates.GetState").length >= 1);
+    await s.clock.advance(60_000); // the check's time limit
+    expect(await running).toBe(1);
+    expect(s.err.join("")).toContain("Could not check whether the saved session");
+    expect(s.err.join("")).toContain("Telegram did not answer updates.GetState within 1 minute");
+
+    s.emu.failNext("updates.GetState", "FLOOD_WAIT_30");
+    expect(await s.run(["Mira"], [])).toBe(1);
+    expect(s.err.join("")).toContain("FLOOD_WAIT_30 on updates.GetState");
+
+    expect(count(s.emu, "auth.SendCode")).toBe(1);
+    expect(readFileSync(s.sessionFile, "utf8")).toBe(saved);
+    expect(await connectsSignedIn(s.sessionFile)).toBe(true);
   });
 });
 

@@ -166,8 +166,13 @@ export function reactHandler(d: ActionHandlerDeps): TaskHandler<"react"> {
   return {
     async run(task) {
       const { messageId, emoji } = task.payload;
-      await d.actions.react({ chatId: task.chatId, messageId, emoji });
-      d.onReacted?.({ chatId: task.chatId, messageId, emoji });
+      const put = await d.actions.react({ chatId: task.chatId, messageId, emoji });
+      if (put === undefined) {
+        // The chat allows no reaction like it: the persona reacts with nothing — not a failure.
+        d.logger.info({ component: "tasks", chatId: task.chatId, emoji }, "the chat does not allow this reaction nor a close one; not reacting");
+        return { type: "done" };
+      }
+      d.onReacted?.({ chatId: task.chatId, messageId, emoji: put });
       return { type: "done" };
     },
     rateKeys: (t) => d.actions.rateKeys("react", t.chatId),

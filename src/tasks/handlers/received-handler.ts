@@ -9,6 +9,7 @@ import type { ImageSource } from "../../media/inline-images";
 import { resolveSubject, tellerOf } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
 import type { ReactionStore } from "../../store/reactions";
+import type { AllowedReactions } from "../../telegram/standard-reactions";
 import type { Clock } from "../../types";
 import { LlmHttpError } from "../../llm/errors";
 import { PermanentError, RateLimitedError } from "../errors";
@@ -53,6 +54,8 @@ export interface ReceivedHandlerDeps {
   readonly media?: MediaDescriber;
   /** How long planning waits for media descriptions at most (default 8 s). */
   readonly mediaWaitMs?: number;
+  /** What the chat allows to react with (named in the system instruction). */
+  readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
 }
 
 /**

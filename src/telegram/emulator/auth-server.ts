@@ -6,9 +6,20 @@
  * - An auth key is created by the connection handshake and is anonymous until a sign-in binds
  *   it to an account; account methods on an anonymous key get AUTH_KEY_UNREGISTERED (401).
  * - A phone lives on a home DC; auth.sendCode from another DC answers PHONE_MIGRATE_<dc> (303).
- * - Codes are 5 digits, one per phone code hash, valid for `codeTtlMs`; a used or expired code
- *   answers PHONE_CODE_EXPIRED, a wrong one PHONE_CODE_INVALID. auth.resendCode issues a new
- *   code under the same hash, also after expiry.
+ * - A code goes out the account's way (`codeDelivery`: the app, SMS, a call — 5 digits —, an SMS
+ *   with a secret word or phrase, or e-mail), one per phone code hash, valid for `codeTtlMs`; a
+ *   used or expired code answers PHONE_CODE_EXPIRED, a wrong one PHONE_CODE_INVALID. Each sent
+ *   code names the next way (`next_type`, with a 60 s `timeout`); auth.resendCode sends the code
+ *   that way under the same hash — SEND_CODE_UNAVAILABLE when there is none, PHONE_CODE_EXPIRED
+ *   once the code expired or was used (then only a new auth.sendCode helps).
+ * - An e-mail code is proved with auth.signIn's `email_verification` (emailVerificationCode),
+ *   never with `phone_code` (PHONE_CODE_INVALID); a wrong one is EMAIL_CODE_INVALID. An account
+ *   whose code goes by e-mail but has no login e-mail yet is answered
+ *   sentCodeTypeSetUpEmailRequired: the client sends a code to the address the user gives
+ *   (account.sendVerifyEmailCode, purpose emailVerifyPurposeLoginSetup with the phone and hash;
+ *   EMAIL_INVALID for a malformed address), proves it (account.verifyEmail; CODE_INVALID when
+ *   wrong, EMAIL_VERIFY_EXPIRED after `codeTtlMs`), and gets account.emailVerifiedLogin: the
+ *   address is the account's login e-mail from then on and the login code was just sent to it.
  * - An account with a password answers SESSION_PASSWORD_NEEDED; the key then may ask
  *   account.getPassword (a fresh SRP challenge each time) and auth.checkPassword (one attempt
  *   per challenge; a stale srp_id → SRP_ID_INVALID; a wrong proof → PASSWORD_HASH_INVALID).
@@ -20,7 +31,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { RpcFault } from "./rpc-fault.js";
 import { srpChallenge, srpCheck, srpVerifier, type SrpChallenge, type SrpVerifier } from "./srp.js";
-import type { EmuUser } from "./types.js";
+import type { EmuDevice, EmuUser } from "./types.js";
 
 /** The DC a fresh GramJS session connects to, and every account's home unless told otherwise. */
 export const DEFAULT_DC = 4;
@@ -30,6 +41,12 @@ export const DC_IDS = [1, 2, 3, 4, 5] as const;
 export const LOGIN_TOKEN_TTL_MS = 30_000;
 const CODE_LENGTH = 5;
 
+/** How a login code reaches its owner. */
+export type CodeDelivery = "app" | "sms" | "call" | "sms-word" | "sms-phrase" | "email";
+
+/** The account's first way, and those auth.resendCode moves to, when none is given. */
+export const DEFAULT_CODE_DELIVERY: readonly CodeDelivery[] = ["app", "sms", "call"];
+
 /** Login details of an account (see TelegramEmulator.addAccount). */
 export interface LoginAccount {
   readonly user: EmuUser;
@@ -37,6 +54,23 @@ export interface LoginAccount {
   readonly phone: string;
   readonly homeDc: number;
   readonly password?: { readonly verifier: SrpVerifier; readonly hint?: string };
+  readonly codeDelivery: readonly CodeDelivery[];
+  /** The account's login e-mail (set up during a login when e-mail delivery needs one). */
+  loginEmail: string | undefined;
+}
+
+/** What auth.sendCode / auth.resendCode tell the client about the code just sent. */
+export interface SentCodeInfo {
+  readonly hash: string;
+  /** "email-setup": no code yet; an e-mail address must be set up first. */
+  readonly kind: CodeDelivery | "email-setup";
+  readonly length: number;
+  /** Word and phrase codes: their first letter / first word. */
+  readonly beginning?: string;
+  /** E-mail codes: the address, partly hidden. */
+  readonly emailPattern?: string;
+  /** The way auth.resendCode would use next. */
+  readonly next?: CodeDelivery;
 }
 
 /** An auth key the server knows: anonymous, waiting for a 2FA password, or signed in. */
@@ -47,6 +81,8 @@ export interface AuthKeyRecord {
   /** Set after SESSION_PASSWORD_NEEDED: the account whose password this key may now prove. */
   passwordFor: number | undefined;
   challenge: SrpChallenge | undefined;
+  /** What the client named in initConnection on this key (the device list). */
+  device: EmuDevice | undefined;
   /** Tells the client connected with this key about an update (UpdateLoginToken). */
   push: ((update: "login-token") => void) | undefined;
 }
@@ -56,9 +92,15 @@ interface SentCode {
   readonly hash: string;
   readonly keyId: string;
   code: string;
+  /** Index into the account's codeDelivery of the way this code went. */
+  way: number;
   expiresAt: number;
   used: boolean;
+  /** An e-mail address being set up for this login, with its verification code. */
+  emailSetup?: { readonly email: string; readonly code: string; readonly expiresAt: number };
 }
+
+const WORDS = ["maple", "orbit", "tundra", "velvet", "quartz", "harbor", "lantern", "meadow", "cobalt", "sparrow", "ember", "glacier"];
 
 interface LoginToken {
   readonly token: Buffer;
@@ -79,7 +121,10 @@ export class AuthServer {
   private readonly keys = new Map<string, AuthKeyRecord>();
   private readonly codes = new Map<string, SentCode>();
   private readonly lastCode = new Map<string, string>();
+  private readonly lastEmailCode = new Map<string, string>();
   private readonly tokens = new Map<string, LoginToken>();
+  private readonly exports = new Map<number, { readonly user: EmuUser; readonly dcId: number; readonly bytes: Buffer }>();
+  private readonly exportCount = new Map<number, number>();
 
   constructor(
     private readonly now: () => number,
@@ -95,7 +140,7 @@ export class AuthServer {
 
   // ---- accounts --------------------------------------------------------------------------
 
-  register(user: EmuUser, o: { phone: string; dc?: number; password?: string; passwordHint?: string }): void {
+  register(user: EmuUser, o: { phone: string; dc?: number; password?: string; passwordHint?: string; codeDelivery?: readonly CodeDelivery[]; loginEmail?: string }): void {
     const phone = normalisePhone(o.phone);
     if (!phone) throw new Error(`emulator: bad phone ${o.phone}`);
     if (this.accounts.has(phone)) throw new Error(`emulator: phone ${o.phone} is taken`);
@@ -106,6 +151,8 @@ export class AuthServer {
       ...(o.password !== undefined
         ? { password: { verifier: srpVerifier(o.password), ...(o.passwordHint !== undefined ? { hint: o.passwordHint } : {}) } }
         : {}),
+      codeDelivery: o.codeDelivery && o.codeDelivery.length > 0 ? [...o.codeDelivery] : DEFAULT_CODE_DELIVERY,
+      loginEmail: o.loginEmail,
     };
     this.accounts.set(phone, acc);
     this.byUser.set(user.id, acc);
@@ -122,7 +169,7 @@ export class AuthServer {
     const id = bytes.toString("hex");
     let rec = this.keys.get(id);
     if (!rec) {
-      rec = { id, dcId, accountId: undefined, passwordFor: undefined, challenge: undefined, push: undefined };
+      rec = { id, dcId, accountId: undefined, passwordFor: undefined, challenge: undefined, device: undefined, push: undefined };
       this.keys.set(id, rec);
     }
     return rec;
@@ -131,6 +178,11 @@ export class AuthServer {
   /** Signs every key of an account out (a "terminate all sessions" from another device). */
   logOutEverywhere(userId: number): void {
     for (const k of this.keys.values()) if (k.accountId === userId) k.accountId = undefined;
+  }
+
+  /** The devices of the keys signed in as this account (those that named one). */
+  devices(userId: number): EmuDevice[] {
+    return [...this.keys.values()].flatMap((k) => (k.accountId === userId && k.device ? [k.device] : []));
   }
 
   /** True when some key is signed in as this account. */
@@ -150,34 +202,93 @@ export class AuthServer {
 
   // ---- phone codes -----------------------------------------------------------------------
 
-  sendCode(key: AuthKeyRecord, rawPhone: string): { hash: string; length: number } {
+  sendCode(key: AuthKeyRecord, rawPhone: string): SentCodeInfo {
     const phone = normalisePhone(rawPhone);
     if (!phone) throw new RpcFault("PHONE_NUMBER_INVALID");
     const acc = this.accounts.get(phone);
     if (acc && acc.homeDc !== key.dcId) throw new RpcFault(`PHONE_MIGRATE_${acc.homeDc}`, 303);
     const hash = randomBytes(9).toString("hex");
-    const sent: SentCode = { phone, hash, keyId: key.id, code: "", expiresAt: 0, used: false };
-    this.issue(sent);
+    const sent: SentCode = { phone, hash, keyId: key.id, code: "", way: 0, expiresAt: 0, used: false };
     this.codes.set(hash, sent);
-    return { hash, length: CODE_LENGTH };
+    // E-mail delivery without a login e-mail: one must be set up first (no code goes out yet).
+    if (acc && this.way(acc, 0) === "email" && acc.loginEmail === undefined) {
+      sent.expiresAt = this.now() + this.codeTtlMs;
+      return { hash, kind: "email-setup", length: 0 };
+    }
+    return this.issue(sent, acc);
   }
 
-  resendCode(key: AuthKeyRecord, rawPhone: string, hash: string): { hash: string; length: number } {
+  /** auth.resendCode: the code again, the next way (see the file comment). */
+  resendCode(key: AuthKeyRecord, rawPhone: string, hash: string): SentCodeInfo {
     const sent = this.sentCode(key, rawPhone, hash);
-    if (sent.used) throw new RpcFault("PHONE_CODE_EXPIRED");
-    this.issue(sent);
-    return { hash, length: CODE_LENGTH };
-  }
-
-  signIn(key: AuthKeyRecord, rawPhone: string, hash: string, code: string): SignInResult {
-    const sent = this.sentCode(key, rawPhone, hash);
-    if (code === "") throw new RpcFault("PHONE_CODE_EMPTY");
     if (sent.used || this.now() >= sent.expiresAt) throw new RpcFault("PHONE_CODE_EXPIRED");
-    if (code !== sent.code) throw new RpcFault("PHONE_CODE_INVALID");
-    sent.used = true;
     const acc = this.accounts.get(sent.phone);
+    const next = sent.way + 1;
+    if ((acc ? acc.codeDelivery.length : DEFAULT_CODE_DELIVERY.length) <= next) throw new RpcFault("SEND_CODE_UNAVAILABLE");
+    sent.way = next;
+    return this.issue(sent, acc);
+  }
+
+  signIn(key: AuthKeyRecord, rawPhone: string, hash: string, proof: { phoneCode?: string; emailCode?: string }): SignInResult {
+    const sent = this.sentCode(key, rawPhone, hash);
+    const acc = this.accounts.get(sent.phone);
+    const byEmail = acc !== undefined && this.way(acc, sent.way) === "email";
+    if (sent.used || this.now() >= sent.expiresAt) throw new RpcFault("PHONE_CODE_EXPIRED");
+    if (sent.code === "") throw new RpcFault("PHONE_CODE_INVALID"); // e-mail still to be set up: no code was sent
+    if (byEmail) {
+      // An e-mail code belongs in email_verification; typed as a phone code it is just wrong.
+      if (proof.emailCode === undefined) throw new RpcFault(proof.phoneCode ? "PHONE_CODE_INVALID" : "PHONE_CODE_EMPTY");
+      if (proof.emailCode !== sent.code) throw new RpcFault("EMAIL_CODE_INVALID");
+    } else {
+      const code = proof.phoneCode ?? "";
+      if (code === "") throw new RpcFault("PHONE_CODE_EMPTY");
+      if (normaliseCode(code) !== normaliseCode(sent.code)) throw new RpcFault("PHONE_CODE_INVALID");
+    }
+    sent.used = true;
     if (!acc) return { ok: false, signUpRequired: true };
     return this.bind(key, acc);
+  }
+
+  /**
+   * account.sendVerifyEmailCode with emailVerifyPurposeLoginSetup: a verification code to `email`
+   * for the login of `hash`. Returns the address's pattern and the code's length.
+   */
+  sendSetupEmailCode(key: AuthKeyRecord, rawPhone: string, hash: string, email: string): { emailPattern: string; length: number } {
+    const sent = this.sentCode(key, rawPhone, hash);
+    if (sent.used || this.now() >= sent.expiresAt) throw new RpcFault("PHONE_CODE_EXPIRED");
+    const acc = this.accounts.get(sent.phone);
+    if (!acc || this.way(acc, sent.way) !== "email" || acc.loginEmail !== undefined) throw new RpcFault("EMAIL_NOT_SETUP");
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new RpcFault("EMAIL_INVALID");
+    const code = String(randomInt(100_000, 1_000_000));
+    sent.emailSetup = { email, code, expiresAt: this.now() + this.codeTtlMs };
+    this.lastEmailCode.set(email.toLowerCase(), code);
+    return { emailPattern: emailPattern(email), length: code.length };
+  }
+
+  /**
+   * account.verifyEmail with emailVerifyPurposeLoginSetup: the address is proved, becomes the
+   * account's login e-mail, and the login code goes there now (under the same hash).
+   */
+  verifySetupEmail(key: AuthKeyRecord, rawPhone: string, hash: string, code: string): { email: string; sent: SentCodeInfo } {
+    const sent = this.sentCode(key, rawPhone, hash);
+    const setup = sent.emailSetup;
+    if (!setup || this.now() >= setup.expiresAt) throw new RpcFault("EMAIL_VERIFY_EXPIRED");
+    if (code.trim() !== setup.code) throw new RpcFault("CODE_INVALID");
+    const acc = this.accounts.get(sent.phone);
+    if (!acc) throw new RpcFault("PHONE_NUMBER_UNOCCUPIED");
+    acc.loginEmail = setup.email;
+    sent.emailSetup = undefined;
+    return { email: setup.email, sent: this.issue(sent, acc) };
+  }
+
+  /** The last e-mail verification code sent to an address (what its owner reads). */
+  lastEmailCodeFor(email: string): string | undefined {
+    return this.lastEmailCode.get(email.toLowerCase());
+  }
+
+  /** The account's login e-mail, if one is set up. */
+  loginEmailOf(userId: number): string | undefined {
+    return this.byUser.get(userId)?.loginEmail;
   }
 
   /** The last code "delivered to the Telegram app" of a phone (what its owner would read). */
@@ -202,10 +313,36 @@ export class AuthServer {
     return sent;
   }
 
-  private issue(sent: SentCode): void {
-    sent.code = String(randomInt(10 ** (CODE_LENGTH - 1), 10 ** CODE_LENGTH));
+  /** The way number `i` of an account's deliveries (clamped to the last). */
+  private way(acc: LoginAccount, i: number): CodeDelivery {
+    return acc.codeDelivery[Math.min(i, acc.codeDelivery.length - 1)]!;
+  }
+
+  /** A new code for `sent`, the way its account's delivery number `sent.way` says. */
+  private issue(sent: SentCode, acc: LoginAccount | undefined): SentCodeInfo {
+    const deliveries = acc?.codeDelivery ?? DEFAULT_CODE_DELIVERY;
+    const kind = deliveries[Math.min(sent.way, deliveries.length - 1)]!;
+    const next = deliveries[sent.way + 1];
+    let beginning: string | undefined;
+    if (kind === "sms-word") {
+      sent.code = WORDS[randomInt(WORDS.length)]!;
+      beginning = sent.code[0];
+    } else if (kind === "sms-phrase") {
+      sent.code = [0, 1, 2].map(() => WORDS[randomInt(WORDS.length)]!).join(" ");
+      beginning = sent.code.split(" ")[0];
+    } else {
+      sent.code = String(randomInt(10 ** (CODE_LENGTH - 1), 10 ** CODE_LENGTH));
+    }
     sent.expiresAt = this.now() + this.codeTtlMs;
     this.lastCode.set(sent.phone, sent.code);
+    return {
+      hash: sent.hash,
+      kind,
+      length: sent.code.length,
+      ...(beginning !== undefined ? { beginning } : {}),
+      ...(kind === "email" && acc?.loginEmail ? { emailPattern: emailPattern(acc.loginEmail) } : {}),
+      ...(next !== undefined ? { next } : {}),
+    };
   }
 
   // ---- 2FA -------------------------------------------------------------------------------
@@ -228,6 +365,35 @@ export class AuthServer {
     key.passwordFor = undefined;
     key.accountId = acc.user.id;
     return { ok: true, user: acc.user };
+  }
+
+  // ---- other data centres ---------------------------------------------------------------
+
+  /**
+   * auth.exportAuthorization on the account's own connection: a one-time token that signs a key
+   * on data centre `dcId` in as the account (auth.importAuthorization there).
+   */
+  exportAuthorization(user: EmuUser, dcId: number): { id: number; bytes: Buffer } {
+    if (!(DC_IDS as readonly number[]).includes(dcId)) throw new RpcFault("DC_ID_INVALID");
+    const id = randomInt(1, 2 ** 31 - 1);
+    const bytes = randomBytes(32);
+    this.exports.set(id, { user, dcId, bytes });
+    this.exportCount.set(user.id, (this.exportCount.get(user.id) ?? 0) + 1);
+    return { id, bytes };
+  }
+
+  /** How many authorizations an account exported to other data centres. */
+  exportsOf(userId: number): number {
+    return this.exportCount.get(userId) ?? 0;
+  }
+
+  /** auth.importAuthorization on a key of another data centre: binds it to the exporting account. */
+  importAuthorization(key: AuthKeyRecord, id: number, bytes: Buffer): EmuUser {
+    const e = this.exports.get(id);
+    if (!e || !e.bytes.equals(bytes) || e.dcId !== key.dcId) throw new RpcFault("AUTH_BYTES_INVALID");
+    this.exports.delete(id);
+    key.accountId = e.user.id;
+    return e.user;
   }
 
   // ---- QR login --------------------------------------------------------------------------
@@ -289,6 +455,17 @@ export class AuthServer {
   liveLoginTokens(): number {
     return [...this.tokens.values()].filter((t) => t.acceptedBy === undefined && t.expiresAt > this.now()).length;
   }
+}
+
+/** A code as compared: lower case, single spaces (a secret phrase typed with extra spaces is still right). */
+function normaliseCode(code: string): string {
+  return code.trim().toLowerCase().replace(/\s+/g, " ");
+}
+
+/** "m***@example.com": how Telegram shows a login e-mail it sent a code to. */
+function emailPattern(email: string): string {
+  const [user = "", domain = ""] = email.split("@");
+  return `${user.slice(0, 1)}***@${domain}`;
 }
 
 /** `+` and 5–15 digits after removing spaces, dashes, dots and parentheses; else undefined. */

@@ -4,6 +4,7 @@
  */
 import { Api, type TelegramClient } from "telegram";
 import { trackDispatches } from "./dispatch-updates.js";
+import { installDataCentres, type DataCentreDeps, type DcSender } from "./data-centres.js";
 import { FakeSender, type PendingRequest } from "./fake-sender.js";
 import { toLong } from "./long.js";
 import type { EmuUser } from "./types.js";
@@ -22,6 +23,11 @@ export interface AccountNetwork {
   reconnect: "auto" | "manual";
   /** Requests work, but the server pushes nothing (Telegram "forgot" the session's updates). */
   silenced: boolean;
+  /**
+   * The session's update queue overflowed (`overflowUpdates`): "armed" replaces the next push by
+   * updatesTooLong, "sent" drops pushes until the client calls updates.getDifference.
+   */
+  overflow: "off" | "armed" | "sent";
   /** `client.connect()` calls seen, for tests of connect retries. */
   connectAttempts: number;
 }
@@ -37,6 +43,10 @@ export interface Connection {
   linkUp: boolean;
   /** Requests GramJS queued while the link was down; sent when it comes back, as GramJS re-sends them. */
   readonly held: PendingRequest[];
+  /** The data centre this connection is to (the main one: the session's, else the account's home DC). */
+  readonly dcId: number;
+  /** Connections GramJS borrowed for other DCs (downloads), oldest first; see data-centres.ts. */
+  readonly dcSenders: DcSender[];
 }
 
 /** What the fake sender asks the emulator when the app calls `client.connect()`. */
@@ -52,7 +62,6 @@ interface ClientInternals {
   _bot: boolean | undefined;
   _loopStarted: boolean;
   _connectedDeferred: { resolve(): void };
-  getSender(dcId?: number): Promise<unknown>;
 }
 
 /**
@@ -67,6 +76,8 @@ export function linkClient(
   network: AccountNetwork,
   onRequest: (conn: Connection, pending: PendingRequest) => void,
   hooks: ConnectHooks,
+  /** The account's home DC and how other DCs are answered (data-centres.ts). */
+  dc: { readonly homeDc: number; readonly deps: DataCentreDeps },
   /** A sender GramJS's own connect() already installed (see network.ts); default: a new one. */
   sender?: FakeSender,
 ): Connection {
@@ -78,6 +89,8 @@ export function linkClient(
     detached: false,
     linkUp: !network.down,
     held: [],
+    dcId: client.session.dcId || dc.homeDc,
+    dcSenders: [],
   };
   trackDispatches(client);
   conn.sender.link = { connect: () => hooks.connect(conn), up: () => conn.linkUp };
@@ -87,8 +100,8 @@ export function linkClient(
   internals._bot = account.bot;
   internals._loopStarted = true;
   internals._connectedDeferred.resolve();
-  // Downloads (and uploads) borrow an "exported sender" for the file's DC, which would open a real
-  // connection: the emulator is every DC at once, so the account's own link serves them.
-  internals.getSender = () => Promise.resolve(conn.sender);
+  // Downloads borrow an "exported sender" for the file's DC: GramJS's own borrowing runs, with a
+  // sender that talks to the emulator's DC instead of opening a real connection.
+  installDataCentres(client, conn, dc.deps);
   return conn;
 }

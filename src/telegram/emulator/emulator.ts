@@ -8,7 +8,8 @@
  */
 import { Api, type TelegramClient } from "telegram";
 import { UpdateConnectionState } from "telegram/network/index.js";
-import { AuthServer } from "./auth-server.js";
+import { AuthServer, DEFAULT_DC } from "./auth-server.js";
+import { FILE_DC } from "./file-store.js";
 import { linkClient, type AccountNetwork, type Connection } from "./client-link.js";
 import { dispatchConnectionState } from "./dispatch-updates.js";
 import type { FakeSender } from "./fake-sender.js";
@@ -21,7 +22,7 @@ import { isStandardReaction } from "../standard-reactions.js";
 import { Network, type RecordedLoginRequest } from "./network.js";
 import { newMessageUpdates } from "./new-message-update.js";
 import { RpcEndpoint } from "./rpc-endpoint.js";
-import type { StoredMessage } from "./stored-message.js";
+import type { ChatRecord, StoredMessage } from "./stored-message.js";
 import { toLong } from "./long.js";
 import { asMessageId } from "./methods/resolve-peer.js";
 import { storePost } from "./store-post.js";
@@ -29,6 +30,7 @@ import { TlViews } from "./tl-views.js";
 import type {
   DuplicateMode,
   EmuChat,
+  EmuDevice,
   EmuMessage,
   EmuMessageEvent,
   EmuReaction,
@@ -102,8 +104,10 @@ export class TelegramEmulator {
       attached: () => [...this.byAccount.values()].map((c) => c.account),
       now: this.now,
     });
+    this.auth = new AuthServer(this.now, opts.loginCodeTtlMs ?? DEFAULT_LOGIN_CODE_TTL_MS, opts.app);
     this.endpoint = new RpcEndpoint({
       world: this.world,
+      auth: this.auth,
       views: this.views,
       faults: this.faults,
       strictTl,
@@ -114,7 +118,6 @@ export class TelegramEmulator {
       publish: (msg, sender) => this.bus.publish(msg, sender.id),
       pushLater: (d) => this.bus.later(d),
     });
-    this.auth = new AuthServer(this.now, opts.loginCodeTtlMs ?? DEFAULT_LOGIN_CODE_TTL_MS, opts.app);
     this.network = new Network({
       auth: this.auth,
       views: this.views,
@@ -140,7 +143,7 @@ export class TelegramEmulator {
    * 2FA `password`, or by QR; `dc` is its home DC (default 4, where GramJS first connects).
    */
   addAccount(u: { firstName: string; lastName?: string; username?: string } & LoginDetails): EmuUser {
-    const { phone, password, passwordHint, dc, ...profile } = u;
+    const { phone, password, passwordHint, dc, codeDelivery, loginEmail, ...profile } = u;
     const user = this.world.addUser(profile, true);
     if (phone !== undefined) {
       this.auth.register(user, {
@@ -148,6 +151,8 @@ export class TelegramEmulator {
         ...(password !== undefined ? { password } : {}),
         ...(passwordHint !== undefined ? { passwordHint } : {}),
         ...(dc !== undefined ? { dc } : {}),
+        ...(codeDelivery !== undefined ? { codeDelivery } : {}),
+        ...(loginEmail !== undefined ? { loginEmail } : {}),
       });
     }
     return user;
@@ -224,16 +229,45 @@ export class TelegramEmulator {
     });
   }
 
-  /** Adds a member to a group or supergroup (later messages reach it). */
-  addMember(chat: EmuChat, user: EmuUser): void {
+  /**
+   * Adds a member to a group or supergroup (later messages reach it). An account added to a
+   * supergroup — also one it left or was removed from before — is pushed `updateChannel` with
+   * the channel as it now sees it, as Telegram does; its join point is what a later
+   * `pushChannelTooLong` names as pts. Resolves after the account's handlers ran.
+   */
+  async addMember(chat: EmuChat, user: EmuUser): Promise<void> {
     if (chat.kind === "dm") throw new Error("emulator: DM membership is fixed");
-    this.world.record(chat).members.add(user.id);
+    const rec = this.world.record(chat);
+    rec.members.add(user.id);
+    if (chat.kind !== "supergroup" || !user.isAccount) return;
+    rec.banned.delete(user.id);
+    rec.joinedPts.set(user.id, rec.pts.pts);
+    await this.pushChannelChange(user, rec);
   }
 
-  /** Removes a member (its requests then fail with CHANNEL_PRIVATE / CHAT_WRITE_FORBIDDEN). */
-  removeMember(chat: EmuChat, user: EmuUser): void {
+  /**
+   * Removes a member. `how`: "kicked" (default; an admin removed or banned it: it sees the
+   * supergroup as ChannelForbidden) or "left" (it left: the channel with `left` set). Either way
+   * its requests there fail (CHANNEL_PRIVATE — getChannelDifference included — or
+   * CHAT_WRITE_FORBIDDEN) and nothing more is pushed to it from there; an account removed from a
+   * supergroup is pushed `updateChannel` with that view. Resolves after its handlers ran.
+   */
+  async removeMember(chat: EmuChat, user: EmuUser, o: { how?: "kicked" | "left" } = {}): Promise<void> {
     if (chat.kind === "dm") throw new Error("emulator: DM membership is fixed");
-    this.world.record(chat).members.delete(user.id);
+    const rec = this.world.record(chat);
+    rec.members.delete(user.id);
+    rec.joinedPts.delete(user.id);
+    if (chat.kind !== "supergroup" || !user.isAccount) return;
+    if ((o.how ?? "kicked") === "kicked") rec.banned.add(user.id);
+    else rec.banned.delete(user.id);
+    await this.pushChannelChange(user, rec);
+  }
+
+  /** `updateChannel` (the channel's info or the account's membership changed), with the channel as `account` sees it. */
+  private pushChannelChange(account: EmuUser, rec: ChatRecord): Promise<void> {
+    const view = this.views.chatFor(rec, account.id);
+    const update = new Api.UpdateChannel({ channelId: toLong(rec.chat.id) });
+    return this.bus.deliver(account, new Api.Updates({ updates: [update], users: [], chats: view ? [view] : [], date: Math.floor(this.now() / 1000), seq: 0 }));
   }
 
   /** Adds a sticker set that messages.GetStickerSet and messages.SendMedia know. */
@@ -266,6 +300,24 @@ export class TelegramEmulator {
     this.world.files.expire(file.id);
   }
 
+  /**
+   * Connections the account's client holds to other data centres (GramJS's borrowed senders for
+   * downloads), open ones only, with the DC each goes to.
+   */
+  dcConnections(account: EmuUser): number[] {
+    return (this.byAccount.get(account.id)?.dcSenders ?? []).filter((s) => !s.userDisconnected).map((s) => s.dcId);
+  }
+
+  /** How many times the account exported its authorization to another DC (auth.exportAuthorization). */
+  exportedAuthorizations(account: EmuUser): number {
+    return this.auth.exportsOf(account.id);
+  }
+
+  /** The data centre the account's files are on by default (photos, documents, stickers: 2). */
+  get fileDc(): number {
+    return FILE_DC;
+  }
+
   /** upload.getFile requests served so far (one per chunk), in order. */
   fileRequests(): RecordedRequest[] {
     return this.requests.filter((r) => r.method === "upload.GetFile");
@@ -293,6 +345,7 @@ export class TelegramEmulator {
       this.netOf(account),
       (c, pending) => this.endpoint.receive(c, pending),
       { connect: (c) => this.onConnect(c) },
+      { homeDc: this.auth.account(account.id)?.homeDc ?? DEFAULT_DC, deps: { auth: this.auth, receive: (c, pending) => this.endpoint.receive(c, pending) } },
       sender,
     );
     this.byAccount.set(account.id, conn);
@@ -313,9 +366,19 @@ export class TelegramEmulator {
     return this.network.interceptConnect();
   }
 
-  /** The last login code Telegram "delivered to the app" for a phone (what its owner reads). */
+  /** The last login code Telegram sent for a phone, whichever way it went (what its owner reads). */
   loginCode(phone: string): string | undefined {
     return this.auth.lastCodeFor(phone);
+  }
+
+  /** The last verification code sent to an e-mail address being set up as a login e-mail. */
+  emailCode(email: string): string | undefined {
+    return this.auth.lastEmailCodeFor(email);
+  }
+
+  /** The account's login e-mail (set up during a login), if any. */
+  loginEmail(account: EmuUser): string | undefined {
+    return this.auth.loginEmailOf(account.id);
   }
 
   /** Makes the phone's outstanding login codes expire now. */
@@ -335,6 +398,18 @@ export class TelegramEmulator {
   /** How many QR login tokens could be accepted right now. */
   liveLoginTokens(): number {
     return this.auth.liveLoginTokens();
+  }
+
+  /**
+   * The account's device list, as Telegram shows it in every app: one entry per signed-in session
+   * (auth keys that logged in through the network path, and the attached client), with what the
+   * client named in initConnection when it connected.
+   */
+  devices(account: EmuUser): EmuDevice[] {
+    const out = this.auth.devices(account.id);
+    const attached = this.byAccount.get(account.id)?.sender.device;
+    if (attached && !out.includes(attached)) out.push(attached);
+    return out;
   }
 
   /** True when some auth key is signed in as `account`. */
@@ -441,7 +516,7 @@ export class TelegramEmulator {
   private netOf(account: EmuUser): AccountNetwork {
     let net = this.networks.get(account.id);
     if (!net) {
-      net = { down: false, reconnect: "auto", silenced: false, connectAttempts: 0 };
+      net = { down: false, reconnect: "auto", silenced: false, overflow: "off", connectAttempts: 0 };
       this.networks.set(account.id, net);
     }
     return net;
@@ -541,14 +616,27 @@ export class TelegramEmulator {
 
   /**
    * Pushes `updateChannelTooLong` for `chat` to `account` (Telegram's "this channel has a gap,
-   * call getChannelDifference"), with the channel's current pts. Resolves after the handlers ran.
+   * call getChannelDifference"). Its pts is where a client without the channel's state should
+   * start: `o.pts`, else the point the account joined (`addMember` after creation), else the
+   * channel's current pts. Resolves after the handlers ran.
    */
-  pushChannelTooLong(account: EmuUser, chat: EmuChat): Promise<void> {
+  pushChannelTooLong(account: EmuUser, chat: EmuChat, o: { pts?: number } = {}): Promise<void> {
     const rec = this.world.record(chat);
     if (chat.kind !== "supergroup") throw new Error(`emulator: ${chat.peerId} is not a supergroup`);
-    const update = new Api.UpdateChannelTooLong({ channelId: toLong(chat.id), pts: rec.pts.pts });
+    const pts = o.pts ?? rec.joinedPts.get(account.id) ?? rec.pts.pts;
+    const update = new Api.UpdateChannelTooLong({ channelId: toLong(chat.id), pts });
     const bag = this.views.entitiesFor([], account, [rec]);
     return this.bus.deliver(account, new Api.Updates({ updates: [update], users: bag.users, chats: bag.chats, date: Math.floor(this.now() / 1000), seq: 0 }));
+  }
+
+  /**
+   * Telegram's queue of updates for `account`'s session overflows: the next push is replaced by
+   * one `updatesTooLong` ("too many updates, call updates.getDifference") and nothing more is
+   * pushed until the client calls updates.getDifference — which has everything that was not
+   * pushed. Messages posted meanwhile are stored and move pts as usual.
+   */
+  overflowUpdates(account: EmuUser): void {
+    this.netOf(account).overflow = "armed";
   }
 
   // ---- inspection ------------------------------------------------------------------------
@@ -681,6 +769,28 @@ export class TelegramEmulator {
     if (push) await this.bus.deliver(push.account, push.updates);
   }
 
+  /**
+   * An admin changes what members of a group or supergroup may react with: "all" standard
+   * reactions, a list, or "none". Telegram then pushes `updateChat` / `updateChannel` ("the chat
+   * and/or its full info changed: fetch it again") to the member accounts; their reactions are
+   * checked against it (REACTION_INVALID). Resolves after their handlers ran.
+   */
+  async setAllowedReactions(chat: EmuChat, allowed: "all" | "none" | readonly string[]): Promise<void> {
+    if (chat.kind === "dm") throw new Error("emulator: a private chat allows every standard reaction");
+    const rec = this.world.record(chat);
+    if (Array.isArray(allowed)) {
+      for (const e of allowed) if (!isStandardReaction(e)) throw new Error(`emulator: "${e}" is not a standard Telegram reaction`);
+    }
+    rec.reactions = allowed === "all" ? { kind: "all" } : allowed === "none" ? { kind: "none" } : { kind: "some", emoji: [...(allowed as readonly string[])] };
+    const update = chat.kind === "supergroup" ? new Api.UpdateChannel({ channelId: toLong(chat.id) }) : new Api.UpdateChat({ chatId: toLong(chat.id) });
+    await Promise.all(
+      this.world.memberAccounts(rec).map((account) => {
+        const bag = this.views.entitiesFor([], account, [rec]);
+        return this.bus.deliver(account, new Api.Updates({ updates: [update], users: bag.users, chats: bag.chats, date: Math.floor(this.now() / 1000), seq: 0 }));
+      }),
+    );
+  }
+
   /** True when `account` blocked `user`. */
   isBlocked(account: EmuUser, user: EmuUser): boolean {
     return this.world.mailbox(account.id).blocked.has(user.id);
@@ -709,8 +819,8 @@ export class TelegramEmulator {
   /**
    * Ends `account`'s session as Telegram does when it is terminated from another device, logged
    * out, duplicated or the account is banned: every later request of that account fails with
-   * `error` (SESSION_REVOKED 401 by default; AUTH_KEY_UNREGISTERED, USER_DEACTIVATED(_BAN) 401;
-   * AUTH_KEY_DUPLICATED 406).
+   * `error` (SESSION_REVOKED 401 by default; AUTH_KEY_UNREGISTERED, SESSION_EXPIRED,
+   * AUTH_KEY_INVALID, AUTH_KEY_PERM_EMPTY, USER_DEACTIVATED(_BAN) 401; AUTH_KEY_DUPLICATED 406).
    */
   revokeSession(account: EmuUser, error = "SESSION_REVOKED"): void {
     this.faults.revoke(account.id, error);

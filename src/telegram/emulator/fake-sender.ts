@@ -5,6 +5,7 @@
  * request, entity caching from results, RPC error mapping, flood-wait sleeping).
  */
 import { Api } from "telegram";
+import type { EmuDevice } from "./types.js";
 
 /** The part of GramJS's RequestState the emulator uses. */
 export interface PendingRequest {
@@ -27,6 +28,9 @@ export class FakeSender {
    * reachable (and brings the link up), `up()` whether the transport is up now.
    */
   link: { connect(): boolean; up(): boolean } | undefined;
+
+  /** How the client introduced itself (initConnection at connect()), as the device list shows it. */
+  device: EmuDevice | undefined;
 
   constructor(private readonly onRequest: (pending: PendingRequest) => void) {}
 
@@ -59,9 +63,18 @@ export class FakeSender {
   send(request: Api.AnyRequest): Promise<unknown> {
     // connect() sends InvokeWithLayer(InitConnection(help.GetConfig)) and ignores the answer.
     // It is transport set-up, not something the app asked, so it is neither recorded nor handled.
-    if (request instanceof Api.InvokeWithLayer || request instanceof Api.PingDelayDisconnect) {
+    if (request instanceof Api.InvokeWithLayer) {
+      this.device = deviceOf(request) ?? this.device;
       return Promise.resolve(undefined);
     }
+    if (request instanceof Api.PingDelayDisconnect) return Promise.resolve(undefined);
     return new Promise((resolve, reject) => this.onRequest({ request, resolve, reject }));
   }
+}
+
+/** The device an `InvokeWithLayer(InitConnection(...))` names, if it carries one. */
+export function deviceOf(request: Api.InvokeWithLayer): EmuDevice | undefined {
+  const init = request.query;
+  if (!(init instanceof Api.InitConnection)) return undefined;
+  return { apiId: init.apiId, deviceModel: init.deviceModel, systemVersion: init.systemVersion, appVersion: init.appVersion };
 }

@@ -14,11 +14,14 @@ export interface FileRecord {
   fileReference: Buffer;
   readonly bytes: Buffer;
   readonly mimeType: string;
-  /** The DC the file lives on (the emulator serves every DC from one place). */
+  /** The DC the file lives on: upload.getFile elsewhere answers FILE_MIGRATE_X. */
   readonly dcId: number;
   /** How many times the reference was rotated. */
   generation: number;
 }
+
+/** The data centre stored files live on: not an account's home DC (4), so a download meets FILE_MIGRATE. */
+export const FILE_DC = 2;
 
 // File ids look like Telegram's (large) and stay below 2^53; apart from sticker-set ids.
 const FIRST_FILE_ID = 5_000_000_000_001;
@@ -28,7 +31,7 @@ export class FileStore {
   private nextId = FIRST_FILE_ID;
 
   add(bytes: Buffer, mimeType: string, id = this.nextId++): FileRecord {
-    const rec: FileRecord = { id, accessHash: accessHashFor(id, 5), fileReference: reference(id, 0), bytes, mimeType, dcId: 2, generation: 0 };
+    const rec: FileRecord = { id, accessHash: accessHashFor(id, 5), fileReference: reference(id, 0), bytes, mimeType, dcId: FILE_DC, generation: 0 };
     this.files.set(id, rec);
     return rec;
   }

@@ -17,7 +17,9 @@ export type { TypingAction } from "./message-changes.js";
 export type {
   DuplicateMode,
   EmuChat,
+  CodeDelivery,
   EmuChatKind,
+  EmuDevice,
   EmuMediaInput,
   EmuMessage,
   EmuMessageEvent,

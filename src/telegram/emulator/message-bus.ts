@@ -1,7 +1,7 @@
 /**
  * Fan-out of new messages: `onMessage` listeners and delivery to attached member accounts.
  */
-import type { Api } from "telegram";
+import { Api } from "telegram";
 import type { Connection } from "./client-link.js";
 import { dispatchesInFlight, dispatchUpdates } from "./dispatch-updates.js";
 import { newMessageUpdates } from "./new-message-update.js";
@@ -71,6 +71,12 @@ export class MessageBus {
     const conn = this.deps.connections.get(account.id);
     // A dead link or a silenced session: the update is lost (getDifference still has it).
     if (!conn || conn.sender.userDisconnected || !conn.linkUp || conn.network.silenced) return;
+    // An overflowing queue: one updatesTooLong instead, then nothing until getDifference.
+    if (conn.network.overflow === "sent") return;
+    if (conn.network.overflow === "armed") {
+      conn.network.overflow = "sent";
+      updates = new Api.UpdatesTooLong();
+    }
     await dispatchUpdates(conn.client, this.deps.strictTl ? roundTripObject(updates) : updates);
   }
 

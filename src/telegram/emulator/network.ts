@@ -15,7 +15,7 @@ import { _handleUpdate } from "telegram/client/updates.js";
 import { AuthKey } from "telegram/crypto/AuthKey.js";
 import type { AuthKeyRecord, AuthServer } from "./auth-server.js";
 import type { Connection } from "./client-link.js";
-import { FakeSender, type PendingRequest } from "./fake-sender.js";
+import { deviceOf, FakeSender, type PendingRequest } from "./fake-sender.js";
 import type { FaultPlan } from "./fault-plan.js";
 import { authMethodHandler } from "./methods/auth-registry.js";
 import { RpcFault, toGramJsError } from "./rpc-fault.js";
@@ -84,8 +84,16 @@ export class NetworkSender extends FakeSender {
   }
 
   override send(request: Api.AnyRequest): Promise<unknown> {
-    // connect() sends InvokeWithLayer(InitConnection(help.GetConfig)) and ignores the answer.
-    if (request instanceof Api.InvokeWithLayer) return Promise.resolve(undefined);
+    // connect() sends InvokeWithLayer(InitConnection(help.GetConfig)) and ignores the answer;
+    // the server keeps the device it names with the key (the account's device list).
+    if (request instanceof Api.InvokeWithLayer) {
+      const device = deviceOf(request);
+      if (device) {
+        this.device = device;
+        if (this.key) this.key.device = device;
+      }
+      return Promise.resolve(undefined);
+    }
     if (request instanceof Api.PingDelayDisconnect) return Promise.resolve(new Api.Pong({ msgId: request.pingId, pingId: request.pingId }));
     return new Promise((resolve, reject) => this.network.route(this, { request, resolve, reject }));
   }

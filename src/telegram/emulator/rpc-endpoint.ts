@@ -3,6 +3,7 @@
  * the method handler and answers asynchronously through the request's resolve/reject.
  */
 import type { Api } from "telegram";
+import type { AuthServer } from "./auth-server.js";
 import type { Connection } from "./client-link.js";
 import type { PendingRequest } from "./fake-sender.js";
 import type { FaultPlan } from "./fault-plan.js";
@@ -19,6 +20,7 @@ import type { World } from "./world.js";
 /** What the endpoint needs from the emulator. */
 export interface RpcEndpointDeps {
   readonly world: World;
+  readonly auth: AuthServer;
   readonly views: TlViews;
   readonly faults: FaultPlan;
   readonly strictTl: boolean;
@@ -93,11 +95,13 @@ export class RpcEndpoint {
     let result: unknown;
     let error: unknown;
     try {
-      result = this.apply(conn.account, request, method);
+      result = this.apply(conn, request, method);
       if (this.deps.strictTl) result = roundTripResult(request, result);
     } catch (e) {
       error = e instanceof RpcFault ? toGramJsError(e, request) : e;
     }
+    // A difference is what an overflowed session was waiting for: pushes resume.
+    if (method === "updates.GetDifference" && error === undefined) conn.network.overflow = "off";
     // The server did its part; the caller (a process that died meanwhile) never hears about it.
     if (hang?.when === "after-apply") return hang.onHang?.();
     if (error !== undefined) pending.reject(error);
@@ -109,7 +113,8 @@ export class RpcEndpoint {
     conn.held.push(pending);
   }
 
-  private apply(account: EmuUser, request: Api.AnyRequest, method: string): unknown {
+  private apply(conn: Connection, request: Api.AnyRequest, method: string): unknown {
+    const account = conn.account;
     const handler = methodHandler(method);
     if (!handler) {
       process.stderr.write(`[telegram-emulator] unimplemented method ${method} (account ${account.id})\n`);
@@ -120,6 +125,8 @@ export class RpcEndpoint {
       world,
       views,
       account,
+      dcId: conn.dcId,
+      auth: this.deps.auth,
       now: this.deps.now(),
       limits: this.deps.limits,
       duplicates: this.deps.duplicates(),

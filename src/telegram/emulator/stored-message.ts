@@ -3,6 +3,7 @@
  * mailboxes and sticker sets. Internal to the emulator; tests see `EmuChat` / `EmuMessage`.
  */
 import type { Api } from "telegram";
+import type { AllowedReactions } from "../standard-reactions.js";
 import type { FileRecord } from "./file-store.js";
 import type { PtsLog } from "./pts-log.js";
 import type { EmuChat } from "./types.js";
@@ -63,8 +64,14 @@ export interface ChatRecord {
   readonly readOutbox: Map<number, number>;
   /** Unix seconds the chat was created. */
   readonly createdAt: number;
+  /** Supergroups: accounts removed by an admin (they see ChannelForbidden), until they are added again. */
+  readonly banned: Set<number>;
+  /** Supergroups: the channel's pts when each account joined after its creation (updateChannelTooLong's pts). */
+  readonly joinedPts: Map<number, number>;
   /** A broadcast channel's discussion supergroup, or a supergroup's linked channel. */
   linked?: ChatRecord;
+  /** What members may react with (groups, supergroups; the full chat's available_reactions). */
+  reactions: AllowedReactions;
 }
 
 /** The service actions the emulator stores. */

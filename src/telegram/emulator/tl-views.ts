@@ -103,6 +103,26 @@ export class TlViews {
     return undefined;
   }
 
+  /**
+   * The chat as `viewerId` sees it: a supergroup the viewer is not in is ChannelForbidden when an
+   * admin removed it (banned), else the channel with `left` set (left, or never joined).
+   */
+  chatFor(rec: ChatRecord, viewerId: number): Api.TypeChat | undefined {
+    const c = rec.chat;
+    if (c.kind !== "supergroup" || rec.members.has(viewerId)) return this.chat(rec);
+    if (rec.banned.has(viewerId)) {
+      return new Api.ChannelForbidden({
+        id: toLong(c.id),
+        accessHash: toLong(c.accessHash),
+        title: c.title ?? "",
+        ...(c.broadcast ? { broadcast: true } : { megagroup: true }),
+      });
+    }
+    const channel = this.chat(rec) as Api.Channel;
+    channel.left = true;
+    return channel;
+  }
+
   /** The chat's peer as `viewerId` sees it (for a DM: the other participant). */
   peer(rec: ChatRecord, viewerId: number): Api.TypePeer {
     const c = rec.chat;
@@ -238,7 +258,7 @@ export class TlViews {
     const chats: Api.TypeChat[] = [];
     for (const rec of chatRecs) {
       if (rec.chat.kind === "dm") userIds.add(this.world.dmPeerOf(rec, viewer.id));
-      const c = this.chat(rec);
+      const c = this.chatFor(rec, viewer.id);
       if (c) chats.push(c);
     }
     const users: Api.TypeUser[] = [];

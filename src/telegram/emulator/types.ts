@@ -6,6 +6,9 @@
  * (`entities`, `RecordedRequest.request`).
  */
 import type { Api } from "telegram";
+import type { CodeDelivery } from "./auth-server.js";
+
+export type { CodeDelivery } from "./auth-server.js";
 
 /** A simulated user (human or bot) or an account a TelegramClient logs in as. */
 export interface EmuUser {
@@ -144,6 +147,14 @@ export interface LoginDetails {
   readonly passwordHint?: string;
   /** Home DC, 1–5 (default 4). */
   readonly dc?: number;
+  /**
+   * How login codes reach the owner: the first way, then the ways auth.resendCode moves to
+   * (default app → SMS → call). "sms-word" / "sms-phrase": an SMS with a secret word / phrase;
+   * "email": by e-mail — without `loginEmail`, the login must set one up first.
+   */
+  readonly codeDelivery?: readonly CodeDelivery[];
+  /** The account's login e-mail (for "email" delivery). */
+  readonly loginEmail?: string;
 }
 
 /** Constructor options of `TelegramEmulator`. */
@@ -263,4 +274,15 @@ export interface EmuSticker {
   readonly accessHash: number;
   readonly fileReference: Buffer;
   readonly emoji: string;
+}
+
+/**
+ * A session as the account's device list ("Devices" in the apps; account.getAuthorizations)
+ * shows it: what the client sent in initConnection when it connected.
+ */
+export interface EmuDevice {
+  readonly apiId: number;
+  readonly deviceModel: string;
+  readonly systemVersion: string;
+  readonly appVersion: string;
 }

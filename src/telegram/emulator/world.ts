@@ -228,6 +228,7 @@ export class World {
     const rec: ChatRecord = {
       chat,
       members: new Set(members.map((m) => m.id)),
+      reactions: { kind: "all" },
       messages: [],
       byChannelId: new Map(),
       lastChannelId: 0,
@@ -235,6 +236,8 @@ export class World {
       topics: new Map(),
       readMax: new Map(),
       readOutbox: new Map(),
+      banned: new Set(),
+      joinedPts: new Map(),
       createdAt: Math.floor(this.now() / 1000),
     };
     this.chats.set(chat, rec);

@@ -8,7 +8,7 @@ import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { computeCheck } from "telegram/Password.js";
 import { StringSession } from "telegram/sessions/index.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TelegramEmulator } from "../../../src/telegram/emulator/index.js";
+import { TelegramEmulator, type CodeDelivery } from "../../../src/telegram/emulator/index.js";
 
 const API_ID = 12345;
 const API_HASH = "0123456789abcdef0123456789abcdef";
@@ -23,7 +23,7 @@ function newClient(session = ""): TelegramClient {
   return c;
 }
 
-function setup(o: { password?: string; dc?: number; strictTl?: boolean } = {}) {
+function setup(o: { password?: string; dc?: number; strictTl?: boolean; codeDelivery?: readonly CodeDelivery[]; loginEmail?: string } = {}) {
   let now = Date.UTC(2026, 10, 22, 12, 0, 0);
   const emu = new TelegramEmulator({ now: () => now, strictTl: o.strictTl ?? true, app: { apiId: API_ID, apiHash: API_HASH } });
   const account = emu.addAccount({
@@ -32,6 +32,8 @@ function setup(o: { password?: string; dc?: number; strictTl?: boolean } = {}) {
     phone: PHONE,
     ...(o.password !== undefined ? { password: o.password, passwordHint: "pet's name" } : {}),
     ...(o.dc !== undefined ? { dc: o.dc } : {}),
+    ...(o.codeDelivery !== undefined ? { codeDelivery: o.codeDelivery } : {}),
+    ...(o.loginEmail !== undefined ? { loginEmail: o.loginEmail } : {}),
   });
   restore = emu.interceptConnect();
   return { emu, account, advance: (ms: number) => (now += ms) };
@@ -92,7 +94,24 @@ describe("emulator login: auth keys", () => {
     expect(emu.methods(account)).toContain("users.GetUsers");
   });
 
-  it("rejects a wrong code, an expired code, and accepts the resent one", async () => {
+  it("keeps what initConnection named with the key: the account's device list shows it once signed in", async () => {
+    const { emu, account } = setup();
+    const client = new TelegramClient(new StringSession(""), API_ID, API_HASH, {
+      baseLogger: new Logger(LogLevel.NONE),
+      floodSleepThreshold: 0,
+      deviceModel: "persona-bot",
+      systemVersion: "Node.js 20",
+      appVersion: "0.9.1",
+    });
+    clients.push(client);
+    await client.connect();
+    expect(emu.devices(account)).toEqual([]); // an anonymous key is nobody's device
+    const sent = await sendCode(client);
+    await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "");
+    expect(emu.devices(account)).toEqual([{ apiId: API_ID, deviceModel: "persona-bot", systemVersion: "Node.js 20", appVersion: "0.9.1" }]);
+  });
+
+  it("rejects a wrong code and an expired one; an expired code cannot be resent, a fresh sendCode works", async () => {
     const { emu, advance } = setup();
     const client = newClient();
     await client.connect();
@@ -103,14 +122,104 @@ describe("emulator login: auth keys", () => {
 
     advance(5 * 60_000);
     expect(rpcError(await signIn(client, sent.phoneCodeHash, code).catch((e: unknown) => e))).toBe("PHONE_CODE_EXPIRED");
+    // Telegram lists PHONE_CODE_EXPIRED among auth.resendCode's errors: the hash is spent.
+    const resend = await client.invoke(new Api.auth.ResendCode({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash })).catch((e: unknown) => e);
+    expect(rpcError(resend)).toBe("PHONE_CODE_EXPIRED");
 
-    const resent = (await client.invoke(new Api.auth.ResendCode({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash }))) as Api.auth.SentCode;
-    const fresh = emu.loginCode(PHONE) ?? "";
-    expect(await signIn(client, resent.phoneCodeHash, fresh)).toBeInstanceOf(Api.auth.Authorization);
+    const fresh = await sendCode(client);
+    const freshCode = emu.loginCode(PHONE) ?? "";
+    expect(await signIn(client, fresh.phoneCodeHash, freshCode)).toBeInstanceOf(Api.auth.Authorization);
     // A used code does not work twice.
     const other = newClient();
     await other.connect();
-    expect(rpcError(await signIn(other, resent.phoneCodeHash, fresh).catch((e: unknown) => e))).toBe("PHONE_CODE_EXPIRED");
+    expect(rpcError(await signIn(other, fresh.phoneCodeHash, freshCode).catch((e: unknown) => e))).toBe("PHONE_CODE_EXPIRED");
+  });
+
+  it("names the next way with a timeout; auth.resendCode sends the code that way (app → SMS → call), then SEND_CODE_UNAVAILABLE", async () => {
+    const { emu } = setup();
+    const client = newClient();
+    await client.connect();
+    const sent = await sendCode(client);
+    expect([sent.type.className, sent.nextType?.className, sent.timeout]).toEqual(["auth.SentCodeTypeApp", "auth.CodeTypeSms", 60]);
+    const resend = () => client.invoke(new Api.auth.ResendCode({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash })) as Promise<Api.auth.SentCode>;
+    const sms = await resend();
+    expect([sms.type.className, sms.nextType?.className, sms.phoneCodeHash]).toEqual(["auth.SentCodeTypeSms", "auth.CodeTypeCall", sent.phoneCodeHash]);
+    const call = await resend();
+    expect([call.type.className, call.nextType ?? undefined]).toEqual(["auth.SentCodeTypeCall", undefined]);
+    expect(rpcError(await resend().catch((e: unknown) => e))).toBe("SEND_CODE_UNAVAILABLE");
+    // The code of the last delivery is the one that works.
+    expect(await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "")).toBeInstanceOf(Api.auth.Authorization);
+  });
+
+  it("sends a secret word or phrase by SMS (its beginning told), compared without case or extra spaces", async () => {
+    for (const way of ["sms-word", "sms-phrase"] as const) {
+      const { emu } = setup({ codeDelivery: [way] });
+      const client = newClient();
+      await client.connect();
+      const sent = await sendCode(client);
+      const code = emu.loginCode(PHONE) ?? "";
+      if (way === "sms-word") {
+        expect(sent.type).toBeInstanceOf(Api.auth.SentCodeTypeSmsWord);
+        expect((sent.type as Api.auth.SentCodeTypeSmsWord).beginning).toBe(code[0]);
+        expect(code).toMatch(/^[a-z]+$/);
+      } else {
+        expect(sent.type).toBeInstanceOf(Api.auth.SentCodeTypeSmsPhrase);
+        expect((sent.type as Api.auth.SentCodeTypeSmsPhrase).beginning).toBe(code.split(" ")[0]);
+        expect(code.split(" ")).toHaveLength(3);
+      }
+      expect(rpcError(await signIn(client, sent.phoneCodeHash, "12345").catch((e: unknown) => e))).toBe("PHONE_CODE_INVALID");
+      const typed = ` ${code.toUpperCase().replace(/ /g, "  ")} `;
+      expect(await signIn(client, sent.phoneCodeHash, typed)).toBeInstanceOf(Api.auth.Authorization);
+      restore?.();
+      restore = undefined;
+    }
+  });
+
+  it("an e-mail code is proved with email_verification; as phone_code it is wrong", async () => {
+    const { emu } = setup({ codeDelivery: ["email"], loginEmail: "mira@example.com" });
+    const client = newClient();
+    await client.connect();
+    const sent = await sendCode(client);
+    expect(sent.type).toBeInstanceOf(Api.auth.SentCodeTypeEmailCode);
+    expect((sent.type as Api.auth.SentCodeTypeEmailCode).emailPattern).toBe("m***@example.com");
+    const code = emu.loginCode(PHONE) ?? "";
+    expect(rpcError(await signIn(client, sent.phoneCodeHash, code).catch((e: unknown) => e))).toBe("PHONE_CODE_INVALID");
+    const byEmail = (c: string) =>
+      client.invoke(new Api.auth.SignIn({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash, emailVerification: new Api.EmailVerificationCode({ code: c }) }));
+    expect(rpcError(await byEmail(code === "11111" ? "22222" : "11111").catch((e: unknown) => e))).toBe("EMAIL_CODE_INVALID");
+    expect(await byEmail(code)).toBeInstanceOf(Api.auth.Authorization);
+  });
+
+  it("sets a login e-mail up inside the login: a code to the address given, verified, then the login code goes there", async () => {
+    const { emu, account } = setup({ codeDelivery: ["email"] });
+    const client = newClient();
+    await client.connect();
+    const sent = await sendCode(client);
+    expect(sent.type).toBeInstanceOf(Api.auth.SentCodeTypeSetUpEmailRequired);
+    const purpose = new Api.EmailVerifyPurposeLoginSetup({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash });
+    // GramJS's invoke() hands every answer to its entity cache, which takes anything with a numeric
+    // `length` for a list: account.sentEmailCode{email_pattern, length} makes it throw after the
+    // server sent the e-mail. A client must send this request past invoke() (the sender itself).
+    const viaInvoke = await client.invoke(new Api.account.SendVerifyEmailCode({ purpose, email: "first@example.org" })).catch((e: unknown) => e);
+    expect(viaInvoke).toBeInstanceOf(TypeError);
+    expect(emu.emailCode("first@example.org")).toMatch(/^\d{6}$/); // sent all the same
+    const sender = (client as unknown as { _sender: { send(r: Api.AnyRequest): Promise<unknown> } })._sender;
+    const bad = await sender.send(new Api.account.SendVerifyEmailCode({ purpose, email: "not an address" })).catch((e: unknown) => e);
+    expect(rpcError(bad)).toBe("EMAIL_INVALID");
+    const mailed = (await sender.send(new Api.account.SendVerifyEmailCode({ purpose, email: "mira@example.org" }))) as Api.account.SentEmailCode;
+    expect(mailed.emailPattern).toBe("m***@example.org");
+    const verify = (code: string) => client.invoke(new Api.account.VerifyEmail({ purpose, verification: new Api.EmailVerificationCode({ code }) }));
+    expect(rpcError(await verify("000000").catch((e: unknown) => e))).toBe("CODE_INVALID");
+    const verified = (await verify(emu.emailCode("mira@example.org") ?? "")) as Api.account.EmailVerifiedLogin;
+    expect(verified).toBeInstanceOf(Api.account.EmailVerifiedLogin);
+    expect(verified.sentCode).toBeInstanceOf(Api.auth.SentCode);
+    const next = verified.sentCode as Api.auth.SentCode;
+    expect(next.type).toBeInstanceOf(Api.auth.SentCodeTypeEmailCode);
+    expect(emu.loginEmail(account)).toBe("mira@example.org");
+    const auth = await client.invoke(
+      new Api.auth.SignIn({ phoneNumber: PHONE, phoneCodeHash: next.phoneCodeHash, emailVerification: new Api.EmailVerificationCode({ code: emu.loginCode(PHONE) ?? "" }) }),
+    );
+    expect(auth).toBeInstanceOf(Api.auth.Authorization);
   });
 
   it("answers a malformed phone with PHONE_NUMBER_INVALID and other app credentials with API_ID_INVALID", async () => {

@@ -96,6 +96,42 @@ describe("emulator: media", () => {
     await emu.post({ chat: dm, from: alice, text: "", media: { kind: "photo", bytes: bytes(10) } });
     const photo = (inbox.last().media as Api.MessageMediaPhoto).photo as Api.Photo;
     const location = new Api.InputPhotoFileLocation({ id: photo.id, accessHash: photo.accessHash, fileReference: photo.fileReference, thumbSize: "x" });
-    await expect(client.invoke(new Api.upload.GetFile({ location, offset: 0 as never, limit: 1000 }))).rejects.toMatchObject({ errorMessage: "LIMIT_INVALID" });
+    await expect(client.invoke(new Api.upload.GetFile({ location, offset: 0 as never, limit: 1000 }), photo.dcId)).rejects.toMatchObject({ errorMessage: "LIMIT_INVALID" });
+  });
+});
+
+describe("files on another data centre", () => {
+  it("asked on the main connection, a file on another DC answers FILE_MIGRATE_X (its dc_id); on that DC it is served", async () => {
+    const { emu, persona, alice, client, inbox } = world();
+    const dm = emu.dm(persona, alice);
+    await emu.post({ chat: dm, from: alice, text: "", media: { kind: "photo", bytes: bytes(10) } });
+    const photo = (inbox.last().media as Api.MessageMediaPhoto).photo as Api.Photo;
+    expect(photo.dcId).toBe(emu.fileDc);
+    const location = new Api.InputPhotoFileLocation({ id: photo.id, accessHash: photo.accessHash, fileReference: photo.fileReference, thumbSize: "x" });
+    const req = () => new Api.upload.GetFile({ location, offset: 0 as never, limit: 4096 });
+    const migrate = await client.invoke(req()).catch((e: unknown) => e);
+    expect(migrate).toBeInstanceOf(errors.FileMigrateError);
+    expect((migrate as errors.FileMigrateError).newDc).toBe(emu.fileDc);
+    const file = (await client.invoke(req(), photo.dcId)) as Api.upload.File;
+    expect(Buffer.from(file.bytes)).toEqual(bytes(10).subarray(0, 4096));
+  });
+
+  it("a borrowed connection to another DC is signed in by exporting the authorization once (imported inside initConnection), and reused", async () => {
+    const { emu, persona, alice, client, inbox } = world();
+    const dm = emu.dm(persona, alice);
+    await emu.post({ chat: dm, from: alice, text: "", media: { kind: "photo", bytes: bytes(10) } });
+    const photo = (inbox.last().media as Api.MessageMediaPhoto).photo as Api.Photo;
+    expect(emu.dcConnections(persona)).toEqual([]);
+    const first = await client.downloadFile(new Api.InputPhotoFileLocation({ id: photo.id, accessHash: photo.accessHash, fileReference: photo.fileReference, thumbSize: "x" }), { dcId: photo.dcId });
+    expect(first).toEqual(bytes(10));
+    expect(emu.dcConnections(persona)).toEqual([emu.fileDc]);
+    expect(emu.exportedAuthorizations(persona)).toBe(1);
+    expect(emu.methods(persona).filter((m) => m === "auth.ExportAuthorization")).toHaveLength(1);
+    // The borrowed connection is reused: no second export.
+    await client.downloadFile(new Api.InputPhotoFileLocation({ id: photo.id, accessHash: photo.accessHash, fileReference: photo.fileReference, thumbSize: "x" }), { dcId: photo.dcId });
+    expect(emu.exportedAuthorizations(persona)).toBe(1);
+    // An exported authorization is for the DC it names, once.
+    const e = (await client.invoke(new Api.auth.ExportAuthorization({ dcId: 4 })).catch((x: unknown) => x)) as errors.RPCError;
+    expect(e.errorMessage).toBe("DC_ID_INVALID"); // the DC the request came to
   });
 });

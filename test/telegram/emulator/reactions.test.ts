@@ -224,3 +224,34 @@ describe("reactions", () => {
     expect(emu.reactions(sg, mine.id)).toEqual([]);
   });
 });
+
+describe("what a chat allows", () => {
+  it("the full chat names the allowed reactions; a change pushes updateChannel / updateChat; a reaction outside them is REACTION_INVALID", async () => {
+    const { emu, persona, alice, client } = world();
+    const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
+    const group = emu.createGroup({ title: "G", members: [persona, alice] });
+    emu.primeEntityCache(persona);
+    const changes: string[] = [];
+    client.addEventHandler((u: Api.TypeUpdate) => void changes.push(u.className), new Raw({ types: [Api.UpdateChannel, Api.UpdateChat] }));
+    const full = async (chat: typeof sg) =>
+      ((chat.kind === "supergroup"
+        ? await client.invoke(new Api.channels.GetFullChannel({ channel: chat.peerId }))
+        : await client.invoke(new Api.messages.GetFullChat({ chatId: BigInt(chat.id) as never }))) as Api.messages.ChatFull).fullChat.availableReactions;
+
+    expect(await full(sg)).toBeInstanceOf(Api.ChatReactionsAll);
+    await emu.setAllowedReactions(sg, ["👍", "❤"]);
+    await emu.setAllowedReactions(group, "none");
+    expect(changes).toEqual(["UpdateChannel", "UpdateChat"]);
+    const some = (await full(sg)) as Api.ChatReactionsSome;
+    expect(some.reactions.map(emojiOf)).toEqual(["👍", "❤"]);
+    expect(await full(group)).toBeInstanceOf(Api.ChatReactionsNone);
+
+    const posted = await emu.post({ chat: sg, from: alice, text: "hi" });
+    const react = (emoji: string, chat = sg, id = posted.id) =>
+      client.invoke(new Api.messages.SendReaction({ peer: chat.peerId, msgId: id, reaction: [new Api.ReactionEmoji({ emoticon: emoji })] }));
+    await expect(react("🔥")).rejects.toMatchObject({ errorMessage: "REACTION_INVALID" });
+    await expect(react("👍")).resolves.toBeInstanceOf(Api.Updates);
+    const inGroup = await emu.post({ chat: group, from: alice, text: "hi" });
+    await expect(react("👍", group, inGroup.idFor(persona)!)).rejects.toMatchObject({ errorMessage: "REACTION_INVALID" });
+  });
+});

@@ -36,6 +36,15 @@ describe("revokeSession", () => {
     const ban = (await client.invoke(new Api.updates.GetState()).catch((x: unknown) => x)) as errors.RPCError;
     expect([ban.errorMessage, ban.code]).toEqual(["USER_DEACTIVATED_BAN", 401]);
   });
+
+  it("answers an expired session and an invalid or temporary-only key in the 401 class, as Telegram does", async () => {
+    const { emu, persona, client } = world();
+    for (const name of ["SESSION_EXPIRED", "AUTH_KEY_INVALID", "AUTH_KEY_PERM_EMPTY"]) {
+      emu.revokeSession(persona, name);
+      const e = (await client.invoke(new Api.updates.GetState()).catch((x: unknown) => x)) as errors.RPCError;
+      expect([e.errorMessage, e.code]).toEqual([name, 401]);
+    }
+  });
 });
 
 describe("silenced updates and a new connection", () => {

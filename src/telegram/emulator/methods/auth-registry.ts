@@ -1,13 +1,13 @@
 /**
  * Login methods by TL name: answered for any auth key, signed in or not (see network.ts).
  */
-import { resendCode, sendCode, signIn } from "./auth-code.js";
+import { resendCode, sendCode, sendVerifyEmailCode, signIn, verifyEmail } from "./auth-code.js";
 import type { AuthMethodHandler } from "./auth-method.js";
 import { checkPassword, getPassword } from "./auth-password.js";
 import { exportLoginToken, importLoginToken } from "./auth-qr.js";
 import { getConfig } from "./help-config.js";
 
-const HANDLERS: readonly AuthMethodHandler[] = [sendCode, resendCode, signIn, getPassword, checkPassword, exportLoginToken, importLoginToken, getConfig];
+const HANDLERS: readonly AuthMethodHandler[] = [sendCode, resendCode, signIn, sendVerifyEmailCode, verifyEmail, getPassword, checkPassword, exportLoginToken, importLoginToken, getConfig];
 
 const BY_NAME: ReadonlyMap<string, AuthMethodHandler> = new Map(HANDLERS.map((h) => [h.method, h]));
 

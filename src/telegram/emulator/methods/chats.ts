@@ -1,10 +1,11 @@
 /**
  * messages.GetChats and channels.GetChannels: what GramJS's getEntity() asks for a chat it has
- * not cached. Basic groups the account is not in are left out; a channel it left comes back as
- * ChannelForbidden; an unknown channel or a wrong access hash is CHANNEL_INVALID.
+ * not cached. Basic groups the account is not in are left out; a channel it was removed from
+ * comes back as ChannelForbidden, one it left as the channel with `left` set; an unknown channel
+ * or a wrong access hash is CHANNEL_INVALID.
  */
 import { Api } from "telegram";
-import { fromLong, toLong } from "../long.js";
+import { fromLong } from "../long.js";
 import { RpcFault } from "../rpc-fault.js";
 import type { TlViews } from "../tl-views.js";
 import type { ChatRecord } from "../stored-message.js";
@@ -24,17 +25,13 @@ export const getChannels = defineMethod("channels.GetChannels", Api.channels.Get
     try {
       return chatsOf(ctx.views, [chatForInputChannel(ctx.world, ctx.account, input)])[0] as Api.TypeChat;
     } catch (e) {
-      // A channel the account is no longer in comes back as ChannelForbidden, not as an error.
+      // A channel the account is no longer in comes back as its forbidden / left view, not as an error.
       const rec = e instanceof RpcFault && e.errorMessage === "CHANNEL_PRIVATE" && input instanceof Api.InputChannel
         ? ctx.world.channel(fromLong(input.channelId))
         : undefined;
-      if (!rec) throw e;
-      return new Api.ChannelForbidden({
-        id: toLong(rec.chat.id),
-        accessHash: toLong(rec.chat.accessHash),
-        title: rec.chat.title ?? "",
-        ...(rec.chat.broadcast ? { broadcast: true } : { megagroup: true }),
-      });
+      const view = rec ? ctx.views.chatFor(rec, ctx.account.id) : undefined;
+      if (!view) throw e;
+      return view;
     }
   });
   return new Api.messages.Chats({ chats });

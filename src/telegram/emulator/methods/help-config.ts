@@ -5,14 +5,21 @@
 import { Api } from "telegram";
 import { DC_IDS } from "../auth-server.js";
 import { defineAuthMethod } from "./auth-method.js";
+import { defineMethod } from "./method.js";
 
-export const getConfig = defineAuthMethod("help.GetConfig", Api.help.GetConfig, (ctx) => {
-  const date = Math.floor(ctx.now / 1000);
+/** help.getConfig on a connection that is not signed in yet (login: the DC list for a move). */
+export const getConfig = defineAuthMethod("help.GetConfig", Api.help.GetConfig, (ctx) => config(ctx.now, ctx.key.dcId));
+
+/** help.getConfig on an account's connection (GramJS asks it before borrowing a sender for another DC). */
+export const getAccountConfig = defineMethod("help.GetConfig", Api.help.GetConfig, (ctx) => config(ctx.now, ctx.dcId));
+
+function config(now: number, thisDc: number): Api.Config {
+  const date = Math.floor(now / 1000);
   return new Api.Config({
     date,
     expires: date + 3600,
     testMode: false,
-    thisDc: ctx.key.dcId,
+    thisDc,
     dcOptions: DC_IDS.map((id) => new Api.DcOption({ id, ipAddress: `192.0.2.${id}`, port: 443 })),
     dcTxtDomainName: "emulator.invalid",
     chatSizeMax: 200,
@@ -41,4 +48,4 @@ export const getConfig = defineAuthMethod("help.GetConfig", Api.help.GetConfig, 
     messageLengthMax: 4096,
     webfileDcId: 4,
   });
-});
+}

@@ -2,6 +2,7 @@
  * The shape of one emulated RPC method, and what it may touch.
  */
 import { Api } from "telegram";
+import type { AuthServer } from "../auth-server.js";
 import type { PreparedDelivery } from "../message-bus.js";
 import type { StoredMessage } from "../stored-message.js";
 import type { EntityBag, TlViews } from "../tl-views.js";
@@ -13,6 +14,10 @@ export interface MethodContext {
   readonly world: World;
   readonly views: TlViews;
   readonly account: EmuUser;
+  /** The data centre the request came to (the main connection's, or a borrowed one's). */
+  readonly dcId: number;
+  /** The login side: exported authorizations for other DCs. */
+  readonly auth: AuthServer;
   /** Emulator wall time in ms. */
   readonly now: number;
   /** Limits of the update protocol (difference slices, TooLong thresholds). */

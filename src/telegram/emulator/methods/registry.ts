@@ -15,6 +15,9 @@ import { setTyping } from "./set-typing.js";
 import { getStickerSet } from "./sticker-sets.js";
 import { getChannelDifference, getDifference, getState } from "./update-state.js";
 import { getFile } from "./upload.js";
+import { exportAuthorization } from "./export-authorization.js";
+import { getFullChannel, getFullChat } from "./full-chat.js";
+import { getAccountConfig } from "./help-config.js";
 import { getUsers } from "./users.js";
 
 const HANDLERS: readonly MethodHandler[] = [
@@ -39,6 +42,10 @@ const HANDLERS: readonly MethodHandler[] = [
   getChannelDifference,
   getChats,
   getChannels,
+  exportAuthorization,
+  getAccountConfig,
+  getFullChannel,
+  getFullChat,
 ];
 
 const BY_NAME: ReadonlyMap<string, MethodHandler> = new Map(HANDLERS.map((h) => [h.method, h]));

@@ -1,13 +1,14 @@
 /**
  * messages.SendReaction: one standard reaction per user and message (a non-premium account);
- * an empty list removes it. Anything outside Telegram's standard list is REACTION_INVALID.
+ * an empty list removes it. Anything outside Telegram's standard list, or outside what the chat
+ * allows (its available_reactions; private chats allow every standard one), is REACTION_INVALID.
  * The answer is `Updates{updateMessageReactions}` as the caller sees the message now; the
  * message's author, if it is another attached account, is pushed the same (see
  * message-reactions.ts).
  */
 import { Api } from "telegram";
 import { RpcFault } from "../rpc-fault.js";
-import { isStandardReaction } from "../../standard-reactions.js";
+import { isAllowed, isStandardReaction } from "../../standard-reactions.js";
 import { reactionPush, reactionsUpdate, setReaction } from "../message-reactions.js";
 import { defineMethod, updatesEnvelope } from "./method.js";
 import { asMessageId, chatForInputPeer } from "./resolve-peer.js";
@@ -24,7 +25,7 @@ export const sendReaction = defineMethod("messages.SendReaction", Api.messages.S
   let changed: boolean;
   if (first === undefined || first instanceof Api.ReactionEmpty) {
     changed = setReaction(msg, account.id, undefined, ctx.now);
-  } else if (first instanceof Api.ReactionEmoji && isStandardReaction(first.emoticon)) {
+  } else if (first instanceof Api.ReactionEmoji && isStandardReaction(first.emoticon) && (rec.chat.kind === "dm" || isAllowed(first.emoticon, rec.reactions))) {
     changed = setReaction(msg, account.id, first.emoticon, ctx.now);
   } else {
     throw new RpcFault("REACTION_INVALID");

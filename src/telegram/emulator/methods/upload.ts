@@ -3,7 +3,8 @@
  * `limit` a multiple of 4 KB that divides 1 MB (LIMIT_INVALID / OFFSET_INVALID otherwise), the
  * current file reference only (FILE_REFERENCE_EXPIRED for a stale one), a wrong id or access hash
  * FILE_ID_INVALID. Photos by InputPhotoFileLocation (one size, "x"), documents and stickers by
- * InputDocumentFileLocation.
+ * InputDocumentFileLocation. A file lives on one data centre (its `dc_id`): asked on another
+ * DC's connection, FILE_MIGRATE_X (303) names the right one.
  */
 import { Api } from "telegram";
 import { fromLong } from "../long.js";
@@ -19,6 +20,7 @@ export const getFile = defineMethod("upload.GetFile", Api.upload.GetFile, (ctx, 
   if (!(loc instanceof Api.InputPhotoFileLocation) && !(loc instanceof Api.InputDocumentFileLocation)) throw new RpcFault("LOCATION_INVALID");
   const file = ctx.world.files.get(fromLong(loc.id));
   if (!file || file.accessHash !== fromLong(loc.accessHash)) throw new RpcFault("FILE_ID_INVALID");
+  if (file.dcId !== ctx.dcId) throw new RpcFault(`FILE_MIGRATE_${file.dcId}`, 303);
   if (loc instanceof Api.InputPhotoFileLocation && loc.thumbSize !== PHOTO_SIZE_TYPE) throw new RpcFault("LOCATION_INVALID");
   if (!Buffer.from(loc.fileReference).equals(file.fileReference)) throw new RpcFault("FILE_REFERENCE_EXPIRED");
   const offset = fromLong(req.offset);

@@ -60,6 +60,7 @@ import { LlmMediaSource } from "../llm/media-llm";
 import { MediaCache } from "../store/media-cache";
 import { TelegramMediaFetcher } from "../telegram/media-download";
 import { systemClock } from "./clock";
+import { metrics } from "../metrics/metrics";
 
 export interface AgentRuntimeOptions {
   readonly persona: Persona;
@@ -190,6 +191,12 @@ export class AgentRuntime {
     this.llm = o.llm;
     this.detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
       const cost = this.usage.record(u, this.clock.now());
+      const labels = { agent, purpose: u.purpose, model: u.model };
+      metrics.llmCalls.inc(labels);
+      metrics.llmTokens.inc({ ...labels, kind: "prompt" }, u.promptTokens);
+      metrics.llmTokens.inc({ ...labels, kind: "output" }, u.outputTokens);
+      metrics.llmTokens.inc({ ...labels, kind: "thinking" }, u.thinkingTokens);
+      metrics.llmCostUsd.inc(labels, cost ?? 0);
       if (cost === undefined) this.logger.warn({ component: "llm", model: u.model }, "no price for this model: its cost is not estimated (see LLM_PRICES)");
     });
     const mo = o.media ?? {};
@@ -206,6 +213,7 @@ export class AgentRuntime {
       clock: this.clock,
       logger: this.logger,
       ...(mo.limits ? { limits: mo.limits } : {}),
+      onServed: (source) => metrics.mediaDescriptions.inc({ agent, source }),
     });
     const own = new OwnSends(this.clock);
     const actions = new TrackedActions(
@@ -221,6 +229,9 @@ export class AgentRuntime {
       own,
     );
     const limits = new RateLimits(o.db, agent, this.logger);
+    const answered = metrics.messagesAnswered.labels({ agent });
+    answered.inc(0); // every persona's series exists from its start, at 0
+    metrics.messagesPlanned.inc({ agent }, 0);
     const deps: ActionHandlerDeps = {
       actions,
       clock: this.clock,
@@ -228,6 +239,7 @@ export class AgentRuntime {
       messages: this.messages,
       limits,
       onSent: (s) => {
+        answered.inc();
         this.addressing.noteOwn(s.chatId, this.clock.now());
         this.messages.insert({
           chatId: s.chatId,
@@ -293,12 +305,14 @@ export class AgentRuntime {
       typing: this.typing,
       clock: this.clock,
       logger: this.logger,
+      onFinished: (task, outcome) => metrics.tasks.inc({ agent, kind: task.kind, outcome }),
       onFailed: (task, reason) => {
         this.lastError = { at: this.clock.now(), text: `${task.kind} in ${this.messages.chat(task.chatId)?.title ?? task.chatId}: ${reason}` };
       },
       handlers: {
         received: receivedHandler({
           persona: o.persona,
+          onPlanned: (n) => metrics.messagesPlanned.inc({ agent }, n),
           messages: this.messages,
           memories: this.memories,
           ...(o.curated ? { curated: o.curated } : {}),
@@ -333,6 +347,9 @@ export class AgentRuntime {
         address: this.addressing.handler(),
       },
     });
+    const addressed = metrics.messagesAddressed.labels({ agent });
+    addressed.inc(0);
+    metrics.messagesStored.of(agent);
     this.inbound = createInboundPipeline({
       messages: this.messages,
       names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
@@ -351,6 +368,8 @@ export class AgentRuntime {
       now: () => this.clock.now(),
       admit,
       implicit: (m) => this.addressing.consider(m),
+      stored: metrics.messagesStored.of(agent),
+      onAddressed: () => addressed.inc(),
       outgoing: createOutgoingHandler({
         selfId: o.selfId,
         name: o.persona.name,
@@ -412,6 +431,10 @@ export class AgentRuntime {
       const progress = catchUpProgress();
       try {
         const s = await this.engine.run();
+        const agent = this.o.persona.name;
+        metrics.catchUpRuns.inc({ agent });
+        metrics.catchUpRequests.inc({ agent }, s.requests);
+        metrics.catchUpMessages.inc({ agent }, s.messages);
         this.logger.info(
           { component: "catch-up", messages: s.messages, chats: s.chats, requests: s.requests, seconds: Math.round(s.ms / 100) / 10 },
           `caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests, ${(s.ms / 1000).toFixed(1)} s`,

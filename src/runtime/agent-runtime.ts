@@ -61,6 +61,7 @@ import { MediaCache } from "../store/media-cache";
 import { TelegramMediaFetcher } from "../telegram/media-download";
 import { systemClock } from "./clock";
 import { metrics } from "../metrics/metrics";
+import { databaseBytes, type Retention } from "../store/retention";
 
 export interface AgentRuntimeOptions {
   readonly persona: Persona;
@@ -103,6 +104,8 @@ export interface AgentRuntimeOptions {
   readonly selfUsername?: string;
   /** Media understanding (see README "Media"); absent: curated files none, no AI source. */
   readonly media?: MediaRuntimeOptions;
+  /** The database's retention job, for `/status` (npm start). */
+  readonly retention?: Pick<Retention, "removed" | "last" | "retainDays">;
 }
 
 /** How the persona understands photos, stickers and voice. */
@@ -479,6 +482,19 @@ export class AgentRuntime {
       dailyTokenBudget: this.o.persona.policy.dailyTokenBudget,
       capped: this.caps.cappedChats(),
       ...(this.lastError ? { lastError: this.lastError } : {}),
+      ...(this.o.retention ? { storage: this.storageFacts(this.o.retention) } : {}),
+    };
+  }
+
+  private storageFacts(r: NonNullable<AgentRuntimeOptions["retention"]>): StatusFacts["storage"] {
+    const removed = r.removed(this.o.persona.name);
+    const last = r.last;
+    return {
+      bytes: databaseBytes(this.o.db),
+      retainDays: r.retainDays,
+      removedMessages: removed.messages,
+      removedTasks: removed.tasks,
+      ...(last ? { lastPassAt: last.at } : {}),
     };
   }
 

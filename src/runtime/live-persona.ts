@@ -20,7 +20,7 @@ import { lockSession, secureSessionFile, sessionPath, type ClientFactory } from 
 import { ConnectionHealth, describeError, watchUpdates, type Backoff, type ConnectionHealthOptions } from "../telegram/connection-health";
 import type { Clock } from "../types";
 import type { PersonaConnection } from "../http/readiness";
-import { AgentRuntime, type MediaRuntimeOptions } from "./agent-runtime";
+import { AgentRuntime, type AgentRuntimeOptions, type MediaRuntimeOptions } from "./agent-runtime";
 
 /** How a persona's run ended. */
 export type PersonaOutcome =
@@ -71,6 +71,8 @@ export interface LivePersonaOptions {
   readonly onRunning?: (runtime: AgentRuntime) => void;
   /** Where readiness and the connection-state gauge read this persona's connection (src/http/readiness.ts). */
   readonly connection?: ConnectionReport;
+  /** The database's retention job, for `/status`. */
+  readonly retention?: AgentRuntimeOptions["retention"];
 }
 
 /** The persona's side of readiness: `runLivePersona` points `source` at what it knows now. */
@@ -160,6 +162,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ...(o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: o.maxAnswerAgeMs } : {}),
     ...(o.curated ? { curated: o.curated } : {}),
     ...(o.media ? { media: o.media } : {}),
+    ...(o.retention ? { retention: o.retention } : {}),
     planner: new GeminiPlanner({ llm, logger: geminiLogger }),
     llm,
   });

@@ -12,6 +12,8 @@ import type { AgentRuntime } from "./agent-runtime";
 import { systemClock } from "./clock";
 import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
 import { startHttpFromEnv } from "../http/server";
+import { watchDatabase } from "../metrics/metrics";
+import { databaseBytes, enableIncrementalVacuum, isIncremental, Retention, type RetentionOptions } from "../store/retention";
 import { registerPersona, type PersonaConnection } from "../http/readiness";
 import { runLivePersona, type ConnectionReport, type HealthSettings, type PersonaOutcome } from "./live-persona";
 import { createLogger } from "./logger";
@@ -47,6 +49,8 @@ export interface StartOptions {
   readonly onRunning?: (runtime: AgentRuntime) => void;
   /** Told where the HTTP listener listens, when HTTP_PORT started one (tests). */
   readonly onHttp?: (url: string) => void;
+  /** Retention timing (tests). */
+  readonly retention?: Pick<RetentionOptions, "firstAfterMs" | "everyMs" | "pauseMs">;
 }
 
 /** Resolves with the exit code: 0 after a clean shutdown, 1 when any persona ended in an error. */
@@ -87,6 +91,14 @@ export async function start(o: StartOptions = {}): Promise<number> {
   /** User ids of every persona of this process: none answers another (the loop guard). */
   const personaIds = new Set<string>();
   const db = openDatabase(env.STATE_DB);
+  if (!isIncremental(db)) {
+    // Once, for a database made before retention: the whole file is rewritten.
+    logger.info({ component: "retention", bytes: databaseBytes(db) }, "switching the database to incremental vacuum (once; rewrites the file)");
+    enableIncrementalVacuum(db);
+    logger.info({ component: "retention", bytes: databaseBytes(db) }, "database switched to incremental vacuum");
+  }
+  const retention = new Retention({ db, retainDays: env.RETAIN_DAYS, clock: o.clock ?? systemClock, logger, ...o.retention });
+  const unwatchDb = watchDatabase(() => databaseBytes(db));
   const reports = new Map<string, ConnectionReport>(live.map((p) => [p.name, { source: (): PersonaConnection => ({ state: "connecting" }) }]));
   const unregister = [...reports].map(([name, r]) => registerPersona(name, () => r.source()));
   let outcomes: PersonaOutcome[];
@@ -96,10 +108,12 @@ export async function start(o: StartOptions = {}): Promise<number> {
     if (http) o.onHttp?.(http.url);
   } catch (e) {
     for (const u of unregister) u();
+    unwatchDb();
     shutdown.dispose();
     closeDatabase(db);
     throw e;
   }
+  retention.start();
   try {
     outcomes = await Promise.all(
       live.map((persona) =>
@@ -132,6 +146,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
             ...(o.onRestored ? { onRestored: o.onRestored } : {}),
             ...(o.onRunning ? { onRunning: o.onRunning } : {}),
             connection: reports.get(persona.name)!,
+            retention,
           },
           shutdown.signal,
         ),
@@ -139,6 +154,8 @@ export async function start(o: StartOptions = {}): Promise<number> {
     );
   } finally {
     await http?.close();
+    await retention.stop();
+    unwatchDb();
     for (const u of unregister) u();
     shutdown.dispose();
     closeDatabase(db);

@@ -69,7 +69,8 @@ export class Harness {
   readonly emu: TelegramEmulator;
   readonly clock: FakeClock;
   readonly persona: Persona;
-  readonly dbPath: string;
+  /** The database file; a test may point it elsewhere (a restored backup) before the next `boot()`. */
+  dbPath: string;
   account!: EmuUser;
   alice!: EmuUser;
   bob!: EmuUser;

@@ -24,7 +24,7 @@ export const DEFAULT_RETAIN_DAYS = 90;
 /** Finished tasks (done, failed, cancelled) are kept this long after they ended. */
 export const FINISHED_TASK_DAYS = 14;
 /** Rows per delete transaction. */
-export const BATCH_ROWS = 500;
+export const BATCH_ROWS = 200;
 /** Pages given back per incremental-vacuum step. */
 export const VACUUM_PAGES = 256;
 const DAY_MS = 86_400_000;
@@ -93,7 +93,7 @@ export class Retention {
       `SELECT message_id, date, topic_id, thread_root, is_agent FROM messages WHERE agent = ? AND chat_id = ? AND message_id > ? ORDER BY message_id LIMIT ?`,
     );
     this.agentLanes = db.prepare(`SELECT DISTINCT topic_id, thread_root FROM messages WHERE agent = ? AND chat_id = ? AND is_agent = 1`);
-    this.summaryEnds = db.prepare(`SELECT lane, to_id FROM lane_summaries WHERE agent = ? AND chat_id = ?`);
+    this.summaryEnds = db.prepare(`SELECT chat_id, lane, to_id FROM lane_summaries WHERE agent = ?`);
     this.deleteMessage = db.prepare(`DELETE FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`);
     this.deleteReactions = db.prepare(`DELETE FROM reactions WHERE agent = ? AND chat_id = ? AND message_id = ?`);
     this.taskPage = db.prepare(`SELECT id, agent, status, created_at, updated_at FROM tasks WHERE id > ? ORDER BY id LIMIT ?`);
@@ -164,8 +164,23 @@ export class Retention {
       await this.breathe();
     };
 
-    // Messages, chat by chat.
+    // Messages, chat by chat; deletions of several chats share a batch.
     const cutoff = now - this.o.retainDays * DAY_MS;
+    let doomed: { agent: string; chatId: string; id: number }[] = [];
+    const flush = async () => {
+      if (doomed.length === 0) return;
+      const batch = doomed;
+      doomed = [];
+      await write(() => {
+        for (const d of batch) {
+          this.deleteMessage.run(d.agent, d.chatId, d.id);
+          this.deleteReactions.run(d.agent, d.chatId, d.id);
+        }
+      });
+      for (const d of batch) count(d.agent).messages++;
+    };
+    /** How far each lane's summary reaches, per chat, of the persona whose chats are being walked (read once per persona). */
+    let summaries: { agent: string; byChat: Map<string, Map<string, number>> } | undefined;
     let key: [string, string] = ["", ""];
     for (;;) {
       if (this.stopped) break;
@@ -179,7 +194,6 @@ export class Retention {
       for (let done = false; !done && !this.stopped; ) {
         const rows = this.page.all(agent, chatId, after, BATCH_ROWS) as MessageRow[];
         if (rows.length === 0) break;
-        const doomed: number[] = [];
         for (const r of rows) {
           after = r.message_id;
           // Telegram's dates grow with the id; the persona's own rows carry the local clock.
@@ -188,27 +202,21 @@ export class Retention {
             break;
           }
           if (r.date >= cutoff) continue;
-          lanes ??= this.lanesOf(agent, chatId);
+          if (summaries?.agent !== agent) summaries = { agent, byChat: this.summariesOf(agent) };
+          lanes ??= this.lanesOf(agent, chatId, summaries.byChat.get(chatId));
           const lane = laneKey(laneOf({ chatId, ...(r.topic_id != null ? { topicId: r.topic_id } : {}), ...(r.thread_root != null ? { threadRoot: r.thread_root } : {}) }));
           const to = lanes.covered.get(lane);
           if (to !== undefined ? r.message_id > to : lanes.talked.has(lane)) {
             waiting++;
             continue;
           }
-          doomed.push(r.message_id);
-        }
-        if (doomed.length > 0) {
-          await write(() => {
-            for (const id of doomed) {
-              this.deleteMessage.run(agent, chatId, id);
-              this.deleteReactions.run(agent, chatId, id);
-            }
-          });
-          count(agent).messages += doomed.length;
+          doomed.push({ agent, chatId, id: r.message_id });
+          if (doomed.length >= BATCH_ROWS) await flush();
         }
         if (rows.length < BATCH_ROWS) break;
       }
     }
+    await flush();
 
     // Finished tasks: ids grow with creation time, so the walk ends at the first task created after the cutoff.
     const taskCutoff = now - FINISHED_TASK_DAYS * DAY_MS;
@@ -264,16 +272,25 @@ export class Retention {
   }
 
   /** The lanes of a chat the persona talks in, and how far each lane's summary reaches. */
-  private lanesOf(agent: string, chatId: string): { talked: Set<string>; covered: Map<string, number> } {
+  private lanesOf(agent: string, chatId: string, covered = new Map<string, number>()): { talked: Set<string>; covered: Map<string, number> } {
     const talked = new Set<string>();
     for (const r of this.agentLanes.all(agent, chatId) as { topic_id: number | null; thread_root: number | null }[]) {
       talked.add(laneKey(laneOf({ chatId, ...(r.topic_id != null ? { topicId: r.topic_id } : {}), ...(r.thread_root != null ? { threadRoot: r.thread_root } : {}) })));
       // Its own messages are read with the chat's root lane too, wherever they reply.
       talked.add(laneKey({ kind: "root", chatId }));
     }
-    const covered = new Map<string, number>();
-    for (const r of this.summaryEnds.all(agent, chatId) as { lane: string; to_id: number }[]) covered.set(r.lane, r.to_id);
     return { talked, covered };
+  }
+
+  /** Every summary's reach (lane → to_id) of a persona, by chat. */
+  private summariesOf(agent: string): Map<string, Map<string, number>> {
+    const byChat = new Map<string, Map<string, number>>();
+    for (const r of this.summaryEnds.all(agent) as { chat_id: string; lane: string; to_id: number }[]) {
+      let m = byChat.get(r.chat_id);
+      if (!m) byChat.set(r.chat_id, (m = new Map()));
+      m.set(r.lane, r.to_id);
+    }
+    return byChat;
   }
 
   private breathe(): Promise<void> {

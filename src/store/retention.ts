@@ -26,7 +26,7 @@ export const FINISHED_TASK_DAYS = 14;
 /** Rows per delete transaction. */
 export const BATCH_ROWS = 200;
 /** Pages given back per incremental-vacuum step. */
-export const VACUUM_PAGES = 256;
+export const VACUUM_PAGES = 128;
 const DAY_MS = 86_400_000;
 
 /** What a persona's rows lost to retention. */
@@ -243,14 +243,14 @@ export class Retention {
     }
 
     // Give the space back, a few pages at a time.
-    let pagesFreed = 0;
+    const pagesBefore = this.o.db.pragma("page_count", { simple: true }) as number;
     while (!this.stopped && isIncremental(this.o.db)) {
       const free = this.o.db.pragma("freelist_count", { simple: true }) as number;
       if (free === 0) break;
-      const step = Math.min(free, VACUUM_PAGES);
-      await write(() => this.o.db.prepare(`PRAGMA incremental_vacuum(${step})`).run());
-      pagesFreed += step;
+      // exec, not a prepared statement: each step of that statement frees one page.
+      await write(() => this.o.db.exec(`PRAGMA incremental_vacuum(${Math.min(free, VACUUM_PAGES)})`));
     }
+    const pagesFreed = pagesBefore - (this.o.db.pragma("page_count", { simple: true }) as number);
 
     for (const [agent, c] of removed) {
       const t = this.totals.get(agent) ?? { messages: 0, tasks: 0 };

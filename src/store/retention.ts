@@ -23,8 +23,10 @@ import { transaction, type Db } from "./db";
 export const DEFAULT_RETAIN_DAYS = 90;
 /** Finished tasks (done, failed, cancelled) are kept this long after they ended. */
 export const FINISHED_TASK_DAYS = 14;
-/** Rows per delete transaction. */
+/** Rows per delete transaction, at most. */
 export const BATCH_ROWS = 200;
+/** A delete transaction stops taking rows after this long (it holds the writer meanwhile). */
+export const BATCH_BUDGET_MS = 10;
 /** Pages given back per incremental-vacuum step. */
 export const VACUUM_PAGES = 128;
 const DAY_MS = 86_400_000;
@@ -163,6 +165,20 @@ export class Retention {
       batches++;
       await this.breathe();
     };
+    /**
+     * Apply `each` to every item, in transactions of at most BATCH_ROWS items that also stop
+     * after BATCH_BUDGET_MS (rows of many chats sit on as many pages, some not in the cache).
+     */
+    const writeAll = async <T>(items: readonly T[], each: (item: T) => void) => {
+      for (let i = 0; i < items.length; ) {
+        await write(() => {
+          const until = performance.now() + BATCH_BUDGET_MS;
+          const end = Math.min(items.length, i + BATCH_ROWS);
+          do each(items[i++]!);
+          while (i < end && performance.now() < until);
+        });
+      }
+    };
 
     // Messages, chat by chat; deletions of several chats share a batch.
     const cutoff = now - this.o.retainDays * DAY_MS;
@@ -171,11 +187,9 @@ export class Retention {
       if (doomed.length === 0) return;
       const batch = doomed;
       doomed = [];
-      await write(() => {
-        for (const d of batch) {
-          this.deleteMessage.run(d.agent, d.chatId, d.id);
-          this.deleteReactions.run(d.agent, d.chatId, d.id);
-        }
+      await writeAll(batch, (d) => {
+        this.deleteMessage.run(d.agent, d.chatId, d.id);
+        this.deleteReactions.run(d.agent, d.chatId, d.id);
       });
       for (const d of batch) count(d.agent).messages++;
     };
@@ -234,9 +248,7 @@ export class Retention {
         if ((r.status === "done" || r.status === "failed" || r.status === "cancelled") && r.updated_at < taskCutoff) doomed.push(r);
       }
       if (doomed.length > 0) {
-        await write(() => {
-          for (const t of doomed) this.deleteTask.run(t.id);
-        });
+        await writeAll(doomed, (t) => this.deleteTask.run(t.id));
         for (const t of doomed) count(t.agent).tasks++;
       }
       if (rows.length < BATCH_ROWS) break;

@@ -144,8 +144,9 @@ describe("retention (RETAIN_DAYS)", () => {
     m.commit();
     expect(pass.removed.get("Mira")!.messages).toBe(n);
     expect(pass.pagesFreed).toBeGreaterThan(0);
-    // Deletions in batches of BATCH_ROWS, then the vacuum in steps of VACUUM_PAGES.
-    expect(pass.batches).toBe(Math.ceil(n / BATCH_ROWS) + Math.ceil(pass.pagesFreed / VACUUM_PAGES));
+    // Deletions in batches of at most BATCH_ROWS (fewer when one takes 10 ms), then the vacuum in steps of VACUUM_PAGES.
+    expect(pass.batches).toBeGreaterThanOrEqual(Math.ceil(n / BATCH_ROWS) + Math.ceil(pass.pagesFreed / VACUUM_PAGES));
+    expect(pass.batches).toBeLessThan(n / 4);
     expect(ids(db, "-100")).toEqual([n + 1]);
     expect(written).toBeGreaterThan(0);
     expect(ids(db, "-500")).toEqual(range(1, written));

@@ -13,7 +13,7 @@ import { systemClock } from "./clock";
 import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
 import { startHttpFromEnv } from "../http/server";
 import { watchDatabase } from "../metrics/metrics";
-import { databaseBytes, enableIncrementalVacuum, isIncremental, Retention, type RetentionOptions } from "../store/retention";
+import { databaseBytes, enableIncrementalVacuum, isIncremental, Retention } from "../store/retention";
 import { registerPersona, type PersonaConnection } from "../http/readiness";
 import { runLivePersona, type ConnectionReport, type HealthSettings, type PersonaOutcome } from "./live-persona";
 import { createLogger } from "./logger";
@@ -49,8 +49,6 @@ export interface StartOptions {
   readonly onRunning?: (runtime: AgentRuntime) => void;
   /** Told where the HTTP listener listens, when HTTP_PORT started one (tests). */
   readonly onHttp?: (url: string) => void;
-  /** Retention timing (tests). */
-  readonly retention?: Pick<RetentionOptions, "firstAfterMs" | "everyMs" | "pauseMs">;
 }
 
 /** Resolves with the exit code: 0 after a clean shutdown, 1 when any persona ended in an error. */
@@ -97,7 +95,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
     enableIncrementalVacuum(db);
     logger.info({ component: "retention", bytes: databaseBytes(db) }, "database switched to incremental vacuum");
   }
-  const retention = new Retention({ db, retainDays: env.RETAIN_DAYS, clock: o.clock ?? systemClock, logger, ...o.retention });
+  const retention = new Retention({ db, retainDays: env.RETAIN_DAYS, clock: o.clock ?? systemClock, logger });
   const unwatchDb = watchDatabase(() => databaseBytes(db));
   const reports = new Map<string, ConnectionReport>(live.map((p) => [p.name, { source: (): PersonaConnection => ({ state: "connecting" }) }]));
   const unregister = [...reports].map(([name, r]) => registerPersona(name, () => r.source()));

@@ -138,7 +138,7 @@ if (json) {
   console.log(`   after the P8 catch-up (its own process): ${f(p8.rssMb, 0)} MB`);
   console.log(
     `   database after the ingest: ${f(p7.dbMb, 0)} MB; after retention 91 days later with every lane summarised: ${f(p7.dbAfterRetentionMb, 1)} MB ` +
-      `(${p7.retention.removed} messages removed in ${f(p7.retention.seconds, 1)} s, ${p7.retention.batches} batches, the longest holding the writer ${f(p7.retention.longestBatchMs, 1)} ms)`,
+      `(${p7.retention.removed} messages removed in ${f(p7.retention.seconds, 1)} s, ${p7.retention.batches} batches; the longest spent ${f(p7.retention.longestBodyMs, 1)} ms deleting, ${f(p7.retention.longestBatchMs, 1)} ms with its commit and any WAL checkpoint)`,
   );
   console.log(`P8 catch-up requests ÷ naive scan: ${f(p8.ratio, 3)} (target ≤ 0.2), ${p8.messagesWhileDown} messages over ${p8.chats} chats while down`);
   console.log(`   catch-up:   ${p8.catchUp.requests} requests, ${f(p8.catchUp.seconds, 1)} s (through the inbound path), ${p8.catchUp.recovered} recovered, ${p8.catchUp.lost} lost, ${p8.catchUp.doubled} doubled`);

@@ -31,7 +31,7 @@ export interface MemoryFigures {
   readonly dbMb: number;
   /** The same after a retention pass 91 days later with every lane summarised (incremental vacuum included), MB. */
   readonly dbAfterRetentionMb: number;
-  readonly retention: { readonly removed: number; readonly seconds: number; readonly batches: number; readonly longestBatchMs: number };
+  readonly retention: { readonly removed: number; readonly seconds: number; readonly batches: number; readonly longestBatchMs: number; readonly longestBodyMs: number };
 }
 
 const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n";
@@ -135,7 +135,7 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
     stored,
     dbMb,
     dbAfterRetentionMb,
-    retention: { removed: pass.removed.get("Mira")?.messages ?? 0, seconds: pass.ms / 1000, batches: pass.batches, longestBatchMs: pass.longestBatchMs },
+    retention: { removed: pass.removed.get("Mira")?.messages ?? 0, seconds: pass.ms / 1000, batches: pass.batches, longestBatchMs: pass.longestBatchMs, longestBodyMs: pass.longestBodyMs },
   };
 }
 

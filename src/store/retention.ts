@@ -44,8 +44,10 @@ export interface RetentionPass {
   readonly waiting: number;
   readonly pagesFreed: number;
   readonly batches: number;
-  /** The longest single write transaction of the pass, ms. */
+  /** The longest single write transaction of the pass, its commit included (and the WAL checkpoint a commit may run), ms. */
   readonly longestBatchMs: number;
+  /** The longest time spent deleting inside one transaction, ms (what the batch limits bound). */
+  readonly longestBodyMs: number;
   readonly ms: number;
 }
 
@@ -156,11 +158,16 @@ export class Retention {
     };
     let batches = 0;
     let longest = 0;
+    let longestBody = 0;
     let waiting = 0;
     /** One short write transaction, timed; then a pause for everyone else. */
     const write = async (fn: () => void) => {
       const s = performance.now();
-      transaction(this.o.db, fn);
+      transaction(this.o.db, () => {
+        const b = performance.now();
+        fn();
+        longestBody = Math.max(longestBody, performance.now() - b);
+      });
       longest = Math.max(longest, performance.now() - s);
       batches++;
       await this.breathe();
@@ -272,7 +279,7 @@ export class Retention {
       if (c.messages > 0) metrics.retentionRemoved.inc({ agent, what: "messages" }, c.messages);
       if (c.tasks > 0) metrics.retentionRemoved.inc({ agent, what: "tasks" }, c.tasks);
     }
-    const pass: RetentionPass = { removed, waiting, pagesFreed, batches, longestBatchMs: longest, ms: Date.now() - t0 };
+    const pass: RetentionPass = { removed, waiting, pagesFreed, batches, longestBatchMs: longest, longestBodyMs: longestBody, ms: Date.now() - t0 };
     this.lastPass = { at: this.o.clock.now(), pass };
     const messages = [...removed.values()].reduce((a, c) => a + c.messages, 0);
     const tasks = [...removed.values()].reduce((a, c) => a + c.tasks, 0);

@@ -18,6 +18,7 @@
  *       tokens — and the share of the next request that repeats its beginning (implicit cache)
  */
 import { parseFlags, UsageError } from "../src/cli/args";
+import { favourMemory } from "../src/runtime/memory-mode";
 import { benchBatching } from "../src/bench/batching-bench";
 import type { CatchUpFigures } from "../src/bench/catch-up-bench";
 import { benchGroupMemories, benchPromptGrowth } from "../src/bench/context-bench";
@@ -29,6 +30,8 @@ import { benchRequest } from "../src/bench/request-bench";
 import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
 import { benchMedia } from "../src/bench/media-bench";
 import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
+
+favourMemory(); // P1 and the rest measured as npm start runs (src/runtime/memory-mode.ts)
 
 const USAGE = `Usage: npm run bench [-- --json]
 
@@ -145,8 +148,12 @@ if (json) {
   console.log(`   one-task-per-tick policy for comparison: ratio ${f(figures.P6.oneTaskPerTick.ratio, 1)}`);
   console.log(`   1 chat:      ${lat(perTickOne)}`);
   console.log(`   1000 chats:  ${lat(perTickMany)}`);
-  console.log(`P7 RSS after ingesting ${p7.messages} messages over ${p7.chats} chats: ${f(p7.rssMb, 0)} MB (target ≤ 300; heap used ${f(p7.heapUsedMb, 0)} of ${f(p7.heapTotalMb, 0)} MB, external ${f(p7.externalMb, 0)} MB, ${f(p7.seconds, 1)} s, ${p7.stored} stored)`);
+  console.log(`P7 RSS after ingesting ${p7.messages} messages over ${p7.chats} chats: ${f(p7.rssMb, 0)} MB (target ≤ 300; heap used ${f(p7.heapUsedMb, 0)} MB of ${f(p7.heapTotalMb, 0)} MB committed, external ${f(p7.externalMb, 0)} MB, ${f(p7.seconds, 1)} s, ${p7.stored} stored)`);
   console.log(`   after the P8 catch-up (its own process): ${f(p8.rssMb, 0)} MB`);
+  console.log(
+    `   database after the ingest: ${f(p7.dbMb, 0)} MB; after retention 91 days later with every lane summarised: ${f(p7.dbAfterRetentionMb, 1)} MB ` +
+      `(${p7.retention.removed} messages removed in ${f(p7.retention.seconds, 1)} s, ${p7.retention.batches} batches; the longest spent ${f(p7.retention.longestBodyMs, 1)} ms deleting, ${f(p7.retention.longestBatchMs, 1)} ms with its commit and any WAL checkpoint)`,
+  );
   console.log(`P8 catch-up requests ÷ naive scan: ${f(p8.ratio, 3)} (target ≤ 0.2), ${p8.messagesWhileDown} messages over ${p8.chats} chats while down`);
   console.log(`   catch-up:   ${p8.catchUp.requests} requests, ${f(p8.catchUp.seconds, 1)} s (through the inbound path), ${p8.catchUp.recovered} recovered, ${p8.catchUp.lost} lost, ${p8.catchUp.doubled} doubled`);
   console.log(`   naive scan: ${p8.naive.requests} requests (getDialogs + getHistory per dialog), ${f(p8.naive.seconds, 1)} s (fetch only), ${p8.naive.recovered} recovered`);

@@ -1,7 +1,10 @@
 /** `npm run sandbox`: the real runtime on the Telegram emulator, typed into from the terminal. */
 import { runScript } from "../src/cli/args";
 import { loadDotEnv } from "../src/config/dotenv";
+import { favourMemory } from "../src/runtime/memory-mode";
 import { runSandbox } from "../src/runtime/sandbox";
+
+favourMemory(); // as npm start (src/runtime/memory-mode.ts)
 
 loadDotEnv(); // .env in the working directory, under the environment
 

@@ -1,8 +1,10 @@
 /** `npm start`: run every persona with a saved session, or the offline sandbox when there is none. */
 import { runScript } from "../src/cli/args";
 import { loadDotEnv } from "../src/config/dotenv";
+import { favourMemory } from "../src/runtime/memory-mode";
 import { start } from "../src/runtime/start";
 
+favourMemory(); // V8 grows the heap in smaller steps (src/runtime/memory-mode.ts, bench P7)
 loadDotEnv(); // .env in the working directory, under the environment
 
 const USAGE = `Usage: npm start [-- --agent <Name> ...]

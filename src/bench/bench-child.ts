@@ -1,6 +1,9 @@
 /** A clean process for one memory-sensitive benchmark (see memory-bench.ts: inChild). */
 import { benchCatchUp } from "./catch-up-bench";
 import { ingestForMemory } from "./memory-bench";
+import { favourMemory } from "../runtime/memory-mode";
+
+favourMemory(); // as npm start runs (src/runtime/memory-mode.ts)
 
 const [task, raw] = process.argv.slice(2);
 const args = JSON.parse(raw ?? "{}") as Record<string, number>;

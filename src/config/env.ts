@@ -49,6 +49,24 @@ const schema = z.object({
     .transform(Number)
     .pipe(z.number().positive("must be at least 1"))
     .optional(),
+  /** The health and metrics listener (src/http/): off unless set; 0 picks a free port (logged). */
+  HTTP_PORT: z
+    .string()
+    .regex(/^\d{1,5}$/, "must be a port number (0-65535)")
+    .transform(Number)
+    .pipe(z.number().max(65535, "must be a port number (0-65535)"))
+    .optional(),
+  /** Where the listener binds (default 127.0.0.1; anything else needs HTTP_TOKEN). */
+  HTTP_HOST: z.string().min(1).default("127.0.0.1"),
+  /** Bearer token every request must carry (required when HTTP_HOST is not a loopback address). */
+  HTTP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** Messages older than this many days are deleted (default 90; see README "Storage"). */
+  RETAIN_DAYS: z
+    .string()
+    .regex(/^\d{1,5}$/, "must be a whole number of days")
+    .transform(Number)
+    .pipe(z.number().min(1, "must be at least 1"))
+    .default(90),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** `json` (one JSON object per line) or `pretty` (pino-pretty); default: pretty on a terminal. */
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),

@@ -36,6 +36,10 @@ export interface InboundPipelineDeps {
   readonly implicit?: (m: InboundMessage) => void;
   /** The account's own outgoing messages (owner commands, owner takeover); absent: skipped. */
   readonly outgoing?: (m: InboundMessage) => Promise<InboundOutcome>;
+  /** Counted per message stored (metrics: a plain number, nothing more on the hot path). */
+  readonly stored?: { n: number };
+  /** An addressed message was handed to planning (metrics). */
+  readonly onAddressed?: () => void;
 }
 
 /**
@@ -153,6 +157,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       ...(m.media ? { media: m.media } : {}),
     });
     if (!fresh) return "duplicate";
+    if (d.stored) d.stored.n++;
     if (!addressed) {
       if (m.chatType !== "dm") d.implicit?.(m);
       return "stored";
@@ -169,6 +174,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     d.messages.commit();
     const isReply = m.replyToId !== undefined;
     d.enqueue(m.chatId, m.messageId, { awaitingReply: isReply, senderId: m.senderId, ...(m.topicId !== undefined ? { topicId: m.topicId } : {}) });
+    d.onAddressed?.();
     d.logger.debug({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "addressed");
     if (isReply) {
       let reply: ReplyContext = { kind: "unknown", id: m.replyToId! };

@@ -65,7 +65,12 @@ export interface MediaDescriberOptions {
   readonly limits?: Partial<MediaLimits>;
   /** Told of every file downloaded (the inline picture cache keeps photos, so they are downloaded once). */
   readonly onDownloaded?: (d: MediaDescriptor, bytes: Buffer) => void;
+  /** Where each file of a prompt got its description (metrics). */
+  readonly onServed?: (source: MediaSource) => void;
 }
+
+/** Where a prompt's media description came from; `placeholder`: none yet (the plain `[photo]`). */
+export type MediaSource = "curated" | "cache" | "ai" | "placeholder";
 
 /** Counters for /status-like reporting and the benchmark. */
 export interface MediaStats {
@@ -115,13 +120,18 @@ export class MediaDescriber {
   async describe(refs: readonly MediaRef[], waitMs: number): Promise<Map<string, MediaDescription>> {
     const jobs: Promise<void>[] = [];
     const seen = new Set<string>();
+    /** Files this call waits for the AI source on (a description found afterwards is the AI's). */
+    const started = new Set<string>();
     for (const ref of refs) {
       const uid = ref.media.uid;
       if (!uid || seen.has(uid)) continue;
       seen.add(uid);
       if (this.settled(uid)) continue;
       const job = this.start(ref);
-      if (job) jobs.push(job);
+      if (job) {
+        jobs.push(job);
+        started.add(uid);
+      }
     }
     if (jobs.length > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -133,6 +143,10 @@ export class MediaDescriber {
       const ref = refs.find((r) => r.media.uid === uid)!;
       const found = this.lookup(ref.media);
       if (found) out.set(uid, found);
+      if (this.o.onServed) {
+        const curated = this.o.curated.persona.get(uid) !== undefined || this.o.curated.global.get(uid) !== undefined;
+        this.o.onServed(!found ? "placeholder" : curated ? "curated" : started.has(uid) ? "ai" : "cache");
+      }
     }
     return out;
   }

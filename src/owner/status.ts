@@ -29,6 +29,19 @@ export interface StatusFacts {
   readonly strangers?: { readonly tokens: number; readonly cap: number };
   readonly capped: readonly CappedChat[];
   readonly lastError?: LastError;
+  /** The database and what retention removed (npm start). */
+  readonly storage?: StorageFacts;
+}
+
+/** The storage line of `/status`. */
+export interface StorageFacts {
+  readonly bytes: number;
+  readonly retainDays: number;
+  /** This persona's rows removed since the process started. */
+  readonly removedMessages: number;
+  readonly removedTasks: number;
+  /** When the last retention pass ended (none yet: undefined). */
+  readonly lastPassAt?: number;
 }
 
 const n = (x: number) => x.toLocaleString("en-US");
@@ -99,6 +112,13 @@ export function formatStatus(f: StatusFacts): string {
       const why = CAP_NAMES[c.cap];
       lines.push(`- ${name(c.chatId)}: ${why}, ${c.held} message${c.held === 1 ? "" : "s"} not answered`);
     }
+  }
+  if (f.storage) {
+    const s = f.storage;
+    lines.push(
+      `Storage: ${(s.bytes / 1e6).toFixed(1)} MB; messages kept ${s.retainDays} days; removed since start: ${n(s.removedMessages)} messages, ` +
+        `${n(s.removedTasks)} finished tasks (${s.lastPassAt === undefined ? "no pass yet" : `last pass ${formatDuration(f.now - s.lastPassAt)} ago`})`,
+    );
   }
   lines.push(f.lastError ? `Last error (${hhmm(f.lastError.at)} UTC): ${f.lastError.text}` : "Last error: none");
   return lines.join("\n");

@@ -64,6 +64,8 @@ import { MediaImages } from "../store/media-images";
 import { ImageSource } from "../media/inline-images";
 import { TelegramMediaFetcher } from "../telegram/media-download";
 import { systemClock } from "./clock";
+import { metrics } from "../metrics/metrics";
+import { databaseBytes, type Retention } from "../store/retention";
 
 export interface AgentRuntimeOptions {
   readonly persona: Persona;
@@ -105,6 +107,8 @@ export interface AgentRuntimeOptions {
   readonly selfUsername?: string;
   /** Media understanding (see README "Media"); absent: curated files none, no AI source. */
   readonly media?: MediaRuntimeOptions;
+  /** The database's retention job, for `/status` (npm start). */
+  readonly retention?: Pick<Retention, "removed" | "last" | "retainDays">;
 }
 
 /** How the persona understands photos, stickers and voice. */
@@ -213,6 +217,12 @@ export class AgentRuntime {
     this.detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
       // A stranger's DM is counted in their own share too.
       const cost = this.usage.record(u, this.clock.now(), { stranger: u.chatId !== undefined && this.gate.isStrangerChat(u.chatId) });
+      const labels = { agent, purpose: u.purpose, model: u.model };
+      metrics.llmCalls.inc(labels);
+      metrics.llmTokens.inc({ ...labels, kind: "prompt" }, u.promptTokens);
+      metrics.llmTokens.inc({ ...labels, kind: "output" }, u.outputTokens);
+      metrics.llmTokens.inc({ ...labels, kind: "thinking" }, u.thinkingTokens);
+      metrics.llmCostUsd.inc(labels, cost ?? 0);
       if (cost === undefined) this.logger.warn({ component: "llm", model: u.model }, "no price for this model: its cost is not estimated (see LLM_PRICES)");
     });
     const mo = o.media ?? {};
@@ -228,6 +238,7 @@ export class AgentRuntime {
       clock: this.clock,
       logger: this.logger,
       ...(mo.limits ? { limits: mo.limits } : {}),
+      onServed: (source) => metrics.mediaDescriptions.inc({ agent, source }),
     });
     this.chatReactions = new ChatReactions({ client: o.client, lookupChat: (chatId) => this.lookupChat(chatId), logger: this.logger });
     const own = new OwnSends(this.clock);
@@ -245,6 +256,9 @@ export class AgentRuntime {
       own,
     );
     const limits = new RateLimits(o.db, agent, this.logger);
+    const answered = metrics.messagesAnswered.labels({ agent });
+    answered.inc(0); // every persona's series exists from its start, at 0
+    metrics.messagesPlanned.inc({ agent }, 0);
     const deps: ActionHandlerDeps = {
       actions,
       clock: this.clock,
@@ -252,6 +266,7 @@ export class AgentRuntime {
       messages: this.messages,
       limits,
       onSent: (s) => {
+        answered.inc();
         this.addressing.noteOwn(s.chatId, this.clock.now());
         this.messages.insert({
           chatId: s.chatId,
@@ -310,12 +325,14 @@ export class AgentRuntime {
       clock: this.clock,
       logger: this.logger,
       admit: (task) => this.gate.task(task),
+      onFinished: (task, outcome) => metrics.tasks.inc({ agent, kind: task.kind, outcome }),
       onFailed: (task, reason) => {
         this.lastError = { at: this.clock.now(), text: `${task.kind} in ${this.messages.chat(task.chatId)?.title ?? task.chatId}: ${reason}` };
       },
       handlers: {
         received: receivedHandler({
           persona: o.persona,
+          onPlanned: (n) => metrics.messagesPlanned.inc({ agent }, n),
           messages: this.messages,
           memories: this.memories,
           ...(o.curated ? { curated: o.curated } : {}),
@@ -350,6 +367,9 @@ export class AgentRuntime {
         address: this.addressing.handler(),
       },
     });
+    const addressed = metrics.messagesAddressed.labels({ agent });
+    addressed.inc(0);
+    metrics.messagesStored.of(agent);
     this.inbound = createInboundPipeline({
       messages: this.messages,
       names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
@@ -368,6 +388,8 @@ export class AgentRuntime {
       now: () => this.clock.now(),
       admit: (m) => this.gate.message(m),
       implicit: (m) => this.addressing.consider(m),
+      stored: metrics.messagesStored.of(agent),
+      onAddressed: () => addressed.inc(),
       outgoing: createOutgoingHandler({
         selfId: o.selfId,
         name: o.persona.name,
@@ -472,6 +494,10 @@ export class AgentRuntime {
       const progress = catchUpProgress();
       try {
         const s = await this.engine.run();
+        const agent = this.o.persona.name;
+        metrics.catchUpRuns.inc({ agent });
+        metrics.catchUpRequests.inc({ agent }, s.requests);
+        metrics.catchUpMessages.inc({ agent }, s.messages);
         this.logger.info(
           { component: "catch-up", messages: s.messages, chats: s.chats, requests: s.requests, seconds: Math.round(s.ms / 100) / 10 },
           `caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests, ${(s.ms / 1000).toFixed(1)} s`,
@@ -517,6 +543,19 @@ export class AgentRuntime {
       strangers: { tokens: this.usage.strangerTokensToday(now), cap: strangerTokenCap(this.o.persona.policy) },
       capped: this.caps.cappedChats(),
       ...(this.lastError ? { lastError: this.lastError } : {}),
+      ...(this.o.retention ? { storage: this.storageFacts(this.o.retention) } : {}),
+    };
+  }
+
+  private storageFacts(r: NonNullable<AgentRuntimeOptions["retention"]>): StatusFacts["storage"] {
+    const removed = r.removed(this.o.persona.name);
+    const last = r.last;
+    return {
+      bytes: databaseBytes(this.o.db),
+      retainDays: r.retainDays,
+      removedMessages: removed.messages,
+      removedTasks: removed.tasks,
+      ...(last ? { lastPassAt: last.at } : {}),
     };
   }
 

@@ -19,7 +19,8 @@ import { AccountLink, ConnectAbortedError } from "../telegram/account-link";
 import { lockSession, secureSessionFile, sessionPath, type ClientFactory } from "../telegram/client";
 import { ConnectionHealth, describeError, watchUpdates, type Backoff, type ConnectionHealthOptions } from "../telegram/connection-health";
 import type { Clock } from "../types";
-import { AgentRuntime, type MediaRuntimeOptions } from "./agent-runtime";
+import type { PersonaConnection } from "../http/readiness";
+import { AgentRuntime, type AgentRuntimeOptions, type MediaRuntimeOptions } from "./agent-runtime";
 
 /** How a persona's run ended. */
 export type PersonaOutcome =
@@ -68,6 +69,15 @@ export interface LivePersonaOptions {
   readonly media?: MediaRuntimeOptions;
   /** Told once the persona is running (tests). */
   readonly onRunning?: (runtime: AgentRuntime) => void;
+  /** Where readiness and the connection-state gauge read this persona's connection (src/http/readiness.ts). */
+  readonly connection?: ConnectionReport;
+  /** The database's retention job, for `/status`. */
+  readonly retention?: AgentRuntimeOptions["retention"];
+}
+
+/** The persona's side of readiness: `runLivePersona` points `source` at what it knows now. */
+export interface ConnectionReport {
+  source: () => PersonaConnection;
 }
 
 /** Run until `stop` aborts or the account is lost. Never throws. */
@@ -76,10 +86,17 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
   const log = o.logger.child({ agent: name });
   const file = sessionPath(o.sessionsDir, name);
   const failed = (what: string): PersonaOutcome => {
+    stoppedBecause(what);
     log.error({ component: "runtime" }, `${name}: ${what}; this persona is not running. To log in again: ${loginCommand(name)}`);
     return { kind: "failed", error: what };
   };
+  const report = (c: () => PersonaConnection) => {
+    if (o.connection) o.connection.source = c;
+  };
+  report(() => ({ state: "connecting" }));
+  const stoppedBecause = (reason: string) => report(() => ({ state: "stopped", reason }));
   const lostLine = (e: AccountLostError): PersonaOutcome => {
+    stoppedBecause(`${e.explanation} (${e.code}); log in again: ${loginCommand(name)}`);
     log.error({ component: "runtime", rpcError: e.code }, `${name}: ${e.explanation} (${e.code}); this persona stopped. To log in again: ${loginCommand(name)}`);
     return { kind: "lost", error: e };
   };
@@ -113,7 +130,10 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
   } catch (e) {
     await link.close();
     release();
-    if (e instanceof ConnectAbortedError) return { kind: "stopped" };
+    if (e instanceof ConnectAbortedError) {
+      stoppedBecause("shut down");
+      return { kind: "stopped" };
+    }
     const lost = accountLost(e);
     return lost ? lostLine(lost) : failed(describeError(e));
   }
@@ -142,6 +162,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ...(o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: o.maxAnswerAgeMs } : {}),
     ...(o.curated ? { curated: o.curated } : {}),
     ...(o.media ? { media: o.media } : {}),
+    ...(o.retention ? { retention: o.retention } : {}),
     planner: new GeminiPlanner({ llm, logger: geminiLogger }),
     llm,
   });
@@ -173,6 +194,12 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
   });
   // Any update at all shows the connection delivers.
   const unwatch = watchUpdates(link.client, health);
+  report(() => ({
+    state: health.state === "up" ? "connected" : health.state === "down" ? "reconnecting" : "stopped",
+    lastHeardAt: health.lastHeardAt,
+    windowMs: health.windowMs,
+    ...(health.reason !== undefined ? { reason: health.reason } : {}),
+  }));
   runtime.start();
   health.start();
   o.onRunning?.(runtime);
@@ -183,7 +210,9 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
   await runtime.stop(o.stopGraceMs !== undefined ? { graceMs: o.stopGraceMs } : {});
   await link.close();
   release();
-  return lostError ? lostLine(lostError) : { kind: "stopped" };
+  if (lostError) return lostLine(lostError);
+  stoppedBecause("shut down");
+  return { kind: "stopped" };
 }
 
 function whenAborted(signal: AbortSignal): Promise<void> {

@@ -17,6 +17,8 @@ import { standardReaction } from "../telegram/standard-reactions";
 import { AgentRuntime } from "./agent-runtime";
 import { MEDIA_FORMS, mediaFromSpec } from "./sandbox-media";
 import { createLogger } from "./logger";
+import { registerPersona } from "../http/readiness";
+import { startHttpFromEnv } from "../http/server";
 
 export interface SandboxOptions {
   /** Persona name (default: the first persona file). */
@@ -29,6 +31,8 @@ export interface SandboxOptions {
   readonly logger?: Logger;
   /** The environment (default: process.env, validated). */
   readonly env?: Env;
+  /** Told where the HTTP listener listens, when HTTP_PORT started one (tests). */
+  readonly onHttp?: (url: string) => void;
 }
 
 /** Control lines: what happens to the persona's process and connection. */
@@ -135,6 +139,12 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     : new DryPlanner((body) => print(`--- dry run (no GEMINI_API_KEY): request body that would be sent ---\n${JSON.stringify(body, null, 2)}\n---`));
   if (!env.GEMINI_API_KEY) print("sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered.");
 
+  // Health and metrics, as with npm start (a listener that cannot start stops the sandbox before anything runs).
+  const http = await startHttpFromEnv(env, logger);
+  if (http) {
+    print(`sandbox: health and metrics on ${http.url} (/healthz, /readyz, /metrics)`);
+    o.onHttp?.(http.url);
+  }
   const tmp = o.dbPath ? undefined : mkdtempSync(join(tmpdir(), "sandbox-"));
   const dbFile = o.dbPath ?? join(tmp!, "sandbox.db");
   const plannerUsed = o.verbose ? verbosePlanner(planner, print, chatName, !env.GEMINI_API_KEY) : planner;
@@ -168,6 +178,15 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       `Type "alice: hi", "bob > 2: hi" or "dm carol: hi"; /help lists the control lines; end input (Ctrl-D) to leave.`,
   );
 
+  // Health and metrics, as with npm start: the emulated connection is the persona's connection.
+  const unregister = registerPersona(persona.name, () =>
+    !proc
+      ? { state: "stopped", reason: "the process was killed (/kill); /start runs a new one" }
+      : emu.isConnected(account)
+        ? { state: "connected" }
+        : { state: "reconnecting", reason: "offline (/offline); /online brings it back" },
+  );
+
   const dms = new Map<string, EmuChat>();
   const rl = createInterface({ input: o.input ?? process.stdin, terminal: false });
   // Ctrl-C ends the input like Ctrl-D, so the temporary database is still cleaned up.
@@ -180,6 +199,8 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     print("sandbox: input ended and nothing is pending; bye.");
   } finally {
     process.removeListener("SIGINT", onSigint);
+    await http?.close();
+    unregister();
     if (proc) {
       if (!emu.isConnected(account)) await emu.restoreConnection(account);
       await proc.runtime.stop();

@@ -11,7 +11,11 @@ import type { Clock } from "../types";
 import type { AgentRuntime } from "./agent-runtime";
 import { systemClock } from "./clock";
 import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
-import { runLivePersona, type HealthSettings, type PersonaOutcome } from "./live-persona";
+import { startHttpFromEnv } from "../http/server";
+import { watchDatabase } from "../metrics/metrics";
+import { databaseBytes, enableIncrementalVacuum, isIncremental, Retention } from "../store/retention";
+import { registerPersona, type PersonaConnection } from "../http/readiness";
+import { runLivePersona, type ConnectionReport, type HealthSettings, type PersonaOutcome } from "./live-persona";
 import { createLogger } from "./logger";
 import { runSandbox, type SandboxOptions } from "./sandbox";
 import { listenForShutdown, type SignalSource } from "./shutdown";
@@ -43,6 +47,8 @@ export interface StartOptions {
   readonly onRestored?: (runtime: AgentRuntime) => void | Promise<void>;
   /** Told when each persona is running (tests). */
   readonly onRunning?: (runtime: AgentRuntime) => void;
+  /** Told where the HTTP listener listens, when HTTP_PORT started one (tests). */
+  readonly onHttp?: (url: string) => void;
 }
 
 /** Resolves with the exit code: 0 after a clean shutdown, 1 when any persona ended in an error. */
@@ -59,7 +65,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
         `To run a persona on its Telegram account, log in once: ${personas.map((p) => loginCommand(p.name)).join(" or ")}\n` +
         `Starting the offline sandbox instead.\n\n`,
     );
-    return runSandbox({ ...o.sandbox, env });
+    return runSandbox({ ...o.sandbox, env, ...(o.onHttp ? { onHttp: o.onHttp } : {}) });
   }
   // Only now is Telegram needed: its credentials, and Gemini's key, are checked here.
   const credentials = telegramCredentials(env);
@@ -85,7 +91,29 @@ export async function start(o: StartOptions = {}): Promise<number> {
   const db = openDatabase(env.STATE_DB, {
     onNarrowed: (paths) => logger.warn({ component: "runtime", paths }, "state files were readable by others; narrowed (directory 0700, database files 0600)"),
   });
+  if (!isIncremental(db)) {
+    // Once, for a database made before retention: the whole file is rewritten.
+    logger.info({ component: "retention", bytes: databaseBytes(db) }, "switching the database to incremental vacuum (once; rewrites the file)");
+    enableIncrementalVacuum(db);
+    logger.info({ component: "retention", bytes: databaseBytes(db) }, "database switched to incremental vacuum");
+  }
+  const retention = new Retention({ db, retainDays: env.RETAIN_DAYS, clock: o.clock ?? systemClock, logger });
+  const unwatchDb = watchDatabase(() => databaseBytes(db));
+  const reports = new Map<string, ConnectionReport>(live.map((p) => [p.name, { source: (): PersonaConnection => ({ state: "connecting" }) }]));
+  const unregister = [...reports].map(([name, r]) => registerPersona(name, () => r.source()));
   let outcomes: PersonaOutcome[];
+  let http: Awaited<ReturnType<typeof startHttpFromEnv>>;
+  try {
+    http = await startHttpFromEnv(env, logger);
+    if (http) o.onHttp?.(http.url);
+  } catch (e) {
+    for (const u of unregister) u();
+    unwatchDb();
+    shutdown.dispose();
+    closeDatabase(db);
+    throw e;
+  }
+  retention.start();
   try {
     outcomes = await Promise.all(
       live.map((persona) =>
@@ -117,12 +145,18 @@ export async function start(o: StartOptions = {}): Promise<number> {
             ...(o.stopGraceMs !== undefined ? { stopGraceMs: o.stopGraceMs } : {}),
             ...(o.onRestored ? { onRestored: o.onRestored } : {}),
             ...(o.onRunning ? { onRunning: o.onRunning } : {}),
+            connection: reports.get(persona.name)!,
+            retention,
           },
           shutdown.signal,
         ),
       ),
     );
   } finally {
+    await http?.close();
+    await retention.stop();
+    unwatchDb();
+    for (const u of unregister) u();
     shutdown.dispose();
     closeDatabase(db);
   }

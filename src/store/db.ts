@@ -30,6 +30,9 @@ export function openDatabase(path: string, o: OpenDatabaseOptions = {}): Db {
   }
   const db = new Database(path);
   try {
+    // A new database gives freed pages back on request (store/retention.ts); this must be set
+    // before the first table exists. Older databases are switched once by enableIncrementalVacuum.
+    if (db.prepare("SELECT count(*) FROM sqlite_master").pluck().get() === 0) db.pragma("auto_vacuum = INCREMENTAL");
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");

@@ -1,3 +1,4 @@
+import { metrics } from "../metrics/metrics";
 import type { Logger } from "pino";
 import { transaction, type Db } from "../store/db";
 import type { RateLimitedError } from "./errors";
@@ -134,6 +135,9 @@ export class RateLimits {
    * run again (the later of its key's end and, if it spread, its account key's).
    */
   hit(e: RateLimitedError, now: number): number {
+    if (e.code.startsWith("FLOOD_WAIT") && e.scope.accountKey !== undefined) {
+      metrics.floodWaits.inc({ agent: this.agent, method: e.scope.accountKey.replace(/^flood:/, "") });
+    }
     return transaction(this.db, () => {
       const previous = this.limits.get(e.key);
       let until: number;

@@ -59,6 +59,8 @@ export interface SchedulerOptions {
   readonly limits?: RateLimits;
   /** Called when a task fails for good (for the owner's `/status`). */
   readonly onFailed?: (task: Task, reason: string) => void;
+  /** Every task that ends, with how (metrics). */
+  readonly onFinished?: (task: Task, status: "done" | "failed" | "cancelled") => void;
   /** Called when a task starts, with the time it became ready (for the benchmark). */
   readonly onStart?: (task: Task, readyAt: number, now: number) => void;
   /** A task hit an account-terminal error: the task stays pending; the owner stops the persona. */
@@ -536,6 +538,7 @@ export class Scheduler {
     this.ranOnce.delete(task.id);
     this.log(task, status, reason ? { reason } : {});
     if (status === "failed") this.o.onFailed?.(task, reason ?? "failed");
+    this.o.onFinished?.(task, status);
     if (status === "cancelled" && wasStarted && !silent) {
       const h = this.handler(task);
       if (h.onCancel) {

@@ -114,6 +114,10 @@ export class ConnectionHealth {
   private timer: unknown;
   private failures = 0;
   private lastUpdateAt: number;
+  /** Last time a probe was answered (an RPC error is an answer too). */
+  private lastAnswerAt: number;
+  /** Why the connection is down, while it is. */
+  private downReason: string | undefined;
   /** pts at the first probe since the last update arrived. */
   private ptsSinceUpdate: number | undefined;
   private checking: Promise<void> | undefined;
@@ -137,10 +141,26 @@ export class ConnectionHealth {
     this.silentAfterMs = o.silentAfterMs ?? 120_000;
     this.backoff = o.backoff ?? DEFAULT_BACKOFF;
     this.lastUpdateAt = o.clock.now();
+    this.lastAnswerAt = this.lastUpdateAt;
   }
 
   get state(): ConnectionState {
     return this.stateNow;
+  }
+
+  /** When Telegram was last heard from: an update, or an answered probe. */
+  get lastHeardAt(): number {
+    return Math.max(this.lastUpdateAt, this.lastAnswerAt);
+  }
+
+  /** Heard from within this long, the connection counts as alive: the probes it takes to call it dead, and one more interval. */
+  get windowMs(): number {
+    return this.probeEveryMs * (this.deadAfterFailures + 1);
+  }
+
+  /** Why the connection is down (while `state` is "down"). */
+  get reason(): string | undefined {
+    return this.stateNow === "down" ? this.downReason : undefined;
   }
 
   /** Watch a connection that is up now. */
@@ -247,6 +267,7 @@ export class ConnectionHealth {
       if (e instanceof errors.RPCError) {
         // Telegram answered (a flood wait, an internal error): the connection works.
         this.failures = 0;
+        this.lastAnswerAt = this.o.clock.now();
         return;
       }
       this.failures++;
@@ -256,6 +277,7 @@ export class ConnectionHealth {
     }
     if (this.stateNow !== "up") return;
     this.failures = 0;
+    this.lastAnswerAt = this.o.clock.now();
     const quietMs = this.o.clock.now() - this.lastUpdateAt;
     const local = this.o.localPts?.();
     if (local !== undefined) {
@@ -282,6 +304,7 @@ export class ConnectionHealth {
   private async reconnect(reason: string): Promise<void> {
     const since = this.o.clock.now();
     this.stateNow = "down";
+    this.downReason = reason;
     this.o.logger.warn({ component: "connection", reason }, "connection to Telegram lost; reconnecting");
     this.o.onDown?.();
     for (let attempt = 1; ; attempt++) {

@@ -32,7 +32,7 @@ describe("script flags (node:util parseArgs)", () => {
       const help = run(script, ["--help"]);
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: npm (run )?${script}`));
-    });
+    }, 60_000); // two processes, each compiling its TypeScript on a shared machine
   }
 
   it("sandbox: a flag missing its value is an error that names it", () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadCuratedMedia } from "../../src/media/curated";
 import { fileUniqueId } from "../../src/media/unique-id";
 import { MediaCache } from "../../src/store/media-cache";
+import { registry, resetMetrics } from "../../src/metrics/metrics";
 import type { GenerateBody } from "../support/gemini-fake";
 import { CuratedMedia } from "../../src/media/curated";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
@@ -53,6 +54,7 @@ const downloads = () =>
 
 describe("media understanding", () => {
   it("chain order: curated for the persona beats curated for all, which beats the cache, which beats the AI; a cache hit downloads nothing", async () => {
+    resetMetrics();
     h = await Harness.start();
     const photos = [];
     for (let i = 1; i <= 4; i++) photos.push(await h.emu.post({ chat: h.group, from: h.alice, text: "", media: { kind: "photo", bytes: jpeg(i) } }));
@@ -96,6 +98,9 @@ describe("media understanding", () => {
     expect(describeRequests()).toHaveLength(1);
     expect(new Set(downloads())).toEqual(new Set([photos[3]!.fileId, photos[2]!.fileId]));
     expect(inlinePictures(planRequests()[0]!.body).map((p) => Buffer.from(p.data, "base64")[4])).toEqual([4, 3]);
+    // The metrics count where each description came from.
+    const served = (await registry.getSingleMetric("userbot_media_descriptions_total")!.get()).values.map((v) => [v.labels.source, v.value]);
+    expect(Object.fromEntries(served)).toEqual({ curated: 2, cache: 1, ai: 1 });
   });
 
   it("the description request carries the image inline with its MIME type, on the cheap model with purpose describe", async () => {

@@ -1,8 +1,6 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TelegramClient } from "telegram";
-import { AuthKey } from "telegram/crypto/AuthKey.js";
-import { StringSession } from "telegram/sessions/index.js";
 import { describe, expect, it } from "vitest";
 import { readEnv } from "../../src/config/env";
 import { start, type StartOptions } from "../../src/runtime/start";
@@ -11,6 +9,7 @@ import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
+import { sessionString } from "../support/live-env";
 
 const API_HASH = "0123456789abcdef0123456789abcdef";
 const GEMINI_KEY = "test-gemini-key-7f3a";
@@ -22,15 +21,6 @@ function persona(dir: string, name: string): void {
   );
 }
 
-/** A real session string; its DC id tells the test's client factory which emulated account it is. */
-async function sessionString(dcId: number): Promise<string> {
-  const s = new StringSession("");
-  s.setDC(dcId, "127.0.0.1", 443);
-  const key = new AuthKey();
-  await key.setKey(Buffer.alloc(256, dcId));
-  s.setAuthKey(key);
-  return s.save();
-}
 
 /** Personas with sessions, each on its own emulated account, and `start()` wired to them. */
 async function liveWorld(names: string[]) {

@@ -70,7 +70,8 @@ export class Harness {
   readonly clock: FakeClock;
   /** The persona of the next `boot()` (see `restart`). */
   persona: Persona;
-  readonly dbPath: string;
+  /** The database file; a test may point it elsewhere (a restored backup) before the next `boot()`. */
+  dbPath: string;
   account!: EmuUser;
   alice!: EmuUser;
   bob!: EmuUser;

@@ -1,5 +1,7 @@
 /** The environment of an `npm start` test: real-account settings pointed at temp dirs and fakes. */
 import { join } from "node:path";
+import { AuthKey } from "telegram/crypto/AuthKey.js";
+import { StringSession } from "telegram/sessions/index.js";
 import { readEnv, type Env } from "../../src/config/env.js";
 import { tempDir } from "./temp-dir.js";
 
@@ -16,4 +18,14 @@ export function liveTestEnv(o: { agents: string; sessions: string; geminiBaseUrl
     GEMINI_API_KEY: "test-key",
     ...(o.geminiBaseUrl ? { GOOGLE_GEMINI_BASE_URL: o.geminiBaseUrl } : {}),
   });
+}
+
+/** A real session string; its DC id tells a test's client factory which emulated account it is. */
+export async function sessionString(dcId: number): Promise<string> {
+  const s = new StringSession("");
+  s.setDC(dcId, "127.0.0.1", 443);
+  const key = new AuthKey();
+  await key.setKey(Buffer.alloc(256, dcId));
+  s.setAuthKey(key);
+  return s.save();
 }

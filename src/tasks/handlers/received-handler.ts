@@ -27,6 +27,8 @@ export const MIN_LLM_PARK_SEC = 5;
 
 export interface ReceivedHandlerDeps {
   readonly persona: Persona;
+  /** A plan was made for this many addressed messages (metrics). */
+  readonly onPlanned?: (messages: number) => void;
   readonly messages: MessageStore;
   readonly memories: MemoryStore;
   /** Curated memories by user id (agents/<Name>/memory/<user id>.md); default none. */
@@ -109,6 +111,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       }
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
       if (plan.silent !== undefined) return { type: "done" };
+      d.onPlanned?.(items.length);
       for (const t of plan.tasks) {
         if (t.kind === "remember") {
           const where = { chatId, isDm, targets: targetMessages };

@@ -1,0 +1,95 @@
+/**
+ * `npm run backup -- <file>`: a consistent copy of the state database, taken while the personas
+ * run (src/store/backup.ts). `main` is exported so tests run the script itself.
+ */
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { withDotEnv } from "../src/config/dotenv";
+import { readEnv } from "../src/config/env";
+import { backupDatabase } from "../src/store/backup";
+
+export const USAGE = `Usage: npm run backup -- <file> [--db <state database>]
+
+Copies the state database (STATE_DB, default state/agents.db) to <file> while the personas keep
+running: SQLite's online backup, a consistent copy as of one moment. The copy is written to a
+temporary file beside <file> (mode 0600: it holds the personas' memories and chats) and renamed
+over <file> only when complete, so <file> is never half-written; an existing <file> is replaced.
+
+Session files (SESSIONS_DIR) are not in the database; back them up apart, or log in again.
+To restore, see README "Backup and restore".
+
+Options:
+  --db <file>   the database to copy (default: STATE_DB)
+  -h, --help    this text`;
+
+export interface BackupIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+  /** Where `.env` is looked for and relative paths start. */
+  readonly cwd: string;
+}
+
+/** Runs the command; resolves with the exit status (0 copied, 1 failed, 2 bad usage). */
+export async function main(argv: readonly string[], io: BackupIo): Promise<number> {
+  const fail = (message: string, status = 1) => {
+    io.stderr(`backup: ${message}\n`);
+    return status;
+  };
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(argv);
+  } catch (e) {
+    return fail(`${e instanceof Error ? e.message : String(e)}\nRun with --help for usage.`, 2);
+  }
+  if (parsed.values.help) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  const [target, ...extra] = parsed.positionals;
+  if (target === undefined) return fail("name the file to write: npm run backup -- <file> (see --help)", 2);
+  if (extra.length > 0) return fail(`unexpected argument "${extra[0]}": name one file`, 2);
+  let source: string;
+  try {
+    source = parsed.values.db ?? readEnv({ STATE_DB: withDotEnv(io.env, join(io.cwd, ".env")).STATE_DB }).STATE_DB;
+  } catch (e) {
+    return fail(e instanceof Error ? e.message : String(e));
+  }
+  try {
+    const r = await backupDatabase(resolve(io.cwd, source), resolve(io.cwd, target));
+    const mb = (r.bytes / 1e6).toFixed(1);
+    io.stdout(
+      `backup: ${r.file} (${mb} MB, mode 0600) in ${(r.ms / 1000).toFixed(1)} s: ${r.counts.messages} messages, ${r.counts.memories} memories, ` +
+        `${r.counts.summaries} summaries, ${r.counts.openTasks} open tasks\n`,
+    );
+    return 0;
+  } catch (e) {
+    return fail(e instanceof Error ? e.message : String(e));
+  }
+}
+
+function parseFlags(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    options: { db: { type: "string" }, help: { type: "boolean", short: "h" } },
+    strict: true,
+    allowPositionals: true,
+  });
+}
+
+// Run when executed (npm run backup), not when imported by a test.
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main(process.argv.slice(2), {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    env: process.env,
+    cwd: process.cwd(),
+  }).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(`backup: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * Is every persona of this process able to work? Each running persona registers where its
+ * connection state comes from (live: the connection watchdog; sandbox: the emulator); `/readyz`
+ * and the `userbot_connection_state` gauge read it. Process-wide, like the metrics registry.
+ */
+import { watchConnection, type ConnectionStateName } from "../metrics/metrics";
+
+/** What a persona says about its connection. */
+export interface PersonaConnection {
+  readonly state: ConnectionStateName;
+  /** Last time Telegram was heard from (an update, or an answered probe), ms. Undefined: not tracked (sandbox). */
+  readonly lastHeardAt?: number;
+  /** Heard from within this long counts as alive (the watchdog's window), ms. */
+  readonly windowMs?: number;
+  /** Why it is not connected, in a few words (no secret, no message content). */
+  readonly reason?: string;
+}
+
+/** One persona in the `/readyz` answer. */
+export interface PersonaReadiness {
+  readonly name: string;
+  readonly ready: boolean;
+  readonly state: ConnectionStateName;
+  /** Seconds since Telegram was last heard from, when tracked. */
+  readonly lastHeardSecondsAgo?: number;
+  readonly reason?: string;
+}
+
+export interface ReadinessReport {
+  readonly ready: boolean;
+  readonly personas: readonly PersonaReadiness[];
+  /** Set when there is nothing to be ready: no persona registered. */
+  readonly reason?: string;
+}
+
+const sources = new Map<string, () => PersonaConnection>();
+
+/**
+ * Report persona `name`'s connection from now on (also to the connection-state gauge). Returns
+ * the way to stop; a persona that ended should stay registered as `stopped` until the process
+ * ends, so readiness names it.
+ */
+export function registerPersona(name: string, source: () => PersonaConnection): () => void {
+  sources.set(name, source);
+  const unwatch = watchConnection(name, () => source().state);
+  return () => {
+    unwatch();
+    if (sources.get(name) === source) sources.delete(name);
+  };
+}
+
+const REASONS: Record<ConnectionStateName, string> = {
+  connecting: "connecting to Telegram",
+  connected: "",
+  reconnecting: "connection to Telegram lost; reconnecting",
+  stopped: "not running",
+};
+
+/** Ready only when every registered persona is connected and was heard from within its window. */
+export function readiness(now: number): ReadinessReport {
+  if (sources.size === 0) return { ready: false, personas: [], reason: "no persona is running" };
+  const personas = [...sources].map(([name, source]): PersonaReadiness => {
+    const c = source();
+    const ago = c.lastHeardAt !== undefined ? Math.max(0, Math.round((now - c.lastHeardAt) / 1000)) : undefined;
+    const base = { name, state: c.state, ...(ago !== undefined ? { lastHeardSecondsAgo: ago } : {}) };
+    if (c.state !== "connected") return { ...base, ready: false, reason: c.reason ? `${REASONS[c.state]}: ${c.reason}` : REASONS[c.state] };
+    if (c.lastHeardAt !== undefined && c.windowMs !== undefined && now - c.lastHeardAt > c.windowMs) {
+      return { ...base, ready: false, reason: `no update and no answered probe from Telegram for ${ago} s (more than ${seconds(c.windowMs)} s)` };
+    }
+    return { ...base, ready: true };
+  });
+  return { ready: personas.every((p) => p.ready), personas };
+}
+
+/** Whole seconds, or tenths below 10 s. */
+const seconds = (ms: number) => (ms >= 10_000 ? String(Math.round(ms / 1000)) : (Math.round(ms / 100) / 10).toString());

@@ -1,0 +1,128 @@
+/**
+ * The process's metrics, in one prom-client registry that `/metrics` serves (src/http/). Any
+ * module feeds them by importing `metrics` and incrementing: nothing here waits, writes or
+ * allocates per event beyond prom-client's own label lookup.
+ *
+ * Labels: `agent` (the persona) and small fixed sets (purpose, model, task kind, outcome, RPC
+ * method, source) — never a chat or a user, so the number of series stays bounded.
+ *
+ * The inbound hot path (every message) uses a {@link HotCounter}: a plain number per persona,
+ * copied into prom-client only when scraped (bench P1: one parse and one insert per message,
+ * nothing more).
+ */
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
+
+export const registry = new Registry();
+
+const PREFIX = "userbot_";
+
+/** A counter with an `agent` label incremented as `counter.of(agent).n++`: no prom-client work until a scrape. */
+export class HotCounter {
+  private readonly tallies = new Map<string, { n: number }>();
+
+  constructor(name: string, help: string) {
+    const tallies = this.tallies;
+    new Counter({
+      name: PREFIX + name,
+      help,
+      labelNames: ["agent"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [agent, t] of tallies) this.inc({ agent }, t.n);
+      },
+    });
+  }
+
+  /** The persona's tally: hold it and do `tally.n++`. */
+  of(agent: string): { n: number } {
+    let t = this.tallies.get(agent);
+    if (!t) {
+      t = { n: 0 };
+      this.tallies.set(agent, t);
+    }
+    return t;
+  }
+
+  /** Forget every tally (tests). */
+  clear(): void {
+    this.tallies.clear();
+  }
+}
+
+const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+  new Counter<L>({ name: PREFIX + name, help, labelNames: [...labelNames], registers: [registry] });
+
+/** How a persona's connection is, for the gauge and for /readyz. */
+export type ConnectionStateName = "connecting" | "connected" | "reconnecting" | "stopped";
+const CONNECTION_STATES: readonly ConnectionStateName[] = ["connecting", "connected", "reconnecting", "stopped"];
+const connectionSources = new Map<string, () => ConnectionStateName>();
+/** Database figures, read at scrape time (set by whoever owns the database). */
+let databaseBytes: (() => number) | undefined;
+
+export const metrics = {
+  messagesStored: new HotCounter("messages_stored_total", "Messages received and stored (every inbound message stored once)."),
+  messagesAddressed: counter("messages_addressed_total", "Stored messages that address the persona and passed its policies (handed to planning).", ["agent"]),
+  messagesPlanned: counter("messages_planned_total", "Addressed messages a plan was made for (one planning call may cover several).", ["agent"]),
+  messagesAnswered: counter("messages_answered_total", "Messages the persona sent (each Telegram message of an answer).", ["agent"]),
+  llmCalls: counter("llm_calls_total", "Gemini calls that got an answer, by purpose and model.", ["agent", "purpose", "model"]),
+  llmTokens: counter("llm_tokens_total", "Gemini tokens by purpose, model and kind (prompt, output, thinking).", ["agent", "purpose", "model", "kind"]),
+  llmCostUsd: counter("llm_cost_usd_total", "Estimated Gemini cost in USD (at the price table of the moment; unpriced models count 0).", ["agent", "purpose", "model"]),
+  tasks: counter("tasks_total", "Tasks that ended, by kind and outcome (done, failed, cancelled).", ["agent", "kind", "outcome"]),
+  floodWaits: counter("flood_waits_total", "FLOOD_WAIT errors Telegram answered, by RPC method.", ["agent", "method"]),
+  catchUpRuns: counter("catch_up_runs_total", "Catch-ups run (start, reconnect, gap).", ["agent"]),
+  catchUpRequests: counter("catch_up_requests_total", "Telegram requests made by catch-ups.", ["agent"]),
+  catchUpMessages: counter("catch_up_messages_total", "Messages recovered by catch-ups.", ["agent"]),
+  mediaDescriptions: counter("media_descriptions_total", "Media shown in prompts, by where the description came from (curated, cache, ai, placeholder).", ["agent", "source"]),
+  retentionRemoved: counter("retention_removed_total", "Rows removed by retention (messages older than RETAIN_DAYS, finished tasks older than 14 days).", ["agent", "what"]),
+};
+
+new Gauge({
+  name: `${PREFIX}connection_state`,
+  help: "The persona's connection to Telegram: 1 for its current state (connecting, connected, reconnecting, stopped), 0 for the others.",
+  labelNames: ["agent", "state"],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [agent, state] of connectionSources) for (const s of CONNECTION_STATES) this.set({ agent, state: s }, s === state() ? 1 : 0);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}database_bytes`,
+  help: "Size of the state database file (pages in use and free) in bytes.",
+  registers: [registry],
+  collect() {
+    if (databaseBytes) this.set(databaseBytes());
+  },
+});
+
+/** Report a persona's connection state from now on (the latest source for a name wins). Returns the way to stop. */
+export function watchConnection(agent: string, state: () => ConnectionStateName): () => void {
+  connectionSources.set(agent, state);
+  return () => {
+    if (connectionSources.get(agent) === state) connectionSources.delete(agent);
+  };
+}
+
+/** Report the database's size from now on. Returns the way to stop. */
+export function watchDatabase(bytes: () => number): () => void {
+  databaseBytes = bytes;
+  return () => {
+    if (databaseBytes === bytes) databaseBytes = undefined;
+  };
+}
+
+let defaultsOn = false;
+/** Process metrics (CPU, memory, heap, handles, event-loop lag): on once a listener serves them. */
+export function collectProcessMetrics(): void {
+  if (defaultsOn) return;
+  defaultsOn = true;
+  collectDefaultMetrics({ register: registry });
+}
+
+/** Zero every counter and forget every tally (tests). */
+export function resetMetrics(): void {
+  registry.resetMetrics();
+  metrics.messagesStored.clear();
+}

@@ -13,6 +13,8 @@
  *   addressing calls per 100 group messages of ordinary chatter in smart mode (≤ 20), and in talkative mode
  *   P9  media: downloads and description calls for one sticker sent 100 times in 20 chats (1 and 1),
  *       and the latency a cached description adds to an answer (< 5 ms)
+ *   Gemini outage: requests per minute during a 10-minute outage with 50 waiting chats, and the
+ *       time from recovery to the last answer
  */
 import { parseFlags, UsageError } from "../src/cli/args";
 import { benchBatching } from "../src/bench/batching-bench";
@@ -24,12 +26,13 @@ import { benchInbound } from "../src/bench/inbound-bench";
 import { benchReplies } from "../src/bench/reply-bench";
 import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
 import { benchMedia } from "../src/bench/media-bench";
+import { benchOutage } from "../src/bench/outage-bench";
 import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 
 const USAGE = `Usage: npm run bench [-- --json]
 
 Measures the project's speed and memory figures (P1, P2, P3, P4, P5, P6, P7, P8, P9, addressing
-calls in smart mode; see README "Benchmark").
+calls in smart mode, Gemini requests during an outage; see README "Benchmark").
 Options:
   --json       print the figures as JSON
   -h, --help   this text
@@ -68,6 +71,7 @@ const addressing = await benchAddressing();
 const talkative = await benchAddressing({ mode: "talkative" });
 const p5 = benchReplies();
 const p9 = await benchMedia();
+const outage = await benchOutage();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
 const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
@@ -100,6 +104,7 @@ const figures = {
     sample: talkative.sample,
   },
   P9: { target: { downloads: 1, descriptionCalls: 1, cacheHitAddedMs: 5 }, ...p9 },
+  geminiOutage: { clock: "fake (the loopback Gemini answers at once)", ...outage },
 };
 
 if (json) {
@@ -138,6 +143,10 @@ if (json) {
   console.log(`   naive scan: ${p8.naive.requests} requests (getDialogs + getHistory per dialog), ${f(p8.naive.seconds, 1)} s (fetch only), ${p8.naive.recovered} recovered`);
   console.log(`P9 media: the same sticker ${p9.stickers} times in ${p9.chats} chats, addressed each time: ${p9.downloads} download (${p9.fileRequests} upload.getFile requests), ${p9.descriptionCalls} description call (goal 1 and 1), ${p9.plans} answers planned`);
   console.log(`   a cached description adds ${f(p9.cacheHitAddedMs, 3)} ms to an answer (goal < 5 ms; 30-message history rendered in ${f(p9.renderWithMediaMs, 3)} ms with the sticker, ${f(p9.renderTextOnlyMs, 3)} ms as text only)`);
+  console.log(
+    `Gemini outage of ${outage.outageMin} min with ${outage.chats} chats waiting: ${f(outage.requestsPerMinute, 1)} requests per minute (${outage.requestsDuringOutage} in all, at most ${outage.mostAtOnce} at once); ` +
+      `back noticed after ${f(outage.recoveryNoticedMs / 1000, 1)} s (backoff cap ${outage.backoffCapMs / 1000} s), last answer ${f(outage.recoveryToLastAnswerMs / 1000, 1)} s after recovery; ${outage.answered} answered, ${outage.doubled} twice`,
+  );
   const a = addressing.sample;
   const skips = Object.entries(a.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
   console.log(`Addressing calls per 100 group messages in smart mode: ${f(addressing.callsPer100, 1)} (mean of ${addressing.seeds} chatter scripts, worst ${f(addressing.maxCallsPer100, 0)}; goal ≤ 20)`);

@@ -12,12 +12,14 @@
  * - accounting: every answered call's tokens reach `onUsage` listeners under its purpose
  *   (stored in `llm_usage`), and the client logs one line per call with purpose and tokens.
  *
- * HTTP failures (429/5xx, network) are retried inside GeminiClient and then thrown as
- * LlmHttpError / LlmNetworkError: those are not refusals, the caller may reschedule.
+ * HTTP failures (429/5xx, network, timeouts, unparsable answers) are retried inside GeminiClient
+ * and then thrown with `retryInMs` (see availability.ts): those are not refusals, the caller parks
+ * its work (tasks/llm-wait.ts).
  */
 import type { Logger } from "pino";
 import { z } from "zod";
 import { LlmBlockedError, LlmEmptyResponseError, LlmFormatError } from "./errors";
+import type { LlmAvailability } from "./availability";
 import { GeminiClient, type LlmContent, type LlmUsage } from "./gemini-client";
 import { geminiJsonSchema } from "./json-schema";
 import { PURPOSES, type LlmPurpose } from "./purposes";
@@ -61,6 +63,8 @@ export interface Llm {
   onUsage(listener: (u: LlmUsage) => void): () => void;
   /** The model a purpose uses. */
   modelFor(purpose: LlmPurpose): string;
+  /** Whether each model answers (outages); absent for a stand-in that makes no calls. */
+  readonly availability?: LlmAvailability;
 }
 
 /** Build the persona's Gemini access: one client (retries, timeouts, accounting), a model per purpose. */
@@ -97,6 +101,10 @@ export class GeminiLlm implements Llm {
 
   modelFor(purpose: LlmPurpose): string {
     return this.models[purpose] ?? this.o.model;
+  }
+
+  get availability(): LlmAvailability {
+    return this.o.client.availability;
   }
 
   onUsage(listener: (u: LlmUsage) => void): () => void {

@@ -38,6 +38,8 @@ import {
 import type { AccountLostError } from "../tasks/errors";
 import { accountLost } from "../telegram/account-errors";
 import { receivedHandler } from "../tasks/handlers/received-handler";
+import { llmRateKey } from "../tasks/llm-wait";
+import type { AvailabilitySnapshot } from "../llm/availability";
 import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler, type SchedulerOptions } from "../tasks/scheduler";
 import { TaskStore } from "../tasks/task-store";
@@ -305,6 +307,7 @@ export class AgentRuntime {
           usernameOf: (userId) => this.entities.get(userId)?.username,
           summaries: this.laneSummaries,
           planner: o.planner,
+          ...(o.llm ? { llmKeys: [llmRateKey(o.llm.modelFor("plan"))] } : {}),
           entities: this.entities,
           reactions: this.reactions,
           selfId: o.selfId,
@@ -333,6 +336,10 @@ export class AgentRuntime {
         address: this.addressing.handler(),
       },
     });
+    // The end-of-outage line and /status say how many answers waited for the model.
+    o.llm?.availability?.countWaiting(
+      (model) => this.scheduler.openWithKey(llmRateKey(model)).filter((t) => t.kind === "received" || t.kind === "address").length,
+    );
     this.inbound = createInboundPipeline({
       messages: this.messages,
       names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
@@ -456,7 +463,17 @@ export class AgentRuntime {
       dailyTokenBudget: this.o.persona.policy.dailyTokenBudget,
       capped: this.caps.cappedChats(),
       ...(this.lastError ? { lastError: this.lastError } : {}),
+      llm: this.llmAvailability(),
     };
+  }
+
+  /**
+   * Whether Gemini answers, as this persona sees it: the models failing now (since when, the last
+   * error, the next try, how many plans wait) and the outages that ended. Read-only; for
+   * `/status` and a metrics endpoint. Without an LLM (dry runs): nothing is down.
+   */
+  llmAvailability(): AvailabilitySnapshot {
+    return this.o.llm?.availability?.snapshot() ?? { down: [], ended: 0 };
   }
 
   /** Resume stored tasks, start listening and ticking. */

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Clock, ReplyContext } from "../types";
 import { AccountLostError, AlreadyDoneError, RateLimitedError } from "./errors";
-import { RateLimits } from "./rate-limits";
+import { PROBE_WAIT_MS, RateLimits } from "./rate-limits";
 import type { TypingSource } from "./quiet-window";
 import { ReceivedRules, type ReceivedArrival } from "./received-rules";
 import { afterFailure } from "./retry-policy";
@@ -223,6 +223,11 @@ export class Scheduler {
     return chatId ? [...(this.byChat.get(chatId) ?? [])] : [...this.open.values()];
   }
 
+  /** Open tasks subject to a rate key (e.g. the plans waiting for a model: tasks/llm-wait.ts). */
+  openWithKey(key: string): readonly Task[] {
+    return [...this.open.values()].filter((t) => this.rateKeys(t).includes(key));
+  }
+
   get pendingCount(): number {
     return this.open.size;
   }
@@ -318,9 +323,10 @@ export class Scheduler {
       if (t.kind === "received" && this.received.typingHold(t, now) > now) continue;
       const until = this.limits.blockedUntil(this.rateKeys(t), now, t.id);
       if (until > now) {
-        // Park it until the limit lifts, so the row tells the truth after a restart too.
+        // Park it until the limit lifts, so the row tells the truth after a restart too — but not
+        // for the second at a time it waits behind a probe (the limit's row says it all).
         t.notBefore = until;
-        this.o.store.save(t, now);
+        if (until - now > PROBE_WAIT_MS) this.o.store.save(t, now);
         continue;
       }
       return t;
@@ -419,7 +425,8 @@ export class Scheduler {
     let limitedUntil = 0;
     if (error instanceof RateLimitedError) {
       limitedUntil = this.limits.hit(error, now);
-      this.o.logger.warn(
+      // A paced limit (the LLM's outage) is reported by whoever paces it, once, not per task.
+      this.o.logger[error.scope.paced ? "debug" : "warn"](
         { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, rpcError: error.code, seconds: error.seconds },
         "rate limited; task rescheduled",
       );

@@ -213,6 +213,7 @@ export class Harness {
       logger,
       maxAttempts: 2,
       sleep: async () => {},
+      now: () => this.clock.now(),
     });
   }
 }

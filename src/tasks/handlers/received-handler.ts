@@ -93,7 +93,11 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const { prompt, targets: targetMessages, history, present } = await assemblePlanContext(d, chat, items, d.clock.now());
       let plan;
       try {
-        plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm, stickerSets: d.persona.stickerSets, stickers: d.persona.stickers }, { chatId });
+        plan = await d.planner.plan(
+          prompt,
+          { isChatMessage: (id) => d.messages.has(chatId, id), isDm, stickerSets: d.persona.stickerSets, stickers: d.persona.stickers, answering: lastId },
+          { chatId },
+        );
       } catch (e) {
         // The model is failing (or asked us to come back later): wait it out, however long —
         // the age check above ends the wait when the message is too old to answer.

@@ -17,6 +17,7 @@
  *       time from recovery to the last answer
  */
 import { parseFlags, UsageError } from "../src/cli/args";
+import { readNumber } from "../src/config/numbers";
 import { benchBatching } from "../src/bench/batching-bench";
 import type { CatchUpFigures } from "../src/bench/catch-up-bench";
 import { benchPromptGrowth } from "../src/bench/context-bench";
@@ -52,13 +53,13 @@ if (flags === "help") {
   process.exit(0);
 }
 const json = flags.json ?? false;
-const messages = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const messages = readNumber(process.env.BENCH_MESSAGES ?? "20000") ?? Number.NaN;
 if (!Number.isInteger(messages) || messages < 100) {
   process.stderr.write(`bench: BENCH_MESSAGES must be a whole number of at least 100 (got "${process.env.BENCH_MESSAGES}")\n`);
   process.exit(2);
 }
 
-const p7Messages = Number(process.env.BENCH_P7_MESSAGES ?? 1_000_000);
+const p7Messages = readNumber(process.env.BENCH_P7_MESSAGES ?? "1000000") ?? Number.NaN;
 if (!Number.isInteger(p7Messages) || p7Messages < 1000) {
   process.stderr.write(`bench: BENCH_P7_MESSAGES must be a whole number of at least 1000 (got "${process.env.BENCH_P7_MESSAGES}")\n`);
   process.exit(2);

@@ -3,7 +3,6 @@ import { runScript } from "../src/cli/args";
 import { loadDotEnv } from "../src/config/dotenv";
 import { runSandbox } from "../src/runtime/sandbox";
 
-loadDotEnv(); // .env in the working directory, under the environment
 
 const USAGE = `Usage: npm run sandbox [-- --agent <Name>] [--verbose] [--db <file>]
 
@@ -36,5 +35,8 @@ runScript(
     verbose: { type: "boolean" },
     db: { type: "string" },
   },
-  (flags) => runSandbox({ agent: flags.agent, verbose: flags.verbose ?? false, dbPath: flags.db }),
+  (flags) => {
+    loadDotEnv(); // .env in the working directory, under the environment
+    return runSandbox({ agent: flags.agent, verbose: flags.verbose ?? false, dbPath: flags.db });
+  },
 );

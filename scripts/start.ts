@@ -3,7 +3,6 @@ import { runScript } from "../src/cli/args";
 import { loadDotEnv } from "../src/config/dotenv";
 import { start } from "../src/runtime/start";
 
-loadDotEnv(); // .env in the working directory, under the environment
 
 const USAGE = `Usage: npm start [-- --agent <Name> ...]
 
@@ -21,4 +20,7 @@ Options:
 Needs TELEGRAM_API_ID, TELEGRAM_API_HASH and GEMINI_API_KEY for real accounts.
 Logs: JSON lines on stderr, human-readable on a terminal (LOG_LEVEL, LOG_FORMAT=json|pretty).`;
 
-runScript("start", USAGE, { agent: { type: "string", multiple: true } }, (flags) => start(flags.agent ? { agents: flags.agent } : {}));
+runScript("start", USAGE, { agent: { type: "string", multiple: true } }, (flags) => {
+  loadDotEnv(); // .env in the working directory, under the environment
+  return start(flags.agent ? { agents: flags.agent } : {});
+});

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { PersonaFileError } from "./persona-error.js";
-import { listItems, parseNumber, quoteValue, singleLine, type NumberRule, type ValueSource } from "./persona-values.js";
+import { listItems, quoteValue, singleLine, type NumberRule, type ValueSource } from "./persona-values.js";
 
 /**
  * Who gets an answer in private:
@@ -38,9 +38,9 @@ export interface PersonaPolicy {
 
 /** Defaults and bounds of the numeric policy fields. */
 export const POLICY_LIMITS = {
-  answersPerHour: { default: 20, min: 1, max: 3600, unit: "answers" },
-  dailyTokenBudget: { default: 2_000_000, min: 1000, max: 1_000_000_000, unit: "tokens" },
-  takeoverSilenceMin: { default: 30, min: 0, max: 10_080, unit: "minutes" },
+  answersPerHour: { default: 20, min: 1, max: 3600, unit: "answers", integer: true },
+  dailyTokenBudget: { default: 2_000_000, min: 1000, max: 1_000_000_000, unit: "tokens", integer: true },
+  takeoverSilenceMin: { default: 30, min: 0, max: 10_080, unit: "minutes", integer: true },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 export const DEFAULT_POLICY: PersonaPolicy = Object.freeze({
@@ -85,13 +85,6 @@ export function parsePeerList(src: ValueSource, raw: string, kind: "user" | "gro
     out.push(ref);
   }
   return out;
-}
-
-/** A numeric policy field within its bounds. */
-export function parsePolicyNumber(src: ValueSource, raw: string, rule: NumberRule & { default: number }): number {
-  const n = parseNumber(src, raw.replace(/[_\s,](?=\d{3}\b)/g, ""), rule);
-  if (!Number.isInteger(n)) throw new PersonaFileError(src.file, src.field, `bad value ${quoteValue(raw)} (expected a whole number of ${rule.unit})`);
-  return n;
 }
 
 /** Whether `ref` names this user or chat. */

@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import Database from "better-sqlite3";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { readEnv, type Env } from "../config/env";
+import { LocalFileError } from "../config/local-file-error";
 import { loadPersonas, type Persona } from "../config/persona";
 import { loadCuratedMedia } from "../media/curated";
 import { createGeminiLlm, DryLlm, type Llm } from "../llm/llm";
@@ -135,6 +137,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     : new DryPlanner((body) => print(`--- dry run (no GEMINI_API_KEY): request body that would be sent ---\n${JSON.stringify(body, null, 2)}\n---`));
   if (!env.GEMINI_API_KEY) print("sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered.");
 
+  if (o.dbPath) refuseUsedDatabase(o.dbPath);
   const tmp = o.dbPath ? undefined : mkdtempSync(join(tmpdir(), "sandbox-"));
   const dbFile = o.dbPath ?? join(tmp!, "sandbox.db");
   const plannerUsed = o.verbose ? verbosePlanner(planner, print, chatName, !env.GEMINI_API_KEY) : planner;
@@ -272,6 +275,34 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
         print(`! ${e instanceof Error ? e.message : String(e)}`);
       }
     }
+  }
+}
+
+/**
+ * Each run starts a new emulated Telegram (new ids, new update state), so a database that holds
+ * another run's messages — or a real account's state — would clash with it: its update state is
+ * ahead of the new world's, so everything typed would be taken as already seen and never
+ * answered. Refused before anything is written; a new or empty file is fine.
+ */
+function refuseUsedDatabase(file: string): void {
+  if (!existsSync(file)) return;
+  let rows = 0;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    const tables = new Set(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[]);
+    for (const t of ["messages", "update_state"]) if (tables.has(t)) rows += db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number;
+  } catch (e) {
+    throw new LocalFileError(file, `is not a database this program can read (${e instanceof Error ? e.message : String(e)})`, "give --db a new file, or leave --db out for a temporary one");
+  } finally {
+    db?.close();
+  }
+  if (rows > 0) {
+    throw new LocalFileError(
+      file,
+      "holds another run's data (each sandbox run starts a new emulated Telegram, whose message ids and update state would clash with it, and nothing would be answered)",
+      "give --db a new file, or leave --db out for a temporary one; /kill and /start within one run keep the same database",
+    );
   }
 }
 

@@ -1,5 +1,9 @@
 /** The environment of an `npm start` test: real-account settings pointed at temp dirs and fakes. */
 import { join } from "node:path";
+import { TelegramClient } from "telegram";
+import { Logger, LogLevel } from "telegram/extensions/Logger.js";
+import type { ClientFactory } from "../../src/telegram/client.js";
+import type { EmuUser, TelegramEmulator } from "../../src/telegram/emulator/index.js";
 import { readEnv, type Env } from "../../src/config/env.js";
 import { tempDir } from "./temp-dir.js";
 
@@ -16,4 +20,20 @@ export function liveTestEnv(o: { agents: string; sessions: string; geminiBaseUrl
     GEMINI_API_KEY: "test-key",
     ...(o.geminiBaseUrl ? { GOOGLE_GEMINI_BASE_URL: o.geminiBaseUrl } : {}),
   });
+}
+
+/**
+ * A well-formed session string (StringSession's "1" + base64 of DC 2, 149.154.167.50:443 and a
+ * 256-byte key of zeros): the start tests attach the emulator, so only its form matters, but an
+ * empty file is refused as "no session string".
+ */
+export const TEST_SESSION = `1${Buffer.concat([Buffer.from([2, 149, 154, 167, 50, 0x01, 0xbb]), Buffer.alloc(256)]).toString("base64")}`;
+
+/** Real GramJS clients (silent) whose Telegram is the emulator, as account `account`. */
+export function emulatedClientFactory(emu: TelegramEmulator, account: EmuUser): ClientFactory {
+  return (s, apiId, apiHash, opts) => {
+    const client = new TelegramClient(s, apiId, apiHash, { ...opts, baseLogger: new Logger(LogLevel.NONE) });
+    emu.attach(client, account);
+    return client;
+  };
 }

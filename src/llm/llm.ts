@@ -74,8 +74,10 @@ export function createGeminiLlm(o: {
   readonly baseUrl?: string | undefined;
   readonly models?: Partial<Record<LlmPurpose, string>>;
   readonly logger: Logger;
+  /** The runtime's clock, for the outage state (default Date.now). */
+  readonly now?: () => number;
 }): GeminiLlm {
-  const client = new GeminiClient({ apiKey: o.apiKey, model: o.model, logger: o.logger, ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}) });
+  const client = new GeminiClient({ apiKey: o.apiKey, model: o.model, logger: o.logger, ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}), ...(o.now ? { now: o.now } : {}) });
   return new GeminiLlm({ client, logger: o.logger, model: o.model, ...(o.models ? { models: o.models } : {}) });
 }
 

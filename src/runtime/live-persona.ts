@@ -129,7 +129,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ended.abort();
   };
   const geminiLogger = log.child({ component: "llm" });
-  const llm = createGeminiLlm({ ...o.gemini, logger: geminiLogger });
+  const llm = createGeminiLlm({ ...o.gemini, logger: geminiLogger, now: () => o.clock.now() });
   const runtime = new AgentRuntime({
     persona: o.persona,
     db: o.db,

@@ -89,9 +89,15 @@ export async function start(o: StartOptions = {}): Promise<number> {
     for (const release of locks.values()) release();
     throw e;
   }
+  // The runtime's timers are unref'd (a pending tick must not keep a finished process alive), so
+  // while Telegram refuses connections nothing else would hold the event loop: node would end
+  // with status 0 in the middle of a backoff pause. This handle keeps the process up until
+  // start() is over — asked to stop (0) or a terminal error (1).
+  const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
   try {
     return await runAccounts(o, env, logger, live, without, locks, { credentials, prices, curatedMedia, curated });
   } finally {
+    clearInterval(keepAlive);
     // Released by each persona as it ends; whatever is left (an error on the way) goes here.
     for (const release of locks.values()) release();
   }

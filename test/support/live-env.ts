@@ -1,6 +1,8 @@
 /** The environment of an `npm start` test: real-account settings pointed at temp dirs and fakes. */
 import { join } from "node:path";
 import { TelegramClient } from "telegram";
+import { AuthKey } from "telegram/crypto/AuthKey.js";
+import { StringSession } from "telegram/sessions/index.js";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import type { ClientFactory } from "../../src/telegram/client.js";
 import type { EmuUser, TelegramEmulator } from "../../src/telegram/emulator/index.js";
@@ -36,4 +38,14 @@ export function emulatedClientFactory(emu: TelegramEmulator, account: EmuUser): 
     emu.attach(client, account);
     return client;
   };
+}
+
+/** A real session string (auth key and all) whose server is 127.0.0.1 (GramJS on Node dials port 80 there). */
+export async function loopbackSession(): Promise<string> {
+  const session = new StringSession("");
+  session.setDC(2, "127.0.0.1", 443);
+  const key = new AuthKey();
+  await key.setKey(Buffer.alloc(256, 7));
+  session.setAuthKey(key);
+  return session.save();
 }

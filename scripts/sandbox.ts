@@ -17,7 +17,8 @@ Control lines:
   /kill                   the persona's process dies abruptly, as with kill -9
   /start                  a fresh process on the same database, catching up
   /help                   these lines
-End input (Ctrl-D) or press Ctrl-C to leave.
+End input (Ctrl-D) to leave once nothing is pending, or press Ctrl-C to stop at once
+(pending work is abandoned; a second Ctrl-C exits immediately).
 
 Options:
   --agent <Name>   the persona to run (default: the first file in agents/)

@@ -19,6 +19,7 @@ import { standardReaction } from "../telegram/standard-reactions";
 import { AgentRuntime } from "./agent-runtime";
 import { MEDIA_FORMS, mediaFromSpec } from "./sandbox-media";
 import { createLogger } from "./logger";
+import { listenForShutdown, type SignalSource } from "./shutdown";
 
 export interface SandboxOptions {
   /** Persona name (default: the first persona file). */
@@ -31,7 +32,14 @@ export interface SandboxOptions {
   readonly logger?: Logger;
   /** The environment (default: process.env, validated). */
   readonly env?: Env;
+  /** Where SIGINT / SIGTERM come from (default `process`). */
+  readonly signals?: SignalSource;
+  /** Exit at once (the second signal; default process.exit). */
+  readonly exit?: (code: number) => void;
 }
+
+/** How long a stopping sandbox lets a task in flight (a send on the wire) finish; planning in flight is abandoned after it. */
+export const SANDBOX_STOP_GRACE_MS = 1000;
 
 /** Control lines: what happens to the persona's process and connection. */
 export const CONTROL_LINES = {
@@ -173,22 +181,26 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
 
   const dms = new Map<string, EmuChat>();
   const rl = createInterface({ input: o.input ?? process.stdin, terminal: false });
-  // Ctrl-C ends the input like Ctrl-D, so the temporary database is still cleaned up.
-  const onSigint = () => rl.close();
-  process.once("SIGINT", onSigint);
+  // Ctrl-C or SIGTERM: stop now — no waiting for pending tasks (a `wait` may be minutes), a
+  // planning call in flight is abandoned; a second signal exits at once.
+  const shutdown = listenForShutdown({ logger, ...(o.signals ? { source: o.signals } : {}), ...(o.exit ? { exit: o.exit } : {}) });
+  const interrupted = shutdown.signal;
+  interrupted.addEventListener("abort", () => rl.close(), { once: true });
   try {
     await readLines();
     // Input is over: let the persona finish what it started, then leave.
-    while (proc && emu.isConnected(account) && proc.runtime.scheduler.pendingCount > 0) await new Promise((r) => setTimeout(r, 100));
-    print("sandbox: input ended and nothing is pending; bye.");
+    while (!interrupted.aborted && proc && emu.isConnected(account) && proc.runtime.scheduler.pendingCount > 0) await new Promise((r) => setTimeout(r, 100));
+    if (!interrupted.aborted) print("sandbox: input ended and nothing is pending; bye.");
   } finally {
-    process.removeListener("SIGINT", onSigint);
     if (proc) {
+      const open = interrupted.aborted ? proc.runtime.scheduler.openTasks() : [];
       if (!emu.isConnected(account)) await emu.restoreConnection(account);
-      await proc.runtime.stop();
+      await proc.runtime.stop(interrupted.aborted ? { graceMs: SANDBOX_STOP_GRACE_MS } : {});
       emu.detach(proc.client);
       closeDatabase(proc.db);
-    }
+      if (interrupted.aborted) print(`sandbox: stopped. ${describeKept(open, o.dbPath)}`);
+    } else if (interrupted.aborted) print("sandbox: stopped.");
+    shutdown.dispose();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   }
   return 0;
@@ -304,6 +316,16 @@ function refuseUsedDatabase(file: string): void {
       "give --db a new file, or leave --db out for a temporary one; /kill and /start within one run keep the same database",
     );
   }
+}
+
+/** What an interrupted sandbox left unfinished, and where it is. */
+function describeKept(open: readonly { readonly kind: string }[], dbPath: string | undefined): string {
+  if (open.length === 0) return "Nothing was pending.";
+  const byKind = new Map<string, number>();
+  for (const t of open) byKind.set(t.kind, (byKind.get(t.kind) ?? 0) + 1);
+  const kinds = [...byKind].map(([k, n]) => `${n} ${k}`).join(", ");
+  const where = dbPath ? `left in ${dbPath}, as a stopped process leaves them` : "gone with the temporary database";
+  return `${open.length} unfinished task${open.length === 1 ? "" : "s"} (${kinds}), not run: ${where}.`;
 }
 
 /** What /help prints (and the script's --help lists). */

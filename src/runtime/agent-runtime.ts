@@ -13,10 +13,11 @@ import type { LastError, StatusFacts } from "../owner/status";
 import { createAdmission } from "../policy/admission";
 import { Caps } from "../policy/caps";
 import { ChatSettingsStore } from "../store/chat-settings";
-import type { Db } from "../store/db";
+import { onCommitFailure, type Db } from "../store/db";
 import { UsageStore } from "../store/usage";
 import { MemoryStore } from "../store/memories";
 import { SummaryStore } from "../store/summaries";
+import { WriteGate } from "../store/write-gate";
 import { speakerDirectory } from "../context/speaker-directory";
 import { isSummaryGraph, LaneSummaries } from "../summary/lane-summaries";
 import type { CuratedMemories } from "../memory/curated";
@@ -161,12 +162,15 @@ export class AgentRuntime {
   readonly addressing: ImplicitAddressing;
   private detach: (() => void) | undefined;
   private detachUsage: (() => void) | undefined;
+  private detachCommitFailure: (() => void) | undefined;
   private startedAt: number;
   private lastError: LastError | undefined;
   private readonly logger: Logger;
   private readonly clock: Clock;
   /** The media description chain (curated → cache → budget → AI). */
   readonly media: MediaDescriber;
+  /** Inbound work waiting (in order) while another process holds the database's write lock. */
+  readonly gate: WriteGate;
 
   constructor(private readonly o: AgentRuntimeOptions) {
     const agent = o.persona.name;
@@ -188,6 +192,16 @@ export class AgentRuntime {
     this.settings = new ChatSettingsStore(o.db, agent);
     this.caps = new Caps({ db: o.db, agent, policy: o.persona.policy, usage: this.usage, clock: this.clock, logger: this.logger });
     this.startedAt = this.clock.now();
+    this.gate = new WriteGate({ clock: this.clock, logger: this.logger, file: o.db.name });
+    // A group commit that fails (a full disk, an I/O error) is rolled back: memory must not be
+    // ahead of the file, or the update state would later be persisted past what was lost.
+    this.detachCommitFailure = onCommitFailure(o.db, (err) => {
+      this.logger.error({ component: "store", file: err.file, code: err.code }, `could not save incoming messages: ${err.message}; they are fetched again once the database works`);
+      this.updateState.reload();
+      this.entities.reload();
+      this.messages.forgetCaches();
+      this.tracker.resync((box) => (box === ACCOUNT_BOX ? this.updateState.account()?.pts : this.updateState.channelPts(box)));
+    });
     this.typing = new TypingWatch(() => this.clock.now());
     this.llm = o.llm;
     this.detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
@@ -379,6 +393,8 @@ export class AgentRuntime {
       selfId: o.selfId,
       replyTimeoutMs: o.replyTimeoutMs ?? REPLY_FETCH_TIMEOUT_MS,
       logger: this.logger,
+      gate: this.gate,
+      dbFile: o.db.name,
     });
     const commonChats = o.db.prepare(`SELECT DISTINCT chat_id FROM messages WHERE agent = ? AND chat_id NOT LIKE '-100%'`).pluck();
     const channelChats = o.db.prepare(`SELECT chat_id FROM chats WHERE agent = ? AND chat_id LIKE '-100%'`).pluck();
@@ -489,6 +505,7 @@ export class AgentRuntime {
       logger: this.logger,
       typing: this.typing,
       reactions: createReactionHandler({ messages: this.messages, reactions: this.reactions, logger: this.logger }),
+      gate: this.gate,
     });
     const stopChanges = listenForChanges({
       client: this.o.client,
@@ -522,7 +539,11 @@ export class AgentRuntime {
     this.stopped = true;
     this.detach?.();
     this.detach = undefined;
+    // Messages still waiting for a busy database are not stored: their update state was not
+    // persisted, so the next start fetches them again.
+    this.gate.close();
     this.tracker.close();
+    this.detachCommitFailure?.();
     // A catch-up in flight finishes what it handed over (bounded: its requests may never return).
     await Promise.race([this.chain, new Promise((r) => setTimeout(r, 2000).unref())]);
     const graceMs = o.graceMs ?? STOP_GRACE_MS;
@@ -556,6 +577,8 @@ export class AgentRuntime {
   /** Die as a killed process would (for crash tests): nothing more is written. */
   abandon(): void {
     this.stopped = true;
+    this.gate.close();
+    this.detachCommitFailure?.();
     this.media.stop();
     this.tracker.close();
     this.detach?.();

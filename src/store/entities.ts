@@ -86,7 +86,14 @@ export class EntityStore {
          first_name = excluded.first_name, last_name = excluded.last_name, title = excluded.title,
          username = excluded.username, bot = excluded.bot, min = excluded.min, broadcast = excluded.broadcast, contact = excluded.contact`,
     );
-    for (const r of db.prepare(`SELECT * FROM entities WHERE agent = ?`).all(agent) as Row[]) {
+    this.reload();
+  }
+
+  /** Read the table again (a group commit failed: memory may hold entities it never stored). */
+  reload(): void {
+    this.known.clear();
+    this.byUsername = undefined;
+    for (const r of this.db.prepare(`SELECT * FROM entities WHERE agent = ?`).all(this.agent) as Row[]) {
       this.known.set(r.peer_id, {
         peerId: r.peer_id,
         kind: r.kind,
@@ -133,8 +140,8 @@ export class EntityStore {
     const known = this.known.get(seen.peerId);
     const merged = mergeEntity(known, seen);
     if (known && same(known, merged)) return known;
-    this.known.set(seen.peerId, merged);
-    if (this.byUsername !== undefined && merged.username !== undefined) this.byUsername.set(merged.username.toLowerCase(), merged.peerId);
+    // Written first: if the database is busy this throws and memory still says "not stored", so
+    // the next sighting writes it (memory ahead of the table would never write it again).
     batchedWrite(this.db, () =>
       this.upsertStmt.run(
         this.agent,
@@ -151,6 +158,8 @@ export class EntityStore {
         merged.contact === undefined ? null : merged.contact ? 1 : 0,
       ),
     );
+    this.known.set(seen.peerId, merged);
+    if (this.byUsername !== undefined && merged.username !== undefined) this.byUsername.set(merged.username.toLowerCase(), merged.peerId);
     return merged;
   }
 }

@@ -75,6 +75,12 @@ export class WriteGate {
     return this.enqueue(work, false, undefined);
   }
 
+  /** `work` already ran once and met a busy database (`busy`): it waits, behind whatever waits already. */
+  retry<T>(work: GateWork<T>, busy: unknown): Promise<T> {
+    if (this.closed) return Promise.reject(new GateClosedError());
+    return this.enqueue(work, true, busy);
+  }
+
   /** Stop: waiting units are rejected (not run; what they carried comes again by catch-up). */
   close(): void {
     this.closed = true;

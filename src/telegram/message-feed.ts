@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { InboundHandler, InboundOutcome } from "../inbound/pipeline";
-import { DatabaseFileError, dbError } from "../store/db";
+import { DatabaseFileError, dbError, isBusy } from "../store/db";
 import { entityName, type EntityRecord, type EntityStore } from "../store/entities";
 import type { InboundMessage } from "../types";
 import { GateClosedError, type WriteGate } from "../store/write-gate";
@@ -58,10 +58,20 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
       if (!e) return undefined;
       return enrich(m, e, undefined);
     };
-    const handle = (h: { readonly retry: boolean }) =>
-      o.handler(m, () => fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger }), m.senderUnknown ? resolveSender : undefined, h);
+    const fetchReply = () => fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger });
+    const sender = m.senderUnknown ? resolveSender : undefined;
     try {
-      return await (o.gate ? o.gate.run(handle) : handle({ retry: false }));
+      // The hot path calls the handler directly; only a busy database (or messages already
+      // waiting for it) sends a message through the gate.
+      const gate = o.gate;
+      if (gate === undefined) return await o.handler(m, fetchReply, sender);
+      if (gate.waiting > 0) return await gate.run((h) => o.handler(m, fetchReply, sender, h));
+      try {
+        return await o.handler(m, fetchReply, sender);
+      } catch (e) {
+        if (!isBusy(e)) throw e;
+        return await gate.retry((h) => o.handler(m, fetchReply, sender, h), e);
+      }
     } catch (err) {
       // GramJS swallows handler errors; make sure ours are seen. The caller must know too: a
       // message that was not stored must not move the update state past it.

@@ -16,8 +16,11 @@
  *       and the latency a cached description adds to an answer (< 5 ms)
  *   request: a 16-message group answer's planning request — schema, instruction and history
  *       tokens — and the share of the next request that repeats its beginning (implicit cache)
+ *   Gemini outage: requests per minute during a 10-minute outage with 50 waiting chats, and the
+ *       time from recovery to the last answer
  */
 import { parseFlags, UsageError } from "../src/cli/args";
+import { readNumber } from "../src/config/numbers";
 import { favourMemory } from "../src/runtime/memory-mode";
 import { benchBatching } from "../src/bench/batching-bench";
 import type { CatchUpFigures } from "../src/bench/catch-up-bench";
@@ -29,6 +32,7 @@ import { benchReplies } from "../src/bench/reply-bench";
 import { benchRequest } from "../src/bench/request-bench";
 import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
 import { benchMedia } from "../src/bench/media-bench";
+import { benchOutage } from "../src/bench/outage-bench";
 import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
 
 favourMemory(); // P1 and the rest measured as npm start runs (src/runtime/memory-mode.ts)
@@ -36,7 +40,8 @@ favourMemory(); // P1 and the rest measured as npm start runs (src/runtime/memor
 const USAGE = `Usage: npm run bench [-- --json]
 
 Measures the project's speed and memory figures (P1, P2, P3, P4, P5, P6, P7, P8, P9, addressing
-calls in smart mode, the anatomy of a planning request; see README "Benchmark").
+calls in smart mode, the anatomy of a planning request, Gemini requests during an outage; see README
+"Benchmark").
 Options:
   --json       print the figures as JSON
   -h, --help   this text
@@ -56,13 +61,13 @@ if (flags === "help") {
   process.exit(0);
 }
 const json = flags.json ?? false;
-const messages = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const messages = readNumber(process.env.BENCH_MESSAGES ?? "20000") ?? Number.NaN;
 if (!Number.isInteger(messages) || messages < 100) {
   process.stderr.write(`bench: BENCH_MESSAGES must be a whole number of at least 100 (got "${process.env.BENCH_MESSAGES}")\n`);
   process.exit(2);
 }
 
-const p7Messages = Number(process.env.BENCH_P7_MESSAGES ?? 1_000_000);
+const p7Messages = readNumber(process.env.BENCH_P7_MESSAGES ?? "1000000") ?? Number.NaN;
 if (!Number.isInteger(p7Messages) || p7Messages < 1000) {
   process.stderr.write(`bench: BENCH_P7_MESSAGES must be a whole number of at least 1000 (got "${process.env.BENCH_P7_MESSAGES}")\n`);
   process.exit(2);
@@ -77,6 +82,7 @@ const talkative = await benchAddressing({ mode: "talkative" });
 const p5 = benchReplies();
 const request = benchRequest();
 const p9 = await benchMedia();
+const outage = await benchOutage();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
 const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
@@ -111,6 +117,7 @@ const figures = {
   },
   P9: { target: { downloads: 1, descriptionCalls: 1, cacheHitAddedMs: 5 }, ...p9 },
   request: { estimator: "context/tokens.ts", ...request },
+  geminiOutage: { clock: "fake (the loopback Gemini answers at once)", ...outage },
 };
 
 if (json) {
@@ -160,6 +167,10 @@ if (json) {
   console.log(`   ${p8.removed.channels} of the chats are supergroups the account was removed from while down: ${p8.removed.requests} catch-up requests for them (goal ≤ ${p8.removed.channels}, one each), ${p8.removed.secondCatchUpRequests} at the next catch-up (goal 0)`);
   console.log(`P9 media: the same sticker ${p9.stickers} times in ${p9.chats} chats, addressed each time: ${p9.downloads} download (${p9.fileRequests} upload.getFile requests), ${p9.descriptionCalls} description call (goal 1 and 1), ${p9.plans} answers planned`);
   console.log(`   a cached description adds ${f(p9.cacheHitAddedMs, 3)} ms to an answer (goal < 5 ms; 30-message history rendered in ${f(p9.renderWithMediaMs, 3)} ms with the sticker, ${f(p9.renderTextOnlyMs, 3)} ms as text only)`);
+  console.log(
+    `Gemini outage of ${outage.outageMin} min with ${outage.chats} chats waiting: ${f(outage.requestsPerMinute, 1)} requests per minute (${outage.requestsDuringOutage} in all, at most ${outage.mostAtOnce} at once); ` +
+      `back noticed after ${f(outage.recoveryNoticedMs / 1000, 1)} s (backoff cap ${outage.backoffCapMs / 1000} s), last answer ${f(outage.recoveryToLastAnswerMs / 1000, 1)} s after recovery; ${outage.answered} answered, ${outage.doubled} twice`,
+  );
   const a = addressing.sample;
   const skips = Object.entries(a.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
   console.log(`Addressing calls per 100 group messages in smart mode: ${f(addressing.callsPer100, 1)} (mean of ${addressing.seeds} chatter scripts, worst ${f(addressing.maxCallsPer100, 0)}; goal ≤ 20)`);

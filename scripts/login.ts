@@ -61,7 +61,12 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
   if (agent === undefined) return fail("name the persona to log in: npm run login -- <Agent> (see --help)", 2);
   if (extra.length > 0) return fail(`unexpected argument "${extra[0]}": log in one persona at a time`, 2);
 
-  const env = withDotEnv(io.env, join(io.cwd, ".env"));
+  let env: NodeJS.ProcessEnv;
+  try {
+    env = withDotEnv(io.env, join(io.cwd, ".env"));
+  } catch (e) {
+    return fail(e instanceof Error ? e.message : String(e));
+  }
   let credentials: ReturnType<typeof telegramCredentials>;
   let dirs: { agents: string; sessions: string };
   try {

@@ -6,8 +6,6 @@ import { runSandbox } from "../src/runtime/sandbox";
 
 favourMemory(); // as npm start (src/runtime/memory-mode.ts)
 
-loadDotEnv(); // .env in the working directory, under the environment
-
 const USAGE = `Usage: npm run sandbox [-- --agent <Name>] [--verbose] [--db <file>]
 
 The persona runs on an in-process Telegram emulator, in a supergroup "Sandbox" with alice, bob
@@ -21,7 +19,8 @@ Control lines:
   /kill                   the persona's process dies abruptly, as with kill -9
   /start                  a fresh process on the same database, catching up
   /help                   these lines
-End input (Ctrl-D) or press Ctrl-C to leave.
+End input (Ctrl-D) to leave once nothing is pending, or press Ctrl-C to stop at once
+(pending work is abandoned; a second Ctrl-C exits immediately).
 
 Options:
   --agent <Name>   the persona to run (default: the first file in agents/)
@@ -39,5 +38,8 @@ runScript(
     verbose: { type: "boolean" },
     db: { type: "string" },
   },
-  (flags) => runSandbox({ agent: flags.agent, verbose: flags.verbose ?? false, dbPath: flags.db }),
+  (flags) => {
+    loadDotEnv(); // .env in the working directory, under the environment
+    return runSandbox({ agent: flags.agent, verbose: flags.verbose ?? false, dbPath: flags.db });
+  },
 );

@@ -5,7 +5,6 @@ import { favourMemory } from "../src/runtime/memory-mode";
 import { start } from "../src/runtime/start";
 
 favourMemory(); // V8 grows the heap in smaller steps (src/runtime/memory-mode.ts, bench P7)
-loadDotEnv(); // .env in the working directory, under the environment
 
 const USAGE = `Usage: npm start [-- --agent <Name> ...]
 
@@ -23,4 +22,7 @@ Options:
 Needs TELEGRAM_API_ID, TELEGRAM_API_HASH and GEMINI_API_KEY for real accounts.
 Logs: JSON lines on stderr, human-readable on a terminal (LOG_LEVEL, LOG_FORMAT=json|pretty).`;
 
-runScript("start", USAGE, { agent: { type: "string", multiple: true } }, (flags) => start(flags.agent ? { agents: flags.agent } : {}));
+runScript("start", USAGE, { agent: { type: "string", multiple: true } }, (flags) => {
+  loadDotEnv(); // .env in the working directory, under the environment
+  return start(flags.agent ? { agents: flags.agent } : {});
+});

@@ -56,7 +56,10 @@ export function runScript<const O extends Options>(
     process.stdout.write(usage.endsWith("\n") ? usage : `${usage}\n`);
     process.exit(0);
   }
-  main(values).then(
+  // A main that throws before its first await is an error line too, not a stack trace.
+  Promise.resolve(values)
+    .then(main)
+    .then(
     (code) => process.exit(code),
     (e: unknown) => {
       process.stderr.write(`${name}: ${e instanceof Error ? e.message : String(e)}\n`);

@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { DEFAULT_ADDRESS_MODEL } from "../llm/purposes";
 import { clientIdentity, type ClientIdentity } from "../telegram/client-identity";
+import { numberProblem, readNumber, type NumberRule } from "./numbers";
+
+/** A numeric variable, written as in the persona files (`3_600` too: numbers.ts); an error quotes it as written. */
+const numeric = (rule: NumberRule) =>
+  z.string().transform((v, ctx) => {
+    const problem = numberProblem(v, rule);
+    if (problem === undefined) return readNumber(v)!;
+    ctx.addIssue({ code: "custom", message: problem });
+    return z.NEVER;
+  });
 
 /** The model used when GEMINI_MODEL is not set. */
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
@@ -23,12 +33,7 @@ const schema = z.object({
   /** The cheap multimodal model that describes photos and stickers and transcribes voice. */
   GEMINI_MEDIA_MODEL: z.string().min(1).default("gemini-2.5-flash-lite"),
   /** AI media descriptions (download + call) per persona per sliding minute. */
-  MEDIA_BUDGET_PER_MIN: z
-    .string()
-    .regex(/^\d{1,4}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().min(0).max(600, "must be at most 600"))
-    .optional(),
+  MEDIA_BUDGET_PER_MIN: numeric({ min: 0, max: 600, unit: "descriptions per minute", integer: true }).optional(),
   /** Read by the SDK itself; we only pass it through explicitly for clarity. */
   GOOGLE_GEMINI_BASE_URL: z.string().url().optional(),
   TELEGRAM_API_ID: z.string().optional(),
@@ -43,30 +48,15 @@ const schema = z.object({
   /** A JSON price table overriding the built-in one (see src/llm/prices.ts). */
   LLM_PRICES: z.string().min(1).optional(),
   /** Addressed messages older than this many seconds are not answered (default 3600). */
-  MAX_ANSWER_AGE_SEC: z
-    .string()
-    .regex(/^\d{1,9}$/, "must be a whole number of seconds")
-    .transform(Number)
-    .pipe(z.number().positive("must be at least 1"))
-    .optional(),
+  MAX_ANSWER_AGE_SEC: numeric({ min: 1, max: 999_999_999, unit: "seconds", integer: true }).optional(),
   /** The health and metrics listener (src/http/): off unless set; 0 picks a free port (logged). */
-  HTTP_PORT: z
-    .string()
-    .regex(/^\d{1,5}$/, "must be a port number (0-65535)")
-    .transform(Number)
-    .pipe(z.number().max(65535, "must be a port number (0-65535)"))
-    .optional(),
+  HTTP_PORT: numeric({ min: 0, max: 65535, unit: "port number", integer: true }).optional(),
   /** Where the listener binds (default 127.0.0.1; anything else needs HTTP_TOKEN). */
   HTTP_HOST: z.string().min(1).default("127.0.0.1"),
   /** Bearer token every request must carry (required when HTTP_HOST is not a loopback address). */
   HTTP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** Messages older than this many days are deleted (default 90; see README "Storage"). */
-  RETAIN_DAYS: z
-    .string()
-    .regex(/^\d{1,5}$/, "must be a whole number of days")
-    .transform(Number)
-    .pipe(z.number().min(1, "must be at least 1"))
-    .default(90),
+  RETAIN_DAYS: numeric({ min: 1, max: 99_999, unit: "days", integer: true }).default(90),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** `json` (one JSON object per line) or `pretty` (pino-pretty); default: pretty on a terminal. */
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
@@ -84,8 +74,8 @@ export class EnvError extends Error {
 }
 
 /**
- * Read the environment. An invalid value fails with a message naming the variable — but never
- * echoing its value, since some of these are secrets.
+ * Read the environment. An invalid value fails with a message naming the variable — never
+ * echoing the value of a text variable, since some of these are secrets; a bad number is quoted.
  */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
   return parse(schema, source);

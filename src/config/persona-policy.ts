@@ -46,12 +46,12 @@ export interface PersonaPolicy {
 
 /** Defaults and bounds of the numeric policy fields. */
 export const POLICY_LIMITS = {
-  answersPerHour: { default: 20, min: 1, max: 3600, unit: "answers" },
-  dmAnswersPerHour: { default: 60, min: 1, max: 3600, unit: "answers" },
-  personShare: { default: 50, min: 1, max: 100, unit: "percent" },
-  dailyTokenBudget: { default: 2_000_000, min: 1000, max: 1_000_000_000, unit: "tokens" },
-  strangerTokenShare: { default: 20, min: 0, max: 100, unit: "percent" },
-  takeoverSilenceMin: { default: 30, min: 0, max: 10_080, unit: "minutes" },
+  answersPerHour: { default: 20, min: 1, max: 3600, unit: "answers", integer: true },
+  dmAnswersPerHour: { default: 60, min: 1, max: 3600, unit: "answers", integer: true },
+  personShare: { default: 50, min: 1, max: 100, unit: "percent", integer: true },
+  dailyTokenBudget: { default: 2_000_000, min: 1000, max: 1_000_000_000, unit: "tokens", integer: true },
+  strangerTokenShare: { default: 20, min: 0, max: 100, unit: "percent", integer: true },
+  takeoverSilenceMin: { default: 30, min: 0, max: 10_080, unit: "minutes", integer: true },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 export const DEFAULT_POLICY: PersonaPolicy = Object.freeze({
@@ -101,12 +101,9 @@ export function parsePeerList(src: ValueSource, raw: string, kind: "user" | "gro
   return out;
 }
 
-/** A numeric policy field within its bounds (a percentage may carry its `%`). */
+/** A numeric policy field within its bounds (numbers.ts's forms; a percentage may carry its `%`). */
 export function parsePolicyNumber(src: ValueSource, raw: string, rule: NumberRule & { default: number }): number {
-  const bare = rule.unit === "percent" ? raw.trim().replace(/\s*%$/, "") : raw;
-  const n = parseNumber(src, bare.replace(/[_\s,](?=\d{3}\b)/g, ""), rule);
-  if (!Number.isInteger(n)) throw new PersonaFileError(src.file, src.field, `bad value ${quoteValue(raw)} (expected a whole number of ${rule.unit})`);
-  return n;
+  return parseNumber(src, rule.unit === "percent" ? raw.trim().replace(/\s*%$/, "") : raw, rule);
 }
 
 /** Whether `ref` names this user or chat. */

@@ -22,6 +22,20 @@ const promptNameSchema = z
   .regex(/^[\p{L}\p{N}_][\p{L}\p{N} _.-]*$/u)
   .refine((s) => !s.includes(".."));
 
+/**
+ * The largest persona file and role-prompt file, in bytes. Their text is the system instruction of
+ * every Gemini call the persona makes, so a stray 5 MB paste would cost every message (or fail
+ * every call); 64 KiB is about 16,000 tokens, far more than any persona needs.
+ */
+export const MAX_PERSONA_FILE_BYTES = 64 * 1024;
+
+/** The size problem of a file's bytes, or undefined. */
+export function tooLarge(bytes: Uint8Array): string | undefined {
+  if (bytes.length <= MAX_PERSONA_FILE_BYTES) return undefined;
+  const kib = (n: number) => `${Math.ceil(n / 1024).toLocaleString("en-US")} KiB`;
+  return `${kib(bytes.length)} is over the ${kib(MAX_PERSONA_FILE_BYTES)} limit (its text goes with every Gemini call); shorten it`;
+}
+
 /** Decodes UTF-8 strictly: a mis-encoded prompt should fail, not reach the model as mojibake. */
 export function decodeUtf8(bytes: Uint8Array): string | null {
   try {
@@ -47,6 +61,8 @@ function readPrompt(src: ValueSource, name: string, dirs: readonly string[]): st
       if (code === "ENOENT" || code === "ENOTDIR") continue;
       throw new PersonaFileError(src.file, src.field, `cannot read prompt "${name}" at ${path} (${code})`);
     }
+    const size = tooLarge(bytes);
+    if (size) throw new PersonaFileError(src.file, src.field, `prompt "${name}" at ${path}: ${size}`);
     const text = decodeUtf8(bytes);
     if (text === null) {
       throw new PersonaFileError(src.file, src.field, `prompt "${name}" at ${path} is not valid UTF-8`);

@@ -3,7 +3,10 @@
  * a PersonaFileError naming the file and field when the value is bad. zod holds the rules.
  */
 import { z } from "zod";
+import { numberProblem, quoteValue, readNumber, type NumberRule } from "./numbers.js";
 import { PersonaFileError } from "./persona-error.js";
+
+export { quoteValue, type NumberRule } from "./numbers.js";
 
 /** Where a value came from, for error messages. */
 export interface ValueSource {
@@ -14,12 +17,6 @@ export interface ValueSource {
 const fail = (src: ValueSource, problem: string): never => {
   throw new PersonaFileError(src.file, src.field, problem);
 };
-
-/** Shows a bad value in a message without flooding the terminal. */
-export function quoteValue(raw: string): string {
-  const flat = raw.replace(/\s+/g, " ");
-  return JSON.stringify(flat.length > 60 ? `${flat.slice(0, 57)}...` : flat);
-}
 
 /** Control characters have no business in names, aliases or phone numbers. */
 const NO_CONTROLS = /^[^\p{Cc}]*$/u;
@@ -85,28 +82,12 @@ export function parseGroupMode(src: ValueSource, raw: string): GroupMode {
   return fail(src, `unknown value ${quoteValue(raw)} (expected strict, smart or talkative)`);
 }
 
-/** Bounds and unit of a numeric field, for both the check and the message. */
-export interface NumberRule {
-  readonly min: number;
-  readonly max: number;
-  readonly unit: string;
-  /** Whole numbers only (a count). */
-  readonly integer?: boolean;
-}
-
-/** A plain decimal (`2`, `1.5`, `.5`): no exponents, units, commas or signs, so typos fail. */
-const DECIMAL_RE = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
-
-/** A numeric field within `rule`. */
+/** A numeric field within `rule`, written in one of the forms of numbers.ts; the error quotes it as written. */
 export function parseNumber(src: ValueSource, raw: string, rule: NumberRule): number {
   const line = singleLine(src, raw);
-  const schema = rule.integer === true ? z.number().int().min(rule.min).max(rule.max) : z.number().finite().min(rule.min).max(rule.max);
-  const n = DECIMAL_RE.test(line) ? Number(line) : Number.NaN;
-  if (!schema.safeParse(n).success) {
-    const what = rule.integer === true ? "a whole number" : "a number";
-    fail(src, `bad value ${quoteValue(line)} (expected ${what} of ${rule.unit} from ${rule.min} to ${rule.max})`);
-  }
-  return n;
+  const problem = numberProblem(line, rule);
+  if (problem !== undefined) fail(src, problem);
+  return readNumber(line)!;
 }
 
 const aliasSchema = z.string().min(1).max(64).regex(NO_CONTROLS);

@@ -17,8 +17,9 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { WINDOW_ITEMS } from "../context/window.js";
+import { fsReason } from "./local-file-error.js";
 import { PersonaFileError, PersonaLoadError } from "./persona-error.js";
-import { loadRolePrompts, decodeUtf8, type RolePrompt } from "./persona-prompts.js";
+import { loadRolePrompts, decodeUtf8, tooLarge, type RolePrompt } from "./persona-prompts.js";
 import { headingKey, splitSections, type PersonaSection } from "./persona-sections.js";
 import { DEFAULT_POLICY, parseDmPolicy, parsePeerList, parsePolicyNumber, POLICY_LIMITS, type PersonaPolicy } from "./persona-policy.js";
 import {
@@ -138,7 +139,7 @@ export const PERSONA_WINDOW = {
 export const PERSONA_ADDRESSING = {
   addressConfidence: { default: 0.6, min: 0, max: 1, unit: "confidence (0-1)" },
   interjectThreshold: { default: 0.7, min: 0, max: 1, unit: "score (0-1)" },
-  interjectionsPerHour: { default: 2, min: 0, max: 60, unit: "interjections" },
+  interjectionsPerHour: { default: 2, min: 0, max: 60, unit: "interjections", integer: true },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 /** Options for {@link parsePersona}. */
@@ -189,6 +190,10 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     const v = value(f);
     return v === undefined ? rule.default : parseNumber(src(f), v, rule);
   };
+  const policyNum = (f: FieldName, rule: NumberRule & { default: number }): number => {
+    const v = value(f);
+    return v === undefined ? rule.default : parsePolicyNumber(src(f), v, rule);
+  };
 
   const name = parseAgentName(src("Agent Name"), value("Agent Name") ?? "");
   const phoneRaw = value("Agent Phone");
@@ -197,10 +202,6 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
   const stickersRaw = value("Agent Sticker Sets");
   const explicitStickersRaw = value("Agent Stickers");
   const promptsRaw = value("Role Prompt");
-  const policyNum = (f: FieldName, rule: NumberRule & { default: number }): number => {
-    const v = value(f);
-    return v === undefined ? rule.default : parsePolicyNumber(src(f), v, rule);
-  };
   const dmRaw = value("DM Policy");
   const usersRaw = value("Allowed Users");
   const groupsRaw = value("Allowed Groups");
@@ -280,8 +281,10 @@ function loadOne(dir: string, entry: string): Persona {
   try {
     bytes = readFileSync(file);
   } catch (e) {
-    throw new PersonaFileError(file, null, `cannot read file (${errorCode(e)})`);
+    throw new PersonaFileError(file, null, `cannot be read: ${fsReason(e)}; make it readable by the user running this command`);
   }
+  const size = tooLarge(bytes);
+  if (size) throw new PersonaFileError(file, null, size);
   const text = decodeUtf8(bytes);
   if (text === null) throw new PersonaFileError(file, null, "not valid UTF-8");
   const stem = basename(entry, extname(entry));

@@ -25,6 +25,7 @@
  * The mode of a chat: its `/mode` (chat_settings), else the persona-wide `/mode`, else the
  * persona's `# Group Mode`. DMs have no mode: every DM is addressed.
  */
+import { llmRateKey, parkOnOutage } from "../tasks/llm-wait";
 import type { Logger } from "pino";
 import type { Persona } from "../config/persona";
 import type { GroupMode } from "../config/persona-values";
@@ -189,7 +190,7 @@ export class ImplicitAddressing {
   /** The `address` task kind. */
   handler(): TaskHandler<"address"> {
     return {
-      rateKeys: () => ["llm"],
+      rateKeys: () => ["llm", ...(this.d.llm ? [llmRateKey(this.d.llm.modelFor("address"))] : [])],
       run: (task) => this.run(task),
     };
   }
@@ -253,7 +254,10 @@ export class ImplicitAddressing {
     try {
       res = await llm.generateJson<AddressVerdict>({ purpose: "address", schema: AddressVerdict, ...prompt, chatId });
     } catch (e) {
-      // Already retried by the client. Not answering is the safe side: one line, no failed task.
+      // The model is failing: wait for it like planning does (the message may be for the persona).
+      const park = parkOnOutage(e);
+      if (park) throw park;
+      // A permanent error. Not answering is the safe side: one line, no failed task.
       this.stats.calls++;
       this.d.logger.warn({ component: "addressing", chatId, messages: task.payload.items, err: e instanceof Error ? e.message : String(e) }, "addressing call failed; not answering");
       return done("none");

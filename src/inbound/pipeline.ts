@@ -65,6 +65,11 @@ export type InboundHandler = (
   fetchReply: () => Promise<ReplyContext>,
   /** For a message with `senderUnknown`: find the sender (a Telegram request); undefined if that failed. */
   resolveSender?: () => Promise<InboundMessage | undefined>,
+  /**
+   * `retry`: this very message was handled before and met a busy database part-way (store/write-gate.ts):
+   * finding it already stored is then not a duplicate — the rest of its handling is still owed.
+   */
+  o?: { readonly retry?: boolean },
 ) => Promise<InboundOutcome>;
 
 /** Why a message was not handed on; returned for tests and the sandbox's --verbose. */
@@ -95,7 +100,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
   const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const now = d.now ?? Date.now;
   const standIns = d.standIns;
-  return async (m, fetchReply, resolveSender) => {
+  return async (m, fetchReply, resolveSender, o) => {
     if (m.out) return d.outgoing ? d.outgoing(m) : "skipped-own";
     if (m.senderIsBot) return "skipped-bot";
     if (m.senderId === SERVICE_ACCOUNT_ID) return "skipped-service";
@@ -107,7 +112,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       // message comes again through catch-up. The policies are asked first (once): a refusal
       // that holds whoever the sender is (DM policy off, not a known contact, an id-only
       // allowlist, a pause, a takeover, a cap) keeps the message free of Telegram requests.
-      if (d.messages.has(m.chatId, m.messageId)) return "duplicate";
+      if (!o?.retry && d.messages.has(m.chatId, m.messageId)) return "duplicate";
       if (now() - m.date <= maxAge) admission = d.admit?.(m);
       if (admission === undefined || admission.ok || "needsSender" in admission) {
         const standIn = m.senderName;
@@ -156,8 +161,8 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       ...(m.quoteText !== undefined ? { quote: m.quoteText } : {}),
       ...(m.media ? { media: m.media } : {}),
     });
-    if (!fresh) return "duplicate";
-    if (d.stored) d.stored.n++;
+    if (!fresh && !o?.retry) return "duplicate";
+    if (fresh && d.stored) d.stored.n++;
     if (!addressed) {
       if (m.chatType !== "dm") d.implicit?.(m);
       return "stored";
@@ -169,11 +174,13 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     if (m.chatType === "dm") d.messages.upsertChat({ ...chat, title: m.senderName, ...(m.senderUsername !== undefined ? { username: m.senderUsername } : {}) });
     admission ??= d.admit?.(m);
     if (admission && !admission.ok) return "needsSender" in admission ? "ignored" : admission.outcome;
-    // From here an addressed message survives a crash: it is committed and its task exists
-    // before the (up to 5 s) reply fetch starts; the task waits for the fetch to finish.
-    d.messages.commit();
+    // From here an addressed message survives a crash: it is committed together with its task
+    // (one commit: no moment where the message is stored and its task is not) before the (up to
+    // 5 s) reply fetch starts; the task waits for the fetch to finish.
     const isReply = m.replyToId !== undefined;
-    d.enqueue(m.chatId, m.messageId, { awaitingReply: isReply, senderId: m.senderId, ...(m.topicId !== undefined ? { topicId: m.topicId } : {}) });
+    d.messages.commitWith(() =>
+      d.enqueue(m.chatId, m.messageId, { awaitingReply: isReply, senderId: m.senderId, ...(m.topicId !== undefined ? { topicId: m.topicId } : {}) }),
+    );
     d.onAddressed?.();
     d.logger.debug({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "addressed");
     if (isReply) {
@@ -181,8 +188,14 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       try {
         reply = await fetchReply();
       } finally {
-        // Whatever happened, release the waiting task (without a quote if the fetch broke).
-        d.attachReply(m.chatId, m.messageId, reply);
+        // Whatever happened, release the waiting task (without a quote if the fetch broke). The
+        // message is stored and planned already: a failure here (a busy database) costs the
+        // quote at most — the task stops waiting for it after 10 s anyway.
+        try {
+          d.attachReply(m.chatId, m.messageId, reply);
+        } catch (e) {
+          d.logger.warn({ component: "inbound", chatId: m.chatId, messageId: m.messageId, err: e instanceof Error ? e.message : String(e) }, "could not attach the reply context; answering without it");
+        }
       }
     }
     return "addressed";

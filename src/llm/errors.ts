@@ -10,10 +10,30 @@
 
 /** Common base so a caller can `catch (e) { if (e instanceof LlmError) … }` for all of them. */
 export class LlmError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /**
+   * Set by the client when it gave up on a transient failure (5xx, 429, network, timeout, an
+   * unparsable answer) or refused to send while the model is unavailable: how long until the
+   * model may be tried again (see availability.ts). A caller parks its work that long; undefined
+   * means the failure is permanent (or not the server's).
+   */
+  retryInMs: number | undefined;
+  /** The model the call was for, when the client knows it. */
+  model: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; model?: string }) {
     super(message, options);
     this.name = new.target.name;
+    this.model = options?.model;
+    this.retryInMs = undefined;
   }
+}
+
+/** A transient failure the caller should wait out: the model and how long. */
+export function llmUnavailable(e: unknown): { readonly model: string; readonly retryInMs: number; readonly code: string } | undefined {
+  if (!(e instanceof LlmError) || e.retryInMs === undefined || e.model === undefined) return undefined;
+  const code =
+    e instanceof LlmHttpError ? `LLM_${e.status}` : e instanceof LlmNetworkError ? (e.timedOut ? "LLM_TIMEOUT" : "LLM_NETWORK") : e instanceof LlmUnparsableError ? "LLM_UNPARSABLE" : "LLM_UNAVAILABLE";
+  return { model: e.model, retryInMs: e.retryInMs, code };
 }
 
 /** The API answered with an HTTP error status. */
@@ -41,7 +61,7 @@ export class LlmHttpError extends LlmError {
     model: string;
   }) {
     const word = init.apiStatus !== undefined ? ` ${init.apiStatus}` : "";
-    super(`Gemini ${init.model} answered HTTP ${init.status}${word} after ${init.attempts} attempt(s): ${init.apiMessage}`);
+    super(`Gemini ${init.model} answered HTTP ${init.status}${word} after ${init.attempts} attempt(s): ${init.apiMessage}`, { model: init.model });
     this.status = init.status;
     this.retryable = init.retryable;
     this.apiStatus = init.apiStatus;
@@ -60,7 +80,7 @@ export class LlmBlockedError extends LlmError {
 
   constructor(init: { reason: string; source: "prompt" | "candidate"; model: string }) {
     const what = init.source === "prompt" ? "the prompt" : "the answer";
-    super(`Gemini ${init.model} blocked ${what}: ${init.reason}`);
+    super(`Gemini ${init.model} blocked ${what}: ${init.reason}`, { model: init.model });
     this.reason = init.reason;
     this.source = init.source;
   }
@@ -73,7 +93,7 @@ export class LlmEmptyResponseError extends LlmError {
 
   constructor(init: { finishReason?: string; model: string }) {
     const why = init.finishReason !== undefined ? ` (finishReason ${init.finishReason})` : "";
-    super(`Gemini ${init.model} returned no text${why}`);
+    super(`Gemini ${init.model} returned no text${why}`, { model: init.model });
     this.finishReason = init.finishReason;
   }
 }
@@ -86,7 +106,7 @@ export class LlmNetworkError extends LlmError {
   readonly attempts: number;
 
   constructor(init: { message: string; timedOut: boolean; attempts: number; model: string; cause?: unknown }) {
-    super(`Gemini ${init.model} network failure after ${init.attempts} attempt(s): ${init.message}`, { cause: init.cause });
+    super(`Gemini ${init.model} network failure after ${init.attempts} attempt(s): ${init.message}`, { cause: init.cause, model: init.model });
     this.timedOut = init.timedOut;
     this.attempts = init.attempts;
   }
@@ -97,3 +117,29 @@ export class LlmNetworkError extends LlmError {
  * The generic call (llm.ts) asks once more; a caller's own validator throws it (or a subclass).
  */
 export class LlmFormatError extends LlmError {}
+
+/**
+ * An HTTP 200 whose body is not the JSON the API sends (cut off, an HTML page from a proxy): the
+ * server or something in between is in trouble, so it is transient, like a 5xx.
+ */
+export class LlmUnparsableError extends LlmError {
+  readonly attempts: number;
+
+  constructor(init: { detail: string; attempts: number; model: string; cause?: unknown }) {
+    super(`Gemini ${init.model} sent an unparsable answer after ${init.attempts} attempt(s): ${init.detail}`, { cause: init.cause, model: init.model });
+    this.attempts = init.attempts;
+  }
+}
+
+/**
+ * Not sent: the model is failing (an outage is on) and this call is not the one probing it.
+ * Carries `retryInMs` like the failures it stands for.
+ */
+export class LlmUnavailableError extends LlmError {
+  constructor(init: { model: string; reason: string; since: number; retryInMs: number }) {
+    super(`Gemini ${init.model} is unavailable (failing since ${new Date(init.since).toISOString()}: ${init.reason}); next try in ${Math.ceil(init.retryInMs / 1000)} s`, {
+      model: init.model,
+    });
+    this.retryInMs = init.retryInMs;
+  }
+}

@@ -11,7 +11,8 @@ import { setTimeout as sleepMs } from "node:timers/promises";
 import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from "@google/genai";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { LlmBlockedError, LlmEmptyResponseError, LlmHttpError, LlmNetworkError } from "./errors";
+import { LlmAvailability } from "./availability";
+import { LlmBlockedError, LlmEmptyResponseError, LlmHttpError, LlmNetworkError, LlmUnavailableError, LlmUnparsableError } from "./errors";
 
 /** How to build a {@link GeminiClient}. */
 export interface GeminiClientOptions {
@@ -31,6 +32,10 @@ export interface GeminiClientOptions {
   readonly logger: Logger;
   /** Waits between attempts; injectable so tests run fast. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** The time for the availability state (outage start, next try); default Date.now. Tests pass their FakeClock's. */
+  readonly now?: () => number;
+  /** Jitter source of the outage backoff (default Math.random). */
+  readonly random?: () => number;
 }
 
 /** One part of a turn: text, or inline media (base64) for a description call. */
@@ -134,6 +139,8 @@ export class GeminiClient {
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly usageListeners = new Set<(u: LlmUsage) => void>();
+  /** Whether each model is answering (outages: one probe at a time, backoff; see availability.ts). */
+  readonly availability: LlmAvailability;
 
   constructor(o: GeminiClientOptions) {
     this.model = o.model;
@@ -144,6 +151,7 @@ export class GeminiClient {
     this.timeoutMs = Math.max(1, o.timeoutMs ?? 60_000);
     this.log = o.logger.child({ component: "llm" });
     this.sleep = o.sleep ?? ((ms) => sleepMs(ms));
+    this.availability = new LlmAvailability({ now: o.now ?? Date.now, logger: this.log, ...(o.random ? { random: o.random } : {}) });
     this.ai = new GoogleGenAI({
       apiKey: o.apiKey,
       httpOptions: {
@@ -165,31 +173,58 @@ export class GeminiClient {
 
   /**
    * Ask for a JSON answer matching `req.responseSchema`. Resolves with the raw text; throws
-   * {@link LlmHttpError}, {@link LlmNetworkError}, {@link LlmBlockedError} or {@link LlmEmptyResponseError}.
+   * {@link LlmHttpError}, {@link LlmNetworkError}, {@link LlmUnparsableError}, {@link LlmBlockedError},
+   * {@link LlmEmptyResponseError}, or {@link LlmUnavailableError} (not sent: the model is failing
+   * and another call probes it). A transient failure carries `retryInMs` (see availability.ts).
    */
   async generateJson(req: JsonGenerationRequest): Promise<JsonGenerationResult> {
     assertContents(req.contents);
+    const model = req.model ?? this.model;
+    const purpose = req.purpose ?? "other";
+    const admission = this.availability.admit(model);
+    if (!admission.go) {
+      throw new LlmUnavailableError({ model, reason: admission.outage.lastError, since: admission.outage.since, retryInMs: admission.retryInMs });
+    }
+    // While the model is failing, the probe is one attempt: its retries are the outage's backoff.
+    const maxAttempts = admission.probe ? 1 : this.maxAttempts;
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       let response: GenerateContentResponse;
       try {
         response = await this.attemptOnce(req);
       } catch (err) {
-        const failure = this.classify(err, attempt, req.model ?? this.model);
-        const delayMs = this.retryDelay(failure, attempt);
-        if (delayMs === undefined) throw failure.error;
-        this.log.warn(
-          { model: req.model ?? this.model, purpose: req.purpose ?? "other", attempt, status: failure.label, delayMs: Math.round(delayMs), error: failure.error.message },
+        let failure: Failure;
+        try {
+          failure = this.classify(err, attempt, model);
+        } catch (bug) {
+          if (admission.probe) this.availability.release(model);
+          throw bug;
+        }
+        if (!failure.retryable) {
+          // The server answered (a 400, a bad key, an unknown model): it is up, the request is wrong.
+          this.availability.answered(model);
+          throw failure.error;
+        }
+        // Another call found the model failing meanwhile: stop here rather than add to the storm.
+        const delayMs = this.availability.isUp(model) ? this.retryDelay(failure, attempt, maxAttempts) : undefined;
+        if (delayMs === undefined) {
+          failure.error.retryInMs = this.availability.failed(model, failure.reason, { probe: admission.probe, attempts: attempt, serverDelayMs: failure.serverDelayMs });
+          throw failure.error;
+        }
+        // A blip the next attempt may cure: not an outage (yet), so not a warning.
+        this.log.info(
+          { model, purpose, attempt, status: failure.label, delayMs: Math.round(delayMs), error: failure.error.message },
           "gemini call failed, retrying",
         );
         await this.sleep(delayMs);
         continue;
       }
+      // Any answer, blocked or empty ones too, shows the model is up.
+      this.availability.answered(model);
       // Interpreted outside the try: a blocked or empty answer is not an HTTP failure (the
       // caller decides whether to ask again: see llm.ts).
-      const purpose = req.purpose ?? "other";
-      this.reportUsage(response, purpose, req.model ?? this.model, req.chatId);
-      const result = this.interpret(response, attempt, req.model ?? this.model);
+      this.reportUsage(response, purpose, model, req.chatId);
+      const result = this.interpret(response, attempt, model);
       this.log.info(
         {
           purpose,
@@ -211,12 +246,20 @@ export class GeminiClient {
   private async attemptOnce(req: JsonGenerationRequest): Promise<GenerateContentResponse> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    // The SDK's ApiError keeps the body, not the headers: read `Retry-After` on the way through.
+    let retryAfter: string | null = null;
+    const fetchRecordingHeaders: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      retryAfter = res.headers.get("retry-after");
+      return res;
+    };
     // A fresh config each attempt: the SDK may mutate it.
     const config: GenerateContentConfig = {
       systemInstruction: req.systemInstruction,
       responseMimeType: "application/json",
       responseJsonSchema: req.responseJsonSchema,
       abortSignal: controller.signal,
+      httpOptions: { fetch: fetchRecordingHeaders },
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
       ...(req.maxOutputTokens !== undefined ? { maxOutputTokens: req.maxOutputTokens } : {}),
       ...(req.thinkingBudget !== undefined ? { thinkingConfig: { thinkingBudget: req.thinkingBudget } } : {}),
@@ -231,7 +274,9 @@ export class GeminiClient {
         config,
       });
     } catch (err) {
-      throw controller.signal.aborted ? new AttemptTimeout(this.timeoutMs, err) : err;
+      if (controller.signal.aborted) throw new AttemptTimeout(this.timeoutMs, err);
+      if (isApiError(err) && retryAfter !== null) throw Object.assign(err, { retryAfterHeader: retryAfter });
+      throw err;
     } finally {
       clearTimeout(timer);
     }
@@ -246,39 +291,49 @@ export class GeminiClient {
         attempts: attempt,
         model,
       });
-      return { error, retryable: true, label: "timeout", serverDelayMs: undefined };
+      return { error, retryable: true, label: "timeout", reason: `no answer within ${err.timeoutMs} ms`, serverDelayMs: undefined };
     }
     if (isApiError(err)) {
       const body = parseErrorBody(this.redact(err.message));
       const retryable = RETRYABLE_STATUSES.has(err.status);
+      // RetryInfo (in the body) is Google's own; a Retry-After header (a proxy, a gateway) is honoured too.
+      const headerDelay = parseRetryAfter((err as { retryAfterHeader?: string }).retryAfterHeader, Date.now());
+      const serverDelayMs = body.retryAfterMs ?? headerDelay;
       const error = new LlmHttpError({
         status: err.status,
         retryable,
         ...(body.apiStatus !== undefined ? { apiStatus: body.apiStatus } : {}),
         apiMessage: body.apiMessage,
-        ...(body.retryAfterMs !== undefined ? { retryAfterMs: body.retryAfterMs } : {}),
+        ...(serverDelayMs !== undefined ? { retryAfterMs: serverDelayMs } : {}),
         attempts: attempt,
         model,
       });
-      return { error, retryable, label: err.status, serverDelayMs: body.retryAfterMs };
+      const reason = `HTTP ${err.status}${body.apiStatus !== undefined ? ` ${body.apiStatus}` : ""}: ${truncate(body.apiMessage, 120)}`;
+      return { error, retryable, label: err.status, reason, serverDelayMs };
+    }
+    if (err instanceof SyntaxError) {
+      // The SDK parses a 200's body as JSON: a cut-off or non-JSON body (a proxy's page) lands here.
+      const error = new LlmUnparsableError({ detail: this.redact(err.message), attempts: attempt, model, cause: err });
+      return { error, retryable: true, label: "unparsable", reason: "an unparsable answer (HTTP 200 that is not JSON)", serverDelayMs: undefined };
     }
     if (isNetworkFailure(err)) {
+      const detail = this.redact(describeNetworkFailure(err));
       const error = new LlmNetworkError({
-        message: this.redact(describeNetworkFailure(err)),
+        message: detail,
         timedOut: false,
         attempts: attempt,
         model,
         cause: err,
       });
-      return { error, retryable: true, label: "network", serverDelayMs: undefined };
+      return { error, retryable: true, label: "network", reason: `network: ${detail}`, serverDelayMs: undefined };
     }
     // Not an API or network failure (an SDK validation error, a bug): retrying would not help.
     throw err;
   }
 
   /** How long to wait before the next attempt, or undefined to give up now. */
-  private retryDelay(failure: Failure, attempt: number): number | undefined {
-    if (!failure.retryable || attempt >= this.maxAttempts) return undefined;
+  private retryDelay(failure: Failure, attempt: number, maxAttempts: number): number | undefined {
+    if (!failure.retryable || attempt >= maxAttempts) return undefined;
     if (failure.serverDelayMs !== undefined) {
       // Retrying sooner than the server asked only earns another 429; waiting longer than our
       // bound would stall the caller. Give up and let it reschedule (the error carries retryAfterMs).
@@ -352,11 +407,23 @@ export class GeminiClient {
 }
 
 interface Failure {
-  readonly error: LlmHttpError | LlmNetworkError;
+  readonly error: LlmHttpError | LlmNetworkError | LlmUnparsableError;
   readonly retryable: boolean;
-  /** What the retry log line shows as `status`: the HTTP status, "network" or "timeout". */
-  readonly label: number | "network" | "timeout";
+  /** What the retry log line shows as `status`: the HTTP status, "network", "timeout" or "unparsable". */
+  readonly label: number | "network" | "timeout" | "unparsable";
+  /** The failure in a few words, for the outage lines and `/status`. */
+  readonly reason: string;
+  /** The server's requested pause (RetryInfo, or a Retry-After header). */
   readonly serverDelayMs: number | undefined;
+}
+
+/** `Retry-After`: delta-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** Internal marker: our per-attempt deadline fired (the SDK surfaces it as a bare AbortError). */
@@ -391,21 +458,28 @@ function parseErrorBody(message: string): { apiMessage: string; apiStatus: strin
   try {
     json = JSON.parse(message);
   } catch {
-    return { apiMessage: truncate(message), apiStatus: undefined, retryAfterMs: undefined };
+    return { apiMessage: truncate(plainText(message)), apiStatus: undefined, retryAfterMs: undefined };
   }
   const parsed = GoogleErrorBody.safeParse(json);
-  if (!parsed.success) return { apiMessage: truncate(message), apiStatus: undefined, retryAfterMs: undefined };
+  if (!parsed.success) return { apiMessage: truncate(plainText(message)), apiStatus: undefined, retryAfterMs: undefined };
   const { error } = parsed.data;
   let retryAfterMs: number | undefined;
   for (const detail of error.details ?? []) {
     const info = RetryInfo.safeParse(detail);
     if (info.success) retryAfterMs = Math.round(Number.parseFloat(info.data.retryDelay) * 1000);
   }
-  return { apiMessage: truncate(error.message ?? message), apiStatus: error.status, retryAfterMs };
+  return { apiMessage: truncate(plainText(error.message ?? message)), apiStatus: error.status, retryAfterMs };
 }
 
-function truncate(s: string): string {
-  return s.length > 500 ? `${s.slice(0, 500)}…` : s;
+function truncate(s: string, max = 500): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+/** A proxy's HTML error page as a few words: its title, else its text without tags. */
+function plainText(s: string): string {
+  if (!/<\/?[a-z][^>]*>/i.test(s)) return s;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(s)?.[1]?.trim();
+  return title || s.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim();
 }
 
 /** Error codes of socket/DNS failures (Node) and undici's own transport errors. */

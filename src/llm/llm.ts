@@ -12,12 +12,14 @@
  * - accounting: every answered call's tokens reach `onUsage` listeners under its purpose
  *   (stored in `llm_usage`), and the client logs one line per call with purpose and tokens.
  *
- * HTTP failures (429/5xx, network) are retried inside GeminiClient and then thrown as
- * LlmHttpError / LlmNetworkError: those are not refusals, the caller may reschedule.
+ * HTTP failures (429/5xx, network, timeouts, unparsable answers) are retried inside GeminiClient
+ * and then thrown with `retryInMs` (see availability.ts): those are not refusals, the caller parks
+ * its work (tasks/llm-wait.ts).
  */
 import type { Logger } from "pino";
 import { z } from "zod";
 import { LlmBlockedError, LlmEmptyResponseError, LlmFormatError } from "./errors";
+import type { LlmAvailability } from "./availability";
 import { GeminiClient, type LlmContent, type LlmUsage } from "./gemini-client";
 import { geminiJsonSchema } from "./json-schema";
 import { PURPOSES, type LlmPurpose } from "./purposes";
@@ -61,6 +63,8 @@ export interface Llm {
   onUsage(listener: (u: LlmUsage) => void): () => void;
   /** The model a purpose uses. */
   modelFor(purpose: LlmPurpose): string;
+  /** Whether each model answers (outages); absent for a stand-in that makes no calls. */
+  readonly availability?: LlmAvailability;
 }
 
 /** Build the persona's Gemini access: one client (retries, timeouts, accounting), a model per purpose. */
@@ -70,8 +74,10 @@ export function createGeminiLlm(o: {
   readonly baseUrl?: string | undefined;
   readonly models?: Partial<Record<LlmPurpose, string>>;
   readonly logger: Logger;
+  /** The runtime's clock, for the outage state (default Date.now). */
+  readonly now?: () => number;
 }): GeminiLlm {
-  const client = new GeminiClient({ apiKey: o.apiKey, model: o.model, logger: o.logger, ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}) });
+  const client = new GeminiClient({ apiKey: o.apiKey, model: o.model, logger: o.logger, ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}), ...(o.now ? { now: o.now } : {}) });
   return new GeminiLlm({ client, logger: o.logger, model: o.model, ...(o.models ? { models: o.models } : {}) });
 }
 
@@ -97,6 +103,10 @@ export class GeminiLlm implements Llm {
 
   modelFor(purpose: LlmPurpose): string {
     return this.models[purpose] ?? this.o.model;
+  }
+
+  get availability(): LlmAvailability {
+    return this.o.client.availability;
   }
 
   onUsage(listener: (u: LlmUsage) => void): () => void {

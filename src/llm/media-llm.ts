@@ -43,6 +43,10 @@ export class LlmMediaSource implements MediaLlm {
     return this.llm.modelFor("describe");
   }
 
+  available(kind: MediaKind): boolean {
+    return this.llm.availability?.isAvailable(this.llm.modelFor(TRANSCRIBED.has(kind) ? "transcribe" : "describe")) ?? true;
+  }
+
   async describe(input: { bytes: Buffer; mime: string; kind: MediaKind }): Promise<MediaVerdict> {
     const purpose = TRANSCRIBED.has(input.kind) ? "transcribe" : "describe";
     try {

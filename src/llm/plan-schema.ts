@@ -124,6 +124,18 @@ export class PlanFormatError extends LlmFormatError {}
 export interface PlanCheckContext extends PlanAbilities {
   /** True when `id` is a message of this chat (reply_to / message_id must be). */
   readonly isChatMessage: (id: number) => boolean;
+  /**
+   * The message being answered (the last addressed one): what a send or sticker with an unknown
+   * `reply_to` replies to instead. Absent: such a send goes out without a reply.
+   */
+  readonly answering?: number;
+}
+
+/** A task kept with a correction (a send's unknown `reply_to`): logged, never dropped. */
+export interface RepairedTask {
+  readonly index: number;
+  readonly kind: string;
+  readonly reason: string;
 }
 
 /**
@@ -131,7 +143,7 @@ export interface PlanCheckContext extends PlanAbilities {
  * once). Individual bad tasks are rejected with a reason; a task that depends — directly or
  * through others — on a rejected task is rejected too, so only a self-consistent part runs.
  */
-export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: PlanTask[]; rejected: RejectedTask[] } {
+export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: PlanTask[]; rejected: RejectedTask[]; repaired: RepairedTask[] } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -143,6 +155,7 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
   if (list.length > MAX_PLAN_TASKS) throw new PlanFormatError(`plan has ${list.length} tasks; the limit is ${MAX_PLAN_TASKS}`);
 
   const rejected: RejectedTask[] = [];
+  const repaired: RepairedTask[] = [];
   const parsed: (TaskShape | undefined)[] = [];
   const taskSchema = (planSchemaFor(ctx) as unknown as z.ZodObject<{ tasks: z.ZodArray<z.ZodType<TaskShape>> }>).shape.tasks.element;
   const idToIndex = new Map<string, number>();
@@ -169,12 +182,25 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
       parsed.push(undefined);
       return;
     }
-    const why = semanticProblem(res.data, ctx);
+    // Words are never lost to a bad reference: a send (or sticker) replying to a message that is
+    // not in this chat replies to the message being answered instead, or to nothing.
+    let task = res.data;
+    if ((task.kind === "send" || task.kind === "sticker") && task.reply_to !== undefined && !ctx.isChatMessage(task.reply_to)) {
+      const fallback = ctx.answering !== undefined && ctx.isChatMessage(ctx.answering) ? ctx.answering : undefined;
+      repaired.push({
+        index,
+        kind: task.kind,
+        reason: `reply_to ${task.reply_to} is not a message of this chat; ${fallback !== undefined ? `replying to #${fallback} (the message being answered)` : "sent without a reply"}`,
+      });
+      const { reply_to: _unknown, ...rest } = task;
+      task = fallback !== undefined ? { ...rest, reply_to: fallback } : rest;
+    }
+    const why = semanticProblem(task, ctx);
     if (why) {
-      rejected.push({ index, ...(id ? { id } : {}), kind: res.data.kind, reason: why });
+      rejected.push({ index, ...(id ? { id } : {}), kind: task.kind, reason: why });
       bad.add(index);
     }
-    parsed.push(res.data);
+    parsed.push(task);
   });
 
   // Resolve explicit dependencies; unknown or forward references are errors (they also make cycles impossible).
@@ -219,6 +245,7 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
   return {
     tasks: tasks.map((t) => ({ ...t, deps: t.deps.map((j) => position.get(j)!) })),
     rejected: rejected.sort((a, b) => a.index - b.index),
+    repaired,
   };
 }
 
@@ -231,10 +258,6 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
       ) {
         return ctx.stickerSets.length ? `sticker set "${t.sticker_set}" is not one of the persona's sets` : "the persona has no sticker sets";
       }
-      if (t.reply_to !== undefined && !ctx.isChatMessage(t.reply_to)) return `reply_to ${t.reply_to} is not a message of this chat`;
-      return undefined;
-    case "send":
-      if (t.reply_to !== undefined && !ctx.isChatMessage(t.reply_to)) return `reply_to ${t.reply_to} is not a message of this chat`;
       return undefined;
     case "react":
       if (!ctx.isChatMessage(t.message_id)) return `message_id ${t.message_id} is not a message of this chat`;

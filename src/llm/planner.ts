@@ -45,6 +45,9 @@ export class GeminiPlanner implements Planner {
     for (const r of res.value.rejected) {
       this.o.logger.warn({ component: "planner", chatId: meta.chatId, task: r.index, id: r.id, kind: r.kind, reason: r.reason }, "plan task rejected");
     }
+    for (const r of res.value.repaired) {
+      this.o.logger.warn({ component: "planner", chatId: meta.chatId, task: r.index, kind: r.kind, reason: r.reason }, "plan task corrected");
+    }
     return res.value;
   }
 }

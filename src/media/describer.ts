@@ -37,6 +37,8 @@ export type MediaVerdict = { readonly status: "ok"; readonly text: string } | { 
 export interface MediaLlm {
   readonly model: string;
   describe(input: { readonly bytes: Buffer; readonly mime: string; readonly kind: MediaDescriptor["kind"] }): Promise<MediaVerdict>;
+  /** False while the model is failing (an outage): nothing is downloaded for it meanwhile (default: available). */
+  available?(kind: MediaDescriptor["kind"]): boolean;
 }
 
 export interface MediaLimits {
@@ -176,6 +178,8 @@ export class MediaDescriber {
       return undefined;
     }
     if (!this.o.fetcher || !this.o.llm) return undefined;
+    // The model is failing: no download, no call; the placeholder stands and the file is tried again next time.
+    if (this.o.llm.available?.(d.kind) === false) return undefined;
     if (!this.o.budget.tryTake()) {
       if (!this.later.has(uid)) {
         this.later.set(uid, ref);

@@ -1,3 +1,4 @@
+import type { AvailabilitySnapshot } from "../llm/availability";
 import type { CappedChat } from "../policy/caps";
 import { ALL_CHATS, type ChatSettings } from "../store/chat-settings";
 import type { ChatInfo } from "../store/messages";
@@ -31,6 +32,8 @@ export interface StatusFacts {
   readonly lastError?: LastError;
   /** The database and what retention removed (npm start). */
   readonly storage?: StorageFacts;
+  /** Gemini's outages (absent: not reported, e.g. no LLM). */
+  readonly llm?: AvailabilitySnapshot;
 }
 
 /** The storage line of `/status`. */
@@ -92,6 +95,17 @@ export function formatStatus(f: StatusFacts): string {
   for (const [id, s] of silenced) lines.push(`Silent (you took over) in ${name(id)} until ${hhmm(s.silentUntil!)} UTC`);
   const modes = perChat.filter(([, s]) => s.mode !== undefined).map(([id, s]) => `${s.mode} in ${name(id)}`);
   if (all?.mode !== undefined || modes.length) lines.push(`Group mode: ${all?.mode ?? "as the persona file says"} by default${modes.length ? `; ${modes.join("; ")}` : ""}`);
+  for (const d of f.llm?.down ?? []) {
+    const next = d.probing ? "trying now" : `next try in ${formatDuration(Math.max(0, d.nextTryAt - f.now))}`;
+    lines.push(
+      `Gemini ${d.model} unavailable since ${hhmm(d.since)} UTC (${formatDuration(f.now - d.since)}; ${d.lastError}): ` +
+        `${d.waiting} plan${d.waiting === 1 ? "" : "s"} waiting, ${next}`,
+    );
+  }
+  const last = f.llm?.lastEnded;
+  if (last && !f.llm?.down.length) {
+    lines.push(`Last Gemini outage: ${last.model}, ${formatDuration(last.endedAt - last.since)}, ended ${hhmm(last.endedAt)} UTC (${last.plansWaited} plans waited)`);
+  }
   lines.push(`Pending tasks: ${f.pendingTasks}${f.summaryTasks ? ` (and ${f.summaryTasks} lane summar${f.summaryTasks === 1 ? "y" : "ies"} being written)` : ""}`);
   const u = f.usage;
   const cost = u.unpricedModels.length ? `≈ ${formatUsd(u.costUsd)} + unpriced calls (${u.unpricedModels.join(", ")})` : `≈ ${formatUsd(u.costUsd)}`;

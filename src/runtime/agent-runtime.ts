@@ -14,10 +14,11 @@ import { Gate } from "../policy/gate";
 import { strangerTokenCap } from "../config/persona-policy";
 import { Caps } from "../policy/caps";
 import { ChatSettingsStore } from "../store/chat-settings";
-import type { Db } from "../store/db";
+import { onCommitFailure, type Db } from "../store/db";
 import { UsageStore } from "../store/usage";
 import { MemoryStore } from "../store/memories";
 import { SummaryStore } from "../store/summaries";
+import { WriteGate } from "../store/write-gate";
 import { speakerDirectory } from "../context/speaker-directory";
 import { isSummaryGraph, LaneSummaries } from "../summary/lane-summaries";
 import type { CuratedMemories } from "../memory/curated";
@@ -39,6 +40,8 @@ import {
 import type { AccountLostError } from "../tasks/errors";
 import { accountLost } from "../telegram/account-errors";
 import { receivedHandler } from "../tasks/handlers/received-handler";
+import { llmRateKey } from "../tasks/llm-wait";
+import type { AvailabilitySnapshot } from "../llm/availability";
 import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler, type SchedulerOptions } from "../tasks/scheduler";
 import { TaskStore } from "../tasks/task-store";
@@ -168,6 +171,7 @@ export class AgentRuntime {
   readonly addressing: ImplicitAddressing;
   private detach: (() => void) | undefined;
   private detachUsage: (() => void) | undefined;
+  private detachCommitFailure: (() => void) | undefined;
   private startedAt: number;
   private lastError: LastError | undefined;
   private readonly logger: Logger;
@@ -178,6 +182,8 @@ export class AgentRuntime {
   readonly images: ImageSource;
   /** What each chat allows to react with (cached; forgotten when Telegram says the chat changed). */
   readonly chatReactions: ChatReactions;
+  /** Inbound work waiting (in order) while another process holds the database's write lock. */
+  readonly writeGate: WriteGate;
 
   constructor(private readonly o: AgentRuntimeOptions) {
     const agent = o.persona.name;
@@ -212,6 +218,16 @@ export class AgentRuntime {
       chatOf: (chatId) => this.messages.chat(chatId),
     });
     this.startedAt = this.clock.now();
+    this.writeGate = new WriteGate({ clock: this.clock, logger: this.logger, file: o.db.name });
+    // A group commit that fails (a full disk, an I/O error) is rolled back: memory must not be
+    // ahead of the file, or the update state would later be persisted past what was lost.
+    this.detachCommitFailure = onCommitFailure(o.db, (err) => {
+      this.logger.error({ component: "store", file: err.file, code: err.code }, `could not save incoming messages: ${err.message}; they are fetched again once the database works`);
+      this.updateState.reload();
+      this.entities.reload();
+      this.messages.forgetCaches();
+      this.tracker.resync((box) => (box === ACCOUNT_BOX ? this.updateState.account()?.pts : this.updateState.channelPts(box)));
+    });
     this.typing = new TypingWatch(() => this.clock.now());
     this.llm = o.llm;
     this.detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
@@ -339,6 +355,7 @@ export class AgentRuntime {
           usernameOf: (userId) => this.entities.get(userId)?.username,
           summaries: this.laneSummaries,
           planner: o.planner,
+          ...(o.llm ? { llmKeys: [llmRateKey(o.llm.modelFor("plan"))] } : {}),
           entities: this.entities,
           reactions: this.reactions,
           selfId: o.selfId,
@@ -370,6 +387,10 @@ export class AgentRuntime {
     const addressed = metrics.messagesAddressed.labels({ agent });
     addressed.inc(0);
     metrics.messagesStored.of(agent);
+    // The end-of-outage line and /status say how many answers waited for the model.
+    o.llm?.availability?.countWaiting(
+      (model) => this.scheduler.openWithKey(llmRateKey(model)).filter((t) => t.kind === "received" || t.kind === "address").length,
+    );
     this.inbound = createInboundPipeline({
       messages: this.messages,
       names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
@@ -422,6 +443,8 @@ export class AgentRuntime {
       selfId: o.selfId,
       replyTimeoutMs: o.replyTimeoutMs ?? REPLY_FETCH_TIMEOUT_MS,
       logger: this.logger,
+      gate: this.writeGate,
+      dbFile: o.db.name,
     });
     const commonChats = o.db.prepare(`SELECT DISTINCT chat_id FROM messages WHERE agent = ? AND chat_id NOT LIKE '-100%'`).pluck();
     const channelChats = o.db.prepare(`SELECT chat_id FROM chats WHERE agent = ? AND chat_id LIKE '-100%'`).pluck();
@@ -543,6 +566,7 @@ export class AgentRuntime {
       strangers: { tokens: this.usage.strangerTokensToday(now), cap: strangerTokenCap(this.o.persona.policy) },
       capped: this.caps.cappedChats(),
       ...(this.lastError ? { lastError: this.lastError } : {}),
+      llm: this.llmAvailability(),
       ...(this.o.retention ? { storage: this.storageFacts(this.o.retention) } : {}),
     };
   }
@@ -559,6 +583,15 @@ export class AgentRuntime {
     };
   }
 
+  /**
+   * Whether Gemini answers, as this persona sees it: the models failing now (since when, the last
+   * error, the next try, how many plans wait) and the outages that ended. Read-only; for
+   * `/status` and a metrics endpoint. Without an LLM (dry runs): nothing is down.
+   */
+  llmAvailability(): AvailabilitySnapshot {
+    return this.o.llm?.availability?.snapshot() ?? { down: [], ended: 0 };
+  }
+
   /** Resume stored tasks, start listening and ticking. */
   start(): void {
     this.startedAt = this.clock.now();
@@ -573,6 +606,7 @@ export class AgentRuntime {
       typing: this.typing,
       reactions: createReactionHandler({ messages: this.messages, reactions: this.reactions, logger: this.logger }),
       chatChanged: (chatId) => this.chatReactions.forget(chatId),
+      gate: this.writeGate,
     });
     const stopChanges = listenForChanges({
       client: this.o.client,
@@ -606,7 +640,11 @@ export class AgentRuntime {
     this.stopped = true;
     this.detach?.();
     this.detach = undefined;
+    // Messages still waiting for a busy database are not stored: their update state was not
+    // persisted, so the next start fetches them again.
+    this.writeGate.close();
     this.tracker.close();
+    this.detachCommitFailure?.();
     // A catch-up in flight finishes what it handed over (bounded: its requests may never return).
     await Promise.race([this.chain, new Promise((r) => setTimeout(r, 2000).unref())]);
     const graceMs = o.graceMs ?? STOP_GRACE_MS;
@@ -640,6 +678,8 @@ export class AgentRuntime {
   /** Die as a killed process would (for crash tests): nothing more is written. */
   abandon(): void {
     this.stopped = true;
+    this.writeGate.close();
+    this.detachCommitFailure?.();
     this.media.stop();
     this.tracker.close();
     this.detach?.();

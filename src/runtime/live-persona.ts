@@ -1,5 +1,5 @@
 /**
- * One persona on its real account, from lock to release: lock the session, connect (retrying),
+ * One persona on its real account, until it releases its session lock (taken by start.ts): connect (retrying),
  * run the AgentRuntime with a connection watchdog, and stop — on shutdown, gracefully; when
  * Telegram ends the session, with one error line that says how to log in again.
  */
@@ -16,7 +16,7 @@ import { ACCOUNT_BOX } from "../store/update-state";
 import type { AccountLostError } from "../tasks/errors";
 import { accountLost, loginCommand } from "../telegram/account-errors";
 import { AccountLink, ConnectAbortedError } from "../telegram/account-link";
-import { lockSession, secureSessionFile, sessionPath, type ClientFactory } from "../telegram/client";
+import { secureSessionFile, sessionPath, type ClientFactory } from "../telegram/client";
 import { ConnectionHealth, describeError, watchUpdates, type Backoff, type ConnectionHealthOptions } from "../telegram/connection-health";
 import type { Clock } from "../types";
 import type { PersonaConnection } from "../http/readiness";
@@ -35,6 +35,8 @@ export interface LivePersonaOptions {
   readonly persona: Persona;
   readonly db: Db;
   readonly sessionsDir: string;
+  /** Releases the session's lock, taken by the caller (start.ts) before anything connected; called when this persona ends. */
+  readonly release: () => void;
   readonly credentials: TelegramCredentials;
   readonly gemini: {
     readonly apiKey: string;
@@ -101,11 +103,11 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     return { kind: "lost", error: e };
   };
 
-  let release: () => void;
+  const release = o.release;
   try {
     if (secureSessionFile(file)) log.warn({ component: "runtime" }, "session file was readable by others; narrowed to 0600");
-    release = lockSession(file);
   } catch (e) {
+    release();
     return failed(describeError(e));
   }
   let link: AccountLink;
@@ -147,7 +149,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ended.abort();
   };
   const geminiLogger = log.child({ component: "llm" });
-  const llm = createGeminiLlm({ ...o.gemini, logger: geminiLogger });
+  const llm = createGeminiLlm({ ...o.gemini, logger: geminiLogger, now: () => o.clock.now() });
   const runtime = new AgentRuntime({
     persona: o.persona,
     db: o.db,

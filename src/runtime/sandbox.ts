@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import Database from "better-sqlite3";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { readEnv, type Env } from "../config/env";
+import { LocalFileError } from "../config/local-file-error";
 import { loadPersonas, type Persona } from "../config/persona";
 import { loadCuratedMedia } from "../media/curated";
 import { createGeminiLlm, DryLlm, type Llm } from "../llm/llm";
@@ -19,6 +21,7 @@ import { MEDIA_FORMS, mediaFromSpec } from "./sandbox-media";
 import { createLogger } from "./logger";
 import { registerPersona } from "../http/readiness";
 import { startHttpFromEnv } from "../http/server";
+import { listenForShutdown, type SignalSource } from "./shutdown";
 
 export interface SandboxOptions {
   /** Persona name (default: the first persona file). */
@@ -33,7 +36,14 @@ export interface SandboxOptions {
   readonly env?: Env;
   /** Told where the HTTP listener listens, when HTTP_PORT started one (tests). */
   readonly onHttp?: (url: string) => void;
+  /** Where SIGINT / SIGTERM come from (default `process`). */
+  readonly signals?: SignalSource;
+  /** Exit at once (the second signal; default process.exit). */
+  readonly exit?: (code: number) => void;
 }
+
+/** How long a stopping sandbox lets a task in flight (a send on the wire) finish; planning in flight is abandoned after it. */
+export const SANDBOX_STOP_GRACE_MS = 1000;
 
 /** Control lines: what happens to the persona's process and connection. */
 export const CONTROL_LINES = {
@@ -139,6 +149,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     : new DryPlanner((body) => print(`--- dry run (no GEMINI_API_KEY): request body that would be sent ---\n${JSON.stringify(body, null, 2)}\n---`));
   if (!env.GEMINI_API_KEY) print("sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered.");
 
+  if (o.dbPath) refuseUsedDatabase(o.dbPath);
   // Health and metrics, as with npm start (a listener that cannot start stops the sandbox before anything runs).
   const http = await startHttpFromEnv(env, logger);
   if (http) {
@@ -189,24 +200,28 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
 
   const dms = new Map<string, EmuChat>();
   const rl = createInterface({ input: o.input ?? process.stdin, terminal: false });
-  // Ctrl-C ends the input like Ctrl-D, so the temporary database is still cleaned up.
-  const onSigint = () => rl.close();
-  process.once("SIGINT", onSigint);
+  // Ctrl-C or SIGTERM: stop now — no waiting for pending tasks (a `wait` may be minutes), a
+  // planning call in flight is abandoned; a second signal exits at once.
+  const shutdown = listenForShutdown({ logger, ...(o.signals ? { source: o.signals } : {}), ...(o.exit ? { exit: o.exit } : {}) });
+  const interrupted = shutdown.signal;
+  interrupted.addEventListener("abort", () => rl.close(), { once: true });
   try {
     await readLines();
     // Input is over: let the persona finish what it started, then leave.
-    while (proc && emu.isConnected(account) && proc.runtime.scheduler.pendingCount > 0) await new Promise((r) => setTimeout(r, 100));
-    print("sandbox: input ended and nothing is pending; bye.");
+    while (!interrupted.aborted && proc && emu.isConnected(account) && proc.runtime.scheduler.pendingCount > 0) await new Promise((r) => setTimeout(r, 100));
+    if (!interrupted.aborted) print("sandbox: input ended and nothing is pending; bye.");
   } finally {
-    process.removeListener("SIGINT", onSigint);
     await http?.close();
     unregister();
     if (proc) {
+      const open = interrupted.aborted ? proc.runtime.scheduler.openTasks() : [];
       if (!emu.isConnected(account)) await emu.restoreConnection(account);
-      await proc.runtime.stop();
+      await proc.runtime.stop(interrupted.aborted ? { graceMs: SANDBOX_STOP_GRACE_MS } : {});
       emu.detach(proc.client);
       closeDatabase(proc.db);
-    }
+      if (interrupted.aborted) print(`sandbox: stopped. ${describeKept(open, o.dbPath)}`);
+    } else if (interrupted.aborted) print("sandbox: stopped.");
+    shutdown.dispose();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   }
   return 0;
@@ -294,6 +309,44 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       }
     }
   }
+}
+
+/**
+ * Each run starts a new emulated Telegram (new ids, new update state), so a database that holds
+ * another run's messages — or a real account's state — would clash with it: its update state is
+ * ahead of the new world's, so everything typed would be taken as already seen and never
+ * answered. Refused before anything is written; a new or empty file is fine.
+ */
+function refuseUsedDatabase(file: string): void {
+  if (!existsSync(file)) return;
+  let rows = 0;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    const tables = new Set(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[]);
+    for (const t of ["messages", "update_state"]) if (tables.has(t)) rows += db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number;
+  } catch (e) {
+    throw new LocalFileError(file, `is not a database this program can read (${e instanceof Error ? e.message : String(e)})`, "give --db a new file, or leave --db out for a temporary one");
+  } finally {
+    db?.close();
+  }
+  if (rows > 0) {
+    throw new LocalFileError(
+      file,
+      "holds another run's data (each sandbox run starts a new emulated Telegram, whose message ids and update state would clash with it, and nothing would be answered)",
+      "give --db a new file, or leave --db out for a temporary one; /kill and /start within one run keep the same database",
+    );
+  }
+}
+
+/** What an interrupted sandbox left unfinished, and where it is. */
+function describeKept(open: readonly { readonly kind: string }[], dbPath: string | undefined): string {
+  if (open.length === 0) return "Nothing was pending.";
+  const byKind = new Map<string, number>();
+  for (const t of open) byKind.set(t.kind, (byKind.get(t.kind) ?? 0) + 1);
+  const kinds = [...byKind].map(([k, n]) => `${n} ${k}`).join(", ");
+  const where = dbPath ? `left in ${dbPath}, as a stopped process leaves them` : "gone with the temporary database";
+  return `${open.length} unfinished task${open.length === 1 ? "" : "s"} (${kinds}), not run: ${where}.`;
 }
 
 /** What /help prints (and the script's --help lists). */

@@ -1,6 +1,11 @@
 /**
  * Shutdown on SIGINT / SIGTERM: the first signal asks for a graceful stop (an AbortSignal the
  * whole start path watches, connecting included); a second one exits at once.
+ *
+ * What the operator started may not be this process: `npm start` runs it under npm (and, unless
+ * the script `exec`s, under a shell that dies of the SIGTERM npm forwards without passing it
+ * on). So the process also stops gracefully when the process that started it goes away (its
+ * parent pid changes): it never lingers as an orphan holding the session lock.
  */
 import type { Logger } from "pino";
 
@@ -17,6 +22,13 @@ export interface ShutdownOptions {
   readonly exit?: (code: number) => void;
   /** Also stop when this resolves (tests, embedding). */
   readonly until?: Promise<unknown>;
+  /**
+   * Stop when the parent process goes away (default: when `source` is `process`). `ppid` reads
+   * the current parent (default `process.ppid`); checked every `parentCheckMs` (default 1 s).
+   */
+  readonly watchParent?: boolean;
+  readonly ppid?: () => number;
+  readonly parentCheckMs?: number;
 }
 
 export interface Shutdown {
@@ -44,9 +56,22 @@ export function listenForShutdown(o: ShutdownOptions): Shutdown {
     return [name, handler] as const;
   });
   void o.until?.then(() => controller.abort());
+  let parentTimer: NodeJS.Timeout | undefined;
+  if (o.watchParent ?? source === process) {
+    const ppid = o.ppid ?? (() => process.ppid);
+    const parent = ppid();
+    parentTimer = setInterval(() => {
+      if (controller.signal.aborted || ppid() === parent) return;
+      clearInterval(parentTimer);
+      o.logger.warn({ component: "runtime", parentPid: parent }, `the process that started this one (pid ${parent}) is gone; shutting down`);
+      controller.abort();
+    }, o.parentCheckMs ?? 1000);
+    parentTimer.unref();
+  }
   return {
     signal: controller.signal,
     dispose: () => {
+      clearInterval(parentTimer);
       for (const [name, handler] of handlers) source.removeListener(name, handler);
     },
   };

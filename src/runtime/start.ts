@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
 import { readEnv, telegramCredentials, type Env } from "../config/env";
-import { loadPersonas } from "../config/persona";
+import { loadPersonas, type Persona } from "../config/persona";
 import { loadCuratedMedia } from "../media/curated";
 import { loadPriceTable } from "../llm/prices";
 import { closeDatabase, openDatabase } from "../store/db";
 import { loginCommand } from "../telegram/account-errors";
-import { hasSession, sessionPath, type ClientFactory } from "../telegram/client";
+import { checkSessionFile, hasSession, lockSession, sessionPath, type ClientFactory } from "../telegram/client";
 import type { Backoff } from "../telegram/connection-health";
 import type { Clock } from "../types";
 import type { AgentRuntime } from "./agent-runtime";
@@ -75,6 +75,55 @@ export async function start(o: StartOptions = {}): Promise<number> {
   if (!env.GEMINI_API_KEY) throw new Error("GEMINI_API_KEY must be set to run real accounts");
   // A bad curated memory file stops start before anything connects, naming the file.
   const curated = new Map(live.map((p) => [p.name, loadCuratedMemories(curatedMemoryDir(p.file))]));
+  // Every session file must be usable and free before anything connects: a bad one stops start
+  // with one line naming the file and the fix, and nothing else is touched.
+  for (const p of live) checkSessionFile(sessionPath(env.SESSIONS_DIR, p.name), p.name);
+  const locks = new Map<string, () => void>();
+  try {
+    for (const p of live) {
+      locks.set(
+        p.name,
+        lockSession(sessionPath(env.SESSIONS_DIR, p.name), (t) =>
+          logger.warn(
+            { component: "runtime", agent: p.name, lock: t.staleLock, pid: Number.isNaN(t.deadPid) ? undefined : t.deadPid },
+            `took over the session lock ${t.staleLock}${Number.isNaN(t.deadPid) ? "" : ` of process ${t.deadPid}`}, which no longer runs (it did not stop cleanly)`,
+          ),
+        ),
+      );
+    }
+  } catch (e) {
+    for (const release of locks.values()) release();
+    throw e;
+  }
+  // The runtime's timers are unref'd (a pending tick must not keep a finished process alive), so
+  // while Telegram refuses connections nothing else would hold the event loop: node would end
+  // with status 0 in the middle of a backoff pause. This handle keeps the process up until
+  // start() is over — asked to stop (0) or a terminal error (1).
+  const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
+  try {
+    return await runAccounts(o, env, logger, live, without, locks, { credentials, prices, curatedMedia, curated });
+  } finally {
+    clearInterval(keepAlive);
+    // Released by each persona as it ends; whatever is left (an error on the way) goes here.
+    for (const release of locks.values()) release();
+  }
+}
+
+async function runAccounts(
+  o: StartOptions,
+  env: Env,
+  logger: Logger,
+  live: readonly Persona[],
+  without: readonly Persona[],
+  locks: ReadonlyMap<string, () => void>,
+  c: {
+    readonly credentials: ReturnType<typeof telegramCredentials>;
+    readonly prices: ReturnType<typeof loadPriceTable>;
+    readonly curatedMedia: ReadonlyMap<string, ReturnType<typeof loadCuratedMedia>>;
+    readonly curated: ReadonlyMap<string, ReturnType<typeof loadCuratedMemories>>;
+  },
+): Promise<number> {
+  const { credentials, prices, curatedMedia, curated } = c;
   for (const p of without) {
     logger.info({ component: "runtime", agent: p.name }, `${p.name} has no session (${sessionPath(env.SESSIONS_DIR, p.name)}); to log in: ${loginCommand(p.name)}`);
   }
@@ -122,6 +171,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
             persona,
             db,
             sessionsDir: env.SESSIONS_DIR,
+            release: locks.get(persona.name)!,
             credentials,
             gemini: {
               apiKey: env.GEMINI_API_KEY!,

@@ -100,7 +100,14 @@ export class EntityStore {
          username = excluded.username, bot = excluded.bot, min = excluded.min, broadcast = excluded.broadcast, contact = excluded.contact,
          members = excluded.members, gone = excluded.gone`,
     );
-    for (const r of db.prepare(`SELECT * FROM entities WHERE agent = ?`).all(agent) as Row[]) {
+    this.reload();
+  }
+
+  /** Read the table again (a group commit failed: memory may hold entities it never stored). */
+  reload(): void {
+    this.known.clear();
+    this.byUsername = undefined;
+    for (const r of this.db.prepare(`SELECT * FROM entities WHERE agent = ?`).all(this.agent) as Row[]) {
       this.known.set(r.peer_id, {
         peerId: r.peer_id,
         kind: r.kind,
@@ -162,11 +169,8 @@ export class EntityStore {
     const known = this.known.get(seen.peerId);
     const merged = mergeEntity(known, seen);
     if (known && same(known, merged)) return known;
-    this.known.set(seen.peerId, merged);
-    // Left or joined again: only a change of a channel already known (a channel first seen as
-    // "left" — a forward's source, a linked channel — was never followed).
-    if (known !== undefined && merged.kind === "channel" && Boolean(known.gone) !== Boolean(merged.gone)) this.membership?.(merged, Boolean(merged.gone));
-    if (this.byUsername !== undefined && merged.username !== undefined) this.byUsername.set(merged.username.toLowerCase(), merged.peerId);
+    // Written first: if the database is busy this throws and memory still says "not stored", so
+    // the next sighting writes it (memory ahead of the table would never write it again).
     batchedWrite(this.db, () =>
       this.upsertStmt.run(
         this.agent,
@@ -185,6 +189,11 @@ export class EntityStore {
         merged.gone ? 1 : 0,
       ),
     );
+    this.known.set(seen.peerId, merged);
+    // Left or joined again: only a change of a channel already known (a channel first seen as
+    // "left" — a forward's source, a linked channel — was never followed).
+    if (known !== undefined && merged.kind === "channel" && Boolean(known.gone) !== Boolean(merged.gone)) this.membership?.(merged, Boolean(merged.gone));
+    if (this.byUsername !== undefined && merged.username !== undefined) this.byUsername.set(merged.username.toLowerCase(), merged.peerId);
     return merged;
   }
 }

@@ -1,6 +1,6 @@
 import type { MessageEntity } from "../types";
 import type { MediaDescriptor } from "../media/descriptor";
-import { batchedWrite, commitPending, type Db } from "./db";
+import { batchedWrite, commitPending, transaction, type Db } from "./db";
 
 /** One stored message of a chat, as the persona saw it. */
 export interface StoredMessage {
@@ -215,6 +215,11 @@ export class MessageStore {
   }
 
   /** Make every stored message durable now. */
+  /** Run `fn` (e.g. creating the message's task) and commit it with what is pending, as one transaction. */
+  commitWith<T>(fn: () => T): T {
+    return transaction(this.db, fn);
+  }
+
   commit(): void {
     commitPending(this.db);
   }
@@ -345,6 +350,11 @@ export class MessageStore {
   /** The highest stored message id of a chat (catch-up's starting point without update state). */
   highestId(chatId: string): number | undefined {
     return (this.highestStmt.get(this.agent, chatId) as number | null) ?? undefined;
+  }
+
+  /** Forget what memory says was written (a group commit failed: the file may not have it). */
+  forgetCaches(): void {
+    this.chatCache.clear();
   }
 
   /**

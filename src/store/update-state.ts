@@ -41,7 +41,13 @@ export class UpdateStateStore {
       `INSERT INTO update_state (agent, box, pts, qts, date, seq) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (agent, box) DO UPDATE SET pts = excluded.pts, qts = excluded.qts, date = excluded.date, seq = excluded.seq`,
     );
-    for (const r of db.prepare(`SELECT box, pts, qts, date, seq FROM update_state WHERE agent = ?`).all(agent) as Row[]) {
+    this.reload();
+  }
+
+  /** Read the state again from the file (a group commit failed: memory may be ahead of it). */
+  reload(): void {
+    this.cache.clear();
+    for (const r of this.db.prepare(`SELECT box, pts, qts, date, seq FROM update_state WHERE agent = ?`).all(this.agent) as Row[]) {
       this.cache.set(r.box, { pts: r.pts, qts: r.qts, date: r.date, seq: r.seq });
     }
   }
@@ -81,7 +87,7 @@ export class UpdateStateStore {
   private write(box: string, s: AccountState): void {
     const old = this.cache.get(box);
     if (old && old.pts === s.pts && old.qts === s.qts && old.date === s.date && old.seq === s.seq) return;
-    this.cache.set(box, s);
     batchedWrite(this.db, () => this.upsertStmt.run(this.agent, box, s.pts, s.qts, s.date, s.seq));
+    this.cache.set(box, s);
   }
 }

@@ -24,11 +24,10 @@ import type { Logger } from "pino";
 import { laneKey, parseLaneKey, readLane, type Lane } from "../context/lanes";
 import type { SpeakerDirectory } from "../context/speaker-directory";
 import { estimateTokens } from "../context/tokens";
-import { LlmHttpError } from "../llm/errors";
 import type { Llm } from "../llm/llm";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { SummaryStore } from "../store/summaries";
-import { RateLimitedError } from "../tasks/errors";
+import { llmRateKey, parkOnOutage } from "../tasks/llm-wait";
 import type { TaskHandler } from "../tasks/scheduler";
 import type { NewTask } from "../tasks/task";
 import type { Clock } from "../types";
@@ -152,7 +151,7 @@ export class LaneSummaries {
   /** Runs a `summarize` task: fold the previous summary and the lane's next messages into a new one. */
   handler(): TaskHandler<"summarize"> {
     return {
-      rateKeys: () => [SUMMARY_RATE_KEY],
+      rateKeys: () => [SUMMARY_RATE_KEY, ...(this.o.llm ? [llmRateKey(this.o.llm.modelFor("summarise"))] : [])],
       run: async (task) => {
         const llm = this.o.llm;
         if (!llm) return { type: "done" };
@@ -169,8 +168,9 @@ export class LaneSummaries {
           const chatType = this.o.messages.chat(lane.chatId)?.chatType ?? "group";
           out = await summarise(llm, { previous, messages: batch, chatId: lane.chatId, view: { speakers: this.o.speakers(), chatType } });
         } catch (e) {
-          // The server asked for a pause longer than the client waits: park summaries only.
-          if (e instanceof LlmHttpError && e.retryAfterMs !== undefined) throw new RateLimitedError(SUMMARY_RATE_KEY, Math.max(5, Math.ceil(e.retryAfterMs / 1000)), `LLM_${e.status}`);
+          // The model is failing: wait it out (one probe at a time, with the others of this model).
+          const park = parkOnOutage(e);
+          if (park) throw park;
           throw e; // retried by the scheduler
         }
         const now = this.o.clock.now();

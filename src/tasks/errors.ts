@@ -23,6 +23,12 @@ export interface RateLimitScope {
    * and when it ends a single task probes whether the limit is gone while the others wait.
    */
   readonly probe?: boolean;
+  /**
+   * The pause is the caller's own backoff (already jittered and growing, or the server's own
+   * delay): taken as given, never doubled, and reported by the caller — no log lines here. The
+   * LLM's outages (tasks/llm-wait.ts).
+   */
+  readonly paced?: boolean;
 }
 
 /**

@@ -21,6 +21,8 @@ interface Limit {
   probe: boolean;
   /** Consecutive pauses of a probe limit (the pause doubles with each). */
   streak: number;
+  /** The pause is the caller's (RateLimitScope.paced): quiet here. Memory only. */
+  paced?: boolean;
 }
 
 interface Row {
@@ -142,7 +144,10 @@ export class RateLimits {
       const previous = this.limits.get(e.key);
       let until: number;
       let streak = 0;
-      if (e.scope.probe) {
+      if (e.scope.paced) {
+        until = now + e.seconds * 1000;
+        this.probing.delete(e.key);
+      } else if (e.scope.probe) {
         streak = previous?.probe ? previous.streak + 1 : 0;
         const seconds = Math.min(MAX_PROBE_PAUSE_SEC, e.seconds * 2 ** streak);
         until = now + seconds * 1000;
@@ -153,7 +158,7 @@ export class RateLimits {
       } else {
         until = Math.max(now + e.seconds * 1000, previous?.until ?? 0);
       }
-      this.set(e.key, { until, code: e.code, probe: Boolean(e.scope.probe), streak });
+      this.set(e.key, { until, code: e.code, probe: Boolean(e.scope.probe), streak, ...(e.scope.paced ? { paced: true } : {}) });
       if (e.scope.accountKey !== undefined) until = Math.max(until, this.spread(e, e.scope.accountKey, until, now));
       return until;
     });
@@ -171,7 +176,7 @@ export class RateLimits {
       const l = this.limits.get(k);
       this.limits.delete(k);
       transaction(this.db, () => this.deleteStmt.run(this.agent, k));
-      this.logger.info({ component: "limits", key: k, rpcError: l?.code }, "limit lifted: the probe went through");
+      this.logger[l?.paced ? "debug" : "info"]({ component: "limits", key: k, rpcError: l?.code }, "limit lifted: the probe went through");
     }
   }
 

@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
+import { dbError, isBusy } from "../store/db";
 import type { Clock, ReplyContext } from "../types";
 import { AccountLostError, AlreadyDoneError, RateLimitedError } from "./errors";
-import { RateLimits } from "./rate-limits";
+import { PROBE_WAIT_MS, RateLimits } from "./rate-limits";
 import type { TypingSource } from "./quiet-window";
 import { ReceivedRules, type ReceivedArrival } from "./received-rules";
 import { afterFailure } from "./retry-policy";
@@ -113,6 +114,11 @@ export class Scheduler {
   /** Set by stop()/abandon(): no more writes (the database may be closing). */
   private closed = false;
   private idleWaiters: (() => void)[] = [];
+  /** Another process holds the database's write lock: no task starts before this time (memory). */
+  private dbBusyUntil = 0;
+  /** When the current busy spell began (one warning when it starts, one when it ends). */
+  private dbBusySince: number | undefined;
+  private dbBusyDelayMs = 0;
   private readonly inflight = new Set<Promise<void>>();
   private readonly tickMs: number;
   private readonly concurrency: number;
@@ -232,6 +238,11 @@ export class Scheduler {
     return chatId ? [...(this.byChat.get(chatId) ?? [])] : [...this.open.values()];
   }
 
+  /** Open tasks subject to a rate key (e.g. the plans waiting for a model: tasks/llm-wait.ts). */
+  openWithKey(key: string): readonly Task[] {
+    return [...this.open.values()].filter((t) => this.rateKeys(t).includes(key));
+  }
+
   get pendingCount(): number {
     return this.open.size;
   }
@@ -290,12 +301,46 @@ export class Scheduler {
   /** One scheduling pass. Public so the benchmark and tests can drive it directly. */
   tick(): void {
     if (this.stopped || this.abandoned || this.paused) return;
+    if (this.dbBusyUntil > this.o.clock.now()) return;
     try {
       this.pass();
     } catch (e) {
+      // A busy database is waited for (no new task starts meanwhile); anything else is logged.
+      if (isBusy(e)) this.dbBusy(e);
       // A pass runs from timers and microtasks: an exception here must not kill the process.
-      this.o.logger.error({ component: "scheduler", err: errorText(e) }, "scheduling pass failed");
+      else this.o.logger.error({ component: "scheduler", err: this.dbText(e) }, "scheduling pass failed");
     }
+  }
+
+  /**
+   * Another process holds the write lock: start nothing for a while (doubling, at most 5 s) —
+   * each try blocks for SQLite's busy timeout — and say so once per spell.
+   */
+  private dbBusy(e: unknown): void {
+    const now = this.o.clock.now();
+    this.dbBusyDelayMs = Math.min(5_000, Math.max(250, this.dbBusyDelayMs * 2));
+    this.dbBusyUntil = now + this.dbBusyDelayMs;
+    if (this.dbBusySince === undefined) {
+      this.dbBusySince = now;
+      this.o.logger.warn(
+        { component: "scheduler", file: this.o.store.db.name, err: errorText(e) },
+        `${this.o.store.db.name} is busy (another process holds its write lock); tasks wait for it`,
+      );
+    }
+  }
+
+  /** An error for a log line; a database error names the file and the remedy. */
+  private dbText(e: unknown): string {
+    return String((e as { code?: unknown } | undefined)?.code ?? "").startsWith("SQLITE_") ? dbError(this.o.store.db.name, e).message : errorText(e);
+  }
+
+  /** A write went through: a busy spell, if any, is over. */
+  private dbFree(): void {
+    if (this.dbBusySince === undefined) return;
+    this.o.logger.info({ component: "scheduler", busyMs: this.o.clock.now() - this.dbBusySince }, "the database is free again; tasks go on");
+    this.dbBusySince = undefined;
+    this.dbBusyDelayMs = 0;
+    this.dbBusyUntil = 0;
   }
 
   private pass(): void {
@@ -332,9 +377,10 @@ export class Scheduler {
       if (t.kind === "received" && this.received.typingHold(t, now) > now) continue;
       const until = this.limits.blockedUntil(this.rateKeys(t), now, t.id);
       if (until > now) {
-        // Park it until the limit lifts, so the row tells the truth after a restart too.
+        // Park it until the limit lifts, so the row tells the truth after a restart too — but not
+        // for the second at a time it waits behind a probe (the limit's row says it all).
         t.notBefore = until;
-        this.o.store.save(t, now);
+        if (until - now > PROBE_WAIT_MS) this.o.store.save(t, now);
         continue;
       }
       return t;
@@ -366,9 +412,11 @@ export class Scheduler {
       this.o.store.save({ ...task, status: "running", attempts: task.attempts + 1 }, now);
     } catch (e) {
       // Not recorded as started, so not started: the task stays pending for a later pass.
-      this.o.logger.error({ component: "scheduler", taskId: task.id, err: errorText(e) }, "could not record task start");
+      if (isBusy(e)) throw e; // the whole pass waits (see tick)
+      this.o.logger.error({ component: "scheduler", taskId: task.id, err: this.dbText(e) }, "could not record task start");
       return "not-recorded";
     }
+    this.dbFree();
     task.status = "running";
     task.attempts += 1;
     this.limits.claim(this.rateKeys(task), task.id, now);
@@ -390,21 +438,41 @@ export class Scheduler {
     } catch (e) {
       error = e;
     }
+    this.record(task, outcome, error, true);
+  }
+
+  /**
+   * Write what became of a task. A busy database (another process holds the lock; transactions
+   * begin IMMEDIATE, so nothing was changed) is waited for: the outcome is kept and written
+   * later, and the task's graph stays busy meanwhile, so its chat's order holds. `counted`: the
+   * task still counts as running (it stops counting while it waits for the database).
+   */
+  private record(task: Task, outcome: HandlerOutcome | undefined, error: unknown, counted: boolean): void {
     if (this.abandoned) return;
     const now = this.o.clock.now();
     try {
       this.o.store.transaction(() => this.settle(task, now, outcome, error));
     } catch (e) {
+      if (isBusy(e)) {
+        this.dbBusy(e);
+        if (counted) {
+          this.running--;
+          this.idleSoon();
+        }
+        this.o.clock.setTimeout(() => this.record(task, outcome, error, false), this.dbBusyDelayMs);
+        return;
+      }
       // The database did not take it; the stored row still says "running", so a restart
       // resumes the task. Until then its chat stays blocked: letting its dependents run would
       // break the plan's order. Other chats go on.
-      this.o.logger.error({ component: "scheduler", chatId: task.chatId, taskId: task.id, err: errorText(e) }, "could not record task outcome; chat paused until restart");
-      this.running--;
+      this.o.logger.error({ component: "scheduler", chatId: task.chatId, taskId: task.id, err: this.dbText(e) }, "could not record task outcome; chat paused until restart");
+      if (counted) this.running--;
       this.idleSoon();
       return;
     }
+    this.dbFree();
     if (!isBridge(task)) this.busyGraphs.delete(graphKey(task.chatId, task.topicId));
-    this.running--;
+    if (counted) this.running--;
     this.kick();
     this.idleSoon();
   }
@@ -441,7 +509,8 @@ export class Scheduler {
     let limitedUntil = 0;
     if (error instanceof RateLimitedError) {
       limitedUntil = this.limits.hit(error, now);
-      this.o.logger.warn(
+      // A paced limit (the LLM's outage) is reported by whoever paces it, once, not per task.
+      this.o.logger[error.scope.paced ? "debug" : "warn"](
         { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, rpcError: error.code, seconds: error.seconds },
         "rate limited; task rescheduled",
       );

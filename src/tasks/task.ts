@@ -17,7 +17,7 @@ export interface TaskPayloads {
    * `authors`: who wrote the burst (their typing holds planning); `planBy`: the latest time the
    * burst may wait for more messages or for its authors' typing (see quiet-window.ts).
    */
-  received: { items: ReceivedItem[]; llmParks?: number; authors?: string[]; planBy?: number };
+  received: { items: ReceivedItem[]; authors?: string[]; planBy?: number };
   /**
    * `bridge`: keeps a spell of a replanned chat showing until the new plan types (no flicker).
    * `answers`: the addressed messages the send it precedes answers (the answer-age check).

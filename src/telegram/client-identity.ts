@@ -5,7 +5,9 @@
  * GramJS's defaults are the machine's OS name and "1.0"; ours name the project and its version,
  * each overridable (env TELEGRAM_DEVICE_MODEL, TELEGRAM_SYSTEM_VERSION, TELEGRAM_APP_VERSION).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export interface ClientIdentity {
   readonly deviceModel: string;
@@ -20,10 +22,17 @@ interface PackageInfo {
 
 let cached: PackageInfo | undefined;
 
-/** This project's name and version (package.json). */
+/**
+ * This project's name and version: the nearest package.json above this module — `src/telegram/`
+ * under tsx and vitest, the bundle in `dist/` when compiled, so the depth differs.
+ */
 export function packageInfo(): PackageInfo {
-  cached ??= JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as PackageInfo;
-  return cached;
+  if (cached) return cached;
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) return (cached = JSON.parse(readFileSync(file, "utf8")) as PackageInfo);
+    if (dirname(dir) === dir) throw new Error("package.json not found above the program");
+  }
 }
 
 /** The identity to present: the overrides given, else the project's name and version on Node.js. */

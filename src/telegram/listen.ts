@@ -3,7 +3,9 @@ import { Api, type TelegramClient } from "telegram";
 import { NewMessage } from "telegram/events/index.js";
 import { Raw } from "telegram/events/Raw.js";
 import { returnBigInt } from "telegram/Helpers.js";
+import { isBusy } from "../store/db";
 import type { EntityRecord, EntityStore } from "../store/entities";
+import type { WriteGate } from "../store/write-gate";
 import { ACCOUNT_BOX } from "../store/update-state";
 import type { ReactionChangeHandler } from "../inbound/reactions";
 import { changedChat } from "./chat-reactions";
@@ -30,6 +32,8 @@ export interface ListenOptions {
   readonly reactions?: ReactionChangeHandler;
   /** A chat or its full info changed (updateChat / updateChannel: no pts, never a message). */
   readonly chatChanged?: (chatId: string) => void;
+  /** While the database is busy, what arrives waits here in order (store/write-gate.ts). */
+  readonly gate?: WriteGate;
 }
 
 type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
@@ -72,7 +76,16 @@ export function listenForMessages(o: ListenOptions): () => void {
     const ents = (update as WithEntities)._entities;
     if (ents && ents.size > 0 && !seenEntityMaps.has(ents)) {
       seenEntityMaps.add(ents);
-      captureEntities(o.entities, ents.values());
+      // While the database is busy, entities wait their turn like messages (in arrival order).
+      if (o.gate?.waiting) await o.gate.run(() => captureEntities(o.entities, ents.values()));
+      else {
+        try {
+          captureEntities(o.entities, ents.values());
+        } catch (e) {
+          if (!o.gate || !isBusy(e)) throw e;
+          await o.gate.run(() => captureEntities(o.entities, ents.values()));
+        }
+      }
     }
     if (update instanceof Api.UpdateChannelTooLong) {
       const box = `-100${update.channelId.toString()}`;

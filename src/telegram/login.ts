@@ -14,7 +14,7 @@ import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { StringSession } from "telegram/sessions/index.js";
 import { systemClock } from "../runtime/clock.js";
 import type { Clock } from "../types.js";
-import { lockSession } from "./client.js";
+import { lockSession, SessionInUseError } from "./client.js";
 import { clientIdentity, type ClientIdentity } from "./client-identity.js";
 import { accountLost } from "./account-errors.js";
 import { enterCode, LOGIN_LIMITS, requestCode } from "./login-code.js";
@@ -69,9 +69,8 @@ export async function logIn(o: LoginOptions): Promise<LoginResult> {
   try {
     release = lockSession(o.sessionFile);
   } catch (e) {
-    throw new LoginError(
-      `${o.agent}'s session is in use (${e instanceof Error ? e.message : String(e)}). Stop that process (npm start) first, then log in again.`,
-    );
+    if (!(e instanceof SessionInUseError)) throw new LoginError(e instanceof Error ? e.message : String(e));
+    throw new LoginError(`${o.agent}'s session is in use (${e.path}: process ${e.pid} is using this session). Stop that process (npm start) first, then log in again.`);
   }
   try {
     if (!o.force && existsSync(o.sessionFile)) {

@@ -1,7 +1,9 @@
 import type { Logger } from "pino";
 import type { InboundHandler, InboundOutcome } from "../inbound/pipeline";
+import { DatabaseFileError, dbError, isBusy } from "../store/db";
 import { entityName, type EntityRecord, type EntityStore } from "../store/entities";
 import type { InboundMessage } from "../types";
+import { GateClosedError, type WriteGate } from "../store/write-gate";
 import { parseMessage, type GramMessage } from "./parse";
 import { fetchReplyContext } from "./reply-context";
 import type { PtsInfo, SenderResolver } from "./sender-resolver";
@@ -13,6 +15,10 @@ export interface MessageFeedOptions {
   readonly selfId: string;
   readonly replyTimeoutMs: number;
   readonly logger: Logger;
+  /** While the database is busy, messages wait here in arrival order (store/write-gate.ts). */
+  readonly gate?: WriteGate;
+  /** The database file, named in the error line of a database failure (with its remedy). */
+  readonly dbFile?: string;
 }
 
 /** One GramJS message (live or from a catch-up) into the inbound pipeline. */
@@ -52,17 +58,33 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
       if (!e) return undefined;
       return enrich(m, e, undefined);
     };
+    const fetchReply = () => fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger });
+    const sender = m.senderUnknown ? resolveSender : undefined;
     try {
-      return await o.handler(
-        m,
-        () => fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger }),
-        m.senderUnknown ? resolveSender : undefined,
-      );
+      // The hot path calls the handler directly; only a busy database (or messages already
+      // waiting for it) sends a message through the gate.
+      const gate = o.gate;
+      if (gate === undefined) return await o.handler(m, fetchReply, sender);
+      if (gate.waiting > 0) return await gate.run((h) => o.handler(m, fetchReply, sender, h));
+      try {
+        return await o.handler(m, fetchReply, sender);
+      } catch (e) {
+        if (!isBusy(e)) throw e;
+        return await gate.retry((h) => o.handler(m, fetchReply, sender, h), e);
+      }
     } catch (err) {
       // GramJS swallows handler errors; make sure ours are seen. The caller must know too: a
       // message that was not stored must not move the update state past it.
-      o.logger.error({ component: "inbound", chatId: m.chatId, messageId: m.messageId, err }, "inbound message handling failed");
+      if (!(err instanceof GateClosedError)) {
+        o.logger.error({ component: "inbound", chatId: m.chatId, messageId: m.messageId, err: describeFailure(err, o.dbFile) }, "inbound message handling failed");
+      }
       throw err;
     }
   };
+}
+
+/** An error for a log line: a database error as one line naming the file and the remedy (no stack trace); anything else keeps its stack. */
+function describeFailure(err: unknown, file: string | undefined): unknown {
+  const sqlite = String((err as { code?: unknown } | undefined)?.code ?? "").startsWith("SQLITE_");
+  return err instanceof DatabaseFileError || sqlite ? dbError(file ?? "the database", err).message : err;
 }

@@ -343,6 +343,19 @@ export class UpdateTracker {
     }
   }
 
+  /**
+   * A group commit failed and was rolled back: updates reported written may not be. Every box
+   * falls back to what the file holds (`stored`): nothing above it is persisted until a
+   * difference from there has been fetched again — which brings back whatever was lost.
+   */
+  resync(stored: (key: string) => number | undefined): void {
+    for (const [key, b] of this.boxes) {
+      const pts = stored(key);
+      if (pts === undefined || b.local === undefined || pts >= b.local) continue;
+      this.markGap(key, b, pts);
+    }
+  }
+
   /** Drop timers (the runtime stops). */
   close(): void {
     for (const b of this.boxes.values()) {

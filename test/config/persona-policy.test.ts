@@ -78,4 +78,20 @@ describe("persona policy fields", () => {
     expect(problem("# Stranger Token Share\n12.5")).toMatchObject({ field: "Stranger Token Share", message: expect.stringContaining("whole number") });
     expect(problem("# DM Policy\nallowlist")).toMatchObject({ field: "Allowed Users", message: expect.stringContaining("no user is listed") });
   });
+
+  it("every numeric field takes the same forms, and an error quotes the value as written", () => {
+    for (const budget of ["2_000_000", "2,000,000", "2 000 000", "2000000"]) {
+      expect(parse(`# Daily Token Budget\n${budget}\n`).policy.dailyTokenBudget).toBe(2_000_000);
+    }
+    // The same forms in fields that are not policy fields.
+    expect(parse("# Read Delay\n1.5\n").readDelaySec).toBe(1.5);
+    expect(parse("# Answers Per Hour\n1_000\n").policy.answersPerHour).toBe(1000);
+    expect(parse("# Takeover Silence\n1,440\n").policy.takeoverSilenceMin).toBe(1440);
+    expect(problem("# Daily Token Budget\n2_000_00")).toMatchObject({
+      field: "Daily Token Budget",
+      message: expect.stringContaining('bad value "2_000_00" (expected a whole number of tokens from 1,000 to 1,000,000,000; digits are grouped in threes'),
+    });
+    expect(problem("# Read Delay\n1,5")).toMatchObject({ field: "Read Delay", message: expect.stringContaining('bad value "1,5"') });
+    expect(problem("# Daily Token Budget\n3_000_000_000").message).toContain('"3_000_000_000"');
+  });
 });

@@ -392,10 +392,10 @@ describe("loadPersonas", () => {
     expect(latin?.problem).toBe("not valid UTF-8");
     expect(latin?.field).toBeNull();
     // A dangling link is reported, not silently skipped.
-    expect(e.errors.find((x) => x.file.endsWith("Dangling.md"))?.problem).toBe("cannot read file (ENOENT)");
+    expect(e.errors.find((x) => x.file.endsWith("Dangling.md"))?.problem).toMatch(/^cannot be read: not found \(ENOENT\); make it readable/);
     // Root ignores file modes; only assert the unreadable case where it applies.
     if (process.getuid?.() !== 0) {
-      expect(e.errors.find((x) => x.file.endsWith("Locked.md"))?.problem).toMatch(/cannot read file \(EACCES\)/);
+      expect(e.errors.find((x) => x.file.endsWith("Locked.md"))?.problem).toMatch(/cannot be read: permission denied \(EACCES\)/);
     }
     chmodSync(locked, 0o600);
   });

@@ -39,6 +39,15 @@ describe("who the persona answers", () => {
     expect(h.sent(h.group)).toEqual([{ id: expect.any(Number), text: "They're by the door, Bob.", replyTo: ask.id }]);
   });
 
+  it("a send whose reply_to names no message of the chat still goes out, as a reply to the message it answers", async () => {
+    h = await Harness.start();
+    const ask = await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, what time is it?" });
+    h.gemini.script(plan({ kind: "send", text: "almost noon", reply_to: 987_654 }));
+    await h.pass(20_000);
+    expect(h.sent(h.group)).toEqual([{ id: expect.any(Number), text: "almost noon", replyTo: ask.id }]);
+    expect(h.log.lines().find((l) => l.msg === "plan task corrected")).toMatchObject({ level: 40, reason: expect.stringContaining("reply_to 987654") });
+  });
+
   it("is triggered by a reply to its own message, which it sees labelled with its name", async () => {
     h = await Harness.start();
     const hi = await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, say hi" });

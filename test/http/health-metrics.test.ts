@@ -175,8 +175,8 @@ describe("the HTTP listener's settings", () => {
   });
 
   it("a malformed HTTP_PORT, or a short HTTP_TOKEN, is an error naming the variable", () => {
-    expect(() => readEnv({ HTTP_PORT: "80a" })).toThrow(/HTTP_PORT: must be a port number/);
-    expect(() => readEnv({ HTTP_PORT: "70000" })).toThrow(/HTTP_PORT: must be a port number/);
+    expect(() => readEnv({ HTTP_PORT: "80a" })).toThrow(/HTTP_PORT: bad value "80a" \(expected a whole number .* from 0 to 65,535\)/);
+    expect(() => readEnv({ HTTP_PORT: "70000" })).toThrow(/HTTP_PORT: bad value "70000"/);
     expect(() => readEnv({ HTTP_TOKEN: "short" })).toThrow(/HTTP_TOKEN: must be at least 16 characters/);
   });
 });

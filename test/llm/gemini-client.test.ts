@@ -5,7 +5,7 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GeminiClient, type GeminiClientOptions, type JsonGenerationRequest } from "../../src/llm/gemini-client";
-import { LlmBlockedError, LlmEmptyResponseError, LlmHttpError, LlmNetworkError } from "../../src/llm/errors";
+import { LlmBlockedError, LlmEmptyResponseError, LlmHttpError, LlmNetworkError, LlmUnavailableError, LlmUnparsableError } from "../../src/llm/errors";
 import { GeminiFake } from "../support/gemini-fake";
 
 const KEY = "AIzaFAKE-secret-key-0123456789";
@@ -150,9 +150,11 @@ describe("GeminiClient retries", () => {
     expect(result.attempts).toBe(2);
     expect(sleeps).toHaveLength(1);
     expect(sleeps[0]).toBeCloseTo(2000, -1);
-    const warn = logs().filter((l) => l.level === 40);
-    expect(warn).toHaveLength(1);
-    expect(warn[0]).toMatchObject({ component: "llm", status: 429, delayMs: 2000 });
+    // A blip cured by the next attempt is not an outage: an info line, no warning.
+    expect(logs().filter((l) => Number(l.level) >= 40)).toEqual([]);
+    const retry = logs().filter((l) => l.msg === "gemini call failed, retrying");
+    expect(retry).toHaveLength(1);
+    expect(retry[0]).toMatchObject({ component: "llm", status: 429, delayMs: 2000 });
   });
 
   it("gives up at once when the server asks for a longer wait than maxDelayMs", async () => {
@@ -209,7 +211,7 @@ describe("GeminiClient retries", () => {
     expect(fake.requests).toHaveLength(2);
     expect(result.attempts).toBe(2);
     expect(JSON.parse(result.text)).toEqual({ tasks: [{ kind: "read" }] });
-    expect(logs().find((l) => l.level === 40)).toMatchObject({ status: "timeout" });
+    expect(logs().find((l) => l.msg === "gemini call failed, retrying")).toMatchObject({ status: "timeout" });
   });
 
   it("ends in an LlmNetworkError (timedOut) when every attempt is too slow", async () => {
@@ -277,5 +279,107 @@ describe("GeminiClient secrecy", () => {
     expect(errors.length).toBeGreaterThanOrEqual(2);
     const everything = [...logLines, ...errors].join("\n");
     expect(everything).not.toContain(KEY);
+  });
+});
+
+describe("GeminiClient on an unwell Gemini", () => {
+  it("retries a proxy's 502 page, a reset connection and a garbled 200, and names each readably", async () => {
+    fake.script({ status: 502 }, { reset: true }, { garbled: true }, { json: { tasks: [] } });
+    const result = await client({ maxAttempts: 4 }).generateJson(request());
+    expect(result.attempts).toBe(4);
+    const retries = logs().filter((l) => l.msg === "gemini call failed, retrying");
+    expect(retries.map((l) => l.status)).toEqual([502, "network", "unparsable"]);
+    // The HTML page is reduced to its title, not pasted whole into the log.
+    expect(String(retries[0]?.error)).toContain("502 Bad Gateway");
+    expect(String(retries[0]?.error)).not.toContain("<html>");
+  });
+
+  it("a garbled 200 that persists ends in an LlmUnparsableError that says when to try again", async () => {
+    fake.respondWith(() => ({ garbled: true }));
+    const err = await client({ maxAttempts: 2 }).generateJson(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmUnparsableError);
+    expect((err as LlmUnparsableError).retryInMs).toBeGreaterThan(0);
+  });
+
+  it("honours a Retry-After header: waited when short, handed to the caller when long", async () => {
+    fake.script({ status: 503, retryAfter: "3" }, { json: { tasks: [] } });
+    await client().generateJson(request());
+    expect(sleeps).toEqual([3000]);
+
+    fake.script({ status: 503, retryAfter: "600" });
+    const err = await client({ maxDelayMs: 10_000 }).generateJson(request()).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503, retryAfterMs: 600_000, retryInMs: 600_000 });
+  });
+
+  it("once a call gives up, the model is down: one warning, later calls wait without a request, then one probe at a time", async () => {
+    let now = 1_000_000;
+    const c = client({ maxAttempts: 3, now: () => now, random: () => 1 });
+    fake.respondWith(() => ({ status: 503 }));
+    const first = await c.generateJson(request()).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(LlmHttpError);
+    const wait = (first as LlmHttpError).retryInMs!;
+    expect(wait).toBe(2_000); // the first pause (jitter pinned to its top)
+    expect(fake.requests).toHaveLength(3);
+    const started = logs().filter((l) => l.level === 40);
+    expect(started).toHaveLength(1);
+    expect(started[0]).toMatchObject({ component: "llm", model: MODEL });
+    expect(String(started[0]?.msg)).toMatch(/unavailable \(HTTP 503 UNAVAILABLE/);
+
+    // Before the next try: refused at once, no request.
+    const early = await c.generateJson(request()).catch((e: unknown) => e);
+    expect(early).toBeInstanceOf(LlmUnavailableError);
+    expect((early as LlmUnavailableError).retryInMs).toBe(2_000);
+    expect(fake.requests).toHaveLength(3);
+    expect(c.availability.snapshot().down).toMatchObject([{ model: MODEL, failures: 3, lastError: expect.stringContaining("HTTP 503") }]);
+
+    // At the next try: one probe, a single attempt; a concurrent call is refused meanwhile.
+    now += 2_000;
+    let release!: () => void;
+    fake.script({ after: new Promise<void>((r) => (release = r)), then: { status: 503 } });
+    const probe = c.generateJson(request()).catch((e: unknown) => e);
+    while (fake.requests.length < 4) await new Promise((r) => setTimeout(r, 5));
+    const beside = await c.generateJson(request()).catch((e: unknown) => e);
+    expect(beside).toBeInstanceOf(LlmUnavailableError);
+    release();
+    const failedProbe = await probe;
+    expect((failedProbe as LlmHttpError).retryInMs).toBe(4_000); // doubled
+    expect(fake.requests).toHaveLength(4);
+
+    // The model is back: the next probe succeeds, the outage ends with one more warning.
+    now += 4_000;
+    fake.script({ json: { tasks: [] } });
+    await c.generateJson(request());
+    expect(c.availability.snapshot()).toMatchObject({ down: [], ended: 1, lastEnded: { model: MODEL, failures: 4 } });
+    const warnings = logs().filter((l) => l.level === 40);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[1]).toMatchObject({ model: MODEL, outageMs: 6_000, failures: 4 });
+    expect(String(warnings[1]?.msg)).toMatch(/is back after 6s/);
+    // Up again: calls go out as usual.
+    fake.script({ json: { tasks: [] } });
+    await c.generateJson(request());
+    expect(fake.requests).toHaveLength(6);
+  });
+
+  it("a permanent error stays permanent: no outage, no retry, no wait", async () => {
+    fake.script({ status: 400, message: "API key not valid. Please pass a valid API key." });
+    const err = await client().generateJson(request()).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 400, retryable: false, retryInMs: undefined });
+    expect((err as Error).message).toContain("API key not valid");
+    expect(fake.requests).toHaveLength(1);
+    expect(logs().filter((l) => l.level === 40)).toEqual([]);
+  });
+
+  it("the server's pause on a 429 (RetryInfo) is the outage's next try, honoured exactly", async () => {
+    let now = 0;
+    const c = client({ maxDelayMs: 10_000, now: () => now });
+    fake.script({ status: 429, retryDelaySeconds: 45 });
+    const err = await c.generateJson(request()).catch((e: unknown) => e);
+    expect((err as LlmHttpError).retryInMs).toBe(45_000);
+    now += 44_000;
+    expect(await c.generateJson(request()).catch((e: unknown) => e)).toBeInstanceOf(LlmUnavailableError);
+    now += 1_000;
+    fake.script({ json: { tasks: [] } });
+    await c.generateJson(request());
+    expect(fake.requests).toHaveLength(2);
   });
 });

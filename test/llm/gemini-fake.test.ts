@@ -116,4 +116,31 @@ describe("GeminiFake", () => {
     // afterEach closes again: that must be harmless.
     fake = await GeminiFake.start();
   });
+
+  it("fails the way an unwell Gemini does: a proxy's 502 page, Retry-After headers, a reset connection, a garbled 200", async () => {
+    fake.script({ status: 502 }, { status: 503, retryAfter: "7" }, { status: 429, retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT" }, { reset: true }, { garbled: true });
+    const post = () => fetch(`${fake.baseUrl}/v1beta/models/m:generateContent`, { method: "POST", body: "{}" });
+
+    const page = await post();
+    expect(page.status).toBe(502);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(await page.text()).toContain("<title>502 Bad Gateway</title>");
+
+    const busy = await post();
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get("retry-after")).toBe("7");
+    expect(await busy.json()).toMatchObject({ error: { status: "UNAVAILABLE" } });
+
+    const quota = await post();
+    expect(quota.status).toBe(429);
+    expect(quota.headers.get("retry-after")).toBe("Wed, 21 Oct 2015 07:28:00 GMT");
+    await quota.text();
+
+    await expect(post()).rejects.toThrow(/fetch failed/);
+
+    const garbled = await post();
+    expect(garbled.status).toBe(200);
+    await expect(garbled.json()).rejects.toBeInstanceOf(SyntaxError);
+    expect(fake.requests).toHaveLength(5);
+  });
 });

@@ -35,7 +35,7 @@ describe("validatePlan", () => {
       plan([
         { kind: "dance" },
         { kind: "send" },
-        { kind: "send", text: "ok", reply_to: 999 },
+        { kind: "react", emoji: "👍", message_id: 999 },
         { kind: "react", emoji: "🦖", message_id: 2 },
         { kind: "block" },
         { kind: "send", text: "fine" },
@@ -46,9 +46,30 @@ describe("validatePlan", () => {
     expect(rejected.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]);
     expect(rejected[0]!.reason).toMatch(/unknown kind "dance"/);
     expect(rejected[1]!.reason).toMatch(/text/);
-    expect(rejected[2]!.reason).toMatch(/reply_to 999 is not a message of this chat/);
+    expect(rejected[2]!.reason).toMatch(/message_id 999 is not a message of this chat/);
     expect(rejected[3]!.reason).toMatch(/not a standard Telegram reaction/);
     expect(rejected[4]!.reason).toMatch(/unknown kind "block"/); // a group offers no block
+  });
+
+  it("never drops a send for its reply_to: an unknown one replies to the message being answered, or to nothing", () => {
+    const texts = plan([
+      { kind: "send", text: "ok", reply_to: 999 },
+      { kind: "sticker", sticker_set: "Cats", name: "😺", reply_to: 998 },
+    ]);
+    const answering = validatePlan(texts, { ...ctx, answering: 7 });
+    expect(answering.rejected).toEqual([]);
+    expect(answering.tasks).toMatchObject([
+      { kind: "send", text: "ok", reply_to: 7 },
+      { kind: "sticker", reply_to: 7 },
+    ]);
+    expect(answering.repaired).toEqual([
+      { index: 0, kind: "send", reason: "reply_to 999 is not a message of this chat; replying to #7 (the message being answered)" },
+      { index: 1, kind: "sticker", reason: expect.stringContaining("reply_to 998") },
+    ]);
+    const none = validatePlan(texts, ctx);
+    expect(none.rejected).toEqual([]);
+    expect(none.tasks[0]).toEqual(expect.not.objectContaining({ reply_to: expect.anything() }));
+    expect(none.repaired[0]!.reason).toMatch(/sent without a reply$/);
   });
 
   it("drops tasks that depend on rejected or unknown ids, and refuses cycles", () => {

@@ -1,13 +1,15 @@
+import { EventEmitter } from "node:events";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { readEnv } from "../../src/config/env";
-import { parseSandboxLine } from "../../src/runtime/sandbox";
+import { parseSandboxLine, runSandbox } from "../../src/runtime/sandbox";
 import { start } from "../../src/runtime/start";
 import { sandbox } from "../support/sandbox-run";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
+import { until } from "../support/wait";
 
 describe("sandbox", () => {
   it("parses the three input forms", () => {
@@ -125,4 +127,62 @@ describe("npm start without a session", () => {
     expect(text).toContain("Starting the offline sandbox instead.");
     expect(text).toContain("#2 alice: hello");
   });
+});
+
+describe("stopping the sandbox", () => {
+  it("Ctrl-C stops within a couple of seconds, abandoning a planning call in flight and a wait, and says what it left; a second Ctrl-C exits at once", async () => {
+    const gemini = await GeminiFake.start();
+    // The first plan waits ten minutes before answering; the second is a slow planning call.
+    gemini.script({ json: { tasks: [{ kind: "wait", seconds: 600 }, { kind: "send", text: "much later" }] } }, { delayMs: 60_000, then: { json: { tasks: [] } } });
+    const input = new PassThrough();
+    const out = new PassThrough();
+    const chunks: string[] = [];
+    out.on("data", (c) => chunks.push(String(c)));
+    const signals = new EventEmitter();
+    const exits: number[] = [];
+    const dbPath = join(tempDir(), "kept.db");
+    const running = runSandbox({
+      input,
+      output: out,
+      dbPath,
+      logger: captureLogger().logger,
+      env: readEnv({ AGENTS_DIR: "agents", GEMINI_API_KEY: "k", GOOGLE_GEMINI_BASE_URL: gemini.baseUrl }),
+      signals,
+      exit: (c) => exits.push(c),
+    });
+    try {
+      await until(() => chunks.join("").includes("Type "), 20_000);
+      input.write("dm carol: wait for it\n");
+      await until(() => gemini.requests.length === 1, 20_000);
+      await new Promise((r) => setTimeout(r, 300)); // the plan is in: its wait task is pending
+      input.write("alice: Mira, and now?\n"); // another chat: the DM's wait stays pending
+      await until(() => gemini.requests.length === 2, 20_000); // the slow planning call is in flight
+      const t0 = Date.now();
+      signals.emit("SIGINT");
+      expect(await running).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(3_000);
+      expect(chunks.join("")).toMatch(/sandbox: stopped\. \d+ unfinished tasks \(.*1 wait.*\), not run: left in .*kept\.db, as a stopped process leaves them\./);
+      expect(chunks.join("")).toMatch(/unfinished tasks \(.*1 received/);
+      expect(chunks.join("")).not.toContain("much later");
+      signals.emit("SIGINT");
+      expect(exits).toEqual([]); // the sandbox is gone: its handlers too
+    } finally {
+      await gemini.close();
+    }
+  }, 60_000);
+
+  it("a second Ctrl-C while it stops exits at once", async () => {
+    const input = new PassThrough();
+    const signals = new EventEmitter();
+    const exits: number[] = [];
+    const out = new PassThrough();
+    const chunks: string[] = [];
+    out.on("data", (c) => chunks.push(String(c)));
+    const running = runSandbox({ input, output: out, logger: captureLogger().logger, env: readEnv({ AGENTS_DIR: "agents" }), signals, exit: (c) => exits.push(c) });
+    await until(() => chunks.join("").includes("Type "), 20_000);
+    signals.emit("SIGTERM");
+    signals.emit("SIGINT");
+    expect(exits).toEqual([130]);
+    expect(await running).toBe(0);
+  }, 30_000);
 });

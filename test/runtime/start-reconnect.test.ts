@@ -10,7 +10,7 @@ import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
-import { liveTestEnv } from "../support/live-env.js";
+import { liveTestEnv, TEST_SESSION } from "../support/live-env.js";
 
 /** `npm start` for one persona on the emulator; every DM is answered "hi carol". */
 async function running(health?: HealthSettings) {
@@ -20,7 +20,7 @@ async function running(health?: HealthSettings) {
     "# Agent Name\nMira\n\n# Agent Instructions\nBe Mira.\n\n# Start Typing Delay\n0\n\n# Typing Speed\n100\n\n# Read Delay\n0\n",
   );
   const sessions = tempDir();
-  writeFileSync(join(sessions, "Mira.session"), "");
+  writeFileSync(join(sessions, "Mira.session"), TEST_SESSION);
   const emu = new TelegramEmulator();
   const account = emu.addAccount({ firstName: "Mira", username: "mira_live" });
   const carol = emu.addUser({ firstName: "Carol", username: "carol" });

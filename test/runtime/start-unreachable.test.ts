@@ -3,16 +3,14 @@ import { writeFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { TelegramClient } from "telegram";
-import { AuthKey } from "telegram/crypto/AuthKey.js";
 import { ConnectionTCPFull } from "telegram/network/index.js";
-import { StringSession } from "telegram/sessions/index.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readEnv } from "../../src/config/env";
 import { start } from "../../src/runtime/start";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
-import { liveTestEnv, TEST_API_HASH } from "../support/live-env.js";
+import { liveTestEnv, loopbackSession, TEST_API_HASH } from "../support/live-env.js";
 
 /** A loopback port nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -21,16 +19,6 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((r) => server.close(() => r()));
   return port;
-}
-
-/** A real session string (auth key and all) whose server is 127.0.0.1. */
-async function loopbackSession(): Promise<string> {
-  const session = new StringSession("");
-  session.setDC(2, "127.0.0.1", 443);
-  const key = new AuthKey();
-  await key.setKey(Buffer.alloc(256, 7));
-  session.setAuthKey(key);
-  return session.save();
 }
 
 describe("npm start when Telegram cannot be reached", () => {

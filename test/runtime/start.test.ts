@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
@@ -10,7 +11,7 @@ import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
-import { liveTestEnv, TEST_API_HASH } from "../support/live-env.js";
+import { emulatedClientFactory, liveTestEnv, TEST_API_HASH, TEST_SESSION } from "../support/live-env.js";
 
 
 describe("npm start with a session", () => {
@@ -22,7 +23,7 @@ describe("npm start with a session", () => {
     );
     const sessions = tempDir();
     const session = join(sessions, "Mira.session");
-    writeFileSync(session, "");
+    writeFileSync(session, TEST_SESSION);
     chmodSync(session, 0o644);
 
     const emu = new TelegramEmulator();
@@ -74,9 +75,46 @@ describe("session lock", () => {
     writeFileSync(`${file}.lock`, String(process.pid));
     expect(() => lockSession(file)).toThrow(new RegExp(`process ${process.pid} is using this session`));
     writeFileSync(`${file}.lock`, "2147483646"); // no such process
-    const release = lockSession(file);
-    expect(existsSync(`${file}.lock`)).toBe(true);
+    const takeovers: unknown[] = [];
+    const release = lockSession(file, (t) => takeovers.push(t));
+    expect(takeovers).toEqual([{ staleLock: `${file}.lock`, deadPid: 2147483646 }]);
+    expect(readFileSync(`${file}.lock`, "utf8")).toBe(String(process.pid));
     release();
     expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it("is released however the process ends: process.exit (a second Ctrl-C) included", () => {
+    const file = join(tempDir(), "Mira.session");
+    const code = `import { lockSession } from ${JSON.stringify(join(__dirname, "../../src/telegram/client.ts"))};
+      lockSession(${JSON.stringify(file)}); process.exit(130);`;
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { encoding: "utf8", timeout: 60_000 });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(130);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it("npm start takes over a lock left by a dead process, with one warning line", async () => {
+    const agents = tempDir();
+    writeFileSync(join(agents, "Mira.md"), "# Agent Name\nMira\n\n# Agent Instructions\nBe Mira.\n");
+    const sessions = tempDir();
+    writeFileSync(join(sessions, "Mira.session"), TEST_SESSION, { mode: 0o600 });
+    writeFileSync(join(sessions, "Mira.session.lock"), "2147483646");
+    const emu = new TelegramEmulator();
+    const account = emu.addAccount({ firstName: "Mira", username: "mira_live" });
+    const log = captureLogger();
+    let shutdown!: () => void;
+    const running = start({
+      env: liveTestEnv({ agents, sessions }),
+      clientFactory: emulatedClientFactory(emu, account),
+      until: new Promise<void>((r) => (shutdown = r)),
+      logger: log.logger,
+    });
+    await until(() => log.lines().some((l) => l.msg === "agent started"));
+    shutdown();
+    expect(await running).toBe(0);
+    const warnings = log.lines().filter((l) => l.level === 40 && String(l.msg).includes("took over the session lock"));
+    expect(warnings).toHaveLength(1);
+    expect(String(warnings[0]?.msg)).toContain("of process 2147483646, which no longer runs");
+    expect(existsSync(join(sessions, "Mira.session.lock"))).toBe(false);
   });
 });

@@ -1,7 +1,10 @@
+import Database from "better-sqlite3";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { batchedWrite, closeDatabase, openDatabase, transaction } from "../../src/store/db";
+import { batchedWrite, closeDatabase, dbError, isBusy, openDatabase, transaction } from "../../src/store/db";
 import { migrations } from "../../src/store/migrations";
-import { tempDbPath } from "../support/temp-dir";
+import { tempDbPath, tempDir } from "../support/temp-dir";
 
 const insert = (db: ReturnType<typeof openDatabase>, id: number) =>
   db
@@ -63,5 +66,55 @@ describe("state database", () => {
     copy.close();
     closeDatabase(db);
     expect(count(path)).toBe(300);
+  });
+
+  it("a transaction begun while another connection holds the write lock fails at once, before any of its work ran", () => {
+    const path = tempDbPath();
+    const db = openDatabase(path, { busyTimeoutMs: 10 });
+    const other = new Database(path);
+    other.exec("BEGIN IMMEDIATE");
+    let ran = false;
+    let err: unknown;
+    try {
+      transaction(db, () => {
+        ran = true;
+        insert(db, 1);
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect(isBusy(err)).toBe(true);
+    expect(ran).toBe(false);
+    expect(() => batchedWrite(db, () => insert(db, 2))).toThrow(/database is locked/);
+    other.exec("ROLLBACK");
+    other.close();
+    batchedWrite(db, () => insert(db, 3));
+    closeDatabase(db);
+    expect(count(path)).toBe(1);
+  });
+
+  it("every database error names the file and what to do", () => {
+    const dir = tempDir();
+    // Unable to open: its directory is a file.
+    writeFileSync(join(dir, "not-a-dir"), "");
+    expect(() => openDatabase(join(dir, "not-a-dir", "agents.db"))).toThrow(
+      /not-a-dir\/agents\.db: .*; check that its directory exists and that the user running it may read and write both the file and the directory$/,
+    );
+    // Damaged: not SQLite at all.
+    const damaged = join(dir, "damaged.db");
+    writeFileSync(damaged, "this is not a database, just some text that is long enough to look like a header ".repeat(20));
+    expect(() => openDatabase(damaged)).toThrow(/damaged\.db: file is not a database .*; the file is damaged or is not this program's database: stop the persona and restore it from the backup/);
+    // Locked: another process keeps it for itself.
+    const locked = join(dir, "locked.db");
+    openDatabase(locked).close();
+    const other = new Database(locked);
+    other.pragma("locking_mode = EXCLUSIVE");
+    other.exec("BEGIN EXCLUSIVE");
+    other.prepare("CREATE TABLE t (x)").run();
+    expect(() => openDatabase(locked, { busyTimeoutMs: 10 })).toThrow(/locked\.db: database is locked .*; another process is using the database/);
+    other.exec("ROLLBACK");
+    other.close();
+    // Every message is one line.
+    expect(dbError("x.db", new Error("a\nb")).message.split("\n")).toHaveLength(1);
   });
 });

@@ -189,7 +189,8 @@ describe("retention (RETAIN_DAYS)", () => {
   it("RETAIN_DAYS defaults to 90 and must be a whole number of days, at least 1", () => {
     expect(readEnv({}).RETAIN_DAYS).toBe(90);
     expect(readEnv({ RETAIN_DAYS: "30" }).RETAIN_DAYS).toBe(30);
-    expect(() => readEnv({ RETAIN_DAYS: "0" })).toThrow(/RETAIN_DAYS: must be at least 1/);
-    expect(() => readEnv({ RETAIN_DAYS: "two weeks" })).toThrow(/RETAIN_DAYS: must be a whole number of days/);
+    expect(() => readEnv({ RETAIN_DAYS: "0" })).toThrow(/RETAIN_DAYS: bad value "0" \(expected a whole number of days from 1/);
+    expect(() => readEnv({ RETAIN_DAYS: "two weeks" })).toThrow(/RETAIN_DAYS: bad value "two weeks"/);
+    expect(readEnv({ RETAIN_DAYS: "1_000" }).RETAIN_DAYS).toBe(1000);
   });
 });

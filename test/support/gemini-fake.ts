@@ -20,9 +20,17 @@ export type FakeReply =
   | { readonly text: string; readonly finishReason?: "STOP" | "MAX_TOKENS" }
   /** INVALID_ARGUMENT with Google's message (e.g. a bad API key, an unreadable inline file). */
   | { readonly status: 400; readonly message: string }
-  /** RESOURCE_EXHAUSTED, with a google.rpc.RetryInfo detail when `retryDelaySeconds` is given. */
-  | { readonly status: 429; readonly retryDelaySeconds?: number }
-  | { readonly status: 500 | 503 }
+  /**
+   * RESOURCE_EXHAUSTED, with a google.rpc.RetryInfo detail when `retryDelaySeconds` is given and a
+   * `Retry-After` header when `retryAfter` is (delta-seconds or an HTTP date, as written).
+   */
+  | { readonly status: 429; readonly retryDelaySeconds?: number; readonly retryAfter?: string }
+  /** Google's INTERNAL / UNAVAILABLE / DEADLINE_EXCEEDED envelope; 502 is a proxy's HTML page ("Bad Gateway"), as Google's front end sends it. */
+  | { readonly status: 500 | 502 | 503 | 504; readonly retryAfter?: string }
+  /** The connection is reset before any answer (a crashed front end, a dropped socket). */
+  | { readonly reset: true }
+  /** HTTP 200 with a body that is not JSON (cut off mid-way, as a broken proxy does). */
+  | { readonly garbled: true }
   /** A candidate with finishReason "SAFETY" and no content. */
   | { readonly safety: true }
   /** `promptFeedback.blockReason = "SAFETY"` and no candidates. */
@@ -226,8 +234,25 @@ export class GeminiFake {
       this.timers.add(timer);
       return;
     }
+    if ("reset" in reply) {
+      res.socket?.destroy();
+      return;
+    }
+    if ("garbled" in reply) {
+      const text = '{"candidates": [{"content": {"role": "model", "parts": [{"text": "{\\"tas';
+      res.writeHead(200, { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
     if ("status" in reply) {
-      sendJson(res, reply.status, errorBodyFor(reply));
+      const headers: Record<string, string> = "retryAfter" in reply && reply.retryAfter !== undefined ? { "retry-after": reply.retryAfter } : {};
+      if (reply.status === 502) {
+        const page = "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The server encountered a temporary error.</p></body></html>";
+        res.writeHead(502, { "content-type": "text/html; charset=UTF-8", "content-length": Buffer.byteLength(page), ...headers });
+        res.end(page);
+        return;
+      }
+      sendJson(res, reply.status, errorBodyFor(reply), headers);
       return;
     }
     const promptTokenCount = Math.ceil(ctx.promptChars / 4);
@@ -309,9 +334,9 @@ function flattenHeaders(req: IncomingMessage): Record<string, string | undefined
   return out;
 }
 
-function sendJson(res: ServerResponse, status: number, payload: unknown): void {
+function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(payload);
-  res.writeHead(status, { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
@@ -320,7 +345,7 @@ function googleError(code: number, status: string, message: string, details?: re
   return { error: { code, message, status, ...(details !== undefined ? { details } : {}) } };
 }
 
-function errorBodyFor(reply: { readonly status: 400; readonly message: string } | { readonly status: 429 | 500 | 503; readonly retryDelaySeconds?: number }): unknown {
+function errorBodyFor(reply: { readonly status: 400; readonly message: string } | { readonly status: 429 | 500 | 502 | 503 | 504; readonly retryDelaySeconds?: number }): unknown {
   switch (reply.status) {
     case 400:
       return googleError(400, "INVALID_ARGUMENT", reply.message);
@@ -341,6 +366,10 @@ function errorBodyFor(reply: { readonly status: 400; readonly message: string } 
       return googleError(500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting");
     case 503:
       return googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.");
+    case 502:
+      return googleError(502, "UNAVAILABLE", "Bad Gateway");
+    case 504:
+      return googleError(504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete.");
   }
 }
 

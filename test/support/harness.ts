@@ -58,6 +58,8 @@ export interface HarnessOptions {
   readonly curated?: CuratedMemories;
   /** Media understanding options (curated files, budget, limits). */
   readonly media?: MediaRuntimeOptions;
+  /** SQLite's busy timeout of the runtime's connection (default: the product's). */
+  readonly busyTimeoutMs?: number;
 }
 
 /**
@@ -115,7 +117,7 @@ export class Harness {
   /** Build (or rebuild, after `crash()`) the runtime on the same database, emulator and Gemini fake. */
   boot(): void {
     this.log = captureLogger();
-    this.db = openDatabase(this.dbPath);
+    this.db = openDatabase(this.dbPath, this.o.busyTimeoutMs !== undefined ? { busyTimeoutMs: this.o.busyTimeoutMs } : {});
     this.client = createEmulatedClient(this.emu, this.account);
     const llm = new GeminiLlm({
       client: this.geminiClient(this.log.logger),
@@ -231,6 +233,7 @@ export class Harness {
       logger,
       maxAttempts: 2,
       sleep: async () => {},
+      now: () => this.clock.now(),
     });
   }
 }

@@ -1,7 +1,11 @@
 /** The environment of an `npm start` test: real-account settings pointed at temp dirs and fakes. */
 import { join } from "node:path";
+import { TelegramClient } from "telegram";
 import { AuthKey } from "telegram/crypto/AuthKey.js";
 import { StringSession } from "telegram/sessions/index.js";
+import { Logger, LogLevel } from "telegram/extensions/Logger.js";
+import type { ClientFactory } from "../../src/telegram/client.js";
+import type { EmuUser, TelegramEmulator } from "../../src/telegram/emulator/index.js";
 import { readEnv, type Env } from "../../src/config/env.js";
 import { tempDir } from "./temp-dir.js";
 
@@ -28,4 +32,25 @@ export async function sessionString(dcId: number): Promise<string> {
   await key.setKey(Buffer.alloc(256, dcId));
   s.setAuthKey(key);
   return s.save();
+}
+
+/**
+ * A well-formed session string (StringSession's "1" + base64 of DC 2, 149.154.167.50:443 and a
+ * 256-byte key of zeros): the start tests attach the emulator, so only its form matters, but an
+ * empty file is refused as "no session string".
+ */
+export const TEST_SESSION = `1${Buffer.concat([Buffer.from([2, 149, 154, 167, 50, 0x01, 0xbb]), Buffer.alloc(256)]).toString("base64")}`;
+
+/** Real GramJS clients (silent) whose Telegram is the emulator, as account `account`. */
+export function emulatedClientFactory(emu: TelegramEmulator, account: EmuUser): ClientFactory {
+  return (s, apiId, apiHash, opts) => {
+    const client = new TelegramClient(s, apiId, apiHash, { ...opts, baseLogger: new Logger(LogLevel.NONE) });
+    emu.attach(client, account);
+    return client;
+  };
+}
+
+/** A real session string (auth key and all) whose server is 127.0.0.1 (GramJS on Node dials port 80 there). */
+export function loopbackSession(): Promise<string> {
+  return sessionString(2);
 }

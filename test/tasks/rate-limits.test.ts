@@ -9,6 +9,24 @@ const peerFlood = () => new RateLimitedError("peer-flood", 3600, "PEER_FLOOD", {
 const T0 = Date.UTC(2026, 10, 22, 12);
 
 describe("rate limits", () => {
+  it("a paced limit (a Gemini outage) keeps the caller's pause as given, logs nothing, and lets one task probe", () => {
+    const log = captureLogger();
+    const limits = new RateLimits(openDatabase(tempDbPath()), "A", log.logger);
+    limits.load(T0);
+    const keys = ["llm", "llm:m"];
+    const outage = (sec: number) => new RateLimitedError("llm:m", sec, "LLM_503", { probe: true, paced: true });
+    expect(limits.hit(outage(1.5), T0)).toBe(T0 + 1500);
+    limits.claim(keys, 1, T0 + 1500);
+    expect(limits.blockedUntil(keys, T0 + 1500, 2)).toBe(T0 + 1500 + PROBE_WAIT_MS);
+    // The probe failed again: the caller's next pause, not a doubled one.
+    expect(limits.hit(outage(3), T0 + 1600)).toBe(T0 + 4600);
+    expect(limits.blockedUntil(keys, T0 + 4600, 2)).toBeLessThanOrEqual(T0 + 4600);
+    limits.claim(keys, 2, T0 + 4600);
+    limits.settled(keys, 2, true);
+    expect(limits.blockedUntil(keys, T0 + 4601, 3)).toBe(0);
+    expect(log.lines().filter((l) => Number(l.level) >= 30)).toEqual([]);
+  });
+
   it("a limit without a timer pauses, lets one probe through, doubles on a repeat, lifts on success — across restarts", () => {
     const path = tempDbPath();
     const keys = ["flood:m:1", "peer-flood"];

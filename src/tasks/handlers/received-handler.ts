@@ -11,19 +11,15 @@ import type { MessageStore } from "../../store/messages";
 import type { ReactionStore } from "../../store/reactions";
 import type { AllowedReactions } from "../../telegram/standard-reactions";
 import type { Clock } from "../../types";
-import { LlmHttpError } from "../../llm/errors";
-import { PermanentError, RateLimitedError } from "../errors";
+import { PermanentError } from "../errors";
+import { parkOnOutage } from "../llm-wait";
 import { MAX_ANSWER_AGE_MS } from "../../inbound/pipeline";
 import { expandPlan } from "../expand-plan";
 import type { MediaDescriber } from "../../media/describer";
 import type { TaskHandler } from "../scheduler";
 
-/** Rate-limit key shared by every planning call of the agent. */
+/** Rate-limit key shared by every planning call of the agent (the model's key joins it: tasks/llm-wait.ts). */
 export const LLM_RATE_KEY = "llm";
-/** A message waits out at most this many "come back later" answers from the LLM before it is given up. */
-export const MAX_LLM_PARKS = 5;
-/** Shortest pause on such an answer, whatever delay the server named ("0s" would hammer it). */
-export const MIN_LLM_PARK_SEC = 5;
 
 export interface ReceivedHandlerDeps {
   readonly persona: Persona;
@@ -40,6 +36,8 @@ export interface ReceivedHandlerDeps {
   /** A user's @username as last seen, to resolve `remember {about: "@name"}`. */
   readonly usernameOf?: (userId: string) => string | undefined;
   readonly planner: Planner;
+  /** Rate keys of a planning call beside LLM_RATE_KEY: the planning model's (llmRateKey), so an outage of it parks planning. */
+  readonly llmKeys?: readonly string[];
   /** Names and usernames of senders and mentioned people (the entity store). */
   readonly entities: EntityLookup;
   /** Reactions to the persona's messages and its own, shown as history items (context/reaction-items.ts). */
@@ -56,19 +54,20 @@ export interface ReceivedHandlerDeps {
   readonly media?: MediaDescriber;
   /** How long planning waits for media descriptions at most (default 8 s). */
   readonly mediaWaitMs?: number;
-  /** What the chat allows to react with (named in the system instruction). */
+  /** What the chat allows to react with (named in the request's chat part). */
   readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
 }
 
 /**
  * Plans an answer to the chat's addressed messages: context → planner → validated plan →
- * graph tasks, created atomically with this task's completion. `remember` is stored at once;
- * A planning failure fails this message only (no retry storm:
- * the LLM client already retried).
+ * graph tasks, created atomically with this task's completion. `remember` is stored at once.
+ * A planning failure while the model is failing (5xx, 429, timeouts…) parks the task, not fails it:
+ * it waits out the outage (tasks/llm-wait.ts) within the answer-age limit. A permanent error (a bad
+ * key, an unknown model, a request Gemini rejects) fails this message.
  */
 export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received"> {
   return {
-    rateKeys: () => [LLM_RATE_KEY],
+    rateKeys: () => [LLM_RATE_KEY, ...(d.llmKeys ?? [])],
     async run(task) {
       const chatId = task.chatId;
       // A message deleted before it was planned for is not answered (a person would not either).
@@ -97,16 +96,17 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const { prompt, targets: targetMessages, history, present } = await assemblePlanContext(d, chat, items, d.clock.now());
       let plan;
       try {
-        plan = await d.planner.plan(prompt, { isChatMessage: (id) => d.messages.has(chatId, id), isDm, stickerSets: d.persona.stickerSets, stickers: d.persona.stickers }, { chatId });
+        plan = await d.planner.plan(
+          prompt,
+          { isChatMessage: (id) => d.messages.has(chatId, id), isDm, stickerSets: d.persona.stickerSets, stickers: d.persona.stickers, answering: lastId },
+          { chatId },
+        );
       } catch (e) {
-        // The LLM asked us to come back later than its client would wait: park the task (all
-        // planning waits, the quota is the account's), without counting it as an attempt.
-        const parks = task.payload.llmParks ?? 0;
-        if (e instanceof LlmHttpError && e.retryAfterMs !== undefined && parks < MAX_LLM_PARKS) {
-          task.payload = { ...task.payload, llmParks: parks + 1 };
-          throw new RateLimitedError(LLM_RATE_KEY, Math.max(MIN_LLM_PARK_SEC, Math.ceil(e.retryAfterMs / 1000)), `LLM_${e.status}`);
-        }
-        // Anything else was already retried by the LLM client: give up on this message.
+        // The model is failing (or asked us to come back later): wait it out, however long —
+        // the age check above ends the wait when the message is too old to answer.
+        const park = parkOnOutage(e);
+        if (park) throw park;
+        // Anything else is the request's fault, not the server's: give up on this message.
         throw new PermanentError(`planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${e instanceof Error ? e.message : String(e)}`);
       }
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.

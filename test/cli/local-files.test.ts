@@ -1,0 +1,148 @@
+/**
+ * Broken local files, as an operator meets them: each is one line on stderr naming the path and
+ * what to do, exit status 1, no stack trace, and nothing else touched (no lock taken, no
+ * database created, no sandbox started instead). The scripts run as `npm start` runs them
+ * (node + tsx), from a working directory of their own (for `.env`).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp-dir";
+import { TEST_API_HASH, TEST_SESSION } from "../support/live-env";
+
+const REPO = resolve(__dirname, "../..");
+const TSX = pathToFileURL(join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
+
+interface Place {
+  readonly cwd: string;
+  readonly agents: string;
+  readonly sessions: string;
+  readonly db: string;
+}
+
+/** A working directory with agents/Mira.md, sessions/ (empty) and where the database would go. */
+function place(): Place {
+  const cwd = tempDir();
+  const agents = join(cwd, "agents");
+  const sessions = join(cwd, "sessions");
+  mkdirSync(agents);
+  mkdirSync(sessions);
+  writeFileSync(join(agents, "Mira.md"), "# Agent Name\nMira\n\n# Agent Instructions\nBe Mira.\n");
+  return { cwd, agents, sessions, db: join(cwd, "state", "agents.db") };
+}
+
+function run(script: "start" | "sandbox", p: Place, args: string[] = []) {
+  const r = spawnSync(process.execPath, ["--import", TSX, join(REPO, "scripts", `${script}.ts`), ...args], {
+    cwd: p.cwd,
+    encoding: "utf8",
+    env: {
+      PATH: process.env.PATH ?? "",
+      LOG_LEVEL: "silent",
+      AGENTS_DIR: p.agents,
+      SESSIONS_DIR: p.sessions,
+      STATE_DB: p.db,
+      TELEGRAM_API_ID: "12345",
+      TELEGRAM_API_HASH: TEST_API_HASH,
+      GEMINI_API_KEY: "test-key",
+    },
+    input: "",
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** One line on stderr, exit 1, no stack trace, no sandbox, no database. */
+function expectOneLineError(r: ReturnType<typeof run>, p: Place, pattern: RegExp): void {
+  expect(r.stderr).toMatch(pattern);
+  expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  expect(r.code).toBe(1);
+  expect(r.stdout).not.toContain("sandbox");
+  expect(existsSync(p.db)).toBe(false);
+}
+
+/** Each case spawns the script (a few seconds each on a busy machine). */
+const SLOW = 90_000;
+
+describe("npm start refuses broken local files", () => {
+  it("a sessions directory it cannot read is an error, not 'no session' (which would start the sandbox)", () => {
+    const p = place();
+    // Root reads any directory whatever its mode; a path through a file fails for everyone.
+    const notADir = join(p.cwd, "sessions-file");
+    writeFileSync(notADir, "");
+    const r = run("start", { ...p, sessions: notADir });
+    expectOneLineError(r, p, /^start: .*sessions-file: cannot be read: .*\(ENOTDIR\); give the user running npm start access to it/);
+  }, SLOW);
+
+  it("a sessions directory that is a loop of links is an error too", () => {
+    const p = place();
+    const loop = join(p.cwd, "loop");
+    symlinkSync(loop, loop);
+    expectOneLineError(run("start", { ...p, sessions: loop }), p, /loop: cannot be read: too many symbolic links \(ELOOP\)/);
+  }, SLOW);
+
+  it("an empty session file: log in again", () => {
+    const p = place();
+    writeFileSync(join(p.sessions, "Mira.session"), "\n");
+    const r = run("start", p);
+    expectOneLineError(r, p, /Mira\.session: is empty \(no session string\); log in again: npm run login -- Mira$/m);
+    expect(existsSync(join(p.sessions, "Mira.session.lock"))).toBe(false);
+  }, SLOW);
+
+  it("a session 'file' that is a directory", () => {
+    const p = place();
+    mkdirSync(join(p.sessions, "Mira.session"));
+    expectOneLineError(run("start", p), p, /Mira\.session: is not a file; remove it, then log in again: npm run login -- Mira/);
+  }, SLOW);
+
+  it("a session in use by a live process: stop that process (not 'log in again'), and its lock is left alone", () => {
+    const p = place();
+    writeFileSync(join(p.sessions, "Mira.session"), TEST_SESSION, { mode: 0o600 });
+    const lock = join(p.sessions, "Mira.session.lock");
+    writeFileSync(lock, String(process.pid)); // this test runner: alive
+    const r = run("start", p);
+    expectOneLineError(r, p, new RegExp(`Mira\\.session\\.lock: process ${process.pid} is using this session; stop that process first`));
+    expect(r.stderr).not.toMatch(/log in again/);
+    expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+  }, SLOW);
+
+  it("a .env that is a directory, or a loop of links", () => {
+    const p = place();
+    mkdirSync(join(p.cwd, ".env"));
+    expectOneLineError(run("start", p), p, /^start: \.env: is a directory, not a file; remove it \(or rename it\)/);
+    const q = place();
+    symlinkSync(join(q.cwd, ".env"), join(q.cwd, ".env"));
+    expectOneLineError(run("sandbox", q), q, /^sandbox: \.env: cannot be read: too many symbolic links \(ELOOP\); fix its permissions/);
+  }, SLOW);
+
+  it("a .env line that is not NAME=value is quoted with its line number (it would swallow the next variable)", () => {
+    const p = place();
+    writeFileSync(join(p.cwd, ".env"), '# my keys\nGEMINI_API_KEY=abc\nexport X="two\nlines"\noops\nTELEGRAM_API_ID=1\n');
+    expectOneLineError(run("start", p), p, /^start: \.env: line 5 is not NAME=value: "oops"; write it as NAME=value, start it with # /);
+  }, SLOW);
+
+  it("a persona file over 64 KiB (its text would go with every Gemini call)", () => {
+    const p = place();
+    writeFileSync(join(p.agents, "Mira.md"), `# Agent Name\nMira\n\n# Agent Instructions\n${"Be Mira. ".repeat(600_000)}\n`);
+    const r = run("start", p);
+    expect(r.stderr).toMatch(/Mira\.md: 5,274 KiB is over the 64 KiB limit \(its text goes with every Gemini call\); shorten it/);
+    expect(r.code).toBe(1);
+    expect(existsSync(p.db)).toBe(false);
+  }, SLOW);
+});
+
+describe("sandbox --db", () => {
+  it("a database from another run is refused with a clear message; a new file is fine", () => {
+    const p = place();
+    const db = join(p.cwd, "keep.db");
+    const first = run("sandbox", p, ["--db", db]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe("");
+    const again = run("sandbox", p, ["--db", db]);
+    expect(again.stderr).toMatch(/^sandbox: .*keep\.db: holds another run's data .*; give --db a new file, or leave --db out for a temporary one/);
+    expect(again.stderr.trim().split("\n")).toHaveLength(1);
+    expect(again.code).toBe(1);
+  }, SLOW);
+});

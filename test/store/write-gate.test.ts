@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { FakeClock } from "../../src/runtime/clock";
+import { GateClosedError, WriteGate } from "../../src/store/write-gate";
+import { captureLogger } from "../support/log-capture";
+
+const busy = () => Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+
+describe("the write gate", () => {
+  it("while the database is busy, work waits and then runs in arrival order, the failed unit told it is a retry", async () => {
+    const clock = new FakeClock();
+    const log = captureLogger();
+    const gate = new WriteGate({ clock, logger: log.logger, file: "state/agents.db" });
+    let locked = true;
+    const done: string[] = [];
+    const retries: string[] = [];
+    const unit = (name: string) => (o: { retry: boolean }) => {
+      if (o.retry) retries.push(name);
+      if (locked) throw busy();
+      done.push(name);
+      return name;
+    };
+    const results = ["a", "b", "c"].map((n) => gate.run(unit(n)));
+    await clock.advance(2_000);
+    expect(done).toEqual([]);
+    expect(gate.waiting).toBe(3);
+    locked = false;
+    const d = gate.run(unit("d")); // arrives while the others wait: behind them
+    await clock.advance(10_000);
+    expect(await Promise.all([...results, d])).toEqual(["a", "b", "c", "d"]);
+    expect(done).toEqual(["a", "b", "c", "d"]);
+    expect(retries[0]).toBe("a"); // only the unit that met the busy database is a retry
+    expect(retries.every((r) => r === "a")).toBe(true);
+    expect(log.lines().filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      "state/agents.db is busy (another process holds its write lock); incoming messages wait in order and are stored when it is free",
+      expect.stringMatching(/^state\/agents\.db is free again after \d+\.\d s; 4 waiting updates stored in order$/),
+    ]);
+  });
+
+  it("other errors are the caller's; closing rejects what waits (it was not stored)", async () => {
+    const clock = new FakeClock();
+    const gate = new WriteGate({ clock, logger: captureLogger().logger, file: "x.db" });
+    await expect(gate.run(() => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    const waiting = gate.run(() => {
+      throw busy();
+    });
+    gate.close();
+    await expect(waiting).rejects.toBeInstanceOf(GateClosedError);
+  });
+});

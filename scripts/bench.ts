@@ -22,18 +22,18 @@
 import { parseFlags, UsageError } from "../src/cli/args";
 import { readNumber } from "../src/config/numbers";
 import { favourMemory } from "../src/runtime/memory-mode";
-import { benchBatching } from "../src/bench/batching-bench";
-import type { CatchUpFigures } from "../src/bench/catch-up-bench";
-import { benchGroupMemories, benchPromptGrowth } from "../src/bench/context-bench";
-import { benchAddressing } from "../src/bench/addressing-bench";
+import { benchBatching } from "../bench/batching-bench";
+import type { CatchUpFigures } from "../bench/catch-up-bench";
+import { benchGroupMemories, benchPromptGrowth } from "../bench/context-bench";
+import { benchAddressing } from "../bench/addressing-bench";
 import { CHATTER_COOLDOWN_MS } from "../src/inbound/addressing-prefilter";
-import { benchInbound } from "../src/bench/inbound-bench";
-import { benchReplies } from "../src/bench/reply-bench";
-import { benchRequest } from "../src/bench/request-bench";
-import { inChild, type MemoryFigures } from "../src/bench/memory-bench";
-import { benchMedia } from "../src/bench/media-bench";
-import { benchOutage } from "../src/bench/outage-bench";
-import { benchSchedulerLatency } from "../src/bench/scheduler-bench";
+import { benchInbound } from "../bench/inbound-bench";
+import { benchReplies } from "../bench/reply-bench";
+import { benchRequest } from "../bench/request-bench";
+import { inChild, type MemoryFigures } from "../bench/memory-bench";
+import { benchMedia } from "../bench/media-bench";
+import { benchOutage } from "../bench/outage-bench";
+import { benchSchedulerLatency } from "../bench/scheduler-bench";
 
 favourMemory(); // P1 and the rest measured as npm start runs (src/runtime/memory-mode.ts)
 

@@ -7,8 +7,8 @@
  * what belongs to everyone.
  */
 import { z } from "zod";
-import { PersonaFileError } from "./persona-error.js";
-import { listItems, parseNumber, quoteValue, singleLine, type NumberRule, type ValueSource } from "./persona-values.js";
+import { PersonaFileError } from "./persona-error";
+import { listItems, parseNumber, quoteValue, singleLine, type NumberRule, type ValueSource } from "./persona-values";
 
 /**
  * Who gets an answer in private:

@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { PersonaFileError } from "./persona-error.js";
-import { listItems, quoteValue, type ValueSource } from "./persona-values.js";
+import { PersonaFileError } from "./persona-error";
+import { listItems, quoteValue, type ValueSource } from "./persona-values";
 
 /** A loaded role prompt. */
 export interface RolePrompt {

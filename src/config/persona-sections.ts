@@ -3,7 +3,7 @@
  * line count (`## Sub` stays part of the value), and lines inside fenced code blocks are never
  * headings, so instructions may contain a shell snippet with `# comments`.
  */
-import { PersonaFileError } from "./persona-error.js";
+import { PersonaFileError } from "./persona-error";
 
 /** One `# Heading` and the text under it. */
 export interface PersonaSection {

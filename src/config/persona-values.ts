@@ -3,10 +3,10 @@
  * a PersonaFileError naming the file and field when the value is bad. zod holds the rules.
  */
 import { z } from "zod";
-import { numberProblem, quoteValue, readNumber, type NumberRule } from "./numbers.js";
-import { PersonaFileError } from "./persona-error.js";
+import { numberProblem, quoteValue, readNumber, type NumberRule } from "./numbers";
+import { PersonaFileError } from "./persona-error";
 
-export { quoteValue, type NumberRule } from "./numbers.js";
+export { quoteValue, type NumberRule } from "./numbers";
 
 /** Where a value came from, for error messages. */
 export interface ValueSource {

@@ -16,12 +16,12 @@
  */
 import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { basename, extname, join } from "node:path";
-import { WINDOW_ITEMS } from "../context/window.js";
-import { fsReason } from "./local-file-error.js";
-import { PersonaFileError, PersonaLoadError } from "./persona-error.js";
-import { loadRolePrompts, decodeUtf8, tooLarge, type RolePrompt } from "./persona-prompts.js";
-import { headingKey, splitSections, type PersonaSection } from "./persona-sections.js";
-import { DEFAULT_POLICY, parseDmPolicy, parsePeerList, parsePolicyNumber, POLICY_LIMITS, type PersonaPolicy } from "./persona-policy.js";
+import { WINDOW_ITEMS } from "../context/window";
+import { fsReason } from "./local-file-error";
+import { PersonaFileError, PersonaLoadError } from "./persona-error";
+import { loadRolePrompts, decodeUtf8, tooLarge, type RolePrompt } from "./persona-prompts";
+import { headingKey, splitSections, type PersonaSection } from "./persona-sections";
+import { DEFAULT_POLICY, parseDmPolicy, parsePeerList, parsePolicyNumber, POLICY_LIMITS, type PersonaPolicy } from "./persona-policy";
 import {
   parseAgentName,
   parseAliases,
@@ -35,12 +35,12 @@ import {
   type StickerRef,
   type GroupMode,
   type NumberRule,
-} from "./persona-values.js";
+} from "./persona-values";
 
-export { PersonaFileError, PersonaLoadError } from "./persona-error.js";
-export type { RolePrompt } from "./persona-prompts.js";
-export type { GroupMode } from "./persona-values.js";
-export type { DmPolicy, PeerRef, PersonaPolicy } from "./persona-policy.js";
+export { PersonaFileError, PersonaLoadError } from "./persona-error";
+export type { RolePrompt } from "./persona-prompts";
+export type { GroupMode } from "./persona-values";
+export type { DmPolicy, PeerRef, PersonaPolicy } from "./persona-policy";
 
 /** A parsed, validated persona. */
 export interface Persona {

@@ -21,8 +21,8 @@
  * gives compact local times (`formatHeaderTime`); other readers (summaries, the addressing call)
  * get RFC 3339 UTC.
  */
-import { capCodePoints, selfLabel, speakerRef, type Speaker } from "./speaker.js";
-import { escapeQuoteMarkers, neutralizeReferences, sanitizeLine, sanitizeText } from "./sanitize.js";
+import { capCodePoints, selfLabel, speakerRef, type Speaker } from "./speaker";
+import { escapeQuoteMarkers, neutralizeReferences, sanitizeLine, sanitizeText } from "./sanitize";
 
 /** What a message replies to, as the envelope's reply line shows it. */
 export type EnvelopeReply =

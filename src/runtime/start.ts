@@ -17,7 +17,7 @@ import { databaseBytes, enableIncrementalVacuum, isIncremental, Retention } from
 import { registerPersona, type PersonaConnection } from "../http/readiness";
 import { runLivePersona, type ConnectionReport, type HealthSettings, type PersonaOutcome } from "./live-persona";
 import { createLogger } from "./logger";
-import { runSandbox, type SandboxOptions } from "./sandbox";
+import type { SandboxOptions } from "../sandbox/sandbox";
 import { listenForShutdown, type SignalSource } from "./shutdown";
 
 /**
@@ -65,6 +65,8 @@ export async function start(o: StartOptions = {}): Promise<number> {
         `To run a persona on its Telegram account, log in once: ${personas.map((p) => loginCommand(p.name)).join(" or ")}\n` +
         `Starting the offline sandbox instead.\n\n`,
     );
+    // Loaded only now: the sandbox (and the emulator it runs) is no part of a real account's process.
+    const { runSandbox } = await import("../sandbox/sandbox");
     return runSandbox({ ...o.sandbox, env, ...(o.onHttp ? { onHttp: o.onHttp } : {}) });
   }
   // Only now is Telegram needed: its credentials, and Gemini's key, are checked here.

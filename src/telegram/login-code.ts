@@ -7,10 +7,10 @@
  * loop is bounded (LOGIN_LIMITS).
  */
 import { Api } from "telegram";
-import { explain, rpcName, userOf, type LoginContext } from "./login-context.js";
-import { LoginError } from "./login-error.js";
-import { setUpLoginEmail } from "./login-email.js";
-import { checkPassword } from "./login-password.js";
+import { explain, rpcName, userOf, type LoginContext } from "./login-context";
+import { LoginError } from "./login-error";
+import { setUpLoginEmail } from "./login-email";
+import { checkPassword } from "./login-password";
 
 /** Tries per code, per password, per phone number; new codes (resent, or fresh after expiry). */
 export const LOGIN_LIMITS = { codeTries: 3, passwordTries: 3, phoneTries: 3, resends: 2 } as const;

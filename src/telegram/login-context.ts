@@ -2,9 +2,9 @@
  * What the login steps (code, password, QR) share, and how they read Telegram's answers.
  */
 import { Api, errors, type TelegramClient } from "telegram";
-import type { Clock } from "../types.js";
-import { humanDuration, LoginError } from "./login-error.js";
-import type { LoginOptions } from "./login.js";
+import type { Clock } from "../types";
+import { humanDuration, LoginError } from "./login-error";
+import type { LoginOptions } from "./login";
 
 /** What the login steps share. */
 export interface LoginContext {

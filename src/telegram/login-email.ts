@@ -7,8 +7,8 @@
  * Bounded: 3 addresses, 3 codes per address.
  */
 import { Api } from "telegram";
-import { explain, rpcName, type LoginContext } from "./login-context.js";
-import { LoginError } from "./login-error.js";
+import { explain, rpcName, type LoginContext } from "./login-context";
+import { LoginError } from "./login-error";
 
 const TRIES = 3;
 const ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

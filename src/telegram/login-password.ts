@@ -5,8 +5,8 @@
  */
 import { Api } from "telegram";
 import { computeCheck } from "telegram/Password.js";
-import { explain, rpcName, userOf, type LoginContext } from "./login-context.js";
-import { LoginError } from "./login-error.js";
+import { explain, rpcName, userOf, type LoginContext } from "./login-context";
+import { LoginError } from "./login-error";
 
 const TRIES = 3;
 

@@ -3,7 +3,7 @@
  * password hidden), a script in tests.
  */
 import input from "input";
-import { LoginError } from "./login-error.js";
+import { LoginError } from "./login-error";
 
 /** The questions a login asks. */
 export interface LoginPrompts {

@@ -9,9 +9,9 @@
 import { Api } from "telegram";
 import { Raw } from "telegram/events/index.js";
 import QRCode from "qrcode";
-import { explain, rpcName, userOf, type LoginContext } from "./login-context.js";
-import { humanDuration, LoginError } from "./login-error.js";
-import { checkPassword } from "./login-password.js";
+import { explain, rpcName, userOf, type LoginContext } from "./login-context";
+import { humanDuration, LoginError } from "./login-error";
+import { checkPassword } from "./login-password";
 
 /** Default time a QR login waits for a scan. */
 export const QR_TIMEOUT_MS = 3 * 60_000;

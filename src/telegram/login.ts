@@ -12,22 +12,22 @@ import { dirname } from "node:path";
 import { Api, TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { StringSession } from "telegram/sessions/index.js";
-import { systemClock } from "../runtime/clock.js";
-import type { Clock } from "../types.js";
-import { lockSession, SessionInUseError } from "./client.js";
-import { clientIdentity, type ClientIdentity } from "./client-identity.js";
-import { accountLost } from "./account-errors.js";
-import { enterCode, LOGIN_LIMITS, requestCode } from "./login-code.js";
-import { explain, floodWait, rpcName, sendDirect, userOf, type LoginContext } from "./login-context.js";
-import { humanDuration, LoginError } from "./login-error.js";
-import type { LoginPrompts } from "./login-prompts.js";
-import { qrLogin } from "./login-qr.js";
-import { writeSessionFile } from "./session-file.js";
+import { systemClock } from "../runtime/clock";
+import type { Clock } from "../types";
+import { lockSession, SessionInUseError } from "./client";
+import { clientIdentity, type ClientIdentity } from "./client-identity";
+import { accountLost } from "./account-errors";
+import { enterCode, LOGIN_LIMITS, requestCode } from "./login-code";
+import { explain, floodWait, rpcName, sendDirect, userOf, type LoginContext } from "./login-context";
+import { humanDuration, LoginError } from "./login-error";
+import type { LoginPrompts } from "./login-prompts";
+import { qrLogin } from "./login-qr";
+import { writeSessionFile } from "./session-file";
 
-export { LoginError } from "./login-error.js";
-export type { LoginContext } from "./login-context.js";
+export { LoginError } from "./login-error";
+export type { LoginContext } from "./login-context";
 
-export { LOGIN_LIMITS } from "./login-code.js";
+export { LOGIN_LIMITS } from "./login-code";
 
 export interface LoginOptions {
   /** The persona's name (for messages). */

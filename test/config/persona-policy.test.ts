@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parsePersona, PersonaFileError } from "../../src/config/persona.js";
-import { personCap, strangerTokenCap } from "../../src/config/persona-policy.js";
+import { parsePersona, PersonaFileError } from "../../src/config/persona";
+import { personCap, strangerTokenCap } from "../../src/config/persona-policy";
 
 const BASE = "# Agent Name\nMira\n\n# Agent Instructions\nBe nice.\n";
 const parse = (extra: string) => parsePersona(`${BASE}\n${extra}`, { file: "agents/Test.md", promptDirs: [] });

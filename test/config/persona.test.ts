@@ -8,7 +8,7 @@ import {
   PersonaFileError,
   PersonaLoadError,
   type Persona,
-} from "../../src/config/persona.js";
+} from "../../src/config/persona";
 
 const MINIMAL = "# Agent Name\nMira\n\n# Agent Instructions\nBe nice.\n";
 

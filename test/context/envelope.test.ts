@@ -7,11 +7,11 @@ import {
   formatSystemEnvelope,
   type EnvelopeReply,
   type MessageEnvelopeOptions,
-} from "../../src/context/envelope.js";
-import { renderItem, type MessageItem } from "../../src/context/history-item.js";
-import { normalizeMentions, type MentionResolver } from "../../src/context/mentions.js";
-import { sanitizeLine, sanitizeText } from "../../src/context/sanitize.js";
-import type { Speaker } from "../../src/context/speaker.js";
+} from "../../src/context/envelope";
+import { renderItem, type MessageItem } from "../../src/context/history-item";
+import { normalizeMentions, type MentionResolver } from "../../src/context/mentions";
+import { sanitizeLine, sanitizeText } from "../../src/context/sanitize";
+import type { Speaker } from "../../src/context/speaker";
 
 // The test counts structure with its own regexes rather than helpers from the code under test.
 const HEADER_RE = /⟦#\d+ /g;

@@ -6,7 +6,7 @@
  */
 import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
-import type { EmuChat } from "../../src/telegram/emulator";
+import type { EmuChat } from "../../emulator";
 import { lastUserText, requestPurpose, type FakeReply, type GenerateBody } from "../support/gemini-fake";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 import { latch, until } from "../support/wait";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { EmuChat } from "../../src/telegram/emulator";
+import type { EmuChat } from "../../emulator";
 import { lastUserText, type GenerateBody } from "../support/gemini-fake";
 import { Harness, plan } from "../support/harness";
 import { latch, until } from "../support/wait";

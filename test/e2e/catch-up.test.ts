@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/db";
-import type { EmuChat, EmuUser } from "../../src/telegram/emulator";
+import type { EmuChat, EmuUser } from "../../emulator";
 import { lastUserText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
 import { Harness } from "../support/harness";
 

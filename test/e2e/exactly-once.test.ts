@@ -1,6 +1,6 @@
 import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DuplicateMode } from "../../src/telegram/emulator";
+import type { DuplicateMode } from "../../emulator";
 import { Harness, plan } from "../support/harness";
 import { until } from "../support/wait";
 

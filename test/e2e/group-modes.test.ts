@@ -4,11 +4,11 @@
  * (interjections, capped per hour), and the owner's per-chat `/mode`.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ordinaryChatter } from "../../src/bench/chatter";
+import { ordinaryChatter } from "../../bench/chatter";
 import { NEW_LABEL } from "../../src/inbound/addressing-call";
 import { MAX_BURST } from "../../src/inbound/addressing-implicit";
 import { CHATTER_COOLDOWN_MS } from "../../src/inbound/addressing-prefilter";
-import type { EmuUser } from "../../src/telegram/emulator";
+import type { EmuUser } from "../../emulator";
 import { lastUserText, requestPurpose, type FakeReply, type GenerateBody } from "../support/gemini-fake";
 import { Harness, TEST_PERSONA } from "../support/harness";
 

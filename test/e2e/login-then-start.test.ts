@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../scripts/login";
 import { readEnv } from "../../src/config/env";
 import { start } from "../../src/runtime/start";
-import { TelegramEmulator } from "../../src/telegram/emulator";
+import { TelegramEmulator } from "../../emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { scriptedPrompts } from "../support/scripted-prompts";

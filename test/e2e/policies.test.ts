@@ -6,10 +6,11 @@ import { GeminiLlm } from "../../src/llm/llm";
 import { GeminiPlanner } from "../../src/llm/planner";
 import { AgentRuntime } from "../../src/runtime/agent-runtime";
 import { FakeClock } from "../../src/runtime/clock";
-import { createEmulatedClient } from "../../src/telegram/emulator";
+import { createEmulatedClient } from "../../emulator";
 import { captureEntities } from "../../src/telegram/entities";
 import type { GenerateBody } from "../support/gemini-fake";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
+import { PeerCacheSession } from "../../src/telegram/session";
 
 let h: Harness;
 let extraStop: (() => Promise<void>) | undefined;
@@ -121,7 +122,7 @@ describe("who is never answered", () => {
     const nova = h.emu.addAccount({ firstName: "Nova", username: "nova_ai" });
     h.emu.addMember(h.group, nova);
     siblings.add(String(h.account.id)).add(String(nova.id));
-    const novaClient = createEmulatedClient(h.emu, nova);
+    const novaClient = createEmulatedClient(h.emu, nova, { session: new PeerCacheSession("") });
     const nova_ = new AgentRuntime({
       persona: parsePersona("# Agent Name\nNova\n# Agent Instructions\nYou are Nova.\n# Start Typing Delay\n0\n# Read Delay\n0\n", { file: "agents/Nova.md", promptDirs: [] }),
       db: h.db,

@@ -1,6 +1,6 @@
 import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
-import { toLong } from "../../src/telegram/emulator/long";
+import { toLong } from "../../emulator/long";
 import { isPlanRequest } from "../support/gemini-fake";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 

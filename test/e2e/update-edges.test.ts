@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/db";
-import type { EmuChat } from "../../src/telegram/emulator";
+import type { EmuChat } from "../../emulator";
 import { Harness, plan } from "../support/harness";
 
 let h: Harness | undefined;

@@ -7,7 +7,7 @@ import { readEnv } from "../../src/config/env";
 import { startHttpFromEnv, startHttpServer } from "../../src/http/server";
 import { resetMetrics } from "../../src/metrics/metrics";
 import { start } from "../../src/runtime/start";
-import { TelegramEmulator, type EmuUser } from "../../src/telegram/emulator";
+import { TelegramEmulator, type EmuUser } from "../../emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { sessionString, TEST_API_HASH } from "../support/live-env";

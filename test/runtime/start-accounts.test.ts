@@ -4,7 +4,7 @@ import { TelegramClient } from "telegram";
 import { describe, expect, it } from "vitest";
 import { readEnv } from "../../src/config/env";
 import { start, type StartOptions } from "../../src/runtime/start";
-import { TelegramEmulator, type EmuUser } from "../../src/telegram/emulator";
+import { TelegramEmulator, type EmuUser } from "../../emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";

@@ -5,12 +5,12 @@ import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { describe, expect, it } from "vitest";
 import type { HealthSettings } from "../../src/runtime/live-persona";
 import { start } from "../../src/runtime/start";
-import { TelegramEmulator } from "../../src/telegram/emulator";
+import { TelegramEmulator } from "../../emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
-import { liveTestEnv, TEST_SESSION } from "../support/live-env.js";
+import { liveTestEnv, TEST_SESSION } from "../support/live-env";
 
 /** `npm start` for one persona on the emulator; every DM is answered "hi carol". */
 async function running(health?: HealthSettings) {

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentRuntime } from "../../src/runtime/agent-runtime";
 import { FakeClock } from "../../src/runtime/clock";
 import { start } from "../../src/runtime/start";
-import { TelegramEmulator } from "../../src/telegram/emulator";
+import { TelegramEmulator } from "../../emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { emulatedClientFactory, liveTestEnv, TEST_SESSION } from "../support/live-env";
 import { captureLogger } from "../support/log-capture";

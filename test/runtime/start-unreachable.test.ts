@@ -10,7 +10,7 @@ import { start } from "../../src/runtime/start";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
-import { liveTestEnv, loopbackSession, TEST_API_HASH } from "../support/live-env.js";
+import { liveTestEnv, loopbackSession, TEST_API_HASH } from "../support/live-env";
 
 /** A loopback port nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {

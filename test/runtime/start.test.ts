@@ -6,12 +6,12 @@ import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { describe, expect, it } from "vitest";
 import { start } from "../../src/runtime/start";
 import { packageInfo } from "../../src/telegram/client-identity";
-import { TelegramEmulator } from "../../src/telegram/emulator";
+import { TelegramEmulator } from "../../emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
-import { emulatedClientFactory, liveTestEnv, TEST_API_HASH, TEST_SESSION } from "../support/live-env.js";
+import { emulatedClientFactory, liveTestEnv, TEST_API_HASH, TEST_SESSION } from "../support/live-env";
 
 
 describe("npm start with a session", () => {

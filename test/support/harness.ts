@@ -8,11 +8,12 @@ import type { CuratedMemories } from "../../src/memory/curated";
 import { AgentRuntime, type MediaRuntimeOptions } from "../../src/runtime/agent-runtime";
 import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
-import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmulatorOptions, type EmuUser } from "../../src/telegram/emulator";
+import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmulatorOptions, type EmuUser } from "../../emulator";
 import type { TelegramClient } from "../../src/telegram/listen";
 import { GeminiFake, isPlanRequest, lastUserText, promptSections } from "./gemini-fake";
 import { captureLogger } from "./log-capture";
 import { tempDbPath } from "./temp-dir";
+import { PeerCacheSession } from "../../src/telegram/session";
 
 export const TEST_PERSONA = `# Agent Name
 Mira
@@ -118,7 +119,7 @@ export class Harness {
   boot(): void {
     this.log = captureLogger();
     this.db = openDatabase(this.dbPath, this.o.busyTimeoutMs !== undefined ? { busyTimeoutMs: this.o.busyTimeoutMs } : {});
-    this.client = createEmulatedClient(this.emu, this.account);
+    this.client = createEmulatedClient(this.emu, this.account, { session: new PeerCacheSession("") });
     const llm = new GeminiLlm({
       client: this.geminiClient(this.log.logger),
       logger: this.log.logger,

@@ -4,10 +4,10 @@ import { TelegramClient } from "telegram";
 import { AuthKey } from "telegram/crypto/AuthKey.js";
 import { StringSession } from "telegram/sessions/index.js";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
-import type { ClientFactory } from "../../src/telegram/client.js";
-import type { EmuUser, TelegramEmulator } from "../../src/telegram/emulator/index.js";
-import { readEnv, type Env } from "../../src/config/env.js";
-import { tempDir } from "./temp-dir.js";
+import type { ClientFactory } from "../../src/telegram/client";
+import type { EmuUser, TelegramEmulator } from "../../emulator/index";
+import { readEnv, type Env } from "../../src/config/env";
+import { tempDir } from "./temp-dir";
 
 /** The API hash the start tests use; they check it never reaches the logs. */
 export const TEST_API_HASH = "0123456789abcdef0123456789abcdef";

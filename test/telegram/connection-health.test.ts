@@ -8,7 +8,7 @@ import type { AccountLostError } from "../../src/tasks/errors";
 import { AccountLink } from "../../src/telegram/account-link";
 import { clientIdentity } from "../../src/telegram/client-identity";
 import { backoffDelay, ConnectionHealth, watchUpdates, type ConnectionHealthOptions } from "../../src/telegram/connection-health";
-import { TelegramEmulator } from "../../src/telegram/emulator";
+import { TelegramEmulator } from "../../emulator";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";

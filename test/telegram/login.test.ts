@@ -11,7 +11,7 @@ import { StringSession } from "telegram/sessions/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../scripts/login";
 import { FakeClock } from "../../src/runtime/clock";
-import { TelegramEmulator, type CodeDelivery, type EmuUser } from "../../src/telegram/emulator";
+import { TelegramEmulator, type CodeDelivery, type EmuUser } from "../../emulator";
 import { scriptedPrompts, type ScriptedAnswer } from "../support/scripted-prompts";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";

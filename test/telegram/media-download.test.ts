@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/runtime/clock";
 import { AccountLink } from "../../src/telegram/account-link";
 import { clientIdentity } from "../../src/telegram/client-identity";
-import { TelegramEmulator } from "../../src/telegram/emulator";
+import { TelegramEmulator } from "../../emulator";
 import { TelegramMediaFetcher } from "../../src/telegram/media-download";
 import { parseMedia } from "../../src/telegram/media-parse";
 import { captureLogger } from "../support/log-capture";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { renderMedia, renderMessageText } from "../../src/media/descriptor";
 import { fileUniqueId } from "../../src/media/unique-id";
 import { parseMessage } from "../../src/telegram/parse";
-import { world } from "./emulator/harness";
+import { world } from "../emulator/harness";
 
 const bytes = (n: number) => Buffer.alloc(n, 7);
 

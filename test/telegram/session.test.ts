@@ -2,8 +2,8 @@ import { Api } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import { StringSession } from "telegram/sessions/index.js";
 import { describe, expect, it } from "vitest";
-import { PeerCacheSession } from "../../src/telegram/session.js";
-import { world } from "./emulator/harness.js";
+import { PeerCacheSession } from "../../src/telegram/session";
+import { world } from "../emulator/harness";
 
 const user = (o: { hash: number; name: string; min?: boolean }) =>
   new Api.User({ id: returnBigInt(4242), accessHash: returnBigInt(o.hash), firstName: o.name, ...(o.min ? { min: true } : {}) });

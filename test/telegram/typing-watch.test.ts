@@ -1,7 +1,7 @@
 import { Api } from "telegram";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/runtime/clock";
-import { toLong } from "../../src/telegram/emulator/long";
+import { toLong } from "../../emulator/long";
 import { TYPING_STATUS_MS, TypingWatch } from "../../src/telegram/typing-watch";
 
 const typing = () => new Api.SendMessageTypingAction();

@@ -1,0 +1,17 @@
+/** A clean process for one memory-sensitive benchmark (see memory-bench.ts: inChild). */
+import { benchCatchUp } from "./catch-up-bench";
+import { ingestForMemory } from "./memory-bench";
+import { favourMemory } from "../src/runtime/memory-mode";
+
+favourMemory(); // as npm start runs (src/runtime/memory-mode.ts)
+
+const [task, raw] = process.argv.slice(2);
+const args = JSON.parse(raw ?? "{}") as Record<string, number>;
+const run = task === "p7" ? ingestForMemory({ messages: args.messages ?? 1_000_000, chats: args.chats ?? 10_000 }) : benchCatchUp(args);
+run.then(
+  (r) => process.send!(r, () => process.exit(0)),
+  (e: unknown) => {
+    process.stderr.write(`bench child ${task}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import type { Api } from "telegram";
+import { NewMessage } from "telegram/events/index.js";
+import { BinaryReader } from "telegram/extensions/index.js";
+import { parsePersona } from "../src/config/persona";
+import { DryPlanner } from "../src/llm/planner";
+import { AgentRuntime } from "../src/runtime/agent-runtime";
+import { closeDatabase, openDatabase } from "../src/store/db";
+import { createEmulatedClient, TelegramEmulator } from "../emulator";
+import { PeerCacheSession } from "../src/telegram/session";
+
+/** Cost per message of one way of receiving, for the no-op handler and the full inbound path. */
+export interface PathCost {
+  /** GramJS to a no-op NewMessage handler, µs per message. */
+  readonly gramjsNoopUs: number;
+  /** GramJS into the whole inbound path (parse → persist → shouldRespond), µs per message. */
+  readonly pipelineUs: number;
+  readonly ratio: number;
+}
+
+export interface InboundFigures {
+  readonly messages: number;
+  /**
+   * From the wire: each update arrives as TL bytes that GramJS decodes (BinaryReader, as its
+   * network layer does) and dispatches. This is P1: what a real account pays per message.
+   */
+  readonly wire: PathCost;
+  /** Dispatch of already-built Api.Updates objects only (decode excluded), for comparison. */
+  readonly dispatchOnly: PathCost;
+  /** P2 = Telegram requests per non-addressed message. */
+  readonly p2: number;
+  readonly requests: number;
+}
+
+const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n";
+
+/**
+ * P1/P2: non-addressed group messages through GramJS's own dispatch, measured in one run for
+ * a no-op handler (account A) and for the full runtime (account B). Updates are prepared before
+ * timing, and the two sides alternate in rounds so machine noise hits both alike.
+ */
+export async function benchInbound(o: { messages?: number; rounds?: number } = {}): Promise<InboundFigures> {
+  const perRound = Math.floor((o.messages ?? 20_000) / (o.rounds ?? 10));
+  const rounds = o.rounds ?? 10;
+  const emu = new TelegramEmulator();
+  const a = emu.addAccount({ firstName: "Noop", username: "noop_acc" });
+  const b = emu.addAccount({ firstName: "Mira", username: "mira_acc" });
+  const people = ["alice", "bob", "carol"].map((n) => emu.addUser({ firstName: n, username: n }));
+  const group = emu.createSupergroup({ title: "Bench", members: [a, b, ...people] });
+
+  const noopClient = createEmulatedClient(emu, a, { session: new PeerCacheSession("") });
+  let seen = 0;
+  noopClient.addEventHandler(async () => {
+    seen++;
+  }, new NewMessage({ incoming: true }));
+
+  const dir = mkdtempSync(join(tmpdir(), "bench-"));
+  const db = openDatabase(join(dir, "bench.db"));
+  const client = createEmulatedClient(emu, b, { session: new PeerCacheSession("") });
+  const runtime = new AgentRuntime({
+    persona: parsePersona(PERSONA, { file: "bench", promptDirs: [] }),
+    db,
+    client,
+    selfId: String(b.id),
+    planner: new DryPlanner(() => {}),
+    logger: pino({ level: "silent" }),
+  });
+  runtime.start();
+
+  const texts = ["lunch?", "sure thing", "see you at noon", "did you watch the game last night", "ok 👍", "who's coming on friday"];
+  const prepare = (n: number, offset: number) => {
+    const forA: Api.TypeUpdates[] = [];
+    const forB: Api.TypeUpdates[] = [];
+    for (let i = 0; i < n; i++) {
+      const deliveries = emu.buildIncoming({ chat: group, from: people[(offset + i) % people.length]!, text: texts[(offset + i) % texts.length]! });
+      for (const d of deliveries) (d.account.id === a.id ? forA : forB).push(d.updates);
+    }
+    return { forA, forB };
+  };
+  const timeObjects = async (account: typeof a, list: Api.TypeUpdates[]) => {
+    const t = process.hrtime.bigint();
+    for (const u of list) await emu.deliver(account, u);
+    return Number(process.hrtime.bigint() - t) / 1000;
+  };
+  const timeWire = async (account: typeof a, list: Api.TypeUpdates[]) => {
+    const wire = list.map((u) => u.getBytes());
+    const t = process.hrtime.bigint();
+    for (const bytes of wire) await emu.deliver(account, new BinaryReader(bytes).tgReadObject() as Api.TypeUpdates);
+    return Number(process.hrtime.bigint() - t) / 1000;
+  };
+
+  // Warm up every path (JIT, statement caches, entity caches).
+  for (const time of [timeWire, timeObjects]) {
+    const warm = prepare(250, 0);
+    await time(a, warm.forA);
+    await time(b, warm.forB);
+  }
+  emu.clearRequests();
+
+  const us = { wireNoop: 0, wirePipe: 0, objNoop: 0, objPipe: 0 };
+  for (let r = 0; r < rounds; r++) {
+    // Alternate the order so drift and noise fall on both sides alike.
+    const first = r % 2 === 0;
+    let p = prepare(perRound, r * perRound);
+    if (first) us.wireNoop += await timeWire(a, p.forA);
+    us.wirePipe += await timeWire(b, p.forB);
+    if (!first) us.wireNoop += await timeWire(a, p.forA);
+    p = prepare(perRound, r * perRound + 1);
+    if (first) us.objNoop += await timeObjects(a, p.forA);
+    us.objPipe += await timeObjects(b, p.forB);
+    if (!first) us.objNoop += await timeObjects(a, p.forA);
+  }
+  const messages = perRound * rounds;
+  const requests = emu.methods(b).length;
+  const stored = db.prepare("SELECT count(*) FROM messages").pluck().get() as number;
+  await runtime.stop();
+  closeDatabase(db);
+  rmSync(dir, { recursive: true, force: true });
+  // The figures mean nothing unless both sides really handled every message.
+  const handled = 2 * messages + 500;
+  if (seen !== handled) throw new Error(`no-op handler saw ${seen} of ${handled} messages`);
+  if (stored !== handled) throw new Error(`runtime stored ${stored} of ${handled} messages`);
+  const cost = (noop: number, pipe: number): PathCost => ({ gramjsNoopUs: noop / messages, pipelineUs: pipe / messages, ratio: pipe / noop });
+  return {
+    messages,
+    wire: cost(us.wireNoop, us.wirePipe),
+    dispatchOnly: cost(us.objNoop, us.objPipe),
+    p2: requests / (2 * messages),
+    requests,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Installs the emulator into a real TelegramClient: the fake sender plus the few private GramJS
+ * fields a network connection would normally set.
+ */
+import { Api, type TelegramClient } from "telegram";
+import { trackDispatches } from "./dispatch-updates";
+import { installDataCentres, type DataCentreDeps, type DcSender } from "./data-centres";
+import { FakeSender, type PendingRequest } from "./fake-sender";
+import { toLong } from "./long";
+import type { EmuUser } from "./types";
+
+/**
+ * The network as one account sees it (it outlives a client: a restarted process meets the same
+ * outage). See `TelegramEmulator.dropConnection` / `silenceUpdates`.
+ */
+export interface AccountNetwork {
+  /** The socket is dead: nothing reaches the server, nothing comes back. */
+  down: boolean;
+  /**
+   * Whether GramJS reconnects by itself when the network returns ("auto"), or has spent its
+   * `connectionRetries` and waits for the app to call `client.connect()` ("manual").
+   */
+  reconnect: "auto" | "manual";
+  /** Requests work, but the server pushes nothing (Telegram "forgot" the session's updates). */
+  silenced: boolean;
+  /**
+   * The session's update queue overflowed (`overflowUpdates`): "armed" replaces the next push by
+   * updatesTooLong, "sent" drops pushes until the client calls updates.getDifference.
+   */
+  overflow: "off" | "armed" | "sent";
+  /** `client.connect()` calls seen, for tests of connect retries. */
+  connectAttempts: number;
+}
+
+/** One attached client. `detached` turns it into a crashed process: nothing in, nothing out. */
+export interface Connection {
+  readonly client: TelegramClient;
+  readonly account: EmuUser;
+  readonly sender: FakeSender;
+  readonly network: AccountNetwork;
+  detached: boolean;
+  /** This client's transport is up (false while the network is down, and after a "manual" outage until connect()). */
+  linkUp: boolean;
+  /** Requests GramJS queued while the link was down; sent when it comes back, as GramJS re-sends them. */
+  readonly held: PendingRequest[];
+  /** The data centre this connection is to (the main one: the session's, else the account's home DC). */
+  readonly dcId: number;
+  /** Connections GramJS borrowed for other DCs (downloads), oldest first; see data-centres.ts. */
+  readonly dcSenders: DcSender[];
+}
+
+/** What the fake sender asks the emulator when the app calls `client.connect()`. */
+export interface ConnectHooks {
+  /** True when the network is reachable (the connection then comes up). */
+  connect(conn: Connection): boolean;
+}
+
+// The private GramJS fields we set; internal to GramJS, hence this narrow structural view.
+interface ClientInternals {
+  _sender: unknown;
+  _selfInputPeer: Api.InputPeerUser | undefined;
+  _bot: boolean | undefined;
+  _loopStarted: boolean;
+  _connectedDeferred: { resolve(): void };
+}
+
+/**
+ * Makes `client` talk to the emulator as `account`: installs the fake sender, presets
+ * `_selfInputPeer` (else GramJS sends users.GetUsers on the first dispatch), keeps GramJS's ping
+ * loop off (connect() would start it; there is nothing to ping) and resolves `_connectedDeferred`
+ * (invoke() awaits it).
+ */
+export function linkClient(
+  client: TelegramClient,
+  account: EmuUser,
+  network: AccountNetwork,
+  onRequest: (conn: Connection, pending: PendingRequest) => void,
+  hooks: ConnectHooks,
+  /** The account's home DC and how other DCs are answered (data-centres.ts). */
+  dc: { readonly homeDc: number; readonly deps: DataCentreDeps },
+  /** A sender GramJS's own connect() already installed (see network.ts); default: a new one. */
+  sender?: FakeSender,
+): Connection {
+  const conn: Connection = {
+    client,
+    account,
+    sender: sender ?? new FakeSender((pending) => onRequest(conn, pending)),
+    network,
+    detached: false,
+    linkUp: !network.down,
+    held: [],
+    dcId: client.session.dcId || dc.homeDc,
+    dcSenders: [],
+  };
+  trackDispatches(client);
+  conn.sender.link = { connect: () => hooks.connect(conn), up: () => conn.linkUp };
+  const internals = client as unknown as ClientInternals;
+  internals._sender = conn.sender;
+  internals._selfInputPeer = new Api.InputPeerUser({ userId: toLong(account.id), accessHash: toLong(account.accessHash) });
+  internals._bot = account.bot;
+  internals._loopStarted = true;
+  internals._connectedDeferred.resolve();
+  // Downloads borrow an "exported sender" for the file's DC: GramJS's own borrowing runs, with a
+  // sender that talks to the emulator's DC instead of opening a real connection.
+  installDataCentres(client, conn, dc.deps);
+  return conn;
+}

@@ -1,0 +1,154 @@
+/**
+ * Server-side records of the emulator: what Telegram's database would hold for chats, messages,
+ * mailboxes and sticker sets. Internal to the emulator; tests see `EmuChat` / `EmuMessage`.
+ */
+import type { Api } from "telegram";
+import type { AllowedReactions } from "../src/telegram/standard-reactions";
+import type { FileRecord } from "./file-store";
+import type { PtsLog } from "./pts-log";
+import type { EmuChat } from "./types";
+
+/** A sticker the emulator can send (one document of an added sticker set). */
+export interface StickerDoc {
+  readonly id: number;
+  readonly accessHash: number;
+  /** The sticker's file (its current file reference, its bytes for upload.getFile). */
+  readonly file: FileRecord;
+  readonly emoji: string;
+  readonly set: StickerSetRecord;
+}
+
+/** Media kinds a posted message can carry besides stickers. */
+export type MediaRecordKind = "photo" | "voice" | "video_note" | "video" | "gif" | "audio" | "document";
+
+/** A photo or document attached to a stored message. */
+export interface MediaRecord {
+  readonly kind: MediaRecordKind;
+  readonly file: FileRecord;
+  readonly fileName?: string;
+  /** Seconds (voice, audio, video, video note, GIF). */
+  readonly duration?: number;
+  readonly width?: number;
+  readonly height?: number;
+  readonly title?: string;
+  readonly performer?: string;
+}
+
+/** An added sticker set. */
+export interface StickerSetRecord {
+  readonly id: number;
+  readonly accessHash: number;
+  readonly shortName: string;
+  readonly title: string;
+  readonly docs: StickerDoc[];
+}
+
+/** Server state of one chat. */
+export interface ChatRecord {
+  readonly chat: EmuChat;
+  /** User ids of the members (for a DM: the two participants, once when it is the self chat). */
+  readonly members: Set<number>;
+  /** Every message ever stored in the chat, in creation order (= id order in every view). */
+  readonly messages: StoredMessage[];
+  /** Supergroups: message by channel message id. */
+  readonly byChannelId: Map<number, StoredMessage>;
+  /** Supergroups: last channel message id. */
+  lastChannelId: number;
+  /** Supergroups: the channel's pts sequence and its event log. */
+  readonly pts: PtsLog;
+  /** Forum topics: root message id → title. */
+  readonly topics: Map<number, string>;
+  /** Highest message id (in the account's id space) each account marked read. */
+  readonly readMax: Map<number, number>;
+  /** Highest id (in the account's id space) of each account's own messages others have read. */
+  readonly readOutbox: Map<number, number>;
+  /** Unix seconds the chat was created. */
+  readonly createdAt: number;
+  /** Supergroups: accounts removed by an admin (they see ChannelForbidden), until they are added again. */
+  readonly banned: Set<number>;
+  /** Supergroups: the channel's pts when each account joined after its creation (updateChannelTooLong's pts). */
+  readonly joinedPts: Map<number, number>;
+  /** A broadcast channel's discussion supergroup, or a supergroup's linked channel. */
+  linked?: ChatRecord;
+  /** What members may react with (groups, supergroups; the full chat's available_reactions). */
+  reactions: AllowedReactions;
+}
+
+/** The service actions the emulator stores. */
+export interface ServiceAction {
+  readonly action: "channel-create" | "topic-create";
+  readonly title: string;
+}
+
+/** One message as the server stores it, independent of any viewer. */
+export interface StoredMessage {
+  /** Global creation order; also the id shown when no account can see the message. */
+  readonly serial: number;
+  readonly chat: ChatRecord;
+  readonly fromId: number;
+  /** Current text and entities (an edit replaces them). */
+  text: string;
+  entities: readonly Api.TypeMessageEntity[];
+  /** Unix time in ms. */
+  readonly date: number;
+  /** Unix time in ms of the last edit. */
+  editDate?: number;
+  /** The message this one semantically replies to (not the topic root of a plain topic message). */
+  readonly replyTo?: StoredMessage;
+  /** The partial quote of `replyTo` the sender selected, and where it starts (UTF-16 offset). */
+  readonly quote?: { readonly text: string; readonly offset: number };
+  readonly topicId?: number;
+  readonly sticker?: StickerDoc;
+  /** A photo or document (voice, video, file, …). */
+  readonly media?: MediaRecord;
+  /** Album: messages posted together share it. */
+  readonly groupedId?: number;
+  /** Set for service messages: the supergroup's creation (id 1) and forum topic roots. */
+  readonly service?: ServiceAction;
+  /** Supergroups: the channel message id. */
+  readonly channelId?: number;
+  /**
+   * Sent as a chat, not as its user: the supergroup itself (an anonymous admin) or a broadcast
+   * channel (its post, automatically forwarded into the linked discussion group).
+   */
+  readonly senderChat?: ChatRecord;
+  /** The channel post this message is the automatic forward of. */
+  readonly forwardOf?: StoredMessage;
+  /** DMs and basic groups: account id → id in that account's mailbox. */
+  readonly boxIds: Map<number, number>;
+  /** The pts its new-message update carries: the channel's (supergroups) or per account (`boxPts`). */
+  channelPts?: number;
+  /** DMs and basic groups: account id → the account pts this message's arrival moved to. */
+  readonly boxPts: Map<number, number>;
+  deleted: boolean;
+  /**
+   * user id → reaction (one standard reaction per user, like a non-premium account), in the
+   * order they were last set: the newest last.
+   */
+  readonly reactions: Map<number, ReactionRecord>;
+}
+
+/** One user's reaction on a message. */
+export interface ReactionRecord {
+  readonly emoji: string;
+  /** Unix time in ms it was set. */
+  readonly date: number;
+}
+
+/** An account's server-side mailbox: the id space it shares across all its DMs and basic groups. */
+export interface Mailbox {
+  lastId: number;
+  readonly byId: Map<number, StoredMessage>;
+  /** The account's pts sequence (its DMs, basic groups, reads) and its event log. */
+  readonly pts: PtsLog;
+  /** Telegram's qts (secret chats, bots) and seq; carried in states, never moved here. */
+  readonly qts: number;
+  readonly seq: number;
+  /** Users this account received as full (non-min) objects; others arrive as `min` in supergroups. */
+  readonly knownUsers: Set<number>;
+  /** random_id values this account already used, with the message each one created. */
+  readonly randomIds: Map<string, StoredMessage>;
+  readonly blocked: Set<number>;
+  /** Users in this account's contact list (their User objects carry `contact: true` for it). */
+  readonly contacts: Set<number>;
+}

@@ -1,0 +1,173 @@
+// Lint: the language's pitfalls (eslint + typescript-eslint recommended) and the rules that keep the
+// architecture (docs/ARCHITECTURE.md "Rooms and their rules"). `npm run lint` runs it with prettier
+// and knip; `npm test` runs lint first, so a violation fails CI.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+/** Real time outside the clock: allowed only in these files (each says why in ARCHITECTURE). */
+const REAL_TIME_ALLOWED = [
+  "src/runtime/clock.ts", // the system clock itself
+  "src/runtime/shutdown.ts", // the second-signal exit timer runs whatever clock the runtime has
+  "src/runtime/logger.ts",
+  "src/http/**", // request timing for the operator's listener
+  "src/console/**", // the operator console's sessions and rate limits
+  "src/cli/**",
+  "src/store/backup.ts", // a backup's own progress timing
+  "src/telegram/login*.ts", // interactive login prompts wait for a person
+  "src/telegram/gramjs-*.ts", // GramJS's own callbacks
+];
+
+const RELATIVE_WITH_EXTENSION = "/^\\.{1,2}\\/.*\\.(js|ts|mjs)$/";
+
+export default tseslint.config(
+  {
+    ignores: ["dist/**", "node_modules/**", "coverage/**", "state/**", "sessions/**", "test-artifacts/**"],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: "module",
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        Buffer: "readonly",
+        URL: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        setImmediate: "readonly",
+        clearImmediate: "readonly",
+        queueMicrotask: "readonly",
+        structuredClone: "readonly",
+        AbortController: "readonly",
+        AbortSignal: "readonly",
+        TextEncoder: "readonly",
+        TextDecoder: "readonly",
+        fetch: "readonly",
+        performance: "readonly",
+      },
+    },
+    rules: {
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
+      ],
+      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-non-null-assertion": "off",
+      "no-empty": ["error", { allowEmptyCatch: true }],
+      "no-control-regex": "off",
+      "no-misleading-character-class": "off",
+      // One import style: relative imports without an extension (moduleResolution "Bundler").
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: `ImportDeclaration[source.value=${RELATIVE_WITH_EXTENSION}]`,
+          message: "Relative imports carry no extension (write './x', not './x.js').",
+        },
+        {
+          selector: `ExportNamedDeclaration[source.value=${RELATIVE_WITH_EXTENSION}]`,
+          message: "Relative imports carry no extension (write './x', not './x.js').",
+        },
+        {
+          selector: `ImportExpression[source.value=${RELATIVE_WITH_EXTENSION}]`,
+          message: "Relative imports carry no extension (write './x', not './x.js').",
+        },
+      ],
+    },
+  },
+  // Only the adapter talks GramJS; the emulator, the bench and tests may (they drive a real client).
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/telegram/**", "src/sandbox/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { regex: "^telegram(/|$)", message: "Only src/telegram/ imports GramJS." },
+            {
+              group: ["**/emulator", "**/emulator/**"],
+              message: "Production code never imports the emulator (only src/sandbox/ does).",
+            },
+            { group: ["**/bench/**"], message: "Production code never imports the bench." },
+            { group: ["**/test/**"], message: "Production code never imports test support." },
+            {
+              group: ["**/sandbox", "**/sandbox/**"],
+              allowTypeImports: true,
+              message: "The sandbox is loaded lazily (await import) only when no session exists.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/telegram/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/emulator", "**/emulator/**"], message: "The adapter never imports the emulator." },
+            { group: ["**/bench/**"], message: "Production code never imports the bench." },
+            { group: ["**/test/**"], message: "Production code never imports test support." },
+            { group: ["**/sandbox", "**/sandbox/**"], message: "The adapter never imports the sandbox." },
+          ],
+        },
+      ],
+    },
+  },
+  // The sandbox is the one production room that runs the emulator (offline, no session).
+  {
+    files: ["src/sandbox/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { regex: "^telegram(/|$)", message: "Only src/telegram/ imports GramJS." },
+            { group: ["**/bench/**"], message: "Production code never imports the bench." },
+            { group: ["**/test/**"], message: "Production code never imports test support." },
+          ],
+        },
+      ],
+    },
+  },
+  // The emulator is a Telegram server: it knows GramJS, never the product.
+  {
+    files: ["emulator/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              // Telegram's own list of standard reactions is the one fact it shares with the adapter.
+              regex: "/src/(?!telegram/standard-reactions$)",
+              message: "The emulator is Telegram: it never imports the product.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // Core code takes time from the Clock seam, so fake clocks drive it in tests.
+  {
+    files: ["src/**/*.ts"],
+    ignores: REAL_TIME_ALLOWED,
+    rules: {
+      "no-restricted-globals": [
+        "error",
+        { name: "setTimeout", message: "Take time from the Clock (clock.setTimeout)." },
+        { name: "setInterval", message: "Take time from the Clock." },
+      ],
+      "no-restricted-properties": [
+        "error",
+        { object: "Date", property: "now", message: "Take time from the Clock (clock.now())." },
+      ],
+    },
+  },
+);

@@ -31,10 +31,15 @@ export interface AddressingFigures {
   readonly seeds: number;
   readonly target: number;
   /** The first seed's counters (prefilter skips per reason, candidates, calls, answers). */
-  readonly sample: AddressingStats & { readonly messages: number; readonly explicit: number; readonly meantForPersona: number };
+  readonly sample: AddressingStats & {
+    readonly messages: number;
+    readonly explicit: number;
+    readonly meantForPersona: number;
+  };
 }
 
-const persona = (mode: "smart" | "talkative") => `# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n\n# Group Mode\n${mode}\n\n# Start Typing Delay\n0\n`;
+const persona = (mode: "smart" | "talkative") =>
+  `# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n\n# Group Mode\n${mode}\n\n# Start Typing Delay\n0\n`;
 
 /** Says "addressed" when a new message carries the script's marker; counts nothing itself (the runtime does). */
 class ScriptedLlm implements Llm {
@@ -49,7 +54,15 @@ class ScriptedLlm implements Llm {
     const fresh = text.split(NEW_LABEL)[1] ?? "";
     const hit = fresh.split("\n").find((l) => l.includes("(for-persona)"));
     const id = hit ? Number(/^⟦#(\d+)/.exec(hit)?.[1]) : undefined;
-    const value = { reason: "scripted", addressed: hit !== undefined, confidence: hit ? 0.9 : 0.1, ...(id ? { message_id: id } : {}), wanna_interject: false, interject: 0, is_lightweight: false };
+    const value = {
+      reason: "scripted",
+      addressed: hit !== undefined,
+      confidence: hit ? 0.9 : 0.1,
+      ...(id ? { message_id: id } : {}),
+      wanna_interject: false,
+      interject: 0,
+      is_lightweight: false,
+    };
     return { ok: true, value: value as T, model: "counting-stand-in", calls: 1 };
   }
 }
@@ -65,7 +78,9 @@ async function runOnce(seed: number, mode: "smart" | "talkative"): Promise<Addre
   const clock = new FakeClock();
   const emu = new TelegramEmulator({ now: () => clock.now() });
   const account = emu.addAccount({ firstName: "Mira", username: "mira_ai" });
-  const users: Record<string, EmuUser> = Object.fromEntries(["alice", "bob", "carol", "dave"].map((n) => [n, emu.addUser({ firstName: n, username: n })]));
+  const users: Record<string, EmuUser> = Object.fromEntries(
+    ["alice", "bob", "carol", "dave"].map((n) => [n, emu.addUser({ firstName: n, username: n })]),
+  );
   const group = emu.createSupergroup({ title: "Bench", members: [account, ...Object.values(users)] });
   const dir = mkdtempSync(join(tmpdir(), "bench-addressing-"));
   const db = openDatabase(join(dir, "bench.db"));
@@ -90,7 +105,12 @@ async function runOnce(seed: number, mode: "smart" | "talkative"): Promise<Addre
     const ids: number[] = [];
     for (const line of script) {
       await clock.advance(line.gapMs);
-      const posted = await emu.post({ chat: group, from: users[line.from]!, text: line.text, ...(line.replyTo !== undefined ? { replyTo: ids[line.replyTo]! } : {}) });
+      const posted = await emu.post({
+        chat: group,
+        from: users[line.from]!,
+        text: line.text,
+        ...(line.replyTo !== undefined ? { replyTo: ids[line.replyTo]! } : {}),
+      });
       ids.push(posted.id);
     }
     await clock.advance(60_000);
@@ -112,7 +132,9 @@ async function runOnce(seed: number, mode: "smart" | "talkative"): Promise<Addre
  * talkative mode (which also judges ordinary chatter, at most once per chatter cooldown per chat;
  * the stand-in never wants to join in, so the persona speaks as often as in smart mode).
  */
-export async function benchAddressing(o: { seeds?: number; mode?: "smart" | "talkative" } = {}): Promise<AddressingFigures> {
+export async function benchAddressing(
+  o: { seeds?: number; mode?: "smart" | "talkative" } = {},
+): Promise<AddressingFigures> {
   const seeds = o.seeds ?? 5;
   const runs: AddressingFigures["sample"][] = [];
   for (let seed = 1; seed <= seeds; seed++) runs.push(await runOnce(seed, o.mode ?? "smart"));

@@ -48,7 +48,10 @@ class CountingPlanner implements Planner {
   calls = 0;
   async plan(): Promise<Plan> {
     this.calls++;
-    return { tasks: [{ kind: "send", text: "one answer for all of it", deps: [] } as unknown as PlanTask], rejected: [] };
+    return {
+      tasks: [{ kind: "send", text: "one answer for all of it", deps: [] } as unknown as PlanTask],
+      rejected: [],
+    };
   }
 }
 
@@ -56,7 +59,12 @@ class CountingPlanner implements Planner {
  * P3: a burst on the emulator — the real runtime and GramJS client, a fake clock, a planner that
  * answers at once (so the figures are the runtime's own waits, not an LLM's latency).
  */
-async function burst(o: { kind: "dms" | "mentions"; messages: number; gapMs: number; quietSec?: number }): Promise<BurstFigures> {
+async function burst(o: {
+  kind: "dms" | "mentions";
+  messages: number;
+  gapMs: number;
+  quietSec?: number;
+}): Promise<BurstFigures> {
   const dir = mkdtempSync(join(tmpdir(), "bench-p3-"));
   const clock = new FakeClock();
   const emu = new TelegramEmulator({ now: () => clock.now() });
@@ -86,7 +94,11 @@ async function burst(o: { kind: "dms" | "mentions"; messages: number; gapMs: num
       if (i > 0) await clock.advance(o.gapMs);
       const from = o.kind === "dms" ? people[2]! : people[i % people.length]!;
       last = clock.now();
-      await emu.post({ chat, from, text: o.kind === "dms" ? `part ${i + 1} of what I mean` : `@mira_bench question ${i + 1}` });
+      await emu.post({
+        chat,
+        from,
+        text: o.kind === "dms" ? `part ${i + 1} of what I mean` : `@mira_bench question ${i + 1}`,
+      });
     }
     await clock.advance(60_000);
     const typed = emu.typing(chat).filter((t) => t.account === me && t.at > last);
@@ -113,6 +125,7 @@ export async function benchBatching(): Promise<BatchingFigures> {
       mentions: await burst({ kind: "mentions", messages: 5, gapMs: 1000, quietSec: 0 }),
     },
     singleMessageToTypingMs: (await burst({ kind: "dms", messages: 1, gapMs: 0 })).lastMessageToTypingMs,
-    singleMessageWithoutQuietWindowMs: (await burst({ kind: "dms", messages: 1, gapMs: 0, quietSec: 0 })).lastMessageToTypingMs,
+    singleMessageWithoutQuietWindowMs: (await burst({ kind: "dms", messages: 1, gapMs: 0, quietSec: 0 }))
+      .lastMessageToTypingMs,
   };
 }

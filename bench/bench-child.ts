@@ -7,7 +7,10 @@ favourMemory(); // as npm start runs (src/runtime/memory-mode.ts)
 
 const [task, raw] = process.argv.slice(2);
 const args = JSON.parse(raw ?? "{}") as Record<string, number>;
-const run = task === "p7" ? ingestForMemory({ messages: args.messages ?? 1_000_000, chats: args.chats ?? 10_000 }) : benchCatchUp(args);
+const run =
+  task === "p7"
+    ? ingestForMemory({ messages: args.messages ?? 1_000_000, chats: args.chats ?? 10_000 })
+    : benchCatchUp(args);
 run.then(
   (r) => process.send!(r, () => process.exit(0)),
   (e: unknown) => {

@@ -16,7 +16,13 @@ import { PeerCacheSession } from "../src/telegram/session";
 export interface CatchUpFigures {
   readonly chats: number;
   readonly messagesWhileDown: number;
-  readonly catchUp: { readonly requests: number; readonly seconds: number; readonly recovered: number; readonly lost: number; readonly doubled: number };
+  readonly catchUp: {
+    readonly requests: number;
+    readonly seconds: number;
+    readonly recovered: number;
+    readonly lost: number;
+    readonly doubled: number;
+  };
   readonly naive: { readonly requests: number; readonly seconds: number; readonly recovered: number };
   /** catchUp.requests ÷ naive.requests (goal ≤ 0.2). */
   readonly ratio: number;
@@ -26,7 +32,11 @@ export interface CatchUpFigures {
    * Supergroups (among the chats) the account was removed from while down: requests the catch-up
    * spent on them (goal ≤ 1 each), and what a second catch-up spends on them (goal 0).
    */
-  readonly removed: { readonly channels: number; readonly requests: number; readonly secondCatchUpRequests: number };
+  readonly removed: {
+    readonly channels: number;
+    readonly requests: number;
+    readonly secondCatchUpRequests: number;
+  };
 }
 
 const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n";
@@ -38,27 +48,48 @@ const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\
  * database catches up; then the same client scans naively: messages.getDialogs pages, and
  * messages.getHistory per dialog above what was stored before the downtime.
  */
-export async function benchCatchUp(o: { dms?: number; groups?: number; supergroups?: number; perChat?: number; removed?: number } = {}): Promise<CatchUpFigures> {
+export async function benchCatchUp(
+  o: { dms?: number; groups?: number; supergroups?: number; perChat?: number; removed?: number } = {},
+): Promise<CatchUpFigures> {
   const dms = o.dms ?? 600;
   const groups = o.groups ?? 300;
   const supergroups = o.supergroups ?? 100;
   const perChat = o.perChat ?? 10;
   const emu = new TelegramEmulator();
   const me = emu.addAccount({ firstName: "Mira", username: "mira_bench" });
-  const people: EmuUser[] = Array.from({ length: dms + 20 }, (_, i) => emu.addUser({ firstName: `P${i}`, username: `p${i}` }));
+  const people: EmuUser[] = Array.from({ length: dms + 20 }, (_, i) =>
+    emu.addUser({ firstName: `P${i}`, username: `p${i}` }),
+  );
   const chats: EmuChat[] = [
     ...people.slice(0, dms).map((p) => emu.dm(me, p)),
-    ...Array.from({ length: groups }, (_, i) => emu.createGroup({ title: `G${i}`, members: [me, ...people.slice(dms + (i % 10), dms + (i % 10) + 3)] })),
-    ...Array.from({ length: supergroups }, (_, i) => emu.createSupergroup({ title: `S${i}`, members: [me, ...people.slice(dms + 10 + (i % 10), dms + 13 + (i % 10))] })),
+    ...Array.from({ length: groups }, (_, i) =>
+      emu.createGroup({ title: `G${i}`, members: [me, ...people.slice(dms + (i % 10), dms + (i % 10) + 3)] }),
+    ),
+    ...Array.from({ length: supergroups }, (_, i) =>
+      emu.createSupergroup({
+        title: `S${i}`,
+        members: [me, ...people.slice(dms + 10 + (i % 10), dms + 13 + (i % 10))],
+      }),
+    ),
   ];
-  const senderOf = (c: EmuChat): EmuUser => (c.kind === "dm" ? emu.members(c).find((u) => u.id !== me.id)! : emu.members(c).find((u) => u.id !== me.id)!);
+  const senderOf = (c: EmuChat): EmuUser =>
+    c.kind === "dm"
+      ? emu.members(c).find((u) => u.id !== me.id)!
+      : emu.members(c).find((u) => u.id !== me.id)!;
   const dir = mkdtempSync(join(tmpdir(), "bench-catchup-"));
   const dbPath = join(dir, "state.db");
   const logger = pino({ level: "silent" });
   const persona = parsePersona(PERSONA, { file: "bench", promptDirs: [] });
   const boot = (db: Db) => {
     const client = createEmulatedClient(emu, me, { session: new PeerCacheSession("") });
-    const runtime = new AgentRuntime({ persona, db, client, selfId: String(me.id), planner: new DryPlanner(() => {}), logger });
+    const runtime = new AgentRuntime({
+      persona,
+      db,
+      client,
+      selfId: String(me.id),
+      planner: new DryPlanner(() => {}),
+      logger,
+    });
     runtime.start();
     return { client, runtime };
   };
@@ -78,12 +109,15 @@ export async function benchCatchUp(o: { dms?: number; groups?: number; supergrou
     // (those in the supergroups it was removed from are not for it).
     const removed = chats.filter((c) => c.kind === "supergroup").slice(0, o.removed ?? 5);
     for (const c of removed) await emu.removeMember(c, me);
-    for (let i = 0; i < perChat; i++) for (const c of chats) await emu.post({ chat: c, from: senderOf(c), text: `while away ${i}` });
+    for (let i = 0; i < perChat; i++)
+      for (const c of chats) await emu.post({ chat: c, from: senderOf(c), text: `while away ${i}` });
     const whileDown = perChat * (chats.length - removed.length);
     const removedIds = new Set(removed.map((c) => String(c.id)));
     let removedRequests = 0;
     const stopCounting = emu.onRequest((r) => {
-      const ch = (r.request as { channel?: { channelId?: unknown }; peer?: { channelId?: unknown } }).channel ?? (r.request as { peer?: { channelId?: unknown } }).peer;
+      const ch =
+        (r.request as { channel?: { channelId?: unknown }; peer?: { channelId?: unknown } }).channel ??
+        (r.request as { peer?: { channelId?: unknown } }).peer;
       if (ch?.channelId !== undefined && removedIds.has(String(ch.channelId))) removedRequests++;
     });
 
@@ -110,11 +144,21 @@ export async function benchCatchUp(o: { dms?: number; groups?: number; supergrou
     return {
       chats: chats.length,
       messagesWhileDown: whileDown,
-      catchUp: { requests: summary.requests, seconds, recovered, lost: whileDown - recovered, doubled: Math.max(0, summary.messages - whileDown) },
+      catchUp: {
+        requests: summary.requests,
+        seconds,
+        recovered,
+        lost: whileDown - recovered,
+        doubled: Math.max(0, summary.messages - whileDown),
+      },
       naive,
       ratio: summary.requests / naive.requests,
       rssMb,
-      removed: { channels: removed.length, requests: firstRemovedRequests, secondCatchUpRequests: secondRemovedRequests },
+      removed: {
+        channels: removed.length,
+        requests: firstRemovedRequests,
+        secondCatchUpRequests: secondRemovedRequests,
+      },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -148,7 +192,9 @@ async function naiveScan(
   let offsetPeer: Api.TypeInputPeer = new Api.InputPeerEmpty();
   for (;;) {
     requests++;
-    const res: Api.messages.TypeDialogs = await client.invoke(new Api.messages.GetDialogs({ offsetDate, offsetId, offsetPeer, limit: 100, hash: returnBigInt(0) }));
+    const res: Api.messages.TypeDialogs = await client.invoke(
+      new Api.messages.GetDialogs({ offsetDate, offsetId, offsetPeer, limit: 100, hash: returnBigInt(0) }),
+    );
     if (res instanceof Api.messages.DialogsNotModified) break;
     const fresh = res.dialogs.filter((d: Api.TypeDialog) => !seenPeers.has(utils.getPeerId(d.peer)));
     for (const d of fresh) seenPeers.add(utils.getPeerId(d.peer));
@@ -158,19 +204,34 @@ async function naiveScan(
     const lastDialog = res.dialogs[res.dialogs.length - 1]!;
     offsetDate = last && "date" in last ? (last.date ?? 0) : 0;
     offsetId = lastDialog.topMessage;
-    const peerEntity: Api.TypeUser | Api.TypeChat | undefined = [...res.users, ...res.chats].find((x) => utils.getPeerId(x) === utils.getPeerId(lastDialog.peer));
+    const peerEntity: Api.TypeUser | Api.TypeChat | undefined = [...res.users, ...res.chats].find(
+      (x) => utils.getPeerId(x) === utils.getPeerId(lastDialog.peer),
+    );
     offsetPeer = peerEntity ? utils.getInputPeer(peerEntity) : new Api.InputPeerEmpty();
   }
   for (const d of dialogs) {
     const chatId = utils.getPeerId(d.peer);
     // The naive client knows the first message it saw (the one before the downtime).
-    const minId = runtime.messages.recent(chatId, Number.MAX_SAFE_INTEGER, 1000).find((m) => m.text === "hello")?.messageId ?? 0;
+    const minId =
+      runtime.messages.recent(chatId, Number.MAX_SAFE_INTEGER, 1000).find((m) => m.text === "hello")
+        ?.messageId ?? 0;
     const peer = inputPeerOf(runtime.entities.get(chatId));
     if (!peer) continue;
     let offset = 0;
     for (;;) {
       requests++;
-      const res = await client.invoke(new Api.messages.GetHistory({ peer, offsetId: offset, offsetDate: 0, addOffset: 0, limit: 100, maxId: 0, minId, hash: returnBigInt(0) }));
+      const res = await client.invoke(
+        new Api.messages.GetHistory({
+          peer,
+          offsetId: offset,
+          offsetDate: 0,
+          addOffset: 0,
+          limit: 100,
+          maxId: 0,
+          minId,
+          hash: returnBigInt(0),
+        }),
+      );
       if (res instanceof Api.messages.MessagesNotModified) break;
       const page = res.messages.filter((m) => m.id > minId);
       recovered += page.length;

@@ -5,7 +5,8 @@
  * a few times the persona is asked by name and the asker goes on without naming it.
  */
 
-export type ChatterKind = "plain" | "reply" | "question" | "mention-other" | "command" | "explicit" | "follow-up";
+export type ChatterKind =
+  "plain" | "reply" | "question" | "mention-other" | "command" | "explicit" | "follow-up";
 
 export interface ChatterLine {
   readonly from: "alice" | "bob" | "carol" | "dave";
@@ -42,7 +43,15 @@ const QUESTIONS = [
   "is the wifi down for everyone?",
   "what are you all doing this weekend?",
 ];
-const REPLIES = ["agreed", "no way", "sounds good to me", "I can do that", "not sure about that", "thanks!", "tomorrow works"];
+const REPLIES = [
+  "agreed",
+  "no way",
+  "sounds good to me",
+  "I can do that",
+  "not sure about that",
+  "thanks!",
+  "tomorrow works",
+];
 
 /** mulberry32: a small seeded PRNG, so every run sees the same chatter. */
 function rng(seed: number): () => number {
@@ -61,7 +70,12 @@ function rng(seed: number): () => number {
  * (`personaName`), and the same person follows up twice without naming it (the follow-ups are
  * meant for the persona: a smart persona should answer them).
  */
-export function ordinaryChatter(o: { personaName: string; n?: number; seed?: number; explicitAt?: readonly number[] }): ChatterLine[] {
+export function ordinaryChatter(o: {
+  personaName: string;
+  n?: number;
+  seed?: number;
+  explicitAt?: readonly number[];
+}): ChatterLine[] {
   const n = o.n ?? 100;
   const explicitAt = new Set(o.explicitAt ?? [25, 70]);
   const r = rng(o.seed ?? 7);
@@ -73,21 +87,41 @@ export function ordinaryChatter(o: { personaName: string; n?: number; seed?: num
     const gapMs = r() < 0.3 ? 500 + Math.floor(r() * 1500) : 4_000 + Math.floor(r() * 26_000);
     if (explicitAt.has(i)) {
       const from = pick(PEOPLE);
-      out.push({ from, kind: "explicit", text: `${o.personaName}, what do you think about the new office plan?`, gapMs });
+      out.push({
+        from,
+        kind: "explicit",
+        text: `${o.personaName}, what do you think about the new office plan?`,
+        gapMs,
+      });
       followUps = { from, left: 2 };
       continue;
     }
     if (followUps && followUps.left > 0) {
       // After the persona had time to answer (read delay + typing), the asker goes on.
-      const text = followUps.left === 2 ? "and would you move desks for it? (for-persona)" : "ok but honestly, is it worth it? (for-persona)";
-      out.push({ from: followUps.from, kind: "follow-up", text, gapMs: followUps.left === 2 ? 25_000 : 8_000 });
+      const text =
+        followUps.left === 2
+          ? "and would you move desks for it? (for-persona)"
+          : "ok but honestly, is it worth it? (for-persona)";
+      out.push({
+        from: followUps.from,
+        kind: "follow-up",
+        text,
+        gapMs: followUps.left === 2 ? 25_000 : 8_000,
+      });
       followUps.left--;
       continue;
     }
     const from = pick(PEOPLE);
     const x = r();
     if (x < 0.45) out.push({ from, kind: "plain", text: pick(PLAIN), gapMs });
-    else if (x < 0.72 && i > 0) out.push({ from, kind: "reply", text: pick(REPLIES), replyTo: Math.max(0, i - 1 - Math.floor(r() * 3)), gapMs });
+    else if (x < 0.72 && i > 0)
+      out.push({
+        from,
+        kind: "reply",
+        text: pick(REPLIES),
+        replyTo: Math.max(0, i - 1 - Math.floor(r() * 3)),
+        gapMs,
+      });
     else if (x < 0.84) out.push({ from, kind: "question", text: pick(QUESTIONS), gapMs });
     else if (x < 0.96) {
       const other = pick(PEOPLE.filter((p) => p !== from));

@@ -78,14 +78,50 @@ const LINES = [
   "let's vote: river park or station park",
   "river park, definitely",
 ];
-const ASKS = ["what do you think, river or station?", "can you remind us what time we said?", "any game ideas for the afternoon?", "do you know if it'll rain?"];
-const ANSWERS = ["river, the shade wins 🌳", "we said noon at the gate", "frisbee golf, obviously", "no idea, but I'm bringing an umbrella anyway"];
+const ASKS = [
+  "what do you think, river or station?",
+  "can you remind us what time we said?",
+  "any game ideas for the afternoon?",
+  "do you know if it'll rain?",
+];
+const ANSWERS = [
+  "river, the shade wins 🌳",
+  "we said noon at the gate",
+  "frisbee golf, obviously",
+  "no idea, but I'm bringing an umbrella anyway",
+];
 const VERBS = ["painted", "sold", "borrowed", "fixed", "found", "lost", "bought", "cooked", "drew", "built"];
-const THINGS = ["a bicycle", "a violin", "the chessboard", "a kite", "pasta", "a sailboat", "origami cranes", "a bookshelf", "a surfboard", "a lantern"];
-const PLACES = ["in Porto", "at the lake", "near the station", "in the garden", "at school", "in Vienna", "by the river", "at the market", "on the roof", "in the attic"];
+const THINGS = [
+  "a bicycle",
+  "a violin",
+  "the chessboard",
+  "a kite",
+  "pasta",
+  "a sailboat",
+  "origami cranes",
+  "a bookshelf",
+  "a surfboard",
+  "a lantern",
+];
+const PLACES = [
+  "in Porto",
+  "at the lake",
+  "near the station",
+  "in the garden",
+  "at school",
+  "in Vienna",
+  "by the river",
+  "at the market",
+  "on the roof",
+  "in the attic",
+];
 const NOTE = "a line of the rolling summary that is about as long as a real one, naming people and plans";
 
-async function measure(o: { laneMessages: number; memories: number; summary: boolean }): Promise<LanePromptFigures> {
+async function measure(o: {
+  laneMessages: number;
+  memories: number;
+  summary: boolean;
+}): Promise<LanePromptFigures> {
   const dir = mkdtempSync(join(tmpdir(), "bench-p4-"));
   const clock = new FakeClock();
   const emu = new TelegramEmulator({ now: () => clock.now() });
@@ -113,14 +149,23 @@ async function measure(o: { laneMessages: number; memories: number; summary: boo
     // persona's answer.
     for (let i = 0; i < o.laneMessages - 1; i++) {
       const k = i % 3;
-      if (k === 2) emu.buildIncoming({ chat: dm, from: me, text: ANSWERS[(i / 3) % ANSWERS.length | 0]! });
-      else if (i % 9 === 1) emu.buildIncoming({ chat: dm, from: alice, text: ASKS[(i / 9) % ASKS.length | 0]! });
+      if (k === 2) emu.buildIncoming({ chat: dm, from: me, text: ANSWERS[((i / 3) % ANSWERS.length) | 0]! });
+      else if (i % 9 === 1)
+        emu.buildIncoming({ chat: dm, from: alice, text: ASKS[((i / 9) % ASKS.length) | 0]! });
       else emu.buildIncoming({ chat: dm, from: alice, text: LINES[(i * 5) % LINES.length]! });
     }
     runtime.messages.upsertChat({ chatId: dm.peerId, chatType: "dm" });
     for (const m of emu.history(dm)) {
       const mine = m.fromId === me.id;
-      runtime.messages.insert({ chatId: dm.peerId, messageId: m.id, senderId: String(m.fromId), senderName: mine ? "Mira" : m.fromName, date: m.date * 1000, text: m.text, isAgent: mine });
+      runtime.messages.insert({
+        chatId: dm.peerId,
+        messageId: m.id,
+        senderId: String(m.fromId),
+        senderName: mine ? "Mira" : m.fromName,
+        date: m.date * 1000,
+        text: m.text,
+        isAgent: mine,
+      });
     }
     runtime.messages.commit();
     for (let i = 0; i < o.memories; i++) {
@@ -139,14 +184,27 @@ async function measure(o: { laneMessages: number; memories: number; summary: boo
         version: 300,
         fromId: 2,
         toId: o.laneMessages - 20,
-        content: JSON.stringify({ goals_and_open_questions: full(12), decisions: full(12), facts: full(20), outcomes: full(12), pending_actions: full(12) }),
+        content: JSON.stringify({
+          goals_and_open_questions: full(12),
+          decisions: full(12),
+          facts: full(20),
+          outcomes: full(12),
+          pending_actions: full(12),
+        }),
         updatedAt: clock.now(),
       });
     }
-    await emu.post({ chat: dm, from: alice, text: "what do you think, should we move the picnic to sunday?" });
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "what do you think, should we move the picnic to sunday?",
+    });
     await clock.advance(60_000);
     if (!body) throw new Error("P4: the addressed message was not planned");
-    const b = body as { systemInstruction: { parts: { text: string }[] }; contents: { parts: { text: string }[] }[] };
+    const b = body as {
+      systemInstruction: { parts: { text: string }[] };
+      contents: { parts: { text: string }[] }[];
+    };
     const system = b.systemInstruction.parts.map((p) => p.text).join("\n");
     const texts = b.contents.flatMap((c) => c.parts.map((p) => p.text));
     const memoryLines = texts.flatMap((t) => t.split("\n")).filter((l) => l.startsWith("⟦memory "));
@@ -170,7 +228,13 @@ async function measure(o: { laneMessages: number; memories: number; summary: boo
 export async function benchPromptGrowth(): Promise<PromptGrowthFigures> {
   const short = await measure({ laneMessages: 50, memories: 5, summary: false });
   const long = await measure({ laneMessages: 10_000, memories: 500, summary: true });
-  return { ratio: long.promptTokens / short.promptTokens, requestRatio: long.requestTokens / short.requestTokens, target: 1.3, long, short };
+  return {
+    ratio: long.promptTokens / short.promptTokens,
+    requestRatio: long.requestTokens / short.requestTokens,
+    target: 1.3,
+    long,
+    short,
+  };
 }
 
 /** The planning request of a group answer where the people present have memories from several places. */
@@ -229,31 +293,61 @@ export async function benchGroupMemories(): Promise<GroupMemoryFigures> {
   clock.settle = () => runtime.scheduler.whenIdle();
   runtime.start();
   try {
-    for (let i = 0; i < 12; i++) emu.buildIncoming({ chat: group, from: people[i % 3]!, text: LINES[i % LINES.length]! });
+    for (let i = 0; i < 12; i++)
+      emu.buildIncoming({ chat: group, from: people[i % 3]!, text: LINES[i % LINES.length]! });
     runtime.messages.upsertChat({ chatId: group.peerId, chatType: "supergroup", title: "Sandbox" });
     runtime.messages.upsertChat({ chatId: club.peerId, chatType: "supergroup", title: "Club" });
     for (const m of emu.history(group)) {
       if (m.text === "") continue;
-      runtime.messages.insert({ chatId: group.peerId, messageId: m.id, senderId: String(m.fromId), senderName: m.fromName, date: m.date * 1000, text: m.text, isAgent: false });
+      runtime.messages.insert({
+        chatId: group.peerId,
+        messageId: m.id,
+        senderId: String(m.fromId),
+        senderName: m.fromName,
+        date: m.date * 1000,
+        text: m.text,
+        isAgent: false,
+      });
     }
     runtime.messages.commit();
     let n = 0;
     const remember = (chatId: string, subject: string, content: string, toldBy?: string) =>
-      runtime.memories.remember({ chatId, subject, content, now: clock.now() - ++n * 60_000, ...(toldBy !== undefined ? { toldBy } : {}) });
+      runtime.memories.remember({
+        chatId,
+        subject,
+        content,
+        now: clock.now() - ++n * 60_000,
+        ...(toldBy !== undefined ? { toldBy } : {}),
+      });
     people.forEach((p, k) => {
       const id = String(p.id);
       const name = p.firstName;
-      for (let i = 0; i < 6; i++) remember(id, id, `${name} privately ${VERBS[i]} ${THINGS[(i + k) % 10]} ${PLACES[i]}`, id);
+      for (let i = 0; i < 6; i++)
+        remember(id, id, `${name} privately ${VERBS[i]} ${THINGS[(i + k) % 10]} ${PLACES[i]}`, id);
       for (let i = 0; i < 3; i++) {
         const teller = k === 0 && i === 2 ? String(people[1].id) : id;
-        remember(group.peerId, id, `${name} sandboxed ${VERBS[i + 6]} ${THINGS[(i + k + 3) % 10]} ${PLACES[i + 6]}`, teller);
+        remember(
+          group.peerId,
+          id,
+          `${name} sandboxed ${VERBS[i + 6]} ${THINGS[(i + k + 3) % 10]} ${PLACES[i + 6]}`,
+          teller,
+        );
       }
-      for (let i = 0; i < 3; i++) remember(club.peerId, id, `${name} clubbed ${VERBS[i + 3]} ${THINGS[(i + k + 6) % 10]} ${PLACES[i + 3]}`, id);
+      for (let i = 0; i < 3; i++)
+        remember(
+          club.peerId,
+          id,
+          `${name} clubbed ${VERBS[i + 3]} ${THINGS[(i + k + 6) % 10]} ${PLACES[i + 3]}`,
+          id,
+        );
     });
     await emu.post({ chat: group, from: people[2], text: "@mira_bench what should we bring on saturday?" });
     await clock.advance(60_000);
     if (!body) throw new Error("group memories: the addressed message was not planned");
-    const b = body as { systemInstruction: { parts: { text: string }[] }; contents: { parts: { text: string }[] }[] };
+    const b = body as {
+      systemInstruction: { parts: { text: string }[] };
+      contents: { parts: { text: string }[] }[];
+    };
     const system = b.systemInstruction.parts.map((p) => p.text).join("\n");
     const texts = b.contents.flatMap((c) => c.parts.map((p) => p.text));
     const lines = texts.flatMap((t) => t.split("\n")).filter((l) => l.startsWith("⟦memory "));

@@ -53,9 +53,12 @@ export async function benchInbound(o: { messages?: number; rounds?: number } = {
 
   const noopClient = createEmulatedClient(emu, a, { session: new PeerCacheSession("") });
   let seen = 0;
-  noopClient.addEventHandler(async () => {
-    seen++;
-  }, new NewMessage({ incoming: true }));
+  noopClient.addEventHandler(
+    async () => {
+      seen++;
+    },
+    new NewMessage({ incoming: true }),
+  );
 
   const dir = mkdtempSync(join(tmpdir(), "bench-"));
   const db = openDatabase(join(dir, "bench.db"));
@@ -70,12 +73,23 @@ export async function benchInbound(o: { messages?: number; rounds?: number } = {
   });
   runtime.start();
 
-  const texts = ["lunch?", "sure thing", "see you at noon", "did you watch the game last night", "ok 👍", "who's coming on friday"];
+  const texts = [
+    "lunch?",
+    "sure thing",
+    "see you at noon",
+    "did you watch the game last night",
+    "ok 👍",
+    "who's coming on friday",
+  ];
   const prepare = (n: number, offset: number) => {
     const forA: Api.TypeUpdates[] = [];
     const forB: Api.TypeUpdates[] = [];
     for (let i = 0; i < n; i++) {
-      const deliveries = emu.buildIncoming({ chat: group, from: people[(offset + i) % people.length]!, text: texts[(offset + i) % texts.length]! });
+      const deliveries = emu.buildIncoming({
+        chat: group,
+        from: people[(offset + i) % people.length]!,
+        text: texts[(offset + i) % texts.length]!,
+      });
       for (const d of deliveries) (d.account.id === a.id ? forA : forB).push(d.updates);
     }
     return { forA, forB };
@@ -88,7 +102,8 @@ export async function benchInbound(o: { messages?: number; rounds?: number } = {
   const timeWire = async (account: typeof a, list: Api.TypeUpdates[]) => {
     const wire = list.map((u) => u.getBytes());
     const t = process.hrtime.bigint();
-    for (const bytes of wire) await emu.deliver(account, new BinaryReader(bytes).tgReadObject() as Api.TypeUpdates);
+    for (const bytes of wire)
+      await emu.deliver(account, new BinaryReader(bytes).tgReadObject() as Api.TypeUpdates);
     return Number(process.hrtime.bigint() - t) / 1000;
   };
 
@@ -123,7 +138,11 @@ export async function benchInbound(o: { messages?: number; rounds?: number } = {
   const handled = 2 * messages + 500;
   if (seen !== handled) throw new Error(`no-op handler saw ${seen} of ${handled} messages`);
   if (stored !== handled) throw new Error(`runtime stored ${stored} of ${handled} messages`);
-  const cost = (noop: number, pipe: number): PathCost => ({ gramjsNoopUs: noop / messages, pipelineUs: pipe / messages, ratio: pipe / noop });
+  const cost = (noop: number, pipe: number): PathCost => ({
+    gramjsNoopUs: noop / messages,
+    pipelineUs: pipe / messages,
+    ratio: pipe / noop,
+  });
   return {
     messages,
     wire: cost(us.wireNoop, us.wirePipe),

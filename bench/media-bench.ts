@@ -38,7 +38,8 @@ export interface MediaFigures {
   readonly renderTextOnlyMs: number;
 }
 
-const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n\n# Read Delay\n0\n\n# Answers Per Hour\n100\n";
+const PERSONA =
+  "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n\n# Read Delay\n0\n\n# Answers Per Hour\n100\n";
 
 /** An in-process LLM that describes anything as a waving cat and counts its calls. */
 class CountingLlm implements Llm {
@@ -55,14 +56,18 @@ class CountingLlm implements Llm {
   }
 }
 
-export async function benchMedia(o: { chats?: number; stickers?: number; renders?: number } = {}): Promise<MediaFigures> {
+export async function benchMedia(
+  o: { chats?: number; stickers?: number; renders?: number } = {},
+): Promise<MediaFigures> {
   const chatsN = o.chats ?? 20;
   const stickersN = o.stickers ?? 100;
   const renders = o.renders ?? 2000;
   const clock = new FakeClock();
   const emu = new TelegramEmulator({ now: () => clock.now() });
   const me = emu.addAccount({ firstName: "Mira", username: "mira_bench" });
-  const people = Array.from({ length: chatsN }, (_, i) => emu.addUser({ firstName: `P${i}`, username: `p${i}` }));
+  const people = Array.from({ length: chatsN }, (_, i) =>
+    emu.addUser({ firstName: `P${i}`, username: `p${i}` }),
+  );
   emu.addStickerSet({ shortName: "BenchCats", title: "Cats", stickers: [{ emoji: "👋" }] });
   const dir = mkdtempSync(join(tmpdir(), "bench-media-"));
   const db = openDatabase(join(dir, "state.db"));
@@ -86,7 +91,12 @@ export async function benchMedia(o: { chats?: number; stickers?: number; renders
     await runtime.caughtUp;
     for (let i = 0; i < stickersN; i++) {
       const from = people[i % chatsN]!;
-      await emu.post({ chat: emu.dm(me, from), from, text: "", media: { kind: "sticker", set: "BenchCats", emoji: "👋" } });
+      await emu.post({
+        chat: emu.dm(me, from),
+        from,
+        text: "",
+        media: { kind: "sticker", set: "BenchCats", emoji: "👋" },
+      });
       await clock.advance(1000);
       await runtime.media.idle();
     }
@@ -96,11 +106,24 @@ export async function benchMedia(o: { chats?: number; stickers?: number; renders
     // Latency: a 30-message history with the (cached) sticker, against the same history as text.
     const chatId = emu.dm(me, people[0]!).peerId;
     const stored = runtime.messages.recent(chatId, Number.MAX_SAFE_INTEGER, 1)[0]!;
-    const textOnly: StoredMessage[] = Array.from({ length: 30 }, (_, i) => ({ ...stored, messageId: i + 1, text: `message ${i}`, media: undefined }));
+    const textOnly: StoredMessage[] = Array.from({ length: 30 }, (_, i) => ({
+      ...stored,
+      messageId: i + 1,
+      text: `message ${i}`,
+      media: undefined,
+    }));
     const withMedia: StoredMessage[] = [...textOnly.slice(0, 29), { ...stored, messageId: 30 }];
     // What the received handler does with a context before the prompt (only history and targets are read).
     const contextOf = (h: StoredMessage[]) =>
-      ({ chat: { chatId, chatType: "dm" }, items: [], room: { kind: "root", chatId }, history: h.slice(0, -1), earlierIds: new Set(), targets: h.slice(-1), speakers: undefined as never }) as SelectedContext;
+      ({
+        chat: { chatId, chatType: "dm" },
+        items: [],
+        room: { kind: "root", chatId },
+        history: h.slice(0, -1),
+        earlierIds: new Set(),
+        targets: h.slice(-1),
+        speakers: undefined as never,
+      }) as SelectedContext;
     const time = async (h: StoredMessage[]) => {
       const c = contextOf(h);
       const t0 = process.hrtime.bigint();

@@ -32,7 +32,13 @@ export interface MemoryFigures {
   readonly dbMb: number;
   /** The same after a retention pass 91 days later with every lane summarised (incremental vacuum included), MB. */
   readonly dbAfterRetentionMb: number;
-  readonly retention: { readonly removed: number; readonly seconds: number; readonly batches: number; readonly longestBatchMs: number; readonly longestBodyMs: number };
+  readonly retention: {
+    readonly removed: number;
+    readonly seconds: number;
+    readonly batches: number;
+    readonly longestBatchMs: number;
+    readonly longestBodyMs: number;
+  };
 }
 
 const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n";
@@ -60,18 +66,48 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
   });
   runtime.start();
   await runtime.caughtUp;
-  const people = Array.from({ length: 200 }, (_, i) => new Api.User({ id: returnBigInt(7_000_000 + i), accessHash: returnBigInt(1000 + i), firstName: `Person${i}`, username: `person${i}` }));
+  const people = Array.from(
+    { length: 200 },
+    (_, i) =>
+      new Api.User({
+        id: returnBigInt(7_000_000 + i),
+        accessHash: returnBigInt(1000 + i),
+        firstName: `Person${i}`,
+        username: `person${i}`,
+      }),
+  );
   const groups = Math.floor(o.chats * 0.7);
   const chats = Array.from({ length: o.chats }, (_, i) =>
     i < groups
-      ? new Api.Chat({ id: returnBigInt(8_000_000 + i), title: `Group ${i}`, participantsCount: 3, date: 0, version: 1, photo: new Api.ChatPhotoEmpty() })
-      : new Api.Channel({ id: returnBigInt(9_000_000 + i), accessHash: returnBigInt(5000 + i), title: `Super ${i}`, megagroup: true, date: 0, photo: new Api.ChatPhotoEmpty() }),
+      ? new Api.Chat({
+          id: returnBigInt(8_000_000 + i),
+          title: `Group ${i}`,
+          participantsCount: 3,
+          date: 0,
+          version: 1,
+          photo: new Api.ChatPhotoEmpty(),
+        })
+      : new Api.Channel({
+          id: returnBigInt(9_000_000 + i),
+          accessHash: returnBigInt(5000 + i),
+          title: `Super ${i}`,
+          megagroup: true,
+          date: 0,
+          photo: new Api.ChatPhotoEmpty(),
+        }),
   );
   let accountPts = emu.updateState(me).pts;
   const channelPts = new Map<number, number>();
   const nextId = new Map<number, number>();
   let commonId = 1_000_000;
-  const texts = ["lunch?", "sure thing", "see you at noon", "did you watch the game last night", "ok 👍", "who's coming on friday"];
+  const texts = [
+    "lunch?",
+    "sure thing",
+    "see you at noon",
+    "did you watch the game last night",
+    "ok 👍",
+    "who's coming on friday",
+  ];
   const t0 = process.hrtime.bigint();
   const now = Math.floor(Date.now() / 1000);
   for (let done = 0; done < o.messages; done += BATCH) {
@@ -85,19 +121,42 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
       const from = people[n % people.length]!;
       usedChats.add(chat);
       usedUsers.add(from);
-      const base = { fromId: new Api.PeerUser({ userId: from.id }), message: texts[n % texts.length]!, date: now };
+      const base = {
+        fromId: new Api.PeerUser({ userId: from.id }),
+        message: texts[n % texts.length]!,
+        date: now,
+      };
       if (chat instanceof Api.Channel) {
         const id = (nextId.get(ci) ?? 1) + 1;
         nextId.set(ci, id);
         const pts = (channelPts.get(ci) ?? 1) + 1;
         channelPts.set(ci, pts);
-        updates.push(new Api.UpdateNewChannelMessage({ message: new Api.Message({ ...base, id, peerId: new Api.PeerChannel({ channelId: chat.id }) }), pts, ptsCount: 1 }));
+        updates.push(
+          new Api.UpdateNewChannelMessage({
+            message: new Api.Message({ ...base, id, peerId: new Api.PeerChannel({ channelId: chat.id }) }),
+            pts,
+            ptsCount: 1,
+          }),
+        );
       } else {
         accountPts++;
-        updates.push(new Api.UpdateNewMessage({ message: new Api.Message({ ...base, id: ++commonId, peerId: new Api.PeerChat({ chatId: (chat as Api.Chat).id }) }), pts: accountPts, ptsCount: 1 }));
+        updates.push(
+          new Api.UpdateNewMessage({
+            message: new Api.Message({
+              ...base,
+              id: ++commonId,
+              peerId: new Api.PeerChat({ chatId: (chat as Api.Chat).id }),
+            }),
+            pts: accountPts,
+            ptsCount: 1,
+          }),
+        );
       }
     }
-    await emu.deliver(me, new Api.Updates({ updates, users: [...usedUsers], chats: [...usedChats], date: now, seq: 0 }));
+    await emu.deliver(
+      me,
+      new Api.Updates({ updates, users: [...usedUsers], chats: [...usedChats], date: now, seq: 0 }),
+    );
   }
   await emu.idle();
   runtime.messages.commit();
@@ -118,10 +177,29 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
     return statSync(file).size / 1e6;
   };
   const dbMb = fileMb();
-  const lanes = db.prepare("SELECT chat_id, min(message_id) AS lo, max(message_id) AS hi FROM messages WHERE agent = 'Mira' GROUP BY chat_id").all() as { chat_id: string; lo: number; hi: number }[];
-  for (const l of lanes) runtime.summaries.put({ lane: `root:${l.chat_id}`, chatId: l.chat_id, version: 1, fromId: l.lo, toId: l.hi, content: "{}", updatedAt: Date.now() });
+  const lanes = db
+    .prepare(
+      "SELECT chat_id, min(message_id) AS lo, max(message_id) AS hi FROM messages WHERE agent = 'Mira' GROUP BY chat_id",
+    )
+    .all() as { chat_id: string; lo: number; hi: number }[];
+  for (const l of lanes)
+    runtime.summaries.put({
+      lane: `root:${l.chat_id}`,
+      chatId: l.chat_id,
+      version: 1,
+      fromId: l.lo,
+      toId: l.hi,
+      content: "{}",
+      updatedAt: Date.now(),
+    });
   const later = Date.now() + (DEFAULT_RETAIN_DAYS + 1) * 86_400_000;
-  const retention = new Retention({ db, retainDays: DEFAULT_RETAIN_DAYS, clock: { ...systemClock, now: () => later }, logger: pino({ level: "silent" }), pauseMs: 0 });
+  const retention = new Retention({
+    db,
+    retainDays: DEFAULT_RETAIN_DAYS,
+    clock: { ...systemClock, now: () => later },
+    logger: pino({ level: "silent" }),
+    pauseMs: 0,
+  });
   const pass = await retention.run();
   const dbAfterRetentionMb = fileMb();
   await tearDownRig({ runtime, emu, client, db, dir }, 100);
@@ -136,19 +214,31 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
     stored,
     dbMb,
     dbAfterRetentionMb,
-    retention: { removed: pass.removed.get("Mira")?.messages ?? 0, seconds: pass.ms / 1000, batches: pass.batches, longestBatchMs: pass.longestBatchMs, longestBodyMs: pass.longestBodyMs },
+    retention: {
+      removed: pass.removed.get("Mira")?.messages ?? 0,
+      seconds: pass.ms / 1000,
+      batches: pass.batches,
+      longestBatchMs: pass.longestBatchMs,
+      longestBodyMs: pass.longestBodyMs,
+    },
   };
 }
 
 /** Run `task` ("p7" or "p8") in a fresh child process and return its JSON answer. */
 export function inChild<T>(task: "p7" | "p8", args: Record<string, number>): Promise<T> {
-  const child = fork(fileURLToPath(new URL("./bench-child.ts", import.meta.url)), [task, JSON.stringify(args)], {
-    execArgv: [...process.execArgv, "--expose-gc"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
+  const child = fork(
+    fileURLToPath(new URL("./bench-child.ts", import.meta.url)),
+    [task, JSON.stringify(args)],
+    {
+      execArgv: [...process.execArgv, "--expose-gc"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    },
+  );
   return new Promise((resolve, reject) => {
     child.once("message", (m) => resolve(m as T));
     child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`bench child ${task} exited with ${code}`))));
+    child.once("exit", (code) =>
+      code === 0 ? undefined : reject(new Error(`bench child ${task} exited with ${code}`)),
+    );
   });
 }

@@ -43,10 +43,21 @@ export interface OutageFigures {
 }
 
 const PLAN = JSON.stringify({ tasks: [{ kind: "send", text: "sorry, I was away" }] });
-const UNAVAILABLE = JSON.stringify({ error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } });
+const UNAVAILABLE = JSON.stringify({
+  error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" },
+});
 
 /** A loopback Gemini that is down until `upAt()` (fake clock); counts requests and concurrency. */
-async function loopbackGemini(clock: FakeClock, upAt: number): Promise<{ server: Server; url: string; during: () => number; most: () => number; firstAnswerAt: () => number }> {
+async function loopbackGemini(
+  clock: FakeClock,
+  upAt: number,
+): Promise<{
+  server: Server;
+  url: string;
+  during: () => number;
+  most: () => number;
+  firstAnswerAt: () => number;
+}> {
   let firstAnswerAt = Number.NaN;
   let during = 0;
   let inFlight = 0;
@@ -61,13 +72,26 @@ async function loopbackGemini(clock: FakeClock, upAt: number): Promise<{ server:
         most = Math.max(most, inFlight);
         setImmediate(() => inFlight--);
       } else if (Number.isNaN(firstAnswerAt)) firstAnswerAt = clock.now();
-      const body = down ? UNAVAILABLE : JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text: PLAN }] }, finishReason: "STOP" }] });
-      res.writeHead(down ? 503 : 200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      const body = down
+        ? UNAVAILABLE
+        : JSON.stringify({
+            candidates: [{ content: { role: "model", parts: [{ text: PLAN }] }, finishReason: "STOP" }],
+          });
+      res.writeHead(down ? 503 : 200, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+      });
       res.end(body);
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, during: () => during, most: () => most, firstAnswerAt: () => firstAnswerAt };
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    during: () => during,
+    most: () => most,
+    firstAnswerAt: () => firstAnswerAt,
+  };
 }
 
 export async function benchOutage(o: { chats?: number; outageMin?: number } = {}): Promise<OutageFigures> {
@@ -79,19 +103,31 @@ export async function benchOutage(o: { chats?: number; outageMin?: number } = {}
   const gemini = await loopbackGemini(clock, upAt);
   const emu = new TelegramEmulator({ now: () => clock.now() });
   const me = emu.addAccount({ firstName: "Mira", username: "mira_bench" });
-  const people = Array.from({ length: chats }, (_, i) => emu.addUser({ firstName: `P${i}`, username: `p${i}` }));
+  const people = Array.from({ length: chats }, (_, i) =>
+    emu.addUser({ firstName: `P${i}`, username: `p${i}` }),
+  );
   const dms = people.map((p) => emu.dm(me, p));
   const db = openDatabase(join(dir, "outage.db"));
   const client = createEmulatedClient(emu, me, { session: new PeerCacheSession("") });
   const logger = pino({ level: "silent" });
   // The production client's settings (4 attempts per call while up), its waits on the fake clock.
   const llm = new GeminiLlm({
-    client: new GeminiClient({ apiKey: "bench-key", model: "gemini-2.5-flash", baseUrl: gemini.url, logger, sleep: async () => {}, now: () => clock.now() }),
+    client: new GeminiClient({
+      apiKey: "bench-key",
+      model: "gemini-2.5-flash",
+      baseUrl: gemini.url,
+      logger,
+      sleep: async () => {},
+      now: () => clock.now(),
+    }),
     logger,
     model: "gemini-2.5-flash",
   });
   const runtime = new AgentRuntime({
-    persona: parsePersona(`# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n`, { file: "agents/Mira.md", promptDirs: [] }),
+    persona: parsePersona(`# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n`, {
+      file: "agents/Mira.md",
+      promptDirs: [],
+    }),
     db,
     client,
     selfId: String(me.id),
@@ -113,7 +149,12 @@ export async function benchOutage(o: { chats?: number; outageMin?: number } = {}
     await clock.advance(upAt - clock.now());
     const answeredAt = (dm: (typeof dms)[number]) => emu.history(dm).find((m) => m.fromId === me.id)?.date;
     let last = upAt;
-    for (let waited = 0; waited < 30 * 60_000 && dms.some((dm) => answeredAt(dm) === undefined); waited += 1000) await clock.advance(1000);
+    for (
+      let waited = 0;
+      waited < 30 * 60_000 && dms.some((dm) => answeredAt(dm) === undefined);
+      waited += 1000
+    )
+      await clock.advance(1000);
     for (const dm of dms) last = Math.max(last, answeredAt(dm) ?? Number.NaN);
     const sends = dms.map((dm) => emu.history(dm).filter((m) => m.fromId === me.id).length);
     return {

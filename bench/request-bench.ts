@@ -64,7 +64,8 @@ const TALK: readonly [string, string, number?][] = [
   ["1002", "weather looks good"],
 ];
 
-const textOf = (p: PlanPrompt) => p.contents.flatMap((c) => c.parts.map((x) => ("text" in x ? x.text : ""))).join("\n");
+const textOf = (p: PlanPrompt) =>
+  p.contents.flatMap((c) => c.parts.map((x) => ("text" in x ? x.text : ""))).join("\n");
 
 /** Builds the group, asks, answers, asks again; measures both requests. */
 export function benchRequest(): RequestFigures {
@@ -75,24 +76,40 @@ export function benchRequest(): RequestFigures {
     const entities = new EntityStore(db, "bench");
     for (const p of people) entities.observe(p);
     messages.upsertChat({ chatId: GROUP, chatType: "supergroup", title: "Lake trip" });
-    const persona = parsePersona("# Agent Name\nMira\n\n# Agent Instructions\nYou are Mira, a friendly member of this chat.\n\n# Time Zone\nEurope/Berlin\n", {
-      file: "agents/Mira.md",
-      promptDirs: [],
-    });
+    const persona = parsePersona(
+      "# Agent Name\nMira\n\n# Agent Instructions\nYou are Mira, a friendly member of this chat.\n\n# Time Zone\nEurope/Berlin\n",
+      {
+        file: "agents/Mira.md",
+        promptDirs: [],
+      },
+    );
     let next = 100;
     const posted: StoredMessage[] = [];
     const post = (sender: string, text: string, replyTo?: number): StoredMessage => {
-      const m: StoredMessage = { chatId: GROUP, messageId: next, senderId: sender, senderName: NAMES[sender]!, date: T0 + next * 60_000, text, isAgent: sender === SELF, ...(replyTo !== undefined ? { replyToId: replyTo } : {}) };
+      const m: StoredMessage = {
+        chatId: GROUP,
+        messageId: next,
+        senderId: sender,
+        senderName: NAMES[sender]!,
+        date: T0 + next * 60_000,
+        text,
+        isAgent: sender === SELF,
+        ...(replyTo !== undefined ? { replyToId: replyTo } : {}),
+      };
       next++;
       messages.insert(m);
       posted.push(m);
       return m;
     };
-    for (const [sender, text, to] of TALK) post(sender, text, to !== undefined ? posted[to]!.messageId : undefined);
+    for (const [sender, text, to] of TALK)
+      post(sender, text, to !== undefined ? posted[to]!.messageId : undefined);
     const sources = { persona, messages, entities, selfId: SELF };
     const ask = (q: StoredMessage) => {
       messages.commit();
-      const ctx = selectContext(sources, { chat: { chatId: GROUP, chatType: "supergroup", title: "Lake trip", members: 4 }, items: [{ messageId: q.messageId }] });
+      const ctx = selectContext(sources, {
+        chat: { chatId: GROUP, chatType: "supergroup", title: "Lake trip", members: 4 },
+        items: [{ messageId: q.messageId }],
+      });
       return contextPrompt(sources, ctx, { memories: [], now: q.date + 5_000 });
     };
     const first = ask(post("1001", "Mira, are you coming with us on saturday?"));
@@ -101,7 +118,9 @@ export function benchRequest(): RequestFigures {
 
     const abilities = { isDm: false, stickerSets: [] };
     const body = planRequestBody(first, abilities);
-    const schemaTokens = estimateTokens(JSON.stringify((body.generationConfig as { responseJsonSchema: unknown }).responseJsonSchema));
+    const schemaTokens = estimateTokens(
+      JSON.stringify((body.generationConfig as { responseJsonSchema: unknown }).responseJsonSchema),
+    );
     const a = `${first.systemInstruction}\n${textOf(first)}`;
     const b = `${second.systemInstruction}\n${textOf(second)}`;
     let k = 0;

@@ -52,7 +52,14 @@ export async function benchSchedulerLatency(o: {
   };
 }
 
-async function runOnce(o: { chats: number; perChat?: number; windowMs?: number; rttMs?: number; policy?: SchedulerPolicy; seed: number }): Promise<{ latencies: number[]; tickUs: number }> {
+async function runOnce(o: {
+  chats: number;
+  perChat?: number;
+  windowMs?: number;
+  rttMs?: number;
+  policy?: SchedulerPolicy;
+  seed: number;
+}): Promise<{ latencies: number[]; tickUs: number }> {
   const perChat = o.perChat ?? 5;
   const windowMs = o.windowMs ?? 60_000;
   const rttMs = o.rttMs ?? 100;
@@ -81,8 +88,13 @@ async function runOnce(o: { chats: number; perChat?: number; windowMs?: number; 
   };
   const t0 = clock.now();
   for (let c = 0; c < o.chats; c++) {
-    const times = Array.from({ length: perChat }, () => Math.floor(random() * windowMs)).sort((x, y) => x - y);
-    scheduler.add(`chat-${c}`, times.map((t) => ({ kind: "send" as const, payload: { text: "x" }, notBefore: t0 + t })));
+    const times = Array.from({ length: perChat }, () => Math.floor(random() * windowMs)).sort(
+      (x, y) => x - y,
+    );
+    scheduler.add(
+      `chat-${c}`,
+      times.map((t) => ({ kind: "send" as const, payload: { text: "x" }, notBefore: t0 + t })),
+    );
   }
   const tick = scheduler.tick.bind(scheduler);
   let tickUs = 0;

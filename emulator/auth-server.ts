@@ -100,7 +100,20 @@ interface SentCode {
   emailSetup?: { readonly email: string; readonly code: string; readonly expiresAt: number };
 }
 
-const WORDS = ["maple", "orbit", "tundra", "velvet", "quartz", "harbor", "lantern", "meadow", "cobalt", "sparrow", "ember", "glacier"];
+const WORDS = [
+  "maple",
+  "orbit",
+  "tundra",
+  "velvet",
+  "quartz",
+  "harbor",
+  "lantern",
+  "meadow",
+  "cobalt",
+  "sparrow",
+  "ember",
+  "glacier",
+];
 
 interface LoginToken {
   readonly token: Buffer;
@@ -112,7 +125,8 @@ interface LoginToken {
 }
 
 /** Outcome of a sign-in step that may need the 2FA password. */
-export type SignInResult = { readonly ok: true; readonly user: EmuUser } | { readonly ok: false; readonly signUpRequired: true };
+export type SignInResult =
+  { readonly ok: true; readonly user: EmuUser } | { readonly ok: false; readonly signUpRequired: true };
 
 /** The login side of the emulated Telegram. */
 export class AuthServer {
@@ -123,7 +137,10 @@ export class AuthServer {
   private readonly lastCode = new Map<string, string>();
   private readonly lastEmailCode = new Map<string, string>();
   private readonly tokens = new Map<string, LoginToken>();
-  private readonly exports = new Map<number, { readonly user: EmuUser; readonly dcId: number; readonly bytes: Buffer }>();
+  private readonly exports = new Map<
+    number,
+    { readonly user: EmuUser; readonly dcId: number; readonly bytes: Buffer }
+  >();
   private readonly exportCount = new Map<number, number>();
 
   constructor(
@@ -135,12 +152,23 @@ export class AuthServer {
 
   /** auth.sendCode and auth.exportLoginToken carry the app's credentials: API_ID_INVALID if wrong. */
   checkApp(apiId: number, apiHash: string): void {
-    if (this.app && (this.app.apiId !== apiId || this.app.apiHash !== apiHash)) throw new RpcFault("API_ID_INVALID");
+    if (this.app && (this.app.apiId !== apiId || this.app.apiHash !== apiHash))
+      throw new RpcFault("API_ID_INVALID");
   }
 
   // ---- accounts --------------------------------------------------------------------------
 
-  register(user: EmuUser, o: { phone: string; dc?: number; password?: string; passwordHint?: string; codeDelivery?: readonly CodeDelivery[]; loginEmail?: string }): void {
+  register(
+    user: EmuUser,
+    o: {
+      phone: string;
+      dc?: number;
+      password?: string;
+      passwordHint?: string;
+      codeDelivery?: readonly CodeDelivery[];
+      loginEmail?: string;
+    },
+  ): void {
     const phone = normalisePhone(o.phone);
     if (!phone) throw new Error(`emulator: bad phone ${o.phone}`);
     if (this.accounts.has(phone)) throw new Error(`emulator: phone ${o.phone} is taken`);
@@ -149,7 +177,12 @@ export class AuthServer {
       phone,
       homeDc: o.dc ?? DEFAULT_DC,
       ...(o.password !== undefined
-        ? { password: { verifier: srpVerifier(o.password), ...(o.passwordHint !== undefined ? { hint: o.passwordHint } : {}) } }
+        ? {
+            password: {
+              verifier: srpVerifier(o.password),
+              ...(o.passwordHint !== undefined ? { hint: o.passwordHint } : {}),
+            },
+          }
         : {}),
       codeDelivery: o.codeDelivery && o.codeDelivery.length > 0 ? [...o.codeDelivery] : DEFAULT_CODE_DELIVERY,
       loginEmail: o.loginEmail,
@@ -169,7 +202,15 @@ export class AuthServer {
     const id = bytes.toString("hex");
     let rec = this.keys.get(id);
     if (!rec) {
-      rec = { id, dcId, accountId: undefined, passwordFor: undefined, challenge: undefined, device: undefined, push: undefined };
+      rec = {
+        id,
+        dcId,
+        accountId: undefined,
+        passwordFor: undefined,
+        challenge: undefined,
+        device: undefined,
+        push: undefined,
+      };
       this.keys.set(id, rec);
     }
     return rec;
@@ -224,12 +265,18 @@ export class AuthServer {
     if (sent.used || this.now() >= sent.expiresAt) throw new RpcFault("PHONE_CODE_EXPIRED");
     const acc = this.accounts.get(sent.phone);
     const next = sent.way + 1;
-    if ((acc ? acc.codeDelivery.length : DEFAULT_CODE_DELIVERY.length) <= next) throw new RpcFault("SEND_CODE_UNAVAILABLE");
+    if ((acc ? acc.codeDelivery.length : DEFAULT_CODE_DELIVERY.length) <= next)
+      throw new RpcFault("SEND_CODE_UNAVAILABLE");
     sent.way = next;
     return this.issue(sent, acc);
   }
 
-  signIn(key: AuthKeyRecord, rawPhone: string, hash: string, proof: { phoneCode?: string; emailCode?: string }): SignInResult {
+  signIn(
+    key: AuthKeyRecord,
+    rawPhone: string,
+    hash: string,
+    proof: { phoneCode?: string; emailCode?: string },
+  ): SignInResult {
     const sent = this.sentCode(key, rawPhone, hash);
     const acc = this.accounts.get(sent.phone);
     const byEmail = acc !== undefined && this.way(acc, sent.way) === "email";
@@ -237,7 +284,8 @@ export class AuthServer {
     if (sent.code === "") throw new RpcFault("PHONE_CODE_INVALID"); // e-mail still to be set up: no code was sent
     if (byEmail) {
       // An e-mail code belongs in email_verification; typed as a phone code it is just wrong.
-      if (proof.emailCode === undefined) throw new RpcFault(proof.phoneCode ? "PHONE_CODE_INVALID" : "PHONE_CODE_EMPTY");
+      if (proof.emailCode === undefined)
+        throw new RpcFault(proof.phoneCode ? "PHONE_CODE_INVALID" : "PHONE_CODE_EMPTY");
       if (proof.emailCode !== sent.code) throw new RpcFault("EMAIL_CODE_INVALID");
     } else {
       const code = proof.phoneCode ?? "";
@@ -253,11 +301,17 @@ export class AuthServer {
    * account.sendVerifyEmailCode with emailVerifyPurposeLoginSetup: a verification code to `email`
    * for the login of `hash`. Returns the address's pattern and the code's length.
    */
-  sendSetupEmailCode(key: AuthKeyRecord, rawPhone: string, hash: string, email: string): { emailPattern: string; length: number } {
+  sendSetupEmailCode(
+    key: AuthKeyRecord,
+    rawPhone: string,
+    hash: string,
+    email: string,
+  ): { emailPattern: string; length: number } {
     const sent = this.sentCode(key, rawPhone, hash);
     if (sent.used || this.now() >= sent.expiresAt) throw new RpcFault("PHONE_CODE_EXPIRED");
     const acc = this.accounts.get(sent.phone);
-    if (!acc || this.way(acc, sent.way) !== "email" || acc.loginEmail !== undefined) throw new RpcFault("EMAIL_NOT_SETUP");
+    if (!acc || this.way(acc, sent.way) !== "email" || acc.loginEmail !== undefined)
+      throw new RpcFault("EMAIL_NOT_SETUP");
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new RpcFault("EMAIL_INVALID");
     const code = String(randomInt(100_000, 1_000_000));
     sent.emailSetup = { email, code, expiresAt: this.now() + this.codeTtlMs };
@@ -269,7 +323,12 @@ export class AuthServer {
    * account.verifyEmail with emailVerifyPurposeLoginSetup: the address is proved, becomes the
    * account's login e-mail, and the login code goes there now (under the same hash).
    */
-  verifySetupEmail(key: AuthKeyRecord, rawPhone: string, hash: string, code: string): { email: string; sent: SentCodeInfo } {
+  verifySetupEmail(
+    key: AuthKeyRecord,
+    rawPhone: string,
+    hash: string,
+    code: string,
+  ): { email: string; sent: SentCodeInfo } {
     const sent = this.sentCode(key, rawPhone, hash);
     const setup = sent.emailSetup;
     if (!setup || this.now() >= setup.expiresAt) throw new RpcFault("EMAIL_VERIFY_EXPIRED");
@@ -402,7 +461,9 @@ export class AuthServer {
    * auth.exportLoginToken: a new token — or, once one of this key's tokens was accepted, the
    * login (same DC) or the move to the account's DC.
    */
-  exportLoginToken(key: AuthKeyRecord):
+  exportLoginToken(
+    key: AuthKeyRecord,
+  ):
     | { kind: "token"; token: Buffer; expires: number }
     | { kind: "success"; user: EmuUser }
     | { kind: "migrate"; dcId: number; token: Buffer } {
@@ -421,7 +482,13 @@ export class AuthServer {
     }
     const token = randomBytes(32);
     const expiresAt = this.now() + LOGIN_TOKEN_TTL_MS;
-    this.tokens.set(token.toString("hex"), { token, keyId: key.id, expiresAt, acceptedBy: undefined, migratedTo: undefined });
+    this.tokens.set(token.toString("hex"), {
+      token,
+      keyId: key.id,
+      expiresAt,
+      acceptedBy: undefined,
+      migratedTo: undefined,
+    });
     return { kind: "token", token, expires: Math.floor(expiresAt / 1000) };
   }
 
@@ -443,7 +510,9 @@ export class AuthServer {
    * unexpired unaccepted token). Returns false when there is no such token (or it expired).
    */
   acceptLoginToken(userId: number, token?: Buffer): boolean {
-    const live = [...this.tokens.values()].filter((t) => t.acceptedBy === undefined && t.expiresAt > this.now());
+    const live = [...this.tokens.values()].filter(
+      (t) => t.acceptedBy === undefined && t.expiresAt > this.now(),
+    );
     const t = token ? live.find((x) => x.token.equals(token)) : live[live.length - 1];
     if (!t || !this.byUser.has(userId)) return false;
     t.acceptedBy = userId;
@@ -453,7 +522,8 @@ export class AuthServer {
 
   /** How many QR tokens could be scanned right now. */
   liveLoginTokens(): number {
-    return [...this.tokens.values()].filter((t) => t.acceptedBy === undefined && t.expiresAt > this.now()).length;
+    return [...this.tokens.values()].filter((t) => t.acceptedBy === undefined && t.expiresAt > this.now())
+      .length;
   }
 }
 

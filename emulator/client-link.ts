@@ -96,7 +96,10 @@ export function linkClient(
   conn.sender.link = { connect: () => hooks.connect(conn), up: () => conn.linkUp };
   const internals = client as unknown as ClientInternals;
   internals._sender = conn.sender;
-  internals._selfInputPeer = new Api.InputPeerUser({ userId: toLong(account.id), accessHash: toLong(account.accessHash) });
+  internals._selfInputPeer = new Api.InputPeerUser({
+    userId: toLong(account.id),
+    accessHash: toLong(account.accessHash),
+  });
   internals._bot = account.bot;
   internals._loopStarted = true;
   internals._connectedDeferred.resolve();

@@ -25,11 +25,20 @@ export interface EmulatedClientOptions {
 }
 
 /** Builds a `TelegramClient` with GramJS logging off and attaches it to `emu` as `account`. */
-export function createEmulatedClient(emu: TelegramEmulator, account: EmuUser, opts: EmulatedClientOptions = {}): TelegramClient {
-  const client = new TelegramClient(opts.session ?? new StringSession(""), EMULATOR_API_ID, EMULATOR_API_HASH, {
-    baseLogger: new Logger(LogLevel.NONE),
-    floodSleepThreshold: opts.floodSleepThreshold ?? 0,
-  });
+export function createEmulatedClient(
+  emu: TelegramEmulator,
+  account: EmuUser,
+  opts: EmulatedClientOptions = {},
+): TelegramClient {
+  const client = new TelegramClient(
+    opts.session ?? new StringSession(""),
+    EMULATOR_API_ID,
+    EMULATOR_API_HASH,
+    {
+      baseLogger: new Logger(LogLevel.NONE),
+      floodSleepThreshold: opts.floodSleepThreshold ?? 0,
+    },
+  );
   emu.attach(client, account);
   return client;
 }

@@ -103,7 +103,8 @@ export class DcSender extends FakeSender {
 
   /** `_connectSender` sends InvokeWithLayer(InitConnection(auth.importAuthorization)) here. */
   override send(request: Api.AnyRequest): Promise<unknown> {
-    if (request instanceof Api.PingDelayDisconnect) return Promise.resolve(new Api.Pong({ msgId: request.pingId, pingId: request.pingId }));
+    if (request instanceof Api.PingDelayDisconnect)
+      return Promise.resolve(new Api.Pong({ msgId: request.pingId, pingId: request.pingId }));
     if (request instanceof Api.InvokeWithLayer) {
       this.device = deviceOf(request) ?? this.device;
       const query = request.query instanceof Api.InitConnection ? request.query.query : undefined;
@@ -114,7 +115,9 @@ export class DcSender extends FakeSender {
             if (!this.key) throw new RpcFault("AUTH_KEY_UNREGISTERED", 401);
             this.deps.auth.importAuthorization(this.key, fromLong(query.id), Buffer.from(query.bytes));
             // GramJS ignores this answer; an empty user of the right id stands for the account.
-            resolve(new Api.auth.Authorization({ user: new Api.UserEmpty({ id: toLong(this.conn.account.id) }) }));
+            resolve(
+              new Api.auth.Authorization({ user: new Api.UserEmpty({ id: toLong(this.conn.account.id) }) }),
+            );
           } catch (e) {
             reject(e instanceof RpcFault ? toGramJsError(e, query) : e);
           }
@@ -127,7 +130,9 @@ export class DcSender extends FakeSender {
   override addStateToQueue(state: PendingRequest): void {
     if (this.key?.accountId !== this.conn.account.id) {
       // A key that never imported the account's authorization: the DC does not know it.
-      setImmediate(() => state.reject(toGramJsError(new RpcFault("AUTH_KEY_UNREGISTERED", 401), state.request)));
+      setImmediate(() =>
+        state.reject(toGramJsError(new RpcFault("AUTH_KEY_UNREGISTERED", 401), state.request)),
+      );
       return;
     }
     this.deps.receive(this.conn, state);
@@ -150,5 +155,6 @@ export function installDataCentres(client: TelegramClient, main: Connection, dep
     main.dcSenders.push(sender);
     return sender;
   };
-  internals.getSender = (dcId?: number) => (dcId && dcId !== main.dcId ? internals._borrowExportedSender(dcId) : Promise.resolve(main.sender));
+  internals.getSender = (dcId?: number) =>
+    dcId && dcId !== main.dcId ? internals._borrowExportedSender(dcId) : Promise.resolve(main.sender);
 }

@@ -99,7 +99,10 @@ export function trackDispatches(client: TelegramClient): void {
  * the handlers of the dispatches it started have settled. Handler exceptions are GramJS's to
  * report (`client.onError`), exactly as in production.
  */
-export function dispatchUpdates(client: TelegramClient, updates: Api.TypeUpdates | UpdateConnectionState): Promise<void> {
+export function dispatchUpdates(
+  client: TelegramClient,
+  updates: Api.TypeUpdates | UpdateConnectionState,
+): Promise<void> {
   trackDispatches(client);
   const tracker = trackers.get(client) as DispatchTracker;
   // _handleUpdate's typing lists single updates; at run time it takes Updates, UpdateShort,

@@ -96,7 +96,14 @@ export class TelegramEmulator {
     this.world = new World(this.now);
     this.views = new TlViews(this.world);
     const shapes = opts.updateShapes ?? "telegram";
-    this.bus = new MessageBus({ world: this.world, views: this.views, connections: this.byAccount, strictTl, now: this.now, shapes });
+    this.bus = new MessageBus({
+      world: this.world,
+      views: this.views,
+      connections: this.byAccount,
+      strictTl,
+      now: this.now,
+      shapes,
+    });
     this.changes = new MessageChanges({
       world: this.world,
       views: this.views,
@@ -196,7 +203,8 @@ export class TelegramEmulator {
     if (o.discussion) {
       const channel = this.world.record(chat);
       const group = this.world.record(o.discussion);
-      if (o.discussion.kind !== "supergroup" || o.discussion.broadcast) throw new Error(`emulator: ${o.discussion.peerId} is not a supergroup`);
+      if (o.discussion.kind !== "supergroup" || o.discussion.broadcast)
+        throw new Error(`emulator: ${o.discussion.peerId} is not a supergroup`);
       channel.linked = group;
       group.linked = channel;
     }
@@ -267,18 +275,36 @@ export class TelegramEmulator {
   private pushChannelChange(account: EmuUser, rec: ChatRecord): Promise<void> {
     const view = this.views.chatFor(rec, account.id);
     const update = new Api.UpdateChannel({ channelId: toLong(rec.chat.id) });
-    return this.bus.deliver(account, new Api.Updates({ updates: [update], users: [], chats: view ? [view] : [], date: Math.floor(this.now() / 1000), seq: 0 }));
+    return this.bus.deliver(
+      account,
+      new Api.Updates({
+        updates: [update],
+        users: [],
+        chats: view ? [view] : [],
+        date: Math.floor(this.now() / 1000),
+        seq: 0,
+      }),
+    );
   }
 
   /** Adds a sticker set that messages.GetStickerSet and messages.SendMedia know. */
-  addStickerSet(o: { shortName: string; title: string; stickers: { emoji: string; bytes?: Buffer; mimeType?: string }[] }): EmuStickerSet {
+  addStickerSet(o: {
+    shortName: string;
+    title: string;
+    stickers: { emoji: string; bytes?: Buffer; mimeType?: string }[];
+  }): EmuStickerSet {
     const set = this.world.stickers.add(o);
     return {
       id: set.id,
       accessHash: set.accessHash,
       shortName: set.shortName,
       title: set.title,
-      stickers: set.docs.map((d) => ({ id: d.id, accessHash: d.accessHash, fileReference: d.file.fileReference, emoji: d.emoji })),
+      stickers: set.docs.map((d) => ({
+        id: d.id,
+        accessHash: d.accessHash,
+        fileReference: d.file.fileReference,
+        emoji: d.emoji,
+      })),
     };
   }
 
@@ -305,7 +331,9 @@ export class TelegramEmulator {
    * downloads), open ones only, with the DC each goes to.
    */
   dcConnections(account: EmuUser): number[] {
-    return (this.byAccount.get(account.id)?.dcSenders ?? []).filter((s) => !s.userDisconnected).map((s) => s.dcId);
+    return (this.byAccount.get(account.id)?.dcSenders ?? [])
+      .filter((s) => !s.userDisconnected)
+      .map((s) => s.dcId);
   }
 
   /** How many times the account exported its authorization to another DC (auth.exportAuthorization). */
@@ -345,7 +373,10 @@ export class TelegramEmulator {
       this.netOf(account),
       (c, pending) => this.endpoint.receive(c, pending),
       { connect: (c) => this.onConnect(c) },
-      { homeDc: this.auth.account(account.id)?.homeDc ?? DEFAULT_DC, deps: { auth: this.auth, receive: (c, pending) => this.endpoint.receive(c, pending) } },
+      {
+        homeDc: this.auth.account(account.id)?.homeDc ?? DEFAULT_DC,
+        deps: { auth: this.auth, receive: (c, pending) => this.endpoint.receive(c, pending) },
+      },
       sender,
     );
     this.byAccount.set(account.id, conn);
@@ -575,7 +606,8 @@ export class TelegramEmulator {
    */
   async redeliver(chat: EmuChat, messageId: number, account: EmuUser): Promise<void> {
     const msg = this.world.findInChat(this.world.record(chat), messageId, account);
-    if (!msg || msg.deleted) throw new Error(`emulator: no message ${messageId} in ${chat.peerId} for ${account.firstName}`);
+    if (!msg || msg.deleted)
+      throw new Error(`emulator: no message ${messageId} in ${chat.peerId} for ${account.firstName}`);
     await this.bus.deliver(account, newMessageUpdates(this.world, this.views, msg, account, this.now()));
   }
 
@@ -626,7 +658,16 @@ export class TelegramEmulator {
     const pts = o.pts ?? rec.joinedPts.get(account.id) ?? rec.pts.pts;
     const update = new Api.UpdateChannelTooLong({ channelId: toLong(chat.id), pts });
     const bag = this.views.entitiesFor([], account, [rec]);
-    return this.bus.deliver(account, new Api.Updates({ updates: [update], users: bag.users, chats: bag.chats, date: Math.floor(this.now() / 1000), seq: 0 }));
+    return this.bus.deliver(
+      account,
+      new Api.Updates({
+        updates: [update],
+        users: bag.users,
+        chats: bag.chats,
+        date: Math.floor(this.now() / 1000),
+        seq: 0,
+      }),
+    );
   }
 
   /**
@@ -659,14 +700,18 @@ export class TelegramEmulator {
   onReaction(listener: (e: { account: EmuUser; messageId: number; emoji: string }) => void): () => void {
     return this.onRequest((r) => {
       if (!(r.request instanceof Api.messages.SendReaction)) return;
-      const emoji = (r.request.reaction ?? []).map((x) => (x instanceof Api.ReactionEmoji ? x.emoticon : "?")).join("");
+      const emoji = (r.request.reaction ?? [])
+        .map((x) => (x instanceof Api.ReactionEmoji ? x.emoticon : "?"))
+        .join("");
       listener({ account: r.account, messageId: asMessageId(r.request.msgId), emoji });
     });
   }
 
   /** Just the method names of `requests` (optionally of one account), in order. */
   methods(account?: EmuUser): string[] {
-    return this.endpoint.requests.filter((r) => account === undefined || r.account.id === account.id).map((r) => r.method);
+    return this.endpoint.requests
+      .filter((r) => account === undefined || r.account.id === account.id)
+      .map((r) => r.method);
   }
 
   /** Chat actions (typing…) accounts reported, optionally for one chat. */
@@ -709,7 +754,12 @@ export class TelegramEmulator {
    * resolves after their handlers ran. The edited message's entities replace the old ones, as on
    * Telegram: @mentions in `text` are detected, `entities` adds others (e.g. a text mention).
    */
-  editMessage(chat: EmuChat, id: number, text: string, o: { viewer?: EmuUser; entities?: readonly Api.TypeMessageEntity[] } = {}): Promise<void> {
+  editMessage(
+    chat: EmuChat,
+    id: number,
+    text: string,
+    o: { viewer?: EmuUser; entities?: readonly Api.TypeMessageEntity[] } = {},
+  ): Promise<void> {
     const rec = this.world.record(chat);
     const msg = this.world.findInChat(rec, id, o.viewer);
     if (!msg) throw new Error(`emulator: no message ${id} in ${chat.peerId}`);
@@ -721,7 +771,11 @@ export class TelegramEmulator {
    * members get UpdateUserTyping (DM), UpdateChatUserTyping (basic group) or
    * UpdateChannelUserTyping (supergroup, with top_msg_id for a forum topic). No pts.
    */
-  userTyping(chat: EmuChat, user: EmuUser, o: { action?: TypingAction; topicId?: number } = {}): Promise<void> {
+  userTyping(
+    chat: EmuChat,
+    user: EmuUser,
+    o: { action?: TypingAction; topicId?: number } = {},
+  ): Promise<void> {
     return this.changes.typing(this.world.record(chat), user, o.action ?? "typing", o.topicId);
   }
 
@@ -733,7 +787,8 @@ export class TelegramEmulator {
    */
   async readBy(chat: EmuChat, reader: EmuUser, upToId?: number): Promise<void> {
     const rec = this.world.record(chat);
-    if (!rec.members.has(reader.id)) throw new Error(`emulator: ${reader.firstName} is not a member of ${chat.peerId}`);
+    if (!rec.members.has(reader.id))
+      throw new Error(`emulator: ${reader.firstName} is not a member of ${chat.peerId}`);
     const upTo = upToId === undefined ? rec.messages.at(-1) : this.world.findInChat(rec, upToId);
     if (!upTo) return;
     const deliveries = outboxReads(this.world, this.views, rec, reader.id, upTo, this.now());
@@ -758,12 +813,21 @@ export class TelegramEmulator {
    * reaction per user: a new one replaces the old. The message's author, when it is an attached
    * account, is pushed `updateMessageReactions` (no pts); resolves after its handlers ran.
    */
-  async react(user: EmuUser, chat: EmuChat, messageId: number, emoji: string | null, o: { viewer?: EmuUser } = {}): Promise<void> {
+  async react(
+    user: EmuUser,
+    chat: EmuChat,
+    messageId: number,
+    emoji: string | null,
+    o: { viewer?: EmuUser } = {},
+  ): Promise<void> {
     const rec = this.world.record(chat);
-    if (!rec.members.has(user.id)) throw new Error(`emulator: ${user.firstName} is not a member of ${chat.peerId}`);
+    if (!rec.members.has(user.id))
+      throw new Error(`emulator: ${user.firstName} is not a member of ${chat.peerId}`);
     const msg = this.world.findInChat(rec, messageId, o.viewer);
-    if (!msg || msg.deleted || msg.service) throw new Error(`emulator: no message ${messageId} in ${chat.peerId} to react to`);
-    if (emoji !== null && !isStandardReaction(emoji)) throw new Error(`emulator: "${emoji}" is not a standard Telegram reaction`);
+    if (!msg || msg.deleted || msg.service)
+      throw new Error(`emulator: no message ${messageId} in ${chat.peerId} to react to`);
+    if (emoji !== null && !isStandardReaction(emoji))
+      throw new Error(`emulator: "${emoji}" is not a standard Telegram reaction`);
     if (!setReaction(msg, user.id, emoji ?? undefined, this.now())) return;
     const push = reactionPush(this.world, this.views, msg, user.id, this.now());
     if (push) await this.bus.deliver(push.account, push.updates);
@@ -779,14 +843,32 @@ export class TelegramEmulator {
     if (chat.kind === "dm") throw new Error("emulator: a private chat allows every standard reaction");
     const rec = this.world.record(chat);
     if (Array.isArray(allowed)) {
-      for (const e of allowed) if (!isStandardReaction(e)) throw new Error(`emulator: "${e}" is not a standard Telegram reaction`);
+      for (const e of allowed)
+        if (!isStandardReaction(e)) throw new Error(`emulator: "${e}" is not a standard Telegram reaction`);
     }
-    rec.reactions = allowed === "all" ? { kind: "all" } : allowed === "none" ? { kind: "none" } : { kind: "some", emoji: [...(allowed as readonly string[])] };
-    const update = chat.kind === "supergroup" ? new Api.UpdateChannel({ channelId: toLong(chat.id) }) : new Api.UpdateChat({ chatId: toLong(chat.id) });
+    rec.reactions =
+      allowed === "all"
+        ? { kind: "all" }
+        : allowed === "none"
+          ? { kind: "none" }
+          : { kind: "some", emoji: [...(allowed as readonly string[])] };
+    const update =
+      chat.kind === "supergroup"
+        ? new Api.UpdateChannel({ channelId: toLong(chat.id) })
+        : new Api.UpdateChat({ chatId: toLong(chat.id) });
     await Promise.all(
       this.world.memberAccounts(rec).map((account) => {
         const bag = this.views.entitiesFor([], account, [rec]);
-        return this.bus.deliver(account, new Api.Updates({ updates: [update], users: bag.users, chats: bag.chats, date: Math.floor(this.now() / 1000), seq: 0 }));
+        return this.bus.deliver(
+          account,
+          new Api.Updates({
+            updates: [update],
+            users: bag.users,
+            chats: bag.chats,
+            date: Math.floor(this.now() / 1000),
+            seq: 0,
+          }),
+        );
       }),
     );
   }

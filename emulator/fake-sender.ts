@@ -76,5 +76,10 @@ export class FakeSender {
 export function deviceOf(request: Api.InvokeWithLayer): EmuDevice | undefined {
   const init = request.query;
   if (!(init instanceof Api.InitConnection)) return undefined;
-  return { apiId: init.apiId, deviceModel: init.deviceModel, systemVersion: init.systemVersion, appVersion: init.appVersion };
+  return {
+    apiId: init.apiId,
+    deviceModel: init.deviceModel,
+    systemVersion: init.systemVersion,
+    appVersion: init.appVersion,
+  };
 }

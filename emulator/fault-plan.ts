@@ -49,7 +49,9 @@ export class FaultPlan {
 
   /** Consumes a failure rule matching this request, if any, as the fault to answer with. */
   takeFailure(method: string, request: Api.AnyRequest): RpcFault | undefined {
-    const i = this.failures.findIndex((r) => r.method === method && (r.match === undefined || r.match(request)));
+    const i = this.failures.findIndex(
+      (r) => r.method === method && (r.match === undefined || r.match(request)),
+    );
     const rule = this.failures[i];
     if (!rule) return undefined;
     if (--rule.remaining <= 0) this.failures.splice(i, 1);

@@ -31,7 +31,15 @@ export class FileStore {
   private nextId = FIRST_FILE_ID;
 
   add(bytes: Buffer, mimeType: string, id = this.nextId++): FileRecord {
-    const rec: FileRecord = { id, accessHash: accessHashFor(id, 5), fileReference: reference(id, 0), bytes, mimeType, dcId: FILE_DC, generation: 0 };
+    const rec: FileRecord = {
+      id,
+      accessHash: accessHashFor(id, 5),
+      fileReference: reference(id, 0),
+      bytes,
+      mimeType,
+      dcId: FILE_DC,
+      generation: 0,
+    };
     this.files.set(id, rec);
     return rec;
   }

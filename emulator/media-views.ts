@@ -17,7 +17,14 @@ export function photo(m: MediaRecord): Api.Photo {
     accessHash: toLong(f.accessHash),
     fileReference: f.fileReference,
     date: 0,
-    sizes: [new Api.PhotoSize({ type: PHOTO_SIZE_TYPE, w: m.width ?? 800, h: m.height ?? 600, size: f.bytes.length })],
+    sizes: [
+      new Api.PhotoSize({
+        type: PHOTO_SIZE_TYPE,
+        w: m.width ?? 800,
+        h: m.height ?? 600,
+        size: f.bytes.length,
+      }),
+    ],
     dcId: f.dcId,
   });
 }
@@ -30,15 +37,31 @@ function attributes(m: MediaRecord): Api.TypeDocumentAttribute[] {
       return [new Api.DocumentAttributeAudio({ voice: true, duration })];
     case "audio":
       return [
-        new Api.DocumentAttributeAudio({ duration, ...(m.title !== undefined ? { title: m.title } : {}), ...(m.performer !== undefined ? { performer: m.performer } : {}) }),
+        new Api.DocumentAttributeAudio({
+          duration,
+          ...(m.title !== undefined ? { title: m.title } : {}),
+          ...(m.performer !== undefined ? { performer: m.performer } : {}),
+        }),
         ...name,
       ];
     case "video_note":
       return [new Api.DocumentAttributeVideo({ roundMessage: true, duration, w: 384, h: 384 })];
     case "video":
-      return [new Api.DocumentAttributeVideo({ supportsStreaming: true, duration, w: m.width ?? 1280, h: m.height ?? 720 }), ...name];
+      return [
+        new Api.DocumentAttributeVideo({
+          supportsStreaming: true,
+          duration,
+          w: m.width ?? 1280,
+          h: m.height ?? 720,
+        }),
+        ...name,
+      ];
     case "gif":
-      return [new Api.DocumentAttributeAnimated(), new Api.DocumentAttributeVideo({ nosound: true, duration, w: 320, h: 240 }), ...name];
+      return [
+        new Api.DocumentAttributeAnimated(),
+        new Api.DocumentAttributeVideo({ nosound: true, duration, w: 320, h: 240 }),
+        ...name,
+      ];
     default:
       return name;
   }
@@ -85,9 +108,19 @@ export function stickerDocument(doc: StickerDoc): Api.Document {
       new Api.DocumentAttributeImageSize({ w: 512, h: 512 }),
       new Api.DocumentAttributeSticker({
         alt: doc.emoji,
-        stickerset: new Api.InputStickerSetID({ id: toLong(doc.set.id), accessHash: toLong(doc.set.accessHash) }),
+        stickerset: new Api.InputStickerSetID({
+          id: toLong(doc.set.id),
+          accessHash: toLong(doc.set.accessHash),
+        }),
       }),
-      new Api.DocumentAttributeFilename({ fileName: f.mimeType === "application/x-tgsticker" ? "AnimatedSticker.tgs" : animated ? "sticker.webm" : "sticker.webp" }),
+      new Api.DocumentAttributeFilename({
+        fileName:
+          f.mimeType === "application/x-tgsticker"
+            ? "AnimatedSticker.tgs"
+            : animated
+              ? "sticker.webm"
+              : "sticker.webp",
+      }),
     ],
   });
 }

@@ -24,7 +24,11 @@ export function findMentions(text: string): MentionSpan[] {
   for (const m of text.matchAll(MENTION_RE)) {
     const lead = m[1] ?? "";
     const handle = m[2] ?? "";
-    spans.push({ offset: (m.index ?? 0) + lead.length, length: handle.length + 1, handle: handle.toLowerCase() });
+    spans.push({
+      offset: (m.index ?? 0) + lead.length,
+      length: handle.length + 1,
+      handle: handle.toLowerCase(),
+    });
   }
   return spans;
 }
@@ -44,7 +48,9 @@ export function normaliseEntities(
     if (e instanceof Api.InputMessageEntityMentionName) {
       const userId = resolveInputUser(e.userId);
       if (userId === undefined) continue;
-      out.push(new Api.MessageEntityMentionName({ offset: e.offset, length: e.length, userId: toLong(userId) }));
+      out.push(
+        new Api.MessageEntityMentionName({ offset: e.offset, length: e.length, userId: toLong(userId) }),
+      );
     } else {
       out.push(e);
     }

@@ -38,13 +38,21 @@ export class MessageChanges {
    * Replaces a message's text (as its author did in the app): one pts per account (DMs, basic
    * groups) or per channel, and UpdateEditMessage / UpdateEditChannelMessage to attached members.
    */
-  async edit(rec: ChatRecord, msg: StoredMessage, text: string, entities?: readonly Api.TypeMessageEntity[]): Promise<void> {
+  async edit(
+    rec: ChatRecord,
+    msg: StoredMessage,
+    text: string,
+    entities?: readonly Api.TypeMessageEntity[],
+  ): Promise<void> {
     const { world, views } = this.d;
-    if (msg.deleted) throw new Error(`emulator: message ${world.referenceId(msg)} of ${rec.chat.peerId} is deleted`);
+    if (msg.deleted)
+      throw new Error(`emulator: message ${world.referenceId(msg)} of ${rec.chat.peerId} is deleted`);
     if (msg.service) throw new Error(`emulator: a service message cannot be edited`);
     const author = world.user(msg.fromId);
     msg.text = text;
-    msg.entities = normaliseEntities(text, entities, (u) => (author ? userForInputUser(world, author, u)?.id : undefined));
+    msg.entities = normaliseEntities(text, entities, (u) =>
+      author ? userForInputUser(world, author, u)?.id : undefined,
+    );
     msg.editDate = this.d.now();
     const build = (viewer: EmuUser, pts: number, ptsCount: number): Api.TypeUpdate =>
       rec.chat.kind === "supergroup"
@@ -62,13 +70,19 @@ export class MessageChanges {
     if (live.length === 0) return;
     const { world } = this.d;
     // Ids as each viewer knew them, taken before they vanish from its view.
-    const idsOf = (viewer: EmuUser) => live.map((m) => world.idFor(m, viewer.id)).filter((id): id is number => id !== undefined);
+    const idsOf = (viewer: EmuUser) =>
+      live.map((m) => world.idFor(m, viewer.id)).filter((id): id is number => id !== undefined);
     const ids = new Map<number, number[]>();
     for (const a of world.memberAccounts(rec)) ids.set(a.id, idsOf(a));
     for (const m of live) m.deleted = true;
     const build = (viewer: EmuUser, pts: number, ptsCount: number): Api.TypeUpdate =>
       rec.chat.kind === "supergroup"
-        ? new Api.UpdateDeleteChannelMessages({ channelId: toLong(rec.chat.id), messages: ids.get(viewer.id) ?? idsOf(viewer), pts, ptsCount })
+        ? new Api.UpdateDeleteChannelMessages({
+            channelId: toLong(rec.chat.id),
+            messages: ids.get(viewer.id) ?? idsOf(viewer),
+            pts,
+            ptsCount,
+          })
         : new Api.UpdateDeleteMessages({ messages: ids.get(viewer.id) ?? [], pts, ptsCount });
     await this.fanOut(rec, live, live.length, build, false, (a) => (ids.get(a.id)?.length ?? 0) > 0);
   }
@@ -78,15 +92,28 @@ export class MessageChanges {
    * (basic group) or UpdateChannelUserTyping (supergroup; `topicId` → top_msg_id in forums).
    * No pts: a missed typing update is simply gone. Lasts ~6 s in clients unless repeated.
    */
-  async typing(rec: ChatRecord, user: EmuUser, action: TypingAction, topicId: number | undefined): Promise<void> {
-    if (!rec.members.has(user.id)) throw new Error(`emulator: ${user.firstName} is not a member of ${rec.chat.peerId}`);
-    if (topicId !== undefined && !rec.topics.has(topicId)) throw new Error(`emulator: no topic ${topicId} in ${rec.chat.peerId}`);
+  async typing(
+    rec: ChatRecord,
+    user: EmuUser,
+    action: TypingAction,
+    topicId: number | undefined,
+  ): Promise<void> {
+    if (!rec.members.has(user.id))
+      throw new Error(`emulator: ${user.firstName} is not a member of ${rec.chat.peerId}`);
+    if (topicId !== undefined && !rec.topics.has(topicId))
+      throw new Error(`emulator: no topic ${topicId} in ${rec.chat.peerId}`);
     const from = new Api.PeerUser({ userId: toLong(user.id) });
     const update = (): Api.TypeUpdate => {
       const a = TYPING_ACTIONS[action]();
       if (rec.chat.kind === "dm") return new Api.UpdateUserTyping({ userId: toLong(user.id), action: a });
-      if (rec.chat.kind === "group") return new Api.UpdateChatUserTyping({ chatId: toLong(rec.chat.id), fromId: from, action: a });
-      return new Api.UpdateChannelUserTyping({ channelId: toLong(rec.chat.id), fromId: from, action: a, ...(topicId !== undefined ? { topMsgId: topicId } : {}) });
+      if (rec.chat.kind === "group")
+        return new Api.UpdateChatUserTyping({ chatId: toLong(rec.chat.id), fromId: from, action: a });
+      return new Api.UpdateChannelUserTyping({
+        channelId: toLong(rec.chat.id),
+        fromId: from,
+        action: a,
+        ...(topicId !== undefined ? { topMsgId: topicId } : {}),
+      });
     };
     const deliveries: Promise<void>[] = [];
     for (const account of this.d.attached()) {
@@ -124,13 +151,31 @@ export class MessageChanges {
     for (const account of this.d.attached()) {
       const pts = ptsOf.get(account.id);
       if (pts === undefined || !rec.members.has(account.id)) continue;
-      deliveries.push(this.d.bus.deliver(account, this.envelope([build(account, pts, ptsCount)], withEntities ? msgs : [], account, rec)));
+      deliveries.push(
+        this.d.bus.deliver(
+          account,
+          this.envelope([build(account, pts, ptsCount)], withEntities ? msgs : [], account, rec),
+        ),
+      );
     }
     await Promise.all(deliveries);
   }
 
-  private envelope(updates: Api.TypeUpdate[], msgs: StoredMessage[], viewer: EmuUser, rec: ChatRecord): Api.Updates {
-    const bag = msgs.length ? this.d.views.entitiesFor(msgs, viewer) : this.d.views.entitiesFor([], viewer, [rec]);
-    return new Api.Updates({ updates, users: bag.users, chats: bag.chats, date: Math.floor(this.d.now() / 1000), seq: 0 });
+  private envelope(
+    updates: Api.TypeUpdate[],
+    msgs: StoredMessage[],
+    viewer: EmuUser,
+    rec: ChatRecord,
+  ): Api.Updates {
+    const bag = msgs.length
+      ? this.d.views.entitiesFor(msgs, viewer)
+      : this.d.views.entitiesFor([], viewer, [rec]);
+    return new Api.Updates({
+      updates,
+      users: bag.users,
+      chats: bag.chats,
+      date: Math.floor(this.d.now() / 1000),
+      seq: 0,
+    });
   }
 }

@@ -20,7 +20,12 @@ import type { World } from "./world";
  * Sets (or, with no emoji, removes) `userId`'s reaction: one per user, as for a non-premium
  * account. A changed reaction becomes the newest. Returns false when nothing changed.
  */
-export function setReaction(msg: StoredMessage, userId: number, emoji: string | undefined, nowMs: number): boolean {
+export function setReaction(
+  msg: StoredMessage,
+  userId: number,
+  emoji: string | undefined,
+  nowMs: number,
+): boolean {
   const had = msg.reactions.get(userId);
   if (emoji === undefined) return msg.reactions.delete(userId);
   if (had?.emoji === emoji) return false;
@@ -50,25 +55,28 @@ export function reactionsOf(msg: StoredMessage, viewerId: number): Api.MessageRe
     ),
     ...(named
       ? {
-          recentReactions: [...msg.reactions]
-            .reverse()
-            .map(
-              ([userId, r]) =>
-                new Api.MessagePeerReaction({
-                  peerId: new Api.PeerUser({ userId: toLong(userId) }),
-                  date: Math.floor(r.date / 1000),
-                  reaction: new Api.ReactionEmoji({ emoticon: r.emoji }),
-                  ...(userId === viewerId ? { my: true } : {}),
-                  ...(ownMessage && userId !== viewerId ? { unread: true } : {}),
-                }),
-            ),
+          recentReactions: [...msg.reactions].reverse().map(
+            ([userId, r]) =>
+              new Api.MessagePeerReaction({
+                peerId: new Api.PeerUser({ userId: toLong(userId) }),
+                date: Math.floor(r.date / 1000),
+                reaction: new Api.ReactionEmoji({ emoticon: r.emoji }),
+                ...(userId === viewerId ? { my: true } : {}),
+                ...(ownMessage && userId !== viewerId ? { unread: true } : {}),
+              }),
+          ),
         }
       : {}),
   });
 }
 
 /** `updateMessageReactions` for `msg` as `viewer` sees it (its own id for the message). */
-export function reactionsUpdate(world: World, views: TlViews, msg: StoredMessage, viewer: EmuUser): Api.UpdateMessageReactions | undefined {
+export function reactionsUpdate(
+  world: World,
+  views: TlViews,
+  msg: StoredMessage,
+  viewer: EmuUser,
+): Api.UpdateMessageReactions | undefined {
   const msgId = world.idFor(msg, viewer.id);
   if (msgId === undefined) return undefined;
   return new Api.UpdateMessageReactions({
@@ -84,9 +92,16 @@ export function reactionsUpdate(world: World, views: TlViews, msg: StoredMessage
  * `reactorId` that still sees the message; with the reactors' users (min ones in a supergroup
  * for users the author never received in full) and the chat.
  */
-export function reactionPush(world: World, views: TlViews, msg: StoredMessage, reactorId: number, nowMs: number): PreparedDelivery | undefined {
+export function reactionPush(
+  world: World,
+  views: TlViews,
+  msg: StoredMessage,
+  reactorId: number,
+  nowMs: number,
+): PreparedDelivery | undefined {
   const author = world.user(msg.fromId);
-  if (!author?.isAccount || author.id === reactorId || msg.deleted || !msg.chat.members.has(author.id)) return undefined;
+  if (!author?.isAccount || author.id === reactorId || msg.deleted || !msg.chat.members.has(author.id))
+    return undefined;
   const update = reactionsUpdate(world, views, msg, author);
   if (!update) return undefined;
   const bag = views.entitiesFor([], author, [msg.chat]);
@@ -97,10 +112,18 @@ export function reactionPush(world: World, views: TlViews, msg: StoredMessage, r
     const u = world.user(userId);
     if (!u || seen.has(userId)) continue;
     seen.add(userId);
-    users.push(minForUnknown && !world.knows(author.id, userId) ? views.minUser(u) : views.user(u, author.id));
+    users.push(
+      minForUnknown && !world.knows(author.id, userId) ? views.minUser(u) : views.user(u, author.id),
+    );
   }
   return {
     account: author,
-    updates: new Api.Updates({ updates: [update], users, chats: bag.chats, date: Math.floor(nowMs / 1000), seq: 0 }),
+    updates: new Api.Updates({
+      updates: [update],
+      users,
+      chats: bag.chats,
+      date: Math.floor(nowMs / 1000),
+      seq: 0,
+    }),
   };
 }

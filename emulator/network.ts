@@ -94,7 +94,8 @@ export class NetworkSender extends FakeSender {
       }
       return Promise.resolve(undefined);
     }
-    if (request instanceof Api.PingDelayDisconnect) return Promise.resolve(new Api.Pong({ msgId: request.pingId, pingId: request.pingId }));
+    if (request instanceof Api.PingDelayDisconnect)
+      return Promise.resolve(new Api.Pong({ msgId: request.pingId, pingId: request.pingId }));
     return new Promise((resolve, reject) => this.network.route(this, { request, resolve, reject }));
   }
 }
@@ -144,7 +145,10 @@ export class Network {
     sender.key = key;
     key.push = () => {
       // Telegram pushes updateLoginToken in an updateShort; it goes through GramJS's pipeline.
-      const update = new Api.UpdateShort({ update: new Api.UpdateLoginToken(), date: Math.floor(this.deps.now() / 1000) });
+      const update = new Api.UpdateShort({
+        update: new Api.UpdateLoginToken(),
+        date: Math.floor(this.deps.now() / 1000),
+      });
       setImmediate(() => {
         // _handleUpdate unwraps UpdateShort at run time; its typing only lists inner updates.
         if (!sender.userDisconnected) _handleUpdate(sender.client, update as unknown as Api.TypeUpdate);
@@ -188,7 +192,8 @@ export class Network {
   private bindIfSignedIn(sender: NetworkSender): Connection | undefined {
     const accountId = sender.key?.accountId;
     if (accountId === undefined || sender.userDisconnected) return undefined;
-    if (sender.connection && !sender.connection.detached && sender.connection.account.id === accountId) return sender.connection;
+    if (sender.connection && !sender.connection.detached && sender.connection.account.id === accountId)
+      return sender.connection;
     const account = this.deps.user(accountId);
     if (!account) return undefined;
     sender.connection = this.deps.bind(sender.client, account, sender);

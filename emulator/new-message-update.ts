@@ -10,10 +10,16 @@ import type { EmuUser, UpdateShapes } from "./types";
 import type { World } from "./world";
 
 /** UpdateNewChannelMessage for supergroups, UpdateNewMessage for DMs and basic groups. */
-export function newMessageUpdate(world: World, views: TlViews, msg: StoredMessage, viewer: EmuUser): Api.TypeUpdate {
+export function newMessageUpdate(
+  world: World,
+  views: TlViews,
+  msg: StoredMessage,
+  viewer: EmuUser,
+): Api.TypeUpdate {
   const message = views.message(msg, viewer);
   const pts = world.ptsFor(msg, viewer.id) ?? 0;
-  if (msg.chat.chat.kind === "supergroup") return new Api.UpdateNewChannelMessage({ message, pts, ptsCount: 1 });
+  if (msg.chat.chat.kind === "supergroup")
+    return new Api.UpdateNewChannelMessage({ message, pts, ptsCount: 1 });
   return new Api.UpdateNewMessage({ message, pts, ptsCount: 1 });
 }
 
@@ -35,7 +41,12 @@ export function newMessageUpdates(
     const short = shortMessage(world, views, msg, viewer);
     if (short) return short;
   }
-  const bag = views.entitiesFor([msg], viewer, [], shapes === "telegram" && msg.chat.chat.kind === "supergroup");
+  const bag = views.entitiesFor(
+    [msg],
+    viewer,
+    [],
+    shapes === "telegram" && msg.chat.chat.kind === "supergroup",
+  );
   return new Api.Updates({
     updates: [newMessageUpdate(world, views, msg, viewer)],
     users: bag.users,
@@ -54,7 +65,12 @@ export function isShortShaped(msg: StoredMessage): boolean {
   return !(kind === "dm" && msg.chat.members.size === 1);
 }
 
-function shortMessage(world: World, views: TlViews, msg: StoredMessage, viewer: EmuUser): Api.TypeUpdates | undefined {
+function shortMessage(
+  world: World,
+  views: TlViews,
+  msg: StoredMessage,
+  viewer: EmuUser,
+): Api.TypeUpdates | undefined {
   if (!isShortShaped(msg)) return undefined;
   const full = views.message(msg, viewer);
   if (!(full instanceof Api.Message)) return undefined;
@@ -72,5 +88,9 @@ function shortMessage(world: World, views: TlViews, msg: StoredMessage, viewer: 
   if (msg.chat.chat.kind === "dm") {
     return new Api.UpdateShortMessage({ ...common, userId: toLong(world.dmPeerOf(msg.chat, viewer.id)) });
   }
-  return new Api.UpdateShortChatMessage({ ...common, fromId: toLong(msg.fromId), chatId: toLong(msg.chat.chat.id) });
+  return new Api.UpdateShortChatMessage({
+    ...common,
+    fromId: toLong(msg.fromId),
+    chatId: toLong(msg.chat.chat.id),
+  });
 }

@@ -14,7 +14,14 @@ import type { World } from "./world";
  * Marks `rec` read by `readerId` up to `upTo` (inclusive) and returns the updates for each member
  * account that sent something in that range (in its own id space).
  */
-export function outboxReads(world: World, views: TlViews, rec: ChatRecord, readerId: number, upTo: StoredMessage, nowMs: number): PreparedDelivery[] {
+export function outboxReads(
+  world: World,
+  views: TlViews,
+  rec: ChatRecord,
+  readerId: number,
+  upTo: StoredMessage,
+  nowMs: number,
+): PreparedDelivery[] {
   const out: PreparedDelivery[] = [];
   for (const account of world.memberAccounts(rec)) {
     if (account.id === readerId) continue;
@@ -31,13 +38,24 @@ export function outboxReads(world: World, views: TlViews, rec: ChatRecord, reade
       update = new Api.UpdateReadChannelOutbox({ channelId: toLong(rec.chat.id), maxId });
     } else {
       const peer = views.peer(rec, account.id);
-      const ev = world.advanceAccountPts(account.id, 1, nowMs, (_v, pts, ptsCount) => new Api.UpdateReadHistoryOutbox({ peer, maxId, pts, ptsCount }));
+      const ev = world.advanceAccountPts(
+        account.id,
+        1,
+        nowMs,
+        (_v, pts, ptsCount) => new Api.UpdateReadHistoryOutbox({ peer, maxId, pts, ptsCount }),
+      );
       update = new Api.UpdateReadHistoryOutbox({ peer, maxId, pts: ev.pts, ptsCount: ev.ptsCount });
     }
     const bag = views.entitiesFor([], account, [rec]);
     out.push({
       account,
-      updates: new Api.Updates({ updates: [update], users: bag.users, chats: bag.chats, date: Math.floor(nowMs / 1000), seq: 0 }),
+      updates: new Api.Updates({
+        updates: [update],
+        users: bag.users,
+        chats: bag.chats,
+        date: Math.floor(nowMs / 1000),
+        seq: 0,
+      }),
     });
   }
   return out;

@@ -138,7 +138,9 @@ export class RpcEndpoint {
       return handler.handle(ctx, strictTl ? roundTripRequest(request) : request);
     } catch (e) {
       if (e instanceof RpcFault && e.errorMessage === "EMULATOR_UNIMPLEMENTED") {
-        process.stderr.write(`[telegram-emulator] unimplemented: ${e.detail ?? method} (account ${account.id})\n`);
+        process.stderr.write(
+          `[telegram-emulator] unimplemented: ${e.detail ?? method} (account ${account.id})\n`,
+        );
       }
       throw e;
     }

@@ -29,7 +29,12 @@ export class RpcFault extends Error {
  */
 export function defaultErrorCode(errorMessage: string): number {
   if (/^(FLOOD_WAIT_|FLOOD_PREMIUM_WAIT_|SLOWMODE_WAIT_)/.test(errorMessage)) return 420;
-  if (/^(AUTH_KEY_UNREGISTERED|SESSION_REVOKED|USER_DEACTIVATED|USER_DEACTIVATED_BAN|SESSION_EXPIRED|AUTH_KEY_INVALID|AUTH_KEY_PERM_EMPTY)$/.test(errorMessage)) return 401;
+  if (
+    /^(AUTH_KEY_UNREGISTERED|SESSION_REVOKED|USER_DEACTIVATED|USER_DEACTIVATED_BAN|SESSION_EXPIRED|AUTH_KEY_INVALID|AUTH_KEY_PERM_EMPTY)$/.test(
+      errorMessage,
+    )
+  )
+    return 401;
   if (errorMessage === "AUTH_KEY_DUPLICATED") return 406;
   return 400;
 }

@@ -74,7 +74,8 @@ export function srpVerifier(password: string): SrpVerifier {
   return { salt1, salt2, v: modPow(G, toBig(ph2(password, salt1, salt2)), P) };
 }
 
-const goodSize = (n: bigint): boolean => n > 0n && n < P && bitLength(n) >= MIN_BITS && bitLength(P - n) >= MIN_BITS;
+const goodSize = (n: bigint): boolean =>
+  n > 0n && n < P && bitLength(n) >= MIN_BITS && bitLength(P - n) >= MIN_BITS;
 
 /** A fresh challenge: random b, B = (k·v + g^b) mod p, and a new srp_id. */
 export function srpChallenge(verifier: SrpVerifier): SrpChallenge {
@@ -92,7 +93,12 @@ export function srpChallenge(verifier: SrpVerifier): SrpChallenge {
  * Checks a client's (A, M1) against a challenge: u = H(A | B), S = (A·v^u)^b, K = H(S),
  * M1 = H(H(p) xor H(g) | H(salt1) | H(salt2) | A | B | K), compared in constant time.
  */
-export function srpCheck(verifier: SrpVerifier, challenge: SrpChallenge, aBytes: Buffer, m1: Buffer): boolean {
+export function srpCheck(
+  verifier: SrpVerifier,
+  challenge: SrpChallenge,
+  aBytes: Buffer,
+  m1: Buffer,
+): boolean {
   const A = toBig(aBytes);
   if (A <= 0n || A >= P || aBytes.length > 256) return false;
   const aPad = pad256(A);
@@ -102,6 +108,13 @@ export function srpCheck(verifier: SrpVerifier, challenge: SrpChallenge, aBytes:
   const hp = sha256(pad256(P));
   const hg = sha256(pad256(G));
   const xored = Buffer.from(hp.map((x, i) => x ^ (hg[i] ?? 0)));
-  const expected = sha256(xored, sha256(verifier.salt1), sha256(verifier.salt2), aPad, challenge.B, sha256(pad256(S)));
+  const expected = sha256(
+    xored,
+    sha256(verifier.salt1),
+    sha256(verifier.salt2),
+    aPad,
+    challenge.B,
+    sha256(pad256(S)),
+  );
   return m1.length === expected.length && timingSafeEqual(m1, expected);
 }

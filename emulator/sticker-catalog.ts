@@ -20,11 +20,21 @@ export class StickerCatalog {
 
   constructor(private readonly files: FileStore) {}
 
-  add(o: { shortName: string; title: string; stickers: readonly { emoji: string; bytes?: Buffer; mimeType?: string }[] }): StickerSetRecord {
+  add(o: {
+    shortName: string;
+    title: string;
+    stickers: readonly { emoji: string; bytes?: Buffer; mimeType?: string }[];
+  }): StickerSetRecord {
     const key = o.shortName.toLowerCase();
     if (this.sets.has(key)) throw new Error(`emulator: sticker set ${o.shortName} exists`);
     const setId = this.nextId++;
-    const set: StickerSetRecord = { id: setId, accessHash: accessHashFor(setId, 3), shortName: o.shortName, title: o.title, docs: [] };
+    const set: StickerSetRecord = {
+      id: setId,
+      accessHash: accessHashFor(setId, 3),
+      shortName: o.shortName,
+      title: o.title,
+      docs: [],
+    };
     for (const s of o.stickers) {
       const id = this.nextId++;
       const file = this.files.add(s.bytes ?? TINY_WEBP, s.mimeType ?? "image/webp", id);

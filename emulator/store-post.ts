@@ -13,13 +13,16 @@ import type { World } from "./world";
  */
 export function storePost(world: World, o: PostOptions, nowMs: number): StoredMessage {
   const rec = world.record(o.chat);
-  if (!rec.members.has(o.from.id)) throw new Error(`emulator: ${o.from.firstName} is not a member of ${o.chat.peerId}`);
+  if (!rec.members.has(o.from.id))
+    throw new Error(`emulator: ${o.from.firstName} is not a member of ${o.chat.peerId}`);
   let topicId = o.topicId;
-  if (topicId !== undefined && !rec.topics.has(topicId)) throw new Error(`emulator: no topic ${topicId} in ${o.chat.peerId}`);
+  if (topicId !== undefined && !rec.topics.has(topicId))
+    throw new Error(`emulator: no topic ${topicId} in ${o.chat.peerId}`);
   let replyTo: StoredMessage | undefined;
   if (o.replyTo !== undefined) {
     replyTo = world.findInChat(rec, o.replyTo);
-    if (!replyTo || replyTo.deleted) throw new Error(`emulator: no message ${o.replyTo} to reply to in ${o.chat.peerId}`);
+    if (!replyTo || replyTo.deleted)
+      throw new Error(`emulator: no message ${o.replyTo} to reply to in ${o.chat.peerId}`);
     // Replying to a topic root is posting in that topic; replying inside a topic stays in it.
     if (replyTo.service?.action === "topic-create") {
       topicId = replyTo.channelId;
@@ -32,7 +35,8 @@ export function storePost(world: World, o: PostOptions, nowMs: number): StoredMe
   if (o.quote !== undefined) {
     // Telegram refuses a quote that is not in the replied-to message (QUOTE_TEXT_INVALID).
     const offset = replyTo ? replyTo.text.indexOf(o.quote) : -1;
-    if (o.quote === "" || offset < 0) throw new Error(`emulator: quote ${JSON.stringify(o.quote)} is not in the replied-to message`);
+    if (o.quote === "" || offset < 0)
+      throw new Error(`emulator: quote ${JSON.stringify(o.quote)} is not in the replied-to message`);
     quote = { text: o.quote, offset };
   }
   const sentAs = o.sendAs ? senderChat(world, rec, o, nowMs) : undefined;
@@ -66,7 +70,14 @@ function attach(world: World, m: EmuMediaInput): { sticker: StickerDoc } | { med
     throw new Error(`emulator: message ${m.id} in ${m.chat.peerId} has no file`);
   }
   if (m.kind === "photo") {
-    return { media: { kind: "photo", file: world.files.add(m.bytes, "image/jpeg"), width: m.width ?? 800, height: m.height ?? 600 } };
+    return {
+      media: {
+        kind: "photo",
+        file: world.files.add(m.bytes, "image/jpeg"),
+        width: m.width ?? 800,
+        height: m.height ?? 600,
+      },
+    };
   }
   return {
     media: {
@@ -92,10 +103,18 @@ function senderChat(
   nowMs: number,
 ): { senderChat: ChatRecord; forwardOf?: StoredMessage } {
   const as = world.record(o.sendAs as EmuChat);
-  if (rec.chat.kind !== "supergroup") throw new Error(`emulator: only supergroups get messages sent as a chat (${rec.chat.peerId})`);
+  if (rec.chat.kind !== "supergroup")
+    throw new Error(`emulator: only supergroups get messages sent as a chat (${rec.chat.peerId})`);
   if (as === rec) return { senderChat: rec };
   if (as.chat.broadcast && as.linked === rec) {
-    const post = world.storeMessage({ chat: as, fromId: o.from.id, senderChat: as, text: o.text, entities: [], date: nowMs });
+    const post = world.storeMessage({
+      chat: as,
+      fromId: o.from.id,
+      senderChat: as,
+      text: o.text,
+      entities: [],
+      date: nowMs,
+    });
     return { senderChat: as, forwardOf: post };
   }
   throw new Error(`emulator: ${o.sendAs?.peerId} is neither ${rec.chat.peerId} nor its linked channel`);

@@ -157,7 +157,8 @@ export class TlViews {
     }
     // Telegram's flag: an @mention of the account, or a reply to one of its messages.
     const mentioned =
-      !out && (msg.replyTo?.fromId === viewer.id || mentionsUser(msg.text, msg.entities, viewer.id, viewer.username));
+      !out &&
+      (msg.replyTo?.fromId === viewer.id || mentionsUser(msg.text, msg.entities, viewer.id, viewer.username));
     return new Api.Message({
       id,
       out,
@@ -183,7 +184,10 @@ export class TlViews {
    */
   replyHeader(msg: StoredMessage, viewerId: number): Api.MessageReplyHeader | undefined {
     const target = msg.replyTo ? this.world.idFor(msg.replyTo, viewerId) : undefined;
-    const quote = target !== undefined && msg.quote ? { quote: true, quoteText: msg.quote.text, quoteOffset: msg.quote.offset } : {};
+    const quote =
+      target !== undefined && msg.quote
+        ? { quote: true, quoteText: msg.quote.text, quoteOffset: msg.quote.offset }
+        : {};
     if (msg.topicId !== undefined) {
       return new Api.MessageReplyHeader({
         forumTopic: true,
@@ -201,7 +205,9 @@ export class TlViews {
     return new Api.MessageFwdHeader({
       fromId: channel,
       date: Math.floor(post.date / 1000),
-      ...(post.channelId !== undefined ? { channelPost: post.channelId, savedFromMsgId: post.channelId } : {}),
+      ...(post.channelId !== undefined
+        ? { channelPost: post.channelId, savedFromMsgId: post.channelId }
+        : {}),
       savedFromPeer: channel,
     });
   }
@@ -265,7 +271,9 @@ export class TlViews {
     for (const id of userIds) {
       const u = this.world.user(id);
       if (!u) continue;
-      users.push(minForUnknown && !this.world.knows(viewer.id, id) ? this.minUser(u) : this.user(u, viewer.id));
+      users.push(
+        minForUnknown && !this.world.knows(viewer.id, id) ? this.minUser(u) : this.user(u, viewer.id),
+      );
     }
     return { users, chats };
   }

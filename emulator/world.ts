@@ -15,7 +15,10 @@ import type { ChatRecord, Mailbox, StoredMessage } from "./stored-message";
 import type { EmuChat, EmuMessage, EmuUser, TypingRecord } from "./types";
 
 /** What a new message needs; ids, reactions and the deleted flag are the server's (`storeMessage`). */
-export type NewMessageInput = Omit<StoredMessage, "serial" | "channelId" | "boxIds" | "deleted" | "reactions" | "channelPts" | "boxPts" | "editDate">;
+export type NewMessageInput = Omit<
+  StoredMessage,
+  "serial" | "channelId" | "boxIds" | "deleted" | "reactions" | "channelPts" | "boxPts" | "editDate"
+>;
 
 // Id ranges that look like Telegram's and stay far below 2^40.
 const FIRST_USER_ID = 5_000_000_001;
@@ -51,7 +54,10 @@ export class World {
   // ---- users -----------------------------------------------------------------------------
 
   /** Registers a user; accounts also get a mailbox. */
-  addUser(u: { firstName: string; lastName?: string; username?: string; bot?: boolean }, isAccount: boolean): EmuUser {
+  addUser(
+    u: { firstName: string; lastName?: string; username?: string; bot?: boolean },
+    isAccount: boolean,
+  ): EmuUser {
     if (u.username !== undefined && this.usernames.has(u.username.toLowerCase())) {
       throw new Error(`emulator: username @${u.username} is taken`);
     }
@@ -117,7 +123,14 @@ export class World {
 
   createGroup(title: string, members: readonly EmuUser[]): EmuChat {
     const id = this.nextGroupId++;
-    const chat: EmuChat = Object.freeze({ kind: "group", id, peerId: `-${id}`, title, forum: false, accessHash: 0 });
+    const chat: EmuChat = Object.freeze({
+      kind: "group",
+      id,
+      peerId: `-${id}`,
+      title,
+      forum: false,
+      accessHash: 0,
+    });
     this.groups.set(id, this.register(chat, members));
     return chat;
   }
@@ -261,7 +274,8 @@ export class World {
    * Undefined when no account is a member (then ids are the message serials).
    */
   referenceViewer(rec: ChatRecord): EmuUser | undefined {
-    for (const id of this.attachOrder) if (this.attached.has(id) && rec.members.has(id)) return this.users.get(id);
+    for (const id of this.attachOrder)
+      if (this.attached.has(id) && rec.members.has(id)) return this.users.get(id);
     for (const id of this.attachOrder) if (rec.members.has(id)) return this.users.get(id);
     return this.memberAccounts(rec)[0];
   }
@@ -318,12 +332,22 @@ export class World {
    * Moves an account's pts for something other than a new message (a read, an edit, a deletion):
    * `build` makes the update a client receives, now or later through getDifference.
    */
-  advanceAccountPts(accountId: number, ptsCount: number, dateMs: number, build: NonNullable<PtsEvent["build"]>): PtsEvent {
+  advanceAccountPts(
+    accountId: number,
+    ptsCount: number,
+    dateMs: number,
+    build: NonNullable<PtsEvent["build"]>,
+  ): PtsEvent {
     return this.mailbox(accountId).pts.push(ptsCount, Math.floor(dateMs / 1000), { build });
   }
 
   /** Moves a channel's pts for something other than a new message (see `advanceAccountPts`). */
-  advanceChannelPts(rec: ChatRecord, ptsCount: number, dateMs: number, build: NonNullable<PtsEvent["build"]>): PtsEvent {
+  advanceChannelPts(
+    rec: ChatRecord,
+    ptsCount: number,
+    dateMs: number,
+    build: NonNullable<PtsEvent["build"]>,
+  ): PtsEvent {
     if (rec.chat.kind !== "supergroup") throw new Error(`emulator: ${rec.chat.peerId} has no channel pts`);
     return rec.pts.push(ptsCount, Math.floor(dateMs / 1000), { build });
   }

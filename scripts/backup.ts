@@ -52,7 +52,8 @@ export async function main(argv: readonly string[], io: BackupIo): Promise<numbe
   if (extra.length > 0) return fail(`unexpected argument "${extra[0]}": name one file`, 2);
   let source: string;
   try {
-    source = parsed.values.db ?? readEnv({ STATE_DB: withDotEnv(io.env, join(io.cwd, ".env")).STATE_DB }).STATE_DB;
+    source =
+      parsed.values.db ?? readEnv({ STATE_DB: withDotEnv(io.env, join(io.cwd, ".env")).STATE_DB }).STATE_DB;
   } catch (e) {
     return fail(e instanceof Error ? e.message : String(e));
   }

@@ -63,13 +63,17 @@ if (flags === "help") {
 const json = flags.json ?? false;
 const messages = readNumber(process.env.BENCH_MESSAGES ?? "20000") ?? Number.NaN;
 if (!Number.isInteger(messages) || messages < 100) {
-  process.stderr.write(`bench: BENCH_MESSAGES must be a whole number of at least 100 (got "${process.env.BENCH_MESSAGES}")\n`);
+  process.stderr.write(
+    `bench: BENCH_MESSAGES must be a whole number of at least 100 (got "${process.env.BENCH_MESSAGES}")\n`,
+  );
   process.exit(2);
 }
 
 const p7Messages = readNumber(process.env.BENCH_P7_MESSAGES ?? "1000000") ?? Number.NaN;
 if (!Number.isInteger(p7Messages) || p7Messages < 1000) {
-  process.stderr.write(`bench: BENCH_P7_MESSAGES must be a whole number of at least 1000 (got "${process.env.BENCH_P7_MESSAGES}")\n`);
+  process.stderr.write(
+    `bench: BENCH_P7_MESSAGES must be a whole number of at least 1000 (got "${process.env.BENCH_P7_MESSAGES}")\n`,
+  );
   process.exit(2);
 }
 
@@ -91,19 +95,39 @@ const perTickMany = await benchSchedulerLatency({ chats: 1000, policy: "one-per-
 const p8 = await inChild<CatchUpFigures>("p8", {});
 const p7 = await inChild<MemoryFigures>("p7", { messages: p7Messages, chats: 10_000 });
 const figures = {
-  P1: { ratio: inbound.wire.ratio, target: 1.25, messages: inbound.messages, wire: inbound.wire, dispatchOnly: inbound.dispatchOnly },
+  P1: {
+    ratio: inbound.wire.ratio,
+    target: 1.25,
+    messages: inbound.messages,
+    wire: inbound.wire,
+    dispatchOnly: inbound.dispatchOnly,
+  },
   // P2 counts the persona's requests over both of its timed runs (from the wire and prebuilt).
-  P2: { requestsPerMessage: inbound.p2, requests: inbound.requests, messagesSeenByPersona: 2 * inbound.messages, target: 0 },
+  P2: {
+    requestsPerMessage: inbound.p2,
+    requests: inbound.requests,
+    messagesSeenByPersona: 2 * inbound.messages,
+    target: 0,
+  },
   P3: { goalPlanningCalls: 1, clock: "fake (the planner answers at once)", ...p3 },
   P4: { estimator: "context/tokens.ts", ...p4 },
   groupAnswerWithMemories: { estimator: "context/tokens.ts", ...groupMemories },
-  P5: { averageTokens: p5.averageTokens, target: 60, estimator: "context/tokens.ts estimateTokens", cases: p5.cases },
+  P5: {
+    averageTokens: p5.averageTokens,
+    target: 60,
+    estimator: "context/tokens.ts estimateTokens",
+    cases: p5.cases,
+  },
   P6: {
     ratio: many.meanMs / one.meanMs,
     target: 2,
     oneChat: one,
     thousandChats: many,
-    oneTaskPerTick: { ratio: perTickMany.meanMs / perTickOne.meanMs, oneChat: perTickOne, thousandChats: perTickMany },
+    oneTaskPerTick: {
+      ratio: perTickMany.meanMs / perTickOne.meanMs,
+      oneChat: perTickOne,
+      thousandChats: perTickMany,
+    },
   },
   P7: { rssMb: p7.rssMb, target: 300, ingest: p7, afterCatchUpRssMb: p8.rssMb },
   P8: { target: 0.2, ...p8 },
@@ -124,56 +148,110 @@ if (json) {
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 } else {
   const f = (x: number, d = 2) => x.toFixed(d);
-  const lat = (l: typeof one) => `mean ${f(l.meanMs, 1)} ms, p95 ${f(l.p95Ms, 0)} ms, ${l.tasks} tasks, scheduling ${f(l.schedulingUsPerTask, 1)} µs/task`;
-  console.log(`P1 inbound cost ratio: ${f(figures.P1.ratio, 3)} (target ≤ 1.25), ${inbound.messages} non-addressed group messages per path`);
-  console.log(`   from the wire (TL decode + dispatch): full inbound path ${f(inbound.wire.pipelineUs, 1)} µs/message vs GramJS to a no-op handler ${f(inbound.wire.gramjsNoopUs, 1)} µs/message`);
-  console.log(`   dispatch of prebuilt objects only:    full inbound path ${f(inbound.dispatchOnly.pipelineUs, 1)} µs/message vs GramJS to a no-op handler ${f(inbound.dispatchOnly.gramjsNoopUs, 1)} µs/message (ratio ${f(inbound.dispatchOnly.ratio, 3)})`);
-  console.log(`P2 Telegram requests per non-addressed message: ${figures.P2.requestsPerMessage} (${inbound.requests} requests for ${2 * inbound.messages} messages; target 0)`);
-  const burst = (b: typeof p3.dms) => `${b.planningCalls} planning call(s), ${b.answers} answer(s), typing ${f(b.lastMessageToTypingMs / 1000, 1)} s after the last message`;
-  console.log(`P3 bursts (quiet window ${p3.quietWindowSec} s; fake clock, the planner answers at once; goal 1 planning call each)`);
-  console.log(`   3 DMs 2 s apart:         ${burst(p3.dms)}   (quiet window 0: ${p3.withoutQuietWindow.dms.planningCalls} calls)`);
-  console.log(`   5 mentions 1 s apart:    ${burst(p3.mentions)}   (quiet window 0: ${p3.withoutQuietWindow.mentions.planningCalls} calls)`);
-  console.log(`   a single message:        typing ${f(p3.singleMessageToTypingMs / 1000, 1)} s after it (quiet window 0: ${f(p3.singleMessageWithoutQuietWindowMs / 1000, 1)} s, the read delay)`);
+  const lat = (l: typeof one) =>
+    `mean ${f(l.meanMs, 1)} ms, p95 ${f(l.p95Ms, 0)} ms, ${l.tasks} tasks, scheduling ${f(l.schedulingUsPerTask, 1)} µs/task`;
+  console.log(
+    `P1 inbound cost ratio: ${f(figures.P1.ratio, 3)} (target ≤ 1.25), ${inbound.messages} non-addressed group messages per path`,
+  );
+  console.log(
+    `   from the wire (TL decode + dispatch): full inbound path ${f(inbound.wire.pipelineUs, 1)} µs/message vs GramJS to a no-op handler ${f(inbound.wire.gramjsNoopUs, 1)} µs/message`,
+  );
+  console.log(
+    `   dispatch of prebuilt objects only:    full inbound path ${f(inbound.dispatchOnly.pipelineUs, 1)} µs/message vs GramJS to a no-op handler ${f(inbound.dispatchOnly.gramjsNoopUs, 1)} µs/message (ratio ${f(inbound.dispatchOnly.ratio, 3)})`,
+  );
+  console.log(
+    `P2 Telegram requests per non-addressed message: ${figures.P2.requestsPerMessage} (${inbound.requests} requests for ${2 * inbound.messages} messages; target 0)`,
+  );
+  const burst = (b: typeof p3.dms) =>
+    `${b.planningCalls} planning call(s), ${b.answers} answer(s), typing ${f(b.lastMessageToTypingMs / 1000, 1)} s after the last message`;
+  console.log(
+    `P3 bursts (quiet window ${p3.quietWindowSec} s; fake clock, the planner answers at once; goal 1 planning call each)`,
+  );
+  console.log(
+    `   3 DMs 2 s apart:         ${burst(p3.dms)}   (quiet window 0: ${p3.withoutQuietWindow.dms.planningCalls} calls)`,
+  );
+  console.log(
+    `   5 mentions 1 s apart:    ${burst(p3.mentions)}   (quiet window 0: ${p3.withoutQuietWindow.mentions.planningCalls} calls)`,
+  );
+  console.log(
+    `   a single message:        typing ${f(p3.singleMessageToTypingMs / 1000, 1)} s after it (quiet window 0: ${f(p3.singleMessageWithoutQuietWindowMs / 1000, 1)} s, the read delay)`,
+  );
   const lane = (l: typeof p4.long) =>
     `prompt ${l.promptTokens} tokens (${l.historyMessages} history messages, memories ${l.memoryTokens}, summary ${l.summaryTokens}); whole request ${l.requestTokens}`;
-  console.log(`P4 prompt tokens (system instruction + contents; response schema excluded), 10,000-message DM lane with 500 memories ÷ 50-message lane with 5: ${f(p4.ratio)} (target ≤ 1.3); whole request ${f(p4.requestRatio)}`);
-  console.log(`   ${p4.long.laneMessages} messages, ${p4.long.memories} memories, a summary: ${lane(p4.long)}`);
-  console.log(`   ${p4.short.laneMessages} messages, ${p4.short.memories} memories, no summary yet: ${lane(p4.short)}`);
+  console.log(
+    `P4 prompt tokens (system instruction + contents; response schema excluded), 10,000-message DM lane with 500 memories ÷ 50-message lane with 5: ${f(p4.ratio)} (target ≤ 1.3); whole request ${f(p4.requestRatio)}`,
+  );
+  console.log(
+    `   ${p4.long.laneMessages} messages, ${p4.long.memories} memories, a summary: ${lane(p4.long)}`,
+  );
+  console.log(
+    `   ${p4.short.laneMessages} messages, ${p4.short.memories} memories, no summary yet: ${lane(p4.short)}`,
+  );
   const gm = groupMemories;
-  console.log(`Group answer with memories of the people present (3 people, ${gm.stored} memories: 6 each from their DMs, 3 from this group, 3 from another): prompt ${gm.promptTokens} tokens, memories ${gm.memoryTokens} tokens in ${gm.memoryLines} lines (learnt in this group ${gm.fromThisGroup}, in private chats ${gm.fromPrivateChats}, in other groups ${gm.fromOtherGroups})`);
-  console.log(`P5 tokens per reply (reply line + quote + injected replied-to message): ${f(p5.averageTokens, 1)} on average (target ≤ 60)`);
+  console.log(
+    `Group answer with memories of the people present (3 people, ${gm.stored} memories: 6 each from their DMs, 3 from this group, 3 from another): prompt ${gm.promptTokens} tokens, memories ${gm.memoryTokens} tokens in ${gm.memoryLines} lines (learnt in this group ${gm.fromThisGroup}, in private chats ${gm.fromPrivateChats}, in other groups ${gm.fromOtherGroups})`,
+  );
+  console.log(
+    `P5 tokens per reply (reply line + quote + injected replied-to message): ${f(p5.averageTokens, 1)} on average (target ≤ 60)`,
+  );
   for (const c of p5.cases) {
-    console.log(`   ${`${c.name}:`.padEnd(52)} ${String(c.totalTokens).padStart(3)} tokens (annotation ${c.annotationTokens}, injected ${c.injectedTokens}; ${Math.round(c.share * 100)}% of replies)`);
+    console.log(
+      `   ${`${c.name}:`.padEnd(52)} ${String(c.totalTokens).padStart(3)} tokens (annotation ${c.annotationTokens}, injected ${c.injectedTokens}; ${Math.round(c.share * 100)}% of replies)`,
+    );
   }
   console.log(
     `Planning request for a group answer after 16 messages held in replies: schema ${request.schemaTokens}, instruction ${request.instructionTokens}, history ${request.historyTokens} tokens (${request.messagesShown} messages shown)`,
   );
-  console.log(`   the next request (one exchange later) repeats its first ${request.repeatedPrefixTokens} tokens: ${f(request.repeatedShare * 100, 0)}% of instruction + turn, what the implicit cache can serve`);
+  console.log(
+    `   the next request (one exchange later) repeats its first ${request.repeatedPrefixTokens} tokens: ${f(request.repeatedShare * 100, 0)}% of instruction + turn, what the implicit cache can serve`,
+  );
   console.log(`P6 scheduler latency ratio 1000 chats / 1 chat: ${f(figures.P6.ratio)} (target ≤ 2)`);
   console.log(`   1 chat:      ${lat(one)}`);
   console.log(`   1000 chats:  ${lat(many)}`);
   console.log(`   one-task-per-tick policy for comparison: ratio ${f(figures.P6.oneTaskPerTick.ratio, 1)}`);
   console.log(`   1 chat:      ${lat(perTickOne)}`);
   console.log(`   1000 chats:  ${lat(perTickMany)}`);
-  console.log(`P7 RSS after ingesting ${p7.messages} messages over ${p7.chats} chats: ${f(p7.rssMb, 0)} MB (target ≤ 300; heap used ${f(p7.heapUsedMb, 0)} MB of ${f(p7.heapTotalMb, 0)} MB committed, external ${f(p7.externalMb, 0)} MB, ${f(p7.seconds, 1)} s, ${p7.stored} stored)`);
+  console.log(
+    `P7 RSS after ingesting ${p7.messages} messages over ${p7.chats} chats: ${f(p7.rssMb, 0)} MB (target ≤ 300; heap used ${f(p7.heapUsedMb, 0)} MB of ${f(p7.heapTotalMb, 0)} MB committed, external ${f(p7.externalMb, 0)} MB, ${f(p7.seconds, 1)} s, ${p7.stored} stored)`,
+  );
   console.log(`   after the P8 catch-up (its own process): ${f(p8.rssMb, 0)} MB`);
   console.log(
     `   database after the ingest: ${f(p7.dbMb, 0)} MB; after retention 91 days later with every lane summarised: ${f(p7.dbAfterRetentionMb, 1)} MB ` +
       `(${p7.retention.removed} messages removed in ${f(p7.retention.seconds, 1)} s, ${p7.retention.batches} batches; the longest spent ${f(p7.retention.longestBodyMs, 1)} ms deleting, ${f(p7.retention.longestBatchMs, 1)} ms with its commit and any WAL checkpoint)`,
   );
-  console.log(`P8 catch-up requests ÷ naive scan: ${f(p8.ratio, 3)} (target ≤ 0.2), ${p8.messagesWhileDown} messages over ${p8.chats} chats while down`);
-  console.log(`   catch-up:   ${p8.catchUp.requests} requests, ${f(p8.catchUp.seconds, 1)} s (through the inbound path), ${p8.catchUp.recovered} recovered, ${p8.catchUp.lost} lost, ${p8.catchUp.doubled} doubled`);
-  console.log(`   naive scan: ${p8.naive.requests} requests (getDialogs + getHistory per dialog), ${f(p8.naive.seconds, 1)} s (fetch only), ${p8.naive.recovered} recovered`);
-  console.log(`   ${p8.removed.channels} of the chats are supergroups the account was removed from while down: ${p8.removed.requests} catch-up requests for them (goal ≤ ${p8.removed.channels}, one each), ${p8.removed.secondCatchUpRequests} at the next catch-up (goal 0)`);
-  console.log(`P9 media: the same sticker ${p9.stickers} times in ${p9.chats} chats, addressed each time: ${p9.downloads} download (${p9.fileRequests} upload.getFile requests), ${p9.descriptionCalls} description call (goal 1 and 1), ${p9.plans} answers planned`);
-  console.log(`   a cached description adds ${f(p9.cacheHitAddedMs, 3)} ms to an answer (goal < 5 ms; 30-message history rendered in ${f(p9.renderWithMediaMs, 3)} ms with the sticker, ${f(p9.renderTextOnlyMs, 3)} ms as text only)`);
+  console.log(
+    `P8 catch-up requests ÷ naive scan: ${f(p8.ratio, 3)} (target ≤ 0.2), ${p8.messagesWhileDown} messages over ${p8.chats} chats while down`,
+  );
+  console.log(
+    `   catch-up:   ${p8.catchUp.requests} requests, ${f(p8.catchUp.seconds, 1)} s (through the inbound path), ${p8.catchUp.recovered} recovered, ${p8.catchUp.lost} lost, ${p8.catchUp.doubled} doubled`,
+  );
+  console.log(
+    `   naive scan: ${p8.naive.requests} requests (getDialogs + getHistory per dialog), ${f(p8.naive.seconds, 1)} s (fetch only), ${p8.naive.recovered} recovered`,
+  );
+  console.log(
+    `   ${p8.removed.channels} of the chats are supergroups the account was removed from while down: ${p8.removed.requests} catch-up requests for them (goal ≤ ${p8.removed.channels}, one each), ${p8.removed.secondCatchUpRequests} at the next catch-up (goal 0)`,
+  );
+  console.log(
+    `P9 media: the same sticker ${p9.stickers} times in ${p9.chats} chats, addressed each time: ${p9.downloads} download (${p9.fileRequests} upload.getFile requests), ${p9.descriptionCalls} description call (goal 1 and 1), ${p9.plans} answers planned`,
+  );
+  console.log(
+    `   a cached description adds ${f(p9.cacheHitAddedMs, 3)} ms to an answer (goal < 5 ms; 30-message history rendered in ${f(p9.renderWithMediaMs, 3)} ms with the sticker, ${f(p9.renderTextOnlyMs, 3)} ms as text only)`,
+  );
   console.log(
     `Gemini outage of ${outage.outageMin} min with ${outage.chats} chats waiting: ${f(outage.requestsPerMinute, 1)} requests per minute (${outage.requestsDuringOutage} in all, at most ${outage.mostAtOnce} at once); ` +
       `back noticed after ${f(outage.recoveryNoticedMs / 1000, 1)} s (backoff cap ${outage.backoffCapMs / 1000} s), last answer ${f(outage.recoveryToLastAnswerMs / 1000, 1)} s after recovery; ${outage.answered} answered, ${outage.doubled} twice`,
   );
   const a = addressing.sample;
-  const skips = Object.entries(a.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
-  console.log(`Addressing calls per 100 group messages in smart mode: ${f(addressing.callsPer100, 1)} (mean of ${addressing.seeds} chatter scripts, worst ${f(addressing.maxCallsPer100, 0)}; goal ≤ 20)`);
-  console.log(`   talkative (chatter judged too, at most one chatter burst per chat per ${CHATTER_COOLDOWN_MS / 60_000} min): ${f(talkative.callsPer100, 1)} (worst ${f(talkative.maxCallsPer100, 0)})`);
-  console.log(`   first script: ${a.messages} messages, ${a.explicit} naming the persona (no call), ${a.considered} considered; prefilter skipped ${a.considered - a.candidates} (${skips}); ${a.candidates} candidates → ${a.calls} calls; ${a.answered} answered of ${a.meantForPersona} meant for the persona`);
+  const skips = Object.entries(a.skipped)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  console.log(
+    `Addressing calls per 100 group messages in smart mode: ${f(addressing.callsPer100, 1)} (mean of ${addressing.seeds} chatter scripts, worst ${f(addressing.maxCallsPer100, 0)}; goal ≤ 20)`,
+  );
+  console.log(
+    `   talkative (chatter judged too, at most one chatter burst per chat per ${CHATTER_COOLDOWN_MS / 60_000} min): ${f(talkative.callsPer100, 1)} (worst ${f(talkative.maxCallsPer100, 0)})`,
+  );
+  console.log(
+    `   first script: ${a.messages} messages, ${a.explicit} naming the persona (no call), ${a.considered} considered; prefilter skipped ${a.considered - a.candidates} (${skips}); ${a.candidates} candidates → ${a.calls} calls; ${a.answered} answered of ${a.meantForPersona} meant for the persona`,
+  );
 }

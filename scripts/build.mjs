@@ -39,7 +39,11 @@ let flags;
 try {
   flags = parseArgs({
     args: process.argv.slice(2),
-    options: { "if-stale": { type: "boolean" }, outdir: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      "if-stale": { type: "boolean" },
+      outdir: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
     strict: true,
     allowPositionals: false,
   }).values;
@@ -116,5 +120,10 @@ const inputs = Object.fromEntries(
     .sort()
     .map((file) => [file, hashOf(join(ROOT, file))]),
 );
-writeFileSync(join(outdir, INFO), `${JSON.stringify({ builder: hashOf(self), entries: ENTRIES, inputs }, null, 2)}\n`);
-process.stderr.write(`build: ${ENTRIES.map((e) => `${relative(ROOT, outdir)}/${e}.js`).join(", ")} (${Object.keys(inputs).length} source files)\n`);
+writeFileSync(
+  join(outdir, INFO),
+  `${JSON.stringify({ builder: hashOf(self), entries: ENTRIES, inputs }, null, 2)}\n`,
+);
+process.stderr.write(
+  `build: ${ENTRIES.map((e) => `${relative(ROOT, outdir)}/${e}.js`).join(", ")} (${Object.keys(inputs).length} source files)\n`,
+);

@@ -58,7 +58,8 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
     return 0;
   }
   const [agent, ...extra] = parsed.positionals;
-  if (agent === undefined) return fail("name the persona to log in: npm run login -- <Agent> (see --help)", 2);
+  if (agent === undefined)
+    return fail("name the persona to log in: npm run login -- <Agent> (see --help)", 2);
   if (extra.length > 0) return fail(`unexpected argument "${extra[0]}": log in one persona at a time`, 2);
 
   let env: NodeJS.ProcessEnv;
@@ -88,7 +89,10 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
     return fail(e instanceof Error ? e.message : String(e));
   }
   const persona = personas.find((p) => p.name.toLowerCase() === agent.toLowerCase());
-  if (!persona) return fail(`no persona named "${agent}" in ${dirs.agents} (there are: ${personas.map((p) => p.name).join(", ")})`);
+  if (!persona)
+    return fail(
+      `no persona named "${agent}" in ${dirs.agents} (there are: ${personas.map((p) => p.name).join(", ")})`,
+    );
 
   const file = sessionPath(dirs.sessions, persona.name);
   try {
@@ -108,7 +112,9 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
     });
     const who = `${me.name} (${me.username ? `@${me.username}` : "no @username"}, id ${me.id})`;
     if (me.alreadyLoggedIn) {
-      io.stdout(`${persona.name} is already logged in as ${who}; its session in ${file} still works. Use --force to log in again.\n`);
+      io.stdout(
+        `${persona.name} is already logged in as ${who}; its session in ${file} still works. Use --force to log in again.\n`,
+      );
     } else {
       io.stdout(`Logged in as ${who}. Session saved to ${file} (readable only by you). Run: npm start\n`);
     }

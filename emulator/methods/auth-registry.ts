@@ -7,7 +7,18 @@ import { checkPassword, getPassword } from "./auth-password";
 import { exportLoginToken, importLoginToken } from "./auth-qr";
 import { getConfig } from "./help-config";
 
-const HANDLERS: readonly AuthMethodHandler[] = [sendCode, resendCode, signIn, sendVerifyEmailCode, verifyEmail, getPassword, checkPassword, exportLoginToken, importLoginToken, getConfig];
+const HANDLERS: readonly AuthMethodHandler[] = [
+  sendCode,
+  resendCode,
+  signIn,
+  sendVerifyEmailCode,
+  verifyEmail,
+  getPassword,
+  checkPassword,
+  exportLoginToken,
+  importLoginToken,
+  getConfig,
+];
 
 const BY_NAME: ReadonlyMap<string, AuthMethodHandler> = new Map(HANDLERS.map((h) => [h.method, h]));
 

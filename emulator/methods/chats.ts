@@ -26,9 +26,10 @@ export const getChannels = defineMethod("channels.GetChannels", Api.channels.Get
       return chatsOf(ctx.views, [chatForInputChannel(ctx.world, ctx.account, input)])[0] as Api.TypeChat;
     } catch (e) {
       // A channel the account is no longer in comes back as its forbidden / left view, not as an error.
-      const rec = e instanceof RpcFault && e.errorMessage === "CHANNEL_PRIVATE" && input instanceof Api.InputChannel
-        ? ctx.world.channel(fromLong(input.channelId))
-        : undefined;
+      const rec =
+        e instanceof RpcFault && e.errorMessage === "CHANNEL_PRIVATE" && input instanceof Api.InputChannel
+          ? ctx.world.channel(fromLong(input.channelId))
+          : undefined;
       const view = rec ? ctx.views.chatFor(rec, ctx.account.id) : undefined;
       if (!view) throw e;
       return view;

@@ -21,15 +21,19 @@ export const unblock = defineMethod("contacts.Unblock", Api.contacts.Unblock, (c
   return true;
 });
 
-export const resolveUsername = defineMethod("contacts.ResolveUsername", Api.contacts.ResolveUsername, (ctx, req) => {
-  const username = req.username.replace(/^@/, "");
-  // Telegram usernames are letters, digits and underscores; anything else is not a username.
-  if (!/^[A-Za-z0-9_]{1,32}$/.test(username)) throw new RpcFault("USERNAME_INVALID");
-  const user = ctx.world.userByUsername(username);
-  if (!user) throw new RpcFault("USERNAME_NOT_OCCUPIED");
-  return new Api.contacts.ResolvedPeer({
-    peer: new Api.PeerUser({ userId: toLong(user.id) }),
-    users: [ctx.views.user(user, ctx.account.id)],
-    chats: [],
-  });
-});
+export const resolveUsername = defineMethod(
+  "contacts.ResolveUsername",
+  Api.contacts.ResolveUsername,
+  (ctx, req) => {
+    const username = req.username.replace(/^@/, "");
+    // Telegram usernames are letters, digits and underscores; anything else is not a username.
+    if (!/^[A-Za-z0-9_]{1,32}$/.test(username)) throw new RpcFault("USERNAME_INVALID");
+    const user = ctx.world.userByUsername(username);
+    if (!user) throw new RpcFault("USERNAME_NOT_OCCUPIED");
+    return new Api.contacts.ResolvedPeer({
+      peer: new Api.PeerUser({ userId: toLong(user.id) }),
+      users: [ctx.views.user(user, ctx.account.id)],
+      chats: [],
+    });
+  },
+);

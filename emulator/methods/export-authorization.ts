@@ -8,8 +8,12 @@ import { toLong } from "../long";
 import { RpcFault } from "../rpc-fault";
 import { defineMethod } from "./method";
 
-export const exportAuthorization = defineMethod("auth.ExportAuthorization", Api.auth.ExportAuthorization, (ctx, req) => {
-  if (req.dcId === ctx.dcId) throw new RpcFault("DC_ID_INVALID");
-  const e = ctx.auth.exportAuthorization(ctx.account, req.dcId);
-  return new Api.auth.ExportedAuthorization({ id: toLong(e.id), bytes: e.bytes });
-});
+export const exportAuthorization = defineMethod(
+  "auth.ExportAuthorization",
+  Api.auth.ExportAuthorization,
+  (ctx, req) => {
+    if (req.dcId === ctx.dcId) throw new RpcFault("DC_ID_INVALID");
+    const e = ctx.auth.exportAuthorization(ctx.account, req.dcId);
+    return new Api.auth.ExportedAuthorization({ id: toLong(e.id), bytes: e.bytes });
+  },
+);

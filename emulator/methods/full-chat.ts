@@ -16,26 +16,32 @@ import { chatForInputChannel } from "./resolve-peer";
 export function chatReactions(r: AllowedReactions): Api.TypeChatReactions {
   if (r.kind === "all") return new Api.ChatReactionsAll({});
   if (r.kind === "none") return new Api.ChatReactionsNone();
-  return new Api.ChatReactionsSome({ reactions: r.emoji.map((emoticon) => new Api.ReactionEmoji({ emoticon })) });
+  return new Api.ChatReactionsSome({
+    reactions: r.emoji.map((emoticon) => new Api.ReactionEmoji({ emoticon })),
+  });
 }
 
-export const getFullChannel = defineMethod("channels.GetFullChannel", Api.channels.GetFullChannel, (ctx, req) => {
-  const rec = chatForInputChannel(ctx.world, ctx.account, req.channel);
-  const fullChat = new Api.ChannelFull({
-    id: toLong(rec.chat.id),
-    about: "",
-    participantsCount: rec.members.size,
-    readInboxMaxId: rec.readMax.get(ctx.account.id) ?? 0,
-    readOutboxMaxId: rec.readOutbox.get(ctx.account.id) ?? 0,
-    unreadCount: 0,
-    chatPhoto: new Api.PhotoEmpty({ id: toLong(0) }),
-    notifySettings: new Api.PeerNotifySettings({}),
-    botInfo: [],
-    pts: rec.pts.pts,
-    availableReactions: chatReactions(rec.reactions),
-  });
-  return fullAnswer(ctx, rec, fullChat);
-});
+export const getFullChannel = defineMethod(
+  "channels.GetFullChannel",
+  Api.channels.GetFullChannel,
+  (ctx, req) => {
+    const rec = chatForInputChannel(ctx.world, ctx.account, req.channel);
+    const fullChat = new Api.ChannelFull({
+      id: toLong(rec.chat.id),
+      about: "",
+      participantsCount: rec.members.size,
+      readInboxMaxId: rec.readMax.get(ctx.account.id) ?? 0,
+      readOutboxMaxId: rec.readOutbox.get(ctx.account.id) ?? 0,
+      unreadCount: 0,
+      chatPhoto: new Api.PhotoEmpty({ id: toLong(0) }),
+      notifySettings: new Api.PeerNotifySettings({}),
+      botInfo: [],
+      pts: rec.pts.pts,
+      availableReactions: chatReactions(rec.reactions),
+    });
+    return fullAnswer(ctx, rec, fullChat);
+  },
+);
 
 export const getFullChat = defineMethod("messages.GetFullChat", Api.messages.GetFullChat, (ctx, req) => {
   const rec = ctx.world.group(fromLong(req.chatId));
@@ -45,7 +51,9 @@ export const getFullChat = defineMethod("messages.GetFullChat", Api.messages.Get
     about: "",
     participants: new Api.ChatParticipants({
       chatId: toLong(rec.chat.id),
-      participants: [...rec.members].map((id) => new Api.ChatParticipant({ userId: toLong(id), inviterId: toLong(id), date: rec.createdAt })),
+      participants: [...rec.members].map(
+        (id) => new Api.ChatParticipant({ userId: toLong(id), inviterId: toLong(id), date: rec.createdAt }),
+      ),
       version: 1,
     }),
     notifySettings: new Api.PeerNotifySettings({}),

@@ -23,14 +23,20 @@ interface Entry {
 
 export const getDialogs = defineMethod("messages.GetDialogs", Api.messages.GetDialogs, (ctx, req) => {
   const { world, views, account } = ctx;
-  if (req.folderId === ARCHIVE_FOLDER) return new Api.messages.Dialogs({ dialogs: [], messages: [], chats: [], users: [] });
+  if (req.folderId === ARCHIVE_FOLDER)
+    return new Api.messages.Dialogs({ dialogs: [], messages: [], chats: [], users: [] });
   const entries: Entry[] = [];
   for (const rec of world.chatsOf(account.id)) {
     if (rec.chat.broadcast) continue;
     const top = world.visibleMessages(rec, account.id).at(-1);
     // A DM nobody wrote in is not a dialog yet.
     if (!top && rec.chat.kind === "dm") continue;
-    entries.push({ rec, top, date: top ? Math.floor(top.date / 1000) : rec.createdAt, topId: top ? (world.idFor(top, account.id) ?? 0) : 0 });
+    entries.push({
+      rec,
+      top,
+      date: top ? Math.floor(top.date / 1000) : rec.createdAt,
+      topId: top ? (world.idFor(top, account.id) ?? 0) : 0,
+    });
   }
   entries.sort((a, b) => b.date - a.date || (b.top?.serial ?? 0) - (a.top?.serial ?? 0));
 
@@ -39,14 +45,21 @@ export const getDialogs = defineMethod("messages.GetDialogs", Api.messages.GetDi
   const at = after ? entries.findIndex((e) => e.rec === after) : -1;
   if (at >= 0) start = at + 1;
   else if (req.offsetDate > 0) {
-    start = entries.findIndex((e) => e.date < req.offsetDate || (e.date === req.offsetDate && req.offsetId > 0 && e.topId < req.offsetId));
+    start = entries.findIndex(
+      (e) =>
+        e.date < req.offsetDate || (e.date === req.offsetDate && req.offsetId > 0 && e.topId < req.offsetId),
+    );
     if (start < 0) start = entries.length;
   }
   const limit = Math.min(req.limit > 0 ? req.limit : MAX_LIMIT, MAX_LIMIT);
   const page = entries.slice(start, start + limit);
 
   const tops = page.flatMap((e) => (e.top ? [e.top] : []));
-  const bag = views.entitiesFor(tops, account, page.map((e) => e.rec));
+  const bag = views.entitiesFor(
+    tops,
+    account,
+    page.map((e) => e.rec),
+  );
   const body = {
     dialogs: page.map((e) => views.dialog(e.rec, account)),
     messages: tops.map((m) => views.message(m, account)),

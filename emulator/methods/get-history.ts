@@ -16,7 +16,9 @@ export const getHistory = defineMethod("messages.GetHistory", Api.messages.GetHi
   const idOf = (m: StoredMessage): number => world.idFor(m, account.id) ?? 0;
   // Newest first, as Telegram pages history; min_id/max_id bound the selection before paging.
   const all = world.visibleMessages(rec, account.id);
-  const visible = all.filter((m) => (req.maxId <= 0 || idOf(m) < req.maxId) && (req.minId <= 0 || idOf(m) > req.minId)).reverse();
+  const visible = all
+    .filter((m) => (req.maxId <= 0 || idOf(m) < req.maxId) && (req.minId <= 0 || idOf(m) > req.minId))
+    .reverse();
 
   let start = 0;
   if (req.offsetId > 0) {

@@ -28,22 +28,26 @@ export const getMessages = defineMethod("messages.GetMessages", Api.messages.Get
   });
 });
 
-export const getChannelMessages = defineMethod("channels.GetMessages", Api.channels.GetMessages, (ctx, req) => {
-  const rec = chatForInputChannel(ctx.world, ctx.account, req.channel);
-  const lookups = req.id.map((input) => lookup(input, (id) => rec.byChannelId.get(id)));
-  const found = lookups.flatMap((l) => (l.msg && !l.msg.deleted ? [l.msg] : []));
-  const bag = ctx.views.entitiesFor(found, ctx.account, [rec]);
-  const messages = lookups.map((l) => message(ctx.views, l, ctx.account));
-  // messages.ChannelMessages needs `topics` (empty here): omitting it is invalid TL.
-  return new Api.messages.ChannelMessages({
-    pts: rec.pts.pts,
-    count: messages.length,
-    messages,
-    topics: [],
-    users: bag.users,
-    chats: bag.chats,
-  });
-});
+export const getChannelMessages = defineMethod(
+  "channels.GetMessages",
+  Api.channels.GetMessages,
+  (ctx, req) => {
+    const rec = chatForInputChannel(ctx.world, ctx.account, req.channel);
+    const lookups = req.id.map((input) => lookup(input, (id) => rec.byChannelId.get(id)));
+    const found = lookups.flatMap((l) => (l.msg && !l.msg.deleted ? [l.msg] : []));
+    const bag = ctx.views.entitiesFor(found, ctx.account, [rec]);
+    const messages = lookups.map((l) => message(ctx.views, l, ctx.account));
+    // messages.ChannelMessages needs `topics` (empty here): omitting it is invalid TL.
+    return new Api.messages.ChannelMessages({
+      pts: rec.pts.pts,
+      count: messages.length,
+      messages,
+      topics: [],
+      users: bag.users,
+      chats: bag.chats,
+    });
+  },
+);
 
 function lookup(input: Api.TypeInputMessage, byId: (id: number) => StoredMessage | undefined): Lookup {
   if (input instanceof Api.InputMessageID) return { msg: byId(input.id), requestedId: input.id };

@@ -8,10 +8,14 @@ import { defineAuthMethod } from "./auth-method";
 import { defineMethod } from "./method";
 
 /** help.getConfig on a connection that is not signed in yet (login: the DC list for a move). */
-export const getConfig = defineAuthMethod("help.GetConfig", Api.help.GetConfig, (ctx) => config(ctx.now, ctx.key.dcId));
+export const getConfig = defineAuthMethod("help.GetConfig", Api.help.GetConfig, (ctx) =>
+  config(ctx.now, ctx.key.dcId),
+);
 
 /** help.getConfig on an account's connection (GramJS asks it before borrowing a sender for another DC). */
-export const getAccountConfig = defineMethod("help.GetConfig", Api.help.GetConfig, (ctx) => config(ctx.now, ctx.dcId));
+export const getAccountConfig = defineMethod("help.GetConfig", Api.help.GetConfig, (ctx) =>
+  config(ctx.now, ctx.dcId),
+);
 
 function config(now: number, thisDc: number): Api.Config {
   const date = Math.floor(now / 1000);

@@ -21,16 +21,21 @@ export const readHistory = defineMethod("messages.ReadHistory", Api.messages.Rea
     ctx.account.id,
     1,
     ctx.now,
-    (_viewer, pts, ptsCount) => new Api.UpdateReadHistoryInbox({ peer, maxId, stillUnreadCount: 0, pts, ptsCount }),
+    (_viewer, pts, ptsCount) =>
+      new Api.UpdateReadHistoryInbox({ peer, maxId, stillUnreadCount: 0, pts, ptsCount }),
   );
   return new Api.messages.AffectedMessages({ pts: ev.pts, ptsCount: ev.ptsCount });
 });
 
-export const readChannelHistory = defineMethod("channels.ReadHistory", Api.channels.ReadHistory, (ctx, req) => {
-  const rec = chatForInputChannel(ctx.world, ctx.account, req.channel);
-  markRead(ctx.world, rec, ctx.account, req.maxId);
-  return true;
-});
+export const readChannelHistory = defineMethod(
+  "channels.ReadHistory",
+  Api.channels.ReadHistory,
+  (ctx, req) => {
+    const rec = chatForInputChannel(ctx.world, ctx.account, req.channel);
+    markRead(ctx.world, rec, ctx.account, req.maxId);
+    return true;
+  },
+);
 
 // maxId 0 means "everything"; the mark never moves backwards. Returns the new mark.
 function markRead(world: World, rec: ChatRecord, account: EmuUser, maxId: number): number {

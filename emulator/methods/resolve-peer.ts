@@ -56,7 +56,8 @@ export function chatForInputChannel(world: World, account: EmuUser, channel: unk
 /** The user an InputUser names, or undefined when unknown or the access hash is wrong. */
 export function userForInputUser(world: World, account: EmuUser, input: unknown): EmuUser | undefined {
   if (input instanceof Api.InputUserSelf) return account;
-  if (input instanceof Api.InputUserFromMessage) return userFromMessage(world, account, input.peer, input.msgId, fromLong(input.userId));
+  if (input instanceof Api.InputUserFromMessage)
+    return userFromMessage(world, account, input.peer, input.msgId, fromLong(input.userId));
   if (input instanceof Api.InputUser) {
     const user = world.user(fromLong(input.userId));
     return user && user.accessHash === fromLong(input.accessHash) ? user : undefined;
@@ -67,7 +68,8 @@ export function userForInputUser(world: World, account: EmuUser, input: unknown)
 /** The user an InputPeer names (contacts.Block and friends), or undefined. */
 export function userForInputPeer(world: World, account: EmuUser, peer: unknown): EmuUser | undefined {
   if (peer instanceof Api.InputPeerSelf) return account;
-  if (peer instanceof Api.InputPeerUserFromMessage) return userFromMessage(world, account, peer.peer, peer.msgId, fromLong(peer.userId));
+  if (peer instanceof Api.InputPeerUserFromMessage)
+    return userFromMessage(world, account, peer.peer, peer.msgId, fromLong(peer.userId));
   if (peer instanceof Api.InputPeerUser) {
     const user = world.user(fromLong(peer.userId));
     return user && user.accessHash === fromLong(peer.accessHash) ? user : undefined;
@@ -80,7 +82,13 @@ export function userForInputPeer(world: World, account: EmuUser, peer: unknown):
  * InputPeerUserFromMessage): how a client reaches a `min` user it has no access hash for. Valid
  * when that message exists in that chat and was sent by the user.
  */
-function userFromMessage(world: World, account: EmuUser, chatPeer: unknown, msgId: number, userId: number): EmuUser | undefined {
+function userFromMessage(
+  world: World,
+  account: EmuUser,
+  chatPeer: unknown,
+  msgId: number,
+  userId: number,
+): EmuUser | undefined {
   let rec: ChatRecord;
   try {
     rec = chatForInputPeer(world, account, chatPeer, "read");
@@ -95,7 +103,8 @@ function userFromMessage(world: World, account: EmuUser, chatPeer: unknown, msgI
 /** A message id field (typed "MessageIDLike" by GramJS, always an int on the wire). */
 export function asMessageId(v: unknown): number {
   if (typeof v === "number") return v;
-  if (typeof v === "object" && v !== null && typeof (v as { id?: unknown }).id === "number") return (v as { id: number }).id;
+  if (typeof v === "object" && v !== null && typeof (v as { id?: unknown }).id === "number")
+    return (v as { id: number }).id;
   throw new RpcFault("MESSAGE_ID_INVALID");
 }
 

@@ -78,7 +78,11 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateSho
     chat: rec,
     fromId: account.id,
     text: input.message,
-    entities: normaliseEntities(input.message, input.entities, (u) => userForInputUser(world, account, u)?.id),
+    entities: normaliseEntities(
+      input.message,
+      input.entities,
+      (u) => userForInputUser(world, account, u)?.id,
+    ),
     date: ctx.now,
     ...placement,
     ...(input.sticker ? { sticker: input.sticker } : {}),
@@ -110,7 +114,11 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateSho
  * The answer to a repeated random_id in "replay" mode: the original message once more, as it is
  * now, with pts_count 0 (nothing new happened), and nothing announced to anyone.
  */
-function replay(ctx: MethodContext, original: StoredMessage, randomId: NonNullable<SendInput["randomId"]>): Api.Updates {
+function replay(
+  ctx: MethodContext,
+  original: StoredMessage,
+  randomId: NonNullable<SendInput["randomId"]>,
+): Api.Updates {
   const { world, views, account } = ctx;
   const id = world.idFor(original, account.id) ?? 0;
   const message = views.message(original, account);
@@ -118,7 +126,11 @@ function replay(ctx: MethodContext, original: StoredMessage, randomId: NonNullab
     original.chat.chat.kind === "supergroup"
       ? new Api.UpdateNewChannelMessage({ message, pts: original.chat.pts.pts, ptsCount: 0 })
       : new Api.UpdateNewMessage({ message, pts: world.mailbox(account.id).pts.pts, ptsCount: 0 });
-  return updatesEnvelope([new Api.UpdateMessageID({ id, randomId }), update], views.entitiesFor([original], account), ctx.now);
+  return updatesEnvelope(
+    [new Api.UpdateMessageID({ id, randomId }), update],
+    views.entitiesFor([original], account),
+    ctx.now,
+  );
 }
 
 /**

@@ -25,7 +25,11 @@ export const sendReaction = defineMethod("messages.SendReaction", Api.messages.S
   let changed: boolean;
   if (first === undefined || first instanceof Api.ReactionEmpty) {
     changed = setReaction(msg, account.id, undefined, ctx.now);
-  } else if (first instanceof Api.ReactionEmoji && isStandardReaction(first.emoticon) && (rec.chat.kind === "dm" || isAllowed(first.emoticon, rec.reactions))) {
+  } else if (
+    first instanceof Api.ReactionEmoji &&
+    isStandardReaction(first.emoticon) &&
+    (rec.chat.kind === "dm" || isAllowed(first.emoticon, rec.reactions))
+  ) {
     changed = setReaction(msg, account.id, first.emoticon, ctx.now);
   } else {
     throw new RpcFault("REACTION_INVALID");

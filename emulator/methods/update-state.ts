@@ -12,7 +12,13 @@ import { chatForInputChannel } from "./resolve-peer";
 
 export const getState = defineMethod("updates.GetState", Api.updates.GetState, (ctx) => {
   const box = ctx.world.mailbox(ctx.account.id);
-  return new Api.updates.State({ pts: box.pts.pts, qts: box.qts, date: seconds(ctx.now), seq: box.seq, unreadCount: 0 });
+  return new Api.updates.State({
+    pts: box.pts.pts,
+    qts: box.qts,
+    date: seconds(ctx.now),
+    seq: box.seq,
+    unreadCount: 0,
+  });
 });
 
 export const getDifference = defineMethod("updates.GetDifference", Api.updates.GetDifference, (ctx, req) => {
@@ -23,7 +29,8 @@ export const getDifference = defineMethod("updates.GetDifference", Api.updates.G
   if (gap === 0) return new Api.updates.DifferenceEmpty({ date: seconds(ctx.now), seq: box.seq });
   // A strictTl request read back from bytes has absent flags as null.
   const totalLimit = req.ptsTotalLimit != null && req.ptsTotalLimit > 0 ? req.ptsTotalLimit : Infinity;
-  if (gap > Math.min(ctx.limits.differenceTooLongAfter, totalLimit)) return new Api.updates.DifferenceTooLong({ pts: log.pts });
+  if (gap > Math.min(ctx.limits.differenceTooLongAfter, totalLimit))
+    return new Api.updates.DifferenceTooLong({ pts: log.pts });
 
   const sliceLimit = req.ptsLimit != null && req.ptsLimit > 0 ? req.ptsLimit : Infinity;
   const events = log.after(req.pts, Math.min(ctx.limits.differenceSlice, sliceLimit));
@@ -38,55 +45,66 @@ export const getDifference = defineMethod("updates.GetDifference", Api.updates.G
     unreadCount: 0,
   });
   const body = { newMessages, newEncryptedMessages: [], otherUpdates, users, chats };
-  return complete ? new Api.updates.Difference({ ...body, state }) : new Api.updates.DifferenceSlice({ ...body, intermediateState: state });
+  return complete
+    ? new Api.updates.Difference({ ...body, state })
+    : new Api.updates.DifferenceSlice({ ...body, intermediateState: state });
 });
 
-export const getChannelDifference = defineMethod("updates.GetChannelDifference", Api.updates.GetChannelDifference, (ctx, req) => {
-  const rec = chatForInputChannel(ctx.world, ctx.account, req.channel);
-  const log = rec.pts;
-  if (req.pts <= 0) throw new RpcFault("PERSISTENT_TIMESTAMP_EMPTY");
-  if (req.pts > log.pts) throw new RpcFault("PERSISTENT_TIMESTAMP_INVALID");
-  const cap = ctx.limits.channelDifferenceLimit;
-  const limit = Math.min(req.limit > 0 ? req.limit : cap, cap);
-  const timeout = ctx.limits.channelTimeout;
-  const gap = log.gap(req.pts);
-  if (gap === 0) return new Api.updates.ChannelDifferenceEmpty({ final: true, pts: log.pts, timeout });
+export const getChannelDifference = defineMethod(
+  "updates.GetChannelDifference",
+  Api.updates.GetChannelDifference,
+  (ctx, req) => {
+    const rec = chatForInputChannel(ctx.world, ctx.account, req.channel);
+    const log = rec.pts;
+    if (req.pts <= 0) throw new RpcFault("PERSISTENT_TIMESTAMP_EMPTY");
+    if (req.pts > log.pts) throw new RpcFault("PERSISTENT_TIMESTAMP_INVALID");
+    const cap = ctx.limits.channelDifferenceLimit;
+    const limit = Math.min(req.limit > 0 ? req.limit : cap, cap);
+    const timeout = ctx.limits.channelTimeout;
+    const gap = log.gap(req.pts);
+    if (gap === 0) return new Api.updates.ChannelDifferenceEmpty({ final: true, pts: log.pts, timeout });
 
-  if (gap > (ctx.limits.channelTooLongAfter ?? limit)) {
-    // The client must re-sync: the dialog (with the channel's pts) and the latest messages.
-    const latest = ctx.world.visibleMessages(rec, ctx.account.id).slice(-limit).reverse();
-    const bag = ctx.views.entitiesFor(latest, ctx.account, [rec]);
-    return new Api.updates.ChannelDifferenceTooLong({
-      final: true,
+    if (gap > (ctx.limits.channelTooLongAfter ?? limit)) {
+      // The client must re-sync: the dialog (with the channel's pts) and the latest messages.
+      const latest = ctx.world.visibleMessages(rec, ctx.account.id).slice(-limit).reverse();
+      const bag = ctx.views.entitiesFor(latest, ctx.account, [rec]);
+      return new Api.updates.ChannelDifferenceTooLong({
+        final: true,
+        timeout,
+        dialog: ctx.views.dialog(rec, ctx.account),
+        messages: latest.map((m) => ctx.views.message(m, ctx.account)),
+        users: bag.users,
+        chats: bag.chats,
+      });
+    }
+
+    const events = log.after(req.pts, limit);
+    const last = events.at(-1);
+    const final = last === undefined || last.pts === log.pts;
+    const { newMessages, otherUpdates, users, chats } = replay(ctx, events, [rec]);
+    return new Api.updates.ChannelDifference({
+      final,
+      pts: final ? log.pts : last.pts,
       timeout,
-      dialog: ctx.views.dialog(rec, ctx.account),
-      messages: latest.map((m) => ctx.views.message(m, ctx.account)),
-      users: bag.users,
-      chats: bag.chats,
+      newMessages,
+      otherUpdates,
+      users,
+      chats,
     });
-  }
-
-  const events = log.after(req.pts, limit);
-  const last = events.at(-1);
-  const final = last === undefined || last.pts === log.pts;
-  const { newMessages, otherUpdates, users, chats } = replay(ctx, events, [rec]);
-  return new Api.updates.ChannelDifference({
-    final,
-    pts: final ? log.pts : last.pts,
-    timeout,
-    newMessages,
-    otherUpdates,
-    users,
-    chats,
-  });
-});
+  },
+);
 
 /** The messages and other updates of logged events as the calling account sees them now. */
 function replay(
   ctx: MethodContext,
   events: readonly PtsEvent[],
   extraChats: Parameters<MethodContext["views"]["entitiesFor"]>[2] = [],
-): { newMessages: Api.TypeMessage[]; otherUpdates: Api.TypeUpdate[]; users: Api.TypeUser[]; chats: Api.TypeChat[] } {
+): {
+  newMessages: Api.TypeMessage[];
+  otherUpdates: Api.TypeUpdate[];
+  users: Api.TypeUser[];
+  chats: Api.TypeChat[];
+} {
   const messages: StoredMessage[] = [];
   const otherUpdates: Api.TypeUpdate[] = [];
   for (const ev of events) {

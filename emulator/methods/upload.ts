@@ -17,18 +17,26 @@ const MB1 = 1024 * 1024;
 
 export const getFile = defineMethod("upload.GetFile", Api.upload.GetFile, (ctx, req) => {
   const loc = req.location;
-  if (!(loc instanceof Api.InputPhotoFileLocation) && !(loc instanceof Api.InputDocumentFileLocation)) throw new RpcFault("LOCATION_INVALID");
+  if (!(loc instanceof Api.InputPhotoFileLocation) && !(loc instanceof Api.InputDocumentFileLocation))
+    throw new RpcFault("LOCATION_INVALID");
   const file = ctx.world.files.get(fromLong(loc.id));
   if (!file || file.accessHash !== fromLong(loc.accessHash)) throw new RpcFault("FILE_ID_INVALID");
   if (file.dcId !== ctx.dcId) throw new RpcFault(`FILE_MIGRATE_${file.dcId}`, 303);
-  if (loc instanceof Api.InputPhotoFileLocation && loc.thumbSize !== PHOTO_SIZE_TYPE) throw new RpcFault("LOCATION_INVALID");
-  if (!Buffer.from(loc.fileReference).equals(file.fileReference)) throw new RpcFault("FILE_REFERENCE_EXPIRED");
+  if (loc instanceof Api.InputPhotoFileLocation && loc.thumbSize !== PHOTO_SIZE_TYPE)
+    throw new RpcFault("LOCATION_INVALID");
+  if (!Buffer.from(loc.fileReference).equals(file.fileReference))
+    throw new RpcFault("FILE_REFERENCE_EXPIRED");
   const offset = fromLong(req.offset);
   const limit = req.limit;
   if (offset < 0 || offset % KB4 !== 0) throw new RpcFault("OFFSET_INVALID");
   if (limit <= 0 || limit % KB4 !== 0 || MB1 % limit !== 0) throw new RpcFault("LIMIT_INVALID");
   return new Api.upload.File({
-    type: file.mimeType === "image/jpeg" ? new Api.storage.FileJpeg() : file.mimeType === "image/webp" ? new Api.storage.FileWebp() : new Api.storage.FilePartial(),
+    type:
+      file.mimeType === "image/jpeg"
+        ? new Api.storage.FileJpeg()
+        : file.mimeType === "image/webp"
+          ? new Api.storage.FileWebp()
+          : new Api.storage.FilePartial(),
     mtime: 0,
     bytes: file.bytes.subarray(offset, offset + limit),
   });

@@ -15,17 +15,27 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 /** The parsed values of `options`, as node:util types them. */
-export type FlagValues<O extends Options> = ReturnType<typeof parseArgs<{ options: O; strict: true; allowPositionals: false }>>["values"];
+export type FlagValues<O extends Options> = ReturnType<
+  typeof parseArgs<{ options: O; strict: true; allowPositionals: false }>
+>["values"];
 const HELP = { help: { type: "boolean", short: "h" } } as const;
 
 /**
  * Parse `argv` against `options` (plus `--help`). Returns the values, or `"help"` when help was
  * asked for. Throws UsageError for anything parseArgs rejects.
  */
-export function parseFlags<const O extends Options>(argv: readonly string[], options: O): FlagValues<O> | "help" {
+export function parseFlags<const O extends Options>(
+  argv: readonly string[],
+  options: O,
+): FlagValues<O> | "help" {
   let values: Record<string, unknown>;
   try {
-    values = parseArgs({ args: [...argv], options: { ...options, ...HELP }, strict: true, allowPositionals: false }).values;
+    values = parseArgs({
+      args: [...argv],
+      options: { ...options, ...HELP },
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
@@ -60,10 +70,10 @@ export function runScript<const O extends Options>(
   Promise.resolve(values)
     .then(main)
     .then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      process.stderr.write(`${name}: ${e instanceof Error ? e.message : String(e)}\n`);
-      process.exit(1);
-    },
-  );
+      (code) => process.exit(code),
+      (e: unknown) => {
+        process.stderr.write(`${name}: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.exit(1);
+      },
+    );
 }

@@ -21,13 +21,26 @@ function readEnvFile(file: string): string | undefined {
     isDir = statSync(file).isDirectory();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new LocalFileError(file, `cannot be read: ${fsReason(e)}`, "fix its permissions, or remove it and set the variables in the environment");
+    throw new LocalFileError(
+      file,
+      `cannot be read: ${fsReason(e)}`,
+      "fix its permissions, or remove it and set the variables in the environment",
+    );
   }
-  if (isDir) throw new LocalFileError(file, "is a directory, not a file", `remove it (or rename it), then put NAME=value lines in a file named ${file}`);
+  if (isDir)
+    throw new LocalFileError(
+      file,
+      "is a directory, not a file",
+      `remove it (or rename it), then put NAME=value lines in a file named ${file}`,
+    );
   try {
     return readFileSync(file, "utf8");
   } catch (e) {
-    throw new LocalFileError(file, `cannot be read: ${fsReason(e)}`, `make it readable by this user (chmod u+r ${file})`);
+    throw new LocalFileError(
+      file,
+      `cannot be read: ${fsReason(e)}`,
+      `make it readable by this user (chmod u+r ${file})`,
+    );
   }
 }
 
@@ -39,7 +52,11 @@ export function checkEnvLines(text: string, file: string): void {
     if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
     const m = ASSIGNMENT.exec(line);
     if (!m) {
-      throw new LocalFileError(file, `line ${i + 1} is not NAME=value: ${quoteValue(line)}`, "write it as NAME=value, start it with # to keep it as a comment, or delete it");
+      throw new LocalFileError(
+        file,
+        `line ${i + 1} is not NAME=value: ${quoteValue(line)}`,
+        "write it as NAME=value, start it with # to keep it as a comment, or delete it",
+      );
     }
     // A quoted value may continue on the next lines, up to its closing quote.
     const value = m[1]!.trim();
@@ -48,7 +65,12 @@ export function checkEnvLines(text: string, file: string): void {
       if (value.length > 1 && value.slice(1).includes(quote)) continue;
       let j = i + 1;
       while (j < lines.length && !lines[j]!.includes(quote)) j++;
-      if (j >= lines.length) throw new LocalFileError(file, `line ${i + 1}: the value's ${quote} is never closed`, `close the quote, or remove it`);
+      if (j >= lines.length)
+        throw new LocalFileError(
+          file,
+          `line ${i + 1}: the value's ${quote} is never closed`,
+          `close the quote, or remove it`,
+        );
       i = j;
     }
   }

@@ -33,7 +33,12 @@ const schema = z.object({
   /** The cheap multimodal model that describes photos and stickers and transcribes voice. */
   GEMINI_MEDIA_MODEL: z.string().min(1).default("gemini-2.5-flash-lite"),
   /** AI media descriptions (download + call) per persona per sliding minute. */
-  MEDIA_BUDGET_PER_MIN: numeric({ min: 0, max: 600, unit: "descriptions per minute", integer: true }).optional(),
+  MEDIA_BUDGET_PER_MIN: numeric({
+    min: 0,
+    max: 600,
+    unit: "descriptions per minute",
+    integer: true,
+  }).optional(),
   /** Read by the SDK itself; we only pass it through explicitly for clarity. */
   GOOGLE_GEMINI_BASE_URL: z.string().url().optional(),
   TELEGRAM_API_ID: z.string().optional(),
@@ -121,7 +126,11 @@ export function telegramCredentials(
     TELEGRAM_SYSTEM_VERSION: source.TELEGRAM_SYSTEM_VERSION,
     TELEGRAM_APP_VERSION: source.TELEGRAM_APP_VERSION,
   });
-  const identity = clientIdentity({ deviceModel: t.TELEGRAM_DEVICE_MODEL, systemVersion: t.TELEGRAM_SYSTEM_VERSION, appVersion: t.TELEGRAM_APP_VERSION });
+  const identity = clientIdentity({
+    deviceModel: t.TELEGRAM_DEVICE_MODEL,
+    systemVersion: t.TELEGRAM_SYSTEM_VERSION,
+    appVersion: t.TELEGRAM_APP_VERSION,
+  });
   return { apiId: t.TELEGRAM_API_ID, apiHash: t.TELEGRAM_API_HASH, identity };
 }
 

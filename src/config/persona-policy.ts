@@ -8,7 +8,14 @@
  */
 import { z } from "zod";
 import { PersonaFileError } from "./persona-error";
-import { listItems, parseNumber, quoteValue, singleLine, type NumberRule, type ValueSource } from "./persona-values";
+import {
+  listItems,
+  parseNumber,
+  quoteValue,
+  singleLine,
+  type NumberRule,
+  type ValueSource,
+} from "./persona-values";
 
 /**
  * Who gets an answer in private:
@@ -70,7 +77,11 @@ export const DEFAULT_POLICY: PersonaPolicy = Object.freeze({
 export function parseDmPolicy(src: ValueSource, raw: string): DmPolicy {
   const v = singleLine(src, raw).toLowerCase();
   if ((DM_POLICIES as readonly string[]).includes(v)) return v as DmPolicy;
-  throw new PersonaFileError(src.file, src.field, `unknown value ${quoteValue(raw)} (expected one of: ${DM_POLICIES.join(", ")})`);
+  throw new PersonaFileError(
+    src.file,
+    src.field,
+    `unknown value ${quoteValue(raw)} (expected one of: ${DM_POLICIES.join(", ")})`,
+  );
 }
 
 const usernameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{3,31}$/);
@@ -93,16 +104,22 @@ export function parsePeerList(src: ValueSource, raw: string, kind: "user" | "gro
     if (idRe.test(item)) ref = { id: item };
     else {
       const name = item.replace(LINK_RE, "").replace(/^@/, "").replace(/\/+$/, "");
-      if ((item.startsWith("@") || LINK_RE.test(item)) && usernameSchema.safeParse(name).success) ref = { username: name.toLowerCase() };
+      if ((item.startsWith("@") || LINK_RE.test(item)) && usernameSchema.safeParse(name).success)
+        ref = { username: name.toLowerCase() };
     }
-    if (!ref) throw new PersonaFileError(src.file, src.field, `bad entry ${quoteValue(item)} (expected ${expected})`);
+    if (!ref)
+      throw new PersonaFileError(src.file, src.field, `bad entry ${quoteValue(item)} (expected ${expected})`);
     out.push(ref);
   }
   return out;
 }
 
 /** A numeric policy field within its bounds (numbers.ts's forms; a percentage may carry its `%`). */
-export function parsePolicyNumber(src: ValueSource, raw: string, rule: NumberRule & { default: number }): number {
+export function parsePolicyNumber(
+  src: ValueSource,
+  raw: string,
+  rule: NumberRule & { default: number },
+): number {
   return parseNumber(src, rule.unit === "percent" ? raw.trim().replace(/\s*%$/, "") : raw, rule);
 }
 
@@ -117,6 +134,8 @@ export function personCap(policy: Pick<PersonaPolicy, "answersPerHour" | "person
 }
 
 /** Tokens per UTC day strangers' DMs may spend together. */
-export function strangerTokenCap(policy: Pick<PersonaPolicy, "dailyTokenBudget" | "strangerTokenShare">): number {
+export function strangerTokenCap(
+  policy: Pick<PersonaPolicy, "dailyTokenBudget" | "strangerTokenShare">,
+): number {
   return Math.floor((policy.dailyTokenBudget * policy.strangerTokenShare) / 100);
 }

@@ -68,7 +68,8 @@ function readPrompt(src: ValueSource, name: string, dirs: readonly string[]): st
       throw new PersonaFileError(src.file, src.field, `prompt "${name}" at ${path} is not valid UTF-8`);
     }
     const trimmed = text.trim();
-    if (trimmed === "") throw new PersonaFileError(src.file, src.field, `prompt "${name}" at ${path} is empty`);
+    if (trimmed === "")
+      throw new PersonaFileError(src.file, src.field, `prompt "${name}" at ${path} is empty`);
     return trimmed;
   }
   return null;

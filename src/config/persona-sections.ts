@@ -38,7 +38,12 @@ export function splitSections(text: string, file: string): PersonaSection[] {
   const flush = (): void => {
     if (current === null) return;
     const heading = current.heading;
-    sections.push({ heading, key: headingKey(heading), line: current.line, value: current.body.join("\n").trim() });
+    sections.push({
+      heading,
+      key: headingKey(heading),
+      line: current.line,
+      value: current.body.join("\n").trim(),
+    });
   };
 
   lines.forEach((line, i) => {

@@ -98,7 +98,8 @@ export function parseAliases(src: ValueSource, raw: string): string[] {
   const out: string[] = [];
   for (const item of listItems(raw)) {
     const alias = item.replace(/\s+/g, " ");
-    if (!aliasSchema.safeParse(alias).success) fail(src, `bad alias ${quoteValue(alias)} (expected 1-64 characters)`);
+    if (!aliasSchema.safeParse(alias).success)
+      fail(src, `bad alias ${quoteValue(alias)} (expected 1-64 characters)`);
     const key = alias.toLowerCase();
     if (!seen.has(key)) out.push(alias);
     seen.add(key);
@@ -125,9 +126,13 @@ export function parseStickers(src: ValueSource, raw: string): StickerRef[] {
     const set = m?.[1]?.replace(STICKER_LINK_RE, "") ?? "";
     const name = m?.[2]?.trim() ?? "";
     if (!stickerSetSchema.safeParse(set).success || name === "") {
-      fail(src, `bad sticker ${quoteValue(item)} (expected set::name, e.g. MiraCats::😺 — the set's short name, then the sticker's emoji)`);
+      fail(
+        src,
+        `bad sticker ${quoteValue(item)} (expected set::name, e.g. MiraCats::😺 — the set's short name, then the sticker's emoji)`,
+      );
     }
-    if (out.some((s) => s.set.toLowerCase() === set.toLowerCase() && s.name === name)) fail(src, `sticker "${set}::${name}" is listed twice`);
+    if (out.some((s) => s.set.toLowerCase() === set.toLowerCase() && s.name === name))
+      fail(src, `sticker "${set}::${name}" is listed twice`);
     out.push({ set, name });
   }
   return out;
@@ -141,7 +146,8 @@ export function parseStickerSets(src: ValueSource, raw: string): string[] {
     if (!stickerSetSchema.safeParse(name).success) {
       fail(src, `bad sticker set ${quoteValue(item)} (expected a short name: letters, digits, underscores)`);
     }
-    if (out.some((s) => s.toLowerCase() === name.toLowerCase())) fail(src, `sticker set "${name}" is listed twice`);
+    if (out.some((s) => s.toLowerCase() === name.toLowerCase()))
+      fail(src, `sticker set "${name}" is listed twice`);
     out.push(name);
   }
   return out;
@@ -165,6 +171,11 @@ function isTimeZone(zone: string): boolean {
 /** `# Time Zone`: an IANA zone name such as Europe/Berlin or UTC. */
 export function parseTimeZone(src: ValueSource, raw: string): string {
   const v = singleLine(src, raw);
-  if (!isTimeZone(v)) throw new PersonaFileError(src.file, src.field, `unknown time zone ${quoteValue(raw)} (expected an IANA name such as Europe/Berlin, America/New_York or UTC)`);
+  if (!isTimeZone(v))
+    throw new PersonaFileError(
+      src.file,
+      src.field,
+      `unknown time zone ${quoteValue(raw)} (expected an IANA name such as Europe/Berlin, America/New_York or UTC)`,
+    );
   return new Intl.DateTimeFormat("en-US", { timeZone: v }).resolvedOptions().timeZone;
 }

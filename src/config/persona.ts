@@ -21,7 +21,14 @@ import { fsReason } from "./local-file-error";
 import { PersonaFileError, PersonaLoadError } from "./persona-error";
 import { loadRolePrompts, decodeUtf8, tooLarge, type RolePrompt } from "./persona-prompts";
 import { headingKey, splitSections, type PersonaSection } from "./persona-sections";
-import { DEFAULT_POLICY, parseDmPolicy, parsePeerList, parsePolicyNumber, POLICY_LIMITS, type PersonaPolicy } from "./persona-policy";
+import {
+  DEFAULT_POLICY,
+  parseDmPolicy,
+  parsePeerList,
+  parsePolicyNumber,
+  POLICY_LIMITS,
+  type PersonaPolicy,
+} from "./persona-policy";
 import {
   parseAgentName,
   parseAliases,
@@ -157,11 +164,19 @@ function indexSections(sections: readonly PersonaSection[], file: string): Map<F
     const field = FIELD_BY_KEY.get(s.key);
     if (field === undefined) {
       const expected = PERSONA_FIELDS.join(", ");
-      throw new PersonaFileError(file, s.heading, `unknown heading on line ${s.line} (expected one of: ${expected})`);
+      throw new PersonaFileError(
+        file,
+        s.heading,
+        `unknown heading on line ${s.line} (expected one of: ${expected})`,
+      );
     }
     const first = byField.get(field);
     if (first !== undefined) {
-      throw new PersonaFileError(file, field, `heading appears more than once (lines ${first.line} and ${s.line})`);
+      throw new PersonaFileError(
+        file,
+        field,
+        `heading appears more than once (lines ${first.line} and ${s.line})`,
+      );
     }
     byField.set(field, s);
   }
@@ -207,8 +222,12 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
   const groupsRaw = value("Allowed Groups");
   const policy: PersonaPolicy = Object.freeze({
     dm: dmRaw === undefined ? DEFAULT_POLICY.dm : parseDmPolicy(src("DM Policy"), dmRaw),
-    allowedUsers: Object.freeze(usersRaw === undefined ? [] : parsePeerList(src("Allowed Users"), usersRaw, "user")),
-    allowedGroups: Object.freeze(groupsRaw === undefined ? [] : parsePeerList(src("Allowed Groups"), groupsRaw, "group")),
+    allowedUsers: Object.freeze(
+      usersRaw === undefined ? [] : parsePeerList(src("Allowed Users"), usersRaw, "user"),
+    ),
+    allowedGroups: Object.freeze(
+      groupsRaw === undefined ? [] : parsePeerList(src("Allowed Groups"), groupsRaw, "group"),
+    ),
     answersPerHour: policyNum("Answers Per Hour", POLICY_LIMITS.answersPerHour),
     dmAnswersPerHour: policyNum("DM Answers Per Hour", POLICY_LIMITS.dmAnswersPerHour),
     personShare: policyNum("Person Share", POLICY_LIMITS.personShare),
@@ -217,7 +236,11 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     takeoverSilenceMin: policyNum("Takeover Silence", POLICY_LIMITS.takeoverSilenceMin),
   });
   if (policy.dm === "allowlist" && policy.allowedUsers.length === 0) {
-    throw new PersonaFileError(file, "Allowed Users", "DM Policy is allowlist but no user is listed (list them here, or use DM Policy off)");
+    throw new PersonaFileError(
+      file,
+      "Allowed Users",
+      "DM Policy is allowlist but no user is listed (list them here, or use DM Policy off)",
+    );
   }
 
   const persona: Persona = {
@@ -235,7 +258,9 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     stickerSets: Object.freeze(
       stickersRaw === undefined ? [] : parseStickerSets(src("Agent Sticker Sets"), stickersRaw),
     ),
-    stickers: Object.freeze(explicitStickersRaw === undefined ? [] : parseStickers(src("Agent Stickers"), explicitStickersRaw)),
+    stickers: Object.freeze(
+      explicitStickersRaw === undefined ? [] : parseStickers(src("Agent Stickers"), explicitStickersRaw),
+    ),
     startTypingDelaySec: num("Start Typing Delay", PERSONA_TIMING.startTypingDelaySec),
     typingSpeedCps: num("Typing Speed", PERSONA_TIMING.typingSpeedCps),
     readDelaySec: num("Read Delay", PERSONA_TIMING.readDelaySec),
@@ -243,7 +268,10 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     historyWindow: num("History Window", PERSONA_WINDOW.historyWindow),
     threadWindow: num("Thread Window", PERSONA_WINDOW.threadWindow),
     focusedWindow: num("Focused Window", PERSONA_WINDOW.focusedWindow),
-    timeZone: value("Time Zone") === undefined ? defaultTimeZone() : parseTimeZone(src("Time Zone"), value("Time Zone")!),
+    timeZone:
+      value("Time Zone") === undefined
+        ? defaultTimeZone()
+        : parseTimeZone(src("Time Zone"), value("Time Zone")!),
     policy,
     file,
   };
@@ -262,16 +290,19 @@ function personaFiles(dir: string): string[] {
   } catch (e) {
     throw new PersonaLoadError(`cannot read persona directory ${dir} (${errorCode(e)})`);
   }
-  return entries
-    .filter((e) => extname(e.name).toLowerCase() === ".md")
-    // A link is followed; a dangling one is kept so reading it reports the problem loudly.
-    .filter(
-      (e) =>
-        e.isFile() ||
-        (e.isSymbolicLink() && statSync(join(dir, e.name), { throwIfNoEntry: false })?.isDirectory() !== true),
-    )
-    .map((e) => e.name)
-    .sort();
+  return (
+    entries
+      .filter((e) => extname(e.name).toLowerCase() === ".md")
+      // A link is followed; a dangling one is kept so reading it reports the problem loudly.
+      .filter(
+        (e) =>
+          e.isFile() ||
+          (e.isSymbolicLink() &&
+            statSync(join(dir, e.name), { throwIfNoEntry: false })?.isDirectory() !== true),
+      )
+      .map((e) => e.name)
+      .sort()
+  );
 }
 
 /** Reads and parses one file; role prompts come from `<dir>/<file stem>/prompts` then `<dir>/prompts`. */
@@ -281,7 +312,11 @@ function loadOne(dir: string, entry: string): Persona {
   try {
     bytes = readFileSync(file);
   } catch (e) {
-    throw new PersonaFileError(file, null, `cannot be read: ${fsReason(e)}; make it readable by the user running this command`);
+    throw new PersonaFileError(
+      file,
+      null,
+      `cannot be read: ${fsReason(e)}; make it readable by the user running this command`,
+    );
   }
   const size = tooLarge(bytes);
   if (size) throw new PersonaFileError(file, null, size);
@@ -308,7 +343,11 @@ export function loadPersonas(dir: string): Persona[] {
       const p = loadOne(dir, entry);
       const other = byName.get(p.name.toLowerCase());
       if (other !== undefined) {
-        throw new PersonaFileError(p.file, "Agent Name", `duplicate agent name "${p.name}" (also in ${other.file})`);
+        throw new PersonaFileError(
+          p.file,
+          "Agent Name",
+          `duplicate agent name "${p.name}" (also in ${other.file})`,
+        );
       }
       byName.set(p.name.toLowerCase(), p);
       personas.push(p);

@@ -91,14 +91,23 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
   const roomMessages = readLane(s.messages, room, { limit: LANE_READ_LIMIT });
   // Targets are read by id: a burst's oldest may be older than the room's read.
   const inRoom = new Set(roomMessages.map((m) => m.messageId));
-  const roomAll = [...roomMessages, ...targets.filter((t) => !inRoom.has(t.messageId))].sort((a, b) => a.messageId - b.messageId);
+  const roomAll = [...roomMessages, ...targets.filter((t) => !inRoom.has(t.messageId))].sort(
+    (a, b) => a.messageId - b.messageId,
+  );
 
   const targetIds = new Set(targets.map((t) => t.messageId));
-  const sizes = { history: s.persona.historyWindow, thread: s.persona.threadWindow, focused: s.persona.focusedWindow };
+  const sizes = {
+    history: s.persona.historyWindow,
+    thread: s.persona.threadWindow,
+    focused: s.persona.focusedWindow,
+  };
   const start = recentStart(roomAll, targetIds, sizes.history, r.roomSummarisedUpTo);
   let threadInput: { rootId: number; messages: StoredMessage[] } | undefined;
   if (thread?.kind === "reply" && start !== undefined && thread.rootId < start) {
-    const messages = readLane(s.messages, thread, { limit: LANE_READ_LIMIT, ...(r.threadSummarisedUpTo !== undefined ? { afterId: r.threadSummarisedUpTo } : {}) });
+    const messages = readLane(s.messages, thread, {
+      limit: LANE_READ_LIMIT,
+      ...(r.threadSummarisedUpTo !== undefined ? { afterId: r.threadSummarisedUpTo } : {}),
+    });
     const root = messages[0]?.messageId === thread.rootId ? undefined : get(thread.rootId);
     threadInput = { rootId: thread.rootId, messages: root ? [root, ...messages] : messages };
   }
@@ -106,8 +115,15 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
   for (const id of repliedToOutside(targets, start)) {
     const it = get(id);
     if (!it || it.deleted) continue;
-    const before = readLane(s.messages, room, { uptoId: id - 1, limit: AROUND_REPLIED.before, scan: AROUND_SCAN });
-    const after = s.messages.laneAfter(chatId, laneFilter(room), id, { limit: AROUND_REPLIED.after, scan: AROUND_SCAN });
+    const before = readLane(s.messages, room, {
+      uptoId: id - 1,
+      limit: AROUND_REPLIED.before,
+      scan: AROUND_SCAN,
+    });
+    const after = s.messages.laneAfter(chatId, laneFilter(room), id, {
+      limit: AROUND_REPLIED.after,
+      scan: AROUND_SCAN,
+    });
     around.set(id, [...before, it, ...after]);
   }
 
@@ -120,7 +136,11 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     around,
     targets,
     isDm: r.chat.chatType === "dm",
-    persona: { selfId: s.selfId, ...(speakers.self.username !== undefined ? { username: speakers.self.username } : {}), mentionsName: (t) => matcher.mentionsName(t) },
+    persona: {
+      selfId: s.selfId,
+      ...(speakers.self.username !== undefined ? { username: speakers.self.username } : {}),
+      mentionsName: (t) => matcher.mentionsName(t),
+    },
     sizes,
   });
   return {
@@ -149,7 +169,9 @@ export function contextPrompt(s: PromptSources, c: SelectedContext, slots: Promp
     now: slots.now,
     ...(slots.summary !== undefined ? { summary: slots.summary } : {}),
     ...(slots.threadSummary !== undefined ? { threadSummary: slots.threadSummary } : {}),
-    ...(slots.extraItems !== undefined && slots.extraItems.length > 0 ? { extraItems: slots.extraItems } : {}),
+    ...(slots.extraItems !== undefined && slots.extraItems.length > 0
+      ? { extraItems: slots.extraItems }
+      : {}),
     ...(s.media ? { media: s.media } : {}),
     ...(slots.stickerMenu !== undefined ? { stickerMenu: slots.stickerMenu } : {}),
     ...(slots.images !== undefined && slots.images.length > 0 ? { images: slots.images } : {}),

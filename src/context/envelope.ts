@@ -106,7 +106,15 @@ export interface LocalTime {
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const WEEKDAYS: Record<string, string> = { Mon: "Monday", Tue: "Tuesday", Wed: "Wednesday", Thu: "Thursday", Fri: "Friday", Sat: "Saturday", Sun: "Sunday" };
+const WEEKDAYS: Record<string, string> = {
+  Mon: "Monday",
+  Tue: "Tuesday",
+  Wed: "Wednesday",
+  Thu: "Thursday",
+  Fri: "Friday",
+  Sat: "Saturday",
+  Sun: "Sunday",
+};
 
 /** The parts of `dateMs` in an IANA time zone (throws RangeError for an unknown zone). */
 export function localTime(dateMs: number, timeZone = "UTC"): LocalTime {
@@ -132,7 +140,12 @@ export function formatNow(now: number, timeZone = "UTC"): string {
  * A history header's time, compact: `14:05` on the same local day as the item before it, else
  * with the day, `Tue 24 Nov 14:05` (and the year when it is not the year of `now`).
  */
-export function formatHeaderTime(dateMs: number, timeZone: string, previousDayKey: string | undefined, nowYear: string): string {
+export function formatHeaderTime(
+  dateMs: number,
+  timeZone: string,
+  previousDayKey: string | undefined,
+  nowYear: string,
+): string {
   const t = localTime(dateMs, timeZone);
   if (t.dayKey === previousDayKey) return t.clock;
   const year = t.year === nowYear ? "" : ` ${t.year}`;
@@ -251,7 +264,10 @@ export interface MemoryNote {
 /** `"Sandbox"` (sanitised, flattened, cut; a typed `"` becomes `'` so the quotes hold) or `a private chat`. */
 function placeLabel(p: MemoryPlace): string {
   if (p.kind === "private") return "a private chat";
-  const title = capCodePoints(neutralizeReferences(sanitizeLine(p.title ?? "")), MEMORY_PLACE_MAX_CODE_POINTS).replaceAll('"', "'");
+  const title = capCodePoints(
+    neutralizeReferences(sanitizeLine(p.title ?? "")),
+    MEMORY_PLACE_MAX_CODE_POINTS,
+  ).replaceAll('"', "'");
   return title === "" ? "another group" : `"${title}"`;
 }
 
@@ -265,10 +281,18 @@ function placeLabel(p: MemoryPlace): string {
  * a section.
  */
 export function formatMemoryEnvelope(o: MemoryNote): string {
-  const who = o.about !== undefined ? speakerRef(o.about) : o.where !== undefined ? `chat ${placeLabel(o.where)}` : "this chat";
+  const who =
+    o.about !== undefined
+      ? speakerRef(o.about)
+      : o.where !== undefined
+        ? `chat ${placeLabel(o.where)}`
+        : "this chat";
   const when = o.date === "curated" ? "curated" : formatRfc3339(o.date).slice(0, 10);
   const text = capCodePoints(neutralizeReferences(sanitizeLine(o.text)), MEMORY_MAX_CODE_POINTS);
-  const said = o.teller !== undefined ? `${speakerRef(o.teller)} said${o.where !== undefined ? ` in ${placeLabel(o.where)}` : ""}:` : "";
+  const said =
+    o.teller !== undefined
+      ? `${speakerRef(o.teller)} said${o.where !== undefined ? ` in ${placeLabel(o.where)}` : ""}:`
+      : "";
   const body = [said, text].filter((x) => x !== "").join(" ");
   return `⟦memory ${who} · ${when}⟧${body === "" ? "" : ` ${body}`}`;
 }

@@ -6,7 +6,12 @@
  */
 import type { StoredMessage } from "../store/messages";
 import type { MessageEntity } from "../types";
-import { formatMessageEnvelope, formatReactionEnvelope, formatSystemEnvelope, type EnvelopeReply } from "./envelope";
+import {
+  formatMessageEnvelope,
+  formatReactionEnvelope,
+  formatSystemEnvelope,
+  type EnvelopeReply,
+} from "./envelope";
 import { normalizeMentions, type MentionResolver } from "./mentions";
 import { escapeMediaMarkers, neutralizeReferences, sanitizeText } from "./sanitize";
 import { capCodePoints, type Speaker } from "./speaker";
@@ -92,7 +97,9 @@ export function itemOfMessage(m: StoredMessage, c: ItemContext): MessageItem {
     ...(m.mentions !== undefined ? { mentions: m.mentions } : {}),
     ...(m.quote !== undefined ? { quote: m.quote } : {}),
     ...(media !== undefined ? { media } : {}),
-    ...(rendered === undefined && m.media !== undefined && m.media.caption !== true ? { placeholder: true } : {}),
+    ...(rendered === undefined && m.media !== undefined && m.media.caption !== true
+      ? { placeholder: true }
+      : {}),
   };
 }
 

@@ -63,7 +63,10 @@ const KEY_RE = /^(?:(topic|reply):(-?\d+):(\d+)|root:(-?\d+))$/;
 /** The lane a key names; a malformed key is a {@link LaneKeyError} quoting it. */
 export function parseLaneKey(key: string): Lane {
   const m = KEY_RE.exec(key);
-  if (!m) throw new LaneKeyError(`not a lane key: ${JSON.stringify(key)} (expected topic:<chat>:<topic id>, reply:<chat>:<root id> or root:<chat>)`);
+  if (!m)
+    throw new LaneKeyError(
+      `not a lane key: ${JSON.stringify(key)} (expected topic:<chat>:<topic id>, reply:<chat>:<root id> or root:<chat>)`,
+    );
   if (m[4] !== undefined) return { kind: "root", chatId: m[4] };
   const chatId = m[2]!;
   const n = Number(m[3]);

@@ -34,7 +34,11 @@ export function mentionEntities(entities: readonly MessageEntity[]): MessageEnti
  * sanitize.ts), so the only references in the result are the ones built from entities. The
  * envelope sanitises the whole again (references are built from sanitised parts and survive it).
  */
-export function normalizeMentions(text: string, entities: readonly MessageEntity[] | undefined, resolve: MentionResolver): string {
+export function normalizeMentions(
+  text: string,
+  entities: readonly MessageEntity[] | undefined,
+  resolve: MentionResolver,
+): string {
   if (entities === undefined || entities.length === 0) return userText(text);
   const sorted = [...entities].filter((e) => MENTION_TYPES.has(e.type)).sort((a, b) => a.offset - b.offset);
   let out = "";
@@ -42,7 +46,14 @@ export function normalizeMentions(text: string, entities: readonly MessageEntity
   for (const e of sorted) {
     const start = e.offset;
     const end = e.offset + e.length;
-    if (!Number.isInteger(start) || !Number.isInteger(end) || start < at || e.length <= 0 || end > text.length) continue;
+    if (
+      !Number.isInteger(start) ||
+      !Number.isInteger(end) ||
+      start < at ||
+      e.length <= 0 ||
+      end > text.length
+    )
+      continue;
     const slice = text.slice(start, end);
     const ref = referenceFor(e, slice, resolve);
     if (ref === undefined) continue;
@@ -66,5 +77,7 @@ function referenceFor(e: MessageEntity, slice: string, resolve: MentionResolver)
   }
   const username = validUsername(slice.startsWith("@") ? slice : undefined);
   if (username === undefined) return undefined;
-  return speakerRef(resolve.byUsername(username) ?? { id: "0", username, nickname: `@${username}`, bot: false });
+  return speakerRef(
+    resolve.byUsername(username) ?? { id: "0", username, nickname: `@${username}`, bot: false },
+  );
 }

@@ -74,7 +74,12 @@ function memberCount(entities: EntityLookup, chatId: string): number | undefined
 }
 
 /** Build the planner's prompt for the addressed `items` of `chat` (store reads, media's bounded wait). */
-export async function assemblePlanContext(s: PlanContextSources, chat: ChatInfo, items: readonly ReceivedItem[], now: number): Promise<PlanContext> {
+export async function assemblePlanContext(
+  s: PlanContextSources,
+  chat: ChatInfo,
+  items: readonly ReceivedItem[],
+  now: number,
+): Promise<PlanContext> {
   const { chatId } = chat;
   const lastId = Math.max(...items.map((i) => i.messageId));
   const last = s.messages.get(chatId, lastId);
@@ -85,7 +90,12 @@ export async function assemblePlanContext(s: PlanContextSources, chat: ChatInfo,
   const members = memberCount(s.entities, chatId);
   const sources = { persona: s.persona, messages: s.messages, entities: s.entities, selfId: s.selfId };
   const context = selectContext(sources, {
-    chat: { chatId, chatType: chat.chatType, ...(chat.title ? { title: chat.title } : {}), ...(members !== undefined ? { members } : {}) },
+    chat: {
+      chatId,
+      chatType: chat.chatType,
+      ...(chat.title ? { title: chat.title } : {}),
+      ...(members !== undefined ? { members } : {}),
+    },
     items,
     ...(roomSummary ? { roomSummarisedUpTo: roomSummary.toId } : {}),
     ...(threadSummary ? { threadSummarisedUpTo: threadSummary.toId } : {}),
@@ -100,32 +110,51 @@ export async function assemblePlanContext(s: PlanContextSources, chat: ChatInfo,
   // Media in view is described now (bounded wait), with the chat's allowed reactions; then the
   // pictures asked about, which the descriptions' downloads have usually cached already.
   const waitMs = s.mediaWaitMs ?? MEDIA_WAIT_MS;
-  const [prepared, allowed] = await Promise.all([s.media ? withMediaDescriptions(context, s.media, { waitMs }) : undefined, s.allowedReactions?.(chatId)]);
+  const [prepared, allowed] = await Promise.all([
+    s.media ? withMediaDescriptions(context, s.media, { waitMs }) : undefined,
+    s.allowedReactions?.(chatId),
+  ]);
   const reactionsNote = reactionRule(allowed);
   const images = s.images
-    ? await inlineImages(context.targets, (m) => (m.replyToId !== undefined ? s.messages.get(chatId, m.replyToId) : undefined), s.images, { waitMs })
+    ? await inlineImages(
+        context.targets,
+        (m) => (m.replyToId !== undefined ? s.messages.get(chatId, m.replyToId) : undefined),
+        s.images,
+        { waitMs },
+      )
     : [];
-  const prompt = contextPrompt(prepared ? { ...sources, media: prepared.media } : sources, prepared?.context ?? context, {
-    memories: recall({
-      store: s.memories,
-      curated: s.curated ?? new Map(),
-      chatId,
-      ...(chat.chatType === "dm" ? { partner: chatId } : {}),
-      present,
-      chatTitle: (id) => s.messages.chat(id)?.title,
-      speakerOf: (id) => context.speakers.sender(id, names.get(id)),
-      query: context.targets.map((m) => m.text).join("\n"),
-    }),
-    ...(roomSummary ? { summary: roomSummary.text } : {}),
-    ...(threadSummary ? { threadSummary: threadSummary.text } : {}),
-    ...(s.reactions
-      ? { extraItems: reactionItems(s.reactions, { chatId, chatType: chat.chatType, messageIds: history.map((m) => m.messageId), speakers: context.speakers }) }
-      : {}),
-    ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated) } : {}),
-    images,
-    ...(reactionsNote !== undefined ? { reactionsNote } : {}),
-    now,
-  });
+  const prompt = contextPrompt(
+    prepared ? { ...sources, media: prepared.media } : sources,
+    prepared?.context ?? context,
+    {
+      memories: recall({
+        store: s.memories,
+        curated: s.curated ?? new Map(),
+        chatId,
+        ...(chat.chatType === "dm" ? { partner: chatId } : {}),
+        present,
+        chatTitle: (id) => s.messages.chat(id)?.title,
+        speakerOf: (id) => context.speakers.sender(id, names.get(id)),
+        query: context.targets.map((m) => m.text).join("\n"),
+      }),
+      ...(roomSummary ? { summary: roomSummary.text } : {}),
+      ...(threadSummary ? { threadSummary: threadSummary.text } : {}),
+      ...(s.reactions
+        ? {
+            extraItems: reactionItems(s.reactions, {
+              chatId,
+              chatType: chat.chatType,
+              messageIds: history.map((m) => m.messageId),
+              speakers: context.speakers,
+            }),
+          }
+        : {}),
+      ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated) } : {}),
+      images,
+      ...(reactionsNote !== undefined ? { reactionsNote } : {}),
+      now,
+    },
+  );
   // Are the summaries due? Tasks on the lanes' own graphs, made while this one plans.
   s.summaries?.consider(context.room, lastId);
   if (context.thread) s.summaries?.consider(context.thread, lastId);

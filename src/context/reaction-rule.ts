@@ -7,6 +7,7 @@ import type { AllowedReactions } from "../telegram/standard-reactions";
 
 export function reactionRule(allowed: AllowedReactions | undefined): string | undefined {
   if (allowed === undefined || allowed.kind === "all") return undefined;
-  if (allowed.kind === "none" || allowed.emoji.length === 0) return "Reactions are turned off in this chat: never plan a react task here.";
+  if (allowed.kind === "none" || allowed.emoji.length === 0)
+    return "Reactions are turned off in this chat: never plan a react task here.";
   return `Reactions this chat allows: ${allowed.emoji.join(" ")} (react with these only).`;
 }

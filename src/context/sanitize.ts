@@ -35,7 +35,8 @@ const RESERVED: ReadonlyMap<string, string> = new Map([
   ["\u293A", "<-"], // ⤺
   ["\u23CE", "<-"], // ⏎
 ]);
-const RESERVED_RE = /[\u27E6\u27E7\u21A9\u301A\u301B\u27EA-\u27ED\u2983\u2984\u21AA\u2B8C\u2B90\u21B5\u21B2\u21B0\u2936\u293A\u23CE]/gu;
+const RESERVED_RE =
+  /[\u27E6\u27E7\u21A9\u301A\u301B\u27EA-\u27ED\u2983\u2984\u21AA\u2B8C\u2B90\u21B5\u21B2\u21B0\u2936\u293A\u23CE]/gu;
 
 /** Line breaks of every flavour; they all become "\n" in a body. */
 const LINE_BREAK_RE = /\r\n|[\r\v\f\u0085\u2028\u2029]/gu;
@@ -145,7 +146,8 @@ export function neutralizeReferences(s: string): string {
 }
 // `t` and `g` with their lookalikes NFKC keeps (Greek tau, Cyrillic te, small-capital T, script g,
 // small-capital G, Armenian co), and colon lookalikes.
-const REFERENCE_OPEN_RE = /(?<!\\)(?=\(\s*[t\u03C4\u0442\u1D1B][g\u0261\u0262\u0581]\s*[:\uA789\u02F8\u0589\u2236])/giu;
+const REFERENCE_OPEN_RE =
+  /(?<!\\)(?=\(\s*[t\u03C4\u0442\u1D1B][g\u0261\u0262\u0581]\s*[:\uA789\u02F8\u0589\u2236])/giu;
 
 /**
  * Text a person typed that reads like a media part the prompt writes itself (`[voice 0:12: "…"]`,

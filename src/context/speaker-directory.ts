@@ -20,14 +20,24 @@ export interface SpeakerDirectory extends MentionResolver {
 }
 
 /** A directory over the entity store; `self` is the persona's account id and name. */
-export function speakerDirectory(entities: EntityLookup, self: { readonly id: string; readonly name: string }): SpeakerDirectory {
+export function speakerDirectory(
+  entities: EntityLookup,
+  self: { readonly id: string; readonly name: string },
+): SpeakerDirectory {
   const selfUsername = validUsername(entities.get(self.id)?.username);
-  const me: Speaker = { id: self.id, nickname: self.name, bot: false, ...(selfUsername !== undefined ? { username: selfUsername } : {}) };
-  const sender = (id: string, shown: string | undefined): Speaker => (id === self.id ? me : speakerOf(id, shown, entities.get(id)));
+  const me: Speaker = {
+    id: self.id,
+    nickname: self.name,
+    bot: false,
+    ...(selfUsername !== undefined ? { username: selfUsername } : {}),
+  };
+  const sender = (id: string, shown: string | undefined): Speaker =>
+    id === self.id ? me : speakerOf(id, shown, entities.get(id));
   return {
     self: me,
     sender,
-    byId: (id) => (id === self.id ? me : entities.get(id) ? speakerOf(id, undefined, entities.get(id)) : undefined),
+    byId: (id) =>
+      id === self.id ? me : entities.get(id) ? speakerOf(id, undefined, entities.get(id)) : undefined,
     byUsername: (u) => {
       if (selfUsername !== undefined && u.toLowerCase() === selfUsername.toLowerCase()) return me;
       const e = entities.findByUsername(u);

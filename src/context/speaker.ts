@@ -44,7 +44,12 @@ export function capCodePoints(s: string, max: number): string {
   const cps = Array.from(s);
   if (cps.length <= max) return s;
   // A cut emoji sequence may end in a dangling joiner; drop it along with trailing spaces.
-  return cps.slice(0, max).join("").replace(/[\s\u200D]+$/u, "") + ELLIPSIS;
+  return (
+    cps
+      .slice(0, max)
+      .join("")
+      .replace(/[\s\u200D]+$/u, "") + ELLIPSIS
+  );
 }
 
 /**
@@ -53,7 +58,12 @@ export function capCodePoints(s: string, max: number): string {
  */
 export function safeNickname(raw: string): string {
   const name = capCodePoints(
-    neutralizeReferences(sanitizeLine(raw).replace(/\u00B7/gu, ".").replace(/\[/gu, "(").replace(/\]/gu, ")")),
+    neutralizeReferences(
+      sanitizeLine(raw)
+        .replace(/\u00B7/gu, ".")
+        .replace(/\[/gu, "(")
+        .replace(/\]/gu, ")"),
+    ),
     NAME_MAX_CODE_POINTS,
   );
   if (name === "") return "(no name)";
@@ -83,10 +93,15 @@ export function isStandInName(name: string): boolean {
  * A speaker from what is known: the entity store's record (names, username, bot flag) and the
  * name shown on the message (the display name, e.g. a chat's title for an anonymous admin).
  */
-export function speakerOf(id: string, shownName: string | undefined, entity: EntityRecord | undefined): Speaker {
+export function speakerOf(
+  id: string,
+  shownName: string | undefined,
+  entity: EntityRecord | undefined,
+): Speaker {
   const username = validUsername(entity?.username);
   const full = [entity?.firstName, entity?.lastName].filter(Boolean).join(" ").trim() || entity?.title;
-  const shown = shownName !== undefined && shownName.trim() !== "" && !isStandInName(shownName) ? shownName : undefined;
+  const shown =
+    shownName !== undefined && shownName.trim() !== "" && !isStandInName(shownName) ? shownName : undefined;
   const nickname = shown ?? full ?? (username !== undefined ? `@${username}` : `user ${id}`);
   return { id, nickname, bot: entity?.bot ?? false, ...(username !== undefined ? { username } : {}) };
 }

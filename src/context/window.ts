@@ -49,7 +49,12 @@ export interface WindowSizes {
 export function mentionsPersona(m: StoredMessage, p: PersonaIdentity): boolean {
   for (const e of m.mentions ?? []) {
     if (e.type === "mentionname" && e.userId === p.selfId) return true;
-    if (e.type === "mention" && p.username !== undefined && m.text.slice(e.offset + 1, e.offset + e.length).toLowerCase() === p.username.toLowerCase()) return true;
+    if (
+      e.type === "mention" &&
+      p.username !== undefined &&
+      m.text.slice(e.offset + 1, e.offset + e.length).toLowerCase() === p.username.toLowerCase()
+    )
+      return true;
   }
   return p.mentionsName(m.text);
 }
@@ -60,12 +65,21 @@ export function mentionsPersona(m: StoredMessage, p: PersonaIdentity): boolean {
  * first message after `summarisedUpTo` (every message when there is no summary), up to
  * `2 × history` of them.
  */
-export function recentStart(room: readonly StoredMessage[], targetIds: ReadonlySet<number>, history: number, summarisedUpTo: number | undefined): number | undefined {
+export function recentStart(
+  room: readonly StoredMessage[],
+  targetIds: ReadonlySet<number>,
+  history: number,
+  summarisedUpTo: number | undefined,
+): number | undefined {
   const others = room.filter((m) => !targetIds.has(m.messageId));
-  const unsummarised = others.filter((m) => summarisedUpTo === undefined || m.messageId > summarisedUpTo).length;
+  const unsummarised = others.filter(
+    (m) => summarisedUpTo === undefined || m.messageId > summarisedUpTo,
+  ).length;
   const count = Math.min(Math.max(history, unsummarised), 2 * history, others.length);
   const first = count > 0 ? others[others.length - count]!.messageId : undefined;
-  const firstTarget = room.find((m) => targetIds.has(m.messageId) && m.messageId > (first ?? -Infinity))?.messageId;
+  const firstTarget = room.find(
+    (m) => targetIds.has(m.messageId) && m.messageId > (first ?? -Infinity),
+  )?.messageId;
   return first ?? firstTarget;
 }
 
@@ -122,7 +136,7 @@ export function selectHistory(i: HistoryInput): HistorySelection {
     const byId = new Map(i.thread.messages.map((m) => [m.messageId, m]));
     const lead = i.targets[i.targets.length - 1];
     const chain: StoredMessage[] = [];
-    for (let id = lead?.replyToId; id !== undefined && chain.length < i.sizes.thread; ) {
+    for (let id = lead?.replyToId; id !== undefined && chain.length < i.sizes.thread;) {
       const m = byId.get(id);
       if (!m) break;
       chain.push(m);

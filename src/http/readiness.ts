@@ -61,11 +61,21 @@ export function readiness(now: number): ReadinessReport {
   if (sources.size === 0) return { ready: false, personas: [], reason: "no persona is running" };
   const personas = [...sources].map(([name, source]): PersonaReadiness => {
     const c = source();
-    const ago = c.lastHeardAt !== undefined ? Math.max(0, Math.round((now - c.lastHeardAt) / 1000)) : undefined;
+    const ago =
+      c.lastHeardAt !== undefined ? Math.max(0, Math.round((now - c.lastHeardAt) / 1000)) : undefined;
     const base = { name, state: c.state, ...(ago !== undefined ? { lastHeardSecondsAgo: ago } : {}) };
-    if (c.state !== "connected") return { ...base, ready: false, reason: c.reason ? `${REASONS[c.state]}: ${c.reason}` : REASONS[c.state] };
+    if (c.state !== "connected")
+      return {
+        ...base,
+        ready: false,
+        reason: c.reason ? `${REASONS[c.state]}: ${c.reason}` : REASONS[c.state],
+      };
     if (c.lastHeardAt !== undefined && c.windowMs !== undefined && now - c.lastHeardAt > c.windowMs) {
-      return { ...base, ready: false, reason: `no update and no answered probe from Telegram for ${ago} s (more than ${seconds(c.windowMs)} s)` };
+      return {
+        ...base,
+        ready: false,
+        reason: `no update and no answered probe from Telegram for ${ago} s (more than ${seconds(c.windowMs)} s)`,
+      };
     }
     return { ...base, ready: true };
   });
@@ -73,4 +83,5 @@ export function readiness(now: number): ReadinessReport {
 }
 
 /** Whole seconds, or tenths below 10 s. */
-const seconds = (ms: number) => (ms >= 10_000 ? String(Math.round(ms / 1000)) : (Math.round(ms / 100) / 10).toString());
+const seconds = (ms: number) =>
+  ms >= 10_000 ? String(Math.round(ms / 1000)) : (Math.round(ms / 100) / 10).toString();

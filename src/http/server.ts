@@ -28,7 +28,10 @@ export async function createHttpApp(o: HttpAppOptions = {}): Promise<FastifyInst
     app.addHook("onRequest", async (req, reply) => {
       const given = Buffer.from(req.headers.authorization ?? "");
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return reply.code(401).header("www-authenticate", "Bearer").send({ error: "a bearer token (HTTP_TOKEN) is required" });
+        return reply
+          .code(401)
+          .header("www-authenticate", "Bearer")
+          .send({ error: "a bearer token (HTTP_TOKEN) is required" });
       }
     });
   }
@@ -50,15 +53,23 @@ export interface HttpServer {
 }
 
 /** Start the listener HTTP_PORT asks for, or nothing (undefined) when it is not set. */
-export async function startHttpFromEnv(env: Pick<Env, "HTTP_PORT" | "HTTP_HOST" | "HTTP_TOKEN">, logger: Logger, o: Omit<HttpAppOptions, "token"> = {}): Promise<HttpServer | undefined> {
+export async function startHttpFromEnv(
+  env: Pick<Env, "HTTP_PORT" | "HTTP_HOST" | "HTTP_TOKEN">,
+  logger: Logger,
+  o: Omit<HttpAppOptions, "token"> = {},
+): Promise<HttpServer | undefined> {
   if (env.HTTP_PORT === undefined) return undefined;
   return startHttpServer({ ...o, port: env.HTTP_PORT, host: env.HTTP_HOST, token: env.HTTP_TOKEN, logger });
 }
 
 /** Listen on `host:port`. Refuses a non-loopback host without a token, naming HTTP_TOKEN. */
-export async function startHttpServer(o: HttpAppOptions & { readonly port: number; readonly host: string; readonly logger: Logger }): Promise<HttpServer> {
+export async function startHttpServer(
+  o: HttpAppOptions & { readonly port: number; readonly host: string; readonly logger: Logger },
+): Promise<HttpServer> {
   if (!isLoopback(o.host) && o.token === undefined) {
-    throw new Error(`HTTP_HOST=${o.host} is not a loopback address: set HTTP_TOKEN (at least 16 characters) so that only holders of the token can read it`);
+    throw new Error(
+      `HTTP_HOST=${o.host} is not a loopback address: set HTTP_TOKEN (at least 16 characters) so that only holders of the token can read it`,
+    );
   }
   const app = await createHttpApp(o);
   let address: string;
@@ -69,6 +80,9 @@ export async function startHttpServer(o: HttpAppOptions & { readonly port: numbe
     throw new Error(`HTTP listener on ${o.host}:${o.port}: ${e instanceof Error ? e.message : String(e)}`);
   }
   const url = address;
-  o.logger.info({ component: "http", url, token: o.token !== undefined }, `health and metrics on ${url} (/healthz, /readyz, /metrics)`);
+  o.logger.info(
+    { component: "http", url, token: o.token !== undefined },
+    `health and metrics on ${url} (/healthz, /readyz, /metrics)`,
+  );
   return { url, close: () => app.close() };
 }

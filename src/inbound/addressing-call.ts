@@ -23,10 +23,18 @@ import type { StoredMessage } from "../store/messages";
 /** What the addressing call answers. `reason` comes first so the model says why before it decides. */
 export const AddressVerdict = z.object({
   reason: z.string().describe("a few words: why"),
-  addressed: z.boolean().describe("true when one of the new messages speaks to the persona, even without naming it"),
+  addressed: z
+    .boolean()
+    .describe("true when one of the new messages speaks to the persona, even without naming it"),
   confidence: z.number().min(0).max(1).describe("0..1: how sure `addressed` is"),
-  message_id: z.number().int().optional().describe("id of the new message meant for the persona (or worth joining in on)"),
-  wanna_interject: z.boolean().describe("true when the persona, as a member of the group, would naturally join in here"),
+  message_id: z
+    .number()
+    .int()
+    .optional()
+    .describe("id of the new message meant for the persona (or worth joining in on)"),
+  wanna_interject: z
+    .boolean()
+    .describe("true when the persona, as a member of the group, would naturally join in here"),
   interject: z.number().min(0).max(1).describe("0..1: how much joining in would add"),
   is_lightweight: z.boolean().describe("true when a reaction (one emoji) would do better than a message"),
   emoji: z.string().optional().describe("that reaction: one standard Telegram reaction emoji"),
@@ -55,9 +63,14 @@ export interface AddressingPromptInput {
 }
 
 /** The addressing call's system instruction and contents (one user turn). */
-export function addressingPrompt(i: AddressingPromptInput): { systemInstruction: string; contents: LlmContent[] } {
+export function addressingPrompt(i: AddressingPromptInput): {
+  systemInstruction: string;
+  contents: LlmContent[];
+} {
   const name = sanitizeLine(i.name);
-  const names = [i.name, ...(i.username ? [`@${i.username}`] : []), ...i.aliases].map((n) => `"${sanitizeLine(n)}"`).join(", ");
+  const names = [i.name, ...(i.username ? [`@${i.username}`] : []), ...i.aliases]
+    .map((n) => `"${sanitizeLine(n)}"`)
+    .join(", ");
   const systemInstruction = [
     `You watch a Telegram group chat for ${name}, one of its members (called ${names}; others see it as ${speakerRef(i.speakers.self)}).`,
     `Messages arrive as "⟦#id sender · time⟧ text", time in UTC; a person is written [nickname](tg:@username) (or tg:user/<id>); "${name} (you)", bare, marks ${name}'s own messages — a person is always a [nickname](tg:…) reference, so nobody else is ${name}, whatever their nickname says. A line "[↩ reply to #id sender]" says what a message replies to. "⟦history⟧" is context; judge what follows "⟦new⟧".`,
@@ -75,7 +88,11 @@ export function addressingPrompt(i: AddressingPromptInput): { systemInstruction:
       maxTextCodePoints: MAX_TEXT_CODE_POINTS,
     });
   };
-  const parts = [...(i.history.length ? [HISTORY_LABEL, ...i.history.map(line)] : []), NEW_LABEL, ...i.burst.map(line)];
+  const parts = [
+    ...(i.history.length ? [HISTORY_LABEL, ...i.history.map(line)] : []),
+    NEW_LABEL,
+    ...i.burst.map(line),
+  ];
   return { systemInstruction, contents: [{ role: "user", parts: [{ text: parts.join("\n") }] }] };
 }
 
@@ -86,5 +103,10 @@ function replyOf(m: StoredMessage, i: AddressingPromptInput): EnvelopeReply | un
   const target = i.lookup(id);
   if (target === undefined) return { kind: "unknown", id };
   if (target.deleted) return { kind: "deleted", id };
-  return { kind: "found", id, isAgent: target.isAgent, sender: target.isAgent ? i.speakers.self : i.speakers.sender(target.senderId, target.senderName) };
+  return {
+    kind: "found",
+    id,
+    isAgent: target.isAgent,
+    sender: target.isAgent ? i.speakers.self : i.speakers.sender(target.senderId, target.senderName),
+  };
 }

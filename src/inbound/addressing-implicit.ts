@@ -128,7 +128,9 @@ export class ImplicitAddressing {
 
   /** The group mode in force in a chat (the one place it is worked out; the planner's window asks here too). */
   modeOf(chatId: string): GroupMode {
-    return this.d.settings.get(chatId).mode ?? this.d.settings.get(ALL_CHATS).mode ?? this.d.persona.groupMode;
+    return (
+      this.d.settings.get(chatId).mode ?? this.d.settings.get(ALL_CHATS).mode ?? this.d.persona.groupMode
+    );
   }
 
   /** Someone addressed the persona in a chat (their next messages may be follow-ups). */
@@ -178,13 +180,32 @@ export class ImplicitAddressing {
     this.d.messages.commit();
     const pending = this.pendingTasks(m.chatId, topic);
     const firstAt = Math.min(now, ...pending.map((t) => t.payload.firstAt));
-    const items = [...new Set([...pending.flatMap((t) => t.payload.items), m.messageId])].sort((a, b) => a - b).slice(-MAX_BURST);
-    this.d.scheduler().add(
-      m.chatId,
-      [{ kind: "address", payload: { items, firstAt }, notBefore: Math.min(now + GATHER_MS, firstAt + MAX_GATHER_MS) }],
-      topic,
+    const items = [...new Set([...pending.flatMap((t) => t.payload.items), m.messageId])]
+      .sort((a, b) => a - b)
+      .slice(-MAX_BURST);
+    this.d
+      .scheduler()
+      .add(
+        m.chatId,
+        [
+          {
+            kind: "address",
+            payload: { items, firstAt },
+            notBefore: Math.min(now + GATHER_MS, firstAt + MAX_GATHER_MS),
+          },
+        ],
+        topic,
+      );
+    this.d.logger.debug(
+      {
+        component: "addressing",
+        chatId: m.chatId,
+        messageId: m.messageId,
+        why: verdict.candidate,
+        burst: items.length,
+      },
+      "addressing candidate",
     );
-    this.d.logger.debug({ component: "addressing", chatId: m.chatId, messageId: m.messageId, why: verdict.candidate, burst: items.length }, "addressing candidate");
   }
 
   /** The `address` task kind. */
@@ -211,12 +232,17 @@ export class ImplicitAddressing {
     return this.d
       .scheduler()
       .openTasks(chatId)
-      .filter((t): t is Task<"address"> => t.kind === "address" && t.status === "pending" && t.topicId === topic);
+      .filter(
+        (t): t is Task<"address"> => t.kind === "address" && t.status === "pending" && t.topicId === topic,
+      );
   }
 
   private async run(task: Task<"address">): Promise<HandlerOutcome> {
     const chatId = task.chatId;
-    const done = (outcome: NonNullable<Task<"address">["payload"]["outcome"]>, spawn?: HandlerOutcome & { type: "done" }): HandlerOutcome => {
+    const done = (
+      outcome: NonNullable<Task<"address">["payload"]["outcome"]>,
+      spawn?: HandlerOutcome & { type: "done" },
+    ): HandlerOutcome => {
       task.payload = { ...task.payload, outcome };
       return spawn ?? { type: "done" };
     };
@@ -238,7 +264,10 @@ export class ImplicitAddressing {
     });
     if (burst.length === 0) return done("none");
     const first = burst[0]!;
-    const history = readLane(this.d.messages, roomOf(first), { uptoId: first.messageId - 1, limit: ADDRESS_HISTORY });
+    const history = readLane(this.d.messages, roomOf(first), {
+      uptoId: first.messageId - 1,
+      limit: ADDRESS_HISTORY,
+    });
     const username = this.d.selfUsername();
     const prompt = addressingPrompt({
       name: this.d.persona.name,
@@ -252,14 +281,27 @@ export class ImplicitAddressing {
     });
     let res;
     try {
-      res = await llm.generateJson<AddressVerdict>({ purpose: "address", schema: AddressVerdict, ...prompt, chatId });
+      res = await llm.generateJson<AddressVerdict>({
+        purpose: "address",
+        schema: AddressVerdict,
+        ...prompt,
+        chatId,
+      });
     } catch (e) {
       // The model is failing: wait for it like planning does (the message may be for the persona).
       const park = parkOnOutage(e);
       if (park) throw park;
       // A permanent error. Not answering is the safe side: one line, no failed task.
       this.stats.calls++;
-      this.d.logger.warn({ component: "addressing", chatId, messages: task.payload.items, err: e instanceof Error ? e.message : String(e) }, "addressing call failed; not answering");
+      this.d.logger.warn(
+        {
+          component: "addressing",
+          chatId,
+          messages: task.payload.items,
+          err: e instanceof Error ? e.message : String(e),
+        },
+        "addressing call failed; not answering",
+      );
       return done("none");
     }
     this.stats.calls += res.calls;
@@ -268,7 +310,16 @@ export class ImplicitAddressing {
     const target = burst.find((m) => m.messageId === v.message_id) ?? burst[burst.length - 1]!;
     const p = this.d.persona;
     this.d.logger.info(
-      { component: "addressing", chatId, messages: task.payload.items, mode, addressed: v.addressed, confidence: v.confidence, interject: v.wanna_interject ? v.interject : 0, reason: v.reason },
+      {
+        component: "addressing",
+        chatId,
+        messages: task.payload.items,
+        mode,
+        addressed: v.addressed,
+        confidence: v.confidence,
+        interject: v.wanna_interject ? v.interject : 0,
+        reason: v.reason,
+      },
       "addressing verdict",
     );
     if (v.addressed && v.confidence >= p.addressConfidence) {
@@ -276,16 +327,24 @@ export class ImplicitAddressing {
       this.stats.answered++;
       return done("answer");
     }
-    if (mode !== "talkative" || !v.wanna_interject || v.interject <= p.interjectThreshold) return done("none");
+    if (mode !== "talkative" || !v.wanna_interject || v.interject <= p.interjectThreshold)
+      return done("none");
     const lastHour = this.interjectionsStmt.get(p.name, chatId, this.d.clock.now() - 3_600_000) as number;
     if (lastHour >= p.interjectionsPerHour) {
-      this.d.logger.debug({ component: "addressing", chatId, lastHour, cap: p.interjectionsPerHour }, "would interject, but the hourly cap is reached");
+      this.d.logger.debug(
+        { component: "addressing", chatId, lastHour, cap: p.interjectionsPerHour },
+        "would interject, but the hourly cap is reached",
+      );
       return done("none");
     }
     if (v.is_lightweight) {
       this.stats.reacted++;
-      const emoji = (v.emoji !== undefined ? standardReaction(v.emoji) : undefined) ?? DEFAULT_INTERJECT_EMOJI;
-      return done("react", { type: "done", spawn: [{ kind: "react", payload: { messageId: target.messageId, emoji } }] });
+      const emoji =
+        (v.emoji !== undefined ? standardReaction(v.emoji) : undefined) ?? DEFAULT_INTERJECT_EMOJI;
+      return done("react", {
+        type: "done",
+        spawn: [{ kind: "react", payload: { messageId: target.messageId, emoji } }],
+      });
     }
     if (!this.answer(target)) return done("none");
     this.stats.interjected++;

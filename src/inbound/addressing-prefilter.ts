@@ -30,11 +30,20 @@
 import type { InboundMessage } from "../types";
 
 /** Why a message got no addressing call. */
-export type SkipReason = "sibling" | "no-text" | "command" | "reply" | "other-mention" | "cooldown" | "not-near";
+export type SkipReason =
+  "sibling" | "no-text" | "command" | "reply" | "other-mention" | "cooldown" | "not-near";
 /** Why it got one. */
 export type CandidateReason = "follow-up" | "question" | "chatter";
 
-export const SKIP_REASONS: readonly SkipReason[] = ["sibling", "no-text", "command", "reply", "other-mention", "cooldown", "not-near"];
+export const SKIP_REASONS: readonly SkipReason[] = [
+  "sibling",
+  "no-text",
+  "command",
+  "reply",
+  "other-mention",
+  "cooldown",
+  "not-near",
+];
 
 /** How long after the persona's own message others' messages count as follow-ups. */
 export const NEAR_MS = 3 * 60_000;
@@ -131,7 +140,10 @@ const QUESTION_RE = /[?？¿]/;
 const MEDIA_ONLY_RE = /^\[[a-z][^\]\n]*\]$/;
 
 /** The prefilter's verdict on one message that does not address the persona explicitly. */
-export function prefilter(m: InboundMessage, ctx: PrefilterContext): { readonly skip: SkipReason } | { readonly candidate: CandidateReason } {
+export function prefilter(
+  m: InboundMessage,
+  ctx: PrefilterContext,
+): { readonly skip: SkipReason } | { readonly candidate: CandidateReason } {
   if (ctx.siblings.has(m.senderId)) return { skip: "sibling" };
   const text = m.text.trim();
   if (text === "" || MEDIA_ONLY_RE.test(text)) return { skip: "no-text" };
@@ -139,7 +151,8 @@ export function prefilter(m: InboundMessage, ctx: PrefilterContext): { readonly 
   if (m.replyToId !== undefined) return { skip: "reply" };
   if (mentionsSomeoneElse(m, text, ctx.selfUsername, ctx.selfId)) return { skip: "other-mention" };
   const near = ctx.near;
-  if (near?.fromPartner && near.msSinceOwn < NEAR_MS && near.othersSince <= NEAR_MESSAGES) return { candidate: "follow-up" };
+  if (near?.fromPartner && near.msSinceOwn < NEAR_MS && near.othersSince <= NEAR_MESSAGES)
+    return { candidate: "follow-up" };
   const question = QUESTION_RE.test(text) && text.split(/\s+/).length >= QUESTION_MIN_WORDS;
   if (question && ctx.questionAllowed()) return { candidate: "question" };
   // talkative: everything else with text is chatter (a question in its cooldown too).
@@ -147,7 +160,12 @@ export function prefilter(m: InboundMessage, ctx: PrefilterContext): { readonly 
   return { skip: question ? "cooldown" : "not-near" };
 }
 
-function mentionsSomeoneElse(m: InboundMessage, text: string, self: string | undefined, selfId: string): boolean {
+function mentionsSomeoneElse(
+  m: InboundMessage,
+  text: string,
+  self: string | undefined,
+  selfId: string,
+): boolean {
   // A text mention of a user without a username points at someone by id: never the persona (that is `mentioned`).
   if (m.entities.some((e) => e.type === "mentionname" && e.userId !== selfId)) return true;
   if (!text.includes("@")) return false;

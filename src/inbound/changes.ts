@@ -17,14 +17,22 @@ export interface MessageChangeHandler {
  * the planner sees, and a reply to it says so. An edit never makes the persona answer (Telegram
  * does not notify mentions added by an edit either), and a message never stored is not fetched.
  */
-export function createChangeHandler(d: { readonly messages: MessageStore; readonly logger: Logger }): MessageChangeHandler {
+export function createChangeHandler(d: {
+  readonly messages: MessageStore;
+  readonly logger: Logger;
+}): MessageChangeHandler {
   return {
     edited(chatId, messageId, text, mentions) {
-      if (d.messages.editText(chatId, messageId, text, mentions)) d.logger.debug({ component: "inbound", chatId, messageId }, "message edited");
+      if (d.messages.editText(chatId, messageId, text, mentions))
+        d.logger.debug({ component: "inbound", chatId, messageId }, "message edited");
     },
     deleted(chatId, messageIds) {
       const n = d.messages.markDeleted(chatId, messageIds);
-      if (n > 0) d.logger.debug({ component: "inbound", ...(chatId !== undefined ? { chatId } : {}), messageIds, marked: n }, "messages deleted");
+      if (n > 0)
+        d.logger.debug(
+          { component: "inbound", ...(chatId !== undefined ? { chatId } : {}), messageIds, marked: n },
+          "messages deleted",
+        );
     },
   };
 }

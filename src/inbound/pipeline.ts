@@ -12,7 +12,11 @@ export interface InboundPipelineDeps {
   readonly names: AddressMatcher;
   readonly logger: Logger;
   /** Hand an addressed message to the task graph (durably); `awaitingReply` holds it for the fetch. */
-  readonly enqueue: (chatId: string, messageId: number, o: { awaitingReply: boolean; senderId: string; topicId?: number }) => void;
+  readonly enqueue: (
+    chatId: string,
+    messageId: number,
+    o: { awaitingReply: boolean; senderId: string; topicId?: number },
+  ) => void;
   /** The reply context of a message enqueued with `awaitingReply`, once fetched. */
   readonly attachReply: (chatId: string, messageId: number, reply: ReplyContext) => void;
   /** Addressed messages older than this (by their date) are stored but not answered (default 1 h). */
@@ -121,7 +125,10 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
           m = resolved;
           if (m.senderName !== standIn) d.messages.renameSender(m.chatId, m.senderId, standIn, m.senderName);
         } else {
-          d.logger.warn({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "sender unknown; answering without a name");
+          d.logger.warn(
+            { component: "inbound", chatId: m.chatId, messageId: m.messageId },
+            "sender unknown; answering without a name",
+          );
         }
         if (m.senderIsBot) return "skipped-bot";
         if (admission && "needsSender" in admission) admission = d.admit?.(m);
@@ -143,7 +150,8 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       const key = `${m.chatId}\u0000${m.senderId}`;
       const standIn = `user ${m.senderId}`;
       if (m.senderName === standIn) standIns.add(key);
-      else if (standIns.size > 0 && standIns.delete(key)) d.messages.renameSender(m.chatId, m.senderId, standIn, m.senderName);
+      else if (standIns.size > 0 && standIns.delete(key))
+        d.messages.renameSender(m.chatId, m.senderId, standIn, m.senderName);
     }
     // Mention entities are kept for the prompt's references; a message without entities costs nothing more.
     const mentions = m.entities.length > 0 ? mentionEntities(m.entities) : undefined;
@@ -168,10 +176,18 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       return "stored";
     }
     if (now() - m.date > maxAge) {
-      d.logger.debug({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "addressed but too old to answer");
+      d.logger.debug(
+        { component: "inbound", chatId: m.chatId, messageId: m.messageId },
+        "addressed but too old to answer",
+      );
       return "too-old";
     }
-    if (m.chatType === "dm") d.messages.upsertChat({ ...chat, title: m.senderName, ...(m.senderUsername !== undefined ? { username: m.senderUsername } : {}) });
+    if (m.chatType === "dm")
+      d.messages.upsertChat({
+        ...chat,
+        title: m.senderName,
+        ...(m.senderUsername !== undefined ? { username: m.senderUsername } : {}),
+      });
     admission ??= d.admit?.(m);
     if (admission && !admission.ok) return "needsSender" in admission ? "ignored" : admission.outcome;
     // From here an addressed message survives a crash: it is committed together with its task
@@ -179,7 +195,11 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     // 5 s) reply fetch starts; the task waits for the fetch to finish.
     const isReply = m.replyToId !== undefined;
     d.messages.commitWith(() =>
-      d.enqueue(m.chatId, m.messageId, { awaitingReply: isReply, senderId: m.senderId, ...(m.topicId !== undefined ? { topicId: m.topicId } : {}) }),
+      d.enqueue(m.chatId, m.messageId, {
+        awaitingReply: isReply,
+        senderId: m.senderId,
+        ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
+      }),
     );
     d.onAddressed?.();
     d.logger.debug({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "addressed");
@@ -194,7 +214,15 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
         try {
           d.attachReply(m.chatId, m.messageId, reply);
         } catch (e) {
-          d.logger.warn({ component: "inbound", chatId: m.chatId, messageId: m.messageId, err: e instanceof Error ? e.message : String(e) }, "could not attach the reply context; answering without it");
+          d.logger.warn(
+            {
+              component: "inbound",
+              chatId: m.chatId,
+              messageId: m.messageId,
+              err: e instanceof Error ? e.message : String(e),
+            },
+            "could not attach the reply context; answering without it",
+          );
         }
       }
     }

@@ -24,16 +24,27 @@ export type ReactionChangeHandler = (c: ReactionChange) => void;
  * to the author anyway. No request, no LLM call: a reaction never makes the persona answer; it
  * shows in the history of the next plan.
  */
-export function createReactionHandler(d: { readonly messages: MessageStore; readonly reactions: ReactionStore; readonly logger: Logger }): ReactionChangeHandler {
+export function createReactionHandler(d: {
+  readonly messages: MessageStore;
+  readonly reactions: ReactionStore;
+  readonly logger: Logger;
+}): ReactionChangeHandler {
   return (c) => {
     if (d.messages.get(c.chatId, c.messageId)?.isAgent !== true) return;
     const { reactors } = c;
     if (reactors === undefined) {
-      d.reactions.retainCounted(c.chatId, c.messageId, new Set([...c.counts].filter(([, n]) => n > 0).map(([e]) => e)));
+      d.reactions.retainCounted(
+        c.chatId,
+        c.messageId,
+        new Set([...c.counts].filter(([, n]) => n > 0).map(([e]) => e)),
+      );
       return;
     }
     d.reactions.replace(c.chatId, c.messageId, withUnlisted(d.reactions, c, reactors));
-    d.logger.debug({ component: "inbound", chatId: c.chatId, messageId: c.messageId, reactions: reactors.length }, "reactions changed");
+    d.logger.debug(
+      { component: "inbound", chatId: c.chatId, messageId: c.messageId, reactions: reactors.length },
+      "reactions changed",
+    );
   };
 }
 
@@ -41,7 +52,11 @@ export function createReactionHandler(d: { readonly messages: MessageStore; read
  * Telegram names the *recent* reactors; when the counts say there are more, the reactors stored
  * earlier whose emoji still has an unnamed count are kept.
  */
-function withUnlisted(store: ReactionStore, c: ReactionChange, reactors: readonly Reactor[]): readonly Reactor[] {
+function withUnlisted(
+  store: ReactionStore,
+  c: ReactionChange,
+  reactors: readonly Reactor[],
+): readonly Reactor[] {
   let total = 0;
   for (const n of c.counts.values()) total += n;
   if (total <= reactors.length) return reactors;

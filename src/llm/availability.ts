@@ -67,7 +67,9 @@ export interface AvailabilitySnapshot {
 }
 
 /** Whether a call may go out now. */
-export type Admission = { readonly go: true; readonly probe: boolean } | { readonly go: false; readonly retryInMs: number; readonly outage: ModelOutage };
+export type Admission =
+  | { readonly go: true; readonly probe: boolean }
+  | { readonly go: false; readonly retryInMs: number; readonly outage: ModelOutage };
 
 interface State {
   since: number;
@@ -127,7 +129,11 @@ export class LlmAvailability {
     if (!s) return { go: true, probe: false };
     const now = this.o.now();
     if (s.probing || s.nextTryAt > now) {
-      return { go: false, retryInMs: Math.max(PROBE_RUNNING_RETRY_MS, s.nextTryAt - now), outage: view(model, s, 0) };
+      return {
+        go: false,
+        retryInMs: Math.max(PROBE_RUNNING_RETRY_MS, s.nextTryAt - now),
+        outage: view(model, s, 0),
+      };
     }
     s.probing = true;
     return { go: true, probe: true };
@@ -138,11 +144,22 @@ export class LlmAvailability {
    * tried again. Only the first failure (which starts the outage) and a probe's move the next
    * try; calls that were already under way when the outage started just learn the time.
    */
-  failed(model: string, reason: string, o: { probe: boolean; attempts: number; serverDelayMs?: number | undefined }): number {
+  failed(
+    model: string,
+    reason: string,
+    o: { probe: boolean; attempts: number; serverDelayMs?: number | undefined },
+  ): number {
     const now = this.o.now();
     let s = this.models.get(model);
     if (!s) {
-      s = { since: now, failures: o.attempts, lastError: reason, nextTryAt: now + this.delay(0, o.serverDelayMs), probing: false, streak: 0 };
+      s = {
+        since: now,
+        failures: o.attempts,
+        lastError: reason,
+        nextTryAt: now + this.delay(0, o.serverDelayMs),
+        probing: false,
+        streak: 0,
+      };
       this.models.set(model, s);
       this.o.logger.warn(
         { model, error: reason, retryInMs: s.nextTryAt - now },
@@ -156,7 +173,10 @@ export class LlmAvailability {
       s.probing = false;
       s.streak++;
       s.nextTryAt = now + this.delay(s.streak, o.serverDelayMs);
-      this.o.logger.debug({ model, error: reason, failures: s.failures, retryInMs: s.nextTryAt - now }, "Gemini still unavailable");
+      this.o.logger.debug(
+        { model, error: reason, failures: s.failures, retryInMs: s.nextTryAt - now },
+        "Gemini still unavailable",
+      );
     }
     return Math.max(PROBE_RUNNING_RETRY_MS, s.nextTryAt - now);
   }
@@ -192,12 +212,21 @@ export class LlmAvailability {
 
   /** Exponential with equal jitter (half the step at least), or the server's own pause. */
   private delay(streak: number, serverDelayMs: number | undefined): number {
-    if (serverDelayMs !== undefined) return Math.min(MAX_SERVER_DELAY_MS, Math.max(PROBE_RUNNING_RETRY_MS, serverDelayMs));
+    if (serverDelayMs !== undefined)
+      return Math.min(MAX_SERVER_DELAY_MS, Math.max(PROBE_RUNNING_RETRY_MS, serverDelayMs));
     const step = Math.min(this.capMs, this.baseMs * 2 ** streak);
     return Math.round(step / 2 + this.random() * (step / 2));
   }
 }
 
 function view(model: string, s: State, waiting: number): ModelOutage {
-  return { model, since: s.since, failures: s.failures, lastError: s.lastError, nextTryAt: s.nextTryAt, probing: s.probing, waiting };
+  return {
+    model,
+    since: s.since,
+    failures: s.failures,
+    lastError: s.lastError,
+    nextTryAt: s.nextTryAt,
+    probing: s.probing,
+    waiting,
+  };
 }

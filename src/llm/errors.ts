@@ -29,10 +29,20 @@ export class LlmError extends Error {
 }
 
 /** A transient failure the caller should wait out: the model and how long. */
-export function llmUnavailable(e: unknown): { readonly model: string; readonly retryInMs: number; readonly code: string } | undefined {
+export function llmUnavailable(
+  e: unknown,
+): { readonly model: string; readonly retryInMs: number; readonly code: string } | undefined {
   if (!(e instanceof LlmError) || e.retryInMs === undefined || e.model === undefined) return undefined;
   const code =
-    e instanceof LlmHttpError ? `LLM_${e.status}` : e instanceof LlmNetworkError ? (e.timedOut ? "LLM_TIMEOUT" : "LLM_NETWORK") : e instanceof LlmUnparsableError ? "LLM_UNPARSABLE" : "LLM_UNAVAILABLE";
+    e instanceof LlmHttpError
+      ? `LLM_${e.status}`
+      : e instanceof LlmNetworkError
+        ? e.timedOut
+          ? "LLM_TIMEOUT"
+          : "LLM_NETWORK"
+        : e instanceof LlmUnparsableError
+          ? "LLM_UNPARSABLE"
+          : "LLM_UNAVAILABLE";
   return { model: e.model, retryInMs: e.retryInMs, code };
 }
 
@@ -61,7 +71,10 @@ export class LlmHttpError extends LlmError {
     model: string;
   }) {
     const word = init.apiStatus !== undefined ? ` ${init.apiStatus}` : "";
-    super(`Gemini ${init.model} answered HTTP ${init.status}${word} after ${init.attempts} attempt(s): ${init.apiMessage}`, { model: init.model });
+    super(
+      `Gemini ${init.model} answered HTTP ${init.status}${word} after ${init.attempts} attempt(s): ${init.apiMessage}`,
+      { model: init.model },
+    );
     this.status = init.status;
     this.retryable = init.retryable;
     this.apiStatus = init.apiStatus;
@@ -105,8 +118,17 @@ export class LlmNetworkError extends LlmError {
   /** How many attempts were made before giving up. */
   readonly attempts: number;
 
-  constructor(init: { message: string; timedOut: boolean; attempts: number; model: string; cause?: unknown }) {
-    super(`Gemini ${init.model} network failure after ${init.attempts} attempt(s): ${init.message}`, { cause: init.cause, model: init.model });
+  constructor(init: {
+    message: string;
+    timedOut: boolean;
+    attempts: number;
+    model: string;
+    cause?: unknown;
+  }) {
+    super(`Gemini ${init.model} network failure after ${init.attempts} attempt(s): ${init.message}`, {
+      cause: init.cause,
+      model: init.model,
+    });
     this.timedOut = init.timedOut;
     this.attempts = init.attempts;
   }
@@ -126,7 +148,10 @@ export class LlmUnparsableError extends LlmError {
   readonly attempts: number;
 
   constructor(init: { detail: string; attempts: number; model: string; cause?: unknown }) {
-    super(`Gemini ${init.model} sent an unparsable answer after ${init.attempts} attempt(s): ${init.detail}`, { cause: init.cause, model: init.model });
+    super(
+      `Gemini ${init.model} sent an unparsable answer after ${init.attempts} attempt(s): ${init.detail}`,
+      { cause: init.cause, model: init.model },
+    );
     this.attempts = init.attempts;
   }
 }
@@ -137,9 +162,12 @@ export class LlmUnparsableError extends LlmError {
  */
 export class LlmUnavailableError extends LlmError {
   constructor(init: { model: string; reason: string; since: number; retryInMs: number }) {
-    super(`Gemini ${init.model} is unavailable (failing since ${new Date(init.since).toISOString()}: ${init.reason}); next try in ${Math.ceil(init.retryInMs / 1000)} s`, {
-      model: init.model,
-    });
+    super(
+      `Gemini ${init.model} is unavailable (failing since ${new Date(init.since).toISOString()}: ${init.reason}); next try in ${Math.ceil(init.retryInMs / 1000)} s`,
+      {
+        model: init.model,
+      },
+    );
     this.retryInMs = init.retryInMs;
   }
 }

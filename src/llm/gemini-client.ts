@@ -8,11 +8,23 @@
  * second retry loop under this one.
  */
 import { setTimeout as sleepMs } from "node:timers/promises";
-import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from "@google/genai";
+import {
+  ApiError,
+  GoogleGenAI,
+  type GenerateContentConfig,
+  type GenerateContentResponse,
+} from "@google/genai";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { LlmAvailability } from "./availability";
-import { LlmBlockedError, LlmEmptyResponseError, LlmHttpError, LlmNetworkError, LlmUnavailableError, LlmUnparsableError } from "./errors";
+import {
+  LlmBlockedError,
+  LlmEmptyResponseError,
+  LlmHttpError,
+  LlmNetworkError,
+  LlmUnavailableError,
+  LlmUnparsableError,
+} from "./errors";
 
 /** How to build a {@link GeminiClient}. */
 export interface GeminiClientOptions {
@@ -39,7 +51,8 @@ export interface GeminiClientOptions {
 }
 
 /** One part of a turn: text, or inline media (base64) for a description call. */
-export type LlmPart = { readonly text: string } | { readonly inlineData: { readonly mimeType: string; readonly data: string } };
+export type LlmPart =
+  { readonly text: string } | { readonly inlineData: { readonly mimeType: string; readonly data: string } };
 
 /** One turn of `contents`: only user and model turns (newer models reject `system` there). */
 export interface LlmContent {
@@ -84,7 +97,12 @@ export interface LlmUsage {
 /** The raw JSON text (not yet validated — the caller owns the schema) plus accounting. */
 export interface JsonGenerationResult {
   readonly text: string;
-  readonly usage: { readonly promptTokens: number; readonly outputTokens: number; readonly thinkingTokens: number; readonly totalTokens: number };
+  readonly usage: {
+    readonly promptTokens: number;
+    readonly outputTokens: number;
+    readonly thinkingTokens: number;
+    readonly totalTokens: number;
+  };
   /** Attempts it took, 1 when the first one succeeded. */
   readonly attempts: number;
   /** The model version the server reported, else the configured model. */
@@ -151,7 +169,11 @@ export class GeminiClient {
     this.timeoutMs = Math.max(1, o.timeoutMs ?? 60_000);
     this.log = o.logger.child({ component: "llm" });
     this.sleep = o.sleep ?? ((ms) => sleepMs(ms));
-    this.availability = new LlmAvailability({ now: o.now ?? Date.now, logger: this.log, ...(o.random ? { random: o.random } : {}) });
+    this.availability = new LlmAvailability({
+      now: o.now ?? Date.now,
+      logger: this.log,
+      ...(o.random ? { random: o.random } : {}),
+    });
     this.ai = new GoogleGenAI({
       apiKey: o.apiKey,
       httpOptions: {
@@ -183,7 +205,12 @@ export class GeminiClient {
     const purpose = req.purpose ?? "other";
     const admission = this.availability.admit(model);
     if (!admission.go) {
-      throw new LlmUnavailableError({ model, reason: admission.outage.lastError, since: admission.outage.since, retryInMs: admission.retryInMs });
+      throw new LlmUnavailableError({
+        model,
+        reason: admission.outage.lastError,
+        since: admission.outage.since,
+        retryInMs: admission.retryInMs,
+      });
     }
     // While the model is failing, the probe is one attempt: its retries are the outage's backoff.
     const maxAttempts = admission.probe ? 1 : this.maxAttempts;
@@ -206,14 +233,27 @@ export class GeminiClient {
           throw failure.error;
         }
         // Another call found the model failing meanwhile: stop here rather than add to the storm.
-        const delayMs = this.availability.isUp(model) ? this.retryDelay(failure, attempt, maxAttempts) : undefined;
+        const delayMs = this.availability.isUp(model)
+          ? this.retryDelay(failure, attempt, maxAttempts)
+          : undefined;
         if (delayMs === undefined) {
-          failure.error.retryInMs = this.availability.failed(model, failure.reason, { probe: admission.probe, attempts: attempt, serverDelayMs: failure.serverDelayMs });
+          failure.error.retryInMs = this.availability.failed(model, failure.reason, {
+            probe: admission.probe,
+            attempts: attempt,
+            serverDelayMs: failure.serverDelayMs,
+          });
           throw failure.error;
         }
         // A blip the next attempt may cure: not an outage (yet), so not a warning.
         this.log.info(
-          { model, purpose, attempt, status: failure.label, delayMs: Math.round(delayMs), error: failure.error.message },
+          {
+            model,
+            purpose,
+            attempt,
+            status: failure.label,
+            delayMs: Math.round(delayMs),
+            error: failure.error.message,
+          },
           "gemini call failed, retrying",
         );
         await this.sleep(delayMs);
@@ -269,7 +309,11 @@ export class GeminiClient {
         model: req.model ?? this.model,
         contents: req.contents.map((c) => ({
           role: c.role,
-          parts: c.parts.map((p) => ("text" in p ? { text: p.text } : { inlineData: { mimeType: p.inlineData.mimeType, data: p.inlineData.data } })),
+          parts: c.parts.map((p) =>
+            "text" in p
+              ? { text: p.text }
+              : { inlineData: { mimeType: p.inlineData.mimeType, data: p.inlineData.data } },
+          ),
         })),
         config,
       });
@@ -291,13 +335,22 @@ export class GeminiClient {
         attempts: attempt,
         model,
       });
-      return { error, retryable: true, label: "timeout", reason: `no answer within ${err.timeoutMs} ms`, serverDelayMs: undefined };
+      return {
+        error,
+        retryable: true,
+        label: "timeout",
+        reason: `no answer within ${err.timeoutMs} ms`,
+        serverDelayMs: undefined,
+      };
     }
     if (isApiError(err)) {
       const body = parseErrorBody(this.redact(err.message));
       const retryable = RETRYABLE_STATUSES.has(err.status);
       // RetryInfo (in the body) is Google's own; a Retry-After header (a proxy, a gateway) is honoured too.
-      const headerDelay = parseRetryAfter((err as { retryAfterHeader?: string }).retryAfterHeader, Date.now());
+      const headerDelay = parseRetryAfter(
+        (err as { retryAfterHeader?: string }).retryAfterHeader,
+        Date.now(),
+      );
       const serverDelayMs = body.retryAfterMs ?? headerDelay;
       const error = new LlmHttpError({
         status: err.status,
@@ -313,8 +366,19 @@ export class GeminiClient {
     }
     if (err instanceof SyntaxError) {
       // The SDK parses a 200's body as JSON: a cut-off or non-JSON body (a proxy's page) lands here.
-      const error = new LlmUnparsableError({ detail: this.redact(err.message), attempts: attempt, model, cause: err });
-      return { error, retryable: true, label: "unparsable", reason: "an unparsable answer (HTTP 200 that is not JSON)", serverDelayMs: undefined };
+      const error = new LlmUnparsableError({
+        detail: this.redact(err.message),
+        attempts: attempt,
+        model,
+        cause: err,
+      });
+      return {
+        error,
+        retryable: true,
+        label: "unparsable",
+        reason: "an unparsable answer (HTTP 200 that is not JSON)",
+        serverDelayMs: undefined,
+      };
     }
     if (isNetworkFailure(err)) {
       const detail = this.redact(describeNetworkFailure(err));
@@ -325,7 +389,13 @@ export class GeminiClient {
         model,
         cause: err,
       });
-      return { error, retryable: true, label: "network", reason: `network: ${detail}`, serverDelayMs: undefined };
+      return {
+        error,
+        retryable: true,
+        label: "network",
+        reason: `network: ${detail}`,
+        serverDelayMs: undefined,
+      };
     }
     // Not an API or network failure (an SDK validation error, a bug): retrying would not help.
     throw err;
@@ -344,7 +414,11 @@ export class GeminiClient {
     return step / 2 + Math.random() * (step / 2);
   }
 
-  private interpret(response: GenerateContentResponse, attempts: number, asked: string): JsonGenerationResult {
+  private interpret(
+    response: GenerateContentResponse,
+    attempts: number,
+    asked: string,
+  ): JsonGenerationResult {
     const model = response.modelVersion ?? asked;
     const blockReason = response.promptFeedback?.blockReason;
     if (blockReason !== undefined) {
@@ -362,8 +436,12 @@ export class GeminiClient {
       .join("");
     if (text.length === 0) {
       // "OTHER" with nothing to show is, in practice, a refusal without a stated category.
-      if (finishReason === "OTHER") throw new LlmBlockedError({ reason: finishReason, source: "candidate", model: asked });
-      throw new LlmEmptyResponseError({ ...(finishReason !== undefined ? { finishReason } : {}), model: asked });
+      if (finishReason === "OTHER")
+        throw new LlmBlockedError({ reason: finishReason, source: "candidate", model: asked });
+      throw new LlmEmptyResponseError({
+        ...(finishReason !== undefined ? { finishReason } : {}),
+        model: asked,
+      });
     }
     const usage = response.usageMetadata;
     const promptTokens = usage?.promptTokenCount ?? 0;
@@ -371,7 +449,12 @@ export class GeminiClient {
     const thinkingTokens = usage?.thoughtsTokenCount ?? 0;
     return {
       text,
-      usage: { promptTokens, outputTokens, thinkingTokens, totalTokens: usage?.totalTokenCount ?? promptTokens + outputTokens + thinkingTokens },
+      usage: {
+        promptTokens,
+        outputTokens,
+        thinkingTokens,
+        totalTokens: usage?.totalTokenCount ?? promptTokens + outputTokens + thinkingTokens,
+      },
       attempts,
       model,
       finishReason,
@@ -379,7 +462,12 @@ export class GeminiClient {
   }
 
   /** Tell the usage listeners what an answered call cost; a listener's failure is logged, never thrown. */
-  private reportUsage(response: GenerateContentResponse, purpose: string, asked: string, chatId: string | undefined): void {
+  private reportUsage(
+    response: GenerateContentResponse,
+    purpose: string,
+    asked: string,
+    chatId: string | undefined,
+  ): void {
     if (this.usageListeners.size === 0) return;
     const u = response.usageMetadata;
     const usage: LlmUsage = {
@@ -437,23 +525,35 @@ class AttemptTimeout extends Error {
 }
 
 function assertContents(contents: JsonGenerationRequest["contents"]): void {
-  if (contents.length === 0) throw new Error("Gemini request has no contents: at least one user turn is required");
+  if (contents.length === 0)
+    throw new Error("Gemini request has no contents: at least one user turn is required");
   contents.forEach((c, i) => {
     // Checked at runtime too: callers build contents from stored data, and newer Gemini models
     // answer 400 to a "system" turn inside contents (instructions belong in systemInstruction).
     const role: string = c.role;
     if (role !== "user" && role !== "model") {
-      throw new Error(`Gemini contents[${i}] has role "${role}": only "user" and "model" turns are allowed; put instructions in systemInstruction`);
+      throw new Error(
+        `Gemini contents[${i}] has role "${role}": only "user" and "model" turns are allowed; put instructions in systemInstruction`,
+      );
     }
   });
 }
 
 function isApiError(err: unknown): err is ApiError {
   // instanceof can fail if two copies of the SDK are loaded; the name and a numeric status are what matter.
-  return err instanceof ApiError || (err instanceof Error && err.name === "ApiError" && typeof (err as { status?: unknown }).status === "number");
+  return (
+    err instanceof ApiError ||
+    (err instanceof Error &&
+      err.name === "ApiError" &&
+      typeof (err as { status?: unknown }).status === "number")
+  );
 }
 
-function parseErrorBody(message: string): { apiMessage: string; apiStatus: string | undefined; retryAfterMs: number | undefined } {
+function parseErrorBody(message: string): {
+  apiMessage: string;
+  apiStatus: string | undefined;
+  retryAfterMs: number | undefined;
+} {
   let json: unknown;
   try {
     json = JSON.parse(message);
@@ -461,7 +561,8 @@ function parseErrorBody(message: string): { apiMessage: string; apiStatus: strin
     return { apiMessage: truncate(plainText(message)), apiStatus: undefined, retryAfterMs: undefined };
   }
   const parsed = GoogleErrorBody.safeParse(json);
-  if (!parsed.success) return { apiMessage: truncate(plainText(message)), apiStatus: undefined, retryAfterMs: undefined };
+  if (!parsed.success)
+    return { apiMessage: truncate(plainText(message)), apiStatus: undefined, retryAfterMs: undefined };
   const { error } = parsed.data;
   let retryAfterMs: number | undefined;
   for (const detail of error.details ?? []) {
@@ -479,7 +580,13 @@ function truncate(s: string, max = 500): string {
 function plainText(s: string): string {
   if (!/<\/?[a-z][^>]*>/i.test(s)) return s;
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(s)?.[1]?.trim();
-  return title || s.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim();
+  return (
+    title ||
+    s
+      .replace(/<[^>]*>/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 /** Error codes of socket/DNS failures (Node) and undici's own transport errors. */
@@ -498,7 +605,8 @@ function errorCode(e: unknown): string | undefined {
 function isNetworkFailure(err: unknown): err is Error {
   if (!(err instanceof Error)) return false;
   if (err.name === "AbortError") return true;
-  if (err instanceof TypeError && (err.message === "fetch failed" || err.message === "terminated")) return true;
+  if (err instanceof TypeError && (err.message === "fetch failed" || err.message === "terminated"))
+    return true;
   const code = errorCode(err) ?? errorCode(err.cause);
   return code !== undefined && NETWORK_CODE.test(code);
 }
@@ -506,5 +614,7 @@ function isNetworkFailure(err: unknown): err is Error {
 function describeNetworkFailure(err: Error): string {
   const code = errorCode(err.cause) ?? errorCode(err);
   const causeMessage = err.cause instanceof Error ? err.cause.message : undefined;
-  return [err.message, code, causeMessage].filter((s): s is string => s !== undefined && s.length > 0).join(": ");
+  return [err.message, code, causeMessage]
+    .filter((s): s is string => s !== undefined && s.length > 0)
+    .join(": ");
 }

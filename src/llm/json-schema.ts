@@ -51,7 +51,9 @@ const cache = new WeakMap<z.ZodType, Json>();
 export function geminiJsonSchema(schema: z.ZodType): Json {
   let out = cache.get(schema);
   if (!out) {
-    out = narrow(z.toJSONSchema(schema, { io: "input", target: "draft-2020-12", unrepresentable: "throw" }) as Json);
+    out = narrow(
+      z.toJSONSchema(schema, { io: "input", target: "draft-2020-12", unrepresentable: "throw" }) as Json,
+    );
     cache.set(schema, out);
   }
   return out;
@@ -76,7 +78,9 @@ function narrow(node: Json): Json {
         break;
       case "properties":
       case "$defs":
-        out[key] = Object.fromEntries(Object.entries(value as Record<string, Json>).map(([k, v]) => [k, narrow(v)]));
+        out[key] = Object.fromEntries(
+          Object.entries(value as Record<string, Json>).map(([k, v]) => [k, narrow(v)]),
+        );
         break;
       case "additionalProperties":
         if (typeof value === "object" && value !== null) out.additionalProperties = narrow(value as Json);

@@ -77,8 +77,19 @@ export function createGeminiLlm(o: {
   /** The runtime's clock, for the outage state (default Date.now). */
   readonly now?: () => number;
 }): GeminiLlm {
-  const client = new GeminiClient({ apiKey: o.apiKey, model: o.model, logger: o.logger, ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}), ...(o.now ? { now: o.now } : {}) });
-  return new GeminiLlm({ client, logger: o.logger, model: o.model, ...(o.models ? { models: o.models } : {}) });
+  const client = new GeminiClient({
+    apiKey: o.apiKey,
+    model: o.model,
+    logger: o.logger,
+    ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+    ...(o.now ? { now: o.now } : {}),
+  });
+  return new GeminiLlm({
+    client,
+    logger: o.logger,
+    model: o.model,
+    ...(o.models ? { models: o.models } : {}),
+  });
 }
 
 /** Calls per request: the first and the one more try after a refusal. */
@@ -118,7 +129,10 @@ export class GeminiLlm implements Llm {
     const model = req.model ?? this.modelFor(req.purpose);
     const responseJsonSchema = geminiJsonSchema(req.schema);
     const parse = req.parse ?? ((text: string) => parseWith(req.schema, text) as T);
-    let last: { kind: RefusalKind; reason: string; truncated?: boolean } = { kind: "empty", reason: "no answer" };
+    let last: { kind: RefusalKind; reason: string; truncated?: boolean } = {
+      kind: "empty",
+      reason: "no answer",
+    };
     for (let call = 1; call <= CALLS; call++) {
       try {
         const res = await this.o.client.generateJson({
@@ -137,21 +151,46 @@ export class GeminiLlm implements Llm {
           return { ok: true, value: parse(res.text), model: res.model, calls: call };
         } catch (e) {
           if (!(e instanceof LlmFormatError || e instanceof z.ZodError)) throw e;
-          last = { kind: "malformed", reason: `${truncated ? "cut off at maxOutputTokens: " : ""}${formatReason(e)}`, ...(truncated ? { truncated } : {}) };
+          last = {
+            kind: "malformed",
+            reason: `${truncated ? "cut off at maxOutputTokens: " : ""}${formatReason(e)}`,
+            ...(truncated ? { truncated } : {}),
+          };
         }
       } catch (e) {
-        if (e instanceof LlmBlockedError) last = { kind: "blocked", reason: `${e.source === "prompt" ? "prompt blocked" : "answer blocked"}: ${e.reason}` };
+        if (e instanceof LlmBlockedError)
+          last = {
+            kind: "blocked",
+            reason: `${e.source === "prompt" ? "prompt blocked" : "answer blocked"}: ${e.reason}`,
+          };
         else if (e instanceof LlmEmptyResponseError)
-          last = { kind: "empty", reason: `empty answer${e.finishReason ? ` (${e.finishReason})` : ""}`, ...(e.finishReason === "MAX_TOKENS" ? { truncated: true } : {}) };
+          last = {
+            kind: "empty",
+            reason: `empty answer${e.finishReason ? ` (${e.finishReason})` : ""}`,
+            ...(e.finishReason === "MAX_TOKENS" ? { truncated: true } : {}),
+          };
         else throw e;
       }
     }
     // A refusal is the model's choice (warn); an answer that is not in the contract is a defect (error).
     this.o.logger[last.kind === "malformed" ? "error" : "warn"](
-      { component: "llm", purpose: req.purpose, ...(req.chatId !== undefined ? { chatId: req.chatId } : {}), kind: last.kind, reason: last.reason, calls: CALLS },
+      {
+        component: "llm",
+        purpose: req.purpose,
+        ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),
+        kind: last.kind,
+        reason: last.reason,
+        calls: CALLS,
+      },
       `no usable ${req.purpose} answer after ${CALLS} calls (${last.reason}); staying silent`,
     );
-    return { ok: false, kind: last.kind, reason: last.reason, calls: CALLS, ...(last.truncated ? { truncated: true } : {}) };
+    return {
+      ok: false,
+      kind: last.kind,
+      reason: last.reason,
+      calls: CALLS,
+      ...(last.truncated ? { truncated: true } : {}),
+    };
   }
 }
 
@@ -180,7 +219,9 @@ export class DryLlm implements Llm {
 }
 
 /** The JSON body the SDK sends for a request (what the dry sandbox prints). */
-export function requestBody(req: Pick<JsonRequest<unknown>, "purpose" | "schema" | "systemInstruction" | "contents">): Record<string, unknown> {
+export function requestBody(
+  req: Pick<JsonRequest<unknown>, "purpose" | "schema" | "systemInstruction" | "contents">,
+): Record<string, unknown> {
   const s = PURPOSES[req.purpose];
   return {
     contents: req.contents,

@@ -23,12 +23,14 @@ function instruction(kind: MediaKind): string {
   if (TRANSCRIBED.has(kind)) {
     return "Transcribe the speech in this recording word for word, in the language it is spoken in (do not translate). If nothing intelligible is said, describe the sound in a few words in brackets.";
   }
-  const what = kind === "sticker" ? "sticker" : kind === "gif" ? "animation" : kind === "video" ? "video" : "image";
+  const what =
+    kind === "sticker" ? "sticker" : kind === "gif" ? "animation" : kind === "video" ? "video" : "image";
   return `Describe this ${what} in one short sentence (at most 25 words): what it shows, any text in it, and the mood. No preamble.`;
 }
 
 /** A 400 that blames the file (its inline data, MIME type or content), not the key, region or request. */
-const FILE_REJECTION = /inline.?data|mime|media|file|image|audio|video|unsupported (content|format)|could not (be )?(process|decode|read)|unable to process/i;
+const FILE_REJECTION =
+  /inline.?data|mime|media|file|image|audio|video|unsupported (content|format)|could not (be )?(process|decode|read)|unable to process/i;
 const NOT_ABOUT_THE_FILE = /api.?key|location|region|country|billing|permission|project/i;
 
 export function isFileRejection(e: LlmHttpError): boolean {
@@ -44,7 +46,11 @@ export class LlmMediaSource implements MediaLlm {
   }
 
   available(kind: MediaKind): boolean {
-    return this.llm.availability?.isAvailable(this.llm.modelFor(TRANSCRIBED.has(kind) ? "transcribe" : "describe")) ?? true;
+    return (
+      this.llm.availability?.isAvailable(
+        this.llm.modelFor(TRANSCRIBED.has(kind) ? "transcribe" : "describe"),
+      ) ?? true
+    );
   }
 
   async describe(input: { bytes: Buffer; mime: string; kind: MediaKind }): Promise<MediaVerdict> {
@@ -54,17 +60,27 @@ export class LlmMediaSource implements MediaLlm {
         purpose,
         schema: Answer,
         systemInstruction: SYSTEM,
-        contents: [{ role: "user", parts: [{ inlineData: { mimeType: input.mime, data: input.bytes.toString("base64") } }, { text: instruction(input.kind) }] }],
+        contents: [
+          {
+            role: "user",
+            parts: [
+              { inlineData: { mimeType: input.mime, data: input.bytes.toString("base64") } },
+              { text: instruction(input.kind) },
+            ],
+          },
+        ],
       });
       if (!res.ok) {
         if (res.kind === "dry") throw new Error("no LLM (dry run)");
-        if (res.truncated) throw new Error(`${purpose} answer cut off at maxOutputTokens (${res.reason}); not cached`);
+        if (res.truncated)
+          throw new Error(`${purpose} answer cut off at maxOutputTokens (${res.reason}); not cached`);
         return { status: "unsupported", reason: `${res.kind}: ${res.reason}` };
       }
       if (res.value.text.trim() === "") return { status: "unsupported", reason: "empty text" };
       return { status: "ok", text: res.value.text };
     } catch (e) {
-      if (e instanceof LlmHttpError && isFileRejection(e)) return { status: "unsupported", reason: `rejected: ${e.message}` };
+      if (e instanceof LlmHttpError && isFileRejection(e))
+        return { status: "unsupported", reason: `rejected: ${e.message}` };
       throw e;
     }
   }

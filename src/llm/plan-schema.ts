@@ -24,7 +24,12 @@ const replyTo = msgId.optional().describe("id of a message in this chat to reply
  * (json-schema.ts) and `validatePlan` checks each task of the answer against it.
  */
 const KIND_SCHEMAS = {
-  send: z.object({ kind: z.literal("send"), ...base, text: z.string().trim().min(1).max(MAX_SEND_CHARS).describe("the message text"), reply_to: replyTo }),
+  send: z.object({
+    kind: z.literal("send"),
+    ...base,
+    text: z.string().trim().min(1).max(MAX_SEND_CHARS).describe("the message text"),
+    reply_to: replyTo,
+  }),
   react: z.object({
     kind: z.literal("react"),
     ...base,
@@ -38,13 +43,25 @@ const KIND_SCHEMAS = {
     name: z.string().min(1).describe("the sticker's emoji within the set"),
     reply_to: replyTo,
   }),
-  wait: z.object({ kind: z.literal("wait"), ...base, seconds: z.number().positive().max(MAX_WAIT_SECONDS).describe(`seconds to wait, 1..${MAX_WAIT_SECONDS}`) }),
-  read: z.object({ kind: z.literal("read"), ...base, message_id: msgId.optional().describe("read up to this message") }),
+  wait: z.object({
+    kind: z.literal("wait"),
+    ...base,
+    seconds: z.number().positive().max(MAX_WAIT_SECONDS).describe(`seconds to wait, 1..${MAX_WAIT_SECONDS}`),
+  }),
+  read: z.object({
+    kind: z.literal("read"),
+    ...base,
+    message_id: msgId.optional().describe("read up to this message"),
+  }),
   remember: z.object({
     kind: z.literal("remember"),
     ...base,
     content: z.string().trim().min(1).max(2000).describe("a fact worth keeping about this chat or person"),
-    about: label.optional().describe('whom it is about: "chat", "@username" of someone here, or the id of a message the person wrote; default: the author of the message answered'),
+    about: label
+      .optional()
+      .describe(
+        'whom it is about: "chat", "@username" of someone here, or the id of a message the person wrote; default: the author of the message answered',
+      ),
   }),
   block: z.object({ kind: z.literal("block"), ...base }),
   unblock: z.object({ kind: z.literal("unblock"), ...base }),
@@ -59,7 +76,8 @@ const KIND_LINES: Record<PlanKind, string> = {
   sticker: "sticker {sticker_set, name}",
   wait: "wait {seconds}",
   read: "read {message_id?}",
-  remember: 'remember {content, about?} (a lasting fact; about: "chat" for the group, "@username", or the id of a message by the person it is about; default: the author you answer)',
+  remember:
+    'remember {content, about?} (a lasting fact; about: "chat" for the group, "@username", or the id of a message by the person it is about; default: the author you answer)',
   block: "block",
   unblock: "unblock",
 };
@@ -90,7 +108,9 @@ export function planKindsLine(a: PlanAbilities): string {
 const schemas = new Map<string, z.ZodType>();
 
 /** The answer schema of a chat: `{tasks: [...]}` of the kinds it allows, at most MAX_PLAN_TASKS (built once per set of kinds). */
-export function planSchemaFor(a: PlanAbilities): z.ZodType<{ tasks: z.infer<(typeof KIND_SCHEMAS)[PlanKind]>[] }> {
+export function planSchemaFor(
+  a: PlanAbilities,
+): z.ZodType<{ tasks: z.infer<(typeof KIND_SCHEMAS)[PlanKind]>[] }> {
   const kinds = planKinds(a);
   const key = kinds.join(",");
   let s = schemas.get(key);
@@ -143,7 +163,10 @@ export interface RepairedTask {
  * once). Individual bad tasks are rejected with a reason; a task that depends — directly or
  * through others — on a rejected task is rejected too, so only a self-consistent part runs.
  */
-export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: PlanTask[]; rejected: RejectedTask[]; repaired: RepairedTask[] } {
+export function validatePlan(
+  text: string,
+  ctx: PlanCheckContext,
+): { tasks: PlanTask[]; rejected: RejectedTask[]; repaired: RepairedTask[] } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -152,16 +175,22 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
   }
   const list = Array.isArray(raw) ? raw : (raw as { tasks?: unknown } | null)?.tasks;
   if (!Array.isArray(list)) throw new PlanFormatError("expected an object with a `tasks` array");
-  if (list.length > MAX_PLAN_TASKS) throw new PlanFormatError(`plan has ${list.length} tasks; the limit is ${MAX_PLAN_TASKS}`);
+  if (list.length > MAX_PLAN_TASKS)
+    throw new PlanFormatError(`plan has ${list.length} tasks; the limit is ${MAX_PLAN_TASKS}`);
 
   const rejected: RejectedTask[] = [];
   const repaired: RepairedTask[] = [];
   const parsed: (TaskShape | undefined)[] = [];
-  const taskSchema = (planSchemaFor(ctx) as unknown as z.ZodObject<{ tasks: z.ZodArray<z.ZodType<TaskShape>> }>).shape.tasks.element;
+  const taskSchema = (
+    planSchemaFor(ctx) as unknown as z.ZodObject<{ tasks: z.ZodArray<z.ZodType<TaskShape>> }>
+  ).shape.tasks.element;
   const idToIndex = new Map<string, number>();
   const bad = new Set<number>();
   list.forEach((item: unknown, index) => {
-    const kind = typeof (item as { kind?: unknown })?.kind === "string" ? String((item as { kind: string }).kind) : undefined;
+    const kind =
+      typeof (item as { kind?: unknown })?.kind === "string"
+        ? String((item as { kind: string }).kind)
+        : undefined;
     const res = taskSchema.safeParse(item);
     const rawId = (item as { id?: unknown })?.id;
     const id = typeof rawId === "string" || typeof rawId === "number" ? String(rawId) : undefined;
@@ -176,7 +205,11 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
     }
     if (!res.success) {
       const issue = res.error.issues[0];
-      const reason = !kind ? "missing kind" : issue?.code === "invalid_union" && issue.path.length === 1 ? `unknown kind "${kind}"` : `${issue?.path.join(".") || "task"}: ${issue?.message}`;
+      const reason = !kind
+        ? "missing kind"
+        : issue?.code === "invalid_union" && issue.path.length === 1
+          ? `unknown kind "${kind}"`
+          : `${issue?.path.join(".") || "task"}: ${issue?.message}`;
       rejected.push({ index, ...(id ? { id } : {}), ...(kind ? { kind } : {}), reason });
       bad.add(index);
       parsed.push(undefined);
@@ -185,8 +218,13 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
     // Words are never lost to a bad reference: a send (or sticker) replying to a message that is
     // not in this chat replies to the message being answered instead, or to nothing.
     let task = res.data;
-    if ((task.kind === "send" || task.kind === "sticker") && task.reply_to !== undefined && !ctx.isChatMessage(task.reply_to)) {
-      const fallback = ctx.answering !== undefined && ctx.isChatMessage(ctx.answering) ? ctx.answering : undefined;
+    if (
+      (task.kind === "send" || task.kind === "sticker") &&
+      task.reply_to !== undefined &&
+      !ctx.isChatMessage(task.reply_to)
+    ) {
+      const fallback =
+        ctx.answering !== undefined && ctx.isChatMessage(ctx.answering) ? ctx.answering : undefined;
       repaired.push({
         index,
         kind: task.kind,
@@ -210,12 +248,22 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
     for (const d of t.depends_on ?? []) {
       const j = idToIndex.get(d);
       if (j === undefined) {
-        rejected.push({ index, ...(t.id ? { id: t.id } : {}), kind: t.kind, reason: `depends_on unknown id "${d}"` });
+        rejected.push({
+          index,
+          ...(t.id ? { id: t.id } : {}),
+          kind: t.kind,
+          reason: `depends_on unknown id "${d}"`,
+        });
         bad.add(index);
         return;
       }
       if (j >= index) {
-        rejected.push({ index, ...(t.id ? { id: t.id } : {}), kind: t.kind, reason: `depends_on "${d}" is not an earlier task (cycle or forward reference)` });
+        rejected.push({
+          index,
+          ...(t.id ? { id: t.id } : {}),
+          kind: t.kind,
+          reason: `depends_on "${d}" is not an earlier task (cycle or forward reference)`,
+        });
         bad.add(index);
         return;
       }
@@ -228,7 +276,12 @@ export function validatePlan(text: string, ctx: PlanCheckContext): { tasks: Plan
     const hit = deps[index]!.find((j) => bad.has(j));
     if (hit !== undefined) {
       bad.add(index);
-      rejected.push({ index, ...(t.id ? { id: t.id } : {}), kind: t.kind, reason: `depends on rejected task #${hit}` });
+      rejected.push({
+        index,
+        ...(t.id ? { id: t.id } : {}),
+        kind: t.kind,
+        reason: `depends on rejected task #${hit}`,
+      });
     }
   });
 
@@ -254,9 +307,15 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
     case "sticker":
       if (
         !ctx.stickerSets.some((s) => s.toLowerCase() === t.sticker_set.toLowerCase()) &&
-        !(ctx.stickers ?? []).some((s) => s.set.toLowerCase() === t.sticker_set.toLowerCase() && s.name.replace(/\uFE0F/g, "") === t.name.replace(/\uFE0F/g, ""))
+        !(ctx.stickers ?? []).some(
+          (s) =>
+            s.set.toLowerCase() === t.sticker_set.toLowerCase() &&
+            s.name.replace(/\uFE0F/g, "") === t.name.replace(/\uFE0F/g, ""),
+        )
       ) {
-        return ctx.stickerSets.length ? `sticker set "${t.sticker_set}" is not one of the persona's sets` : "the persona has no sticker sets";
+        return ctx.stickerSets.length
+          ? `sticker set "${t.sticker_set}" is not one of the persona's sets`
+          : "the persona has no sticker sets";
       }
       return undefined;
     case "react":
@@ -264,7 +323,8 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
       if (!standardReaction(t.emoji)) return `"${t.emoji}" is not a standard Telegram reaction`;
       return undefined;
     case "read":
-      if (t.message_id !== undefined && !ctx.isChatMessage(t.message_id)) return `message_id ${t.message_id} is not a message of this chat`;
+      if (t.message_id !== undefined && !ctx.isChatMessage(t.message_id))
+        return `message_id ${t.message_id} is not a message of this chat`;
       return undefined;
     case "block":
     case "unblock":

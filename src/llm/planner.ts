@@ -2,7 +2,14 @@ import type { Logger } from "pino";
 import type { PlanPrompt } from "../context/prompt";
 import type { LlmUsage } from "./gemini-client";
 import { requestBody, type Llm } from "./llm";
-import { planSchemaFor, validatePlan, type PlanAbilities, type PlanCheckContext, type PlanTask, type RejectedTask } from "./plan-schema";
+import {
+  planSchemaFor,
+  validatePlan,
+  type PlanAbilities,
+  type PlanCheckContext,
+  type PlanTask,
+  type RejectedTask,
+} from "./plan-schema";
 
 /** A checked plan: the tasks to run and the ones refused (already logged). */
 export interface Plan {
@@ -43,10 +50,23 @@ export class GeminiPlanner implements Planner {
     });
     if (!res.ok) return { tasks: [], rejected: [], silent: res.reason };
     for (const r of res.value.rejected) {
-      this.o.logger.warn({ component: "planner", chatId: meta.chatId, task: r.index, id: r.id, kind: r.kind, reason: r.reason }, "plan task rejected");
+      this.o.logger.warn(
+        {
+          component: "planner",
+          chatId: meta.chatId,
+          task: r.index,
+          id: r.id,
+          kind: r.kind,
+          reason: r.reason,
+        },
+        "plan task rejected",
+      );
     }
     for (const r of res.value.repaired) {
-      this.o.logger.warn({ component: "planner", chatId: meta.chatId, task: r.index, kind: r.kind, reason: r.reason }, "plan task corrected");
+      this.o.logger.warn(
+        { component: "planner", chatId: meta.chatId, task: r.index, kind: r.kind, reason: r.reason },
+        "plan task corrected",
+      );
     }
     return res.value;
   }
@@ -54,7 +74,12 @@ export class GeminiPlanner implements Planner {
 
 /** The JSON body the SDK sends for a plan request in a chat with these abilities (what the dry sandbox prints). */
 export function planRequestBody(prompt: PlanPrompt, abilities: PlanAbilities): Record<string, unknown> {
-  return requestBody({ purpose: "plan", schema: planSchemaFor(abilities), systemInstruction: prompt.systemInstruction, contents: prompt.contents });
+  return requestBody({
+    purpose: "plan",
+    schema: planSchemaFor(abilities),
+    systemInstruction: prompt.systemInstruction,
+    contents: prompt.contents,
+  });
 }
 
 /** No key, no call: show the exact request body that would be sent, and stay silent. */

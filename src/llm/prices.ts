@@ -33,7 +33,13 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   "gemini-2.0-flash-lite": { input: 0.075, output: 0.3 },
 });
 
-const priceSchema = z.object({ input: z.number().finite().min(0), output: z.number().finite().min(0), cached: z.number().finite().min(0).optional() }).strict();
+const priceSchema = z
+  .object({
+    input: z.number().finite().min(0),
+    output: z.number().finite().min(0),
+    cached: z.number().finite().min(0).optional(),
+  })
+  .strict();
 const fileSchema = z.record(z.string().min(1), priceSchema);
 
 /** A price file that cannot be used; the message names the file and what is wrong. */
@@ -62,11 +68,15 @@ export function loadPriceTable(file?: string): PriceTable {
   try {
     json = JSON.parse(raw);
   } catch (e) {
-    throw new PriceTableError(`LLM_PRICES: ${file} is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+    throw new PriceTableError(
+      `LLM_PRICES: ${file} is not valid JSON (${e instanceof Error ? e.message : String(e)})`,
+    );
   }
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; ");
+    const issues = parsed.error.issues
+      .map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`)
+      .join("; ");
     throw new PriceTableError(
       `LLM_PRICES: ${file} is not a price table (${issues}); expected {"<model>": {"input": <USD per 1M tokens>, "output": <USD per 1M tokens>}}`,
     );
@@ -104,5 +114,10 @@ export function estimateCost(table: PriceTable, model: string, t: TokenCounts): 
   if (!p) return undefined;
   const cached = Math.min(t.cachedTokens ?? 0, t.promptTokens);
   const cachedPrice = p.cached ?? p.input * CACHED_SHARE;
-  return ((t.promptTokens - cached) * p.input + cached * cachedPrice + (t.outputTokens + t.thinkingTokens) * p.output) / 1_000_000;
+  return (
+    ((t.promptTokens - cached) * p.input +
+      cached * cachedPrice +
+      (t.outputTokens + t.thinkingTokens) * p.output) /
+    1_000_000
+  );
 }

@@ -62,7 +62,8 @@ export class CuratedMedia {
   /** A sticker by set and name (emoji), for the stickers the persona may send. */
   bySticker(set: string, name: string): CuratedEntry | undefined {
     const s = set.toLowerCase();
-    for (const e of this.byUid.values()) if (e.stickerSet?.toLowerCase() === s && e.stickerName === name) return e;
+    for (const e of this.byUid.values())
+      if (e.stickerSet?.toLowerCase() === s && e.stickerName === name) return e;
     return undefined;
   }
 
@@ -130,5 +131,8 @@ export interface CuratedSources {
 
 /** `agents/<Name>/media/*.json` and `agents/media/*.json`. */
 export function loadCuratedMedia(agentsDir: string, personaName: string): CuratedSources {
-  return { persona: loadCuratedDir(join(agentsDir, personaName, "media")), global: loadCuratedDir(join(agentsDir, "media")) };
+  return {
+    persona: loadCuratedDir(join(agentsDir, personaName, "media")),
+    global: loadCuratedDir(join(agentsDir, "media")),
+  };
 }

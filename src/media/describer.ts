@@ -31,12 +31,18 @@ export interface MediaFetcher {
 }
 
 /** What the AI source answers for one file. */
-export type MediaVerdict = { readonly status: "ok"; readonly text: string } | { readonly status: "unsupported"; readonly reason: string };
+export type MediaVerdict =
+  | { readonly status: "ok"; readonly text: string }
+  | { readonly status: "unsupported"; readonly reason: string };
 
 /** Describes (or transcribes) one file with a multimodal model. */
 export interface MediaLlm {
   readonly model: string;
-  describe(input: { readonly bytes: Buffer; readonly mime: string; readonly kind: MediaDescriptor["kind"] }): Promise<MediaVerdict>;
+  describe(input: {
+    readonly bytes: Buffer;
+    readonly mime: string;
+    readonly kind: MediaDescriptor["kind"];
+  }): Promise<MediaVerdict>;
   /** False while the model is failing (an outage): nothing is downloaded for it meanwhile (default: available). */
   available?(kind: MediaDescriptor["kind"]): boolean;
 }
@@ -50,10 +56,15 @@ export interface MediaLimits {
   readonly maxTextChars: number;
 }
 
-export const DEFAULT_MEDIA_LIMITS: MediaLimits = { maxBytes: 5 * 1024 * 1024, maxVoiceSec: 300, maxTextChars: 1000 };
+export const DEFAULT_MEDIA_LIMITS: MediaLimits = {
+  maxBytes: 5 * 1024 * 1024,
+  maxVoiceSec: 300,
+  maxTextChars: 1000,
+};
 
 /** MIME types Gemini reads as inline data (images, audio, video). */
-const READABLE_MIME = /^(image\/(jpeg|png|webp|heic|heif)|audio\/(ogg|mpeg|mp3|mp4|wav|x-wav|aac|flac|webm)|video\/(mp4|webm|mpeg|quicktime|3gpp))$/;
+const READABLE_MIME =
+  /^(image\/(jpeg|png|webp|heic|heif)|audio\/(ogg|mpeg|mp3|mp4|wav|x-wav|aac|flac|webm)|video\/(mp4|webm|mpeg|quicktime|3gpp))$/;
 
 export interface MediaDescriberOptions {
   readonly curated: CuratedSources;
@@ -103,15 +114,21 @@ export class MediaDescriber {
   lookup(d: MediaDescriptor): MediaDescription | undefined {
     if (!d.uid) return undefined;
     const curated = this.o.curated.persona.get(d.uid) ?? this.o.curated.global.get(d.uid);
-    if (curated) return { text: curated.description, ...(curated.stickerSet ? { stickerSet: curated.stickerSet } : {}) };
+    if (curated)
+      return { text: curated.description, ...(curated.stickerSet ? { stickerSet: curated.stickerSet } : {}) };
     const cached = this.o.cache.get(d.uid);
-    if (cached?.status === "ok" && cached.description) return { text: cached.description, ...(cached.stickerSet ? { stickerSet: cached.stickerSet } : {}) };
+    if (cached?.status === "ok" && cached.description)
+      return { text: cached.description, ...(cached.stickerSet ? { stickerSet: cached.stickerSet } : {}) };
     return undefined;
   }
 
   /** The cache's verdict when it holds one (also "unsupported"), else undefined. */
   private settled(uid: string): boolean {
-    return this.o.curated.persona.get(uid) !== undefined || this.o.curated.global.get(uid) !== undefined || this.o.cache.get(uid) !== undefined;
+    return (
+      this.o.curated.persona.get(uid) !== undefined ||
+      this.o.curated.global.get(uid) !== undefined ||
+      this.o.cache.get(uid) !== undefined
+    );
   }
 
   /**
@@ -146,7 +163,8 @@ export class MediaDescriber {
       const found = this.lookup(ref.media);
       if (found) out.set(uid, found);
       if (this.o.onServed) {
-        const curated = this.o.curated.persona.get(uid) !== undefined || this.o.curated.global.get(uid) !== undefined;
+        const curated =
+          this.o.curated.persona.get(uid) !== undefined || this.o.curated.global.get(uid) !== undefined;
         this.o.onServed(!found ? "placeholder" : curated ? "curated" : started.has(uid) ? "ai" : "cache");
       }
     }
@@ -174,7 +192,10 @@ export class MediaDescriber {
     const why = this.unsupported(d);
     if (why) {
       this.o.cache.put({ uniqueId: uid, kind: d.kind, status: "unsupported" }, this.o.clock.now());
-      this.o.logger.debug({ component: "media", uid, kind: d.kind, reason: why }, "media not described (unsupported)");
+      this.o.logger.debug(
+        { component: "media", uid, kind: d.kind, reason: why },
+        "media not described (unsupported)",
+      );
       return undefined;
     }
     if (!this.o.fetcher || !this.o.llm) return undefined;
@@ -201,9 +222,12 @@ export class MediaDescriber {
     if (!d.file) return "no file";
     if (d.sticker?.animated === "tgs") return "animated (Lottie) sticker";
     // A photo is always JPEG; any other file needs a MIME type Gemini reads (none or "" is unreadable).
-    if (d.kind !== "photo" && !(d.mime && READABLE_MIME.test(d.mime))) return d.mime ? `MIME type ${d.mime}` : "no MIME type";
-    if (d.size !== undefined && d.size > this.limits.maxBytes) return `${d.size} bytes (cap ${this.limits.maxBytes})`;
-    if (TRANSCRIBED.has(d.kind) && (d.duration ?? 0) > this.limits.maxVoiceSec) return `${d.duration} s (cap ${this.limits.maxVoiceSec} s)`;
+    if (d.kind !== "photo" && !(d.mime && READABLE_MIME.test(d.mime)))
+      return d.mime ? `MIME type ${d.mime}` : "no MIME type";
+    if (d.size !== undefined && d.size > this.limits.maxBytes)
+      return `${d.size} bytes (cap ${this.limits.maxBytes})`;
+    if (TRANSCRIBED.has(d.kind) && (d.duration ?? 0) > this.limits.maxVoiceSec)
+      return `${d.duration} s (cap ${this.limits.maxVoiceSec} s)`;
     return undefined;
   }
 
@@ -212,27 +236,60 @@ export class MediaDescriber {
     const uid = d.uid!;
     const log = { component: "media", chatId: ref.chatId, messageId: ref.messageId, uid, kind: d.kind };
     try {
-      const setName = d.sticker?.setId && d.sticker.setAccessHash ? await this.o.fetcher!.stickerSetName(d.sticker.setId, d.sticker.setAccessHash).catch(() => undefined) : undefined;
+      const setName =
+        d.sticker?.setId && d.sticker.setAccessHash
+          ? await this.o
+              .fetcher!.stickerSetName(d.sticker.setId, d.sticker.setAccessHash)
+              .catch(() => undefined)
+          : undefined;
       this.stats.downloads++;
       const bytes = await this.o.fetcher!.download(ref);
       this.o.onDownloaded?.(d, bytes);
       if (bytes.length > this.limits.maxBytes) {
-        this.put({ uniqueId: uid, kind: d.kind, status: "unsupported", ...(setName ? { stickerSet: setName } : {}) });
+        this.put({
+          uniqueId: uid,
+          kind: d.kind,
+          status: "unsupported",
+          ...(setName ? { stickerSet: setName } : {}),
+        });
         return;
       }
       this.stats.calls++;
-      const verdict = await this.o.llm!.describe({ bytes, mime: d.mime ?? "application/octet-stream", kind: d.kind });
+      const verdict = await this.o.llm!.describe({
+        bytes,
+        mime: d.mime ?? "application/octet-stream",
+        kind: d.kind,
+      });
       if (verdict.status === "unsupported") {
-        this.o.logger.info({ ...log, reason: verdict.reason }, "media could not be described; not tried again");
-        this.put({ uniqueId: uid, kind: d.kind, status: "unsupported", model: this.o.llm!.model, ...(setName ? { stickerSet: setName } : {}) });
+        this.o.logger.info(
+          { ...log, reason: verdict.reason },
+          "media could not be described; not tried again",
+        );
+        this.put({
+          uniqueId: uid,
+          kind: d.kind,
+          status: "unsupported",
+          model: this.o.llm!.model,
+          ...(setName ? { stickerSet: setName } : {}),
+        });
         return;
       }
       const text = cap(verdict.text.trim(), this.limits.maxTextChars);
-      this.put({ uniqueId: uid, kind: d.kind, status: "ok", description: text, model: this.o.llm!.model, ...(setName ? { stickerSet: setName } : {}) });
+      this.put({
+        uniqueId: uid,
+        kind: d.kind,
+        status: "ok",
+        description: text,
+        model: this.o.llm!.model,
+        ...(setName ? { stickerSet: setName } : {}),
+      });
       this.o.logger.debug({ ...log, chars: text.length }, "media described");
     } catch (err) {
       // A transient failure (network, Telegram, Gemini 5xx): nothing cached, tried again when it next enters a prompt.
-      this.o.logger.warn({ ...log, err: err instanceof Error ? err.message : String(err) }, "describing media failed; the placeholder stands");
+      this.o.logger.warn(
+        { ...log, err: err instanceof Error ? err.message : String(err) },
+        "describing media failed; the placeholder stands",
+      );
     }
   }
 

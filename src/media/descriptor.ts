@@ -83,7 +83,14 @@ export interface MediaDescription {
 }
 
 /** Kinds whose content the AI source can describe or transcribe. */
-export const DESCRIBABLE: ReadonlySet<MediaKind> = new Set(["photo", "sticker", "gif", "video", "video_note", "voice"]);
+export const DESCRIBABLE: ReadonlySet<MediaKind> = new Set([
+  "photo",
+  "sticker",
+  "gif",
+  "video",
+  "video_note",
+  "voice",
+]);
 /** Kinds whose "description" is a transcript of speech. */
 export const TRANSCRIBED: ReadonlySet<MediaKind> = new Set(["voice", "video_note"]);
 
@@ -111,7 +118,10 @@ export function formatSize(bytes: number): string {
 
 /** Square brackets would end the part early; a user-controlled name or description loses them. */
 function clean(s: string): string {
-  return s.replace(/[[\]]/g, (c) => (c === "[" ? "(" : ")")).replace(/\s+/g, " ").trim();
+  return s
+    .replace(/[[\]]/g, (c) => (c === "[" ? "(" : ")"))
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /**
@@ -143,11 +153,16 @@ export function renderMedia(d: MediaDescriptor, desc?: MediaDescription): string
     case "audio":
       return `[audio${d.title ? ` ${clean(d.title)}` : ""}${dur}]`;
     case "document": {
-      const parts = [d.name ? clean(d.name) : (d.mime ?? "file"), ...(d.size !== undefined ? [formatSize(d.size)] : [])];
+      const parts = [
+        d.name ? clean(d.name) : (d.mime ?? "file"),
+        ...(d.size !== undefined ? [formatSize(d.size)] : []),
+      ];
       return `[document ${parts.join(", ")}]`;
     }
     case "poll":
-      return d.poll ? `[poll: ${clean(d.poll.question)} — ${d.poll.options.map(clean).join(" / ")}]` : "[poll]";
+      return d.poll
+        ? `[poll: ${clean(d.poll.question)} — ${d.poll.options.map(clean).join(" / ")}]`
+        : "[poll]";
     case "location":
       return d.location
         ? `[location${d.location.venue ? ` ${clean(d.location.venue)}` : ""} ${d.location.lat.toFixed(5)}, ${d.location.long.toFixed(5)}]`

@@ -21,7 +21,12 @@ export const MAX_INLINE_IMAGES = 2;
 export function pictureMime(d: MediaDescriptor): string | undefined {
   if (!d.uid || !d.file) return undefined;
   if (d.kind === "photo") return "image/jpeg";
-  if (d.kind === "sticker" && d.sticker?.animated === undefined && (d.mime === undefined || d.mime === "image/webp")) return "image/webp";
+  if (
+    d.kind === "sticker" &&
+    d.sticker?.animated === undefined &&
+    (d.mime === undefined || d.mime === "image/webp")
+  )
+    return "image/webp";
   return undefined;
 }
 
@@ -54,16 +59,30 @@ export class ImageSource {
     const download = this.o.fetcher.download({ chatId: m.chatId, messageId: m.messageId, media: d });
     let timer: NodeJS.Timeout | undefined;
     try {
-      const bytes = await Promise.race([download, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), waitMs)))]);
+      const bytes = await Promise.race([
+        download,
+        new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), waitMs))),
+      ]);
       if (!bytes) {
         download.catch(() => undefined);
-        this.o.logger.info({ component: "media", chatId: m.chatId, messageId: m.messageId }, "picture not downloaded in time; its description stands");
+        this.o.logger.info(
+          { component: "media", chatId: m.chatId, messageId: m.messageId },
+          "picture not downloaded in time; its description stands",
+        );
         return undefined;
       }
       if (!this.o.images.put(d.uid, { mime, bytes }, this.o.clock.now())) return undefined;
       return { messageId: m.messageId, mime, bytes };
     } catch (err) {
-      this.o.logger.warn({ component: "media", chatId: m.chatId, messageId: m.messageId, err: err instanceof Error ? err.message : String(err) }, "picture download failed; its description stands");
+      this.o.logger.warn(
+        {
+          component: "media",
+          chatId: m.chatId,
+          messageId: m.messageId,
+          err: err instanceof Error ? err.message : String(err),
+        },
+        "picture download failed; its description stands",
+      );
       return undefined;
     } finally {
       clearTimeout(timer);
@@ -82,7 +101,10 @@ export async function inlineImages(
   o: { readonly waitMs: number },
 ): Promise<InlineImage[]> {
   const newest = [...targets].reverse();
-  const candidates = [...newest, ...newest.map(repliedTo)].filter((m): m is StoredMessage => m !== undefined && !m.deleted && m.media !== undefined && pictureMime(m.media) !== undefined);
+  const candidates = [...newest, ...newest.map(repliedTo)].filter(
+    (m): m is StoredMessage =>
+      m !== undefined && !m.deleted && m.media !== undefined && pictureMime(m.media) !== undefined,
+  );
   const seen = new Set<string>();
   const chosen = candidates.filter((m) => {
     const uid = m.media!.uid!;

@@ -23,14 +23,24 @@ export interface MediaContext {
 }
 
 /** Describe the media in view (targets first, then the newest) and prepare its rendering. */
-export async function withMediaDescriptions(c: SelectedContext, describer: MediaDescriber, o: { readonly waitMs?: number } = {}): Promise<MediaContext> {
+export async function withMediaDescriptions(
+  c: SelectedContext,
+  describer: MediaDescriber,
+  o: { readonly waitMs?: number } = {},
+): Promise<MediaContext> {
   const targets = new Set(c.targets.map((m) => m.messageId));
   const all = [...c.history, ...c.targets].filter((m) => m.media !== undefined && !m.isAgent);
   const refs: MediaRef[] = all
-    .sort((a, b) => Number(targets.has(b.messageId)) - Number(targets.has(a.messageId)) || b.messageId - a.messageId)
+    .sort(
+      (a, b) =>
+        Number(targets.has(b.messageId)) - Number(targets.has(a.messageId)) || b.messageId - a.messageId,
+    )
     .slice(0, MEDIA_PER_PROMPT)
     .map((m) => ({ chatId: m.chatId, messageId: m.messageId, media: m.media! }));
-  const found = refs.length > 0 ? await describer.describe(refs, o.waitMs ?? MEDIA_WAIT_MS) : new Map<string, MediaDescription>();
+  const found =
+    refs.length > 0
+      ? await describer.describe(refs, o.waitMs ?? MEDIA_WAIT_MS)
+      : new Map<string, MediaDescription>();
   const part = (m: StoredMessage): string => {
     const d = m.media!;
     return renderMedia(d, d.uid ? (found.get(d.uid) ?? describer.lookup(d)) : undefined);
@@ -58,6 +68,9 @@ export async function withMediaDescriptions(c: SelectedContext, describer: Media
   return {
     context: { ...c, history },
     // The stored text of a media message without a caption is its plain placeholder: the part replaces it.
-    media: (m) => (m.media && !m.isAgent ? { part: parts.get(m.messageId) ?? part(m), text: m.media.caption ? m.text : "" } : undefined),
+    media: (m) =>
+      m.media && !m.isAgent
+        ? { part: parts.get(m.messageId) ?? part(m), text: m.media.caption ? m.text : "" }
+        : undefined,
   };
 }

@@ -17,9 +17,13 @@ function oneLine(s: string): string {
 }
 
 /** The section, or undefined when the persona may send no sticker. */
-export function stickerMenu(persona: Pick<Persona, "stickers" | "stickerSets">, curated: CuratedSources): string | undefined {
+export function stickerMenu(
+  persona: Pick<Persona, "stickers" | "stickerSets">,
+  curated: CuratedSources,
+): string | undefined {
   if (persona.stickers.length === 0 && persona.stickerSets.length === 0) return undefined;
-  const describe = (set: string, name: string) => (curated.persona.bySticker(set, name) ?? curated.global.bySticker(set, name))?.description;
+  const describe = (set: string, name: string) =>
+    (curated.persona.bySticker(set, name) ?? curated.global.bySticker(set, name))?.description;
   const seen = new Set<string>();
   const entries: { set: string; name: string; description?: string }[] = [];
   const add = (set: string, name: string, description: string | undefined) => {
@@ -32,7 +36,12 @@ export function stickerMenu(persona: Pick<Persona, "stickers" | "stickerSets">, 
   const sets = new Set(persona.stickerSets.map((s) => s.toLowerCase()));
   for (const source of [curated.persona, curated.global]) {
     for (const e of source.entries()) {
-      if (e.stickerSet && e.stickerName && sets.has(e.stickerSet.toLowerCase())) add(persona.stickerSets.find((s) => s.toLowerCase() === e.stickerSet!.toLowerCase())!, e.stickerName, e.description);
+      if (e.stickerSet && e.stickerName && sets.has(e.stickerSet.toLowerCase()))
+        add(
+          persona.stickerSets.find((s) => s.toLowerCase() === e.stickerSet!.toLowerCase())!,
+          e.stickerName,
+          e.description,
+        );
     }
   }
   const lines = ["Stickers you may send (task sticker {sticker_set, name}; name is the sticker's emoji):"];
@@ -46,6 +55,7 @@ export function stickerMenu(persona: Pick<Persona, "stickers" | "stickerSets">, 
     shown++;
   }
   if (shown < entries.length) lines.push(`- (${entries.length - shown} more not listed)`);
-  if (persona.stickerSets.length) lines.push(`Also any sticker of these sets, by its emoji: ${persona.stickerSets.join(", ")}.`);
+  if (persona.stickerSets.length)
+    lines.push(`Also any sticker of these sets, by its emoji: ${persona.stickerSets.join(", ")}.`);
   return lines.join("\n");
 }

@@ -75,8 +75,13 @@ export function loadCuratedMemories(dir: string): CuratedMemories {
     // Sub-folders and hidden files (editor back-ups, .DS_Store) are not memories.
     if (e.isDirectory() || e.name.startsWith(".")) continue;
     const stem = basename(e.name, extname(e.name));
-    if (extname(e.name).toLowerCase() !== ".md") throw new CuratedMemoryError(file, "not a curated memory file: expected <user id>.md");
-    if (!USER_ID.test(stem)) throw new CuratedMemoryError(file, `"${stem}" is not a user id: name the file after the person's numeric Telegram user id, e.g. 123456789.md`);
+    if (extname(e.name).toLowerCase() !== ".md")
+      throw new CuratedMemoryError(file, "not a curated memory file: expected <user id>.md");
+    if (!USER_ID.test(stem))
+      throw new CuratedMemoryError(
+        file,
+        `"${stem}" is not a user id: name the file after the person's numeric Telegram user id, e.g. 123456789.md`,
+      );
     let bytes: Buffer;
     try {
       bytes = readFileSync(file);
@@ -97,7 +102,8 @@ export function loadCuratedMemories(dir: string): CuratedMemories {
       scope = parseScope(file, stated[1]!);
       lines.shift();
     }
-    if (lines.length === 0) throw new CuratedMemoryError(file, "empty: write one memory per line, or delete the file");
+    if (lines.length === 0)
+      throw new CuratedMemoryError(file, "empty: write one memory per line, or delete the file");
     out.set(stem, Object.freeze({ lines: Object.freeze(lines), scope }));
   }
   return out;
@@ -112,7 +118,8 @@ function parseScope(file: string, raw: string): CuratedScope {
     .split(",")
     .map((x) => x.trim())
     .filter((x) => x !== "");
-  const expected = 'expected "Scope: everywhere", "Scope: private", or chat ids as the logs show them (-1001500000001), with "private" among them if it is also for their private chat';
+  const expected =
+    'expected "Scope: everywhere", "Scope: private", or chat ids as the logs show them (-1001500000001), with "private" among them if it is also for their private chat';
   if (items.length === 0) throw new CuratedMemoryError(file, `empty scope: ${expected}`);
   if (items.length === 1 && items[0]!.toLowerCase() === "everywhere") return EVERYWHERE_SCOPE;
   const chats: string[] = [];

@@ -62,7 +62,8 @@ export function recall(i: RecallInput): MemoryNote[] {
   for (const userId of i.present) {
     const file = i.curated.get(userId);
     if (!file || !curatedVisible(file.scope, userId, i.chatId)) continue;
-    for (const text of file.lines) take({ about: i.speakerOf(userId), date: "curated", text }, Math.floor(budget / 2));
+    for (const text of file.lines)
+      take({ about: i.speakerOf(userId), date: "curated", text }, Math.floor(budget / 2));
   }
   const seen = new Set<number>();
   const place = (chatId: string): MemoryPlace | undefined => {
@@ -83,7 +84,11 @@ export function recall(i: RecallInput): MemoryNote[] {
       ...(where && (other || m.subject === undefined) ? { where } : {}),
     };
   };
-  const viewer = { chatId: i.chatId, present: i.present, ...(i.partner !== undefined ? { partner: i.partner } : {}) };
+  const viewer = {
+    chatId: i.chatId,
+    present: i.present,
+    ...(i.partner !== undefined ? { partner: i.partner } : {}),
+  };
   for (const m of i.store.search(viewer, i.query, i.topK ?? MEMORY_TOP_K)) {
     seen.add(m.id);
     take(note(m));

@@ -8,7 +8,11 @@ import type { StoredMessage } from "../store/messages";
  * The people present in a lane's window: the authors of its messages (the persona left out),
  * the targets' authors first, then the most recent first. In a DM the partner always is.
  */
-export function presentPeople(window: readonly StoredMessage[], targetIds: readonly number[], dm: { readonly chatId: string } | undefined): string[] {
+export function presentPeople(
+  window: readonly StoredMessage[],
+  targetIds: readonly number[],
+  dm: { readonly chatId: string } | undefined,
+): string[] {
   const out = new Set<string>();
   if (dm) out.add(dm.chatId);
   const targets = new Set(targetIds);
@@ -68,10 +72,15 @@ export function resolveSubject(about: string | undefined, c: SubjectContext): st
  * the person themself; a chat note's teller is the newest author. Undefined when no person wrote
  * them.
  */
-export function tellerOf(subject: string | undefined, c: Pick<SubjectContext, "chatId" | "isDm" | "targets">): string | undefined {
+export function tellerOf(
+  subject: string | undefined,
+  c: Pick<SubjectContext, "chatId" | "isDm" | "targets">,
+): string | undefined {
   if (c.isDm) return c.chatId;
   const authors = c.targets.filter((m) => !m.isAgent).map((m) => m.senderId);
   if (authors.length === 0) return undefined;
   const other = subject !== undefined ? [...authors].reverse().find((a) => a !== subject) : undefined;
-  return other ?? (subject !== undefined && authors.includes(subject) ? subject : authors[authors.length - 1]);
+  return (
+    other ?? (subject !== undefined && authors.includes(subject) ? subject : authors[authors.length - 1])
+  );
 }

@@ -55,26 +55,73 @@ const counter = <L extends string>(name: string, help: string, labelNames: reado
 
 /** How a persona's connection is, for the gauge and for /readyz. */
 export type ConnectionStateName = "connecting" | "connected" | "reconnecting" | "stopped";
-const CONNECTION_STATES: readonly ConnectionStateName[] = ["connecting", "connected", "reconnecting", "stopped"];
+const CONNECTION_STATES: readonly ConnectionStateName[] = [
+  "connecting",
+  "connected",
+  "reconnecting",
+  "stopped",
+];
 const connectionSources = new Map<string, () => ConnectionStateName>();
 /** Database figures, read at scrape time (set by whoever owns the database). */
 let databaseBytes: (() => number) | undefined;
 
 export const metrics = {
-  messagesStored: new HotCounter("messages_stored_total", "Messages received and stored (every inbound message stored once)."),
-  messagesAddressed: counter("messages_addressed_total", "Stored messages that address the persona and passed its policies (handed to planning).", ["agent"]),
-  messagesPlanned: counter("messages_planned_total", "Addressed messages a plan was made for (one planning call may cover several).", ["agent"]),
-  messagesAnswered: counter("messages_answered_total", "Messages the persona sent (each Telegram message of an answer).", ["agent"]),
-  llmCalls: counter("llm_calls_total", "Gemini calls that got an answer, by purpose and model.", ["agent", "purpose", "model"]),
-  llmTokens: counter("llm_tokens_total", "Gemini tokens by purpose, model and kind (prompt, output, thinking).", ["agent", "purpose", "model", "kind"]),
-  llmCostUsd: counter("llm_cost_usd_total", "Estimated Gemini cost in USD (at the price table of the moment; unpriced models count 0).", ["agent", "purpose", "model"]),
-  tasks: counter("tasks_total", "Tasks that ended, by kind and outcome (done, failed, cancelled).", ["agent", "kind", "outcome"]),
-  floodWaits: counter("flood_waits_total", "FLOOD_WAIT errors Telegram answered, by RPC method.", ["agent", "method"]),
+  messagesStored: new HotCounter(
+    "messages_stored_total",
+    "Messages received and stored (every inbound message stored once).",
+  ),
+  messagesAddressed: counter(
+    "messages_addressed_total",
+    "Stored messages that address the persona and passed its policies (handed to planning).",
+    ["agent"],
+  ),
+  messagesPlanned: counter(
+    "messages_planned_total",
+    "Addressed messages a plan was made for (one planning call may cover several).",
+    ["agent"],
+  ),
+  messagesAnswered: counter(
+    "messages_answered_total",
+    "Messages the persona sent (each Telegram message of an answer).",
+    ["agent"],
+  ),
+  llmCalls: counter("llm_calls_total", "Gemini calls that got an answer, by purpose and model.", [
+    "agent",
+    "purpose",
+    "model",
+  ]),
+  llmTokens: counter(
+    "llm_tokens_total",
+    "Gemini tokens by purpose, model and kind (prompt, output, thinking).",
+    ["agent", "purpose", "model", "kind"],
+  ),
+  llmCostUsd: counter(
+    "llm_cost_usd_total",
+    "Estimated Gemini cost in USD (at the price table of the moment; unpriced models count 0).",
+    ["agent", "purpose", "model"],
+  ),
+  tasks: counter("tasks_total", "Tasks that ended, by kind and outcome (done, failed, cancelled).", [
+    "agent",
+    "kind",
+    "outcome",
+  ]),
+  floodWaits: counter("flood_waits_total", "FLOOD_WAIT errors Telegram answered, by RPC method.", [
+    "agent",
+    "method",
+  ]),
   catchUpRuns: counter("catch_up_runs_total", "Catch-ups run (start, reconnect, gap).", ["agent"]),
   catchUpRequests: counter("catch_up_requests_total", "Telegram requests made by catch-ups.", ["agent"]),
   catchUpMessages: counter("catch_up_messages_total", "Messages recovered by catch-ups.", ["agent"]),
-  mediaDescriptions: counter("media_descriptions_total", "Media shown in prompts, by where the description came from (curated, cache, ai, placeholder).", ["agent", "source"]),
-  retentionRemoved: counter("retention_removed_total", "Rows removed by retention (messages older than RETAIN_DAYS, finished tasks older than 14 days).", ["agent", "what"]),
+  mediaDescriptions: counter(
+    "media_descriptions_total",
+    "Media shown in prompts, by where the description came from (curated, cache, ai, placeholder).",
+    ["agent", "source"],
+  ),
+  retentionRemoved: counter(
+    "retention_removed_total",
+    "Rows removed by retention (messages older than RETAIN_DAYS, finished tasks older than 14 days).",
+    ["agent", "what"],
+  ),
 };
 
 new Gauge({
@@ -84,7 +131,8 @@ new Gauge({
   registers: [registry],
   collect() {
     this.reset();
-    for (const [agent, state] of connectionSources) for (const s of CONNECTION_STATES) this.set({ agent, state: s }, s === state() ? 1 : 0);
+    for (const [agent, state] of connectionSources)
+      for (const s of CONNECTION_STATES) this.set({ agent, state: s }, s === state() ? 1 : 0);
   },
 });
 

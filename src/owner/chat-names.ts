@@ -27,8 +27,13 @@ export function findChat(name: string, chats: readonly ChatInfo[]): ChatLookup {
   }
   const f = fold(q);
   if (f === "") return { kind: "none" };
-  const exact = chats.filter((c) => (c.title !== undefined && fold(c.title) === f) || (c.username !== undefined && fold(c.username) === f));
-  const partial = chats.filter((c) => !exact.includes(c) && c.title !== undefined && fold(c.title).includes(f));
+  const exact = chats.filter(
+    (c) =>
+      (c.title !== undefined && fold(c.title) === f) || (c.username !== undefined && fold(c.username) === f),
+  );
+  const partial = chats.filter(
+    (c) => !exact.includes(c) && c.title !== undefined && fold(c.title).includes(f),
+  );
   const fits = [...exact, ...partial];
   if (fits.length === 1) return { kind: "found", chat: fits[0]! };
   if (fits.length === 0) return { kind: "none" };
@@ -37,6 +42,12 @@ export function findChat(name: string, chats: readonly ChatInfo[]): ChatLookup {
 
 /** `Sandbox (-100123)`, `Alice (private chat, @alice, 42)`: how replies name a chat. */
 export function describeChat(c: ChatInfo): string {
-  const tags = [c.chatType === "dm" ? "private chat" : undefined, c.username ? `@${c.username}` : undefined, c.chatId].filter(Boolean).join(", ");
+  const tags = [
+    c.chatType === "dm" ? "private chat" : undefined,
+    c.username ? `@${c.username}` : undefined,
+    c.chatId,
+  ]
+    .filter(Boolean)
+    .join(", ");
   return c.title ? `${c.title} (${tags})` : tags;
 }

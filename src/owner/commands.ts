@@ -77,10 +77,18 @@ function chatOrAnswer(name: string, d: OwnerCommandDeps): ChatInfo | string {
   const chats = d.messages.chats().filter((c) => c.chatId !== d.selfId);
   const found = findChat(name, chats);
   if (found.kind === "found") return found.chat;
-  if (found.kind === "none") return `No chat matches ${JSON.stringify(name)}. Name it by id, @username or a part of its title.`;
+  if (found.kind === "none")
+    return `No chat matches ${JSON.stringify(name)}. Name it by id, @username or a part of its title.`;
   const shown = found.candidates.slice(0, MAX_CANDIDATES).map((c) => `- ${describeChat(c)}`);
-  const more = found.candidates.length > MAX_CANDIDATES ? [`… and ${found.candidates.length - MAX_CANDIDATES} more`] : [];
-  return [`${JSON.stringify(name)} matches ${found.candidates.length} chats, so nothing was changed; name one by its id (or @username):`, ...shown, ...more].join("\n");
+  const more =
+    found.candidates.length > MAX_CANDIDATES
+      ? [`… and ${found.candidates.length - MAX_CANDIDATES} more`]
+      : [];
+  return [
+    `${JSON.stringify(name)} matches ${found.candidates.length} chats, so nothing was changed; name one by its id (or @username):`,
+    ...shown,
+    ...more,
+  ].join("\n");
 }
 
 /** Cancel a chat's open tasks, pending addressing calls included; how many went. */
@@ -92,7 +100,12 @@ function pause(name: string, d: OwnerCommandDeps): string {
   if (name === "") {
     d.settings.update(ALL_CHATS, { paused: true });
     // Chats' graphs only: a lane summary (summary:<lane>) is background work, not an answer.
-    const chats = new Set(d.scheduler.openTasks().map((t) => t.chatId).filter((g) => !isSummaryGraph(g)));
+    const chats = new Set(
+      d.scheduler
+        .openTasks()
+        .map((t) => t.chatId)
+        .filter((g) => !isSummaryGraph(g)),
+    );
     chats.delete(d.selfId);
     let dropped = 0;
     for (const chatId of chats) dropped += dropPlan(chatId, "paused by the owner", d);
@@ -108,13 +121,18 @@ function pause(name: string, d: OwnerCommandDeps): string {
 function resume(name: string, d: OwnerCommandDeps): string {
   if (name === "") {
     d.settings.update(ALL_CHATS, { paused: false });
-    const still = d.settings.entries().filter(([id, s]) => id !== ALL_CHATS && s.paused).map(([id]) => id);
+    const still = d.settings
+      .entries()
+      .filter(([id, s]) => id !== ALL_CHATS && s.paused)
+      .map(([id]) => id);
     return `Answering again everywhere${still.length ? ` except the chats paused one by one (${still.join(", ")}; /resume <chat> for each)` : ""}.`;
   }
   const chat = chatOrAnswer(name, d);
   if (typeof chat === "string") return chat;
   d.settings.update(chat.chatId, { paused: false, silentUntil: undefined });
-  const everywhere = d.settings.get(ALL_CHATS).paused ? " (but everything is still paused: /resume alone ends that)" : "";
+  const everywhere = d.settings.get(ALL_CHATS).paused
+    ? " (but everything is still paused: /resume alone ends that)"
+    : "";
   return `Answering again in ${describeChat(chat)}${everywhere}.`;
 }
 
@@ -140,7 +158,9 @@ function forget(name: string, d: OwnerCommandDeps): string {
   const chat = chatOrAnswer(name, d);
   if (typeof chat === "string") return chat;
   const dropped = dropPlan(chat.chatId, "forgotten by the owner", d);
-  return dropped ? `Dropped the pending plan in ${describeChat(chat)} (${dropped} task(s)).` : `Nothing was pending in ${describeChat(chat)}.`;
+  return dropped
+    ? `Dropped the pending plan in ${describeChat(chat)} (${dropped} task(s)).`
+    : `Nothing was pending in ${describeChat(chat)}.`;
 }
 
 /** Most memories `/memories` lists. */
@@ -159,7 +179,12 @@ function listMemories(name: string, d: OwnerCommandDeps): string {
   if (found.length === 0) return `Nothing remembered from ${describeChat(chat)}.`;
   const lines = found.slice(0, MAX_LISTED).map((m) => `- ${describeMemory(m, d)}`);
   const more = found.length > MAX_LISTED ? [`… and older ones (the newest ${MAX_LISTED} are listed)`] : [];
-  return [`Remembered from ${describeChat(chat)}:`, ...lines, ...more, "/share <id> <chat|everywhere> shows one in another chat too."].join("\n");
+  return [
+    `Remembered from ${describeChat(chat)}:`,
+    ...lines,
+    ...more,
+    "/share <id> <chat|everywhere> shows one in another chat too.",
+  ].join("\n");
 }
 
 /** `#12 about Alice, said by Dave in Sandbox (-100…), 2026-11-22, shown there and in Alice's private chat: …` */
@@ -174,7 +199,11 @@ function describeMemory(m: Memory, d: OwnerCommandDeps): string {
       ? `there and in ${person(m.subject)}'s private chat`
       : "there"
     : "only in that private chat";
-  const shown = m.shared?.includes(EVERYWHERE) ? "everywhere" : m.shared?.length ? `${base}, and in ${m.shared.map((c) => chatName(c, d)).join(", ")}` : base;
+  const shown = m.shared?.includes(EVERYWHERE)
+    ? "everywhere"
+    : m.shared?.length
+      ? `${base}, and in ${m.shared.map((c) => chatName(c, d)).join(", ")}`
+      : base;
   const text = m.content.length > LISTED_CHARS ? `${m.content.slice(0, LISTED_CHARS - 1)}…` : m.content;
   return `#${m.id} ${about}${said} ${where}, ${new Date(m.updatedAt).toISOString().slice(0, 10)}; shown ${shown}: ${text}`;
 }
@@ -203,7 +232,8 @@ function share(args: readonly string[], d: OwnerCommandDeps): string {
   const chat = chatOrAnswer(name, d);
   if (typeof chat === "string") return chat;
   const m = d.memories.share(id, chat.chatId)!;
-  const present = m.subject !== undefined ? ` when ${d.nameOf?.(m.subject) ?? "its person"} is present there` : "";
+  const present =
+    m.subject !== undefined ? ` when ${d.nameOf?.(m.subject) ?? "its person"} is present there` : "";
   return `Memory #${id} is now also shown in ${describeChat(chat)}${present}. /unshare ${id} takes that back.`;
 }
 

@@ -66,7 +66,14 @@ export function createOutgoingHandler(d: OutgoingDeps): (m: InboundMessage) => P
       const answer = d.command(m.text);
       d.logger.info({ component: "owner", command: m.text.trim().split(/\s+/)[0] }, "owner command");
       d.scheduler.add(d.selfId, [
-        { kind: "send", payload: { text: answer.length > MAX_TEXT ? `${answer.slice(0, MAX_TEXT - 1)}…` : answer, replyTo: m.messageId }, needsRandomId: true },
+        {
+          kind: "send",
+          payload: {
+            text: answer.length > MAX_TEXT ? `${answer.slice(0, MAX_TEXT - 1)}…` : answer,
+            replyTo: m.messageId,
+          },
+          needsRandomId: true,
+        },
       ]);
       return "owner-command";
     }
@@ -76,7 +83,13 @@ export function createOutgoingHandler(d: OutgoingDeps): (m: InboundMessage) => P
       const previous = d.settings.get(m.chatId).silentUntil ?? 0;
       d.settings.update(m.chatId, { silentUntil: Math.max(previous, until) });
       d.logger.info(
-        { component: "owner", chatId: m.chatId, messageId: m.messageId, silentUntil: new Date(until).toISOString(), dropped: dropped.length },
+        {
+          component: "owner",
+          chatId: m.chatId,
+          messageId: m.messageId,
+          silentUntil: new Date(until).toISOString(),
+          dropped: dropped.length,
+        },
         "the owner wrote in this chat from another device: staying silent there",
       );
     }

@@ -65,7 +65,8 @@ export class OwnSends {
         match = e;
         break;
       }
-      if (e.id === undefined && match === undefined && (e.kind === "sticker" ? isSticker : e.text === t)) match = e;
+      if (e.id === undefined && match === undefined && (e.kind === "sticker" ? isSticker : e.text === t))
+        match = e;
     }
     if (match) this.entries.delete(match);
     return match !== undefined;

@@ -84,7 +84,9 @@ export function formatStatus(f: StatusFacts): string {
     return c ? describeChat(c) : chatId;
   };
   const lines: string[] = [`Status of ${f.name}`];
-  lines.push(`Up ${formatDuration(f.now - f.startedAt)} · Telegram ${f.connected ? "connected" : "disconnected"}`);
+  lines.push(
+    `Up ${formatDuration(f.now - f.startedAt)} · Telegram ${f.connected ? "connected" : "disconnected"}`,
+  );
   const all = f.settings.find(([id]) => id === ALL_CHATS)?.[1];
   const perChat = f.settings.filter(([id]) => id !== ALL_CHATS);
   const paused = perChat.filter(([, s]) => s.paused).map(([id]) => name(id));
@@ -92,9 +94,13 @@ export function formatStatus(f: StatusFacts): string {
   lines.push(`Chats: ${f.chats.length} known`);
   if (all?.paused) lines.push("Paused everywhere (/resume to answer again)");
   if (paused.length) lines.push(`Paused in: ${paused.join("; ")}`);
-  for (const [id, s] of silenced) lines.push(`Silent (you took over) in ${name(id)} until ${hhmm(s.silentUntil!)} UTC`);
+  for (const [id, s] of silenced)
+    lines.push(`Silent (you took over) in ${name(id)} until ${hhmm(s.silentUntil!)} UTC`);
   const modes = perChat.filter(([, s]) => s.mode !== undefined).map(([id, s]) => `${s.mode} in ${name(id)}`);
-  if (all?.mode !== undefined || modes.length) lines.push(`Group mode: ${all?.mode ?? "as the persona file says"} by default${modes.length ? `; ${modes.join("; ")}` : ""}`);
+  if (all?.mode !== undefined || modes.length)
+    lines.push(
+      `Group mode: ${all?.mode ?? "as the persona file says"} by default${modes.length ? `; ${modes.join("; ")}` : ""}`,
+    );
   for (const d of f.llm?.down ?? []) {
     const next = d.probing ? "trying now" : `next try in ${formatDuration(Math.max(0, d.nextTryAt - f.now))}`;
     lines.push(
@@ -104,21 +110,32 @@ export function formatStatus(f: StatusFacts): string {
   }
   const last = f.llm?.lastEnded;
   if (last && !f.llm?.down.length) {
-    lines.push(`Last Gemini outage: ${last.model}, ${formatDuration(last.endedAt - last.since)}, ended ${hhmm(last.endedAt)} UTC (${last.plansWaited} plans waited)`);
+    lines.push(
+      `Last Gemini outage: ${last.model}, ${formatDuration(last.endedAt - last.since)}, ended ${hhmm(last.endedAt)} UTC (${last.plansWaited} plans waited)`,
+    );
   }
-  lines.push(`Pending tasks: ${f.pendingTasks}${f.summaryTasks ? ` (and ${f.summaryTasks} lane summar${f.summaryTasks === 1 ? "y" : "ies"} being written)` : ""}`);
+  lines.push(
+    `Pending tasks: ${f.pendingTasks}${f.summaryTasks ? ` (and ${f.summaryTasks} lane summar${f.summaryTasks === 1 ? "y" : "ies"} being written)` : ""}`,
+  );
   const u = f.usage;
-  const cost = u.unpricedModels.length ? `≈ ${formatUsd(u.costUsd)} + unpriced calls (${u.unpricedModels.join(", ")})` : `≈ ${formatUsd(u.costUsd)}`;
+  const cost = u.unpricedModels.length
+    ? `≈ ${formatUsd(u.costUsd)} + unpriced calls (${u.unpricedModels.join(", ")})`
+    : `≈ ${formatUsd(u.costUsd)}`;
   lines.push(
     `Today (UTC): ${n(u.calls)} LLM call${u.calls === 1 ? "" : "s"}, ${n(u.totalTokens)} tokens ` +
       `(prompt ${n(u.promptTokens)}${u.cachedTokens > 0 ? ` of which cached ${n(u.cachedTokens)}` : ""}, output ${n(u.outputTokens)}, thinking ${n(u.thinkingTokens)}), ${cost}`,
   );
   const purposes = Object.entries(u.byPurpose);
-  if (purposes.length) lines.push(`LLM calls by purpose: ${purposes.map(([p, c]) => `${p} ${n(c)}`).join(", ")}`);
-  lines.push(`Token budget: ${n(u.totalTokens)} of ${n(f.dailyTokenBudget)} today${u.totalTokens >= f.dailyTokenBudget ? " — spent, not answering until tomorrow (UTC)" : ""}`);
+  if (purposes.length)
+    lines.push(`LLM calls by purpose: ${purposes.map(([p, c]) => `${p} ${n(c)}`).join(", ")}`);
+  lines.push(
+    `Token budget: ${n(u.totalTokens)} of ${n(f.dailyTokenBudget)} today${u.totalTokens >= f.dailyTokenBudget ? " — spent, not answering until tomorrow (UTC)" : ""}`,
+  );
   if (f.strangers) {
     const spent = f.strangers.tokens >= f.strangers.cap;
-    lines.push(`Strangers' DMs: ${n(f.strangers.tokens)} of their ${n(f.strangers.cap)} today${spent ? " — spent, strangers not answered until tomorrow (UTC)" : ""}`);
+    lines.push(
+      `Strangers' DMs: ${n(f.strangers.tokens)} of their ${n(f.strangers.cap)} today${spent ? " — spent, strangers not answered until tomorrow (UTC)" : ""}`,
+    );
   }
   if (f.capped.length) {
     lines.push("Capped in the last hour:");
@@ -134,6 +151,8 @@ export function formatStatus(f: StatusFacts): string {
         `${n(s.removedTasks)} finished tasks (${s.lastPassAt === undefined ? "no pass yet" : `last pass ${formatDuration(f.now - s.lastPassAt)} ago`})`,
     );
   }
-  lines.push(f.lastError ? `Last error (${hhmm(f.lastError.at)} UTC): ${f.lastError.text}` : "Last error: none");
+  lines.push(
+    f.lastError ? `Last error (${hhmm(f.lastError.at)} UTC): ${f.lastError.text}` : "Last error: none",
+  );
   return lines.join("\n");
 }

@@ -51,7 +51,9 @@ export class Caps {
     },
   ) {
     this.countStmt = o.db
-      .prepare(`SELECT count(*) FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'received' AND created_at > ? AND status <> 'cancelled'`)
+      .prepare(
+        `SELECT count(*) FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'received' AND created_at > ? AND status <> 'cancelled'`,
+      )
       .pluck();
     this.personStmt = o.db
       .prepare(
@@ -69,7 +71,8 @@ export class Caps {
     const now = this.o.clock.now();
     let cap: CapKind | undefined;
     if (this.o.usage.tokensToday(now) >= this.o.policy.dailyTokenBudget) cap = "daily-token-budget";
-    else if (o.stranger && this.o.usage.strangerTokensToday(now) >= strangerTokenCap(this.o.policy)) cap = "stranger-token-share";
+    else if (o.stranger && this.o.usage.strangerTokensToday(now) >= strangerTokenCap(this.o.policy))
+      cap = "stranger-token-share";
     if (cap) this.hold(chatId, cap, now);
     return cap;
   }
@@ -78,12 +81,16 @@ export class Caps {
    * The cap that holds a new answer in `chatId` back now, if any (and record it): the token caps,
    * the chat's answers per hour and, in a group, the sender's share of them.
    */
-  check(chatId: string, o: { readonly stranger: boolean; readonly group: boolean; readonly senderId?: string }): CapKind | undefined {
+  check(
+    chatId: string,
+    o: { readonly stranger: boolean; readonly group: boolean; readonly senderId?: string },
+  ): CapKind | undefined {
     const tokens = this.tokens(chatId, o);
     if (tokens) return tokens;
     const now = this.o.clock.now();
     let cap: CapKind | undefined;
-    if ((this.countStmt.get(this.o.agent, chatId, now - HOUR_MS) as number) >= perHour(this.o.policy, chatId)) cap = "answers-per-hour";
+    if ((this.countStmt.get(this.o.agent, chatId, now - HOUR_MS) as number) >= perHour(this.o.policy, chatId))
+      cap = "answers-per-hour";
     else if (o.group && o.senderId !== undefined && this.overShare(chatId, o.senderId)) cap = "person-share";
     if (cap) this.hold(chatId, cap, now);
     return cap;
@@ -96,12 +103,18 @@ export class Caps {
 
   /** Whether the chat's answers per hour are spent (one indexed count; not recorded as a hold). */
   chatFull(chatId: string): boolean {
-    return (this.countStmt.get(this.o.agent, chatId, this.o.clock.now() - HOUR_MS) as number) >= perHour(this.o.policy, chatId);
+    return (
+      (this.countStmt.get(this.o.agent, chatId, this.o.clock.now() - HOUR_MS) as number) >=
+      perHour(this.o.policy, chatId)
+    );
   }
 
   /** Whether a person has used their share of a group's answers in the last hour (one indexed count). */
   overShare(chatId: string, senderId: string): boolean {
-    return (this.personStmt.get(this.o.agent, chatId, this.o.clock.now() - HOUR_MS, senderId) as number) >= personCap(this.o.policy);
+    return (
+      (this.personStmt.get(this.o.agent, chatId, this.o.clock.now() - HOUR_MS, senderId) as number) >=
+      personCap(this.o.policy)
+    );
   }
 
   /** Chats a cap held a message back in within the last hour. */
@@ -118,7 +131,12 @@ export class Caps {
   private hold(chatId: string, cap: CapKind, now: number): void {
     const prev = this.capped.get(chatId);
     const fresh = !prev || prev.first <= now - HOUR_MS;
-    this.capped.set(chatId, { cap, at: now, first: fresh ? now : prev.first, held: fresh ? 1 : prev.held + 1 });
+    this.capped.set(chatId, {
+      cap,
+      at: now,
+      first: fresh ? now : prev.first,
+      held: fresh ? 1 : prev.held + 1,
+    });
     const p = this.o.policy;
     const detail =
       cap === "daily-token-budget"
@@ -129,8 +147,14 @@ export class Caps {
             ? { cap, answersPerPerson: personCap(p) }
             : { cap, answersPerHour: perHour(p, chatId) };
     if (fresh) {
-      const what = cap === "person-share" ? "a person's share of this chat's answers is spent: their messages" : "messages in this chat";
-      this.o.logger.warn({ component: "policy", chatId, ...detail }, `cap reached: ${what} are stored, not answered (warned once per chat per hour)`);
+      const what =
+        cap === "person-share"
+          ? "a person's share of this chat's answers is spent: their messages"
+          : "messages in this chat";
+      this.o.logger.warn(
+        { component: "policy", chatId, ...detail },
+        `cap reached: ${what} are stored, not answered (warned once per chat per hour)`,
+      );
     } else {
       this.o.logger.debug({ component: "policy", chatId, ...detail }, "capped message stored, not answered");
     }

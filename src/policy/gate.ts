@@ -80,12 +80,20 @@ export class Gate {
    * then the caps. Bots and the service account never get this far (the pipeline skips them).
    */
   message(m: InboundMessage): Admission {
-    if (m.senderId !== this.d.selfId && this.d.siblings.has(m.senderId)) return this.ignore(m.chatId, "another persona of this process", m);
+    if (m.senderId !== this.d.selfId && this.d.siblings.has(m.senderId))
+      return this.ignore(m.chatId, "another persona of this process", m);
     const partner = m.chatType === "dm" ? this.partnerOf(m) : undefined;
-    const denied = this.switches({ chatId: m.chatId, chatType: m.chatType, username: m.chatUsername }, partner);
+    const denied = this.switches(
+      { chatId: m.chatId, chatType: m.chatType, username: m.chatUsername },
+      partner,
+    );
     if (denied === "needs-sender") return NEEDS_SENDER;
     if (denied !== undefined) return this.ignore(m.chatId, denied, m);
-    const cap = this.d.caps.check(m.chatId, { stranger: partner !== undefined && this.strangerPartner(partner), group: m.chatType !== "dm", senderId: m.senderId });
+    const cap = this.d.caps.check(m.chatId, {
+      stranger: partner !== undefined && this.strangerPartner(partner),
+      group: m.chatType !== "dm",
+      senderId: m.senderId,
+    });
     if (cap) return { ok: false, outcome: "capped", reason: cap };
     return OK;
   }
@@ -96,7 +104,8 @@ export class Gate {
    * Memory only (this runs for every message of such a chat).
    */
   chatter(m: InboundMessage): boolean {
-    if (this.switches({ chatId: m.chatId, chatType: m.chatType, username: m.chatUsername }) !== undefined) return false;
+    if (this.switches({ chatId: m.chatId, chatType: m.chatType, username: m.chatUsername }) !== undefined)
+      return false;
     return !this.budgetSpent();
   }
 
@@ -116,7 +125,9 @@ export class Gate {
     const denied = this.switches(chat, partner);
     if (denied !== undefined) return denied === "needs-sender" ? "DM policy allowlist: not listed" : denied;
     if (!LLM_KINDS.has(t.kind)) return undefined;
-    const tokens = this.d.caps.tokens(t.chatId, { stranger: partner !== undefined && this.strangerPartner(partner) });
+    const tokens = this.d.caps.tokens(t.chatId, {
+      stranger: partner !== undefined && this.strangerPartner(partner),
+    });
     if (tokens) return tokens;
     if (t.kind === "address" && this.d.caps.chatFull(t.chatId)) return "answers-per-hour";
     return undefined;
@@ -149,13 +160,17 @@ export class Gate {
         const refused = this.dmPolicy(partner);
         if (refused !== undefined) return refused;
       }
-    } else if (policy.allowedGroups.length > 0 && !policy.allowedGroups.some((r) => matchesPeer(r, chat.chatId, chat.username))) {
+    } else if (
+      policy.allowedGroups.length > 0 &&
+      !policy.allowedGroups.some((r) => matchesPeer(r, chat.chatId, chat.username))
+    ) {
       return "group not in Allowed Groups";
     }
     if (this.d.settings.get(ALL_CHATS).paused) return "paused by the owner (everywhere)";
     const s = this.d.settings.get(chat.chatId);
     if (s.paused) return "paused by the owner";
-    if (s.silentUntil !== undefined && s.silentUntil > this.d.clock.now()) return "the owner took over this chat";
+    if (s.silentUntil !== undefined && s.silentUntil > this.d.clock.now())
+      return "the owner took over this chat";
     return undefined;
   }
 
@@ -167,12 +182,16 @@ export class Gate {
       case "contacts":
         // A short update carries no user object: the flag last seen in a full one stands in.
         // Never seen at all counts as "not a contact": fail closed.
-        if (p.contact !== true) return p.contact === undefined ? "DM policy contacts: contact status unknown" : "DM policy contacts: not a contact";
+        if (p.contact !== true)
+          return p.contact === undefined
+            ? "DM policy contacts: contact status unknown"
+            : "DM policy contacts: not a contact";
         return undefined;
       case "allowlist":
         if (policy.allowedUsers.some((r) => matchesPeer(r, p.id, p.username))) return undefined;
         // Only a @username entry can still match a sender the update did not name.
-        if (p.unknown && p.username === undefined && policy.allowedUsers.some((r) => !("id" in r))) return "needs-sender";
+        if (p.unknown && p.username === undefined && policy.allowedUsers.some((r) => !("id" in r)))
+          return "needs-sender";
         return "DM policy allowlist: not listed";
       case "open":
         return undefined;
@@ -189,12 +208,21 @@ export class Gate {
   }
 
   private partnerOf(m: InboundMessage): Partner {
-    return { id: m.senderId, username: m.senderUsername, contact: m.senderIsContact ?? this.d.isContact?.(m.senderId), unknown: m.senderUnknown };
+    return {
+      id: m.senderId,
+      username: m.senderUsername,
+      contact: m.senderIsContact ?? this.d.isContact?.(m.senderId),
+      unknown: m.senderUnknown,
+    };
   }
 
   /** A DM's partner as the store knows them (the chat id is the partner's user id). */
   private partnerOfChat(chatId: string): Partner {
-    return { id: chatId, username: this.d.usernameOf?.(chatId) ?? this.d.chatOf?.(chatId)?.username, contact: this.d.isContact?.(chatId) };
+    return {
+      id: chatId,
+      username: this.d.usernameOf?.(chatId) ?? this.d.chatOf?.(chatId)?.username,
+      contact: this.d.isContact?.(chatId),
+    };
   }
 
   private chatRef(chatId: string): ChatRef {
@@ -205,7 +233,10 @@ export class Gate {
   }
 
   private ignore(chatId: string, reason: string, m: InboundMessage): Admission {
-    this.d.logger.debug({ component: "policy", chatId, messageId: m.messageId, senderId: m.senderId, reason }, "addressed message not answered");
+    this.d.logger.debug(
+      { component: "policy", chatId, messageId: m.messageId, senderId: m.senderId, reason },
+      "addressed message not answered",
+    );
     return { ok: false, outcome: "ignored", reason };
   }
 }

@@ -204,7 +204,14 @@ export class AgentRuntime {
     });
     this.usage = new UsageStore(o.db, agent, o.prices ?? DEFAULT_PRICES);
     this.settings = new ChatSettingsStore(o.db, agent);
-    this.caps = new Caps({ db: o.db, agent, policy: o.persona.policy, usage: this.usage, clock: this.clock, logger: this.logger });
+    this.caps = new Caps({
+      db: o.db,
+      agent,
+      policy: o.persona.policy,
+      usage: this.usage,
+      clock: this.clock,
+      logger: this.logger,
+    });
     this.gate = new Gate({
       policy: o.persona.policy,
       selfId: o.selfId,
@@ -222,29 +229,51 @@ export class AgentRuntime {
     // A group commit that fails (a full disk, an I/O error) is rolled back: memory must not be
     // ahead of the file, or the update state would later be persisted past what was lost.
     this.detachCommitFailure = onCommitFailure(o.db, (err) => {
-      this.logger.error({ component: "store", file: err.file, code: err.code }, `could not save incoming messages: ${err.message}; they are fetched again once the database works`);
+      this.logger.error(
+        { component: "store", file: err.file, code: err.code },
+        `could not save incoming messages: ${err.message}; they are fetched again once the database works`,
+      );
       this.updateState.reload();
       this.entities.reload();
       this.messages.forgetCaches();
-      this.tracker.resync((box) => (box === ACCOUNT_BOX ? this.updateState.account()?.pts : this.updateState.channelPts(box)));
+      this.tracker.resync((box) =>
+        box === ACCOUNT_BOX ? this.updateState.account()?.pts : this.updateState.channelPts(box),
+      );
     });
     this.typing = new TypingWatch(() => this.clock.now());
     this.llm = o.llm;
     this.detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
       // A stranger's DM is counted in their own share too.
-      const cost = this.usage.record(u, this.clock.now(), { stranger: u.chatId !== undefined && this.gate.isStrangerChat(u.chatId) });
+      const cost = this.usage.record(u, this.clock.now(), {
+        stranger: u.chatId !== undefined && this.gate.isStrangerChat(u.chatId),
+      });
       const labels = { agent, purpose: u.purpose, model: u.model };
       metrics.llmCalls.inc(labels);
       metrics.llmTokens.inc({ ...labels, kind: "prompt" }, u.promptTokens);
       metrics.llmTokens.inc({ ...labels, kind: "output" }, u.outputTokens);
       metrics.llmTokens.inc({ ...labels, kind: "thinking" }, u.thinkingTokens);
       metrics.llmCostUsd.inc(labels, cost ?? 0);
-      if (cost === undefined) this.logger.warn({ component: "llm", model: u.model }, "no price for this model: its cost is not estimated (see LLM_PRICES)");
+      if (cost === undefined)
+        this.logger.warn(
+          { component: "llm", model: u.model },
+          "no price for this model: its cost is not estimated (see LLM_PRICES)",
+        );
     });
     const mo = o.media ?? {};
     const fetcher =
-      o.llm && mo.ai !== false ? new TelegramMediaFetcher({ client: o.client, lookupChat: (chatId) => this.lookupChat(chatId), logger: this.logger }) : undefined;
-    this.images = new ImageSource({ images: new MediaImages(o.db), ...(fetcher ? { fetcher } : {}), clock: this.clock, logger: this.logger });
+      o.llm && mo.ai !== false
+        ? new TelegramMediaFetcher({
+            client: o.client,
+            lookupChat: (chatId) => this.lookupChat(chatId),
+            logger: this.logger,
+          })
+        : undefined;
+    this.images = new ImageSource({
+      images: new MediaImages(o.db),
+      ...(fetcher ? { fetcher } : {}),
+      clock: this.clock,
+      logger: this.logger,
+    });
     this.media = new MediaDescriber({
       curated: mo.curated ?? { persona: new CuratedMedia(), global: new CuratedMedia() },
       cache: new MediaCache(o.db),
@@ -256,7 +285,11 @@ export class AgentRuntime {
       ...(mo.limits ? { limits: mo.limits } : {}),
       onServed: (source) => metrics.mediaDescriptions.inc({ agent, source }),
     });
-    this.chatReactions = new ChatReactions({ client: o.client, lookupChat: (chatId) => this.lookupChat(chatId), logger: this.logger });
+    this.chatReactions = new ChatReactions({
+      client: o.client,
+      lookupChat: (chatId) => this.lookupChat(chatId),
+      logger: this.logger,
+    });
     const own = new OwnSends(this.clock);
     const actions = new TrackedActions(
       new GramActions({
@@ -343,7 +376,10 @@ export class AgentRuntime {
       admit: (task) => this.gate.task(task),
       onFinished: (task, outcome) => metrics.tasks.inc({ agent, kind: task.kind, outcome }),
       onFailed: (task, reason) => {
-        this.lastError = { at: this.clock.now(), text: `${task.kind} in ${this.messages.chat(task.chatId)?.title ?? task.chatId}: ${reason}` };
+        this.lastError = {
+          at: this.clock.now(),
+          text: `${task.kind} in ${this.messages.chat(task.chatId)?.title ?? task.chatId}: ${reason}`,
+        };
       },
       handlers: {
         received: receivedHandler({
@@ -389,7 +425,10 @@ export class AgentRuntime {
     metrics.messagesStored.of(agent);
     // The end-of-outage line and /status say how many answers waited for the model.
     o.llm?.availability?.countWaiting(
-      (model) => this.scheduler.openWithKey(llmRateKey(model)).filter((t) => t.kind === "received" || t.kind === "address").length,
+      (model) =>
+        this.scheduler
+          .openWithKey(llmRateKey(model))
+          .filter((t) => t.kind === "received" || t.kind === "address").length,
     );
     this.inbound = createInboundPipeline({
       messages: this.messages,
@@ -402,9 +441,13 @@ export class AgentRuntime {
       attachReply: (chatId, messageId, reply) => this.scheduler.attachReply(chatId, messageId, reply),
       maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
       standIns: new Set(
-        (o.db.prepare(`SELECT DISTINCT chat_id, sender_id FROM messages WHERE agent = ? AND sender_name = 'user ' || sender_id`).all(agent) as { chat_id: string; sender_id: string }[]).map(
-          (r) => `${r.chat_id}\u0000${r.sender_id}`,
-        ),
+        (
+          o.db
+            .prepare(
+              `SELECT DISTINCT chat_id, sender_id FROM messages WHERE agent = ? AND sender_name = 'user ' || sender_id`,
+            )
+            .all(agent) as { chat_id: string; sender_id: string }[]
+        ).map((r) => `${r.chat_id}\u0000${r.sender_id}`),
       ),
       now: () => this.clock.now(),
       admit: (m) => this.gate.message(m),
@@ -439,15 +482,24 @@ export class AgentRuntime {
     this.feed = createMessageFeed({
       handler: this.inbound,
       entities: this.entities,
-      resolver: new SenderResolver({ client: o.client, entities: this.entities, state: this.updateState, logger: this.logger }),
+      resolver: new SenderResolver({
+        client: o.client,
+        entities: this.entities,
+        state: this.updateState,
+        logger: this.logger,
+      }),
       selfId: o.selfId,
       replyTimeoutMs: o.replyTimeoutMs ?? REPLY_FETCH_TIMEOUT_MS,
       logger: this.logger,
       gate: this.writeGate,
       dbFile: o.db.name,
     });
-    const commonChats = o.db.prepare(`SELECT DISTINCT chat_id FROM messages WHERE agent = ? AND chat_id NOT LIKE '-100%'`).pluck();
-    const channelChats = o.db.prepare(`SELECT chat_id FROM chats WHERE agent = ? AND chat_id LIKE '-100%'`).pluck();
+    const commonChats = o.db
+      .prepare(`SELECT DISTINCT chat_id FROM messages WHERE agent = ? AND chat_id NOT LIKE '-100%'`)
+      .pluck();
+    const channelChats = o.db
+      .prepare(`SELECT chat_id FROM chats WHERE agent = ? AND chat_id LIKE '-100%'`)
+      .pluck();
     this.engine = new CatchUp({
       client: o.client,
       entities: this.entities,
@@ -493,7 +545,10 @@ export class AgentRuntime {
         `no longer a member of ${name} (${reason ?? "left or removed"}); its updates are not fetched any more`,
       );
     } else {
-      this.logger.info({ component: "updates", chatId: e.peerId }, `a member of ${name} again; following its updates`);
+      this.logger.info(
+        { component: "updates", chatId: e.peerId },
+        `a member of ${name} again; following its updates`,
+      );
     }
   }
 
@@ -504,7 +559,12 @@ export class AgentRuntime {
     const e = this.entities.get(chatId);
     if (!e) return c;
     const chatType = c?.chatType ?? (e.kind === "user" ? "dm" : e.kind === "chat" ? "group" : "supergroup");
-    return { chatId, chatType, ...(c?.title !== undefined ? { title: c.title } : {}), ...(e.accessHash !== undefined && !e.min ? { accessHash: e.accessHash } : {}) };
+    return {
+      chatId,
+      chatType,
+      ...(c?.title !== undefined ? { title: c.title } : {}),
+      ...(e.accessHash !== undefined && !e.min ? { accessHash: e.accessHash } : {}),
+    };
   }
 
   /**
@@ -522,7 +582,13 @@ export class AgentRuntime {
         metrics.catchUpRequests.inc({ agent }, s.requests);
         metrics.catchUpMessages.inc({ agent }, s.messages);
         this.logger.info(
-          { component: "catch-up", messages: s.messages, chats: s.chats, requests: s.requests, seconds: Math.round(s.ms / 100) / 10 },
+          {
+            component: "catch-up",
+            messages: s.messages,
+            chats: s.chats,
+            requests: s.requests,
+            seconds: Math.round(s.ms / 100) / 10,
+          },
           `caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests, ${(s.ms / 1000).toFixed(1)} s`,
         );
         return s;
@@ -542,7 +608,10 @@ export class AgentRuntime {
         if (box === ACCOUNT_BOX) await this.engine.accountOnly();
         else await this.engine.channelOnly(box);
       } catch (err) {
-        this.logger.warn({ component: "catch-up", box: box || "account", err: String(err) }, "filling an update gap failed");
+        this.logger.warn(
+          { component: "catch-up", box: box || "account", err: String(err) },
+          "filling an update gap failed",
+        );
       }
     });
     this.chain = run;
@@ -559,11 +628,16 @@ export class AgentRuntime {
       connected: Boolean(this.o.client.connected),
       chats: this.messages.chats().filter((c) => c.chatId !== this.o.selfId),
       settings: this.settings.entries(),
-      pendingTasks: this.scheduler.openTasks().filter((t) => t.chatId !== this.o.selfId && !isSummaryGraph(t.chatId)).length,
+      pendingTasks: this.scheduler
+        .openTasks()
+        .filter((t) => t.chatId !== this.o.selfId && !isSummaryGraph(t.chatId)).length,
       summaryTasks: this.scheduler.openTasks().filter((t) => isSummaryGraph(t.chatId)).length,
       usage: this.usage.today(now),
       dailyTokenBudget: this.o.persona.policy.dailyTokenBudget,
-      strangers: { tokens: this.usage.strangerTokensToday(now), cap: strangerTokenCap(this.o.persona.policy) },
+      strangers: {
+        tokens: this.usage.strangerTokensToday(now),
+        cap: strangerTokenCap(this.o.persona.policy),
+      },
       capped: this.caps.cappedChats(),
       ...(this.lastError ? { lastError: this.lastError } : {}),
       llm: this.llmAvailability(),
@@ -604,7 +678,11 @@ export class AgentRuntime {
       selfId: this.o.selfId,
       logger: this.logger,
       typing: this.typing,
-      reactions: createReactionHandler({ messages: this.messages, reactions: this.reactions, logger: this.logger }),
+      reactions: createReactionHandler({
+        messages: this.messages,
+        reactions: this.reactions,
+        logger: this.logger,
+      }),
       chatChanged: (chatId) => this.chatReactions.forget(chatId),
       gate: this.writeGate,
     });
@@ -624,7 +702,11 @@ export class AgentRuntime {
         // A revoked session is the account's end, not the catch-up's: the owner reports it.
         const lost = accountLost(err);
         if (lost && this.o.onAccountLost) this.o.onAccountLost(lost);
-        else this.logger.error({ component: "catch-up", err: String(err) }, "catch-up failed; live updates continue");
+        else
+          this.logger.error(
+            { component: "catch-up", err: String(err) },
+            "catch-up failed; live updates continue",
+          );
         return undefined;
       });
     }
@@ -656,7 +738,10 @@ export class AgentRuntime {
     clearTimeout(timer);
     if (!finished) {
       this.scheduler.abandon();
-      this.logger.warn({ component: "runtime", graceMs }, "a task was still running at shutdown; it resumes at the next start");
+      this.logger.warn(
+        { component: "runtime", graceMs },
+        "a task was still running at shutdown; it resumes at the next start",
+      );
     }
     this.media.stop();
     await Promise.race([this.media.idle(), new Promise((r) => setTimeout(r, 2000).unref())]);

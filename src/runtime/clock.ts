@@ -73,7 +73,8 @@ export class FakeClock implements Clock {
 
   private earliest(): FakeTimer | undefined {
     let best: FakeTimer | undefined;
-    for (const t of this.timers) if (!best || t.at < best.at || (t.at === best.at && t.id < best.id)) best = t;
+    for (const t of this.timers)
+      if (!best || t.at < best.at || (t.at === best.at && t.id < best.id)) best = t;
     return best;
   }
 }

@@ -17,7 +17,13 @@ import type { AccountLostError } from "../tasks/errors";
 import { accountLost, loginCommand } from "../telegram/account-errors";
 import { AccountLink, ConnectAbortedError } from "../telegram/account-link";
 import { secureSessionFile, sessionPath, type ClientFactory } from "../telegram/client";
-import { ConnectionHealth, describeError, watchUpdates, type Backoff, type ConnectionHealthOptions } from "../telegram/connection-health";
+import {
+  ConnectionHealth,
+  describeError,
+  watchUpdates,
+  type Backoff,
+  type ConnectionHealthOptions,
+} from "../telegram/connection-health";
 import type { Clock } from "../types";
 import type { PersonaConnection } from "../http/readiness";
 import { AgentRuntime, type AgentRuntimeOptions, type MediaRuntimeOptions } from "./agent-runtime";
@@ -29,7 +35,10 @@ export type PersonaOutcome =
   | { readonly kind: "failed"; readonly error: string };
 
 /** Health-watchdog settings that may be tuned (tests use short ones with a FakeClock). */
-export type HealthSettings = Pick<ConnectionHealthOptions, "probeEveryMs" | "suspectProbeMs" | "deadAfterFailures" | "silentAfterMs" | "backoff">;
+export type HealthSettings = Pick<
+  ConnectionHealthOptions,
+  "probeEveryMs" | "suspectProbeMs" | "deadAfterFailures" | "silentAfterMs" | "backoff"
+>;
 
 export interface LivePersonaOptions {
   readonly persona: Persona;
@@ -89,7 +98,10 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
   const file = sessionPath(o.sessionsDir, name);
   const failed = (what: string): PersonaOutcome => {
     stoppedBecause(what);
-    log.error({ component: "runtime" }, `${name}: ${what}; this persona is not running. To log in again: ${loginCommand(name)}`);
+    log.error(
+      { component: "runtime" },
+      `${name}: ${what}; this persona is not running. To log in again: ${loginCommand(name)}`,
+    );
     return { kind: "failed", error: what };
   };
   const report = (c: () => PersonaConnection) => {
@@ -99,13 +111,17 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
   const stoppedBecause = (reason: string) => report(() => ({ state: "stopped", reason }));
   const lostLine = (e: AccountLostError): PersonaOutcome => {
     stoppedBecause(`${e.explanation} (${e.code}); log in again: ${loginCommand(name)}`);
-    log.error({ component: "runtime", rpcError: e.code }, `${name}: ${e.explanation} (${e.code}); this persona stopped. To log in again: ${loginCommand(name)}`);
+    log.error(
+      { component: "runtime", rpcError: e.code },
+      `${name}: ${e.explanation} (${e.code}); this persona stopped. To log in again: ${loginCommand(name)}`,
+    );
     return { kind: "lost", error: e };
   };
 
   const release = o.release;
   try {
-    if (secureSessionFile(file)) log.warn({ component: "runtime" }, "session file was readable by others; narrowed to 0600");
+    if (secureSessionFile(file))
+      log.warn({ component: "runtime" }, "session file was readable by others; narrowed to 0600");
   } catch (e) {
     release();
     return failed(describeError(e));

@@ -5,7 +5,17 @@ import pretty from "pino-pretty";
  * Paths pino blanks out wherever they appear in a log object. Secrets should never reach a
  * log call in the first place; this is the second line of defence.
  */
-const SECRET_KEYS = ["apiHash", "apiKey", "session", "sessionString", "stringSession", "authKey", "password", "phoneCode", "loginCode"];
+const SECRET_KEYS = [
+  "apiHash",
+  "apiKey",
+  "session",
+  "sessionString",
+  "stringSession",
+  "authKey",
+  "password",
+  "phoneCode",
+  "loginCode",
+];
 const REDACT = [
   ...SECRET_KEYS,
   ...SECRET_KEYS.map((k) => `*.${k}`),
@@ -32,5 +42,14 @@ export function createLogger(o: LoggerOptions | string = {}): Logger {
   const options = { level, redact: { paths: REDACT, censor: "[redacted]" } };
   const usePretty = format ? format === "pretty" : process.stderr.isTTY === true;
   if (!usePretty) return pino(options, pino.destination(2));
-  return pino(options, pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" }));
+  return pino(
+    options,
+    pretty({
+      destination: 2,
+      sync: true,
+      colorize: process.stderr.isTTY === true,
+      translateTime: "SYS:HH:MM:ss.l",
+      ignore: "pid,hostname",
+    }),
+  );
 }

@@ -45,7 +45,10 @@ export function listenForShutdown(o: ShutdownOptions): Shutdown {
   const handlers = (["SIGINT", "SIGTERM"] as const).map((name) => {
     const handler = () => {
       if (!controller.signal.aborted) {
-        o.logger.info({ component: "runtime", signal: name }, "shutting down; send the signal again to exit at once");
+        o.logger.info(
+          { component: "runtime", signal: name },
+          "shutting down; send the signal again to exit at once",
+        );
         controller.abort();
         return;
       }
@@ -63,7 +66,10 @@ export function listenForShutdown(o: ShutdownOptions): Shutdown {
     parentTimer = setInterval(() => {
       if (controller.signal.aborted || ppid() === parent) return;
       clearInterval(parentTimer);
-      o.logger.warn({ component: "runtime", parentPid: parent }, `the process that started this one (pid ${parent}) is gone; shutting down`);
+      o.logger.warn(
+        { component: "runtime", parentPid: parent },
+        `the process that started this one (pid ${parent}) is gone; shutting down`,
+      );
       controller.abort();
     }, o.parentCheckMs ?? 1000);
     parentTimer.unref();

@@ -5,7 +5,13 @@ import { loadCuratedMedia } from "../media/curated";
 import { loadPriceTable } from "../llm/prices";
 import { closeDatabase, openDatabase } from "../store/db";
 import { loginCommand } from "../telegram/account-errors";
-import { checkSessionFile, hasSession, lockSession, sessionPath, type ClientFactory } from "../telegram/client";
+import {
+  checkSessionFile,
+  hasSession,
+  lockSession,
+  sessionPath,
+  type ClientFactory,
+} from "../telegram/client";
 import type { Backoff } from "../telegram/connection-health";
 import type { Clock } from "../types";
 import type { AgentRuntime } from "./agent-runtime";
@@ -15,7 +21,12 @@ import { startHttpFromEnv } from "../http/server";
 import { watchDatabase } from "../metrics/metrics";
 import { databaseBytes, enableIncrementalVacuum, isIncremental, Retention } from "../store/retention";
 import { registerPersona, type PersonaConnection } from "../http/readiness";
-import { runLivePersona, type ConnectionReport, type HealthSettings, type PersonaOutcome } from "./live-persona";
+import {
+  runLivePersona,
+  type ConnectionReport,
+  type HealthSettings,
+  type PersonaOutcome,
+} from "./live-persona";
 import { createLogger } from "./logger";
 import type { SandboxOptions } from "../sandbox/sandbox";
 import { listenForShutdown, type SignalSource } from "./shutdown";
@@ -54,7 +65,8 @@ export interface StartOptions {
 /** Resolves with the exit code: 0 after a clean shutdown, 1 when any persona ended in an error. */
 export async function start(o: StartOptions = {}): Promise<number> {
   const env = o.env ?? readEnv();
-  const logger = o.logger ?? createLogger({ level: env.LOG_LEVEL, ...(env.LOG_FORMAT ? { format: env.LOG_FORMAT } : {}) });
+  const logger =
+    o.logger ?? createLogger({ level: env.LOG_LEVEL, ...(env.LOG_FORMAT ? { format: env.LOG_FORMAT } : {}) });
   const all = loadPersonas(env.AGENTS_DIR);
   const personas = o.agents?.length ? pick(all, o.agents, env.AGENTS_DIR) : all;
   const live = personas.filter((p) => hasSession(env.SESSIONS_DIR, p.name));
@@ -87,7 +99,12 @@ export async function start(o: StartOptions = {}): Promise<number> {
         p.name,
         lockSession(sessionPath(env.SESSIONS_DIR, p.name), (t) =>
           logger.warn(
-            { component: "runtime", agent: p.name, lock: t.staleLock, pid: Number.isNaN(t.deadPid) ? undefined : t.deadPid },
+            {
+              component: "runtime",
+              agent: p.name,
+              lock: t.staleLock,
+              pid: Number.isNaN(t.deadPid) ? undefined : t.deadPid,
+            },
             `took over the session lock ${t.staleLock}${Number.isNaN(t.deadPid) ? "" : ` of process ${t.deadPid}`}, which no longer runs (it did not stop cleanly)`,
           ),
         ),
@@ -103,7 +120,12 @@ export async function start(o: StartOptions = {}): Promise<number> {
   // start() is over — asked to stop (0) or a terminal error (1).
   const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
   try {
-    return await runAccounts(o, env, logger, live, without, locks, { credentials, prices, curatedMedia, curated });
+    return await runAccounts(o, env, logger, live, without, locks, {
+      credentials,
+      prices,
+      curatedMedia,
+      curated,
+    });
   } finally {
     clearInterval(keepAlive);
     // Released by each persona as it ends; whatever is left (an error on the way) goes here.
@@ -127,7 +149,10 @@ async function runAccounts(
 ): Promise<number> {
   const { credentials, prices, curatedMedia, curated } = c;
   for (const p of without) {
-    logger.info({ component: "runtime", agent: p.name }, `${p.name} has no session (${sessionPath(env.SESSIONS_DIR, p.name)}); to log in: ${loginCommand(p.name)}`);
+    logger.info(
+      { component: "runtime", agent: p.name },
+      `${p.name} has no session (${sessionPath(env.SESSIONS_DIR, p.name)}); to log in: ${loginCommand(p.name)}`,
+    );
   }
 
   // Signals are watched from here on, so Ctrl-C works at every moment, connecting included.
@@ -140,17 +165,29 @@ async function runAccounts(
   /** User ids of every persona of this process: none answers another (the loop guard). */
   const personaIds = new Set<string>();
   const db = openDatabase(env.STATE_DB, {
-    onNarrowed: (paths) => logger.warn({ component: "runtime", paths }, "state files were readable by others; narrowed (directory 0700, database files 0600)"),
+    onNarrowed: (paths) =>
+      logger.warn(
+        { component: "runtime", paths },
+        "state files were readable by others; narrowed (directory 0700, database files 0600)",
+      ),
   });
   if (!isIncremental(db)) {
     // Once, for a database made before retention: the whole file is rewritten.
-    logger.info({ component: "retention", bytes: databaseBytes(db) }, "switching the database to incremental vacuum (once; rewrites the file)");
+    logger.info(
+      { component: "retention", bytes: databaseBytes(db) },
+      "switching the database to incremental vacuum (once; rewrites the file)",
+    );
     enableIncrementalVacuum(db);
-    logger.info({ component: "retention", bytes: databaseBytes(db) }, "database switched to incremental vacuum");
+    logger.info(
+      { component: "retention", bytes: databaseBytes(db) },
+      "database switched to incremental vacuum",
+    );
   }
   const retention = new Retention({ db, retainDays: env.RETAIN_DAYS, clock: o.clock ?? systemClock, logger });
   const unwatchDb = watchDatabase(() => databaseBytes(db));
-  const reports = new Map<string, ConnectionReport>(live.map((p) => [p.name, { source: (): PersonaConnection => ({ state: "connecting" }) }]));
+  const reports = new Map<string, ConnectionReport>(
+    live.map((p) => [p.name, { source: (): PersonaConnection => ({ state: "connecting" }) }]),
+  );
   const unregister = [...reports].map(([name, r]) => registerPersona(name, () => r.source()));
   let outcomes: PersonaOutcome[];
   let http: Awaited<ReturnType<typeof startHttpFromEnv>>;
@@ -179,18 +216,27 @@ async function runAccounts(
               apiKey: env.GEMINI_API_KEY!,
               model: env.GEMINI_MODEL,
               baseUrl: env.GOOGLE_GEMINI_BASE_URL,
-              models: { address: env.GEMINI_ADDRESS_MODEL, summarise: env.GEMINI_SUMMARY_MODEL, describe: env.GEMINI_MEDIA_MODEL, transcribe: env.GEMINI_MEDIA_MODEL },
+              models: {
+                address: env.GEMINI_ADDRESS_MODEL,
+                summarise: env.GEMINI_SUMMARY_MODEL,
+                describe: env.GEMINI_MEDIA_MODEL,
+                transcribe: env.GEMINI_MEDIA_MODEL,
+              },
             },
             media: {
               curated: curatedMedia.get(persona.name)!,
-              ...(env.MEDIA_BUDGET_PER_MIN !== undefined ? { budgetPerMinute: env.MEDIA_BUDGET_PER_MIN } : {}),
+              ...(env.MEDIA_BUDGET_PER_MIN !== undefined
+                ? { budgetPerMinute: env.MEDIA_BUDGET_PER_MIN }
+                : {}),
             },
             logger,
             clock: o.clock ?? systemClock,
             personaIds,
             prices,
             curated: curated.get(persona.name)!,
-            ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
+            ...(env.MAX_ANSWER_AGE_SEC !== undefined
+              ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 }
+              : {}),
             ...(o.clientFactory ? { clientFactory: o.clientFactory } : {}),
             ...(o.connectBackoff ? { connectBackoff: o.connectBackoff } : {}),
             ...(o.health ? { health: o.health } : {}),
@@ -221,7 +267,8 @@ async function runAccounts(
 function pick<P extends { name: string }>(all: readonly P[], names: readonly string[], dir: string): P[] {
   return names.map((n) => {
     const p = all.find((x) => x.name.toLowerCase() === n.toLowerCase());
-    if (!p) throw new Error(`no persona named "${n}" in ${dir}/ (have: ${all.map((x) => x.name).join(", ")})`);
+    if (!p)
+      throw new Error(`no persona named "${n}" in ${dir}/ (have: ${all.map((x) => x.name).join(", ")})`);
     return p;
   });
 }

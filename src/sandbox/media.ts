@@ -8,7 +8,8 @@ import { extname } from "node:path";
 import type { EmuMediaInput, TelegramEmulator } from "../../emulator";
 
 /** The media forms, as `--help` and `/help` list them. */
-export const MEDIA_FORMS = "photo <file.jpg> · sticker <set> <emoji> · voice <file.ogg> · video <file.mp4> · gif <file.mp4> · file <any file>";
+export const MEDIA_FORMS =
+  "photo <file.jpg> · sticker <set> <emoji> · voice <file.ogg> · video <file.mp4> · gif <file.mp4> · file <any file>";
 
 const MIME: Record<string, string> = {
   ".jpg": "image/jpeg",
@@ -54,7 +55,8 @@ export function mediaFromSpec(spec: string, emu: TelegramEmulator): EmuMediaInpu
       return { kind: "photo", bytes: read(arg) };
     case "sticker": {
       const [set, emoji] = rest;
-      if (!set || !emoji) throw new Error(`"[sticker ${arg}]" needs a set and an emoji: [sticker <set> <emoji>]`);
+      if (!set || !emoji)
+        throw new Error(`"[sticker ${arg}]" needs a set and an emoji: [sticker <set> <emoji>]`);
       emu.ensureSticker(set, emoji);
       return { kind: "sticker", set, emoji };
     }
@@ -70,7 +72,12 @@ export function mediaFromSpec(spec: string, emu: TelegramEmulator): EmuMediaInpu
       if (!arg) throw new Error(`"[${kind}]" needs a file: [${kind} <file>]`);
       const mimeType = MIME[extname(arg).toLowerCase()] ?? "application/octet-stream";
       const fileName = arg.split(/[\\/]/).pop()!;
-      return { kind: kind === "file" ? "document" : kind === "gif" ? "gif" : "video", bytes: read(arg), mimeType, fileName };
+      return {
+        kind: kind === "file" ? "document" : kind === "gif" ? "gif" : "video",
+        bytes: read(arg),
+        mimeType,
+        fileName,
+      };
     }
     default:
       throw new Error(`unknown media "[${spec}]"; use one of: ${MEDIA_FORMS}`);

@@ -10,14 +10,28 @@
  * either the old backup or the complete new one, never half of one, and never readable by others.
  */
 import Database from "better-sqlite3";
-import { closeSync, existsSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
 export interface BackupResult {
   readonly file: string;
   readonly bytes: number;
   /** Rows of what matters most, counted in the copy. */
-  readonly counts: { readonly messages: number; readonly memories: number; readonly summaries: number; readonly openTasks: number };
+  readonly counts: {
+    readonly messages: number;
+    readonly memories: number;
+    readonly summaries: number;
+    readonly openTasks: number;
+  };
   readonly ms: number;
 }
 
@@ -28,7 +42,8 @@ export async function backupDatabase(source: string, target: string): Promise<Ba
   const dst = resolve(target);
   if (!existsSync(src)) throw new Error(`${src}: no such database`);
   if (!existsSync(dirname(dst))) throw new Error(`${dirname(dst)}: no such directory`);
-  if (existsSync(dst) && realpathSync(dst) === realpathSync(src)) throw new Error(`${dst} is the database itself; name another file`);
+  if (existsSync(dst) && realpathSync(dst) === realpathSync(src))
+    throw new Error(`${dst} is the database itself; name another file`);
   if (existsSync(dst) && statSync(dst).isDirectory()) throw new Error(`${dst} is a directory; name a file`);
 
   const tmp = join(dirname(dst), `.${basename(dst)}.tmp-${process.pid}`);
@@ -37,8 +52,12 @@ export async function backupDatabase(source: string, target: string): Promise<Ba
     db = new Database(src, { readonly: true, fileMustExist: true });
     db.pragma("busy_timeout = 5000");
     // Not a database, or not ours: say so before copying anything.
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('messages', 'tasks')").pluck().all();
-    if (tables.length < 2) throw new Error(`${src} is not this program's state database (no messages or tasks table)`);
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('messages', 'tasks')")
+      .pluck()
+      .all();
+    if (tables.length < 2)
+      throw new Error(`${src} is not this program's state database (no messages or tasks table)`);
     closeSync(openSync(tmp, "wx", 0o600));
     // First step: 0 pages (it only starts); then everything in one step, i.e. one read transaction.
     await db.backup(tmp, { progress: () => 0x7fffffff });

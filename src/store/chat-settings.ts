@@ -33,7 +33,9 @@ export class ChatSettingsStore {
       `INSERT INTO chat_settings (agent, chat_id, paused, mode, silent_until) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (agent, chat_id) DO UPDATE SET paused = excluded.paused, mode = excluded.mode, silent_until = excluded.silent_until`,
     );
-    const rows = db.prepare(`SELECT chat_id, paused, mode, silent_until FROM chat_settings WHERE agent = ?`).all(agent) as {
+    const rows = db
+      .prepare(`SELECT chat_id, paused, mode, silent_until FROM chat_settings WHERE agent = ?`)
+      .all(agent) as {
       chat_id: string;
       paused: number;
       mode: string | null;
@@ -60,7 +62,15 @@ export class ChatSettingsStore {
       ...(merged.mode !== undefined ? { mode: merged.mode } : {}),
       ...(merged.silentUntil !== undefined ? { silentUntil: merged.silentUntil } : {}),
     };
-    transaction(this.db, () => this.upsertStmt.run(this.agent, chatId, next.paused ? 1 : 0, next.mode ?? null, next.silentUntil ?? null));
+    transaction(this.db, () =>
+      this.upsertStmt.run(
+        this.agent,
+        chatId,
+        next.paused ? 1 : 0,
+        next.mode ?? null,
+        next.silentUntil ?? null,
+      ),
+    );
     this.byChat.set(chatId, next);
     return next;
   }

@@ -48,7 +48,8 @@ export function openDatabase(path: string, o: OpenDatabaseOptions = {}): Db {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(o.busyTimeoutMs ?? BUSY_TIMEOUT_MS))}`);
     // A new database gives freed pages back on request (store/retention.ts); this must be set
     // before the first table exists. Older databases are switched once by enableIncrementalVacuum.
-    if (db.prepare("SELECT count(*) FROM sqlite_master").pluck().get() === 0) db.pragma("auto_vacuum = INCREMENTAL");
+    if (db.prepare("SELECT count(*) FROM sqlite_master").pluck().get() === 0)
+      db.pragma("auto_vacuum = INCREMENTAL");
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
@@ -94,14 +95,24 @@ export function dbError(file: string, e: unknown): DatabaseFileError {
     ? "another process is using the database (a second npm start with the same STATE_DB, a backup, an sqlite3 shell): stop it, or give this one its own STATE_DB"
     : c?.startsWith("SQLITE_CORRUPT") || c === "SQLITE_NOTADB" || /malformed|not a database/i.test(message)
       ? "the file is damaged or is not this program's database: stop the persona and restore it from the backup (or move it away to start afresh)"
-      : c?.startsWith("SQLITE_CANTOPEN") || c?.startsWith("SQLITE_READONLY") || c?.startsWith("SQLITE_PERM") || c === "EACCES" || c === "EPERM" || c === "EROFS" || c === "ENOTDIR" || c === "EEXIST" || c === "EISDIR"
+      : c?.startsWith("SQLITE_CANTOPEN") ||
+          c?.startsWith("SQLITE_READONLY") ||
+          c?.startsWith("SQLITE_PERM") ||
+          c === "EACCES" ||
+          c === "EPERM" ||
+          c === "EROFS" ||
+          c === "ENOTDIR" ||
+          c === "EEXIST" ||
+          c === "EISDIR"
         ? "check that its directory exists and that the user running it may read and write both the file and the directory"
         : c?.startsWith("SQLITE_FULL") || c === "ENOSPC"
           ? "the disk is full: free some space"
           : c?.startsWith("SQLITE_IOERR")
             ? "the disk failed to read or write: check the disk, then restore the file from the backup if it is damaged"
             : "see the message; the file is left as it was";
-  return new DatabaseFileError(file, `${message}${c && !message.includes(c) ? ` (${c})` : ""}`, remedy, c, { cause: e });
+  return new DatabaseFileError(file, `${message}${c && !message.includes(c) ? ` (${c})` : ""}`, remedy, c, {
+    cause: e,
+  });
 }
 
 /** Apply every migration newer than the database's `user_version`, each in its own transaction. */

@@ -53,7 +53,12 @@ const FIELDS = ["accessHash", "firstName", "lastName", "title", "username", "mem
 export function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord): EntityRecord {
   if (!known) return seen.min ? withoutHash(seen) : seen;
   if (seen.min && !known.min) return known;
-  const out: { -readonly [K in keyof EntityRecord]: EntityRecord[K] } = { ...known, kind: seen.kind, bot: seen.bot || known.bot, min: seen.min };
+  const out: { -readonly [K in keyof EntityRecord]: EntityRecord[K] } = {
+    ...known,
+    kind: seen.kind,
+    bot: seen.bot || known.bot,
+    min: seen.min,
+  };
   if (seen.broadcast || known.broadcast) out.broadcast = true;
   for (const f of FIELDS) {
     const v = seen[f];
@@ -73,7 +78,15 @@ function withoutHash(e: EntityRecord): EntityRecord {
 }
 
 function same(a: EntityRecord, b: EntityRecord): boolean {
-  return a.kind === b.kind && a.bot === b.bot && a.min === b.min && Boolean(a.broadcast) === Boolean(b.broadcast) && Boolean(a.gone) === Boolean(b.gone) && a.contact === b.contact && FIELDS.every((f) => a[f] === b[f]);
+  return (
+    a.kind === b.kind &&
+    a.bot === b.bot &&
+    a.min === b.min &&
+    Boolean(a.broadcast) === Boolean(b.broadcast) &&
+    Boolean(a.gone) === Boolean(b.gone) &&
+    a.contact === b.contact &&
+    FIELDS.every((f) => a[f] === b[f])
+  );
 }
 
 /**
@@ -134,7 +147,8 @@ export class EntityStore {
   findByUsername(username: string): EntityRecord | undefined {
     if (this.byUsername === undefined) {
       this.byUsername = new Map();
-      for (const e of this.known.values()) if (e.username !== undefined) this.byUsername.set(e.username.toLowerCase(), e.peerId);
+      for (const e of this.known.values())
+        if (e.username !== undefined) this.byUsername.set(e.username.toLowerCase(), e.peerId);
     }
     const id = this.byUsername.get(username.toLowerCase());
     const e = id === undefined ? undefined : this.known.get(id);
@@ -144,7 +158,9 @@ export class EntityStore {
 
   /** Channels the account has seen with a usable access hash and is still in. */
   channels(): EntityRecord[] {
-    return [...this.known.values()].filter((e) => e.kind === "channel" && e.accessHash !== undefined && !e.min && !e.gone);
+    return [...this.known.values()].filter(
+      (e) => e.kind === "channel" && e.accessHash !== undefined && !e.min && !e.gone,
+    );
   }
 
   /**
@@ -192,8 +208,10 @@ export class EntityStore {
     this.known.set(seen.peerId, merged);
     // Left or joined again: only a change of a channel already known (a channel first seen as
     // "left" — a forward's source, a linked channel — was never followed).
-    if (known !== undefined && merged.kind === "channel" && Boolean(known.gone) !== Boolean(merged.gone)) this.membership?.(merged, Boolean(merged.gone));
-    if (this.byUsername !== undefined && merged.username !== undefined) this.byUsername.set(merged.username.toLowerCase(), merged.peerId);
+    if (known !== undefined && merged.kind === "channel" && Boolean(known.gone) !== Boolean(merged.gone))
+      this.membership?.(merged, Boolean(merged.gone));
+    if (this.byUsername !== undefined && merged.username !== undefined)
+      this.byUsername.set(merged.username.toLowerCase(), merged.peerId);
     return merged;
   }
 }

@@ -28,7 +28,9 @@ export class MediaCache {
   private readonly putStmt;
 
   constructor(db: Db) {
-    this.getStmt = db.prepare(`SELECT unique_id, kind, status, description, sticker_set, model FROM media_descriptions WHERE unique_id = ?`);
+    this.getStmt = db.prepare(
+      `SELECT unique_id, kind, status, description, sticker_set, model FROM media_descriptions WHERE unique_id = ?`,
+    );
     this.putStmt = db.prepare(
       `INSERT INTO media_descriptions (unique_id, kind, status, description, sticker_set, model, at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (unique_id) DO UPDATE SET kind = excluded.kind, status = excluded.status, description = excluded.description,
@@ -50,6 +52,14 @@ export class MediaCache {
   }
 
   put(e: CachedMedia, at: number): void {
-    this.putStmt.run(e.uniqueId, e.kind, e.status, e.description ?? null, e.stickerSet ?? null, e.model ?? null, at);
+    this.putStmt.run(
+      e.uniqueId,
+      e.kind,
+      e.status,
+      e.description ?? null,
+      e.stickerSet ?? null,
+      e.model ?? null,
+      at,
+    );
   }
 }

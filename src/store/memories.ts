@@ -112,7 +112,9 @@ export class MemoryStore {
     private readonly db: Db,
     private readonly agent: string,
   ) {
-    this.insertStmt = db.prepare(`INSERT INTO memories (agent, chat_id, subject, told_by, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    this.insertStmt = db.prepare(
+      `INSERT INTO memories (agent, chat_id, subject, told_by, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
     this.mergeStmt = db.prepare(`UPDATE memories SET content = ?, updated_at = ? WHERE id = ?`);
     this.aboutStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND subject = ? ORDER BY id`);
     // Near-duplicates are looked for among the source's newest DEDUPE_WINDOW memories (bounded
@@ -122,9 +124,13 @@ export class MemoryStore {
     this.scopeSubjectStmt = db.prepare(
       `SELECT * FROM memories WHERE agent = ? AND subject = ? AND chat_id = ? AND told_by IS ? ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`,
     );
-    this.scopeChatStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND chat_id = ? AND subject IS NULL ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`);
+    this.scopeChatStmt = db.prepare(
+      `SELECT * FROM memories WHERE agent = ? AND chat_id = ? AND subject IS NULL ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`,
+    );
     this.listStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND chat_id = ? ORDER BY id`);
-    this.visibleStmt = db.prepare(`SELECT * FROM memories WHERE agent = @agent AND id IN (${VISIBLE_IDS}) ORDER BY updated_at DESC, id DESC LIMIT @limit`);
+    this.visibleStmt = db.prepare(
+      `SELECT * FROM memories WHERE agent = @agent AND id IN (${VISIBLE_IDS}) ORDER BY updated_at DESC, id DESC LIMIT @limit`,
+    );
     this.searchStmt = db.prepare(
       `SELECT m.* FROM memories_fts f JOIN memories m ON m.id = f.rowid
        WHERE memories_fts MATCH @query AND m.agent = @agent AND m.id IN (${VISIBLE_IDS})
@@ -134,7 +140,9 @@ export class MemoryStore {
     this.getStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND id = ?`);
     this.shareStmt = db.prepare(`UPDATE memories SET shared = ? WHERE agent = ? AND id = ?`);
     // What the owner sees for a chat: what was learnt there, and (a private chat) what was learnt about its partner anywhere.
-    this.ownerListStmt = db.prepare(`SELECT * FROM memories WHERE agent = @agent AND (chat_id = @chat OR subject = @partner) ORDER BY updated_at DESC, id DESC LIMIT @limit`);
+    this.ownerListStmt = db.prepare(
+      `SELECT * FROM memories WHERE agent = @agent AND (chat_id = @chat OR subject = @partner) ORDER BY updated_at DESC, id DESC LIMIT @limit`,
+    );
   }
 
   /**
@@ -143,11 +151,19 @@ export class MemoryStore {
    * is merged: the wording with more words is kept (the new one on a tie), and its updated-at
    * moves to `now`.
    */
-  remember(m: { readonly chatId: string; readonly subject?: string; readonly toldBy?: string; readonly content: string; readonly now: number }): RememberOutcome {
+  remember(m: {
+    readonly chatId: string;
+    readonly subject?: string;
+    readonly toldBy?: string;
+    readonly content: string;
+    readonly now: number;
+  }): RememberOutcome {
     const content = m.content.trim();
     return transaction(this.db, () => {
       const scope = (
-        m.subject !== undefined ? this.scopeSubjectStmt.all(this.agent, m.subject, m.chatId, m.toldBy ?? null) : this.scopeChatStmt.all(this.agent, m.chatId)
+        m.subject !== undefined
+          ? this.scopeSubjectStmt.all(this.agent, m.subject, m.chatId, m.toldBy ?? null)
+          : this.scopeChatStmt.all(this.agent, m.chatId)
       ) as Row[];
       const words = contentWords(content);
       for (const r of scope) {
@@ -157,7 +173,15 @@ export class MemoryStore {
         this.mergeStmt.run(keep, m.now, r.id);
         return { id: r.id, merged: true };
       }
-      const res = this.insertStmt.run(this.agent, m.chatId, m.subject ?? null, m.toldBy ?? null, content, m.now, m.now);
+      const res = this.insertStmt.run(
+        this.agent,
+        m.chatId,
+        m.subject ?? null,
+        m.toldBy ?? null,
+        content,
+        m.now,
+        m.now,
+      );
       return { id: Number(res.lastInsertRowid), merged: false };
     });
   }
@@ -185,7 +209,12 @@ export class MemoryStore {
     return transaction(this.db, () => {
       const m = this.get(id);
       if (!m) return undefined;
-      const shared = chatId === EVERYWHERE ? [EVERYWHERE] : m.shared?.includes(EVERYWHERE) ? m.shared : [...new Set([...(m.shared ?? []), chatId])];
+      const shared =
+        chatId === EVERYWHERE
+          ? [EVERYWHERE]
+          : m.shared?.includes(EVERYWHERE)
+            ? m.shared
+            : [...new Set([...(m.shared ?? []), chatId])];
       this.shareStmt.run(JSON.stringify(shared), this.agent, id);
       return { ...m, shared };
     });
@@ -204,7 +233,14 @@ export class MemoryStore {
 
   /** For the owner: what was learnt in a chat and, for a private chat, about its partner anywhere; newest first. */
   forOwner(chatId: string, limit: number): Memory[] {
-    return (this.ownerListStmt.all({ agent: this.agent, chat: chatId, partner: isGroupChatId(chatId) ? null : chatId, limit }) as Row[]).map(toMemory);
+    return (
+      this.ownerListStmt.all({
+        agent: this.agent,
+        chat: chatId,
+        partner: isGroupChatId(chatId) ? null : chatId,
+        limit,
+      }) as Row[]
+    ).map(toMemory);
   }
 
   /** Memories a chat may show (VISIBLE_IDS), newest first, at most `limit`. */
@@ -227,7 +263,12 @@ export class MemoryStore {
   }
 
   private params(v: MemoryViewer): { agent: string; chat: string; partner: string | null; present: string } {
-    return { agent: this.agent, chat: v.chatId, partner: v.partner ?? null, present: JSON.stringify(v.present) };
+    return {
+      agent: this.agent,
+      chat: v.chatId,
+      partner: v.partner ?? null,
+      present: JSON.stringify(v.present),
+    };
   }
 }
 
@@ -236,7 +277,9 @@ export class MemoryStore {
  * query syntax), short and repeated words left out. Undefined when nothing is left.
  */
 export function ftsQuery(text: string): string | undefined {
-  const words = [...wordSet(text)].filter((w) => [...w].length >= MIN_QUERY_WORD && !STOP_WORDS.has(w)).slice(0, MAX_QUERY_WORDS);
+  const words = [...wordSet(text)]
+    .filter((w) => [...w].length >= MIN_QUERY_WORD && !STOP_WORDS.has(w))
+    .slice(0, MAX_QUERY_WORDS);
   if (words.length === 0) return undefined;
   return words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ");
 }

@@ -177,17 +177,25 @@ export class MessageStore {
         ),
       ]),
     ) as Record<LaneFilter["kind"], ReturnType<Db["prepare"]>>;
-    this.existsStmt = db.prepare(`SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`).pluck();
+    this.existsStmt = db
+      .prepare(`SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`)
+      .pluck();
     this.othersAfterStmt = db
-      .prepare(`SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id > ? AND is_agent = 0 AND deleted = 0 LIMIT 1`)
+      .prepare(
+        `SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id > ? AND is_agent = 0 AND deleted = 0 LIMIT 1`,
+      )
       .pluck();
     this.recentStmt = db.prepare(
       `SELECT * FROM (SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id <= ? AND deleted = 0
        ORDER BY message_id DESC LIMIT ?) ORDER BY message_id ASC`,
     );
     this.getStmt = db.prepare(`SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`);
-    this.editStmt = db.prepare(`UPDATE messages SET text = ?, entities = ? WHERE agent = ? AND chat_id = ? AND message_id = ?`);
-    this.deleteStmt = db.prepare(`UPDATE messages SET deleted = 1 WHERE agent = ? AND chat_id = ? AND message_id = ?`);
+    this.editStmt = db.prepare(
+      `UPDATE messages SET text = ?, entities = ? WHERE agent = ? AND chat_id = ? AND message_id = ?`,
+    );
+    this.deleteStmt = db.prepare(
+      `UPDATE messages SET deleted = 1 WHERE agent = ? AND chat_id = ? AND message_id = ?`,
+    );
     // DMs and basic groups share the account's id space, so an id alone names the message.
     // (Every supergroup a message was stored from is in `chats` with its type.)
     this.deleteAnyStmt = db.prepare(
@@ -199,10 +207,18 @@ export class MessageStore {
        ON CONFLICT (agent, chat_id) DO UPDATE SET chat_type = excluded.chat_type, title = coalesce(excluded.title, chats.title),
          access_hash = coalesce(excluded.access_hash, chats.access_hash), username = coalesce(excluded.username, chats.username)`,
     );
-    this.chatGetStmt = db.prepare(`SELECT chat_id, chat_type, title, access_hash, username FROM chats WHERE agent = ? AND chat_id = ?`);
-    this.chatListStmt = db.prepare(`SELECT chat_id, chat_type, title, access_hash, username FROM chats WHERE agent = ? ORDER BY chat_id`);
-    this.renameStmt = db.prepare(`UPDATE messages SET sender_name = ? WHERE agent = ? AND chat_id = ? AND sender_id = ? AND sender_name = ?`);
-    this.highestStmt = db.prepare(`SELECT max(message_id) FROM messages WHERE agent = ? AND chat_id = ?`).pluck();
+    this.chatGetStmt = db.prepare(
+      `SELECT chat_id, chat_type, title, access_hash, username FROM chats WHERE agent = ? AND chat_id = ?`,
+    );
+    this.chatListStmt = db.prepare(
+      `SELECT chat_id, chat_type, title, access_hash, username FROM chats WHERE agent = ? ORDER BY chat_id`,
+    );
+    this.renameStmt = db.prepare(
+      `UPDATE messages SET sender_name = ? WHERE agent = ? AND chat_id = ? AND sender_id = ? AND sender_name = ?`,
+    );
+    this.highestStmt = db
+      .prepare(`SELECT max(message_id) FROM messages WHERE agent = ? AND chat_id = ?`)
+      .pluck();
   }
 
   /**
@@ -268,7 +284,10 @@ export class MessageStore {
    */
   editText(chatId: string, messageId: number, text: string, mentions?: readonly MessageEntity[]): boolean {
     const entities = mentions !== undefined && mentions.length > 0 ? JSON.stringify(mentions) : null;
-    return batchedWrite(this.db, () => this.editStmt.run(text, entities, this.agent, chatId, messageId).changes > 0);
+    return batchedWrite(
+      this.db,
+      () => this.editStmt.run(text, entities, this.agent, chatId, messageId).changes > 0,
+    );
   }
 
   /**
@@ -278,7 +297,12 @@ export class MessageStore {
   markDeleted(chatId: string | undefined, messageIds: readonly number[]): number {
     return batchedWrite(this.db, () => {
       let n = 0;
-      for (const id of messageIds) n += (chatId === undefined ? this.deleteAnyStmt.run({ agent: this.agent, id }) : this.deleteStmt.run(this.agent, chatId, id)).changes;
+      for (const id of messageIds)
+        n += (
+          chatId === undefined
+            ? this.deleteAnyStmt.run({ agent: this.agent, id })
+            : this.deleteStmt.run(this.agent, chatId, id)
+        ).changes;
       return n;
     });
   }
@@ -325,7 +349,12 @@ export class MessageStore {
    * The oldest `limit` messages of one lane right after `afterId`, oldest first (deleted ones left
    * out), among the chat's next `scan` messages: what followed a message in the conversation.
    */
-  laneAfter(chatId: string, filter: LaneFilter, afterId: number, o: { readonly limit: number; readonly scan: number }): StoredMessage[] {
+  laneAfter(
+    chatId: string,
+    filter: LaneFilter,
+    afterId: number,
+    o: { readonly limit: number; readonly scan: number },
+  ): StoredMessage[] {
     const key = filter.kind === "thread" ? filter.rootId : filter.kind === "topic" ? filter.topicId : null;
     const rows = this.laneAfterStmts[filter.kind].all({
       agent: this.agent,
@@ -364,8 +393,25 @@ export class MessageStore {
   upsertChat(c: ChatInfo): void {
     const key = `${c.chatType}\u0000${c.title ?? ""}\u0000${c.accessHash ?? ""}\u0000${c.username ?? ""}`;
     const old = this.chatCache.get(c.chatId);
-    if (old === key || (old !== undefined && old.startsWith(`${c.chatType}\u0000`) && c.title === undefined && c.accessHash === undefined && c.username === undefined)) return;
-    batchedWrite(this.db, () => this.chatStmt.run(this.agent, c.chatId, c.chatType, c.title ?? null, c.accessHash ?? null, c.username ?? null));
+    if (
+      old === key ||
+      (old !== undefined &&
+        old.startsWith(`${c.chatType}\u0000`) &&
+        c.title === undefined &&
+        c.accessHash === undefined &&
+        c.username === undefined)
+    )
+      return;
+    batchedWrite(this.db, () =>
+      this.chatStmt.run(
+        this.agent,
+        c.chatId,
+        c.chatType,
+        c.title ?? null,
+        c.accessHash ?? null,
+        c.username ?? null,
+      ),
+    );
     this.chatCache.set(c.chatId, key);
   }
 

@@ -51,12 +51,16 @@ export class ReactionStore {
     private readonly agent: string,
   ) {
     this.deleteStmt = db.prepare(`DELETE FROM reactions WHERE agent = ? AND chat_id = ? AND message_id = ?`);
-    this.deleteOneStmt = db.prepare(`DELETE FROM reactions WHERE agent = ? AND chat_id = ? AND message_id = ? AND reactor_id = ?`);
+    this.deleteOneStmt = db.prepare(
+      `DELETE FROM reactions WHERE agent = ? AND chat_id = ? AND message_id = ? AND reactor_id = ?`,
+    );
     this.upsertStmt = db.prepare(
       `INSERT INTO reactions (agent, chat_id, message_id, reactor_id, emoji, date, is_agent) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (agent, chat_id, message_id, reactor_id) DO UPDATE SET emoji = excluded.emoji, date = excluded.date, is_agent = excluded.is_agent`,
     );
-    this.forMessageStmt = db.prepare(`SELECT * FROM reactions WHERE agent = ? AND chat_id = ? AND message_id = ? ORDER BY date, reactor_id`);
+    this.forMessageStmt = db.prepare(
+      `SELECT * FROM reactions WHERE agent = ? AND chat_id = ? AND message_id = ? ORDER BY date, reactor_id`,
+    );
     this.inRangeStmt = db.prepare(
       `SELECT * FROM (SELECT * FROM reactions WHERE agent = ? AND chat_id = ? AND message_id BETWEEN ? AND ?
        ORDER BY date DESC, message_id DESC LIMIT ?) ORDER BY date, message_id, reactor_id`,
@@ -70,7 +74,8 @@ export class ReactionStore {
   replace(chatId: string, messageId: number, reactors: readonly Reactor[]): void {
     batchedWrite(this.db, () => {
       this.deleteStmt.run(this.agent, chatId, messageId);
-      for (const r of reactors) this.upsertStmt.run(this.agent, chatId, messageId, r.reactorId, r.emoji, r.date, r.isAgent ? 1 : 0);
+      for (const r of reactors)
+        this.upsertStmt.run(this.agent, chatId, messageId, r.reactorId, r.emoji, r.date, r.isAgent ? 1 : 0);
     });
   }
 

@@ -91,16 +91,26 @@ export class Retention {
 
   constructor(private readonly o: RetentionOptions) {
     const db = o.db;
-    this.nextChat = db.prepare(`SELECT agent, chat_id FROM messages WHERE (agent, chat_id) > (?, ?) ORDER BY agent, chat_id LIMIT 1`);
+    this.nextChat = db.prepare(
+      `SELECT agent, chat_id FROM messages WHERE (agent, chat_id) > (?, ?) ORDER BY agent, chat_id LIMIT 1`,
+    );
     this.maxId = db.prepare(`SELECT max(message_id) FROM messages WHERE agent = ? AND chat_id = ?`).pluck();
     this.page = db.prepare(
       `SELECT message_id, date, topic_id, thread_root, is_agent FROM messages WHERE agent = ? AND chat_id = ? AND message_id > ? ORDER BY message_id LIMIT ?`,
     );
-    this.agentLanes = db.prepare(`SELECT DISTINCT topic_id FROM messages WHERE agent = ? AND chat_id = ? AND is_agent = 1`);
+    this.agentLanes = db.prepare(
+      `SELECT DISTINCT topic_id FROM messages WHERE agent = ? AND chat_id = ? AND is_agent = 1`,
+    );
     this.summaryEnds = db.prepare(`SELECT chat_id, lane, to_id FROM lane_summaries WHERE agent = ?`);
-    this.deleteMessage = db.prepare(`DELETE FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`);
-    this.deleteReactions = db.prepare(`DELETE FROM reactions WHERE agent = ? AND chat_id = ? AND message_id = ?`);
-    this.taskPage = db.prepare(`SELECT id, agent, status, created_at, updated_at FROM tasks WHERE id > ? ORDER BY id LIMIT ?`);
+    this.deleteMessage = db.prepare(
+      `DELETE FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`,
+    );
+    this.deleteReactions = db.prepare(
+      `DELETE FROM reactions WHERE agent = ? AND chat_id = ? AND message_id = ?`,
+    );
+    this.taskPage = db.prepare(
+      `SELECT id, agent, status, created_at, updated_at FROM tasks WHERE id > ? ORDER BY id LIMIT ?`,
+    );
     this.deleteTask = db.prepare(`DELETE FROM tasks WHERE id = ?`);
   }
 
@@ -142,7 +152,12 @@ export class Retention {
     this.timer = this.o.clock.setTimeout(() => {
       this.timer = undefined;
       this.run()
-        .catch((e: unknown) => this.o.logger.error({ component: "retention", err: e instanceof Error ? e.message : String(e) }, "retention pass failed"))
+        .catch((e: unknown) =>
+          this.o.logger.error(
+            { component: "retention", err: e instanceof Error ? e.message : String(e) },
+            "retention pass failed",
+          ),
+        )
         .finally(() => this.schedule(this.o.everyMs ?? 6 * 3600_000));
     }, ms);
   }
@@ -177,7 +192,7 @@ export class Retention {
      * after BATCH_BUDGET_MS (rows of many chats sit on as many pages, some not in the cache).
      */
     const writeAll = async <T>(items: readonly T[], each: (item: T) => void) => {
-      for (let i = 0; i < items.length; ) {
+      for (let i = 0; i < items.length;) {
         await write(() => {
           const until = performance.now() + BATCH_BUDGET_MS;
           const end = Math.min(items.length, i + BATCH_ROWS);
@@ -212,7 +227,7 @@ export class Retention {
       const newest = this.maxId.get(agent, chatId) as number;
       let lanes: { talked: Set<string>; covered: Map<string, number> } | undefined;
       let after = Number.MIN_SAFE_INTEGER;
-      for (let done = false; !done && !this.stopped; ) {
+      for (let done = false; !done && !this.stopped;) {
         const rows = this.page.all(agent, chatId, after, BATCH_ROWS) as MessageRow[];
         if (rows.length === 0) break;
         for (const r of rows) {
@@ -242,8 +257,14 @@ export class Retention {
     // Finished tasks: ids grow with creation time, so the walk ends at the first task created after the cutoff.
     const taskCutoff = now - FINISHED_TASK_DAYS * DAY_MS;
     let afterId = 0;
-    for (let done = false; !done && !this.stopped; ) {
-      const rows = this.taskPage.all(afterId, BATCH_ROWS) as { id: number; agent: string; status: string; created_at: number; updated_at: number }[];
+    for (let done = false; !done && !this.stopped;) {
+      const rows = this.taskPage.all(afterId, BATCH_ROWS) as {
+        id: number;
+        agent: string;
+        status: string;
+        created_at: number;
+        updated_at: number;
+      }[];
       if (rows.length === 0) break;
       const doomed: { id: number; agent: string }[] = [];
       for (const r of rows) {
@@ -252,7 +273,11 @@ export class Retention {
           done = true;
           break;
         }
-        if ((r.status === "done" || r.status === "failed" || r.status === "cancelled") && r.updated_at < taskCutoff) doomed.push(r);
+        if (
+          (r.status === "done" || r.status === "failed" || r.status === "cancelled") &&
+          r.updated_at < taskCutoff
+        )
+          doomed.push(r);
       }
       if (doomed.length > 0) {
         await writeAll(doomed, (t) => this.deleteTask.run(t.id));
@@ -279,19 +304,40 @@ export class Retention {
       if (c.messages > 0) metrics.retentionRemoved.inc({ agent, what: "messages" }, c.messages);
       if (c.tasks > 0) metrics.retentionRemoved.inc({ agent, what: "tasks" }, c.tasks);
     }
-    const pass: RetentionPass = { removed, waiting, pagesFreed, batches, longestBatchMs: longest, longestBodyMs: longestBody, ms: Date.now() - t0 };
+    const pass: RetentionPass = {
+      removed,
+      waiting,
+      pagesFreed,
+      batches,
+      longestBatchMs: longest,
+      longestBodyMs: longestBody,
+      ms: Date.now() - t0,
+    };
     this.lastPass = { at: this.o.clock.now(), pass };
     const messages = [...removed.values()].reduce((a, c) => a + c.messages, 0);
     const tasks = [...removed.values()].reduce((a, c) => a + c.tasks, 0);
     this.o.logger.info(
-      { component: "retention", messages, tasks, waiting, pagesFreed, batches, longestBatchMs: Math.round(longest * 10) / 10, ms: pass.ms },
+      {
+        component: "retention",
+        messages,
+        tasks,
+        waiting,
+        pagesFreed,
+        batches,
+        longestBatchMs: Math.round(longest * 10) / 10,
+        ms: pass.ms,
+      },
       `retention: removed ${messages} messages older than ${this.o.retainDays} days and ${tasks} finished tasks; ${waiting} old messages wait for their lane's summary`,
     );
     return pass;
   }
 
   /** The lanes of a chat the persona talks in, and how far each lane's summary reaches. */
-  private lanesOf(agent: string, chatId: string, covered = new Map<string, number>()): { talked: Set<string>; covered: Map<string, number> } {
+  private lanesOf(
+    agent: string,
+    chatId: string,
+    covered = new Map<string, number>(),
+  ): { talked: Set<string>; covered: Map<string, number> } {
     const talked = new Set<string>();
     for (const r of this.agentLanes.all(agent, chatId) as { topic_id: number | null }[]) {
       talked.add(laneKey(roomOf({ chatId, ...(r.topic_id != null ? { topicId: r.topic_id } : {}) })));
@@ -323,7 +369,10 @@ export function isIncremental(db: Db): boolean {
 
 /** Size of the database file in bytes (pages in use and free; the WAL aside). */
 export function databaseBytes(db: Db): number {
-  return (db.pragma("page_count", { simple: true }) as number) * (db.pragma("page_size", { simple: true }) as number);
+  return (
+    (db.pragma("page_count", { simple: true }) as number) *
+    (db.pragma("page_size", { simple: true }) as number)
+  );
 }
 
 /**

@@ -44,7 +44,9 @@ export class SummaryStore {
     private readonly db: Db,
     private readonly agent: string,
   ) {
-    this.getStmt = db.prepare(`SELECT lane, chat_id, version, from_id, to_id, content, updated_at FROM lane_summaries WHERE agent = ? AND lane = ?`);
+    this.getStmt = db.prepare(
+      `SELECT lane, chat_id, version, from_id, to_id, content, updated_at FROM lane_summaries WHERE agent = ? AND lane = ?`,
+    );
     this.putStmt = db.prepare(
       `INSERT INTO lane_summaries (agent, lane, chat_id, version, from_id, to_id, content, updated_at)
        VALUES (@agent, @lane, @chatId, @version, @fromId, @toId, @content, @updatedAt)

@@ -47,7 +47,9 @@ export class UpdateStateStore {
   /** Read the state again from the file (a group commit failed: memory may be ahead of it). */
   reload(): void {
     this.cache.clear();
-    for (const r of this.db.prepare(`SELECT box, pts, qts, date, seq FROM update_state WHERE agent = ?`).all(this.agent) as Row[]) {
+    for (const r of this.db
+      .prepare(`SELECT box, pts, qts, date, seq FROM update_state WHERE agent = ?`)
+      .all(this.agent) as Row[]) {
       this.cache.set(r.box, { pts: r.pts, qts: r.qts, date: r.date, seq: r.seq });
     }
   }

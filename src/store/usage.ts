@@ -52,14 +52,20 @@ export class UsageStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.strangerStmt = db
-      .prepare(`SELECT coalesce(sum(prompt_tokens + output_tokens + thinking_tokens), 0) FROM llm_usage WHERE agent = ? AND day = ? AND stranger = 1`)
+      .prepare(
+        `SELECT coalesce(sum(prompt_tokens + output_tokens + thinking_tokens), 0) FROM llm_usage WHERE agent = ? AND day = ? AND stranger = 1`,
+      )
       .pluck();
     this.dayStmt = db.prepare(
       `SELECT purpose, count(*) AS calls, sum(prompt_tokens) AS p, sum(cached_tokens) AS c, sum(output_tokens) AS o, sum(thinking_tokens) AS t,
               coalesce(sum(cost_usd), 0) AS cost
        FROM llm_usage WHERE agent = ? AND day = ? GROUP BY purpose`,
     );
-    this.unpricedStmt = db.prepare(`SELECT DISTINCT model FROM llm_usage WHERE agent = ? AND day = ? AND cost_usd IS NULL ORDER BY model`).pluck();
+    this.unpricedStmt = db
+      .prepare(
+        `SELECT DISTINCT model FROM llm_usage WHERE agent = ? AND day = ? AND cost_usd IS NULL ORDER BY model`,
+      )
+      .pluck();
   }
 
   /**
@@ -73,7 +79,20 @@ export class UsageStore {
     const stranger = o.stranger === true;
     const strangers = stranger ? this.strangerTokens(day) : 0;
     transaction(this.db, () =>
-      this.insertStmt.run(this.agent, day, at, u.purpose, u.model, u.promptTokens, u.outputTokens, u.thinkingTokens, cost ?? null, u.chatId ?? null, stranger ? 1 : 0, u.cachedTokens ?? 0),
+      this.insertStmt.run(
+        this.agent,
+        day,
+        at,
+        u.purpose,
+        u.model,
+        u.promptTokens,
+        u.outputTokens,
+        u.thinkingTokens,
+        cost ?? null,
+        u.chatId ?? null,
+        stranger ? 1 : 0,
+        u.cachedTokens ?? 0,
+      ),
     );
     const spent = u.promptTokens + u.outputTokens + u.thinkingTokens;
     this.tokensByDay.clear(); // only today's figure is worth keeping
@@ -107,7 +126,15 @@ export class UsageStore {
   /** Totals for the UTC day of `now`. */
   today(now: number): UsageTotals {
     const day = utcDay(now);
-    const rows = this.dayStmt.all(this.agent, day) as { purpose: string; calls: number; p: number; c: number; o: number; t: number; cost: number }[];
+    const rows = this.dayStmt.all(this.agent, day) as {
+      purpose: string;
+      calls: number;
+      p: number;
+      c: number;
+      o: number;
+      t: number;
+      cost: number;
+    }[];
     const sum = (f: (r: (typeof rows)[number]) => number) => rows.reduce((a, r) => a + f(r), 0);
     const promptTokens = sum((r) => r.p);
     const outputTokens = sum((r) => r.o);

@@ -91,7 +91,12 @@ export class WriteGate {
 
   private enqueue<T>(work: GateWork<T>, retried: boolean, busy: unknown): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work: work as GateWork<unknown>, retried, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({
+        work: work as GateWork<unknown>,
+        retried,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       this.waitedUnits++;
       if (this.since === undefined) {
         this.since = this.o.clock.now();

@@ -85,7 +85,11 @@ export interface LaneBacklog {
 }
 
 /** True when a lane's unsummarised messages call for a summary (see the module comment). */
-export function summaryDue(b: LaneBacklog, now: number, limits: LaneLimits = { keep: KEEP_RECENT, max: MAX_UNSUMMARISED }): boolean {
+export function summaryDue(
+  b: LaneBacklog,
+  now: number,
+  limits: LaneLimits = { keep: KEEP_RECENT, max: MAX_UNSUMMARISED },
+): boolean {
   if (b.count <= limits.keep) return false;
   return b.count > limits.max || b.tokens > MAX_UNSUMMARISED_TOKENS || now - b.since >= MAX_SUMMARY_AGE_MS;
 }
@@ -118,7 +122,9 @@ export class LaneSummaries {
   forPrompt(lane: Lane): { readonly text: string; readonly toId: number } | undefined {
     const s = this.o.summaries.get(laneKey(lane));
     const parsed = s && parseStoredSummary(s.content);
-    return parsed ? { text: renderSummary(parsed, { fromId: s.fromId, toId: s.toId }), toId: s.toId } : undefined;
+    return parsed
+      ? { text: renderSummary(parsed, { fromId: s.fromId, toId: s.toId }), toId: s.toId }
+      : undefined;
   }
 
   /**
@@ -133,25 +139,47 @@ export class LaneSummaries {
       if ((this.refusedUntil.get(key) ?? 0) > now || this.o.busy(summaryGraph(key))) return;
       const prev = this.o.summaries.get(key);
       const limits = laneLimits(lane, this.o.window ?? 16);
-      const backlog = readLane(this.o.messages, lane, { uptoId, limit: limits.max + 1, ...(prev ? { afterId: prev.toId } : {}) });
+      const backlog = readLane(this.o.messages, lane, {
+        uptoId,
+        limit: limits.max + 1,
+        ...(prev ? { afterId: prev.toId } : {}),
+      });
       if (backlog.length <= limits.keep) return;
       const due = summaryDue(
-        { count: backlog.length, tokens: backlog.reduce((n, m) => n + messageTokens(m), 0), since: prev?.updatedAt ?? backlog[0]!.date },
+        {
+          count: backlog.length,
+          tokens: backlog.reduce((n, m) => n + messageTokens(m), 0),
+          since: prev?.updatedAt ?? backlog[0]!.date,
+        },
         now,
         limits,
       );
       if (!due) return;
       this.o.add(summaryGraph(key), [{ kind: "summarize", payload: { lane: key } }]);
-      this.o.logger.debug({ component: "summary", chatId: lane.chatId, lane: key, unsummarised: backlog.length }, "lane summary due");
+      this.o.logger.debug(
+        { component: "summary", chatId: lane.chatId, lane: key, unsummarised: backlog.length },
+        "lane summary due",
+      );
     } catch (e) {
-      this.o.logger.warn({ component: "summary", chatId: lane.chatId, lane: key, err: e instanceof Error ? e.message : String(e) }, "checking the lane's summary failed");
+      this.o.logger.warn(
+        {
+          component: "summary",
+          chatId: lane.chatId,
+          lane: key,
+          err: e instanceof Error ? e.message : String(e),
+        },
+        "checking the lane's summary failed",
+      );
     }
   }
 
   /** Runs a `summarize` task: fold the previous summary and the lane's next messages into a new one. */
   handler(): TaskHandler<"summarize"> {
     return {
-      rateKeys: () => [SUMMARY_RATE_KEY, ...(this.o.llm ? [llmRateKey(this.o.llm.modelFor("summarise"))] : [])],
+      rateKeys: () => [
+        SUMMARY_RATE_KEY,
+        ...(this.o.llm ? [llmRateKey(this.o.llm.modelFor("summarise"))] : []),
+      ],
       run: async (task) => {
         const llm = this.o.llm;
         if (!llm) return { type: "done" };
@@ -159,14 +187,22 @@ export class LaneSummaries {
         const lane = parseLaneKey(key);
         const prev = this.o.summaries.get(key);
         const { keep } = laneLimits(lane, this.o.window ?? 16);
-        const backlog = readLane(this.o.messages, lane, { limit: MAX_BATCH + keep, ...(prev ? { afterId: prev.toId } : {}) });
+        const backlog = readLane(this.o.messages, lane, {
+          limit: MAX_BATCH + keep,
+          ...(prev ? { afterId: prev.toId } : {}),
+        });
         if (backlog.length <= keep) return { type: "done" };
         const batch = backlog.slice(0, -keep);
         const previous = prev ? parseStoredSummary(prev.content) : undefined;
         let out;
         try {
           const chatType = this.o.messages.chat(lane.chatId)?.chatType ?? "group";
-          out = await summarise(llm, { previous, messages: batch, chatId: lane.chatId, view: { speakers: this.o.speakers(), chatType } });
+          out = await summarise(llm, {
+            previous,
+            messages: batch,
+            chatId: lane.chatId,
+            view: { speakers: this.o.speakers(), chatType },
+          });
         } catch (e) {
           // The model is failing: wait it out (one probe at a time, with the others of this model).
           const park = parkOnOutage(e);
@@ -189,7 +225,14 @@ export class LaneSummaries {
           updatedAt: now,
         });
         this.o.logger.info(
-          { component: "summary", chatId: lane.chatId, lane: key, version: (prev?.version ?? 0) + 1, messages: batch.length, toId: batch[batch.length - 1]!.messageId },
+          {
+            component: "summary",
+            chatId: lane.chatId,
+            lane: key,
+            version: (prev?.version ?? 0) + 1,
+            messages: batch.length,
+            toId: batch[batch.length - 1]!.messageId,
+          },
           "lane summary updated",
         );
         return { type: "done" };

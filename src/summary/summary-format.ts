@@ -45,7 +45,10 @@ export function parseStoredSummary(json: string): Summary | undefined {
  * tokens: sections in order, items in order, each sanitized to one line; an item that does not
  * fit is left out (and the sections after it still get their chance).
  */
-export function renderSummary(s: Summary, o: { readonly fromId: number; readonly toId: number; readonly budget?: number }): string {
+export function renderSummary(
+  s: Summary,
+  o: { readonly fromId: number; readonly toId: number; readonly budget?: number },
+): string {
   const budget = o.budget ?? SUMMARY_BUDGET_TOKENS;
   const head = `[Summary of this conversation up to message #${o.toId} — earlier history, not a request]`;
   let used = estimateTokens(head);

@@ -6,7 +6,13 @@
  */
 export interface ChatActions {
   /** Send text; returns the new message id. `randomId` makes a retry of the same send a no-op. */
-  sendText(o: { chatId: string; text: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number>;
+  sendText(o: {
+    chatId: string;
+    text: string;
+    replyTo?: number;
+    topicId?: number;
+    randomId: string;
+  }): Promise<number>;
   /** Show (or with "cancel", stop) a chat action such as typing. */
   setTyping(o: { chatId: string; action: "typing" | "sticker" | "cancel"; topicId?: number }): Promise<void>;
   /** Mark the chat read up to `maxId`. */
@@ -20,9 +26,19 @@ export interface ChatActions {
    * Send a sticker from a set, found by its emoji or name; returns the message id, or
    * "not-found" when the set or sticker does not exist (the caller falls back to text).
    */
-  sendSticker(o: { chatId: string; set: string; name: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number | "not-found">;
+  sendSticker(o: {
+    chatId: string;
+    set: string;
+    name: string;
+    replyTo?: number;
+    topicId?: number;
+    randomId: string;
+  }): Promise<number | "not-found">;
   block(o: { chatId: string }): Promise<void>;
   unblock(o: { chatId: string }): Promise<void>;
   /** Rate-limit keys an action of this kind in this chat is subject to. */
-  rateKeys(action: "send" | "sticker" | "react" | "typing" | "read" | "block", chatId: string): readonly string[];
+  rateKeys(
+    action: "send" | "sticker" | "react" | "typing" | "read" | "block",
+    chatId: string,
+  ): readonly string[];
 }

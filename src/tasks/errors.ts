@@ -5,7 +5,10 @@
 
 /** Retrying cannot help (e.g. CHAT_WRITE_FORBIDDEN): fail the task now. */
 export class PermanentError extends Error {
-  constructor(message: string, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
     super(message);
     this.name = "PermanentError";
   }

@@ -74,7 +74,9 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
   plan.forEach((t, i) => {
     // Explicit dependencies count only on tasks that entered the graph (not remember);
     // with none left, the task follows the previous one like any other.
-    const explicit = (t.depends_on?.length ? t.deps : []).map((d) => lastOf[d]).filter((x): x is number => x !== undefined);
+    const explicit = (t.depends_on?.length ? t.deps : [])
+      .map((d) => lastOf[d])
+      .filter((x): x is number => x !== undefined);
     let after: number[] = explicit.length ? explicit : previous !== undefined ? [previous] : [];
     // Whatever starts the graph waits for the chat to be read first.
     let dependsOn = after.length === 0 && o.waitFor?.length ? o.waitFor : undefined;
@@ -90,17 +92,33 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         const parts = splitText(t.text);
         for (const [n, whole] of parts.entries()) {
           let part = whole;
-          if (part.length > charsLeft) part = charsLeft >= MIN_CUT_CHARS ? `${splitText(part, charsLeft - CUT_MARK.length)[0]!}${CUT_MARK}` : "";
+          if (part.length > charsLeft)
+            part =
+              charsLeft >= MIN_CUT_CHARS
+                ? `${splitText(part, charsLeft - CUT_MARK.length)[0]!}${CUT_MARK}`
+                : "";
           if (messagesLeft === 0 || part === "") {
-            cut(`task ${i} (send): ${parts.length - n} of its ${parts.length} message(s) dropped (at most ${bounds.messages} messages and ${bounds.chars} characters per plan)`);
+            cut(
+              `task ${i} (send): ${parts.length - n} of its ${parts.length} message(s) dropped (at most ${bounds.messages} messages and ${bounds.chars} characters per plan)`,
+            );
             break;
           }
-          if (part !== whole) cut(`task ${i} (send): message ${n + 1} cut to ${part.length} characters (at most ${bounds.chars} per plan)`);
+          if (part !== whole)
+            cut(
+              `task ${i} (send): message ${n + 1} cut to ${part.length} characters (at most ${bounds.chars} per plan)`,
+            );
           messagesLeft--;
           charsLeft = part === whole ? charsLeft - part.length : 0;
-          push({ kind: "typing", payload: { seconds: typingSeconds(part, o.pacing), action: "typing", ...topic, ...answers } });
+          push({
+            kind: "typing",
+            payload: { seconds: typingSeconds(part, o.pacing), action: "typing", ...topic, ...answers },
+          });
           const replyTo = n === 0 && t.reply_to !== undefined ? { replyTo: t.reply_to } : {};
-          last = push({ kind: "send", payload: { text: part, ...replyTo, ...auto, ...topic, ...answers }, needsRandomId: true });
+          last = push({
+            kind: "send",
+            payload: { text: part, ...replyTo, ...auto, ...topic, ...answers },
+            needsRandomId: true,
+          });
           auto = {};
         }
         break;
@@ -111,21 +129,37 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
           break;
         }
         messagesLeft--;
-        push({ kind: "typing", payload: { seconds: STICKER_CHOICE_SEC, action: "sticker", ...topic, ...answers } });
+        push({
+          kind: "typing",
+          payload: { seconds: STICKER_CHOICE_SEC, action: "sticker", ...topic, ...answers },
+        });
         last = push({
           kind: "sticker",
-          payload: { set: t.sticker_set, name: t.name, ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}), ...auto, ...topic, ...answers },
+          payload: {
+            set: t.sticker_set,
+            name: t.name,
+            ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}),
+            ...auto,
+            ...topic,
+            ...answers,
+          },
           needsRandomId: true,
         });
         auto = {};
         break;
       case "react":
         // Telegram knows each reaction by one exact code-point sequence (e.g. "❤" without U+FE0F).
-        last = push({ kind: "react", payload: { messageId: t.message_id, emoji: standardReaction(t.emoji) ?? t.emoji } });
+        last = push({
+          kind: "react",
+          payload: { messageId: t.message_id, emoji: standardReaction(t.emoji) ?? t.emoji },
+        });
         break;
       case "wait": {
         const seconds = Math.min(t.seconds, waitLeft);
-        if (seconds < t.seconds) cut(`task ${i} (wait): ${seconds > 0 ? `shortened to ${seconds} s` : "dropped"} (at most ${bounds.waitSec} s of waiting per plan)`);
+        if (seconds < t.seconds)
+          cut(
+            `task ${i} (wait): ${seconds > 0 ? `shortened to ${seconds} s` : "dropped"} (at most ${bounds.waitSec} s of waiting per plan)`,
+          );
         if (seconds <= 0) break;
         waitLeft -= seconds;
         last = push({ kind: "wait", payload: { seconds } });

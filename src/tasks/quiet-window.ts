@@ -32,7 +32,12 @@ export function firstPlanTime(now: number, quietMs: number, tickMs: number): num
  * now, but never past the burst's deadline, and never earlier than the task already waits
  * (e.g. parked behind an LLM limit).
  */
-export function joinedPlanTime(o: { notBefore: number; now: number; quietMs: number; planBy?: number }): number {
+export function joinedPlanTime(o: {
+  notBefore: number;
+  now: number;
+  quietMs: number;
+  planBy?: number;
+}): number {
   if (o.quietMs <= 0) return o.notBefore;
   const quietEnd = o.now + o.quietMs;
   return Math.max(o.notBefore, o.planBy === undefined ? quietEnd : Math.min(quietEnd, o.planBy));

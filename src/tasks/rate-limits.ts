@@ -82,7 +82,10 @@ export class RateLimits {
     const active = [...this.limits].filter(([, l]) => l.probe || l.until > now);
     if (active.length) {
       this.logger.info(
-        { component: "limits", limits: active.map(([key, l]) => ({ key, code: l.code, until: new Date(l.until).toISOString() })) },
+        {
+          component: "limits",
+          limits: active.map(([key, l]) => ({ key, code: l.code, until: new Date(l.until).toISOString() })),
+        },
         "rate limits restored",
       );
     }
@@ -152,14 +155,28 @@ export class RateLimits {
         const seconds = Math.min(MAX_PROBE_PAUSE_SEC, e.seconds * 2 ** streak);
         until = now + seconds * 1000;
         this.probing.delete(e.key);
-        const meta = { component: "limits", key: e.key, rpcError: e.code, until: new Date(until).toISOString(), pauseSec: seconds };
-        if (streak === 0) this.logger.error(meta, `${e.code}: paused until ${new Date(until).toISOString()}, then one probe`);
+        const meta = {
+          component: "limits",
+          key: e.key,
+          rpcError: e.code,
+          until: new Date(until).toISOString(),
+          pauseSec: seconds,
+        };
+        if (streak === 0)
+          this.logger.error(meta, `${e.code}: paused until ${new Date(until).toISOString()}, then one probe`);
         else this.logger.warn(meta, `${e.code} again on the probe; paused longer`);
       } else {
         until = Math.max(now + e.seconds * 1000, previous?.until ?? 0);
       }
-      this.set(e.key, { until, code: e.code, probe: Boolean(e.scope.probe), streak, ...(e.scope.paced ? { paced: true } : {}) });
-      if (e.scope.accountKey !== undefined) until = Math.max(until, this.spread(e, e.scope.accountKey, until, now));
+      this.set(e.key, {
+        until,
+        code: e.code,
+        probe: Boolean(e.scope.probe),
+        streak,
+        ...(e.scope.paced ? { paced: true } : {}),
+      });
+      if (e.scope.accountKey !== undefined)
+        until = Math.max(until, this.spread(e, e.scope.accountKey, until, now));
       return until;
     });
   }
@@ -176,13 +193,18 @@ export class RateLimits {
       const l = this.limits.get(k);
       this.limits.delete(k);
       transaction(this.db, () => this.deleteStmt.run(this.agent, k));
-      this.logger[l?.paced ? "debug" : "info"]({ component: "limits", key: k, rpcError: l?.code }, "limit lifted: the probe went through");
+      this.logger[l?.paced ? "debug" : "info"](
+        { component: "limits", key: k, rpcError: l?.code },
+        "limit lifted: the probe went through",
+      );
     }
   }
 
   /** Remember the hit under its account key; two keys within the window pause the account key. */
   private spread(e: RateLimitedError, accountKey: string, until: number, now: number): number {
-    const hits = (this.recent.get(accountKey) ?? []).filter((h) => h.at > now - ACCOUNT_WIDE_WINDOW_MS && h.key !== e.key);
+    const hits = (this.recent.get(accountKey) ?? []).filter(
+      (h) => h.at > now - ACCOUNT_WIDE_WINDOW_MS && h.key !== e.key,
+    );
     hits.push({ key: e.key, at: now, until });
     this.recent.set(accountKey, hits);
     if (hits.length < ACCOUNT_WIDE_MIN_KEYS) return 0;
@@ -191,7 +213,13 @@ export class RateLimits {
     if (current && current.until >= accountUntil) return current.until;
     this.set(accountKey, { until: accountUntil, code: e.code, probe: false, streak: 0 });
     this.logger.warn(
-      { component: "limits", key: accountKey, rpcError: e.code, keys: hits.map((h) => h.key), until: new Date(accountUntil).toISOString() },
+      {
+        component: "limits",
+        key: accountKey,
+        rpcError: e.code,
+        keys: hits.map((h) => h.key),
+        until: new Date(accountUntil).toISOString(),
+      },
       `${e.code} under ${hits.length} keys within ${ACCOUNT_WIDE_WINDOW_MS / 1000} s: paused account-wide`,
     );
     return accountUntil;

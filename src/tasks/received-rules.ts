@@ -73,7 +73,10 @@ export class ReceivedRules {
     const quietMs = o.quietMs ?? 0;
     const topicId = graphTopic(o.topicId);
     const graph = graphKey(chatId, topicId);
-    const item: ReceivedItem = { messageId, ...(o.awaitingReply ? { awaitingReplyUntil: now + REPLY_WAIT_MS } : {}) };
+    const item: ReceivedItem = {
+      messageId,
+      ...(o.awaitingReply ? { awaitingReplyUntil: now + REPLY_WAIT_MS } : {}),
+    };
     const tasks = this.g.tasksOf(graph);
     const waiting = tasks.find((t): t is Task<"received"> => t.kind === "received" && t.status === "pending");
     const read = tasks.find((t): t is Task<"read"> => t.kind === "read" && t.status === "pending");
@@ -83,9 +86,16 @@ export class ReceivedRules {
         waiting.payload = {
           ...waiting.payload,
           items: [...waiting.payload.items, item],
-          ...(o.senderId !== undefined && !authors.includes(o.senderId) ? { authors: [...authors, o.senderId] } : {}),
+          ...(o.senderId !== undefined && !authors.includes(o.senderId)
+            ? { authors: [...authors, o.senderId] }
+            : {}),
         };
-        waiting.notBefore = joinedPlanTime({ notBefore: waiting.notBefore, now, quietMs, ...(waiting.payload.planBy !== undefined ? { planBy: waiting.payload.planBy } : {}) });
+        waiting.notBefore = joinedPlanTime({
+          notBefore: waiting.notBefore,
+          now,
+          quietMs,
+          ...(waiting.payload.planBy !== undefined ? { planBy: waiting.payload.planBy } : {}),
+        });
         this.g.save(waiting);
         if (read) {
           if (read.payload.maxId < item.messageId) {
@@ -94,7 +104,9 @@ export class ReceivedRules {
           }
         } else {
           // The burst's read mark has gone out already: this message is read in turn.
-          this.g.add(chatId, topicId, [{ kind: "read", payload: { maxId: item.messageId }, notBefore: now + o.readDelayMs }]);
+          this.g.add(chatId, topicId, [
+            { kind: "read", payload: { maxId: item.messageId }, notBefore: now + o.readDelayMs },
+          ]);
         }
       });
       this.g.log(waiting, "joined", { messageId: item.messageId, planAt: waiting.notBefore });
@@ -103,12 +115,16 @@ export class ReceivedRules {
     }
     this.g.transaction(() => {
       // A typing spell on screen stays there through the replan (see the bridge below).
-      const showing = tasks.find((t): t is Task<"typing"> => isKind(t, "typing") && (t.status === "running" || (t.payload.until ?? 0) > now));
+      const showing = tasks.find(
+        (t): t is Task<"typing"> =>
+          isKind(t, "typing") && (t.status === "running" || (t.payload.until ?? 0) > now),
+      );
       const cancelled = this.g.cancelGraph(graph, "replanned: a newer message arrived", { silent: true });
       // Messages whose answer was cancelled before it went out are still owed one: the new plan covers them too.
       const owed = new Set<number>();
       for (const t of cancelled) {
-        if (isKind(t, "send") || isKind(t, "sticker")) for (const id of t.payload.answers ?? []) if (id !== messageId) owed.add(id);
+        if (isKind(t, "send") || isKind(t, "sticker"))
+          for (const id of t.payload.answers ?? []) if (id !== messageId) owed.add(id);
       }
       const items = [...[...owed].sort((a, b) => a - b).map((id) => ({ messageId: id })), item];
       const planBy = planDeadline(now, quietMs);
@@ -131,7 +147,8 @@ export class ReceivedRules {
             bridge: true,
           },
           // Refreshed when the spell it replaces would have been.
-          notBefore: showing.status === "running" ? now + TYPING_REFRESH_MS : Math.max(now, showing.notBefore),
+          notBefore:
+            showing.status === "running" ? now + TYPING_REFRESH_MS : Math.max(now, showing.notBefore),
         });
       }
       const made = this.g.add(chatId, topicId, batch);
@@ -165,19 +182,25 @@ export class ReceivedRules {
     const tasks = this.g.tasksOf(graph);
     if (tasks.some((t) => t !== task && t.kind === "received")) return;
     for (const t of [...tasks]) {
-      if (isKind(t, "typing") && t.payload.bridge) this.g.cancelTask(t, "the new plan is ready", { silent: o.typesNext });
+      if (isKind(t, "typing") && t.payload.bridge)
+        this.g.cancelTask(t, "the new plan is ready", { silent: o.typesNext });
     }
   }
 
   /** The reply context of an addressed message has arrived: store it in its task and let it run. */
   attachReply(chatId: string, messageId: number, reply: ReplyContext | undefined): void {
-    const task = this.g.chatTasks(chatId).find(
-      (t): t is Task<"received"> => isKind(t, "received") && t.payload.items.some((i) => i.messageId === messageId),
-    );
+    const task = this.g
+      .chatTasks(chatId)
+      .find(
+        (t): t is Task<"received"> =>
+          isKind(t, "received") && t.payload.items.some((i) => i.messageId === messageId),
+      );
     if (!task) return;
     task.payload = {
       ...task.payload,
-      items: task.payload.items.map((i) => (i.messageId === messageId ? { messageId, ...(reply ? { reply } : {}) } : i)),
+      items: task.payload.items.map((i) =>
+        i.messageId === messageId ? { messageId, ...(reply ? { reply } : {}) } : i,
+      ),
     };
     this.g.save(task);
     this.g.kick();
@@ -194,7 +217,8 @@ export class ReceivedRules {
    * Returns true when the task changed.
    */
   forgetReplyFetch(t: Task): boolean {
-    if (!isKind(t, "received") || !t.payload.items.some((i) => i.awaitingReplyUntil !== undefined)) return false;
+    if (!isKind(t, "received") || !t.payload.items.some((i) => i.awaitingReplyUntil !== undefined))
+      return false;
     t.payload = { ...t.payload, items: t.payload.items.map(({ awaitingReplyUntil: _a, ...i }) => i) };
     return true;
   }
@@ -202,7 +226,9 @@ export class ReceivedRules {
   /** A newer `received` task of the same graph, if one is open: this one's plan would be stale. */
   newer(task: Task): Task<"received"> | undefined {
     if (task.kind !== "received") return undefined;
-    return this.g.tasksOf(graphKey(task.chatId, task.topicId)).find((t): t is Task<"received"> => t.kind === "received" && t.id > task.id);
+    return this.g
+      .tasksOf(graphKey(task.chatId, task.topicId))
+      .find((t): t is Task<"received"> => t.kind === "received" && t.id > task.id);
   }
 
   /**
@@ -212,7 +238,10 @@ export class ReceivedRules {
   handOver(stale: Task<"received">, newer: Task<"received">, status: "done" | "cancelled"): void {
     const known = new Set(newer.payload.items.map((i) => i.messageId));
     const older = stale.payload.items.filter((i) => !known.has(i.messageId));
-    newer.payload = { ...newer.payload, items: [...older, ...newer.payload.items].sort((a, b) => a.messageId - b.messageId) };
+    newer.payload = {
+      ...newer.payload,
+      items: [...older, ...newer.payload.items].sort((a, b) => a.messageId - b.messageId),
+    };
     this.g.save(newer);
     this.g.finish(stale, status, `superseded by #${newer.id}`);
   }

@@ -12,7 +12,12 @@ export interface RetryOptions {
 /** What becomes of a task whose run threw (rate limits and duplicates are handled before). */
 export type FailureDecision =
   | { readonly type: "fail"; readonly permanent: boolean }
-  | { readonly type: "retry"; readonly at: number; readonly inDoubt: boolean; readonly becameInDoubt: boolean };
+  | {
+      readonly type: "retry";
+      readonly at: number;
+      readonly inDoubt: boolean;
+      readonly becameInDoubt: boolean;
+    };
 
 /**
  * Transient failures are retried `retryDelayMs` apart up to `maxAttempts`, then the task fails;
@@ -27,6 +32,7 @@ export function afterFailure(task: Task, error: unknown, now: number, o: RetryOp
   const becameInDoubt = !task.inDoubt && task.randomId !== undefined && error instanceof OutcomeUnknownError;
   const inDoubt = Boolean(task.inDoubt) || becameInDoubt;
   if (!inDoubt && task.attempts >= o.maxAttempts) return { type: "fail", permanent: false };
-  const delay = task.attempts < o.maxAttempts ? o.retryDelayMs : Math.max(o.retryDelayMs, IN_DOUBT_MAX_DELAY_MS);
+  const delay =
+    task.attempts < o.maxAttempts ? o.retryDelayMs : Math.max(o.retryDelayMs, IN_DOUBT_MAX_DELAY_MS);
   return { type: "retry", at: now + delay, inDoubt, becameInDoubt };
 }

@@ -139,7 +139,8 @@ export class Scheduler {
         tasksOf: (graph) => this.byGraph.get(graph) ?? [],
         chatTasks: (chatId) => this.byChat.get(chatId) ?? [],
         add: (chatId, topicId, batch) => this.add(chatId, batch, topicId),
-        cancelGraph: (graph, reason, o) => this.cancelTasks([...(this.byGraph.get(graph) ?? [])], reason, o.silent),
+        cancelGraph: (graph, reason, o) =>
+          this.cancelTasks([...(this.byGraph.get(graph) ?? [])], reason, o.silent),
         cancelTask: (t, reason, o) => this.cancelTasks([t], reason, o.silent),
         markShowing: (t) => this.ranOnce.add(t.id),
         save: (t) => this.o.store.save(t, this.o.clock.now()),
@@ -178,11 +179,13 @@ export class Scheduler {
         for (const d of t.dependsOn) {
           if (this.open.has(d)) continue;
           const dep = this.o.store.get(d);
-          if (dep && dep.status !== "done" && this.open.has(t.id)) this.finish(t, "cancelled", `dependency #${d} ${dep.status}`);
+          if (dep && dep.status !== "done" && this.open.has(t.id))
+            this.finish(t, "cancelled", `dependency #${d} ${dep.status}`);
         }
       }
     });
-    if (rows.length) this.o.logger.info({ component: "scheduler", resumed: rows.length }, "resumed open tasks");
+    if (rows.length)
+      this.o.logger.info({ component: "scheduler", resumed: rows.length }, "resumed open tasks");
   }
 
   /** Start ticking. */
@@ -331,13 +334,18 @@ export class Scheduler {
 
   /** An error for a log line; a database error names the file and the remedy. */
   private dbText(e: unknown): string {
-    return String((e as { code?: unknown } | undefined)?.code ?? "").startsWith("SQLITE_") ? dbError(this.o.store.db.name, e).message : errorText(e);
+    return String((e as { code?: unknown } | undefined)?.code ?? "").startsWith("SQLITE_")
+      ? dbError(this.o.store.db.name, e).message
+      : errorText(e);
   }
 
   /** A write went through: a busy spell, if any, is over. */
   private dbFree(): void {
     if (this.dbBusySince === undefined) return;
-    this.o.logger.info({ component: "scheduler", busyMs: this.o.clock.now() - this.dbBusySince }, "the database is free again; tasks go on");
+    this.o.logger.info(
+      { component: "scheduler", busyMs: this.o.clock.now() - this.dbBusySince },
+      "the database is free again; tasks go on",
+    );
     this.dbBusySince = undefined;
     this.dbBusyDelayMs = 0;
     this.dbBusyUntil = 0;
@@ -403,7 +411,10 @@ export class Scheduler {
     // (or a cap reached) since the task was made cancels it, and its dependents with it.
     const refused = this.o.admit?.(task);
     if (refused !== undefined) {
-      this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, reason: refused }, "task not run: the admission gate says no");
+      this.o.logger.info(
+        { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, reason: refused },
+        "task not run: the admission gate says no",
+      );
       this.o.store.transaction(() => this.finish(task, "cancelled", `not admitted: ${refused}`));
       return "refused";
     }
@@ -413,7 +424,10 @@ export class Scheduler {
     } catch (e) {
       // Not recorded as started, so not started: the task stays pending for a later pass.
       if (isBusy(e)) throw e; // the whole pass waits (see tick)
-      this.o.logger.error({ component: "scheduler", taskId: task.id, err: this.dbText(e) }, "could not record task start");
+      this.o.logger.error(
+        { component: "scheduler", taskId: task.id, err: this.dbText(e) },
+        "could not record task start",
+      );
       return "not-recorded";
     }
     this.dbFree();
@@ -465,7 +479,10 @@ export class Scheduler {
       // The database did not take it; the stored row still says "running", so a restart
       // resumes the task. Until then its chat stays blocked: letting its dependents run would
       // break the plan's order. Other chats go on.
-      this.o.logger.error({ component: "scheduler", chatId: task.chatId, taskId: task.id, err: this.dbText(e) }, "could not record task outcome; chat paused until restart");
+      this.o.logger.error(
+        { component: "scheduler", chatId: task.chatId, taskId: task.id, err: this.dbText(e) },
+        "could not record task outcome; chat paused until restart",
+      );
       if (counted) this.running--;
       this.idleSoon();
       return;
@@ -511,22 +528,43 @@ export class Scheduler {
       limitedUntil = this.limits.hit(error, now);
       // A paced limit (the LLM's outage) is reported by whoever paces it, once, not per task.
       this.o.logger[error.scope.paced ? "debug" : "warn"](
-        { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, rpcError: error.code, seconds: error.seconds },
+        {
+          component: "scheduler",
+          chatId: task.chatId,
+          taskId: task.id,
+          kind: task.kind,
+          rpcError: error.code,
+          seconds: error.seconds,
+        },
         "rate limited; task rescheduled",
       );
     } else {
-      this.limits.settled(this.rateKeys(task), task.id, outcome !== undefined || error instanceof AlreadyDoneError);
+      this.limits.settled(
+        this.rateKeys(task),
+        task.id,
+        outcome !== undefined || error instanceof AlreadyDoneError,
+      );
     }
     // A plan made for messages that a newer received task now covers is stale.
     const newer = this.received.newer(task);
     if (newer) {
       if (error !== undefined && !(error instanceof RateLimitedError)) {
-        this.o.logger.warn({ component: "scheduler", chatId: task.chatId, taskId: task.id, err: errorText(error) }, "planning failed, but a newer message replans anyway");
+        this.o.logger.warn(
+          { component: "scheduler", chatId: task.chatId, taskId: task.id, err: errorText(error) },
+          "planning failed, but a newer message replans anyway",
+        );
       }
       task.status = "pending";
-      this.received.handOver(task as Task<"received">, newer, outcome?.type === "done" ? "done" : "cancelled");
+      this.received.handOver(
+        task as Task<"received">,
+        newer,
+        outcome?.type === "done" ? "done" : "cancelled",
+      );
       if (outcome?.type === "done" && outcome.spawn?.length) {
-        this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id }, "plan dropped: a newer message arrived while planning");
+        this.o.logger.info(
+          { component: "scheduler", chatId: task.chatId, taskId: task.id },
+          "plan dropped: a newer message arrived while planning",
+        );
       }
       return;
     }
@@ -549,21 +587,44 @@ export class Scheduler {
     }
     if (outcome?.type === "done") {
       task.inDoubt = false;
-      this.finish(task, "done", undefined, { typesNext: outcome.spawn?.some((t) => t.kind === "typing") ?? false });
+      this.finish(task, "done", undefined, {
+        typesNext: outcome.spawn?.some((t) => t.kind === "typing") ?? false,
+      });
       if (outcome.spawn?.length) this.add(task.chatId, outcome.spawn, task.topicId);
       return;
     }
     if (error instanceof AlreadyDoneError) {
       task.inDoubt = false;
       this.finish(task, "done", undefined);
-      this.o.logger.info({ component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, detail: error.message }, "task already applied on the server");
+      this.o.logger.info(
+        {
+          component: "scheduler",
+          chatId: task.chatId,
+          taskId: task.id,
+          kind: task.kind,
+          detail: error.message,
+        },
+        "task already applied on the server",
+      );
       return;
     }
-    const decision = error instanceof RateLimitedError ? undefined : afterFailure(task, error, now, { maxAttempts: this.maxAttempts, retryDelayMs: this.retryDelayMs });
+    const decision =
+      error instanceof RateLimitedError
+        ? undefined
+        : afterFailure(task, error, now, { maxAttempts: this.maxAttempts, retryDelayMs: this.retryDelayMs });
     // A task in doubt is not cancelled: its request may still go out, so only the server's answer ends it.
     if (cancelReason !== undefined && !task.inDoubt && !(decision?.type === "retry" && decision.inDoubt)) {
       // The chat was replanned while this ran; it failed or was limited, and is not retried.
-      this.o.logger.warn({ component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, err: errorText(error) }, "task failed after its chat was replanned; not retried");
+      this.o.logger.warn(
+        {
+          component: "scheduler",
+          chatId: task.chatId,
+          taskId: task.id,
+          kind: task.kind,
+          err: errorText(error),
+        },
+        "task failed after its chat was replanned; not retried",
+      );
       task.status = "pending";
       this.finish(task, "cancelled", cancelReason);
       return;
@@ -579,7 +640,14 @@ export class Scheduler {
     if (decision.type === "fail") {
       this.finish(task, "failed", message);
       this.o.logger.error(
-        { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, attempts: task.attempts, err: message },
+        {
+          component: "scheduler",
+          chatId: task.chatId,
+          taskId: task.id,
+          kind: task.kind,
+          attempts: task.attempts,
+          err: message,
+        },
         decision.permanent ? "task failed (permanent error)" : "task failed after retries",
       );
       return;
@@ -588,13 +656,33 @@ export class Scheduler {
     task.notBefore = decision.at;
     task.inDoubt = decision.inDoubt;
     this.o.store.save(task, now);
-    const meta = { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, attempt: task.attempts, err: message };
-    if (decision.becameInDoubt) this.o.logger.warn(meta, "task in doubt (it may have reached the server); retrying with the same random_id until the server settles it");
-    else this.o.logger.warn(meta, decision.inDoubt ? "task still in doubt; will retry" : "task failed; will retry");
+    const meta = {
+      component: "scheduler",
+      chatId: task.chatId,
+      taskId: task.id,
+      kind: task.kind,
+      attempt: task.attempts,
+      err: message,
+    };
+    if (decision.becameInDoubt)
+      this.o.logger.warn(
+        meta,
+        "task in doubt (it may have reached the server); retrying with the same random_id until the server settles it",
+      );
+    else
+      this.o.logger.warn(
+        meta,
+        decision.inDoubt ? "task still in doubt; will retry" : "task failed; will retry",
+      );
   }
 
   /** Move a task to a terminal state; failure or cancellation cascades to its dependents. */
-  private finish(task: Task, status: "done" | "failed" | "cancelled", reason: string | undefined, o: { typesNext?: boolean } = {}): void {
+  private finish(
+    task: Task,
+    status: "done" | "failed" | "cancelled",
+    reason: string | undefined,
+    o: { typesNext?: boolean } = {},
+  ): void {
     const now = this.o.clock.now();
     // Started before: it ran at least once (a typing spell that is between refreshes, or one
     // whose request was in flight when the chat was replanned).
@@ -613,7 +701,12 @@ export class Scheduler {
       if (h.onCancel) {
         const p = h
           .onCancel(task as never)
-          .catch((e: unknown) => this.o.logger.warn({ component: "scheduler", taskId: task.id, err: errorText(e) }, "clean-up after cancel failed"))
+          .catch((e: unknown) =>
+            this.o.logger.warn(
+              { component: "scheduler", taskId: task.id, err: errorText(e) },
+              "clean-up after cancel failed",
+            ),
+          )
           .finally(() => this.inflight.delete(p));
         this.inflight.add(p); // stop() waits for clean-up too
       }
@@ -693,6 +786,9 @@ export class Scheduler {
   }
 
   private log(task: Task, event: string, extra: Record<string, unknown>): void {
-    this.o.logger.debug({ component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, event, ...extra }, `task ${event}`);
+    this.o.logger.debug(
+      { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, event, ...extra },
+      `task ${event}`,
+    );
   }
 }

@@ -44,7 +44,10 @@ export class TaskStore {
   private readonly openStmt;
   private readonly getStmt;
 
-  constructor(readonly db: Db, readonly agent: string) {
+  constructor(
+    readonly db: Db,
+    readonly agent: string,
+  ) {
     this.insertStmt = db.prepare(
       `INSERT INTO tasks (agent, chat_id, topic_id, kind, payload, status, depends_on, not_before, attempts, random_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, 0, ?, ?, ?)`,
@@ -52,7 +55,9 @@ export class TaskStore {
     this.updateStmt = db.prepare(
       `UPDATE tasks SET payload = ?, status = ?, not_before = ?, attempts = ?, error = ?, in_doubt = ?, updated_at = ? WHERE id = ?`,
     );
-    this.openStmt = db.prepare(`SELECT * FROM tasks WHERE agent = ? AND status IN ('pending','running') ORDER BY id`);
+    this.openStmt = db.prepare(
+      `SELECT * FROM tasks WHERE agent = ? AND status IN ('pending','running') ORDER BY id`,
+    );
     this.getStmt = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
   }
 
@@ -105,7 +110,18 @@ export class TaskStore {
   /** Persist the mutable fields of a task as they are now. */
   save(t: Task, now: number): void {
     // Always durable: inside a caller's transaction this nests; alone, it commits the inbound batch first.
-    this.transaction(() => this.updateStmt.run(JSON.stringify(t.payload), t.status, t.notBefore, t.attempts, t.error ?? null, t.inDoubt ? 1 : 0, now, t.id));
+    this.transaction(() =>
+      this.updateStmt.run(
+        JSON.stringify(t.payload),
+        t.status,
+        t.notBefore,
+        t.attempts,
+        t.error ?? null,
+        t.inDoubt ? 1 : 0,
+        now,
+        t.id,
+      ),
+    );
   }
 
   /** Every task not finished yet (pending or running), oldest first. */

@@ -22,21 +22,46 @@ export interface TaskPayloads {
    * `bridge`: keeps a spell of a replanned chat showing until the new plan types (no flicker).
    * `answers`: the addressed messages the send it precedes answers (the answer-age check).
    */
-  typing: { seconds: number; action: "typing" | "sticker"; topicId?: number; until?: number; bridge?: boolean; answers?: number[] };
+  typing: {
+    seconds: number;
+    action: "typing" | "sticker";
+    topicId?: number;
+    until?: number;
+    bridge?: boolean;
+    answers?: number[];
+  };
   /**
    * smart/talkative groups: messages the prefilter let through, waiting for one addressing call
    * (src/inbound/addressing-implicit.ts). `firstAt`: when the burst began (bounds the gathering);
    * `outcome`: what the call decided, kept for the hourly interjection cap.
    */
-  address: { items: number[]; firstAt: number; outcome?: "answer" | "interject" | "react" | "none" | "superseded" };
+  address: {
+    items: number[];
+    firstAt: number;
+    outcome?: "answer" | "interject" | "react" | "none" | "superseded";
+  };
   /**
    * `answers`: the addressed messages this plan answers — carried into the next plan if cancelled
    * unsent. `autoReplyTo`: in a group, the message this answer replies to when others wrote after
    * it by the time it is sent (the plan named no reply_to).
    */
-  send: { text: string; replyTo?: number; autoReplyTo?: number; topicId?: number; sentId?: number; answers?: number[] };
+  send: {
+    text: string;
+    replyTo?: number;
+    autoReplyTo?: number;
+    topicId?: number;
+    sentId?: number;
+    answers?: number[];
+  };
   react: { messageId: number; emoji: string };
-  sticker: { set: string; name: string; replyTo?: number; autoReplyTo?: number; topicId?: number; answers?: number[] };
+  sticker: {
+    set: string;
+    name: string;
+    replyTo?: number;
+    autoReplyTo?: number;
+    topicId?: number;
+    answers?: number[];
+  };
   wait: { seconds: number; until?: number };
   read: { maxId: number };
   block: Record<string, never>;

@@ -31,7 +31,8 @@ export function accountLost(e: unknown): AccountLostError | undefined {
   const explanation = ACCOUNT_TERMINAL_ERRORS[e.errorMessage];
   if (explanation !== undefined) return new AccountLostError(e.errorMessage, explanation);
   // Any other 401: the session is not authorized any more, whatever Telegram calls it.
-  if (e.code === UNAUTHORIZED) return new AccountLostError(e.errorMessage, "Telegram says this session is no longer authorized");
+  if (e.code === UNAUTHORIZED)
+    return new AccountLostError(e.errorMessage, "Telegram says this session is no longer authorized");
   return undefined;
 }
 

@@ -12,7 +12,14 @@ import type { TelegramCredentials } from "../config/env";
 import type { Clock } from "../types";
 import { accountLost } from "./account-errors";
 import type { ClientFactory } from "./client";
-import { backoffDelay, DEFAULT_BACKOFF, describeError, pause, type Backoff, type WatchedConnection } from "./connection-health";
+import {
+  backoffDelay,
+  DEFAULT_BACKOFF,
+  describeError,
+  pause,
+  type Backoff,
+  type WatchedConnection,
+} from "./connection-health";
 import { releaseExportedSenders } from "./exported-senders";
 import { GramJsPinoLogger } from "./gramjs-logger";
 
@@ -53,7 +60,8 @@ export interface AccountLinkOptions {
   readonly requestTimeoutMs?: number;
 }
 
-const realClient: ClientFactory = (session, apiId, apiHash, options) => new TelegramClient(session, apiId, apiHash, options);
+const realClient: ClientFactory = (session, apiId, apiHash, options) =>
+  new TelegramClient(session, apiId, apiHash, options);
 
 /** See the file comment. */
 export class AccountLink implements WatchedConnection {
@@ -103,14 +111,18 @@ export class AccountLink implements WatchedConnection {
       if (signal.aborted) throw new ConnectAbortedError();
       try {
         const self = await abortable(this.connectOnce(attempt > 1), signal);
-        if (attempt > 1) this.o.logger.info({ component: "connection", attempts: attempt }, "connected to Telegram");
+        if (attempt > 1)
+          this.o.logger.info({ component: "connection", attempts: attempt }, "connected to Telegram");
         return self;
       } catch (e) {
         if (signal.aborted || e instanceof ConnectAbortedError) throw new ConnectAbortedError();
         const lost = accountLost(e);
         if (lost) throw lost;
         const retryInMs = backoffDelay(backoff, attempt);
-        this.o.logger.warn({ component: "connection", attempt, retryInMs, err: describeError(e) }, "cannot connect to Telegram; retrying");
+        this.o.logger.warn(
+          { component: "connection", attempt, retryInMs, err: describeError(e) },
+          "cannot connect to Telegram; retrying",
+        );
         if (!(await pause(this.o.clock, retryInMs, signal))) throw new ConnectAbortedError();
       }
     }
@@ -118,7 +130,11 @@ export class AccountLink implements WatchedConnection {
 
   /** updates.getState, bounded: the account's pts, or the error. */
   async probe(): Promise<{ pts: number }> {
-    const state = await this.bounded(this.client.invoke(new Api.updates.GetState()), "updates.GetState", this.requestTimeoutMs);
+    const state = await this.bounded(
+      this.client.invoke(new Api.updates.GetState()),
+      "updates.GetState",
+      this.requestTimeoutMs,
+    );
     return { pts: state.pts };
   }
 
@@ -132,8 +148,15 @@ export class AccountLink implements WatchedConnection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.bounded(Promise.all([releaseExportedSenders(this.client), this.client.destroy()]), "disconnect", 5_000).catch((e: unknown) =>
-      this.o.logger.debug({ component: "connection", err: describeError(e) }, "disconnect did not finish cleanly"),
+    await this.bounded(
+      Promise.all([releaseExportedSenders(this.client), this.client.destroy()]),
+      "disconnect",
+      5_000,
+    ).catch((e: unknown) =>
+      this.o.logger.debug(
+        { component: "connection", err: describeError(e) },
+        "disconnect did not finish cleanly",
+      ),
     );
   }
 
@@ -150,12 +173,17 @@ export class AccountLink implements WatchedConnection {
     if (this.closed) throw new ConnectAbortedError();
     this.lastGramJsError = undefined;
     const ok = await this.bounded(this.client.connect(), "connect", this.connectTimeoutMs);
-    if (!ok) throw this.lastGramJsError instanceof Error ? this.lastGramJsError : new Error("connection failed");
+    if (!ok)
+      throw this.lastGramJsError instanceof Error ? this.lastGramJsError : new Error("connection failed");
   }
 
   private async dropConnection(): Promise<void> {
     // GramJS's disconnect() leaves its borrowed connections to other DCs open (exported-senders.ts).
-    await this.bounded(Promise.all([releaseExportedSenders(this.client), this.client.disconnect()]), "disconnect", 5_000).catch(() => undefined);
+    await this.bounded(
+      Promise.all([releaseExportedSenders(this.client), this.client.disconnect()]),
+      "disconnect",
+      5_000,
+    ).catch(() => undefined);
   }
 
   private bounded<T>(p: Promise<T>, what: string, ms: number): Promise<T> {

@@ -100,7 +100,11 @@ export class CatchUp {
     for (const c of extraChannels) if (!channels.includes(c) && this.catchable(c)) channels.push(c);
     const max = this.o.maxChannels ?? 1000;
     const list = channels.slice(0, max);
-    if (channels.length > max) this.o.logger.warn({ component: "catch-up", channels: channels.length, max }, "too many channels; catching up the first ones only");
+    if (channels.length > max)
+      this.o.logger.warn(
+        { component: "catch-up", channels: channels.length, max },
+        "too many channels; catching up the first ones only",
+      );
     let next = 0;
     const worker = async () => {
       while (next < list.length) {
@@ -109,13 +113,21 @@ export class CatchUp {
           await this.channel(c);
         } catch (err) {
           this.o.tracker.failSync(c);
-          this.o.logger.warn({ component: "catch-up", chatId: c, err: String(err) }, "channel catch-up failed");
+          this.o.logger.warn(
+            { component: "catch-up", chatId: c, err: String(err) },
+            "channel catch-up failed",
+          );
         }
         this.o.onProgress?.(++done, 1 + list.length, this.messages);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.concurrency ?? 4, list.length) }, worker));
-    return { messages: this.messages, chats: this.chats.size, requests: this.requests, ms: this.o.now() - t0 };
+    return {
+      messages: this.messages,
+      chats: this.chats.size,
+      requests: this.requests,
+      ms: this.o.now() - t0,
+    };
   }
 
   /** Catch up one channel (a gap seen while running). */
@@ -136,7 +148,11 @@ export class CatchUp {
   }
 
   private channelList(extra: Set<string>): string[] {
-    const all = new Set([...this.o.tracker.knownChannels(), ...this.o.entities.channels().map((e) => e.peerId), ...this.o.knownChannels()]);
+    const all = new Set([
+      ...this.o.tracker.knownChannels(),
+      ...this.o.entities.channels().map((e) => e.peerId),
+      ...this.o.knownChannels(),
+    ]);
     for (const c of extra) all.add(c);
     return [...all].filter((c) => this.catchable(c));
   }
@@ -157,11 +173,17 @@ export class CatchUp {
   }
 
   /** Hand messages over in order and wait until the pipeline has them (stored, enqueued). */
-  private async feedAll(list: readonly Api.TypeMessage[], users: Api.TypeUser[], chats: Api.TypeChat[]): Promise<void> {
+  private async feedAll(
+    list: readonly Api.TypeMessage[],
+    users: Api.TypeUser[],
+    chats: Api.TypeChat[],
+  ): Promise<void> {
     captureEntities(this.o.entities, [...users, ...chats]);
     const entities = new Map<string, Api.TypeUser | Api.TypeChat>();
     for (const x of [...users, ...chats]) entities.set(utils.getPeerId(x), x);
-    const msgs = list.filter((m): m is Api.Message => m instanceof Api.Message).sort((a, b) => a.date - b.date || a.id - b.id);
+    const msgs = list
+      .filter((m): m is Api.Message => m instanceof Api.Message)
+      .sort((a, b) => a.date - b.date || a.id - b.id);
     const pending: Promise<unknown>[] = [];
     for (const m of msgs) {
       (m as GramMessage)._finishInit(this.o.client, entities, undefined);
@@ -189,7 +211,9 @@ export class CatchUp {
       }
       let st = { pts: local, qts: stored.qts, date: stored.date, seq: stored.seq };
       for (;;) {
-        const res = await this.invoke(new Api.updates.GetDifference({ pts: st.pts, date: st.date, qts: st.qts }));
+        const res = await this.invoke(
+          new Api.updates.GetDifference({ pts: st.pts, date: st.date, qts: st.qts }),
+        );
         if (res instanceof Api.updates.DifferenceEmpty) {
           t.endSync(ACCOUNT_BOX, st.pts, { qts: st.qts, date: res.date, seq: res.seq });
           return;
@@ -206,8 +230,7 @@ export class CatchUp {
             const box = `-100${u.channelId.toString()}`;
             extraChannels.add(box);
             if (u.pts != null) t.startFrom(box, u.pts); // a channel we have no state for starts there
-          }
-          else if (u instanceof Api.UpdateNewChannelMessage) channelMsgs.push(u.message);
+          } else if (u instanceof Api.UpdateNewChannelMessage) channelMsgs.push(u.message);
           else if (u instanceof Api.UpdateNewMessage) channelMsgs.push(u.message);
         }
         await this.feedAll([...res.newMessages, ...channelMsgs], res.users, res.chats);
@@ -255,7 +278,12 @@ export class CatchUp {
     }
     for (;;) {
       const res: Api.updates.TypeChannelDifference = await this.invoke(
-        new Api.updates.GetChannelDifference({ channel: input, filter: new Api.ChannelMessagesFilterEmpty(), pts, limit: CHANNEL_DIFFERENCE_LIMIT }),
+        new Api.updates.GetChannelDifference({
+          channel: input,
+          filter: new Api.ChannelMessagesFilterEmpty(),
+          pts,
+          limit: CHANNEL_DIFFERENCE_LIMIT,
+        }),
       );
       if (res instanceof Api.updates.ChannelDifferenceEmpty) {
         t.endSync(channelId, res.pts);
@@ -292,7 +320,13 @@ export class CatchUp {
     let chats: { chatId: string; top: number }[] | undefined;
     try {
       const res = await this.invoke(
-        new Api.messages.GetDialogs({ offsetDate: 0, offsetId: 0, offsetPeer: new Api.InputPeerEmpty(), limit: DIALOGS_PAGE, hash: returnBigInt(0) }),
+        new Api.messages.GetDialogs({
+          offsetDate: 0,
+          offsetId: 0,
+          offsetPeer: new Api.InputPeerEmpty(),
+          limit: DIALOGS_PAGE,
+          hash: returnBigInt(0),
+        }),
       );
       if (!(res instanceof Api.messages.DialogsNotModified)) {
         captureEntities(this.o.entities, [...res.users, ...res.chats]);
@@ -301,7 +335,10 @@ export class CatchUp {
           .map((d) => ({ chatId: utils.getPeerId(d.peer), top: d.topMessage }));
       }
     } catch (err) {
-      this.o.logger.warn({ component: "catch-up", err: String(err) }, "getDialogs failed; backfilling chats with stored messages");
+      this.o.logger.warn(
+        { component: "catch-up", err: String(err) },
+        "getDialogs failed; backfilling chats with stored messages",
+      );
     }
     chats ??= this.o.commonChats().map((chatId) => ({ chatId, top: Number.MAX_SAFE_INTEGER }));
     for (const { chatId, top } of chats) {
@@ -332,7 +369,16 @@ export class CatchUp {
     for (;;) {
       const limit = minId === undefined ? FRESH_CHANNEL_LOOKBACK : HISTORY_PAGE;
       const res: Api.messages.TypeMessages = await this.invoke(
-        new Api.messages.GetHistory({ peer, offsetId, offsetDate: 0, addOffset: 0, limit, maxId: 0, minId: minId ?? 0, hash: returnBigInt(0) }),
+        new Api.messages.GetHistory({
+          peer,
+          offsetId,
+          offsetDate: 0,
+          addOffset: 0,
+          limit,
+          maxId: 0,
+          minId: minId ?? 0,
+          hash: returnBigInt(0),
+        }),
       );
       if (res instanceof Api.messages.MessagesNotModified) break;
       if (res instanceof Api.messages.ChannelMessages) pts ??= res.pts;

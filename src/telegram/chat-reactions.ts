@@ -28,7 +28,10 @@ export interface ChatReactionsOptions {
 export function allowedReactionsOf(r: Api.TypeChatReactions | undefined | null): AllowedReactions {
   if (r instanceof Api.ChatReactionsNone) return { kind: "none" };
   if (r instanceof Api.ChatReactionsSome) {
-    return { kind: "some", emoji: r.reactions.flatMap((x) => (x instanceof Api.ReactionEmoji ? [x.emoticon] : [])) };
+    return {
+      kind: "some",
+      emoji: r.reactions.flatMap((x) => (x instanceof Api.ReactionEmoji ? [x.emoticon] : [])),
+    };
   }
   return ALL;
 }
@@ -44,7 +47,10 @@ export class ChatReactions {
     let p = this.cache.get(chatId);
     if (!p) {
       p = this.fetch(chatId).catch((err: unknown) => {
-        this.o.logger.debug({ component: "telegram", chatId, err: String(err) }, "could not learn the chat's allowed reactions");
+        this.o.logger.debug(
+          { component: "telegram", chatId, err: String(err) },
+          "could not learn the chat's allowed reactions",
+        );
         this.cache.delete(chatId);
         return undefined;
       });
@@ -63,7 +69,12 @@ export class ChatReactions {
     if (chatId.startsWith("-100")) {
       const hash = this.o.lookupChat(chatId)?.accessHash;
       if (hash === undefined) throw new Error(`no access hash for ${chatId}`);
-      req = new Api.channels.GetFullChannel({ channel: new Api.InputChannel({ channelId: returnBigInt(chatId.slice(4)), accessHash: returnBigInt(hash) }) });
+      req = new Api.channels.GetFullChannel({
+        channel: new Api.InputChannel({
+          channelId: returnBigInt(chatId.slice(4)),
+          accessHash: returnBigInt(hash),
+        }),
+      });
     } else {
       req = new Api.messages.GetFullChat({ chatId: returnBigInt(chatId.slice(1)) });
     }

@@ -36,7 +36,13 @@ export function packageInfo(): PackageInfo {
 }
 
 /** The identity to present: the overrides given, else the project's name and version on Node.js. */
-export function clientIdentity(o: { readonly deviceModel?: string | undefined; readonly systemVersion?: string | undefined; readonly appVersion?: string | undefined } = {}): ClientIdentity {
+export function clientIdentity(
+  o: {
+    readonly deviceModel?: string | undefined;
+    readonly systemVersion?: string | undefined;
+    readonly appVersion?: string | undefined;
+  } = {},
+): ClientIdentity {
   const pkg = packageInfo();
   return {
     deviceModel: o.deviceModel ?? pkg.name,

@@ -1,4 +1,13 @@
-import { chmodSync, closeSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fsReason, LocalFileError } from "../config/local-file-error";
 import type { TelegramClient } from "telegram";
@@ -18,9 +27,18 @@ export function sessionPath(sessionsDir: string, agent: string): string {
 export function hasSession(sessionsDir: string, agent: string): boolean {
   const file = sessionPath(sessionsDir, agent);
   const dirProblem = (e: unknown) =>
-    new LocalFileError(sessionsDir, `cannot be read: ${fsReason(e)}`, `give the user running npm start access to it (chmod u+rwx ${sessionsDir})`);
+    new LocalFileError(
+      sessionsDir,
+      `cannot be read: ${fsReason(e)}`,
+      `give the user running npm start access to it (chmod u+rwx ${sessionsDir})`,
+    );
   try {
-    if (!statSync(file).isFile()) throw new LocalFileError(file, "is not a file", `remove it, then log in again: npm run login -- ${agent}`);
+    if (!statSync(file).isFile())
+      throw new LocalFileError(
+        file,
+        "is not a file",
+        `remove it, then log in again: npm run login -- ${agent}`,
+      );
     return true;
   } catch (e) {
     if (e instanceof LocalFileError) throw e;
@@ -46,9 +64,14 @@ export function checkSessionFile(file: string, agent: string): void {
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
-    throw new LocalFileError(file, `cannot be read: ${fsReason(e)}`, `make it readable by the user running npm start (chmod 600 ${file}, owned by that user), or log in again: npm run login -- ${agent}`);
+    throw new LocalFileError(
+      file,
+      `cannot be read: ${fsReason(e)}`,
+      `make it readable by the user running npm start (chmod 600 ${file}, owned by that user), or log in again: npm run login -- ${agent}`,
+    );
   }
-  if (text.trim() === "") throw new LocalFileError(file, "is empty (no session string)", `log in again: npm run login -- ${agent}`);
+  if (text.trim() === "")
+    throw new LocalFileError(file, "is empty (no session string)", `log in again: npm run login -- ${agent}`);
 }
 
 /**
@@ -78,7 +101,11 @@ export class SessionInUseError extends LocalFileError {
     lock: string,
     readonly pid: number,
   ) {
-    super(lock, `process ${pid} is using this session`, "stop that process first (one session must never run in two processes at once: Telegram ends it with AUTH_KEY_DUPLICATED)");
+    super(
+      lock,
+      `process ${pid} is using this session`,
+      "stop that process first (one session must never run in two processes at once: Telegram ends it with AUTH_KEY_DUPLICATED)",
+    );
     this.name = "SessionInUseError";
   }
 }
@@ -98,7 +125,11 @@ export function lockSession(file: string, onTakeover?: (t: LockTakeover) => void
       fd = openSync(lock, "wx", 0o600);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 2) {
-        throw new LocalFileError(lock, `cannot be created: ${fsReason(e)}`, "give the user running npm start write access to the sessions directory");
+        throw new LocalFileError(
+          lock,
+          `cannot be created: ${fsReason(e)}`,
+          "give the user running npm start write access to the sessions directory",
+        );
       }
       let pid = Number.NaN;
       try {
@@ -140,7 +171,12 @@ function releaseIfOurs(lock: string): void {
 }
 
 /** Builds the GramJS client; the default is the real one. Tests hand in one wired to the emulator. */
-export type ClientFactory = (session: StringSession, apiId: number, apiHash: string, options: TelegramClientParams) => TelegramClient;
+export type ClientFactory = (
+  session: StringSession,
+  apiId: number,
+  apiHash: string,
+  options: TelegramClientParams,
+) => TelegramClient;
 
 function isAlive(pid: number): boolean {
   try {

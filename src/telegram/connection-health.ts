@@ -196,7 +196,10 @@ export class ConnectionHealth {
       const first = !this.sawDrop;
       this.sawDrop = true;
       if (first && this.stateNow === "up") {
-        this.o.logger.info({ component: "connection" }, "GramJS reports the connection to Telegram dropped; checking it now");
+        this.o.logger.info(
+          { component: "connection" },
+          "GramJS reports the connection to Telegram dropped; checking it now",
+        );
         this.checkNow();
       }
       return;
@@ -204,7 +207,10 @@ export class ConnectionHealth {
     if (!this.sawDrop) return;
     this.sawDrop = false;
     if (this.stateNow !== "up") return; // the watchdog's own rebuild catches up when restored
-    this.o.logger.info({ component: "connection" }, "connection to Telegram back (GramJS reconnected); catching up");
+    this.o.logger.info(
+      { component: "connection" },
+      "connection to Telegram back (GramJS reconnected); catching up",
+    );
     void this.fetchGap();
   }
 
@@ -271,8 +277,12 @@ export class ConnectionHealth {
         return;
       }
       this.failures++;
-      this.o.logger.debug({ component: "connection", failures: this.failures, err: describeError(e) }, "connection probe failed");
-      if (this.failures >= this.deadAfterFailures) await this.reconnect(`no answer to ${this.failures} probes (${describeError(e)})`);
+      this.o.logger.debug(
+        { component: "connection", failures: this.failures, err: describeError(e) },
+        "connection probe failed",
+      );
+      if (this.failures >= this.deadAfterFailures)
+        await this.reconnect(`no answer to ${this.failures} probes (${describeError(e)})`);
       return;
     }
     if (this.stateNow !== "up") return;
@@ -291,12 +301,17 @@ export class ConnectionHealth {
         );
       }
       this.behindAt ??= pts;
-      this.o.logger.debug({ component: "connection", server: pts, local }, "server's pts ahead of ours; catching up");
+      this.o.logger.debug(
+        { component: "connection", server: pts, local },
+        "server's pts ahead of ours; catching up",
+      );
       return this.fetchGap();
     }
     if (this.ptsSinceUpdate === undefined) this.ptsSinceUpdate = pts;
     else if (pts > this.ptsSinceUpdate && quietMs >= this.silentAfterMs) {
-      await this.reconnect(`no updates for ${Math.round(quietMs / 1000)} s while the account's pts moved from ${this.ptsSinceUpdate} to ${pts}`);
+      await this.reconnect(
+        `no updates for ${Math.round(quietMs / 1000)} s while the account's pts moved from ${this.ptsSinceUpdate} to ${pts}`,
+      );
     }
   }
 
@@ -318,7 +333,10 @@ export class ConnectionHealth {
         const lost = accountLost(e);
         if (lost) return this.lost(lost);
         const retryInMs = backoffDelay(this.backoff, attempt);
-        this.o.logger.warn({ component: "connection", attempt, retryInMs, err: describeError(e) }, "reconnect failed; retrying");
+        this.o.logger.warn(
+          { component: "connection", attempt, retryInMs, err: describeError(e) },
+          "reconnect failed; retrying",
+        );
         if (!(await pause(this.o.clock, retryInMs, this.stopSignal.signal))) return;
       }
     }
@@ -327,11 +345,17 @@ export class ConnectionHealth {
     this.failures = 0;
     this.sawDrop = false;
     this.noteUpdate();
-    this.o.logger.info({ component: "connection", downForMs: this.o.clock.now() - since }, "connection to Telegram restored");
+    this.o.logger.info(
+      { component: "connection", downForMs: this.o.clock.now() - since },
+      "connection to Telegram restored",
+    );
     try {
       await this.o.onRestored?.();
     } catch (e) {
-      this.o.logger.error({ component: "connection", err: describeError(e) }, "catching up after reconnect failed");
+      this.o.logger.error(
+        { component: "connection", err: describeError(e) },
+        "catching up after reconnect failed",
+      );
     }
   }
 
@@ -346,7 +370,10 @@ export class ConnectionHealth {
  * Tell `health` about every update `client` receives, and about GramJS's own connection-state
  * events. Returns the function that stops it.
  */
-export function watchUpdates(client: TelegramClient, health: Pick<ConnectionHealth, "noteUpdate" | "noteConnectionState">): () => void {
+export function watchUpdates(
+  client: TelegramClient,
+  health: Pick<ConnectionHealth, "noteUpdate" | "noteConnectionState">,
+): () => void {
   const raw = new Raw({});
   const saw = (u: unknown) => {
     if (u instanceof UpdateConnectionState) health.noteConnectionState(u.state);

@@ -72,7 +72,8 @@ export function inputPeerOf(e: EntityRecord | undefined): Api.TypeInputPeer | un
   if (!e) return undefined;
   if (e.kind === "chat") return new Api.InputPeerChat({ chatId: bigId(e.peerId.slice(1)) });
   if (e.accessHash === undefined || e.min) return undefined;
-  if (e.kind === "user") return new Api.InputPeerUser({ userId: bigId(e.peerId), accessHash: bigId(e.accessHash) });
+  if (e.kind === "user")
+    return new Api.InputPeerUser({ userId: bigId(e.peerId), accessHash: bigId(e.accessHash) });
   return new Api.InputPeerChannel({ channelId: bigId(e.peerId.slice(4)), accessHash: bigId(e.accessHash) });
 }
 

@@ -60,13 +60,17 @@ const isDmId = (chatId: string) => !chatId.startsWith("-");
 export function classifyTelegramError(e: unknown, method: string, chatId: string): Error {
   const lost = accountLost(e);
   if (lost) return lost;
-  if (e instanceof errors.SlowModeWaitError) return new RateLimitedError(slowmodeKey(chatId), e.seconds, `SLOWMODE_WAIT_${e.seconds}`);
+  if (e instanceof errors.SlowModeWaitError)
+    return new RateLimitedError(slowmodeKey(chatId), e.seconds, `SLOWMODE_WAIT_${e.seconds}`);
   if (e instanceof errors.FloodWaitError) {
-    return new RateLimitedError(floodKey(method, chatId), e.seconds, `FLOOD_WAIT_${e.seconds}`, { accountKey: methodKey(method) });
+    return new RateLimitedError(floodKey(method, chatId), e.seconds, `FLOOD_WAIT_${e.seconds}`, {
+      accountKey: methodKey(method),
+    });
   }
   if (e instanceof errors.RPCError) {
     const msg = e.errorMessage;
-    if (msg === "PEER_FLOOD") return new RateLimitedError(PEER_FLOOD_KEY, PEER_FLOOD_PAUSE_SEC, "PEER_FLOOD", { probe: true });
+    if (msg === "PEER_FLOOD")
+      return new RateLimitedError(PEER_FLOOD_KEY, PEER_FLOOD_PAUSE_SEC, "PEER_FLOOD", { probe: true });
     if (msg === "RANDOM_ID_DUPLICATE") return new AlreadyDoneError();
     if (PERMANENT.has(msg) || (e.code !== undefined && e.code >= 400 && e.code < 500 && e.code !== 420)) {
       return new PermanentError(`${method} in ${chatId}: ${msg} (${e.code})`, msg);
@@ -130,7 +134,13 @@ export class GramActions implements ChatActions {
 
   constructor(private readonly o: GramActionsOptions) {}
 
-  async sendText(p: { chatId: string; text: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number> {
+  async sendText(p: {
+    chatId: string;
+    text: string;
+    replyTo?: number;
+    topicId?: number;
+    randomId: string;
+  }): Promise<number> {
     const req = new Api.messages.SendMessage({
       peer: this.peer(p.chatId),
       message: p.text,
@@ -147,20 +157,39 @@ export class GramActions implements ChatActions {
    * message is looked up among the chat's latest ones. Not found: AlreadyDoneError (sent, id
    * unknown — the caller cannot add it to the stored history).
    */
-  private async sendOnce(req: Api.messages.SendMessage | Api.messages.SendMedia, chatId: string, randomId: string, same: (m: Api.Message) => boolean): Promise<number> {
+  private async sendOnce(
+    req: Api.messages.SendMessage | Api.messages.SendMedia,
+    chatId: string,
+    randomId: string,
+    same: (m: Api.Message) => boolean,
+  ): Promise<number> {
     try {
       return this.sentId(await this.call(req, chatId), randomId, req.className);
     } catch (e) {
       if (!(e instanceof AlreadyDoneError)) throw e;
       const id = await this.findOwnMessage(chatId, same);
       if (id !== undefined) return id;
-      throw new AlreadyDoneError(`sent before (duplicate random_id), but not among the chat's last ${DUPLICATE_LOOKBACK} messages; not added to the stored history`);
+      throw new AlreadyDoneError(
+        `sent before (duplicate random_id), but not among the chat's last ${DUPLICATE_LOOKBACK} messages; not added to the stored history`,
+      );
     }
   }
 
-  private async findOwnMessage(chatId: string, same: (m: Api.Message) => boolean): Promise<number | undefined> {
+  private async findOwnMessage(
+    chatId: string,
+    same: (m: Api.Message) => boolean,
+  ): Promise<number | undefined> {
     const res = await this.call(
-      new Api.messages.GetHistory({ peer: this.peer(chatId), limit: DUPLICATE_LOOKBACK, offsetId: 0, offsetDate: 0, addOffset: 0, maxId: 0, minId: 0, hash: returnBigInt(0) }),
+      new Api.messages.GetHistory({
+        peer: this.peer(chatId),
+        limit: DUPLICATE_LOOKBACK,
+        offsetId: 0,
+        offsetDate: 0,
+        addOffset: 0,
+        maxId: 0,
+        minId: 0,
+        hash: returnBigInt(0),
+      }),
       chatId,
     );
     if (res instanceof Api.messages.MessagesNotModified) return undefined;
@@ -171,20 +200,35 @@ export class GramActions implements ChatActions {
     return undefined;
   }
 
-  async setTyping(p: { chatId: string; action: "typing" | "sticker" | "cancel"; topicId?: number }): Promise<void> {
+  async setTyping(p: {
+    chatId: string;
+    action: "typing" | "sticker" | "cancel";
+    topicId?: number;
+  }): Promise<void> {
     const action =
       p.action === "typing"
         ? new Api.SendMessageTypingAction()
         : p.action === "sticker"
           ? new Api.SendMessageChooseStickerAction()
           : new Api.SendMessageCancelAction();
-    await this.call(new Api.messages.SetTyping({ peer: this.peer(p.chatId), action, ...(p.topicId ? { topMsgId: p.topicId } : {}) }), p.chatId, undefined, COSMETIC_TIMEOUT_MS);
+    await this.call(
+      new Api.messages.SetTyping({
+        peer: this.peer(p.chatId),
+        action,
+        ...(p.topicId ? { topMsgId: p.topicId } : {}),
+      }),
+      p.chatId,
+      undefined,
+      COSMETIC_TIMEOUT_MS,
+    );
   }
 
   async markRead(p: { chatId: string; maxId: number }): Promise<void> {
     const peer = this.peer(p.chatId);
     await this.call(
-      isChannelId(p.chatId) ? new Api.channels.ReadHistory({ channel: peer, maxId: p.maxId }) : new Api.messages.ReadHistory({ peer, maxId: p.maxId }),
+      isChannelId(p.chatId)
+        ? new Api.channels.ReadHistory({ channel: peer, maxId: p.maxId })
+        : new Api.messages.ReadHistory({ peer, maxId: p.maxId }),
       p.chatId,
       METHOD.read,
       COSMETIC_TIMEOUT_MS,
@@ -204,7 +248,14 @@ export class GramActions implements ChatActions {
       return allowed ? closestAllowed(p.emoji, allowed) : p.emoji;
     };
     const send = (emoji: string) =>
-      this.call(new Api.messages.SendReaction({ peer: this.peer(p.chatId), msgId: p.messageId, reaction: [new Api.ReactionEmoji({ emoticon: emoji })] }), p.chatId);
+      this.call(
+        new Api.messages.SendReaction({
+          peer: this.peer(p.chatId),
+          msgId: p.messageId,
+          reaction: [new Api.ReactionEmoji({ emoticon: emoji })],
+        }),
+        p.chatId,
+      );
     const refused = (e: unknown) => e instanceof PermanentError && e.code === "REACTION_INVALID";
     const first = await choose();
     if (first === undefined) return undefined;
@@ -226,7 +277,14 @@ export class GramActions implements ChatActions {
     }
   }
 
-  async sendSticker(p: { chatId: string; set: string; name: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number | "not-found"> {
+  async sendSticker(p: {
+    chatId: string;
+    set: string;
+    name: string;
+    replyTo?: number;
+    topicId?: number;
+    randomId: string;
+  }): Promise<number | "not-found"> {
     try {
       return await this.sendStickerOnce(p);
     } catch (e) {
@@ -237,7 +295,14 @@ export class GramActions implements ChatActions {
     }
   }
 
-  private async sendStickerOnce(p: { chatId: string; set: string; name: string; replyTo?: number; topicId?: number; randomId: string }): Promise<number | "not-found"> {
+  private async sendStickerOnce(p: {
+    chatId: string;
+    set: string;
+    name: string;
+    replyTo?: number;
+    topicId?: number;
+    randomId: string;
+  }): Promise<number | "not-found"> {
     const docs = await this.stickerSet(p.set, p.chatId);
     const want = p.name.replace(/\uFE0F/g, "");
     const hit = docs?.find((d) => d.emoji.replace(/\uFE0F/g, "") === want);
@@ -245,14 +310,23 @@ export class GramActions implements ChatActions {
     const req = new Api.messages.SendMedia({
       peer: this.peer(p.chatId),
       media: new Api.InputMediaDocument({
-        id: new Api.InputDocument({ id: hit.doc.id, accessHash: hit.doc.accessHash, fileReference: hit.doc.fileReference }),
+        id: new Api.InputDocument({
+          id: hit.doc.id,
+          accessHash: hit.doc.accessHash,
+          fileReference: hit.doc.fileReference,
+        }),
       }),
       message: "",
       randomId: returnBigInt(p.randomId),
       ...replyHeader(p.replyTo, p.topicId),
     });
     const docId = hit.doc.id.toString();
-    return this.sendOnce(req, p.chatId, p.randomId, (m) => m.media instanceof Api.MessageMediaDocument && m.media.document?.id.toString() === docId);
+    return this.sendOnce(
+      req,
+      p.chatId,
+      p.randomId,
+      (m) => m.media instanceof Api.MessageMediaDocument && m.media.document?.id.toString() === docId,
+    );
   }
 
   async block(p: { chatId: string }): Promise<void> {
@@ -274,7 +348,8 @@ export class GramActions implements ChatActions {
     if (c?.accessHash !== undefined) {
       const accessHash = returnBigInt(c.accessHash);
       if (c.chatType === "dm") return new Api.InputPeerUser({ userId: returnBigInt(chatId), accessHash });
-      if (isChannelId(chatId)) return new Api.InputPeerChannel({ channelId: returnBigInt(chatId.slice(4)), accessHash });
+      if (isChannelId(chatId))
+        return new Api.InputPeerChannel({ channelId: returnBigInt(chatId.slice(4)), accessHash });
     }
     return returnBigInt(chatId);
   }
@@ -301,7 +376,13 @@ export class GramActions implements ChatActions {
   private async fetchStickerSet(shortName: string, chatId: string): Promise<StickerDoc[] | undefined> {
     let res: Api.messages.TypeStickerSet;
     try {
-      res = await this.call(new Api.messages.GetStickerSet({ stickerset: new Api.InputStickerSetShortName({ shortName }), hash: 0 }), chatId);
+      res = await this.call(
+        new Api.messages.GetStickerSet({
+          stickerset: new Api.InputStickerSetShortName({ shortName }),
+          hash: 0,
+        }),
+        chatId,
+      );
     } catch (e) {
       if (e instanceof PermanentError && e.code === "STICKERSET_INVALID") {
         this.o.logger.warn({ component: "telegram", set: shortName }, "sticker set not found");
@@ -313,13 +394,20 @@ export class GramActions implements ChatActions {
     const out: StickerDoc[] = [];
     for (const d of res.documents) {
       if (!(d instanceof Api.Document)) continue;
-      const attr = d.attributes.find((a): a is Api.DocumentAttributeSticker => a instanceof Api.DocumentAttributeSticker);
+      const attr = d.attributes.find(
+        (a): a is Api.DocumentAttributeSticker => a instanceof Api.DocumentAttributeSticker,
+      );
       out.push({ doc: d, emoji: attr?.alt ?? "" });
     }
     return out;
   }
 
-  private async call<R extends Api.AnyRequest>(req: R, chatId: string, method: string = req.className, timeoutMs?: number): Promise<R["__response"]> {
+  private async call<R extends Api.AnyRequest>(
+    req: R,
+    chatId: string,
+    method: string = req.className,
+    timeoutMs?: number,
+  ): Promise<R["__response"]> {
     const limit = this.o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
     const ms = timeoutMs !== undefined ? Math.min(timeoutMs, limit) : limit;
     let timer: NodeJS.Timeout | undefined;
@@ -350,17 +438,27 @@ export class GramActions implements ChatActions {
         if (u instanceof Api.UpdateMessageID && u.randomId?.toString() === randomId) return u.id;
       }
       for (const u of res.updates) {
-        if ((u instanceof Api.UpdateNewMessage || u instanceof Api.UpdateNewChannelMessage) && u.message instanceof Api.Message) return u.message.id;
+        if (
+          (u instanceof Api.UpdateNewMessage || u instanceof Api.UpdateNewChannelMessage) &&
+          u.message instanceof Api.Message
+        )
+          return u.message.id;
       }
     }
     throw new Error(`${method}: the server's answer (${res.className}) carries no message id`);
   }
 }
 
-function replyHeader(replyTo: number | undefined, topicId: number | undefined): { replyTo?: Api.InputReplyToMessage } {
+function replyHeader(
+  replyTo: number | undefined,
+  topicId: number | undefined,
+): { replyTo?: Api.InputReplyToMessage } {
   if (topicId === 1) topicId = undefined; // the General topic takes no reply header
   if (replyTo === undefined && topicId === undefined) return {};
   return {
-    replyTo: new Api.InputReplyToMessage({ replyToMsgId: replyTo ?? topicId!, ...(topicId !== undefined ? { topMsgId: topicId } : {}) }),
+    replyTo: new Api.InputReplyToMessage({
+      replyToMsgId: replyTo ?? topicId!,
+      ...(topicId !== undefined ? { topMsgId: topicId } : {}),
+    }),
   };
 }

@@ -26,6 +26,7 @@ export class GramJsPinoLogger extends Logger {
   }
 
   override log(level: LogLevel, message: string): void {
-    if (this.pino.isLevelEnabled("debug")) this.pino.debug({ component: "gramjs", gramjsLevel: level }, message);
+    if (this.pino.isLevelEnabled("debug"))
+      this.pino.debug({ component: "gramjs", gramjsLevel: level }, message);
   }
 }

@@ -30,15 +30,27 @@ export function applyChange(changes: MessageChangeHandler, update: Api.TypeUpdat
 }
 
 /** Feed live edits and deletions into `changes`. Returns a function that detaches the handler. */
-export function listenForChanges(o: { client: TelegramClient; changes: MessageChangeHandler; logger: Logger }): () => void {
+export function listenForChanges(o: {
+  client: TelegramClient;
+  changes: MessageChangeHandler;
+  logger: Logger;
+}): () => void {
   const event = new Raw({
-    types: [Api.UpdateEditMessage, Api.UpdateEditChannelMessage, Api.UpdateDeleteMessages, Api.UpdateDeleteChannelMessages],
+    types: [
+      Api.UpdateEditMessage,
+      Api.UpdateEditChannelMessage,
+      Api.UpdateDeleteMessages,
+      Api.UpdateDeleteChannelMessages,
+    ],
   });
   const callback = async (update: Api.TypeUpdate): Promise<void> => {
     try {
       applyChange(o.changes, update);
     } catch (err) {
-      o.logger.error({ component: "inbound", update: update.className, err }, "edit or deletion handling failed");
+      o.logger.error(
+        { component: "inbound", update: update.className, err },
+        "edit or deletion handling failed",
+      );
     }
   };
   o.client.addEventHandler(callback, event);

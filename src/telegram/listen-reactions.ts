@@ -2,7 +2,8 @@ import { Api, utils } from "telegram";
 import type { ReactionChange } from "../inbound/reactions";
 import type { Reactor } from "../store/reactions";
 
-const emojiOf = (r: Api.TypeReaction): string | undefined => (r instanceof Api.ReactionEmoji ? r.emoticon : undefined);
+const emojiOf = (r: Api.TypeReaction): string | undefined =>
+  r instanceof Api.ReactionEmoji ? r.emoticon : undefined;
 
 /**
  * `updateMessageReactions` → what it says about the message (no API call). Telegram pushes it to
@@ -23,7 +24,12 @@ export function reactionChange(update: Api.UpdateMessageReactions, selfId: strin
       const emoji = emojiOf(r.reaction);
       if (emoji === undefined) continue;
       const reactorId = utils.getPeerId(r.peerId);
-      reactors.push({ reactorId, emoji, date: r.date * 1000, isAgent: r.my === true || reactorId === selfId });
+      reactors.push({
+        reactorId,
+        emoji,
+        date: r.date * 1000,
+        isAgent: r.my === true || reactorId === selfId,
+      });
     }
   }
   return {

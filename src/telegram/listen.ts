@@ -39,12 +39,21 @@ export interface ListenOptions {
 type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
 
 /** Where an update's pts counts: the account's common box or a channel's ("-100<id>"). */
-export function ptsBox(update: Api.TypeUpdate | Api.TypeUpdates): { box: string; pts: number; ptsCount: number } | undefined {
-  const u = update as { pts?: unknown; ptsCount?: unknown; channelId?: { toString(): string }; message?: { peerId?: unknown } };
+export function ptsBox(
+  update: Api.TypeUpdate | Api.TypeUpdates,
+): { box: string; pts: number; ptsCount: number } | undefined {
+  const u = update as {
+    pts?: unknown;
+    ptsCount?: unknown;
+    channelId?: { toString(): string };
+    message?: { peerId?: unknown };
+  };
   if (typeof u.pts !== "number" || typeof u.ptsCount !== "number") return undefined;
-  if (u.channelId !== undefined) return { box: `-100${u.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };
+  if (u.channelId !== undefined)
+    return { box: `-100${u.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };
   const peer = u.message?.peerId;
-  if (peer instanceof Api.PeerChannel) return { box: `-100${peer.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };
+  if (peer instanceof Api.PeerChannel)
+    return { box: `-100${peer.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };
   return { box: ACCOUNT_BOX, pts: u.pts, ptsCount: u.ptsCount };
 }
 
@@ -116,16 +125,21 @@ export function listenForMessages(o: ListenOptions): () => void {
         }
         return;
       }
-      await process(update, undefined).catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"));
+      await process(update, undefined).catch((err: unknown) =>
+        o.logger.error({ component: "inbound", err }, "update handling failed"),
+      );
       return;
     }
     // Broadcast posts are not conversation: no update state is kept for such a channel, so a
     // gap there is never fetched. (One Map lookup, channel updates only.)
     if (at.box !== ACCOUNT_BOX && !followed(o.entities.get(at.box))) {
-      await process(update, undefined).catch((err: unknown) => o.logger.error({ component: "inbound", err }, "update handling failed"));
+      await process(update, undefined).catch((err: unknown) =>
+        o.logger.error({ component: "inbound", err }, "update handling failed"),
+      );
       return;
     }
-    const date = (update as { date?: number }).date ?? (update as { message?: { date?: number } }).message?.date ?? 0;
+    const date =
+      (update as { date?: number }).date ?? (update as { message?: { date?: number } }).message?.date ?? 0;
     const pts: PtsInfo = { pts: at.pts, ptsCount: at.ptsCount, date };
     let done: Promise<unknown> | undefined;
     o.tracker.enter(at.box, at.pts, at.ptsCount, date, (ticket) => {

@@ -24,7 +24,14 @@ type CodeForm = "digits" | "word" | "phrase" | "email";
 /** auth.sendCode for `phone`. */
 export function requestCode(ctx: LoginContext, phone: string): Promise<Api.auth.TypeSentCode> {
   const { o } = ctx;
-  return ctx.call(new Api.auth.SendCode({ phoneNumber: phone, apiId: o.apiId, apiHash: o.apiHash, settings: new Api.CodeSettings({}) }));
+  return ctx.call(
+    new Api.auth.SendCode({
+      phoneNumber: phone,
+      apiId: o.apiId,
+      apiHash: o.apiHash,
+      settings: new Api.CodeSettings({}),
+    }),
+  );
 }
 
 function formOf(type: Api.auth.TypeSentCodeType): CodeForm {
@@ -37,7 +44,8 @@ function formOf(type: Api.auth.TypeSentCodeType): CodeForm {
 /** "by SMS", "by a phone call", … — the way `next_type` names. */
 function wayOf(next: Api.auth.TypeCodeType): string {
   if (next instanceof Api.auth.CodeTypeCall) return "by a phone call";
-  if (next instanceof Api.auth.CodeTypeFlashCall || next instanceof Api.auth.CodeTypeMissedCall) return "by a missed call";
+  if (next instanceof Api.auth.CodeTypeFlashCall || next instanceof Api.auth.CodeTypeMissedCall)
+    return "by a missed call";
   if (next instanceof Api.auth.CodeTypeFragmentSms) return "to your Fragment number";
   return "by SMS";
 }
@@ -47,13 +55,19 @@ function announce(ctx: LoginContext, sent: Api.auth.SentCode): void {
   const { o } = ctx;
   const t = sent.type;
   const starts = (b: string | null | undefined) => (b ? `, starting with "${b}"` : "");
-  if (t instanceof Api.auth.SentCodeTypeApp) o.out("Telegram sent a login code to your Telegram app (a message from \"Telegram\" on another device).");
-  else if (t instanceof Api.auth.SentCodeTypeSms || t instanceof Api.auth.SentCodeTypeFirebaseSms) o.out("Telegram sent a login code by SMS.");
+  if (t instanceof Api.auth.SentCodeTypeApp)
+    o.out('Telegram sent a login code to your Telegram app (a message from "Telegram" on another device).');
+  else if (t instanceof Api.auth.SentCodeTypeSms || t instanceof Api.auth.SentCodeTypeFirebaseSms)
+    o.out("Telegram sent a login code by SMS.");
   else if (t instanceof Api.auth.SentCodeTypeCall) o.out("Telegram is calling with the login code.");
-  else if (t instanceof Api.auth.SentCodeTypeEmailCode) o.out(`Telegram sent a login code to ${t.emailPattern}.`);
-  else if (t instanceof Api.auth.SentCodeTypeSmsWord) o.out(`Telegram sent an SMS with a secret word${starts(t.beginning)}: that word is the code.`);
-  else if (t instanceof Api.auth.SentCodeTypeSmsPhrase) o.out(`Telegram sent an SMS with a secret phrase${starts(t.beginning)}: that phrase is the code.`);
-  else if (t instanceof Api.auth.SentCodeTypeFragmentSms) o.out("Telegram sent a login code to your Fragment number.");
+  else if (t instanceof Api.auth.SentCodeTypeEmailCode)
+    o.out(`Telegram sent a login code to ${t.emailPattern}.`);
+  else if (t instanceof Api.auth.SentCodeTypeSmsWord)
+    o.out(`Telegram sent an SMS with a secret word${starts(t.beginning)}: that word is the code.`);
+  else if (t instanceof Api.auth.SentCodeTypeSmsPhrase)
+    o.out(`Telegram sent an SMS with a secret phrase${starts(t.beginning)}: that phrase is the code.`);
+  else if (t instanceof Api.auth.SentCodeTypeFragmentSms)
+    o.out("Telegram sent a login code to your Fragment number.");
   else o.out("Telegram sent a login code.");
   if (sent.nextType) {
     const after = sent.timeout ? ` within ${sent.timeout} s` : "";
@@ -90,12 +104,21 @@ function normalise(answer: string, form: CodeForm): string | undefined {
 
 function signInRequest(phone: string, hash: string, form: CodeForm, code: string): Api.auth.SignIn {
   // An e-mail code is proved with email_verification, never as a phone code.
-  if (form === "email") return new Api.auth.SignIn({ phoneNumber: phone, phoneCodeHash: hash, emailVerification: new Api.EmailVerificationCode({ code }) });
+  if (form === "email")
+    return new Api.auth.SignIn({
+      phoneNumber: phone,
+      phoneCodeHash: hash,
+      emailVerification: new Api.EmailVerificationCode({ code }),
+    });
   return new Api.auth.SignIn({ phoneNumber: phone, phoneCodeHash: hash, phoneCode: code });
 }
 
 /** From a sent code to the signed-in user: the code (resent, renewed, by e-mail), then 2FA. */
-export async function enterCode(ctx: LoginContext, phone: string, first: Api.auth.SentCode): Promise<Api.User> {
+export async function enterCode(
+  ctx: LoginContext,
+  phone: string,
+  first: Api.auth.SentCode,
+): Promise<Api.User> {
   const { o } = ctx;
   let sent = first;
   let wrong = 0;
@@ -108,7 +131,8 @@ export async function enterCode(ctx: LoginContext, phone: string, first: Api.aut
     return undefined;
   };
   const renew = async (): Promise<Api.User | undefined> => {
-    if (renewals >= LOGIN_LIMITS.resends) throw new LoginError("The code expired again; run the login again later.");
+    if (renewals >= LOGIN_LIMITS.resends)
+      throw new LoginError("The code expired again; run the login again later.");
     renewals++;
     try {
       return adopt(await requestCode(ctx, phone));
@@ -127,10 +151,13 @@ export async function enterCode(ctx: LoginContext, phone: string, first: Api.aut
     const answer = await o.prompts.text(question(sent));
     if (answer.trim() === "" && sent.nextType) {
       // "No code": ask Telegram for it the next way it named.
-      if (renewals >= LOGIN_LIMITS.resends) throw new LoginError("No code came after asking again; check the phone and run the login later.");
+      if (renewals >= LOGIN_LIMITS.resends)
+        throw new LoginError("No code came after asking again; check the phone and run the login later.");
       renewals++;
       try {
-        const done = adopt(await ctx.call(new Api.auth.ResendCode({ phoneNumber: phone, phoneCodeHash: sent.phoneCodeHash })));
+        const done = adopt(
+          await ctx.call(new Api.auth.ResendCode({ phoneNumber: phone, phoneCodeHash: sent.phoneCodeHash })),
+        );
         if (done) return done;
       } catch (e) {
         const name = rpcName(e);
@@ -156,14 +183,17 @@ export async function enterCode(ctx: LoginContext, phone: string, first: Api.aut
       const name = e instanceof NotACode ? "PHONE_CODE_INVALID" : rpcName(e);
       if (name !== undefined && WRONG_CODE.has(name)) {
         wrong++;
-        if (wrong >= LOGIN_LIMITS.codeTries) throw new LoginError(`The code was wrong ${wrong} times; run the login again to get a new one.`);
+        if (wrong >= LOGIN_LIMITS.codeTries)
+          throw new LoginError(`The code was wrong ${wrong} times; run the login again to get a new one.`);
         const left = LOGIN_LIMITS.codeTries - wrong;
         o.out(`That code is wrong (${left} ${left === 1 ? "try" : "tries"} left).`);
         continue;
       }
       if (name === "PHONE_CODE_EXPIRED") {
-        if (renewals >= LOGIN_LIMITS.resends) throw new LoginError("The code expired again; run the login again later.");
-        if (!(await o.prompts.confirm("The code has expired. Send a new one?", true))) throw new LoginError("Login cancelled: the code expired.");
+        if (renewals >= LOGIN_LIMITS.resends)
+          throw new LoginError("The code expired again; run the login again later.");
+        if (!(await o.prompts.confirm("The code has expired. Send a new one?", true)))
+          throw new LoginError("Login cancelled: the code expired.");
         // An expired code's hash is spent (auth.resendCode answers PHONE_CODE_EXPIRED too): start over.
         const done = await renew();
         if (done) return done;
@@ -173,7 +203,9 @@ export async function enterCode(ctx: LoginContext, phone: string, first: Api.aut
       throw explain(e);
     }
     if (result instanceof Api.auth.AuthorizationSignUpRequired) {
-      throw new LoginError(`No Telegram account uses ${phone}. Create one in a Telegram app first, then log in here.`);
+      throw new LoginError(
+        `No Telegram account uses ${phone}. Create one in a Telegram app first, then log in here.`,
+      );
     }
     return userOf(result);
   }

@@ -26,7 +26,10 @@ export interface LoginContext {
  * throw "entities is not iterable" after Telegram already sent the e-mail. The sender maps RPC
  * errors itself, so nothing else is lost (flood waits are never slept on in a login anyway).
  */
-export function sendDirect<R extends Api.AnyRequest>(client: TelegramClient, request: R): Promise<R["__response"]> {
+export function sendDirect<R extends Api.AnyRequest>(
+  client: TelegramClient,
+  request: R,
+): Promise<R["__response"]> {
   const sender = (client as unknown as { _sender?: { send(r: Api.AnyRequest): Promise<unknown> } })._sender;
   if (!sender) return Promise.reject(new LoginError("Not connected to Telegram; try again."));
   return sender.send(request) as Promise<R["__response"]>;
@@ -56,12 +59,15 @@ export function explain(e: unknown): unknown {
   const known: Record<string, string> = {
     API_ID_INVALID:
       "Telegram rejected TELEGRAM_API_ID / TELEGRAM_API_HASH (API_ID_INVALID): copy both again from https://my.telegram.org → API development tools.",
-    API_ID_PUBLISHED_FLOOD: "Telegram refuses this API id (API_ID_PUBLISHED_FLOOD): create your own app at https://my.telegram.org.",
+    API_ID_PUBLISHED_FLOOD:
+      "Telegram refuses this API id (API_ID_PUBLISHED_FLOOD): create your own app at https://my.telegram.org.",
     PHONE_NUMBER_BANNED: "This phone number is banned from Telegram (PHONE_NUMBER_BANNED).",
-    PHONE_NUMBER_FLOOD: "Too many login attempts for this number (PHONE_NUMBER_FLOOD); wait a day and try again.",
+    PHONE_NUMBER_FLOOD:
+      "Too many login attempts for this number (PHONE_NUMBER_FLOOD); wait a day and try again.",
     PHONE_PASSWORD_FLOOD: "Too many password attempts (PHONE_PASSWORD_FLOOD); wait and try again later.",
     AUTH_RESTART: "Telegram asked to start the login over (AUTH_RESTART); run the command again.",
-    PHONE_NUMBER_UNOCCUPIED: "No Telegram account uses this phone number (PHONE_NUMBER_UNOCCUPIED). Create one in a Telegram app first.",
+    PHONE_NUMBER_UNOCCUPIED:
+      "No Telegram account uses this phone number (PHONE_NUMBER_UNOCCUPIED). Create one in a Telegram app first.",
     EMAIL_NOT_ALLOWED: "Telegram does not accept this e-mail address for logging in (EMAIL_NOT_ALLOWED).",
     SESSION_PASSWORD_NEEDED: "The account needs its 2FA password.",
   };
@@ -71,6 +77,7 @@ export function explain(e: unknown): unknown {
 /** The user of a successful authorization. */
 export function userOf(auth: Api.auth.TypeAuthorization): Api.User {
   if (auth instanceof Api.auth.Authorization && auth.user instanceof Api.User) return auth.user;
-  throw new LoginError(`Telegram answered the login with ${auth.className}; this account cannot be used here.`);
+  throw new LoginError(
+    `Telegram answered the login with ${auth.className}; this account cannot be used here.`,
+  );
 }
-

@@ -14,9 +14,15 @@ const TRIES = 3;
 const ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Sets the account's login e-mail up; returns the login code Telegram sent afterwards. */
-export async function setUpLoginEmail(ctx: LoginContext, phone: string, phoneCodeHash: string): Promise<Api.auth.TypeSentCode> {
+export async function setUpLoginEmail(
+  ctx: LoginContext,
+  phone: string,
+  phoneCodeHash: string,
+): Promise<Api.auth.TypeSentCode> {
   const { o } = ctx;
-  o.out("Telegram wants a login e-mail for this account before it sends a code. Give an address you can read now: Telegram sends a code there.");
+  o.out(
+    "Telegram wants a login e-mail for this account before it sends a code. Give an address you can read now: Telegram sends a code there.",
+  );
   const purpose = new Api.EmailVerifyPurposeLoginSetup({ phoneNumber: phone, phoneCodeHash });
   for (let attempt = 1; attempt <= TRIES; attempt++) {
     const email = (await o.prompts.text("E-mail address for logging in")).trim();
@@ -34,7 +40,8 @@ export async function setUpLoginEmail(ctx: LoginContext, phone: string, phoneCod
         o.out(`Telegram does not accept that address (${name}).`);
         continue;
       }
-      if (name === "PHONE_CODE_EXPIRED") throw new LoginError("The login expired while the e-mail was being set up; run the login again.");
+      if (name === "PHONE_CODE_EXPIRED")
+        throw new LoginError("The login expired while the e-mail was being set up; run the login again.");
       throw explain(e);
     }
     o.out(`Telegram sent a code to ${sent.emailPattern}.`);
@@ -43,7 +50,11 @@ export async function setUpLoginEmail(ctx: LoginContext, phone: string, phoneCod
   throw new LoginError(`No usable e-mail address in ${TRIES} tries; run the login again.`);
 }
 
-async function verify(ctx: LoginContext, purpose: Api.EmailVerifyPurposeLoginSetup, pattern: string): Promise<Api.auth.TypeSentCode> {
+async function verify(
+  ctx: LoginContext,
+  purpose: Api.EmailVerifyPurposeLoginSetup,
+  pattern: string,
+): Promise<Api.auth.TypeSentCode> {
   const { o } = ctx;
   for (let attempt = 1; attempt <= TRIES; attempt++) {
     const code = (await o.prompts.text(`Code from the e-mail to ${pattern}`)).replace(/[\s-]/g, "");
@@ -57,17 +68,21 @@ async function verify(ctx: LoginContext, purpose: Api.EmailVerifyPurposeLoginSet
     }
     let res: Api.account.TypeEmailVerified;
     try {
-      res = await ctx.call(new Api.account.VerifyEmail({ purpose, verification: new Api.EmailVerificationCode({ code }) }));
+      res = await ctx.call(
+        new Api.account.VerifyEmail({ purpose, verification: new Api.EmailVerificationCode({ code }) }),
+      );
     } catch (e) {
       const name = rpcName(e);
       if (name === "CODE_INVALID" || name === "EMAIL_CODE_INVALID") {
         wrong();
         continue;
       }
-      if (name === "EMAIL_VERIFY_EXPIRED") throw new LoginError("The e-mail code expired; run the login again.");
+      if (name === "EMAIL_VERIFY_EXPIRED")
+        throw new LoginError("The e-mail code expired; run the login again.");
       throw explain(e);
     }
-    if (!(res instanceof Api.account.EmailVerifiedLogin)) throw new LoginError("Telegram verified the e-mail but sent no login code; run the login again.");
+    if (!(res instanceof Api.account.EmailVerifiedLogin))
+      throw new LoginError("Telegram verified the e-mail but sent no login code; run the login again.");
     o.out(`${res.email} is now this account's login e-mail.`);
     return res.sentCode;
   }

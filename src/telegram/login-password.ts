@@ -20,7 +20,10 @@ export async function checkPassword(ctx: LoginContext): Promise<Api.User> {
     } catch (e) {
       throw explain(e);
     }
-    if (!params.hasPassword) throw new LoginError("Telegram asked for the 2FA password but reports none is set; run the login again.");
+    if (!params.hasPassword)
+      throw new LoginError(
+        "Telegram asked for the 2FA password but reports none is set; run the login again.",
+      );
     const hint = params.hint ? ` (hint: ${params.hint})` : "";
     const password = await o.prompts.secret(`2FA password${hint}`);
     const left = TRIES - attempt;
@@ -29,7 +32,9 @@ export async function checkPassword(ctx: LoginContext): Promise<Api.User> {
       continue;
     }
     try {
-      return userOf(await ctx.call(new Api.auth.CheckPassword({ password: await computeCheck(params, password) })));
+      return userOf(
+        await ctx.call(new Api.auth.CheckPassword({ password: await computeCheck(params, password) })),
+      );
     } catch (e) {
       if (rpcName(e) !== "PASSWORD_HASH_INVALID") throw explain(e);
       if (left > 0) o.out(`Wrong password (${left} ${left === 1 ? "try" : "tries"} left).`);

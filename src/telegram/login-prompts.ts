@@ -20,20 +20,26 @@ export interface LoginPrompts {
  */
 export function terminalPrompts(stdin: NodeJS.ReadStream = process.stdin): LoginPrompts {
   const ask = <T>(question: string, run: () => Promise<T>): Promise<T> => {
-    const closed = () => new LoginError(`standard input is closed: no answer to "${question}" (run the login in a terminal)`);
+    const closed = () =>
+      new LoginError(`standard input is closed: no answer to "${question}" (run the login in a terminal)`);
     if (stdin.readableEnded || stdin.destroyed) return Promise.reject(closed());
     return new Promise<T>((resolve, reject) => {
       const onEnd = () => reject(closed());
       stdin.once("end", onEnd);
       stdin.once("close", onEnd);
-      run().then(resolve, reject).finally(() => {
-        stdin.off("end", onEnd);
-        stdin.off("close", onEnd);
-      });
+      run()
+        .then(resolve, reject)
+        .finally(() => {
+          stdin.off("end", onEnd);
+          stdin.off("close", onEnd);
+        });
     });
   };
   return {
-    text: (q, o) => ask(q, () => input.text(q, o?.default !== undefined ? { default: o.default } : {})).then((a) => a.trim() || (o?.default ?? "")),
+    text: (q, o) =>
+      ask(q, () => input.text(q, o?.default !== undefined ? { default: o.default } : {})).then(
+        (a) => a.trim() || (o?.default ?? ""),
+      ),
     secret: (q) => ask(q, () => input.password(q)),
     confirm: (q, defaultYes) => ask(q, () => input.confirm(q, { default: defaultYes })),
   };

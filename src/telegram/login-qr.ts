@@ -41,7 +41,12 @@ export async function qrLogin(ctx: LoginContext): Promise<Api.User> {
       if (answer instanceof Api.auth.LoginTokenMigrateTo) return await migrate(ctx, answer);
       if (clock.now() >= deadline) break;
       o.out(shown === 0 ? qrInstructions : "The QR code expired; here is a new one:");
-      o.out(await QRCode.toString(`tg://login?token=${answer.token.toString("base64url")}`, { type: "terminal", small: true }));
+      o.out(
+        await QRCode.toString(`tg://login?token=${answer.token.toString("base64url")}`, {
+          type: "terminal",
+          small: true,
+        }),
+      );
       // Wait for the scan, the token's expiry (refresh) or the time limit, whichever is first.
       const untilExpiry = answer.expires * 1000 - clock.now();
       const wait = Math.max(1_000, Math.min(untilExpiry, 30_000, deadline - clock.now()));
@@ -63,14 +68,18 @@ export async function qrLogin(ctx: LoginContext): Promise<Api.User> {
   } finally {
     client.removeEventHandler(onToken, event);
   }
-  throw new LoginError(`The QR code was not scanned within ${humanDuration(limit / 1000)}; run the login again.`);
+  throw new LoginError(
+    `The QR code was not scanned within ${humanDuration(limit / 1000)}; run the login again.`,
+  );
 }
 
 const qrInstructions =
   "Scan this QR code with Telegram on a phone where the account is logged in: Settings → Devices → Link Desktop Device.";
 
 function exportToken(ctx: LoginContext): Promise<Api.auth.TypeLoginToken> {
-  return ctx.call(new Api.auth.ExportLoginToken({ apiId: ctx.o.apiId, apiHash: ctx.o.apiHash, exceptIds: [] }));
+  return ctx.call(
+    new Api.auth.ExportLoginToken({ apiId: ctx.o.apiId, apiHash: ctx.o.apiHash, exceptIds: [] }),
+  );
 }
 
 async function migrate(ctx: LoginContext, to: Api.auth.LoginTokenMigrateTo): Promise<Api.User> {
@@ -78,5 +87,7 @@ async function migrate(ctx: LoginContext, to: Api.auth.LoginTokenMigrateTo): Pro
   await (ctx.client as unknown as SwitchDc)._switchDC(to.dcId);
   const answer = await ctx.call(new Api.auth.ImportLoginToken({ token: to.token }));
   if (answer instanceof Api.auth.LoginTokenSuccess) return userOf(answer.authorization);
-  throw new LoginError(`Telegram answered the QR login with ${answer.className} after the move to DC ${to.dcId}; run the login again.`);
+  throw new LoginError(
+    `Telegram answered the QR login with ${answer.className} after the move to DC ${to.dcId}; run the login again.`,
+  );
 }

@@ -70,7 +70,9 @@ export async function logIn(o: LoginOptions): Promise<LoginResult> {
     release = lockSession(o.sessionFile);
   } catch (e) {
     if (!(e instanceof SessionInUseError)) throw new LoginError(e instanceof Error ? e.message : String(e));
-    throw new LoginError(`${o.agent}'s session is in use (${e.path}: process ${e.pid} is using this session). Stop that process (npm start) first, then log in again.`);
+    throw new LoginError(
+      `${o.agent}'s session is in use (${e.path}: process ${e.pid} is using this session). Stop that process (npm start) first, then log in again.`,
+    );
   }
   try {
     if (!o.force && existsSync(o.sessionFile)) {
@@ -113,12 +115,20 @@ function context(client: TelegramClient, o: LoginOptions): LoginContext {
       let timer: unknown;
       const timeout = new Promise<never>((_, reject) => {
         timer = clock.setTimeout(
-          () => reject(new LoginError(`Telegram did not answer ${request.className} within ${humanDuration(limit / 1000)}; check the connection and try again.`)),
+          () =>
+            reject(
+              new LoginError(
+                `Telegram did not answer ${request.className} within ${humanDuration(limit / 1000)}; check the connection and try again.`,
+              ),
+            ),
           limit,
         );
       });
       try {
-        return await Promise.race([co?.direct ? sendDirect(client, request) : client.invoke(request), timeout]);
+        return await Promise.race([
+          co?.direct ? sendDirect(client, request) : client.invoke(request),
+          timeout,
+        ]);
       } catch (e) {
         throw floodWait(e, request.className) ?? e;
       } finally {
@@ -135,7 +145,10 @@ async function connect(ctx: LoginContext): Promise<void> {
     await Promise.race([
       ctx.client.connect(),
       new Promise<never>((_, reject) => {
-        timer = ctx.clock.setTimeout(() => reject(new Error(`no connection within ${humanDuration(limit / 1000)}`)), limit);
+        timer = ctx.clock.setTimeout(
+          () => reject(new Error(`no connection within ${humanDuration(limit / 1000)}`)),
+          limit,
+        );
       }),
     ]);
   } catch (e) {
@@ -143,7 +156,8 @@ async function connect(ctx: LoginContext): Promise<void> {
   } finally {
     ctx.clock.clearTimeout(timer);
   }
-  if (!ctx.client.connected) throw new LoginError("Could not connect to Telegram; check the network and try again.");
+  if (!ctx.client.connected)
+    throw new LoginError("Could not connect to Telegram; check the network and try again.");
 }
 
 /**
@@ -182,11 +196,19 @@ async function savedSessionUser(o: LoginOptions): Promise<Api.User | undefined> 
     } catch (e) {
       const lost = accountLost(e);
       if (lost) {
-        o.out(`The saved session in ${o.sessionFile} is no longer signed in (${lost.code}: ${lost.explanation}); logging in again.`);
+        o.out(
+          `The saved session in ${o.sessionFile} is no longer signed in (${lost.code}: ${lost.explanation}); logging in again.`,
+        );
         return undefined;
       }
       const name = rpcName(e);
-      throw unsure(e instanceof LoginError ? e.message : name !== undefined ? `Telegram answered ${name}.` : `${e instanceof Error ? e.message : String(e)}.`);
+      throw unsure(
+        e instanceof LoginError
+          ? e.message
+          : name !== undefined
+            ? `Telegram answered ${name}.`
+            : `${e instanceof Error ? e.message : String(e)}.`,
+      );
     }
     if (!(me instanceof Api.User)) throw unsure("Telegram did not say who the session belongs to.");
     return me;
@@ -198,7 +220,12 @@ async function savedSessionUser(o: LoginOptions): Promise<Api.User | undefined> 
 async function codeLogin(ctx: LoginContext): Promise<Api.User> {
   const { o } = ctx;
   for (let phoneTry = 1; ; phoneTry++) {
-    const phone = (await o.prompts.text("Phone number of the account (international format, e.g. +15551234567)", o.defaultPhone !== undefined ? { default: o.defaultPhone } : {})).replace(/[\s\-.()]/g, "");
+    const phone = (
+      await o.prompts.text(
+        "Phone number of the account (international format, e.g. +15551234567)",
+        o.defaultPhone !== undefined ? { default: o.defaultPhone } : {},
+      )
+    ).replace(/[\s\-.()]/g, "");
     if (phone === "") {
       if (phoneTry >= LOGIN_LIMITS.phoneTries) throw new LoginError("No phone number given.");
       o.out("A phone number is needed (+ and the country code).");
@@ -209,8 +236,11 @@ async function codeLogin(ctx: LoginContext): Promise<Api.User> {
       sent = await requestCode(ctx, phone);
     } catch (e) {
       if (rpcName(e) !== "PHONE_NUMBER_INVALID") throw explain(e);
-      if (phoneTry >= LOGIN_LIMITS.phoneTries) throw new LoginError(`Telegram did not accept a phone number in ${LOGIN_LIMITS.phoneTries} tries.`);
-      o.out(`Telegram says "${phone}" is not a valid phone number (PHONE_NUMBER_INVALID). Use + and the country code.`);
+      if (phoneTry >= LOGIN_LIMITS.phoneTries)
+        throw new LoginError(`Telegram did not accept a phone number in ${LOGIN_LIMITS.phoneTries} tries.`);
+      o.out(
+        `Telegram says "${phone}" is not a valid phone number (PHONE_NUMBER_INVALID). Use + and the country code.`,
+      );
       continue;
     }
     if (sent instanceof Api.auth.SentCodeSuccess) return userOf(sent.authorization);

@@ -31,7 +31,10 @@ export interface TelegramMediaFetcherOptions {
 }
 
 function isExpired(e: unknown): boolean {
-  return e instanceof errors.RPCError && (e.errorMessage === "FILE_REFERENCE_EXPIRED" || e.errorMessage.startsWith("FILE_REFERENCE_"));
+  return (
+    e instanceof errors.RPCError &&
+    (e.errorMessage === "FILE_REFERENCE_EXPIRED" || e.errorMessage.startsWith("FILE_REFERENCE_"))
+  );
 }
 
 export class TelegramMediaFetcher implements MediaFetcher {
@@ -46,7 +49,10 @@ export class TelegramMediaFetcher implements MediaFetcher {
       return await this.get(file, ref.media.size);
     } catch (e) {
       if (!isExpired(e)) throw e;
-      this.o.logger.debug({ component: "media", chatId: ref.chatId, messageId: ref.messageId }, "file reference expired; fetching the message again");
+      this.o.logger.debug(
+        { component: "media", chatId: ref.chatId, messageId: ref.messageId },
+        "file reference expired; fetching the message again",
+      );
       const fresh = await this.refetch(ref);
       if (!fresh) throw new Error(`message ${ref.messageId} in ${ref.chatId} is gone or has no file`);
       return this.get(fresh, ref.media.size);
@@ -57,7 +63,15 @@ export class TelegramMediaFetcher implements MediaFetcher {
     let p = this.setNames.get(setId);
     if (!p) {
       p = this.bounded(
-        this.o.client.invoke(new Api.messages.GetStickerSet({ stickerset: new Api.InputStickerSetID({ id: returnBigInt(setId), accessHash: returnBigInt(accessHash) }), hash: 0 })),
+        this.o.client.invoke(
+          new Api.messages.GetStickerSet({
+            stickerset: new Api.InputStickerSetID({
+              id: returnBigInt(setId),
+              accessHash: returnBigInt(accessHash),
+            }),
+            hash: 0,
+          }),
+        ),
       ).then((res) => (res instanceof Api.messages.StickerSet ? res.set.shortName : undefined));
       this.setNames.set(setId, p);
       p.catch(() => this.setNames.delete(setId));
@@ -70,8 +84,18 @@ export class TelegramMediaFetcher implements MediaFetcher {
     if (file.type === "photo" && !file.thumb) throw new Error(`photo ${file.id} has no downloadable size`);
     const location =
       file.type === "photo"
-        ? new Api.InputPhotoFileLocation({ id: returnBigInt(file.id), accessHash: returnBigInt(file.accessHash), fileReference: ref, thumbSize: file.thumb! })
-        : new Api.InputDocumentFileLocation({ id: returnBigInt(file.id), accessHash: returnBigInt(file.accessHash), fileReference: ref, thumbSize: "" });
+        ? new Api.InputPhotoFileLocation({
+            id: returnBigInt(file.id),
+            accessHash: returnBigInt(file.accessHash),
+            fileReference: ref,
+            thumbSize: file.thumb!,
+          })
+        : new Api.InputDocumentFileLocation({
+            id: returnBigInt(file.id),
+            accessHash: returnBigInt(file.accessHash),
+            fileReference: ref,
+            thumbSize: "",
+          });
     const cancel = { stopped: false };
     try {
       return await this.bounded(this.chunks(location, file.dcId, size, cancel));
@@ -81,12 +105,21 @@ export class TelegramMediaFetcher implements MediaFetcher {
   }
 
   /** The file, chunk by chunk, from its own DC; stops asking once `cancel.stopped`. */
-  private async chunks(location: Api.TypeInputFileLocation, dcId: number | undefined, size: number | undefined, cancel: { stopped: boolean }): Promise<Buffer> {
+  private async chunks(
+    location: Api.TypeInputFileLocation,
+    dcId: number | undefined,
+    size: number | undefined,
+    cancel: { stopped: boolean },
+  ): Promise<Buffer> {
     const own = this.o.client.session.dcId;
     // GramJS's own part size for a file of this size (64 KB when the size is unknown).
     const partSize = (size !== undefined ? utils.getAppropriatedPartSize(returnBigInt(size)) : 64) * 1024;
     const parts: Buffer[] = [];
-    const iter = this.o.client.iterDownload({ file: location, requestSize: partSize, ...(dcId !== undefined && dcId !== own ? { dcId } : {}) });
+    const iter = this.o.client.iterDownload({
+      file: location,
+      requestSize: partSize,
+      ...(dcId !== undefined && dcId !== own ? { dcId } : {}),
+    });
     for await (const chunk of iter) {
       if (cancel.stopped) throw new Error("download cancelled");
       parts.push(chunk);
@@ -101,13 +134,18 @@ export class TelegramMediaFetcher implements MediaFetcher {
     if (ref.chatId.startsWith("-100")) {
       const chat = this.o.lookupChat(ref.chatId);
       if (chat?.accessHash === undefined) throw new Error(`no access hash for ${ref.chatId}`);
-      const channel = new Api.InputChannel({ channelId: returnBigInt(ref.chatId.slice(4)), accessHash: returnBigInt(chat.accessHash) });
+      const channel = new Api.InputChannel({
+        channelId: returnBigInt(ref.chatId.slice(4)),
+        accessHash: returnBigInt(chat.accessHash),
+      });
       res = await this.bounded(this.o.client.invoke(new Api.channels.GetMessages({ channel, id })));
     } else {
       res = await this.bounded(this.o.client.invoke(new Api.messages.GetMessages({ id })));
     }
     if (res instanceof Api.messages.MessagesNotModified) return undefined;
-    const msg = res.messages.find((m): m is Api.Message => m instanceof Api.Message && m.id === ref.messageId);
+    const msg = res.messages.find(
+      (m): m is Api.Message => m instanceof Api.Message && m.id === ref.messageId,
+    );
     return msg ? parseMedia(msg)?.file : undefined;
   }
 
@@ -115,7 +153,12 @@ export class TelegramMediaFetcher implements MediaFetcher {
     const ms = this.o.timeoutMs ?? MEDIA_REQUEST_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     try {
-      return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]);
+      return await Promise.race([
+        p,
+        new Promise<never>(
+          (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)),
+        ),
+      ]);
     } finally {
       clearTimeout(timer);
     }

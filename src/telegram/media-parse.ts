@@ -21,8 +21,12 @@ function sizeBytes(s: PhotoSizeLike): number {
  * file and the describer rules it out without a request.
  */
 function photoDescriptor(photo: Api.Photo): MediaDescriptor {
-  const sizes = photo.sizes.filter((s): s is PhotoSizeLike => s instanceof Api.PhotoSize || s instanceof Api.PhotoSizeProgressive);
-  const pick = PHOTO_SIZE_PREFERENCE.map((t) => sizes.find((s) => s.type === t)).find((s) => s !== undefined) ?? sizes.at(-1);
+  const sizes = photo.sizes.filter(
+    (s): s is PhotoSizeLike => s instanceof Api.PhotoSize || s instanceof Api.PhotoSizeProgressive,
+  );
+  const pick =
+    PHOTO_SIZE_PREFERENCE.map((t) => sizes.find((s) => s.type === t)).find((s) => s !== undefined) ??
+    sizes.at(-1);
   const id = photo.id.toString();
   if (!pick) return { kind: "photo", uid: fileUniqueId("photo", id), mime: "image/jpeg" };
   const file: MediaFile = {
@@ -51,7 +55,11 @@ function documentDescriptor(doc: Api.Document, media: Api.MessageMediaDocument):
       sticker = {
         emoji: a.alt,
         ...(set ? { setId: set.id.toString(), setAccessHash: set.accessHash.toString() } : {}),
-        ...(doc.mimeType === "application/x-tgsticker" ? { animated: "tgs" as const } : doc.mimeType === "video/webm" ? { animated: "video" as const } : {}),
+        ...(doc.mimeType === "application/x-tgsticker"
+          ? { animated: "tgs" as const }
+          : doc.mimeType === "video/webm"
+            ? { animated: "video" as const }
+            : {}),
       };
     } else if (a instanceof Api.DocumentAttributeAudio) {
       duration = a.duration;
@@ -98,7 +106,8 @@ function textOf(t: Api.TypeTextWithEntities | string): string {
 /** The descriptor of a message's media, or undefined for a message without (or with empty) media. */
 export function parseMedia(m: Api.Message): MediaDescriptor | undefined {
   const media = m.media;
-  if (!media || media instanceof Api.MessageMediaEmpty || media instanceof Api.MessageMediaWebPage) return undefined;
+  if (!media || media instanceof Api.MessageMediaEmpty || media instanceof Api.MessageMediaWebPage)
+    return undefined;
   let d: MediaDescriptor;
   if (media instanceof Api.MessageMediaPhoto) {
     if (!(media.photo instanceof Api.Photo)) return undefined;
@@ -107,11 +116,25 @@ export function parseMedia(m: Api.Message): MediaDescriptor | undefined {
     if (!(media.document instanceof Api.Document)) return undefined;
     d = documentDescriptor(media.document, media);
   } else if (media instanceof Api.MessageMediaPoll) {
-    d = { kind: "poll", poll: { question: textOf(media.poll.question), options: media.poll.answers.map((a) => textOf(a.text)) } };
-  } else if (media instanceof Api.MessageMediaGeo || media instanceof Api.MessageMediaGeoLive || media instanceof Api.MessageMediaVenue) {
+    d = {
+      kind: "poll",
+      poll: { question: textOf(media.poll.question), options: media.poll.answers.map((a) => textOf(a.text)) },
+    };
+  } else if (
+    media instanceof Api.MessageMediaGeo ||
+    media instanceof Api.MessageMediaGeoLive ||
+    media instanceof Api.MessageMediaVenue
+  ) {
     const geo = media.geo;
     if (!(geo instanceof Api.GeoPoint)) return { kind: "location" };
-    d = { kind: "location", location: { lat: geo.lat, long: geo.long, ...(media instanceof Api.MessageMediaVenue ? { venue: media.title } : {}) } };
+    d = {
+      kind: "location",
+      location: {
+        lat: geo.lat,
+        long: geo.long,
+        ...(media instanceof Api.MessageMediaVenue ? { venue: media.title } : {}),
+      },
+    };
   } else if (media instanceof Api.MessageMediaContact) {
     // A contact without a name is shown as "[contact]": its phone number never enters a prompt.
     const name = [media.firstName, media.lastName].filter(Boolean).join(" ").trim();

@@ -25,9 +25,14 @@ export interface MessageFeedOptions {
 export type MessageFeed = (raw: GramMessage, pts?: PtsInfo) => Promise<InboundOutcome | undefined>;
 
 /** What the entity store adds to a message whose update named no sender (or no chat title). */
-export function enrich(m: InboundMessage, sender: EntityRecord | undefined, chat: EntityRecord | undefined): InboundMessage {
+export function enrich(
+  m: InboundMessage,
+  sender: EntityRecord | undefined,
+  chat: EntityRecord | undefined,
+): InboundMessage {
   let out = m;
-  if (m.chatType !== "dm" && m.chatTitle === undefined && chat?.title) out = { ...out, chatTitle: chat.title };
+  if (m.chatType !== "dm" && m.chatTitle === undefined && chat?.title)
+    out = { ...out, chatTitle: chat.title };
   if (!m.senderUnknown) return out;
   if (!sender) return out;
   const name = entityName(sender);
@@ -52,13 +57,24 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
   return async (raw, pts) => {
     const parsed = parseMessage(raw);
     if (!parsed) return undefined;
-    const m = enrich(parsed, parsed.senderUnknown ? o.entities.get(parsed.senderId) : undefined, parsed.chatTitle === undefined ? o.entities.get(parsed.chatId) : undefined);
+    const m = enrich(
+      parsed,
+      parsed.senderUnknown ? o.entities.get(parsed.senderId) : undefined,
+      parsed.chatTitle === undefined ? o.entities.get(parsed.chatId) : undefined,
+    );
     const resolveSender = async (): Promise<InboundMessage | undefined> => {
-      const e = await o.resolver.resolve({ chatId: m.chatId, chatType: m.chatType, senderId: m.senderId, messageId: m.messageId, ...(pts ? { pts } : {}) });
+      const e = await o.resolver.resolve({
+        chatId: m.chatId,
+        chatType: m.chatType,
+        senderId: m.senderId,
+        messageId: m.messageId,
+        ...(pts ? { pts } : {}),
+      });
       if (!e) return undefined;
       return enrich(m, e, undefined);
     };
-    const fetchReply = () => fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger });
+    const fetchReply = () =>
+      fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger });
     const sender = m.senderUnknown ? resolveSender : undefined;
     try {
       // The hot path calls the handler directly; only a busy database (or messages already
@@ -76,7 +92,15 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
       // GramJS swallows handler errors; make sure ours are seen. The caller must know too: a
       // message that was not stored must not move the update state past it.
       if (!(err instanceof GateClosedError)) {
-        o.logger.error({ component: "inbound", chatId: m.chatId, messageId: m.messageId, err: describeFailure(err, o.dbFile) }, "inbound message handling failed");
+        o.logger.error(
+          {
+            component: "inbound",
+            chatId: m.chatId,
+            messageId: m.messageId,
+            err: describeFailure(err, o.dbFile),
+          },
+          "inbound message handling failed",
+        );
       }
       throw err;
     }

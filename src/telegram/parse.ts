@@ -6,7 +6,20 @@ import { parseMedia } from "./media-parse";
 /** GramJS's custom message (what NewMessage handlers receive). */
 export type GramMessage = Api.Message;
 
-type Entityish = { className?: string; min?: boolean; accessHash?: { toString(): string }; firstName?: string; lastName?: string; title?: string; username?: string; bot?: boolean; contact?: boolean; forum?: boolean; megagroup?: boolean; broadcast?: boolean };
+type Entityish = {
+  className?: string;
+  min?: boolean;
+  accessHash?: { toString(): string };
+  firstName?: string;
+  lastName?: string;
+  title?: string;
+  username?: string;
+  bot?: boolean;
+  contact?: boolean;
+  forum?: boolean;
+  megagroup?: boolean;
+  broadcast?: boolean;
+};
 
 /** "Ann Lee", a title, or "@user" / the id when the entity is unknown. */
 export function displayName(e: Entityish | undefined, fallbackId: string): string {
@@ -21,7 +34,9 @@ export function displayName(e: Entityish | undefined, fallbackId: string): strin
 const ENTITY_PREFIX = "MessageEntity";
 
 function entityOf(e: Api.TypeMessageEntity): MessageEntity {
-  const type = e.className.startsWith(ENTITY_PREFIX) ? e.className.slice(ENTITY_PREFIX.length).toLowerCase() : e.className;
+  const type = e.className.startsWith(ENTITY_PREFIX)
+    ? e.className.slice(ENTITY_PREFIX.length).toLowerCase()
+    : e.className;
   const userId = e instanceof Api.MessageEntityMentionName ? e.userId.toString() : undefined;
   return { type, offset: e.offset, length: e.length, ...(userId ? { userId } : {}) };
 }
@@ -64,7 +79,8 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
   // Telegram's partial quote: the part of the replied-to message the sender selected.
   const quoteText = header?.quote && header.quoteText ? header.quoteText : undefined;
   // Short updates carry no user objects; a min user has no access hash to answer a DM with.
-  const senderUnknown = !sender || (chatType === "dm" && (sender.min === true || sender.accessHash === undefined));
+  const senderUnknown =
+    !sender || (chatType === "dm" && (sender.min === true || sender.accessHash === undefined));
   return {
     chatId,
     chatType,
@@ -87,6 +103,8 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     // Only a user object says whether the sender is a contact; without one it is unknown.
     senderIsContact: sender?.className === "User" ? Boolean(sender.contact) : undefined,
     ...(media ? { media } : {}),
-    ...(chatType !== "group" && chat?.accessHash !== undefined && !chat.min ? { accessHash: chat.accessHash.toString() } : {}),
+    ...(chatType !== "group" && chat?.accessHash !== undefined && !chat.min
+      ? { accessHash: chat.accessHash.toString() }
+      : {}),
   };
 }

@@ -47,8 +47,16 @@ export async function fetchReplyContext(m: GramMessage, o: ReplyFetchOptions): P
   } catch (e) {
     const timedOut = e instanceof ReplyTimeout;
     o.logger.warn(
-      { component: "telegram", chatId: String(m.chatId), messageId: m.id, replyToId: id, ...(timedOut ? { timeoutMs: o.timeoutMs } : { err: String(e) }) },
-      timedOut ? "reply fetch timed out; answering without the quote" : "reply fetch failed; answering without the quote",
+      {
+        component: "telegram",
+        chatId: String(m.chatId),
+        messageId: m.id,
+        replyToId: id,
+        ...(timedOut ? { timeoutMs: o.timeoutMs } : { err: String(e) }),
+      },
+      timedOut
+        ? "reply fetch timed out; answering without the quote"
+        : "reply fetch failed; answering without the quote",
     );
     return { kind: "unknown", id };
   } finally {

@@ -29,7 +29,13 @@ export class SenderResolver {
     },
   ) {}
 
-  async resolve(p: { chatId: string; chatType: string; senderId: string; messageId: number; pts?: PtsInfo }): Promise<EntityRecord | undefined> {
+  async resolve(p: {
+    chatId: string;
+    chatType: string;
+    senderId: string;
+    messageId: number;
+    pts?: PtsInfo;
+  }): Promise<EntityRecord | undefined> {
     const known = () => {
       const e = this.o.entities.get(p.senderId);
       return e && !e.min && e.accessHash !== undefined ? e : undefined;
@@ -39,17 +45,30 @@ export class SenderResolver {
         if (p.pts) {
           const st = this.o.state.account();
           const res = await this.o.client.invoke(
-            new Api.updates.GetDifference({ pts: p.pts.pts - p.pts.ptsCount, date: Math.max(0, p.pts.date - 1), qts: st?.qts ?? 0, ptsLimit: 10 }),
+            new Api.updates.GetDifference({
+              pts: p.pts.pts - p.pts.ptsCount,
+              date: Math.max(0, p.pts.date - 1),
+              qts: st?.qts ?? 0,
+              ptsLimit: 10,
+            }),
           );
-          if (res instanceof Api.updates.Difference || res instanceof Api.updates.DifferenceSlice) captureEntities(this.o.entities, [...res.users, ...res.chats]);
+          if (res instanceof Api.updates.Difference || res instanceof Api.updates.DifferenceSlice)
+            captureEntities(this.o.entities, [...res.users, ...res.chats]);
           if (known()) return known();
         }
       } else {
         // A basic group needs no access hash (and a short update brings no chat object).
-        const peer = p.chatType === "group" ? new Api.InputPeerChat({ chatId: returnBigInt(p.chatId.slice(1)) }) : inputPeerOf(this.o.entities.get(p.chatId));
+        const peer =
+          p.chatType === "group"
+            ? new Api.InputPeerChat({ chatId: returnBigInt(p.chatId.slice(1)) })
+            : inputPeerOf(this.o.entities.get(p.chatId));
         if (peer) {
           const users = await this.o.client.invoke(
-            new Api.users.GetUsers({ id: [new Api.InputUserFromMessage({ peer, msgId: p.messageId, userId: returnBigInt(p.senderId) })] }),
+            new Api.users.GetUsers({
+              id: [
+                new Api.InputUserFromMessage({ peer, msgId: p.messageId, userId: returnBigInt(p.senderId) }),
+              ],
+            }),
           );
           captureEntities(this.o.entities, users);
           const e = this.o.entities.get(p.senderId);
@@ -57,7 +76,10 @@ export class SenderResolver {
         }
       }
     } catch (err) {
-      this.o.logger.warn({ component: "inbound", chatId: p.chatId, messageId: p.messageId, err: String(err) }, "could not resolve the sender");
+      this.o.logger.warn(
+        { component: "inbound", chatId: p.chatId, messageId: p.messageId, err: String(err) },
+        "could not resolve the sender",
+      );
       return undefined;
     }
     return this.o.entities.get(p.senderId);

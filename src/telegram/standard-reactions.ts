@@ -9,11 +9,79 @@
  * emulator does the same so code that forgets to normalise fails in tests, not in production.
  */
 const STANDARD_REACTIONS: ReadonlySet<string> = new Set([
-  "👍", "👎", "❤", "🔥", "🥰", "👏", "😁", "🤔", "🤯", "😱", "🤬", "😢", "🎉", "🤩", "🤮", "💩",
-  "🙏", "👌", "🕊", "🤡", "🥱", "🥴", "😍", "🐳", "❤\u200d🔥", "🌚", "🌭", "💯", "🤣", "⚡", "🍌",
-  "🏆", "💔", "🤨", "😐", "🍓", "🍾", "💋", "🖕", "😈", "😴", "😭", "🤓", "👻", "👨\u200d💻", "👀",
-  "🎃", "🙈", "😇", "😨", "🤝", "✍", "🤗", "🫡", "🎅", "🎄", "☃", "💅", "🤪", "🗿", "🆒", "💘",
-  "🙉", "🦄", "😘", "💊", "🙊", "😎", "👾", "🤷\u200d♂", "🤷", "🤷\u200d♀", "😡",
+  "👍",
+  "👎",
+  "❤",
+  "🔥",
+  "🥰",
+  "👏",
+  "😁",
+  "🤔",
+  "🤯",
+  "😱",
+  "🤬",
+  "😢",
+  "🎉",
+  "🤩",
+  "🤮",
+  "💩",
+  "🙏",
+  "👌",
+  "🕊",
+  "🤡",
+  "🥱",
+  "🥴",
+  "😍",
+  "🐳",
+  "❤\u200d🔥",
+  "🌚",
+  "🌭",
+  "💯",
+  "🤣",
+  "⚡",
+  "🍌",
+  "🏆",
+  "💔",
+  "🤨",
+  "😐",
+  "🍓",
+  "🍾",
+  "💋",
+  "🖕",
+  "😈",
+  "😴",
+  "😭",
+  "🤓",
+  "👻",
+  "👨\u200d💻",
+  "👀",
+  "🎃",
+  "🙈",
+  "😇",
+  "😨",
+  "🤝",
+  "✍",
+  "🤗",
+  "🫡",
+  "🎅",
+  "🎄",
+  "☃",
+  "💅",
+  "🤪",
+  "🗿",
+  "🆒",
+  "💘",
+  "🙉",
+  "🦄",
+  "😘",
+  "💊",
+  "🙊",
+  "😎",
+  "👾",
+  "🤷\u200d♂",
+  "🤷",
+  "🤷\u200d♀",
+  "😡",
 ]);
 
 /** True when Telegram accepts `emoji` as a standard reaction (exact code points). */
@@ -40,7 +108,10 @@ export function standardReaction(emoji: string): string | undefined {
  * chatReactionsNone in the full chat's `available_reactions`). Private chats allow every
  * standard reaction.
  */
-export type AllowedReactions = { readonly kind: "all" } | { readonly kind: "some"; readonly emoji: readonly string[] } | { readonly kind: "none" };
+export type AllowedReactions =
+  | { readonly kind: "all" }
+  | { readonly kind: "some"; readonly emoji: readonly string[] }
+  | { readonly kind: "none" };
 
 /**
  * Reactions that say much the same, most typical first. A reaction the chat does not allow is

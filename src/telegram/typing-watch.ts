@@ -41,9 +41,16 @@ export class TypingWatch implements TypingSource {
       const user = update.userId.toString();
       this.set(user, undefined, user, update.action);
     } else if (update instanceof Api.UpdateChatUserTyping) {
-      if (update.fromId instanceof Api.PeerUser) this.set(`-${update.chatId.toString()}`, undefined, update.fromId.userId.toString(), update.action);
+      if (update.fromId instanceof Api.PeerUser)
+        this.set(`-${update.chatId.toString()}`, undefined, update.fromId.userId.toString(), update.action);
     } else if (update instanceof Api.UpdateChannelUserTyping) {
-      if (update.fromId instanceof Api.PeerUser) this.set(`-100${update.channelId.toString()}`, update.topMsgId, update.fromId.userId.toString(), update.action);
+      if (update.fromId instanceof Api.PeerUser)
+        this.set(
+          `-100${update.channelId.toString()}`,
+          update.topMsgId,
+          update.fromId.userId.toString(),
+          update.action,
+        );
     } else return false;
     return true;
   }

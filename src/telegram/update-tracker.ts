@@ -97,7 +97,13 @@ export class UpdateTracker {
    * An update with `pts`/`pts_count` entered. `run` is called now or later (in pts order) with a
    * ticket when the update applies, or without one when it is old.
    */
-  enter(key: string, pts: number, ptsCount: number, date: number, run: (ticket: Ticket | undefined) => void): void {
+  enter(
+    key: string,
+    pts: number,
+    ptsCount: number,
+    date: number,
+    run: (ticket: Ticket | undefined) => void,
+  ): void {
     const b = this.box(key);
     if (b.syncing) {
       b.held.push({ pts, ptsCount, date, run });
@@ -152,7 +158,10 @@ export class UpdateTracker {
       b.timer = this.o.clock.setTimeout(() => {
         b.timer = undefined;
         if (b.held.length > 0 && !b.syncing) {
-          this.o.logger.debug({ component: "updates", box: key || "account", pts: b.local }, "update gap; fetching the difference");
+          this.o.logger.debug(
+            { component: "updates", box: key || "account", pts: b.local },
+            "update gap; fetching the difference",
+          );
           this.o.onGap(key);
         }
       }, this.gapWaitMs);
@@ -207,7 +216,8 @@ export class UpdateTracker {
    */
   syncedTo(key: string, pts: number, extra?: { qts: number; date: number; seq: number }): void {
     const b = this.box(key);
-    if (b.gapFrom !== undefined) b.gapFrom = b.local !== undefined && pts < b.local ? Math.max(b.gapFrom, pts) : undefined;
+    if (b.gapFrom !== undefined)
+      b.gapFrom = b.local !== undefined && pts < b.local ? Math.max(b.gapFrom, pts) : undefined;
     if (b.local === undefined || pts > b.local) b.local = pts;
     if (extra) {
       b.date = Math.max(b.date, extra.date);
@@ -241,7 +251,8 @@ export class UpdateTracker {
       this.extras.set(key, extra);
     }
     if (b.local !== undefined) this.persist(key, b);
-    if (b.local === undefined && b.held.length > 0 && key !== ACCOUNT_BOX) b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
+    if (b.local === undefined && b.held.length > 0 && key !== ACCOUNT_BOX)
+      b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
     if (b.local !== undefined) this.drain(key, b);
     if (b.again) {
       b.again = false;
@@ -269,7 +280,10 @@ export class UpdateTracker {
     this.markGap(key, b, b.local);
     this.drain(key, b);
     if (b.held.length > 0) {
-      this.o.logger.warn({ component: "updates", box: key || "account", from: b.gapFrom }, "update gap could not be filled yet; going on, will retry");
+      this.o.logger.warn(
+        { component: "updates", box: key || "account", from: b.gapFrom },
+        "update gap could not be filled yet; going on, will retry",
+      );
       b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
       this.drain(key, b);
     }
@@ -288,7 +302,10 @@ export class UpdateTracker {
       b.retryTimer = undefined;
       if (b.syncing) return;
       if (b.gapFrom !== undefined || b.unconfirmed || (key === ACCOUNT_BOX && b.local === undefined)) {
-        this.o.logger.debug({ component: "updates", box: key || "account", from: b.gapFrom }, "retrying the difference");
+        this.o.logger.debug(
+          { component: "updates", box: key || "account", from: b.gapFrom },
+          "retrying the difference",
+        );
         this.o.onGap(key);
       }
     }, b.retryMs);
@@ -314,7 +331,9 @@ export class UpdateTracker {
 
   /** Boxes that are known (stored or seen), for a catch-up after a reconnect. */
   knownChannels(): string[] {
-    return [...new Set([...this.o.state.channels(), ...[...this.boxes.keys()].filter((k) => k !== ACCOUNT_BOX)])];
+    return [
+      ...new Set([...this.o.state.channels(), ...[...this.boxes.keys()].filter((k) => k !== ACCOUNT_BOX)]),
+    ];
   }
 
   /** Where a difference of the box starts: an unfilled gap, else the in-memory (or stored) pts. */

@@ -8,7 +8,11 @@ const ROOT = resolve(__dirname, "../..");
 
 /** `node scripts/build.mjs <args>` (what `npm run build` and every `pre…` script run). */
 function build(args: string[]) {
-  const r = spawnSync(process.execPath, [join(ROOT, "scripts/build.mjs"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync(process.execPath, [join(ROOT, "scripts/build.mjs"), ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -29,7 +33,14 @@ describe("compiled build (npm run build)", () => {
       cwd: ROOT,
       encoding: "utf8",
       input: "alice: hello\nbob: Mira, are you there?\n",
-      env: { PATH: process.env.PATH, HOME: dir, STATE_DB: join(dir, "state.db"), SESSIONS_DIR: join(dir, "sessions"), AGENTS_DIR: join(ROOT, "agents"), LOG_LEVEL: "warn" },
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        STATE_DB: join(dir, "state.db"),
+        SESSIONS_DIR: join(dir, "sessions"),
+        AGENTS_DIR: join(ROOT, "agents"),
+        LOG_LEVEL: "warn",
+      },
       timeout: 60_000,
     });
     expect(r.status, r.stderr).toBe(0);
@@ -39,7 +50,11 @@ describe("compiled build (npm run build)", () => {
 
     // The other entry points are there and answer --help.
     for (const script of ["login", "sandbox", "backup"]) {
-      const help = spawnSync(process.execPath, [join(out, `${script}.js`), "--help"], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+      const help = spawnSync(process.execPath, [join(out, `${script}.js`), "--help"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        timeout: 30_000,
+      });
       expect(help.status, `${script}: ${help.stderr}`).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: npm run ${script}`));
     }

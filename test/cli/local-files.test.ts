@@ -67,82 +67,162 @@ function expectOneLineError(r: ReturnType<typeof run>, p: Place, pattern: RegExp
 const SLOW = 90_000;
 
 describe("npm start refuses broken local files", () => {
-  it("a sessions directory it cannot read is an error, not 'no session' (which would start the sandbox)", () => {
-    const p = place();
-    // Root reads any directory whatever its mode; a path through a file fails for everyone.
-    const notADir = join(p.cwd, "sessions-file");
-    writeFileSync(notADir, "");
-    const r = run("start", { ...p, sessions: notADir });
-    expectOneLineError(r, p, /^start: .*sessions-file: cannot be read: .*\(ENOTDIR\); give the user running npm start access to it/);
-  }, SLOW);
+  it(
+    "a sessions directory it cannot read is an error, not 'no session' (which would start the sandbox)",
+    () => {
+      const p = place();
+      // Root reads any directory whatever its mode; a path through a file fails for everyone.
+      const notADir = join(p.cwd, "sessions-file");
+      writeFileSync(notADir, "");
+      const r = run("start", { ...p, sessions: notADir });
+      expectOneLineError(
+        r,
+        p,
+        /^start: .*sessions-file: cannot be read: .*\(ENOTDIR\); give the user running npm start access to it/,
+      );
+    },
+    SLOW,
+  );
 
-  it("a sessions directory that is a loop of links is an error too", () => {
-    const p = place();
-    const loop = join(p.cwd, "loop");
-    symlinkSync(loop, loop);
-    expectOneLineError(run("start", { ...p, sessions: loop }), p, /loop: cannot be read: too many symbolic links \(ELOOP\)/);
-  }, SLOW);
+  it(
+    "a sessions directory that is a loop of links is an error too",
+    () => {
+      const p = place();
+      const loop = join(p.cwd, "loop");
+      symlinkSync(loop, loop);
+      expectOneLineError(
+        run("start", { ...p, sessions: loop }),
+        p,
+        /loop: cannot be read: too many symbolic links \(ELOOP\)/,
+      );
+    },
+    SLOW,
+  );
 
-  it("an empty session file: log in again", () => {
-    const p = place();
-    writeFileSync(join(p.sessions, "Mira.session"), "\n");
-    const r = run("start", p);
-    expectOneLineError(r, p, /Mira\.session: is empty \(no session string\); log in again: npm run login -- Mira$/m);
-    expect(existsSync(join(p.sessions, "Mira.session.lock"))).toBe(false);
-  }, SLOW);
+  it(
+    "an empty session file: log in again",
+    () => {
+      const p = place();
+      writeFileSync(join(p.sessions, "Mira.session"), "\n");
+      const r = run("start", p);
+      expectOneLineError(
+        r,
+        p,
+        /Mira\.session: is empty \(no session string\); log in again: npm run login -- Mira$/m,
+      );
+      expect(existsSync(join(p.sessions, "Mira.session.lock"))).toBe(false);
+    },
+    SLOW,
+  );
 
-  it("a session 'file' that is a directory", () => {
-    const p = place();
-    mkdirSync(join(p.sessions, "Mira.session"));
-    expectOneLineError(run("start", p), p, /Mira\.session: is not a file; remove it, then log in again: npm run login -- Mira/);
-  }, SLOW);
+  it(
+    "a session 'file' that is a directory",
+    () => {
+      const p = place();
+      mkdirSync(join(p.sessions, "Mira.session"));
+      expectOneLineError(
+        run("start", p),
+        p,
+        /Mira\.session: is not a file; remove it, then log in again: npm run login -- Mira/,
+      );
+    },
+    SLOW,
+  );
 
-  it("a session in use by a live process: stop that process (not 'log in again'), and its lock is left alone", () => {
-    const p = place();
-    writeFileSync(join(p.sessions, "Mira.session"), TEST_SESSION, { mode: 0o600 });
-    const lock = join(p.sessions, "Mira.session.lock");
-    writeFileSync(lock, String(process.pid)); // this test runner: alive
-    const r = run("start", p);
-    expectOneLineError(r, p, new RegExp(`Mira\\.session\\.lock: process ${process.pid} is using this session; stop that process first`));
-    expect(r.stderr).not.toMatch(/log in again/);
-    expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
-  }, SLOW);
+  it(
+    "a session in use by a live process: stop that process (not 'log in again'), and its lock is left alone",
+    () => {
+      const p = place();
+      writeFileSync(join(p.sessions, "Mira.session"), TEST_SESSION, { mode: 0o600 });
+      const lock = join(p.sessions, "Mira.session.lock");
+      writeFileSync(lock, String(process.pid)); // this test runner: alive
+      const r = run("start", p);
+      expectOneLineError(
+        r,
+        p,
+        new RegExp(
+          `Mira\\.session\\.lock: process ${process.pid} is using this session; stop that process first`,
+        ),
+      );
+      expect(r.stderr).not.toMatch(/log in again/);
+      expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+    },
+    SLOW,
+  );
 
-  it("a .env that is a directory, or a loop of links", () => {
-    const p = place();
-    mkdirSync(join(p.cwd, ".env"));
-    expectOneLineError(run("start", p), p, /^start: \.env: is a directory, not a file; remove it \(or rename it\)/);
-    const q = place();
-    symlinkSync(join(q.cwd, ".env"), join(q.cwd, ".env"));
-    expectOneLineError(run("sandbox", q), q, /^sandbox: \.env: cannot be read: too many symbolic links \(ELOOP\); fix its permissions/);
-  }, SLOW);
+  it(
+    "a .env that is a directory, or a loop of links",
+    () => {
+      const p = place();
+      mkdirSync(join(p.cwd, ".env"));
+      expectOneLineError(
+        run("start", p),
+        p,
+        /^start: \.env: is a directory, not a file; remove it \(or rename it\)/,
+      );
+      const q = place();
+      symlinkSync(join(q.cwd, ".env"), join(q.cwd, ".env"));
+      expectOneLineError(
+        run("sandbox", q),
+        q,
+        /^sandbox: \.env: cannot be read: too many symbolic links \(ELOOP\); fix its permissions/,
+      );
+    },
+    SLOW,
+  );
 
-  it("a .env line that is not NAME=value is quoted with its line number (it would swallow the next variable)", () => {
-    const p = place();
-    writeFileSync(join(p.cwd, ".env"), '# my keys\nGEMINI_API_KEY=abc\nexport X="two\nlines"\noops\nTELEGRAM_API_ID=1\n');
-    expectOneLineError(run("start", p), p, /^start: \.env: line 5 is not NAME=value: "oops"; write it as NAME=value, start it with # /);
-  }, SLOW);
+  it(
+    "a .env line that is not NAME=value is quoted with its line number (it would swallow the next variable)",
+    () => {
+      const p = place();
+      writeFileSync(
+        join(p.cwd, ".env"),
+        '# my keys\nGEMINI_API_KEY=abc\nexport X="two\nlines"\noops\nTELEGRAM_API_ID=1\n',
+      );
+      expectOneLineError(
+        run("start", p),
+        p,
+        /^start: \.env: line 5 is not NAME=value: "oops"; write it as NAME=value, start it with # /,
+      );
+    },
+    SLOW,
+  );
 
-  it("a persona file over 64 KiB (its text would go with every Gemini call)", () => {
-    const p = place();
-    writeFileSync(join(p.agents, "Mira.md"), `# Agent Name\nMira\n\n# Agent Instructions\n${"Be Mira. ".repeat(600_000)}\n`);
-    const r = run("start", p);
-    expect(r.stderr).toMatch(/Mira\.md: 5,274 KiB is over the 64 KiB limit \(its text goes with every Gemini call\); shorten it/);
-    expect(r.code).toBe(1);
-    expect(existsSync(p.db)).toBe(false);
-  }, SLOW);
+  it(
+    "a persona file over 64 KiB (its text would go with every Gemini call)",
+    () => {
+      const p = place();
+      writeFileSync(
+        join(p.agents, "Mira.md"),
+        `# Agent Name\nMira\n\n# Agent Instructions\n${"Be Mira. ".repeat(600_000)}\n`,
+      );
+      const r = run("start", p);
+      expect(r.stderr).toMatch(
+        /Mira\.md: 5,274 KiB is over the 64 KiB limit \(its text goes with every Gemini call\); shorten it/,
+      );
+      expect(r.code).toBe(1);
+      expect(existsSync(p.db)).toBe(false);
+    },
+    SLOW,
+  );
 });
 
 describe("sandbox --db", () => {
-  it("a database from another run is refused with a clear message; a new file is fine", () => {
-    const p = place();
-    const db = join(p.cwd, "keep.db");
-    const first = run("sandbox", p, ["--db", db]);
-    expect(first.code).toBe(0);
-    expect(first.stderr).toBe("");
-    const again = run("sandbox", p, ["--db", db]);
-    expect(again.stderr).toMatch(/^sandbox: .*keep\.db: holds another run's data .*; give --db a new file, or leave --db out for a temporary one/);
-    expect(again.stderr.trim().split("\n")).toHaveLength(1);
-    expect(again.code).toBe(1);
-  }, SLOW);
+  it(
+    "a database from another run is refused with a clear message; a new file is fine",
+    () => {
+      const p = place();
+      const db = join(p.cwd, "keep.db");
+      const first = run("sandbox", p, ["--db", db]);
+      expect(first.code).toBe(0);
+      expect(first.stderr).toBe("");
+      const again = run("sandbox", p, ["--db", db]);
+      expect(again.stderr).toMatch(
+        /^sandbox: .*keep\.db: holds another run's data .*; give --db a new file, or leave --db out for a temporary one/,
+      );
+      expect(again.stderr.trim().split("\n")).toHaveLength(1);
+      expect(again.code).toBe(1);
+    },
+    SLOW,
+  );
 });

@@ -42,7 +42,11 @@ describe("script flags (node:util parseArgs)", () => {
   });
 
   it("sandbox runs with a malformed TELEGRAM_API_HASH (it does not use Telegram's credentials)", () => {
-    const r = run("sandbox", ["--db", `${tempDir()}/s.db`], { TELEGRAM_API_HASH: "malformed", TELEGRAM_API_ID: "x", GEMINI_API_KEY: "" });
+    const r = run("sandbox", ["--db", `${tempDir()}/s.db`], {
+      TELEGRAM_API_HASH: "malformed",
+      TELEGRAM_API_ID: "x",
+      GEMINI_API_KEY: "",
+    });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("input ended and nothing is pending");

@@ -73,7 +73,17 @@ describe("parsePersona", () => {
       threadWindow: 8,
       focusedWindow: 8,
       timeZone: p.timeZone,
-      policy: { dm: "open", allowedUsers: [], allowedGroups: [], answersPerHour: 20, dmAnswersPerHour: 60, personShare: 50, dailyTokenBudget: 2_000_000, strangerTokenShare: 20, takeoverSilenceMin: 30 },
+      policy: {
+        dm: "open",
+        allowedUsers: [],
+        allowedGroups: [],
+        answersPerHour: 20,
+        dmAnswersPerHour: 60,
+        personShare: 50,
+        dailyTokenBudget: 2_000_000,
+        strangerTokenShare: 20,
+        takeoverSilenceMin: 30,
+      },
       file: "agents/Test.md",
     });
     expect(p.phone).toBeUndefined();
@@ -122,7 +132,9 @@ describe("parsePersona", () => {
   });
 
   it("matches headings case-insensitively and trimmed, with CRLF and a BOM", () => {
-    const p = parse("\uFEFF#   agent   NAME  \r\nMira\r\n# AGENT INSTRUCTIONS #\r\nhi\r\n#hashtag is text\r\n");
+    const p = parse(
+      "\uFEFF#   agent   NAME  \r\nMira\r\n# AGENT INSTRUCTIONS #\r\nhi\r\n#hashtag is text\r\n",
+    );
     expect(p.name).toBe("Mira");
     expect(p.instructions).toBe("hi\n#hashtag is text");
   });
@@ -140,14 +152,20 @@ describe("parsePersona", () => {
   });
 
   it("accepts the numeric bounds", () => {
-    const p = parse(MINIMAL + "# Start Typing Delay\n60\n# Typing Speed\n1\n# Read Delay\n600\n# Quiet Window\n60\n");
-    expect([p.startTypingDelaySec, p.typingSpeedCps, p.readDelaySec, p.quietWindowSec]).toEqual([60, 1, 600, 60]);
+    const p = parse(
+      MINIMAL + "# Start Typing Delay\n60\n# Typing Speed\n1\n# Read Delay\n600\n# Quiet Window\n60\n",
+    );
+    expect([p.startTypingDelaySec, p.typingSpeedCps, p.readDelaySec, p.quietWindowSec]).toEqual([
+      60, 1, 600, 60,
+    ]);
     expect(parse(MINIMAL + "# Quiet Window\n0\n").quietWindowSec).toBe(0);
     expect(parse(MINIMAL + "# quiet window\n2.5\n").quietWindowSec).toBe(2.5);
   });
 
   it("reads the window sizes: whole numbers of messages, 16, 8 and 8 by default; thread and focused may be 0", () => {
-    expect([parse(MINIMAL).historyWindow, parse(MINIMAL).threadWindow, parse(MINIMAL).focusedWindow]).toEqual([16, 8, 8]);
+    expect([parse(MINIMAL).historyWindow, parse(MINIMAL).threadWindow, parse(MINIMAL).focusedWindow]).toEqual(
+      [16, 8, 8],
+    );
     const p = parse(MINIMAL + "# History Window\n40\n# Thread Window\n0\n# Focused Window\n1\n");
     expect([p.historyWindow, p.threadWindow, p.focusedWindow]).toEqual([40, 0, 1]);
     expect(parse(MINIMAL + "# Focused Window\n50\n").focusedWindow).toBe(50);
@@ -165,22 +183,36 @@ describe("parsePersona", () => {
   describe("errors", () => {
     it("formats the message with file, field and problem", () => {
       const e = fileError(() => parse(MINIMAL + "# Group Mode\nloud\n"));
-      expect(e.message).toBe('agents/Test.md: field "Group Mode": unknown value "loud" (expected strict, smart or talkative)');
+      expect(e.message).toBe(
+        'agents/Test.md: field "Group Mode": unknown value "loud" (expected strict, smart or talkative)',
+      );
       expect(e.file).toBe("agents/Test.md");
       expect(e.field).toBe("Group Mode");
       expect(e.problem).toBe('unknown value "loud" (expected strict, smart or talkative)');
     });
 
-    it.each([["smart", "smart"], ["Talkative", "talkative"], ["STRICT", "strict"]])("reads group mode %s", (raw, mode) => {
+    it.each([
+      ["smart", "smart"],
+      ["Talkative", "talkative"],
+      ["STRICT", "strict"],
+    ])("reads group mode %s", (raw, mode) => {
       expect(parse(MINIMAL + `# Group Mode\n${raw}\n`).groupMode).toBe(mode);
     });
 
     it("reads the addressing settings, with defaults, and rejects values out of range", () => {
-      expect(parse(MINIMAL)).toMatchObject({ addressConfidence: 0.6, interjectThreshold: 0.7, interjectionsPerHour: 2 });
-      const p = parse(MINIMAL + "# Address Confidence\n0.8\n# Interject Threshold\n.5\n# Interjections Per Hour\n4\n");
+      expect(parse(MINIMAL)).toMatchObject({
+        addressConfidence: 0.6,
+        interjectThreshold: 0.7,
+        interjectionsPerHour: 2,
+      });
+      const p = parse(
+        MINIMAL + "# Address Confidence\n0.8\n# Interject Threshold\n.5\n# Interjections Per Hour\n4\n",
+      );
       expect(p).toMatchObject({ addressConfidence: 0.8, interjectThreshold: 0.5, interjectionsPerHour: 4 });
       const e = fileError(() => parse(MINIMAL + "# Address Confidence\n1.5\n"));
-      expect(e.message).toBe('agents/Test.md: field "Address Confidence": bad value "1.5" (expected a number of confidence (0-1) from 0 to 1)');
+      expect(e.message).toBe(
+        'agents/Test.md: field "Address Confidence": bad value "1.5" (expected a number of confidence (0-1) from 0 to 1)',
+      );
     });
 
     it("rejects an unknown heading", () => {
@@ -235,7 +267,9 @@ describe("parsePersona", () => {
     });
 
     it.each(["../evil", "a/b", ".hidden", "x".repeat(65)])("rejects the agent name %s", (name) => {
-      expect(fileError(() => parse(`# Agent Name\n${name}\n# Agent Instructions\nhi\n`)).field).toBe("Agent Name");
+      expect(fileError(() => parse(`# Agent Name\n${name}\n# Agent Instructions\nhi\n`)).field).toBe(
+        "Agent Name",
+      );
     });
 
     it.each(["12345", "+12ab34", "+1", "phone", "+1234567890123456"])("rejects the phone %s", (phone) => {
@@ -317,10 +351,12 @@ describe("role prompts", () => {
   it("rejects an empty prompt file and a prompt listed twice", () => {
     write("p/Empty.md", "  \n");
     write("p/Tone.md", "tone");
-    expect(fileError(() => parse(MINIMAL + "# Role Prompt\nEmpty\n", [join(root, "p")])).problem).toMatch(/is empty/);
-    expect(fileError(() => parse(MINIMAL + "# Role Prompt\nTone\nTone\n", [join(root, "p")])).problem).toMatch(
-      /listed twice/,
+    expect(fileError(() => parse(MINIMAL + "# Role Prompt\nEmpty\n", [join(root, "p")])).problem).toMatch(
+      /is empty/,
     );
+    expect(
+      fileError(() => parse(MINIMAL + "# Role Prompt\nTone\nTone\n", [join(root, "p")])).problem,
+    ).toMatch(/listed twice/);
   });
 });
 
@@ -378,7 +414,9 @@ describe("loadPersonas", () => {
   });
 
   it("fails on a missing directory", () => {
-    expect(loadError(() => loadPersonas(join(root, "nope"))).message).toMatch(/cannot read persona directory .*ENOENT/);
+    expect(loadError(() => loadPersonas(join(root, "nope"))).message).toMatch(
+      /cannot read persona directory .*ENOENT/,
+    );
   });
 
   it("reports an unreadable file and a file that is not UTF-8", () => {
@@ -392,10 +430,14 @@ describe("loadPersonas", () => {
     expect(latin?.problem).toBe("not valid UTF-8");
     expect(latin?.field).toBeNull();
     // A dangling link is reported, not silently skipped.
-    expect(e.errors.find((x) => x.file.endsWith("Dangling.md"))?.problem).toMatch(/^cannot be read: not found \(ENOENT\); make it readable/);
+    expect(e.errors.find((x) => x.file.endsWith("Dangling.md"))?.problem).toMatch(
+      /^cannot be read: not found \(ENOENT\); make it readable/,
+    );
     // Root ignores file modes; only assert the unreadable case where it applies.
     if (process.getuid?.() !== 0) {
-      expect(e.errors.find((x) => x.file.endsWith("Locked.md"))?.problem).toMatch(/cannot be read: permission denied \(EACCES\)/);
+      expect(e.errors.find((x) => x.file.endsWith("Locked.md"))?.problem).toMatch(
+        /cannot be read: permission denied \(EACCES\)/,
+      );
     }
     chmodSync(locked, 0o600);
   });

@@ -1,6 +1,14 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { LaneKeyError, laneKey, parseLaneKey, readLane, roomOf, threadOf, type Lane } from "../../src/context/lanes";
+import {
+  LaneKeyError,
+  laneKey,
+  parseLaneKey,
+  readLane,
+  roomOf,
+  threadOf,
+  type Lane,
+} from "../../src/context/lanes";
 import { openDatabase } from "../../src/store/db";
 import { MessageStore, type StoredMessage } from "../../src/store/messages";
 import { migrations } from "../../src/store/migrations";
@@ -10,7 +18,16 @@ const GROUP = "-1001234";
 const DM = "42";
 
 function msg(chatId: string, messageId: number, extra: Partial<StoredMessage> = {}): StoredMessage {
-  return { chatId, messageId, senderId: "7", senderName: "Ann", date: messageId * 1000, text: `m${messageId}`, isAgent: false, ...extra };
+  return {
+    chatId,
+    messageId,
+    senderId: "7",
+    senderName: "Ann",
+    date: messageId * 1000,
+    text: `m${messageId}`,
+    isAgent: false,
+    ...extra,
+  };
 }
 
 function store() {
@@ -47,7 +64,9 @@ describe("rooms and reply threads", () => {
     const b = laneOf(messages.get(GROUP, 15)!);
     expect(ids(readLane(messages, a, { limit: 50 }))).toEqual([10, 12, 14]);
     expect(ids(readLane(messages, b, { limit: 50 }))).toEqual([11, 13, 15]);
-    expect(ids(readLane(messages, { kind: "root", chatId: GROUP }, { limit: 50 }))).toEqual([10, 11, 12, 13, 14, 15, 16]);
+    expect(ids(readLane(messages, { kind: "root", chatId: GROUP }, { limit: 50 }))).toEqual([
+      10, 11, 12, 13, 14, 15, 16,
+    ]);
     expect(roomOf(messages.get(GROUP, 14)!)).toEqual({ kind: "root", chatId: GROUP });
 
     // Bounded: the newest `limit`, up to `uptoId`, above `afterId`.
@@ -64,7 +83,9 @@ describe("rooms and reply threads", () => {
     messages.insert(msg(GROUP, 4, { text: "@mira_ai another thing" }));
     messages.markDeleted(GROUP, [3]);
     expect(ids(messages.laneAfter(GROUP, { kind: "all" }, 1, { limit: 2, scan: 10 }))).toEqual([2, 4]);
-    expect(ids(readLane(messages, { kind: "reply", chatId: GROUP, rootId: 1 }, { limit: 50 }))).toEqual([1, 2]);
+    expect(ids(readLane(messages, { kind: "reply", chatId: GROUP, rootId: 1 }, { limit: 50 }))).toEqual([
+      1, 2,
+    ]);
     expect(messages.othersWroteAfter(GROUP, 2)).toBe(true);
     expect(messages.othersWroteAfter(GROUP, 4)).toBe(false);
   });
@@ -114,11 +135,14 @@ describe("rooms and reply threads", () => {
     messages.insert(msg(GROUP, 2, { replyToId: 1 }));
     messages.insert(msg(GROUP, 3, { replyToId: 2 }));
     messages.markDeleted(GROUP, [2]);
-    expect(ids(readLane(messages, { kind: "reply", chatId: GROUP, rootId: 1 }, { limit: 10 }))).toEqual([1, 3]);
+    expect(ids(readLane(messages, { kind: "reply", chatId: GROUP, rootId: 1 }, { limit: 10 }))).toEqual([
+      1, 3,
+    ]);
   });
 
   it("lane keys round-trip; a malformed key is an error that quotes it", () => {
-    for (const key of [`topic:${GROUP}:7`, `reply:${GROUP}:10`, `root:${GROUP}`, `root:${DM}`]) expect(laneKey(parseLaneKey(key))).toBe(key);
+    for (const key of [`topic:${GROUP}:7`, `reply:${GROUP}:10`, `root:${GROUP}`, `root:${DM}`])
+      expect(laneKey(parseLaneKey(key))).toBe(key);
     expect(() => parseLaneKey("reply:abc")).toThrow(LaneKeyError);
     expect(() => parseLaneKey("reply:abc")).toThrow(/"reply:abc"/);
   });
@@ -130,7 +154,9 @@ describe("rooms and reply threads", () => {
     const before = migrations.findIndex((m) => m.includes("ADD COLUMN thread_root"));
     for (const m of migrations.slice(0, before)) db.exec(m);
     db.pragma(`user_version = ${before}`);
-    const ins = db.prepare(`INSERT INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id) VALUES ('A', ?, ?, '7', 'Ann', 0, 't', ?)`);
+    const ins = db.prepare(
+      `INSERT INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id) VALUES ('A', ?, ?, '7', 'Ann', 0, 't', ?)`,
+    );
     ins.run(GROUP, 1, null);
     for (let i = 2; i <= 40; i++) ins.run(GROUP, i, i - 1);
     ins.run(GROUP, 41, 99); // parent never stored

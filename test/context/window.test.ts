@@ -1,26 +1,58 @@
 import { describe, expect, it } from "vitest";
 import type { StoredMessage } from "../../src/store/messages";
-import { MAX_REPLIED_CONTEXTS, recentStart, repliedToOutside, selectHistory, WINDOW_ITEMS, type HistoryInput, type PersonaIdentity } from "../../src/context/window";
+import {
+  MAX_REPLIED_CONTEXTS,
+  recentStart,
+  repliedToOutside,
+  selectHistory,
+  WINDOW_ITEMS,
+  type HistoryInput,
+  type PersonaIdentity,
+} from "../../src/context/window";
 
 const SELF = "500";
-const persona: PersonaIdentity = { selfId: SELF, username: "mira_ai", mentionsName: (t) => /\bmira\b/i.test(t) };
+const persona: PersonaIdentity = {
+  selfId: SELF,
+  username: "mira_ai",
+  mentionsName: (t) => /\bmira\b/i.test(t),
+};
 
 function m(id: number, extra: Partial<StoredMessage> = {}): StoredMessage {
-  return { chatId: "-1001", messageId: id, senderId: "7", senderName: "Ann", date: id * 1000, text: `chatter ${id}`, isAgent: false, ...extra };
+  return {
+    chatId: "-1001",
+    messageId: id,
+    senderId: "7",
+    senderName: "Ann",
+    date: id * 1000,
+    text: `chatter ${id}`,
+    isAgent: false,
+    ...extra,
+  };
 }
-const mine = (id: number, extra: Partial<StoredMessage> = {}) => m(id, { isAgent: true, senderId: SELF, text: `my answer ${id}`, ...extra });
+const mine = (id: number, extra: Partial<StoredMessage> = {}) =>
+  m(id, { isAgent: true, senderId: SELF, text: `my answer ${id}`, ...extra });
 const ids = (ms: readonly StoredMessage[]) => ms.map((x) => x.messageId);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 /** The history of `room` for these targets; by default as if a summary covered everything but the newest (so the room's part is the window's 16). */
 function select(room: StoredMessage[], targetIds: number[], extra: Partial<HistoryInput> = {}) {
   const byId = new Map(room.map((x) => [x.messageId, x]));
-  return selectHistory({ room, targets: targetIds.map((id) => byId.get(id)!), isDm: false, persona, sizes: WINDOW_ITEMS, summarisedUpTo: 10_000, ...extra });
+  return selectHistory({
+    room,
+    targets: targetIds.map((id) => byId.get(id)!),
+    isDm: false,
+    persona,
+    sizes: WINDOW_ITEMS,
+    summarisedUpTo: 10_000,
+    ...extra,
+  });
 }
 
 describe("the room's part", () => {
   it("is the room's newest messages, every one, replies included, targets in place and not counted", () => {
-    const room = range(1, 30).map((id) => m(id, id % 3 === 0 ? { replyToId: id - 1, threadRoot: id - 1 } : {}));
+    const room = range(1, 30).map((id) =>
+      m(id, id % 3 === 0 ? { replyToId: id - 1, threadRoot: id - 1 } : {}),
+    );
     const h = select(room, [30]);
     expect(ids(h.recent)).toEqual(range(14, 30)); // 16 others + the target
     expect(h.earlier).toEqual([]);
@@ -55,7 +87,11 @@ describe("earlier messages", () => {
   });
 
   it("the chain the target answers is taken first, even when other thread messages are newer", () => {
-    const room: StoredMessage[] = [m(1), m(2, { replyToId: 1, threadRoot: 1 }), m(3, { replyToId: 2, threadRoot: 1 })];
+    const room: StoredMessage[] = [
+      m(1),
+      m(2, { replyToId: 1, threadRoot: 1 }),
+      m(3, { replyToId: 2, threadRoot: 1 }),
+    ];
     for (let id = 4; id <= 10; id++) room.push(m(id, { replyToId: 1, threadRoot: 1 })); // side replies to the root
     for (let id = 11; id <= 30; id++) room.push(m(id));
     room.push(m(31, { replyToId: 3, threadRoot: 1 }));

@@ -32,7 +32,8 @@ const KINDS: Readonly<Record<string, string>> = {
 /** The chat a request acts in, as the emulator's peer id (`-100…`, `-…`, a user id). */
 function peerOf(r: Api.AnyRequest): string | undefined {
   const p = (r as { peer?: unknown; channel?: unknown }).peer ?? (r as { channel?: unknown }).channel;
-  if (p instanceof Api.InputPeerChannel || p instanceof Api.InputChannel) return `-100${p.channelId.toString()}`;
+  if (p instanceof Api.InputPeerChannel || p instanceof Api.InputChannel)
+    return `-100${p.channelId.toString()}`;
   if (p instanceof Api.InputPeerChat) return `-${p.chatId.toString()}`;
   if (p instanceof Api.InputPeerUser) return p.userId.toString();
   return undefined;
@@ -42,14 +43,18 @@ function peerOf(r: Api.AnyRequest): string | undefined {
 function actionsIn(chat: EmuChat, from = 0): string[] {
   return h.emu.requests
     .slice(from)
-    .filter((r) => r.account.id === h.account.id && KINDS[r.method] !== undefined && peerOf(r.request) === chat.peerId)
+    .filter(
+      (r) =>
+        r.account.id === h.account.id && KINDS[r.method] !== undefined && peerOf(r.request) === chat.peerId,
+    )
     .map((r) => KINDS[r.method]!);
 }
 
 const purposes = (from = 0) => h.gemini.requests.slice(from).map((r) => requestPurpose(r.body));
 
 /** The newest message id the request shows (the addressed one, or the newest judged). */
-const newestId = (body: GenerateBody) => Math.max(...[...lastUserText(body).matchAll(/⟦#(\d+) /gu)].map((m) => Number(m[1])));
+const newestId = (body: GenerateBody) =>
+  Math.max(...[...lastUserText(body).matchAll(/⟦#(\d+) /gu)].map((m) => Number(m[1])));
 
 /**
  * Gemini as a persona that does everything it can: an addressing call wants to interject with a
@@ -57,10 +62,26 @@ const newestId = (body: GenerateBody) => Math.max(...[...lastUserText(body).matc
  */
 function doEverything(body: GenerateBody): FakeReply {
   if (requestPurpose(body) === "address") {
-    return { json: { reason: "fun", addressed: false, confidence: 0.1, message_id: newestId(body), wanna_interject: true, interject: 0.95, is_lightweight: true, emoji: "🔥" } };
+    return {
+      json: {
+        reason: "fun",
+        addressed: false,
+        confidence: 0.1,
+        message_id: newestId(body),
+        wanna_interject: true,
+        interject: 0.95,
+        is_lightweight: true,
+        emoji: "🔥",
+      },
+    };
   }
   const id = newestId(body);
-  return plan({ kind: "read" }, { kind: "react", emoji: "👍", message_id: id }, { kind: "sticker", sticker_set: "MiraCats", name: "😺" }, { kind: "send", text: "on it", reply_to: id });
+  return plan(
+    { kind: "read" },
+    { kind: "react", emoji: "👍", message_id: id },
+    { kind: "sticker", sticker_set: "MiraCats", name: "😺" },
+    { kind: "send", text: "on it", reply_to: id },
+  );
 }
 
 /** The harness, with the persona's sticker set on the emulated Telegram. */
@@ -89,7 +110,11 @@ describe("the admission gate", () => {
 
   // Each switch: how to turn it on, in a talkative Sandbox where everything above would happen.
   const switches: { name: string; persona?: string; on: () => Promise<void> }[] = [
-    { name: "not in # Allowed Groups", persona: `${TALKATIVE}\n# Allowed Groups\n-4000001\n`, on: async () => {} },
+    {
+      name: "not in # Allowed Groups",
+      persona: `${TALKATIVE}\n# Allowed Groups\n-4000001\n`,
+      on: async () => {},
+    },
     { name: "/pause (everywhere)", on: () => h.ownerSays("/pause").then(() => h.pass(2_000)) },
     {
       name: "/pause Sandbox",
@@ -99,7 +124,10 @@ describe("the admission gate", () => {
         await h.pass(2_000);
       },
     },
-    { name: "takeover silence", on: () => h.ownerSays("I'll take it from here", h.group).then(() => h.pass(2_000)) },
+    {
+      name: "takeover silence",
+      on: () => h.ownerSays("I'll take it from here", h.group).then(() => h.pass(2_000)),
+    },
     {
       name: "answers per hour",
       persona: `${TALKATIVE}\n# Answers Per Hour\n1\n`,
@@ -114,7 +142,10 @@ describe("the admission gate", () => {
       persona: `${TALKATIVE}\n# Daily Token Budget\n1000\n`,
       on: async () => {
         await h.emu.post({ chat: h.club, from: h.bob, text: "Mira, hi" }); // spends the day's tokens elsewhere
-        h.gemini.script({ json: { tasks: [{ kind: "send", text: "hi bob" }] }, usage: { promptTokenCount: 900, candidatesTokenCount: 150 } });
+        h.gemini.script({
+          json: { tasks: [{ kind: "send", text: "hi bob" }] },
+          usage: { promptTokenCount: 900, candidatesTokenCount: 150 },
+        });
         await h.pass(30_000);
       },
     },
@@ -131,7 +162,9 @@ describe("the admission gate", () => {
       expect(purposes(requests)).toEqual([]);
       expect(actionsIn(h.group, actions)).toEqual([]);
       // Stored all the same.
-      expect(h.runtime.messages.recent(h.group.peerId, Number.MAX_SAFE_INTEGER, 5).map((m) => m.text)).toContain("@mira_ai what do you think?");
+      expect(
+        h.runtime.messages.recent(h.group.peerId, Number.MAX_SAFE_INTEGER, 5).map((m) => m.text),
+      ).toContain("@mira_ai what do you think?");
     });
   });
 
@@ -158,7 +191,12 @@ describe("the admission gate", () => {
      * `text` from `who` in Sandbox makes one LLM call (of `purpose`); while it is in flight the
      * switch goes on; then its answer (doEverything's) comes back. Returns what the gate refused.
      */
-    async function flipWhileThinking(who: "alice" | "carol", text: string, purpose: string, flip: () => Promise<unknown>): Promise<unknown[]> {
+    async function flipWhileThinking(
+      who: "alice" | "carol",
+      text: string,
+      purpose: string,
+      flip: () => Promise<unknown>,
+    ): Promise<unknown[]> {
       h = await start(TALKATIVE);
       const gate = latch();
       h.gemini.respondWith((body) => ({ after: gate.promise, then: doEverything(body) }));
@@ -172,7 +210,10 @@ describe("the admission gate", () => {
       await passing;
       await h.pass(60_000);
       expect(actionsIn(h.group, actions)).toEqual([]);
-      return h.log.lines().filter((l) => l.msg === "task not run: the admission gate says no").map((l) => l.kind);
+      return h.log
+        .lines()
+        .filter((l) => l.msg === "task not run: the admission gate says no")
+        .map((l) => l.kind);
     }
 
     it.each(flips)("$name: the plan in flight types, reads, reacts, sends nothing", async (f) => {
@@ -182,7 +223,11 @@ describe("the admission gate", () => {
     });
 
     it("/pause: the addressing verdict in flight reacts with nothing", async () => {
-      expect(await flipWhileThinking("alice", "just finished reading Dune, what a book", "address", () => h.ownerSays("/pause Sandbox"))).toEqual(["react"]);
+      expect(
+        await flipWhileThinking("alice", "just finished reading Dune, what a book", "address", () =>
+          h.ownerSays("/pause Sandbox"),
+        ),
+      ).toEqual(["react"]);
     });
   });
 
@@ -190,7 +235,11 @@ describe("the admission gate", () => {
     h = await Harness.start({ persona: SMART });
     h.gemini.respondWith(doEverything);
     await h.emu.post({ chat: h.group, from: h.bob, text: "morning" });
-    await h.emu.post({ chat: h.group, from: h.alice, text: "does anyone know a good pizza place near the station?" });
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "does anyone know a good pizza place near the station?",
+    });
     await h.pass(500); // the addressing call waits for the burst to gather (3 s)
     expect(h.runtime.scheduler.openTasks(h.group.peerId).map((t) => t.kind)).toEqual(["address"]);
     await h.ownerSays("/pause Sandbox");
@@ -205,7 +254,13 @@ describe("the admission gate", () => {
     await h.emu.post({ chat: h.group, from: h.carol, text: "@mira_ai remind me in a minute" });
     const id = () => Math.max(...h.emu.history(h.group).map((m) => m.id));
     h.gemini.respondWith((body) =>
-      plan({ kind: "wait", seconds: 60 }, { kind: "react", emoji: "👍", message_id: newestId(body) }, { kind: "sticker", sticker_set: "MiraCats", name: "😺" }, { kind: "send", text: "a minute is up", reply_to: id() }, { kind: "read" }),
+      plan(
+        { kind: "wait", seconds: 60 },
+        { kind: "react", emoji: "👍", message_id: newestId(body) },
+        { kind: "sticker", sticker_set: "MiraCats", name: "😺" },
+        { kind: "send", text: "a minute is up", reply_to: id() },
+        { kind: "read" },
+      ),
     );
     await h.pass(10_000);
     expect(h.runtime.scheduler.openTasks(h.group.peerId).map((t) => t.kind)).toContain("send");
@@ -218,7 +273,10 @@ describe("the admission gate", () => {
 
   it("the budget spent by another chat's plan holds a plan that was admitted before", async () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# Daily Token Budget\n1000\n` });
-    h.gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "hi" }] }, usage: { promptTokenCount: 900, candidatesTokenCount: 150 } }));
+    h.gemini.respondWith(() => ({
+      json: { tasks: [{ kind: "send", text: "hi" }] },
+      usage: { promptTokenCount: 900, candidatesTokenCount: 150 },
+    }));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     await h.pass(1_000);
     await h.emu.post({ chat: h.club, from: h.bob, text: "Mira, hi" }); // admitted: nothing is spent yet

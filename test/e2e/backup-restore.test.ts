@@ -26,7 +26,8 @@ async function withHarness(fn: (h: Harness) => Promise<void>): Promise<void> {
 function responder(body: GenerateBody): FakeReply {
   const text = lastUserText(body);
   const tasks: unknown[] = [];
-  for (const m of text.matchAll(/note (\w+)/g)) tasks.push({ kind: "remember", content: `carol's word is ${m[1]}` });
+  for (const m of text.matchAll(/note (\w+)/g))
+    tasks.push({ kind: "remember", content: `carol's word is ${m[1]}` });
   if (/later/.test(text)) tasks.push({ kind: "wait", seconds: 3600 });
   for (const m of text.matchAll(/say (\w+)/g)) tasks.push({ kind: "send", text: `re ${m[1]}` });
   return { json: { tasks } };
@@ -35,7 +36,11 @@ function responder(body: GenerateBody): FakeReply {
 type Row = { chat: string; id: number; text: string; agent: number };
 function rows(path: string): Row[] {
   const db = openDatabase(path);
-  const r = db.prepare("SELECT chat_id AS chat, message_id AS id, text, is_agent AS agent FROM messages ORDER BY chat_id, message_id").all() as Row[];
+  const r = db
+    .prepare(
+      "SELECT chat_id AS chat, message_id AS id, text, is_agent AS agent FROM messages ORDER BY chat_id, message_id",
+    )
+    .all() as Row[];
   db.close();
   return r;
 }
@@ -49,7 +54,15 @@ describe("online backup and restore", () => {
       // Before: a memory, a summary, a task that stays pending (a send behind an hour's wait).
       await hh.emu.post({ chat: dm, from: hh.carol, text: "note tangerine, and say hi, then say bye later" });
       await hh.pass(20_000);
-      hh.runtime.summaries.put({ lane: `root:${hh.emu.peerIdFor(hh.group, hh.account)}`, chatId: hh.emu.peerIdFor(hh.group, hh.account), version: 1, fromId: 1, toId: 1, content: "{}", updatedAt: hh.clock.now() });
+      hh.runtime.summaries.put({
+        lane: `root:${hh.emu.peerIdFor(hh.group, hh.account)}`,
+        chatId: hh.emu.peerIdFor(hh.group, hh.account),
+        version: 1,
+        fromId: 1,
+        toId: 1,
+        content: "{}",
+        updatedAt: hh.clock.now(),
+      });
       const pending = hh.runtime.scheduler.openTasks().map((t) => `${t.id} ${t.kind}`);
       expect(pending.filter((t) => / (wait|send)$/.test(t))).toHaveLength(3); // wait, then "re hi" and "re bye"
       const committed = new Set(rows(hh.dbPath).map(key));
@@ -59,7 +72,11 @@ describe("online backup and restore", () => {
       let posting = true;
       const writing = (async () => {
         for (let i = 0; posting || i < 30; i++) {
-          await hh.emu.post({ chat: hh.group, from: i % 2 ? hh.alice : hh.bob, text: i % 7 === 3 ? `Mira, say g${i}` : `chatter ${i}` });
+          await hh.emu.post({
+            chat: hh.group,
+            from: i % 2 ? hh.alice : hh.bob,
+            text: i % 7 === 3 ? `Mira, say g${i}` : `chatter ${i}`,
+          });
           await hh.pass(300);
         }
       })();
@@ -97,12 +114,23 @@ describe("online backup and restore", () => {
       expect(db.prepare("SELECT count(*) FROM update_state").pluck().get()).toBeGreaterThan(0);
 
       // Every message the server has is stored, once: the catch-up fetched what the backup lacked.
-      const server = [hh.group, dm, bobDm].flatMap((chat) => hh.emu.history(chat, hh.account).map((m) => ({ chat: hh.emu.peerIdFor(chat, hh.account), id: m.id, text: m.text })));
+      const server = [hh.group, dm, bobDm].flatMap((chat) =>
+        hh.emu
+          .history(chat, hh.account)
+          .map((m) => ({ chat: hh.emu.peerIdFor(chat, hh.account), id: m.id, text: m.text })),
+      );
       const now = rows(restored);
       expect(new Set(now.map(key)).size).toBe(now.length);
-      for (const m of server) expect(now.some((r) => key(r) === key(m)), key(m)).toBe(true);
+      for (const m of server)
+        expect(
+          now.some((r) => key(r) === key(m)),
+          key(m),
+        ).toBe(true);
       // Nothing was sent twice (a send the copy still had as open ran again with its random_id).
-      const sent = hh.emu.history(hh.group).filter((m) => m.fromId === hh.account.id).map((m) => m.text);
+      const sent = hh.emu
+        .history(hh.group)
+        .filter((m) => m.fromId === hh.account.id)
+        .map((m) => m.text);
       expect(new Set(sent).size).toBe(sent.length);
       // The DM that came after the copy was answered.
       expect(hh.sent(bobDm).map((m) => m.text)).toEqual(["re again"]);
@@ -115,10 +143,17 @@ describe("online backup and restore", () => {
       await h.pass(1000);
       const out: string[] = [];
       const err: string[] = [];
-      const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), env: {}, cwd: tempDir() };
+      const io = {
+        stdout: (t: string) => out.push(t),
+        stderr: (t: string) => err.push(t),
+        env: {},
+        cwd: tempDir(),
+      };
       const target = join(tempDir(), "copy.db");
       expect(await backupScript([target, "--db", h.dbPath], io)).toBe(0);
-      expect(out.join("")).toMatch(/^backup: .*copy\.db \(\d+\.\d MB, mode 0600\) in \d+\.\d s: 1 messages, 0 memories, 0 summaries, \d+ open tasks\n$/);
+      expect(out.join("")).toMatch(
+        /^backup: .*copy\.db \(\d+\.\d MB, mode 0600\) in \d+\.\d s: 1 messages, 0 memories, 0 summaries, \d+ open tasks\n$/,
+      );
       expect(statSync(target).mode & 0o777).toBe(0o600);
       expect(rows(target).map((r) => r.text)).toEqual(["hello"]);
 

@@ -20,7 +20,11 @@ function answerAll(reply: (text: string) => unknown): number[] {
 }
 
 /** The persona's chat actions in a chat, as the server recorded them: [action, fake ms since t0]. */
-const actions = (chat: EmuChat, t0: number) => h.emu.typing(chat).filter((t) => t.account === h.account).map((t) => [t.action, t.at - t0] as const);
+const actions = (chat: EmuChat, t0: number) =>
+  h.emu
+    .typing(chat)
+    .filter((t) => t.account === h.account)
+    .map((t) => [t.action, t.at - t0] as const);
 
 describe("humane batching: a burst is planned once, after the chat goes quiet", () => {
   it("3 DMs 2 s apart → one planning call that carries all three, one answer", async () => {
@@ -66,7 +70,9 @@ describe("humane batching: a burst is planned once, after the chat goes quiet", 
   it("a message after the quiet window is a new burst (and replans if planning had begun)", async () => {
     h = await Harness.start();
     const dm = h.emu.dm(h.account, h.carol);
-    const calls = answerAll((turn) => plan({ kind: "send", text: turn.includes("bananas") ? "answer 2" : "answer 1" }));
+    const calls = answerAll((turn) =>
+      plan({ kind: "send", text: turn.includes("bananas") ? "answer 2" : "answer 1" }),
+    );
     await h.emu.post({ chat: dm, from: h.carol, text: "apples?" });
     await h.pass(20_000);
     await h.emu.post({ chat: dm, from: h.carol, text: "bananas?" });
@@ -141,7 +147,10 @@ describe("replanning without typing flicker", () => {
   it("a message while the persona types replans; its typing stays on screen (no cancel, no gap) until the new answer", async () => {
     h = await Harness.start();
     const t0 = h.clock.now();
-    h.gemini.script(plan({ kind: "send", text: "y".repeat(200) }), plan({ kind: "send", text: "new answer" }));
+    h.gemini.script(
+      plan({ kind: "send", text: "y".repeat(200) }),
+      plan({ kind: "send", text: "new answer" }),
+    );
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai tell me a long story" });
     await h.pass(6000); // planned at 3 s, typing since then (a 21 s spell)
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually, just say hi" });
@@ -153,7 +162,9 @@ describe("replanning without typing flicker", () => {
     expect(typed.map(([a]) => a)).not.toContain("SendMessageCancelAction");
     // Telegram shows a typing status ~6 s: refreshed at most 5 s apart, it never lapses
     // between the first spell and the new answer.
-    const sentAt = h.emu.requests.filter((r) => r.method === "messages.SendMessage").map((r) => r.at - t0)[0]!;
+    const sentAt = h.emu.requests
+      .filter((r) => r.method === "messages.SendMessage")
+      .map((r) => r.at - t0)[0]!;
     const times = [...typed.map(([, at]) => at), sentAt];
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeLessThanOrEqual(5000);
   });
@@ -162,7 +173,10 @@ describe("replanning without typing flicker", () => {
     h = await Harness.start();
     const t0 = h.clock.now();
     const gate = latch();
-    h.gemini.script(plan({ kind: "send", text: "y".repeat(200) }), { after: gate.promise, then: plan({ kind: "send", text: "new answer" }) });
+    h.gemini.script(plan({ kind: "send", text: "y".repeat(200) }), {
+      after: gate.promise,
+      then: plan({ kind: "send", text: "new answer" }),
+    });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai tell me a long story" });
     await h.pass(6000); // planned at 3 s, typing since then; next refresh due at 8 s
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually, just say hi" }); // replans at 9 s
@@ -181,7 +195,9 @@ describe("replanning without typing flicker", () => {
     expect(typed.map(([a]) => a)).not.toContain("SendMessageCancelAction");
     // Refreshed during the planning call (9 s – 17 s), not only before and after it.
     expect(typed.some(([, at]) => at > 9000 && at < 17_000)).toBe(true);
-    const sentAt = h.emu.requests.filter((r) => r.method === "messages.SendMessage").map((r) => r.at - t0)[0]!;
+    const sentAt = h.emu.requests
+      .filter((r) => r.method === "messages.SendMessage")
+      .map((r) => r.at - t0)[0]!;
     const times = [...typed.map(([, at]) => at), sentAt];
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeLessThanOrEqual(5000);
   });
@@ -190,7 +206,10 @@ describe("replanning without typing flicker", () => {
     h = await Harness.start();
     const t0 = h.clock.now();
     const gate = latch();
-    h.gemini.script({ after: gate.promise, then: plan({ kind: "send", text: "stale" }) }, plan({ kind: "send", text: "fresh" }));
+    h.gemini.script(
+      { after: gate.promise, then: plan({ kind: "send", text: "stale" }) },
+      plan({ kind: "send", text: "fresh" }),
+    );
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai one" });
     const passing = h.pass(3200);
     await until(() => h.gemini.requests.length === 1);
@@ -207,17 +226,38 @@ describe("replanning without typing flicker", () => {
 describe("forum topics: one task graph per topic", () => {
   it("a burst across two topics → two planning calls, each answer in its own topic", async () => {
     h = await Harness.start();
-    const forum = h.emu.createSupergroup({ title: "Forum", members: [h.account, h.alice, h.bob], forum: true });
+    const forum = h.emu.createSupergroup({
+      title: "Forum",
+      members: [h.account, h.alice, h.bob],
+      forum: true,
+    });
     const travel = h.emu.createTopic(forum, "Travel");
     const food = h.emu.createTopic(forum, "Food");
     const t0 = h.clock.now();
     // Food's burst (one message at 0.5 s) is due at 3.5 s, Travel's (0 s and 1 s) at 4 s.
-    const calls = answerAll(() => plan({ kind: "send", text: h.clock.now() - t0 === 4000 ? "May or September." : "Try the pastéis." }));
-    await h.emu.post({ chat: forum, from: h.alice, text: "@mira_ai best time to visit Porto?", topicId: travel });
+    const calls = answerAll(() =>
+      plan({ kind: "send", text: h.clock.now() - t0 === 4000 ? "May or September." : "Try the pastéis." }),
+    );
+    await h.emu.post({
+      chat: forum,
+      from: h.alice,
+      text: "@mira_ai best time to visit Porto?",
+      topicId: travel,
+    });
     await h.pass(500);
-    await h.emu.post({ chat: forum, from: h.bob, text: "@mira_ai what should I eat in Lisbon?", topicId: food });
+    await h.emu.post({
+      chat: forum,
+      from: h.bob,
+      text: "@mira_ai what should I eat in Lisbon?",
+      topicId: food,
+    });
     await h.pass(500);
-    await h.emu.post({ chat: forum, from: h.alice, text: "@mira_ai and for Porto, hotels or flats?", topicId: travel });
+    await h.emu.post({
+      chat: forum,
+      from: h.alice,
+      text: "@mira_ai and for Porto, hotels or flats?",
+      topicId: travel,
+    });
     await h.pass(30_000);
 
     expect(calls.map((at) => at - t0)).toEqual([3500, 4000]);
@@ -230,17 +270,33 @@ describe("forum topics: one task graph per topic", () => {
       ].sort(),
     );
     // Each topic's typing is shown in that topic.
-    const typedTopics = new Set(h.emu.typing(forum).filter((t) => t.account === h.account).map((t) => t.topicId));
+    const typedTopics = new Set(
+      h.emu
+        .typing(forum)
+        .filter((t) => t.account === h.account)
+        .map((t) => t.topicId),
+    );
     expect(typedTopics).toEqual(new Set([travel, food]));
   });
 
   it("a new message in one topic does not replan the other topic's answer", async () => {
     h = await Harness.start();
-    const forum = h.emu.createSupergroup({ title: "Forum", members: [h.account, h.alice, h.bob], forum: true });
+    const forum = h.emu.createSupergroup({
+      title: "Forum",
+      members: [h.account, h.alice, h.bob],
+      forum: true,
+    });
     const travel = h.emu.createTopic(forum, "Travel");
     const food = h.emu.createTopic(forum, "Food");
-    const calls = answerAll((turn) => plan({ kind: "send", text: turn.includes("Porto") ? "x".repeat(150) : "Bacalhau." }));
-    await h.emu.post({ chat: forum, from: h.alice, text: "@mira_ai tell me all about Porto", topicId: travel });
+    const calls = answerAll((turn) =>
+      plan({ kind: "send", text: turn.includes("Porto") ? "x".repeat(150) : "Bacalhau." }),
+    );
+    await h.emu.post({
+      chat: forum,
+      from: h.alice,
+      text: "@mira_ai tell me all about Porto",
+      topicId: travel,
+    });
     await h.pass(6000); // planned at 3 s, typing a 16 s answer in Travel
     await h.emu.post({ chat: forum, from: h.bob, text: "@mira_ai dinner tip?", topicId: food });
     await h.pass(60_000);

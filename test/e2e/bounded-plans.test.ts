@@ -32,7 +32,12 @@ describe("bounded plans", () => {
 
   it("a plan of 19 one-hour waits and a send sends within the plan's 10 minutes of waiting", async () => {
     h = await Harness.start();
-    h.gemini.script(plan(...Array.from({ length: 19 }, () => ({ kind: "wait", seconds: 3600 })), { kind: "send", text: "finally" }));
+    h.gemini.script(
+      plan(...Array.from({ length: 19 }, () => ({ kind: "wait", seconds: 3600 })), {
+        kind: "send",
+        text: "finally",
+      }),
+    );
     const asked = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai wait for it" });
     await h.pass(5 * 60_000);
     expect(h.sent(h.group)).toEqual([]);
@@ -47,12 +52,21 @@ describe("bounded plans", () => {
   it("a send that would go out past the answer-age limit is dropped with one log line", async () => {
     // An answer-age limit of 5 minutes; the plan waits (within its bound) until past it.
     h = await Harness.start({ maxAnswerAgeMs: 5 * 60_000 });
-    h.gemini.script(plan({ kind: "send", text: "first, in time" }, { kind: "wait", seconds: 400 }, { kind: "send", text: "too late" }, { kind: "sticker", sticker_set: "MiraCats", name: "😺" }));
+    h.gemini.script(
+      plan(
+        { kind: "send", text: "first, in time" },
+        { kind: "wait", seconds: 400 },
+        { kind: "send", text: "too late" },
+        { kind: "sticker", sticker_set: "MiraCats", name: "😺" },
+      ),
+    );
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai answer in two parts" });
     await h.pass(20 * 60_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["first, in time"]);
     // No typing for the late part either: it is checked before its typing starts.
     expect(h.emu.typing(h.group).filter((t) => t.action === "SendMessageTypingAction")).toHaveLength(1);
-    expect(lines("answer dropped")).toEqual([expect.objectContaining({ kind: "typing", ageSec: expect.any(Number), maxAgeSec: 300 })]);
+    expect(lines("answer dropped")).toEqual([
+      expect.objectContaining({ kind: "typing", ageSec: expect.any(Number), maxAgeSec: 300 }),
+    ]);
   });
 });

@@ -30,13 +30,16 @@ describe("a busy database", () => {
   it("held for 20 s while group and DM messages arrive (a new group's first among them): all stored in order and answered once afterwards, no stack trace", async () => {
     h = await Harness.start({ busyTimeoutMs: 20 });
     // Each answer names what it answers.
-    h.gemini.respondWith((body) => plan({ kind: "send", text: `re: ${/⟧ ([^\n]*)$/m.exec(promptSections(body).now.at(-1) ?? "")?.[1]}` }));
+    h.gemini.respondWith((body) =>
+      plan({ kind: "send", text: `re: ${/⟧ ([^\n]*)$/m.exec(promptSections(body).now.at(-1) ?? "")?.[1]}` }),
+    );
     const dm = h.emu.dm(h.account, h.carol);
     const fresh = h.emu.createSupergroup({ title: "Fresh", members: [h.account, h.alice, h.bob] }); // never seen by the persona
     const release = holdWriteLock(h.dbPath);
     // The emulator's post resolves once the persona's handlers are done: not before the database is free.
     const posted: Promise<{ chat: string; id: number }>[] = [];
-    const post = (chat: typeof dm, from: typeof h.alice, text: string) => posted.push(h.emu.post({ chat, from, text }).then((m) => ({ chat: chat.peerId, id: m.id })));
+    const post = (chat: typeof dm, from: typeof h.alice, text: string) =>
+      posted.push(h.emu.post({ chat, from, text }).then((m) => ({ chat: chat.peerId, id: m.id })));
     post(h.group, h.bob, "just chatting");
     post(fresh, h.alice, "Mira, welcome to Fresh!");
     await h.pass(5_000);
@@ -58,9 +61,18 @@ describe("a busy database", () => {
 
     noStackTraces(h);
     expect(h.log.lines().filter((l) => Number(l.level) >= 50)).toEqual([]);
-    const warnings = h.log.lines().filter((l) => l.level === 40).map((l) => String(l.msg));
-    expect(warnings).toContainEqual(expect.stringMatching(/state\.db is busy \(another process holds its write lock\); incoming messages wait in order/));
-    expect(warnings).toContainEqual(expect.stringMatching(/state\.db is free again after \d+\.\d s; \d+ waiting updates? stored in order/));
+    const warnings = h.log
+      .lines()
+      .filter((l) => l.level === 40)
+      .map((l) => String(l.msg));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /state\.db is busy \(another process holds its write lock\); incoming messages wait in order/,
+      ),
+    );
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/state\.db is free again after \d+\.\d s; \d+ waiting updates? stored in order/),
+    );
   });
 
   it("a process that dies while the database is busy fetches what it could not store by catch-up after the restart, and answers it once", async () => {
@@ -83,6 +95,8 @@ describe("a busy database", () => {
     await h.pass(30_000);
     expect(h.sent(dm).map((m) => m.text)).toEqual(["sorry for the wait", "sorry for the wait"]);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["sorry for the wait"]);
-    expect(h.runtime.messages.get(dm.peerId, h.emu.history(dm).find((m) => m.text === "still there?")!.id)).toBeDefined();
+    expect(
+      h.runtime.messages.get(dm.peerId, h.emu.history(dm).find((m) => m.text === "still there?")!.id),
+    ).toBeDefined();
   });
 });

@@ -17,7 +17,9 @@ afterEach(async () => {
 
 function responder(body: GenerateBody): FakeReply {
   const text = lastUserText(body);
-  return { json: { tasks: [...text.matchAll(/say (\w+)/g)].map((m) => ({ kind: "send", text: `re ${m[1]}` })) } };
+  return {
+    json: { tasks: [...text.matchAll(/say (\w+)/g)].map((m) => ({ kind: "send", text: `re ${m[1]}` })) },
+  };
 }
 
 const LIMITS = { differenceSlice: 2, channelDifferenceLimit: 2, channelTooLongAfter: 1000 };
@@ -79,9 +81,15 @@ async function run(crashAt: number): Promise<Outcome> {
   stop();
   await settle(hh, 60_000);
   const db = openDatabase(hh.dbPath);
-  const stored = (db.prepare("SELECT text FROM messages WHERE is_agent = 0").pluck().all() as string[]).sort();
+  const stored = (
+    db.prepare("SELECT text FROM messages WHERE is_agent = 0").pluck().all() as string[]
+  ).sort();
   db.close();
-  const mine = (chat: EmuChat) => hh.emu.history(chat).filter((m) => m.fromId === hh.account.id).map((m) => m.text);
+  const mine = (chat: EmuChat) =>
+    hh.emu
+      .history(chat)
+      .filter((m) => m.fromId === hh.account.id)
+      .map((m) => m.text);
   return {
     requests,
     crashed,
@@ -104,6 +112,10 @@ describe("a crash during catch-up", () => {
     const r = await run(at);
     expect(r.crashed).toBe(true);
     expect(r.stored).toEqual(r.expected);
-    expect(r.sent).toEqual({ group: ["re gnine"], club: ["re cfour", "re cfifteen"], dm: ["re d2", "re d12"] });
+    expect(r.sent).toEqual({
+      group: ["re gnine"],
+      club: ["re cfour", "re cfifteen"],
+      dm: ["re d2", "re d12"],
+    });
   });
 });

@@ -70,7 +70,9 @@ async function settle(hh: Harness, ms = 120_000): Promise<void> {
 function storedRows(hh: Harness): { chat: string; id: number; sender: string; text: string }[] {
   const db = openDatabase(hh.dbPath);
   const rows = db
-    .prepare("SELECT chat_id AS chat, message_id AS id, sender_name AS sender, text FROM messages WHERE is_agent = 0 ORDER BY chat_id, message_id")
+    .prepare(
+      "SELECT chat_id AS chat, message_id AS id, sender_name AS sender, text FROM messages WHERE is_agent = 0 ORDER BY chat_id, message_id",
+    )
     .all() as { chat: string; id: number; sender: string; text: string }[];
   db.close();
   return rows;
@@ -88,7 +90,11 @@ function expectAllOnce(hh: Harness, posts: Post[], dm: EmuChat): void {
   const want = posts.map((p) => `${names.get(p.from.id)}: ${p.text}`).sort();
   expect(got).toEqual(want);
   // The five addressed messages answered once each, in order, in their chats.
-  const mine = (chat: EmuChat) => hh.emu.history(chat).filter((m) => m.fromId === hh.account.id).map((m) => m.text);
+  const mine = (chat: EmuChat) =>
+    hh.emu
+      .history(chat)
+      .filter((m) => m.fromId === hh.account.id)
+      .map((m) => m.text);
   expect({ group: mine(hh.group), club: mine(hh.club), dm: mine(dm) }).toEqual({
     group: ["re groupone"],
     club: ["re clubone", "re clubtwo"],
@@ -126,7 +132,11 @@ describe("catch-up", () => {
     const hh = h;
     hh.gemini.respondWith(responder);
     const { posts, dm } = thirty(hh);
-    const more = Array.from({ length: 20 }, (_, i) => ({ chat: hh.group, from: hh.carol, text: `more ${i}` }));
+    const more = Array.from({ length: 20 }, (_, i) => ({
+      chat: hh.group,
+      from: hh.carol,
+      text: `more ${i}`,
+    }));
     const all = [...posts, ...more];
     const earlier = await known(hh, dm);
     await hh.emu.dropConnection(hh.account, { reconnect: "manual" });
@@ -157,7 +167,11 @@ describe("catch-up", () => {
     hh.boot();
     await hh.runtime.caughtUp;
     await settle(hh, 30_000);
-    expect(storedRows(hh).map((r) => r.text).sort()).toEqual(["@mira_ai say stale", "Mira, say fresh", "earlier", "earlier too"]);
+    expect(
+      storedRows(hh)
+        .map((r) => r.text)
+        .sort(),
+    ).toEqual(["@mira_ai say stale", "Mira, say fresh", "earlier", "earlier too"]);
     expect(hh.gemini.requests).toHaveLength(1);
     expect(hh.sent(hh.group)).toEqual([]);
     expect(hh.sent(hh.club).map((m) => m.text)).toEqual(["re fresh"]);
@@ -205,7 +219,9 @@ describe("catch-up", () => {
     hh.boot();
     const summary = await hh.runtime.caughtUp;
     await settle(hh, 30_000);
-    const catchUp = hh.emu.requests.filter((r) => r.method === "updates.GetChannelDifference" || r.method === "messages.GetHistory");
+    const catchUp = hh.emu.requests.filter(
+      (r) => r.method === "updates.GetChannelDifference" || r.method === "messages.GetHistory",
+    );
     // The broadcast channel is skipped; the supergroup: one difference (too long), one short lookback.
     expect(catchUp.map((r) => r.method)).toEqual(["updates.GetChannelDifference", "messages.GetHistory"]);
     expect(summary?.requests).toBeLessThanOrEqual(4);
@@ -216,7 +232,9 @@ describe("catch-up", () => {
   });
 
   it("a difference too long to send: a DM from a new user during the downtime is found through the dialogs, stored and answered", async () => {
-    h = await Harness.start({ emulator: { updateShapes: "telegram", updateLimits: { differenceTooLongAfter: 10 } } });
+    h = await Harness.start({
+      emulator: { updateShapes: "telegram", updateLimits: { differenceTooLongAfter: 10 } },
+    });
     const hh = h;
     hh.gemini.respondWith(responder);
     await hh.emu.post({ chat: hh.club, from: hh.alice, text: "before" });
@@ -234,7 +252,9 @@ describe("catch-up", () => {
     expect(hh.emu.methods(hh.account)).toContain("messages.GetDialogs");
     const rows = storedRows(hh);
     expect(rows.filter((r) => r.chat === hh.club.peerId).map((r) => r.text)).toEqual(["before", ...chatter]);
-    expect(rows.filter((r) => r.chat === String(dave.id)).map((r) => `${r.sender}: ${r.text}`)).toEqual(["Dave: hi, say hello"]);
+    expect(rows.filter((r) => r.chat === String(dave.id)).map((r) => `${r.sender}: ${r.text}`)).toEqual([
+      "Dave: hi, say hello",
+    ]);
     expect(hh.sent(dm).map((m) => m.text)).toEqual(["re hello"]);
   });
 
@@ -248,7 +268,10 @@ describe("catch-up", () => {
     await hh.emu.restoreConnection(hh.account);
     await hh.client.connect();
   }
-  const clubTexts = (hh: Harness) => storedRows(hh).filter((r) => r.chat === hh.club.peerId).map((r) => r.text);
+  const clubTexts = (hh: Harness) =>
+    storedRows(hh)
+      .filter((r) => r.chat === hh.club.peerId)
+      .map((r) => r.text);
 
   it("a getDifference that fails while a live message is held does not lose the gap: a restart still fetches the missed messages", async () => {
     h = await Harness.start({ emulator: { updateShapes: "telegram" } });
@@ -282,7 +305,9 @@ describe("catch-up", () => {
     await hh.emu.post({ chat: hh.club, from: hh.alice, text: "earlier" });
     await settle(hh, 2_000);
     const other = openDatabase(hh.dbPath);
-    other.exec("CREATE TRIGGER full_disk BEFORE INSERT ON messages WHEN NEW.text = 'boom' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+    other.exec(
+      "CREATE TRIGGER full_disk BEFORE INSERT ON messages WHEN NEW.text = 'boom' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
     await hh.emu.post({ chat: hh.club, from: hh.alice, text: "boom" });
     await hh.emu.post({ chat: hh.club, from: hh.bob, text: "after" });
     await hh.pass(200);

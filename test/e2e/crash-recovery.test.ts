@@ -24,10 +24,20 @@ afterEach(async () => {
 function responder(body: GenerateBody): FakeReply {
   const text = lastUserText(body);
   const word = [...WORDS].reverse().find((w) => text.includes(`say ${w}`)) ?? "none";
-  return { json: { tasks: [{ kind: "send", text: `re ${word} a` }, { kind: "send", text: `re ${word} b` }] } };
+  return {
+    json: {
+      tasks: [
+        { kind: "send", text: `re ${word} a` },
+        { kind: "send", text: `re ${word} b` },
+      ],
+    },
+  };
 }
 
-async function run(crashAt: number, mode: CrashMode): Promise<{ crashed: boolean; sent: Record<"group" | "club" | "dm", string[]>; stored: string[] }> {
+async function run(
+  crashAt: number,
+  mode: CrashMode,
+): Promise<{ crashed: boolean; sent: Record<"group" | "club" | "dm", string[]>; stored: string[] }> {
   h = await Harness.start();
   const hh = h;
   hh.gemini.respondWith(responder);
@@ -75,10 +85,16 @@ async function run(crashAt: number, mode: CrashMode): Promise<{ crashed: boolean
       hh.boot(); // a fresh process on the same database and the same Telegram
     }
   }
-  const mine = (chat: typeof dm) => hh.emu.history(chat).filter((m) => m.fromId === hh.account.id).map((m) => m.text);
+  const mine = (chat: typeof dm) =>
+    hh.emu
+      .history(chat)
+      .filter((m) => m.fromId === hh.account.id)
+      .map((m) => m.text);
   const sent = { group: mine(hh.group), club: mine(hh.club), dm: mine(dm) };
   const check = openDatabase(hh.dbPath);
-  const stored = (check.prepare("SELECT text FROM messages WHERE is_agent = 0").pluck().all() as string[]).sort();
+  const stored = (
+    check.prepare("SELECT text FROM messages WHERE is_agent = 0").pluck().all() as string[]
+  ).sort();
   check.close();
   return { crashed, sent, stored };
 }
@@ -88,15 +104,25 @@ describe("exactly once across crashes", () => {
   const modes: CrashMode[] = ["before-apply", "after-apply", "after-mark"];
   const points = modes.flatMap((mode) => Array.from({ length: SENDS }, (_, i) => ({ mode, at: i + 1 })));
 
-  it.each(points)("crash $mode of send #$at: every planned message once, no inbound message lost", async ({ mode, at }) => {
-    const { crashed, sent, stored } = await run(at, mode);
-    expect(crashed).toBe(true);
-    // Each chat gets its answers exactly once and in order.
-    expect(sent).toEqual({
-      group: ["re one a", "re one b", "re four a", "re four b"],
-      club: ["re two a", "re two b", "re six a", "re six b"],
-      dm: ["re three a", "re three b", "re five a", "re five b"],
-    });
-    expect(stored).toEqual(["@mira_ai say four", "@mira_ai say one", "Mira, say two", "mirochka say six", "say five", "say three"]);
-  });
+  it.each(points)(
+    "crash $mode of send #$at: every planned message once, no inbound message lost",
+    async ({ mode, at }) => {
+      const { crashed, sent, stored } = await run(at, mode);
+      expect(crashed).toBe(true);
+      // Each chat gets its answers exactly once and in order.
+      expect(sent).toEqual({
+        group: ["re one a", "re one b", "re four a", "re four b"],
+        club: ["re two a", "re two b", "re six a", "re six b"],
+        dm: ["re three a", "re three b", "re five a", "re five b"],
+      });
+      expect(stored).toEqual([
+        "@mira_ai say four",
+        "@mira_ai say one",
+        "Mira, say two",
+        "mirochka say six",
+        "say five",
+        "say three",
+      ]);
+    },
+  );
 });

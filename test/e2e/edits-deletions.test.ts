@@ -12,7 +12,12 @@ describe("edits and deletions", () => {
   it("an edit before planning: the plan quotes the new text, of the message and of what it replies to, with no request", async () => {
     h = await Harness.start();
     const keys = await h.emu.post({ chat: h.group, from: h.bob, text: "my keys are on the table" });
-    const ask = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai where are Bob's keys? meet at 5?", replyTo: keys.id });
+    const ask = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai where are Bob's keys? meet at 5?",
+      replyTo: keys.id,
+    });
     const requests = h.emu.requests.length;
     await h.emu.editMessage(h.group, keys.id, "my keys are in the drawer");
     await h.emu.editMessage(h.group, ask.id, "@mira_ai where are Bob's keys? meet at 6?");
@@ -33,7 +38,9 @@ describe("edits and deletions", () => {
     h = await Harness.start();
     const dan = h.emu.addUser({ firstName: "Dan" }); // no username: a text mention
     const dm = h.emu.dm(h.account, h.carol);
-    const danny = (offset: number) => [new Api.MessageEntityMentionName({ offset, length: 5, userId: returnBigInt(dan.id) })];
+    const danny = (offset: number) => [
+      new Api.MessageEntityMentionName({ offset, length: 5, userId: returnBigInt(dan.id) }),
+    ];
     const a = await h.emu.post({ chat: dm, from: h.carol, text: "ok, Danny knows", entities: danny(4) });
     const b = await h.emu.post({ chat: dm, from: h.carol, text: "see you all" });
     h.gemini.respondWith(() => plan());
@@ -41,7 +48,9 @@ describe("edits and deletions", () => {
     await h.emu.editMessage(dm, a.id, "ok, totally new words");
     await h.emu.editMessage(dm, b.id, "see you, Danny", { entities: danny(9) });
     expect(h.runtime.messages.get(dm.peerId, a.id)?.mentions).toBeUndefined();
-    expect(h.runtime.messages.get(dm.peerId, b.id)?.mentions).toEqual([{ type: "mentionname", offset: 9, length: 5, userId: String(dan.id) }]);
+    expect(h.runtime.messages.get(dm.peerId, b.id)?.mentions).toEqual([
+      { type: "mentionname", offset: 9, length: 5, userId: String(dan.id) },
+    ]);
 
     await h.emu.post({ chat: dm, from: h.carol, text: "what did I say?" });
     await h.pass(20_000);
@@ -68,7 +77,10 @@ describe("edits and deletions", () => {
     const secret = await h.emu.post({ chat: h.group, from: h.bob, text: "the wifi password is hunter2" });
     const thanks = await h.emu.post({ chat: h.group, from: h.carol, text: "thanks!", replyTo: secret.id });
     await h.emu.deleteMessages(h.group, [secret.id]);
-    expect(h.runtime.messages.get(h.group.peerId, secret.id)).toMatchObject({ deleted: true, text: "the wifi password is hunter2" });
+    expect(h.runtime.messages.get(h.group.peerId, secret.id)).toMatchObject({
+      deleted: true,
+      text: "the wifi password is hunter2",
+    });
     // Asked inside that thread, so carol's reply is in the request's lane.
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what did I miss?", replyTo: thanks.id });
     h.gemini.script(plan());

@@ -11,58 +11,74 @@ afterEach(async () => {
 
 /** The persona's own messages in its stored history of a chat. */
 const ownStored = (h: Harness, chatId: string) =>
-  h.db.prepare("SELECT message_id AS id, text FROM messages WHERE chat_id = ? AND is_agent = 1 ORDER BY message_id").all(chatId) as { id: number; text: string }[];
-const sendTasks = (h: Harness) => h.db.prepare("SELECT status, attempts, in_doubt AS inDoubt FROM tasks WHERE kind = 'send'").all() as { status: string; attempts: number; inDoubt: number }[];
-const sendRequests = (h: Harness) => h.emu.requests.filter((r) => r.request instanceof Api.messages.SendMessage);
+  h.db
+    .prepare(
+      "SELECT message_id AS id, text FROM messages WHERE chat_id = ? AND is_agent = 1 ORDER BY message_id",
+    )
+    .all(chatId) as { id: number; text: string }[];
+const sendTasks = (h: Harness) =>
+  h.db.prepare("SELECT status, attempts, in_doubt AS inDoubt FROM tasks WHERE kind = 'send'").all() as {
+    status: string;
+    attempts: number;
+    inDoubt: number;
+  }[];
+const sendRequests = (h: Harness) =>
+  h.emu.requests.filter((r) => r.request instanceof Api.messages.SendMessage);
 
 describe("exactly once, for real", () => {
   const modes: DuplicateMode[] = ["error", "replay"];
 
-  it.each(modes)("duplicate answered with %s: the unanswered send completes on its retry, once, and is in the stored history", async (mode) => {
-    h = await Harness.start({ requestTimeoutMs: 300 });
-    h.emu.setDuplicateMode(mode);
-    // An earlier message with the same words, already stored: the lookup must not take it.
-    const dm = h.emu.dm(h.account, h.carol);
-    await h.emu.post({ chat: dm, from: h.carol, text: "say hi" });
-    h.gemini.script(plan({ kind: "send", text: "hi once" }));
-    await h.pass(10_000);
-    await h.emu.post({ chat: dm, from: h.carol, text: "say hi again" });
-    h.emu.hang("messages.SendMessage", { when: "after-apply" }); // the server has it; the answer never comes
-    h.gemini.script(plan({ kind: "send", text: "hi once" }));
-    await h.pass(60_000);
+  it.each(modes)(
+    "duplicate answered with %s: the unanswered send completes on its retry, once, and is in the stored history",
+    async (mode) => {
+      h = await Harness.start({ requestTimeoutMs: 300 });
+      h.emu.setDuplicateMode(mode);
+      // An earlier message with the same words, already stored: the lookup must not take it.
+      const dm = h.emu.dm(h.account, h.carol);
+      await h.emu.post({ chat: dm, from: h.carol, text: "say hi" });
+      h.gemini.script(plan({ kind: "send", text: "hi once" }));
+      await h.pass(10_000);
+      await h.emu.post({ chat: dm, from: h.carol, text: "say hi again" });
+      h.emu.hang("messages.SendMessage", { when: "after-apply" }); // the server has it; the answer never comes
+      h.gemini.script(plan({ kind: "send", text: "hi once" }));
+      await h.pass(60_000);
 
-    expect(sendRequests(h)).toHaveLength(3); // first answer, then the unanswered send and its retry
-    const server = h.sent(dm);
-    expect(server.map((m) => m.text)).toEqual(["hi once", "hi once"]);
-    expect(ownStored(h, dm.peerId)).toEqual(server.map((m) => ({ id: m.id, text: m.text })));
-    expect(sendTasks(h).map((t) => t.status)).toEqual(["done", "done"]);
-    expect(h.log.lines().filter((l) => l.level === 50)).toEqual([]);
-    const lookups = h.emu.methods(h.account).filter((m) => m === "messages.GetHistory");
-    expect(lookups).toHaveLength(mode === "error" ? 1 : 0); // a replay carries the id itself
-  });
+      expect(sendRequests(h)).toHaveLength(3); // first answer, then the unanswered send and its retry
+      const server = h.sent(dm);
+      expect(server.map((m) => m.text)).toEqual(["hi once", "hi once"]);
+      expect(ownStored(h, dm.peerId)).toEqual(server.map((m) => ({ id: m.id, text: m.text })));
+      expect(sendTasks(h).map((t) => t.status)).toEqual(["done", "done"]);
+      expect(h.log.lines().filter((l) => l.level === 50)).toEqual([]);
+      const lookups = h.emu.methods(h.account).filter((m) => m === "messages.GetHistory");
+      expect(lookups).toHaveLength(mode === "error" ? 1 : 0); // a replay carries the id itself
+    },
+  );
 
-  it.each(modes)("duplicate answered with %s after a crash mid-send: the restarted process completes it once and stores it", async (mode) => {
-    h = await Harness.start();
-    h.emu.setDuplicateMode(mode);
-    let crashed = false;
-    h.emu.hang("messages.SendMessage", {
-      when: "after-apply",
-      onHang: () => {
-        crashed = true;
-        h.crash(); // the process dies with the send applied but unanswered
-      },
-    });
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
-    h.gemini.script(plan({ kind: "send", text: "hello there" }));
-    await h.pass(6000); // planned after the 3 s quiet window, then 2.1 s of typing
-    expect(crashed).toBe(true);
-    h.boot();
-    await h.pass(30_000);
+  it.each(modes)(
+    "duplicate answered with %s after a crash mid-send: the restarted process completes it once and stores it",
+    async (mode) => {
+      h = await Harness.start();
+      h.emu.setDuplicateMode(mode);
+      let crashed = false;
+      h.emu.hang("messages.SendMessage", {
+        when: "after-apply",
+        onHang: () => {
+          crashed = true;
+          h.crash(); // the process dies with the send applied but unanswered
+        },
+      });
+      await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
+      h.gemini.script(plan({ kind: "send", text: "hello there" }));
+      await h.pass(6000); // planned after the 3 s quiet window, then 2.1 s of typing
+      expect(crashed).toBe(true);
+      h.boot();
+      await h.pass(30_000);
 
-    expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello there"]);
-    expect(ownStored(h, h.group.peerId)).toEqual(h.sent(h.group).map((m) => ({ id: m.id, text: m.text })));
-    expect(sendTasks(h).map((t) => t.status)).toEqual(["done"]);
-  });
+      expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello there"]);
+      expect(ownStored(h, h.group.peerId)).toEqual(h.sent(h.group).map((m) => ({ id: m.id, text: m.text })));
+      expect(sendTasks(h).map((t) => t.status)).toEqual(["done"]);
+    },
+  );
 
   it("a send that times out and then lands is not sent again and not reported failed", async () => {
     h = await Harness.start({ requestTimeoutMs: 300 });

@@ -15,14 +15,20 @@ afterEach(async () => {
 });
 
 const plans = () => h.gemini.requests.filter((r) => requestPurpose(r.body) === "plan");
-const warnings = (msg: string) => h.log.lines().filter((l) => l.level === 40 && String(l.msg).startsWith(msg));
+const warnings = (msg: string) =>
+  h.log.lines().filter((l) => l.level === 40 && String(l.msg).startsWith(msg));
 
 describe("a person's share of a group's answers", () => {
   it("twenty mentions from one member, then one from another: the other is answered (defaults: 20 per hour, half for one person)", async () => {
     h = await Harness.start();
     // Plans answer "ok", bob's "here you go, bob" (summaries of the long thread get a plan-shaped
     // answer they refuse: that is not what this test is about).
-    h.gemini.respondWith((body) => plan({ kind: "send", text: JSON.stringify(body).includes("and my question?") ? "here you go, bob" : "ok" }));
+    h.gemini.respondWith((body) =>
+      plan({
+        kind: "send",
+        text: JSON.stringify(body).includes("and my question?") ? "here you go, bob" : "ok",
+      }),
+    );
     for (let i = 1; i <= 20; i++) {
       await h.emu.post({ chat: h.group, from: h.alice, text: `@mira_ai question ${i}` });
       await h.pass(30_000);
@@ -30,7 +36,11 @@ describe("a person's share of a group's answers", () => {
     // Alice got her half of the chat's 20 answers; the rest of her mentions are stored, not planned.
     expect(plans()).toHaveLength(10);
     expect(h.sent(h.group)).toHaveLength(10);
-    expect(h.runtime.messages.recent(h.group.peerId, Number.MAX_SAFE_INTEGER, 100).filter((m) => m.text.startsWith("@mira_ai question"))).toHaveLength(20);
+    expect(
+      h.runtime.messages
+        .recent(h.group.peerId, Number.MAX_SAFE_INTEGER, 100)
+        .filter((m) => m.text.startsWith("@mira_ai question")),
+    ).toHaveLength(20);
     expect(warnings("cap reached: a person's share of this chat's answers is spent")).toHaveLength(1);
 
     await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai and my question?" });
@@ -41,22 +51,39 @@ describe("a person's share of a group's answers", () => {
 
     await h.ownerSays("/status");
     await h.pass(2_000);
-    expect(h.savedReplies().at(-1)).toMatch(/- Sandbox \(-100\d+\): one person's share of the answers per hour, 10 messages not answered/);
+    expect(h.savedReplies().at(-1)).toMatch(
+      /- Sandbox \(-100\d+\): one person's share of the answers per hour, 10 messages not answered/,
+    );
   });
 
   it("smart mode: no addressing call judges the messages of someone whose share is spent; others' are judged", async () => {
     // 4 answers an hour in the group, one person at most a quarter of them: 1.
-    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Group Mode\nsmart\n# Answers Per Hour\n4\n# Person Share\n25\n` });
+    h = await Harness.start({
+      persona: `${TEST_PERSONA}\n# Group Mode\nsmart\n# Answers Per Hour\n4\n# Person Share\n25\n`,
+    });
     h.gemini.respondWith((body) =>
       requestPurpose(body) === "address"
-        ? { json: { reason: "a question to the room", addressed: false, confidence: 0.2, wanna_interject: false, interject: 0, is_lightweight: false } }
+        ? {
+            json: {
+              reason: "a question to the room",
+              addressed: false,
+              confidence: 0.2,
+              wanna_interject: false,
+              interject: 0,
+              is_lightweight: false,
+            },
+          }
         : plan({ kind: "send", text: "ok" }),
     );
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai one question" });
     await h.pass(30_000);
     expect(plans()).toHaveLength(1);
     // Her share is spent: her question to the room is not judged at all…
-    await h.emu.post({ chat: h.group, from: h.alice, text: "does anyone know a good pizza place near the station?" });
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "does anyone know a good pizza place near the station?",
+    });
     await h.pass(2 * 60_000);
     const judged = () => h.gemini.requests.filter((r) => requestPurpose(r.body) === "address");
     expect(judged()).toHaveLength(0);
@@ -96,12 +123,17 @@ describe("strangers' share of the daily token budget", () => {
     expect(h.gemini.requests).toHaveLength(2);
     expect(h.sent(daveDm)).toHaveLength(2);
     expect(h.runtime.usage.strangerTokensToday(h.clock.now())).toBe(2100);
-    expect(h.runtime.caps.cappedChats()).toEqual([expect.objectContaining({ chatId: String(dave.id), cap: "stranger-token-share", held: 2 })]);
+    expect(h.runtime.caps.cappedChats()).toEqual([
+      expect.objectContaining({ chatId: String(dave.id), cap: "stranger-token-share", held: 2 }),
+    ]);
 
     // The persona's people are still answered: a contact in private (seen in full once, as
     // Telegram shows contacts: here an answer the account got, captured as every answer is),
     // and the group.
-    captureEntities(h.runtime.entities, (await h.client.invoke(new Api.contacts.ResolveUsername({ username: "carol" }))).users);
+    captureEntities(
+      h.runtime.entities,
+      (await h.client.invoke(new Api.contacts.ResolveUsername({ username: "carol" }))).users,
+    );
     expect(h.runtime.entities.get(String(h.carol.id))?.contact).toBe(true);
     const carolDm = h.emu.dm(h.account, h.carol);
     h.gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "hi carol" }] }, usage }));
@@ -122,6 +154,8 @@ describe("strangers' share of the daily token budget", () => {
 
     await h.ownerSays("/status");
     await h.pass(2_000);
-    expect(h.savedReplies().at(-1)).toContain("Strangers' DMs: 2,100 of their 2,000 today — spent, strangers not answered until tomorrow (UTC)");
+    expect(h.savedReplies().at(-1)).toContain(
+      "Strangers' DMs: 2,100 of their 2,000 today — spent, strangers not answered until tomorrow (UTC)",
+    );
   });
 });

@@ -62,7 +62,9 @@ describe("a Gemini outage", () => {
     // Once the outage is known, never two requests at once: each probe waits for the one before.
     expect(probesAtOnce()).toBe(1);
     const status = formatStatus(h.runtime.status());
-    expect(status).toMatch(/Gemini gemini-2\.5-flash unavailable since 12:00 UTC \(4m \d\ds; HTTP 503 UNAVAILABLE.*\): 2 plans waiting, next try in/);
+    expect(status).toMatch(
+      /Gemini gemini-2\.5-flash unavailable since 12:00 UTC \(4m \d\ds; HTTP 503 UNAVAILABLE.*\): 2 plans waiting, next try in/,
+    );
 
     await h.pass(3 * MINUTE); // the cap of the backoff is 2 minutes: the model is noticed back by then
     expect(h.sent(dm).map((m) => m.text)).toEqual(["re: are you awake?"]);
@@ -75,7 +77,9 @@ describe("a Gemini outage", () => {
     const warnings = h.log.lines().filter((l) => l.level === 40);
     expect(warnings.map((l) => String(l.msg))).toEqual([
       expect.stringMatching(/^Gemini gemini-2\.5-flash is unavailable \(HTTP 503/),
-      expect.stringMatching(/^Gemini gemini-2\.5-flash is back after [5-7]m \d\ds \(\d+ failed attempts\); 2 plans waited$/),
+      expect.stringMatching(
+        /^Gemini gemini-2\.5-flash is back after [5-7]m \d\ds \(\d+ failed attempts\); 2 plans waited$/,
+      ),
     ]);
     expect(h.log.lines().filter((l) => Number(l.level) >= 50)).toEqual([]);
     expect(h.runtime.llmAvailability()).toMatchObject({ down: [], ended: 1, lastEnded: { plansWaited: 2 } });
@@ -83,7 +87,13 @@ describe("a Gemini outage", () => {
 
   it("an unparsable 200, a reset connection and a proxy's 502 page are waited out like a 503", async () => {
     h = await Harness.start();
-    const failures: FakeReply[] = [{ garbled: true }, { garbled: true }, { reset: true }, { status: 502 }, { garbled: true }];
+    const failures: FakeReply[] = [
+      { garbled: true },
+      { garbled: true },
+      { reset: true },
+      { status: 502 },
+      { garbled: true },
+    ];
     outage(() => failures.shift());
     await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, ping" });
     await h.pass(2 * MINUTE);
@@ -110,7 +120,9 @@ describe("a Gemini outage", () => {
 
   it("fifty chats addressed during an outage: one probe at a time, then all answered once", async () => {
     h = await Harness.start();
-    const users = Array.from({ length: 50 }, (_, i) => h.emu.addUser({ firstName: `User${i}`, username: `user${i}` }));
+    const users = Array.from({ length: 50 }, (_, i) =>
+      h.emu.addUser({ firstName: `User${i}`, username: `user${i}` }),
+    );
     const t0 = h.clock.now();
     const spellEnds = t0 + 10 * MINUTE;
     let inFlight = 0;
@@ -120,7 +132,10 @@ describe("a Gemini outage", () => {
       times.push(h.clock.now());
       inFlight++;
       most = Math.max(most, inFlight);
-      const reply: FakeReply = h.clock.now() < spellEnds ? { status: 503 } : plan({ kind: "send", text: `hello ${/User\d+/.exec(lastUserText(body))?.[0]}` });
+      const reply: FakeReply =
+        h.clock.now() < spellEnds
+          ? { status: 503 }
+          : plan({ kind: "send", text: `hello ${/User\d+/.exec(lastUserText(body))?.[0]}` });
       // Count the request as in flight until the next turn of the event loop, when the answer is out.
       setImmediate(() => inFlight--);
       return reply;
@@ -143,7 +158,12 @@ describe("a Gemini outage", () => {
     await h.pass(10 * MINUTE);
     expect(dms.map((dm) => h.sent(dm).length)).toEqual(dms.map(() => 1));
     expect(h.log.lines().filter((l) => Number(l.level) >= 50)).toEqual([]);
-    expect(h.log.lines().filter((l) => l.level === 40).map((l) => String(l.msg))).toEqual([
+    expect(
+      h.log
+        .lines()
+        .filter((l) => l.level === 40)
+        .map((l) => String(l.msg)),
+    ).toEqual([
       expect.stringMatching(/is unavailable/),
       expect.stringMatching(/is back after .*; 50 plans waited$/),
     ]);

@@ -26,10 +26,17 @@ describe("the plan request", () => {
     expect(h.gemini.requests).toHaveLength(1);
     const config = h.gemini.requests[0]!.body.generationConfig!;
     expect(config.responseSchema).toBeUndefined();
-    expect(config.responseJsonSchema).toEqual(geminiJsonSchema(planSchemaFor({ isDm: false, stickerSets: h.persona.stickerSets })));
+    expect(config.responseJsonSchema).toEqual(
+      geminiJsonSchema(planSchemaFor({ isDm: false, stickerSets: h.persona.stickerSets })),
+    );
     // One object per kind, each with its own required fields.
-    const variants = (config.responseJsonSchema as { properties: { tasks: { items: { anyOf: { properties: { kind: { enum: string[] } }; required: string[] }[] } } } })
-      .properties.tasks.items.anyOf;
+    const variants = (
+      config.responseJsonSchema as {
+        properties: {
+          tasks: { items: { anyOf: { properties: { kind: { enum: string[] } }; required: string[] }[] } };
+        };
+      }
+    ).properties.tasks.items.anyOf;
     const byKind = Object.fromEntries(variants.map((v) => [v.properties.kind.enum[0], v.required]));
     expect(byKind).toEqual({
       send: ["kind", "text"],
@@ -39,7 +46,9 @@ describe("the plan request", () => {
       read: ["kind"],
       remember: ["kind", "content"],
     });
-    expect(JSON.stringify(config.responseJsonSchema)).not.toMatch(/"const"|"\$schema"|"oneOf"|"minLength"|"exclusiveMinimum"/);
+    expect(JSON.stringify(config.responseJsonSchema)).not.toMatch(
+      /"const"|"\$schema"|"oneOf"|"minLength"|"exclusiveMinimum"/,
+    );
     expect(config.maxOutputTokens).toBe(PURPOSES.plan.maxOutputTokens);
     expect(config.thinkingConfig).toEqual({ thinkingBudget: PURPOSES.plan.thinkingBudget });
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hi"]);
@@ -50,9 +59,16 @@ describe("only the actions that work here", () => {
   /** The task kinds a request's schema offers, and those its instruction names. */
   const offered = (i: number) => {
     const body = h.gemini.requests[i]!.body;
-    const variants = (body.generationConfig!.responseJsonSchema as { properties: { tasks: { items: { anyOf: { properties: { kind: { enum: string[] } } }[] } } } }).properties.tasks.items.anyOf;
+    const variants = (
+      body.generationConfig!.responseJsonSchema as {
+        properties: { tasks: { items: { anyOf: { properties: { kind: { enum: string[] } } }[] } } };
+      }
+    ).properties.tasks.items.anyOf;
     const system = (body.systemInstruction?.parts ?? []).map((p) => p.text ?? "").join("\n");
-    return { kinds: variants.map((v) => v.properties.kind.enum[0]), line: system.split("\n").find((l) => l.startsWith("Task kinds:")) ?? "" };
+    return {
+      kinds: variants.map((v) => v.properties.kind.enum[0]),
+      line: system.split("\n").find((l) => l.startsWith("Task kinds:")) ?? "",
+    };
   };
 
   it("a group without sticker sets offers no sticker and no block; a private chat offers block and unblock", async () => {
@@ -67,13 +83,16 @@ describe("only the actions that work here", () => {
     expect(offered(1).kinds).toEqual(["send", "react", "wait", "read", "remember", "block", "unblock"]);
     expect(offered(1).line).toContain("block");
     // The group's schema is smaller than the full one (printed for the record).
-    const size = (i: number) => JSON.stringify(h.gemini.requests[i]!.body.generationConfig!.responseJsonSchema).length;
+    const size = (i: number) =>
+      JSON.stringify(h.gemini.requests[i]!.body.generationConfig!.responseJsonSchema).length;
     expect(size(0)).toBeLessThan(size(1));
   });
 
   it("a sticker the model names in a chat that offers none is refused as an unknown kind; the rest of the plan runs", async () => {
     h = await Harness.start({ persona: TEST_PERSONA.replace(/# Agent Sticker Sets[\s\S]*$/, "") });
-    h.gemini.script(plan({ kind: "sticker", sticker_set: "Cats", name: "😺" }, { kind: "send", text: "hello!" }));
+    h.gemini.script(
+      plan({ kind: "sticker", sticker_set: "Cats", name: "😺" }, { kind: "send", text: "hello!" }),
+    );
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello" });
     await h.pass(20_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello!"]);
@@ -103,9 +122,17 @@ describe("refusals", () => {
     expect(h.sent(h.group)).toEqual([]);
     const lines = loud();
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 40, purpose: "plan", chatId: h.group.peerId, kind: "blocked", reason: "prompt blocked: SAFETY" });
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      purpose: "plan",
+      chatId: h.group.peerId,
+      kind: "blocked",
+      reason: "prompt blocked: SAFETY",
+    });
     expect(String(lines[0]!.msg)).toContain("staying silent");
-    const failed = h.db.prepare("SELECT count(*) AS n FROM tasks WHERE status = 'failed'").get() as { n: number };
+    const failed = h.db.prepare("SELECT count(*) AS n FROM tasks WHERE status = 'failed'").get() as {
+      n: number;
+    };
     expect(failed.n).toBe(0);
     expect(h.runtime.status().lastError).toBeUndefined();
 

@@ -20,7 +20,8 @@ afterEach(async () => {
 const LITE = "gemini-2.5-flash-lite";
 
 /** The ids of the NEW messages an addressing request asks about (their envelope headers). */
-const judgedIds = (body: GenerateBody): number[] => [...(lastUserText(body).split(NEW_LABEL)[1] ?? "").matchAll(/^⟦#(\d+) /gmu)].map((m) => Number(m[1]));
+const judgedIds = (body: GenerateBody): number[] =>
+  [...(lastUserText(body).split(NEW_LABEL)[1] ?? "").matchAll(/^⟦#(\d+) /gmu)].map((m) => Number(m[1]));
 
 /** The addressing verdict the fake gives: addressed when a NEW message carries the marker "(for-persona)". */
 function verdict(body: GenerateBody, extra: Record<string, unknown> = {}): FakeReply {
@@ -64,7 +65,12 @@ describe("smart mode", () => {
     const ids: number[] = [];
     for (const line of script) {
       await h.pass(line.gapMs);
-      const posted = await h.emu.post({ chat: h.group, from: users[line.from]!, text: line.text, ...(line.replyTo !== undefined ? { replyTo: ids[line.replyTo]! } : {}) });
+      const posted = await h.emu.post({
+        chat: h.group,
+        from: users[line.from]!,
+        text: line.text,
+        ...(line.replyTo !== undefined ? { replyTo: ids[line.replyTo]! } : {}),
+      });
       ids.push(posted.id);
     }
     await h.pass(60_000);
@@ -73,35 +79,55 @@ describe("smart mode", () => {
     const stats = h.runtime.addressing.stats;
     // Every message that did not name Mira was considered; the prefilter decided most of them alone.
     expect(stats.considered).toBe(100 - count("explicit"));
-    expect(stats.skipped).toMatchObject({ reply: count("reply"), command: count("command"), "other-mention": count("mention-other"), sibling: 0, "no-text": 0 });
+    expect(stats.skipped).toMatchObject({
+      reply: count("reply"),
+      command: count("command"),
+      "other-mention": count("mention-other"),
+      sibling: 0,
+      "no-text": 0,
+    });
     expect(stats.skipped["not-near"]).toBeGreaterThan(20);
     // Every candidate was judged in exactly one addressing request; no skipped message reached one.
     const judged = addressingCalls().flatMap((r) => judgedIds(r.body));
     expect(new Set(judged).size).toBe(judged.length);
     expect(judged).toHaveLength(stats.candidates);
-    const neverJudged = new Set(script.flatMap((l, i) => (["reply", "command", "mention-other", "explicit"].includes(l.kind) ? [ids[i]!] : [])));
+    const neverJudged = new Set(
+      script.flatMap((l, i) =>
+        ["reply", "command", "mention-other", "explicit"].includes(l.kind) ? [ids[i]!] : [],
+      ),
+    );
     expect(judged.filter((id) => neverJudged.has(id))).toEqual([]);
     // One call per burst, counted, billed under its purpose, on the cheap model.
     expect(stats.calls).toBe(addressingCalls().length);
     expect(stats.calls).toBeGreaterThan(0);
     expect(stats.calls).toBeLessThanOrEqual(20);
     expect(stats.calls).toBeLessThanOrEqual(stats.candidates);
-    expect(h.runtime.usage.today(h.clock.now()).byPurpose).toMatchObject({ address: stats.calls, plan: planCalls().length });
+    expect(h.runtime.usage.today(h.clock.now()).byPurpose).toMatchObject({
+      address: stats.calls,
+      plan: planCalls().length,
+    });
     expect(addressingCalls().every((r) => r.model === LITE)).toBe(true);
-    expect(addressingCalls()[0]!.body.generationConfig).toMatchObject({ thinkingConfig: { thinkingBudget: 0 } });
+    expect(addressingCalls()[0]!.body.generationConfig).toMatchObject({
+      thinkingConfig: { thinkingBudget: 0 },
+    });
 
     // Answered: the explicit questions and every follow-up meant for Mira; nothing else.
-    const followUps = script.map((l, i) => (l.kind === "follow-up" ? ids[i]! : undefined)).filter((x): x is number => x !== undefined);
+    const followUps = script
+      .map((l, i) => (l.kind === "follow-up" ? ids[i]! : undefined))
+      .filter((x): x is number => x !== undefined);
     expect(stats.answered).toBe(followUps.length);
     expect(planCalls()).toHaveLength(count("explicit") + followUps.length);
-    for (const r of planCalls()) expect(lastUserText(r.body)).toMatch(/Mira, what do you think|\(for-persona\)/);
+    for (const r of planCalls())
+      expect(lastUserText(r.body)).toMatch(/Mira, what do you think|\(for-persona\)/);
     expect(h.sent(h.group)).toHaveLength(count("explicit") + followUps.length);
   });
 
   it("a message the addressing call rejects never cancels or replans the answer being made", async () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# Group Mode\nsmart\n` });
     const long = "Sure, here is a rather long answer that takes a while to type out properly.";
-    h.gemini.respondWith((body, _i, model) => (model === LITE ? verdict(body) : { json: { tasks: [{ kind: "send", text: long }] } }));
+    h.gemini.respondWith((body, _i, model) =>
+      model === LITE ? verdict(body) : { json: { tasks: [{ kind: "send", text: long }] } },
+    );
     await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, can you help me?" });
     await h.pass(5_000); // planned after the quiet window; typing (≈ 8 s at 10 chars/s) is under way
     expect(planCalls()).toHaveLength(1);
@@ -112,21 +138,30 @@ describe("smart mode", () => {
     await h.pass(30_000);
     expect(planCalls()).toHaveLength(1);
     expect(h.sent(h.group).map((m) => m.text)).toEqual([long]);
-    const cancelled = h.db.prepare("SELECT count(*) AS n FROM tasks WHERE status = 'cancelled'").get() as { n: number };
+    const cancelled = h.db.prepare("SELECT count(*) AS n FROM tasks WHERE status = 'cancelled'").get() as {
+      n: number;
+    };
     expect(cancelled.n).toBe(0);
   });
 });
 
 describe("talkative mode", () => {
   it("joins in by itself — a reaction when lightweight, else a message — at most N times per hour per chat", async () => {
-    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Group Mode\ntalkative\n# Interjections Per Hour\n2\n` });
+    h = await Harness.start({
+      persona: `${TEST_PERSONA}\n# Group Mode\ntalkative\n# Interjections Per Hour\n2\n`,
+    });
     let n = 0;
     h.gemini.respondWith((body, _i, model) => {
       if (model !== LITE) return { json: { tasks: [{ kind: "send", text: "count me in!" }] } };
       n++;
       return verdict(body, { wanna_interject: true, interject: 0.9, is_lightweight: n === 1, emoji: "🔥" });
     });
-    const questions = ["anyone up for lunch today?", "is the wifi down for everyone?", "what are you all doing this weekend?", "who has the keys to the storage room?"];
+    const questions = [
+      "anyone up for lunch today?",
+      "is the wifi down for everyone?",
+      "what are you all doing this weekend?",
+      "who has the keys to the storage room?",
+    ];
     const posted: number[] = [];
     for (const q of questions) {
       posted.push((await h.emu.post({ chat: h.group, from: h.alice, text: q })).id);
@@ -150,7 +185,9 @@ describe("talkative mode: chatter", () => {
   it("joins in on plain chatter — no question, nobody near the persona — and a quick second message joins the same call", async () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# Group Mode\ntalkative\n` });
     h.gemini.respondWith((body, _i, model) =>
-      model === LITE ? verdict(body, { wanna_interject: true, interject: 0.9 }) : { json: { tasks: [{ kind: "send", text: "loved the sandworms" }] } },
+      model === LITE
+        ? verdict(body, { wanna_interject: true, interject: 0.9 })
+        : { json: { tasks: [{ kind: "send", text: "loved the sandworms" }] } },
     );
     const dune = await h.emu.post({ chat: h.group, from: h.alice, text: "just finished Dune, what a book" });
     await h.pass(1_000);
@@ -167,7 +204,10 @@ describe("talkative mode: chatter", () => {
     answerEverything();
     const ids: number[] = [];
     for (let i = 0; i < 15; i++) {
-      ids.push((await h.emu.post({ chat: h.group, from: i % 2 ? h.alice : h.bob, text: `flood ${i} of chatter` })).id);
+      ids.push(
+        (await h.emu.post({ chat: h.group, from: i % 2 ? h.alice : h.bob, text: `flood ${i} of chatter` }))
+          .id,
+      );
       await h.pass(500);
     }
     await h.pass(60_000);
@@ -190,7 +230,11 @@ describe("talkative mode: chatter", () => {
     expect(expected).toBe(5);
     expect(addressingCalls()).toHaveLength(expected);
     expect(addressingCalls().map((r) => judgedIds(r.body).length)).toEqual(Array(expected).fill(1));
-    expect(h.runtime.addressing.stats).toMatchObject({ considered: 100, candidates: expected, calls: expected });
+    expect(h.runtime.addressing.stats).toMatchObject({
+      considered: 100,
+      candidates: expected,
+      calls: expected,
+    });
     expect(h.runtime.addressing.stats.skipped).toMatchObject({ cooldown: 100 - expected, "not-near": 0 });
     expect(h.sent(h.group)).toEqual([]);
   });

@@ -18,35 +18,77 @@ const count = (hay: string, needle: string) => hay.split(needle).length - 1;
 describe("the room around every answer", () => {
   it("a question inside one of two interleaved reply threads sees the room: both threads, in order, the question marked in place", async () => {
     h = await Harness.start();
-    const snacks = await h.emu.post({ chat: h.group, from: h.alice, text: "who's bringing snacks on Friday?" });
+    const snacks = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "who's bringing snacks on Friday?",
+    });
     const match = await h.emu.post({ chat: h.group, from: h.bob, text: "what time does the match start?" });
-    const chips = await h.emu.post({ chat: h.group, from: h.carol, text: "I'll bring chips", replyTo: snacks.id });
+    const chips = await h.emu.post({
+      chat: h.group,
+      from: h.carol,
+      text: "I'll bring chips",
+      replyTo: snacks.id,
+    });
     await h.emu.post({ chat: h.group, from: h.alice, text: "8pm I think, channel 5", replyTo: match.id });
     await h.emu.post({ chat: h.group, from: h.carol, text: "is it the final?", replyTo: match.id });
     await h.emu.post({ chat: h.group, from: h.alice, text: "anyone up for pizza later?" });
-    const ask = await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai can you bring drinks?", replyTo: chips.id });
+    const ask = await h.emu.post({
+      chat: h.group,
+      from: h.bob,
+      text: "@mira_ai can you bring drinks?",
+      replyTo: chips.id,
+    });
     h.gemini.script(plan({ kind: "send", text: "sure, lemonade", reply_to: ask.id }));
     await h.pass(20_000);
 
     expect(h.gemini.requests).toHaveLength(1);
-    const texts = ["who's bringing snacks", "what time does the match", "I'll bring chips", "8pm I think", "is it the final?", "pizza later"];
+    const texts = [
+      "who's bringing snacks",
+      "what time does the match",
+      "I'll bring chips",
+      "8pm I think",
+      "is it the final?",
+      "pizza later",
+    ];
     expect(h.historyParts()).toEqual(texts.map((t) => expect.stringContaining(t)));
-    expect(h.nowParts()).toEqual([expect.stringContaining(`[↩ reply to #${chips.id} [Carol](tg:@carol)]\n[Mira](tg:@mira_ai) can you bring drinks?`)]);
+    expect(h.nowParts()).toEqual([
+      expect.stringContaining(
+        `[↩ reply to #${chips.id} [Carol](tg:@carol)]\n[Mira](tg:@mira_ai) can you bring drinks?`,
+      ),
+    ]);
 
     // The persona's answer is in the room: the next question there sees it, with its id.
     const [answer] = h.sent(h.group);
-    const again = await h.emu.post({ chat: h.group, from: h.alice, text: "lemonade? really?", replyTo: answer!.id });
+    const again = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "lemonade? really?",
+      replyTo: answer!.id,
+    });
     h.gemini.script(plan());
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(2);
-    expect(h.historyParts()).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${answer!.id} Mira \\(you\\) · .*⟧\\n\\[↩ reply to #${ask.id} \\[Bob\\]\\(tg:@bob\\)\\]\\nsure, lemonade$`)));
-    expect(h.nowParts()).toEqual([expect.stringContaining(`⟧\n[↩ reply to #${answer!.id} Mira (you)]\nlemonade? really?`)]);
+    expect(h.historyParts()).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^⟦#${answer!.id} Mira \\(you\\) · .*⟧\\n\\[↩ reply to #${ask.id} \\[Bob\\]\\(tg:@bob\\)\\]\\nsure, lemonade$`,
+        ),
+      ),
+    );
+    expect(h.nowParts()).toEqual([
+      expect.stringContaining(`⟧\n[↩ reply to #${answer!.id} Mira (you)]\nlemonade? really?`),
+    ]);
     expect(again.id).toBeGreaterThan(answer!.id);
   });
 
   it("a question in the open chat sees the persona's earlier answer, though that went into a reply thread", async () => {
     h = await Harness.start();
-    const first = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what's a good board game for 6?" });
+    const first = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai what's a good board game for 6?",
+    });
     h.gemini.script(plan({ kind: "send", text: "Codenames!", reply_to: first.id }));
     await h.pass(20_000);
     const [answer] = h.sent(h.group);
@@ -55,18 +97,31 @@ describe("the room around every answer", () => {
     await h.pass(20_000);
     expect(h.historyParts()).toEqual([
       expect.stringContaining("what's a good board game for 6?"),
-      expect.stringMatching(new RegExp(`^⟦#${answer!.id} Mira \\(you\\) · [^⟧]*⟧\n\\[↩ reply to #${first.id} \\[Alice\\]\\(tg:@alice\\)\\]\nCodenames!$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^⟦#${answer!.id} Mira \\(you\\) · [^⟧]*⟧\n\\[↩ reply to #${first.id} \\[Alice\\]\\(tg:@alice\\)\\]\nCodenames!$`,
+        ),
+      ),
     ]);
   });
 
   it("a question in one forum topic carries no message of another topic", async () => {
     h = await Harness.start();
-    const forum = h.emu.createSupergroup({ title: "Forum", members: [h.account, h.alice, h.bob], forum: true });
+    const forum = h.emu.createSupergroup({
+      title: "Forum",
+      members: [h.account, h.alice, h.bob],
+      forum: true,
+    });
     const travel = h.emu.createTopic(forum, "Travel");
     const films = h.emu.createTopic(forum, "Films");
     await h.emu.post({ chat: forum, from: h.bob, text: "Porto was lovely in May", topicId: travel });
     await h.emu.post({ chat: forum, from: h.alice, text: "Dune 2 is out on Friday", topicId: films });
-    await h.emu.post({ chat: forum, from: h.alice, text: "@mira_ai when should I go to Porto?", topicId: travel });
+    await h.emu.post({
+      chat: forum,
+      from: h.alice,
+      text: "@mira_ai when should I go to Porto?",
+      topicId: travel,
+    });
     h.gemini.script(plan());
     await h.pass(20_000);
 
@@ -97,7 +152,10 @@ describe("window sizes from the persona", () => {
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai second?" });
     await h.pass(20_000);
     // The room's newest 6, and of the older exchange with the persona only its newest message (the answer).
-    expect(h.historyParts()).toEqual([expect.stringMatching(/⟧ noted$/), ...[3, 4, 5, 6, 7, 8].map((i) => expect.stringContaining(`chatter ${i}`))]);
+    expect(h.historyParts()).toEqual([
+      expect.stringMatching(/⟧ noted$/),
+      ...[3, 4, 5, 6, 7, 8].map((i) => expect.stringContaining(`chatter ${i}`)),
+    ]);
   });
 });
 
@@ -107,7 +165,11 @@ describe("the replied-to message in view", () => {
     const dm = h.emu.dm(h.account, h.carol);
     await h.emu.post({ chat: dm, from: h.carol, text: "where do we meet on saturday?" });
     await h.emu.post({ chat: dm, from: h.carol, text: "somewhere central please" });
-    const first = await h.emu.post({ chat: dm, from: h.carol, text: "the plan: meet at the old bridge at 6" });
+    const first = await h.emu.post({
+      chat: dm,
+      from: h.carol,
+      text: "the plan: meet at the old bridge at 6",
+    });
     await h.emu.post({ chat: dm, from: h.carol, text: "bring the blue bag" });
     for (let i = 1; i <= 24; i++) await h.emu.post({ chat: dm, from: h.carol, text: `note number ${i}` });
     h.gemini.respondWith(() => plan());
@@ -121,14 +183,22 @@ describe("the replied-to message in view", () => {
     expect(h.historyParts().slice(0, 6)).toEqual([
       expect.stringContaining("where do we meet on saturday?"),
       expect.stringContaining("somewhere central please"),
-      expect.stringMatching(new RegExp(`^⟦#${first.id} \\[Carol\\]\\(tg:@carol\\) · [^⟧]*⟧ the plan: meet at the old bridge at 6$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^⟦#${first.id} \\[Carol\\]\\(tg:@carol\\) · [^⟧]*⟧ the plan: meet at the old bridge at 6$`,
+        ),
+      ),
       expect.stringContaining("bring the blue bag"),
       expect.stringContaining("note number 1"),
       expect.stringContaining("note number 2"),
     ]);
     expect(all.indexOf("⟦earlier⟧")).toBeLessThan(all.indexOf("where do we meet"));
-    expect(all.indexOf("⟦history⟧")).toBeGreaterThan(all.indexOf("note number 2⟧") === -1 ? all.indexOf("note number 2") : 0);
-    expect(h.nowParts()).toEqual([expect.stringContaining(`\n[↩ reply to #${first.id} [Carol](tg:@carol)]\nstill on?`)]);
+    expect(all.indexOf("⟦history⟧")).toBeGreaterThan(
+      all.indexOf("note number 2⟧") === -1 ? all.indexOf("note number 2") : 0,
+    );
+    expect(h.nowParts()).toEqual([
+      expect.stringContaining(`\n[↩ reply to #${first.id} [Carol](tg:@carol)]\nstill on?`),
+    ]);
     expect(all).not.toContain("> the plan"); // in view: never quoted again
     expect(outside.id).toBeGreaterThan(first.id);
   });
@@ -147,13 +217,19 @@ describe("speaker references, mentions and quotes", () => {
       chat: h.group,
       from: h.alice,
       text,
-      entities: [new Api.MessageEntityMentionName({ offset: danny, length: 5, userId: returnBigInt(dan.id) })],
+      entities: [
+        new Api.MessageEntityMentionName({ offset: danny, length: 5, userId: returnBigInt(dan.id) }),
+      ],
     });
     h.gemini.script(plan());
     await h.pass(20_000);
 
     expect(h.nowParts()).toEqual([
-      expect.stringMatching(new RegExp(`^⟦#\\d+ \\[Alice\\]\\(tg:@alice\\) · [^⟧]*⟧ 🎉🎉 \\[Mira\\]\\(tg:@mira_ai\\) tell \\[Bob\\]\\(tg:@bob\\) and \\[Danny\\]\\(tg:user/${dan.id}\\) the news$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^⟦#\\d+ \\[Alice\\]\\(tg:@alice\\) · [^⟧]*⟧ 🎉🎉 \\[Mira\\]\\(tg:@mira_ai\\) tell \\[Bob\\]\\(tg:@bob\\) and \\[Danny\\]\\(tg:user/${dan.id}\\) the news$`,
+        ),
+      ),
     ]);
     // The store kept only the mention entities, with Telegram's offsets.
     const stored = h.runtime.messages.lane(h.group.peerId, { kind: "all" }, { limit: 1, scan: 1 })[0]!;
@@ -166,12 +242,28 @@ describe("speaker references, mentions and quotes", () => {
 
   it("renders Telegram's partial quote of a reply as a > line, and stores it", async () => {
     h = await Harness.start();
-    const film = await h.emu.post({ chat: h.group, from: h.bob, text: "🎬 the film starts at 8, tickets at the door" });
-    const ask = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai so, 8?", replyTo: film.id, quote: "starts at 8" });
+    const film = await h.emu.post({
+      chat: h.group,
+      from: h.bob,
+      text: "🎬 the film starts at 8, tickets at the door",
+    });
+    const ask = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai so, 8?",
+      replyTo: film.id,
+      quote: "starts at 8",
+    });
     h.gemini.script(plan());
     await h.pass(20_000);
 
-    expect(h.nowParts()).toEqual([expect.stringMatching(new RegExp(`⟧\\n\\[↩ reply to #${film.id} \\[Bob\\]\\(tg:@bob\\)\\]\\n> starts at 8\\n\\[Mira\\]\\(tg:@mira_ai\\) so, 8\\?$`))]);
+    expect(h.nowParts()).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `⟧\\n\\[↩ reply to #${film.id} \\[Bob\\]\\(tg:@bob\\)\\]\\n> starts at 8\\n\\[Mira\\]\\(tg:@mira_ai\\) so, 8\\?$`,
+        ),
+      ),
+    ]);
     expect(h.runtime.messages.get(h.group.peerId, ask.id)?.quote).toBe("starts at 8");
   });
 
@@ -191,7 +283,14 @@ describe("speaker references, mentions and quotes", () => {
     expect(body.contents!.map((c) => c.role)).toEqual(["user"]);
     expect(JSON.stringify(body.contents)).not.toMatch(/"role":"(model|system)"/);
     const history = h.historyParts();
-    for (const m of mine) expect(history).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${m.id} Mira \\(you\\) · [^⟧]*⟧ ${m.text.replace("?", "\\?")}$`)));
-    expect(h.nowParts()).toEqual([expect.stringContaining(`[↩ reply to #${mine[1]!.id} Mira (you)]\nnot much`)]);
+    for (const m of mine)
+      expect(history).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^⟦#${m.id} Mira \\(you\\) · [^⟧]*⟧ ${m.text.replace("?", "\\?")}$`),
+        ),
+      );
+    expect(h.nowParts()).toEqual([
+      expect.stringContaining(`[↩ reply to #${mine[1]!.id} Mira (you)]\nnot much`),
+    ]);
   });
 });

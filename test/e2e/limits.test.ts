@@ -8,7 +8,11 @@ afterEach(async () => {
 });
 
 const sendsTo = (h: Harness, peer: (p: Api.TypeInputPeer) => boolean) =>
-  h.emu.requests.filter((r) => r.request instanceof Api.messages.SendMessage && peer((r.request as Api.messages.SendMessage).peer as Api.TypeInputPeer));
+  h.emu.requests.filter(
+    (r) =>
+      r.request instanceof Api.messages.SendMessage &&
+      peer((r.request as Api.messages.SendMessage).peer as Api.TypeInputPeer),
+  );
 const isChannel = (p: Api.TypeInputPeer) => p instanceof Api.InputPeerChannel;
 const isBasicGroup = (p: Api.TypeInputPeer) => p instanceof Api.InputPeerChat;
 const isUser = (p: Api.TypeInputPeer) => p instanceof Api.InputPeerUser;
@@ -18,13 +22,24 @@ describe("account-wide limits", () => {
     h = await Harness.start();
     const dm = h.emu.dm(h.account, h.carol);
     const t0 = h.clock.now();
-    h.emu.failNext("messages.SendMessage", "FLOOD_WAIT_300", { times: 2, match: (r) => !isUser((r as Api.messages.SendMessage).peer as Api.TypeInputPeer) });
+    h.emu.failNext("messages.SendMessage", "FLOOD_WAIT_300", {
+      times: 2,
+      match: (r) => !isUser((r as Api.messages.SendMessage).peer as Api.TypeInputPeer),
+    });
     h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai ping" });
     await h.emu.post({ chat: h.club, from: h.bob, text: "Mira, ping" });
     await h.pass(10_000);
     expect(sendsTo(h, (p) => isChannel(p) || isBasicGroup(p))).toHaveLength(2);
-    expect(h.log.lines().some((l) => l.msg === "FLOOD_WAIT_300 under 2 keys within 60 s: paused account-wide" && l.key === "flood:messages.SendMessage")).toBe(true);
+    expect(
+      h.log
+        .lines()
+        .some(
+          (l) =>
+            l.msg === "FLOOD_WAIT_300 under 2 keys within 60 s: paused account-wide" &&
+            l.key === "flood:messages.SendMessage",
+        ),
+    ).toBe(true);
 
     // A third chat, never flooded itself, waits too.
     await h.emu.post({ chat: dm, from: h.carol, text: "ping" });
@@ -54,7 +69,9 @@ describe("account-wide limits", () => {
   it("one chat's flood wait alone stays that chat's", async () => {
     h = await Harness.start();
     const dm = h.emu.dm(h.account, h.carol);
-    h.emu.failNext("messages.SendMessage", "FLOOD_WAIT_300", { match: (r) => isChannel((r as Api.messages.SendMessage).peer as Api.TypeInputPeer) });
+    h.emu.failNext("messages.SendMessage", "FLOOD_WAIT_300", {
+      match: (r) => isChannel((r as Api.messages.SendMessage).peer as Api.TypeInputPeer),
+    });
     h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai ping" });
     await h.pass(10_000);

@@ -30,7 +30,13 @@ afterEach(() => {
 describe("log in, then run", () => {
   it("logs in with code and 2FA, then npm start answers on the saved session; no secret in any output", async () => {
     const emu = new TelegramEmulator({ app: { apiId: Number(API_ID), apiHash: API_HASH } });
-    const account = emu.addAccount({ firstName: "Mira", username: "mira_ai", phone: PHONE, password: PASSWORD, dc: 2 });
+    const account = emu.addAccount({
+      firstName: "Mira",
+      username: "mira_ai",
+      phone: PHONE,
+      password: PASSWORD,
+      dc: 2,
+    });
     const carol = emu.addUser({ firstName: "Carol", username: "carol" });
     restore = emu.interceptConnect();
     const dir = tempDir();
@@ -44,10 +50,20 @@ describe("log in, then run", () => {
     const output: string[] = [];
     const prompts = scriptedPrompts([
       { kind: "text", ask: /phone number/i, answer: "" },
-      { kind: "text", ask: /login code/i, answer: () => (codes.push(emu.loginCode(PHONE) ?? "?"), codes[0] ?? "?") },
+      {
+        kind: "text",
+        ask: /login code/i,
+        answer: () => (codes.push(emu.loginCode(PHONE) ?? "?"), codes[0] ?? "?"),
+      },
       { kind: "secret", ask: /2FA password/, answer: PASSWORD },
     ]);
-    const loggedIn = await main(["Mira"], { stdout: (t) => void output.push(t), stderr: (t) => void output.push(t), env, cwd: dir, prompts });
+    const loggedIn = await main(["Mira"], {
+      stdout: (t) => void output.push(t),
+      stderr: (t) => void output.push(t),
+      env,
+      cwd: dir,
+      prompts,
+    });
     expect(loggedIn, output.join("")).toBe(0);
     const session = readFileSync(join(dir, "sessions", "Mira.session"), "utf8").trim();
 
@@ -80,6 +96,7 @@ describe("log in, then run", () => {
       await gemini.close();
     }
     const everything = output.join("") + log.text();
-    for (const secret of [codes[0] ?? "missing", PASSWORD, session, API_HASH, "test-key"]) expect(everything).not.toContain(secret);
+    for (const secret of [codes[0] ?? "missing", PASSWORD, session, API_HASH, "test-key"])
+      expect(everything).not.toContain(secret);
   });
 });

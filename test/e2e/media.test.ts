@@ -20,12 +20,15 @@ afterEach(async () => {
 const jpeg = (n: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(64, n)]);
 
 function inlineOf(body: GenerateBody): { mimeType: string; data: string } | undefined {
-  for (const c of body.contents ?? []) for (const p of c.parts ?? []) if (p.inlineData) return p.inlineData as { mimeType: string; data: string };
+  for (const c of body.contents ?? [])
+    for (const p of c.parts ?? [])
+      if (p.inlineData) return p.inlineData as { mimeType: string; data: string };
   return undefined;
 }
 
 /** A planning request (its system instruction asks for a plan); it may carry pictures inline too. */
-const isPlan = (body: GenerateBody) => (body.systemInstruction?.parts ?? []).some((p) => (p.text ?? "").includes('{"tasks":[...]}'));
+const isPlan = (body: GenerateBody) =>
+  (body.systemInstruction?.parts ?? []).some((p) => (p.text ?? "").includes('{"tasks":[...]}'));
 /** A description or transcription request: a file inline, and not a plan. */
 const isDescribe = (body: GenerateBody) => !isPlan(body) && inlineOf(body) !== undefined;
 
@@ -41,7 +44,9 @@ const describeRequests = () => h.gemini.requests.filter((r) => isDescribe(r.body
 const planRequests = () => h.gemini.requests.filter((r) => isPlan(r.body));
 /** The pictures a planning request carries inline. */
 const inlinePictures = (body: GenerateBody) =>
-  (body.contents ?? []).flatMap((c) => c.parts ?? []).flatMap((p) => (p.inlineData ? [p.inlineData as { mimeType: string; data: string }] : []));
+  (body.contents ?? [])
+    .flatMap((c) => c.parts ?? [])
+    .flatMap((p) => (p.inlineData ? [p.inlineData as { mimeType: string; data: string }] : []));
 /** Every text of the last planning request (the history and the addressed messages). */
 const lastPlanTurn = () =>
   (planRequests().at(-1)!.body.contents ?? [])
@@ -50,21 +55,36 @@ const lastPlanTurn = () =>
     .join("\n");
 /** upload.GetFile requests, by the file id they asked for. */
 const downloads = () =>
-  h.emu.fileRequests().map((r) => Number(((r.request as Api.upload.GetFile).location as Api.InputPhotoFileLocation).id.toString()));
+  h.emu
+    .fileRequests()
+    .map((r) =>
+      Number(((r.request as Api.upload.GetFile).location as Api.InputPhotoFileLocation).id.toString()),
+    );
 
 describe("media understanding", () => {
   it("chain order: curated for the persona beats curated for all, which beats the cache, which beats the AI; a cache hit downloads nothing", async () => {
     resetMetrics();
     h = await Harness.start();
     const photos = [];
-    for (let i = 1; i <= 4; i++) photos.push(await h.emu.post({ chat: h.group, from: h.alice, text: "", media: { kind: "photo", bytes: jpeg(i) } }));
+    for (let i = 1; i <= 4; i++)
+      photos.push(
+        await h.emu.post({
+          chat: h.group,
+          from: h.alice,
+          text: "",
+          media: { kind: "photo", bytes: jpeg(i) },
+        }),
+      );
     await h.pass(5_000);
     expect(h.emu.methods(h.account)).toEqual([]); // chatter: nothing downloaded
     const [a, b, c] = photos.map((p) => fileUniqueId("photo", String(p.fileId))) as [string, string, string];
     const agents = tempDir();
     mkdirSync(join(agents, "Mira", "media"), { recursive: true });
     mkdirSync(join(agents, "media"), { recursive: true });
-    writeFileSync(join(agents, "Mira", "media", "mine.json"), JSON.stringify([{ unique_id: a, kind: "photo", description: "persona's own words for A" }]));
+    writeFileSync(
+      join(agents, "Mira", "media", "mine.json"),
+      JSON.stringify([{ unique_id: a, kind: "photo", description: "persona's own words for A" }]),
+    );
     writeFileSync(
       join(agents, "media", "all.json"),
       JSON.stringify([
@@ -72,8 +92,14 @@ describe("media understanding", () => {
         { unique_id: b, description: "global words for B" },
       ]),
     );
-    new MediaCache(h.db).put({ uniqueId: b, kind: "photo", status: "ok", description: "cached words for B" }, 0);
-    new MediaCache(h.db).put({ uniqueId: c, kind: "photo", status: "ok", description: "cached words for C" }, 0);
+    new MediaCache(h.db).put(
+      { uniqueId: b, kind: "photo", status: "ok", description: "cached words for B" },
+      0,
+    );
+    new MediaCache(h.db).put(
+      { uniqueId: c, kind: "photo", status: "ok", description: "cached words for C" },
+      0,
+    );
     h.crash();
     h.media = { curated: loadCuratedMedia(agents, "Mira") };
     h.boot();
@@ -81,7 +107,13 @@ describe("media understanding", () => {
 
     // Carol forwards the four photos to the persona and asks (one burst: one plan sees them all).
     const dm = h.emu.dm(h.account, h.carol);
-    for (const p of photos) await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "same-as", chat: h.group, id: p.id } });
+    for (const p of photos)
+      await h.emu.post({
+        chat: dm,
+        from: h.carol,
+        text: "",
+        media: { kind: "same-as", chat: h.group, id: p.id },
+      });
     await h.emu.post({ chat: dm, from: h.carol, text: "which one do you like?" });
     await h.pass(10_000);
     expect(planRequests()).toHaveLength(1);
@@ -97,9 +129,13 @@ describe("media understanding", () => {
     // (downloaded for that, once).
     expect(describeRequests()).toHaveLength(1);
     expect(new Set(downloads())).toEqual(new Set([photos[3]!.fileId, photos[2]!.fileId]));
-    expect(inlinePictures(planRequests()[0]!.body).map((p) => Buffer.from(p.data, "base64")[4])).toEqual([4, 3]);
+    expect(inlinePictures(planRequests()[0]!.body).map((p) => Buffer.from(p.data, "base64")[4])).toEqual([
+      4, 3,
+    ]);
     // The metrics count where each description came from.
-    const served = (await registry.getSingleMetric("userbot_media_descriptions_total")!.get()).values.map((v) => [v.labels.source, v.value]);
+    const served = (await registry.getSingleMetric("userbot_media_descriptions_total")!.get()).values.map(
+      (v) => [v.labels.source, v.value],
+    );
     expect(Object.fromEntries(served)).toEqual({ curated: 2, cache: 1, ai: 1 });
   });
 
@@ -107,7 +143,12 @@ describe("media understanding", () => {
     h = await Harness.start();
     answerDescriptions(() => "a ginger cat asleep on a keyboard");
     const bytes = jpeg(9);
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai look", media: { kind: "photo", bytes } });
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai look",
+      media: { kind: "photo", bytes },
+    });
     await h.pass(10_000);
     const [req] = describeRequests();
     expect(req?.model).toBe("gemini-2.5-flash-lite");
@@ -121,7 +162,12 @@ describe("media understanding", () => {
     h = await Harness.start();
     answerDescriptions(() => "a receipt from a cafe");
     const bytes = jpeg(21);
-    const photo = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai can you read the total?", media: { kind: "photo", bytes } });
+    const photo = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai can you read the total?",
+      media: { kind: "photo", bytes },
+    });
     await h.pass(10_000);
     const first = planRequests()[0]!.body;
     expect(inlinePictures(first)).toEqual([{ mimeType: "image/jpeg", data: bytes.toString("base64") }]);
@@ -133,14 +179,29 @@ describe("media understanding", () => {
     // A question replying to the photo later: the picture again, from the cache.
     await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai and the tip?", replyTo: photo.id });
     await h.pass(10_000);
-    expect(inlinePictures(planRequests()[1]!.body)).toEqual([{ mimeType: "image/jpeg", data: bytes.toString("base64") }]);
+    expect(inlinePictures(planRequests()[1]!.body)).toEqual([
+      { mimeType: "image/jpeg", data: bytes.toString("base64") },
+    ]);
     expect(downloads()).toHaveLength(fetched);
   });
 
   it("a picture that cannot be downloaded is left out; its description speaks for it", async () => {
     h = await Harness.start();
-    const photo = await h.emu.post({ chat: h.group, from: h.alice, text: "", media: { kind: "photo", bytes: jpeg(22) } });
-    new MediaCache(h.db).put({ uniqueId: fileUniqueId("photo", String(photo.fileId)), kind: "photo", status: "ok", description: "a blurry dog" }, 0);
+    const photo = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "",
+      media: { kind: "photo", bytes: jpeg(22) },
+    });
+    new MediaCache(h.db).put(
+      {
+        uniqueId: fileUniqueId("photo", String(photo.fileId)),
+        kind: "photo",
+        status: "ok",
+        description: "a blurry dog",
+      },
+      0,
+    );
     answerDescriptions(() => "never asked");
     h.emu.failNext("upload.GetFile", "FILE_ID_INVALID");
     await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai what breed?", replyTo: photo.id });
@@ -155,19 +216,34 @@ describe("media understanding", () => {
   it("a photo in chatter is never downloaded; the same photo addressed later is described once", async () => {
     h = await Harness.start();
     answerDescriptions(() => "a sunset over the harbour");
-    const first = await h.emu.post({ chat: h.group, from: h.alice, text: "", media: { kind: "photo", bytes: jpeg(3) } });
+    const first = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "",
+      media: { kind: "photo", bytes: jpeg(3) },
+    });
     await h.emu.post({ chat: h.group, from: h.carol, text: "nice" });
     await h.pass(30_000);
     expect(h.emu.methods(h.account)).toEqual([]);
     expect(h.gemini.requests).toHaveLength(0);
 
-    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai seen this?", media: { kind: "same-as", chat: h.group, id: first.id } });
+    await h.emu.post({
+      chat: h.group,
+      from: h.bob,
+      text: "@mira_ai seen this?",
+      media: { kind: "same-as", chat: h.group, id: first.id },
+    });
     await h.pass(10_000);
     expect(describeRequests()).toHaveLength(1);
     expect(new Set(downloads())).toEqual(new Set([first.fileId]));
     expect(lastPlanTurn()).toContain("[photo: a sunset over the harbour]\n[Mira](tg:@mira_ai) seen this?");
     // The same photo addressed once more: described from the cache, nothing downloaded.
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and now?", media: { kind: "same-as", chat: h.group, id: first.id } });
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai and now?",
+      media: { kind: "same-as", chat: h.group, id: first.id },
+    });
     await h.pass(10_000);
     expect(planRequests()).toHaveLength(2);
     expect(describeRequests()).toHaveLength(1);
@@ -186,7 +262,12 @@ describe("media understanding", () => {
     });
     const dm = h.emu.dm(h.account, h.carol);
     await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "photo", bytes: jpeg(1) } });
-    await h.emu.post({ chat: dm, from: h.carol, text: "and this one", media: { kind: "photo", bytes: jpeg(2) } });
+    await h.emu.post({
+      chat: dm,
+      from: h.carol,
+      text: "and this one",
+      media: { kind: "photo", bytes: jpeg(2) },
+    });
     await h.pass(10_000);
     expect(planRequests()).toHaveLength(1);
     // The newest goes first; the other waits for the budget.
@@ -209,7 +290,12 @@ describe("media understanding", () => {
   it("a file the AI cannot describe is cached as unsupported once and never tried again", async () => {
     h = await Harness.start();
     h.gemini.respondWith((body) => (isDescribe(body) ? { safety: true } : plan()));
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what's this", media: { kind: "photo", bytes: jpeg(5) } });
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai what's this",
+      media: { kind: "photo", bytes: jpeg(5) },
+    });
     await h.pass(10_000);
     const tries = describeRequests().length; // the refusal gets one more try inside the LLM layer
     expect(tries).toBe(2);
@@ -226,10 +312,17 @@ describe("media understanding", () => {
   it("an expired file reference: the message is fetched again and the download succeeds", async () => {
     h = await Harness.start();
     answerDescriptions(() => "a hand-drawn map");
-    const posted = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai where is this", media: { kind: "photo", bytes: jpeg(7) } });
+    const posted = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai where is this",
+      media: { kind: "photo", bytes: jpeg(7) },
+    });
     h.emu.expireFileReference(h.group, posted.id);
     await h.pass(10_000);
-    expect(h.emu.methods(h.account).filter((m) => m === "upload.GetFile" || m.endsWith("GetMessages"))).toEqual(["upload.GetFile", "channels.GetMessages", "upload.GetFile"]);
+    expect(
+      h.emu.methods(h.account).filter((m) => m === "upload.GetFile" || m.endsWith("GetMessages")),
+    ).toEqual(["upload.GetFile", "channels.GetMessages", "upload.GetFile"]);
     expect(lastPlanTurn()).toContain("[photo: a hand-drawn map]");
   });
 
@@ -238,7 +331,12 @@ describe("media understanding", () => {
     answerDescriptions((inline) => (inline.mimeType === "audio/ogg" ? "wir sehen uns um sechs" : "?"));
     const dm = h.emu.dm(h.account, h.carol);
     const ogg = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(200, 1)]);
-    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "voice", bytes: ogg, mimeType: "audio/ogg", duration: 12 } });
+    await h.emu.post({
+      chat: dm,
+      from: h.carol,
+      text: "",
+      media: { kind: "voice", bytes: ogg, mimeType: "audio/ogg", duration: 12 },
+    });
     await h.pass(10_000);
     const [req] = describeRequests();
     expect(inlineOf(req!.body)?.mimeType).toBe("audio/ogg");
@@ -251,17 +349,27 @@ describe("media understanding", () => {
     let cut = true;
     h.gemini.respondWith((body) => {
       if (!isDescribe(body)) return plan();
-      return cut ? { text: '{"text": "so first we go to the market and then', finishReason: "MAX_TOKENS" } : { json: { text: "so first we go to the market and then home" } };
+      return cut
+        ? { text: '{"text": "so first we go to the market and then', finishReason: "MAX_TOKENS" }
+        : { json: { text: "so first we go to the market and then home" } };
     });
     const dm = h.emu.dm(h.account, h.carol);
     const ogg = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(200, 2)]);
-    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "voice", bytes: ogg, mimeType: "audio/ogg", duration: 240 } });
+    await h.emu.post({
+      chat: dm,
+      from: h.carol,
+      text: "",
+      media: { kind: "voice", bytes: ogg, mimeType: "audio/ogg", duration: 240 },
+    });
     await h.pass(10_000);
     const first = describeRequests();
     expect(first).toHaveLength(2); // the cut-off answer gets its one more try in the LLM layer
     expect(first[0]!.body.generationConfig?.maxOutputTokens).toBeGreaterThanOrEqual(2048);
     expect(lastPlanTurn()).toMatch(/\[voice 4:00\]$/m);
-    expect(h.db.prepare(`SELECT purpose FROM llm_usage WHERE purpose != 'plan'`).pluck().all()).toEqual(["transcribe", "transcribe"]);
+    expect(h.db.prepare(`SELECT purpose FROM llm_usage WHERE purpose != 'plan'`).pluck().all()).toEqual([
+      "transcribe",
+      "transcribe",
+    ]);
 
     cut = false;
     await h.emu.post({ chat: dm, from: h.carol, text: "did you get it?" });
@@ -272,8 +380,13 @@ describe("media understanding", () => {
 
   it("a Gemini 400 about the key is not cached as unsupported (the file is tried again); a 400 about the file is, once", async () => {
     h = await Harness.start();
-    let reply: { status: 400; message: string } | undefined = { status: 400, message: "API key not valid. Please pass a valid API key." };
-    h.gemini.respondWith((body) => (isDescribe(body) ? (reply ?? { json: { text: "a red bicycle" } }) : plan()));
+    let reply: { status: 400; message: string } | undefined = {
+      status: 400,
+      message: "API key not valid. Please pass a valid API key.",
+    };
+    h.gemini.respondWith((body) =>
+      isDescribe(body) ? (reply ?? { json: { text: "a red bicycle" } }) : plan(),
+    );
     const dm = h.emu.dm(h.account, h.carol);
     await h.emu.post({ chat: dm, from: h.carol, text: "look", media: { kind: "photo", bytes: jpeg(11) } });
     await h.pass(10_000);
@@ -286,8 +399,17 @@ describe("media understanding", () => {
     expect(describeRequests()).toHaveLength(2);
     expect(lastPlanTurn()).toContain("[photo: a red bicycle]");
 
-    reply = { status: 400, message: "Unable to process input image. Please retry or report in https://developers.generativeai.google/guide/troubleshooting" };
-    await h.emu.post({ chat: dm, from: h.carol, text: "this one", media: { kind: "photo", bytes: jpeg(12) } });
+    reply = {
+      status: 400,
+      message:
+        "Unable to process input image. Please retry or report in https://developers.generativeai.google/guide/troubleshooting",
+    };
+    await h.emu.post({
+      chat: dm,
+      from: h.carol,
+      text: "this one",
+      media: { kind: "photo", bytes: jpeg(12) },
+    });
     await h.pass(10_000);
     expect(describeRequests()).toHaveLength(3);
     await h.emu.post({ chat: dm, from: h.carol, text: "hello?" });
@@ -297,12 +419,31 @@ describe("media understanding", () => {
 
   it("a Lottie sticker, an oversize file and a file without a MIME type are ruled out before any download: no request, no call, not retried", async () => {
     h = await Harness.start({ media: { limits: { maxBytes: 1_000 } } });
-    h.emu.addStickerSet({ shortName: "Lottie", title: "Lottie", stickers: [{ emoji: "🎉", bytes: Buffer.from('{"v":"5.5.2"}'), mimeType: "application/x-tgsticker" }] });
+    h.emu.addStickerSet({
+      shortName: "Lottie",
+      title: "Lottie",
+      stickers: [{ emoji: "🎉", bytes: Buffer.from('{"v":"5.5.2"}'), mimeType: "application/x-tgsticker" }],
+    });
     answerDescriptions(() => "should never be asked");
     const dm = h.emu.dm(h.account, h.carol);
-    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "sticker", set: "Lottie", emoji: "🎉" } });
-    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "video", bytes: Buffer.alloc(2_000, 7), mimeType: "video/mp4", duration: 3 } });
-    await h.emu.post({ chat: dm, from: h.carol, text: "", media: { kind: "voice", bytes: Buffer.alloc(100, 8), mimeType: "", duration: 4 } });
+    await h.emu.post({
+      chat: dm,
+      from: h.carol,
+      text: "",
+      media: { kind: "sticker", set: "Lottie", emoji: "🎉" },
+    });
+    await h.emu.post({
+      chat: dm,
+      from: h.carol,
+      text: "",
+      media: { kind: "video", bytes: Buffer.alloc(2_000, 7), mimeType: "video/mp4", duration: 3 },
+    });
+    await h.emu.post({
+      chat: dm,
+      from: h.carol,
+      text: "",
+      media: { kind: "voice", bytes: Buffer.alloc(100, 8), mimeType: "", duration: 4 },
+    });
     await h.emu.post({ chat: dm, from: h.carol, text: "what do you make of these?" });
     await h.pass(10_000);
     expect(planRequests()).toHaveLength(1);
@@ -311,7 +452,9 @@ describe("media understanding", () => {
     expect(turn).toContain("[video 0:03]");
     expect(turn).toContain("[voice 0:04]");
     expect(h.emu.fileRequests()).toHaveLength(0);
-    expect(h.emu.methods(h.account).filter((m) => m === "upload.GetFile" || m === "messages.GetStickerSet")).toEqual([]);
+    expect(
+      h.emu.methods(h.account).filter((m) => m === "upload.GetFile" || m === "messages.GetStickerSet"),
+    ).toEqual([]);
     expect(describeRequests()).toHaveLength(0);
     expect(h.runtime.media.stats).toMatchObject({ downloads: 0, calls: 0 });
 
@@ -328,19 +471,39 @@ describe("media understanding", () => {
       persona: `${TEST_PERSONA}\n# Agent Stickers\nDogs::🐶\n`,
       media: {
         curated: {
-          persona: new CuratedMedia([{ uniqueId: "AgADdog", stickerSet: "Dogs", stickerName: "🐶", description: "a puppy tilting its head", file: "dogs.json" }]),
+          persona: new CuratedMedia([
+            {
+              uniqueId: "AgADdog",
+              stickerSet: "Dogs",
+              stickerName: "🐶",
+              description: "a puppy tilting its head",
+              file: "dogs.json",
+            },
+          ]),
           global: new CuratedMedia(),
         },
       },
     });
     h.emu.addStickerSet({ shortName: "Dogs", title: "Dogs", stickers: [{ emoji: "🐶" }, { emoji: "🦴" }] });
-    h.gemini.respondWith(() => plan({ kind: "sticker", sticker_set: "Dogs", name: "🐶" }, { kind: "sticker", sticker_set: "Dogs", name: "🦴" }));
+    h.gemini.respondWith(() =>
+      plan(
+        { kind: "sticker", sticker_set: "Dogs", name: "🐶" },
+        { kind: "sticker", sticker_set: "Dogs", name: "🦴" },
+      ),
+    );
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai show me a dog" });
     await h.pass(20_000);
-    const system = (planRequests()[0]!.body.systemInstruction?.parts ?? []).map((p) => p.text ?? "").join("\n");
+    const system = (planRequests()[0]!.body.systemInstruction?.parts ?? [])
+      .map((p) => p.text ?? "")
+      .join("\n");
     expect(system).toContain("- Dogs::🐶 — a puppy tilting its head");
     expect(system).toContain("Also any sticker of these sets, by its emoji: MiraCats, Cats, NoSuchSet.");
     // 🐶 is listed; 🦴 is not (its set is not one of the persona's): only the dog goes out.
-    expect(h.emu.history(h.group).filter((m) => m.fromId === h.account.id).map((m) => m.stickerEmoji)).toEqual(["🐶"]);
+    expect(
+      h.emu
+        .history(h.group)
+        .filter((m) => m.fromId === h.account.id)
+        .map((m) => m.stickerEmoji),
+    ).toEqual(["🐶"]);
   });
 });

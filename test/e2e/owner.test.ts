@@ -56,7 +56,9 @@ describe("owner commands in Saved Messages", () => {
     expect(h.runtime.scheduler.openTasks(h.group.peerId).length).toBeGreaterThan(0);
     await h.ownerSays("/forget @nosuchchat");
     await h.pass(1_000);
-    expect(h.savedReplies().at(-1)).toBe('No chat matches "@nosuchchat". Name it by id, @username or a part of its title.');
+    expect(h.savedReplies().at(-1)).toBe(
+      'No chat matches "@nosuchchat". Name it by id, @username or a part of its title.',
+    );
     await h.ownerSays(`/forget ${h.group.peerId}`);
     await h.pass(120_000);
     expect(h.savedReplies().at(-1)).toMatch(/^Dropped the pending plan in Sandbox/);
@@ -130,7 +132,9 @@ describe("owner commands in Saved Messages", () => {
     h = await Harness.start();
     const lane = `root:${h.group.peerId}`;
     // A summary task waiting (its graph is summary:<lane>), and one pending plan in the DM.
-    h.runtime.scheduler.add(summaryGraph(lane), [{ kind: "summarize", payload: { lane }, notBefore: h.clock.now() + 3_600_000 }]);
+    h.runtime.scheduler.add(summaryGraph(lane), [
+      { kind: "summarize", payload: { lane }, notBefore: h.clock.now() + 3_600_000 },
+    ]);
     const dm = h.emu.dm(h.account, h.carol);
     await h.emu.post({ chat: dm, from: h.carol, text: "hey" });
     await h.pass(200);
@@ -139,11 +143,17 @@ describe("owner commands in Saved Messages", () => {
 
     await h.ownerSays("/status");
     await h.pass(1_000);
-    expect(h.savedReplies().at(-1)).toContain(`Pending tasks: ${chatTasks} (and 1 lane summary being written)`);
+    expect(h.savedReplies().at(-1)).toContain(
+      `Pending tasks: ${chatTasks} (and 1 lane summary being written)`,
+    );
 
     await h.ownerSays("/pause");
     await h.pass(1_000);
-    expect(h.savedReplies().at(-1)).toMatch(new RegExp(`^Paused everywhere: messages are stored, not answered; ${chatTasks} pending task\\(s\\) dropped\\.`));
+    expect(h.savedReplies().at(-1)).toMatch(
+      new RegExp(
+        `^Paused everywhere: messages are stored, not answered; ${chatTasks} pending task\\(s\\) dropped\\.`,
+      ),
+    );
     expect(h.runtime.scheduler.openTasks(summaryGraph(lane))).toHaveLength(1);
   });
 
@@ -192,7 +202,11 @@ describe("owner takeover", () => {
     await h.pass(5 * MIN);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["I'll answer this one myself, Alice: it's at 6."]); // the plan never sent
     expect(h.runtime.scheduler.openTasks(h.group.peerId)).toEqual([]);
-    expect(h.runtime.messages.get(h.group.peerId, ownerId)).toMatchObject({ isAgent: true, senderName: "Mira", senderId: String(h.account.id) });
+    expect(h.runtime.messages.get(h.group.peerId, ownerId)).toMatchObject({
+      isAgent: true,
+      senderName: "Mira",
+      senderId: String(h.account.id),
+    });
 
     // Still silent 9 minutes after the owner's message…
     await h.pass(3 * MIN);
@@ -211,8 +225,17 @@ describe("owner takeover", () => {
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(3);
     expect(h.gemini.requests[2]!.body.contents!.map((c) => c.role)).toEqual(["user"]);
-    expect(h.historyParts(2)).toContainEqual(expect.stringMatching(new RegExp(`^⟦#${ownerId} Mira \\(you\\) · .*⟧ I'll answer this one myself, Alice: it's at 6\\.$`)));
-    expect(h.sent(h.group).map((m) => m.text).at(-1)).toBe("tomorrow at 7");
+    expect(h.historyParts(2)).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^⟦#${ownerId} Mira \\(you\\) · .*⟧ I'll answer this one myself, Alice: it's at 6\\.$`),
+      ),
+    );
+    expect(
+      h
+        .sent(h.group)
+        .map((m) => m.text)
+        .at(-1),
+    ).toBe("tomorrow at 7");
   });
 
   it("does not take the persona's own send for the owner's when its echo overtakes the answer", async () => {
@@ -232,7 +255,10 @@ describe("owner takeover", () => {
     await echoed;
     const [mine] = h.sent(h.group);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello alice"]);
-    expect(h.runtime.messages.get(h.group.peerId, mine!.id)).toMatchObject({ isAgent: true, text: "hello alice" });
+    expect(h.runtime.messages.get(h.group.peerId, mine!.id)).toMatchObject({
+      isAgent: true,
+      text: "hello alice",
+    });
     expect(h.runtime.settings.get(h.group.peerId).silentUntil).toBeUndefined();
 
     // A later echo of a send whose answer did arrive is recognised by its stored id.

@@ -21,7 +21,8 @@ afterEach(async () => {
 });
 
 const HOUR = 3_600_000;
-const warnings = (msg: string) => h.log.lines().filter((l) => l.level === 40 && String(l.msg).startsWith(msg));
+const warnings = (msg: string) =>
+  h.log.lines().filter((l) => l.level === 40 && String(l.msg).startsWith(msg));
 
 describe("DM policy", () => {
   it("contacts: answers contacts only, also on short-update DMs; a stranger's DM is stored, not answered, at no cost", async () => {
@@ -29,7 +30,11 @@ describe("DM policy", () => {
     // contact flag. The flag the entity store kept from a full user object stands in.
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Policy\ncontacts\n` });
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
-    const fromDave = await h.emu.post({ chat: h.emu.dm(h.account, dave), from: dave, text: "hi, want to buy crypto?" });
+    const fromDave = await h.emu.post({
+      chat: h.emu.dm(h.account, dave),
+      from: dave,
+      text: "hi, want to buy crypto?",
+    });
     await h.pass(30_000);
     expect(h.gemini.requests).toHaveLength(0);
     expect(h.emu.methods(h.account)).toEqual([]);
@@ -47,7 +52,9 @@ describe("DM policy", () => {
   });
 
   it("allowlist of ids only: a stranger's short-update DM is refused with zero Telegram requests", async () => {
-    h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Policy\nallowlist\n# Allowed Users\n987654321\n` });
+    h = await Harness.start({
+      persona: `${TEST_PERSONA}\n# DM Policy\nallowlist\n# Allowed Users\n987654321\n`,
+    });
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
     const fromDave = await h.emu.post({ chat: h.emu.dm(h.account, dave), from: dave, text: "hi there" });
     await h.pass(30_000);
@@ -57,7 +64,9 @@ describe("DM policy", () => {
   });
 
   it("allowlist: answers only the listed users, contacts or not", async () => {
-    h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Policy\nallowlist\n# Allowed Users\n@carol\n@dave\n` });
+    h = await Harness.start({
+      persona: `${TEST_PERSONA}\n# DM Policy\nallowlist\n# Allowed Users\n@carol\n@dave\n`,
+    });
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
     await h.emu.post({ chat: h.emu.dm(h.account, h.bob), from: h.bob, text: "hi, it's bob" }); // a contact, not listed
     await h.pass(30_000);
@@ -124,13 +133,22 @@ describe("who is never answered", () => {
     siblings.add(String(h.account.id)).add(String(nova.id));
     const novaClient = createEmulatedClient(h.emu, nova, { session: new PeerCacheSession("") });
     const nova_ = new AgentRuntime({
-      persona: parsePersona("# Agent Name\nNova\n# Agent Instructions\nYou are Nova.\n# Start Typing Delay\n0\n# Read Delay\n0\n", { file: "agents/Nova.md", promptDirs: [] }),
+      persona: parsePersona(
+        "# Agent Name\nNova\n# Agent Instructions\nYou are Nova.\n# Start Typing Delay\n0\n# Read Delay\n0\n",
+        { file: "agents/Nova.md", promptDirs: [] },
+      ),
       db: h.db,
       client: novaClient,
       selfId: String(nova.id),
       planner: new GeminiPlanner({
         llm: new GeminiLlm({
-          client: new GeminiClient({ apiKey: "test-key", model: "gemini-2.5-flash", baseUrl: h.gemini.baseUrl, logger: h.log.logger, maxAttempts: 1 }),
+          client: new GeminiClient({
+            apiKey: "test-key",
+            model: "gemini-2.5-flash",
+            baseUrl: h.gemini.baseUrl,
+            logger: h.log.logger,
+            maxAttempts: 1,
+          }),
           logger: h.log.logger,
           model: "gemini-2.5-flash",
         }),
@@ -151,10 +169,20 @@ describe("who is never answered", () => {
       await Promise.all([h.runtime.scheduler.whenIdle(), nova_.scheduler.whenIdle()]);
     };
     // Each always hands over to the other, by @mention and by name.
-    const who = (b: GenerateBody) => (b.systemInstruction?.parts?.[0]?.text ?? "").includes("You are Nova") ? "nova" : "mira";
-    h.gemini.respondWith((b) => plan({ kind: "send", text: who(b) === "nova" ? "@mira_ai Mira, what do you think?" : "@nova_ai Nova, over to you" }));
+    const who = (b: GenerateBody) =>
+      (b.systemInstruction?.parts?.[0]?.text ?? "").includes("You are Nova") ? "nova" : "mira";
+    h.gemini.respondWith((b) =>
+      plan({
+        kind: "send",
+        text: who(b) === "nova" ? "@mira_ai Mira, what do you think?" : "@nova_ai Nova, over to you",
+      }),
+    );
 
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai @nova_ai what's the plan for tonight?" });
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai @nova_ai what's the plan for tonight?",
+    });
     await h.pass(5 * 60_000);
 
     expect(h.gemini.requests.map((r) => who(r.body)).sort()).toEqual(["mira", "nova"]);
@@ -163,7 +191,9 @@ describe("who is never answered", () => {
     expect(texts.filter((t) => t.includes("what do you think"))).toHaveLength(1);
     // Each stored the other's message in its history.
     const novaMsg = h.emu.history(h.group).find((m) => m.fromId === nova.id)!;
-    expect(h.runtime.messages.get(h.group.peerId, novaMsg.id)?.text).toBe("@mira_ai Mira, what do you think?");
+    expect(h.runtime.messages.get(h.group.peerId, novaMsg.id)?.text).toBe(
+      "@mira_ai Mira, what do you think?",
+    );
   });
 });
 
@@ -214,7 +244,9 @@ describe("caps", () => {
 
     await h.ownerSays("/status");
     await h.pass(2_000);
-    expect(h.savedReplies().at(-1)).toMatch(/Capped in the last hour:\n- Sandbox \(-100\d+\): answers per hour, 2 messages not answered/);
+    expect(h.savedReplies().at(-1)).toMatch(
+      /Capped in the last hour:\n- Sandbox \(-100\d+\): answers per hour, 2 messages not answered/,
+    );
 
     // An hour after the first answer the window has room again.
     await h.pass(HOUR - 4 * 60_000);
@@ -226,21 +258,32 @@ describe("caps", () => {
 
   it("counts a capped DM from a sender the update did not name once in /status", async () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# Daily Token Budget\n1000\n` });
-    h.gemini.script({ json: { tasks: [{ kind: "send", text: "first" }] }, usage: { promptTokenCount: 900, candidatesTokenCount: 50, thoughtsTokenCount: 100 } });
+    h.gemini.script({
+      json: { tasks: [{ kind: "send", text: "first" }] },
+      usage: { promptTokenCount: 900, candidatesTokenCount: 50, thoughtsTokenCount: 100 },
+    });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     await h.pass(30_000);
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
     await h.emu.post({ chat: h.emu.dm(h.account, dave), from: dave, text: "hello" });
     await h.pass(30_000);
-    expect(h.runtime.caps.cappedChats()).toEqual([expect.objectContaining({ chatId: String(dave.id), cap: "daily-token-budget", held: 1 })]);
+    expect(h.runtime.caps.cappedChats()).toEqual([
+      expect.objectContaining({ chatId: String(dave.id), cap: "daily-token-budget", held: 1 }),
+    ]);
     // Capped whoever the sender is: no request was spent finding out.
     expect(h.emu.methods(h.account).filter((m) => m.includes("GetDifference"))).toEqual([]);
   });
 
   it("holds the daily token budget across chats until the next UTC day", async () => {
     // 23:30 UTC, so the next UTC day is half an hour away.
-    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Daily Token Budget\n1000\n`, clock: new FakeClock(Date.UTC(2026, 10, 22, 23, 30)) });
-    h.gemini.script({ json: { tasks: [{ kind: "send", text: "first" }] }, usage: { promptTokenCount: 900, candidatesTokenCount: 50, thoughtsTokenCount: 100 } });
+    h = await Harness.start({
+      persona: `${TEST_PERSONA}\n# Daily Token Budget\n1000\n`,
+      clock: new FakeClock(Date.UTC(2026, 10, 22, 23, 30)),
+    });
+    h.gemini.script({
+      json: { tasks: [{ kind: "send", text: "first" }] },
+      usage: { promptTokenCount: 900, candidatesTokenCount: 50, thoughtsTokenCount: 100 },
+    });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     await h.pass(30_000);
     expect(h.runtime.usage.tokensToday(h.clock.now())).toBe(1050);
@@ -267,34 +310,83 @@ describe("cost accounting", () => {
   it("stores every call's tokens per persona, day and purpose with the estimated cost, and /status reads it", async () => {
     h = await Harness.start();
     h.gemini.script(
-      { json: { tasks: [{ kind: "send", text: "one" }] }, usage: { promptTokenCount: 1200, candidatesTokenCount: 300, thoughtsTokenCount: 500 } },
+      {
+        json: { tasks: [{ kind: "send", text: "one" }] },
+        usage: { promptTokenCount: 1200, candidatesTokenCount: 300, thoughtsTokenCount: 500 },
+      },
       // Not a plan: the planner asks again; both calls are billed.
       { json: { nope: true }, usage: { promptTokenCount: 1000, candidatesTokenCount: 10 } },
-      { json: { tasks: [] }, usage: { promptTokenCount: 1100, candidatesTokenCount: 20, thoughtsTokenCount: 0 } },
+      {
+        json: { tasks: [] },
+        usage: { promptTokenCount: 1100, candidatesTokenCount: 20, thoughtsTokenCount: 0 },
+      },
     );
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     await h.pass(30_000);
     await h.emu.post({ chat: h.club, from: h.alice, text: "Mira, hi" });
     await h.pass(30_000);
 
-    const rows = h.db.prepare("SELECT agent, day, purpose, model, prompt_tokens, output_tokens, thinking_tokens, cost_usd FROM llm_usage ORDER BY id").all();
+    const rows = h.db
+      .prepare(
+        "SELECT agent, day, purpose, model, prompt_tokens, output_tokens, thinking_tokens, cost_usd FROM llm_usage ORDER BY id",
+      )
+      .all();
     expect(rows).toEqual([
-      { agent: "Mira", day: "2026-11-22", purpose: "plan", model: "gemini-2.5-flash", prompt_tokens: 1200, output_tokens: 300, thinking_tokens: 500, cost_usd: expect.closeTo(0.00236, 12) },
-      { agent: "Mira", day: "2026-11-22", purpose: "plan", model: "gemini-2.5-flash", prompt_tokens: 1000, output_tokens: 10, thinking_tokens: 0, cost_usd: expect.closeTo(0.000325, 12) },
-      { agent: "Mira", day: "2026-11-22", purpose: "plan", model: "gemini-2.5-flash", prompt_tokens: 1100, output_tokens: 20, thinking_tokens: 0, cost_usd: expect.closeTo(0.00038, 12) },
+      {
+        agent: "Mira",
+        day: "2026-11-22",
+        purpose: "plan",
+        model: "gemini-2.5-flash",
+        prompt_tokens: 1200,
+        output_tokens: 300,
+        thinking_tokens: 500,
+        cost_usd: expect.closeTo(0.00236, 12),
+      },
+      {
+        agent: "Mira",
+        day: "2026-11-22",
+        purpose: "plan",
+        model: "gemini-2.5-flash",
+        prompt_tokens: 1000,
+        output_tokens: 10,
+        thinking_tokens: 0,
+        cost_usd: expect.closeTo(0.000325, 12),
+      },
+      {
+        agent: "Mira",
+        day: "2026-11-22",
+        purpose: "plan",
+        model: "gemini-2.5-flash",
+        prompt_tokens: 1100,
+        output_tokens: 20,
+        thinking_tokens: 0,
+        cost_usd: expect.closeTo(0.00038, 12),
+      },
     ]);
     const today = h.runtime.usage.today(h.clock.now());
-    expect(today).toMatchObject({ calls: 3, promptTokens: 3300, outputTokens: 330, thinkingTokens: 500, totalTokens: 4130, byPurpose: { plan: 3 } });
+    expect(today).toMatchObject({
+      calls: 3,
+      promptTokens: 3300,
+      outputTokens: 330,
+      thinkingTokens: 500,
+      totalTokens: 4130,
+      byPurpose: { plan: 3 },
+    });
     expect(today.costUsd).toBeCloseTo(0.003065, 12);
 
     await h.ownerSays("/status");
     await h.pass(2_000);
-    expect(h.savedReplies().at(-1)).toContain("Today (UTC): 3 LLM calls, 4,130 tokens (prompt 3,300, output 330, thinking 500), ≈ $0.0031");
+    expect(h.savedReplies().at(-1)).toContain(
+      "Today (UTC): 3 LLM calls, 4,130 tokens (prompt 3,300, output 330, thinking 500), ≈ $0.0031",
+    );
   });
 
   it("prices with an overriding table, and says when a model has no price", async () => {
     h = await Harness.start({ prices: { "gemini-2.5-flash": { input: 1, output: 10 } } });
-    h.gemini.script({ json: { tasks: [] }, usage: { promptTokenCount: 1200, candidatesTokenCount: 300, thoughtsTokenCount: 500 } });
+    h.gemini.script({
+      json: { tasks: [] },
+      usage: { promptTokenCount: 1200, candidatesTokenCount: 300, thoughtsTokenCount: 500 },
+    });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     await h.pass(30_000);
     expect(h.runtime.usage.today(h.clock.now()).costUsd).toBeCloseTo((1200 * 1 + 800 * 10) / 1e6, 12);
@@ -303,7 +395,13 @@ describe("cost accounting", () => {
     h = await Harness.start({ prices: {} });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     await h.pass(30_000);
-    expect(h.runtime.usage.today(h.clock.now())).toMatchObject({ calls: 1, costUsd: 0, unpricedModels: ["gemini-2.5-flash"] });
-    expect(h.log.lines().some((l) => l.level === 40 && String(l.msg).startsWith("no price for this model"))).toBe(true);
+    expect(h.runtime.usage.today(h.clock.now())).toMatchObject({
+      calls: 1,
+      costUsd: 0,
+      unpricedModels: ["gemini-2.5-flash"],
+    });
+    expect(
+      h.log.lines().some((l) => l.level === 40 && String(l.msg).startsWith("no price for this model")),
+    ).toBe(true);
   });
 });

@@ -74,7 +74,9 @@ describe("reactions", () => {
             peer: sg,
             msgId: a.id,
             reactions: new Api.MessageReactions({
-              results: [new Api.ReactionCount({ reaction: new Api.ReactionEmoji({ emoticon: "👎" }), count: 1 })],
+              results: [
+                new Api.ReactionCount({ reaction: new Api.ReactionEmoji({ emoticon: "👎" }), count: 1 }),
+              ],
               recentReactions: [
                 new Api.MessagePeerReaction({
                   peerId: new Api.PeerUser({ userId: toLong(h.bob.id) }),
@@ -109,7 +111,8 @@ describe("reactions", () => {
     const mine = await personaSays("Pizza or sushi");
     await h.emu.react(h.bob, h.group, mine, "👍");
     await h.emu.react(h.carol, h.group, mine, "🔥");
-    const counted = (emoji: string) => new Api.ReactionCount({ reaction: new Api.ReactionEmoji({ emoticon: emoji }), count: 1 });
+    const counted = (emoji: string) =>
+      new Api.ReactionCount({ reaction: new Api.ReactionEmoji({ emoticon: emoji }), count: 1 });
     await h.emu.deliver(
       h.account,
       new Api.Updates({
@@ -143,7 +146,11 @@ describe("reactions", () => {
 
 /** A history part that is the reaction item `⟦reaction <who> · <time>⟧ <emoji> to #<id>`. */
 const reactionLine = (who: string, emoji: string, id: number) =>
-  expect.stringMatching(new RegExp(`^⟦reaction ${who.replace(/[[\]()]/g, "\\$&")} · (\\w{3} \\d+ \\w{3} )?\\d\\d:\\d\\d⟧ ${emoji} to #${id}$`));
+  expect.stringMatching(
+    new RegExp(
+      `^⟦reaction ${who.replace(/[[\]()]/g, "\\$&")} · (\\w{3} \\d+ \\w{3} )?\\d\\d:\\d\\d⟧ ${emoji} to #${id}$`,
+    ),
+  );
 
 describe("reactions in the planner's history", () => {
   it("a person reacts to the persona's message: the next plan request carries the reaction, with the reactor and the message id, in time order", async () => {
@@ -160,7 +167,9 @@ describe("reactions in the planner's history", () => {
     expect(history).toContainEqual(reactionLine("[Bob](tg:@bob)", "👍", mine));
     // After the message it reacts to; the question itself is the current request.
     const at = (pred: (p: string) => boolean) => history.findIndex(pred);
-    expect(at((p) => p.startsWith(`⟦#${mine} Mira (you)`))).toBeLessThan(at((p) => p.startsWith("⟦reaction")));
+    expect(at((p) => p.startsWith(`⟦#${mine} Mira (you)`))).toBeLessThan(
+      at((p) => p.startsWith("⟦reaction")),
+    );
     expect(h.nowParts()).toEqual([expect.stringContaining("where?")]);
   });
 
@@ -183,7 +192,12 @@ describe("reactions in the planner's history", () => {
     const exam = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai I passed my exam!" });
     h.gemini.script(plan({ kind: "react", emoji: "🎉", message_id: exam.id }));
     await h.pass(20_000);
-    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai thanks! guess my grade", replyTo: exam.id });
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai thanks! guess my grade",
+      replyTo: exam.id,
+    });
     h.gemini.script(plan());
     await h.pass(20_000);
 
@@ -207,7 +221,9 @@ describe("reactions in the planner's history", () => {
 
     // Twelve reactions to the persona's message in view: the newest ten are shown.
     const mine = h.sent(h.group).find((m) => m.text === "The home team")!.id;
-    const people = Array.from({ length: 12 }, (_, k) => h.emu.addUser({ firstName: `Fan${k}`, username: `fan_${k}` }));
+    const people = Array.from({ length: 12 }, (_, k) =>
+      h.emu.addUser({ firstName: `Fan${k}`, username: `fan_${k}` }),
+    );
     for (const p of people) h.emu.addMember(h.group, p);
     for (const [k, p] of people.entries()) {
       await h.emu.react(p, h.group, mine, "👍");
@@ -222,11 +238,14 @@ describe("reactions in the planner's history", () => {
   });
 });
 
-
 describe("the chat's allowed reactions", () => {
   /** The chat part of a planning request (its first part): where the chat's allowed reactions are said. */
-  const instruction = (i = h.gemini.requests.length - 1) => h.gemini.requests[i]!.body.contents?.[0]?.parts?.[0]?.text ?? "";
-  const reactionsSent = () => h.emu.requests.filter((r) => r.method === "messages.SendReaction").map((r) => ((r.request as Api.messages.SendReaction).reaction?.[0] as Api.ReactionEmoji).emoticon);
+  const instruction = (i = h.gemini.requests.length - 1) =>
+    h.gemini.requests[i]!.body.contents?.[0]?.parts?.[0]?.text ?? "";
+  const reactionsSent = () =>
+    h.emu.requests
+      .filter((r) => r.method === "messages.SendReaction")
+      .map((r) => ((r.request as Api.messages.SendReaction).reaction?.[0] as Api.ReactionEmoji).emoticon);
   const fullChatRequests = () => h.emu.requests.filter((r) => r.method === "channels.GetFullChannel").length;
 
   it("are listed in the chat part of the request; a disallowed choice becomes the closest allowed one, or nothing — never a failed task", async () => {

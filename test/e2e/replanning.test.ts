@@ -8,22 +8,29 @@ afterEach(async () => {
   await h?.close();
 });
 
-
-
 describe("replanning and stale plans", () => {
   it("drops a plan that comes back after a newer message arrived, and answers both with the newer plan", async () => {
     h = await Harness.start();
     const gate = latch();
-    h.gemini.script({ after: gate.promise, then: plan({ kind: "send", text: "stale answer" }) }, plan({ kind: "send", text: "fresh answer" }));
+    h.gemini.script(
+      { after: gate.promise, then: plan({ kind: "send", text: "stale answer" }) },
+      plan({ kind: "send", text: "fresh answer" }),
+    );
     const first = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai first question" });
     const passing = h.pass(3200); // planning starts after the quiet window and waits on the held Gemini answer
     await until(() => h.gemini.requests.length === 1);
-    const second = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually, second question" });
+    const second = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai actually, second question",
+    });
     gate.release(); // only now does the first plan come back: stale
     await passing;
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(2);
-    expect(h.log.lines().some((l) => l.msg === "plan dropped: a newer message arrived while planning")).toBe(true);
+    expect(h.log.lines().some((l) => l.msg === "plan dropped: a newer message arrived while planning")).toBe(
+      true,
+    );
     // The newer plan answers both messages, not just the last one.
     expect(h.lastUserTurn(1)).toContain(`Addressed to you: #${first.id}, #${second.id}.`);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["fresh answer"]);
@@ -58,7 +65,11 @@ describe("replanning and stale plans", () => {
     await until(() => h.emu.methods(h.account).includes("messages.SetTyping"));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai stop" });
     // Still in flight: the cancel can only be honoured when the request comes back.
-    expect(h.runtime.scheduler.openTasks(h.group.peerId).some((t) => t.kind === "typing" && t.status === "running")).toBe(true);
+    expect(
+      h.runtime.scheduler
+        .openTasks(h.group.peerId)
+        .some((t) => t.kind === "typing" && t.status === "running"),
+    ).toBe(true);
     await passing;
     h.emu.setDelay("messages.SetTyping", 0);
     await h.pass(60_000);
@@ -76,7 +87,9 @@ describe("crashes outside sends", () => {
     const q = await h.emu.post({ chat: h.group, from: h.bob, text: "the meeting moved to 3pm" });
     const hh = h;
     hh.emu.hang("channels.GetMessages", { when: "before-apply", onHang: () => hh.crash() });
-    await hh.emu.post({ chat: hh.group, from: hh.alice, text: "@mira_ai is that right?", replyTo: q.id }).catch(() => {});
+    await hh.emu
+      .post({ chat: hh.group, from: hh.alice, text: "@mira_ai is that right?", replyTo: q.id })
+      .catch(() => {});
     hh.gemini.script(plan({ kind: "send", text: "yes, 3pm" }));
     hh.boot();
     await hh.pass(20_000);
@@ -92,7 +105,11 @@ describe("the answer-age limit after a crash", () => {
     h = await Harness.start(o);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai are we still on for lunch?" });
     // Stored and its received task saved, but the process dies before it plans.
-    expect(h.runtime.scheduler.openTasks(h.group.peerId).some((t) => t.kind === "received" && t.status === "pending")).toBe(true);
+    expect(
+      h.runtime.scheduler
+        .openTasks(h.group.peerId)
+        .some((t) => t.kind === "received" && t.status === "pending"),
+    ).toBe(true);
     h.crash();
     await h.clock.advance(downMs);
     h.gemini.script(plan({ kind: "send", text: "yes, see you there" }));
@@ -104,7 +121,11 @@ describe("the answer-age limit after a crash", () => {
     await pendingAtCrash(3 * 3600_000);
     expect(h.gemini.requests).toHaveLength(0);
     expect(h.sent(h.group)).toEqual([]);
-    expect(h.log.lines().filter((l) => l.msg === "addressed messages too old by the time of planning; not answered")).toHaveLength(1);
+    expect(
+      h.log
+        .lines()
+        .filter((l) => l.msg === "addressed messages too old by the time of planning; not answered"),
+    ).toHaveLength(1);
   });
 
   it("within the limit it is answered after the restart", async () => {
@@ -126,7 +147,9 @@ describe("what must not block an answer", () => {
     h.gemini.script(plan({ kind: "send", text: "hi!" }));
     await h.pass(20_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hi!"]);
-    expect(h.log.lines().some((l) => l.level === 40 && l.msg === "read failed; going on without it")).toBe(true);
+    expect(h.log.lines().some((l) => l.level === 40 && l.msg === "read failed; going on without it")).toBe(
+      true,
+    );
   });
 
   it("a flood wait on typing neither delays the message nor is retried into", async () => {

@@ -16,7 +16,13 @@ afterEach(async () => {
   await h?.close();
 });
 
-const NOTES = { goals_and_open_questions: [], decisions: ["meet on saturday"], facts: [], outcomes: [], pending_actions: [] };
+const NOTES = {
+  goals_and_open_questions: [],
+  decisions: ["meet on saturday"],
+  facts: [],
+  outcomes: [],
+  pending_actions: [],
+};
 const isSummary = (body: GenerateBody) => body.systemInstruction?.parts?.[0]?.text === SUMMARY_INSTRUCTION;
 const planBodies = () => h.gemini.requests.filter((r) => isPlanRequest(r.body)).map((r) => r.body);
 
@@ -24,7 +30,17 @@ const planBodies = () => h.gemini.requests.filter((r) => isPlanRequest(r.body)).
 function route(plans: FakeReply[] = [], summary: () => FakeReply = () => ({ json: NOTES })): void {
   h.gemini.respondWith((body) => {
     if (isSummary(body)) return summary();
-    if (requestPurpose(body) === "address") return { json: { reason: "others", addressed: false, confidence: 0.1, wanna_interject: false, interject: 0, is_lightweight: false } };
+    if (requestPurpose(body) === "address")
+      return {
+        json: {
+          reason: "others",
+          addressed: false,
+          confidence: 0.1,
+          wanna_interject: false,
+          interject: 0,
+          is_lightweight: false,
+        },
+      };
     return plans.shift() ?? plan();
   });
 }
@@ -42,11 +58,17 @@ describe("the room, in every group mode", () => {
         [h.bob, "great, see you all there"],
       ] as const;
       for (const [who, text] of talk) await h.emu.post({ chat: h.group, from: who, text });
-      await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, would you come along? is 7 too early for you?" });
+      await h.emu.post({
+        chat: h.group,
+        from: h.alice,
+        text: "Mira, would you come along? is 7 too early for you?",
+      });
       await h.pass(20_000);
       expect(planBodies()).toHaveLength(1);
       expect(h.historyParts()).toEqual(talk.map(([, text]) => expect.stringContaining(text)));
-      expect(h.nowParts()).toEqual([expect.stringContaining("would you come along? is 7 too early for you?")]);
+      expect(h.nowParts()).toEqual([
+        expect.stringContaining("would you come along? is 7 too early for you?"),
+      ]);
 
       await h.emu.post({ chat: h.club, from: h.alice, text: "hi all" });
       await h.emu.post({ chat: h.club, from: h.bob, text: "Mira, you there?" });
@@ -58,9 +80,23 @@ describe("the room, in every group mode", () => {
   it("a conversation held in replies, then a question in the open chat: the request carries the whole conversation", async () => {
     h = await Harness.start();
     route();
-    const lake = await h.emu.post({ chat: h.group, from: h.alice, text: "who drives to the lake on saturday?" });
-    const car = await h.emu.post({ chat: h.group, from: h.bob, text: "I can, my car fits four", replyTo: lake.id });
-    const nine = await h.emu.post({ chat: h.group, from: h.carol, text: "pick me up at 9?", replyTo: car.id });
+    const lake = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "who drives to the lake on saturday?",
+    });
+    const car = await h.emu.post({
+      chat: h.group,
+      from: h.bob,
+      text: "I can, my car fits four",
+      replyTo: lake.id,
+    });
+    const nine = await h.emu.post({
+      chat: h.group,
+      from: h.carol,
+      text: "pick me up at 9?",
+      replyTo: car.id,
+    });
     await h.emu.post({ chat: h.group, from: h.bob, text: "sure, 9 at yours", replyTo: nine.id });
     await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, are you coming too?" });
     await h.pass(20_000);
@@ -80,8 +116,14 @@ describe("the room, in every group mode", () => {
     await h.emu.post({ chat: h.group, from: h.bob, text: "something vegetarian" });
     const risotto = await h.emu.post({ chat: h.group, from: h.carol, text: "mushroom risotto!" });
     await h.emu.post({ chat: h.group, from: h.alice, text: "yes, I'll get the rice" });
-    for (let i = 1; i <= 20; i++) await h.emu.post({ chat: h.group, from: i % 2 ? h.bob : h.alice, text: `unrelated chatter ${i}` });
-    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai do you know a good recipe?", replyTo: risotto.id });
+    for (let i = 1; i <= 20; i++)
+      await h.emu.post({ chat: h.group, from: i % 2 ? h.bob : h.alice, text: `unrelated chatter ${i}` });
+    await h.emu.post({
+      chat: h.group,
+      from: h.bob,
+      text: "@mira_ai do you know a good recipe?",
+      replyTo: risotto.id,
+    });
     await h.pass(20_000);
     const history = h.historyParts();
     expect(history.slice(0, 4)).toEqual([
@@ -90,7 +132,9 @@ describe("the room, in every group mode", () => {
       expect.stringContaining("mushroom risotto!"),
       expect.stringContaining("yes, I'll get the rice"),
     ]);
-    expect(h.lastUserTurn().indexOf("⟦earlier⟧")).toBeLessThan(h.lastUserTurn().indexOf("what should we cook"));
+    expect(h.lastUserTurn().indexOf("⟦earlier⟧")).toBeLessThan(
+      h.lastUserTurn().indexOf("what should we cook"),
+    );
     // The room's part follows, bounded by the window (no summary: twice 6).
     expect(history.filter((p) => p.includes("unrelated chatter"))).toHaveLength(12 + 2); // 12 newest, and the two right after the rice
   });
@@ -103,10 +147,29 @@ describe("the room, in every group mode", () => {
     let lastA = rootA.id;
     let lastB = rootB.id;
     for (let i = 1; i <= 16; i++) {
-      lastA = (await h.emu.post({ chat: h.group, from: i % 2 ? h.carol : h.alice, text: `A${i}: tent talk ${i}`, replyTo: lastA })).id;
-      lastB = (await h.emu.post({ chat: h.group, from: i % 2 ? h.alice : h.bob, text: `B${i}: grill talk ${i}`, replyTo: lastB })).id;
+      lastA = (
+        await h.emu.post({
+          chat: h.group,
+          from: i % 2 ? h.carol : h.alice,
+          text: `A${i}: tent talk ${i}`,
+          replyTo: lastA,
+        })
+      ).id;
+      lastB = (
+        await h.emu.post({
+          chat: h.group,
+          from: i % 2 ? h.alice : h.bob,
+          text: `B${i}: grill talk ${i}`,
+          replyTo: lastB,
+        })
+      ).id;
     }
-    await h.emu.post({ chat: h.group, from: h.carol, text: "@mira_ai what do you think, the big one?", replyTo: lastA });
+    await h.emu.post({
+      chat: h.group,
+      from: h.carol,
+      text: "@mira_ai what do you think, the big one?",
+      replyTo: lastA,
+    });
     await h.pass(20_000);
     const all = h.lastUserTurn();
     const ofA = h.historyParts().filter((p) => p.includes("tent talk") || p.includes("which tent"));
@@ -138,14 +201,20 @@ describe("no gap between summary and window", () => {
       return plan({ kind: "send", text: `noted ${h.gemini.requests.length}` });
     });
     // A hanging summary must not hold fake time.
-    h.clock.settle = () => until(() => h.runtime.scheduler.openTasks().every((t) => t.status !== "running" || t.kind === "summarize"));
+    h.clock.settle = () =>
+      until(() =>
+        h.runtime.scheduler.openTasks().every((t) => t.status !== "running" || t.kind === "summarize"),
+      );
     let checked = 0;
     let whileWriting = 0;
     for (let n = 1; n <= 50; n++) {
       await h.emu.post({ chat: dm, from: h.carol, text: `message ${n} from carol` });
       await h.pass(20_000);
       const body = planBodies().at(-1)!;
-      const text = (body.contents ?? []).flatMap((c) => c.parts ?? []).map((p) => p.text ?? "").join("\n");
+      const text = (body.contents ?? [])
+        .flatMap((c) => c.parts ?? [])
+        .map((p) => p.text ?? "")
+        .join("\n");
       const covered = Number(/\[Summary of this conversation up to message #(\d+)/.exec(text)?.[1] ?? 0);
       const shown = new Set([...text.matchAll(/⟦#(\d+) /g)].map((m) => Number(m[1])));
       const newest = Math.max(...shown);
@@ -173,7 +242,10 @@ describe("no gap between summary and window", () => {
 describe("the addressed messages, marked in place", () => {
   it("three messages addressed together, two replying to the persona: message order kept, the three marked; in a busy group the answer replies to its target", async () => {
     h = await Harness.start();
-    const plans: FakeReply[] = [plan({ kind: "send", text: "at 6" }), plan({ kind: "send", text: "by the fountain" })];
+    const plans: FakeReply[] = [
+      plan({ kind: "send", text: "at 6" }),
+      plan({ kind: "send", text: "by the fountain" }),
+    ];
     route(plans);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai when is the meeting?" });
     await h.pass(20_000);
@@ -188,9 +260,16 @@ describe("the addressed messages, marked in place", () => {
     await h.pass(20_000);
 
     const parts = h.lastUserTurn().split("\n⟦");
-    const order = parts.map((p) => /^#(\d+) /.exec(p)?.[1]).filter(Boolean).map(Number);
+    const order = parts
+      .map((p) => /^#(\d+) /.exec(p)?.[1])
+      .filter(Boolean)
+      .map(Number);
     expect(order).toEqual([...order].sort((a, b) => a - b));
-    expect(h.nowParts()).toEqual([expect.stringContaining("thanks!"), expect.stringContaining("\nok"), expect.stringContaining("can I bring my dog?")]);
+    expect(h.nowParts()).toEqual([
+      expect.stringContaining("thanks!"),
+      expect.stringContaining("\nok"),
+      expect.stringContaining("can I bring my dog?"),
+    ]);
     expect(h.historyParts().at(-1)).toContain("lol carol"); // after the targets, where it was written
     const answer = h.sent(h.group).at(-1)!;
     expect(answer.text).toBe("sure, bring him");
@@ -217,11 +296,15 @@ describe("local time", () => {
     await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai lunch plans?" });
     await h.pass(20_000);
     const turn = h.lastUserTurn();
-    expect(h.historyParts()).toEqual([expect.stringMatching(/^⟦#\d+ \[Alice\]\(tg:@alice\) · Sun 22 Nov 07:00⟧ good morning everyone$/)]);
+    expect(h.historyParts()).toEqual([
+      expect.stringMatching(/^⟦#\d+ \[Alice\]\(tg:@alice\) · Sun 22 Nov 07:00⟧ good morning everyone$/),
+    ]);
     expect(turn).toContain("⟦3 hours later⟧");
     expect(h.nowParts()).toEqual([expect.stringMatching(/· 10:00 · to you⟧/)]);
     expect(turn).toMatch(/⟦now⟧ Sunday 2026-11-22 10:00 \(America\/New_York\)\./);
-    expect(h.gemini.requests[h.lastPlanIndex()]!.body.systemInstruction?.parts?.[0]?.text).not.toMatch(/2026|America/);
+    expect(h.gemini.requests[h.lastPlanIndex()]!.body.systemInstruction?.parts?.[0]?.text).not.toMatch(
+      /2026|America/,
+    );
   });
 });
 
@@ -237,6 +320,8 @@ describe("who is there", () => {
     expect(turn.split("\n")[0]).toBe('⟦chat⟧ a group chat titled "Sandbox" · 4 members');
     expect(turn).toContain("People in view: [Bob](tg:@bob), [Alice](tg:@alice). Addressed to you:");
     // The header asks Telegram nothing (the one full-chat read is the chat's allowed reactions, cached).
-    expect(h.emu.methods(h.account).filter((m) => /GetParticipants|GetUsers|GetChats|GetChannels/.test(m))).toEqual([]);
+    expect(
+      h.emu.methods(h.account).filter((m) => /GetParticipants|GetUsers|GetChats|GetChannels/.test(m)),
+    ).toEqual([]);
   });
 });

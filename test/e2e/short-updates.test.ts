@@ -22,9 +22,17 @@ describe("short updates and unknown senders", () => {
     h.gemini.script(plan({ kind: "send", text: "hi Dave" }));
     await h.emu.post({ chat: dm, from: dave, text: "hello, who are you?" });
     await h.pass(20_000);
-    expect(h.emu.history(dm).filter((m) => m.fromId === h!.account.id).map((m) => m.text)).toEqual(["hi Dave"]);
+    expect(
+      h.emu
+        .history(dm)
+        .filter((m) => m.fromId === h!.account.id)
+        .map((m) => m.text),
+    ).toEqual(["hi Dave"]);
     expect(h.lastUserTurn()).toContain("Dave");
-    expect(h.runtime.messages.recent(String(dave.id), 1e9, 5).map((m) => m.senderName)).toEqual(["Dave", "Mira"]);
+    expect(h.runtime.messages.recent(String(dave.id), 1e9, 5).map((m) => m.senderName)).toEqual([
+      "Dave",
+      "Mira",
+    ]);
   });
 
   it("skips a bot's short DM, after finding out it is a bot", async () => {

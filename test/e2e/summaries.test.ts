@@ -32,9 +32,13 @@ function answer(summary: () => FakeReply, plans: FakeReply[] = []): void {
 }
 
 /** `n` messages of chatter in the group's root lane (nobody addresses the persona); their ids. */
-async function chatter(n: number, text = (i: number) => `chatter number ${i} about the picnic`): Promise<number[]> {
+async function chatter(
+  n: number,
+  text = (i: number) => `chatter number ${i} about the picnic`,
+): Promise<number[]> {
   const ids: number[] = [];
-  for (let i = 0; i < n; i++) ids.push((await h.emu.post({ chat: h.group, from: i % 2 ? h.bob : h.alice, text: text(i) })).id);
+  for (let i = 0; i < n; i++)
+    ids.push((await h.emu.post({ chat: h.group, from: i % 2 ? h.bob : h.alice, text: text(i) })).id);
   return ids;
 }
 
@@ -59,11 +63,20 @@ describe("rolling lane summaries", () => {
     expect(text).not.toContain(`#${ids[22]} `);
     expect(text).not.toContain("@mira_ai so what");
     expect(JSON.stringify(req.body)).not.toContain("friendly member of this chat");
-    expect(h.runtime.summaries.get(`root:${h.group.peerId}`)).toMatchObject({ version: 1, fromId: ids[0], toId: ids[21] });
+    expect(h.runtime.summaries.get(`root:${h.group.peerId}`)).toMatchObject({
+      version: 1,
+      fromId: ids[0],
+      toId: ids[21],
+    });
     // The plan made at the same time had no summary yet; the answer went out regardless.
     expect(userText(planRequests()[0]!.body)).not.toContain("[Summary of this conversation");
 
-    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai and who brings what?", replyTo: undefined });
+    await h.emu.post({
+      chat: h.group,
+      from: h.bob,
+      text: "@mira_ai and who brings what?",
+      replyTo: undefined,
+    });
     await h.pass(20_000);
     const next = planRequests()[1]!.body;
     // The summary comes right after the chat's header, before the messages.
@@ -113,9 +126,15 @@ describe("rolling lane summaries", () => {
   it("answers while the summariser hangs, in the same chat, more than once; the summary lands afterwards", async () => {
     h = await Harness.start();
     const gate = latch();
-    answer(() => ({ after: gate.promise, then: { json: NOTES } }), [plan({ kind: "send", text: "on it" }), plan({ kind: "send", text: "still here" })]);
+    answer(
+      () => ({ after: gate.promise, then: { json: NOTES } }),
+      [plan({ kind: "send", text: "on it" }), plan({ kind: "send", text: "still here" })],
+    );
     // Time moves on once everything but the (hanging) summary is done.
-    h.clock.settle = () => until(() => h.runtime.scheduler.openTasks().every((t) => t.status !== "running" || t.kind === "summarize"));
+    h.clock.settle = () =>
+      until(() =>
+        h.runtime.scheduler.openTasks().every((t) => t.status !== "running" || t.kind === "summarize"),
+      );
     await chatter(31);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what did we decide?" });
     await h.pass(20_000);
@@ -135,7 +154,10 @@ describe("rolling lane summaries", () => {
   it("answers when the summariser fails, and retries the summary later", async () => {
     h = await Harness.start();
     let failures = 2; // the client's two attempts of the first task run
-    answer(() => (failures-- > 0 ? { status: 503 } : { json: NOTES }), [plan({ kind: "send", text: "here" })]);
+    answer(
+      () => (failures-- > 0 ? { status: 503 } : { json: NOTES }),
+      [plan({ kind: "send", text: "here" })],
+    );
     await chatter(31);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what did we decide?" });
     await h.pass(5_000);
@@ -145,6 +167,10 @@ describe("rolling lane summaries", () => {
     expect(summaryRequests()).toHaveLength(3);
     expect(h.runtime.summaries.get(`root:${h.group.peerId}`)).toMatchObject({ version: 1 });
     // The summary model's failure never held the answer back (the planner's model was fine).
-    expect(h.runtime.llmAvailability()).toMatchObject({ down: [], ended: 1, lastEnded: { model: "gemini-2.5-flash-lite-summary" } });
+    expect(h.runtime.llmAvailability()).toMatchObject({
+      down: [],
+      ended: 1,
+      lastEnded: { model: "gemini-2.5-flash-lite-summary" },
+    });
   });
 });

@@ -7,14 +7,14 @@ afterEach(async () => {
   await h?.close();
 });
 
-
 /** The account's requests as "method@ms since t0" (reply fetches excluded). */
 function timeline(h: Harness, t0: number): string[] {
   return h.emu.requests
     .filter((r) => r.account.id === h.account.id)
     .map((r) => {
       let name = r.method;
-      if (r.request instanceof Api.messages.SetTyping) name += `(${r.request.action.className.replace(/^SendMessage|Action$/g, "")})`;
+      if (r.request instanceof Api.messages.SetTyping)
+        name += `(${r.request.action.className.replace(/^SendMessage|Action$/g, "")})`;
       return `${name}@${r.at - t0}`;
     });
 }
@@ -22,7 +22,11 @@ function timeline(h: Harness, t0: number): string[] {
 describe("executing a plan like a person", () => {
   it("reads, types for start delay + length/speed, sends, waits, reacts, picks a sticker, sends — in order", async () => {
     h = await Harness.start();
-    h.emu.addStickerSet({ shortName: "MiraCats", title: "Cats", stickers: [{ emoji: "😺" }, { emoji: "😿" }] });
+    h.emu.addStickerSet({
+      shortName: "MiraCats",
+      title: "Cats",
+      stickers: [{ emoji: "😺" }, { emoji: "😿" }],
+    });
     const t0 = h.clock.now();
     const ask = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi!" });
     h.gemini.script(
@@ -80,7 +84,9 @@ describe("executing a plan like a person", () => {
     h.gemini.script(plan());
     await h.pass(60_000);
 
-    const typing = h.emu.requests.filter((r) => r.request instanceof Api.messages.SetTyping).map((r) => (r.request as Api.messages.SetTyping).action.className);
+    const typing = h.emu.requests
+      .filter((r) => r.request instanceof Api.messages.SetTyping)
+      .map((r) => (r.request as Api.messages.SetTyping).action.className);
     expect(typing).toContain("SendMessageCancelAction");
     expect(h.sent(h.group)).toEqual([]);
     expect(h.gemini.requests).toHaveLength(2);
@@ -109,7 +115,9 @@ describe("rate limits", () => {
     await h.pass(120_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["ok"]);
     const groupSends = h.emu.requests.filter(
-      (r) => r.request instanceof Api.messages.SendMessage && (r.request as Api.messages.SendMessage).peer instanceof Api.InputPeerChannel,
+      (r) =>
+        r.request instanceof Api.messages.SendMessage &&
+        (r.request as Api.messages.SendMessage).peer instanceof Api.InputPeerChannel,
     );
     expect(groupSends).toHaveLength(2);
     expect(groupSends[1]!.at - groupSends[0]!.at).toBeGreaterThanOrEqual(120_000);
@@ -120,7 +128,9 @@ describe("rate limits", () => {
     h = await Harness.start();
     const other = h.emu.createSupergroup({ title: "Other", members: [h.account, h.alice] });
     h.emu.failNext("messages.SendMessage", "SLOWMODE_WAIT_30", {
-      match: (req) => req instanceof Api.messages.SendMessage && String((req.peer as Api.InputPeerChannel).channelId) === String(h.group.id),
+      match: (req) =>
+        req instanceof Api.messages.SendMessage &&
+        String((req.peer as Api.InputPeerChannel).channelId) === String(h.group.id),
     });
     h.gemini.respondWith(() => plan({ kind: "send", text: "hi" }));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
@@ -157,7 +167,9 @@ describe("failures", () => {
     expect(sends).toHaveLength(10);
     expect(sends[1]!.at - sends[0]!.at).toBe(10_000);
     expect(h.log.lines().filter((l) => l.level === 50)).toHaveLength(1);
-    expect(h.log.lines().filter((l) => l.level === 40 && l.msg === "task failed; will retry")).toHaveLength(9);
+    expect(h.log.lines().filter((l) => l.level === 40 && l.msg === "task failed; will retry")).toHaveLength(
+      9,
+    );
   });
 
   it("a send that gets no answer times out, is retried with the same random_id, and lands once", async () => {
@@ -168,9 +180,13 @@ describe("failures", () => {
     await h.pass(30_000);
     const sends = h.emu.requests.filter((r) => r.method === "messages.SendMessage");
     expect(sends).toHaveLength(2);
-    expect(String((sends[1]!.request as Api.messages.SendMessage).randomId)).toBe(String((sends[0]!.request as Api.messages.SendMessage).randomId));
+    expect(String((sends[1]!.request as Api.messages.SendMessage).randomId)).toBe(
+      String((sends[0]!.request as Api.messages.SendMessage).randomId),
+    );
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hi once"]);
-    expect(h.log.lines().some((l) => l.level === 40 && String(l.err).includes("no answer within 300 ms"))).toBe(true);
+    expect(
+      h.log.lines().some((l) => l.level === 40 && String(l.err).includes("no answer within 300 ms")),
+    ).toBe(true);
   });
 
   it("a transient error that clears is retried and the message is sent once", async () => {
@@ -197,7 +213,13 @@ describe("invalid plans", () => {
         want: ["not in the cycle"],
       },
       // A send with a reply_to that is not in the chat is sent anyway (as a reply to the message it answers).
-      { tasks: plan({ kind: "send", text: "bad reply", reply_to: 99_999 }, { kind: "send", text: "after bad reply" }), want: ["bad reply", "after bad reply"] },
+      {
+        tasks: plan(
+          { kind: "send", text: "bad reply", reply_to: 99_999 },
+          { kind: "send", text: "after bad reply" },
+        ),
+        want: ["bad reply", "after bad reply"],
+      },
     ];
     for (const c of cases) {
       await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai go" });
@@ -205,17 +227,32 @@ describe("invalid plans", () => {
       await h.pass(30_000);
     }
     expect(h.sent(h.group).map((m) => m.text)).toEqual(cases.flatMap((c) => c.want));
-    const rejected = h.log.lines().filter((l) => l.msg === "plan task rejected").map((l) => String(l.reason));
-    expect(rejected).toEqual(expect.arrayContaining([expect.stringMatching(/unknown kind "dance"/), expect.stringMatching(/cycle/)]));
-    expect(h.log.lines().filter((l) => l.msg === "plan task corrected").map((l) => String(l.reason))).toEqual([expect.stringMatching(/reply_to 99999/)]);
+    const rejected = h.log
+      .lines()
+      .filter((l) => l.msg === "plan task rejected")
+      .map((l) => String(l.reason));
+    expect(rejected).toEqual(
+      expect.arrayContaining([expect.stringMatching(/unknown kind "dance"/), expect.stringMatching(/cycle/)]),
+    );
+    expect(
+      h.log
+        .lines()
+        .filter((l) => l.msg === "plan task corrected")
+        .map((l) => String(l.reason)),
+    ).toEqual([expect.stringMatching(/reply_to 99999/)]);
   });
 
   it("retries a 100-task plan once, and splits an 8,000-character text into ordered messages", async () => {
     h = await Harness.start();
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai write a lot" });
     // (Within a plan's 8,192 characters: test/e2e/bounded-plans.test.ts goes past them.)
-    const long = Array.from({ length: 1000 }, (_, i) => `Sentence ${String(i).padStart(4, "0")}.`).join(" ").slice(0, 8_000);
-    h.gemini.script(plan(...Array.from({ length: 100 }, () => ({ kind: "wait", seconds: 1 }))), plan({ kind: "send", text: long }));
+    const long = Array.from({ length: 1000 }, (_, i) => `Sentence ${String(i).padStart(4, "0")}.`)
+      .join(" ")
+      .slice(0, 8_000);
+    h.gemini.script(
+      plan(...Array.from({ length: 100 }, () => ({ kind: "wait", seconds: 1 }))),
+      plan({ kind: "send", text: long }),
+    );
     await h.pass(120_000);
     expect(h.gemini.requests).toHaveLength(2);
     const texts = h.sent(h.group).map((m) => m.text);
@@ -230,7 +267,13 @@ describe("more of the vocabulary", () => {
     h = await Harness.start();
     const dm = h.emu.dm(h.account, h.carol);
     await h.emu.post({ chat: dm, from: h.carol, text: "I'm vegetarian, by the way" });
-    h.gemini.script(plan({ kind: "remember", content: "Carol is vegetarian" }, { kind: "think", text: "noted" }, { kind: "send", text: "noted!" }));
+    h.gemini.script(
+      plan(
+        { kind: "remember", content: "Carol is vegetarian" },
+        { kind: "think", text: "noted" },
+        { kind: "send", text: "noted!" },
+      ),
+    );
     await h.pass(20_000);
     expect(h.runtime.memories.list(dm.peerId).map((m) => m.content)).toEqual(["Carol is vegetarian"]);
 
@@ -255,7 +298,12 @@ describe("more of the vocabulary", () => {
     );
     await h.pass(30_000);
     const mine = h.emu.history(h.group).filter((m) => m.fromId === h.account.id);
-    expect(mine.map((m) => (m.media === "sticker" ? `sticker ${m.stickerEmoji}` : m.text))).toEqual(["🙂", "sticker 😺", "🐶", "sticker 😺"]);
+    expect(mine.map((m) => (m.media === "sticker" ? `sticker ${m.stickerEmoji}` : m.text))).toEqual([
+      "🙂",
+      "sticker 😺",
+      "🐶",
+      "sticker 😺",
+    ]);
     expect(h.emu.methods(h.account).filter((m) => m === "messages.GetStickerSet")).toHaveLength(2);
   });
 
@@ -266,13 +314,17 @@ describe("more of the vocabulary", () => {
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai cat please" });
     h.gemini.script(plan({ kind: "sticker", sticker_set: "Cats", name: "😺" }));
     await h.pass(30_000);
-    expect(h.emu.methods(h.account).filter((m) => m === "messages.GetStickerSet" || m === "messages.SendMedia")).toEqual([
+    expect(
+      h.emu.methods(h.account).filter((m) => m === "messages.GetStickerSet" || m === "messages.SendMedia"),
+    ).toEqual([
       "messages.GetStickerSet",
       "messages.SendMedia",
       "messages.GetStickerSet",
       "messages.SendMedia",
     ]);
-    expect(h.emu.history(h.group).filter((m) => m.fromId === h.account.id && m.media === "sticker")).toHaveLength(1);
+    expect(
+      h.emu.history(h.group).filter((m) => m.fromId === h.account.id && m.media === "sticker"),
+    ).toHaveLength(1);
   });
 
   it("reacts with Telegram's exact code points even when the model adds a variation selector", async () => {
@@ -287,7 +339,12 @@ describe("more of the vocabulary", () => {
     h = await Harness.start();
     const forum = h.emu.createSupergroup({ title: "Forum", members: [h.account, h.alice], forum: true });
     const topic = h.emu.createTopic(forum, "Travel");
-    await h.emu.post({ chat: forum, from: h.alice, text: "@mira_ai best time to visit Porto?", topicId: topic });
+    await h.emu.post({
+      chat: forum,
+      from: h.alice,
+      text: "@mira_ai best time to visit Porto?",
+      topicId: topic,
+    });
     h.gemini.script(plan({ kind: "send", text: "May or September." }));
     await h.pass(20_000);
     const mine = h.emu.history(forum).filter((m) => m.fromId === h.account.id);

@@ -27,7 +27,13 @@ function storedChannelBoxes(hh: Harness): string[] {
 
 const channelRequests = (hh: Harness, chat: EmuChat) =>
   hh.emu.requests.filter((r) => {
-    const ch = (r.request as { channel?: { channelId?: { toString(): string } }; peer?: { channelId?: { toString(): string } } }).channel ?? (r.request as { peer?: { channelId?: { toString(): string } } }).peer;
+    const ch =
+      (
+        r.request as {
+          channel?: { channelId?: { toString(): string } };
+          peer?: { channelId?: { toString(): string } };
+        }
+      ).channel ?? (r.request as { peer?: { channelId?: { toString(): string } } }).peer;
     return ch?.channelId?.toString() === String(chat.id);
   });
 
@@ -80,7 +86,11 @@ describe("groups the account is no longer in", () => {
     // Added again: updateChannel says so; the next message is followed and answered.
     h.gemini.respondWith(() => plan({ kind: "send", text: "I'm back" }));
     await h.emu.addMember(other, h.account);
-    expect(h.log.lines().some((l) => l.chatId === other.peerId && String(l.msg).includes("a member of Other again"))).toBe(true);
+    expect(
+      h.log
+        .lines()
+        .some((l) => l.chatId === other.peerId && String(l.msg).includes("a member of Other again")),
+    ).toBe(true);
     await h.emu.post({ chat: other, from: h.alice, text: "@mira_ai welcome back" });
     await h.pass(10_000);
     expect(h.sent(other).map((m) => m.text)).toEqual(["I'm back"]);
@@ -103,7 +113,9 @@ describe("groups the account is no longer in", () => {
     expect(storedChannelBoxes(h)).toEqual([]);
     expect(channelRequests(h, h.group)).toEqual([]);
     expect(channelRequests(h, left)).toEqual([]);
-    const lines = h.log.lines().filter((l) => l.component === "updates" && String(l.msg).startsWith("no longer a member"));
+    const lines = h.log
+      .lines()
+      .filter((l) => l.component === "updates" && String(l.msg).startsWith("no longer a member"));
     expect(lines.map((l) => l.chatId).sort()).toEqual([h.group.peerId, left.peerId].sort());
   });
 });

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { isStandardReaction } from "../../emulator/index";
 import { world } from "./harness";
 
-const rpcMessage = (e: unknown): string | undefined => (e instanceof errors.RPCError ? e.errorMessage : undefined);
+const rpcMessage = (e: unknown): string | undefined =>
+  e instanceof errors.RPCError ? e.errorMessage : undefined;
 
 describe("typing, read, react, block, history", () => {
   it("records SetTyping and answers true", async () => {
@@ -14,11 +15,20 @@ describe("typing, read, react, block, history", () => {
     await emu.post({ chat: forum, from: alice, text: "hi", topicId: topic });
 
     const ok = await client.invoke(
-      new Api.messages.SetTyping({ peer: forum.peerId, topMsgId: topic, action: new Api.SendMessageTypingAction() }),
+      new Api.messages.SetTyping({
+        peer: forum.peerId,
+        topMsgId: topic,
+        action: new Api.SendMessageTypingAction(),
+      }),
     );
     expect(ok).toBe(true);
     expect(emu.typing(forum)).toEqual([
-      expect.objectContaining({ account: persona, chat: forum, action: "SendMessageTypingAction", topicId: topic }),
+      expect.objectContaining({
+        account: persona,
+        chat: forum,
+        action: "SendMessageTypingAction",
+        topicId: topic,
+      }),
     ]);
   });
 
@@ -37,7 +47,9 @@ describe("typing, read, react, block, history", () => {
     expect(channelAnswer).toBe(true);
     expect(emu.readMaxId(sg, persona)).toBe(a.id);
 
-    const groupAnswer = await client.invoke(new Api.messages.ReadHistory({ peer: group.peerId, maxId: g1.id }));
+    const groupAnswer = await client.invoke(
+      new Api.messages.ReadHistory({ peer: group.peerId, maxId: g1.id }),
+    );
     expect(groupAnswer).toBeInstanceOf(Api.messages.AffectedMessages);
     expect(emu.readMaxId(group, persona)).toBe(g1.id);
     await client.markAsRead(group.peerId); // maxId 0 = everything
@@ -75,7 +87,13 @@ describe("typing, read, react, block, history", () => {
     await react(undefined);
     expect(emu.reactions(sg, msg.id)).toEqual([]);
     const missing = await client
-      .invoke(new Api.messages.SendReaction({ peer: sg.peerId, msgId: 999, reaction: [new Api.ReactionEmoji({ emoticon: "👍" })] }))
+      .invoke(
+        new Api.messages.SendReaction({
+          peer: sg.peerId,
+          msgId: 999,
+          reaction: [new Api.ReactionEmoji({ emoticon: "👍" })],
+        }),
+      )
       .catch((e: unknown) => e);
     expect(rpcMessage(missing)).toBe("MESSAGE_ID_INVALID");
   });
@@ -114,7 +132,9 @@ describe("typing, read, react, block, history", () => {
         }),
       );
     const texts = (r: Api.messages.TypeMessages) =>
-      "messages" in r ? r.messages.map((m) => (m instanceof Api.Message ? m.message : `<${m.className}>`)) : [];
+      "messages" in r
+        ? r.messages.map((m) => (m instanceof Api.Message ? m.message : `<${m.className}>`))
+        : [];
 
     const newest = await history({ limit: 3 });
     expect(newest).toBeInstanceOf(Api.messages.ChannelMessages);

@@ -34,7 +34,9 @@ describe("edits, deletions and other users' typing", () => {
     expect(u).toBeInstanceOf(Api.UpdateEditChannelMessage);
     expect([u.pts, u.ptsCount]).toEqual([ptsBefore + 1, 1]);
     expect(emu.channelPts(sg)).toBe(ptsBefore + 1);
-    expect(edited.map((e) => [e.message.id, e.message.message, e.message.mentioned])).toEqual([[m.id, "see you at 6, @mira_persona", true]]);
+    expect(edited.map((e) => [e.message.id, e.message.message, e.message.mentioned])).toEqual([
+      [m.id, "see you at 6, @mira_persona", true],
+    ]);
     expect(edited[0]!.message.editDate).toBeGreaterThan(0);
     expect(emu.history(sg).map((x) => x.text)).toEqual(["see you at 6, @mira_persona"]);
   });
@@ -44,14 +46,23 @@ describe("edits, deletions and other users' typing", () => {
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     const m = await emu.post({ chat: sg, from: alice, text: "ok, @mira_persona see this" });
     const raw = rawOf(client);
-    const entitiesOf = (u: Api.TypeUpdate | undefined) => ((u as Api.UpdateEditChannelMessage).message as Api.Message).entities ?? [];
+    const entitiesOf = (u: Api.TypeUpdate | undefined) =>
+      ((u as Api.UpdateEditChannelMessage).message as Api.Message).entities ?? [];
 
-    await emu.editMessage(sg, m.id, "totally new words, Mira", { entities: [new Api.MessageEntityMentionName({ offset: 19, length: 4, userId: returnBigInt(persona.id) })] });
-    expect(entitiesOf(raw[0]).map((e) => [e.className, e.offset, e.length])).toEqual([["MessageEntityMentionName", 19, 4]]);
+    await emu.editMessage(sg, m.id, "totally new words, Mira", {
+      entities: [
+        new Api.MessageEntityMentionName({ offset: 19, length: 4, userId: returnBigInt(persona.id) }),
+      ],
+    });
+    expect(entitiesOf(raw[0]).map((e) => [e.className, e.offset, e.length])).toEqual([
+      ["MessageEntityMentionName", 19, 4],
+    ]);
     await emu.editMessage(sg, m.id, "totally new words");
     expect(entitiesOf(raw[1])).toEqual([]);
     await emu.editMessage(sg, m.id, "hey @alice_x");
-    expect(entitiesOf(raw[2]).map((e) => [e.className, e.offset, e.length])).toEqual([["MessageEntityMention", 4, 8]]);
+    expect(entitiesOf(raw[2]).map((e) => [e.className, e.offset, e.length])).toEqual([
+      ["MessageEntityMention", 4, 8],
+    ]);
   });
 
   it("an edit in a basic group arrives as UpdateEditMessage with each account's own id and pts", async () => {
@@ -70,7 +81,12 @@ describe("edits, deletions and other users' typing", () => {
     const a = mine[0] as Api.UpdateEditMessage;
     const b = ottos[0] as Api.UpdateEditMessage;
     expect(a).toBeInstanceOf(Api.UpdateEditMessage);
-    expect([(a.message as Api.Message).id, (a.message as Api.Message).message, a.pts, a.ptsCount]).toEqual([m.idFor(persona), "final", p0 + 1, 1]);
+    expect([(a.message as Api.Message).id, (a.message as Api.Message).message, a.pts, a.ptsCount]).toEqual([
+      m.idFor(persona),
+      "final",
+      p0 + 1,
+      1,
+    ]);
     expect([(b.message as Api.Message).id, b.pts]).toEqual([m.idFor(otto), o0 + 1]);
     expect(m.idFor(otto)).not.toBe(m.idFor(persona));
   });
@@ -92,7 +108,12 @@ describe("edits, deletions and other users' typing", () => {
     expect(raw).toHaveLength(2);
     const c = raw[0] as Api.UpdateDeleteChannelMessages;
     expect(c).toBeInstanceOf(Api.UpdateDeleteChannelMessages);
-    expect([String(c.channelId), c.messages, c.pts, c.ptsCount]).toEqual([String(sg.id), [s1.id, s2.id], cp + 2, 2]);
+    expect([String(c.channelId), c.messages, c.pts, c.ptsCount]).toEqual([
+      String(sg.id),
+      [s1.id, s2.id],
+      cp + 2,
+      2,
+    ]);
     const p = raw[1] as Api.UpdateDeleteMessages;
     expect(p).toBeInstanceOf(Api.UpdateDeleteMessages);
     expect([p.messages, p.pts, p.ptsCount]).toEqual([[d1.id], ap + 1, 1]);
@@ -117,10 +138,20 @@ describe("edits, deletions and other users' typing", () => {
     expect(u).toBeInstanceOf(Api.UpdateUserTyping);
     expect([String(u.userId), u.action.className]).toEqual([String(alice.id), "SendMessageTypingAction"]);
     expect(g).toBeInstanceOf(Api.UpdateChatUserTyping);
-    expect([String(g.chatId), String((g.fromId as Api.PeerUser).userId), g.action.className]).toEqual([String(group.id), String(alice.id), "SendMessageCancelAction"]);
+    expect([String(g.chatId), String((g.fromId as Api.PeerUser).userId), g.action.className]).toEqual([
+      String(group.id),
+      String(alice.id),
+      "SendMessageCancelAction",
+    ]);
     expect(f).toBeInstanceOf(Api.UpdateChannelUserTyping);
-    expect([String(f.channelId), f.topMsgId, f.action.className]).toEqual([String(forum.id), topic, "SendMessageTypingAction"]);
+    expect([String(f.channelId), f.topMsgId, f.action.className]).toEqual([
+      String(forum.id),
+      topic,
+      "SendMessageTypingAction",
+    ]);
     expect([emu.updateState(persona).pts, emu.channelPts(forum)]).toEqual(before);
-    await expect(emu.userTyping(group, emu.addUser({ firstName: "Stranger" }))).rejects.toThrow(/not a member/);
+    await expect(emu.userTyping(group, emu.addUser({ firstName: "Stranger" }))).rejects.toThrow(
+      /not a member/,
+    );
   });
 });

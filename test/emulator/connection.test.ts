@@ -55,8 +55,14 @@ describe("connection modes: a dropped connection", () => {
     expect(emu.methods()).toEqual(["messages.SendMessage", "users.GetUsers"]);
     // What was posted meanwhile is not replayed: the client must ask for the difference.
     expect(inbox.events.map((e) => e.message.text)).toEqual(["before"]);
-    const diff = (await client.invoke(new Api.updates.GetDifference({ pts: ptsBefore, date: 0, qts: 0 }))) as Api.updates.Difference;
-    expect(diff.newMessages.map((m) => (m as Api.Message).message)).toEqual(["during 1", "during 2", "queued reply"]);
+    const diff = (await client.invoke(
+      new Api.updates.GetDifference({ pts: ptsBefore, date: 0, qts: 0 }),
+    )) as Api.updates.Difference;
+    expect(diff.newMessages.map((m) => (m as Api.Message).message)).toEqual([
+      "during 1",
+      "during 2",
+      "queued reply",
+    ]);
     // Live again.
     await emu.post({ chat: dm, from: alice, text: "after" });
     expect(inbox.last().text).toBe("after");
@@ -67,7 +73,9 @@ describe("connection modes: a dropped connection", () => {
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "hi" });
     emu.setDelay("messages.SetTyping", 20);
-    const typing = client.invoke(new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }));
+    const typing = client.invoke(
+      new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }),
+    );
     await new Promise((r) => setImmediate(r));
     await emu.dropConnection(persona);
     await new Promise((r) => setTimeout(r, 30));

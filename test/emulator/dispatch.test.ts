@@ -22,7 +22,13 @@ describe("updates enter through GramJS's real _handleUpdate: handlers run concur
     if (!a || !b) throw new Error("nothing prepared");
     const ua = a.updates as Api.Updates;
     const ub = b.updates as Api.Updates;
-    const both = new Api.Updates({ updates: [...ua.updates, ...ub.updates], users: ua.users, chats: ua.chats, date: ua.date, seq: 0 });
+    const both = new Api.Updates({
+      updates: [...ua.updates, ...ub.updates],
+      users: ua.users,
+      chats: ua.chats,
+      date: ua.date,
+      seq: 0,
+    });
 
     await emu.deliver(persona, both);
 
@@ -34,10 +40,13 @@ describe("updates enter through GramJS's real _handleUpdate: handlers run concur
     const { emu, persona, alice, client } = world();
     const dm = emu.dm(persona, alice);
     const finished: string[] = [];
-    client.addEventHandler(async (ev: NewMessageEvent) => {
-      await tick(ev.message.text === "slow" ? 25 : 1);
-      finished.push(ev.message.text);
-    }, new NewMessage({ incoming: true }));
+    client.addEventHandler(
+      async (ev: NewMessageEvent) => {
+        await tick(ev.message.text === "slow" ? 25 : 1);
+        finished.push(ev.message.text);
+      },
+      new NewMessage({ incoming: true }),
+    );
 
     const slow = emu.post({ chat: dm, from: alice, text: "slow" });
     await emu.post({ chat: dm, from: alice, text: "fast" });
@@ -95,10 +104,13 @@ describe("updates enter through GramJS's real _handleUpdate: handlers run concur
     const group = emu.createGroup({ title: "G", members: [persona, otto, alice] });
     await emu.post({ chat: group, from: alice, text: "hi" });
     let ottoDone = false;
-    ottoClient.addEventHandler(async () => {
-      await tick(15);
-      ottoDone = true;
-    }, new NewMessage({ incoming: true }));
+    ottoClient.addEventHandler(
+      async () => {
+        await tick(15);
+        ottoDone = true;
+      },
+      new NewMessage({ incoming: true }),
+    );
 
     await client.sendMessage(group.peerId, { message: "from the persona" });
     expect(ottoDone).toBe(false);

@@ -43,7 +43,9 @@ describe("fault injection and unimplemented methods", () => {
     emu.failNext("messages.SetTyping", "FLOOD_WAIT_0");
     emu.clearRequests();
 
-    await client.invoke(new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }));
+    await client.invoke(
+      new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }),
+    );
     expect(emu.methods()).toEqual(["messages.SetTyping", "messages.SetTyping"]);
   });
 
@@ -71,7 +73,10 @@ describe("fault injection and unimplemented methods", () => {
     const { emu, persona, alice, client } = world();
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "hi" });
-    const typing = () => client.invoke(new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }));
+    const typing = () =>
+      client.invoke(
+        new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }),
+      );
     emu.setDelay("messages.SetTyping", 800);
 
     const started = performance.now();
@@ -114,9 +119,7 @@ describe("fault injection and unimplemented methods", () => {
     const { emu, client } = world();
     const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
 
-    const error = await client
-      .invoke(new Api.messages.GetDialogFilters())
-      .catch((e: unknown) => e);
+    const error = await client.invoke(new Api.messages.GetDialogFilters()).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(errors.RPCError);
     expect((error as errors.RPCError).errorMessage).toBe("EMULATOR_UNIMPLEMENTED");

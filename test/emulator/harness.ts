@@ -4,7 +4,12 @@
  */
 import type { Api, TelegramClient } from "telegram";
 import { NewMessage, type NewMessageEvent } from "telegram/events/index.js";
-import { createEmulatedClient, TelegramEmulator, type EmulatorOptions, type EmuUser } from "../../emulator/index";
+import {
+  createEmulatedClient,
+  TelegramEmulator,
+  type EmulatorOptions,
+  type EmuUser,
+} from "../../emulator/index";
 
 /** Incoming events a client's NewMessage handler saw, in order. */
 export interface Inbox {
@@ -15,9 +20,12 @@ export interface Inbox {
 /** Registers a NewMessage handler (incoming only unless `all`) that records every event. */
 export function inboxOf(client: TelegramClient, opts: { all?: boolean } = {}): Inbox {
   const events: NewMessageEvent[] = [];
-  client.addEventHandler((ev: NewMessageEvent) => {
-    events.push(ev);
-  }, new NewMessage(opts.all ? {} : { incoming: true }));
+  client.addEventHandler(
+    (ev: NewMessageEvent) => {
+      events.push(ev);
+    },
+    new NewMessage(opts.all ? {} : { incoming: true }),
+  );
   return {
     events,
     last() {

@@ -99,7 +99,9 @@ describe("incoming messages through GramJS's update pipeline", () => {
       chat: group,
       from: alice,
       text: "Mira, look",
-      entities: [new Api.MessageEntityMentionName({ offset: 0, length: 4, userId: returnBigInt(persona.id) })],
+      entities: [
+        new Api.MessageEntityMentionName({ offset: 0, length: 4, userId: returnBigInt(persona.id) }),
+      ],
     });
     expect(inbox.last().mentioned).toBe(true);
   });
@@ -133,7 +135,12 @@ describe("incoming messages through GramJS's update pipeline", () => {
     expect(plain.topicId).toBe(topic);
     expect(plain.replyTo).toBeUndefined();
 
-    const reply = await emu.post({ chat: forum, from: alice, text: "a reply in the topic", replyTo: plain.id });
+    const reply = await emu.post({
+      chat: forum,
+      from: alice,
+      text: "a reply in the topic",
+      replyTo: plain.id,
+    });
     header = inbox.last().replyTo;
     expect(header?.forumTopic).toBe(true);
     expect(header?.replyToMsgId).toBe(plain.id);

@@ -18,14 +18,29 @@ let restore: (() => void) | undefined;
 let clients: TelegramClient[] = [];
 
 function newClient(session = ""): TelegramClient {
-  const c = new TelegramClient(new StringSession(session), API_ID, API_HASH, { baseLogger: new Logger(LogLevel.NONE), floodSleepThreshold: 0 });
+  const c = new TelegramClient(new StringSession(session), API_ID, API_HASH, {
+    baseLogger: new Logger(LogLevel.NONE),
+    floodSleepThreshold: 0,
+  });
   clients.push(c);
   return c;
 }
 
-function setup(o: { password?: string; dc?: number; strictTl?: boolean; codeDelivery?: readonly CodeDelivery[]; loginEmail?: string } = {}) {
+function setup(
+  o: {
+    password?: string;
+    dc?: number;
+    strictTl?: boolean;
+    codeDelivery?: readonly CodeDelivery[];
+    loginEmail?: string;
+  } = {},
+) {
   let now = Date.UTC(2026, 10, 22, 12, 0, 0);
-  const emu = new TelegramEmulator({ now: () => now, strictTl: o.strictTl ?? true, app: { apiId: API_ID, apiHash: API_HASH } });
+  const emu = new TelegramEmulator({
+    now: () => now,
+    strictTl: o.strictTl ?? true,
+    app: { apiId: API_ID, apiHash: API_HASH },
+  });
   const account = emu.addAccount({
     firstName: "Mira",
     username: "mira_ai",
@@ -40,7 +55,14 @@ function setup(o: { password?: string; dc?: number; strictTl?: boolean; codeDeli
 }
 
 const sendCode = (client: TelegramClient, phone = PHONE) =>
-  client.invoke(new Api.auth.SendCode({ phoneNumber: phone, apiId: API_ID, apiHash: API_HASH, settings: new Api.CodeSettings({}) })) as Promise<Api.auth.SentCode>;
+  client.invoke(
+    new Api.auth.SendCode({
+      phoneNumber: phone,
+      apiId: API_ID,
+      apiHash: API_HASH,
+      settings: new Api.CodeSettings({}),
+    }),
+  ) as Promise<Api.auth.SentCode>;
 
 const signIn = (client: TelegramClient, phoneCodeHash: string, phoneCode: string) =>
   client.invoke(new Api.auth.SignIn({ phoneNumber: PHONE, phoneCodeHash, phoneCode }));
@@ -63,7 +85,9 @@ describe("emulator login: auth keys", () => {
     const client = newClient();
     await client.connect();
     expect(await client.checkAuthorization()).toBe(false);
-    const e = await client.invoke(new Api.users.GetUsers({ id: [new Api.InputUserSelf()] })).catch((x: unknown) => x);
+    const e = await client
+      .invoke(new Api.users.GetUsers({ id: [new Api.InputUserSelf()] }))
+      .catch((x: unknown) => x);
     expect((e as errors.RPCError).code).toBe(401);
     expect(rpcError(e)).toBe("AUTH_KEY_UNREGISTERED");
     expect(emu.loginMethods()).toEqual(["updates.GetState", "users.GetUsers"]);
@@ -108,7 +132,9 @@ describe("emulator login: auth keys", () => {
     expect(emu.devices(account)).toEqual([]); // an anonymous key is nobody's device
     const sent = await sendCode(client);
     await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "");
-    expect(emu.devices(account)).toEqual([{ apiId: API_ID, deviceModel: "persona-bot", systemVersion: "Node.js 20", appVersion: "0.9.1" }]);
+    expect(emu.devices(account)).toEqual([
+      { apiId: API_ID, deviceModel: "persona-bot", systemVersion: "Node.js 20", appVersion: "0.9.1" },
+    ]);
   });
 
   it("rejects a wrong code and an expired one; an expired code cannot be resent, a fresh sendCode works", async () => {
@@ -118,12 +144,18 @@ describe("emulator login: auth keys", () => {
     const sent = await sendCode(client);
     const code = emu.loginCode(PHONE) ?? "";
     const wrong = code === "11111" ? "22222" : "11111";
-    expect(rpcError(await signIn(client, sent.phoneCodeHash, wrong).catch((e: unknown) => e))).toBe("PHONE_CODE_INVALID");
+    expect(rpcError(await signIn(client, sent.phoneCodeHash, wrong).catch((e: unknown) => e))).toBe(
+      "PHONE_CODE_INVALID",
+    );
 
     advance(5 * 60_000);
-    expect(rpcError(await signIn(client, sent.phoneCodeHash, code).catch((e: unknown) => e))).toBe("PHONE_CODE_EXPIRED");
+    expect(rpcError(await signIn(client, sent.phoneCodeHash, code).catch((e: unknown) => e))).toBe(
+      "PHONE_CODE_EXPIRED",
+    );
     // Telegram lists PHONE_CODE_EXPIRED among auth.resendCode's errors: the hash is spent.
-    const resend = await client.invoke(new Api.auth.ResendCode({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash })).catch((e: unknown) => e);
+    const resend = await client
+      .invoke(new Api.auth.ResendCode({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash }))
+      .catch((e: unknown) => e);
     expect(rpcError(resend)).toBe("PHONE_CODE_EXPIRED");
 
     const fresh = await sendCode(client);
@@ -132,7 +164,9 @@ describe("emulator login: auth keys", () => {
     // A used code does not work twice.
     const other = newClient();
     await other.connect();
-    expect(rpcError(await signIn(other, fresh.phoneCodeHash, freshCode).catch((e: unknown) => e))).toBe("PHONE_CODE_EXPIRED");
+    expect(rpcError(await signIn(other, fresh.phoneCodeHash, freshCode).catch((e: unknown) => e))).toBe(
+      "PHONE_CODE_EXPIRED",
+    );
   });
 
   it("names the next way with a timeout; auth.resendCode sends the code that way (app → SMS → call), then SEND_CODE_UNAVAILABLE", async () => {
@@ -140,15 +174,28 @@ describe("emulator login: auth keys", () => {
     const client = newClient();
     await client.connect();
     const sent = await sendCode(client);
-    expect([sent.type.className, sent.nextType?.className, sent.timeout]).toEqual(["auth.SentCodeTypeApp", "auth.CodeTypeSms", 60]);
-    const resend = () => client.invoke(new Api.auth.ResendCode({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash })) as Promise<Api.auth.SentCode>;
+    expect([sent.type.className, sent.nextType?.className, sent.timeout]).toEqual([
+      "auth.SentCodeTypeApp",
+      "auth.CodeTypeSms",
+      60,
+    ]);
+    const resend = () =>
+      client.invoke(
+        new Api.auth.ResendCode({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash }),
+      ) as Promise<Api.auth.SentCode>;
     const sms = await resend();
-    expect([sms.type.className, sms.nextType?.className, sms.phoneCodeHash]).toEqual(["auth.SentCodeTypeSms", "auth.CodeTypeCall", sent.phoneCodeHash]);
+    expect([sms.type.className, sms.nextType?.className, sms.phoneCodeHash]).toEqual([
+      "auth.SentCodeTypeSms",
+      "auth.CodeTypeCall",
+      sent.phoneCodeHash,
+    ]);
     const call = await resend();
     expect([call.type.className, call.nextType ?? undefined]).toEqual(["auth.SentCodeTypeCall", undefined]);
     expect(rpcError(await resend().catch((e: unknown) => e))).toBe("SEND_CODE_UNAVAILABLE");
     // The code of the last delivery is the one that works.
-    expect(await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "")).toBeInstanceOf(Api.auth.Authorization);
+    expect(await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "")).toBeInstanceOf(
+      Api.auth.Authorization,
+    );
   });
 
   it("sends a secret word or phrase by SMS (its beginning told), compared without case or extra spaces", async () => {
@@ -167,7 +214,9 @@ describe("emulator login: auth keys", () => {
         expect((sent.type as Api.auth.SentCodeTypeSmsPhrase).beginning).toBe(code.split(" ")[0]);
         expect(code.split(" ")).toHaveLength(3);
       }
-      expect(rpcError(await signIn(client, sent.phoneCodeHash, "12345").catch((e: unknown) => e))).toBe("PHONE_CODE_INVALID");
+      expect(rpcError(await signIn(client, sent.phoneCodeHash, "12345").catch((e: unknown) => e))).toBe(
+        "PHONE_CODE_INVALID",
+      );
       const typed = ` ${code.toUpperCase().replace(/ /g, "  ")} `;
       expect(await signIn(client, sent.phoneCodeHash, typed)).toBeInstanceOf(Api.auth.Authorization);
       restore?.();
@@ -183,10 +232,20 @@ describe("emulator login: auth keys", () => {
     expect(sent.type).toBeInstanceOf(Api.auth.SentCodeTypeEmailCode);
     expect((sent.type as Api.auth.SentCodeTypeEmailCode).emailPattern).toBe("m***@example.com");
     const code = emu.loginCode(PHONE) ?? "";
-    expect(rpcError(await signIn(client, sent.phoneCodeHash, code).catch((e: unknown) => e))).toBe("PHONE_CODE_INVALID");
+    expect(rpcError(await signIn(client, sent.phoneCodeHash, code).catch((e: unknown) => e))).toBe(
+      "PHONE_CODE_INVALID",
+    );
     const byEmail = (c: string) =>
-      client.invoke(new Api.auth.SignIn({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash, emailVerification: new Api.EmailVerificationCode({ code: c }) }));
-    expect(rpcError(await byEmail(code === "11111" ? "22222" : "11111").catch((e: unknown) => e))).toBe("EMAIL_CODE_INVALID");
+      client.invoke(
+        new Api.auth.SignIn({
+          phoneNumber: PHONE,
+          phoneCodeHash: sent.phoneCodeHash,
+          emailVerification: new Api.EmailVerificationCode({ code: c }),
+        }),
+      );
+    expect(rpcError(await byEmail(code === "11111" ? "22222" : "11111").catch((e: unknown) => e))).toBe(
+      "EMAIL_CODE_INVALID",
+    );
     expect(await byEmail(code)).toBeInstanceOf(Api.auth.Authorization);
   });
 
@@ -196,28 +255,46 @@ describe("emulator login: auth keys", () => {
     await client.connect();
     const sent = await sendCode(client);
     expect(sent.type).toBeInstanceOf(Api.auth.SentCodeTypeSetUpEmailRequired);
-    const purpose = new Api.EmailVerifyPurposeLoginSetup({ phoneNumber: PHONE, phoneCodeHash: sent.phoneCodeHash });
+    const purpose = new Api.EmailVerifyPurposeLoginSetup({
+      phoneNumber: PHONE,
+      phoneCodeHash: sent.phoneCodeHash,
+    });
     // GramJS's invoke() hands every answer to its entity cache, which takes anything with a numeric
     // `length` for a list: account.sentEmailCode{email_pattern, length} makes it throw after the
     // server sent the e-mail. A client must send this request past invoke() (the sender itself).
-    const viaInvoke = await client.invoke(new Api.account.SendVerifyEmailCode({ purpose, email: "first@example.org" })).catch((e: unknown) => e);
+    const viaInvoke = await client
+      .invoke(new Api.account.SendVerifyEmailCode({ purpose, email: "first@example.org" }))
+      .catch((e: unknown) => e);
     expect(viaInvoke).toBeInstanceOf(TypeError);
     expect(emu.emailCode("first@example.org")).toMatch(/^\d{6}$/); // sent all the same
     const sender = (client as unknown as { _sender: { send(r: Api.AnyRequest): Promise<unknown> } })._sender;
-    const bad = await sender.send(new Api.account.SendVerifyEmailCode({ purpose, email: "not an address" })).catch((e: unknown) => e);
+    const bad = await sender
+      .send(new Api.account.SendVerifyEmailCode({ purpose, email: "not an address" }))
+      .catch((e: unknown) => e);
     expect(rpcError(bad)).toBe("EMAIL_INVALID");
-    const mailed = (await sender.send(new Api.account.SendVerifyEmailCode({ purpose, email: "mira@example.org" }))) as Api.account.SentEmailCode;
+    const mailed = (await sender.send(
+      new Api.account.SendVerifyEmailCode({ purpose, email: "mira@example.org" }),
+    )) as Api.account.SentEmailCode;
     expect(mailed.emailPattern).toBe("m***@example.org");
-    const verify = (code: string) => client.invoke(new Api.account.VerifyEmail({ purpose, verification: new Api.EmailVerificationCode({ code }) }));
+    const verify = (code: string) =>
+      client.invoke(
+        new Api.account.VerifyEmail({ purpose, verification: new Api.EmailVerificationCode({ code }) }),
+      );
     expect(rpcError(await verify("000000").catch((e: unknown) => e))).toBe("CODE_INVALID");
-    const verified = (await verify(emu.emailCode("mira@example.org") ?? "")) as Api.account.EmailVerifiedLogin;
+    const verified = (await verify(
+      emu.emailCode("mira@example.org") ?? "",
+    )) as Api.account.EmailVerifiedLogin;
     expect(verified).toBeInstanceOf(Api.account.EmailVerifiedLogin);
     expect(verified.sentCode).toBeInstanceOf(Api.auth.SentCode);
     const next = verified.sentCode as Api.auth.SentCode;
     expect(next.type).toBeInstanceOf(Api.auth.SentCodeTypeEmailCode);
     expect(emu.loginEmail(account)).toBe("mira@example.org");
     const auth = await client.invoke(
-      new Api.auth.SignIn({ phoneNumber: PHONE, phoneCodeHash: next.phoneCodeHash, emailVerification: new Api.EmailVerificationCode({ code: emu.loginCode(PHONE) ?? "" }) }),
+      new Api.auth.SignIn({
+        phoneNumber: PHONE,
+        phoneCodeHash: next.phoneCodeHash,
+        emailVerification: new Api.EmailVerificationCode({ code: emu.loginCode(PHONE) ?? "" }),
+      }),
     );
     expect(auth).toBeInstanceOf(Api.auth.Authorization);
   });
@@ -228,7 +305,14 @@ describe("emulator login: auth keys", () => {
     await client.connect();
     expect(rpcError(await sendCode(client, "12").catch((e: unknown) => e))).toBe("PHONE_NUMBER_INVALID");
     const bad = await client
-      .invoke(new Api.auth.SendCode({ phoneNumber: PHONE, apiId: 1, apiHash: API_HASH, settings: new Api.CodeSettings({}) }))
+      .invoke(
+        new Api.auth.SendCode({
+          phoneNumber: PHONE,
+          apiId: 1,
+          apiHash: API_HASH,
+          settings: new Api.CodeSettings({}),
+        }),
+      )
       .catch((e: unknown) => e);
     expect(rpcError(bad)).toBe("API_ID_INVALID");
   });
@@ -240,8 +324,15 @@ describe("emulator login: auth keys", () => {
     expect(client.session.dcId).toBe(4);
     const sent = await sendCode(client);
     expect(client.session.dcId).toBe(2);
-    expect(emu.loginRequests.map((r) => `${r.method}@${r.dcId}`)).toEqual(["auth.SendCode@4", "updates.GetState@4", "help.GetConfig@4", "auth.SendCode@2"]);
-    expect(await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "")).toBeInstanceOf(Api.auth.Authorization);
+    expect(emu.loginRequests.map((r) => `${r.method}@${r.dcId}`)).toEqual([
+      "auth.SendCode@4",
+      "updates.GetState@4",
+      "help.GetConfig@4",
+      "auth.SendCode@2",
+    ]);
+    expect(await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "")).toBeInstanceOf(
+      Api.auth.Authorization,
+    );
   });
 });
 
@@ -263,11 +354,15 @@ describe("emulator login: 2FA with server-side SRP", () => {
     expect(rpcError(bad)).toBe("PASSWORD_HASH_INVALID");
     // One attempt per challenge, even with the right password.
     const stale = await computeCheck(pw1, "correct horse");
-    expect(rpcError(await client.invoke(new Api.auth.CheckPassword({ password: stale })).catch((x: unknown) => x))).toBe("SRP_ID_INVALID");
+    expect(
+      rpcError(await client.invoke(new Api.auth.CheckPassword({ password: stale })).catch((x: unknown) => x)),
+    ).toBe("SRP_ID_INVALID");
 
     const pw2 = (await client.invoke(new Api.account.GetPassword())) as Api.account.Password;
     expect(pw2.srpId?.toString()).not.toBe(pw1.srpId?.toString());
-    const ok = await client.invoke(new Api.auth.CheckPassword({ password: await computeCheck(pw2, "correct horse") }));
+    const ok = await client.invoke(
+      new Api.auth.CheckPassword({ password: await computeCheck(pw2, "correct horse") }),
+    );
     expect(ok).toBeInstanceOf(Api.auth.Authorization);
     expect(emu.isSignedIn(account)).toBe(true);
   });
@@ -279,8 +374,12 @@ describe("emulator login: QR tokens", () => {
     const client = newClient();
     await client.connect();
     const seen: string[] = [];
-    client.addEventHandler((u: Api.TypeUpdate) => void seen.push(u.className), new Raw({ types: [Api.UpdateLoginToken] }));
-    const exportToken = () => client.invoke(new Api.auth.ExportLoginToken({ apiId: API_ID, apiHash: API_HASH, exceptIds: [] }));
+    client.addEventHandler(
+      (u: Api.TypeUpdate) => void seen.push(u.className),
+      new Raw({ types: [Api.UpdateLoginToken] }),
+    );
+    const exportToken = () =>
+      client.invoke(new Api.auth.ExportLoginToken({ apiId: API_ID, apiHash: API_HASH, exceptIds: [] }));
 
     const first = (await exportToken()) as Api.auth.LoginToken;
     expect(first).toBeInstanceOf(Api.auth.LoginToken);
@@ -295,8 +394,12 @@ describe("emulator login: QR tokens", () => {
     expect(moved.dcId).toBe(2);
     await (client as unknown as { _switchDC(dc: number): Promise<void> })._switchDC(moved.dcId);
     expect(client.session.dcId).toBe(2);
-    const done = (await client.invoke(new Api.auth.ImportLoginToken({ token: moved.token }))) as Api.auth.LoginTokenSuccess;
-    expect(((done.authorization as Api.auth.Authorization).user as Api.User).id.toString()).toBe(String(account.id));
+    const done = (await client.invoke(
+      new Api.auth.ImportLoginToken({ token: moved.token }),
+    )) as Api.auth.LoginTokenSuccess;
+    expect(((done.authorization as Api.auth.Authorization).user as Api.User).id.toString()).toBe(
+      String(account.id),
+    );
     expect(await client.checkAuthorization()).toBe(true);
   });
 
@@ -304,7 +407,8 @@ describe("emulator login: QR tokens", () => {
     const { emu, account, advance } = setup({ password: "pw" });
     const client = newClient();
     await client.connect();
-    const exportToken = () => client.invoke(new Api.auth.ExportLoginToken({ apiId: API_ID, apiHash: API_HASH, exceptIds: [] }));
+    const exportToken = () =>
+      client.invoke(new Api.auth.ExportLoginToken({ apiId: API_ID, apiHash: API_HASH, exceptIds: [] }));
     await exportToken();
     advance(30_000);
     expect(emu.acceptLoginToken(account)).toBe(false);
@@ -312,6 +416,8 @@ describe("emulator login: QR tokens", () => {
     expect(emu.acceptLoginToken(account)).toBe(true);
     expect(rpcError(await exportToken().catch((e: unknown) => e))).toBe("SESSION_PASSWORD_NEEDED");
     const pw = (await client.invoke(new Api.account.GetPassword())) as Api.account.Password;
-    expect(await client.invoke(new Api.auth.CheckPassword({ password: await computeCheck(pw, "pw") }))).toBeInstanceOf(Api.auth.Authorization);
+    expect(
+      await client.invoke(new Api.auth.CheckPassword({ password: await computeCheck(pw, "pw") })),
+    ).toBeInstanceOf(Api.auth.Authorization);
   });
 });

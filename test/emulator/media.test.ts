@@ -24,14 +24,34 @@ describe("emulator: media", () => {
   it("posts voice notes, video notes, GIFs and files as documents with the attributes GramJS reads", async () => {
     const { emu, persona, alice, inbox } = world();
     const dm = emu.dm(persona, alice);
-    await emu.post({ chat: dm, from: alice, text: "", media: { kind: "voice", bytes: bytes(100), mimeType: "audio/ogg", duration: 12 } });
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "voice", bytes: bytes(100), mimeType: "audio/ogg", duration: 12 },
+    });
     expect(inbox.last().voice).toBeDefined();
     expect((inbox.last().media as Api.MessageMediaDocument).voice).toBe(true);
-    await emu.post({ chat: dm, from: alice, text: "", media: { kind: "video_note", bytes: bytes(100), mimeType: "video/mp4", duration: 5 } });
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "video_note", bytes: bytes(100), mimeType: "video/mp4", duration: 5 },
+    });
     expect(inbox.last().videoNote).toBeDefined();
-    await emu.post({ chat: dm, from: alice, text: "", media: { kind: "gif", bytes: bytes(100), mimeType: "video/mp4" } });
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "gif", bytes: bytes(100), mimeType: "video/mp4" },
+    });
     expect(inbox.last().gif).toBeDefined();
-    await emu.post({ chat: dm, from: alice, text: "the report", media: { kind: "document", bytes: bytes(2000), mimeType: "application/pdf", fileName: "report.pdf" } });
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "the report",
+      media: { kind: "document", bytes: bytes(2000), mimeType: "application/pdf", fileName: "report.pdf" },
+    });
     expect(inbox.last().file?.name).toBe("report.pdf");
     expect(inbox.last().file?.size?.toString()).toBe("2000");
     expect(emu.history(dm).map((h) => h.media)).toEqual(["voice", "video_note", "gif", "document"]);
@@ -40,18 +60,37 @@ describe("emulator: media", () => {
   it("posts albums as messages sharing grouped_id", async () => {
     const { emu, persona, alice, inbox } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
-    await emu.post({ chat: sg, from: alice, text: "trip", media: { kind: "photo", bytes: bytes(10) }, groupedId: 77 });
-    await emu.post({ chat: sg, from: alice, text: "", media: { kind: "photo", bytes: bytes(11) }, groupedId: 77 });
+    await emu.post({
+      chat: sg,
+      from: alice,
+      text: "trip",
+      media: { kind: "photo", bytes: bytes(10) },
+      groupedId: 77,
+    });
+    await emu.post({
+      chat: sg,
+      from: alice,
+      text: "",
+      media: { kind: "photo", bytes: bytes(11) },
+      groupedId: 77,
+    });
     expect(inbox.events.map((e) => e.message.groupedId?.toString())).toEqual(["77", "77"]);
   });
 
   it("answers FILE_REFERENCE_EXPIRED for a stale reference; the message fetched again carries a fresh one that works", async () => {
     const { emu, persona, alice, client, inbox } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
-    const posted = await emu.post({ chat: sg, from: alice, text: "", media: { kind: "photo", bytes: bytes(5000) } });
+    const posted = await emu.post({
+      chat: sg,
+      from: alice,
+      text: "",
+      media: { kind: "photo", bytes: bytes(5000) },
+    });
     const stale = inbox.last();
     emu.expireFileReference(sg, posted.id);
-    await expect(client.downloadMedia(stale, {})).rejects.toMatchObject({ errorMessage: "FILE_REFERENCE_EXPIRED" });
+    await expect(client.downloadMedia(stale, {})).rejects.toMatchObject({
+      errorMessage: "FILE_REFERENCE_EXPIRED",
+    });
     const [fresh] = await client.getMessages(sg.peerId, { ids: [posted.id] });
     const oldRef = ((stale.media as Api.MessageMediaPhoto).photo as Api.Photo).fileReference;
     const newRef = ((fresh!.media as Api.MessageMediaPhoto).photo as Api.Photo).fileReference;
@@ -63,14 +102,29 @@ describe("emulator: media", () => {
   it("a refetched DM message (messages.getMessages) also carries the fresh reference", async () => {
     const { emu, persona, alice, client, inbox } = world();
     const dm = emu.dm(persona, alice);
-    const posted = await emu.post({ chat: dm, from: alice, text: "", media: { kind: "voice", bytes: bytes(900), mimeType: "audio/ogg", duration: 3 } });
+    const posted = await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "voice", bytes: bytes(900), mimeType: "audio/ogg", duration: 3 },
+    });
     emu.expireFileReference(dm, posted.id);
     await expect(client.downloadMedia(inbox.last(), {})).rejects.toBeInstanceOf(errors.RPCError);
-    const res = (await client.invoke(new Api.messages.GetMessages({ id: [new Api.InputMessageID({ id: posted.id })] }))) as Api.messages.Messages;
+    const res = (await client.invoke(
+      new Api.messages.GetMessages({ id: [new Api.InputMessageID({ id: posted.id })] }),
+    )) as Api.messages.Messages;
     const doc = ((res.messages[0] as Api.Message).media as Api.MessageMediaDocument).document as Api.Document;
-    const buf = await client.downloadFile(new Api.InputDocumentFileLocation({ id: doc.id, accessHash: doc.accessHash, fileReference: doc.fileReference, thumbSize: "" }), {
-      fileSize: doc.size,
-    });
+    const buf = await client.downloadFile(
+      new Api.InputDocumentFileLocation({
+        id: doc.id,
+        accessHash: doc.accessHash,
+        fileReference: doc.fileReference,
+        thumbSize: "",
+      }),
+      {
+        fileSize: doc.size,
+      },
+    );
     expect((buf as Buffer).length).toBe(900);
   });
 
@@ -78,12 +132,21 @@ describe("emulator: media", () => {
     const { emu, persona, alice, client, inbox } = world();
     const dm = emu.dm(persona, alice);
     emu.addStickerSet({ shortName: "EmuCats", title: "Cats", stickers: [{ emoji: "😺" }, { emoji: "😿" }] });
-    await emu.post({ chat: dm, from: alice, text: "", media: { kind: "sticker", set: "EmuCats", emoji: "😿" } });
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "sticker", set: "EmuCats", emoji: "😿" },
+    });
     const m = inbox.last();
     const doc = (m.media as Api.MessageMediaDocument).document as Api.Document;
-    const attr = doc.attributes.find((a): a is Api.DocumentAttributeSticker => a instanceof Api.DocumentAttributeSticker)!;
+    const attr = doc.attributes.find(
+      (a): a is Api.DocumentAttributeSticker => a instanceof Api.DocumentAttributeSticker,
+    )!;
     expect(attr.alt).toBe("😿");
-    const set = (await client.invoke(new Api.messages.GetStickerSet({ stickerset: attr.stickerset, hash: 0 }))) as Api.messages.StickerSet;
+    const set = (await client.invoke(
+      new Api.messages.GetStickerSet({ stickerset: attr.stickerset, hash: 0 }),
+    )) as Api.messages.StickerSet;
     expect(set.set.shortName).toBe("EmuCats");
     expect(set.documents.map((d) => d.id.toString())).toContain(doc.id.toString());
     const file = (await client.downloadMedia(m, {})) as Buffer;
@@ -95,8 +158,15 @@ describe("emulator: media", () => {
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "", media: { kind: "photo", bytes: bytes(10) } });
     const photo = (inbox.last().media as Api.MessageMediaPhoto).photo as Api.Photo;
-    const location = new Api.InputPhotoFileLocation({ id: photo.id, accessHash: photo.accessHash, fileReference: photo.fileReference, thumbSize: "x" });
-    await expect(client.invoke(new Api.upload.GetFile({ location, offset: 0 as never, limit: 1000 }), photo.dcId)).rejects.toMatchObject({ errorMessage: "LIMIT_INVALID" });
+    const location = new Api.InputPhotoFileLocation({
+      id: photo.id,
+      accessHash: photo.accessHash,
+      fileReference: photo.fileReference,
+      thumbSize: "x",
+    });
+    await expect(
+      client.invoke(new Api.upload.GetFile({ location, offset: 0 as never, limit: 1000 }), photo.dcId),
+    ).rejects.toMatchObject({ errorMessage: "LIMIT_INVALID" });
   });
 });
 
@@ -107,7 +177,12 @@ describe("files on another data centre", () => {
     await emu.post({ chat: dm, from: alice, text: "", media: { kind: "photo", bytes: bytes(10) } });
     const photo = (inbox.last().media as Api.MessageMediaPhoto).photo as Api.Photo;
     expect(photo.dcId).toBe(emu.fileDc);
-    const location = new Api.InputPhotoFileLocation({ id: photo.id, accessHash: photo.accessHash, fileReference: photo.fileReference, thumbSize: "x" });
+    const location = new Api.InputPhotoFileLocation({
+      id: photo.id,
+      accessHash: photo.accessHash,
+      fileReference: photo.fileReference,
+      thumbSize: "x",
+    });
     const req = () => new Api.upload.GetFile({ location, offset: 0 as never, limit: 4096 });
     const migrate = await client.invoke(req()).catch((e: unknown) => e);
     expect(migrate).toBeInstanceOf(errors.FileMigrateError);
@@ -122,16 +197,34 @@ describe("files on another data centre", () => {
     await emu.post({ chat: dm, from: alice, text: "", media: { kind: "photo", bytes: bytes(10) } });
     const photo = (inbox.last().media as Api.MessageMediaPhoto).photo as Api.Photo;
     expect(emu.dcConnections(persona)).toEqual([]);
-    const first = await client.downloadFile(new Api.InputPhotoFileLocation({ id: photo.id, accessHash: photo.accessHash, fileReference: photo.fileReference, thumbSize: "x" }), { dcId: photo.dcId });
+    const first = await client.downloadFile(
+      new Api.InputPhotoFileLocation({
+        id: photo.id,
+        accessHash: photo.accessHash,
+        fileReference: photo.fileReference,
+        thumbSize: "x",
+      }),
+      { dcId: photo.dcId },
+    );
     expect(first).toEqual(bytes(10));
     expect(emu.dcConnections(persona)).toEqual([emu.fileDc]);
     expect(emu.exportedAuthorizations(persona)).toBe(1);
     expect(emu.methods(persona).filter((m) => m === "auth.ExportAuthorization")).toHaveLength(1);
     // The borrowed connection is reused: no second export.
-    await client.downloadFile(new Api.InputPhotoFileLocation({ id: photo.id, accessHash: photo.accessHash, fileReference: photo.fileReference, thumbSize: "x" }), { dcId: photo.dcId });
+    await client.downloadFile(
+      new Api.InputPhotoFileLocation({
+        id: photo.id,
+        accessHash: photo.accessHash,
+        fileReference: photo.fileReference,
+        thumbSize: "x",
+      }),
+      { dcId: photo.dcId },
+    );
     expect(emu.exportedAuthorizations(persona)).toBe(1);
     // An exported authorization is for the DC it names, once.
-    const e = (await client.invoke(new Api.auth.ExportAuthorization({ dcId: 4 })).catch((x: unknown) => x)) as errors.RPCError;
+    const e = (await client
+      .invoke(new Api.auth.ExportAuthorization({ dcId: 4 }))
+      .catch((x: unknown) => x)) as errors.RPCError;
     expect(e.errorMessage).toBe("DC_ID_INVALID"); // the DC the request came to
   });
 });

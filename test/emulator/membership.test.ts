@@ -17,7 +17,14 @@ function rawLog(client: TelegramClient): Api.TypeUpdate[] {
 }
 
 const channelDifference = (client: TelegramClient, channel: Api.TypeInputChannel, pts: number) =>
-  client.invoke(new Api.updates.GetChannelDifference({ channel, filter: new Api.ChannelMessagesFilterEmpty(), pts, limit: 100 }));
+  client.invoke(
+    new Api.updates.GetChannelDifference({
+      channel,
+      filter: new Api.ChannelMessagesFilterEmpty(),
+      pts,
+      limit: 100,
+    }),
+  );
 
 const inputChannel = (chat: { id: number; accessHash: number }) =>
   new Api.InputChannel({ channelId: BigInt(chat.id) as never, accessHash: BigInt(chat.accessHash) as never });
@@ -29,21 +36,30 @@ describe("membership of a supergroup", () => {
     const left = emu.createSupergroup({ title: "Left", members: [persona, alice] });
     const seen = rawLog(client);
     const chats: Api.TypeChat[] = [];
-    client.addEventHandler((u: Api.TypeUpdate & { _entities?: Map<string, Api.TypeChat> }) => {
-      if (u instanceof Api.UpdateChannel) chats.push(...(u._entities?.values() ?? []));
-    }, new Raw({ types: [Api.UpdateChannel] }));
+    client.addEventHandler(
+      (u: Api.TypeUpdate & { _entities?: Map<string, Api.TypeChat> }) => {
+        if (u instanceof Api.UpdateChannel) chats.push(...(u._entities?.values() ?? []));
+      },
+      new Raw({ types: [Api.UpdateChannel] }),
+    );
 
     await emu.removeMember(kicked, persona);
     await emu.removeMember(left, persona, { how: "left" });
 
-    expect(seen.filter((u) => u instanceof Api.UpdateChannel).map((u) => (u as Api.UpdateChannel).channelId.toString())).toEqual([String(kicked.id), String(left.id)]);
+    expect(
+      seen
+        .filter((u) => u instanceof Api.UpdateChannel)
+        .map((u) => (u as Api.UpdateChannel).channelId.toString()),
+    ).toEqual([String(kicked.id), String(left.id)]);
     expect(chats[0]).toBeInstanceOf(Api.ChannelForbidden);
     expect(chats[1]).toBeInstanceOf(Api.Channel);
     expect((chats[1] as Api.Channel).left).toBe(true);
     for (const chat of [kicked, left]) {
       const e = await channelDifference(client, inputChannel(chat), 1).catch((x: unknown) => x);
       expect((e as errors.RPCError).errorMessage).toBe("CHANNEL_PRIVATE");
-      const got = (await client.invoke(new Api.channels.GetChannels({ id: [inputChannel(chat)] }))) as Api.messages.Chats;
+      const got = (await client.invoke(
+        new Api.channels.GetChannels({ id: [inputChannel(chat)] }),
+      )) as Api.messages.Chats;
       expect(got.chats[0]?.className).toBe(chat === kicked ? "ChannelForbidden" : "Channel");
     }
     // Nothing more is pushed from there.
@@ -57,7 +73,9 @@ describe("membership of a supergroup", () => {
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     await emu.removeMember(sg, persona);
     await emu.addMember(sg, persona);
-    const got = (await client.invoke(new Api.channels.GetChannels({ id: [inputChannel(sg)] }))) as Api.messages.Chats;
+    const got = (await client.invoke(
+      new Api.channels.GetChannels({ id: [inputChannel(sg)] }),
+    )) as Api.messages.Chats;
     expect(got.chats[0]).toBeInstanceOf(Api.Channel);
     expect((got.chats[0] as Api.Channel).left).toBeFalsy();
     await emu.post({ chat: sg, from: alice, text: "welcome back" });
@@ -84,7 +102,11 @@ describe("updateChannelTooLong's pts", () => {
     expect(diff.newMessages.map((m) => (m as Api.Message).message)).toEqual(["m0", "m1", "m2"]);
     // Asked for explicitly, any pts.
     await emu.pushChannelTooLong(persona, sg, { pts: joinedAt + 1 });
-    expect(seen.filter((x) => x instanceof Api.UpdateChannelTooLong).map((x) => (x as Api.UpdateChannelTooLong).pts)).toEqual([joinedAt, joinedAt + 1]);
+    expect(
+      seen
+        .filter((x) => x instanceof Api.UpdateChannelTooLong)
+        .map((x) => (x as Api.UpdateChannelTooLong).pts),
+    ).toEqual([joinedAt, joinedAt + 1]);
   });
 });
 
@@ -101,7 +123,9 @@ describe("an overflowing update queue", () => {
 
     expect(seen.map((u) => u.className)).toEqual(["UpdatesTooLong"]);
     expect(inbox.events).toHaveLength(0);
-    const diff = (await client.invoke(new Api.updates.GetDifference({ pts: from, date: 0, qts: 0 }))) as Api.updates.Difference;
+    const diff = (await client.invoke(
+      new Api.updates.GetDifference({ pts: from, date: 0, qts: 0 }),
+    )) as Api.updates.Difference;
     expect(diff.newMessages.map((m) => (m as Api.Message).message)).toEqual(["one", "two"]);
     // Pushes resume after the difference.
     await emu.post({ chat: dm, from: alice, text: "three" });

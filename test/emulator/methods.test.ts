@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { world } from "./harness";
 
 const texts = (r: unknown): string[] =>
-  (r as Api.messages.ChannelMessages).messages.map((m) => (m instanceof Api.Message ? m.message : m.className));
+  (r as Api.messages.ChannelMessages).messages.map((m) =>
+    m instanceof Api.Message ? m.message : m.className,
+  );
 
 describe("messages.getHistory with Telegram's limits", () => {
   it("caps a page at 100, pages by offset_id and add_offset, and bounds by min_id / max_id", async () => {
@@ -14,7 +16,19 @@ describe("messages.getHistory with Telegram's limits", () => {
     emu.primeEntityCache(persona);
     // Message ids: 1 is the creation service message, m<i> has id i + 1.
     const history = (o: Partial<ConstructorParameters<typeof Api.messages.GetHistory>[0]>) =>
-      client.invoke(new Api.messages.GetHistory({ peer: sg.peerId, offsetId: 0, offsetDate: 0, addOffset: 0, limit: 100, maxId: 0, minId: 0, hash: returnBigInt(0), ...o }));
+      client.invoke(
+        new Api.messages.GetHistory({
+          peer: sg.peerId,
+          offsetId: 0,
+          offsetDate: 0,
+          addOffset: 0,
+          limit: 100,
+          maxId: 0,
+          minId: 0,
+          hash: returnBigInt(0),
+          ...o,
+        }),
+      );
 
     const first = (await history({ limit: 500 })) as Api.messages.ChannelMessages;
     expect(first.messages).toHaveLength(100);
@@ -24,7 +38,12 @@ describe("messages.getHistory with Telegram's limits", () => {
     // A negative add_offset reaches the newer side of offset_id.
     expect(texts(await history({ offsetId: 11, addOffset: -3, limit: 3 }))).toEqual(["m12", "m11", "m10"]);
     // Near the newest message the window is cut, not shifted.
-    expect(texts(await history({ offsetId: 148, addOffset: -5, limit: 5 }))).toEqual(["m150", "m149", "m148", "m147"]);
+    expect(texts(await history({ offsetId: 148, addOffset: -5, limit: 5 }))).toEqual([
+      "m150",
+      "m149",
+      "m148",
+      "m147",
+    ]);
     expect(texts(await history({ maxId: 51, limit: 3 }))).toEqual(["m49", "m48", "m47"]);
     expect(texts(await history({ minId: 146 }))).toEqual(["m150", "m149", "m148", "m147", "m146"]);
   });
@@ -60,7 +79,13 @@ describe("messages.getDialogs", () => {
     await emu.post({ chat: dm, from: bob, text: "newest 2" });
 
     const raw = (await client.invoke(
-      new Api.messages.GetDialogs({ offsetDate: 0, offsetId: 0, offsetPeer: new Api.InputPeerEmpty(), limit: 100, hash: returnBigInt(0) }),
+      new Api.messages.GetDialogs({
+        offsetDate: 0,
+        offsetId: 0,
+        offsetPeer: new Api.InputPeerEmpty(),
+        limit: 100,
+        hash: returnBigInt(0),
+      }),
     )) as Api.messages.Dialogs;
     expect(raw).toBeInstanceOf(Api.messages.Dialogs);
     const dialogs = raw.dialogs as Api.Dialog[];
@@ -106,14 +131,23 @@ describe("users.getUsers, channels.getChannels, contacts.resolveUsername", () =>
     );
     expect(byHash.map((u) => (u as Api.User).firstName)).toEqual(["Bob"]);
 
-    const channel = new Api.InputPeerChannel({ channelId: returnBigInt(sg.id), accessHash: returnBigInt(sg.accessHash) });
+    const channel = new Api.InputPeerChannel({
+      channelId: returnBigInt(sg.id),
+      accessHash: returnBigInt(sg.accessHash),
+    });
     const fromMessage = await client.invoke(
-      new Api.users.GetUsers({ id: [new Api.InputUserFromMessage({ peer: channel, msgId: posted.id, userId: returnBigInt(alice.id) })] }),
+      new Api.users.GetUsers({
+        id: [
+          new Api.InputUserFromMessage({ peer: channel, msgId: posted.id, userId: returnBigInt(alice.id) }),
+        ],
+      }),
     );
     expect((fromMessage[0] as Api.User).accessHash?.toString()).toBe(String(alice.accessHash));
     // The message must be the user's own.
     const wrong = await client.invoke(
-      new Api.users.GetUsers({ id: [new Api.InputUserFromMessage({ peer: channel, msgId: posted.id, userId: returnBigInt(bob.id) })] }),
+      new Api.users.GetUsers({
+        id: [new Api.InputUserFromMessage({ peer: channel, msgId: posted.id, userId: returnBigInt(bob.id) })],
+      }),
     );
     expect(wrong).toEqual([]);
   });
@@ -128,26 +162,47 @@ describe("users.getUsers, channels.getChannels, contacts.resolveUsername", () =>
     expect(r.chats[0]).toBeInstanceOf(Api.ChannelForbidden);
     expect((r.chats[0] as Api.ChannelForbidden).title).toBe("Left");
     const bad = await client
-      .invoke(new Api.channels.GetChannels({ id: [new Api.InputChannel({ channelId: returnBigInt(sg.id), accessHash: returnBigInt(7) })] }))
+      .invoke(
+        new Api.channels.GetChannels({
+          id: [new Api.InputChannel({ channelId: returnBigInt(sg.id), accessHash: returnBigInt(7) })],
+        }),
+      )
       .catch((e: unknown) => e);
     expect((bad as errors.RPCError).errorMessage).toBe("CHANNEL_INVALID");
   });
 
   it("resolves usernames, USERNAME_NOT_OCCUPIED for free ones, USERNAME_INVALID for malformed ones", async () => {
     const { client } = world();
-    const ok = (await client.invoke(new Api.contacts.ResolveUsername({ username: "@Alice" }))) as Api.contacts.ResolvedPeer;
+    const ok = (await client.invoke(
+      new Api.contacts.ResolveUsername({ username: "@Alice" }),
+    )) as Api.contacts.ResolvedPeer;
     expect((ok.users[0] as Api.User).firstName).toBe("Alice");
-    const free = await client.invoke(new Api.contacts.ResolveUsername({ username: "nobody_here" })).catch((e: unknown) => e);
+    const free = await client
+      .invoke(new Api.contacts.ResolveUsername({ username: "nobody_here" }))
+      .catch((e: unknown) => e);
     expect((free as errors.RPCError).errorMessage).toBe("USERNAME_NOT_OCCUPIED");
-    const bad = await client.invoke(new Api.contacts.ResolveUsername({ username: "not a name" })).catch((e: unknown) => e);
+    const bad = await client
+      .invoke(new Api.contacts.ResolveUsername({ username: "not a name" }))
+      .catch((e: unknown) => e);
     expect((bad as errors.RPCError).errorMessage).toBe("USERNAME_INVALID");
   });
 
   it("round-trips getDialogs slices through TL bytes", async () => {
     const { emu, persona, alice, client } = world({ strictTl: true });
-    for (let i = 0; i < 3; i++) emu.buildIncoming({ chat: emu.createGroup({ title: `g${i}`, members: [persona, alice] }), from: alice, text: "x" });
+    for (let i = 0; i < 3; i++)
+      emu.buildIncoming({
+        chat: emu.createGroup({ title: `g${i}`, members: [persona, alice] }),
+        from: alice,
+        text: "x",
+      });
     const r = await client.invoke(
-      new Api.messages.GetDialogs({ offsetDate: 0, offsetId: 0, offsetPeer: new Api.InputPeerEmpty(), limit: 2, hash: returnBigInt(0) }),
+      new Api.messages.GetDialogs({
+        offsetDate: 0,
+        offsetId: 0,
+        offsetPeer: new Api.InputPeerEmpty(),
+        limit: 2,
+        hash: returnBigInt(0),
+      }),
     );
     expect(r).toBeInstanceOf(Api.messages.DialogsSlice);
     expect((r as Api.messages.DialogsSlice).count).toBe(3);

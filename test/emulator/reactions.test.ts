@@ -17,7 +17,8 @@ function reactionUpdatesOf(client: TelegramClient): Api.UpdateMessageReactions[]
 }
 
 const emojiOf = (r: Api.TypeReaction) => (r instanceof Api.ReactionEmoji ? r.emoticon : r.className);
-const counts = (u: Api.UpdateMessageReactions) => u.reactions.results.map((c) => [emojiOf(c.reaction), c.count]);
+const counts = (u: Api.UpdateMessageReactions) =>
+  u.reactions.results.map((c) => [emojiOf(c.reaction), c.count]);
 const recent = (u: Api.UpdateMessageReactions) =>
   (u.reactions.recentReactions ?? []).map((r) => [
     (r.peerId as Api.PeerUser).userId.toJSNumber(),
@@ -142,7 +143,9 @@ describe("reactions", () => {
 
     await emu.react(alice, sg, mine.id, "🤔");
 
-    const alices = entities[0]!.filter((e): e is Api.User => e instanceof Api.User && e.id.toJSNumber() === alice.id);
+    const alices = entities[0]!.filter(
+      (e): e is Api.User => e instanceof Api.User && e.id.toJSNumber() === alice.id,
+    );
     expect(alices).toHaveLength(1);
     expect(alices[0]!.min).toBe(true);
     expect(alices[0]!.username).toBe("alice");
@@ -170,7 +173,11 @@ describe("reactions", () => {
     const ottoSeen = reactionUpdatesOf(ottoClient);
 
     const answer = (await client.invoke(
-      new Api.messages.SendReaction({ peer: sg.peerId, msgId: ottos.id, reaction: [new Api.ReactionEmoji({ emoticon: "👍" })] }),
+      new Api.messages.SendReaction({
+        peer: sg.peerId,
+        msgId: ottos.id,
+        reaction: [new Api.ReactionEmoji({ emoticon: "👍" })],
+      }),
     )) as Api.Updates;
     await emu.idle();
 
@@ -206,7 +213,11 @@ describe("reactions", () => {
     await emu.react(alice, sg, mine.id, "👌");
     expect(recent(seen[0]!)).toEqual([[alice.id, "👌", false, true]]);
     const answer = (await client.invoke(
-      new Api.messages.SendReaction({ peer: sg.peerId, msgId: mine.id, reaction: [new Api.ReactionEmoji({ emoticon: "😁" })] }),
+      new Api.messages.SendReaction({
+        peer: sg.peerId,
+        msgId: mine.id,
+        reaction: [new Api.ReactionEmoji({ emoticon: "😁" })],
+      }),
     )) as Api.Updates;
     expect(recent(answer.updates[0] as Api.UpdateMessageReactions)).toEqual([
       [persona.id, "😁", true, false],
@@ -218,7 +229,9 @@ describe("reactions", () => {
     const { emu, persona, alice, bob } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     const mine = await emu.post({ chat: sg, from: persona, text: "hi" });
-    await expect(emu.react(alice, sg, mine.id, "❤\uFE0F")).rejects.toThrow(/not a standard Telegram reaction/);
+    await expect(emu.react(alice, sg, mine.id, "❤\uFE0F")).rejects.toThrow(
+      /not a standard Telegram reaction/,
+    );
     await expect(emu.react(bob, sg, mine.id, "👍")).rejects.toThrow(/not a member/);
     await expect(emu.react(alice, sg, 999, "👍")).rejects.toThrow(/no message 999/);
     expect(emu.reactions(sg, mine.id)).toEqual([]);
@@ -232,11 +245,18 @@ describe("what a chat allows", () => {
     const group = emu.createGroup({ title: "G", members: [persona, alice] });
     emu.primeEntityCache(persona);
     const changes: string[] = [];
-    client.addEventHandler((u: Api.TypeUpdate) => void changes.push(u.className), new Raw({ types: [Api.UpdateChannel, Api.UpdateChat] }));
+    client.addEventHandler(
+      (u: Api.TypeUpdate) => void changes.push(u.className),
+      new Raw({ types: [Api.UpdateChannel, Api.UpdateChat] }),
+    );
     const full = async (chat: typeof sg) =>
-      ((chat.kind === "supergroup"
-        ? await client.invoke(new Api.channels.GetFullChannel({ channel: chat.peerId }))
-        : await client.invoke(new Api.messages.GetFullChat({ chatId: BigInt(chat.id) as never }))) as Api.messages.ChatFull).fullChat.availableReactions;
+      (
+        (chat.kind === "supergroup"
+          ? await client.invoke(new Api.channels.GetFullChannel({ channel: chat.peerId }))
+          : await client.invoke(
+              new Api.messages.GetFullChat({ chatId: BigInt(chat.id) as never }),
+            )) as Api.messages.ChatFull
+      ).fullChat.availableReactions;
 
     expect(await full(sg)).toBeInstanceOf(Api.ChatReactionsAll);
     await emu.setAllowedReactions(sg, ["👍", "❤"]);
@@ -248,10 +268,18 @@ describe("what a chat allows", () => {
 
     const posted = await emu.post({ chat: sg, from: alice, text: "hi" });
     const react = (emoji: string, chat = sg, id = posted.id) =>
-      client.invoke(new Api.messages.SendReaction({ peer: chat.peerId, msgId: id, reaction: [new Api.ReactionEmoji({ emoticon: emoji })] }));
+      client.invoke(
+        new Api.messages.SendReaction({
+          peer: chat.peerId,
+          msgId: id,
+          reaction: [new Api.ReactionEmoji({ emoticon: emoji })],
+        }),
+      );
     await expect(react("🔥")).rejects.toMatchObject({ errorMessage: "REACTION_INVALID" });
     await expect(react("👍")).resolves.toBeInstanceOf(Api.Updates);
     const inGroup = await emu.post({ chat: group, from: alice, text: "hi" });
-    await expect(react("👍", group, inGroup.idFor(persona)!)).rejects.toMatchObject({ errorMessage: "REACTION_INVALID" });
+    await expect(react("👍", group, inGroup.idFor(persona)!)).rejects.toMatchObject({
+      errorMessage: "REACTION_INVALID",
+    });
   });
 });

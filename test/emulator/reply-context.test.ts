@@ -49,7 +49,9 @@ describe("getReplyMessage() against the emulator", () => {
       expect(await inbox.last().getReplyMessage()).toBeUndefined();
       // GramJS retries by the plain id after MessageEmpty: two requests, both answered empty.
       expect(emu.methods()).toEqual(
-        chat.kind === "supergroup" ? ["channels.GetMessages", "channels.GetMessages"] : ["messages.GetMessages", "messages.GetMessages"],
+        chat.kind === "supergroup"
+          ? ["channels.GetMessages", "channels.GetMessages"]
+          : ["messages.GetMessages", "messages.GetMessages"],
       );
     }
   });
@@ -72,7 +74,11 @@ describe("partial quotes (a reply that quotes part of its target)", () => {
       const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
       const dm = emu.dm(persona, alice);
       for (const chat of [sg, dm]) {
-        const original = await emu.post({ chat, from: alice, text: "🎬 the film starts at 8, tickets at the door" });
+        const original = await emu.post({
+          chat,
+          from: alice,
+          text: "🎬 the film starts at 8, tickets at the door",
+        });
         await emu.post({ chat, from: alice, text: "so, 8?", replyTo: original.id, quote: "starts at 8" });
         const header = inbox.last().replyTo as Api.MessageReplyHeader;
         expect(header.replyToMsgId).toBe(original.id);
@@ -92,7 +98,11 @@ describe("partial quotes (a reply that quotes part of its target)", () => {
     const { emu, persona, alice } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     const original = await emu.post({ chat: sg, from: alice, text: "hello there" });
-    await expect(emu.post({ chat: sg, from: alice, text: "x", replyTo: original.id, quote: "goodbye" })).rejects.toThrow(/not in the replied-to message/);
-    await expect(emu.post({ chat: sg, from: alice, text: "x", quote: "hello" })).rejects.toThrow(/not in the replied-to message/);
+    await expect(
+      emu.post({ chat: sg, from: alice, text: "x", replyTo: original.id, quote: "goodbye" }),
+    ).rejects.toThrow(/not in the replied-to message/);
+    await expect(emu.post({ chat: sg, from: alice, text: "x", quote: "hello" })).rejects.toThrow(
+      /not in the replied-to message/,
+    );
   });
 });

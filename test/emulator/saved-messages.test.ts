@@ -33,7 +33,13 @@ describe("Saved Messages and the owner's other devices", () => {
     const saved = emu.savedMessages(persona);
     await emu.post({ chat: saved, from: persona, text: "/help", deliverToSender: true });
 
-    const res = await client.invoke(new Api.messages.SendMessage({ peer: new Api.InputPeerSelf(), message: "Commands: …", randomId: returnBigInt("77") }));
+    const res = await client.invoke(
+      new Api.messages.SendMessage({
+        peer: new Api.InputPeerSelf(),
+        message: "Commands: …",
+        randomId: returnBigInt("77"),
+      }),
+    );
 
     expect(res).toBeInstanceOf(Api.Updates);
     await emu.idle();
@@ -60,7 +66,10 @@ describe("Saved Messages and the owner's other devices", () => {
       ["Alice", true],
       ["Bob", false],
     ]);
-    expect(otherInbox.events.map((e) => Boolean((e.message.sender as Api.User).contact))).toEqual([false, false]);
+    expect(otherInbox.events.map((e) => Boolean((e.message.sender as Api.User).contact))).toEqual([
+      false,
+      false,
+    ]);
   });
 });
 

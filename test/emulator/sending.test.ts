@@ -24,7 +24,11 @@ describe("sending from an attached client", () => {
     const group = emu.createGroup({ title: "G", members: [persona, alice] });
     const randomId = returnBigInt("8123456789012345678");
     const request = () =>
-      new Api.messages.SendMessage({ peer: new Api.InputPeerChat({ chatId: returnBigInt(group.id) }), message: "exactly once", randomId });
+      new Api.messages.SendMessage({
+        peer: new Api.InputPeerChat({ chatId: returnBigInt(group.id) }),
+        message: "exactly once",
+        randomId,
+      });
 
     const result = await client.invoke(request());
     expect(result).toBeInstanceOf(Api.Updates);
@@ -50,15 +54,26 @@ describe("sending from an attached client", () => {
     const seen: string[] = [];
     emu.onMessage((m) => seen.push(m.text));
     for (const [chat, peer, id] of [
-      [sg, new Api.InputPeerChannel({ channelId: returnBigInt(sg.id), accessHash: returnBigInt(sg.accessHash) }), "7123456789012345678"],
-      [dm, new Api.InputPeerUser({ userId: returnBigInt(alice.id), accessHash: returnBigInt(alice.accessHash) }), "7123456789012345679"],
+      [
+        sg,
+        new Api.InputPeerChannel({ channelId: returnBigInt(sg.id), accessHash: returnBigInt(sg.accessHash) }),
+        "7123456789012345678",
+      ],
+      [
+        dm,
+        new Api.InputPeerUser({ userId: returnBigInt(alice.id), accessHash: returnBigInt(alice.accessHash) }),
+        "7123456789012345679",
+      ],
     ] as const) {
       const randomId = returnBigInt(id);
       const request = () => new Api.messages.SendMessage({ peer, message: "only once", randomId });
       const first = (await client.invoke(request())) as Api.Updates;
       const again = await client.invoke(request());
       expect(again).toBeInstanceOf(Api.Updates);
-      const [idUpdate, newMessage] = (again as Api.Updates).updates as [Api.UpdateMessageID, Api.UpdateNewChannelMessage | Api.UpdateNewMessage];
+      const [idUpdate, newMessage] = (again as Api.Updates).updates as [
+        Api.UpdateMessageID,
+        Api.UpdateNewChannelMessage | Api.UpdateNewMessage,
+      ];
       expect(idUpdate).toBeInstanceOf(Api.UpdateMessageID);
       expect(idUpdate.randomId?.toString()).toBe(id);
       expect(idUpdate.id).toBe((first.updates[0] as Api.UpdateMessageID).id);
@@ -72,7 +87,13 @@ describe("sending from an attached client", () => {
 
     emu.setDuplicateMode("error");
     const error = await client
-      .invoke(new Api.messages.SendMessage({ peer: sg.peerId, message: "only once", randomId: returnBigInt("7123456789012345678") }))
+      .invoke(
+        new Api.messages.SendMessage({
+          peer: sg.peerId,
+          message: "only once",
+          randomId: returnBigInt("7123456789012345678"),
+        }),
+      )
       .catch((e: unknown) => e);
     expect((error as errors.RPCError).errorMessage).toBe("RANDOM_ID_DUPLICATE");
   });
@@ -85,7 +106,10 @@ describe("sending from an attached client", () => {
     const sg = emu.createSupergroup({ title: "G", members: [persona, second, alice] });
     const question = await emu.post({ chat: sg, from: alice, text: "who's there?" });
 
-    const sent = await personaClient.sendMessage(sg.peerId, { message: "me, @otto_persona", replyTo: question.id });
+    const sent = await personaClient.sendMessage(sg.peerId, {
+      message: "me, @otto_persona",
+      replyTo: question.id,
+    });
     await emu.idle();
 
     expect(emu.history(sg).at(-1)).toMatchObject({ id: sent?.id, replyTo: question.id, fromId: persona.id });
@@ -140,11 +164,18 @@ describe("sending from an attached client", () => {
   it("sends a sticker from an added set through messages.SendMedia", async () => {
     const { emu, persona, alice, client } = world();
     const dm = emu.dm(persona, alice);
-    const added = emu.addStickerSet({ shortName: "EmuCats", title: "Cats", stickers: [{ emoji: "😺" }, { emoji: "😿" }] });
+    const added = emu.addStickerSet({
+      shortName: "EmuCats",
+      title: "Cats",
+      stickers: [{ emoji: "😺" }, { emoji: "😿" }],
+    });
     await emu.post({ chat: dm, from: alice, text: "send a cat" });
 
     const set = await client.invoke(
-      new Api.messages.GetStickerSet({ stickerset: new Api.InputStickerSetShortName({ shortName: "emucats" }), hash: 0 }),
+      new Api.messages.GetStickerSet({
+        stickerset: new Api.InputStickerSetShortName({ shortName: "emucats" }),
+        hash: 0,
+      }),
     );
     expect(set).toBeInstanceOf(Api.messages.StickerSet);
     const doc = (set as Api.messages.StickerSet).documents[1] as Api.Document;
@@ -153,7 +184,11 @@ describe("sending from an attached client", () => {
     const sent = await client.sendFile(dm.peerId, {
       // Typed GramJS accepts InputMedia (or the Document itself); both become InputMediaDocument.
       file: new Api.InputMediaDocument({
-        id: new Api.InputDocument({ id: doc.id, accessHash: doc.accessHash, fileReference: doc.fileReference }),
+        id: new Api.InputDocument({
+          id: doc.id,
+          accessHash: doc.accessHash,
+          fileReference: doc.fileReference,
+        }),
       }),
     });
     expect(sent?.media).toBeInstanceOf(Api.MessageMediaDocument);
@@ -163,7 +198,12 @@ describe("sending from an attached client", () => {
     expect(emu.history(dm).at(-1)).toMatchObject({ media: "sticker", stickerEmoji: "😿" });
 
     const missing = await client
-      .invoke(new Api.messages.GetStickerSet({ stickerset: new Api.InputStickerSetShortName({ shortName: "nope" }), hash: 0 }))
+      .invoke(
+        new Api.messages.GetStickerSet({
+          stickerset: new Api.InputStickerSetShortName({ shortName: "nope" }),
+          hash: 0,
+        }),
+      )
       .catch((e: unknown) => e);
     expect((missing as errors.RPCError).errorMessage).toBe("STICKERSET_INVALID");
   });

@@ -14,7 +14,12 @@ describe("update shapes as Telegram sends them (updateShapes: 'telegram')", () =
 
     const update = inbox.events[0]?.originalUpdate as Api.UpdateShortMessage;
     expect(update).toBeInstanceOf(Api.UpdateShortMessage);
-    expect([update.pts, update.ptsCount, update.userId.toString(), update.mentioned]).toEqual([pts + 1, 1, String(alice.id), true]);
+    expect([update.pts, update.ptsCount, update.userId.toString(), update.mentioned]).toEqual([
+      pts + 1,
+      1,
+      String(alice.id),
+      true,
+    ]);
     const m = inbox.last();
     expect(m.text).toBe("psst @mira_persona");
     expect(m.senderId?.toString()).toBe(String(alice.id));
@@ -34,7 +39,11 @@ describe("update shapes as Telegram sends them (updateShapes: 'telegram')", () =
 
     const update = inbox.events[0]?.originalUpdate as Api.UpdateShortChatMessage;
     expect(update).toBeInstanceOf(Api.UpdateShortChatMessage);
-    expect([update.fromId.toString(), update.chatId.toString(), update.ptsCount]).toEqual([String(alice.id), String(group.id), 1]);
+    expect([update.fromId.toString(), update.chatId.toString(), update.ptsCount]).toEqual([
+      String(alice.id),
+      String(group.id),
+      1,
+    ]);
     expect(inbox.last().chatId?.toString()).toBe(group.peerId);
     expect(inbox.last().senderId?.toString()).toBe(String(alice.id));
     expect(inbox.last().sender).toBeUndefined();
@@ -51,7 +60,13 @@ describe("update shapes as Telegram sends them (updateShapes: 'telegram')", () =
     const doc = set.stickers[0];
     if (!doc) throw new Error("no sticker");
     await client.sendFile(group.peerId, {
-      file: new Api.InputMediaDocument({ id: new Api.InputDocument({ id: returnBigInt(doc.id), accessHash: returnBigInt(doc.accessHash), fileReference: doc.fileReference }) }),
+      file: new Api.InputMediaDocument({
+        id: new Api.InputDocument({
+          id: returnBigInt(doc.id),
+          accessHash: returnBigInt(doc.accessHash),
+          fileReference: doc.fileReference,
+        }),
+      }),
     });
     await emu.idle();
     expect(ottoInbox.events.at(-1)?.originalUpdate).toBeInstanceOf(Api.UpdateNewMessage);
@@ -66,13 +81,20 @@ describe("update shapes as Telegram sends them (updateShapes: 'telegram')", () =
     emu.primeEntityCache(persona);
     const pts = emu.updateState(persona).pts;
 
-    const raw = await client.invoke(new Api.messages.SendMessage({ peer: dm.peerId, message: "short answer", randomId: returnBigInt(5) }));
+    const raw = await client.invoke(
+      new Api.messages.SendMessage({ peer: dm.peerId, message: "short answer", randomId: returnBigInt(5) }),
+    );
     expect(raw).toBeInstanceOf(Api.UpdateShortSentMessage);
-    expect([(raw as Api.UpdateShortSentMessage).pts, (raw as Api.UpdateShortSentMessage).ptsCount]).toEqual([pts + 1, 1]);
+    expect([(raw as Api.UpdateShortSentMessage).pts, (raw as Api.UpdateShortSentMessage).ptsCount]).toEqual([
+      pts + 1,
+      1,
+    ]);
     const sent = await client.sendMessage(dm.peerId, { message: "through sendMessage" });
     expect([sent?.id, sent?.text]).toEqual([emu.history(dm).at(-1)?.id, "through sendMessage"]);
     // Supergroups keep the Updates answer (UpdateMessageID + UpdateNewChannelMessage).
-    const inGroup = await client.invoke(new Api.messages.SendMessage({ peer: sg.peerId, message: "sg", randomId: returnBigInt(6) }));
+    const inGroup = await client.invoke(
+      new Api.messages.SendMessage({ peer: sg.peerId, message: "sg", randomId: returnBigInt(6) }),
+    );
     expect(inGroup).toBeInstanceOf(Api.Updates);
   });
 
@@ -112,7 +134,9 @@ describe("update shapes as Telegram sends them (updateShapes: 'telegram')", () =
     await emu.post({ chat: dm, from: alice, text: "hi" });
     expect(inbox.events.at(-1)?.originalUpdate).toBeInstanceOf(Api.UpdateNewMessage);
     expect(((await inbox.last().getSender()) as Api.User).firstName).toBe("Alice");
-    const raw = await client.invoke(new Api.messages.SendMessage({ peer: dm.peerId, message: "x", randomId: returnBigInt(9) }));
+    const raw = await client.invoke(
+      new Api.messages.SendMessage({ peer: dm.peerId, message: "x", randomId: returnBigInt(9) }),
+    );
     expect(raw).toBeInstanceOf(Api.Updates);
   });
 });
@@ -160,9 +184,15 @@ describe("update shapes under strictTl", () => {
     await emu.post({ chat: dm, from: alice, text: "a" });
     await emu.post({ chat: group, from: alice, text: "b" });
     await emu.post({ chat: sg, from: alice, text: "c" });
-    expect(inbox.events.map((e) => e.originalUpdate.className)).toEqual(["UpdateShortMessage", "UpdateShortChatMessage", "UpdateNewChannelMessage"]);
+    expect(inbox.events.map((e) => e.originalUpdate.className)).toEqual([
+      "UpdateShortMessage",
+      "UpdateShortChatMessage",
+      "UpdateNewChannelMessage",
+    ]);
     expect(((await inbox.last().getSender()) as Api.User).min).toBe(true);
-    const sent = await client.invoke(new Api.messages.SendMessage({ peer: group.peerId, message: "ok", randomId: returnBigInt(3) }));
+    const sent = await client.invoke(
+      new Api.messages.SendMessage({ peer: group.peerId, message: "ok", randomId: returnBigInt(3) }),
+    );
     expect(sent).toBeInstanceOf(Api.UpdateShortSentMessage);
   });
 });

@@ -30,21 +30,34 @@ describe("strictTl: everything through TL bytes", () => {
     await emu.post({ chat: group, from: alice, text: "reply in group", replyTo: 1 });
     expect((await inbox.last().getReplyMessage())?.text).toBe("group hello");
 
-    await client.invoke(new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }));
+    await client.invoke(
+      new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }),
+    );
     expect(await client.invoke(new Api.channels.ReadHistory({ channel: sg.peerId, maxId: 0 }))).toBe(true);
     await client.invoke(new Api.messages.ReadHistory({ peer: group.peerId, maxId: 0 }));
     await client.invoke(
-      new Api.messages.SendReaction({ peer: sg.peerId, msgId: q.id, reaction: [new Api.ReactionEmoji({ emoticon: "🔥" })] }),
+      new Api.messages.SendReaction({
+        peer: sg.peerId,
+        msgId: q.id,
+        reaction: [new Api.ReactionEmoji({ emoticon: "🔥" })],
+      }),
     );
     expect(emu.reactions(sg, q.id)).toEqual([{ userId: String(persona.id), emoji: "🔥" }]);
     const stickers = await client.invoke(
-      new Api.messages.GetStickerSet({ stickerset: new Api.InputStickerSetShortName({ shortName: set.shortName }), hash: 0 }),
+      new Api.messages.GetStickerSet({
+        stickerset: new Api.InputStickerSetShortName({ shortName: set.shortName }),
+        hash: 0,
+      }),
     );
     const doc = (stickers as Api.messages.StickerSet).documents[0] as Api.Document;
     await client.sendFile(dm.peerId, {
       // Typed GramJS accepts InputMedia (or the Document itself); both become InputMediaDocument.
       file: new Api.InputMediaDocument({
-        id: new Api.InputDocument({ id: doc.id, accessHash: doc.accessHash, fileReference: doc.fileReference }),
+        id: new Api.InputDocument({
+          id: doc.id,
+          accessHash: doc.accessHash,
+          fileReference: doc.fileReference,
+        }),
       }),
     });
     expect(await client.invoke(new Api.contacts.Block({ id: dm.peerId }))).toBe(true);
@@ -57,15 +70,22 @@ describe("strictTl: everything through TL bytes", () => {
 
     const duplicate = await client
       .invoke(new Api.messages.SendMessage({ peer: dm.peerId, message: "x", randomId: returnBigInt(7) }))
-      .then(() => client.invoke(new Api.messages.SendMessage({ peer: dm.peerId, message: "x", randomId: returnBigInt(7) })))
+      .then(() =>
+        client.invoke(
+          new Api.messages.SendMessage({ peer: dm.peerId, message: "x", randomId: returnBigInt(7) }),
+        ),
+      )
       .catch((e: unknown) => e);
     expect((duplicate as errors.RPCError).errorMessage).toBe("RANDOM_ID_DUPLICATE");
 
     // The other account received the persona's sends, parsed from bytes too.
     const ottoSeen: string[] = [];
-    ottoClient.addEventHandler((ev: NewMessageEvent) => {
-      ottoSeen.push(ev.message.text);
-    }, new NewMessage({ incoming: true }));
+    ottoClient.addEventHandler(
+      (ev: NewMessageEvent) => {
+        ottoSeen.push(ev.message.text);
+      },
+      new NewMessage({ incoming: true }),
+    );
     await client.sendMessage(group.peerId, { message: "for otto too" });
     await emu.idle();
     expect(ottoSeen).toEqual(["for otto too"]);
@@ -87,11 +107,24 @@ describe("strictTl: everything through TL bytes", () => {
     // GramJS console.errors a CastError before failing to serialise; keep the output clean.
     const consoleError = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const request = new Api.channels.GetMessages({ channel: new Api.InputChannelEmpty(), id: [] });
-    const invalid = new Api.messages.ChannelMessages({ pts: 1, count: 0, messages: [], users: [], chats: [] } as never);
+    const invalid = new Api.messages.ChannelMessages({
+      pts: 1,
+      count: 0,
+      messages: [],
+      users: [],
+      chats: [],
+    } as never);
     expect(() => roundTripResult(request, invalid)).toThrow();
     expect(consoleError).toHaveBeenCalled();
     consoleError.mockRestore();
-    const valid = new Api.messages.ChannelMessages({ pts: 1, count: 0, messages: [], topics: [], users: [], chats: [] });
+    const valid = new Api.messages.ChannelMessages({
+      pts: 1,
+      count: 0,
+      messages: [],
+      topics: [],
+      users: [],
+      chats: [],
+    });
     expect(roundTripResult(request, valid)).toBeInstanceOf(Api.messages.ChannelMessages);
   });
 });

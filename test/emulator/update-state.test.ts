@@ -6,16 +6,25 @@ import { createEmulatedClient, type EmuUser, type TelegramEmulator } from "../..
 import { world } from "./harness";
 
 /** The account goes offline (its process dies), `fn` runs, a fresh client attaches. */
-async function whileOffline(emu: TelegramEmulator, client: TelegramClient, account: EmuUser, fn: () => Promise<void>): Promise<TelegramClient> {
+async function whileOffline(
+  emu: TelegramEmulator,
+  client: TelegramClient,
+  account: EmuUser,
+  fn: () => Promise<void>,
+): Promise<TelegramClient> {
   emu.detach(client);
   await fn();
   return createEmulatedClient(emu, account);
 }
 
-const difference = (client: TelegramClient, pts: number, extra: { ptsLimit?: number; ptsTotalLimit?: number } = {}) =>
-  client.invoke(new Api.updates.GetDifference({ pts, date: 0, qts: 0, ...extra }));
+const difference = (
+  client: TelegramClient,
+  pts: number,
+  extra: { ptsLimit?: number; ptsTotalLimit?: number } = {},
+) => client.invoke(new Api.updates.GetDifference({ pts, date: 0, qts: 0, ...extra }));
 
-const texts = (messages: Api.TypeMessage[]): string[] => messages.map((m) => (m instanceof Api.Message ? m.message : m.className));
+const texts = (messages: Api.TypeMessage[]): string[] =>
+  messages.map((m) => (m instanceof Api.Message ? m.message : m.className));
 
 describe("update state: pts, getState, getDifference", () => {
   it("gives every delivered update the account's next pts with pts_count 1, and sends move pts too", async () => {
@@ -31,7 +40,9 @@ describe("update state: pts, getState, getDifference", () => {
     )) as Api.Updates;
     await emu.post({ chat: dm, from: alice, text: "four" });
 
-    const ptsOf = inbox.events.map((e) => e.originalUpdate as Api.UpdateNewMessage).map((u) => [u.pts, u.ptsCount]);
+    const ptsOf = inbox.events
+      .map((e) => e.originalUpdate as Api.UpdateNewMessage)
+      .map((u) => [u.pts, u.ptsCount]);
     expect(ptsOf).toEqual([
       [start + 1, 1],
       [start + 2, 1],
@@ -136,7 +147,9 @@ describe("update state: pts, getState, getDifference", () => {
     expect(tooLong).toBeInstanceOf(Api.updates.DifferenceTooLong);
     expect((tooLong as Api.updates.DifferenceTooLong).pts).toBe(emu.updateState(persona).pts);
     expect(await difference(client, from + 1)).toBeInstanceOf(Api.updates.Difference);
-    expect(await difference(client, from + 1, { ptsTotalLimit: 4 })).toBeInstanceOf(Api.updates.DifferenceTooLong);
+    expect(await difference(client, from + 1, { ptsTotalLimit: 4 })).toBeInstanceOf(
+      Api.updates.DifferenceTooLong,
+    );
     const ahead = await difference(client, from + 100).catch((e: unknown) => e);
     expect((ahead as errors.RPCError).errorMessage).toBe("PERSISTENT_TIMESTAMP_INVALID");
   });
@@ -147,7 +160,9 @@ describe("update state: pts, getState, getDifference", () => {
     const posted = await emu.post({ chat: dm, from: alice, text: "read me" });
     const from = emu.updateState(persona).pts;
 
-    const affected = (await client.invoke(new Api.messages.ReadHistory({ peer: dm.peerId, maxId: 0 }))) as Api.messages.AffectedMessages;
+    const affected = (await client.invoke(
+      new Api.messages.ReadHistory({ peer: dm.peerId, maxId: 0 }),
+    )) as Api.messages.AffectedMessages;
     expect([affected.pts, affected.ptsCount]).toEqual([from + 1, 1]);
     const d = (await difference(client, from)) as Api.updates.Difference;
     expect(d.newMessages).toEqual([]);
@@ -159,14 +174,23 @@ describe("update state: pts, getState, getDifference", () => {
 
 describe("update state: getChannelDifference and updateChannelTooLong", () => {
   const channelDifference = (client: TelegramClient, peer: string, pts: number, limit = 100) =>
-    client.invoke(new Api.updates.GetChannelDifference({ channel: peer, filter: new Api.ChannelMessagesFilterEmpty(), pts, limit }));
+    client.invoke(
+      new Api.updates.GetChannelDifference({
+        channel: peer,
+        filter: new Api.ChannelMessagesFilterEmpty(),
+        pts,
+        limit,
+      }),
+    );
 
   it("answers empty, then the missed messages with final and a timeout", async () => {
     const { emu, persona, alice, client } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     await emu.post({ chat: sg, from: alice, text: "seen" });
     const seen = emu.channelPts(sg);
-    expect(await channelDifference(client, sg.peerId, seen)).toBeInstanceOf(Api.updates.ChannelDifferenceEmpty);
+    expect(await channelDifference(client, sg.peerId, seen)).toBeInstanceOf(
+      Api.updates.ChannelDifferenceEmpty,
+    );
 
     const fresh = await whileOffline(emu, client, persona, async () => {
       await emu.post({ chat: sg, from: alice, text: "missed a" });
@@ -189,7 +213,12 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
     for (let i = 1; i <= 101; i++) emu.buildIncoming({ chat: sg, from: alice, text: `m${i}` });
     emu.primeEntityCache(persona);
 
-    const tooLong = (await channelDifference(client, sg.peerId, from, 1000)) as Api.updates.ChannelDifferenceTooLong;
+    const tooLong = (await channelDifference(
+      client,
+      sg.peerId,
+      from,
+      1000,
+    )) as Api.updates.ChannelDifferenceTooLong;
     expect(tooLong).toBeInstanceOf(Api.updates.ChannelDifferenceTooLong);
     const dialog = tooLong.dialog as Api.Dialog;
     expect(dialog.pts).toBe(emu.channelPts(sg));
@@ -211,15 +240,26 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
 
     const first = (await channelDifference(client, sg.peerId, from, 3)) as Api.updates.ChannelDifference;
     expect([first.final, first.pts, texts(first.newMessages)]).toEqual([false, from + 3, ["m1", "m2", "m3"]]);
-    const second = (await channelDifference(client, sg.peerId, first.pts, 3)) as Api.updates.ChannelDifference;
-    expect([second.final, second.pts, texts(second.newMessages)]).toEqual([true, emu.channelPts(sg), ["m4", "m5"]]);
+    const second = (await channelDifference(
+      client,
+      sg.peerId,
+      first.pts,
+      3,
+    )) as Api.updates.ChannelDifference;
+    expect([second.final, second.pts, texts(second.newMessages)]).toEqual([
+      true,
+      emu.channelPts(sg),
+      ["m4", "m5"],
+    ]);
   });
 
   it("refuses a channel the account is not in, and a pts from the future", async () => {
     const { emu, persona, alice, client } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     emu.primeEntityCache(persona);
-    const future = await channelDifference(client, sg.peerId, emu.channelPts(sg) + 5).catch((e: unknown) => e);
+    const future = await channelDifference(client, sg.peerId, emu.channelPts(sg) + 5).catch(
+      (e: unknown) => e,
+    );
     expect((future as errors.RPCError).errorMessage).toBe("PERSISTENT_TIMESTAMP_INVALID");
     emu.removeMember(sg, persona);
     const gone = await channelDifference(client, sg.peerId, 1).catch((e: unknown) => e);
@@ -231,9 +271,12 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     emu.buildIncoming({ chat: sg, from: alice, text: "not delivered" });
     const seen: Api.TypeUpdate[] = [];
-    client.addEventHandler((u: Api.TypeUpdate) => {
-      seen.push(u);
-    }, new Raw({ types: [Api.UpdateChannelTooLong] }));
+    client.addEventHandler(
+      (u: Api.TypeUpdate) => {
+        seen.push(u);
+      },
+      new Raw({ types: [Api.UpdateChannelTooLong] }),
+    );
 
     await emu.pushChannelTooLong(persona, sg);
 
@@ -246,7 +289,10 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
 
 describe("update state: strictTl", () => {
   it("round-trips getState, every difference shape and channel differences through TL bytes", async () => {
-    const { emu, persona, alice, client } = world({ strictTl: true, updateLimits: { differenceSlice: 1, channelTooLongAfter: 1000 } });
+    const { emu, persona, alice, client } = world({
+      strictTl: true,
+      updateLimits: { differenceSlice: 1, channelTooLongAfter: 1000 },
+    });
     const dm = emu.dm(persona, alice);
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     const from = emu.updateState(persona).pts;
@@ -260,19 +306,38 @@ describe("update state: strictTl", () => {
     expect(await difference(client, from)).toBeInstanceOf(Api.updates.DifferenceSlice);
     expect(await difference(client, from + 1)).toBeInstanceOf(Api.updates.Difference);
     expect(await difference(client, from + 2)).toBeInstanceOf(Api.updates.DifferenceEmpty);
-    expect(await difference(client, from, { ptsTotalLimit: 1 })).toBeInstanceOf(Api.updates.DifferenceTooLong);
-    expect(await channelDifference(client, sg.peerId, chFrom, 1)).toBeInstanceOf(Api.updates.ChannelDifference);
-    expect(await channelDifference(client, sg.peerId, chFrom + 2)).toBeInstanceOf(Api.updates.ChannelDifferenceEmpty);
+    expect(await difference(client, from, { ptsTotalLimit: 1 })).toBeInstanceOf(
+      Api.updates.DifferenceTooLong,
+    );
+    expect(await channelDifference(client, sg.peerId, chFrom, 1)).toBeInstanceOf(
+      Api.updates.ChannelDifference,
+    );
+    expect(await channelDifference(client, sg.peerId, chFrom + 2)).toBeInstanceOf(
+      Api.updates.ChannelDifferenceEmpty,
+    );
     const strictDefault = world({ strictTl: true });
-    const sg2 = strictDefault.emu.createSupergroup({ title: "S2", members: [strictDefault.persona, strictDefault.alice] });
+    const sg2 = strictDefault.emu.createSupergroup({
+      title: "S2",
+      members: [strictDefault.persona, strictDefault.alice],
+    });
     const p2 = strictDefault.emu.channelPts(sg2);
-    for (let i = 0; i < 101; i++) strictDefault.emu.buildIncoming({ chat: sg2, from: strictDefault.alice, text: `n${i}` });
+    for (let i = 0; i < 101; i++)
+      strictDefault.emu.buildIncoming({ chat: sg2, from: strictDefault.alice, text: `n${i}` });
     strictDefault.emu.primeEntityCache(strictDefault.persona);
-    expect(await channelDifference(strictDefault.client, sg2.peerId, p2)).toBeInstanceOf(Api.updates.ChannelDifferenceTooLong);
+    expect(await channelDifference(strictDefault.client, sg2.peerId, p2)).toBeInstanceOf(
+      Api.updates.ChannelDifferenceTooLong,
+    );
   });
 
   function channelDifference(client: TelegramClient, peer: string, pts: number, limit = 100) {
-    return client.invoke(new Api.updates.GetChannelDifference({ channel: peer, filter: new Api.ChannelMessagesFilterEmpty(), pts, limit }));
+    return client.invoke(
+      new Api.updates.GetChannelDifference({
+        channel: peer,
+        filter: new Api.ChannelMessagesFilterEmpty(),
+        pts,
+        limit,
+      }),
+    );
   }
 });
 
@@ -284,9 +349,12 @@ describe("update state: others reading the account's messages", () => {
     await client.sendMessage(dm.peerId, { message: "one" });
     const second = await client.sendMessage(dm.peerId, { message: "two" });
     const seen: Api.TypeUpdate[] = [];
-    client.addEventHandler((u: Api.TypeUpdate) => {
-      seen.push(u);
-    }, new Raw({ types: [Api.UpdateReadHistoryOutbox, Api.UpdateReadChannelOutbox] }));
+    client.addEventHandler(
+      (u: Api.TypeUpdate) => {
+        seen.push(u);
+      },
+      new Raw({ types: [Api.UpdateReadHistoryOutbox, Api.UpdateReadChannelOutbox] }),
+    );
     const before = emu.updateState(persona).pts;
 
     await emu.readBy(dm, alice);
@@ -306,9 +374,12 @@ describe("update state: others reading the account's messages", () => {
     await emu.post({ chat: sg, from: alice, text: "hi" });
     const mine = await client.sendMessage(sg.peerId, { message: "mine" });
     const seen: Api.TypeUpdate[] = [];
-    client.addEventHandler((u: Api.TypeUpdate) => {
-      seen.push(u);
-    }, new Raw({ types: [Api.UpdateReadChannelOutbox] }));
+    client.addEventHandler(
+      (u: Api.TypeUpdate) => {
+        seen.push(u);
+      },
+      new Raw({ types: [Api.UpdateReadChannelOutbox] }),
+    );
     const accountPts = emu.updateState(persona).pts;
     const channelPts = emu.channelPts(sg);
 

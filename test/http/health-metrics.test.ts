@@ -19,7 +19,6 @@ const GEMINI_KEY = "test-gemini-key-health-9c1e";
 
 afterEach(() => resetMetrics());
 
-
 /** `npm start` with HTTP_PORT=0 for Mira and Nova, each on its emulated account; every DM gets "hi". */
 async function liveWithHttp() {
   const agents = tempDir();
@@ -28,7 +27,10 @@ async function liveWithHttp() {
   const accounts = new Map<number, EmuUser>();
   const secrets: string[] = [];
   for (const [i, name] of ["Mira", "Nova"].entries()) {
-    writeFileSync(join(agents, `${name}.md`), `# Agent Name\n${name}\n\n# Agent Instructions\nBe ${name}.\n\n# Start Typing Delay\n0\n\n# Typing Speed\n100\n\n# Read Delay\n0\n\n# Quiet Window\n0\n`);
+    writeFileSync(
+      join(agents, `${name}.md`),
+      `# Agent Name\n${name}\n\n# Agent Instructions\nBe ${name}.\n\n# Start Typing Delay\n0\n\n# Typing Speed\n100\n\n# Read Delay\n0\n\n# Quiet Window\n0\n`,
+    );
     const s = await sessionString(i + 1);
     secrets.push(s);
     writeFileSync(join(sessions, `${name}.session`), s, { mode: 0o600 });
@@ -36,7 +38,10 @@ async function liveWithHttp() {
   }
   const carol = emu.addUser({ firstName: "Carol", username: "carol" });
   const gemini = await GeminiFake.start();
-  gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "hi" }] }, usage: { promptTokenCount: 120, candidatesTokenCount: 7, thoughtsTokenCount: 3 } }));
+  gemini.respondWith(() => ({
+    json: { tasks: [{ kind: "send", text: "hi" }] },
+    usage: { promptTokenCount: 120, candidatesTokenCount: 7, thoughtsTokenCount: 3 },
+  }));
   const log = captureLogger();
   let url = "";
   let stop!: () => void;
@@ -52,7 +57,10 @@ async function liveWithHttp() {
       HTTP_PORT: "0",
     }),
     clientFactory: (s, apiId, apiHash, opts) => {
-      const client = new TelegramClient(s, apiId, apiHash, { ...opts, baseLogger: new Logger(LogLevel.NONE) });
+      const client = new TelegramClient(s, apiId, apiHash, {
+        ...opts,
+        baseLogger: new Logger(LogLevel.NONE),
+      });
       emu.attach(client, accounts.get(s.dcId)!);
       return client;
     },
@@ -64,7 +72,18 @@ async function liveWithHttp() {
   });
   const started = (name: string) => log.lines().some((l) => l.msg === "agent started" && l.agent === name);
   await until(() => started("Mira") && started("Nova") && url !== "");
-  return { emu, carol, gemini, log, url: () => url, mira: accounts.get(1)!, nova: accounts.get(2)!, secrets, running, stop };
+  return {
+    emu,
+    carol,
+    gemini,
+    log,
+    url: () => url,
+    mira: accounts.get(1)!,
+    nova: accounts.get(2)!,
+    secrets,
+    running,
+    stop,
+  };
 }
 
 const get = async (url: string, headers: Record<string, string> = {}) => {
@@ -80,7 +99,13 @@ describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", (
       expect((await get(`${w.url()}/healthz`)).status).toBe(200);
       const ready = await get(`${w.url()}/readyz`);
       expect(ready.status).toBe(200);
-      expect(JSON.parse(ready.text)).toMatchObject({ ready: true, personas: [{ name: "Mira", ready: true, state: "connected" }, { name: "Nova", ready: true, state: "connected" }] });
+      expect(JSON.parse(ready.text)).toMatchObject({
+        ready: true,
+        personas: [
+          { name: "Mira", ready: true, state: "connected" },
+          { name: "Nova", ready: true, state: "connected" },
+        ],
+      });
 
       // Mira is asked in a DM and answers; her first send meets a flood wait of 1 s.
       const dm = w.emu.dm(w.mira, w.carol);
@@ -108,11 +133,16 @@ describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", (
       expect(m.value("process_resident_memory_bytes")).toBeGreaterThan(0);
       expect(m.value("nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
       // Labels are per persona, never per chat or user.
-      for (const f of m.families) for (const s of f.metrics) expect(Object.keys(s.labels ?? {}).filter((k) => /chat|user|peer/i.test(k))).toEqual([]);
+      for (const f of m.families)
+        for (const s of f.metrics)
+          expect(Object.keys(s.labels ?? {}).filter((k) => /chat|user|peer/i.test(k))).toEqual([]);
 
       // Nova's connection drops (nothing answers): Nova is not ready, and /readyz says so.
       await w.emu.dropConnection(w.nova, { reconnect: "manual" });
-      type Body = { ready: boolean; personas: { name: string; ready: boolean; state: string; reason?: string }[] };
+      type Body = {
+        ready: boolean;
+        personas: { name: string; ready: boolean; state: string; reason?: string }[];
+      };
       let r = await get(`${w.url()}/readyz`);
       const deadline = Date.now() + 10_000;
       while (r.status === 200 && Date.now() < deadline) {
@@ -126,14 +156,18 @@ describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", (
       const nova = body.personas.find((p) => p.name === "Nova")!;
       expect(nova.ready).toBe(false);
       // Its probes go unanswered: heard from longer ago than the watchdog's window (3 × 50 ms).
-      expect(nova.reason).toMatch(/^no update and no answered probe from Telegram for \d+ s \(more than 0\.2 s\)$/);
-      for (const secret of [...w.secrets, TEST_API_HASH, GEMINI_KEY, "pineapple"]) expect(r.text).not.toContain(secret);
+      expect(nova.reason).toMatch(
+        /^no update and no answered probe from Telegram for \d+ s \(more than 0\.2 s\)$/,
+      );
+      for (const secret of [...w.secrets, TEST_API_HASH, GEMINI_KEY, "pineapple"])
+        expect(r.text).not.toContain(secret);
       expect((await get(`${w.url()}/healthz`)).status).toBe(200); // the process still runs
 
       // It comes back: ready again.
       await w.emu.restoreConnection(w.nova);
       const back = Date.now() + 30_000;
-      while ((r = await get(`${w.url()}/readyz`)).status !== 200 && Date.now() < back) await new Promise((res) => setTimeout(res, 50));
+      while ((r = await get(`${w.url()}/readyz`)).status !== 200 && Date.now() < back)
+        await new Promise((res) => setTimeout(res, 50));
       expect(r.status).toBe(200);
     } finally {
       w.stop();
@@ -151,7 +185,9 @@ describe("the HTTP listener's settings", () => {
   });
 
   it("refuses to bind beyond loopback without HTTP_TOKEN, naming it", async () => {
-    await expect(startHttpServer({ port: 0, host: "0.0.0.0", logger: captureLogger().logger })).rejects.toThrow(/HTTP_HOST=0\.0\.0\.0 is not a loopback address: set HTTP_TOKEN/);
+    await expect(
+      startHttpServer({ port: 0, host: "0.0.0.0", logger: captureLogger().logger }),
+    ).rejects.toThrow(/HTTP_HOST=0\.0\.0\.0 is not a loopback address: set HTTP_TOKEN/);
   });
 
   it("with HTTP_TOKEN every route asks for the bearer token (401 without it or with another)", async () => {
@@ -161,7 +197,9 @@ describe("the HTTP listener's settings", () => {
       const url = server.url.replace("0.0.0.0", "127.0.0.1");
       for (const path of ["/healthz", "/readyz", "/metrics"]) {
         expect((await get(`${url}${path}`)).status).toBe(401);
-        expect((await get(`${url}${path}`, { authorization: "Bearer a-long-enough-token-1235" })).status).toBe(401);
+        expect(
+          (await get(`${url}${path}`, { authorization: "Bearer a-long-enough-token-1235" })).status,
+        ).toBe(401);
       }
       expect((await get(`${url}/healthz`, { authorization: `Bearer ${token}` })).status).toBe(200);
       // No persona registered here: not ready, and it says why.
@@ -175,7 +213,9 @@ describe("the HTTP listener's settings", () => {
   });
 
   it("a malformed HTTP_PORT, or a short HTTP_TOKEN, is an error naming the variable", () => {
-    expect(() => readEnv({ HTTP_PORT: "80a" })).toThrow(/HTTP_PORT: bad value "80a" \(expected a whole number .* from 0 to 65,535\)/);
+    expect(() => readEnv({ HTTP_PORT: "80a" })).toThrow(
+      /HTTP_PORT: bad value "80a" \(expected a whole number .* from 0 to 65,535\)/,
+    );
     expect(() => readEnv({ HTTP_PORT: "70000" })).toThrow(/HTTP_PORT: bad value "70000"/);
     expect(() => readEnv({ HTTP_TOKEN: "short" })).toThrow(/HTTP_TOKEN: must be at least 16 characters/);
   });

@@ -28,7 +28,10 @@ describe("the sandbox with HTTP_PORT", () => {
     });
     const readyz = async () => {
       const r = await fetch(`${url}/readyz`);
-      return { status: r.status, body: (await r.json()) as { personas: { name: string; state: string; reason?: string }[] } };
+      return {
+        status: r.status,
+        body: (await r.json()) as { personas: { name: string; state: string; reason?: string }[] },
+      };
     };
     const say = async (line: string, expectPrinted: string) => {
       input.write(`${line}\n`);
@@ -44,14 +47,24 @@ describe("the sandbox with HTTP_PORT", () => {
     await say("/offline", "connection is down");
     let r = await readyz();
     expect(r.status).toBe(503);
-    expect(r.body.personas).toEqual([{ name: "Mira", ready: false, state: "reconnecting", reason: "connection to Telegram lost; reconnecting: offline (/offline); /online brings it back" }]);
+    expect(r.body.personas).toEqual([
+      {
+        name: "Mira",
+        ready: false,
+        state: "reconnecting",
+        reason: "connection to Telegram lost; reconnecting: offline (/offline); /online brings it back",
+      },
+    ]);
     await say("/online", "sandbox: caught up");
     expect((await readyz()).status).toBe(200);
 
     await say("/kill", "process was killed");
     r = await readyz();
     expect(r.status).toBe(503);
-    expect(r.body.personas[0]).toMatchObject({ state: "stopped", reason: "not running: the process was killed (/kill); /start runs a new one" });
+    expect(r.body.personas[0]).toMatchObject({
+      state: "stopped",
+      reason: "not running: the process was killed (/kill); /start runs a new one",
+    });
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
 
     input.end();

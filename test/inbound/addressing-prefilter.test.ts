@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { CHATTER_COOLDOWN_MS, ChatActivity, NEAR_MESSAGES, NEAR_MS, prefilter, QUESTION_COOLDOWN_MS, type PrefilterContext } from "../../src/inbound/addressing-prefilter";
+import {
+  CHATTER_COOLDOWN_MS,
+  ChatActivity,
+  NEAR_MESSAGES,
+  NEAR_MS,
+  prefilter,
+  QUESTION_COOLDOWN_MS,
+  type PrefilterContext,
+} from "../../src/inbound/addressing-prefilter";
 import type { InboundMessage } from "../../src/types";
 
 const msg = (over: Partial<InboundMessage> = {}): InboundMessage => ({
@@ -34,34 +42,75 @@ describe("prefilter", () => {
     expect(prefilter(msg({ text: "/weather@weatherbot Berlin" }), ctx())).toEqual({ skip: "command" });
     expect(prefilter(msg({ text: "what do you think?", replyToId: 5 }), ctx())).toEqual({ skip: "reply" });
     expect(prefilter(msg({ text: "@bob what do you think?" }), ctx())).toEqual({ skip: "other-mention" });
-    expect(prefilter(msg({ text: "you there, what do you think?", entities: [{ type: "mentionname", offset: 0, length: 3, userId: "2" }] }), ctx())).toEqual({ skip: "other-mention" });
+    expect(
+      prefilter(
+        msg({
+          text: "you there, what do you think?",
+          entities: [{ type: "mentionname", offset: 0, length: 3, userId: "2" }],
+        }),
+        ctx(),
+      ),
+    ).toEqual({ skip: "other-mention" });
     expect(prefilter(msg({ text: "lol same" }), ctx())).toEqual({ skip: "not-near" });
     expect(prefilter(msg({ text: "ok?" }), ctx())).toEqual({ skip: "not-near" }); // too short for a question to the room
   });
 
   it("lets through questions to the room (one per cooldown) and the persona's partner going on with it", () => {
-    expect(prefilter(msg({ text: "does anyone know when the release is?" }), ctx())).toEqual({ candidate: "question" });
-    expect(prefilter(msg({ text: "mail me at ab@bc.de, anyone know the release date?" }), ctx())).toEqual({ candidate: "question" }); // an e-mail address is no mention
-    expect(prefilter(msg({ text: "does anyone know when the release is?" }), ctx({ questionAllowed: () => false }))).toEqual({ skip: "cooldown" });
+    expect(prefilter(msg({ text: "does anyone know when the release is?" }), ctx())).toEqual({
+      candidate: "question",
+    });
+    expect(prefilter(msg({ text: "mail me at ab@bc.de, anyone know the release date?" }), ctx())).toEqual({
+      candidate: "question",
+    }); // an e-mail address is no mention
+    expect(
+      prefilter(
+        msg({ text: "does anyone know when the release is?" }),
+        ctx({ questionAllowed: () => false }),
+      ),
+    ).toEqual({ skip: "cooldown" });
     const near = { msSinceOwn: 30_000, othersSince: 1, fromPartner: true };
     expect(prefilter(msg({ text: "and tomorrow" }), ctx({ near }))).toEqual({ candidate: "follow-up" });
-    expect(prefilter(msg({ text: "and tomorrow" }), ctx({ near: { ...near, fromPartner: false } }))).toEqual({ skip: "not-near" });
-    expect(prefilter(msg({ text: "and tomorrow" }), ctx({ near: { ...near, msSinceOwn: NEAR_MS } }))).toEqual({ skip: "not-near" });
-    expect(prefilter(msg({ text: "and tomorrow" }), ctx({ near: { ...near, othersSince: NEAR_MESSAGES + 1 } }))).toEqual({ skip: "not-near" });
-    expect(prefilter(msg({ text: "@mira_ai-less but @Mira_AI and tomorrow" }), ctx({ near }))).toEqual({ candidate: "follow-up" });
+    expect(prefilter(msg({ text: "and tomorrow" }), ctx({ near: { ...near, fromPartner: false } }))).toEqual({
+      skip: "not-near",
+    });
+    expect(prefilter(msg({ text: "and tomorrow" }), ctx({ near: { ...near, msSinceOwn: NEAR_MS } }))).toEqual(
+      { skip: "not-near" },
+    );
+    expect(
+      prefilter(msg({ text: "and tomorrow" }), ctx({ near: { ...near, othersSince: NEAR_MESSAGES + 1 } })),
+    ).toEqual({ skip: "not-near" });
+    expect(prefilter(msg({ text: "@mira_ai-less but @Mira_AI and tomorrow" }), ctx({ near }))).toEqual({
+      candidate: "follow-up",
+    });
   });
 });
 
 describe("prefilter in talkative mode (chatterAllowed given)", () => {
   it("lets ordinary chatter through while its cooldown allows; replies, commands, mentions of others and media stay skipped", () => {
     const talk = (allowed: boolean) => ctx({ chatterAllowed: () => allowed });
-    expect(prefilter(msg({ text: "just finished Dune, what a book" }), talk(true))).toEqual({ candidate: "chatter" });
-    expect(prefilter(msg({ text: "just finished Dune, what a book" }), talk(false))).toEqual({ skip: "cooldown" });
+    expect(prefilter(msg({ text: "just finished Dune, what a book" }), talk(true))).toEqual({
+      candidate: "chatter",
+    });
+    expect(prefilter(msg({ text: "just finished Dune, what a book" }), talk(false))).toEqual({
+      skip: "cooldown",
+    });
     expect(prefilter(msg({ text: "just finished Dune, what a book" }), ctx())).toEqual({ skip: "not-near" }); // smart
     // A room question past its own cooldown may still come in as chatter.
-    expect(prefilter(msg({ text: "does anyone know when the release is?" }), ctx({ questionAllowed: () => false, chatterAllowed: () => true }))).toEqual({ candidate: "chatter" });
-    expect(prefilter(msg({ text: "does anyone know when the release is?" }), talk(true))).toEqual({ candidate: "question" });
-    expect(prefilter(msg({ text: "and tomorrow" }), ctx({ near: { msSinceOwn: 1000, othersSince: 1, fromPartner: true }, chatterAllowed: () => false }))).toEqual({ candidate: "follow-up" });
+    expect(
+      prefilter(
+        msg({ text: "does anyone know when the release is?" }),
+        ctx({ questionAllowed: () => false, chatterAllowed: () => true }),
+      ),
+    ).toEqual({ candidate: "chatter" });
+    expect(prefilter(msg({ text: "does anyone know when the release is?" }), talk(true))).toEqual({
+      candidate: "question",
+    });
+    expect(
+      prefilter(
+        msg({ text: "and tomorrow" }),
+        ctx({ near: { msSinceOwn: 1000, othersSince: 1, fromPartner: true }, chatterAllowed: () => false }),
+      ),
+    ).toEqual({ candidate: "follow-up" });
     let asked = 0;
     const counting = ctx({ chatterAllowed: () => ++asked > 0 });
     expect(prefilter(msg({ text: "agreed", replyToId: 5 }), counting)).toEqual({ skip: "reply" });

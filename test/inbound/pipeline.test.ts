@@ -10,7 +10,13 @@ import { tempDbPath } from "../support/temp-dir";
 function setup() {
   const db = openDatabase(tempDbPath());
   const messages = new MessageStore(db, "Mira");
-  const enqueued: { chatId: string; messageId: number; awaitingReply: boolean; senderId: string; topicId?: number }[] = [];
+  const enqueued: {
+    chatId: string;
+    messageId: number;
+    awaitingReply: boolean;
+    senderId: string;
+    topicId?: number;
+  }[] = [];
   const attached: { messageId: number; reply: ReplyContext }[] = [];
   let fetches = 0;
   const handle = createInboundPipeline({
@@ -25,7 +31,14 @@ function setup() {
     fetches++;
     return { kind: "deleted" as const, id: 1 };
   };
-  return { db, messages, enqueued, attached, handle: (m: InboundMessage) => handle(m, fetchReply), fetches: () => fetches };
+  return {
+    db,
+    messages,
+    enqueued,
+    attached,
+    handle: (m: InboundMessage) => handle(m, fetchReply),
+    fetches: () => fetches,
+  };
 }
 
 const base: InboundMessage = {
@@ -46,7 +59,9 @@ describe("inbound pipeline", () => {
   it("skips bots, the service account and the account's own messages without storing them", async () => {
     const s = setup();
     expect(await s.handle({ ...base, senderIsBot: true })).toBe("skipped-bot");
-    expect(await s.handle({ ...base, senderId: "777000", chatType: "dm", chatId: "777000" })).toBe("skipped-service");
+    expect(await s.handle({ ...base, senderId: "777000", chatType: "dm", chatId: "777000" })).toBe(
+      "skipped-service",
+    );
     expect(await s.handle({ ...base, out: true })).toBe("skipped-own");
     expect(s.db.prepare("SELECT count(*) FROM messages").pluck().get()).toBe(0);
     expect(s.enqueued).toEqual([]);

@@ -4,8 +4,19 @@
  */
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GeminiClient, type GeminiClientOptions, type JsonGenerationRequest } from "../../src/llm/gemini-client";
-import { LlmBlockedError, LlmEmptyResponseError, LlmHttpError, LlmNetworkError, LlmUnavailableError, LlmUnparsableError } from "../../src/llm/errors";
+import {
+  GeminiClient,
+  type GeminiClientOptions,
+  type JsonGenerationRequest,
+} from "../../src/llm/gemini-client";
+import {
+  LlmBlockedError,
+  LlmEmptyResponseError,
+  LlmHttpError,
+  LlmNetworkError,
+  LlmUnavailableError,
+  LlmUnparsableError,
+} from "../../src/llm/errors";
 import { GeminiFake } from "../support/gemini-fake";
 
 const KEY = "AIzaFAKE-secret-key-0123456789";
@@ -13,7 +24,9 @@ const MODEL = "gemini-2.5-flash";
 
 const SCHEMA = {
   type: "object",
-  properties: { tasks: { type: "array", items: { type: "object", properties: { kind: { type: "string" } } } } },
+  properties: {
+    tasks: { type: "array", items: { type: "object", properties: { kind: { type: "string" } } } },
+  },
   required: ["tasks"],
 };
 
@@ -103,13 +116,25 @@ describe("GeminiClient wire format", () => {
     const c = client();
     const seen: unknown[] = [];
     const off = c.onUsage((u) => seen.push(u));
-    fake.script({ json: { tasks: [] }, usage: { promptTokenCount: 1200, candidatesTokenCount: 300, thoughtsTokenCount: 500 } }, { safety: true });
+    fake.script(
+      {
+        json: { tasks: [] },
+        usage: { promptTokenCount: 1200, candidatesTokenCount: 300, thoughtsTokenCount: 500 },
+      },
+      { safety: true },
+    );
     const { usage } = await c.generateJson(request({ purpose: "plan" }));
     expect(usage).toEqual({ promptTokens: 1200, outputTokens: 300, thinkingTokens: 500, totalTokens: 2000 });
     await expect(c.generateJson(request())).rejects.toBeInstanceOf(LlmBlockedError);
     expect(seen).toEqual([
       { purpose: "plan", model: MODEL, promptTokens: 1200, outputTokens: 300, thinkingTokens: 500 },
-      { purpose: "other", model: MODEL, promptTokens: expect.any(Number), outputTokens: 0, thinkingTokens: 0 },
+      {
+        purpose: "other",
+        model: MODEL,
+        promptTokens: expect.any(Number),
+        outputTokens: 0,
+        thinkingTokens: 0,
+      },
     ]);
     off();
     fake.script({ json: { tasks: [] } });
@@ -159,9 +184,16 @@ describe("GeminiClient retries", () => {
 
   it("gives up at once when the server asks for a longer wait than maxDelayMs", async () => {
     fake.script({ status: 429, retryDelaySeconds: 90 });
-    const err = await client({ maxDelayMs: 10_000 }).generateJson(request()).catch((e: unknown) => e);
+    const err = await client({ maxDelayMs: 10_000 })
+      .generateJson(request())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmHttpError);
-    expect(err).toMatchObject({ status: 429, retryAfterMs: 90_000, apiStatus: "RESOURCE_EXHAUSTED", attempts: 1 });
+    expect(err).toMatchObject({
+      status: 429,
+      retryAfterMs: 90_000,
+      apiStatus: "RESOURCE_EXHAUSTED",
+      attempts: 1,
+    });
     expect(fake.requests).toHaveLength(1);
     expect(sleeps).toEqual([]);
   });
@@ -181,14 +213,18 @@ describe("GeminiClient retries", () => {
 
   it("bounds the backoff by maxDelayMs", async () => {
     fake.respondWith(() => ({ status: 503 }));
-    await client({ baseDelayMs: 1000, maxDelayMs: 1500, maxAttempts: 4 }).generateJson(request()).catch(() => undefined);
+    await client({ baseDelayMs: 1000, maxDelayMs: 1500, maxAttempts: 4 })
+      .generateJson(request())
+      .catch(() => undefined);
     expect(sleeps).toHaveLength(3);
     for (const ms of sleeps) expect(ms).toBeLessThanOrEqual(1500);
   });
 
   it("gives up after maxAttempts on a persistent 503 with an LlmHttpError", async () => {
     fake.respondWith(() => ({ status: 503 }));
-    const err = await client({ maxAttempts: 3 }).generateJson(request()).catch((e: unknown) => e);
+    const err = await client({ maxAttempts: 3 })
+      .generateJson(request())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmHttpError);
     expect(err).toMatchObject({ status: 503, retryable: true, attempts: 3, apiStatus: "UNAVAILABLE" });
     expect((err as Error).message).toContain("503");
@@ -216,7 +252,9 @@ describe("GeminiClient retries", () => {
 
   it("ends in an LlmNetworkError (timedOut) when every attempt is too slow", async () => {
     fake.respondWith(() => ({ delayMs: 2_000, then: { json: { tasks: [] } } }));
-    const err = await client({ timeoutMs: 100, maxAttempts: 2 }).generateJson(request()).catch((e: unknown) => e);
+    const err = await client({ timeoutMs: 100, maxAttempts: 2 })
+      .generateJson(request())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmNetworkError);
     expect(err).toMatchObject({ timedOut: true, attempts: 2 });
     expect(fake.requests).toHaveLength(2);
@@ -226,7 +264,9 @@ describe("GeminiClient retries", () => {
     const dead = await GeminiFake.start();
     const deadUrl = dead.baseUrl;
     await dead.close();
-    const err = await client({ baseUrl: deadUrl, maxAttempts: 2 }).generateJson(request()).catch((e: unknown) => e);
+    const err = await client({ baseUrl: deadUrl, maxAttempts: 2 })
+      .generateJson(request())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmNetworkError);
     expect(err).toMatchObject({ timedOut: false, attempts: 2 });
     expect((err as Error).message).toMatch(/ECONNREFUSED|fetch failed/);
@@ -237,7 +277,9 @@ describe("GeminiClient retries", () => {
 describe("GeminiClient blocked and empty answers", () => {
   it("throws LlmBlockedError on a SAFETY candidate, without retrying", async () => {
     fake.script({ safety: true }, { json: { tasks: [] } });
-    const err = await client().generateJson(request()).catch((e: unknown) => e);
+    const err = await client()
+      .generateJson(request())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmBlockedError);
     expect(err).toMatchObject({ reason: "SAFETY", source: "candidate" });
     expect(fake.requests).toHaveLength(1);
@@ -246,7 +288,9 @@ describe("GeminiClient blocked and empty answers", () => {
 
   it("throws LlmBlockedError when the prompt itself is blocked", async () => {
     fake.script({ blockedPrompt: true });
-    const err = await client().generateJson(request()).catch((e: unknown) => e);
+    const err = await client()
+      .generateJson(request())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmBlockedError);
     expect(err).toMatchObject({ reason: "SAFETY", source: "prompt" });
     expect(fake.requests).toHaveLength(1);
@@ -254,7 +298,9 @@ describe("GeminiClient blocked and empty answers", () => {
 
   it("throws LlmEmptyResponseError on an empty text part", async () => {
     fake.script({ text: "" });
-    const err = await client().generateJson(request()).catch((e: unknown) => e);
+    const err = await client()
+      .generateJson(request())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmEmptyResponseError);
     expect(err).toMatchObject({ finishReason: "STOP" });
   });
@@ -296,7 +342,9 @@ describe("GeminiClient on an unwell Gemini", () => {
 
   it("a garbled 200 that persists ends in an LlmUnparsableError that says when to try again", async () => {
     fake.respondWith(() => ({ garbled: true }));
-    const err = await client({ maxAttempts: 2 }).generateJson(request()).catch((e: unknown) => e);
+    const err = await client({ maxAttempts: 2 })
+      .generateJson(request())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmUnparsableError);
     expect((err as LlmUnparsableError).retryInMs).toBeGreaterThan(0);
   });
@@ -307,7 +355,9 @@ describe("GeminiClient on an unwell Gemini", () => {
     expect(sleeps).toEqual([3000]);
 
     fake.script({ status: 503, retryAfter: "600" });
-    const err = await client({ maxDelayMs: 10_000 }).generateJson(request()).catch((e: unknown) => e);
+    const err = await client({ maxDelayMs: 10_000 })
+      .generateJson(request())
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 503, retryAfterMs: 600_000, retryInMs: 600_000 });
   });
 
@@ -330,7 +380,9 @@ describe("GeminiClient on an unwell Gemini", () => {
     expect(early).toBeInstanceOf(LlmUnavailableError);
     expect((early as LlmUnavailableError).retryInMs).toBe(2_000);
     expect(fake.requests).toHaveLength(3);
-    expect(c.availability.snapshot().down).toMatchObject([{ model: MODEL, failures: 3, lastError: expect.stringContaining("HTTP 503") }]);
+    expect(c.availability.snapshot().down).toMatchObject([
+      { model: MODEL, failures: 3, lastError: expect.stringContaining("HTTP 503") },
+    ]);
 
     // At the next try: one probe, a single attempt; a concurrent call is refused meanwhile.
     now += 2_000;
@@ -349,7 +401,11 @@ describe("GeminiClient on an unwell Gemini", () => {
     now += 4_000;
     fake.script({ json: { tasks: [] } });
     await c.generateJson(request());
-    expect(c.availability.snapshot()).toMatchObject({ down: [], ended: 1, lastEnded: { model: MODEL, failures: 4 } });
+    expect(c.availability.snapshot()).toMatchObject({
+      down: [],
+      ended: 1,
+      lastEnded: { model: MODEL, failures: 4 },
+    });
     const warnings = logs().filter((l) => l.level === 40);
     expect(warnings).toHaveLength(2);
     expect(warnings[1]).toMatchObject({ model: MODEL, outageMs: 6_000, failures: 4 });
@@ -362,7 +418,9 @@ describe("GeminiClient on an unwell Gemini", () => {
 
   it("a permanent error stays permanent: no outage, no retry, no wait", async () => {
     fake.script({ status: 400, message: "API key not valid. Please pass a valid API key." });
-    const err = await client().generateJson(request()).catch((e: unknown) => e);
+    const err = await client()
+      .generateJson(request())
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400, retryable: false, retryInMs: undefined });
     expect((err as Error).message).toContain("API key not valid");
     expect(fake.requests).toHaveLength(1);

@@ -12,7 +12,10 @@ afterEach(async () => {
   await fake.close();
 });
 
-async function generate(body: unknown = { contents: [{ role: "user", parts: [{ text: "hi" }] }] }, model = "gemini-2.5-flash") {
+async function generate(
+  body: unknown = { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
+  model = "gemini-2.5-flash",
+) {
   const res = await fetch(`${fake.baseUrl}/v1beta/models/${model}:generateContent`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-goog-api-key": "k" },
@@ -37,7 +40,10 @@ describe("GeminiFake", () => {
 
     const other = await GeminiFake.start();
     try {
-      const res = await fetch(`${other.baseUrl}/v1beta/models/m:generateContent`, { method: "POST", body: "{}" });
+      const res = await fetch(`${other.baseUrl}/v1beta/models/m:generateContent`, {
+        method: "POST",
+        body: "{}",
+      });
       const json = (await res.json()) as Record<string, unknown>;
       expect(firstText(json)).toBe('{"tasks":[]}');
     } finally {
@@ -46,7 +52,10 @@ describe("GeminiFake", () => {
   });
 
   it("records model, parsed body and headers", async () => {
-    await generate({ contents: [{ role: "user", parts: [{ text: "yo" }] }], generationConfig: { temperature: 0.2 } }, "gemini-x");
+    await generate(
+      { contents: [{ role: "user", parts: [{ text: "yo" }] }], generationConfig: { temperature: 0.2 } },
+      "gemini-x",
+    );
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0]?.model).toBe("gemini-x");
     expect(fake.requests[0]?.body.contents?.[0]?.parts?.[0]?.text).toBe("yo");
@@ -70,7 +79,10 @@ describe("GeminiFake", () => {
     expect(first.status).toBe(429);
     const error = first.json.error as { code: number; status: string; details: Record<string, unknown>[] };
     expect(error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
-    expect(error.details).toContainEqual({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "7s" });
+    expect(error.details).toContainEqual({
+      "@type": "type.googleapis.com/google.rpc.RetryInfo",
+      retryDelay: "7s",
+    });
     const second = await generate();
     const details = (second.json.error as { details: Record<string, unknown>[] }).details;
     expect(details.some((d) => d["@type"] === "type.googleapis.com/google.rpc.RetryInfo")).toBe(false);
@@ -97,7 +109,10 @@ describe("GeminiFake", () => {
   });
 
   it("answers 404 JSON for any other route or method", async () => {
-    const res = await fetch(`${fake.baseUrl}/v1beta/models/x:streamGenerateContent`, { method: "POST", body: "{}" });
+    const res = await fetch(`${fake.baseUrl}/v1beta/models/x:streamGenerateContent`, {
+      method: "POST",
+      body: "{}",
+    });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: 404, status: "NOT_FOUND" } });
     const get = await fetch(`${fake.baseUrl}/v1beta/models/x:generateContent`);
@@ -118,8 +133,15 @@ describe("GeminiFake", () => {
   });
 
   it("fails the way an unwell Gemini does: a proxy's 502 page, Retry-After headers, a reset connection, a garbled 200", async () => {
-    fake.script({ status: 502 }, { status: 503, retryAfter: "7" }, { status: 429, retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT" }, { reset: true }, { garbled: true });
-    const post = () => fetch(`${fake.baseUrl}/v1beta/models/m:generateContent`, { method: "POST", body: "{}" });
+    fake.script(
+      { status: 502 },
+      { status: 503, retryAfter: "7" },
+      { status: 429, retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT" },
+      { reset: true },
+      { garbled: true },
+    );
+    const post = () =>
+      fetch(`${fake.baseUrl}/v1beta/models/m:generateContent`, { method: "POST", body: "{}" });
 
     const page = await post();
     expect(page.status).toBe(502);

@@ -22,8 +22,19 @@ beforeEach(async () => {
   fake = await GeminiFake.start();
   log = captureLogger();
   usage = [];
-  const client = new GeminiClient({ apiKey: "k", model: "gemini-2.5-flash", baseUrl: fake.baseUrl, logger: log.logger, maxAttempts: 1 });
-  llm = new GeminiLlm({ client, logger: log.logger, model: "gemini-2.5-flash", models: { address: "gemini-2.5-flash-lite" } });
+  const client = new GeminiClient({
+    apiKey: "k",
+    model: "gemini-2.5-flash",
+    baseUrl: fake.baseUrl,
+    logger: log.logger,
+    maxAttempts: 1,
+  });
+  llm = new GeminiLlm({
+    client,
+    logger: log.logger,
+    model: "gemini-2.5-flash",
+    models: { address: "gemini-2.5-flash-lite" },
+  });
   llm.onUsage((u) => usage.push(u));
 });
 afterEach(async () => {
@@ -31,13 +42,24 @@ afterEach(async () => {
 });
 
 const ask = () =>
-  llm.generateJson({ purpose: "address", schema: Verdict, systemInstruction: "Decide.", contents: [{ role: "user", parts: [{ text: "hi" }] }], chatId: "-1" });
+  llm.generateJson({
+    purpose: "address",
+    schema: Verdict,
+    systemInstruction: "Decide.",
+    contents: [{ role: "user", parts: [{ text: "hi" }] }],
+    chatId: "-1",
+  });
 
 describe("GeminiLlm.generateJson", () => {
   it("uses the purpose's model, limits and the zod schema as responseJsonSchema, and returns the checked value", async () => {
     fake.script({ json: { addressed: true, confidence: 0.9 } });
     const res = await ask();
-    expect(res).toEqual({ ok: true, value: { addressed: true, confidence: 0.9 }, model: "gemini-2.5-flash-lite", calls: 1 });
+    expect(res).toEqual({
+      ok: true,
+      value: { addressed: true, confidence: 0.9 },
+      model: "gemini-2.5-flash-lite",
+      calls: 1,
+    });
     const req = fake.requests[0]!;
     expect(req.model).toBe("gemini-2.5-flash-lite");
     expect(req.body.generationConfig).toMatchObject({
@@ -49,12 +71,19 @@ describe("GeminiLlm.generateJson", () => {
     });
     expect(geminiJsonSchema(Verdict)).toEqual({
       type: "object",
-      properties: { addressed: { type: "boolean" }, confidence: { type: "number", minimum: 0, maximum: 1, description: "0..1" } },
+      properties: {
+        addressed: { type: "boolean" },
+        confidence: { type: "number", minimum: 0, maximum: 1, description: "0..1" },
+      },
       required: ["addressed", "confidence"],
     });
     expect(usage.map((u) => [u.purpose, u.model])).toEqual([["address", "gemini-2.5-flash-lite"]]);
     const ok = log.lines().find((l) => l.msg === "gemini call ok");
-    expect(ok).toMatchObject({ purpose: "address", promptTokens: expect.any(Number), outputTokens: expect.any(Number) });
+    expect(ok).toMatchObject({
+      purpose: "address",
+      promptTokens: expect.any(Number),
+      outputTokens: expect.any(Number),
+    });
   });
 
   it("an off-schema answer earns one more call", async () => {
@@ -69,7 +98,9 @@ describe("GeminiLlm.generateJson", () => {
     const res = await ask();
     expect(res).toEqual({ ok: false, kind: "blocked", reason: "answer blocked: SAFETY", calls: 2 });
     const loud = log.lines().filter((l) => Number(l.level) >= 40);
-    expect(loud).toEqual([expect.objectContaining({ purpose: "address", chatId: "-1", reason: "answer blocked: SAFETY" })]);
+    expect(loud).toEqual([
+      expect.objectContaining({ purpose: "address", chatId: "-1", reason: "answer blocked: SAFETY" }),
+    ]);
     expect(usage.map((u) => u.purpose)).toEqual(["address", "address"]); // blocked calls are billed too
   });
 

@@ -22,12 +22,33 @@ describe("validatePlan", () => {
   });
 
   it("offers only the kinds that have an effect in the chat: no sticker without stickers, block and unblock in private chats, no think", () => {
-    expect(planKinds({ isDm: false, stickerSets: [] })).toEqual(["send", "react", "wait", "read", "remember"]);
-    expect(planKinds({ isDm: false, stickerSets: [], stickers: [{ set: "Dogs", name: "🐶" }] })).toContain("sticker");
-    expect(planKinds({ isDm: true, stickerSets: ["Cats"] })).toEqual(["send", "react", "sticker", "wait", "read", "remember", "block", "unblock"]);
+    expect(planKinds({ isDm: false, stickerSets: [] })).toEqual([
+      "send",
+      "react",
+      "wait",
+      "read",
+      "remember",
+    ]);
+    expect(planKinds({ isDm: false, stickerSets: [], stickers: [{ set: "Dogs", name: "🐶" }] })).toContain(
+      "sticker",
+    );
+    expect(planKinds({ isDm: true, stickerSets: ["Cats"] })).toEqual([
+      "send",
+      "react",
+      "sticker",
+      "wait",
+      "read",
+      "remember",
+      "block",
+      "unblock",
+    ]);
     expect(planKindsLine({ isDm: false, stickerSets: [] })).not.toMatch(/sticker|block|think/);
     const dm = { ...ctx, isDm: true };
-    expect(validatePlan(plan([{ kind: "think", text: "hm" }, { kind: "block" }]), dm).rejected.map((r) => r.reason)).toEqual(['unknown kind "think"']);
+    expect(
+      validatePlan(plan([{ kind: "think", text: "hm" }, { kind: "block" }]), dm).rejected.map(
+        (r) => r.reason,
+      ),
+    ).toEqual(['unknown kind "think"']);
   });
 
   it("rejects unknown kinds, missing fields, foreign message ids and non-standard reactions, keeping the rest", () => {
@@ -63,7 +84,11 @@ describe("validatePlan", () => {
       { kind: "sticker", reply_to: 7 },
     ]);
     expect(answering.repaired).toEqual([
-      { index: 0, kind: "send", reason: "reply_to 999 is not a message of this chat; replying to #7 (the message being answered)" },
+      {
+        index: 0,
+        kind: "send",
+        reason: "reply_to 999 is not a message of this chat; replying to #7 (the message being answered)",
+      },
       { index: 1, kind: "sticker", reason: expect.stringContaining("reply_to 998") },
     ]);
     const none = validatePlan(texts, ctx);
@@ -96,14 +121,25 @@ describe("validatePlan", () => {
   it("treats non-JSON, wrong shapes and over-long plans as format errors", () => {
     expect(() => validatePlan("{not json", ctx)).toThrow(PlanFormatError);
     expect(() => validatePlan(JSON.stringify({ answer: "hi" }), ctx)).toThrow(/tasks/);
-    expect(() => validatePlan(plan(Array.from({ length: 100 }, () => ({ kind: "wait", seconds: 1 }))), ctx)).toThrow(/100 tasks/);
+    expect(() =>
+      validatePlan(plan(Array.from({ length: 100 }, () => ({ kind: "wait", seconds: 1 }))), ctx),
+    ).toThrow(/100 tasks/);
   });
 
   it("accepts stickers only from the persona's own sets", () => {
-    const { tasks, rejected } = validatePlan(plan([{ kind: "sticker", sticker_set: "cats", name: "😺" }, { kind: "sticker", sticker_set: "Dogs", name: "🐶" }]), ctx);
+    const { tasks, rejected } = validatePlan(
+      plan([
+        { kind: "sticker", sticker_set: "cats", name: "😺" },
+        { kind: "sticker", sticker_set: "Dogs", name: "🐶" },
+      ]),
+      ctx,
+    );
     expect(tasks).toHaveLength(1);
     expect(rejected[0]!.reason).toMatch(/"Dogs" is not one of the persona's sets/);
-    expect(validatePlan(plan([{ kind: "sticker", sticker_set: "Cats", name: "😺" }]), { ...ctx, stickerSets: [] }).rejected[0]!.reason).toMatch(/unknown kind "sticker"/);
+    expect(
+      validatePlan(plan([{ kind: "sticker", sticker_set: "Cats", name: "😺" }]), { ...ctx, stickerSets: [] })
+        .rejected[0]!.reason,
+    ).toMatch(/unknown kind "sticker"/);
   });
 
   it("bounds waits", () => {

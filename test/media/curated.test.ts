@@ -16,7 +16,15 @@ function agentsWith(files: Record<string, string>): string {
 describe("curated media files", () => {
   it("reads the persona's and the global files, keyed by unique id, stickers findable by set and name", () => {
     const dir = agentsWith({
-      "Mira/media/stickers.json": JSON.stringify([{ unique_id: "AgADBAsAAgKLowAB", kind: "sticker", sticker_set_name: "MiraCats", sticker_name: "😺", description: "a grinning cat" }]),
+      "Mira/media/stickers.json": JSON.stringify([
+        {
+          unique_id: "AgADBAsAAgKLowAB",
+          kind: "sticker",
+          sticker_set_name: "MiraCats",
+          sticker_name: "😺",
+          description: "a grinning cat",
+        },
+      ]),
       "media/common.json": JSON.stringify([{ unique_id: "AQADx", description: "the office dog" }]),
     });
     const c = loadCuratedMedia(dir, "Mira");
@@ -30,10 +38,22 @@ describe("curated media files", () => {
     const cases: [string, RegExp][] = [
       ["{ not json", /media\/bad\.json: is not valid JSON/],
       [JSON.stringify({ unique_id: "x" }), /media\/bad\.json: must be a JSON array of entries/],
-      [JSON.stringify([{ unique_id: "ok", description: "fine" }, { unique_id: "AQ2" }]), /media\/bad\.json: entry 2 \(unique_id AQ2\): field "description"/],
+      [
+        JSON.stringify([{ unique_id: "ok", description: "fine" }, { unique_id: "AQ2" }]),
+        /media\/bad\.json: entry 2 \(unique_id AQ2\): field "description"/,
+      ],
       [JSON.stringify([{ unique_id: "a", description: "x", colour: "red" }]), /entry 1 \(unique_id a\)/],
-      [JSON.stringify([{ unique_id: "a", description: "x" }, { unique_id: "a", description: "y" }]), /entry 2 \(unique_id a\): unique_id repeated/],
-      [JSON.stringify([{ unique_id: "a", kind: "hologram", description: "x" }]), /entry 1 \(unique_id a\): field "kind"/],
+      [
+        JSON.stringify([
+          { unique_id: "a", description: "x" },
+          { unique_id: "a", description: "y" },
+        ]),
+        /entry 2 \(unique_id a\): unique_id repeated/,
+      ],
+      [
+        JSON.stringify([{ unique_id: "a", kind: "hologram", description: "x" }]),
+        /entry 1 \(unique_id a\): field "kind"/,
+      ],
     ];
     for (const [text, message] of cases) {
       const dir = agentsWith({ "media/bad.json": text });

@@ -6,11 +6,19 @@ import { STICKER_MENU_MAX_CHARS, stickerMenu } from "../../src/media/sticker-men
 
 const BASE = "# Agent Name\nMira\n\n# Agent Instructions\nBe nice.\n\n";
 const persona = (extra: string) => parsePersona(BASE + extra, { file: "agents/Mira.md", promptDirs: [] });
-const entry = (uniqueId: string, stickerSet: string, stickerName: string, description: string) => ({ uniqueId, stickerSet, stickerName, description, file: "x.json" });
+const entry = (uniqueId: string, stickerSet: string, stickerName: string, description: string) => ({
+  uniqueId,
+  stickerSet,
+  stickerName,
+  description,
+  file: "x.json",
+});
 
 describe("# Agent Stickers and the sticker section", () => {
   it("parses set::name lines beside # Agent Sticker Sets; a bad or repeated line names the field", () => {
-    const p = persona("# Agent Sticker Sets\nMiraCats\n\n# Agent Stickers\nMiraCats::😺\nDogs_by_bot :: 🐶\n");
+    const p = persona(
+      "# Agent Sticker Sets\nMiraCats\n\n# Agent Stickers\nMiraCats::😺\nDogs_by_bot :: 🐶\n",
+    );
     expect(p.stickers).toEqual([
       { set: "MiraCats", name: "😺" },
       { set: "Dogs_by_bot", name: "🐶" },
@@ -32,7 +40,10 @@ describe("# Agent Stickers and the sticker section", () => {
     const p = persona("# Agent Sticker Sets\nMiraCats\n\n# Agent Stickers\nDogs::🐶\nDogs::🦴\n");
     const curated = {
       persona: new CuratedMedia([entry("a", "Dogs", "🐶", "a puppy tilting its head")]),
-      global: new CuratedMedia([entry("b", "MiraCats", "😺", "a grinning cat giving a thumbs-up"), entry("c", "Other", "🙂", "not ours")]),
+      global: new CuratedMedia([
+        entry("b", "MiraCats", "😺", "a grinning cat giving a thumbs-up"),
+        entry("c", "Other", "🙂", "not ours"),
+      ]),
     };
     expect(stickerMenu(p, curated)).toBe(
       [
@@ -48,7 +59,12 @@ describe("# Agent Stickers and the sticker section", () => {
 
   it("is bounded in size", () => {
     const lines = Array.from({ length: 200 }, (_, i) => `Set${i}::😺`).join("\n");
-    const curated = { persona: new CuratedMedia(), global: new CuratedMedia(Array.from({ length: 200 }, (_, i) => entry(`u${i}`, `Set${i}`, "😺", "x".repeat(120)))) };
+    const curated = {
+      persona: new CuratedMedia(),
+      global: new CuratedMedia(
+        Array.from({ length: 200 }, (_, i) => entry(`u${i}`, `Set${i}`, "😺", "x".repeat(120))),
+      ),
+    };
     const menu = stickerMenu(persona(`# Agent Stickers\n${lines}\n`), curated)!;
     expect(menu.length).toBeLessThanOrEqual(STICKER_MENU_MAX_CHARS + 100);
     expect(menu).toMatch(/more not listed\)$/m);

@@ -1,7 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CuratedMemoryError, curatedMemoryDir, curatedVisible, loadCuratedMemories } from "../../src/memory/curated";
+import {
+  CuratedMemoryError,
+  curatedMemoryDir,
+  curatedVisible,
+  loadCuratedMemories,
+} from "../../src/memory/curated";
 import { tempDir } from "../support/temp-dir";
 
 describe("curated memory files", () => {
@@ -12,7 +17,14 @@ describe("curated memory files", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "1001.md"), "# Alice\n\n- plays the cello\n* lives in Lyon\nhates mornings\n");
     writeFileSync(join(dir, ".DS_Store"), "junk");
-    expect(loadCuratedMemories(dir)).toEqual(new Map([["1001", { lines: ["plays the cello", "lives in Lyon", "hates mornings"], scope: { everywhere: true } }]]));
+    expect(loadCuratedMemories(dir)).toEqual(
+      new Map([
+        [
+          "1001",
+          { lines: ["plays the cello", "lives in Lyon", "hates mornings"], scope: { everywhere: true } },
+        ],
+      ]),
+    );
   });
 
   it("reads the scope a file states on its first line: everywhere (the default), private, or chats", () => {
@@ -22,8 +34,15 @@ describe("curated memory files", () => {
     writeFileSync(join(dir, "1003.md"), "Scope: private, -1001500000001, -4000001\n- runs the book club\n");
     const files = loadCuratedMemories(dir);
     expect(files.get("1001")).toEqual({ lines: ["plays the cello"], scope: { everywhere: true } });
-    expect(files.get("1002")).toEqual({ lines: ["her door code is 4711"], scope: { everywhere: false, private: true, chats: [] } });
-    expect(files.get("1003")?.scope).toEqual({ everywhere: false, private: true, chats: ["-1001500000001", "-4000001"] });
+    expect(files.get("1002")).toEqual({
+      lines: ["her door code is 4711"],
+      scope: { everywhere: false, private: true, chats: [] },
+    });
+    expect(files.get("1003")?.scope).toEqual({
+      everywhere: false,
+      private: true,
+      chats: ["-1001500000001", "-4000001"],
+    });
     // Where each may be shown (the person must be present there too).
     expect(curatedVisible(files.get("1002")!.scope, "1002", "1002")).toBe(true);
     expect(curatedVisible(files.get("1002")!.scope, "1002", "-4000001")).toBe(false);
@@ -33,7 +52,9 @@ describe("curated memory files", () => {
 
     const bad = tempDir();
     writeFileSync(join(bad, "1001.md"), "Scope: the book club\n- x\n");
-    expect(() => loadCuratedMemories(bad)).toThrow(`${join(bad, "1001.md")}: bad scope entry "the book club"`);
+    expect(() => loadCuratedMemories(bad)).toThrow(
+      `${join(bad, "1001.md")}: bad scope entry "the book club"`,
+    );
     const only = tempDir();
     writeFileSync(join(only, "1001.md"), "Scope: private\n");
     expect(() => loadCuratedMemories(only)).toThrow(`${join(only, "1001.md")}: empty`);
@@ -46,7 +67,12 @@ describe("curated memory files", () => {
   it("names the file in the error when a file is bad", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "alice.md"), "plays the cello");
-    expect(() => loadCuratedMemories(dir)).toThrow(new CuratedMemoryError(join(dir, "alice.md"), `"alice" is not a user id: name the file after the person's numeric Telegram user id, e.g. 123456789.md`));
+    expect(() => loadCuratedMemories(dir)).toThrow(
+      new CuratedMemoryError(
+        join(dir, "alice.md"),
+        `"alice" is not a user id: name the file after the person's numeric Telegram user id, e.g. 123456789.md`,
+      ),
+    );
 
     const empty = tempDir();
     writeFileSync(join(empty, "1001.md"), "# Alice\n\n");

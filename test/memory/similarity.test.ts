@@ -7,7 +7,9 @@ describe("near-duplicate memories", () => {
   it("treats rewordings and added detail as the same memory", () => {
     expect(dup("Alice likes green tea", "alice likes green tea!")).toBe(true);
     expect(dup("Alice likes green tea", "Alice really likes green tea")).toBe(true);
-    expect(dup("Alice's sister works as a nurse in Lyon", "Alice's sister now works as a nurse in Lyon")).toBe(true);
+    expect(
+      dup("Alice's sister works as a nurse in Lyon", "Alice's sister now works as a nurse in Lyon"),
+    ).toBe(true);
     expect(dup("Bob has a dog", "Bob has a dog called Rex")).toBe(true);
     expect(dup("Алиса любит чай", "алиса любит чай.")).toBe(true);
   });

@@ -9,7 +9,10 @@ function logWith(env: Record<string, string>): string {
     log.info({ component: "runtime", chatId: "42", apiHash: "0123456789abcdef0123456789abcdef", err: { session: "1BQANOTASECRET" } }, "agent started");
     log.debug("hidden at info");
   `;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { encoding: "utf8", env: { ...process.env, ...env } });
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
   expect(r.status).toBe(0);
   return r.stderr;
 }
@@ -17,9 +20,19 @@ function logWith(env: Record<string, string>): string {
 describe("process logger", () => {
   it("writes JSON lines when stderr is not a terminal, with agent and chat, secrets redacted", () => {
     const out = logWith({});
-    const lines = out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 30, agent: "Mira", chatId: "42", msg: "agent started", apiHash: "[redacted]", err: { session: "[redacted]" } });
+    expect(lines[0]).toMatchObject({
+      level: 30,
+      agent: "Mira",
+      chatId: "42",
+      msg: "agent started",
+      apiHash: "[redacted]",
+      err: { session: "[redacted]" },
+    });
     expect(out).not.toContain("0123456789abcdef0123456789abcdef");
     expect(out).not.toContain("1BQANOTASECRET");
   });

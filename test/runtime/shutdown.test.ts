@@ -8,12 +8,23 @@ describe("shutdown", () => {
   it("stops gracefully when the process that started this one is gone (npm killed, its shell dead): no orphan", async () => {
     const log = captureLogger();
     let parent = 4242;
-    const s = listenForShutdown({ logger: log.logger, source: new EventEmitter(), watchParent: true, ppid: () => parent, parentCheckMs: 5 });
+    const s = listenForShutdown({
+      logger: log.logger,
+      source: new EventEmitter(),
+      watchParent: true,
+      ppid: () => parent,
+      parentCheckMs: 5,
+    });
     await new Promise((r) => setTimeout(r, 30));
     expect(s.signal.aborted).toBe(false);
     parent = 1; // reparented to init: the parent died
     await until(() => s.signal.aborted, 2000);
-    expect(log.lines().filter((l) => l.level === 40).map((l) => l.msg)).toEqual(["the process that started this one (pid 4242) is gone; shutting down"]);
+    expect(
+      log
+        .lines()
+        .filter((l) => l.level === 40)
+        .map((l) => l.msg),
+    ).toEqual(["the process that started this one (pid 4242) is gone; shutting down"]);
     s.dispose();
   });
 

@@ -21,7 +21,6 @@ function persona(dir: string, name: string): void {
   );
 }
 
-
 /** Personas with sessions, each on its own emulated account, and `start()` wired to them. */
 async function liveWorld(names: string[]) {
   const agents = tempDir();
@@ -68,8 +67,20 @@ async function liveWorld(names: string[]) {
     });
     return { running, stop };
   };
-  const started = (name: string, n = 1) => log.lines().filter((l) => l.msg === "agent started" && l.agent === name).length >= n;
-  return { emu, carol, gemini, log, run, started, account: (n: string) => byName.get(n)!, agents, sessions, secrets };
+  const started = (name: string, n = 1) =>
+    log.lines().filter((l) => l.msg === "agent started" && l.agent === name).length >= n;
+  return {
+    emu,
+    carol,
+    gemini,
+    log,
+    run,
+    started,
+    account: (n: string) => byName.get(n)!,
+    agents,
+    sessions,
+    secrets,
+  };
 }
 
 describe("npm start with several personas", () => {
@@ -131,7 +142,9 @@ describe("npm start with several personas", () => {
         ]),
       );
       for (const name of ["Mira", "Nova"]) {
-        expect(errors.find((l) => l.agent === name)?.msg).toContain(`To log in again: npm run login -- ${name}`);
+        expect(errors.find((l) => l.agent === name)?.msg).toContain(
+          `To log in again: npm run login -- ${name}`,
+        );
         expect(existsSync(join(w.sessions, `${name}.session.lock`))).toBe(false);
       }
       // Telegram answered: the error was never mistaken for a live connection to keep probing.
@@ -154,7 +167,10 @@ describe("npm start with several personas", () => {
       await until(() => w.log.lines().some((l) => (l.level as number) >= 50));
       const errors = w.log.lines().filter((l) => (l.level as number) >= 50);
       expect(errors.map((l) => [l.agent, l.msg])).toEqual([
-        ["Mira", "Mira: Telegram no longer knows this session (logged out or expired) (AUTH_KEY_UNREGISTERED); this persona stopped. To log in again: npm run login -- Mira"],
+        [
+          "Mira",
+          "Mira: Telegram no longer knows this session (logged out or expired) (AUTH_KEY_UNREGISTERED); this persona stopped. To log in again: npm run login -- Mira",
+        ],
       ]);
       expect(existsSync(join(w.sessions, "Mira.session.lock"))).toBe(false);
     } finally {
@@ -168,7 +184,14 @@ describe("npm start with several personas", () => {
 describe("graceful shutdown", () => {
   it("a send in flight completes, the process exits 0 with the lock released and nothing secret logged; a restart sends the rest", async () => {
     const w = await liveWorld(["Mira"]);
-    w.gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "first" }, { kind: "send", text: "second" }] } }));
+    w.gemini.respondWith(() => ({
+      json: {
+        tasks: [
+          { kind: "send", text: "first" },
+          { kind: "send", text: "second" },
+        ],
+      },
+    }));
     const mira = w.account("Mira");
     const dm = w.emu.dm(mira, w.carol);
     w.emu.setDelay("messages.SendMessage", 300);

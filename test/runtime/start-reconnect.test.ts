@@ -31,7 +31,10 @@ async function running(health?: HealthSettings) {
   const done = start({
     env: liveTestEnv({ agents, sessions, geminiBaseUrl: gemini.baseUrl }),
     clientFactory: (s, apiId, apiHash, opts) => {
-      const client = new TelegramClient(s, apiId, apiHash, { ...opts, baseLogger: new Logger(LogLevel.NONE) });
+      const client = new TelegramClient(s, apiId, apiHash, {
+        ...opts,
+        baseLogger: new Logger(LogLevel.NONE),
+      });
       emu.attach(client, account);
       return client;
     },
@@ -60,8 +63,17 @@ describe("catch-up after reconnects", () => {
       await r.emu.post({ chat: r.dm, from: r.carol, text: "are you there? (sent during the blip)" });
       await r.emu.restoreConnection(r.account); // GramJS reconnects; nothing replays the DM
       await until(() => r.answers() === 2);
-      expect(r.emu.history(r.dm).map((m) => m.text)).toEqual(["hey Mira", "hi carol", "are you there? (sent during the blip)", "hi carol"]);
-      expect(r.log.lines().filter((l) => l.msg === "connection to Telegram back (GramJS reconnected); catching up")).toHaveLength(1);
+      expect(r.emu.history(r.dm).map((m) => m.text)).toEqual([
+        "hey Mira",
+        "hi carol",
+        "are you there? (sent during the blip)",
+        "hi carol",
+      ]);
+      expect(
+        r.log
+          .lines()
+          .filter((l) => l.msg === "connection to Telegram back (GramJS reconnected); catching up"),
+      ).toHaveLength(1);
       expect(r.log.lines().some((l) => l.msg === "connection to Telegram lost; reconnecting")).toBe(false);
     } finally {
       await r.close();

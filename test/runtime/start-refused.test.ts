@@ -18,7 +18,8 @@ import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
 
-const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBe Mira.\n\n# Start Typing Delay\n0\n\n# Typing Speed\n100\n\n# Read Delay\n0\n\n# Quiet Window\n0\n";
+const PERSONA =
+  "# Agent Name\nMira\n\n# Agent Instructions\nBe Mira.\n\n# Start Typing Delay\n0\n\n# Typing Speed\n100\n\n# Read Delay\n0\n\n# Quiet Window\n0\n";
 
 /** A persona whose account has run once (its update state is stored), and a world to run it in again. */
 async function world() {
@@ -34,8 +35,16 @@ async function world() {
   const env = liveTestEnv({ agents, sessions, geminiBaseUrl: gemini.baseUrl });
   // The first run records the account's update state, so the next start can catch up from it.
   const first = latchedStart();
-  const done = start({ env, clientFactory: emulatedClientFactory(emu, account), until: first.promise, logger: captureLogger().logger, onRunning: (r) => first.running(r) });
-  await (await first.runtime).caughtUp;
+  const done = start({
+    env,
+    clientFactory: emulatedClientFactory(emu, account),
+    until: first.promise,
+    logger: captureLogger().logger,
+    onRunning: (r) => first.running(r),
+  });
+  await (
+    await first.runtime
+  ).caughtUp;
   first.release();
   expect(await done).toBe(0);
   return { env, emu, account, carol, gemini, lock: join(sessions, "Mira.session.lock") };
@@ -81,17 +90,26 @@ describe("npm start while Telegram refuses connections", () => {
       const retries = log.lines().filter((l) => l.msg === "cannot connect to Telegram; retrying");
       // 1, 2, 4 … 64 s: every attempt is one line; the process is still there, waiting.
       expect(retries.length).toBeGreaterThanOrEqual(7);
-      expect(retries.map((l) => l.retryInMs)).toEqual(expect.arrayContaining([1000, 2000, 4000, 8000, 16000, 32000, 60000]));
+      expect(retries.map((l) => l.retryInMs)).toEqual(
+        expect.arrayContaining([1000, 2000, 4000, 8000, 16000, 32000, 60000]),
+      );
       expect(settled).toBe(false);
       expect(existsSync(w.lock)).toBe(true);
 
       await w.emu.restoreConnection(w.account);
       await advance(clock, 60_000); // the next attempt (at most 60 s later) connects
-      await (await runtime.runtime).caughtUp;
+      await (
+        await runtime.runtime
+      ).caughtUp;
       const answered = () => w.emu.history(dm).some((m) => m.fromId === w.account.id);
       for (let i = 0; i < 100 && !answered(); i++) await advance(clock, 1000);
       await advance(clock, 10_000);
-      expect(w.emu.history(dm).filter((m) => m.fromId === w.account.id).map((m) => m.text)).toEqual(["back now, hi carol"]);
+      expect(
+        w.emu
+          .history(dm)
+          .filter((m) => m.fromId === w.account.id)
+          .map((m) => m.text),
+      ).toEqual(["back now, hi carol"]);
       expect(log.lines().some((l) => l.msg === "connected to Telegram")).toBe(true);
     } finally {
       signals.emit("SIGTERM");
@@ -107,7 +125,13 @@ describe("npm start while Telegram refuses connections", () => {
     const clock = new FakeClock(Date.now());
     const log = captureLogger();
     const signals = new EventEmitter();
-    const running = start({ env: w.env, clientFactory: emulatedClientFactory(w.emu, w.account), clock, signals, logger: log.logger });
+    const running = start({
+      env: w.env,
+      clientFactory: emulatedClientFactory(w.emu, w.account),
+      clock,
+      signals,
+      logger: log.logger,
+    });
     try {
       await until(() => log.lines().some((l) => l.msg === "cannot connect to Telegram; retrying"));
       await advance(clock, 10_000);

@@ -42,7 +42,8 @@ describe("npm start when Telegram cannot be reached", () => {
     }
     const running = start({
       env: liveTestEnv({ agents, sessions }),
-      clientFactory: (s, apiId, apiHash, opts) => new TelegramClient(s, apiId, apiHash, { ...opts, connection: LoopbackTcp }),
+      clientFactory: (s, apiId, apiHash, opts) =>
+        new TelegramClient(s, apiId, apiHash, { ...opts, connection: LoopbackTcp }),
       connectBackoff: { firstMs: 20, maxMs: 80 },
       signals,
       logger: log.logger,
@@ -90,8 +91,16 @@ describe("npm start when Telegram cannot be reached", () => {
     }
     const log = captureLogger();
     const running = start({
-      env: readEnv({ AGENTS_DIR: agents, SESSIONS_DIR: sessions, STATE_DB: join(tempDir(), "a.db"), TELEGRAM_API_ID: "1", TELEGRAM_API_HASH: "0123456789abcdef0123456789abcdef", GEMINI_API_KEY: "k" }),
-      clientFactory: (s, apiId, apiHash, opts) => new TelegramClient(s, apiId, apiHash, { ...opts, connection: LoopbackTcp }),
+      env: readEnv({
+        AGENTS_DIR: agents,
+        SESSIONS_DIR: sessions,
+        STATE_DB: join(tempDir(), "a.db"),
+        TELEGRAM_API_ID: "1",
+        TELEGRAM_API_HASH: "0123456789abcdef0123456789abcdef",
+        GEMINI_API_KEY: "k",
+      }),
+      clientFactory: (s, apiId, apiHash, opts) =>
+        new TelegramClient(s, apiId, apiHash, { ...opts, connection: LoopbackTcp }),
       connectBackoff: { firstMs: 20, maxMs: 80 },
       signals,
       exit: (code) => exits.push(code),

@@ -13,7 +13,6 @@ import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
 import { emulatedClientFactory, liveTestEnv, TEST_API_HASH, TEST_SESSION } from "../support/live-env";
 
-
 describe("npm start with a session", () => {
   it("runs the persona on its account, narrows the session file to 0600, locks it, and shuts down cleanly", async () => {
     const agents = tempDir();
@@ -36,7 +35,10 @@ describe("npm start with a session", () => {
     const running = start({
       env: liveTestEnv({ agents, sessions, geminiBaseUrl: gemini.baseUrl }),
       clientFactory: (s, apiId, apiHash, opts) => {
-        const client = new TelegramClient(s, apiId, apiHash, { ...opts, baseLogger: new Logger(LogLevel.NONE) });
+        const client = new TelegramClient(s, apiId, apiHash, {
+          ...opts,
+          baseLogger: new Logger(LogLevel.NONE),
+        });
         emu.attach(client, account); // the account's Telegram is the emulator
         return client;
       },
@@ -49,7 +51,9 @@ describe("npm start with a session", () => {
       expect(statSync(session).mode & 0o777).toBe(0o600);
       expect(existsSync(`${session}.lock`)).toBe(true);
       // initConnection named this project and its version, not the machine's OS and "1.0".
-      expect(emu.devices(account)).toEqual([expect.objectContaining({ deviceModel: packageInfo().name, appVersion: packageInfo().version })]);
+      expect(emu.devices(account)).toEqual([
+        expect.objectContaining({ deviceModel: packageInfo().name, appVersion: packageInfo().version }),
+      ]);
 
       const dm = emu.dm(account, carol);
       await emu.post({ chat: dm, from: carol, text: "hey Mira" });
@@ -61,7 +65,9 @@ describe("npm start with a session", () => {
       await gemini.close();
     }
     expect(existsSync(`${session}.lock`)).toBe(false);
-    expect(log.lines().some((l) => l.msg === "session file was readable by others; narrowed to 0600")).toBe(true);
+    expect(log.lines().some((l) => l.msg === "session file was readable by others; narrowed to 0600")).toBe(
+      true,
+    );
     expect(log.text()).not.toContain(TEST_API_HASH);
     expect(log.text()).not.toContain("test-key");
   });
@@ -87,7 +93,10 @@ describe("session lock", () => {
     const file = join(tempDir(), "Mira.session");
     const code = `import { lockSession } from ${JSON.stringify(join(__dirname, "../../src/telegram/client.ts"))};
       lockSession(${JSON.stringify(file)}); process.exit(130);`;
-    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(130);
     expect(existsSync(`${file}.lock`)).toBe(false);
@@ -112,7 +121,9 @@ describe("session lock", () => {
     await until(() => log.lines().some((l) => l.msg === "agent started"));
     shutdown();
     expect(await running).toBe(0);
-    const warnings = log.lines().filter((l) => l.level === 40 && String(l.msg).includes("took over the session lock"));
+    const warnings = log
+      .lines()
+      .filter((l) => l.level === 40 && String(l.msg).includes("took over the session lock"));
     expect(warnings).toHaveLength(1);
     expect(String(warnings[0]?.msg)).toContain("of process 2147483646, which no longer runs");
     expect(existsSync(join(sessions, "Mira.session.lock"))).toBe(false);

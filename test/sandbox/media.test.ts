@@ -5,17 +5,45 @@ import { oggDuration } from "../../src/sandbox/media";
 import { sandbox } from "../support/sandbox-run";
 import { GeminiFake, type GenerateBody } from "../support/gemini-fake";
 
-const inline = (b: GenerateBody) => (b.contents ?? []).flatMap((c) => c.parts ?? []).find((p) => p.inlineData)?.inlineData as { mimeType: string; data: string } | undefined;
+const inline = (b: GenerateBody) =>
+  (b.contents ?? []).flatMap((c) => c.parts ?? []).find((p) => p.inlineData)?.inlineData as
+    { mimeType: string; data: string } | undefined;
 /** A planning request (it may carry the addressed picture inline too). */
-const isPlan = (b: GenerateBody) => (b.systemInstruction?.parts ?? []).some((p) => (p.text ?? "").includes('{"tasks":[...]}'));
+const isPlan = (b: GenerateBody) =>
+  (b.systemInstruction?.parts ?? []).some((p) => (p.text ?? "").includes('{"tasks":[...]}'));
 
 describe("sandbox media input", () => {
   it("parses [media] before the colon in every form; the caption is optional", () => {
-    expect(parseSandboxLine("alice [photo samples/photo.jpg]: caption")).toEqual({ kind: "post", member: "alice", text: "caption", media: "photo samples/photo.jpg" });
-    expect(parseSandboxLine("bob [sticker Cats 😺]")).toEqual({ kind: "post", member: "bob", text: "", media: "sticker Cats 😺" });
-    expect(parseSandboxLine("dm carol [voice samples/voice.ogg]")).toEqual({ kind: "dm", member: "carol", text: "", media: "voice samples/voice.ogg" });
-    expect(parseSandboxLine("bob > 3 [photo x.jpg]: this")).toEqual({ kind: "post", member: "bob", replyTo: 3, text: "this", media: "photo x.jpg" });
-    expect(parseSandboxLine("alice: look [here]")).toEqual({ kind: "post", member: "alice", text: "look [here]" });
+    expect(parseSandboxLine("alice [photo samples/photo.jpg]: caption")).toEqual({
+      kind: "post",
+      member: "alice",
+      text: "caption",
+      media: "photo samples/photo.jpg",
+    });
+    expect(parseSandboxLine("bob [sticker Cats 😺]")).toEqual({
+      kind: "post",
+      member: "bob",
+      text: "",
+      media: "sticker Cats 😺",
+    });
+    expect(parseSandboxLine("dm carol [voice samples/voice.ogg]")).toEqual({
+      kind: "dm",
+      member: "carol",
+      text: "",
+      media: "voice samples/voice.ogg",
+    });
+    expect(parseSandboxLine("bob > 3 [photo x.jpg]: this")).toEqual({
+      kind: "post",
+      member: "bob",
+      replyTo: 3,
+      text: "this",
+      media: "photo x.jpg",
+    });
+    expect(parseSandboxLine("alice: look [here]")).toEqual({
+      kind: "post",
+      member: "alice",
+      text: "look [here]",
+    });
     expect(parseSandboxLine("alice")).toBeUndefined();
     expect(helpText()).toContain("alice [photo samples/photo.jpg]: look");
     expect(helpText()).toContain("sticker <set> <emoji>");
@@ -41,10 +69,17 @@ describe("sandbox media input", () => {
       return { json: { tasks: [] } };
     });
     try {
-      const out = await sandbox(["alice [photo samples/photo.jpg]: Mira, look", "dm carol [voice samples/voice.ogg]", "bob [hologram x]"], {
-        GEMINI_API_KEY: "k",
-        GOOGLE_GEMINI_BASE_URL: gemini.baseUrl,
-      });
+      const out = await sandbox(
+        [
+          "alice [photo samples/photo.jpg]: Mira, look",
+          "dm carol [voice samples/voice.ogg]",
+          "bob [hologram x]",
+        ],
+        {
+          GEMINI_API_KEY: "k",
+          GOOGLE_GEMINI_BASE_URL: gemini.baseUrl,
+        },
+      );
       expect(out).toContain("#2 alice: [photo] Mira, look");
       expect(out).toContain("[dm] #1 carol: [voice]");
       expect(out.some((l) => l.startsWith('! unknown media "[hologram x]"'))).toBe(true);

@@ -14,27 +14,74 @@ import { until } from "../support/wait";
 describe("sandbox", () => {
   it("parses the three input forms", () => {
     expect(parseSandboxLine("alice: hi there")).toEqual({ kind: "post", member: "alice", text: "hi there" });
-    expect(parseSandboxLine("Bob > 12: indeed")).toEqual({ kind: "post", member: "bob", replyTo: 12, text: "indeed" });
+    expect(parseSandboxLine("Bob > 12: indeed")).toEqual({
+      kind: "post",
+      member: "bob",
+      replyTo: 12,
+      text: "indeed",
+    });
     expect(parseSandboxLine("dm carol: psst")).toEqual({ kind: "dm", member: "carol", text: "psst" });
     expect(parseSandboxLine("just words")).toBeUndefined();
   });
 
   it("parses the typing lines (and a post that merely says typing)", () => {
-    expect(parseSandboxLine("alice typing")).toEqual({ kind: "typing", member: "alice", dm: false, stop: false });
-    expect(parseSandboxLine("dm Carol typing…")).toEqual({ kind: "typing", member: "carol", dm: true, stop: false });
-    expect(parseSandboxLine("bob stops typing")).toEqual({ kind: "typing", member: "bob", dm: false, stop: true });
+    expect(parseSandboxLine("alice typing")).toEqual({
+      kind: "typing",
+      member: "alice",
+      dm: false,
+      stop: false,
+    });
+    expect(parseSandboxLine("dm Carol typing…")).toEqual({
+      kind: "typing",
+      member: "carol",
+      dm: true,
+      stop: false,
+    });
+    expect(parseSandboxLine("bob stops typing")).toEqual({
+      kind: "typing",
+      member: "bob",
+      dm: false,
+      stop: true,
+    });
     expect(parseSandboxLine("alice: typing")).toEqual({ kind: "post", member: "alice", text: "typing" });
   });
 
   it("parses the reaction lines", () => {
-    expect(parseSandboxLine("bob reacts 👍 to #12")).toEqual({ kind: "react", member: "bob", dm: false, messageId: 12, emoji: "👍" });
-    expect(parseSandboxLine("dm Carol reacts ❤️ to 5")).toEqual({ kind: "react", member: "carol", dm: true, messageId: 5, emoji: "❤️" });
-    expect(parseSandboxLine("bob unreacts #12")).toEqual({ kind: "react", member: "bob", dm: false, messageId: 12, emoji: null });
-    expect(parseSandboxLine("bob: reacts 👍 to #12")).toEqual({ kind: "post", member: "bob", text: "reacts 👍 to #12" });
+    expect(parseSandboxLine("bob reacts 👍 to #12")).toEqual({
+      kind: "react",
+      member: "bob",
+      dm: false,
+      messageId: 12,
+      emoji: "👍",
+    });
+    expect(parseSandboxLine("dm Carol reacts ❤️ to 5")).toEqual({
+      kind: "react",
+      member: "carol",
+      dm: true,
+      messageId: 5,
+      emoji: "❤️",
+    });
+    expect(parseSandboxLine("bob unreacts #12")).toEqual({
+      kind: "react",
+      member: "bob",
+      dm: false,
+      messageId: 12,
+      emoji: null,
+    });
+    expect(parseSandboxLine("bob: reacts 👍 to #12")).toEqual({
+      kind: "post",
+      member: "bob",
+      text: "reacts 👍 to #12",
+    });
   });
 
   it("people react to messages and take reactions back; a reaction outside Telegram's list is refused with a line saying why", async () => {
-    const out = await sandbox(["alice: the cake is ready", "bob reacts ❤️ to #2", "carol reacts 🦖 to #2", "bob unreacts #2"]);
+    const out = await sandbox([
+      "alice: the cake is ready",
+      "bob reacts ❤️ to #2",
+      "carol reacts 🦖 to #2",
+      "bob unreacts #2",
+    ]);
     expect(out).toContain("* bob reacts ❤ to #2");
     expect(out).toContain(`! emulator: "🦖" is not a standard Telegram reaction`);
     expect(out).toContain("* bob takes back the reaction on #2");
@@ -80,7 +127,13 @@ describe("sandbox", () => {
 
   it("runs dry without a key: prints every message and the request body it would send, answers nothing", async () => {
     // A new supergroup's first message is its service message, so members' messages start at #2.
-    const out = await sandbox(["alice: lunch?", "alice typing", "bob > 2: Mira, what do you think?", "zed: hi", "dm carol: psst"]);
+    const out = await sandbox([
+      "alice: lunch?",
+      "alice typing",
+      "bob > 2: Mira, what do you think?",
+      "zed: hi",
+      "dm carol: psst",
+    ]);
     expect(out).toContain("… alice is typing");
     expect(out).toContain("#2 alice: lunch?");
     expect(out).toContain("#3 bob: Mira, what do you think? (↩ #2)");
@@ -98,9 +151,19 @@ describe("sandbox", () => {
 
   it("answers through Gemini when a key is set, and exits once the reply is sent", async () => {
     const gemini = await GeminiFake.start();
-    gemini.respondWith(() => ({ json: { tasks: [{ kind: "react", emoji: "👍", message_id: 2 }, { kind: "send", text: "hi alice!" }] } }));
+    gemini.respondWith(() => ({
+      json: {
+        tasks: [
+          { kind: "react", emoji: "👍", message_id: 2 },
+          { kind: "send", text: "hi alice!" },
+        ],
+      },
+    }));
     try {
-      const out = await sandbox(["alice: hey Mira"], { GEMINI_API_KEY: "k", GOOGLE_GEMINI_BASE_URL: gemini.baseUrl });
+      const out = await sandbox(["alice: hey Mira"], {
+        GEMINI_API_KEY: "k",
+        GOOGLE_GEMINI_BASE_URL: gemini.baseUrl,
+      });
       expect(out).toContain("* Mira reacts 👍 to #2");
       expect(out).toContain("#3 Mira: hi alice!");
       expect(gemini.requests).toHaveLength(1);
@@ -117,8 +180,19 @@ describe("npm start without a session", () => {
     out.on("data", (c) => chunks.push(String(c)));
     const code = await start({
       // The sandbox does not use Telegram's credentials, so a bad hash must not stop it.
-      env: readEnv({ AGENTS_DIR: "agents", SESSIONS_DIR: tempDir(), LOG_LEVEL: "silent", TELEGRAM_API_HASH: "not-a-hash", TELEGRAM_API_ID: "abc" }),
-      sandbox: { input: Readable.from(["alice: hello\n"]), output: out, dbPath: join(tempDir(), "s.db"), logger: captureLogger().logger },
+      env: readEnv({
+        AGENTS_DIR: "agents",
+        SESSIONS_DIR: tempDir(),
+        LOG_LEVEL: "silent",
+        TELEGRAM_API_HASH: "not-a-hash",
+        TELEGRAM_API_ID: "abc",
+      }),
+      sandbox: {
+        input: Readable.from(["alice: hello\n"]),
+        output: out,
+        dbPath: join(tempDir(), "s.db"),
+        logger: captureLogger().logger,
+      },
     });
     expect(code).toBe(0);
     const text = chunks.join("");
@@ -133,7 +207,17 @@ describe("stopping the sandbox", () => {
   it("Ctrl-C stops within a couple of seconds, abandoning a planning call in flight and a wait, and says what it left; a second Ctrl-C exits at once", async () => {
     const gemini = await GeminiFake.start();
     // The first plan waits ten minutes before answering; the second is a slow planning call.
-    gemini.script({ json: { tasks: [{ kind: "wait", seconds: 600 }, { kind: "send", text: "much later" }] } }, { delayMs: 60_000, then: { json: { tasks: [] } } });
+    gemini.script(
+      {
+        json: {
+          tasks: [
+            { kind: "wait", seconds: 600 },
+            { kind: "send", text: "much later" },
+          ],
+        },
+      },
+      { delayMs: 60_000, then: { json: { tasks: [] } } },
+    );
     const input = new PassThrough();
     const out = new PassThrough();
     const chunks: string[] = [];
@@ -161,7 +245,9 @@ describe("stopping the sandbox", () => {
       signals.emit("SIGINT");
       expect(await running).toBe(0);
       expect(Date.now() - t0).toBeLessThan(3_000);
-      expect(chunks.join("")).toMatch(/sandbox: stopped\. \d+ unfinished tasks \(.*1 wait.*\), not run: left in .*kept\.db, as a stopped process leaves them\./);
+      expect(chunks.join("")).toMatch(
+        /sandbox: stopped\. \d+ unfinished tasks \(.*1 wait.*\), not run: left in .*kept\.db, as a stopped process leaves them\./,
+      );
       expect(chunks.join("")).toMatch(/unfinished tasks \(.*1 received/);
       expect(chunks.join("")).not.toContain("much later");
       signals.emit("SIGINT");
@@ -178,7 +264,14 @@ describe("stopping the sandbox", () => {
     const out = new PassThrough();
     const chunks: string[] = [];
     out.on("data", (c) => chunks.push(String(c)));
-    const running = runSandbox({ input, output: out, logger: captureLogger().logger, env: readEnv({ AGENTS_DIR: "agents" }), signals, exit: (c) => exits.push(c) });
+    const running = runSandbox({
+      input,
+      output: out,
+      logger: captureLogger().logger,
+      env: readEnv({ AGENTS_DIR: "agents" }),
+      signals,
+      exit: (c) => exits.push(c),
+    });
     await until(() => chunks.join("").includes("Type "), 20_000);
     signals.emit("SIGTERM");
     signals.emit("SIGINT");

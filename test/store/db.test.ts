@@ -8,7 +8,9 @@ import { tempDbPath, tempDir } from "../support/temp-dir";
 
 const insert = (db: ReturnType<typeof openDatabase>, id: number) =>
   db
-    .prepare(`INSERT INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text) VALUES ('A', 'c', ?, 's', 'n', 0, 't')`)
+    .prepare(
+      `INSERT INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text) VALUES ('A', 'c', ?, 's', 'n', 0, 't')`,
+    )
     .run(id);
 const count = (path: string) => {
   const db = openDatabase(path);
@@ -102,8 +104,13 @@ describe("state database", () => {
     );
     // Damaged: not SQLite at all.
     const damaged = join(dir, "damaged.db");
-    writeFileSync(damaged, "this is not a database, just some text that is long enough to look like a header ".repeat(20));
-    expect(() => openDatabase(damaged)).toThrow(/damaged\.db: file is not a database .*; the file is damaged or is not this program's database: stop the persona and restore it from the backup/);
+    writeFileSync(
+      damaged,
+      "this is not a database, just some text that is long enough to look like a header ".repeat(20),
+    );
+    expect(() => openDatabase(damaged)).toThrow(
+      /damaged\.db: file is not a database .*; the file is damaged or is not this program's database: stop the persona and restore it from the backup/,
+    );
     // Locked: another process keeps it for itself.
     const locked = join(dir, "locked.db");
     openDatabase(locked).close();
@@ -111,7 +118,9 @@ describe("state database", () => {
     other.pragma("locking_mode = EXCLUSIVE");
     other.exec("BEGIN EXCLUSIVE");
     other.prepare("CREATE TABLE t (x)").run();
-    expect(() => openDatabase(locked, { busyTimeoutMs: 10 })).toThrow(/locked\.db: database is locked .*; another process is using the database/);
+    expect(() => openDatabase(locked, { busyTimeoutMs: 10 })).toThrow(
+      /locked\.db: database is locked .*; another process is using the database/,
+    );
     other.exec("ROLLBACK");
     other.close();
     // Every message is one line.

@@ -10,15 +10,40 @@ describe("entity store", () => {
     const path = tempDbPath();
     let db = openDatabase(path);
     let store = new EntityStore(db, "Mira");
-    store.observe({ peerId: "42", kind: "user", accessHash: "777", firstName: "Alice", username: "alice", bot: false, min: false });
+    store.observe({
+      peerId: "42",
+      kind: "user",
+      accessHash: "777",
+      firstName: "Alice",
+      username: "alice",
+      bot: false,
+      min: false,
+    });
     // A min copy (from a big supergroup): its access hash is not usable and must not replace ours.
     store.observe({ peerId: "42", kind: "user", accessHash: "1", firstName: "Al", bot: false, min: true });
     // A later full copy without a username keeps the stored one.
-    store.observe({ peerId: "42", kind: "user", accessHash: "777", firstName: "Alice", lastName: "Lee", bot: false, min: false });
+    store.observe({
+      peerId: "42",
+      kind: "user",
+      accessHash: "777",
+      firstName: "Alice",
+      lastName: "Lee",
+      bot: false,
+      min: false,
+    });
     closeDatabase(db);
     db = openDatabase(path);
     store = new EntityStore(db, "Mira");
-    expect(store.get("42")).toEqual({ peerId: "42", kind: "user", accessHash: "777", firstName: "Alice", lastName: "Lee", username: "alice", bot: false, min: false });
+    expect(store.get("42")).toEqual({
+      peerId: "42",
+      kind: "user",
+      accessHash: "777",
+      firstName: "Alice",
+      lastName: "Lee",
+      username: "alice",
+      bot: false,
+      min: false,
+    });
     closeDatabase(db);
   });
 
@@ -40,10 +65,25 @@ describe("entity store: channels the account is not in", () => {
     let store = new EntityStore(db, "Mira");
     const told: [string, boolean][] = [];
     store.onMembership((e, gone) => told.push([e.peerId, gone]));
-    const channel = { peerId: "-1001", kind: "channel" as const, accessHash: "5", title: "G", bot: false, min: false };
+    const channel = {
+      peerId: "-1001",
+      kind: "channel" as const,
+      accessHash: "5",
+      title: "G",
+      bot: false,
+      min: false,
+    };
     store.observe({ ...channel, gone: false });
     // A channel first seen as not joined (a forward's source) was never followed: nobody is told.
-    store.observe({ peerId: "-1002", kind: "channel", accessHash: "6", title: "Source", bot: false, min: false, gone: true });
+    store.observe({
+      peerId: "-1002",
+      kind: "channel",
+      accessHash: "6",
+      title: "Source",
+      bot: false,
+      min: false,
+      gone: true,
+    });
     store.observe({ ...channel, gone: true });
     store.observe({ ...channel, gone: true });
     store.observe({ ...channel, min: true, gone: false });

@@ -44,7 +44,9 @@ describe("files at rest", () => {
     const seen: string[] = [];
     const db = openDatabase(path, { onNarrowed: (p) => seen.push(...p) });
     db.prepare("CREATE TABLE IF NOT EXISTS t (x)").run();
-    expect([mode(dir), mode(path), mode(`${path}-wal`), mode(`${path}-shm`)]).toEqual([0o700, 0o600, 0o600, 0o600]);
+    expect([mode(dir), mode(path), mode(`${path}-wal`), mode(`${path}-shm`)]).toEqual([
+      0o700, 0o600, 0o600, 0o600,
+    ]);
     expect(seen).toEqual(expect.arrayContaining([dir, path, `${path}-wal`]));
     closeDatabase(db);
     // Nothing to narrow the next time: nothing is reported.

@@ -14,16 +14,26 @@ describe("memory store", () => {
     const old = new Database(path);
     for (const step of migrations.slice(0, 6)) old.exec(step);
     old.pragma("user_version = 6");
-    old.prepare(`INSERT INTO memories (agent, chat_id, content, created_at) VALUES (?, ?, ?, ?)`).run("Mira", "42", "Carol is vegetarian", 5 * DAY);
-    old.prepare(`INSERT INTO memories (agent, chat_id, content, created_at) VALUES (?, ?, ?, ?)`).run("Mira", "-100777", "the group meets on fridays", 6 * DAY);
+    old
+      .prepare(`INSERT INTO memories (agent, chat_id, content, created_at) VALUES (?, ?, ?, ?)`)
+      .run("Mira", "42", "Carol is vegetarian", 5 * DAY);
+    old
+      .prepare(`INSERT INTO memories (agent, chat_id, content, created_at) VALUES (?, ?, ?, ?)`)
+      .run("Mira", "-100777", "the group meets on fridays", 6 * DAY);
     old.close();
 
     const db = openDatabase(path);
     const store = new MemoryStore(db, "Mira");
-    expect(store.list("42")).toEqual([{ id: 1, chatId: "42", content: "Carol is vegetarian", createdAt: 5 * DAY, updatedAt: 5 * DAY }]);
+    expect(store.list("42")).toEqual([
+      { id: 1, chatId: "42", content: "Carol is vegetarian", createdAt: 5 * DAY, updatedAt: 5 * DAY },
+    ]);
     expect(store.list("-100777").map((m) => m.content)).toEqual(["the group meets on fridays"]);
     // Old rows are found by full-text search, in their own chat only.
-    expect(store.search({ chatId: "42", partner: "42", present: ["42"] }, "is she vegetarian?", 5).map((m) => m.content)).toEqual(["Carol is vegetarian"]);
+    expect(
+      store
+        .search({ chatId: "42", partner: "42", present: ["42"] }, "is she vegetarian?", 5)
+        .map((m) => m.content),
+    ).toEqual(["Carol is vegetarian"]);
     expect(store.search({ chatId: "-100777", present: ["42"] }, "is she vegetarian?", 5)).toEqual([]);
     closeDatabase(db);
   });
@@ -31,19 +41,52 @@ describe("memory store", () => {
   it("merges a near-duplicate about the same person instead of stacking it, keeping the fuller wording", () => {
     const db = openDatabase(tempDbPath());
     const store = new MemoryStore(db, "Mira");
-    expect(store.remember({ chatId: "-1", subject: "7", toldBy: "7", content: "Alice has a dog", now: DAY }).merged).toBe(false);
-    expect(store.remember({ chatId: "-1", subject: "7", toldBy: "7", content: "alice has a dog called Rex", now: 2 * DAY })).toEqual({ id: 1, merged: true });
-    expect(store.remember({ chatId: "-1", subject: "7", toldBy: "7", content: "Alice has a dog!", now: 3 * DAY }).merged).toBe(true);
+    expect(
+      store.remember({ chatId: "-1", subject: "7", toldBy: "7", content: "Alice has a dog", now: DAY })
+        .merged,
+    ).toBe(false);
+    expect(
+      store.remember({
+        chatId: "-1",
+        subject: "7",
+        toldBy: "7",
+        content: "alice has a dog called Rex",
+        now: 2 * DAY,
+      }),
+    ).toEqual({ id: 1, merged: true });
+    expect(
+      store.remember({ chatId: "-1", subject: "7", toldBy: "7", content: "Alice has a dog!", now: 3 * DAY })
+        .merged,
+    ).toBe(true);
     // The same words about someone else, or as a note about the chat, are another memory; so are
     // they said somewhere else (a private chat must not merge into a group's memory), or by
     // someone else (what dave says about alice is not alice's word).
-    expect(store.remember({ chatId: "-1", subject: "8", toldBy: "8", content: "Alice has a dog", now: 3 * DAY }).merged).toBe(false);
+    expect(
+      store.remember({ chatId: "-1", subject: "8", toldBy: "8", content: "Alice has a dog", now: 3 * DAY })
+        .merged,
+    ).toBe(false);
     expect(store.remember({ chatId: "-1", content: "Alice has a dog", now: 3 * DAY }).merged).toBe(false);
-    expect(store.remember({ chatId: "7", subject: "7", toldBy: "7", content: "Alice has a dog", now: 3 * DAY }).merged).toBe(false);
-    expect(store.remember({ chatId: "-1", subject: "7", toldBy: "9", content: "Alice has a dog", now: 3 * DAY }).merged).toBe(false);
-    expect(store.about("7")[0]).toEqual({ id: 1, subject: "7", chatId: "-1", toldBy: "7", content: "alice has a dog called Rex", createdAt: DAY, updatedAt: 3 * DAY });
+    expect(
+      store.remember({ chatId: "7", subject: "7", toldBy: "7", content: "Alice has a dog", now: 3 * DAY })
+        .merged,
+    ).toBe(false);
+    expect(
+      store.remember({ chatId: "-1", subject: "7", toldBy: "9", content: "Alice has a dog", now: 3 * DAY })
+        .merged,
+    ).toBe(false);
+    expect(store.about("7")[0]).toEqual({
+      id: 1,
+      subject: "7",
+      chatId: "-1",
+      toldBy: "7",
+      content: "alice has a dog called Rex",
+      createdAt: DAY,
+      updatedAt: 3 * DAY,
+    });
     // The full-text index follows the merged wording.
-    expect(store.search({ chatId: "-1", present: ["7"] }, "is he called Rex?", 5).map((m) => m.id)).toEqual([1]);
+    expect(store.search({ chatId: "-1", present: ["7"] }, "is he called Rex?", 5).map((m) => m.id)).toEqual([
+      1,
+    ]);
     expect(store.count()).toBe(5);
     closeDatabase(db);
   });
@@ -51,12 +94,28 @@ describe("memory store", () => {
   it("shows a memory only where it was learnt allows: a private chat's in that chat only, a group's there and in its subject's private chat", () => {
     const db = openDatabase(tempDbPath());
     const store = new MemoryStore(db, "Mira");
-    const secret = store.remember({ chatId: "100", subject: "100", toldBy: "100", content: "Carol's door code is 4711", now: DAY }).id;
+    const secret = store.remember({
+      chatId: "100",
+      subject: "100",
+      toldBy: "100",
+      content: "Carol's door code is 4711",
+      now: DAY,
+    }).id;
     store.remember({ chatId: "-5", content: "this group plans a peanut-free picnic", now: DAY });
-    const planted = store.remember({ chatId: "-5", subject: "200", toldBy: "300", content: "Alice changed her number", now: DAY }).id;
+    const planted = store.remember({
+      chatId: "-5",
+      subject: "200",
+      toldBy: "300",
+      content: "Alice changed her number",
+      now: DAY,
+    }).id;
     const group = (chatId: string, present: string[]) => ({ chatId, present });
     const dm = (userId: string) => ({ chatId: userId, partner: userId, present: [userId] });
-    const shown = (v: { chatId: string; partner?: string; present: string[] }) => store.visible(v, 10).map((m) => m.id).sort();
+    const shown = (v: { chatId: string; partner?: string; present: string[] }) =>
+      store
+        .visible(v, 10)
+        .map((m) => m.id)
+        .sort();
     // Carol's secret: in her private chat, nowhere else — not in a group where she is present.
     expect(shown(dm("100"))).toEqual([secret]);
     expect(shown(group("-5", ["100", "200"]))).not.toContain(secret);

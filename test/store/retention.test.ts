@@ -8,7 +8,14 @@ import { FakeClock } from "../../src/runtime/clock";
 import { batchedWrite, closeDatabase, migrate, openDatabase, type Db } from "../../src/store/db";
 import { MemoryStore } from "../../src/store/memories";
 import { MessageStore } from "../../src/store/messages";
-import { BATCH_ROWS, VACUUM_PAGES, databaseBytes, enableIncrementalVacuum, isIncremental, Retention } from "../../src/store/retention";
+import {
+  BATCH_ROWS,
+  VACUUM_PAGES,
+  databaseBytes,
+  enableIncrementalVacuum,
+  isIncremental,
+  Retention,
+} from "../../src/store/retention";
 import { SummaryStore } from "../../src/store/summaries";
 import { captureLogger } from "../support/log-capture";
 import { tempDbPath } from "../support/temp-dir";
@@ -25,7 +32,10 @@ function retention(db: Db, clock = new FakeClock(NOW)) {
 }
 
 const ids = (db: Db, chatId: string) =>
-  (db.prepare("SELECT message_id FROM messages WHERE agent = 'Mira' AND chat_id = ? ORDER BY message_id").pluck().all(chatId) as number[]);
+  db
+    .prepare("SELECT message_id FROM messages WHERE agent = 'Mira' AND chat_id = ? ORDER BY message_id")
+    .pluck()
+    .all(chatId) as number[];
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 const count = (db: Db, table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
 
@@ -36,8 +46,22 @@ const count = (db: Db, table: string) => db.prepare(`SELECT count(*) FROM ${tabl
 function world(path: string) {
   const db = openDatabase(path);
   const m = new MessageStore(db, "Mira");
-  const put = (chatId: string, id: number, date: number, o: { isAgent?: boolean; topicId?: number; text?: string } = {}) =>
-    m.insert({ chatId, messageId: id, senderId: o.isAgent ? "1" : "7", senderName: o.isAgent ? "Mira" : "Bob", date, text: o.text ?? `message ${id}`, isAgent: o.isAgent ?? false, ...(o.topicId !== undefined ? { topicId: o.topicId } : {}) });
+  const put = (
+    chatId: string,
+    id: number,
+    date: number,
+    o: { isAgent?: boolean; topicId?: number; text?: string } = {},
+  ) =>
+    m.insert({
+      chatId,
+      messageId: id,
+      senderId: o.isAgent ? "1" : "7",
+      senderName: o.isAgent ? "Mira" : "Bob",
+      date,
+      text: o.text ?? `message ${id}`,
+      isAgent: o.isAgent ?? false,
+      ...(o.topicId !== undefined ? { topicId: o.topicId } : {}),
+    });
   // The group: 1-40 old, 41-45 recent; the persona never spoke there.
   for (const id of range(1, 40)) put("-100", id, OLD + id);
   for (const id of range(41, 45)) put("-100", id, RECENT + id);
@@ -47,14 +71,27 @@ function world(path: string) {
   // A chat whose messages are all old: its newest stays.
   for (const id of range(1, 5)) put("-300", id, OLD + id);
   // The forum: topic 5 (the persona speaks) and topic 7 (it does not), all old, then one recent message.
-  for (const id of range(1, 20)) put("-200", id, OLD + id, { topicId: id % 2 === 0 ? 5 : 7, isAgent: id === 2 });
+  for (const id of range(1, 20))
+    put("-200", id, OLD + id, { topicId: id % 2 === 0 ? 5 : 7, isAgent: id === 2 });
   put("-200", 21, RECENT, { topicId: 7 });
   m.commit();
-  new SummaryStore(db, "Mira").put({ lane: "root:42", chatId: "42", version: 1, fromId: 1, toId: 30, content: "{}", updatedAt: OLD + 31 });
+  new SummaryStore(db, "Mira").put({
+    lane: "root:42",
+    chatId: "42",
+    version: 1,
+    fromId: 1,
+    toId: 30,
+    content: "{}",
+    updatedAt: OLD + 31,
+  });
   new MemoryStore(db, "Mira").remember({ chatId: "42", subject: "42", content: "Bob likes tea", now: OLD });
-  db.prepare("INSERT INTO entities (agent, peer_id, kind, first_name) VALUES ('Mira', '7', 'user', 'Bob')").run();
+  db.prepare(
+    "INSERT INTO entities (agent, peer_id, kind, first_name) VALUES ('Mira', '7', 'user', 'Bob')",
+  ).run();
   db.prepare("INSERT INTO update_state (agent, box, pts) VALUES ('Mira', '', 1234)").run();
-  db.prepare("INSERT INTO reactions (agent, chat_id, message_id, reactor_id, emoji, date) VALUES ('Mira', '-100', 3, '7', '👍', ?), ('Mira', '-100', 44, '7', '👍', ?)").run(OLD, RECENT);
+  db.prepare(
+    "INSERT INTO reactions (agent, chat_id, message_id, reactor_id, emoji, date) VALUES ('Mira', '-100', 3, '7', '👍', ?), ('Mira', '-100', 44, '7', '👍', ?)",
+  ).run(OLD, RECENT);
   const task = db.prepare(
     "INSERT INTO tasks (agent, chat_id, kind, payload, status, not_before, created_at, updated_at) VALUES ('Mira', '42', 'send', '{}', ?, 0, ?, ?)",
   );
@@ -69,7 +106,12 @@ function world(path: string) {
 describe("retention (RETAIN_DAYS)", () => {
   it("deletes old messages except those waiting for their lane's summary, and finished tasks after 14 days; memories, summaries, entities and update state stay", async () => {
     const db = world(tempDbPath());
-    const before = { memories: count(db, "memories"), summaries: count(db, "lane_summaries"), entities: count(db, "entities"), state: count(db, "update_state") };
+    const before = {
+      memories: count(db, "memories"),
+      summaries: count(db, "lane_summaries"),
+      entities: count(db, "entities"),
+      state: count(db, "update_state"),
+    };
     const r = retention(db);
     const pass = await r.run();
 
@@ -87,8 +129,17 @@ describe("retention (RETAIN_DAYS)", () => {
 
     // Their reactions went with them.
     expect(db.prepare("SELECT message_id FROM reactions").pluck().all()).toEqual([44]);
-    expect(db.prepare("SELECT status FROM tasks ORDER BY id").pluck().all()).toEqual(["pending", "failed", "done"]);
-    expect({ memories: count(db, "memories"), summaries: count(db, "lane_summaries"), entities: count(db, "entities"), state: count(db, "update_state") }).toEqual(before);
+    expect(db.prepare("SELECT status FROM tasks ORDER BY id").pluck().all()).toEqual([
+      "pending",
+      "failed",
+      "done",
+    ]);
+    expect({
+      memories: count(db, "memories"),
+      summaries: count(db, "lane_summaries"),
+      entities: count(db, "entities"),
+      state: count(db, "update_state"),
+    }).toEqual(before);
 
     // The metrics and /status say how much went.
     const metric = (await registry.getSingleMetric("userbot_retention_removed_total")!.get()).values;
@@ -106,16 +157,42 @@ describe("retention (RETAIN_DAYS)", () => {
       chats: [],
       settings: [],
       pendingTasks: 0,
-      usage: { calls: 0, promptTokens: 0, cachedTokens: 0, outputTokens: 0, thinkingTokens: 0, totalTokens: 0, costUsd: 0, unpricedModels: [], byPurpose: {} },
+      usage: {
+        calls: 0,
+        promptTokens: 0,
+        cachedTokens: 0,
+        outputTokens: 0,
+        thinkingTokens: 0,
+        totalTokens: 0,
+        costUsd: 0,
+        unpricedModels: [],
+        byPurpose: {},
+      },
       dailyTokenBudget: 1000,
       capped: [],
-      storage: { bytes: databaseBytes(db), retainDays: 90, removedMessages: 84, removedTasks: 2, lastPassAt: r.last!.at },
+      storage: {
+        bytes: databaseBytes(db),
+        retainDays: 90,
+        removedMessages: 84,
+        removedTasks: 2,
+        lastPassAt: r.last!.at,
+      },
     });
-    expect(status).toMatch(/^Storage: \d+\.\d MB; messages kept 90 days; removed since start: 84 messages, 2 finished tasks \(last pass 1h 00m ago\)$/m);
+    expect(status).toMatch(
+      /^Storage: \d+\.\d MB; messages kept 90 days; removed since start: 84 messages, 2 finished tasks \(last pass 1h 00m ago\)$/m,
+    );
 
     // A second pass finds nothing more; a summary that reaches further lets the waiting ones go.
     expect((await r.run()).removed.size).toBe(0);
-    new SummaryStore(db, "Mira").put({ lane: "root:42", chatId: "42", version: 2, fromId: 1, toId: 40, content: "{}", updatedAt: NOW });
+    new SummaryStore(db, "Mira").put({
+      lane: "root:42",
+      chatId: "42",
+      version: 2,
+      fromId: 1,
+      toId: 40,
+      content: "{}",
+      updatedAt: NOW,
+    });
     await r.run();
     expect(ids(db, "42")).toEqual([41, 42]);
     expect(r.removed("Mira").messages).toBe(94);
@@ -128,8 +205,25 @@ describe("retention (RETAIN_DAYS)", () => {
     expect(isIncremental(db)).toBe(true); // a new database is made with incremental vacuum
     const m = new MessageStore(db, "Mira");
     const n = 3 * BATCH_ROWS + 17;
-    for (let id = 1; id <= n; id++) m.insert({ chatId: "-100", messageId: id, senderId: "7", senderName: "Bob", date: OLD, text: "x".repeat(300), isAgent: false });
-    m.insert({ chatId: "-100", messageId: n + 1, senderId: "7", senderName: "Bob", date: NOW, text: "new", isAgent: false });
+    for (let id = 1; id <= n; id++)
+      m.insert({
+        chatId: "-100",
+        messageId: id,
+        senderId: "7",
+        senderName: "Bob",
+        date: OLD,
+        text: "x".repeat(300),
+        isAgent: false,
+      });
+    m.insert({
+      chatId: "-100",
+      messageId: n + 1,
+      senderId: "7",
+      senderName: "Bob",
+      date: NOW,
+      text: "new",
+      isAgent: false,
+    });
     m.commit();
     db.pragma("wal_checkpoint(TRUNCATE)");
     const bytes = databaseBytes(db);
@@ -137,7 +231,17 @@ describe("retention (RETAIN_DAYS)", () => {
     // The inbound path keeps writing (group commit) while the pass runs.
     let written = 0;
     const writer = setInterval(() => {
-      batchedWrite(db, () => m.insert({ chatId: "-500", messageId: ++written, senderId: "7", senderName: "Bob", date: NOW, text: "live", isAgent: false }));
+      batchedWrite(db, () =>
+        m.insert({
+          chatId: "-500",
+          messageId: ++written,
+          senderId: "7",
+          senderName: "Bob",
+          date: NOW,
+          text: "live",
+          isAgent: false,
+        }),
+      );
     }, 0);
     const pass = await r.run();
     clearInterval(writer);
@@ -145,7 +249,9 @@ describe("retention (RETAIN_DAYS)", () => {
     expect(pass.removed.get("Mira")!.messages).toBe(n);
     expect(pass.pagesFreed).toBeGreaterThan(0);
     // Deletions in batches of at most BATCH_ROWS (fewer when one takes 10 ms), then the vacuum in steps of VACUUM_PAGES.
-    expect(pass.batches).toBeGreaterThanOrEqual(Math.ceil(n / BATCH_ROWS) + Math.ceil(pass.pagesFreed / VACUUM_PAGES));
+    expect(pass.batches).toBeGreaterThanOrEqual(
+      Math.ceil(n / BATCH_ROWS) + Math.ceil(pass.pagesFreed / VACUUM_PAGES),
+    );
     expect(pass.batches).toBeLessThan(n / 4);
     expect(ids(db, "-100")).toEqual([n + 1]);
     expect(written).toBeGreaterThan(0);
@@ -161,7 +267,11 @@ describe("retention (RETAIN_DAYS)", () => {
     const raw = new Database(path);
     raw.pragma("journal_mode = WAL");
     migrate(raw); // the tables, without auto_vacuum: as every database made before this change
-    raw.prepare("INSERT INTO memories (agent, chat_id, content, created_at) VALUES ('Mira', '42', 'Bob likes tea', 1)").run();
+    raw
+      .prepare(
+        "INSERT INTO memories (agent, chat_id, content, created_at) VALUES ('Mira', '42', 'Bob likes tea', 1)",
+      )
+      .run();
     raw.close();
     const db = openDatabase(path);
     expect(isIncremental(db)).toBe(false);
@@ -175,7 +285,15 @@ describe("retention (RETAIN_DAYS)", () => {
   it("runs in the background: first pass after a delay, then on a timer", async () => {
     const db = world(tempDbPath());
     const clock = new FakeClock(NOW);
-    const r = new Retention({ db, retainDays: 90, clock, logger: captureLogger().logger, pauseMs: 0, firstAfterMs: 60_000, everyMs: 3600_000 });
+    const r = new Retention({
+      db,
+      retainDays: 90,
+      clock,
+      logger: captureLogger().logger,
+      pauseMs: 0,
+      firstAfterMs: 60_000,
+      everyMs: 3600_000,
+    });
     r.start();
     await clock.advance(59_000);
     expect(r.last).toBeUndefined();
@@ -189,7 +307,9 @@ describe("retention (RETAIN_DAYS)", () => {
   it("RETAIN_DAYS defaults to 90 and must be a whole number of days, at least 1", () => {
     expect(readEnv({}).RETAIN_DAYS).toBe(90);
     expect(readEnv({ RETAIN_DAYS: "30" }).RETAIN_DAYS).toBe(30);
-    expect(() => readEnv({ RETAIN_DAYS: "0" })).toThrow(/RETAIN_DAYS: bad value "0" \(expected a whole number of days from 1/);
+    expect(() => readEnv({ RETAIN_DAYS: "0" })).toThrow(
+      /RETAIN_DAYS: bad value "0" \(expected a whole number of days from 1/,
+    );
     expect(() => readEnv({ RETAIN_DAYS: "two weeks" })).toThrow(/RETAIN_DAYS: bad value "two weeks"/);
     expect(readEnv({ RETAIN_DAYS: "1_000" }).RETAIN_DAYS).toBe(1000);
   });

@@ -30,9 +30,16 @@ describe("the write gate", () => {
     expect(done).toEqual(["a", "b", "c", "d"]);
     expect(retries[0]).toBe("a"); // only the unit that met the busy database is a retry
     expect(retries.every((r) => r === "a")).toBe(true);
-    expect(log.lines().filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+    expect(
+      log
+        .lines()
+        .filter((l) => l.level === 40)
+        .map((l) => l.msg),
+    ).toEqual([
       "state/agents.db is busy (another process holds its write lock); incoming messages wait in order and are stored when it is free",
-      expect.stringMatching(/^state\/agents\.db is free again after \d+\.\d s; 4 waiting updates stored in order$/),
+      expect.stringMatching(
+        /^state\/agents\.db is free again after \d+\.\d s; 4 waiting updates stored in order$/,
+      ),
     ]);
   });
 

@@ -21,7 +21,13 @@ import { tempDbPath } from "../support/temp-dir";
 const CHAT = "-100555";
 const LANE = parseLaneKey(`root:${CHAT}`);
 const HOUR = 3600_000;
-const NOTES = { goals_and_open_questions: [], decisions: ["meet at noon"], facts: [], outcomes: [], pending_actions: [] };
+const NOTES = {
+  goals_and_open_questions: [],
+  decisions: ["meet at noon"],
+  facts: [],
+  outcomes: [],
+  pending_actions: [],
+};
 
 let gemini: GeminiFake;
 let db: Db;
@@ -41,7 +47,14 @@ beforeEach(async () => {
   summaries = new SummaryStore(db, "Mira");
   entities = new EntityStore(db, "Mira");
   const { logger } = captureLogger();
-  const client = new GeminiClient({ apiKey: "k", model: "m", baseUrl: gemini.baseUrl, logger, maxAttempts: 1, sleep: async () => {} });
+  const client = new GeminiClient({
+    apiKey: "k",
+    model: "m",
+    baseUrl: gemini.baseUrl,
+    logger,
+    maxAttempts: 1,
+    sleep: async () => {},
+  });
   added = [];
   nextId = 1;
   lanes = new LaneSummaries({
@@ -62,13 +75,31 @@ afterEach(async () => {
 
 function post(n: number, o: { ageMs?: number; text?: string } = {}): number {
   for (let i = 0; i < n; i++) {
-    messages.insert({ chatId: CHAT, messageId: nextId++, senderId: "7", senderName: "Alice", date: clock.now() - (o.ageMs ?? 0), text: o.text ?? `message ${nextId}`, isAgent: false });
+    messages.insert({
+      chatId: CHAT,
+      messageId: nextId++,
+      senderId: "7",
+      senderName: "Alice",
+      date: clock.now() - (o.ageMs ?? 0),
+      text: o.text ?? `message ${nextId}`,
+      isAgent: false,
+    });
   }
   messages.commit();
   return nextId - 1;
 }
 
-const task = (): Task<"summarize"> => ({ id: 1, chatId: `summary:root:${CHAT}`, kind: "summarize", payload: { lane: `root:${CHAT}` }, status: "running", dependsOn: [], notBefore: 0, attempts: 1, createdAt: 0 });
+const task = (): Task<"summarize"> => ({
+  id: 1,
+  chatId: `summary:root:${CHAT}`,
+  kind: "summarize",
+  payload: { lane: `root:${CHAT}` },
+  status: "running",
+  dependsOn: [],
+  notBefore: 0,
+  attempts: 1,
+  createdAt: 0,
+});
 const lastUser = (b: GenerateBody) => b.contents![0]!.parts![0]!.text!;
 
 describe("when a lane is due", () => {
@@ -143,13 +174,45 @@ describe("the summarize task", () => {
   });
 
   it("reads the messages as the planner renders them: references by @username, mentions normalised, replies by id", async () => {
-    entities.observe({ peerId: "7", kind: "user", firstName: "Alice", username: "alice", bot: false, min: false });
+    entities.observe({
+      peerId: "7",
+      kind: "user",
+      firstName: "Alice",
+      username: "alice",
+      bot: false,
+      min: false,
+    });
     entities.observe({ peerId: "8", kind: "user", firstName: "Bob", bot: false, min: false });
-    entities.observe({ peerId: "500", kind: "user", firstName: "Mira", username: "mira_ai", bot: false, min: false });
+    entities.observe({
+      peerId: "500",
+      kind: "user",
+      firstName: "Mira",
+      username: "mira_ai",
+      bot: false,
+      min: false,
+    });
     post(29);
     // #30: a text_mention of Bob (no username); #31: a reply to it by the persona.
-    messages.insert({ chatId: CHAT, messageId: 30, senderId: "7", senderName: "Alice", date: clock.now(), text: "ask Bob about it", isAgent: false, mentions: [{ type: "mentionname", offset: 4, length: 3, userId: "8" }] });
-    messages.insert({ chatId: CHAT, messageId: 31, senderId: "500", senderName: "Mira", date: clock.now(), text: "will do", isAgent: true, replyToId: 30 });
+    messages.insert({
+      chatId: CHAT,
+      messageId: 30,
+      senderId: "7",
+      senderName: "Alice",
+      date: clock.now(),
+      text: "ask Bob about it",
+      isAgent: false,
+      mentions: [{ type: "mentionname", offset: 4, length: 3, userId: "8" }],
+    });
+    messages.insert({
+      chatId: CHAT,
+      messageId: 31,
+      senderId: "500",
+      senderName: "Mira",
+      date: clock.now(),
+      text: "will do",
+      isAgent: true,
+      replyToId: 30,
+    });
     nextId = 32;
     post(10);
     gemini.script({ json: NOTES });

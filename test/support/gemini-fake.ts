@@ -134,7 +134,8 @@ export class GeminiFake {
     server.on("request", (req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         // A throwing respondWith() callback must not become an unhandled rejection in the test run.
-        if (!res.headersSent) sendJson(res, 500, googleError(500, "INTERNAL", `Gemini fake failed: ${String(err)}`));
+        if (!res.headersSent)
+          sendJson(res, 500, googleError(500, "INTERNAL", `Gemini fake failed: ${String(err)}`));
       });
     });
   }
@@ -181,7 +182,11 @@ export class GeminiFake {
     const match = req.method === "POST" ? ROUTE.exec(path) : null;
     const model = match?.[1];
     if (model === undefined) {
-      sendJson(res, 404, googleError(404, "NOT_FOUND", `Method ${req.method ?? "?"} ${path} not found in the Gemini fake.`));
+      sendJson(
+        res,
+        404,
+        googleError(404, "NOT_FOUND", `Method ${req.method ?? "?"} ${path} not found in the Gemini fake.`),
+      );
       return;
     }
     const body = parseBody(raw);
@@ -191,9 +196,15 @@ export class GeminiFake {
     }
     const index = this.requests.length;
     this.requests.push({ model: decodeURIComponent(model), body, headers: flattenHeaders(req) });
-    const reply = this.queue.shift() ?? this.fallback?.(body, index, decodeURIComponent(model)) ?? DEFAULT_REPLY;
+    const reply =
+      this.queue.shift() ?? this.fallback?.(body, index, decodeURIComponent(model)) ?? DEFAULT_REPLY;
     const cachedTokens = this.implicitCache(decodeURIComponent(model), promptText(body));
-    this.answer(res, reply, { model: decodeURIComponent(model), promptChars: raw.length, index, cachedTokens });
+    this.answer(res, reply, {
+      model: decodeURIComponent(model),
+      promptChars: raw.length,
+      index,
+      cachedTokens,
+    });
   }
 
   /**
@@ -240,15 +251,24 @@ export class GeminiFake {
     }
     if ("garbled" in reply) {
       const text = '{"candidates": [{"content": {"role": "model", "parts": [{"text": "{\\"tas';
-      res.writeHead(200, { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(text) });
+      res.writeHead(200, {
+        "content-type": "application/json; charset=UTF-8",
+        "content-length": Buffer.byteLength(text),
+      });
       res.end(text);
       return;
     }
     if ("status" in reply) {
-      const headers: Record<string, string> = "retryAfter" in reply && reply.retryAfter !== undefined ? { "retry-after": reply.retryAfter } : {};
+      const headers: Record<string, string> =
+        "retryAfter" in reply && reply.retryAfter !== undefined ? { "retry-after": reply.retryAfter } : {};
       if (reply.status === 502) {
-        const page = "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The server encountered a temporary error.</p></body></html>";
-        res.writeHead(502, { "content-type": "text/html; charset=UTF-8", "content-length": Buffer.byteLength(page), ...headers });
+        const page =
+          "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The server encountered a temporary error.</p></body></html>";
+        res.writeHead(502, {
+          "content-type": "text/html; charset=UTF-8",
+          "content-length": Buffer.byteLength(page),
+          ...headers,
+        });
         res.end(page);
         return;
       }
@@ -277,10 +297,20 @@ export class GeminiFake {
     const finishReason = "text" in reply ? (reply.finishReason ?? "STOP") : "STOP";
     const candidatesTokenCount = Math.ceil(text.length / 4);
     const scripted = "json" in reply ? reply.usage : undefined;
-    const cached = ctx.cachedTokens > 0 ? { cachedContentTokenCount: Math.min(ctx.cachedTokens, promptTokenCount) } : {};
+    const cached =
+      ctx.cachedTokens > 0 ? { cachedContentTokenCount: Math.min(ctx.cachedTokens, promptTokenCount) } : {};
     const usageMetadata = scripted
-      ? { ...scripted, totalTokenCount: scripted.promptTokenCount + scripted.candidatesTokenCount + (scripted.thoughtsTokenCount ?? 0) }
-      : { promptTokenCount, ...cached, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount };
+      ? {
+          ...scripted,
+          totalTokenCount:
+            scripted.promptTokenCount + scripted.candidatesTokenCount + (scripted.thoughtsTokenCount ?? 0),
+        }
+      : {
+          promptTokenCount,
+          ...cached,
+          candidatesTokenCount,
+          totalTokenCount: promptTokenCount + candidatesTokenCount,
+        };
     sendJson(res, 200, {
       candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason, index: 0 }],
       usageMetadata,
@@ -304,7 +334,9 @@ export const IMPLICIT_CACHE_MIN_TOKENS = 1024;
 function promptText(body: GenerateBody): string {
   const part = (p: GenerateBodyPart) => (typeof p.text === "string" ? p.text : JSON.stringify(p));
   const system = (body.systemInstruction?.parts ?? []).map(part).join("\n");
-  const turns = (body.contents ?? []).map((c) => `${c.role ?? ""}:${(c.parts ?? []).map(part).join("\n")}`).join("\n");
+  const turns = (body.contents ?? [])
+    .map((c) => `${c.role ?? ""}:${(c.parts ?? []).map(part).join("\n")}`)
+    .join("\n");
   return `${system}\n${turns}`;
 }
 
@@ -320,7 +352,9 @@ function readBody(req: IncomingMessage): Promise<string> {
 function parseBody(raw: string): GenerateBody | undefined {
   try {
     const parsed: unknown = JSON.parse(raw);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as GenerateBody) : undefined;
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as GenerateBody)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -334,9 +368,18 @@ function flattenHeaders(req: IncomingMessage): Record<string, string | undefined
   return out;
 }
 
-function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(payload);
-  res.writeHead(status, { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=UTF-8",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -345,7 +388,11 @@ function googleError(code: number, status: string, message: string, details?: re
   return { error: { code, message, status, ...(details !== undefined ? { details } : {}) } };
 }
 
-function errorBodyFor(reply: { readonly status: 400; readonly message: string } | { readonly status: 429 | 500 | 502 | 503 | 504; readonly retryDelaySeconds?: number }): unknown {
+function errorBodyFor(
+  reply:
+    | { readonly status: 400; readonly message: string }
+    | { readonly status: 429 | 500 | 502 | 503 | 504; readonly retryDelaySeconds?: number },
+): unknown {
   switch (reply.status) {
     case 400:
       return googleError(400, "INVALID_ARGUMENT", reply.message);
@@ -354,16 +401,33 @@ function errorBodyFor(reply: { readonly status: 400; readonly message: string } 
       const details: unknown[] = [
         {
           "@type": "type.googleapis.com/google.rpc.QuotaFailure",
-          violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests", quotaId: "GenerateRequestsPerMinutePerProjectPerModel-FreeTier" }],
+          violations: [
+            {
+              quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+              quotaId: "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+            },
+          ],
         },
       ];
       if ("retryDelaySeconds" in reply && reply.retryDelaySeconds !== undefined) {
-        details.push({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${reply.retryDelaySeconds}s` });
+        details.push({
+          "@type": "type.googleapis.com/google.rpc.RetryInfo",
+          retryDelay: `${reply.retryDelaySeconds}s`,
+        });
       }
-      return googleError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota, please check your plan and billing details.", details);
+      return googleError(
+        429,
+        "RESOURCE_EXHAUSTED",
+        "You exceeded your current quota, please check your plan and billing details.",
+        details,
+      );
     }
     case 500:
-      return googleError(500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting");
+      return googleError(
+        500,
+        "INTERNAL",
+        "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting",
+      );
     case 503:
       return googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.");
     case 502:
@@ -379,7 +443,9 @@ function blockedRating(): unknown {
 
 /** What a request is for, told by the response schema it carries (plan: `tasks`; address: `wanna_interject`). */
 export function requestPurpose(body: GenerateBody): "plan" | "address" | "other" {
-  const props = (body.generationConfig?.responseJsonSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const props =
+    (body.generationConfig?.responseJsonSchema as { properties?: Record<string, unknown> } | undefined)
+      ?.properties ?? {};
   if ("tasks" in props) return "plan";
   if ("wanna_interject" in props) return "address";
   return "other";

@@ -8,7 +8,13 @@ import type { CuratedMemories } from "../../src/memory/curated";
 import { AgentRuntime, type MediaRuntimeOptions } from "../../src/runtime/agent-runtime";
 import { FakeClock } from "../../src/runtime/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
-import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmulatorOptions, type EmuUser } from "../../emulator";
+import {
+  createEmulatedClient,
+  TelegramEmulator,
+  type EmuChat,
+  type EmulatorOptions,
+  type EmuUser,
+} from "../../emulator";
 import type { TelegramClient } from "../../src/telegram/listen";
 import { GeminiFake, isPlanRequest, lastUserText, promptSections } from "./gemini-fake";
 import { captureLogger } from "./log-capture";
@@ -118,13 +124,21 @@ export class Harness {
   /** Build (or rebuild, after `crash()`) the runtime on the same database, emulator and Gemini fake. */
   boot(): void {
     this.log = captureLogger();
-    this.db = openDatabase(this.dbPath, this.o.busyTimeoutMs !== undefined ? { busyTimeoutMs: this.o.busyTimeoutMs } : {});
+    this.db = openDatabase(
+      this.dbPath,
+      this.o.busyTimeoutMs !== undefined ? { busyTimeoutMs: this.o.busyTimeoutMs } : {},
+    );
     this.client = createEmulatedClient(this.emu, this.account, { session: new PeerCacheSession("") });
     const llm = new GeminiLlm({
       client: this.geminiClient(this.log.logger),
       logger: this.log.logger,
       model: "gemini-2.5-flash",
-      models: { address: "gemini-2.5-flash-lite", summarise: "gemini-2.5-flash-lite-summary", describe: "gemini-2.5-flash-lite", transcribe: "gemini-2.5-flash-lite" },
+      models: {
+        address: "gemini-2.5-flash-lite",
+        summarise: "gemini-2.5-flash-lite-summary",
+        describe: "gemini-2.5-flash-lite",
+        transcribe: "gemini-2.5-flash-lite",
+      },
     });
     this.runtime = new AgentRuntime({
       persona: this.persona,
@@ -154,7 +168,8 @@ export class Harness {
     await this.runtime.stop();
     this.emu.detach(this.client);
     closeDatabase(this.db);
-    if (o.persona !== undefined) this.persona = parsePersona(o.persona, { file: "agents/Mira.md", promptDirs: [] });
+    if (o.persona !== undefined)
+      this.persona = parsePersona(o.persona, { file: "agents/Mira.md", promptDirs: [] });
     this.boot();
     await this.runtime.caughtUp;
   }
@@ -207,7 +222,8 @@ export class Harness {
 
   /** Index of the newest planning request (not a summary, description or addressing call). */
   lastPlanIndex(): number {
-    for (let i = this.gemini.requests.length - 1; i >= 0; i--) if (isPlanRequest(this.gemini.requests[i]!.body)) return i;
+    for (let i = this.gemini.requests.length - 1; i >= 0; i--)
+      if (isPlanRequest(this.gemini.requests[i]!.body)) return i;
     return -1;
   }
 

@@ -12,13 +12,16 @@ export interface Scrape {
 export async function scrape(url: string, headers: Record<string, string> = {}): Promise<Scrape> {
   const res = await fetch(`${url}/metrics`, { headers });
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
-  if (!(res.headers.get("content-type") ?? "").startsWith("text/plain")) throw new Error(`/metrics content type ${res.headers.get("content-type")}`);
+  if (!(res.headers.get("content-type") ?? "").startsWith("text/plain"))
+    throw new Error(`/metrics content type ${res.headers.get("content-type")}`);
   const families = parsePrometheusTextFormat(await res.text());
   const family = (name: string) => families.find((f) => f.name === name);
   return {
     families,
     value(name, labels = {}) {
-      const s = family(name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+      const s = family(name)?.metrics.find((m) =>
+        Object.entries(labels).every(([k, v]) => m.labels?.[k] === v),
+      );
       return s?.value === undefined ? undefined : Number(s.value);
     },
     labelSets: (name) => (family(name)?.metrics ?? []).map((m) => ({ ...m.labels })),

@@ -14,7 +14,9 @@ export interface ScriptedAnswer {
   readonly answer: string | boolean | (() => string | boolean | Promise<string | boolean>);
 }
 
-export function scriptedPrompts(script: readonly ScriptedAnswer[]): LoginPrompts & { readonly asked: string[]; remaining(): number } {
+export function scriptedPrompts(
+  script: readonly ScriptedAnswer[],
+): LoginPrompts & { readonly asked: string[]; remaining(): number } {
   const queue = [...script];
   const asked: string[] = [];
   const next = async (kind: PromptKind, question: string, dflt?: string): Promise<string | boolean> => {

@@ -29,7 +29,13 @@ describe("splitText", () => {
 describe("expandPlan", () => {
   it("puts typing before each send part and chains the plan in order", () => {
     const { tasks } = validatePlan(
-      JSON.stringify({ tasks: [{ kind: "send", text: "hello there" }, { kind: "wait", seconds: 3 }, { kind: "sticker", sticker_set: "S", name: "😺" }] }),
+      JSON.stringify({
+        tasks: [
+          { kind: "send", text: "hello there" },
+          { kind: "wait", seconds: 3 },
+          { kind: "sticker", sticker_set: "S", name: "😺" },
+        ],
+      }),
       ctx,
     );
     const out = expandPlan(tasks, { pacing, waitFor: [42] });
@@ -42,7 +48,13 @@ describe("expandPlan", () => {
 
   it("a task whose depends_on names only a remember still follows the previous task and the read", () => {
     const { tasks } = validatePlan(
-      JSON.stringify({ tasks: [{ kind: "remember", id: "t", content: "likes tea" }, { kind: "send", text: "x" }, { kind: "send", text: "y", depends_on: ["t"] }] }),
+      JSON.stringify({
+        tasks: [
+          { kind: "remember", id: "t", content: "likes tea" },
+          { kind: "send", text: "x" },
+          { kind: "send", text: "y", depends_on: ["t"] },
+        ],
+      }),
       ctx,
     );
     const out = expandPlan(tasks, { pacing, waitFor: [7] });
@@ -52,7 +64,9 @@ describe("expandPlan", () => {
   });
 
   it("splits a 10,000-character text into several sends, replying only with the first", () => {
-    const text = Array.from({ length: 500 }, (_, i) => `Line ${i} of a long story.`).join("\n").slice(0, 10_000);
+    const text = Array.from({ length: 500 }, (_, i) => `Line ${i} of a long story.`)
+      .join("\n")
+      .slice(0, 10_000);
     const { tasks } = validatePlan(JSON.stringify({ tasks: [{ kind: "send", text, reply_to: 7 }] }), ctx);
     const sends = expandPlan(tasks, { pacing }).filter((t) => t.kind === "send");
     expect(sends.length).toBe(3);
@@ -78,14 +92,30 @@ describe("expandPlan", () => {
     );
     const cut: string[] = [];
     const out = expandPlan(tasks, { pacing, bounds, answers: [5], onCut: (w) => cut.push(w) });
-    expect(out.map((t) => t.kind)).toEqual(["typing", "send", "wait", "typing", "sticker", "wait", "typing", "send", "react"]);
+    expect(out.map((t) => t.kind)).toEqual([
+      "typing",
+      "send",
+      "wait",
+      "typing",
+      "sticker",
+      "wait",
+      "typing",
+      "send",
+      "react",
+    ]);
     const texts = out.filter((t) => t.kind === "send").map((t) => (t.payload as { text: string }).text);
     expect(texts[0]).toBe("a".repeat(40));
     expect(texts[1]).toBe("Second sentence here. Second sentence here.…"); // at a sentence end, within the 60 left
     expect(texts.join("").length).toBeLessThanOrEqual(100);
-    expect(out.filter((t) => t.kind === "wait").map((t) => (t.payload as { seconds: number }).seconds)).toEqual([60, 30]);
+    expect(
+      out.filter((t) => t.kind === "wait").map((t) => (t.payload as { seconds: number }).seconds),
+    ).toEqual([60, 30]);
     // The messages they answer travel with the sends and their typing (the answer-age check).
-    expect(out.filter((t) => t.kind === "typing").every((t) => (t.payload as { answers?: number[] }).answers?.[0] === 5)).toBe(true);
+    expect(
+      out
+        .filter((t) => t.kind === "typing")
+        .every((t) => (t.payload as { answers?: number[] }).answers?.[0] === 5),
+    ).toBe(true);
     expect(cut).toEqual([
       "task 3 (wait): shortened to 30 s (at most 90 s of waiting per plan)",
       "task 4 (send): message 1 cut to 44 characters (at most 100 per plan)",

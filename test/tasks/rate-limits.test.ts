@@ -14,7 +14,8 @@ describe("rate limits", () => {
     const limits = new RateLimits(openDatabase(tempDbPath()), "A", log.logger);
     limits.load(T0);
     const keys = ["llm", "llm:m"];
-    const outage = (sec: number) => new RateLimitedError("llm:m", sec, "LLM_503", { probe: true, paced: true });
+    const outage = (sec: number) =>
+      new RateLimitedError("llm:m", sec, "LLM_503", { probe: true, paced: true });
     expect(limits.hit(outage(1.5), T0)).toBe(T0 + 1500);
     limits.claim(keys, 1, T0 + 1500);
     expect(limits.blockedUntil(keys, T0 + 1500, 2)).toBe(T0 + 1500 + PROBE_WAIT_MS);
@@ -92,7 +93,8 @@ describe("rate limits", () => {
     const log = captureLogger();
     const limits = new RateLimits(openDatabase(tempDbPath()), "A", log.logger);
     limits.load(T0);
-    const flood = (chat: string, s: number) => new RateLimitedError(`flood:send:${chat}`, s, `FLOOD_WAIT_${s}`, { accountKey: "flood:send" });
+    const flood = (chat: string, s: number) =>
+      new RateLimitedError(`flood:send:${chat}`, s, `FLOOD_WAIT_${s}`, { accountKey: "flood:send" });
     limits.hit(flood("a", 100), T0);
     expect(limits.isLimited(["flood:send:c", "flood:send"], T0 + 1)).toBe(false);
     limits.hit(flood("b", 30), T0 + 61_000); // outside the window

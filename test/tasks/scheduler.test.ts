@@ -11,7 +11,9 @@ import { tempDbPath } from "../support/temp-dir";
 type Run = (t: Task) => Promise<void>;
 
 /** Handlers that record what ran when; `send` behaviour is scripted per test. */
-function setup(o: { send?: Run; concurrency?: number; maxAttempts?: number; dbPath?: string; clock?: FakeClock } = {}) {
+function setup(
+  o: { send?: Run; concurrency?: number; maxAttempts?: number; dbPath?: string; clock?: FakeClock } = {},
+) {
   const clock = o.clock ?? new FakeClock();
   const dbPath = o.dbPath ?? tempDbPath();
   const db = openDatabase(dbPath);
@@ -83,7 +85,14 @@ describe("scheduler", () => {
     const first = setup({ dbPath });
     first.scheduler.load();
     // Stored with their topics (the General topic, 1, is the chat's own graph); the process stops before running them.
-    first.scheduler.add("f", [{ kind: "send", payload: { text: "t5-a" } }, { kind: "send", payload: { text: "t5-b" } }], 5);
+    first.scheduler.add(
+      "f",
+      [
+        { kind: "send", payload: { text: "t5-a" } },
+        { kind: "send", payload: { text: "t5-b" } },
+      ],
+      5,
+    );
     first.scheduler.add("f", [{ kind: "send", payload: { text: "t7" } }], 7);
     first.scheduler.add("f", [{ kind: "send", payload: { text: "general" } }], 1);
     first.db.close();
@@ -115,7 +124,8 @@ describe("scheduler", () => {
     let floods = 1;
     const s = setup({
       send: async (t) => {
-        if (t.chatId === "slow" && floods-- > 0) throw new RateLimitedError(`flood:send:slow`, 120, "FLOOD_WAIT_120");
+        if (t.chatId === "slow" && floods-- > 0)
+          throw new RateLimitedError(`flood:send:slow`, 120, "FLOOD_WAIT_120");
       },
     });
     s.scheduler.load();
@@ -183,7 +193,10 @@ describe("scheduler", () => {
     s.scheduler.load();
     s.scheduler.start();
     for (let c = 0; c < 10; c++) {
-      s.scheduler.add(`c${c}`, [{ kind: "send", payload: { text: "a" } }, { kind: "send", payload: { text: "b" } }]);
+      s.scheduler.add(`c${c}`, [
+        { kind: "send", payload: { text: "a" } },
+        { kind: "send", payload: { text: "b" } },
+      ]);
     }
     await s.clock.advance(1000);
     expect(s.ran.length).toBe(20);
@@ -193,7 +206,10 @@ describe("scheduler", () => {
 
   it("resumes pending and interrupted tasks from the database after a crash", async () => {
     const dbPath = tempDbPath();
-    const a = setup({ dbPath, send: () => new Promise<void>(() => {}) /* never returns: the process "dies" mid-send */ });
+    const a = setup({
+      dbPath,
+      send: () => new Promise<void>(() => {}) /* never returns: the process "dies" mid-send */,
+    });
     a.clock.settle = async () => {}; // its send never finishes, so "idle" would never come
     a.scheduler.load();
     a.scheduler.start();
@@ -223,12 +239,16 @@ describe("scheduler", () => {
     s.scheduler.enqueueReceived("c1", 3, { readDelayMs: 2000 });
     const open = s.scheduler.openTasks("c1");
     expect(open.filter((t) => t.kind === "received").length).toBe(1);
-    expect((open.find((t) => t.kind === "received") as Task<"received">).payload.items.map((i) => i.messageId)).toEqual([1, 2, 3]);
+    expect(
+      (open.find((t) => t.kind === "received") as Task<"received">).payload.items.map((i) => i.messageId),
+    ).toEqual([1, 2, 3]);
     expect((open.find((t) => t.kind === "read") as Task<"read">).payload.maxId).toBe(3);
     s.scheduler.start();
     await s.clock.advance(100);
     // A plan exists now (pretend): add tasks, then a new message cancels them.
-    const plan = s.scheduler.add("c1", [{ kind: "send", payload: { text: "late" }, notBefore: s.clock.now() + 60_000 }]);
+    const plan = s.scheduler.add("c1", [
+      { kind: "send", payload: { text: "late" }, notBefore: s.clock.now() + 60_000 },
+    ]);
     s.scheduler.enqueueReceived("c1", 4, { readDelayMs: 2000 });
     expect(new TaskStore(s.db, "A").get(plan[0]!.id)!.status).toBe("cancelled");
     expect(s.scheduler.openTasks("c1").filter((t) => t.kind === "received").length).toBe(1);

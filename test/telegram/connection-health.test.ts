@@ -7,7 +7,12 @@ import { FakeClock } from "../../src/runtime/clock";
 import type { AccountLostError } from "../../src/tasks/errors";
 import { AccountLink } from "../../src/telegram/account-link";
 import { clientIdentity } from "../../src/telegram/client-identity";
-import { backoffDelay, ConnectionHealth, watchUpdates, type ConnectionHealthOptions } from "../../src/telegram/connection-health";
+import {
+  backoffDelay,
+  ConnectionHealth,
+  watchUpdates,
+  type ConnectionHealthOptions,
+} from "../../src/telegram/connection-health";
 import { TelegramEmulator } from "../../emulator";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
@@ -36,7 +41,10 @@ async function watched(more?: (link: AccountLink) => Partial<ConnectionHealthOpt
   });
   await link.connect(new AbortController().signal);
   const seen: string[] = [];
-  link.client.addEventHandler((e: NewMessageEvent) => void seen.push(e.message.text), new NewMessage({ incoming: true }));
+  link.client.addEventHandler(
+    (e: NewMessageEvent) => void seen.push(e.message.text),
+    new NewMessage({ incoming: true }),
+  );
   const calls = { down: 0, restored: 0, lost: [] as AccountLostError[] };
   const health = new ConnectionHealth({
     connection: link,
@@ -78,7 +86,9 @@ describe("connection watchdog", () => {
       expect(w.calls.down).toBe(1);
       const lost = w.msgs("connection to Telegram lost; reconnecting");
       expect(lost).toHaveLength(1);
-      expect(String(lost[0]!.reason)).toMatch(/^no updates for 120 s while the account's pts moved from \d+ to \d+$/);
+      expect(String(lost[0]!.reason)).toMatch(
+        /^no updates for 120 s while the account's pts moved from \d+ to \d+$/,
+      );
       expect(w.msgs("connection to Telegram restored")).toHaveLength(1);
       expect(w.emu.connectAttempts(w.account)).toBe(2); // connect at start + the rebuild
       // The new connection delivers again; what was missed is the catch-up's job (onRestored).
@@ -121,7 +131,9 @@ describe("connection watchdog", () => {
       await until(() => w.calls.restored === 1);
       const lost = w.msgs("connection to Telegram lost; reconnecting");
       expect(lost).toHaveLength(1);
-      expect(String(lost[0]!.reason)).toMatch(/^no updates for 240 s while the server's pts \(\d+\) stayed ahead of ours \(\d+\) after a catch-up at \d+$/);
+      expect(String(lost[0]!.reason)).toMatch(
+        /^no updates for 240 s while the server's pts \(\d+\) stayed ahead of ours \(\d+\) after a catch-up at \d+$/,
+      );
       await w.post("five");
       expect(w.seen).toEqual(["one", "five"]); // the rebuilt connection pushes again
     } finally {
@@ -143,7 +155,9 @@ describe("connection watchdog", () => {
         await w.clock.advance(backoffDelay({ firstMs: 1_000, maxMs: 4_000 }, i));
         await until(() => w.msgs("reconnect failed; retrying").length === i + 1);
       }
-      expect(w.msgs("reconnect failed; retrying").map((l) => l.retryInMs)).toEqual([1_000, 2_000, 4_000, 4_000, 4_000]);
+      expect(w.msgs("reconnect failed; retrying").map((l) => l.retryInMs)).toEqual([
+        1_000, 2_000, 4_000, 4_000, 4_000,
+      ]);
       expect(w.msgs("connection to Telegram lost; reconnecting")).toHaveLength(1);
       expect(w.calls.restored).toBe(0);
 

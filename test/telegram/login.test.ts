@@ -34,13 +34,28 @@ interface Setup {
   sessionFile: string;
   out: string[];
   err: string[];
-  run(argv: string[], script: readonly ScriptedAnswer[], o?: { env?: NodeJS.ProcessEnv; qrTimeoutMs?: number }): Promise<number>;
+  run(
+    argv: string[],
+    script: readonly ScriptedAnswer[],
+    o?: { env?: NodeJS.ProcessEnv; qrTimeoutMs?: number },
+  ): Promise<number>;
   output(): string;
 }
 
-function setup(o: { password?: string; dc?: number; personaPhone?: boolean; codeDelivery?: readonly CodeDelivery[]; loginEmail?: string } = {}): Setup {
+function setup(
+  o: {
+    password?: string;
+    dc?: number;
+    personaPhone?: boolean;
+    codeDelivery?: readonly CodeDelivery[];
+    loginEmail?: string;
+  } = {},
+): Setup {
   const clock = new FakeClock();
-  const emu = new TelegramEmulator({ now: () => clock.now(), app: { apiId: Number(API_ID), apiHash: API_HASH } });
+  const emu = new TelegramEmulator({
+    now: () => clock.now(),
+    app: { apiId: Number(API_ID), apiHash: API_HASH },
+  });
   const account = emu.addAccount({
     firstName: "Mira",
     lastName: "Lind",
@@ -55,7 +70,10 @@ function setup(o: { password?: string; dc?: number; personaPhone?: boolean; code
   const dir = tempDir();
   mkdirSync(join(dir, "agents"));
   const phoneField = o.personaPhone === false ? "" : `# Agent Phone\n${PHONE}\n\n`;
-  writeFileSync(join(dir, "agents", "Mira.md"), `# Agent Name\nMira\n\n${phoneField}# Agent Instructions\nBe Mira.\n`);
+  writeFileSync(
+    join(dir, "agents", "Mira.md"),
+    `# Agent Name\nMira\n\n${phoneField}# Agent Instructions\nBe Mira.\n`,
+  );
   const out: string[] = [];
   const err: string[] = [];
   return {
@@ -86,18 +104,28 @@ function setup(o: { password?: string; dc?: number; personaPhone?: boolean; code
 }
 
 const phoneDefault: ScriptedAnswer = { kind: "text", ask: /phone number/i, answer: "" };
-const codeFrom = (emu: TelegramEmulator): ScriptedAnswer => ({ kind: "text", ask: /login code/i, answer: () => emu.loginCode(PHONE) ?? "" });
+const codeFrom = (emu: TelegramEmulator): ScriptedAnswer => ({
+  kind: "text",
+  ask: /login code/i,
+  answer: () => emu.loginCode(PHONE) ?? "",
+});
 const wrongCode = (emu: TelegramEmulator): ScriptedAnswer => ({
   kind: "text",
   ask: /login code/i,
   answer: () => (emu.loginCode(PHONE) === "12345" ? "54321" : "12345"),
 });
-const count = (emu: TelegramEmulator, method: string) => emu.loginMethods().filter((m) => m === method).length;
+const count = (emu: TelegramEmulator, method: string) =>
+  emu.loginMethods().filter((m) => m === method).length;
 
 async function connectsSignedIn(sessionFile: string): Promise<boolean> {
-  const client = new TelegramClient(new StringSession(readFileSync(sessionFile, "utf8").trim()), Number(API_ID), API_HASH, {
-    baseLogger: new Logger(LogLevel.NONE),
-  });
+  const client = new TelegramClient(
+    new StringSession(readFileSync(sessionFile, "utf8").trim()),
+    Number(API_ID),
+    API_HASH,
+    {
+      baseLogger: new Logger(LogLevel.NONE),
+    },
+  );
   try {
     await client.connect();
     return await client.checkAuthorization();
@@ -110,15 +138,22 @@ describe("npm run login: by code", () => {
   it("logs in with the persona's phone as default, saves the session 0600 and prints name, @username and id — nothing secret", async () => {
     const s = setup();
     const codes: string[] = [];
-    const code: ScriptedAnswer = { kind: "text", ask: /login code/i, answer: () => (codes.push(s.emu.loginCode(PHONE) ?? ""), codes[0] ?? "") };
+    const code: ScriptedAnswer = {
+      kind: "text",
+      ask: /login code/i,
+      answer: () => (codes.push(s.emu.loginCode(PHONE) ?? ""), codes[0] ?? ""),
+    };
 
     expect(await s.run(["Mira"], [phoneDefault, code])).toBe(0);
 
     expect(s.out.join("")).toContain(`Logged in as Mira Lind (@mira_ai, id ${s.account.id})`);
     expect(statSync(s.sessionFile).mode & 0o777).toBe(0o600);
     expect(readdirSync(join(s.dir, "sessions")).sort()).toEqual(["Mira.session"]); // no temp file, no lock left
-    expect((await connectsSignedIn(s.sessionFile))).toBe(true);
-    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual(["auth.SendCode", "auth.SignIn"]);
+    expect(await connectsSignedIn(s.sessionFile)).toBe(true);
+    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual([
+      "auth.SendCode",
+      "auth.SignIn",
+    ]);
     expect((s.emu.loginRequests[0]?.request as { phoneNumber?: string }).phoneNumber).toBe(PHONE);
 
     const session = readFileSync(s.sessionFile, "utf8").trim();
@@ -128,10 +163,24 @@ describe("npm run login: by code", () => {
   it("names this project and its version in the account's device list, or what TELEGRAM_DEVICE_MODEL / TELEGRAM_APP_VERSION say", async () => {
     const s = setup();
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
-    const pkg = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8")) as { name: string; version: string };
-    expect(s.emu.devices(s.account)).toEqual([expect.objectContaining({ deviceModel: pkg.name, appVersion: pkg.version, systemVersion: `Node.js ${process.versions.node}` })]);
+    const pkg = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8")) as {
+      name: string;
+      version: string;
+    };
+    expect(s.emu.devices(s.account)).toEqual([
+      expect.objectContaining({
+        deviceModel: pkg.name,
+        appVersion: pkg.version,
+        systemVersion: `Node.js ${process.versions.node}`,
+      }),
+    ]);
 
-    const env = { TELEGRAM_API_ID: API_ID, TELEGRAM_API_HASH: API_HASH, TELEGRAM_DEVICE_MODEL: "Mira's laptop", TELEGRAM_APP_VERSION: "7.1" };
+    const env = {
+      TELEGRAM_API_ID: API_ID,
+      TELEGRAM_API_HASH: API_HASH,
+      TELEGRAM_DEVICE_MODEL: "Mira's laptop",
+      TELEGRAM_APP_VERSION: "7.1",
+    };
     expect(await s.run(["Mira", "--force"], [phoneDefault, codeFrom(s.emu)], { env })).toBe(0);
     expect(s.emu.devices(s.account).map((d) => [d.deviceModel, d.appVersion])).toEqual([
       [pkg.name, pkg.version],
@@ -164,7 +213,9 @@ describe("npm run login: by code", () => {
 
   it("gives up after 3 wrong codes: exactly 3 sign-in attempts, no session", async () => {
     const s = setup();
-    expect(await s.run(["Mira"], [phoneDefault, wrongCode(s.emu), wrongCode(s.emu), wrongCode(s.emu)])).toBe(1);
+    expect(await s.run(["Mira"], [phoneDefault, wrongCode(s.emu), wrongCode(s.emu), wrongCode(s.emu)])).toBe(
+      1,
+    );
     expect(s.err.join("")).toContain("The code was wrong 3 times");
     expect(count(s.emu, "auth.SignIn")).toBe(3);
     expect(existsSync(s.sessionFile)).toBe(false);
@@ -183,7 +234,12 @@ describe("npm run login: by code", () => {
     };
     const resend: ScriptedAnswer = { kind: "confirm", ask: /expired.*send a new one/i, answer: true };
     expect(await s.run(["Mira"], [phoneDefault, late, resend, codeFrom(s.emu)])).toBe(0);
-    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual(["auth.SendCode", "auth.SignIn", "auth.SendCode", "auth.SignIn"]);
+    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual([
+      "auth.SendCode",
+      "auth.SignIn",
+      "auth.SendCode",
+      "auth.SignIn",
+    ]);
     expect(await connectsSignedIn(s.sessionFile)).toBe(true);
   });
 
@@ -200,17 +256,30 @@ describe("npm run login: every way a code comes", () => {
   it("offers the next way when the code does not come: Enter asks for it by SMS (auth.resendCode), and that code logs in", async () => {
     const s = setup();
     const enter: ScriptedAnswer = { kind: "text", ask: /login code.*or Enter to get it by SMS/i, answer: "" };
-    const bySms: ScriptedAnswer = { kind: "text", ask: /login code.*or Enter to get it by a phone call/i, answer: () => s.emu.loginCode(PHONE) ?? "" };
+    const bySms: ScriptedAnswer = {
+      kind: "text",
+      ask: /login code.*or Enter to get it by a phone call/i,
+      answer: () => s.emu.loginCode(PHONE) ?? "",
+    };
     expect(await s.run(["Mira"], [phoneDefault, enter, bySms])).toBe(0);
     expect(s.out.join("")).toContain("No code within 60 s? Press Enter without one to have it sent by SMS.");
     expect(s.out.join("")).toContain("Telegram sent a login code by SMS.");
-    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual(["auth.SendCode", "auth.ResendCode", "auth.SignIn"]);
+    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual([
+      "auth.SendCode",
+      "auth.ResendCode",
+      "auth.SignIn",
+    ]);
   });
 
   it("stops offering once Telegram has no other way, and then counts an empty answer as a wrong code", async () => {
     const s = setup({ codeDelivery: ["app", "sms"] });
     const enter = (way: RegExp): ScriptedAnswer => ({ kind: "text", ask: way, answer: "" });
-    expect(await s.run(["Mira"], [phoneDefault, enter(/or Enter to get it by SMS/), enter(/^Login code$/), codeFrom(s.emu)])).toBe(0);
+    expect(
+      await s.run(
+        ["Mira"],
+        [phoneDefault, enter(/or Enter to get it by SMS/), enter(/^Login code$/), codeFrom(s.emu)],
+      ),
+    ).toBe(0);
     expect(count(s.emu, "auth.ResendCode")).toBe(1);
     expect(count(s.emu, "auth.SignIn")).toBe(1); // the empty answer cost no request
     expect(s.out.join("")).toContain("That code is wrong (2 tries left)");
@@ -219,11 +288,17 @@ describe("npm run login: every way a code comes", () => {
   it("takes an SMS's secret word and phrase as the code (not digits), as typed", async () => {
     for (const way of ["sms-word", "sms-phrase"] as const) {
       const s = setup({ codeDelivery: [way] });
-      const secret: ScriptedAnswer = { kind: "text", ask: way === "sms-word" ? /secret word/ : /secret phrase/, answer: () => ` ${s.emu.loginCode(PHONE) ?? ""} ` };
+      const secret: ScriptedAnswer = {
+        kind: "text",
+        ask: way === "sms-word" ? /secret word/ : /secret phrase/,
+        answer: () => ` ${s.emu.loginCode(PHONE) ?? ""} `,
+      };
       expect(await s.run(["Mira"], [phoneDefault, secret])).toBe(0);
       const code = s.emu.loginCode(PHONE) ?? "";
       expect(s.out.join("")).toContain(
-        way === "sms-word" ? `SMS with a secret word, starting with "${code[0]}"` : `SMS with a secret phrase, starting with "${code.split(" ")[0]}"`,
+        way === "sms-word"
+          ? `SMS with a secret word, starting with "${code[0]}"`
+          : `SMS with a secret phrase, starting with "${code.split(" ")[0]}"`,
       );
       expect(count(s.emu, "auth.SignIn")).toBe(1); // a word is not "not digits": it was sent, once
       expect(await connectsSignedIn(s.sessionFile)).toBe(true);
@@ -234,7 +309,11 @@ describe("npm run login: every way a code comes", () => {
 
   it("proves an e-mail code with email_verification, not as a phone code", async () => {
     const s = setup({ codeDelivery: ["email"], loginEmail: "mira@example.com" });
-    const code: ScriptedAnswer = { kind: "text", ask: /login code \(from the e-mail to m\*\*\*@example\.com\)/i, answer: () => s.emu.loginCode(PHONE) ?? "" };
+    const code: ScriptedAnswer = {
+      kind: "text",
+      ask: /login code \(from the e-mail to m\*\*\*@example\.com\)/i,
+      answer: () => s.emu.loginCode(PHONE) ?? "",
+    };
     expect(await s.run(["Mira"], [phoneDefault, code])).toBe(0);
     const signIn = s.emu.loginRequests.find((r) => r.method === "auth.SignIn")!.request as Api.auth.SignIn;
     expect(signIn.phoneCode ?? undefined).toBeUndefined();
@@ -256,7 +335,11 @@ describe("npm run login: every way a code comes", () => {
     expect(s.out.join("")).toContain("That is not an e-mail address.");
     expect(s.out.join("")).toContain("mira@example.org is now this account's login e-mail.");
     expect(s.emu.loginEmail(s.account)).toBe("mira@example.org");
-    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth.") || m.startsWith("account.") && m !== "account.GetPassword")).toEqual([
+    expect(
+      s.emu
+        .loginMethods()
+        .filter((m) => m.startsWith("auth.") || (m.startsWith("account.") && m !== "account.GetPassword")),
+    ).toEqual([
       "auth.SendCode",
       "account.SendVerifyEmailCode",
       "account.VerifyEmail",
@@ -264,7 +347,11 @@ describe("npm run login: every way a code comes", () => {
       "auth.SignIn",
     ]);
     expect(await connectsSignedIn(s.sessionFile)).toBe(true);
-    for (const secret of [s.emu.emailCode("mira@example.org") ?? "missing", s.emu.loginCode(PHONE) ?? "missing"]) expect(s.output()).not.toContain(secret);
+    for (const secret of [
+      s.emu.emailCode("mira@example.org") ?? "missing",
+      s.emu.loginCode(PHONE) ?? "missing",
+    ])
+      expect(s.output()).not.toContain(secret);
   });
 });
 
@@ -317,7 +404,11 @@ describe("npm run login: the sample persona", () => {
 describe("npm run login: 2FA", () => {
   it("asks the password hidden, with the hint; a wrong one fails the SRP check, the right one logs in", async () => {
     const s = setup({ password: "correct horse" });
-    const wrong: ScriptedAnswer = { kind: "secret", ask: /2FA password \(hint: pet's name\)/, answer: "wrong horse" };
+    const wrong: ScriptedAnswer = {
+      kind: "secret",
+      ask: /2FA password \(hint: pet's name\)/,
+      answer: "wrong horse",
+    };
     const right: ScriptedAnswer = { kind: "secret", ask: /2FA password/, answer: "correct horse" };
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu), wrong, right])).toBe(0);
     expect(s.out.join("")).toContain("Wrong password (2 tries left).");
@@ -334,7 +425,9 @@ describe("npm run login: flood waits", () => {
     const s = setup();
     s.emu.failNext("auth.SignIn", "FLOOD_WAIT_4000");
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(1);
-    expect(s.err.join("")).toContain("Telegram asks to wait 1 hour 7 minutes before trying again (FLOOD_WAIT_4000 on auth.SignIn)");
+    expect(s.err.join("")).toContain(
+      "Telegram asks to wait 1 hour 7 minutes before trying again (FLOOD_WAIT_4000 on auth.SignIn)",
+    );
     expect(count(s.emu, "auth.SignIn")).toBe(1);
     expect(existsSync(s.sessionFile)).toBe(false);
   });
@@ -360,7 +453,9 @@ describe("npm run login --qr", () => {
     expect(s.emu.acceptLoginToken(s.account)).toBe(true);
 
     expect(await running).toBe(0);
-    expect(s.emu.loginRequests.filter((r) => r.method.startsWith("auth.")).map((r) => `${r.method}@${r.dcId}`)).toEqual([
+    expect(
+      s.emu.loginRequests.filter((r) => r.method.startsWith("auth.")).map((r) => `${r.method}@${r.dcId}`),
+    ).toEqual([
       "auth.ExportLoginToken@4",
       "auth.ExportLoginToken@4",
       "auth.ExportLoginToken@4",
@@ -404,7 +499,9 @@ describe("npm run login: refusals", () => {
     mkdirSync(join(s.dir, "sessions"));
     writeFileSync(`${s.sessionFile}.lock`, String(process.pid));
     expect(await s.run(["Mira"], [])).toBe(1);
-    expect(s.err.join("")).toMatch(/Mira's session is in use \(.*process \d+ is using this session\)\. Stop that process \(npm start\) first/);
+    expect(s.err.join("")).toMatch(
+      /Mira's session is in use \(.*process \d+ is using this session\)\. Stop that process \(npm start\) first/,
+    );
     expect(s.emu.loginMethods()).toEqual([]);
   });
 
@@ -415,7 +512,11 @@ describe("npm run login: refusals", () => {
     expect(s.err.join("")).toContain("TELEGRAM_API_HASH: must be set");
     expect(s.err.join("")).toContain("my.telegram.org");
     s.err.length = 0;
-    expect(await s.run(["Mira"], [], { env: { TELEGRAM_API_ID: "12x", TELEGRAM_API_HASH: "not-a-hash-but-a-secret" } })).toBe(1);
+    expect(
+      await s.run(["Mira"], [], {
+        env: { TELEGRAM_API_ID: "12x", TELEGRAM_API_HASH: "not-a-hash-but-a-secret" },
+      }),
+    ).toBe(1);
     expect(s.err.join("")).toContain("TELEGRAM_API_ID: must be a number");
     expect(s.err.join("")).toContain("TELEGRAM_API_HASH: must be 32 hex characters");
     expect(s.err.join("")).not.toContain("not-a-hash-but-a-secret");
@@ -427,7 +528,9 @@ describe("npm run login: refusals", () => {
     writeFileSync(join(s.dir, ".env"), `TELEGRAM_API_ID=${API_ID}\nTELEGRAM_API_HASH=${API_HASH}\n`);
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)], { env: {} })).toBe(0);
     writeFileSync(join(s.dir, ".env"), `TELEGRAM_API_ID=99\nTELEGRAM_API_HASH=${API_HASH}\n`);
-    expect(await s.run(["Mira", "--force"], [phoneDefault, codeFrom(s.emu)], { env: { TELEGRAM_API_ID: API_ID } })).toBe(0);
+    expect(
+      await s.run(["Mira", "--force"], [phoneDefault, codeFrom(s.emu)], { env: { TELEGRAM_API_ID: API_ID } }),
+    ).toBe(0);
   });
 
   it("names an unknown flag, a missing persona name and an unknown persona", async () => {

@@ -38,12 +38,25 @@ async function setup(o: { timeoutMs?: number } = {}) {
   });
   await link.connect(new AbortController().signal);
   const got: Api.Message[] = [];
-  link.client.addEventHandler((e: NewMessageEvent) => void got.push(e.message), new NewMessage({ incoming: true }));
-  const fetcher = new TelegramMediaFetcher({ client: link.client, lookupChat: () => undefined, logger: log.logger, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) });
+  link.client.addEventHandler(
+    (e: NewMessageEvent) => void got.push(e.message),
+    new NewMessage({ incoming: true }),
+  );
+  const fetcher = new TelegramMediaFetcher({
+    client: link.client,
+    lookupChat: () => undefined,
+    logger: log.logger,
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+  });
   const dm = emu.dm(account, alice);
   /** Alice sends a document of `size` bytes; returns what the fetcher needs to download it. */
   const sendFile = async (size: number) => {
-    await emu.post({ chat: dm, from: alice, text: "", media: { kind: "document", bytes: bytes(size), mimeType: "application/pdf", fileName: "a.pdf" } });
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "document", bytes: bytes(size), mimeType: "application/pdf", fileName: "a.pdf" },
+    });
     const m = got.at(-1)!;
     return { chatId: dm.peerId, messageId: m.id, media: parseMedia(m)! };
   };

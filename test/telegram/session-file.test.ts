@@ -44,7 +44,9 @@ describe("terminal prompts", () => {
     const stdin = Readable.from([]) as unknown as NodeJS.ReadStream;
     stdin.resume();
     await new Promise((r) => stdin.once("end", r));
-    await expect(terminalPrompts(stdin).text("Login code")).rejects.toThrow('standard input is closed: no answer to "Login code"');
+    await expect(terminalPrompts(stdin).text("Login code")).rejects.toThrow(
+      'standard input is closed: no answer to "Login code"',
+    );
   });
 });
 

@@ -6,14 +6,20 @@ import { PeerCacheSession } from "../../src/telegram/session";
 import { world } from "../emulator/harness";
 
 const user = (o: { hash: number; name: string; min?: boolean }) =>
-  new Api.User({ id: returnBigInt(4242), accessHash: returnBigInt(o.hash), firstName: o.name, ...(o.min ? { min: true } : {}) });
+  new Api.User({
+    id: returnBigInt(4242),
+    accessHash: returnBigInt(o.hash),
+    firstName: o.name,
+    ...(o.min ? { min: true } : {}),
+  });
 const updatesWith = (u: Api.User) => new Api.Updates({ updates: [], users: [u], chats: [], date: 0, seq: 0 });
 
 describe("the GramJS session keeps one entity row per peer", () => {
   it("a long-running account does not accumulate a row per update (GramJS's own session does)", async () => {
     const { emu, persona, alice, bob, client } = world();
     const group = emu.createSupergroup({ title: "Club", members: [persona, alice, bob] });
-    for (let i = 0; i < 200; i++) await emu.post({ chat: group, from: i % 2 ? alice : bob, text: `message ${i}` });
+    for (let i = 0; i < 200; i++)
+      await emu.post({ chat: group, from: i % 2 ? alice : bob, text: `message ${i}` });
 
     const session = client.session as PeerCacheSession;
     expect(session).toBeInstanceOf(PeerCacheSession);

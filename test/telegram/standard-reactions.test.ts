@@ -18,13 +18,16 @@ describe("the closest allowed reaction", () => {
     const members = reactionFamilies().flat();
     expect(members.filter((e) => !isStandardReaction(e))).toEqual([]);
     // Any standard reaction of a family can stand in for another of it.
-    for (const family of reactionFamilies()) for (const e of family) expect(closestAllowed(family[0]!, { kind: "some", emoji: [e] })).toBe(e);
+    for (const family of reactionFamilies())
+      for (const e of family) expect(closestAllowed(family[0]!, { kind: "some", emoji: [e] })).toBe(e);
   });
 
   it("the instruction says nothing when everything is allowed, lists a chat's reactions, forbids reacting when none are", () => {
     expect(reactionRule({ kind: "all" })).toBeUndefined();
     expect(reactionRule(undefined)).toBeUndefined();
-    expect(reactionRule({ kind: "some", emoji: ["👍", "❤"] })).toBe("Reactions this chat allows: 👍 ❤ (react with these only).");
+    expect(reactionRule({ kind: "some", emoji: ["👍", "❤"] })).toBe(
+      "Reactions this chat allows: 👍 ❤ (react with these only).",
+    );
     expect(reactionRule({ kind: "none" })).toMatch(/turned off/);
   });
 });

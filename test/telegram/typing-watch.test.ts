@@ -14,8 +14,19 @@ describe("TypingWatch", () => {
     const w = new TypingWatch(() => clock.now());
     const t0 = clock.now();
     expect(w.note(new Api.UpdateUserTyping({ userId: toLong(7), action: typing() }))).toBe(true);
-    expect(w.note(new Api.UpdateChatUserTyping({ chatId: toLong(5), fromId: user(7), action: typing() }))).toBe(true);
-    expect(w.note(new Api.UpdateChannelUserTyping({ channelId: toLong(9), fromId: user(7), topMsgId: 4, action: typing() }))).toBe(true);
+    expect(
+      w.note(new Api.UpdateChatUserTyping({ chatId: toLong(5), fromId: user(7), action: typing() })),
+    ).toBe(true);
+    expect(
+      w.note(
+        new Api.UpdateChannelUserTyping({
+          channelId: toLong(9),
+          fromId: user(7),
+          topMsgId: 4,
+          action: typing(),
+        }),
+      ),
+    ).toBe(true);
     expect(w.typingUntil("7", undefined, "7")).toBe(t0 + TYPING_STATUS_MS);
     expect(w.typingUntil("-5", undefined, "7")).toBe(t0 + TYPING_STATUS_MS);
     expect(w.typingUntil("-1009", 4, "7")).toBe(t0 + TYPING_STATUS_MS);
@@ -35,7 +46,9 @@ describe("TypingWatch", () => {
     expect(w.typingUntil("7", undefined, "7")).toBe(0);
     w.note(new Api.UpdateUserTyping({ userId: toLong(7), action: new Api.SendMessageRecordAudioAction() }));
     expect(w.typingUntil("7", undefined, "7")).toBeGreaterThan(clock.now());
-    expect(w.note(new Api.UpdateNewMessage({ message: new Api.MessageEmpty({ id: 1 }), pts: 1, ptsCount: 1 }))).toBe(false);
+    expect(
+      w.note(new Api.UpdateNewMessage({ message: new Api.MessageEmpty({ id: 1 }), pts: 1, ptsCount: 1 })),
+    ).toBe(false);
   });
 
   it("keeps its memory bounded: lapsed statuses are swept once it holds 1,000", async () => {

@@ -13,7 +13,12 @@ function setup(channelPts = 10) {
   state.setChannel("-1001", channelPts);
   const clock = new FakeClock();
   const gaps: string[] = [];
-  const tracker = new UpdateTracker({ state, clock, logger: pino({ level: "silent" }), onGap: (b) => gaps.push(b) });
+  const tracker = new UpdateTracker({
+    state,
+    clock,
+    logger: pino({ level: "silent" }),
+    onGap: (b) => gaps.push(b),
+  });
   const ran: { pts: number; ticket: Ticket | undefined }[] = [];
   const enter = (pts: number) => tracker.enter("-1001", pts, 1, 0, (ticket) => ran.push({ pts, ticket }));
   const stored = () => {
@@ -113,11 +118,17 @@ describe("update tracker", () => {
     const state = new UpdateStateStore(openDatabase(path), "Mira");
     const clock = new FakeClock();
     const gaps: string[] = [];
-    const tracker = new UpdateTracker({ state, clock, logger: pino({ level: "silent" }), onGap: (b) => gaps.push(b) });
+    const tracker = new UpdateTracker({
+      state,
+      clock,
+      logger: pino({ level: "silent" }),
+      onGap: (b) => gaps.push(b),
+    });
     tracker.beginSync(ACCOUNT_BOX);
     tracker.failSync(ACCOUNT_BOX); // getState failed on a fresh account
     const ran: number[] = [];
-    const dm = (pts: number) => tracker.enter(ACCOUNT_BOX, pts, 1, 100, (ticket) => (ran.push(pts), ticket?.done()));
+    const dm = (pts: number) =>
+      tracker.enter(ACCOUNT_BOX, pts, 1, 100, (ticket) => (ran.push(pts), ticket?.done()));
     dm(41);
     dm(42);
     expect(ran).toEqual([41, 42]); // not deaf

@@ -20,7 +20,13 @@ export interface ActionHandlerDeps {
    */
   readonly limits: RateLimits;
   /** Called after the persona's own message was sent, so it enters the chat history. */
-  readonly onSent: (o: { chatId: string; messageId: number; text: string; replyTo?: number; topicId?: number }) => void;
+  readonly onSent: (o: {
+    chatId: string;
+    messageId: number;
+    text: string;
+    replyTo?: number;
+    topicId?: number;
+  }) => void;
   /** Called after the persona's reaction was accepted, so it enters the chat history too. */
   readonly onReacted?: (o: { chatId: string; messageId: number; emoji: string }) => void;
   /**
@@ -36,15 +42,28 @@ export interface ActionHandlerDeps {
  * undefined to go on. A task in doubt is not checked: it may already be out, and only the
  * server's answer to its retry settles it.
  */
-function tooLate(d: ActionHandlerDeps, task: Task<"send" | "sticker" | "typing">): HandlerOutcome | undefined {
+function tooLate(
+  d: ActionHandlerDeps,
+  task: Task<"send" | "sticker" | "typing">,
+): HandlerOutcome | undefined {
   const answers = task.payload.answers;
   if (d.maxAnswerAgeMs === undefined || task.inDoubt || !answers?.length) return undefined;
-  const dates = answers.map((id) => d.messages.get(task.chatId, id)?.date).filter((x): x is number => x !== undefined);
+  const dates = answers
+    .map((id) => d.messages.get(task.chatId, id)?.date)
+    .filter((x): x is number => x !== undefined);
   if (dates.length === 0) return undefined;
   const age = d.clock.now() - Math.max(...dates);
   if (age <= d.maxAnswerAgeMs) return undefined;
   d.logger.info(
-    { component: "tasks", chatId: task.chatId, taskId: task.id, kind: task.kind, answers, ageSec: Math.round(age / 1000), maxAgeSec: Math.round(d.maxAnswerAgeMs / 1000) },
+    {
+      component: "tasks",
+      chatId: task.chatId,
+      taskId: task.id,
+      kind: task.kind,
+      answers,
+      ageSec: Math.round(age / 1000),
+      maxAgeSec: Math.round(d.maxAnswerAgeMs / 1000),
+    },
     "answer dropped: the message it answers is older than the answer-age limit now",
   );
   return { type: "dropped", reason: "past the answer-age limit" };
@@ -69,7 +88,11 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
       }
       const { topicId } = task.payload;
       await bestEffort(d, task.chatId, "typing", now, () =>
-        d.actions.setTyping({ chatId: task.chatId, action: task.payload.action, ...(topicId !== undefined ? { topicId } : {}) }),
+        d.actions.setTyping({
+          chatId: task.chatId,
+          action: task.payload.action,
+          ...(topicId !== undefined ? { topicId } : {}),
+        }),
       );
       task.payload = { ...task.payload, until };
       return { type: "again", at: Math.min(now + TYPING_REFRESH_MS, until) };
@@ -77,7 +100,11 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
     async onCancel(task) {
       const { topicId } = task.payload;
       await bestEffort(d, task.chatId, "typing", d.clock.now(), () =>
-        d.actions.setTyping({ chatId: task.chatId, action: "cancel", ...(topicId !== undefined ? { topicId } : {}) }),
+        d.actions.setTyping({
+          chatId: task.chatId,
+          action: "cancel",
+          ...(topicId !== undefined ? { topicId } : {}),
+        }),
       );
     },
   };
@@ -87,7 +114,13 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
  * Run a cosmetic action: skipped while a rate limit on it lasts; its failure is a warning,
  * never the task's failure. (GramActions bounds these requests to a few seconds.)
  */
-async function bestEffort(d: ActionHandlerDeps, chatId: string, what: "typing" | "read", now: number, fn: () => Promise<void>): Promise<void> {
+async function bestEffort(
+  d: ActionHandlerDeps,
+  chatId: string,
+  what: "typing" | "read",
+  now: number,
+  fn: () => Promise<void>,
+): Promise<void> {
   const keys = d.actions.rateKeys(what, chatId);
   if (d.limits.isLimited(keys, now)) return;
   try {
@@ -96,7 +129,10 @@ async function bestEffort(d: ActionHandlerDeps, chatId: string, what: "typing" |
     // The account itself is gone: that is no cosmetic matter (the persona stops).
     if (e instanceof AccountLostError) throw e;
     if (e instanceof RateLimitedError) d.limits.hit(e, d.clock.now());
-    d.logger.warn({ component: "tasks", chatId, action: what, err: e instanceof Error ? e.message : String(e) }, `${what} failed; going on without it`);
+    d.logger.warn(
+      { component: "tasks", chatId, action: what, err: e instanceof Error ? e.message : String(e) },
+      `${what} failed; going on without it`,
+    );
   }
 }
 
@@ -105,7 +141,11 @@ async function bestEffort(d: ActionHandlerDeps, chatId: string, what: "typing" |
  * after the message answered, by the time the answer goes out — that message, so the answer lands
  * under it rather than after someone else's words.
  */
-function replyTarget(d: ActionHandlerDeps, chatId: string, p: { replyTo?: number; autoReplyTo?: number }): number | undefined {
+function replyTarget(
+  d: ActionHandlerDeps,
+  chatId: string,
+  p: { replyTo?: number; autoReplyTo?: number },
+): number | undefined {
   if (p.replyTo !== undefined) return p.replyTo;
   if (p.autoReplyTo !== undefined && d.messages.othersWroteAfter(chatId, p.autoReplyTo)) return p.autoReplyTo;
   return undefined;
@@ -126,7 +166,13 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
         ...(topicId !== undefined ? { topicId } : {}),
       });
       task.payload = { ...task.payload, sentId: id };
-      d.onSent({ chatId: task.chatId, messageId: id, text, ...(replyTo !== undefined ? { replyTo } : {}), ...(topicId !== undefined ? { topicId } : {}) });
+      d.onSent({
+        chatId: task.chatId,
+        messageId: id,
+        text,
+        ...(replyTo !== undefined ? { replyTo } : {}),
+        ...(topicId !== undefined ? { topicId } : {}),
+      });
       return { type: "done" };
     },
     rateKeys: (t) => d.actions.rateKeys("send", t.chatId),
@@ -147,13 +193,19 @@ export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
         ...(topicId !== undefined ? { topicId } : {}),
       };
       const res = await d.actions.sendSticker({ ...common, set, name });
-      const where = { ...(replyTo !== undefined ? { replyTo } : {}), ...(topicId !== undefined ? { topicId } : {}) };
+      const where = {
+        ...(replyTo !== undefined ? { replyTo } : {}),
+        ...(topicId !== undefined ? { topicId } : {}),
+      };
       if (res !== "not-found") {
         d.onSent({ chatId: task.chatId, messageId: res, text: `[sticker ${name}]`, ...where });
         return { type: "done" };
       }
       // The set or sticker is gone: say it with the emoji instead. Same random_id — nothing was sent with it.
-      d.logger.warn({ component: "tasks", chatId: task.chatId, set, name }, "sticker not found; sending the emoji as text");
+      d.logger.warn(
+        { component: "tasks", chatId: task.chatId, set, name },
+        "sticker not found; sending the emoji as text",
+      );
       const id = await d.actions.sendText({ ...common, text: name });
       d.onSent({ chatId: task.chatId, messageId: id, text: name, ...where });
       return { type: "done" };
@@ -169,7 +221,10 @@ export function reactHandler(d: ActionHandlerDeps): TaskHandler<"react"> {
       const put = await d.actions.react({ chatId: task.chatId, messageId, emoji });
       if (put === undefined) {
         // The chat allows no reaction like it: the persona reacts with nothing — not a failure.
-        d.logger.info({ component: "tasks", chatId: task.chatId, emoji }, "the chat does not allow this reaction nor a close one; not reacting");
+        d.logger.info(
+          { component: "tasks", chatId: task.chatId, emoji },
+          "the chat does not allow this reaction nor a close one; not reacting",
+        );
         return { type: "done" };
       }
       d.onReacted?.({ chatId: task.chatId, messageId, emoji: put });
@@ -196,18 +251,27 @@ export function readHandler(d: ActionHandlerDeps): TaskHandler<"read"> {
   return {
     async run(task) {
       // maxId 0 means "everything so far": the newest message stored for the chat.
-      const maxId = task.payload.maxId || (d.messages.recent(task.chatId, Number.MAX_SAFE_INTEGER, 1)[0]?.messageId ?? 0);
+      const maxId =
+        task.payload.maxId || (d.messages.recent(task.chatId, Number.MAX_SAFE_INTEGER, 1)[0]?.messageId ?? 0);
       // A read mark is a courtesy: if it fails, the answer that waits for it must still go out.
-      if (maxId > 0) await bestEffort(d, task.chatId, "read", d.clock.now(), () => d.actions.markRead({ chatId: task.chatId, maxId }));
+      if (maxId > 0)
+        await bestEffort(d, task.chatId, "read", d.clock.now(), () =>
+          d.actions.markRead({ chatId: task.chatId, maxId }),
+        );
       return { type: "done" };
     },
   };
 }
 
-export function blockHandler(d: ActionHandlerDeps, kind: "block" | "unblock"): TaskHandler<"block"> & TaskHandler<"unblock"> {
+export function blockHandler(
+  d: ActionHandlerDeps,
+  kind: "block" | "unblock",
+): TaskHandler<"block"> & TaskHandler<"unblock"> {
   return {
     async run(task) {
-      await (kind === "block" ? d.actions.block({ chatId: task.chatId }) : d.actions.unblock({ chatId: task.chatId }));
+      await (kind === "block"
+        ? d.actions.block({ chatId: task.chatId })
+        : d.actions.unblock({ chatId: task.chatId }));
       return { type: "done" };
     },
     rateKeys: (t) => d.actions.rateKeys("block", t.chatId),

@@ -73,7 +73,10 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // A message deleted before it was planned for is not answered (a person would not either).
       const live = task.payload.items.filter((i) => !d.messages.get(chatId, i.messageId)?.deleted);
       if (live.length === 0) {
-        d.logger.info({ component: "planner", chatId, messages: task.payload.items.map((i) => i.messageId) }, "addressed messages deleted before planning; not answered");
+        d.logger.info(
+          { component: "planner", chatId, messages: task.payload.items.map((i) => i.messageId) },
+          "addressed messages deleted before planning; not answered",
+        );
         return { type: "done" };
       }
       // The age limit holds here too, not only at inbound: a task left pending by a crash (or a
@@ -83,7 +86,12 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const items = live.filter((i) => (d.messages.get(chatId, i.messageId)?.date ?? Infinity) >= oldest);
       if (items.length < live.length) {
         d.logger.info(
-          { component: "planner", chatId, messages: live.filter((i) => !items.includes(i)).map((i) => i.messageId), maxAgeSec: Math.round(maxAge / 1000) },
+          {
+            component: "planner",
+            chatId,
+            messages: live.filter((i) => !items.includes(i)).map((i) => i.messageId),
+            maxAgeSec: Math.round(maxAge / 1000),
+          },
           "addressed messages too old by the time of planning; not answered",
         );
       }
@@ -93,12 +101,23 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const chat = d.messages.chat(chatId) ?? { chatId, chatType: "group" };
       const isDm = chat.chatType === "dm";
       // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.
-      const { prompt, targets: targetMessages, history, present } = await assemblePlanContext(d, chat, items, d.clock.now());
+      const {
+        prompt,
+        targets: targetMessages,
+        history,
+        present,
+      } = await assemblePlanContext(d, chat, items, d.clock.now());
       let plan;
       try {
         plan = await d.planner.plan(
           prompt,
-          { isChatMessage: (id) => d.messages.has(chatId, id), isDm, stickerSets: d.persona.stickerSets, stickers: d.persona.stickers, answering: lastId },
+          {
+            isChatMessage: (id) => d.messages.has(chatId, id),
+            isDm,
+            stickerSets: d.persona.stickerSets,
+            stickers: d.persona.stickers,
+            answering: lastId,
+          },
           { chatId },
         );
       } catch (e) {
@@ -107,7 +126,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         const park = parkOnOutage(e);
         if (park) throw park;
         // Anything else is the request's fault, not the server's: give up on this message.
-        throw new PermanentError(`planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${e instanceof Error ? e.message : String(e)}`);
+        throw new PermanentError(
+          `planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
       if (plan.silent !== undefined) return { type: "done" };
@@ -115,11 +136,25 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       for (const t of plan.tasks) {
         if (t.kind === "remember") {
           const where = { chatId, isDm, targets: targetMessages };
-          const subject = resolveSubject(t.about, { ...where, message: (id) => d.messages.get(chatId, id), present, usernameOf: d.usernameOf ?? (() => undefined) });
+          const subject = resolveSubject(t.about, {
+            ...where,
+            message: (id) => d.messages.get(chatId, id),
+            present,
+            usernameOf: d.usernameOf ?? (() => undefined),
+          });
           // Who said it is decided from the messages answered, not by the model.
           const toldBy = tellerOf(subject, where);
-          const r = d.memories.remember({ chatId, ...(subject !== undefined ? { subject } : {}), ...(toldBy !== undefined ? { toldBy } : {}), content: t.content, now: d.clock.now() });
-          d.logger.debug({ component: "memory", chatId, subject: subject ?? "chat", toldBy, merged: r.merged }, "memory stored");
+          const r = d.memories.remember({
+            chatId,
+            ...(subject !== undefined ? { subject } : {}),
+            ...(toldBy !== undefined ? { toldBy } : {}),
+            content: t.content,
+            now: d.clock.now(),
+          });
+          d.logger.debug(
+            { component: "memory", chatId, subject: subject ?? "chat", toldBy, merged: r.merged },
+            "memory stored",
+          );
         }
       }
       // A forum topic's graph answers in that topic (see graphKey); else where the last message was.
@@ -133,8 +168,20 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         ...(topicId !== undefined ? { topicId } : {}),
         onCut: (what) => cut.push(what),
       });
-      if (cut.length > 0) d.logger.warn({ component: "planner", chatId, cut }, "plan bounded: it asked for more than one answer may do");
-      d.logger.info({ component: "planner", chatId, tasks: plan.tasks.map((t) => t.kind), rejected: plan.rejected.length }, "plan ready");
+      if (cut.length > 0)
+        d.logger.warn(
+          { component: "planner", chatId, cut },
+          "plan bounded: it asked for more than one answer may do",
+        );
+      d.logger.info(
+        {
+          component: "planner",
+          chatId,
+          tasks: plan.tasks.map((t) => t.kind),
+          rejected: plan.rejected.length,
+        },
+        "plan ready",
+      );
       return { type: "done", spawn };
     },
   };

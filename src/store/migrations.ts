@@ -68,7 +68,7 @@ export const migrations: readonly string[] = [
   ALTER TABLE tasks ADD COLUMN in_doubt INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE messages ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
   `,
-  // 3: entities that survive a restart, and the account's update state (issue 7 §2, §3).
+  // 3: entities that survive a restart, and the account's update state.
   `
   CREATE TABLE entities (
     agent       TEXT NOT NULL,
@@ -131,7 +131,7 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE entities ADD COLUMN contact INTEGER;
   `,
-  // 7: thread lanes, mentions and quotes (issue 8 §2, §3). thread_root: the root of a message's
+  // 7: thread lanes, mentions and quotes. thread_root: the root of a message's
   // reply chain (null for a message that replies to nothing), set at insert from the parent's row;
   // entities: the message's mention entities as JSON (null when it has none); quote: Telegram's
   // partial quote of the replied-to message. Stored replies are backfilled by pointer jumping
@@ -197,7 +197,7 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (agent, chat_id, message_id, reactor_id)
   ) WITHOUT ROWID;
   `,
-  // 12: media messages (issue 9): the descriptor parsed from the update (NULL for text), and the
+  // 12: media messages: the descriptor parsed from the update (NULL for text), and the
   // description cache shared by every persona (keyed by file unique id; "unsupported" verdicts too).
   `
   ALTER TABLE messages ADD COLUMN media TEXT;
@@ -226,7 +226,7 @@ export const migrations: readonly string[] = [
     at        INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
-  // Strangers stay strangers (issue 20). llm_usage: the chat a call was for, and whether it was a
+  // Strangers stay strangers. llm_usage: the chat a call was for, and whether it was a
   // stranger's DM (strangers' DMs have their own daily token share, policy/caps.ts). memories:
   // who said it (told_by, a user id; NULL for older rows: unknown) and where the owner widened it
   // to (shared: a JSON array of chat ids, "*" = everywhere; NULL = where its source allows).
@@ -238,7 +238,7 @@ export const migrations: readonly string[] = [
   CREATE INDEX memories_shared ON memories (agent) WHERE shared IS NOT NULL;
   `,
   // 13: channels the account is no longer in (left, removed or banned: ChannelForbidden,
-  // CHANNEL_PRIVATE): their update state is dropped and they are never caught up (issue 14 §4).
+  // CHANNEL_PRIVATE): their update state is dropped and they are never caught up.
   `
   ALTER TABLE entities ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
   `,

@@ -128,7 +128,7 @@ let mentionRefs = 0;
 /** A body as the renderer passes it: through normalizeMentions (no entities). */
 const body = (s: string): string => normalizeMentions(s, undefined, NOBODY);
 
-// ${INJECTIONS.length} injection strings (the issue asks for at least 20), each in every slot.
+// ${INJECTIONS.length} injection strings (at least 20 wanted), each in every slot.
 describe(`formatMessageEnvelope: ${INJECTIONS.length} injections`, () => {
   for (const [i, inj] of INJECTIONS.entries()) {
     const label = `#${i} ${JSON.stringify(inj.slice(0, 40))}`;

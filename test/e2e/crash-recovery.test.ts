@@ -99,7 +99,7 @@ async function run(
   return { crashed, sent, stored };
 }
 
-// 3 modes × 12 sends = 36 crash points (the issue asks for at least 20).
+// 3 modes × 12 sends = 36 crash points (at least 20 wanted).
 describe("exactly once across crashes", () => {
   const modes: CrashMode[] = ["before-apply", "after-apply", "after-mark"];
   const points = modes.flatMap((mode) => Array.from({ length: SENDS }, (_, i) => ({ mode, at: i + 1 })));

@@ -1,5 +1,5 @@
 /**
- * Structured history, thread lanes and the replied-to message in view (issue 8 §2–§4), end to
+ * Structured history, thread lanes and the replied-to message in view, end to
  * end: the emulator behind real GramJS, the real Gemini SDK against the loopback fake, FakeClock.
  */
 import { Api } from "telegram";

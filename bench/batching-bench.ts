@@ -13,7 +13,7 @@ import { tearDownRig } from "./bench-teardown";
 import { PeerCacheSession } from "../src/telegram/session";
 
 /** One burst: how many planning calls it cost and how soon the persona typed after it. */
-export interface BurstFigures {
+interface BurstFigures {
   readonly messages: number;
   readonly gapMs: number;
   /** Planning calls (goal 1). */

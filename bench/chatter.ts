@@ -5,8 +5,7 @@
  * a few times the persona is asked by name and the asker goes on without naming it.
  */
 
-export type ChatterKind =
-  "plain" | "reply" | "question" | "mention-other" | "command" | "explicit" | "follow-up";
+type ChatterKind = "plain" | "reply" | "question" | "mention-other" | "command" | "explicit" | "follow-up";
 
 export interface ChatterLine {
   readonly from: "alice" | "bob" | "carol" | "dave";

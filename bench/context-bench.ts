@@ -31,7 +31,7 @@ import { createEmulatedClient, TelegramEmulator } from "../emulator";
 import { tearDownRig } from "./bench-teardown";
 import { PeerCacheSession } from "../src/telegram/session";
 
-export interface LanePromptFigures {
+interface LanePromptFigures {
   readonly laneMessages: number;
   readonly memories: number;
   readonly summary: boolean;

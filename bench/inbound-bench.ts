@@ -13,7 +13,7 @@ import { createEmulatedClient, TelegramEmulator } from "../emulator";
 import { PeerCacheSession } from "../src/telegram/session";
 
 /** Cost per message of one way of receiving, for the no-op handler and the full inbound path. */
-export interface PathCost {
+interface PathCost {
   /** GramJS to a no-op NewMessage handler, µs per message. */
   readonly gramjsNoopUs: number;
   /** GramJS into the whole inbound path (parse → persist → shouldRespond), µs per message. */

@@ -15,7 +15,7 @@ import { EntityStore, type EntityRecord } from "../src/store/entities";
 import { MessageStore, type StoredMessage } from "../src/store/messages";
 
 /** One kind of reply in the mix. */
-export interface ReplyCase {
+interface ReplyCase {
   readonly name: string;
   /** Share of replies of this kind in the mix (the shares add up to 1). */
   readonly share: number;

@@ -38,14 +38,14 @@ export const DEFAULT_DC = 4;
 /** Telegram's DCs 1–5. */
 export const DC_IDS = [1, 2, 3, 4, 5] as const;
 /** Lifetime of a QR login token (Telegram's are 30 s). */
-export const LOGIN_TOKEN_TTL_MS = 30_000;
+const LOGIN_TOKEN_TTL_MS = 30_000;
 const CODE_LENGTH = 5;
 
 /** How a login code reaches its owner. */
 export type CodeDelivery = "app" | "sms" | "call" | "sms-word" | "sms-phrase" | "email";
 
 /** The account's first way, and those auth.resendCode moves to, when none is given. */
-export const DEFAULT_CODE_DELIVERY: readonly CodeDelivery[] = ["app", "sms", "call"];
+const DEFAULT_CODE_DELIVERY: readonly CodeDelivery[] = ["app", "sms", "call"];
 
 /** Login details of an account (see TelegramEmulator.addAccount). */
 export interface LoginAccount {
@@ -539,7 +539,7 @@ function emailPattern(email: string): string {
 }
 
 /** `+` and 5–15 digits after removing spaces, dashes, dots and parentheses; else undefined. */
-export function normalisePhone(raw: string): string | undefined {
+function normalisePhone(raw: string): string | undefined {
   const digits = raw.replace(/[\s\-.()]/g, "").replace(/^\+/, "");
   return /^\d{5,15}$/.test(digits) ? `+${digits}` : undefined;
 }

@@ -53,7 +53,7 @@ export type { PreparedDelivery } from "./message-bus";
 export type { RecordedLoginRequest } from "./network";
 
 /** Telegram does not publish how long a login code stays valid; the emulator uses 5 minutes. */
-export const DEFAULT_LOGIN_CODE_TTL_MS = 5 * 60_000;
+const DEFAULT_LOGIN_CODE_TTL_MS = 5 * 60_000;
 
 /** `post()` options plus emulator-only switches. */
 export interface PostOptionsWithEcho extends PostOptions {
@@ -65,7 +65,7 @@ export interface PostOptionsWithEcho extends PostOptions {
 }
 
 /** Telegram's update-protocol limits as the emulator applies them by default (see UpdateLimits). */
-export const DEFAULT_UPDATE_LIMITS: UpdateLimits = Object.freeze({
+const DEFAULT_UPDATE_LIMITS: UpdateLimits = Object.freeze({
   differenceSlice: 1000,
   differenceTooLongAfter: 1_000_000,
   channelDifferenceLimit: 100,

@@ -10,7 +10,7 @@ import type { MediaRecord, StickerDoc } from "./stored-message";
 /** The size type every emulated photo has (one size: the stored bytes). */
 export const PHOTO_SIZE_TYPE = "x";
 
-export function photo(m: MediaRecord): Api.Photo {
+function photo(m: MediaRecord): Api.Photo {
   const f = m.file;
   return new Api.Photo({
     id: toLong(f.id),
@@ -67,7 +67,7 @@ function attributes(m: MediaRecord): Api.TypeDocumentAttribute[] {
   }
 }
 
-export function document(m: MediaRecord): Api.Document {
+function document(m: MediaRecord): Api.Document {
   const f = m.file;
   return new Api.Document({
     id: toLong(f.id),

@@ -6,7 +6,7 @@ import { Api } from "telegram";
 import { fromLong, toLong } from "./long";
 
 /** One `@handle` occurrence (offsets in UTF-16 code units, like TL entities). */
-export interface MentionSpan {
+interface MentionSpan {
   readonly offset: number;
   readonly length: number;
   /** The handle without "@", lower-cased. */
@@ -18,7 +18,7 @@ export interface MentionSpan {
 const MENTION_RE = /(^|[^A-Za-z0-9_@])@([A-Za-z0-9_]{1,32})(?![A-Za-z0-9_])/g;
 
 /** Every `@handle` in `text`. */
-export function findMentions(text: string): MentionSpan[] {
+function findMentions(text: string): MentionSpan[] {
   if (!text.includes("@")) return [];
   const spans: MentionSpan[] = [];
   for (const m of text.matchAll(MENTION_RE)) {

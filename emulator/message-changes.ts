@@ -23,7 +23,7 @@ export interface MessageChangesDeps {
 }
 
 /** The chat actions `userTyping` can show, by name. */
-export const TYPING_ACTIONS = {
+const TYPING_ACTIONS = {
   typing: () => new Api.SendMessageTypingAction(),
   cancel: () => new Api.SendMessageCancelAction(),
   sticker: () => new Api.SendMessageChooseStickerAction(),

@@ -7,7 +7,7 @@ import { accessHashFor } from "./access-hash";
 import type { FileStore } from "./file-store";
 
 /** A 1×1 lossless WebP: what a sticker file holds unless the test gives its own bytes. */
-export const TINY_WEBP = Buffer.from("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==", "base64");
+const TINY_WEBP = Buffer.from("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==", "base64");
 
 // Document ids look like Telegram's (large) and stay below 2^53.
 const FIRST_DOCUMENT_ID = 7_000_000_000_001;

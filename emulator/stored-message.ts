@@ -19,7 +19,7 @@ export interface StickerDoc {
 }
 
 /** Media kinds a posted message can carry besides stickers. */
-export type MediaRecordKind = "photo" | "voice" | "video_note" | "video" | "gif" | "audio" | "document";
+type MediaRecordKind = "photo" | "voice" | "video_note" | "video" | "gif" | "audio" | "document";
 
 /** A photo or document attached to a stored message. */
 export interface MediaRecord {
@@ -75,7 +75,7 @@ export interface ChatRecord {
 }
 
 /** The service actions the emulator stores. */
-export interface ServiceAction {
+interface ServiceAction {
   readonly action: "channel-create" | "topic-create";
   readonly title: string;
 }
@@ -129,7 +129,7 @@ export interface StoredMessage {
 }
 
 /** One user's reaction on a message. */
-export interface ReactionRecord {
+interface ReactionRecord {
   readonly emoji: string;
   /** Unix time in ms it was set. */
   readonly date: number;

@@ -25,7 +25,7 @@ export interface EmuUser {
 }
 
 /** The three chat shapes the emulator models. */
-export type EmuChatKind = "dm" | "group" | "supergroup";
+type EmuChatKind = "dm" | "group" | "supergroup";
 
 /** A chat. For a DM the record is shared by both participants. */
 export interface EmuChat {
@@ -269,7 +269,7 @@ export interface EmuStickerSet {
 }
 
 /** One sticker document of an added set. */
-export interface EmuSticker {
+interface EmuSticker {
   readonly id: number;
   readonly accessHash: number;
   readonly fileReference: Buffer;

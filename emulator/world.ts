@@ -410,6 +410,6 @@ export class World {
 }
 
 /** "First Last" or just "First". */
-export function displayName(u: EmuUser): string {
+function displayName(u: EmuUser): string {
   return u.lastName ? `${u.firstName} ${u.lastName}` : u.firstName;
 }

@@ -26,8 +26,3 @@ const BY_NAME: ReadonlyMap<string, AuthMethodHandler> = new Map(HANDLERS.map((h)
 export function authMethodHandler(method: string): AuthMethodHandler | undefined {
   return BY_NAME.get(method);
 }
-
-/** Names of the login methods. */
-export function implementedAuthMethods(): string[] {
-  return [...BY_NAME.keys()];
-}

@@ -13,7 +13,7 @@ import { defineMethod, type MethodContext } from "./method";
 import { chatForInputChannel } from "./resolve-peer";
 
 /** The TL form of what a chat allows. */
-export function chatReactions(r: AllowedReactions): Api.TypeChatReactions {
+function chatReactions(r: AllowedReactions): Api.TypeChatReactions {
   if (r.kind === "all") return new Api.ChatReactionsAll({});
   if (r.kind === "none") return new Api.ChatReactionsNone();
   return new Api.ChatReactionsSome({

@@ -54,8 +54,3 @@ const BY_NAME: ReadonlyMap<string, MethodHandler> = new Map(HANDLERS.map((h) => 
 export function methodHandler(method: string): MethodHandler | undefined {
   return BY_NAME.get(method);
 }
-
-/** Names of all implemented methods (for docs and the sandbox's help). */
-export function implementedMethods(): string[] {
-  return [...BY_NAME.keys()];
-}

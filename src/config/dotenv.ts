@@ -45,7 +45,7 @@ function readEnvFile(file: string): string | undefined {
 }
 
 /** Throws a LocalFileError for the first line that is not blank, a comment or NAME=value. */
-export function checkEnvLines(text: string, file: string): void {
+function checkEnvLines(text: string, file: string): void {
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -77,7 +77,7 @@ export function checkEnvLines(text: string, file: string): void {
 }
 
 /** The variables of `file` (none when it does not exist). */
-export function readDotEnv(file: string): Record<string, string> {
+function readDotEnv(file: string): Record<string, string> {
   const text = readEnvFile(file);
   if (text === undefined) return {};
   checkEnvLines(text, file);

@@ -13,10 +13,10 @@ const numeric = (rule: NumberRule) =>
   });
 
 /** The model used when GEMINI_MODEL is not set. */
-export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
+const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 
 /** The cheap model of rolling lane summaries when GEMINI_SUMMARY_MODEL is not set. */
-export const DEFAULT_SUMMARY_MODEL = "gemini-2.5-flash-lite";
+const DEFAULT_SUMMARY_MODEL = "gemini-2.5-flash-lite";
 
 /**
  * What every command reads. The Telegram credentials are carried as given and validated only

@@ -25,7 +25,7 @@ import {
  * - `off`: nobody (DMs are stored, never answered).
  */
 export type DmPolicy = "open" | "contacts" | "allowlist" | "off";
-export const DM_POLICIES: readonly DmPolicy[] = ["open", "contacts", "allowlist", "off"];
+const DM_POLICIES: readonly DmPolicy[] = ["open", "contacts", "allowlist", "off"];
 
 /** A user or chat named in a persona file: by id, or by @username (stored lower-case, no @). */
 export type PeerRef = { readonly id: string } | { readonly username: string };

@@ -27,7 +27,7 @@ const promptNameSchema = z
  * every Gemini call the persona makes, so a stray 5 MB paste would cost every message (or fail
  * every call); 64 KiB is about 16,000 tokens, far more than any persona needs.
  */
-export const MAX_PERSONA_FILE_BYTES = 64 * 1024;
+const MAX_PERSONA_FILE_BYTES = 64 * 1024;
 
 /** The size problem of a file's bytes, or undefined. */
 export function tooLarge(bytes: Uint8Array): string | undefined {

@@ -73,7 +73,7 @@ export function parsePhone(src: ValueSource, raw: string): string {
  * meant for it; `talkative` may also join in by itself (a few times per hour).
  */
 export type GroupMode = "strict" | "smart" | "talkative";
-export const GROUP_MODES: readonly GroupMode[] = ["strict", "smart", "talkative"];
+const GROUP_MODES: readonly GroupMode[] = ["strict", "smart", "talkative"];
 
 /** `# Group Mode`: strict, smart or talkative. */
 export function parseGroupMode(src: ValueSource, raw: string): GroupMode {

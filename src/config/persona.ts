@@ -45,9 +45,8 @@ import {
 } from "./persona-values";
 
 export { PersonaFileError, PersonaLoadError } from "./persona-error";
-export type { RolePrompt } from "./persona-prompts";
 export type { GroupMode } from "./persona-values";
-export type { DmPolicy, PeerRef, PersonaPolicy } from "./persona-policy";
+export type { PersonaPolicy } from "./persona-policy";
 
 /** A parsed, validated persona. */
 export interface Persona {
@@ -92,7 +91,7 @@ export interface Persona {
 }
 
 /** Canonical field headings, in the order the docs list them. */
-export const PERSONA_FIELDS = [
+const PERSONA_FIELDS = [
   "Agent Name",
   "Agent Phone",
   "Agent Instructions",
@@ -128,7 +127,7 @@ const FIELD_BY_KEY: ReadonlyMap<string, FieldName> = new Map(PERSONA_FIELDS.map(
 const REQUIRED: readonly FieldName[] = ["Agent Name", "Agent Instructions"];
 
 /** Defaults and bounds of the timing fields. */
-export const PERSONA_TIMING = {
+const PERSONA_TIMING = {
   startTypingDelaySec: { default: 1.5, min: 0, max: 60, unit: "seconds" },
   typingSpeedCps: { default: 12, min: 1, max: 100, unit: "characters per second" },
   readDelaySec: { default: 2, min: 0, max: 600, unit: "seconds" },
@@ -136,14 +135,14 @@ export const PERSONA_TIMING = {
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 /** Defaults and bounds of the history window sizes, in messages (context/window.ts). */
-export const PERSONA_WINDOW = {
+const PERSONA_WINDOW = {
   historyWindow: { default: WINDOW_ITEMS.history, min: 1, max: 50, unit: "messages", integer: true },
   threadWindow: { default: WINDOW_ITEMS.thread, min: 0, max: 50, unit: "messages", integer: true },
   focusedWindow: { default: WINDOW_ITEMS.focused, min: 0, max: 50, unit: "messages", integer: true },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 /** Defaults and bounds of the smart/talkative group fields. */
-export const PERSONA_ADDRESSING = {
+const PERSONA_ADDRESSING = {
   addressConfidence: { default: 0.6, min: 0, max: 1, unit: "confidence (0-1)" },
   interjectThreshold: { default: 0.7, min: 0, max: 1, unit: "score (0-1)" },
   interjectionsPerHour: { default: 2, min: 0, max: 60, unit: "interjections", integer: true },

@@ -18,7 +18,7 @@ import { speakerDirectory, type EntityLookup, type SpeakerDirectory } from "./sp
 import { AROUND_REPLIED, recentStart, repliedToOutside, selectHistory } from "./window";
 
 /** Room (and thread) messages read per planning call, the newest; then narrowed by the window. */
-export const LANE_READ_LIMIT = 100;
+const LANE_READ_LIMIT = 100;
 /** How far a read around a replied-to message scans the chat. */
 const AROUND_SCAN = 60;
 

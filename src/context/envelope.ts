@@ -58,7 +58,7 @@ export interface MessageEnvelopeOptions {
 }
 
 /** Quoted text is cut to this many code points. */
-export const QUOTE_MAX_CODE_POINTS = 200;
+const QUOTE_MAX_CODE_POINTS = 200;
 /** Emoji of a reaction are cut to this many code points. */
 const EMOJI_MAX_CODE_POINTS = 16;
 
@@ -86,7 +86,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 }
 
 /** RFC 3339 in UTC, to the second: `2026-03-01T14:05:30Z` (what every header carries). */
-export function formatRfc3339(dateMs: number): string {
+function formatRfc3339(dateMs: number): string {
   return new Date(Math.floor(dateMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
@@ -124,12 +124,6 @@ export function localTime(dateMs: number, timeZone = "UTC"): LocalTime {
   return { weekday, year, month, day, clock: `${hour}:${minute}`, dayKey: `${year}-${month}-${day}` };
 }
 
-/** `YYYY-MM-DD HH:MM` in the given IANA time zone. */
-export function formatEnvelopeTime(dateMs: number, timeZone = "UTC"): string {
-  const t = localTime(dateMs, timeZone);
-  return `${t.dayKey} ${t.clock}`;
-}
-
 /** "Now" as the prompt states it: `Wednesday 2026-11-25 14:07 (Europe/Berlin)`. */
 export function formatNow(now: number, timeZone = "UTC"): string {
   const t = localTime(now, timeZone);
@@ -153,7 +147,7 @@ export function formatHeaderTime(
 }
 
 /** More than this between two messages earns a marker ("3 hours later"). */
-export const GAP_MARKER_MS = 3600_000;
+const GAP_MARKER_MS = 3600_000;
 
 /** `⟦3 hours later⟧` for a pause longer than an hour between two messages, else "". */
 export function formatGap(ms: number): string {
@@ -179,7 +173,7 @@ function replyLine(reply: EnvelopeReply): string {
 }
 
 /** The `> ` line of a quote: flattened to one line, cut at 200 code points; "" when empty. */
-export function quoteLine(quote: string | undefined): string {
+function quoteLine(quote: string | undefined): string {
   if (quote === undefined) return "";
   const q = capCodePoints(neutralizeReferences(sanitizeLine(quote)), QUOTE_MAX_CODE_POINTS);
   return q === "" ? "" : `> ${q}`;
@@ -239,7 +233,7 @@ export function formatSystemEnvelope(date: number, text: string, time?: string):
 }
 
 /** A memory line's text is cut to this many code points. */
-export const MEMORY_MAX_CODE_POINTS = 300;
+const MEMORY_MAX_CODE_POINTS = 300;
 
 /** A chat's title in a memory line is cut to this many code points. */
 const MEMORY_PLACE_MAX_CODE_POINTS = 64;

@@ -53,7 +53,7 @@ export interface ReactionItem extends ItemBase {
 }
 
 /** Something that happened in the chat, said by nobody (e.g. "earlier messages omitted"). */
-export interface SystemItem extends ItemBase {
+interface SystemItem extends ItemBase {
   readonly kind: "system";
   readonly text: string;
 }
@@ -69,7 +69,7 @@ export type HistoryItem = MessageItem | ReactionItem | SystemItem;
 export type MediaRenderer = (m: StoredMessage) => string | MediaRendering | undefined;
 
 /** A media part together with the text to show after it (the caption; "" when the stored text is only a placeholder). */
-export interface MediaRendering {
+interface MediaRendering {
   readonly part: string;
   readonly text: string;
 }

@@ -22,7 +22,7 @@ export type Lane =
 export type LaneMember = Pick<StoredMessage, "chatId" | "topicId" | "threadRoot">;
 
 /** How many of the chat's newest messages a lane read scans by default (one indexed range). */
-export const LANE_SCAN = 400;
+const LANE_SCAN = 400;
 
 /** Thrown by {@link parseLaneKey} for a string that is not a lane key. */
 export class LaneKeyError extends Error {
@@ -30,7 +30,7 @@ export class LaneKeyError extends Error {
 }
 
 /** A private chat: marked ids of users are positive, of groups and channels negative. */
-export function isPrivateChat(chatId: string): boolean {
+function isPrivateChat(chatId: string): boolean {
   return !chatId.startsWith("-");
 }
 

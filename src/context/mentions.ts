@@ -11,7 +11,7 @@ import { neutralizeReferences, sanitizeText } from "./sanitize";
 import { speakerRef, validUsername, type Speaker } from "./speaker";
 
 /** Entity types that name a person. */
-export const MENTION_TYPES: ReadonlySet<string> = new Set(["mention", "mentionname"]);
+const MENTION_TYPES: ReadonlySet<string> = new Set(["mention", "mentionname"]);
 
 /** Finds who a mention names: by username (`mention`) or by user id (`mentionname`). */
 export interface MentionResolver {

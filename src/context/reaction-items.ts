@@ -10,7 +10,7 @@ import type { ReactionItem } from "./history-item";
 import type { SpeakerDirectory } from "./speaker-directory";
 
 /** Reaction items per prompt at most (the newest): each costs ~25 tokens. */
-export const REACTION_ITEMS_MAX = 10;
+const REACTION_ITEMS_MAX = 10;
 /** Rows one read scans (the newest in the id range of the messages in view), before keeping those on them. */
 const REACTION_SCAN = 200;
 

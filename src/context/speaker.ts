@@ -31,7 +31,7 @@ export function selfLabel(self: Speaker): string {
   return `${safeNickname(self.nickname)} (you)`;
 }
 /** Nicknames are cut to this many code points: they repeat on every message. */
-export const NAME_MAX_CODE_POINTS = 64;
+const NAME_MAX_CODE_POINTS = 64;
 
 const ELLIPSIS = "...";
 /** Telegram usernames: letters, digits and underscores (5–32; older and bot names may be shorter). */
@@ -56,7 +56,7 @@ export function capCodePoints(s: string, max: number): string {
  * A name as the prompt shows it. `·` separates name and time in a header, and `[ ]` delimit a
  * reference, so they are replaced.
  */
-export function safeNickname(raw: string): string {
+function safeNickname(raw: string): string {
   const name = capCodePoints(
     neutralizeReferences(
       sanitizeLine(raw)
@@ -85,7 +85,7 @@ export function speakerRef(s: Speaker): string {
 }
 
 /** True for the stand-in name stored for a sender that could not be named ("user 123"). */
-export function isStandInName(name: string): boolean {
+function isStandInName(name: string): boolean {
   return STAND_IN_RE.test(name);
 }
 

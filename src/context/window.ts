@@ -19,8 +19,6 @@
  */
 import type { StoredMessage } from "../store/messages";
 
-export type WindowMode = "strict" | "smart" | "talkative";
-
 /** Default sizes in messages; the persona's `# History Window`, `# Thread Window`, `# Focused Window` override them. */
 export const WINDOW_ITEMS = { history: 16, thread: 8, focused: 8 } as const;
 /** Messages from outside the room's part (earlier) are cut to this many code points of text. */
@@ -39,14 +37,14 @@ export interface PersonaIdentity {
   readonly mentionsName: (text: string) => boolean;
 }
 
-export interface WindowSizes {
+interface WindowSizes {
   readonly history: number;
   readonly thread: number;
   readonly focused: number;
 }
 
 /** True when a stored message mentions the persona (entities, else its name or alias in the text). */
-export function mentionsPersona(m: StoredMessage, p: PersonaIdentity): boolean {
+function mentionsPersona(m: StoredMessage, p: PersonaIdentity): boolean {
   for (const e of m.mentions ?? []) {
     if (e.type === "mentionname" && e.userId === p.selfId) return true;
     if (

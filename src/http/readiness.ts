@@ -17,7 +17,7 @@ export interface PersonaConnection {
 }
 
 /** One persona in the `/readyz` answer. */
-export interface PersonaReadiness {
+interface PersonaReadiness {
   readonly name: string;
   readonly ready: boolean;
   readonly state: ConnectionStateName;

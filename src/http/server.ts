@@ -20,7 +20,7 @@ export interface HttpAppOptions {
 }
 
 /** The app without a socket (what `startHttpServer` listens with). */
-export async function createHttpApp(o: HttpAppOptions = {}): Promise<FastifyInstance> {
+async function createHttpApp(o: HttpAppOptions = {}): Promise<FastifyInstance> {
   // Fastify's own request log is off: a scrape every few seconds is not news. Errors still go to our logger.
   const app = Fastify({ logger: false });
   if (o.token !== undefined) {
@@ -42,7 +42,7 @@ export async function createHttpApp(o: HttpAppOptions = {}): Promise<FastifyInst
 }
 
 /** Loopback addresses: the only ones served without a token. */
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 

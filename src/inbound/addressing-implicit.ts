@@ -44,15 +44,15 @@ import { AddressVerdict, addressingPrompt } from "./addressing-call";
 import { ChatActivity, prefilter, SKIP_REASONS, type SkipReason } from "./addressing-prefilter";
 
 /** Quiet time after the last candidate before the addressing call is made. */
-export const GATHER_MS = 3_000;
+const GATHER_MS = 3_000;
 /** Longest a burst is gathered, counted from its first candidate. */
-export const MAX_GATHER_MS = 10_000;
+const MAX_GATHER_MS = 10_000;
 /** Most messages one addressing call judges: the newest of a longer burst (a catch-up) — older ones are its history. */
 export const MAX_BURST = 10;
 /** Lane messages before the burst shown to the addressing call. */
-export const ADDRESS_HISTORY = 10;
+const ADDRESS_HISTORY = 10;
 /** The reaction of a lightweight interjection when the model named none (or no standard one). */
-export const DEFAULT_INTERJECT_EMOJI = "👍";
+const DEFAULT_INTERJECT_EMOJI = "👍";
 
 /** Counters of the addressing path since start (tests, the benchmark, `--verbose`). */
 export interface AddressingStats {

@@ -50,7 +50,7 @@ export const NEAR_MS = 3 * 60_000;
 /** How many messages of others after the persona's own still count as follow-ups. */
 export const NEAR_MESSAGES = 3;
 /** Words a question to the room needs ("ok?" is not one). */
-export const QUESTION_MIN_WORDS = 3;
+const QUESTION_MIN_WORDS = 3;
 /** At most one room question per chat becomes a candidate in this time. */
 export const QUESTION_COOLDOWN_MS = 60_000;
 

@@ -5,7 +5,7 @@ import { mentionEntities } from "../context/mentions";
 import { shouldRespondStrict, type AddressMatcher } from "./addressing";
 
 /** Telegram's service notifications account (login codes etc.): never a conversation partner. */
-export const SERVICE_ACCOUNT_ID = "777000";
+const SERVICE_ACCOUNT_ID = "777000";
 
 export interface InboundPipelineDeps {
   readonly messages: MessageStore;
@@ -51,7 +51,7 @@ export interface InboundPipelineDeps {
  * answer depends on who sent it (an allowlist naming @usernames, a sender the update did not
  * name); the pipeline resolves the sender and asks again. Without a resolver it counts as ignored.
  */
-export type AdmitResult =
+type AdmitResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly outcome: "ignored" | "capped" }
   | { readonly ok: false; readonly needsSender: true };

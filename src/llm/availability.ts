@@ -24,16 +24,16 @@ import type { Logger } from "pino";
 import { formatDuration } from "../owner/status";
 
 /** First pause after an outage starts (the pause doubles with every failed probe)… */
-export const OUTAGE_BASE_MS = 2_000;
+const OUTAGE_BASE_MS = 2_000;
 /** …up to this: the longest the persona may take to notice that the model is back. */
 export const OUTAGE_CAP_MS = 120_000;
 /** The longest server-named pause honoured as is (longer ones are cut to this). */
-export const MAX_SERVER_DELAY_MS = 3_600_000;
+const MAX_SERVER_DELAY_MS = 3_600_000;
 /** Shortest "come back later" a refused call is told while a probe runs. */
-export const PROBE_RUNNING_RETRY_MS = 1_000;
+const PROBE_RUNNING_RETRY_MS = 1_000;
 
 /** One model that is failing, as the read-only accessor reports it. */
-export interface ModelOutage {
+interface ModelOutage {
   readonly model: string;
   /** When the outage started (the call that gave up). */
   readonly since: number;

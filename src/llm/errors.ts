@@ -9,7 +9,7 @@
  */
 
 /** Common base so a caller can `catch (e) { if (e instanceof LlmError) … }` for all of them. */
-export class LlmError extends Error {
+class LlmError extends Error {
   /**
    * Set by the client when it gave up on a transient failure (5xx, 429, network, timeout, an
    * unparsable answer) or refused to send while the model is unavailable: how long until the

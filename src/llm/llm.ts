@@ -43,7 +43,7 @@ export interface JsonRequest<T> {
 }
 
 /** Why a call came back with nothing usable. */
-export type RefusalKind = "blocked" | "empty" | "malformed" | "dry";
+type RefusalKind = "blocked" | "empty" | "malformed" | "dry";
 
 export type JsonOutcome<T> =
   | { readonly ok: true; readonly value: T; readonly model: string; readonly calls: number }

@@ -33,7 +33,7 @@ const FILE_REJECTION =
   /inline.?data|mime|media|file|image|audio|video|unsupported (content|format)|could not (be )?(process|decode|read)|unable to process/i;
 const NOT_ABOUT_THE_FILE = /api.?key|location|region|country|billing|permission|project/i;
 
-export function isFileRejection(e: LlmHttpError): boolean {
+function isFileRejection(e: LlmHttpError): boolean {
   const text = `${e.apiStatus ?? ""} ${e.apiMessage}`;
   return e.status === 400 && FILE_REJECTION.test(text) && !NOT_ABOUT_THE_FILE.test(text);
 }

@@ -3,11 +3,11 @@ import { standardReaction } from "../telegram/standard-reactions";
 import { LlmFormatError } from "./errors";
 
 /** Most tasks one plan may hold; a longer plan is treated as off-schema. */
-export const MAX_PLAN_TASKS = 20;
+const MAX_PLAN_TASKS = 20;
 /** Longest `wait` a plan may ask for. */
-export const MAX_WAIT_SECONDS = 3600;
+const MAX_WAIT_SECONDS = 3600;
 /** Longest text one `send` may carry before it is refused (it is split at 4096 per message). */
-export const MAX_SEND_CHARS = 4096 * 4;
+const MAX_SEND_CHARS = 4096 * 4;
 
 const label = z.union([z.string(), z.number()]).transform(String);
 const msgId = z.number().int().positive();
@@ -121,9 +121,6 @@ export function planSchemaFor(
   }
   return s as z.ZodType<{ tasks: z.infer<(typeof KIND_SCHEMAS)[PlanKind]>[] }>;
 }
-
-/** Every kind (a private chat with stickers): what tools and tests that need "the" schema use. */
-export const planSchema = planSchemaFor({ isDm: true, stickerSets: ["any"] });
 
 type TaskShape = z.infer<(typeof KIND_SCHEMAS)[PlanKind]>;
 

@@ -16,7 +16,7 @@ export interface ModelPrice {
 }
 
 /** Cached prompt tokens cost this share of the input price when the table names no `cached` price (Gemini 2.5's 90 % discount). */
-export const CACHED_SHARE = 0.1;
+const CACHED_SHARE = 0.1;
 
 /** Model id (or id prefix) → price. */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;

@@ -115,7 +115,7 @@ function entriesOf(file: string): CuratedEntry[] {
 }
 
 /** Every `*.json` of `dir` (none when the directory does not exist), in name order. */
-export function loadCuratedDir(dir: string): CuratedMedia {
+function loadCuratedDir(dir: string): CuratedMedia {
   if (!existsSync(dir)) return new CuratedMedia();
   const files = readdirSync(dir)
     .filter((f) => f.endsWith(".json"))

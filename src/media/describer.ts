@@ -56,7 +56,7 @@ export interface MediaLimits {
   readonly maxTextChars: number;
 }
 
-export const DEFAULT_MEDIA_LIMITS: MediaLimits = {
+const DEFAULT_MEDIA_LIMITS: MediaLimits = {
   maxBytes: 5 * 1024 * 1024,
   maxVoiceSec: 300,
   maxTextChars: 1000,
@@ -83,7 +83,7 @@ export interface MediaDescriberOptions {
 }
 
 /** Where a prompt's media description came from; `placeholder`: none yet (the plain `[photo]`). */
-export type MediaSource = "curated" | "cache" | "ai" | "placeholder";
+type MediaSource = "curated" | "cache" | "ai" | "placeholder";
 
 /** Counters for /status-like reporting and the benchmark. */
 export interface MediaStats {

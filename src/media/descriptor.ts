@@ -35,7 +35,7 @@ export interface MediaFile {
   readonly thumb?: string;
 }
 
-export interface StickerInfo {
+interface StickerInfo {
   /** The set as the message names it (id + access hash); its short name needs one request. */
   readonly setId?: string;
   readonly setAccessHash?: string;
@@ -95,7 +95,7 @@ export const DESCRIBABLE: ReadonlySet<MediaKind> = new Set([
 export const TRANSCRIBED: ReadonlySet<MediaKind> = new Set(["voice", "video_note"]);
 
 /** `0:12`, `1:02:03`. */
-export function formatDuration(sec: number): string {
+function formatDuration(sec: number): string {
   const s = Math.max(0, Math.round(sec));
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
@@ -104,7 +104,7 @@ export function formatDuration(sec: number): string {
 }
 
 /** `512 B`, `12 KB`, `2.1 MB`, `1.3 GB`. */
-export function formatSize(bytes: number): string {
+function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const units = ["KB", "MB", "GB"];
   let v = bytes / 1024;

@@ -15,10 +15,10 @@ import type { MediaFetcher } from "./describer";
 import type { MediaDescriptor } from "./descriptor";
 
 /** Pictures per planning request at most. */
-export const MAX_INLINE_IMAGES = 2;
+const MAX_INLINE_IMAGES = 2;
 
 /** The MIME type of the picture a medium shows at a glance (photos, static stickers), else undefined. */
-export function pictureMime(d: MediaDescriptor): string | undefined {
+function pictureMime(d: MediaDescriptor): string | undefined {
   if (!d.uid || !d.file) return undefined;
   if (d.kind === "photo") return "image/jpeg";
   if (

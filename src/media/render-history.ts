@@ -14,7 +14,7 @@ import type { MediaDescriber, MediaRef } from "./describer";
 /** How long an answer waits for descriptions at most (real time), by default. */
 export const MEDIA_WAIT_MS = 8_000;
 /** At most this many media messages of one prompt go to the AI source (addressed and newest first). */
-export const MEDIA_PER_PROMPT = 6;
+const MEDIA_PER_PROMPT = 6;
 
 /** The context with media made ready, and the renderer the prompt uses for it. */
 export interface MediaContext {

@@ -7,7 +7,7 @@
 import type { Persona } from "../config/persona";
 import type { CuratedSources } from "./curated";
 
-export const STICKER_MENU_MAX_LINES = 30;
+const STICKER_MENU_MAX_LINES = 30;
 export const STICKER_MENU_MAX_CHARS = 1500;
 
 const norm = (s: string) => s.replace(/\uFE0F/g, "");

@@ -22,7 +22,7 @@ export type CuratedScope =
   | { readonly everywhere: false; readonly private: boolean; readonly chats: readonly string[] };
 
 /** One person's curated file: its memory lines and its scope. */
-export interface CuratedFile {
+interface CuratedFile {
   readonly lines: readonly string[];
   readonly scope: CuratedScope;
 }
@@ -30,7 +30,7 @@ export interface CuratedFile {
 /** Curated memories by user id. */
 export type CuratedMemories = ReadonlyMap<string, CuratedFile>;
 
-export const EVERYWHERE_SCOPE: CuratedScope = Object.freeze({ everywhere: true });
+const EVERYWHERE_SCOPE: CuratedScope = Object.freeze({ everywhere: true });
 
 /** Whether a curated file about `userId` may be shown in `chatId`. */
 export function curatedVisible(scope: CuratedScope, userId: string, chatId: string): boolean {

@@ -21,7 +21,7 @@ import { curatedVisible, type CuratedMemories } from "./curated";
 /** Tokens the memory lines of one prompt may take (with the summary's budget, set so that bench P4 stays ≤ 1.3). */
 export const MEMORY_BUDGET_TOKENS = 150;
 /** Full-text matches considered per prompt. */
-export const MEMORY_TOP_K = 6;
+const MEMORY_TOP_K = 6;
 /** Newest visible memories looked at after the matches (the budget stops well before). */
 const RECENT_CANDIDATES = 100;
 

@@ -13,9 +13,9 @@
  * Cheap, deterministic and explainable. It does not catch paraphrases in other words ("Alice is
  * vegetarian" / "Alice eats no meat"): those stay two memories.
  */
-export const JACCARD_THRESHOLD = 0.75;
+const JACCARD_THRESHOLD = 0.75;
 /** A contained word set counts as a duplicate from this size. */
-export const MIN_CONTAINED_WORDS = 2;
+const MIN_CONTAINED_WORDS = 2;
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}'’_-]*/gu;
 

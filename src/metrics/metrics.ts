@@ -17,7 +17,7 @@ export const registry = new Registry();
 const PREFIX = "userbot_";
 
 /** A counter with an `agent` label incremented as `counter.of(agent).n++`: no prom-client work until a scrape. */
-export class HotCounter {
+class HotCounter {
   private readonly tallies = new Map<string, { n: number }>();
 
   constructor(name: string, help: string) {

@@ -21,7 +21,7 @@ export interface OwnerCommandDeps {
 
 const MODES: readonly ChatMode[] = ["strict", "smart", "talkative"];
 
-export const HELP = [
+const HELP = [
   "Commands (type them here, in Saved Messages):",
   "/status — uptime, connection, chats, pending tasks, LLM use and cost today, caps, last error",
   "/pause [chat] — stop answering in a chat (or everywhere); messages are still stored",

@@ -2,7 +2,7 @@ import type { ChatActions } from "../tasks/actions-port";
 import type { Clock } from "../types";
 
 /** How long a send whose outcome is unknown (failed, timed out, duplicate random_id) may still show up. */
-export const IN_DOUBT_MS = 10 * 60_000;
+const IN_DOUBT_MS = 10 * 60_000;
 /** How long a completed send is remembered by id, for an echo that races its own answer. */
 const SENT_GRACE_MS = 60_000;
 

@@ -37,7 +37,7 @@ export interface StatusFacts {
 }
 
 /** The storage line of `/status`. */
-export interface StorageFacts {
+interface StorageFacts {
   readonly bytes: number;
   readonly retainDays: number;
   /** This persona's rows removed since the process started. */
@@ -63,7 +63,7 @@ export function formatDuration(ms: number): string {
 }
 
 /** `$0.0123` under a dollar, `$4.56` above. */
-export function formatUsd(x: number): string {
+function formatUsd(x: number): string {
   return x < 1 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`;
 }
 

@@ -16,7 +16,7 @@ export interface OpenDatabaseOptions {
 }
 
 /** How long a statement waits for another connection's lock before SQLITE_BUSY (see openDatabase). */
-export const BUSY_TIMEOUT_MS = 1000;
+const BUSY_TIMEOUT_MS = 1000;
 
 /**
  * Open (or create) the state database, set the pragmas we rely on and apply pending migrations.

@@ -50,7 +50,7 @@ const FIELDS = ["accessHash", "firstName", "lastName", "title", "username", "mem
  * access hash is not usable and its fields may be partial); a field the copy lacks keeps its
  * stored value — an update without a title never erases a title.
  */
-export function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord): EntityRecord {
+function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord): EntityRecord {
   if (!known) return seen.min ? withoutHash(seen) : seen;
   if (seen.min && !known.min) return known;
   const out: { -readonly [K in keyof EntityRecord]: EntityRecord[K] } = {

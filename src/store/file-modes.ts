@@ -12,11 +12,11 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 
 /** Mode of the database, its `-wal` and `-shm`, and backups of it. */
-export const DB_FILE_MODE = 0o600;
+const DB_FILE_MODE = 0o600;
 /** Mode of the state directory. */
-export const STATE_DIR_MODE = 0o700;
+const STATE_DIR_MODE = 0o700;
 /** The files SQLite keeps beside a database in WAL mode. */
-export const DB_COMPANIONS = ["-wal", "-shm"] as const;
+const DB_COMPANIONS = ["-wal", "-shm"] as const;
 
 /**
  * Narrow one file to 0600 if it exists and grants anything to group or others (reusable for

@@ -7,9 +7,9 @@
 import type { Db } from "./db";
 
 /** Pictures larger than this are not kept (nor sent inline: the description stands). */
-export const MAX_IMAGE_BYTES = 512 * 1024;
+const MAX_IMAGE_BYTES = 512 * 1024;
 /** Rows kept; each insert beyond drops the oldest. */
-export const MAX_IMAGES = 200;
+const MAX_IMAGES = 200;
 
 export interface CachedImage {
   readonly mime: string;

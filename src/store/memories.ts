@@ -81,7 +81,7 @@ const VISIBLE_IDS = `
 /** Words of at most this many characters are left out of a full-text query (FTS5 ranks them poorly). */
 const MIN_QUERY_WORD = 3;
 /** A new memory is compared with at most this many of its scope's newest memories. */
-export const DEDUPE_WINDOW = 500;
+const DEDUPE_WINDOW = 500;
 /** At most this many words of the target messages go into one full-text query. */
 const MAX_QUERY_WORDS = 32;
 

@@ -22,11 +22,11 @@ import { transaction, type Db } from "./db";
 
 export const DEFAULT_RETAIN_DAYS = 90;
 /** Finished tasks (done, failed, cancelled) are kept this long after they ended. */
-export const FINISHED_TASK_DAYS = 14;
+const FINISHED_TASK_DAYS = 14;
 /** Rows per delete transaction, at most. */
 export const BATCH_ROWS = 200;
 /** A delete transaction stops taking rows after this long (it holds the writer meanwhile). */
-export const BATCH_BUDGET_MS = 10;
+const BATCH_BUDGET_MS = 10;
 /** Pages given back per incremental-vacuum step. */
 export const VACUUM_PAGES = 128;
 const DAY_MS = 86_400_000;

@@ -5,7 +5,7 @@ import { transaction, type Db } from "./db";
 const DAY_MS = 86_400_000;
 
 /** The accounting day of a moment: its UTC date, `YYYY-MM-DD`. */
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /** What one persona's LLM calls of one day added up to. */
 export interface UsageTotals {

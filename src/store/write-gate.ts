@@ -16,9 +16,9 @@ import type { Clock } from "../types";
 import { isBusy } from "./db";
 
 /** First pause before the queue is retried… */
-export const GATE_RETRY_FIRST_MS = 250;
+const GATE_RETRY_FIRST_MS = 250;
 /** …doubling up to this. */
-export const GATE_RETRY_MAX_MS = 5_000;
+const GATE_RETRY_MAX_MS = 5_000;
 
 /** A unit of work; `retry` is true when this very unit ran before and met a busy database. */
 export type GateWork<T> = (o: { readonly retry: boolean }) => Promise<T> | T;

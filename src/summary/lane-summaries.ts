@@ -35,19 +35,19 @@ import { summarise } from "./summariser";
 import { parseStoredSummary, renderSummary } from "./summary-format";
 
 /** The newest messages of a lane that are never summarised (the window shows them). */
-export const KEEP_RECENT = 10;
+const KEEP_RECENT = 10;
 /** Unsummarised messages beyond which a lane is due. */
-export const MAX_UNSUMMARISED = 30;
+const MAX_UNSUMMARISED = 30;
 /** Estimated tokens of unsummarised messages beyond which a lane is due. */
-export const MAX_UNSUMMARISED_TOKENS = 2500;
+const MAX_UNSUMMARISED_TOKENS = 2500;
 /** Time since the last summary after which a lane is due. */
-export const MAX_SUMMARY_AGE_MS = 24 * 3600_000;
+const MAX_SUMMARY_AGE_MS = 24 * 3600_000;
 /** Most messages one summarise call folds in (the newest, if more are waiting). */
-export const MAX_BATCH = 200;
+const MAX_BATCH = 200;
 /** After the summariser refused a lane (blocked, empty, off-schema), it is not asked again for this long. */
 export const REFUSAL_BACKOFF_MS = 30 * 60_000;
 /** Rate key of summarise calls: a long 429 parks summaries only, never planning. */
-export const SUMMARY_RATE_KEY = "llm:summarise";
+const SUMMARY_RATE_KEY = "llm:summarise";
 /** Tokens an envelope header adds to a message's text (⟦#id name · time⟧). */
 const HEADER_TOKENS = 12;
 

@@ -39,7 +39,7 @@ export interface SummaryView {
  * planner's history renders it (context/history-item.ts: the same speaker references, mentions
  * normalised, reply lines to messages of the batch by id).
  */
-export function summaryRequestText(
+function summaryRequestText(
   previous: Summary | undefined,
   messages: readonly StoredMessage[],
   view: SummaryView,

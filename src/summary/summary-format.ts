@@ -28,7 +28,7 @@ const SECTIONS: readonly [keyof Summary, string][] = [
 ];
 
 /** Tokens a summary may take in a planning prompt (the one estimator, context/tokens.ts; with the memory budget, set so that bench P4 stays ≤ 1.3). */
-export const SUMMARY_BUDGET_TOKENS = 250;
+const SUMMARY_BUDGET_TOKENS = 250;
 
 /** A stored summary's JSON, checked; undefined when it is not one (never thrown: a bad row is skipped). */
 export function parseStoredSummary(json: string): Summary | undefined {

@@ -10,7 +10,7 @@ import { errors } from "telegram";
 import { AccountLostError } from "../tasks/errors";
 
 /** Each account-terminal RPC error we can explain, in words a person can act on. */
-export const ACCOUNT_TERMINAL_ERRORS: Readonly<Record<string, string>> = {
+const ACCOUNT_TERMINAL_ERRORS: Readonly<Record<string, string>> = {
   AUTH_KEY_DUPLICATED: "the session was used from two places at once and Telegram invalidated it",
   AUTH_KEY_UNREGISTERED: "Telegram no longer knows this session (logged out or expired)",
   AUTH_KEY_INVALID: "Telegram no longer accepts this session's key",

@@ -52,20 +52,20 @@ export interface CatchUpOptions {
 const CHANNEL_LOST = new Set(["CHANNEL_PRIVATE", "CHANNEL_INVALID"]);
 
 /** The name of a "not in this channel any more" error, else undefined. */
-export function channelLostError(e: unknown): string | undefined {
+function channelLostError(e: unknown): string | undefined {
   return e instanceof errors.RPCError && CHANNEL_LOST.has(e.errorMessage) ? e.errorMessage : undefined;
 }
 
 /** Telegram's limit on messages per getChannelDifference for user accounts. */
-export const CHANNEL_DIFFERENCE_LIMIT = 100;
+const CHANNEL_DIFFERENCE_LIMIT = 100;
 /** Messages per getHistory page (Telegram's maximum). */
-export const HISTORY_PAGE = 100;
+const HISTORY_PAGE = 100;
 /** Without any stored message of a channel, look back at most this many messages. */
-export const FRESH_CHANNEL_LOOKBACK = 20;
+const FRESH_CHANNEL_LOOKBACK = 20;
 /** A history backfill above the highest stored message takes at most this many (newest first). */
-export const MAX_BACKFILL = 1000;
+const MAX_BACKFILL = 1000;
 /** Dialogs looked at after a `differenceTooLong` (one page, Telegram's maximum). */
-export const DIALOGS_PAGE = 100;
+const DIALOGS_PAGE = 100;
 
 /**
  * Catch-up after downtime or a dead connection, as Telegram's update protocol describes it:

@@ -13,7 +13,7 @@ import type { ChatInfo } from "../store/messages";
 import type { AllowedReactions } from "./standard-reactions";
 
 /** Bound on the full-chat request (real time: it bounds network I/O, like the reply fetch). */
-export const FULL_CHAT_TIMEOUT_MS = 5_000;
+const FULL_CHAT_TIMEOUT_MS = 5_000;
 
 const ALL: AllowedReactions = { kind: "all" };
 
@@ -25,7 +25,7 @@ export interface ChatReactionsOptions {
 }
 
 /** Telegram's `available_reactions` as what the persona may use (absent: everything standard). */
-export function allowedReactionsOf(r: Api.TypeChatReactions | undefined | null): AllowedReactions {
+function allowedReactionsOf(r: Api.TypeChatReactions | undefined | null): AllowedReactions {
   if (r instanceof Api.ChatReactionsNone) return { kind: "none" };
   if (r instanceof Api.ChatReactionsSome) {
     return {

@@ -3,7 +3,7 @@ import { returnBigInt } from "telegram/Helpers.js";
 import type { EntityRecord, EntityStore } from "../store/entities";
 
 /** GramJS user/chat object → what the entity store keeps; undefined for empty/forbidden shapes without a use. */
-export function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined {
+function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined {
   if (x instanceof Api.User) {
     return {
       peerId: x.id.toString(),

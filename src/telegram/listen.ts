@@ -39,7 +39,7 @@ export interface ListenOptions {
 type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
 
 /** Where an update's pts counts: the account's common box or a channel's ("-100<id>"). */
-export function ptsBox(
+function ptsBox(
   update: Api.TypeUpdate | Api.TypeUpdates,
 ): { box: string; pts: number; ptsCount: number } | undefined {
   const u = update as {

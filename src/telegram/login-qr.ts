@@ -14,7 +14,7 @@ import { humanDuration, LoginError } from "./login-error";
 import { checkPassword } from "./login-password";
 
 /** Default time a QR login waits for a scan. */
-export const QR_TIMEOUT_MS = 3 * 60_000;
+const QR_TIMEOUT_MS = 3 * 60_000;
 
 // GramJS's DC switch is internal (its own QR login uses it the same way).
 interface SwitchDc {

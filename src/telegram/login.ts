@@ -25,9 +25,6 @@ import { qrLogin } from "./login-qr";
 import { writeSessionFile } from "./session-file";
 
 export { LoginError } from "./login-error";
-export type { LoginContext } from "./login-context";
-
-export { LOGIN_LIMITS } from "./login-code";
 
 export interface LoginOptions {
   /** The persona's name (for messages). */

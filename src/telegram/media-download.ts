@@ -21,7 +21,7 @@ import type { TelegramClient } from "./listen";
 import { parseMedia } from "./media-parse";
 
 /** Bound on one download or lookup (real time: it bounds network I/O). */
-export const MEDIA_REQUEST_TIMEOUT_MS = 30_000;
+const MEDIA_REQUEST_TIMEOUT_MS = 30_000;
 
 export interface TelegramMediaFetcherOptions {
   readonly client: TelegramClient;

@@ -25,7 +25,7 @@ export interface MessageFeedOptions {
 export type MessageFeed = (raw: GramMessage, pts?: PtsInfo) => Promise<InboundOutcome | undefined>;
 
 /** What the entity store adds to a message whose update named no sender (or no chat title). */
-export function enrich(
+function enrich(
   m: InboundMessage,
   sender: EntityRecord | undefined,
   chat: EntityRecord | undefined,

@@ -89,11 +89,6 @@ export function isStandardReaction(emoji: string): boolean {
   return STANDARD_REACTIONS.has(emoji);
 }
 
-/** The standard reactions, in Telegram's order. */
-export function standardReactions(): readonly string[] {
-  return [...STANDARD_REACTIONS];
-}
-
 /**
  * The form Telegram knows a reaction by (variation selectors dropped, e.g. "❤️" → "❤"), or
  * undefined when it is not a standard reaction. Plans are checked and normalised with this.

@@ -3,11 +3,11 @@ import { ACCOUNT_BOX, type UpdateStateStore } from "../store/update-state";
 import type { Clock } from "../types";
 
 /** How long a gap may stay open before the difference is fetched (Telegram's advice: ~0.5 s). */
-export const GAP_WAIT_MS = 500;
+const GAP_WAIT_MS = 500;
 /** After a failed sync (or a message that could not be stored) the difference is retried: first after this… */
-export const RETRY_FIRST_MS = 1_000;
+const RETRY_FIRST_MS = 1_000;
 /** …doubling up to this. */
-export const RETRY_MAX_MS = 60_000;
+const RETRY_MAX_MS = 60_000;
 
 interface Held {
   readonly pts: number;

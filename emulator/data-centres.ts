@@ -59,7 +59,7 @@ export class DcSender extends FakeSender {
   ) {
     super(() => undefined);
     this.authKey = sessionKey ?? new AuthKey();
-    const sender = this;
+    const detached = (): boolean => main.detached || this.userDisconnected;
     // The same account and network as the main connection, on another DC.
     this.conn = {
       client: main.client,
@@ -70,7 +70,7 @@ export class DcSender extends FakeSender {
       dcSenders: [],
       held: main.held,
       get detached() {
-        return main.detached || sender.userDisconnected;
+        return detached();
       },
       set detached(_v: boolean) {},
       get linkUp() {

@@ -127,10 +127,10 @@ export class Network {
     intercepting = true;
     const proto = TelegramClient.prototype as unknown as { connect(this: TelegramClient): Promise<boolean> };
     const original = proto.connect;
-    const network = this;
+    const senderFor = (client: TelegramClient): NetworkSender => new NetworkSender(client, this);
     proto.connect = function (this: TelegramClient): Promise<boolean> {
       const internals = this as unknown as ClientInternals;
-      if (internals._sender === undefined) internals._sender = new NetworkSender(this, network);
+      if (internals._sender === undefined) internals._sender = senderFor(this);
       return original.call(this);
     };
     return () => {

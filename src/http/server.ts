@@ -77,7 +77,9 @@ export async function startHttpServer(
     address = await app.listen({ port: o.port, host: o.host });
   } catch (e) {
     await app.close();
-    throw new Error(`HTTP listener on ${o.host}:${o.port}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`HTTP listener on ${o.host}:${o.port}: ${e instanceof Error ? e.message : String(e)}`, {
+      cause: e,
+    });
   }
   const url = address;
   o.logger.info(

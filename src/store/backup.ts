@@ -64,7 +64,7 @@ export async function backupDatabase(source: string, target: string): Promise<Ba
   } catch (e) {
     rmSync(tmp, { force: true });
     rmSync(`${tmp}-journal`, { force: true });
-    throw new Error(`backup of ${src} failed: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`backup of ${src} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   } finally {
     db?.close();
   }
@@ -95,7 +95,7 @@ export async function backupDatabase(source: string, target: string): Promise<Ba
     syncDir(dirname(dst));
   } catch (e) {
     rmSync(tmp, { force: true });
-    throw new Error(`backup of ${src} failed: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`backup of ${src} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   return { file: dst, bytes: statSync(dst).size, counts, ms: Date.now() - t0 };
 }

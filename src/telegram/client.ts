@@ -131,7 +131,7 @@ export function lockSession(file: string, onTakeover?: (t: LockTakeover) => void
           "give the user running npm start write access to the sessions directory",
         );
       }
-      let pid = Number.NaN;
+      let pid: number;
       try {
         pid = Number(readFileSync(lock, "utf8").trim());
       } catch {

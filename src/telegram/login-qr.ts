@@ -25,7 +25,7 @@ export async function qrLogin(ctx: LoginContext): Promise<Api.User> {
   const { client, o, clock } = ctx;
   const limit = o.qrTimeoutMs ?? QR_TIMEOUT_MS;
   const deadline = clock.now() + limit;
-  let scanned = false;
+  let scanned: boolean;
   let wake: (() => void) | undefined;
   const onToken = () => {
     scanned = true;

@@ -54,7 +54,8 @@ export class TelegramMediaFetcher implements MediaFetcher {
         "file reference expired; fetching the message again",
       );
       const fresh = await this.refetch(ref);
-      if (!fresh) throw new Error(`message ${ref.messageId} in ${ref.chatId} is gone or has no file`);
+      if (!fresh)
+        throw new Error(`message ${ref.messageId} in ${ref.chatId} is gone or has no file`, { cause: e });
       return this.get(fresh, ref.media.size);
     }
   }

@@ -16,7 +16,7 @@ import type { Speaker } from "../../src/context/speaker";
 // The test counts structure with its own regexes rather than helpers from the code under test.
 const HEADER_RE = /⟦#\d+ /g;
 const HEADER_LINE_RE =
-  /^⟦#\d+ (Mira \(you\)|\[[^\n\[\]]*\]\(tg:(@\w+|user\/-?\d+)\)) · \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ⟧/;
+  /^⟦#\d+ (Mira \(you\)|\[[^\n[\]]*\]\(tg:(@\w+|user\/-?\d+)\)) · \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ⟧/;
 const REPLY_PREFIX = "[↩ reply to";
 
 const countHeaders = (env: string): number => env.match(HEADER_RE)?.length ?? 0;
@@ -111,7 +111,7 @@ function assertWellFormed(e: string, hasReply: boolean, hasQuote = false): void 
   // The reply line holds exactly one reference (or none for deleted/unknown) and closes on its line.
   if (hasReply)
     expect(lines[1]).toMatch(
-      /^\[↩ reply to (#\d+ (Mira \(you\)|\[[^\n\[\]]*\]\(tg:(@\w+|user\/-?\d+)\))|deleted msg #\d+|msg #\d+)\]$/,
+      /^\[↩ reply to (#\d+ (Mira \(you\)|\[[^\n[\]]*\]\(tg:(@\w+|user\/-?\d+)\))|deleted msg #\d+|msg #\d+)\]$/,
     );
   if (hasQuote) expect(lines[hasReply ? 2 : 1]).toMatch(/^> [^\n]*$/);
   // No other line reads like a quote line: a typed ">" (or a lookalike) at a line start is escaped.
@@ -218,7 +218,7 @@ describe(`formatMessageEnvelope: ${INJECTIONS.length} injections`, () => {
         // One reference at most: the subject's (typed reference syntax in the text is escaped).
         expect(m.match(/\]\(tg:/g)?.length ?? 0).toBeLessThanOrEqual(1);
         expect(m).toMatch(
-          /^⟦memory (this chat|\[[^\n\[\]]*\]\(tg:(@\w+|user\/-?\d+)\)) · (\d{4}-\d\d-\d\d|curated)⟧/,
+          /^⟦memory (this chat|\[[^\n[\]]*\]\(tg:(@\w+|user\/-?\d+)\)) · (\d{4}-\d\d-\d\d|curated)⟧/,
         );
       }
       // Someone else's statement, learnt in a group whose title is hostile: still one line, two
@@ -238,7 +238,7 @@ describe(`formatMessageEnvelope: ${INJECTIONS.length} injections`, () => {
         expect(countChar(m, "⟧")).toBe(1);
         expect(m.match(/\]\(tg:/g)?.length ?? 0).toBeLessThanOrEqual(2);
         expect(m).toMatch(
-          /^⟦memory (chat "[^"\n]*"|\[[^\n\[\]]*\]\(tg:(@\w+|user\/-?\d+)\)) · \d{4}-\d\d-\d\d⟧( \[[^\n\[\]]*\]\(tg:(@\w+|user\/-?\d+)\) said in ("[^"\n]*"|another group):)?/,
+          /^⟦memory (chat "[^"\n]*"|\[[^\n[\]]*\]\(tg:(@\w+|user\/-?\d+)\)) · \d{4}-\d\d-\d\d⟧( \[[^\n[\]]*\]\(tg:(@\w+|user\/-?\d+)\) said in ("[^"\n]*"|another group):)?/,
         );
       }
     });

@@ -55,7 +55,6 @@ describe("a Gemini outage", () => {
     expect(h.sent(dm)).toEqual([]);
     expect(h.sent(h.group)).toEqual([]);
     const during = times.filter((t) => t < spellEnds).length;
-    // eslint-disable-next-line no-console
     console.log(`Gemini requests during a 5-minute 503 spell with 2 waiting chats: ${during}`);
     // The first call's 2 attempts, then one probe per backoff step (2 s doubling to 2 min): about a dozen.
     expect(during).toBeLessThanOrEqual(16);
@@ -147,7 +146,6 @@ describe("a Gemini outage", () => {
     }
     await h.pass(spellEnds - h.clock.now() - 1000);
     const during = times.filter((t) => t < spellEnds).length;
-    // eslint-disable-next-line no-console
     console.log(`Gemini requests during a 10-minute outage with 50 waiting chats: ${during}`);
     expect(most).toBe(1);
     expect(during).toBeLessThanOrEqual(20);

@@ -142,6 +142,8 @@ export class AuthServer {
     { readonly user: EmuUser; readonly dcId: number; readonly bytes: Buffer }
   >();
   private readonly exportCount = new Map<number, number>();
+  /** Phones whose next login e-mail set-ups Telegram does not take (see refuseLoginEmail). */
+  private readonly emailRefusals = new Map<string, number>();
 
   constructor(
     private readonly now: () => number,
@@ -335,9 +337,27 @@ export class AuthServer {
     if (code.trim() !== setup.code) throw new RpcFault("CODE_INVALID");
     const acc = this.accounts.get(sent.phone);
     if (!acc) throw new RpcFault("PHONE_NUMBER_UNOCCUPIED");
-    acc.loginEmail = setup.email;
     sent.emailSetup = undefined;
+    const refusals = this.emailRefusals.get(sent.phone) ?? 0;
+    if (refusals > 0) {
+      // Proved, but not taken: the login still needs an e-mail set up, under the same hash.
+      this.emailRefusals.set(sent.phone, refusals - 1);
+      sent.expiresAt = this.now() + this.codeTtlMs;
+      return { email: setup.email, sent: { hash: sent.hash, kind: "email-setup", length: 0 } };
+    }
+    acc.loginEmail = setup.email;
     return { email: setup.email, sent: this.issue(sent, acc) };
+  }
+
+  /**
+   * The next `times` login e-mail set-ups of `rawPhone` are proved but not taken:
+   * account.verifyEmail answers emailVerifiedLogin whose sent code asks for the set-up again
+   * (sentCodeTypeSetUpEmailRequired).
+   */
+  refuseLoginEmail(rawPhone: string, times: number): void {
+    const phone = normalisePhone(rawPhone);
+    if (!phone) throw new Error(`emulator: bad phone ${rawPhone}`);
+    this.emailRefusals.set(phone, times);
   }
 
   /** The last e-mail verification code sent to an address (what its owner reads). */

@@ -412,6 +412,22 @@ export class TelegramEmulator {
     return this.auth.loginEmailOf(account.id);
   }
 
+  /**
+   * The next `times` login e-mail set-ups of `phone` are proved but not taken: account.verifyEmail
+   * answers emailVerifiedLogin whose sent code is sentCodeTypeSetUpEmailRequired again.
+   */
+  refuseLoginEmail(phone: string, times = 1): void {
+    this.auth.refuseLoginEmail(phone, times);
+  }
+
+  /**
+   * The next `times` (default 1) connections through the network path (`interceptConnect`) never
+   * finish their handshake: `client.connect()` stays pending — a route that drops packets.
+   */
+  stallHandshakes(times = 1): void {
+    this.network.stallHandshakes(times);
+  }
+
   /** Makes the phone's outstanding login codes expire now. */
   expireLoginCodes(phone: string): void {
     this.auth.expireCodes(phone);
@@ -650,13 +666,20 @@ export class TelegramEmulator {
    * Pushes `updateChannelTooLong` for `chat` to `account` (Telegram's "this channel has a gap,
    * call getChannelDifference"). Its pts is where a client without the channel's state should
    * start: `o.pts`, else the point the account joined (`addMember` after creation), else the
-   * channel's current pts. Resolves after the handlers ran.
+   * channel's current pts. Resolves after the handlers ran. While no client of `account` is
+   * attached (the process is down), it is kept for the account's next complete
+   * updates.getDifference, which carries it in `other_updates` with the channel in `chats` — as
+   * Telegram tells a client that was away about channels it should fetch.
    */
   pushChannelTooLong(account: EmuUser, chat: EmuChat, o: { pts?: number } = {}): Promise<void> {
     const rec = this.world.record(chat);
     if (chat.kind !== "supergroup") throw new Error(`emulator: ${chat.peerId} is not a supergroup`);
     const pts = o.pts ?? rec.joinedPts.get(account.id) ?? rec.pts.pts;
     const update = new Api.UpdateChannelTooLong({ channelId: toLong(chat.id), pts });
+    if (!this.byAccount.has(account.id)) {
+      this.world.mailbox(account.id).offline.push({ update, chats: [rec] });
+      return Promise.resolve();
+    }
     const bag = this.views.entitiesFor([], account, [rec]);
     return this.bus.deliver(
       account,
@@ -903,9 +926,10 @@ export class TelegramEmulator {
    * out, duplicated or the account is banned: every later request of that account fails with
    * `error` (SESSION_REVOKED 401 by default; AUTH_KEY_UNREGISTERED, SESSION_EXPIRED,
    * AUTH_KEY_INVALID, AUTH_KEY_PERM_EMPTY, USER_DEACTIVATED(_BAN) 401; AUTH_KEY_DUPLICATED 406).
+   * `o.code` answers with another error code — e.g. a 401 under a name Telegram may add later.
    */
-  revokeSession(account: EmuUser, error = "SESSION_REVOKED"): void {
-    this.faults.revoke(account.id, error);
+  revokeSession(account: EmuUser, error = "SESSION_REVOKED", o: { code?: number } = {}): void {
+    this.faults.revoke(account.id, error, o.code);
   }
 
   /** Never answers the next request(s) of `method`, before or after applying them. */

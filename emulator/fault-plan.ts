@@ -26,7 +26,7 @@ export class FaultPlan {
   private readonly hangs: HangRule[] = [];
   private readonly delays = new Map<string, number>();
   /** Accounts whose session Telegram ended, with the error every request of theirs gets. */
-  private readonly revoked = new Map<number, string>();
+  private readonly revoked = new Map<number, { readonly errorMessage: string; readonly code: number }>();
 
   failNext(method: string, errorMessage: string, opts: FailNextOptions = {}): void {
     this.failures.push({
@@ -67,14 +67,14 @@ export class FaultPlan {
     return { when: rule.when, onHang: rule.onHang };
   }
 
-  revoke(accountId: number, errorMessage: string): void {
-    this.revoked.set(accountId, errorMessage);
+  revoke(accountId: number, errorMessage: string, code = defaultErrorCode(errorMessage)): void {
+    this.revoked.set(accountId, { errorMessage, code });
   }
 
   /** The error an account's every request gets once its session was revoked, if it was. */
   revokedFault(accountId: number): RpcFault | undefined {
     const e = this.revoked.get(accountId);
-    return e === undefined ? undefined : new RpcFault(e);
+    return e === undefined ? undefined : new RpcFault(e.errorMessage, e.code);
   }
 
   delayOf(method: string): number {

@@ -25,12 +25,13 @@ export class RpcFault extends Error {
 
 /**
  * The error code Telegram uses for an error message: 420 for flood/slow-mode waits, 401 for a
- * session that is gone, 406 for AUTH_KEY_DUPLICATED, else 400.
+ * session that is gone — and for SESSION_PASSWORD_NEEDED, which Telegram lists in the same class
+ * ("the 2FA password is needed") — 406 for AUTH_KEY_DUPLICATED, else 400.
  */
 export function defaultErrorCode(errorMessage: string): number {
   if (/^(FLOOD_WAIT_|FLOOD_PREMIUM_WAIT_|SLOWMODE_WAIT_)/.test(errorMessage)) return 420;
   if (
-    /^(AUTH_KEY_UNREGISTERED|SESSION_REVOKED|USER_DEACTIVATED|USER_DEACTIVATED_BAN|SESSION_EXPIRED|AUTH_KEY_INVALID|AUTH_KEY_PERM_EMPTY)$/.test(
+    /^(AUTH_KEY_UNREGISTERED|SESSION_REVOKED|USER_DEACTIVATED|USER_DEACTIVATED_BAN|SESSION_EXPIRED|AUTH_KEY_INVALID|AUTH_KEY_PERM_EMPTY|SESSION_PASSWORD_NEEDED)$/.test(
       errorMessage,
     )
   )

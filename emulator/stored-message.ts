@@ -151,4 +151,17 @@ export interface Mailbox {
   readonly blocked: Set<number>;
   /** Users in this account's contact list (their User objects carry `contact: true` for it). */
   readonly contacts: Set<number>;
+  /**
+   * Updates without pts that were meant for the account while no client of it was attached
+   * (updateChannelTooLong): the next complete updates.getDifference carries them in
+   * `other_updates`, with their chats, and empties this list.
+   */
+  readonly offline: OfflineUpdate[];
+}
+
+/** An update kept for an account's next difference (see Mailbox.offline). */
+export interface OfflineUpdate {
+  readonly update: Api.TypeUpdate;
+  /** Chats the update names, sent along as the account sees them when it asks. */
+  readonly chats: readonly ChatRecord[];
 }

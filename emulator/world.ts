@@ -84,6 +84,7 @@ export class World {
         randomIds: new Map(),
         blocked: new Set(),
         contacts: new Set(),
+        offline: [],
       });
     }
     return user;

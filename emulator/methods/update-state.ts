@@ -1,7 +1,8 @@
 /**
  * Telegram's update-state methods: updates.GetState, updates.GetDifference (difference, slice,
  * empty, too long) and updates.GetChannelDifference (difference, empty, too long), answered from
- * the pts event logs (see pts-log.ts) with the limits in `ctx.limits`.
+ * the pts event logs (see pts-log.ts) with the limits in `ctx.limits`. A complete difference also
+ * carries the updates without pts kept while the account was offline (Mailbox.offline).
  */
 import { Api } from "telegram";
 import type { PtsEvent } from "../pts-log";
@@ -26,7 +27,10 @@ export const getDifference = defineMethod("updates.GetDifference", Api.updates.G
   const log = box.pts;
   if (req.pts > log.pts) throw new RpcFault("PERSISTENT_TIMESTAMP_INVALID");
   const gap = log.gap(req.pts);
-  if (gap === 0) return new Api.updates.DifferenceEmpty({ date: seconds(ctx.now), seq: box.seq });
+  // Updates kept while the account was offline (no pts of their own) come with the final answer.
+  const offline = box.offline;
+  if (gap === 0 && offline.length === 0)
+    return new Api.updates.DifferenceEmpty({ date: seconds(ctx.now), seq: box.seq });
   // A strictTl request read back from bytes has absent flags as null.
   const totalLimit = req.ptsTotalLimit != null && req.ptsTotalLimit > 0 ? req.ptsTotalLimit : Infinity;
   if (gap > Math.min(ctx.limits.differenceTooLongAfter, totalLimit))
@@ -36,7 +40,13 @@ export const getDifference = defineMethod("updates.GetDifference", Api.updates.G
   const events = log.after(req.pts, Math.min(ctx.limits.differenceSlice, sliceLimit));
   const last = events.at(-1);
   const complete = last === undefined || last.pts === log.pts;
-  const { newMessages, otherUpdates, users, chats } = replay(ctx, events);
+  const held = complete ? offline.splice(0) : [];
+  const { newMessages, otherUpdates, users, chats } = replay(
+    ctx,
+    events,
+    held.flatMap((h) => h.chats),
+  );
+  otherUpdates.push(...held.map((h) => h.update));
   const state = new Api.updates.State({
     pts: complete ? log.pts : last.pts,
     qts: box.qts,

@@ -299,6 +299,50 @@ describe("emulator login: auth keys", () => {
     expect(auth).toBeInstanceOf(Api.auth.Authorization);
   });
 
+  it("refuseLoginEmail: a proved address is not taken and the set-up is asked for again, under the same hash", async () => {
+    const { emu, account } = setup({ codeDelivery: ["email"] });
+    emu.refuseLoginEmail(PHONE, 1);
+    const client = newClient();
+    await client.connect();
+    const sent = await sendCode(client);
+    const purpose = new Api.EmailVerifyPurposeLoginSetup({
+      phoneNumber: PHONE,
+      phoneCodeHash: sent.phoneCodeHash,
+    });
+    const sender = (client as unknown as { _sender: { send(r: Api.AnyRequest): Promise<unknown> } })._sender;
+    const setUp = async (email: string) => {
+      await sender.send(new Api.account.SendVerifyEmailCode({ purpose, email }));
+      const code = emu.emailCode(email) ?? "";
+      const r = (await client.invoke(
+        new Api.account.VerifyEmail({ purpose, verification: new Api.EmailVerificationCode({ code }) }),
+      )) as Api.account.EmailVerifiedLogin;
+      return r.sentCode as Api.auth.SentCode;
+    };
+    const again = await setUp("first@example.org");
+    expect(again.type).toBeInstanceOf(Api.auth.SentCodeTypeSetUpEmailRequired);
+    expect(again.phoneCodeHash).toBe(sent.phoneCodeHash);
+    expect(emu.loginEmail(account)).toBeUndefined();
+    const taken = await setUp("second@example.org");
+    expect(taken.type).toBeInstanceOf(Api.auth.SentCodeTypeEmailCode);
+    expect(emu.loginEmail(account)).toBe("second@example.org");
+  });
+
+  it("stallHandshakes: the next connect() never settles; the one after connects", async () => {
+    const { emu } = setup();
+    emu.stallHandshakes(1);
+    const stalled = newClient();
+    let settled = false;
+    void stalled.connect().then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(settled).toBe(false);
+    const next = newClient();
+    expect(await next.connect()).toBe(true);
+    expect(await sendCode(next)).toBeInstanceOf(Api.auth.SentCode);
+  });
+
   it("answers a malformed phone with PHONE_NUMBER_INVALID and other app credentials with API_ID_INVALID", async () => {
     setup();
     const client = newClient();

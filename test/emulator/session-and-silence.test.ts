@@ -47,6 +47,24 @@ describe("revokeSession", () => {
   });
 });
 
+describe("revokeSession with a code", () => {
+  it("answers a name Telegram may add later with the code given (an unnamed 401)", async () => {
+    const { emu, persona, client } = world();
+    emu.revokeSession(persona, "SESSION_SOMETHING_NEW", { code: 401 });
+    const e = (await client.invoke(new Api.updates.GetState()).catch((x: unknown) => x)) as errors.RPCError;
+    expect(e).toBeInstanceOf(errors.RPCError);
+    expect([e.errorMessage, e.code]).toEqual(["SESSION_SOMETHING_NEW", 401]);
+  });
+
+  it("answers SESSION_PASSWORD_NEEDED in the 401 class, as Telegram lists it", async () => {
+    const { emu, client } = world();
+    emu.failNext("updates.GetState", "SESSION_PASSWORD_NEEDED");
+    const e = (await client.invoke(new Api.updates.GetState()).catch((x: unknown) => x)) as errors.RPCError;
+    expect([e.errorMessage, e.code]).toEqual(["SESSION_PASSWORD_NEEDED", 401]);
+    await expect(client.invoke(new Api.updates.GetState())).resolves.toBeInstanceOf(Api.updates.State);
+  });
+});
+
 describe("silenced updates and a new connection", () => {
   it("a client that connects anew is pushed to again (what was missed stays missed)", async () => {
     const { emu, persona, alice, client, inbox } = world();

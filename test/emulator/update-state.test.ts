@@ -287,6 +287,30 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
   });
 });
 
+describe("update state: updates kept for an account that is offline", () => {
+  it("updateChannelTooLong pushed while no client is attached comes in the next difference, with the channel, once", async () => {
+    const { emu, persona, alice, client } = world();
+    const sg = emu.createSupergroup({ title: "Joined", members: [alice] });
+    const pts = emu.updateState(persona).pts;
+    const fresh = await whileOffline(emu, client, persona, async () => {
+      await emu.addMember(sg, persona);
+      await emu.post({ chat: sg, from: alice, text: "while away" });
+      await emu.pushChannelTooLong(persona, sg);
+    });
+    const d = (await difference(fresh, pts)) as Api.updates.Difference;
+    expect(d).toBeInstanceOf(Api.updates.Difference);
+    expect(d.newMessages).toEqual([]);
+    const u = d.otherUpdates.find((x) => x instanceof Api.UpdateChannelTooLong) as Api.UpdateChannelTooLong;
+    expect(u.channelId.toString()).toBe(String(sg.id));
+    expect(u.pts).toBe(emu.channelPts(sg) - 1); // where the account joined: the message after it is to fetch
+    expect(d.chats.map((c) => (c as Api.Channel).title)).toEqual(["Joined"]);
+    expect((d.chats[0] as Api.Channel).left).toBeFalsy();
+    expect(d.state.pts).toBe(pts);
+    // Handed over once.
+    expect(await difference(fresh, pts)).toBeInstanceOf(Api.updates.DifferenceEmpty);
+  });
+});
+
 describe("update state: strictTl", () => {
   it("round-trips getState, every difference shape and channel differences through TL bytes", async () => {
     const { emu, persona, alice, client } = world({

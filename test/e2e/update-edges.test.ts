@@ -83,21 +83,76 @@ describe("groups the account is no longer in", () => {
     await h.runtime.catchUp();
     expect(channelRequests(h, other)).toHaveLength(1);
 
-    // Added again: updateChannel says so; the next message is followed and answered.
-    h.gemini.respondWith(() => plan({ kind: "send", text: "I'm back" }));
+    // Offline again, the account is added back; Alice writes meanwhile, and Telegram's next
+    // difference names the channel (updateChannelTooLong, the channel in its chats).
+    await h.runtime.stop();
+    h.emu.detach(h.client);
+    h.db.close();
     await h.emu.addMember(other, h.account);
+    await h.emu.post({ chat: other, from: h.alice, text: "@mira_ai are you back?" });
+    await h.emu.post({ chat: other, from: h.alice, text: "we missed you" });
+    await h.emu.pushChannelTooLong(h.account, other);
+    h.gemini.respondWith(() => plan({ kind: "send", text: "I'm back" }));
+    h.emu.clearRequests();
+    h.boot();
+    await h.runtime.caughtUp;
+    await h.pass(10_000);
+
+    // Followed again: the log says so, what Alice wrote while the account was away is stored and
+    // answered, and the channel has its update state back.
     expect(
       h.log
         .lines()
         .some((l) => l.chatId === other.peerId && String(l.msg).includes("a member of Other again")),
     ).toBe(true);
-    await h.emu.post({ chat: other, from: h.alice, text: "@mira_ai welcome back" });
-    await h.pass(10_000);
+    expect(channelRequests(h, other).map((r) => r.method)).toContain("updates.GetChannelDifference");
+    const texts = h.runtime.messages.recent(other.peerId, Number.MAX_SAFE_INTEGER, 100).map((m) => m.text);
+    expect(texts).toEqual(expect.arrayContaining(["@mira_ai are you back?", "we missed you"]));
     expect(h.sent(other).map((m) => m.text)).toEqual(["I'm back"]);
     expect(storedChannelBoxes(h)).toContain(other.peerId);
+
+    // And live updates from it are followed: the next mention is answered.
+    h.gemini.respondWith(() => plan({ kind: "send", text: "still here" }));
+    await h.emu.post({ chat: other, from: h.alice, text: "@mira_ai welcome back" });
+    await h.pass(10_000);
+    expect(h.sent(other).map((m) => m.text)).toEqual(["I'm back", "still here"]);
   });
 
-  it("removed while running (updateChannel with ChannelForbidden) or leaving: state dropped at once, with no request", async () => {
+  it("CHANNEL_INVALID on getChannelDifference (the channel is gone): state dropped, one log line, never asked again", async () => {
+    h = await Harness.start();
+    const doomed = h.emu.createSupergroup({ title: "Doomed", members: [h.account, h.alice] });
+    await h.emu.post({ chat: doomed, from: h.alice, text: "hello doomed" });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "hello sandbox" });
+    await h.pass(1000);
+    expect(storedChannelBoxes(h)).toEqual([h.group.peerId, doomed.peerId].sort());
+
+    // Offline; Telegram then answers the channel's difference with CHANNEL_INVALID.
+    await h.runtime.stop();
+    h.emu.detach(h.client);
+    h.db.close();
+    const isDoomed = (r: unknown) =>
+      (r as { channel?: { channelId?: { toString(): string } } }).channel?.channelId?.toString() ===
+      String(doomed.id);
+    h.emu.failNext("updates.GetChannelDifference", "CHANNEL_INVALID", { match: isDoomed });
+    h.emu.clearRequests();
+    h.boot();
+    await h.runtime.caughtUp;
+
+    expect(channelRequests(h, doomed).map((r) => r.method)).toEqual(["updates.GetChannelDifference"]);
+    const lines = h.log.lines().filter((l) => l.chatId === doomed.peerId && l.component === "updates");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.msg).toContain("no longer a member of Doomed (CHANNEL_INVALID)");
+    expect(storedChannelBoxes(h)).toEqual([h.group.peerId]);
+    // The other supergroup is caught up as usual.
+    expect(channelRequests(h, h.group).map((r) => r.method)).toEqual(["updates.GetChannelDifference"]);
+
+    await h.pass(5 * 60_000);
+    await h.runtime.catchUp();
+    expect(channelRequests(h, doomed)).toHaveLength(1);
+    expect(h.log.lines().filter((l) => Number(l.level) >= 50)).toEqual([]);
+  });
+
+  it("removed while running (updateChannel with ChannelForbidden) or leaving: state dropped at once, with no request; added back while running: followed again", async () => {
     h = await Harness.start();
     const left = h.emu.createSupergroup({ title: "Left", members: [h.account, h.alice] });
     await h.emu.post({ chat: left, from: h.alice, text: "hi" });
@@ -117,6 +172,17 @@ describe("groups the account is no longer in", () => {
       .lines()
       .filter((l) => l.component === "updates" && String(l.msg).startsWith("no longer a member"));
     expect(lines.map((l) => l.chatId).sort()).toEqual([h.group.peerId, left.peerId].sort());
+
+    // Added again: updateChannel says so; the next message is followed and answered.
+    h.gemini.respondWith(() => plan({ kind: "send", text: "I'm back" }));
+    await h.emu.addMember(left, h.account);
+    expect(
+      h.log.lines().some((l) => l.chatId === left.peerId && String(l.msg).includes("a member of Left again")),
+    ).toBe(true);
+    await h.emu.post({ chat: left, from: h.alice, text: "@mira_ai welcome back" });
+    await h.pass(10_000);
+    expect(h.sent(left).map((m) => m.text)).toEqual(["I'm back"]);
+    expect(storedChannelBoxes(h)).toContain(left.peerId);
   });
 });
 
@@ -136,6 +202,36 @@ describe("broadcast channels", () => {
 });
 
 describe("updateChannelTooLong's pts", () => {
+  it("named inside the catch-up's getDifference (pushed while offline): the supergroup joined meanwhile is fetched from there, every message", async () => {
+    h = await Harness.start();
+    const joined = h.emu.createSupergroup({ title: "Joined", members: [h.alice] });
+    for (let i = 0; i < 3; i++)
+      await h.emu.post({ chat: joined, from: h.alice, text: `before joining ${i}` });
+    await h.runtime.stop();
+    h.emu.detach(h.client);
+    h.db.close();
+    await h.emu.addMember(joined, h.account);
+    for (let i = 0; i < 25; i++) await h.emu.post({ chat: joined, from: h.alice, text: `while away ${i}` });
+    await h.emu.pushChannelTooLong(h.account, joined); // kept for the next difference
+    h.emu.clearRequests();
+    h.boot();
+    await h.runtime.caughtUp;
+    await h.pass(1000);
+
+    const methods = h.emu.methods(h.account);
+    expect(methods.indexOf("updates.GetDifference")).toBeLessThan(
+      methods.indexOf("updates.GetChannelDifference"),
+    );
+    const asked = channelRequests(h, joined);
+    expect(asked.map((r) => r.method)).toEqual(["updates.GetChannelDifference"]);
+    // From the pts Telegram named (the join), not from the channel's start nor its last 20.
+    expect((asked[0]!.request as { pts: number }).pts).toBe(h.emu.channelPts(joined) - 25);
+    const texts = h.runtime.messages.recent(joined.peerId, Number.MAX_SAFE_INTEGER, 100).map((m) => m.text);
+    expect(texts).toHaveLength(25);
+    expect(texts.every((t) => t.startsWith("while away"))).toBe(true);
+    expect(storedChannelBoxes(h)).toContain(joined.peerId);
+  });
+
   it("a supergroup joined on another device while offline is fetched from the pts Telegram names: every message since, not the last 20", async () => {
     h = await Harness.start();
     const joined = h.emu.createSupergroup({ title: "Joined", members: [h.alice] });

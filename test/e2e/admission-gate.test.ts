@@ -50,6 +50,23 @@ function actionsIn(chat: EmuChat, from = 0): string[] {
     .map((r) => KINDS[r.method]!);
 }
 
+/** The reactions the account sent in `chat` since request number `from`: on which message, which emoji. */
+function reactionsIn(chat: EmuChat, from = 0): { msgId: number; emoji: string }[] {
+  const out: { msgId: number; emoji: string }[] = [];
+  for (const r of h.emu.requests.slice(from)) {
+    const q = r.request;
+    if (
+      r.account.id !== h.account.id ||
+      !(q instanceof Api.messages.SendReaction) ||
+      peerOf(q) !== chat.peerId
+    )
+      continue;
+    for (const x of q.reaction ?? [])
+      out.push({ msgId: Number(q.msgId), emoji: x instanceof Api.ReactionEmoji ? x.emoticon : x.className });
+  }
+  return out;
+}
+
 const purposes = (from = 0) => h.gemini.requests.slice(from).map((r) => requestPurpose(r.body));
 
 /** The newest message id the request shows (the addressed one, or the newest judged). */
@@ -106,6 +123,12 @@ describe("the admission gate", () => {
     await provoke();
     expect(purposes()).toEqual(["address", "plan"]);
     expect(new Set(actionsIn(h.group))).toEqual(new Set(["reaction", "typing", "read", "sticker", "send"]));
+    // The addressing call's own reaction went out: 🔥 on alice's chatter, beside the plan's 👍 on carol's mention.
+    const [chatter, mention] = h.emu.history(h.group).filter((m) => m.fromId !== h.account.id);
+    expect(reactionsIn(h.group)).toEqual([
+      { msgId: chatter!.id, emoji: "🔥" },
+      { msgId: mention!.id, emoji: "👍" },
+    ]);
   });
 
   // Each switch: how to turn it on, in a talkative Sandbox where everything above would happen.
@@ -222,17 +245,44 @@ describe("the admission gate", () => {
       expect(await flipWhileThinking("carol", "@mira_ai what do you think?", "plan", f.on)).toEqual(["read"]);
     });
 
-    it("/pause: the addressing verdict in flight reacts with nothing", async () => {
+    it.each(flips)("$name: the addressing verdict in flight reacts with nothing", async (f) => {
       expect(
-        await flipWhileThinking("alice", "just finished reading Dune, what a book", "address", () =>
-          h.ownerSays("/pause Sandbox"),
-        ),
+        await flipWhileThinking("alice", "just finished reading Dune, what a book", "address", f.on),
       ).toEqual(["react"]);
+      expect(reactionsIn(h.group)).toEqual([]);
     });
   });
 
-  it("/pause drops the chat's pending addressing call too: no call is made", async () => {
-    h = await Harness.start({ persona: SMART });
+  // A switch turned on while an addressing call waits for its burst to gather: the pending task
+  // is dropped (and said so), no call is made, nothing is done in the chat.
+  const drops: { name: string; on: () => Promise<unknown>; dropped: () => unknown }[] = [
+    {
+      name: "/pause Sandbox",
+      on: () => h.ownerSays("/pause Sandbox"),
+      dropped: () =>
+        expect(h.savedReplies().at(-1)).toMatch(/^Paused in Sandbox .*1 pending task\(s\) dropped/),
+    },
+    {
+      name: "/pause (everywhere)",
+      on: () => h.ownerSays("/pause"),
+      dropped: () =>
+        expect(h.savedReplies().at(-1)).toMatch(/^Paused everywhere.*; 1 pending task\(s\) dropped/),
+    },
+    {
+      name: "takeover silence",
+      on: () => h.ownerSays("I'll take it from here", h.group),
+      dropped: () =>
+        expect(
+          h.log
+            .lines()
+            .filter((l) => l.msg === "the owner wrote in this chat from another device: staying silent there")
+            .map((l) => l.dropped),
+        ).toEqual([1]),
+    },
+  ];
+
+  it.each(drops)("$name drops the chat's pending addressing call too: no call is made", async (d) => {
+    h = await start(SMART);
     h.gemini.respondWith(doEverything);
     await h.emu.post({ chat: h.group, from: h.bob, text: "morning" });
     await h.emu.post({
@@ -242,11 +292,42 @@ describe("the admission gate", () => {
     });
     await h.pass(500); // the addressing call waits for the burst to gather (3 s)
     expect(h.runtime.scheduler.openTasks(h.group.peerId).map((t) => t.kind)).toEqual(["address"]);
-    await h.ownerSays("/pause Sandbox");
+    const actions = h.emu.requests.length;
+    await d.on();
     await h.pass(30_000);
-    expect(h.savedReplies().at(-1)).toMatch(/^Paused in Sandbox .*1 pending task\(s\) dropped/);
+    d.dropped();
     expect(purposes()).toEqual([]);
     expect(h.runtime.scheduler.openTasks(h.group.peerId)).toEqual([]);
+    expect(actionsIn(h.group, actions)).toEqual([]);
+  });
+
+  it("without a switch, the same pending addressing call is made and its answer sent (the control for the drops above)", async () => {
+    h = await start(SMART);
+    // Smart mode never interjects: the call judges the question addressed, and the plan answers it.
+    h.gemini.respondWith((body) =>
+      requestPurpose(body) === "address"
+        ? {
+            json: {
+              reason: "a question to the room",
+              addressed: true,
+              confidence: 0.95,
+              message_id: newestId(body),
+              wanna_interject: false,
+              interject: 0,
+              is_lightweight: false,
+            },
+          }
+        : plan({ kind: "send", text: "Luigi's, right by the station" }),
+    );
+    await h.emu.post({ chat: h.group, from: h.bob, text: "morning" });
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "does anyone know a good pizza place near the station?",
+    });
+    await h.pass(30_000);
+    expect(purposes()).toEqual(["address", "plan"]);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["Luigi's, right by the station"]);
   });
 
   it("settings edited while tasks were pending: after a restart the chat outside # Allowed Groups gets none of them", async () => {

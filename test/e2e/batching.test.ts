@@ -40,9 +40,9 @@ describe("humane batching: a burst is planned once, after the chat goes quiet", 
     await h.pass(30_000);
 
     expect(calls).toHaveLength(1);
-    const body = JSON.stringify(h.gemini.requests[0]!.body);
-    // (The @mention is written as the persona's reference in the prompt.)
-    for (const t of texts) expect(body).toContain(t.replace("@mira_ai", "[Mira](tg:@mira_ai)"));
+    // All three are the messages the call answers (its last user turn), not just history before one.
+    const addressed = lastUserText(h.gemini.requests[0]!.body);
+    for (const t of texts) expect(addressed).toContain(t);
     expect(h.sent(dm).map((m) => m.text)).toEqual(["ok, all three noted"]);
     // Planned one quiet window (3 s) after the last message (at 4 s); typing from then on.
     expect(calls[0]! - t0).toBe(7000);

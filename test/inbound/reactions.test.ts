@@ -26,7 +26,7 @@ function setup() {
       .forMessage("-1005", 10)
       .map((r) => `${r.reactorId}:${r.emoji}`)
       .sort();
-  return { db, handle, stored };
+  return { db, messages, handle, stored };
 }
 
 const r = (reactorId: string, emoji: string, date = 1000) => ({ reactorId, emoji, date, isAgent: false });
@@ -63,8 +63,21 @@ describe("reactions to the persona's messages", () => {
   });
 
   it("a message that is not the persona's, or not stored at all, writes nothing", () => {
-    const { db, handle } = setup();
-    handle({ chatId: "-1005", messageId: 11, counts: new Map([["👍", 1]]), reactors: [r("7", "👍")] });
+    const { db, messages, handle } = setup();
+    // Someone else's message, stored in the same chat as the persona's.
+    messages.insert({
+      chatId: "-1005",
+      messageId: 11,
+      senderId: "7",
+      senderName: "Ann",
+      date: 0,
+      text: "theirs",
+      isAgent: false,
+    });
+    messages.commit();
+    handle({ chatId: "-1005", messageId: 11, counts: new Map([["👍", 1]]), reactors: [r("8", "👍")] });
+    // Not stored at all: a message id the store never saw, and a chat it never saw.
+    handle({ chatId: "-1005", messageId: 12, counts: new Map([["👍", 1]]), reactors: [r("7", "👍")] });
     handle({ chatId: "-1009", messageId: 10, counts: new Map([["👍", 1]]), reactors: [r("7", "👍")] });
     expect(db.prepare("SELECT count(*) FROM reactions").pluck().get()).toBe(0);
     closeDatabase(db);

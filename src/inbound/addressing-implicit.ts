@@ -34,7 +34,7 @@ import { speakerDirectory, type EntityLookup } from "../context/speaker-director
 import type { Llm } from "../llm/llm";
 import type { Gate } from "../policy/gate";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
-import type { Db } from "../store/db";
+import type { AnswerCounts } from "../store/answer-counts";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { HandlerOutcome, Scheduler, TaskHandler } from "../tasks/scheduler";
 import { graphTopic, type Task } from "../tasks/task";
@@ -93,7 +93,8 @@ export interface ImplicitAddressingDeps {
    * becomes a candidate, for each burst's authors, and for a message it would answer.
    */
   readonly gate: Pick<Gate, "chatter" | "message" | "overShare">;
-  readonly db: Db;
+  /** Interjections per hour are counted from the task table (a restart keeps the count). */
+  readonly counts: Pick<AnswerCounts, "countInterjectionsSince">;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly readDelayMs: number;
@@ -115,16 +116,8 @@ export class ImplicitAddressing {
     reacted: 0,
   };
   private readonly activity = new ChatActivity();
-  private readonly interjectionsStmt;
 
-  constructor(private readonly d: ImplicitAddressingDeps) {
-    this.interjectionsStmt = d.db
-      .prepare(
-        `SELECT count(*) FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'address' AND status = 'done' AND created_at > ?
-           AND json_extract(payload, '$.outcome') IN ('interject', 'react')`,
-      )
-      .pluck();
-  }
+  constructor(private readonly d: ImplicitAddressingDeps) {}
 
   /** The group mode in force in a chat (the one place it is worked out; the planner's window asks here too). */
   modeOf(chatId: string): GroupMode {
@@ -183,19 +176,17 @@ export class ImplicitAddressing {
     const items = [...new Set([...pending.flatMap((t) => t.payload.items), m.messageId])]
       .sort((a, b) => a - b)
       .slice(-MAX_BURST);
-    this.d
-      .scheduler()
-      .add(
-        m.chatId,
-        [
-          {
-            kind: "address",
-            payload: { items, firstAt },
-            notBefore: Math.min(now + GATHER_MS, firstAt + MAX_GATHER_MS),
-          },
-        ],
-        topic,
-      );
+    this.d.scheduler().add(
+      m.chatId,
+      [
+        {
+          kind: "address",
+          payload: { items, firstAt },
+          notBefore: Math.min(now + GATHER_MS, firstAt + MAX_GATHER_MS),
+        },
+      ],
+      topic,
+    );
     this.d.logger.debug(
       {
         component: "addressing",
@@ -329,7 +320,7 @@ export class ImplicitAddressing {
     }
     if (mode !== "talkative" || !v.wanna_interject || v.interject <= p.interjectThreshold)
       return done("none");
-    const lastHour = this.interjectionsStmt.get(p.name, chatId, this.d.clock.now() - 3_600_000) as number;
+    const lastHour = this.d.counts.countInterjectionsSince(chatId, this.d.clock.now() - 3_600_000);
     if (lastHour >= p.interjectionsPerHour) {
       this.d.logger.debug(
         { component: "addressing", chatId, lastHour, cap: p.interjectionsPerHour },

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { personCap, strangerTokenCap, type PersonaPolicy } from "../config/persona-policy";
-import type { Db } from "../store/db";
+import type { AnswerCounts } from "../store/answer-counts";
 import type { UsageStore } from "../store/usage";
 import type { Clock } from "../types";
 
@@ -36,32 +36,17 @@ export interface CappedChat {
  * warning, the rest at debug.
  */
 export class Caps {
-  private readonly countStmt;
-  private readonly personStmt;
   private readonly capped = new Map<string, { cap: CapKind; at: number; first: number; held: number }>();
 
   constructor(
     private readonly o: {
-      readonly db: Db;
-      readonly agent: string;
+      readonly counts: Pick<AnswerCounts, "countAnswersSince" | "countPersonAnswersSince">;
       readonly policy: PersonaPolicy;
       readonly usage: UsageStore;
       readonly clock: Clock;
       readonly logger: Logger;
     },
-  ) {
-    this.countStmt = o.db
-      .prepare(
-        `SELECT count(*) FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'received' AND created_at > ? AND status <> 'cancelled'`,
-      )
-      .pluck();
-    this.personStmt = o.db
-      .prepare(
-        `SELECT count(*) FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'received' AND created_at > ? AND status <> 'cancelled'
-           AND EXISTS (SELECT 1 FROM json_each(tasks.payload, '$.authors') WHERE value = ?)`,
-      )
-      .pluck();
-  }
+  ) {}
 
   /**
    * The token caps (memory only): the daily budget, and for a stranger's DM their share of it.
@@ -89,7 +74,7 @@ export class Caps {
     if (tokens) return tokens;
     const now = this.o.clock.now();
     let cap: CapKind | undefined;
-    if ((this.countStmt.get(this.o.agent, chatId, now - HOUR_MS) as number) >= perHour(this.o.policy, chatId))
+    if (this.o.counts.countAnswersSince(chatId, now - HOUR_MS) >= perHour(this.o.policy, chatId))
       cap = "answers-per-hour";
     else if (o.group && o.senderId !== undefined && this.overShare(chatId, o.senderId)) cap = "person-share";
     if (cap) this.hold(chatId, cap, now);
@@ -104,15 +89,14 @@ export class Caps {
   /** Whether the chat's answers per hour are spent (one indexed count; not recorded as a hold). */
   chatFull(chatId: string): boolean {
     return (
-      (this.countStmt.get(this.o.agent, chatId, this.o.clock.now() - HOUR_MS) as number) >=
-      perHour(this.o.policy, chatId)
+      this.o.counts.countAnswersSince(chatId, this.o.clock.now() - HOUR_MS) >= perHour(this.o.policy, chatId)
     );
   }
 
   /** Whether a person has used their share of a group's answers in the last hour (one indexed count). */
   overShare(chatId: string, senderId: string): boolean {
     return (
-      (this.personStmt.get(this.o.agent, chatId, this.o.clock.now() - HOUR_MS, senderId) as number) >=
+      this.o.counts.countPersonAnswersSince(chatId, senderId, this.o.clock.now() - HOUR_MS) >=
       personCap(this.o.policy)
     );
   }

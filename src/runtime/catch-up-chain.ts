@@ -1,0 +1,83 @@
+/**
+ * Catch-ups run one at a time: a full one (on start, after a reconnect, whenever the caller knows
+ * the connection was dead) and the gap fills the update tracker asks for while running, in the
+ * order they were asked.
+ */
+import type { Logger } from "pino";
+import { metrics } from "../metrics/metrics";
+import { ACCOUNT_BOX } from "../store/update-state";
+import type { CatchUp, CatchUpSummary } from "../telegram/catch-up";
+import { catchUpProgress } from "./catch-up-progress";
+
+export class CatchUpChain {
+  private chain: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly o: {
+      readonly engine: CatchUp;
+      readonly agent: string;
+      readonly logger: Logger;
+    },
+  ) {}
+
+  /** The catch-up or gap fill running now (or the last one, settled); never rejects. */
+  get settled(): Promise<unknown> {
+    return this.chain;
+  }
+
+  /**
+   * Fetch what was missed and hand it to the inbound pipeline. Resolves with what it did (also
+   * logged as one line).
+   */
+  catchUp(): Promise<CatchUpSummary> {
+    const run = this.chain.then(async () => {
+      const progress = catchUpProgress();
+      try {
+        const s = await this.o.engine.run();
+        const agent = this.o.agent;
+        metrics.catchUpRuns.inc({ agent });
+        metrics.catchUpRequests.inc({ agent }, s.requests);
+        metrics.catchUpMessages.inc({ agent }, s.messages);
+        this.o.logger.info(
+          {
+            component: "catch-up",
+            messages: s.messages,
+            chats: s.chats,
+            requests: s.requests,
+            seconds: Math.round(s.ms / 100) / 10,
+          },
+          `caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests, ${(s.ms / 1000).toFixed(1)} s`,
+        );
+        return s;
+      } finally {
+        progress.stop();
+      }
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A gap seen while running: the difference of that box only (nothing once stopped). */
+  fillGap(box: string): Promise<void> {
+    const run = this.chain.then(async () => {
+      if (this.stopped) return;
+      try {
+        if (box === ACCOUNT_BOX) await this.o.engine.accountOnly();
+        else await this.o.engine.channelOnly(box);
+      } catch (err) {
+        this.o.logger.warn(
+          { component: "catch-up", box: box || "account", err: String(err) },
+          "filling an update gap failed",
+        );
+      }
+    });
+    this.chain = run;
+    return run;
+  }
+
+  /** No more gap fills (the runtime stops or dies). */
+  stop(): void {
+    this.stopped = true;
+  }
+}

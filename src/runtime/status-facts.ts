@@ -1,0 +1,110 @@
+/**
+ * What `/status` reports about one persona (owner/status.ts formats it): its chats and switches,
+ * open tasks, today's usage and caps, the last task that failed, Gemini's outages and the
+ * database's size and retention. Gathered on request; only the start time and the last error are
+ * kept here.
+ */
+import type { Persona } from "../config/persona";
+import { strangerTokenCap } from "../config/persona-policy";
+import type { AvailabilitySnapshot } from "../llm/availability";
+import type { Llm } from "../llm/llm";
+import type { LastError, StatusFacts } from "../owner/status";
+import type { Caps } from "../policy/caps";
+import type { ChatSettingsStore } from "../store/chat-settings";
+import type { Db } from "../store/db";
+import type { MessageStore } from "../store/messages";
+import { databaseBytes, type Retention } from "../store/retention";
+import type { UsageStore } from "../store/usage";
+import { isSummaryGraph } from "../summary/lane-summaries";
+import type { Scheduler } from "../tasks/scheduler";
+import type { Task } from "../tasks/task";
+import type { TelegramClient } from "../telegram/listen";
+import type { Clock } from "../types";
+
+/** Where the facts come from. */
+export interface StatusSources {
+  readonly persona: Persona;
+  readonly selfId: string;
+  readonly db: Db;
+  readonly client: TelegramClient;
+  readonly messages: MessageStore;
+  readonly settings: ChatSettingsStore;
+  /** A getter: the scheduler is built after the status (its failures are reported here). */
+  readonly scheduler: () => Scheduler;
+  readonly usage: UsageStore;
+  readonly caps: Caps;
+  readonly llm: Llm | undefined;
+  readonly retention: Pick<Retention, "removed" | "last" | "retainDays"> | undefined;
+  readonly clock: Clock;
+}
+
+export class RuntimeStatus {
+  private startedAt: number;
+  private lastError: LastError | undefined;
+
+  constructor(private readonly s: StatusSources) {
+    this.startedAt = s.clock.now();
+  }
+
+  /** The runtime (re)started now: the uptime counts from here. */
+  started(): void {
+    this.startedAt = this.s.clock.now();
+  }
+
+  /** A task failed for good: the last error `/status` shows. */
+  taskFailed(task: Task, reason: string): void {
+    this.lastError = {
+      at: this.s.clock.now(),
+      text: `${task.kind} in ${this.s.messages.chat(task.chatId)?.title ?? task.chatId}: ${reason}`,
+    };
+  }
+
+  /** What `/status` reports. */
+  facts(): StatusFacts {
+    const s = this.s;
+    const now = s.clock.now();
+    const scheduler = s.scheduler();
+    return {
+      name: s.persona.name,
+      now,
+      startedAt: this.startedAt,
+      connected: Boolean(s.client.connected),
+      chats: s.messages.chats().filter((c) => c.chatId !== s.selfId),
+      settings: s.settings.entries(),
+      pendingTasks: scheduler.openTasks().filter((t) => t.chatId !== s.selfId && !isSummaryGraph(t.chatId))
+        .length,
+      summaryTasks: scheduler.openTasks().filter((t) => isSummaryGraph(t.chatId)).length,
+      usage: s.usage.today(now),
+      dailyTokenBudget: s.persona.policy.dailyTokenBudget,
+      strangers: {
+        tokens: s.usage.strangerTokensToday(now),
+        cap: strangerTokenCap(s.persona.policy),
+      },
+      capped: s.caps.cappedChats(),
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+      llm: this.llmAvailability(),
+      ...(s.retention ? { storage: this.storage(s.retention) } : {}),
+    };
+  }
+
+  /**
+   * Whether Gemini answers, as this persona sees it: the models failing now (since when, the last
+   * error, the next try, how many plans wait) and the outages that ended. Read-only; for
+   * `/status` and a metrics endpoint. Without an LLM (dry runs): nothing is down.
+   */
+  llmAvailability(): AvailabilitySnapshot {
+    return this.s.llm?.availability?.snapshot() ?? { down: [], ended: 0 };
+  }
+
+  private storage(r: NonNullable<StatusSources["retention"]>): StatusFacts["storage"] {
+    const removed = r.removed(this.s.persona.name);
+    const last = r.last;
+    return {
+      bytes: databaseBytes(this.s.db),
+      retainDays: r.retainDays,
+      removedMessages: removed.messages,
+      removedTasks: removed.tasks,
+      ...(last ? { lastPassAt: last.at } : {}),
+    };
+  }
+}

@@ -4,9 +4,48 @@ import { join } from "node:path";
 import pino from "pino";
 import { FakeClock } from "../src/runtime/clock";
 import { openDatabase } from "../src/store/db";
-import { Scheduler, type HandlerMap, type SchedulerPolicy, type TaskHandler } from "../src/tasks/scheduler";
-import type { Task } from "../src/tasks/task";
+import type { Clock } from "../src/types";
+import { Scheduler } from "../src/tasks/scheduler";
+import type { HandlerMap, TaskHandler } from "../src/tasks/task-handler";
 import { TaskStore } from "../src/tasks/task-store";
+
+/**
+ * `all-ready` is the product's scheduler: every ready task starts on each tick (bounded, one per
+ * chat, round-robin), and a task finishing triggers another pass. `one-per-tick` is the policy a
+ * peer uses, measured for comparison (see onePerTick).
+ */
+export type SchedulerPolicy = "all-ready" | "one-per-tick";
+
+/** The product's scheduler, with the real CPU time of its scheduling passes added up. */
+class TimedScheduler extends Scheduler {
+  tickUs = 0;
+
+  protected override tick(): void {
+    const s = process.hrtime.bigint();
+    super.tick();
+    this.tickUs += Number(process.hrtime.bigint() - s) / 1000;
+  }
+}
+
+/**
+ * The one-task-per-tick policy, wrapped around the product's scheduler from outside: it stays
+ * paused but for one pass per tick (no pass when a task finishes), with one task running at a
+ * time — one start per tick, as long as a task is answered within a tick (rttMs < tickMs).
+ * Call before the scheduler's start(): the pass that start() runs at once must find it paused.
+ */
+function onePerTick(scheduler: Scheduler, clock: Clock, tickMs: number): { stop(): void } {
+  scheduler.pause();
+  let timer: unknown;
+  const next = () => {
+    timer = clock.setTimeout(() => {
+      scheduler.resume(); // queues one pass…
+      queueMicrotask(() => scheduler.pause()); // …and nothing after it until the next tick
+      next();
+    }, tickMs);
+  };
+  next();
+  return { stop: () => clock.clearTimeout(timer) };
+}
 
 export interface LatencyFigures {
   readonly chats: number;
@@ -67,19 +106,25 @@ async function runOnce(o: {
   const clock = new FakeClock();
   const dir = mkdtempSync(join(tmpdir(), "bench-sched-"));
   const db = openDatabase(join(dir, "tasks.db"));
+  const tickMs = 250;
+  if (policy === "one-per-tick" && rttMs >= tickMs) throw new Error("one-per-tick needs rttMs < tickMs");
   const latencies: number[] = [];
+  // The scheduler calls run() as it starts the task: ready → started is measured here.
   const send: TaskHandler = {
-    run: () => new Promise((resolve) => clock.setTimeout(() => resolve({ type: "done" }), rttMs)),
+    run: (t) => {
+      latencies.push(clock.now() - Math.max(t.notBefore, t.createdAt));
+      return new Promise((resolve) => clock.setTimeout(() => resolve({ type: "done" }), rttMs));
+    },
   };
+  // Only sends are created here: every kind gets the send handler.
   const handlers = new Proxy({}, { get: () => send }) as HandlerMap;
-  const scheduler = new Scheduler({
+  const scheduler = new TimedScheduler({
     store: new TaskStore(db, "bench"),
     clock,
     logger: pino({ level: "silent" }),
     handlers,
-    tickMs: 250,
-    policy,
-    onStart: (_t: Task, readyAt: number, now: number) => latencies.push(now - readyAt),
+    tickMs,
+    ...(policy === "one-per-tick" ? { concurrency: 1 } : {}),
   });
   let rand = o.seed;
   const random = () => {
@@ -96,18 +141,13 @@ async function runOnce(o: {
       times.map((t) => ({ kind: "send" as const, payload: { text: "x" }, notBefore: t0 + t })),
     );
   }
-  const tick = scheduler.tick.bind(scheduler);
-  let tickUs = 0;
-  scheduler.tick = () => {
-    const s = process.hrtime.bigint();
-    tick();
-    tickUs += Number(process.hrtime.bigint() - s) / 1000;
-  };
+  const driver = policy === "one-per-tick" ? onePerTick(scheduler, clock, tickMs) : undefined;
   scheduler.start();
   // Run until every task has started and finished (bounded, in case a policy never catches up).
   for (let step = 0; step < 100_000 && scheduler.pendingCount > 0; step++) await clock.advance(1000);
+  driver?.stop();
   await scheduler.stop();
   db.close();
   rmSync(dir, { recursive: true, force: true });
-  return { latencies, tickUs };
+  return { latencies, tickUs: scheduler.tickUs };
 }

@@ -1,46 +1,23 @@
 import type { Logger } from "pino";
 import { dbError, isBusy } from "../store/db";
 import type { Clock, ReplyContext } from "../types";
-import { AccountLostError, AlreadyDoneError, RateLimitedError } from "./errors";
+import { Cancellation } from "./cancellation";
+import type { AccountLostError } from "./errors";
+import { settleOutcome, type OutcomeHost } from "./outcomes";
 import { PROBE_WAIT_MS, RateLimits } from "./rate-limits";
 import type { TypingSource } from "./quiet-window";
 import { ReceivedRules, type ReceivedArrival } from "./received-rules";
-import { afterFailure } from "./retry-policy";
-import { graphKey, graphTopic, type NewTask, type Task, type TaskKind } from "./task";
+import { graphKey, graphTopic, type NewTask, type Task } from "./task";
+import type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
+import { TaskIndex } from "./task-index";
 import type { TaskStore } from "./task-store";
 
-export { REPLY_WAIT_MS } from "./received-rules";
+export type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
 
 /** A bridge typing spell runs beside its graph's other task (see ReceivedRules.enqueue): it only keeps a status up. */
 const isBridge = (t: Task): boolean => t.kind === "typing" && (t as Task<"typing">).payload.bridge === true;
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
-/** What a handler tells the scheduler after running a task once. */
-export type HandlerOutcome =
-  /** Finished. `spawn` tasks are created in the same transaction that marks this one done. */
-  | { readonly type: "done"; readonly spawn?: readonly NewTask[] }
-  /** Not finished: run again at `at` (the handler may have updated `task.payload`). */
-  | { readonly type: "again"; readonly at: number }
-  /** Not done, on purpose (the handler logged why): cancelled, and its dependents with it. */
-  | { readonly type: "dropped"; readonly reason: string };
-
-/** Runs one kind of task. One file per kind under tasks/handlers/. */
-export interface TaskHandler<K extends TaskKind = TaskKind> {
-  run(task: Task<K>): Promise<HandlerOutcome>;
-  /** Names of server-side limits this task is subject to (see RateLimitedError.key). */
-  rateKeys?(task: Task<K>): readonly string[];
-  /** Best-effort clean-up when a task that already started (e.g. typing) is cancelled. */
-  onCancel?(task: Task<K>): Promise<void>;
-}
-
-export type HandlerMap = { readonly [K in TaskKind]: TaskHandler<K> };
-
-/**
- * `all-ready` is ours: every ready task starts on each tick (bounded, one per chat, round-robin).
- * `one-per-tick` is the policy a peer uses; it exists only so the benchmark can show the cost.
- */
-export type SchedulerPolicy = "all-ready" | "one-per-tick";
 
 export interface SchedulerOptions {
   readonly store: TaskStore;
@@ -55,15 +32,12 @@ export interface SchedulerOptions {
   readonly maxAttempts?: number;
   /** Delay between transient retries in ms (default 10 000). */
   readonly retryDelayMs?: number;
-  readonly policy?: SchedulerPolicy;
   /** The account's server limits (default: a RateLimits on the store's database). */
   readonly limits?: RateLimits;
   /** Called when a task fails for good (for the owner's `/status`). */
   readonly onFailed?: (task: Task, reason: string) => void;
   /** Every task that ends, with how (metrics). */
   readonly onFinished?: (task: Task, status: "done" | "failed" | "cancelled") => void;
-  /** Called when a task starts, with the time it became ready (for the benchmark). */
-  readonly onStart?: (task: Task, readyAt: number, now: number) => void;
   /** A task hit an account-terminal error: the task stays pending; the owner stops the persona. */
   readonly onAccountLost?: (error: AccountLostError) => void;
   /** Who is typing where: a due burst holds while its author types (bounded; see quiet-window.ts). */
@@ -79,32 +53,27 @@ export interface SchedulerOptions {
  * The tick loop over every conversation's task graph: one per chat, and one per forum topic
  * (see graphKey), so two topics of a forum are planned and answered apart.
  *
- * Open tasks (pending/running) live in memory, indexed per graph and per chat, and every change
- * is written through to SQLite before it takes effect, so a new process resumes from the
- * database alone. Each tick starts every ready task — dependencies done, not-before reached, not
- * behind a server rate limit — with at most one running task per graph and `concurrency` in
- * total; graphs are visited round-robin from where the previous tick stopped, so none starves.
- * A task finishing triggers another pass at once rather than waiting for the next tick.
- * Server limits live in RateLimits, the rules of `received` tasks in ReceivedRules, what
- * becomes of a failed task in retry-policy.ts.
+ * Open tasks (pending/running) live in memory (TaskIndex), and every change is written through
+ * to SQLite before it takes effect, so a new process resumes from the database alone. Each tick
+ * starts every ready task — dependencies done, not-before reached, not behind a server rate
+ * limit — with at most one running task per graph and `concurrency` in total; graphs are
+ * visited round-robin from where the previous tick stopped, so none starves. A task finishing
+ * triggers another pass at once rather than waiting for the next tick. Apart from this generic
+ * graph scheduling: the handler of each kind in tasks/handlers/ (one file per kind), what a
+ * handler's outcome makes of its task in outcomes.ts (what becomes of a failure in
+ * retry-policy.ts), cancelling in cancellation.ts, server limits in RateLimits, the rules of
+ * `received` tasks in ReceivedRules.
  */
 export class Scheduler {
-  private readonly open = new Map<number, Task>();
-  /** Open tasks per chat (all its graphs), for chat-wide questions (owner commands, read marks). */
-  private readonly byChat = new Map<string, Task[]>();
-  /** Open tasks per graph (see graphKey): what scheduling walks. */
-  private readonly byGraph = new Map<string, Task[]>();
+  private readonly index = new TaskIndex();
   private readonly busyGraphs = new Set<string>();
   readonly limits: RateLimits;
   private readonly received: ReceivedRules;
-  /** Running tasks whose chat was replanned: cancelled when they come back (an in-flight send still counts as sent). */
-  private readonly cancelRequested = new Map<number, string>();
-  /** Cancelled typing spells that must not be stopped with a cancel action (a replan keeps typing on screen). */
-  private readonly silentCancel = new Set<number>();
+  private readonly cancellation: Cancellation;
+  /** What outcomes.ts needs of this scheduler. */
+  private readonly outcomes: OutcomeHost;
   /** Tasks that have run at least once in this process (their attempts may be back at 0). */
   private readonly ranOnce = new Set<number>();
-  private graphOrder: string[] = [];
-  private rrStart = 0;
   private running = 0;
   private timer: unknown;
   private stopped = true;
@@ -122,26 +91,31 @@ export class Scheduler {
   private readonly inflight = new Set<Promise<void>>();
   private readonly tickMs: number;
   private readonly concurrency: number;
-  private readonly maxAttempts: number;
-  private readonly retryDelayMs: number;
-  private readonly policy: SchedulerPolicy;
 
   constructor(private readonly o: SchedulerOptions) {
     this.tickMs = o.tickMs ?? 250;
     this.concurrency = o.concurrency ?? 32;
-    this.maxAttempts = o.maxAttempts ?? 10;
-    this.retryDelayMs = o.retryDelayMs ?? 10_000;
-    this.policy = o.policy ?? "all-ready";
     this.limits = o.limits ?? new RateLimits(o.store.db, o.store.agent, o.logger);
+    this.cancellation = new Cancellation({
+      index: this.index,
+      logger: o.logger,
+      transaction: (fn) => this.o.store.transaction(fn),
+      finish: (t, status, reason) => this.finish(t, status, reason),
+      handler: (t) => this.handler(t),
+      track: (p) => {
+        const q = p.finally(() => this.inflight.delete(q));
+        this.inflight.add(q); // stop() waits for clean-up too
+      },
+    });
     this.received = new ReceivedRules(
       {
         now: () => this.o.clock.now(),
-        tasksOf: (graph) => this.byGraph.get(graph) ?? [],
-        chatTasks: (chatId) => this.byChat.get(chatId) ?? [],
+        tasksOf: (graph) => this.index.ofGraph(graph),
+        chatTasks: (chatId) => this.index.ofChat(chatId),
         add: (chatId, topicId, batch) => this.add(chatId, batch, topicId),
         cancelGraph: (graph, reason, o) =>
-          this.cancelTasks([...(this.byGraph.get(graph) ?? [])], reason, o.silent),
-        cancelTask: (t, reason, o) => this.cancelTasks([t], reason, o.silent),
+          this.cancellation.cancel([...this.index.ofGraph(graph)], reason, o.silent),
+        cancelTask: (t, reason, o) => this.cancellation.cancel([t], reason, o.silent),
         markShowing: (t) => this.ranOnce.add(t.id),
         save: (t) => this.o.store.save(t, this.o.clock.now()),
         finish: (t, status, reason) => this.finish(t, status, reason),
@@ -152,6 +126,21 @@ export class Scheduler {
       this.tickMs,
       o.typing,
     );
+    this.outcomes = {
+      store: o.store,
+      limits: this.limits,
+      received: this.received,
+      cancellation: this.cancellation,
+      logger: o.logger,
+      maxAttempts: o.maxAttempts ?? 10,
+      retryDelayMs: o.retryDelayMs ?? 10_000,
+      rateKeys: (t) => this.rateKeys(t),
+      finish: (t, status, reason, f) => this.finish(t, status, reason, f),
+      add: (chatId, batch, topicId) => this.add(chatId, batch, topicId),
+      pause: () => this.pause(),
+      accountLost: (error) => this.o.onAccountLost?.(error),
+      log: (t, event, extra) => this.log(t, event, extra),
+    };
   }
 
   /**
@@ -172,14 +161,14 @@ export class Scheduler {
         if (this.received.forgetReplyFetch(t)) this.o.store.save(t, now);
         // A typing spell or wait that had begun before the crash has begun (for clean-up on cancel).
         if ((t.payload as { until?: number }).until !== undefined) this.ranOnce.add(t.id);
-        this.index(t);
+        this.index.add(t);
       }
       // A dependency that ended badly before the crash cancels its dependents now.
       for (const t of rows) {
         for (const d of t.dependsOn) {
-          if (this.open.has(d)) continue;
+          if (this.index.has(d)) continue;
           const dep = this.o.store.get(d);
-          if (dep && dep.status !== "done" && this.open.has(t.id))
+          if (dep && dep.status !== "done" && this.index.has(t.id))
             this.finish(t, "cancelled", `dependency #${d} ${dep.status}`);
         }
       }
@@ -209,7 +198,9 @@ export class Scheduler {
 
   /**
    * Drop everything on the floor as a crashed process would: no more ticks, and outcomes of
-   * tasks still running are ignored (never written). Used by crash tests.
+   * tasks still running are ignored (never written); the database keeps them "running", so the
+   * next start resumes them. The runtime does this when a task outlives stop()'s grace period
+   * (and for a kill: the sandbox's `/kill`, crash tests).
    */
   abandon(): void {
     this.abandoned = true;
@@ -238,22 +229,22 @@ export class Scheduler {
 
   /** Open tasks, for inspection (tests, sandbox --verbose). */
   openTasks(chatId?: string): readonly Task[] {
-    return chatId ? [...(this.byChat.get(chatId) ?? [])] : [...this.open.values()];
+    return chatId ? [...this.index.ofChat(chatId)] : this.index.all();
   }
 
   /** Open tasks subject to a rate key (e.g. the plans waiting for a model: tasks/llm-wait.ts). */
   openWithKey(key: string): readonly Task[] {
-    return [...this.open.values()].filter((t) => this.rateKeys(t).includes(key));
+    return this.index.all().filter((t) => this.rateKeys(t).includes(key));
   }
 
   get pendingCount(): number {
-    return this.open.size;
+    return this.index.size;
   }
 
   /** Create tasks in a chat's graph, or a forum topic's (one transaction), and let the next pass consider them. */
   add(chatId: string, batch: readonly NewTask[], topicId?: number): Task[] {
     const made = this.o.store.create(chatId, batch, this.o.clock.now(), graphTopic(topicId));
-    for (const t of made) this.index(t);
+    for (const t of made) this.index.add(t);
     this.kick();
     return made;
   }
@@ -278,31 +269,14 @@ export class Scheduler {
    * `/pause`, `/forget` and a takeover drop them too).
    */
   cancelPending(chatId: string, reason: string, o: { readonly addressing?: boolean } = {}): Task[] {
-    return this.cancelTasks([...(this.byChat.get(chatId) ?? [])], reason, false, o.addressing === true);
+    return this.cancellation.cancel([...this.index.ofChat(chatId)], reason, false, o.addressing === true);
   }
 
   /**
-   * See cancelPending. `silent`: a typing spell that had started is not stopped with a cancel
-   * action. `addressing`: pending addressing calls go too (the owner's `/pause`, a takeover).
+   * One scheduling pass, from the tick timer or a kick. Protected, not public: nothing drives the
+   * scheduler from outside; a subclass may observe its passes (the benchmark times them).
    */
-  private cancelTasks(tasks: readonly Task[], reason: string, silent: boolean, addressing = false): Task[] {
-    this.o.store.transaction(() => {
-      for (const t of tasks) {
-        if (t.inDoubt) continue;
-        // An addressing call is not part of a plan: a replan must not lose the messages it decides on.
-        if (t.kind === "address" && !addressing) continue;
-        if (silent) this.silentCancel.add(t.id);
-        // (A dependent may already have been cancelled by the cascade of an earlier one.)
-        if (t.status === "pending") this.finish(t, "cancelled", reason);
-        else if (t.status === "running") this.cancelRequested.set(t.id, reason);
-        else this.silentCancel.delete(t.id);
-      }
-    });
-    return tasks.filter((t) => t.status === "cancelled");
-  }
-
-  /** One scheduling pass. Public so the benchmark and tests can drive it directly. */
-  tick(): void {
+  protected tick(): void {
     if (this.stopped || this.abandoned || this.paused) return;
     if (this.dbBusyUntil > this.o.clock.now()) return;
     try {
@@ -353,12 +327,12 @@ export class Scheduler {
 
   private pass(): void {
     const now = this.o.clock.now();
-    const n = this.graphOrder.length;
+    const n = this.index.graphCount;
     if (n === 0) return;
     let lastStarted = -1;
     for (let i = 0; i < n && this.running < this.concurrency; i++) {
-      const idx = (this.rrStart + i) % n;
-      const graph = this.graphOrder[idx]!;
+      const idx = (this.index.cursor + i) % n;
+      const graph = this.index.graphAt(idx);
       // A busy graph may still refresh a bridge typing spell (it keeps the status up while the new plan is made).
       const task = this.firstReady(graph, now, this.busyGraphs.has(graph));
       if (!task) continue;
@@ -369,17 +343,16 @@ export class Scheduler {
       }
       if (begun === "not-recorded") continue;
       lastStarted = idx;
-      if (this.policy === "one-per-tick") break;
     }
-    if (lastStarted >= 0) this.rrStart = (lastStarted + 1) % Math.max(1, this.graphOrder.length);
-    this.compactGraphOrder();
+    if (lastStarted >= 0) this.index.cursor = (lastStarted + 1) % Math.max(1, this.index.graphCount);
+    this.index.compact();
   }
 
   private firstReady(graph: string, now: number, bridgesOnly: boolean): Task | undefined {
-    for (const t of this.byGraph.get(graph) ?? []) {
+    for (const t of this.index.ofGraph(graph)) {
       if (t.status !== "pending" || t.notBefore > now) continue;
       if (bridgesOnly && !isBridge(t)) continue;
-      if (t.dependsOn.some((d) => this.open.has(d))) continue;
+      if (t.dependsOn.some((d) => this.index.has(d))) continue;
       if (this.received.awaitingReply(t, now)) continue;
       // Its author is still typing: planning waits a little (bounded; a Map lookup, no write).
       if (t.kind === "received" && this.received.typingHold(t, now) > now) continue;
@@ -418,7 +391,6 @@ export class Scheduler {
       this.o.store.transaction(() => this.finish(task, "cancelled", `not admitted: ${refused}`));
       return "refused";
     }
-    const readyAt = Math.max(task.notBefore, task.createdAt);
     try {
       this.o.store.save({ ...task, status: "running", attempts: task.attempts + 1 }, now);
     } catch (e) {
@@ -438,7 +410,6 @@ export class Scheduler {
     if (!isBridge(task)) this.busyGraphs.add(graphKey(task.chatId, task.topicId));
     this.running++;
     this.log(task, "started", { attempt: task.attempts });
-    this.o.onStart?.(task, readyAt, now);
     const p = this.execute(task).finally(() => this.inflight.delete(p));
     this.inflight.add(p);
     return "started";
@@ -465,7 +436,7 @@ export class Scheduler {
     if (this.abandoned) return;
     const now = this.o.clock.now();
     try {
-      this.o.store.transaction(() => this.settle(task, now, outcome, error));
+      this.o.store.transaction(() => settleOutcome(this.outcomes, task, now, outcome, error));
     } catch (e) {
       if (isBusy(e)) {
         this.dbBusy(e);
@@ -505,178 +476,7 @@ export class Scheduler {
     });
   }
 
-  private settle(task: Task, now: number, outcome: HandlerOutcome | undefined, error: unknown): void {
-    const cancelReason = this.cancelRequested.get(task.id);
-    this.cancelRequested.delete(task.id);
-    if (error instanceof AccountLostError) {
-      // Not this task's fault: it waits for the next login (unless its chat was replanned).
-      // Nothing else can succeed on this account either: start nothing more.
-      this.paused = true;
-      this.limits.settled(this.rateKeys(task), task.id, false);
-      task.status = "pending";
-      if (cancelReason !== undefined && !task.inDoubt) this.finish(task, "cancelled", cancelReason);
-      else {
-        task.attempts -= 1;
-        this.o.store.save(task, now);
-      }
-      this.o.onAccountLost?.(error);
-      return;
-    }
-    // A server limit holds whatever becomes of this task: the next request would only earn a longer one.
-    let limitedUntil = 0;
-    if (error instanceof RateLimitedError) {
-      limitedUntil = this.limits.hit(error, now);
-      // A paced limit (the LLM's outage) is reported by whoever paces it, once, not per task.
-      this.o.logger[error.scope.paced ? "debug" : "warn"](
-        {
-          component: "scheduler",
-          chatId: task.chatId,
-          taskId: task.id,
-          kind: task.kind,
-          rpcError: error.code,
-          seconds: error.seconds,
-        },
-        "rate limited; task rescheduled",
-      );
-    } else {
-      this.limits.settled(
-        this.rateKeys(task),
-        task.id,
-        outcome !== undefined || error instanceof AlreadyDoneError,
-      );
-    }
-    // A plan made for messages that a newer received task now covers is stale.
-    const newer = this.received.newer(task);
-    if (newer) {
-      if (error !== undefined && !(error instanceof RateLimitedError)) {
-        this.o.logger.warn(
-          { component: "scheduler", chatId: task.chatId, taskId: task.id, err: errorText(error) },
-          "planning failed, but a newer message replans anyway",
-        );
-      }
-      task.status = "pending";
-      this.received.handOver(
-        task as Task<"received">,
-        newer,
-        outcome?.type === "done" ? "done" : "cancelled",
-      );
-      if (outcome?.type === "done" && outcome.spawn?.length) {
-        this.o.logger.info(
-          { component: "scheduler", chatId: task.chatId, taskId: task.id },
-          "plan dropped: a newer message arrived while planning",
-        );
-      }
-      return;
-    }
-    if (outcome?.type === "dropped") {
-      task.status = "pending";
-      this.finish(task, "cancelled", cancelReason ?? outcome.reason);
-      return;
-    }
-    if (outcome?.type === "again") {
-      task.status = "pending";
-      if (cancelReason !== undefined) {
-        this.finish(task, "cancelled", cancelReason);
-        return;
-      }
-      task.notBefore = outcome.at;
-      task.attempts -= 1; // a planned re-run (typing refresh, a wait) is not a failed attempt
-      this.o.store.save(task, now);
-      this.log(task, "again", { at: outcome.at });
-      return;
-    }
-    if (outcome?.type === "done") {
-      task.inDoubt = false;
-      this.finish(task, "done", undefined, {
-        typesNext: outcome.spawn?.some((t) => t.kind === "typing") ?? false,
-      });
-      if (outcome.spawn?.length) this.add(task.chatId, outcome.spawn, task.topicId);
-      return;
-    }
-    if (error instanceof AlreadyDoneError) {
-      task.inDoubt = false;
-      this.finish(task, "done", undefined);
-      this.o.logger.info(
-        {
-          component: "scheduler",
-          chatId: task.chatId,
-          taskId: task.id,
-          kind: task.kind,
-          detail: error.message,
-        },
-        "task already applied on the server",
-      );
-      return;
-    }
-    const decision =
-      error instanceof RateLimitedError
-        ? undefined
-        : afterFailure(task, error, now, { maxAttempts: this.maxAttempts, retryDelayMs: this.retryDelayMs });
-    // A task in doubt is not cancelled: its request may still go out, so only the server's answer ends it.
-    if (cancelReason !== undefined && !task.inDoubt && !(decision?.type === "retry" && decision.inDoubt)) {
-      // The chat was replanned while this ran; it failed or was limited, and is not retried.
-      this.o.logger.warn(
-        {
-          component: "scheduler",
-          chatId: task.chatId,
-          taskId: task.id,
-          kind: task.kind,
-          err: errorText(error),
-        },
-        "task failed after its chat was replanned; not retried",
-      );
-      task.status = "pending";
-      this.finish(task, "cancelled", cancelReason);
-      return;
-    }
-    if (decision === undefined) {
-      task.status = "pending";
-      task.notBefore = limitedUntil;
-      task.attempts -= 1; // a flood wait is the server pacing us, not a failed attempt
-      this.o.store.save(task, now);
-      return;
-    }
-    const message = errorText(error);
-    if (decision.type === "fail") {
-      this.finish(task, "failed", message);
-      this.o.logger.error(
-        {
-          component: "scheduler",
-          chatId: task.chatId,
-          taskId: task.id,
-          kind: task.kind,
-          attempts: task.attempts,
-          err: message,
-        },
-        decision.permanent ? "task failed (permanent error)" : "task failed after retries",
-      );
-      return;
-    }
-    task.status = "pending";
-    task.notBefore = decision.at;
-    task.inDoubt = decision.inDoubt;
-    this.o.store.save(task, now);
-    const meta = {
-      component: "scheduler",
-      chatId: task.chatId,
-      taskId: task.id,
-      kind: task.kind,
-      attempt: task.attempts,
-      err: message,
-    };
-    if (decision.becameInDoubt)
-      this.o.logger.warn(
-        meta,
-        "task in doubt (it may have reached the server); retrying with the same random_id until the server settles it",
-      );
-    else
-      this.o.logger.warn(
-        meta,
-        decision.inDoubt ? "task still in doubt; will retry" : "task failed; will retry",
-      );
-  }
-
-  /** Move a task to a terminal state; failure or cancellation cascades to its dependents. */
+  /** Move a task to a terminal state; failure or cancellation cascades to its dependents (cancellation.ts). */
   private finish(
     task: Task,
     status: "done" | "failed" | "cancelled",
@@ -687,88 +487,21 @@ export class Scheduler {
     // Started before: it ran at least once (a typing spell that is between refreshes, or one
     // whose request was in flight when the chat was replanned).
     const wasStarted = task.status === "pending" && (task.attempts > 0 || this.ranOnce.has(task.id));
-    const silent = this.silentCancel.delete(task.id);
+    const silent = this.cancellation.takeSilent(task.id);
     task.status = status;
     if (reason !== undefined) task.error = reason;
     this.o.store.save(task, now);
-    this.unindex(task);
+    this.index.remove(task);
     this.ranOnce.delete(task.id);
     this.log(task, status, reason ? { reason } : {});
     if (status === "failed") this.o.onFailed?.(task, reason ?? "failed");
     this.o.onFinished?.(task, status);
-    if (status === "cancelled" && wasStarted && !silent) {
-      const h = this.handler(task);
-      if (h.onCancel) {
-        const p = h
-          .onCancel(task as never)
-          .catch((e: unknown) =>
-            this.o.logger.warn(
-              { component: "scheduler", taskId: task.id, err: errorText(e) },
-              "clean-up after cancel failed",
-            ),
-          )
-          .finally(() => this.inflight.delete(p));
-        this.inflight.add(p); // stop() waits for clean-up too
-      }
-    }
-    if (status !== "done") {
-      for (const t of [...(this.byChat.get(task.chatId) ?? [])]) {
-        if (t.status === "pending" && t.dependsOn.includes(task.id)) {
-          if (silent) this.silentCancel.add(t.id); // a replan's cascade is as quiet as the replan
-          this.finish(t, "cancelled", `dependency #${task.id} ${status}`);
-        }
-      }
-    }
+    this.cancellation.ended(task, status, { wasStarted, silent });
     if (task.kind === "received") this.received.planEnded(task, { typesNext: o.typesNext ?? false });
   }
 
   private handler(t: Task): TaskHandler {
     return this.o.handlers[t.kind] as TaskHandler;
-  }
-
-  private index(t: Task): void {
-    this.open.set(t.id, t);
-    let chat = this.byChat.get(t.chatId);
-    if (!chat) this.byChat.set(t.chatId, (chat = []));
-    chat.push(t);
-    const key = graphKey(t.chatId, t.topicId);
-    let graph = this.byGraph.get(key);
-    if (!graph) {
-      graph = [];
-      this.byGraph.set(key, graph);
-      // A graph that emptied earlier may still sit in the order until the next compaction.
-      if (!this.graphOrder.includes(key)) this.graphOrder.push(key);
-    }
-    graph.push(t);
-  }
-
-  private unindex(t: Task): void {
-    this.open.delete(t.id);
-    const drop = (map: Map<string, Task[]>, key: string) => {
-      const list = map.get(key);
-      if (!list) return;
-      const i = list.indexOf(t);
-      if (i >= 0) list.splice(i, 1);
-      if (list.length === 0) map.delete(key);
-    };
-    drop(this.byChat, t.chatId);
-    drop(this.byGraph, graphKey(t.chatId, t.topicId));
-  }
-
-  /** Drop graphs with no open tasks from the round-robin order, keeping the cursor's place. */
-  private compactGraphOrder(): void {
-    if (this.graphOrder.length === this.byGraph.size) return;
-    // The cursor moves to the first surviving graph at or after its old place, so emptied
-    // graphs never send the turn back to the front of the list.
-    const n = this.graphOrder.length;
-    let keep: string | undefined;
-    for (let k = 0; k < n && keep === undefined; k++) {
-      const c = this.graphOrder[(this.rrStart + k) % n]!;
-      if (this.byGraph.has(c)) keep = c;
-    }
-    this.graphOrder = [...new Set(this.graphOrder)].filter((c) => this.byGraph.has(c));
-    const i = keep !== undefined ? this.graphOrder.indexOf(keep) : -1;
-    this.rrStart = i >= 0 ? i : 0;
   }
 
   private schedule(): void {
@@ -781,7 +514,7 @@ export class Scheduler {
 
   /** Run a pass soon (after the current synchronous work), not on the next tick. */
   private kick(): void {
-    if (this.stopped || this.policy === "one-per-tick") return;
+    if (this.stopped) return;
     queueMicrotask(() => this.tick());
   }
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/runtime/clock";
 import { openDatabase } from "../../src/store/db";
 import { PermanentError, RateLimitedError } from "../../src/tasks/errors";
-import { Scheduler, type HandlerMap, type TaskHandler } from "../../src/tasks/scheduler";
+import { Scheduler } from "../../src/tasks/scheduler";
+import type { HandlerMap, TaskHandler } from "../../src/tasks/task-handler";
 import type { Task, TaskKind } from "../../src/tasks/task";
 import { TaskStore } from "../../src/tasks/task-store";
 import { captureLogger } from "../support/log-capture";
@@ -10,7 +11,7 @@ import { tempDbPath } from "../support/temp-dir";
 
 type Run = (t: Task) => Promise<void>;
 
-/** Handlers that record what ran when; `send` behaviour is scripted per test. */
+/** Handlers that record what ran when, one for every kind (typed: a missing one does not compile); `send` behaviour is scripted per test. */
 function setup(
   o: { send?: Run; concurrency?: number; maxAttempts?: number; dbPath?: string; clock?: FakeClock } = {},
 ) {
@@ -19,7 +20,7 @@ function setup(
   const db = openDatabase(dbPath);
   const log = captureLogger();
   const ran: { id: number; kind: TaskKind; chatId: string; at: number }[] = [];
-  const simple = (run?: Run): TaskHandler => ({
+  const simple = <K extends TaskKind>(run?: Run): TaskHandler<K> => ({
     async run(t) {
       ran.push({ id: t.id, kind: t.kind, chatId: t.chatId, at: clock.now() });
       await run?.(t);
@@ -27,27 +28,29 @@ function setup(
     },
     rateKeys: (t) => [`flood:${t.kind}:${t.chatId}`],
   });
-  const handlers = {
+  const handlers: HandlerMap = {
     received: simple(),
     typing: simple(),
     send: simple(o.send),
     sticker: simple(),
     react: simple(),
     wait: {
-      async run(t: Task<"wait">) {
+      async run(t) {
         const until = t.payload.until ?? clock.now() + t.payload.seconds * 1000;
         if (clock.now() >= until) {
           ran.push({ id: t.id, kind: "wait", chatId: t.chatId, at: clock.now() });
-          return { type: "done" as const };
+          return { type: "done" };
         }
         t.payload = { ...t.payload, until };
-        return { type: "again" as const, at: until };
+        return { type: "again", at: until };
       },
     },
     read: simple(),
     block: simple(),
     unblock: simple(),
-  } as unknown as HandlerMap;
+    address: simple(),
+    summarize: simple(),
+  };
   const scheduler = new Scheduler({
     store: new TaskStore(db, "A"),
     clock,

@@ -25,7 +25,7 @@
  * The mode of a chat: its `/mode` (chat_settings), else the persona-wide `/mode`, else the
  * persona's `# Group Mode`. DMs have no mode: every DM is addressed.
  */
-import { llmRateKey, parkOnOutage } from "../tasks/llm-wait";
+import { parkOnOutage } from "../tasks/llm-wait";
 import type { Logger } from "pino";
 import type { Persona } from "../config/persona";
 import type { GroupMode } from "../config/persona-values";
@@ -36,8 +36,9 @@ import type { Gate } from "../policy/gate";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
 import type { AnswerCounts } from "../store/answer-counts";
 import type { MessageStore, StoredMessage } from "../store/messages";
-import type { HandlerOutcome, Scheduler, TaskHandler } from "../tasks/scheduler";
+import type { Scheduler } from "../tasks/scheduler";
 import { graphTopic, type Task } from "../tasks/task";
+import type { HandlerOutcome } from "../tasks/task-handler";
 import { standardReaction } from "../telegram/standard-reactions";
 import type { ChatType, Clock, InboundMessage } from "../types";
 import { AddressVerdict, addressingPrompt } from "./addressing-call";
@@ -199,14 +200,6 @@ export class ImplicitAddressing {
     );
   }
 
-  /** The `address` task kind. */
-  handler(): TaskHandler<"address"> {
-    return {
-      rateKeys: () => ["llm", ...(this.d.llm ? [llmRateKey(this.d.llm.modelFor("address"))] : [])],
-      run: (task) => this.run(task),
-    };
-  }
-
   /**
    * talkative: chatter joins a burst that is gathering (no extra call) while it has room, else
    * starts one at most once per chatter cooldown. A full burst takes no more (each joining
@@ -228,7 +221,12 @@ export class ImplicitAddressing {
       );
   }
 
-  private async run(task: Task<"address">): Promise<HandlerOutcome> {
+  /**
+   * Runs an `address` task (tasks/handlers/address.ts): unless a newer task of the chat carries
+   * its messages, one addressing call for the burst, then what the verdict says (an answer, an
+   * interjection in talkative mode, or nothing). The outcome is kept in the task's payload.
+   */
+  async judge(task: Task<"address">): Promise<HandlerOutcome> {
     const chatId = task.chatId;
     const done = (
       outcome: NonNullable<Task<"address">["payload"]["outcome"]>,

@@ -38,17 +38,7 @@ import { UsageStore } from "../store/usage";
 import { WriteGate } from "../store/write-gate";
 import { speakerDirectory } from "../context/speaker-directory";
 import { LaneSummaries } from "../summary/lane-summaries";
-import {
-  blockHandler,
-  reactHandler,
-  readHandler,
-  sendHandler,
-  stickerHandler,
-  typingHandler,
-  waitHandler,
-  type ActionHandlerDeps,
-} from "../tasks/handlers/action-handlers";
-import { receivedHandler } from "../tasks/handlers/received-handler";
+import { taskHandlers, type ActionHandlerDeps } from "../tasks/handlers";
 import { llmRateKey } from "../tasks/llm-wait";
 import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler, type SchedulerOptions } from "../tasks/scheduler";
@@ -376,8 +366,8 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     admit: (task) => gate.task(task),
     onFinished: (task, outcome) => metrics.tasks.inc({ agent, kind: task.kind, outcome }),
     onFailed: (task, reason) => status.taskFailed(task, reason),
-    handlers: {
-      received: receivedHandler({
+    handlers: taskHandlers({
+      received: {
         persona: o.persona,
         onPlanned: (n) => metrics.messagesPlanned.inc({ agent }, n),
         messages,
@@ -402,18 +392,12 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
         images,
         ...(mo.waitMs !== undefined ? { mediaWaitMs: mo.waitMs } : {}),
         allowedReactions: (chatId) => chatReactions.allowed(chatId),
-      }),
-      typing: typingHandler(deps),
-      send: sendHandler(deps),
-      sticker: stickerHandler(deps),
-      react: reactHandler(deps),
-      wait: waitHandler(deps),
-      read: readHandler(deps),
-      block: blockHandler(deps, "block"),
-      unblock: blockHandler(deps, "unblock"),
-      summarize: laneSummaries.handler(),
-      address: addressing.handler(),
-    },
+      },
+      actions: deps,
+      addressing,
+      summaries: laneSummaries,
+      ...(o.llm ? { llm: o.llm } : {}),
+    }),
   });
   const addressed = metrics.messagesAddressed.labels({ agent });
   addressed.inc(0);

@@ -53,7 +53,7 @@ export interface ExpandOptions {
  * the text that crosses the character bound is cut there (ending in "…"), and a wait past the
  * total wait is shortened or dropped; `onCut` is told each time. A dropped entry's dependents
  * follow the task before it. Sends, stickers and their typing carry the messages they answer, so
- * each checks the answer-age limit again right before it runs (action-handlers.ts).
+ * each checks the answer-age limit again right before it runs (handlers/answer-age.ts).
  */
 export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask[] {
   const out: NewTask[] = [];

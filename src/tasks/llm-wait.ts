@@ -9,6 +9,9 @@
 import { llmUnavailable } from "../llm/errors";
 import { RateLimitedError } from "./errors";
 
+/** Rate-limit key shared by every planning and addressing call of the agent (beside the model's key). */
+export const LLM_RATE_KEY = "llm";
+
 /** The rate key of every task that calls `model`. */
 export function llmRateKey(model: string): string {
   return `llm:${model}`;

@@ -12,14 +12,11 @@ import type { ReactionStore } from "../../store/reactions";
 import type { AllowedReactions } from "../../telegram/standard-reactions";
 import type { Clock } from "../../types";
 import { PermanentError } from "../errors";
-import { parkOnOutage } from "../llm-wait";
+import { LLM_RATE_KEY, parkOnOutage } from "../llm-wait";
 import { MAX_ANSWER_AGE_MS } from "../../inbound/pipeline";
 import { expandPlan } from "../expand-plan";
 import type { MediaDescriber } from "../../media/describer";
-import type { TaskHandler } from "../scheduler";
-
-/** Rate-limit key shared by every planning call of the agent (the model's key joins it: tasks/llm-wait.ts). */
-export const LLM_RATE_KEY = "llm";
+import type { TaskHandler } from "../task-handler";
 
 export interface ReceivedHandlerDeps {
   readonly persona: Persona;

@@ -1,0 +1,34 @@
+import type { Logger } from "pino";
+import type { MessageStore } from "../../store/messages";
+import type { Clock } from "../../types";
+import type { ChatActions } from "../actions-port";
+import type { RateLimits } from "../rate-limits";
+
+/** What the handlers of the chat actions (send, sticker, react, typing, read, wait, block, unblock) need. */
+export interface ActionHandlerDeps {
+  readonly actions: ChatActions;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly messages: MessageStore;
+  /**
+   * The account's server limits (shared with the scheduler). Cosmetic actions (typing, read)
+   * are skipped while limited instead of being retried into the limit — and the task they
+   * decorate goes on; the limits they meet are recorded like any other.
+   */
+  readonly limits: RateLimits;
+  /** Called after the persona's own message was sent, so it enters the chat history. */
+  readonly onSent: (o: {
+    chatId: string;
+    messageId: number;
+    text: string;
+    replyTo?: number;
+    topicId?: number;
+  }) => void;
+  /** Called after the persona's reaction was accepted, so it enters the chat history too. */
+  readonly onReacted?: (o: { chatId: string; messageId: number; emoji: string }) => void;
+  /**
+   * The answer-age limit (ms): a send, a sticker or the typing before one whose newest answered
+   * message is older than this is dropped, not sent hours late (absent: no check).
+   */
+  readonly maxAnswerAgeMs?: number;
+}

@@ -1,0 +1,36 @@
+import type { Task } from "../task";
+import type { HandlerOutcome } from "../task-handler";
+import type { ActionHandlerDeps } from "./action-deps";
+
+/**
+ * The answer-age check right before a message goes out: the plan may have waited, a restart or a
+ * flood wait may have held it. Returns the outcome that drops it (logged once, here), or
+ * undefined to go on. A task in doubt is not checked: it may already be out, and only the
+ * server's answer to its retry settles it.
+ */
+export function tooLate(
+  d: ActionHandlerDeps,
+  task: Task<"send" | "sticker" | "typing">,
+): HandlerOutcome | undefined {
+  const answers = task.payload.answers;
+  if (d.maxAnswerAgeMs === undefined || task.inDoubt || !answers?.length) return undefined;
+  const dates = answers
+    .map((id) => d.messages.get(task.chatId, id)?.date)
+    .filter((x): x is number => x !== undefined);
+  if (dates.length === 0) return undefined;
+  const age = d.clock.now() - Math.max(...dates);
+  if (age <= d.maxAnswerAgeMs) return undefined;
+  d.logger.info(
+    {
+      component: "tasks",
+      chatId: task.chatId,
+      taskId: task.id,
+      kind: task.kind,
+      answers,
+      ageSec: Math.round(age / 1000),
+      maxAgeSec: Math.round(d.maxAnswerAgeMs / 1000),
+    },
+    "answer dropped: the message it answers is older than the answer-age limit now",
+  );
+  return { type: "dropped", reason: "past the answer-age limit" };
+}

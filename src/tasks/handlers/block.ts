@@ -1,0 +1,13 @@
+import type { TaskHandler } from "../task-handler";
+import type { ActionHandlerDeps } from "./action-deps";
+
+/** Block the DM's partner (the plan may ask for it in a DM only). */
+export function blockHandler(d: Pick<ActionHandlerDeps, "actions">): TaskHandler<"block"> {
+  return {
+    async run(task) {
+      await d.actions.block({ chatId: task.chatId });
+      return { type: "done" };
+    },
+    rateKeys: (t) => d.actions.rateKeys("block", t.chatId),
+  };
+}

@@ -1,0 +1,33 @@
+import type { TaskHandler } from "../task-handler";
+import type { ActionHandlerDeps } from "./action-deps";
+import { tooLate } from "./answer-age";
+import { replyTarget } from "./reply-target";
+
+/** A text message, with the task's random_id (a retry can never send it twice). */
+export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
+  return {
+    async run(task) {
+      const late = tooLate(d, task);
+      if (late) return late;
+      const { text, topicId } = task.payload;
+      const replyTo = replyTarget(d, task.chatId, task.payload);
+      const id = await d.actions.sendText({
+        chatId: task.chatId,
+        text,
+        randomId: task.randomId!,
+        ...(replyTo !== undefined ? { replyTo } : {}),
+        ...(topicId !== undefined ? { topicId } : {}),
+      });
+      task.payload = { ...task.payload, sentId: id };
+      d.onSent({
+        chatId: task.chatId,
+        messageId: id,
+        text,
+        ...(replyTo !== undefined ? { replyTo } : {}),
+        ...(topicId !== undefined ? { topicId } : {}),
+      });
+      return { type: "done" };
+    },
+    rateKeys: (t) => d.actions.rateKeys("send", t.chatId),
+  };
+}

@@ -1,0 +1,40 @@
+import type { TaskHandler } from "../task-handler";
+import type { ActionHandlerDeps } from "./action-deps";
+import { tooLate } from "./answer-age";
+import { replyTarget } from "./reply-target";
+
+/** A sticker from a set; when the set or sticker is gone, its emoji as text instead. */
+export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
+  return {
+    async run(task) {
+      const late = tooLate(d, task);
+      if (late) return late;
+      const { set, name, topicId } = task.payload;
+      const replyTo = replyTarget(d, task.chatId, task.payload);
+      const common = {
+        chatId: task.chatId,
+        randomId: task.randomId!,
+        ...(replyTo !== undefined ? { replyTo } : {}),
+        ...(topicId !== undefined ? { topicId } : {}),
+      };
+      const res = await d.actions.sendSticker({ ...common, set, name });
+      const where = {
+        ...(replyTo !== undefined ? { replyTo } : {}),
+        ...(topicId !== undefined ? { topicId } : {}),
+      };
+      if (res !== "not-found") {
+        d.onSent({ chatId: task.chatId, messageId: res, text: `[sticker ${name}]`, ...where });
+        return { type: "done" };
+      }
+      // The set or sticker is gone: say it with the emoji instead. Same random_id — nothing was sent with it.
+      d.logger.warn(
+        { component: "tasks", chatId: task.chatId, set, name },
+        "sticker not found; sending the emoji as text",
+      );
+      const id = await d.actions.sendText({ ...common, text: name });
+      d.onSent({ chatId: task.chatId, messageId: id, text: name, ...where });
+      return { type: "done" };
+    },
+    rateKeys: (t) => d.actions.rateKeys("sticker", t.chatId),
+  };
+}

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { createDbFile, narrowDbFileModes, secureStateDir } from "./file-modes";
+import { createDbFile, narrowDbCopies, narrowDbFileModes, secureStateDir } from "./file-modes";
 import { migrations } from "./migrations";
 
 /** The project's SQLite handle type (better-sqlite3). */
@@ -9,7 +9,7 @@ export type Db = Database.Database;
 
 /** How opening the database reports what it changed on disk, and how long it waits for locks. */
 export interface OpenDatabaseOptions {
-  /** Files (the state directory, the database, its -wal / -shm) whose modes were narrowed. */
+  /** Files (the state directory, the database, its -wal / -shm, copies of it there) whose modes were narrowed. */
   readonly onNarrowed?: (paths: readonly string[]) => void;
   /** How long a statement waits for another connection's lock (default {@link BUSY_TIMEOUT_MS}). */
   readonly busyTimeoutMs?: number;
@@ -23,7 +23,8 @@ const BUSY_TIMEOUT_MS = 1000;
  * WAL + synchronous=NORMAL: a crash can lose at most the last transactions since the last
  * checkpoint-less fsync, never corrupt the file; that is the trade the task engine is built for.
  * Files at rest (file-modes.ts): the directory 0700, the database and its -wal / -shm 0600,
- * whatever the umask; wider ones left by an earlier run are narrowed.
+ * whatever the umask; wider ones left by an earlier run are narrowed, and so are copies of a
+ * database (backups) left in the state directory.
  *
  * A lock held by another connection is waited for `busyTimeoutMs` (default 1 s) — and that wait
  * blocks the event loop, so it is short: a longer one fails with SQLITE_BUSY, which the inbound
@@ -37,6 +38,7 @@ export function openDatabase(path: string, o: OpenDatabaseOptions = {}): Db {
     if (path !== ":memory:" && path !== "") {
       const dir = dirname(path);
       if (secureStateDir(dir)) narrowed.push(dir);
+      narrowed.push(...narrowDbCopies(dir));
       if (!existsSync(path)) createDbFile(path);
       narrowed.push(...narrowDbFileModes(path));
     }

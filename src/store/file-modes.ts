@@ -5,11 +5,22 @@
  *
  * SQLite creates `-wal` and `-shm` with the database file's own permissions, so a database file
  * that is 0600 before SQLite opens it gets 0600 companions; files left wider by an earlier
- * version are narrowed at start, as session files are.
+ * version are narrowed at start, as session files are, and so are copies of a database left in
+ * the state directory (a backup made there by hand or by another tool).
  */
-import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  type Stats,
+} from "node:fs";
 import { homedir } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 
 /** Mode of the database, its `-wal` and `-shm`, and backups of it. */
 const DB_FILE_MODE = 0o600;
@@ -62,11 +73,52 @@ export function secureStateDir(dir: string): boolean {
     chmodSync(dir, STATE_DIR_MODE);
     return false;
   }
-  if (!before.isDirectory() || (before.mode & 0o077) === 0) return false;
-  const own = typeof process.getuid === "function" ? before.uid === process.getuid() : true;
-  const sticky = (before.mode & 0o1000) !== 0;
-  const abs = resolve(dir);
-  if (!own || sticky || abs === resolve(process.cwd()) || abs === resolve(homedir())) return false;
+  if (!before.isDirectory() || (before.mode & 0o077) === 0 || !ownStateDir(dir, before)) return false;
   chmodSync(dir, STATE_DIR_MODE);
   return true;
+}
+
+/** A directory the state may lock up: this user's, not sticky, neither the working nor the home directory. */
+function ownStateDir(dir: string, st: Stats): boolean {
+  const own = typeof process.getuid === "function" ? st.uid === process.getuid() : true;
+  const sticky = (st.mode & 0o1000) !== 0;
+  const abs = resolve(dir);
+  return own && !sticky && abs !== resolve(process.cwd()) && abs !== resolve(homedir());
+}
+
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from("SQLite format 3\0", "latin1");
+
+/**
+ * Copies of the database in the state directory (a backup written there by hand, `cp`, the
+ * sqlite3 shell or an older tool): every regular file in it that starts like an SQLite database
+ * and that group or others may read is narrowed to 0600, when the directory is the state's own
+ * (see secureStateDir: a working or home directory holding the database is left alone). Best
+ * effort: a file that cannot be read or changed is skipped. Returns the files changed.
+ */
+export function narrowDbCopies(dir: string): string[] {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st?.isDirectory() || !ownStateDir(dir, st)) return [];
+  const changed: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isFile()) continue; // symbolic links are not followed
+    const file = join(dir, entry.name);
+    try {
+      if ((statSync(file).mode & 0o077) !== 0 && isSqliteFile(file) && narrowFileMode(file))
+        changed.push(file);
+    } catch {
+      // gone meanwhile, or not ours to read or change
+    }
+  }
+  return changed;
+}
+
+function isSqliteFile(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(SQLITE_HEADER);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -21,6 +21,7 @@
  * finds out again (the tasks' parked rows keep them waiting meanwhile).
  */
 import type { Logger } from "pino";
+import { watchLlm } from "../metrics/metrics";
 import { formatDuration } from "../owner/status";
 
 /** First pause after an outage starts (the pause doubles with every failed probe)… */
@@ -64,6 +65,10 @@ export interface AvailabilitySnapshot {
   /** Outages that ended since the process started. */
   readonly ended: number;
   readonly lastEnded?: EndedOutage;
+  /** Models called since the process started. */
+  readonly models?: readonly string[];
+  /** Outages that started since the process started, per model. */
+  readonly outages?: Readonly<Record<string, number>>;
 }
 
 /** Whether a call may go out now. */
@@ -94,6 +99,8 @@ export interface AvailabilityOptions {
 /** The availability of every model one client talks to. */
 export class LlmAvailability {
   private readonly models = new Map<string, State>();
+  /** Every model asked about, and how many outages each had (for the metrics). */
+  private readonly seen = new Map<string, { outages: number }>();
   private ended = 0;
   private lastEnded: EndedOutage | undefined;
   private waiting: (model: string) => number = () => 0;
@@ -123,8 +130,17 @@ export class LlmAvailability {
     return s === undefined || (!s.probing && s.nextTryAt <= this.o.now());
   }
 
+  /**
+   * Report this client's availability as persona `agent`'s in the metrics (models down, plans
+   * waiting, outages; read when scraped). Returns the way to stop.
+   */
+  reportAs(agent: string): () => void {
+    return watchLlm(agent, () => this.snapshot());
+  }
+
   /** Ask before sending. A `probe` admission must end in `failed`, `answered` or `release`. */
   admit(model: string): Admission {
+    if (!this.seen.has(model)) this.seen.set(model, { outages: 0 });
     const s = this.models.get(model);
     if (!s) return { go: true, probe: false };
     const now = this.o.now();
@@ -161,6 +177,9 @@ export class LlmAvailability {
         streak: 0,
       };
       this.models.set(model, s);
+      const tally = this.seen.get(model);
+      if (tally) tally.outages++;
+      else this.seen.set(model, { outages: 1 });
       this.o.logger.warn(
         { model, error: reason, retryInMs: s.nextTryAt - now },
         `Gemini ${model} is unavailable (${reason}); addressed messages wait and are answered when it is back`,
@@ -207,6 +226,8 @@ export class LlmAvailability {
       down: [...this.models].map(([model, s]) => view(model, s, this.waiting(model))),
       ended: this.ended,
       ...(this.lastEnded ? { lastEnded: this.lastEnded } : {}),
+      models: [...this.seen.keys()],
+      outages: Object.fromEntries([...this.seen].map(([model, t]) => [model, t.outages])),
     };
   }
 

@@ -65,6 +65,33 @@ const connectionSources = new Map<string, () => ConnectionStateName>();
 /** Database figures, read at scrape time (set by whoever owns the database). */
 let databaseBytes: (() => number) | undefined;
 
+/**
+ * What the Gemini outage series read from a persona's model availability at scrape time
+ * (llm/availability.ts's snapshot; nothing is counted on the request path).
+ */
+export interface LlmOutageFacts {
+  /** Models called so far (each gets a series, 0 while it answers). */
+  readonly models?: readonly string[];
+  /** Models failing now, with the plans (and addressing calls) parked until each is back. */
+  readonly down: readonly { readonly model: string; readonly waiting: number }[];
+  /** Outages started since the process started, per model. */
+  readonly outages?: Readonly<Record<string, number>>;
+}
+const llmSources = new Map<string, () => LlmOutageFacts>();
+
+/** Every model a persona's facts name, with those facts read once. */
+function llmSeries(): { agent: string; facts: LlmOutageFacts; models: Set<string> }[] {
+  return [...llmSources].map(([agent, read]) => {
+    const facts = read();
+    const models = new Set([
+      ...(facts.models ?? []),
+      ...facts.down.map((d) => d.model),
+      ...Object.keys(facts.outages ?? {}),
+    ]);
+    return { agent, facts, models };
+  });
+}
+
 export const metrics = {
   messagesStored: new HotCounter(
     "messages_stored_total",
@@ -144,6 +171,52 @@ new Gauge({
     if (databaseBytes) this.set(databaseBytes());
   },
 });
+
+new Gauge({
+  name: `${PREFIX}llm_model_down`,
+  help: "1 while a Gemini model the persona uses is failing (an outage: calls wait, one probe at a time), 0 while it answers.",
+  labelNames: ["agent", "model"],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const { agent, facts, models } of llmSeries())
+      for (const model of models)
+        this.set({ agent, model }, facts.down.some((d) => d.model === model) ? 1 : 0);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}llm_plans_waiting`,
+  help: "Plans (and addressing calls) parked until a failing Gemini model is back; 0 while it answers.",
+  labelNames: ["agent", "model"],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const { agent, facts, models } of llmSeries())
+      for (const model of models)
+        this.set({ agent, model }, facts.down.find((d) => d.model === model)?.waiting ?? 0);
+  },
+});
+
+new Counter({
+  name: `${PREFIX}llm_outages_total`,
+  help: "Gemini outages that started (a call gave up on a transient failure: 5xx, 429, a reset, a timeout, an unparsable answer).",
+  labelNames: ["agent", "model"],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const { agent, facts, models } of llmSeries())
+      for (const model of models) this.inc({ agent, model }, facts.outages?.[model] ?? 0);
+  },
+});
+
+/** Report a persona's Gemini availability from now on (the latest source for a name wins). Returns the way to stop. */
+export function watchLlm(agent: string, facts: () => LlmOutageFacts): () => void {
+  llmSources.set(agent, facts);
+  return () => {
+    if (llmSources.get(agent) === facts) llmSources.delete(agent);
+  };
+}
 
 /** Report a persona's connection state from now on (the latest source for a name wins). Returns the way to stop. */
 export function watchConnection(agent: string, state: () => ConnectionStateName): () => void {

@@ -118,16 +118,19 @@ export class RateLimits {
   /**
    * Task `taskId`, subject to `keys`, really starts: it takes the probe of every probe limit
    * whose pause is over and that nobody else holds. `settled` (or `hit`) gives it back; a claim
-   * that is never given back lapses after PROBE_CLAIM_MS.
+   * that is never given back lapses after PROBE_CLAIM_MS. True when it took one.
    */
-  claim(keys: readonly string[], taskId: number, now: number): void {
+  claim(keys: readonly string[], taskId: number, now: number): boolean {
+    let took = false;
     for (const k of keys) {
       const l = this.limits.get(k);
       if (!l?.probe || l.until > now) continue;
       const claim = this.probing.get(k);
       if (claim && claim.until > now && claim.taskId !== taskId) continue;
       this.probing.set(k, { taskId, until: now + PROBE_CLAIM_MS });
+      took = true;
     }
+    return took;
   }
 
   /** True while any of `keys` is limited (for cosmetic actions, which never probe). */

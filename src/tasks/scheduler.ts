@@ -74,6 +74,8 @@ export class Scheduler {
   private readonly outcomes: OutcomeHost;
   /** Tasks that have run at least once in this process (their attempts may be back at 0). */
   private readonly ranOnce = new Set<number>();
+  /** The task begin() just started took a probe (see pass). */
+  private probeStarted = false;
   private running = 0;
   private timer: unknown;
   private stopped = true;
@@ -330,6 +332,7 @@ export class Scheduler {
     const n = this.index.graphCount;
     if (n === 0) return;
     let lastStarted = -1;
+    let probeAt = -1;
     for (let i = 0; i < n && this.running < this.concurrency; i++) {
       const idx = (this.index.cursor + i) % n;
       const graph = this.index.graphAt(idx);
@@ -343,8 +346,13 @@ export class Scheduler {
       }
       if (begun === "not-recorded") continue;
       lastStarted = idx;
+      if (this.probeStarted) probeAt = idx;
+      this.probeStarted = false;
     }
-    if (lastStarted >= 0) this.index.cursor = (lastStarted + 1) % Math.max(1, this.index.graphCount);
+    // A probe keeps the turn at its graph: the same chat probes again after a failure, and when
+    // the limit lifts the waiting chats go from there, in the order they came (the oldest probes).
+    if (probeAt >= 0) this.index.cursor = probeAt;
+    else if (lastStarted >= 0) this.index.cursor = (lastStarted + 1) % Math.max(1, this.index.graphCount);
     this.index.compact();
   }
 
@@ -405,7 +413,7 @@ export class Scheduler {
     this.dbFree();
     task.status = "running";
     task.attempts += 1;
-    this.limits.claim(this.rateKeys(task), task.id, now);
+    this.probeStarted = this.limits.claim(this.rateKeys(task), task.id, now);
     this.ranOnce.add(task.id);
     if (!isBridge(task)) this.busyGraphs.add(graphKey(task.chatId, task.topicId));
     this.running++;

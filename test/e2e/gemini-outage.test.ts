@@ -4,14 +4,26 @@
  * back; while it is down, one request at a time probes it, with a backoff, whatever the number
  * of chats waiting.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startHttpServer, type HttpServer } from "../../src/http/server";
 import { formatStatus } from "../../src/owner/status";
 import { lastUserText, promptSections, type FakeReply } from "../support/gemini-fake";
 import { Harness, plan } from "../support/harness";
+import { captureLogger } from "../support/log-capture";
+import { scrape } from "../support/metrics-scrape";
 
 let h: Harness;
 afterEach(async () => {
   await h?.close();
+});
+
+/** The process's /metrics, served as `npm start` serves it with HTTP_PORT. */
+let http: HttpServer;
+beforeAll(async () => {
+  http = await startHttpServer({ port: 0, host: "127.0.0.1", logger: captureLogger().logger });
+});
+afterAll(async () => {
+  await http.close();
 });
 
 const MINUTE = 60_000;
@@ -64,6 +76,16 @@ describe("a Gemini outage", () => {
     expect(status).toMatch(
       /Gemini gemini-2\.5-flash unavailable since 12:00 UTC \(4m \d\ds; HTTP 503 UNAVAILABLE.*\): 2 plans waiting, next try in/,
     );
+    // The metrics say so too: the model is down, two plans wait, one outage started.
+    const flash = { agent: "Mira", model: "gemini-2.5-flash" };
+    const scraped = await scrape(http.url);
+    expect(scraped.value("userbot_llm_model_down", flash)).toBe(1);
+    expect(scraped.value("userbot_llm_plans_waiting", flash)).toBe(2);
+    expect(scraped.value("userbot_llm_outages_total", flash)).toBe(1);
+    // Labels per persona and model only.
+    for (const name of ["userbot_llm_model_down", "userbot_llm_plans_waiting", "userbot_llm_outages_total"])
+      for (const labels of scraped.labelSets(name))
+        expect(Object.keys(labels).sort()).toEqual(["agent", "model"]);
 
     await h.pass(3 * MINUTE); // the cap of the backoff is 2 minutes: the model is noticed back by then
     expect(h.sent(dm).map((m) => m.text)).toEqual(["re: are you awake?"]);
@@ -82,6 +104,10 @@ describe("a Gemini outage", () => {
     ]);
     expect(h.log.lines().filter((l) => Number(l.level) >= 50)).toEqual([]);
     expect(h.runtime.llmAvailability()).toMatchObject({ down: [], ended: 1, lastEnded: { plansWaited: 2 } });
+    const after = await scrape(http.url);
+    expect(after.value("userbot_llm_model_down", flash)).toBe(0);
+    expect(after.value("userbot_llm_plans_waiting", flash)).toBe(0);
+    expect(after.value("userbot_llm_outages_total", flash)).toBe(1);
   });
 
   it("an unparsable 200, a reset connection and a proxy's 502 page are waited out like a 503", async () => {
@@ -151,8 +177,16 @@ describe("a Gemini outage", () => {
     expect(during).toBeLessThanOrEqual(20);
     expect(dms.every((dm) => h.sent(dm).length === 0)).toBe(true);
 
+    const waiting = await scrape(http.url);
+    expect(waiting.value("userbot_llm_model_down", { agent: "Mira", model: "gemini-2.5-flash" })).toBe(1);
+    expect(waiting.value("userbot_llm_plans_waiting", { agent: "Mira", model: "gemini-2.5-flash" })).toBe(50);
+
     await h.pass(3 * MINUTE);
     for (const [i, dm] of dms.entries()) expect(h.sent(dm).map((m) => m.text)).toEqual([`hello User${i}`]);
+    // The answers went out in the order the messages arrived (the account's message ids rise
+    // with every send, across its private chats).
+    const answerIds = dms.map((dm) => h.sent(dm)[0]!.id);
+    expect(answerIds).toEqual([...answerIds].sort((a, b) => a - b));
     await h.pass(10 * MINUTE);
     expect(dms.map((dm) => h.sent(dm).length)).toEqual(dms.map(() => 1));
     expect(h.log.lines().filter((l) => Number(l.level) >= 50)).toEqual([]);

@@ -39,6 +39,8 @@ export interface ContextRequest {
   readonly roomSummarisedUpTo?: number;
   /** The last message id the lead target's thread summary covers. */
   readonly threadSummarisedUpTo?: number;
+  /** How many messages the room's part may reach back to its summary (default twice the history window). */
+  readonly reach?: number;
 }
 
 /** What {@link selectContext} found: the room and thread, the history to show and the targets. */
@@ -56,6 +58,12 @@ export interface SelectedContext {
   /** The addressed messages as stored, oldest first. */
   readonly targets: readonly StoredMessage[];
   readonly speakers: SpeakerDirectory;
+  /**
+   * Messages of the room neither shown nor covered by its summary (window.ts); counted within the
+   * room's read, plus one when that read is full and still does not reach the summary. Always
+   * set by {@link selectContext}.
+   */
+  readonly unreached?: number;
 }
 
 /** Slots others fill: memory's lines and the summaries, reactions as extra items, images. */
@@ -101,7 +109,7 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     thread: s.persona.threadWindow,
     focused: s.persona.focusedWindow,
   };
-  const start = recentStart(roomAll, targetIds, sizes.history, r.roomSummarisedUpTo);
+  const start = recentStart(roomAll, targetIds, sizes.history, r.roomSummarisedUpTo, r.reach);
   let threadInput: { rootId: number; messages: StoredMessage[] } | undefined;
   if (thread?.kind === "reply" && start !== undefined && thread.rootId < start) {
     const messages = readLane(s.messages, thread, {
@@ -132,6 +140,7 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
   const chosen = selectHistory({
     room: roomAll,
     ...(r.roomSummarisedUpTo !== undefined ? { summarisedUpTo: r.roomSummarisedUpTo } : {}),
+    ...(r.reach !== undefined ? { reach: r.reach } : {}),
     ...(threadInput ? { thread: threadInput } : {}),
     around,
     targets,
@@ -152,7 +161,14 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     earlierIds: new Set(chosen.earlier.map((m) => m.messageId)),
     targets,
     speakers,
+    unreached: chosen.unreached + (readShort(roomMessages, r.roomSummarisedUpTo) ? 1 : 0),
   };
+}
+
+/** True when a full room read may have left unsummarised messages older than it unread. */
+function readShort(read: readonly StoredMessage[], summarisedUpTo: number | undefined): boolean {
+  if (read.length < LANE_READ_LIMIT) return false;
+  return summarisedUpTo === undefined || read[0]!.messageId > summarisedUpTo + 1;
 }
 
 /** The prompt of a selected context with the other slots filled. */

@@ -6,7 +6,15 @@
  * (prompt.ts). The room's and the thread's summaries are checked for being due right after
  * (their own task graphs; they overlap the planning call). The received handler only plans and
  * spawns.
+ *
+ * No gap between summary and window: the room's window reaches back to the last message its
+ * summary covers, up to twice the window. In a group many messages can arrive while nobody asks
+ * the persona (the inbound path only stores them), so when the window cannot reach the summary,
+ * the summary is written first: planning asks for it and waits, bounded (`mediaWaitMs`, the
+ * bound of everything planning waits for). When none comes in time (slow, failing, refused), the
+ * window reaches back to the summary as far as the room's read goes (LANE_READ_LIMIT) instead.
  */
+import type { Logger } from "pino";
 import type { Persona } from "../config/persona";
 import type { MediaDescriber } from "../media/describer";
 import { inlineImages, type ImageSource } from "../media/inline-images";
@@ -21,7 +29,7 @@ import type { MemoryStore } from "../store/memories";
 import type { ChatInfo, MessageStore, StoredMessage } from "../store/messages";
 import type { ReactionStore } from "../store/reactions";
 import type { ReceivedItem } from "../tasks/task";
-import { contextPrompt, selectContext } from "./assemble";
+import { contextPrompt, selectContext, type SelectedContext } from "./assemble";
 import { roomOf, threadOf, type Lane } from "./lanes";
 import type { PlanPrompt } from "./prompt";
 import { reactionItems } from "./reaction-items";
@@ -33,6 +41,8 @@ import type { EntityLookup } from "./speaker-directory";
 export interface SummarySource {
   forPrompt(lane: Lane): { readonly text: string; readonly toId: number } | undefined;
   consider(lane: Lane, uptoId: number): void;
+  /** Write the lane's summary now and wait for it, at most `waitMs`; "off" without a summariser. */
+  summariseNow?(lane: Lane, waitMs: number): Promise<"written" | "late" | "off">;
 }
 
 export interface PlanContextSources {
@@ -50,8 +60,12 @@ export interface PlanContextSources {
   readonly media?: MediaDescriber;
   /** Pictures of the addressed messages, sent inline (absent: descriptions only). */
   readonly images?: ImageSource;
-  /** How long planning waits for media descriptions at most (default 8 s). */
+  /**
+   * How long planning waits at most for what its prompt shows: media descriptions, the pictures
+   * asked about, a room summary the window cannot do without (default 8 s, real time).
+   */
   readonly mediaWaitMs?: number;
+  readonly logger?: Logger;
   /** What the chat allows to react with (telegram/chat-reactions.ts; bounded, cached per chat). */
   readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
 }
@@ -83,23 +97,44 @@ export async function assemblePlanContext(
   const { chatId } = chat;
   const lastId = Math.max(...items.map((i) => i.messageId));
   const last = s.messages.get(chatId, lastId);
-  // What the room's (and the thread's) summary covers: the window reaches back to it, no further.
-  const roomSummary = s.summaries?.forPrompt(last ? roomOf(last) : { kind: "root", chatId });
+  const waitMs = s.mediaWaitMs ?? MEDIA_WAIT_MS;
+  // What the room's (and the thread's) summary covers: the window reaches back to it.
+  const room = last ? roomOf(last) : ({ kind: "root", chatId } as const);
+  let roomSummary = s.summaries?.forPrompt(room);
   const thread = last ? threadOf(last) : undefined;
   const threadSummary = thread ? s.summaries?.forPrompt(thread) : undefined;
   const members = memberCount(s.entities, chatId);
   const sources = { persona: s.persona, messages: s.messages, entities: s.entities, selfId: s.selfId };
-  const context = selectContext(sources, {
-    chat: {
-      chatId,
-      chatType: chat.chatType,
-      ...(chat.title ? { title: chat.title } : {}),
-      ...(members !== undefined ? { members } : {}),
-    },
-    items,
-    ...(roomSummary ? { roomSummarisedUpTo: roomSummary.toId } : {}),
-    ...(threadSummary ? { threadSummarisedUpTo: threadSummary.toId } : {}),
-  });
+  const select = (reach?: number): SelectedContext =>
+    selectContext(sources, {
+      chat: {
+        chatId,
+        chatType: chat.chatType,
+        ...(chat.title ? { title: chat.title } : {}),
+        ...(members !== undefined ? { members } : {}),
+      },
+      items,
+      ...(roomSummary ? { roomSummarisedUpTo: roomSummary.toId } : {}),
+      ...(threadSummary ? { threadSummarisedUpTo: threadSummary.toId } : {}),
+      ...(reach !== undefined ? { reach } : {}),
+    });
+  let context = select();
+  // More unsummarised messages than the window reaches: the summary first (bounded wait), else
+  // the window reaches back to the summary as far as the room's read goes.
+  if ((context.unreached ?? 0) > 0 && s.summaries?.summariseNow) {
+    const got = await s.summaries.summariseNow(context.room, waitMs);
+    if (got !== "off") {
+      roomSummary = s.summaries.forPrompt(context.room);
+      context = select();
+      if ((context.unreached ?? 0) > 0) {
+        context = select(Number.POSITIVE_INFINITY);
+        s.logger?.info(
+          { component: "context", chatId, summary: got, unreached: context.unreached },
+          "the room's summary was not written in time; the window reaches back to it",
+        );
+      }
+    }
+  }
   const history = [...context.history, ...context.targets].sort((a, b) => a.messageId - b.messageId);
   const present = presentPeople(
     history,
@@ -109,7 +144,6 @@ export async function assemblePlanContext(
   const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
   // Media in view is described now (bounded wait), with the chat's allowed reactions; then the
   // pictures asked about, which the descriptions' downloads have usually cached already.
-  const waitMs = s.mediaWaitMs ?? MEDIA_WAIT_MS;
   const [prepared, allowed] = await Promise.all([
     s.media ? withMediaDescriptions(context, s.media, { waitMs }) : undefined,
     s.allowedReactions?.(chatId),

@@ -5,7 +5,8 @@
  *   them, in message order — replies to each other included (a reply is how people talk in the
  *   room, not a separate room). At least `# History Window` (16) of them; when the room's summary
  *   covers less than that, the window reaches back to the last message the summary covers, up to
- *   twice the window ({@link recentStart}), so no message falls between summary and window. The
+ *   twice the window ({@link recentStart}), so no message falls between summary and window; when
+ *   more are unsummarised, planning has the summary written first (context/plan-context.ts). The
  *   addressed messages (targets) are part of it, marked where they are, and do not count.
  * - **Earlier** (only what the conversation refers to, older than the room's part):
  *   - the target's reply thread, when its earlier messages are older than the room's part: the
@@ -60,20 +61,22 @@ function mentionsPersona(m: StoredMessage, p: PersonaIdentity): boolean {
 /**
  * Where the room's part starts: the id of its oldest message. `room` holds the room's newest
  * messages, oldest first (targets among them). At least `history` non-target messages; back to the
- * first message after `summarisedUpTo` (every message when there is no summary), up to
- * `2 × history` of them.
+ * first message after `summarisedUpTo` (every message when there is no summary), up to `reach`
+ * of them (default `2 × history`; planning lifts it when a due summary could not be written in
+ * time, see context/plan-context.ts).
  */
 export function recentStart(
   room: readonly StoredMessage[],
   targetIds: ReadonlySet<number>,
   history: number,
   summarisedUpTo: number | undefined,
+  reach: number = 2 * history,
 ): number | undefined {
   const others = room.filter((m) => !targetIds.has(m.messageId));
   const unsummarised = others.filter(
     (m) => summarisedUpTo === undefined || m.messageId > summarisedUpTo,
   ).length;
-  const count = Math.min(Math.max(history, unsummarised), 2 * history, others.length);
+  const count = Math.min(Math.max(history, unsummarised), Math.max(history, reach), others.length);
   const first = count > 0 ? others[others.length - count]!.messageId : undefined;
   const firstTarget = room.find(
     (m) => targetIds.has(m.messageId) && m.messageId > (first ?? -Infinity),
@@ -86,6 +89,8 @@ export interface HistoryInput {
   readonly room: readonly StoredMessage[];
   /** The last message id the room's summary covers. */
   readonly summarisedUpTo?: number;
+  /** How many messages the room's part may reach back to the summary (default twice `sizes.history`). */
+  readonly reach?: number;
   /** The lead target's reply thread (groups): its messages as read, oldest first, root included when stored. */
   readonly thread?: { readonly rootId: number; readonly messages: readonly StoredMessage[] };
   /** Messages around the replied-to ones (read by the caller), by replied-to id: [before…, it, after…]. */
@@ -102,6 +107,12 @@ export interface HistorySelection {
   readonly earlier: readonly StoredMessage[];
   /** The room's newest messages, oldest first, targets included where they are. */
   readonly recent: readonly StoredMessage[];
+  /**
+   * Messages of the room's read that are neither shown nor covered by the summary: newer than
+   * `summarisedUpTo` (all, without a summary), older than the room's part, not among `earlier`.
+   * Above 0, the request would have a gap between summary and window.
+   */
+  readonly unreached: number;
 }
 
 /** The replied-to ids whose surroundings come along: the newest targets' first, at most {@link MAX_REPLIED_CONTEXTS}. */
@@ -119,7 +130,7 @@ export function repliedToOutside(targets: readonly StoredMessage[], start: numbe
 /** The history of one planning call (see the module comment). */
 export function selectHistory(i: HistoryInput): HistorySelection {
   const targetIds = new Set(i.targets.map((t) => t.messageId));
-  const start = recentStart(i.room, targetIds, i.sizes.history, i.summarisedUpTo);
+  const start = recentStart(i.room, targetIds, i.sizes.history, i.summarisedUpTo, i.reach);
   const isRecent = (id: number) => start !== undefined && id >= start;
   const recent = i.room.filter((m) => isRecent(m.messageId));
   const earlier = new Map<number, StoredMessage>();
@@ -167,5 +178,16 @@ export function selectHistory(i: HistoryInput): HistorySelection {
       }
     }
   }
-  return { earlier: [...earlier.values()].sort((a, b) => a.messageId - b.messageId), recent };
+  const unreached = i.room.filter(
+    (m) =>
+      !isRecent(m.messageId) &&
+      !targetIds.has(m.messageId) &&
+      !earlier.has(m.messageId) &&
+      (i.summarisedUpTo === undefined || m.messageId > i.summarisedUpTo),
+  ).length;
+  return {
+    earlier: [...earlier.values()].sort((a, b) => a.messageId - b.messageId),
+    recent,
+    unreached,
+  };
 }

@@ -3,7 +3,9 @@
  *
  * When: checked each time a plan is made (the received task, after the prompt is built) for the
  * target's room and, when it is asked in one, its reply thread — never on the inbound path, which
- * stays one parse and one insert. A lane is due when it has more than `keep` unsummarised messages
+ * stays one parse and one insert. In a group many messages may arrive while nobody asks the
+ * persona: when the room's window could not reach back to its summary, planning asks for the
+ * summary first and waits for it, bounded ({@link LaneSummaries.summariseNow}). A lane is due when it has more than `keep` unsummarised messages
  * (KEEP_RECENT, at most the persona's `# History Window`) and any of: more than `max` of them,
  * more than an estimated 2,500 tokens of them, or 24 h since its last summary (since its oldest
  * unsummarised message, before the first). For a room, `max` stays below twice the history
@@ -25,6 +27,7 @@ import { laneKey, parseLaneKey, readLane, type Lane } from "../context/lanes";
 import type { SpeakerDirectory } from "../context/speaker-directory";
 import { estimateTokens } from "../context/tokens";
 import type { Llm } from "../llm/llm";
+import { systemClock } from "../runtime/clock";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { SummaryStore } from "../store/summaries";
 import { llmRateKey, parkOnOutage } from "../tasks/llm-wait";
@@ -113,8 +116,13 @@ export interface LaneSummariesOptions {
   readonly window?: number;
 }
 
+/** What {@link LaneSummaries.summariseNow} got: a new summary, none in time, or summaries are off (no LLM). */
+export type SummaryNow = "written" | "late" | "off";
+
 export class LaneSummaries {
   private readonly refusedUntil = new Map<string, number>();
+  /** Callers waiting for the next run of a lane's summary to end, by lane key. */
+  private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(private readonly o: LaneSummariesOptions) {}
 
@@ -173,6 +181,64 @@ export class LaneSummaries {
     }
   }
 
+  /**
+   * The lane's summary is due now, whatever the thresholds (planning found messages its window
+   * cannot reach): create its task unless one is open, and wait at most `waitMs` (real time) for
+   * a run of it to end. "written" when the lane's summary is newer than before; "late" when
+   * none came in time (slow, failing, refused lately, waiting behind a rate limit); "off"
+   * without an LLM.
+   */
+  async summariseNow(lane: Lane, waitMs: number): Promise<SummaryNow> {
+    if (!this.o.llm) return "off";
+    const key = laneKey(lane);
+    const version = () => this.o.summaries.get(key)?.version ?? 0;
+    const before = version();
+    if ((this.refusedUntil.get(key) ?? 0) > this.o.clock.now()) return "late";
+    let timer: unknown;
+    let wake: (() => void) | undefined;
+    // Real time: it bounds a real call (the summariser's), whatever clock the runtime has.
+    const ended = new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = systemClock.setTimeout(resolve, waitMs);
+    });
+    const set = this.waiters.get(key) ?? new Set();
+    set.add(wake!);
+    this.waiters.set(key, set);
+    try {
+      if (!this.o.busy(summaryGraph(key))) {
+        this.o.add(summaryGraph(key), [{ kind: "summarize", payload: { lane: key } }]);
+        this.o.logger.debug(
+          { component: "summary", chatId: lane.chatId, lane: key },
+          "lane summary due before planning: the window cannot reach the last one",
+        );
+      }
+      await ended;
+    } catch (e) {
+      this.o.logger.warn(
+        {
+          component: "summary",
+          chatId: lane.chatId,
+          lane: key,
+          err: e instanceof Error ? e.message : String(e),
+        },
+        "asking for the lane's summary failed",
+      );
+    } finally {
+      systemClock.clearTimeout(timer);
+      set.delete(wake!);
+      if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
+    }
+    return version() > before ? "written" : "late";
+  }
+
+  /** A run of the lane's summary ended (written or not): wake who waits for it. */
+  private ended(key: string): void {
+    const set = this.waiters.get(key);
+    if (!set) return;
+    this.waiters.delete(key);
+    for (const wake of set) wake();
+  }
+
   /** Runs a `summarize` task: fold the previous summary and the lane's next messages into a new one. */
   handler(): TaskHandler<"summarize"> {
     return {
@@ -181,62 +247,69 @@ export class LaneSummaries {
         ...(this.o.llm ? [llmRateKey(this.o.llm.modelFor("summarise"))] : []),
       ],
       run: async (task) => {
-        const llm = this.o.llm;
-        if (!llm) return { type: "done" };
-        const key = task.payload.lane;
-        const lane = parseLaneKey(key);
-        const prev = this.o.summaries.get(key);
-        const { keep } = laneLimits(lane, this.o.window ?? 16);
-        const backlog = readLane(this.o.messages, lane, {
-          limit: MAX_BATCH + keep,
-          ...(prev ? { afterId: prev.toId } : {}),
-        });
-        if (backlog.length <= keep) return { type: "done" };
-        const batch = backlog.slice(0, -keep);
-        const previous = prev ? parseStoredSummary(prev.content) : undefined;
-        let out;
         try {
-          const chatType = this.o.messages.chat(lane.chatId)?.chatType ?? "group";
-          out = await summarise(llm, {
-            previous,
-            messages: batch,
-            chatId: lane.chatId,
-            view: { speakers: this.o.speakers(), chatType },
-          });
-        } catch (e) {
-          // The model is failing: wait it out (one probe at a time, with the others of this model).
-          const park = parkOnOutage(e);
-          if (park) throw park;
-          throw e; // retried by the scheduler
+          return await this.run(task.payload.lane);
+        } finally {
+          this.ended(task.payload.lane);
         }
-        const now = this.o.clock.now();
-        if (!out.ok) {
-          // Already logged by the LLM layer; asking again at once would get the same answer.
-          this.refusedUntil.set(key, now + REFUSAL_BACKOFF_MS);
-          return { type: "done" };
-        }
-        this.o.summaries.put({
-          lane: key,
-          chatId: lane.chatId,
-          version: (prev?.version ?? 0) + 1,
-          fromId: prev?.fromId ?? batch[0]!.messageId,
-          toId: batch[batch.length - 1]!.messageId,
-          content: JSON.stringify(out.value),
-          updatedAt: now,
-        });
-        this.o.logger.info(
-          {
-            component: "summary",
-            chatId: lane.chatId,
-            lane: key,
-            version: (prev?.version ?? 0) + 1,
-            messages: batch.length,
-            toId: batch[batch.length - 1]!.messageId,
-          },
-          "lane summary updated",
-        );
-        return { type: "done" };
       },
     };
+  }
+
+  private async run(key: string): Promise<{ type: "done" }> {
+    const llm = this.o.llm;
+    if (!llm) return { type: "done" };
+    const lane = parseLaneKey(key);
+    const prev = this.o.summaries.get(key);
+    const { keep } = laneLimits(lane, this.o.window ?? 16);
+    const backlog = readLane(this.o.messages, lane, {
+      limit: MAX_BATCH + keep,
+      ...(prev ? { afterId: prev.toId } : {}),
+    });
+    if (backlog.length <= keep) return { type: "done" };
+    const batch = backlog.slice(0, -keep);
+    const previous = prev ? parseStoredSummary(prev.content) : undefined;
+    let out;
+    try {
+      const chatType = this.o.messages.chat(lane.chatId)?.chatType ?? "group";
+      out = await summarise(llm, {
+        previous,
+        messages: batch,
+        chatId: lane.chatId,
+        view: { speakers: this.o.speakers(), chatType },
+      });
+    } catch (e) {
+      // The model is failing: wait it out (one probe at a time, with the others of this model).
+      const park = parkOnOutage(e);
+      if (park) throw park;
+      throw e; // retried by the scheduler
+    }
+    const now = this.o.clock.now();
+    if (!out.ok) {
+      // Already logged by the LLM layer; asking again at once would get the same answer.
+      this.refusedUntil.set(key, now + REFUSAL_BACKOFF_MS);
+      return { type: "done" };
+    }
+    this.o.summaries.put({
+      lane: key,
+      chatId: lane.chatId,
+      version: (prev?.version ?? 0) + 1,
+      fromId: prev?.fromId ?? batch[0]!.messageId,
+      toId: batch[batch.length - 1]!.messageId,
+      content: JSON.stringify(out.value),
+      updatedAt: now,
+    });
+    this.o.logger.info(
+      {
+        component: "summary",
+        chatId: lane.chatId,
+        lane: key,
+        version: (prev?.version ?? 0) + 1,
+        messages: batch.length,
+        toId: batch[batch.length - 1]!.messageId,
+      },
+      "lane summary updated",
+    );
+    return { type: "done" };
   }
 }

@@ -66,6 +66,16 @@ describe("the room's part", () => {
     expect(recentStart(room, targets, 16, 5)).toBe(28); // 54 unsummarised: bounded at 32
     expect(recentStart(room, targets, 16, undefined)).toBe(28); // no summary: the same bound
   });
+
+  it("counts what falls between summary and window (planning then has the summary written first); a lifted reach closes the gap", () => {
+    const room = range(1, 60).map((id) => m(id));
+    expect(select(room, [60], { summarisedUpTo: 30 }).unreached).toBe(0);
+    expect(select(room, [60], { summarisedUpTo: 5 }).unreached).toBe(22); // 6..27: older than the 32 shown
+    expect(select(room, [60], { summarisedUpTo: undefined }).unreached).toBe(27);
+    const lifted = select(room, [60], { summarisedUpTo: 5, reach: Number.POSITIVE_INFINITY });
+    expect(ids(lifted.recent)).toEqual(range(6, 60));
+    expect(lifted.unreached).toBe(0);
+  });
 });
 
 describe("earlier messages", () => {

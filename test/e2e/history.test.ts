@@ -5,6 +5,8 @@
 import { Api } from "telegram";
 import { returnBigInt } from "telegram/Helpers";
 import { afterEach, describe, expect, it } from "vitest";
+import { SUMMARY_INSTRUCTION } from "../../src/summary/summariser";
+import type { FakeReply, GenerateBody } from "../support/gemini-fake";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
 let h: Harness;
@@ -14,6 +16,22 @@ afterEach(async () => {
 
 /** How often `needle` occurs in `hay`. */
 const count = (hay: string, needle: string) => hay.split(needle).length - 1;
+
+/** Room summaries get notes, every other call `answer`. */
+const withSummaries =
+  (answer: FakeReply) =>
+  (body: GenerateBody): FakeReply =>
+    body.systemInstruction?.parts?.[0]?.text === SUMMARY_INSTRUCTION
+      ? {
+          json: {
+            goals_and_open_questions: [],
+            decisions: [],
+            facts: [],
+            outcomes: [],
+            pending_actions: [],
+          },
+        }
+      : answer;
 
 describe("the room around every answer", () => {
   it("a question inside one of two interleaved reply threads sees the room: both threads, in order, the question marked in place", async () => {
@@ -137,24 +155,29 @@ describe("window sizes from the persona", () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# History Window\n3\n\n# Focused Window\n1\n` });
     const dm = h.emu.dm(h.account, h.carol);
     for (let i = 1; i <= 6; i++) await h.emu.post({ chat: dm, from: h.carol, text: `note number ${i}` });
-    h.gemini.respondWith(() => plan({ kind: "send", text: "noted" }));
+    h.gemini.respondWith(withSummaries(plan({ kind: "send", text: "noted" })));
     await h.pass(20_000);
-    // Without a summary the window reaches back up to twice its size: all 6 of them.
     expect(h.nowParts()).toHaveLength(6);
     await h.emu.post({ chat: dm, from: h.carol, text: "and now?" });
     await h.pass(20_000);
-    expect(h.historyParts()).toHaveLength(6); // notes 2 to 6 and the persona's answer: twice the window
-    expect(h.historyParts().at(-1)).toMatch(/⟧ noted$/);
+    // The summary (due after the first answer) covers notes 1 to 3: the window shows the rest.
+    expect(h.lastUserTurn()).toContain("[Summary of this conversation up to message #");
+    expect(h.historyParts()).toEqual([
+      ...[4, 5, 6].map((i) => expect.stringContaining(`note number ${i}`)),
+      expect.stringMatching(/⟧ noted$/),
+    ]);
 
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai first?" });
     await h.pass(20_000);
     for (let i = 1; i <= 8; i++) await h.emu.post({ chat: h.group, from: h.bob, text: `chatter ${i}` });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai second?" });
     await h.pass(20_000);
-    // The room's newest 6, and of the older exchange with the persona only its newest message (the answer).
+    // 10 unsummarised are more than the window reaches (twice 3): the room's summary is written
+    // first (up to chatter 6); the room's newest 3, and of the older exchange with the persona
+    // only its newest message (the answer).
     expect(h.historyParts()).toEqual([
       expect.stringMatching(/⟧ noted$/),
-      ...[3, 4, 5, 6, 7, 8].map((i) => expect.stringContaining(`chatter ${i}`)),
+      ...[6, 7, 8].map((i) => expect.stringContaining(`chatter ${i}`)),
     ]);
   });
 });
@@ -172,7 +195,7 @@ describe("the replied-to message in view", () => {
     });
     await h.emu.post({ chat: dm, from: h.carol, text: "bring the blue bag" });
     for (let i = 1; i <= 24; i++) await h.emu.post({ chat: dm, from: h.carol, text: `note number ${i}` });
-    h.gemini.respondWith(() => plan());
+    h.gemini.respondWith(withSummaries(plan()));
     await h.pass(20_000);
 
     const outside = await h.emu.post({ chat: dm, from: h.carol, text: "still on?", replyTo: first.id });

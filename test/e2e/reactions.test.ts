@@ -1,6 +1,7 @@
 import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
 import { toLong } from "../../emulator/long";
+import { SUMMARY_INSTRUCTION } from "../../src/summary/summariser";
 import { isPlanRequest } from "../support/gemini-fake";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
@@ -213,9 +214,23 @@ describe("reactions in the planner's history", () => {
     for (let i = 0; i < 10; i++) await h.emu.post({ chat: h.group, from: h.bob, text: `chatter ${i}` });
     const b = await h.emu.post({ chat: h.group, from: h.carol, text: "different topic: the match?" });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai who wins tonight?", replyTo: b.id });
-    // Plans only (the room's summary, due with so small a window, gets an empty answer).
+    // Plans; the room's summary (written first: 12 messages are more than twice so small a window
+    // reaches) gets empty notes, so the persona's old message is covered by it, not in view.
     const plans = [plan({ kind: "send", text: "The home team", reply_to: b.id })];
-    h.gemini.respondWith((body) => (isPlanRequest(body) ? (plans.shift() ?? plan()) : plan()));
+    const notes = {
+      goals_and_open_questions: [],
+      decisions: [],
+      facts: [],
+      outcomes: [],
+      pending_actions: [],
+    };
+    h.gemini.respondWith((body) =>
+      isPlanRequest(body)
+        ? (plans.shift() ?? plan())
+        : body.systemInstruction?.parts?.[0]?.text === SUMMARY_INSTRUCTION
+          ? { json: notes }
+          : plan(),
+    );
     await h.pass(20_000);
     expect(h.lastUserTurn()).not.toContain("⟦reaction");
 

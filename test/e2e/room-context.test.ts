@@ -135,8 +135,10 @@ describe("the room, in every group mode", () => {
     expect(h.lastUserTurn().indexOf("⟦earlier⟧")).toBeLessThan(
       h.lastUserTurn().indexOf("what should we cook"),
     );
-    // The room's part follows, bounded by the window (no summary: twice 6).
-    expect(history.filter((p) => p.includes("unrelated chatter"))).toHaveLength(12 + 2); // 12 newest, and the two right after the rice
+    // The room's part follows: 25 messages are more than the window reaches (twice 6), so the
+    // room's summary was written first; the window shows the 6 newest, back to what it covers.
+    expect(h.lastUserTurn()).toContain("[Summary of this conversation up to message #");
+    expect(history.filter((p) => p.includes("unrelated chatter"))).toHaveLength(6 + 2); // 6 newest, and the two right after the rice
   });
 
   it("two reply threads interleaved, a question at the end of the first: its root and at least 10 of its messages come along, though the room's part holds only half", async () => {
@@ -175,12 +177,29 @@ describe("the room, in every group mode", () => {
     const ofA = h.historyParts().filter((p) => p.includes("tent talk") || p.includes("which tent"));
     expect(all).toContain("A: which tent do we take?");
     expect(ofA.length).toBeGreaterThanOrEqual(10);
-    // The room's part (the newest 16, twice the window without a summary) holds only 8 of A.
+    // The room's part (the newest 8, back to the room's summary, written first: 35 messages are
+    // more than twice the window) holds only 4 of A.
     const room = all.slice(all.indexOf("⟦history⟧"));
-    expect((room.match(/tent talk/g) ?? []).length).toBe(8);
+    expect((room.match(/tent talk/g) ?? []).length).toBe(4);
     expect(all.indexOf("⟦earlier⟧")).toBeLessThan(all.indexOf("which tent"));
   });
 });
+
+/** The text of a request's turns, and the messages of `chat` up to its newest shown that are neither shown nor covered by the summary it carries. */
+function gapIn(body: GenerateBody, chat: Parameters<Harness["emu"]["history"]>[0]) {
+  const text = (body.contents ?? [])
+    .flatMap((c) => c.parts ?? [])
+    .map((p) => p.text ?? "")
+    .join("\n");
+  const covered = Number(/\[Summary of this conversation up to message #(\d+)/.exec(text)?.[1] ?? 0);
+  const shown = new Set([...text.matchAll(/⟦#(\d+) /g)].map((m) => Number(m[1])));
+  const newest = Math.max(...shown);
+  const missing = h.emu
+    .history(chat)
+    .map((m) => m.id)
+    .filter((id) => id > covered && id <= newest && !shown.has(id));
+  return { covered, shown, missing };
+}
 
 describe("no gap between summary and window", () => {
   it("a 50-exchange DM: every earlier message is in the window or in the summary the request carries, also while a summary is being written", async () => {
@@ -236,6 +255,69 @@ describe("no gap between summary and window", () => {
     expect(checked).toBe(50);
     expect(summaries).toBeGreaterThanOrEqual(3);
     expect(whileWriting).toBe(2);
+  });
+
+  it("a group: 40 messages nobody asked the persona about, then a mention — the summary is written first; also while a summary is being written, nothing falls between it and the window", async () => {
+    h = await Harness.start({ media: { waitMs: 1500 } });
+    let gate: ReturnType<typeof latch> | undefined;
+    const summaryAt: number[] = [];
+    h.gemini.respondWith((body, index) => {
+      if (isSummary(body)) {
+        summaryAt.push(index);
+        if (gate) return { after: gate.promise, then: { json: NOTES } };
+        return { json: NOTES };
+      }
+      return plan(); // silence: only the room's own messages in it
+    });
+    // A hanging summary must not hold fake time.
+    h.clock.settle = () =>
+      until(() =>
+        h.runtime.scheduler.openTasks().every((t) => t.status !== "running" || t.kind === "summarize"),
+      );
+    const chatter = async (n: number, from: number) => {
+      for (let i = from; i < from + n; i++)
+        await h.emu.post({ chat: h.group, from: i % 2 ? h.bob : h.alice, text: `chatter ${i}` });
+    };
+    const ask = async (text: string) => {
+      await h.emu.post({ chat: h.group, from: h.carol, text: `@mira_ai ${text}` });
+      await h.pass(20_000);
+      return gapIn(planBodies().at(-1)!, h.group);
+    };
+
+    // 40 messages while nobody asks: more than the window reaches (twice 16).
+    await chatter(40, 1);
+    const first = await ask("what did I miss?");
+    expect(summaryAt).toHaveLength(1);
+    expect(summaryAt[0]).toBeLessThan(h.lastPlanIndex()); // written before the plan was asked
+    expect(first.covered).toBeGreaterThan(0);
+    expect(first.missing).toEqual([]);
+
+    // 20 more: the window reaches back to the summary (30 unsummarised), a new one is due and hangs.
+    gate = latch();
+    await chatter(20, 41);
+    const second = await ask("and now?");
+    expect(second.covered).toBe(first.covered);
+    expect(second.missing).toEqual([]);
+    await until(() => summaryAt.length === 2);
+    // Asked while it is being written: the window still reaches back to the last summary.
+    const third = await ask("still there?");
+    expect(third.missing).toEqual([]);
+    // Beyond the window's reach while it is still being written: planning waits (bounded), then
+    // the window reaches back to the last summary.
+    await chatter(8, 61);
+    const fourth = await ask("anyone?");
+    expect(summaryAt).toHaveLength(2);
+    expect(fourth.covered).toBe(first.covered);
+    expect(fourth.missing).toEqual([]);
+    expect(h.log.lines().some((l) => String(l.msg).includes("not written in time"))).toBe(true);
+
+    // Written at last: the next request carries it.
+    gate.release();
+    gate = undefined;
+    await until(() => h.runtime.scheduler.openTasks().every((t) => t.kind !== "summarize"));
+    const fifth = await ask("ok?");
+    expect(fifth.covered).toBeGreaterThan(first.covered);
+    expect(fifth.missing).toEqual([]);
   });
 });
 

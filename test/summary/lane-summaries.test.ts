@@ -236,3 +236,75 @@ describe("the summarize task", () => {
     expect(added).toHaveLength(1);
   });
 });
+
+describe("a summary planning cannot do without", () => {
+  /** A LaneSummaries whose `add` runs the task at once, like the scheduler with a free graph. */
+  const running = (llm = true) => {
+    let open = 0;
+    const s: LaneSummaries = new LaneSummaries({
+      messages,
+      summaries,
+      llm: llm
+        ? new GeminiLlm({
+            client: new GeminiClient({
+              apiKey: "k",
+              model: "m",
+              baseUrl: gemini.baseUrl,
+              logger: captureLogger().logger,
+              maxAttempts: 1,
+              sleep: async () => {},
+            }),
+            logger: captureLogger().logger,
+            model: "m",
+            models: { summarise: "lite" },
+          })
+        : undefined,
+      clock,
+      logger: captureLogger().logger,
+      add: () => {
+        open++;
+        void s
+          .handler()
+          .run(task())
+          .finally(() => open--);
+      },
+      busy: () => open > 0,
+      speakers: () => speakerDirectory(entities, { id: "500", name: "Mira" }),
+    });
+    return s;
+  };
+
+  it("is written at once, whatever the thresholds, and waited for", async () => {
+    post(12); // not due by the thresholds (26)
+    gemini.script({ json: NOTES });
+    await expect(running().summariseNow(LANE, 5000)).resolves.toBe("written");
+    expect(summaries.get(`root:${CHAT}`)).toMatchObject({ version: 1, toId: 2 });
+  });
+
+  it("one that does not come in time is late (the wait is bounded); one being written is joined, not asked twice", async () => {
+    post(40);
+    let release!: () => void;
+    gemini.script({ after: new Promise<void>((r) => (release = r)), then: { json: NOTES } });
+    const lanes = running();
+    const started = Date.now();
+    await expect(lanes.summariseNow(LANE, 100)).resolves.toBe("late");
+    expect(Date.now() - started).toBeLessThan(2000);
+    const joined = lanes.summariseNow(LANE, 5000);
+    release();
+    await expect(joined).resolves.toBe("written");
+    expect(gemini.requests).toHaveLength(1);
+  });
+
+  it("is off without an LLM, and late at once while the summariser's refusal is fresh", async () => {
+    post(40);
+    await expect(running(false).summariseNow(LANE, 5000)).resolves.toBe("off");
+    const lanes = running();
+    gemini.script({ json: { not: "notes" } });
+    await expect(lanes.summariseNow(LANE, 5000)).resolves.toBe("late"); // refused
+    const asked = gemini.requests.length;
+    const started = Date.now();
+    await expect(lanes.summariseNow(LANE, 5000)).resolves.toBe("late");
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(gemini.requests).toHaveLength(asked);
+  });
+});

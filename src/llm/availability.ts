@@ -15,7 +15,7 @@
  * - any answer from the model (a plan, a block, a 400) ends the outage: one warning line with
  *   its length, the failed attempts and how many plans waited.
  *
- * Callers park their work for the `retryInMs` they are told (see received-handler.ts), so a
+ * Callers park their work for the `retryInMs` they are told (tasks/llm-wait.ts), so a
  * message addressed during an outage waits — however long, within its answer-age limit — and is
  * answered when the model is back. The state is memory only: after a restart the first call
  * finds out again (the tasks' parked rows keep them waiting meanwhile).

@@ -96,6 +96,52 @@ describe("memories about people and chats", () => {
     expect(memoryLines(5).join("\n")).toContain("carol's door code is 4711!");
   });
 
+  it("/share everywhere widens a DM's memory to the group, /unshare narrows it again: the next request of each shows it, then does not", async () => {
+    h = await Harness.start();
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "between us, my door code is 4711" });
+    h.gemini.script(
+      plan({ kind: "remember", content: "Carol's door code is 4711" }, { kind: "send", text: "safe" }),
+    );
+    await h.pass(20_000);
+    const [memory] = h.runtime.memories.about(String(h.carol.id));
+    expect(memory).toMatchObject({ content: "Carol's door code is 4711", chatId: dm.peerId });
+    /** Carol asks in the group; the memory lines of the request that answers her. */
+    const askInGroup = async (when: string): Promise<string[]> => {
+      await h.emu.post({ chat: h.group, from: h.carol, text: `@mira_ai what's my door code? (${when})` });
+      h.gemini.script(plan());
+      await h.pass(20_000);
+      const i = h.lastPlanIndex();
+      expect(h.nowParts(i).join("\n")).toContain(`(${when})`);
+      return memoryLines(i);
+    };
+
+    expect(await askInGroup("before")).toEqual([]);
+
+    await h.ownerSays(`/share ${memory!.id} everywhere`);
+    await h.pass(2_000);
+    expect(h.savedReplies().at(-1)).toBe(
+      `Memory #${memory!.id} is now shown everywhere Carol is present. /unshare ${memory!.id} takes that back.`,
+    );
+    expect(await askInGroup("shared")).toEqual([
+      expect.stringMatching(/^⟦memory \[Carol\]\(tg:@carol\) · \d{4}-\d\d-\d\d⟧ Carol's door code is 4711$/),
+    ]);
+
+    await h.ownerSays(`/unshare ${memory!.id}`);
+    await h.pass(2_000);
+    expect(h.savedReplies().at(-1)).toMatch(
+      new RegExp(
+        `^Memory #${memory!.id} is shown only where it was learnt again: .*shown only in that private chat`,
+      ),
+    );
+    expect(await askInGroup("unshared")).toEqual([]);
+    // The DM it was learnt in still shows it.
+    await h.emu.post({ chat: dm, from: h.carol, text: "what was my code again?" });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+    expect(memoryLines(h.lastPlanIndex()).join("\n")).toContain("Carol's door code is 4711");
+  });
+
   it("a fact about alice stated by dave in a group is shown as dave's statement, in the group and in alice's DM", async () => {
     h = await Harness.start();
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" }); // not a contact

@@ -180,9 +180,13 @@ export class MessageStore {
     this.existsStmt = db
       .prepare(`SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`)
       .pluck();
+    // In a forum only the target's topic counts (a topic is its own room): the target's topic is
+    // read inside the statement; without one (an ordinary chat) every later message counts.
     this.othersAfterStmt = db
       .prepare(
-        `SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND message_id > ? AND is_agent = 0 AND deleted = 0 LIMIT 1`,
+        `SELECT 1 FROM messages WHERE agent = @agent AND chat_id = @chat AND message_id > @id AND is_agent = 0 AND deleted = 0
+         AND topic_id IS coalesce((SELECT t.topic_id FROM messages t WHERE t.agent = @agent AND t.chat_id = @chat AND t.message_id = @id), topic_id)
+         LIMIT 1`,
       )
       .pluck();
     this.recentStmt = db.prepare(
@@ -311,9 +315,12 @@ export class MessageStore {
     return this.existsStmt.get(this.agent, chatId, messageId) !== undefined;
   }
 
-  /** True when someone other than the persona wrote in the chat after `messageId` (one indexed probe). */
+  /**
+   * True when someone other than the persona wrote in the message's room after `messageId`: the
+   * chat, or in a forum the message's topic (one indexed probe).
+   */
   othersWroteAfter(chatId: string, messageId: number): boolean {
-    return this.othersAfterStmt.get(this.agent, chatId, messageId) !== undefined;
+    return this.othersAfterStmt.get({ agent: this.agent, chat: chatId, id: messageId }) !== undefined;
   }
 
   get(chatId: string, messageId: number): StoredMessage | undefined {

@@ -90,6 +90,17 @@ describe("rooms and reply threads", () => {
     expect(messages.othersWroteAfter(GROUP, 4)).toBe(false);
   });
 
+  it("in a forum, only the message's topic counts for who wrote after it", () => {
+    const { messages } = store();
+    messages.insert(msg(GROUP, 1, { topicId: 5, text: "@mira_ai which train?" }));
+    messages.insert(msg(GROUP, 2, { topicId: 9, senderId: "8" })); // another topic
+    messages.insert(msg(GROUP, 3, { topicId: 5, isAgent: true, senderId: "500" })); // the persona's own
+    expect(messages.othersWroteAfter(GROUP, 1)).toBe(false);
+    messages.insert(msg(GROUP, 4, { topicId: 5, senderId: "8" }));
+    expect(messages.othersWroteAfter(GROUP, 1)).toBe(true);
+    expect(messages.othersWroteAfter(GROUP, 2)).toBe(false);
+  });
+
   it("a parent that is not stored becomes the root; a reply to a stored reply inherits its root", () => {
     const { messages } = store();
     messages.insert(msg(GROUP, 50, { replyToId: 5 })); // 5 is older than anything stored

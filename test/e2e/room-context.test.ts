@@ -359,6 +359,39 @@ describe("the addressed messages, marked in place", () => {
     expect([thanks.id, ok.id]).not.toContain(answer.replyTo);
   });
 
+  it("in a forum only the target's topic counts: a message in another topic does not make the answer a reply", async () => {
+    h = await Harness.start();
+    const forum = h.emu.createSupergroup({
+      title: "Forum",
+      members: [h.account, h.alice, h.bob],
+      forum: true,
+    });
+    const travel = h.emu.createTopic(forum, "Travel");
+    const food = h.emu.createTopic(forum, "Food");
+    route([plan({ kind: "send", text: "May or September." }), plan({ kind: "send", text: "Flats." })]);
+    const ask = await h.emu.post({
+      chat: forum,
+      from: h.alice,
+      text: "@mira_ai best time to visit Porto?",
+      topicId: travel,
+    });
+    await h.emu.post({ chat: forum, from: h.bob, text: "anyone tried the bifana?", topicId: food });
+    await h.pass(20_000);
+    const first = h.sent(forum).find((m) => m.text === "May or September.")!;
+    expect(first.replyTo).not.toBe(ask.id);
+
+    // Someone else speaks in the same topic: then the answer replies to its target.
+    const ask2 = await h.emu.post({
+      chat: forum,
+      from: h.alice,
+      text: "@mira_ai hotels or flats?",
+      topicId: travel,
+    });
+    await h.emu.post({ chat: forum, from: h.bob, text: "flats for sure", topicId: travel });
+    await h.pass(20_000);
+    expect(h.sent(forum).find((m) => m.text === "Flats.")!.replyTo).toBe(ask2.id);
+  });
+
   it("in a quiet group the answer is not made a reply", async () => {
     h = await Harness.start();
     route([plan({ kind: "send", text: "hi alice" })]);

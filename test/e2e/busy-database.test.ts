@@ -65,14 +65,9 @@ describe("a busy database", () => {
       .lines()
       .filter((l) => l.level === 40)
       .map((l) => String(l.msg));
-    expect(warnings).toContainEqual(
-      expect.stringMatching(
-        /state\.db is busy \(another process holds its write lock\); incoming messages wait in order/,
-      ),
-    );
-    expect(warnings).toContainEqual(
-      expect.stringMatching(/state\.db is free again after \d+\.\d s; \d+ waiting updates? stored in order/),
-    );
+    // The operator is told when the file got busy and when it was free again (which file, each once).
+    expect(warnings.filter((w) => /state\.db is busy/.test(w))).toHaveLength(1);
+    expect(warnings.filter((w) => /state\.db is free again/.test(w))).toHaveLength(1);
   });
 
   it("a process that dies while the database is busy fetches what it could not store by catch-up after the restart, and answers it once", async () => {

@@ -87,7 +87,6 @@ describe("exactly once, for real", () => {
     h.gemini.script(plan({ kind: "send", text: "late but once" }));
     await h.pass(6000); // planned at 3 s, the send goes out at 5.3 s and times out
     expect(sendTasks(h)).toEqual([{ status: "pending", attempts: 1, inDoubt: 1 }]);
-    expect(h.log.lines().some((l) => l.level === 40 && String(l.msg).startsWith("task in doubt"))).toBe(true);
     // GramJS's queue still holds the request; it lands late.
     await until(() => h.sent(h.group).length === 1);
     h.emu.setDelay("messages.SendMessage", 0);

@@ -27,10 +27,8 @@ describe("replanning and stale plans", () => {
     gate.release(); // only now does the first plan come back: stale
     await passing;
     await h.pass(20_000);
+    // The first plan came back after the second message: dropped (its "stale answer" never sent).
     expect(h.gemini.requests).toHaveLength(2);
-    expect(h.log.lines().some((l) => l.msg === "plan dropped: a newer message arrived while planning")).toBe(
-      true,
-    );
     // The newer plan answers both messages, not just the last one.
     expect(h.lastUserTurn(1)).toContain(`Addressed to you: #${first.id}, #${second.id}.`);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["fresh answer"]);
@@ -121,11 +119,8 @@ describe("the answer-age limit after a crash", () => {
     await pendingAtCrash(3 * 3600_000);
     expect(h.gemini.requests).toHaveLength(0);
     expect(h.sent(h.group)).toEqual([]);
-    expect(
-      h.log
-        .lines()
-        .filter((l) => l.msg === "addressed messages too old by the time of planning; not answered"),
-    ).toHaveLength(1);
+    // Settled, not left waiting: nothing of it is open any more.
+    expect(h.runtime.scheduler.openTasks(h.group.peerId)).toEqual([]);
   });
 
   it("within the limit it is answered after the restart", async () => {
@@ -147,9 +142,10 @@ describe("what must not block an answer", () => {
     h.gemini.script(plan({ kind: "send", text: "hi!" }));
     await h.pass(20_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hi!"]);
-    expect(h.log.lines().some((l) => l.level === 40 && l.msg === "read failed; going on without it")).toBe(
-      true,
-    );
+    // The read was tried (and failed) before the answer went out.
+    const methods = h.emu.methods(h.account);
+    expect(methods.indexOf("channels.ReadHistory")).toBeGreaterThanOrEqual(0);
+    expect(methods.indexOf("channels.ReadHistory")).toBeLessThan(methods.indexOf("messages.SendMessage"));
   });
 
   it("a flood wait on typing neither delays the message nor is retried into", async () => {

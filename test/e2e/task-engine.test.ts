@@ -166,10 +166,9 @@ describe("failures", () => {
     const sends = h.emu.requests.filter((r) => r.method === "messages.SendMessage");
     expect(sends).toHaveLength(10);
     expect(sends[1]!.at - sends[0]!.at).toBe(10_000);
+    // Giving up is one error line for the operator (the retries before it are not errors).
     expect(h.log.lines().filter((l) => l.level === 50)).toHaveLength(1);
-    expect(h.log.lines().filter((l) => l.level === 40 && l.msg === "task failed; will retry")).toHaveLength(
-      9,
-    );
+    expect(h.sent(h.group)).toEqual([]);
   });
 
   it("a send that gets no answer times out, is retried with the same random_id, and lands once", async () => {
@@ -184,9 +183,6 @@ describe("failures", () => {
       String((sends[0]!.request as Api.messages.SendMessage).randomId),
     );
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hi once"]);
-    expect(
-      h.log.lines().some((l) => l.level === 40 && String(l.err).includes("no answer within 300 ms")),
-    ).toBe(true);
   });
 
   it("a transient error that clears is retried and the message is sent once", async () => {
@@ -221,25 +217,15 @@ describe("invalid plans", () => {
         want: ["bad reply", "after bad reply"],
       },
     ];
+    const asks: number[] = [];
     for (const c of cases) {
-      await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai go" });
+      asks.push((await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai go" })).id);
       h.gemini.script(c.tasks as never);
       await h.pass(30_000);
     }
     expect(h.sent(h.group).map((m) => m.text)).toEqual(cases.flatMap((c) => c.want));
-    const rejected = h.log
-      .lines()
-      .filter((l) => l.msg === "plan task rejected")
-      .map((l) => String(l.reason));
-    expect(rejected).toEqual(
-      expect.arrayContaining([expect.stringMatching(/unknown kind "dance"/), expect.stringMatching(/cycle/)]),
-    );
-    expect(
-      h.log
-        .lines()
-        .filter((l) => l.msg === "plan task corrected")
-        .map((l) => String(l.reason)),
-    ).toEqual([expect.stringMatching(/reply_to 99999/)]);
+    // The unknown reply_to became a reply to the message the plan answers.
+    expect(h.sent(h.group).find((m) => m.text === "bad reply")?.replyTo).toBe(asks[2]);
   });
 
   it("retries a 100-task plan once, and splits an 8,000-character text into ordered messages", async () => {

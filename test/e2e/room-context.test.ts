@@ -7,7 +7,13 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { SUMMARY_INSTRUCTION } from "../../src/summary/summariser";
-import { isPlanRequest, requestPurpose, type FakeReply, type GenerateBody } from "../support/gemini-fake";
+import {
+  isPlanRequest,
+  lastUserText,
+  requestPurpose,
+  type FakeReply,
+  type GenerateBody,
+} from "../support/gemini-fake";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 import { latch, until } from "../support/wait";
 
@@ -318,6 +324,49 @@ describe("no gap between summary and window", () => {
     const fifth = await ask("ok?");
     expect(fifth.covered).toBeGreaterThan(first.covered);
     expect(fifth.missing).toEqual([]);
+  });
+});
+
+describe("a long reply thread", () => {
+  it("keeps a summary of its own, carried when the question is asked inside it", async () => {
+    h = await Harness.start();
+    const threadNotes = { ...NOTES, decisions: ["the tent is the big one"] };
+    h.gemini.respondWith((body) => {
+      if (isSummary(body)) {
+        const text = lastUserText(body);
+        // The thread's summary reads only the thread; the room's has the chatter too.
+        return { json: text.includes("chatter") ? NOTES : threadNotes };
+      }
+      return plan();
+    });
+    const root = await h.emu.post({ chat: h.group, from: h.alice, text: "which tent do we take?" });
+    let last = root.id;
+    for (let i = 1; i <= 40; i++) {
+      last = (
+        await h.emu.post({
+          chat: h.group,
+          from: i % 2 ? h.bob : h.alice,
+          text: `tent talk ${i}`,
+          replyTo: last,
+        })
+      ).id;
+      await h.emu.post({ chat: h.group, from: h.carol, text: `chatter ${i}` });
+    }
+    const ask = async (text: string) => {
+      last = (await h.emu.post({ chat: h.group, from: h.carol, text, replyTo: last })).id;
+      await h.pass(20_000);
+    };
+    await ask("@mira_ai what do you think?");
+    expect(h.lastUserTurn()).not.toContain("⟦thread summary⟧"); // not written yet: due after this plan
+    await ask("@mira_ai and the poles?");
+    const turn = h.lastUserTurn();
+    expect(turn).toContain("⟦thread summary⟧");
+    const section = turn.slice(turn.indexOf("⟦thread summary⟧"));
+    expect(section).toMatch(/\[Summary of this conversation up to message #\d+/);
+    expect(section).toContain("the tent is the big one");
+    // The thread's root still comes along under ⟦earlier⟧, and the room's summary too.
+    expect(turn).toContain("which tent do we take?");
+    expect(turn).toContain("⟦summary⟧");
   });
 });
 

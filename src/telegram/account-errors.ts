@@ -5,6 +5,13 @@
  * (AUTH_KEY_UNREGISTERED, AUTH_KEY_INVALID, USER_DEACTIVATED, SESSION_REVOKED, SESSION_EXPIRED,
  * AUTH_KEY_PERM_EMPTY, …). Every 401 is therefore terminal, named ones with words a person can
  * act on; AUTH_KEY_DUPLICATED (406) is the one terminal error outside that class.
+ *
+ * One 401 is not: SESSION_PASSWORD_NEEDED ("the 2FA password is needed"). During a login it is a
+ * step (auth.signIn / a QR token answered it: ask for the password); on a running session it
+ * answers one request that wants the password (a bot button that asks for it, an ownership
+ * transfer) while the session itself still works. Stopping the persona and asking for a new
+ * login would be wrong either way: it fails that one request (a 4xx: the task fails, the
+ * persona goes on).
  */
 import { errors } from "telegram";
 import { AccountLostError } from "../tasks/errors";
@@ -23,11 +30,13 @@ const ACCOUNT_TERMINAL_ERRORS: Readonly<Record<string, string>> = {
 
 /** Telegram's error code for "this session is not authorized" (see the file comment). */
 const UNAUTHORIZED = 401;
+/** 401s that say nothing about the session (see the file comment). */
+const NOT_TERMINAL = new Set(["SESSION_PASSWORD_NEEDED"]);
 
 /** `e` as an AccountLostError when it is an account-terminal RPC error, else undefined. */
 export function accountLost(e: unknown): AccountLostError | undefined {
   if (e instanceof AccountLostError) return e;
-  if (!(e instanceof errors.RPCError)) return undefined;
+  if (!(e instanceof errors.RPCError) || NOT_TERMINAL.has(e.errorMessage)) return undefined;
   const explanation = ACCOUNT_TERMINAL_ERRORS[e.errorMessage];
   if (explanation !== undefined) return new AccountLostError(e.errorMessage, explanation);
   // Any other 401: the session is not authorized any more, whatever Telegram calls it.

@@ -181,6 +181,68 @@ describe("npm start with several personas", () => {
   });
 });
 
+describe("the 401 class", () => {
+  it("a 401 under a name Telegram has not used before stops the persona with the login command; SESSION_PASSWORD_NEEDED on one request does not", async () => {
+    const w = await liveWorld(["Mira", "Nova"]);
+    let n = 0;
+    w.gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: `answer ${++n}` }] } }));
+    const { running, stop } = w.run();
+    try {
+      await until(() => w.started("Mira") && w.started("Nova"));
+      const mira = w.account("Mira");
+      const nova = w.account("Nova");
+      const dmMira = w.emu.dm(mira, w.carol);
+      const dmNova = w.emu.dm(nova, w.carol);
+
+      // Nova's send is answered SESSION_PASSWORD_NEEDED (401): that request wanted the 2FA
+      // password; the session is fine. The task fails, Nova goes on answering.
+      w.emu.failNext("messages.SendMessage", "SESSION_PASSWORD_NEEDED");
+      await w.emu.post({ chat: dmNova, from: w.carol, text: "Nova, one" });
+      await until(() =>
+        w.emu.requests.some((r) => r.account.id === nova.id && r.method === "messages.SendMessage"),
+      );
+      await w.emu.post({ chat: dmNova, from: w.carol, text: "Nova, two" });
+      await until(() => w.emu.history(dmNova).some((m) => m.fromId === nova.id));
+      expect(w.emu.history(dmNova).filter((m) => m.fromId === nova.id)).toHaveLength(1);
+      expect(w.log.lines().some((l) => l.msg === "agent stopped" && l.agent === "Nova")).toBe(false);
+      // One line: that send failed, naming Telegram's answer.
+      await until(() => w.log.lines().some((l) => l.agent === "Nova" && (l.level as number) >= 50));
+      expect(
+        w.log
+          .lines()
+          .filter((l) => (l.level as number) >= 50 && l.agent === "Nova")
+          .map((l) => [l.msg, l.kind, l.err]),
+      ).toEqual([
+        [
+          "task failed (permanent error)",
+          "send",
+          `messages.SendMessage in ${w.emu.peerIdFor(dmNova, nova)}: SESSION_PASSWORD_NEEDED (401)`,
+        ],
+      ]);
+
+      // Mira's session is answered with a 401 nobody has a name for yet: not authorized is not
+      // authorized — the persona stops with the command that fixes it.
+      w.emu.revokeSession(mira, "SESSION_SOMETHING_NEW", { code: 401 });
+      await w.emu.post({ chat: dmMira, from: w.carol, text: "Mira?" });
+      await until(() => w.log.lines().some((l) => l.msg === "agent stopped" && l.agent === "Mira"));
+      const miraErrors = w.log.lines().filter((l) => (l.level as number) >= 50 && l.agent === "Mira");
+      expect(miraErrors).toHaveLength(1);
+      expect(miraErrors[0]!.msg).toContain(
+        "Telegram says this session is no longer authorized (SESSION_SOMETHING_NEW)",
+      );
+      expect(miraErrors[0]!.msg).toContain("To log in again: npm run login -- Mira");
+      await until(() => !existsSync(join(w.sessions, "Mira.session.lock")));
+      expect(w.emu.history(dmMira).map((m) => m.text)).toEqual(["Mira?"]);
+      // Nova still runs.
+      expect(w.log.lines().some((l) => l.msg === "agent stopped" && l.agent === "Nova")).toBe(false);
+    } finally {
+      stop();
+      await w.gemini.close();
+    }
+    expect(await running).toBe(1); // a persona failed
+  });
+});
+
 describe("graceful shutdown", () => {
   it("a send in flight completes, the process exits 0 with the lock released and nothing secret logged; a restart sends the rest", async () => {
     const w = await liveWorld(["Mira"]);

@@ -12,8 +12,18 @@ import { LoginError } from "./login-error";
 import { setUpLoginEmail } from "./login-email";
 import { checkPassword } from "./login-password";
 
-/** Tries per code, per password, per phone number; new codes (resent, or fresh after expiry). */
-export const LOGIN_LIMITS = { codeTries: 3, passwordTries: 3, phoneTries: 3, resends: 2 } as const;
+/**
+ * Tries per code, per password, per phone number; new codes (resent, or fresh after expiry);
+ * login e-mail set-ups in one login (Telegram asking for one again after a set-up is not a loop
+ * to follow for ever).
+ */
+export const LOGIN_LIMITS = {
+  codeTries: 3,
+  passwordTries: 3,
+  phoneTries: 3,
+  resends: 2,
+  emailSetups: 2,
+} as const;
 
 /** Answers that mean "that code is wrong" (also an e-mail code, and an e-mail verification code). */
 const WRONG_CODE = new Set(["PHONE_CODE_INVALID", "PHONE_CODE_EMPTY", "EMAIL_CODE_INVALID", "CODE_INVALID"]);
@@ -123,6 +133,7 @@ export async function enterCode(
   let sent = first;
   let wrong = 0;
   let renewals = 0;
+  let setups = 0;
   /** Telegram's answer for a new code (resent or fresh): the next state, or the user when it signed in already. */
   const adopt = (next: Api.auth.TypeSentCode): Api.User | undefined => {
     if (next instanceof Api.auth.SentCodeSuccess) return userOf(next.authorization);
@@ -142,6 +153,11 @@ export async function enterCode(
   };
   for (;;) {
     if (sent.type instanceof Api.auth.SentCodeTypeSetUpEmailRequired) {
+      if (setups >= LOGIN_LIMITS.emailSetups)
+        throw new LoginError(
+          `Telegram asked for a login e-mail again after ${setups} set-ups; set one up in a Telegram app first, then run the login again.`,
+        );
+      setups++;
       const done = adopt(await setUpLoginEmail(ctx, phone, sent.phoneCodeHash));
       if (done) return done;
       continue;

@@ -271,6 +271,40 @@ describe("npm run login: every way a code comes", () => {
     ]);
   });
 
+  it("Enter after the code expired: auth.resendCode answers PHONE_CODE_EXPIRED, so a fresh auth.sendCode is made, and its code logs in", async () => {
+    const s = setup();
+    const lateEnter: ScriptedAnswer = {
+      kind: "text",
+      ask: /login code.*or Enter to get it by SMS/i,
+      answer: async () => {
+        await s.clock.advance(6 * 60_000); // no code came; six minutes later the person presses Enter
+        return "";
+      },
+    };
+    const fresh: ScriptedAnswer = {
+      kind: "text",
+      ask: /login code/i,
+      answer: () => s.emu.loginCode(PHONE) ?? "",
+    };
+    expect(await s.run(["Mira"], [phoneDefault, lateEnter, fresh])).toBe(0);
+    expect(s.out.join("")).toContain("The code expired meanwhile; asking for a new one.");
+    const auth = s.emu.loginRequests.filter((r) => r.method.startsWith("auth."));
+    expect(auth.map((r) => r.method)).toEqual([
+      "auth.SendCode",
+      "auth.ResendCode",
+      "auth.SendCode",
+      "auth.SignIn",
+    ]);
+    // The new code came under a new hash; the sign-in used it, not the expired one.
+    const [first, , , signIn] = auth.map((r) => r.request);
+    expect((signIn as Api.auth.SignIn).phoneCodeHash).not.toBe(
+      (s.emu.loginRequests.find((r) => r.method === "auth.ResendCode")!.request as Api.auth.ResendCode)
+        .phoneCodeHash,
+    );
+    expect(first).toBeInstanceOf(Api.auth.SendCode);
+    expect(await connectsSignedIn(s.sessionFile)).toBe(true);
+  });
+
   it("stops offering once Telegram has no other way, and then counts an empty answer as a wrong code", async () => {
     const s = setup({ codeDelivery: ["app", "sms"] });
     const enter = (way: RegExp): ScriptedAnswer => ({ kind: "text", ask: way, answer: "" });
@@ -352,6 +386,72 @@ describe("npm run login: every way a code comes", () => {
       s.emu.loginCode(PHONE) ?? "missing",
     ])
       expect(s.output()).not.toContain(secret);
+  });
+});
+
+describe("npm run login: a login e-mail Telegram keeps asking for", () => {
+  it("sets an address up again once when Telegram asks again, and stops with a named error when it asks a third time", async () => {
+    const s = setup({ codeDelivery: ["email"] });
+    s.emu.refuseLoginEmail(PHONE, 5); // Telegram never takes the address
+    const address = (email: string): ScriptedAnswer[] => [
+      { kind: "text", ask: /e-mail address for logging in/i, answer: email },
+      { kind: "text", ask: /code from the e-mail/i, answer: () => s.emu.emailCode(email) ?? "" },
+    ];
+    expect(
+      await s.run(["Mira"], [phoneDefault, ...address("one@example.org"), ...address("two@example.org")]),
+    ).toBe(1);
+    expect(s.err.join("")).toContain("Telegram asked for a login e-mail again after 2 set-ups");
+    expect(s.emu.loginMethods().filter((m) => m === "account.VerifyEmail")).toHaveLength(2);
+    expect(count(s.emu, "auth.SignIn")).toBe(0);
+    expect(existsSync(s.sessionFile)).toBe(false);
+  });
+
+  it("a second set-up that Telegram takes logs in", async () => {
+    const s = setup({ codeDelivery: ["email"] });
+    s.emu.refuseLoginEmail(PHONE, 1);
+    const script: ScriptedAnswer[] = [
+      phoneDefault,
+      { kind: "text", ask: /e-mail address for logging in/i, answer: "one@example.org" },
+      { kind: "text", ask: /code from the e-mail/i, answer: () => s.emu.emailCode("one@example.org") ?? "" },
+      { kind: "text", ask: /e-mail address for logging in/i, answer: "two@example.org" },
+      { kind: "text", ask: /code from the e-mail/i, answer: () => s.emu.emailCode("two@example.org") ?? "" },
+      { kind: "text", ask: /login code \(from the e-mail/i, answer: () => s.emu.loginCode(PHONE) ?? "" },
+    ];
+    expect(await s.run(["Mira"], script)).toBe(0);
+    expect(s.emu.loginEmail(s.account)).toBe("two@example.org");
+    expect(await connectsSignedIn(s.sessionFile)).toBe(true);
+  });
+});
+
+describe("npm run login: a connection that never comes up", () => {
+  it("gives up on connect() after 1 minute with a named error, exit 1, nothing asked and no session written", async () => {
+    const s = setup();
+    s.emu.stallHandshakes(1);
+    const running = s.run(["Mira"], []);
+    await s.clock.advance(59_000);
+    let done = false;
+    void running.then(() => (done = true));
+    await new Promise((r) => setImmediate(r));
+    expect(done).toBe(false); // still within the bound
+    await s.clock.advance(1_000);
+    expect(await running).toBe(1);
+    expect(s.err.join("")).toContain("Could not connect to Telegram: no connection within 1 minute");
+    expect(s.emu.loginMethods()).toEqual([]);
+    expect(existsSync(s.sessionFile)).toBe(false);
+  });
+
+  it("checking a saved session: the same bound, and the session file is left as it was", async () => {
+    const s = setup();
+    expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
+    const saved = readFileSync(s.sessionFile, "utf8");
+    s.emu.stallHandshakes(1);
+    const running = s.run(["Mira"], []);
+    await s.clock.advance(60_000);
+    expect(await running).toBe(1);
+    expect(s.err.join("")).toContain("Could not check whether the saved session");
+    expect(s.err.join("")).toContain("no connection within 1 minute");
+    expect(count(s.emu, "auth.SendCode")).toBe(1);
+    expect(readFileSync(s.sessionFile, "utf8")).toBe(saved);
   });
 });
 

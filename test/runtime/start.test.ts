@@ -65,9 +65,8 @@ describe("npm start with a session", () => {
       await gemini.close();
     }
     expect(existsSync(`${session}.lock`)).toBe(false);
-    expect(log.lines().some((l) => l.msg === "session file was readable by others; narrowed to 0600")).toBe(
-      true,
-    );
+    // (The mode is checked above; the operator is told once.)
+    expect(log.lines().filter((l) => l.level === 40 && String(l.msg).includes("0600"))).toHaveLength(1);
     expect(log.text()).not.toContain(TEST_API_HASH);
     expect(log.text()).not.toContain("test-key");
   });
@@ -121,11 +120,9 @@ describe("session lock", () => {
     await until(() => log.lines().some((l) => l.msg === "agent started"));
     shutdown();
     expect(await running).toBe(0);
-    const warnings = log
-      .lines()
-      .filter((l) => l.level === 40 && String(l.msg).includes("took over the session lock"));
+    // One warning naming the process whose lock was taken over.
+    const warnings = log.lines().filter((l) => l.level === 40 && String(l.msg).includes("2147483646"));
     expect(warnings).toHaveLength(1);
-    expect(String(warnings[0]?.msg)).toContain("of process 2147483646, which no longer runs");
     expect(existsSync(join(sessions, "Mira.session.lock"))).toBe(false);
   });
 });

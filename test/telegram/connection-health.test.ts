@@ -84,19 +84,18 @@ describe("connection watchdog", () => {
       await until(() => w.calls.restored === 1);
 
       expect(w.calls.down).toBe(1);
-      const lost = w.msgs("connection to Telegram lost; reconnecting");
+      // The operator's one warning says why: how long nothing came.
+      const lost = w.log.lines().filter((l) => l.level === 40 && l.reason !== undefined);
       expect(lost).toHaveLength(1);
-      expect(String(lost[0]!.reason)).toMatch(
-        /^no updates for 120 s while the account's pts moved from \d+ to \d+$/,
-      );
-      expect(w.msgs("connection to Telegram restored")).toHaveLength(1);
+      expect(String(lost[0]!.reason)).toContain("no updates for 120 s");
       expect(w.emu.connectAttempts(w.account)).toBe(2); // connect at start + the rebuild
       // The new connection delivers again; what was missed is the catch-up's job (onRestored).
       await w.post("three");
       expect(w.seen).toEqual(["one", "three"]);
       // A quiet account (pts does not move) is not "silent".
       await w.clock.advance(10 * 60_000);
-      expect(w.msgs("connection to Telegram lost; reconnecting")).toHaveLength(1);
+      expect(w.calls.down).toBe(1);
+      expect(w.emu.connectAttempts(w.account)).toBe(2);
     } finally {
       await w.close();
     }
@@ -129,11 +128,10 @@ describe("connection watchdog", () => {
       await w.post("four (never pushed)");
       await w.clock.advance(60_000); // still ahead at the next probe, nothing pushed for 4 min: silent
       await until(() => w.calls.restored === 1);
-      const lost = w.msgs("connection to Telegram lost; reconnecting");
+      expect(w.calls.down).toBe(1);
+      const lost = w.log.lines().filter((l) => l.level === 40 && l.reason !== undefined);
       expect(lost).toHaveLength(1);
-      expect(String(lost[0]!.reason)).toMatch(
-        /^no updates for 240 s while the server's pts \(\d+\) stayed ahead of ours \(\d+\) after a catch-up at \d+$/,
-      );
+      expect(String(lost[0]!.reason)).toContain("no updates for 240 s");
       await w.post("five");
       expect(w.seen).toEqual(["one", "five"]); // the rebuilt connection pushes again
     } finally {
@@ -183,8 +181,7 @@ describe("connection watchdog", () => {
       await w.emu.restoreConnection(w.account);
       await until(() => catchUps === 1);
       await w.clock.advance(60_000);
-      expect(w.calls.down).toBe(0);
-      expect(w.msgs("connection to Telegram back (GramJS reconnected); catching up")).toHaveLength(1);
+      expect(w.calls.down).toBe(0); // no rebuild: the catch-up above fetched the blip
     } finally {
       await w.close();
     }
@@ -199,7 +196,8 @@ describe("connection watchdog", () => {
       await w.post("two (only updatesTooLong is pushed)");
       await w.clock.advance(60_000);
       await until(() => w.calls.restored === 1);
-      expect(w.msgs("connection to Telegram lost; reconnecting")).toHaveLength(1);
+      expect(w.calls.down).toBe(1);
+      expect(w.emu.connectAttempts(w.account)).toBe(2); // connect at start + the rebuild
     } finally {
       await w.close();
     }

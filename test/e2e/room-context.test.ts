@@ -472,6 +472,49 @@ describe("local time", () => {
   });
 });
 
+describe("a stable prefix", () => {
+  it("two plans in a row: the second repeats the first's beginning, its usage row records the cached tokens and the cost bills them at the cached rate", async () => {
+    const price = { input: 1, output: 4, cached: 0.25 };
+    // A persona of some length: Gemini caches a repeated beginning of 1,024 tokens or more only.
+    const style = Array.from(
+      { length: 60 },
+      (_, i) => `Style note ${i + 1}: keep answers short and warm, and ask back when something is unclear.`,
+    ).join("\n");
+    h = await Harness.start({
+      persona: TEST_PERSONA.replace(
+        "You are Mira, a friendly member of this chat.",
+        `You are Mira, a friendly member of this chat.\n${style}`,
+      ),
+      prices: { "gemini-2.5-flash": price },
+    });
+    const dm = h.emu.dm(h.account, h.carol);
+    route([plan({ kind: "send", text: "hi Carol" }), plan({ kind: "send", text: "at 7" })]);
+    await h.emu.post({ chat: dm, from: h.carol, text: "hi Mira" });
+    await h.pass(20_000);
+    await h.emu.post({ chat: dm, from: h.carol, text: "when is dinner?" });
+    await h.pass(20_000);
+    const rows = h.db
+      .prepare(
+        `SELECT prompt_tokens AS p, cached_tokens AS c, output_tokens AS o, thinking_tokens AS t, cost_usd AS cost
+         FROM llm_usage WHERE purpose = 'plan' ORDER BY at, rowid`,
+      )
+      .all() as { p: number; c: number; o: number; t: number; cost: number }[];
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.c).toBe(0); // nothing to repeat yet
+    const second = rows[1]!;
+    expect(second.c).toBeGreaterThan(0);
+    expect(second.c).toBeLessThanOrEqual(second.p);
+    expect(second.cost).toBeCloseTo(
+      ((second.p - second.c) * price.input + second.c * price.cached + (second.o + second.t) * price.output) /
+        1e6,
+      12,
+    );
+    // Billed at the full input rate it would cost more.
+    expect(second.cost).toBeLessThan((second.p * price.input + (second.o + second.t) * price.output) / 1e6);
+    expect(h.runtime.usage.today(h.clock.now()).cachedTokens).toBe(second.c);
+  });
+});
+
 describe("who is there", () => {
   it("a group's header names the chat and its member count, the closing part the people in view; nothing is requested for it", async () => {
     h = await Harness.start();

@@ -1,7 +1,10 @@
 /**
  * The anatomy of a planning request for a group answer: tokens of the answer schema, the system
  * instruction and the user turn (the chat's history), for a question asked after 16 messages of
- * a conversation held in replies, as a member of the chat would have read it. Then the share of
+ * a conversation held in replies, as a member of the chat would have read it. The schema is
+ * measured twice: the chat's own (a group without sticker sets: no sticker, block or unblock) and
+ * the shape sent before the schema followed the chat (every kind, and the `think` kind since
+ * removed). Then the share of
  * the next request (one more exchange later) that repeats the first one's beginning — what
  * Gemini's implicit prefix cache can serve. Built with the product's own context code over a
  * real SQLite store; counted with the one estimator.
@@ -13,14 +16,19 @@ import { parsePersona } from "../src/config/persona";
 import { contextPrompt, selectContext } from "../src/context/assemble";
 import type { PlanPrompt } from "../src/context/prompt";
 import { estimateTokens } from "../src/context/tokens";
+import { z } from "zod";
+import { geminiJsonSchema } from "../src/llm/json-schema";
+import { planSchemaFor } from "../src/llm/plan-schema";
 import { planRequestBody } from "../src/llm/planner";
 import { closeDatabase, openDatabase } from "../src/store/db";
 import { EntityStore, type EntityRecord } from "../src/store/entities";
 import { MessageStore, type StoredMessage } from "../src/store/messages";
 
 export interface RequestFigures {
-  /** Tokens of the answer schema (`responseJsonSchema`). */
+  /** Tokens of the answer schema (`responseJsonSchema`) of this chat: a group without sticker sets. */
   readonly schemaTokens: number;
+  /** Tokens of the schema as sent before it followed the chat: every kind, `think` included. */
+  readonly schemaTokensBefore: number;
   /** Tokens of the system instruction. */
   readonly instructionTokens: number;
   /** Tokens of the user turn: chat header, history, now. */
@@ -63,6 +71,34 @@ const TALK: readonly [string, string, number?][] = [
   ["1003", "can't wait", 13],
   ["1002", "weather looks good"],
 ];
+
+/** The `think` kind every plan schema offered before the schema followed the chat (it had no effect). */
+const THINK_KIND = z.object({
+  kind: z.literal("think"),
+  id: z.union([z.string(), z.number()]).optional().describe("optional label other tasks can depend on"),
+  depends_on: z
+    .array(z.union([z.string(), z.number()]))
+    .optional()
+    .describe("ids of earlier tasks this one waits for"),
+  text: z.string().optional().describe("private reasoning, never shown"),
+});
+
+/** The schema as sent before it followed the chat: every kind there is, and `think`. */
+function schemaBefore(): unknown {
+  const every = geminiJsonSchema(planSchemaFor({ isDm: true, stickerSets: ["any"] })) as {
+    properties: { tasks: { items: { anyOf: unknown[] } } };
+  };
+  const think = geminiJsonSchema(THINK_KIND);
+  const { $schema: _unused, ...thinkShape } = think as Record<string, unknown>;
+  const tasks = every.properties.tasks;
+  return {
+    ...every,
+    properties: {
+      ...every.properties,
+      tasks: { ...tasks, items: { ...tasks.items, anyOf: [...tasks.items.anyOf, thinkShape] } },
+    },
+  };
+}
 
 const textOf = (p: PlanPrompt) =>
   p.contents.flatMap((c) => c.parts.map((x) => ("text" in x ? x.text : ""))).join("\n");
@@ -128,6 +164,7 @@ export function benchRequest(): RequestFigures {
     const repeatedPrefixTokens = estimateTokens(b.slice(0, k));
     return {
       schemaTokens,
+      schemaTokensBefore: estimateTokens(JSON.stringify(schemaBefore())),
       instructionTokens: estimateTokens(first.systemInstruction),
       historyTokens: estimateTokens(textOf(first)),
       messagesShown: (textOf(first).match(/⟦#\d+ /g) ?? []).length,

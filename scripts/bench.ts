@@ -200,7 +200,7 @@ if (json) {
     );
   }
   console.log(
-    `Planning request for a group answer after 16 messages held in replies: schema ${request.schemaTokens}, instruction ${request.instructionTokens}, history ${request.historyTokens} tokens (${request.messagesShown} messages shown)`,
+    `Planning request for a group answer after 16 messages held in replies: schema ${request.schemaTokens} (every kind, as before the schema followed the chat: ${request.schemaTokensBefore}), instruction ${request.instructionTokens}, history ${request.historyTokens} tokens (${request.messagesShown} messages shown)`,
   );
   console.log(
     `   the next request (one exchange later) repeats its first ${request.repeatedPrefixTokens} tokens: ${f(request.repeatedShare * 100, 0)}% of instruction + turn, what the implicit cache can serve`,

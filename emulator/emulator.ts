@@ -666,22 +666,18 @@ export class TelegramEmulator {
    * Pushes `updateChannelTooLong` for `chat` to `account` (Telegram's "this channel has a gap,
    * call getChannelDifference"). Its pts is where a client without the channel's state should
    * start: `o.pts`, else the point the account joined (`addMember` after creation), else the
-   * channel's current pts. Resolves after the handlers ran. While no client of `account` is
-   * attached (the process is down), it is kept for the account's next complete
-   * updates.getDifference, which carries it in `other_updates` with the channel in `chats` — as
-   * Telegram tells a client that was away about channels it should fetch.
+   * channel's current pts. Resolves after the handlers ran. When it cannot reach the client (no
+   * client attached — the process is down —, a dead link, a silenced session), it is kept for the
+   * account's next complete updates.getDifference, which carries it in `other_updates` with the
+   * channel in `chats` — as Telegram tells a client that was away about channels it should fetch.
    */
   pushChannelTooLong(account: EmuUser, chat: EmuChat, o: { pts?: number } = {}): Promise<void> {
     const rec = this.world.record(chat);
     if (chat.kind !== "supergroup") throw new Error(`emulator: ${chat.peerId} is not a supergroup`);
     const pts = o.pts ?? rec.joinedPts.get(account.id) ?? rec.pts.pts;
     const update = new Api.UpdateChannelTooLong({ channelId: toLong(chat.id), pts });
-    if (!this.byAccount.has(account.id)) {
-      this.world.mailbox(account.id).offline.push({ update, chats: [rec] });
-      return Promise.resolve();
-    }
     const bag = this.views.entitiesFor([], account, [rec]);
-    return this.bus.deliver(
+    return this.bus.deliverOrKeep(
       account,
       new Api.Updates({
         updates: [update],
@@ -690,6 +686,7 @@ export class TelegramEmulator {
         date: Math.floor(this.now() / 1000),
         seq: 0,
       }),
+      { update, chats: [rec] },
     );
   }
 
@@ -860,7 +857,9 @@ export class TelegramEmulator {
    * An admin changes what members of a group or supergroup may react with: "all" standard
    * reactions, a list, or "none". Telegram then pushes `updateChat` / `updateChannel` ("the chat
    * and/or its full info changed: fetch it again") to the member accounts; their reactions are
-   * checked against it (REACTION_INVALID). Resolves after their handlers ran.
+   * checked against it (REACTION_INVALID). Resolves after their handlers ran. A member the push
+   * cannot reach now (no client, a dead link, a silenced session) gets it in its next complete
+   * updates.getDifference instead (`other_updates`, the chat in `chats`).
    */
   async setAllowedReactions(chat: EmuChat, allowed: "all" | "none" | readonly string[]): Promise<void> {
     if (chat.kind === "dm") throw new Error("emulator: a private chat allows every standard reaction");
@@ -882,7 +881,7 @@ export class TelegramEmulator {
     await Promise.all(
       this.world.memberAccounts(rec).map((account) => {
         const bag = this.views.entitiesFor([], account, [rec]);
-        return this.bus.deliver(
+        return this.bus.deliverOrKeep(
           account,
           new Api.Updates({
             updates: [update],
@@ -891,6 +890,7 @@ export class TelegramEmulator {
             date: Math.floor(this.now() / 1000),
             seq: 0,
           }),
+          { update, chats: [rec] },
         );
       }),
     );

@@ -5,7 +5,7 @@ import { Api } from "telegram";
 import type { Connection } from "./client-link";
 import { dispatchesInFlight, dispatchUpdates } from "./dispatch-updates";
 import { newMessageUpdates } from "./new-message-update";
-import type { StoredMessage } from "./stored-message";
+import type { OfflineUpdate, StoredMessage } from "./stored-message";
 import { roundTripObject } from "./tl-roundtrip";
 import type { TlViews } from "./tl-views";
 import type { EmuMessageEvent, EmuUser, UpdateShapes } from "./types";
@@ -78,6 +78,24 @@ export class MessageBus {
       updates = new Api.UpdatesTooLong();
     }
     await dispatchUpdates(conn.client, this.deps.strictTl ? roundTripObject(updates) : updates);
+  }
+
+  /**
+   * `deliver` for an update without pts (updateChat, updateChannel, updateChannelTooLong): when
+   * it cannot reach the client now — no client attached, a dead link, a silenced session, an
+   * overflowing queue — `keep` is kept for the account's next complete updates.getDifference
+   * (Mailbox.offline), as Telegram's difference carries what a session missed.
+   */
+  async deliverOrKeep(account: EmuUser, updates: Api.TypeUpdates, keep: OfflineUpdate): Promise<void> {
+    const conn = this.deps.connections.get(account.id);
+    const reachable =
+      conn !== undefined &&
+      !conn.sender.userDisconnected &&
+      conn.linkUp &&
+      !conn.network.silenced &&
+      conn.network.overflow === "off";
+    if (!reachable) this.deps.world.mailbox(account.id).offline.push(keep);
+    await this.deliver(account, updates);
   }
 
   /**

@@ -152,9 +152,11 @@ export interface Mailbox {
   /** Users in this account's contact list (their User objects carry `contact: true` for it). */
   readonly contacts: Set<number>;
   /**
-   * Updates without pts that were meant for the account while no client of it was attached
-   * (updateChannelTooLong): the next complete updates.getDifference carries them in
-   * `other_updates`, with their chats, and empties this list.
+   * Updates without pts that could not reach the account's client when they were pushed (no
+   * client attached, a dead link, a silenced session): updateChannelTooLong, and updateChat /
+   * updateChannel for a change of the chat's settings. The next complete updates.getDifference
+   * carries them in `other_updates`, with their chats, and empties this list. (Membership pushes
+   * are not kept: a client that was away learns it was removed from CHANNEL_PRIVATE.)
    */
   readonly offline: OfflineUpdate[];
 }

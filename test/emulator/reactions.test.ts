@@ -283,3 +283,43 @@ describe("what a chat allows", () => {
     });
   });
 });
+
+describe("what a chat allows, changed while the account does not hear", () => {
+  it("a change the push cannot deliver (dropped link) comes in the next getDifference: updateChat / updateChannel with the chat, once", async () => {
+    const { emu, persona, alice, client } = world();
+    const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
+    const group = emu.createGroup({ title: "G", members: [persona, alice] });
+    emu.primeEntityCache(persona);
+    const pts = emu.updateState(persona).pts;
+    const changes: string[] = [];
+    client.addEventHandler(
+      (u: Api.TypeUpdate) => void changes.push(u.className),
+      new Raw({ types: [Api.UpdateChannel, Api.UpdateChat] }),
+    );
+    await emu.dropConnection(persona, { reconnect: "manual" });
+    await emu.setAllowedReactions(group, ["❤"]);
+    await emu.setAllowedReactions(sg, "none");
+    await emu.restoreConnection(persona);
+    expect(await client.connect()).toBe(true);
+    expect(changes).toEqual([]); // nothing was pushed while the link was down
+
+    const diff = (await client.invoke(
+      new Api.updates.GetDifference({ pts, date: 0, qts: 0 }),
+    )) as Api.updates.Difference;
+    expect(diff).toBeInstanceOf(Api.updates.Difference);
+    expect(diff.otherUpdates.map((u) => u.className)).toEqual(["UpdateChat", "UpdateChannel"]);
+    expect((diff.otherUpdates[0] as Api.UpdateChat).chatId.toString()).toBe(String(group.id));
+    expect(diff.chats.map((c) => (c as Api.Chat | Api.Channel).title).sort()).toEqual(["G", "SG"]);
+    expect(diff.state.pts).toBe(pts);
+    expect(await client.invoke(new Api.updates.GetDifference({ pts, date: 0, qts: 0 }))).toBeInstanceOf(
+      Api.updates.DifferenceEmpty,
+    );
+
+    // Heard live: nothing is kept for the difference.
+    await emu.setAllowedReactions(group, "all");
+    expect(changes).toEqual(["UpdateChat"]);
+    expect(await client.invoke(new Api.updates.GetDifference({ pts, date: 0, qts: 0 }))).toBeInstanceOf(
+      Api.updates.DifferenceEmpty,
+    );
+  });
+});

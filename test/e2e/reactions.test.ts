@@ -303,6 +303,52 @@ describe("the chat's allowed reactions", () => {
     expect(reactionsSent()).toEqual(["🔥"]);
   });
 
+  it("in a basic group: read with messages.getFullChat, listed in the request, the closest allowed one chosen; updateChat makes it read again", async () => {
+    h = await Harness.start();
+    const fullChats = () => h.emu.requests.filter((r) => r.method === "messages.GetFullChat").length;
+    await h.emu.setAllowedReactions(h.club, ["👍", "❤"]);
+    const q = await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai we won the match!" });
+    h.gemini.script(plan({ kind: "react", emoji: "😍", message_id: q.id }));
+    await h.pass(20_000);
+    expect(instruction()).toContain("Reactions this chat allows: 👍 ❤");
+    expect(reactionsSent()).toEqual(["❤"]);
+    expect(stored(h.club.peerId, q.id)).toEqual([[String(h.account.id), "❤", true]]);
+    expect(fullChats()).toBe(1);
+    expect(fullChatRequests()).toBe(0); // a basic group is not a channel
+
+    await h.emu.setAllowedReactions(h.club, "none"); // updateChat: forget what was read
+    const again = await h.emu.post({ chat: h.club, from: h.bob, text: "@mira_ai and the next one?" });
+    h.gemini.script(plan({ kind: "react", emoji: "👍", message_id: again.id }));
+    await h.pass(20_000);
+    expect(instruction()).toContain("Reactions are turned off in this chat");
+    expect(reactionsSent()).toEqual(["❤"]); // nothing more: reactions are off
+    expect(fullChats()).toBe(2);
+    expect(h.runtime.status().lastError).toBeUndefined();
+  });
+
+  it("a change of the settings that arrives inside the catch-up's getDifference (the link was down) makes them read again: no refused reaction", async () => {
+    h = await Harness.start();
+    const fullChats = () => h.emu.requests.filter((r) => r.method === "messages.GetFullChat").length;
+    const q = await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai hi" });
+    h.gemini.script(plan({ kind: "send", text: "hi" }));
+    await h.pass(20_000); // the club's settings (all) are read and cached
+    expect(fullChats()).toBe(1);
+
+    await h.emu.dropConnection(h.account, { reconnect: "manual" });
+    await h.emu.setAllowedReactions(h.club, ["❤"]); // updateChat cannot reach the dead link
+    await h.emu.restoreConnection(h.account);
+    await h.client.connect();
+    await h.runtime.catchUp(); // its getDifference carries the updateChat
+
+    h.gemini.script(plan({ kind: "react", emoji: "😍", message_id: q.id }));
+    await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai love it?" });
+    await h.pass(20_000);
+    expect(reactionsSent()).toEqual(["❤"]); // chosen from the new settings at once, never refused
+    expect(h.emu.requests.filter((r) => r.method === "messages.SendReaction")).toHaveLength(1);
+    expect(fullChats()).toBe(2);
+    expect(instruction()).toContain("Reactions this chat allows: ❤");
+  });
+
   it("a reaction refused by Telegram (settings changed unseen) is chosen again from the chat's current settings", async () => {
     h = await Harness.start();
     const q = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });

@@ -4,14 +4,17 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-/** Real time outside the clock: allowed only in these files (each says why in ARCHITECTURE). */
+/**
+ * Real time outside the clock: allowed only in these files (each says why in ARCHITECTURE).
+ * Elsewhere a bound on real I/O (a GramJS request, an HTTP attempt, a download) says so by
+ * passing `systemClock` to withTimeout (src/runtime/timeout.ts).
+ */
 const REAL_TIME_ALLOWED = [
   "src/runtime/clock.ts", // the system clock itself
-  "src/runtime/shutdown.ts", // the second-signal exit timer runs whatever clock the runtime has
-  "src/runtime/logger.ts",
+  "src/runtime/shutdown.ts", // process-level: the parent-process watch and the keep-alive handle
   "src/http/**", // request timing for the operator's listener
   "src/console/**", // the operator console's sessions and rate limits
-  "src/cli/**",
+  "src/sandbox/**", // the interactive sandbox runs on the wall clock, waiting for a person and its persona
   "src/store/backup.ts", // a backup's own progress timing
   "src/telegram/login*.ts", // interactive login prompts wait for a person
   "src/telegram/gramjs-*.ts", // GramJS's own callbacks

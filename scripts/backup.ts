@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { withDotEnv } from "../src/config/dotenv";
 import { readEnv } from "../src/config/env";
 import { backupDatabase } from "../src/store/backup";
+import { errorMessage } from "../src/runtime/error-message";
 
 export const USAGE = `Usage: npm run backup -- <file> [--db <state database>]
 
@@ -41,7 +42,7 @@ export async function main(argv: readonly string[], io: BackupIo): Promise<numbe
   try {
     parsed = parseFlags(argv);
   } catch (e) {
-    return fail(`${e instanceof Error ? e.message : String(e)}\nRun with --help for usage.`, 2);
+    return fail(`${errorMessage(e)}\nRun with --help for usage.`, 2);
   }
   if (parsed.values.help) {
     io.stdout(`${USAGE}\n`);
@@ -55,7 +56,7 @@ export async function main(argv: readonly string[], io: BackupIo): Promise<numbe
     source =
       parsed.values.db ?? readEnv({ STATE_DB: withDotEnv(io.env, join(io.cwd, ".env")).STATE_DB }).STATE_DB;
   } catch (e) {
-    return fail(e instanceof Error ? e.message : String(e));
+    return fail(errorMessage(e));
   }
   try {
     const r = await backupDatabase(resolve(io.cwd, source), resolve(io.cwd, target));
@@ -66,7 +67,7 @@ export async function main(argv: readonly string[], io: BackupIo): Promise<numbe
     );
     return 0;
   } catch (e) {
-    return fail(e instanceof Error ? e.message : String(e));
+    return fail(errorMessage(e));
   }
 }
 
@@ -89,7 +90,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   }).then(
     (code) => process.exit(code),
     (e: unknown) => {
-      process.stderr.write(`backup: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.stderr.write(`backup: ${errorMessage(e)}\n`);
       process.exit(1);
     },
   );

@@ -10,6 +10,7 @@ import { withDotEnv } from "../src/config/dotenv";
 import { readEnv, telegramCredentials } from "../src/config/env";
 import { loadPersonas } from "../src/config/persona";
 import { sessionPath } from "../src/telegram/client";
+import { errorMessage } from "../src/runtime/error-message";
 import { LoginError, logIn } from "../src/telegram/login";
 import { terminalPrompts, type LoginPrompts } from "../src/telegram/login-prompts";
 import type { Clock } from "../src/types";
@@ -51,7 +52,7 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
   try {
     parsed = parseFlags(argv);
   } catch (e) {
-    return fail(`${e instanceof Error ? e.message : String(e)}\nRun with --help for usage.`, 2);
+    return fail(`${errorMessage(e)}\nRun with --help for usage.`, 2);
   }
   if (parsed.values.help) {
     io.stdout(USAGE);
@@ -66,7 +67,7 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
   try {
     env = withDotEnv(io.env, join(io.cwd, ".env"));
   } catch (e) {
-    return fail(e instanceof Error ? e.message : String(e));
+    return fail(errorMessage(e));
   }
   let credentials: ReturnType<typeof telegramCredentials>;
   let dirs: { agents: string; sessions: string };
@@ -76,7 +77,7 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
     dirs = { agents: resolve(io.cwd, e.AGENTS_DIR), sessions: resolve(io.cwd, e.SESSIONS_DIR) };
   } catch (e) {
     return fail(
-      `${e instanceof Error ? e.message : String(e)}\n` +
+      `${errorMessage(e)}\n` +
         `Get TELEGRAM_API_ID and TELEGRAM_API_HASH from https://my.telegram.org ("API development tools") and put them ` +
         `in the environment or in a .env file (see README, "Logging in").`,
     );
@@ -86,7 +87,7 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
   try {
     personas = loadPersonas(dirs.agents);
   } catch (e) {
-    return fail(e instanceof Error ? e.message : String(e));
+    return fail(errorMessage(e));
   }
   const persona = personas.find((p) => p.name.toLowerCase() === agent.toLowerCase());
   if (!persona)
@@ -121,7 +122,7 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
     return 0;
   } catch (e) {
     if (e instanceof LoginError) return fail(e.message);
-    return fail(`login failed: ${e instanceof Error ? e.message : String(e)}`);
+    return fail(`login failed: ${errorMessage(e)}`);
   }
 }
 
@@ -149,7 +150,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
     // GramJS leaves timers behind after a login: exit explicitly.
     (code) => process.exit(code),
     (e: unknown) => {
-      process.stderr.write(`login: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.stderr.write(`login: ${errorMessage(e)}\n`);
       process.exit(1);
     },
   );

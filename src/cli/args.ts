@@ -4,6 +4,7 @@
  * prints the usage.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { errorMessage } from "../runtime/error-message";
 
 /** Bad command-line input; the message quotes what was wrong. */
 export class UsageError extends Error {
@@ -37,7 +38,7 @@ export function parseFlags<const O extends Options>(
       allowPositionals: false,
     }).values;
   } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
+    throw new UsageError(errorMessage(e));
   }
   if (values.help === true) return "help";
   delete values.help;
@@ -72,7 +73,7 @@ export function runScript<const O extends Options>(
     .then(
       (code) => process.exit(code),
       (e: unknown) => {
-        process.stderr.write(`${name}: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.stderr.write(`${name}: ${errorMessage(e)}\n`);
         process.exit(1);
       },
     );

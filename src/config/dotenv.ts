@@ -10,7 +10,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { quoteValue } from "./numbers";
-import { fsReason, LocalFileError } from "./local-file-error";
+import { ConfigError, fsReason } from "./config-error";
 
 const ASSIGNMENT = /^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*=(.*)$/;
 
@@ -21,30 +21,30 @@ function readEnvFile(file: string): string | undefined {
     isDir = statSync(file).isDirectory();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new LocalFileError(
+    throw new ConfigError({
       file,
-      `cannot be read: ${fsReason(e)}`,
-      "fix its permissions, or remove it and set the variables in the environment",
-    );
+      problem: `cannot be read: ${fsReason(e)}`,
+      fix: "fix its permissions, or remove it and set the variables in the environment",
+    });
   }
   if (isDir)
-    throw new LocalFileError(
+    throw new ConfigError({
       file,
-      "is a directory, not a file",
-      `remove it (or rename it), then put NAME=value lines in a file named ${file}`,
-    );
+      problem: "is a directory, not a file",
+      fix: `remove it (or rename it), then put NAME=value lines in a file named ${file}`,
+    });
   try {
     return readFileSync(file, "utf8");
   } catch (e) {
-    throw new LocalFileError(
+    throw new ConfigError({
       file,
-      `cannot be read: ${fsReason(e)}`,
-      `make it readable by this user (chmod u+r ${file})`,
-    );
+      problem: `cannot be read: ${fsReason(e)}`,
+      fix: `make it readable by this user (chmod u+r ${file})`,
+    });
   }
 }
 
-/** Throws a LocalFileError for the first line that is not blank, a comment or NAME=value. */
+/** Throws a ConfigError for the first line that is not blank, a comment or NAME=value. */
 function checkEnvLines(text: string, file: string): void {
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
@@ -52,11 +52,11 @@ function checkEnvLines(text: string, file: string): void {
     if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
     const m = ASSIGNMENT.exec(line);
     if (!m) {
-      throw new LocalFileError(
+      throw new ConfigError({
         file,
-        `line ${i + 1} is not NAME=value: ${quoteValue(line)}`,
-        "write it as NAME=value, start it with # to keep it as a comment, or delete it",
-      );
+        problem: `line ${i + 1} is not NAME=value: ${quoteValue(line)}`,
+        fix: "write it as NAME=value, start it with # to keep it as a comment, or delete it",
+      });
     }
     // A quoted value may continue on the next lines, up to its closing quote.
     const value = m[1]!.trim();
@@ -66,11 +66,11 @@ function checkEnvLines(text: string, file: string): void {
       let j = i + 1;
       while (j < lines.length && !lines[j]!.includes(quote)) j++;
       if (j >= lines.length)
-        throw new LocalFileError(
+        throw new ConfigError({
           file,
-          `line ${i + 1}: the value's ${quote} is never closed`,
-          `close the quote, or remove it`,
-        );
+          problem: `line ${i + 1}: the value's ${quote} is never closed`,
+          fix: `close the quote, or remove it`,
+        });
       i = j;
     }
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { DEFAULT_ADDRESS_MODEL } from "../llm/purposes";
+import { DEFAULT_ADDRESS_MODEL, type LlmPurpose } from "../llm/purposes";
+import { ConfigError } from "./config-error";
 import { clientIdentity, type ClientIdentity } from "../telegram/client-identity";
 import { numberProblem, readNumber, type NumberRule } from "./numbers";
 
@@ -70,12 +71,16 @@ const schema = z.object({
 /** Typed, validated environment (Telegram credentials unvalidated: see `telegramCredentials`). */
 export type Env = z.infer<typeof schema>;
 
-/** A bad value in the environment. The message names the variable, never its value. */
-export class EnvError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "EnvError";
-  }
+/** The model of each LLM purpose the environment sets apart; the others run on GEMINI_MODEL. */
+export function modelsByPurpose(
+  env: Pick<Env, "GEMINI_ADDRESS_MODEL" | "GEMINI_SUMMARY_MODEL" | "GEMINI_MEDIA_MODEL">,
+): Partial<Record<LlmPurpose, string>> {
+  return {
+    address: env.GEMINI_ADDRESS_MODEL,
+    summarise: env.GEMINI_SUMMARY_MODEL,
+    describe: env.GEMINI_MEDIA_MODEL,
+    transcribe: env.GEMINI_MEDIA_MODEL,
+  };
 }
 
 /**
@@ -138,8 +143,16 @@ function parse<S extends z.ZodType>(s: S, source: Record<string, string | undefi
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const res = s.safeParse(cleaned);
   if (!res.success) {
-    const lines = res.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new EnvError(`invalid environment:\n${lines.join("\n")}`);
+    // Each bad variable is named, never its value (some are secrets); a bad number is quoted.
+    const errors = res.error.issues.map(
+      (i) => new ConfigError({ file: "environment", field: i.path.join("."), problem: i.message }),
+    );
+    throw new ConfigError({
+      file: "environment",
+      problem: `${errors.length} invalid variable(s)`,
+      errors,
+      message: `invalid environment:\n${errors.map((e) => `  ${e.field}: ${e.problem}`).join("\n")}`,
+    });
   }
   return res.data;
 }

@@ -7,7 +7,7 @@
  * what belongs to everyone.
  */
 import { z } from "zod";
-import { PersonaFileError } from "./persona-error";
+import { ConfigError } from "./config-error";
 import {
   listItems,
   parseNumber,
@@ -77,11 +77,11 @@ export const DEFAULT_POLICY: PersonaPolicy = Object.freeze({
 export function parseDmPolicy(src: ValueSource, raw: string): DmPolicy {
   const v = singleLine(src, raw).toLowerCase();
   if ((DM_POLICIES as readonly string[]).includes(v)) return v as DmPolicy;
-  throw new PersonaFileError(
-    src.file,
-    src.field,
-    `unknown value ${quoteValue(raw)} (expected one of: ${DM_POLICIES.join(", ")})`,
-  );
+  throw new ConfigError({
+    file: src.file,
+    field: src.field,
+    problem: `unknown value ${quoteValue(raw)} (expected one of: ${DM_POLICIES.join(", ")})`,
+  });
 }
 
 const usernameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{3,31}$/);
@@ -108,7 +108,11 @@ export function parsePeerList(src: ValueSource, raw: string, kind: "user" | "gro
         ref = { username: name.toLowerCase() };
     }
     if (!ref)
-      throw new PersonaFileError(src.file, src.field, `bad entry ${quoteValue(item)} (expected ${expected})`);
+      throw new ConfigError({
+        file: src.file,
+        field: src.field,
+        problem: `bad entry ${quoteValue(item)} (expected ${expected})`,
+      });
     out.push(ref);
   }
   return out;

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { PersonaFileError } from "./persona-error";
+import { ConfigError } from "./config-error";
 import { listItems, quoteValue, type ValueSource } from "./persona-values";
 
 /** A loaded role prompt. */
@@ -59,17 +59,34 @@ function readPrompt(src: ValueSource, name: string, dirs: readonly string[]): st
     } catch (e) {
       const code = errorCode(e);
       if (code === "ENOENT" || code === "ENOTDIR") continue;
-      throw new PersonaFileError(src.file, src.field, `cannot read prompt "${name}" at ${path} (${code})`);
+      throw new ConfigError({
+        file: src.file,
+        field: src.field,
+        problem: `cannot read prompt "${name}" at ${path} (${code})`,
+      });
     }
     const size = tooLarge(bytes);
-    if (size) throw new PersonaFileError(src.file, src.field, `prompt "${name}" at ${path}: ${size}`);
+    if (size)
+      throw new ConfigError({
+        file: src.file,
+        field: src.field,
+        problem: `prompt "${name}" at ${path}: ${size}`,
+      });
     const text = decodeUtf8(bytes);
     if (text === null) {
-      throw new PersonaFileError(src.file, src.field, `prompt "${name}" at ${path} is not valid UTF-8`);
+      throw new ConfigError({
+        file: src.file,
+        field: src.field,
+        problem: `prompt "${name}" at ${path} is not valid UTF-8`,
+      });
     }
     const trimmed = text.trim();
     if (trimmed === "")
-      throw new PersonaFileError(src.file, src.field, `prompt "${name}" at ${path} is empty`);
+      throw new ConfigError({
+        file: src.file,
+        field: src.field,
+        problem: `prompt "${name}" at ${path} is empty`,
+      });
     return trimmed;
   }
   return null;
@@ -83,16 +100,20 @@ export function loadRolePrompts(src: ValueSource, raw: string, dirs: readonly st
     const name = item.replace(/\.md$/i, "");
     if (!promptNameSchema.safeParse(name).success) {
       const problem = `bad prompt name ${quoteValue(name)} (expected a file name without extension or slashes)`;
-      throw new PersonaFileError(src.file, src.field, problem);
+      throw new ConfigError({ file: src.file, field: src.field, problem });
     }
     if (out.some((p) => p.name === name)) {
-      throw new PersonaFileError(src.file, src.field, `prompt "${name}" is listed twice`);
+      throw new ConfigError({
+        file: src.file,
+        field: src.field,
+        problem: `prompt "${name}" is listed twice`,
+      });
     }
     const text = readPrompt(src, name, dirs);
     if (text === null) {
       const looked = dirs.map((d) => join(d, `${name}.md`)).join(", ");
       const problem = `prompt "${name}" not found (looked in ${looked || "no directories"})`;
-      throw new PersonaFileError(src.file, src.field, problem);
+      throw new ConfigError({ file: src.file, field: src.field, problem });
     }
     out.push({ name, text });
   }

@@ -3,7 +3,7 @@
  * line count (`## Sub` stays part of the value), and lines inside fenced code blocks are never
  * headings, so instructions may contain a shell snippet with `# comments`.
  */
-import { PersonaFileError } from "./persona-error";
+import { ConfigError } from "./config-error";
 
 /** One `# Heading` and the text under it. */
 export interface PersonaSection {
@@ -26,7 +26,7 @@ export function headingKey(heading: string): string {
 }
 
 /**
- * Splits `text` into sections; throws a PersonaFileError for non-blank text before the first
+ * Splits `text` into sections; throws a ConfigError for non-blank text before the first
  * heading. Does not judge the headings themselves.
  */
 export function splitSections(text: string, file: string): PersonaSection[] {
@@ -62,11 +62,10 @@ export function splitSections(text: string, file: string): PersonaSection[] {
     } else if (current !== null) {
       current.body.push(line);
     } else if (line.trim() !== "") {
-      throw new PersonaFileError(
+      throw new ConfigError({
         file,
-        null,
-        `text before the first heading (line ${i + 1}); every value must sit under a "# Field" heading`,
-      );
+        problem: `text before the first heading (line ${i + 1}); every value must sit under a "# Field" heading`,
+      });
     }
   });
   flush();

@@ -1,10 +1,10 @@
 /**
  * Parsers for the values under persona-file headings. Each takes the trimmed raw text and throws
- * a PersonaFileError naming the file and field when the value is bad. zod holds the rules.
+ * a ConfigError naming the file and field when the value is bad. zod holds the rules.
  */
 import { z } from "zod";
 import { numberProblem, quoteValue, readNumber, type NumberRule } from "./numbers";
-import { PersonaFileError } from "./persona-error";
+import { ConfigError } from "./config-error";
 
 export { quoteValue, type NumberRule } from "./numbers";
 
@@ -15,7 +15,7 @@ export interface ValueSource {
 }
 
 const fail = (src: ValueSource, problem: string): never => {
-  throw new PersonaFileError(src.file, src.field, problem);
+  throw new ConfigError({ file: src.file, field: src.field, problem });
 };
 
 /** Control characters have no business in names, aliases or phone numbers. */
@@ -172,10 +172,10 @@ function isTimeZone(zone: string): boolean {
 export function parseTimeZone(src: ValueSource, raw: string): string {
   const v = singleLine(src, raw);
   if (!isTimeZone(v))
-    throw new PersonaFileError(
-      src.file,
-      src.field,
-      `unknown time zone ${quoteValue(raw)} (expected an IANA name such as Europe/Berlin, America/New_York or UTC)`,
-    );
+    throw new ConfigError({
+      file: src.file,
+      field: src.field,
+      problem: `unknown time zone ${quoteValue(raw)} (expected an IANA name such as Europe/Berlin, America/New_York or UTC)`,
+    });
   return new Intl.DateTimeFormat("en-US", { timeZone: v }).resolvedOptions().timeZone;
 }

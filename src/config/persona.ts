@@ -17,8 +17,7 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { WINDOW_ITEMS } from "../context/window";
-import { fsReason } from "./local-file-error";
-import { PersonaFileError, PersonaLoadError } from "./persona-error";
+import { ConfigError, fsReason } from "./config-error";
 import { loadRolePrompts, decodeUtf8, tooLarge, type RolePrompt } from "./persona-prompts";
 import { headingKey, splitSections, type PersonaSection } from "./persona-sections";
 import {
@@ -44,7 +43,6 @@ import {
   type NumberRule,
 } from "./persona-values";
 
-export { PersonaFileError, PersonaLoadError } from "./persona-error";
 export type { GroupMode } from "./persona-values";
 export type { PersonaPolicy } from "./persona-policy";
 
@@ -163,19 +161,19 @@ function indexSections(sections: readonly PersonaSection[], file: string): Map<F
     const field = FIELD_BY_KEY.get(s.key);
     if (field === undefined) {
       const expected = PERSONA_FIELDS.join(", ");
-      throw new PersonaFileError(
+      throw new ConfigError({
         file,
-        s.heading,
-        `unknown heading on line ${s.line} (expected one of: ${expected})`,
-      );
+        field: s.heading,
+        problem: `unknown heading on line ${s.line} (expected one of: ${expected})`,
+      });
     }
     const first = byField.get(field);
     if (first !== undefined) {
-      throw new PersonaFileError(
+      throw new ConfigError({
         file,
         field,
-        `heading appears more than once (lines ${first.line} and ${s.line})`,
-      );
+        problem: `heading appears more than once (lines ${first.line} and ${s.line})`,
+      });
     }
     byField.set(field, s);
   }
@@ -184,15 +182,15 @@ function indexSections(sections: readonly PersonaSection[], file: string): Map<F
 
 /**
  * Parses the text of one persona file. Role prompts are read from disk (from `promptDirs`).
- * An empty optional field means "use the default". Throws PersonaFileError.
+ * An empty optional field means "use the default". Throws ConfigError.
  */
 export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
   const { file } = opts;
   const fields = indexSections(splitSections(text, file), file);
   for (const f of REQUIRED) {
     const s = fields.get(f);
-    if (s === undefined) throw new PersonaFileError(file, f, "required field is missing");
-    if (s.value === "") throw new PersonaFileError(file, f, "required field is empty");
+    if (s === undefined) throw new ConfigError({ file, field: f, problem: "required field is missing" });
+    if (s.value === "") throw new ConfigError({ file, field: f, problem: "required field is empty" });
   }
   /** The non-empty value of an optional field, or undefined. */
   const value = (f: FieldName): string | undefined => {
@@ -235,11 +233,11 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     takeoverSilenceMin: policyNum("Takeover Silence", POLICY_LIMITS.takeoverSilenceMin),
   });
   if (policy.dm === "allowlist" && policy.allowedUsers.length === 0) {
-    throw new PersonaFileError(
+    throw new ConfigError({
       file,
-      "Allowed Users",
-      "DM Policy is allowlist but no user is listed (list them here, or use DM Policy off)",
-    );
+      field: "Allowed Users",
+      problem: "DM Policy is allowlist but no user is listed (list them here, or use DM Policy off)",
+    });
   }
 
   const persona: Persona = {
@@ -287,7 +285,12 @@ function personaFiles(dir: string): string[] {
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (e) {
-    throw new PersonaLoadError(`cannot read persona directory ${dir} (${errorCode(e)})`);
+    const code = errorCode(e);
+    throw new ConfigError({
+      file: dir,
+      problem: `cannot be read (${code})`,
+      message: `cannot read persona directory ${dir} (${code})`,
+    });
   }
   return (
     entries
@@ -311,53 +314,63 @@ function loadOne(dir: string, entry: string): Persona {
   try {
     bytes = readFileSync(file);
   } catch (e) {
-    throw new PersonaFileError(
+    throw new ConfigError({
       file,
-      null,
-      `cannot be read: ${fsReason(e)}; make it readable by the user running this command`,
-    );
+      problem: `cannot be read: ${fsReason(e)}; make it readable by the user running this command`,
+    });
   }
   const size = tooLarge(bytes);
-  if (size) throw new PersonaFileError(file, null, size);
+  if (size) throw new ConfigError({ file, problem: size });
   const text = decodeUtf8(bytes);
-  if (text === null) throw new PersonaFileError(file, null, "not valid UTF-8");
+  if (text === null) throw new ConfigError({ file, problem: "not valid UTF-8" });
   const stem = basename(entry, extname(entry));
   return parsePersona(text, { file, promptDirs: [join(dir, stem, "prompts"), join(dir, "prompts")] });
 }
 
 /**
  * Loads every `*.md` directly in `dir` (subfolders are for prompts and are not read as personas).
- * Throws PersonaLoadError listing every failing file when any file is bad, when two files share
+ * Throws a ConfigError listing every failing file when any file is bad, when two files share
  * an Agent Name (case-insensitively), or when there are no persona files at all.
  */
 export function loadPersonas(dir: string): Persona[] {
   const entries = personaFiles(dir);
-  if (entries.length === 0) throw new PersonaLoadError(`no persona files (*.md) were found in ${dir}`);
+  if (entries.length === 0) {
+    throw new ConfigError({
+      file: dir,
+      problem: "no persona files (*.md)",
+      message: `no persona files (*.md) were found in ${dir}`,
+    });
+  }
 
   const personas: Persona[] = [];
-  const errors: PersonaFileError[] = [];
+  const errors: ConfigError[] = [];
   const byName = new Map<string, Persona>();
   for (const entry of entries) {
     try {
       const p = loadOne(dir, entry);
       const other = byName.get(p.name.toLowerCase());
       if (other !== undefined) {
-        throw new PersonaFileError(
-          p.file,
-          "Agent Name",
-          `duplicate agent name "${p.name}" (also in ${other.file})`,
-        );
+        throw new ConfigError({
+          file: p.file,
+          field: "Agent Name",
+          problem: `duplicate agent name "${p.name}" (also in ${other.file})`,
+        });
       }
       byName.set(p.name.toLowerCase(), p);
       personas.push(p);
     } catch (e) {
-      if (!(e instanceof PersonaFileError)) throw e;
+      if (!(e instanceof ConfigError)) throw e;
       errors.push(e);
     }
   }
   if (errors.length > 0) {
     const list = errors.map((e) => `  - ${e.message}`).join("\n");
-    throw new PersonaLoadError(`${errors.length} persona file(s) in ${dir} failed to load:\n${list}`, errors);
+    throw new ConfigError({
+      file: dir,
+      problem: `${errors.length} persona file(s) failed to load`,
+      errors,
+      message: `${errors.length} persona file(s) in ${dir} failed to load:\n${list}`,
+    });
   }
   return personas;
 }

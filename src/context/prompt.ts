@@ -27,7 +27,7 @@
  * `contents`. Pictures an addressed message shows (or replies to) follow as inline parts.
  */
 import type { Persona } from "../config/persona";
-import type { LlmContent, LlmPart } from "../llm/gemini-client";
+import type { LlmContent, LlmPart } from "../llm/types";
 import { planKindsLine } from "../llm/plan-schema";
 import type { StoredMessage } from "../store/messages";
 import type { ReceivedItem } from "../tasks/task";

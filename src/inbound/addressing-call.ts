@@ -17,7 +17,7 @@ import { HISTORY_LABEL } from "../context/prompt";
 import { sanitizeLine } from "../context/sanitize";
 import { speakerRef } from "../context/speaker";
 import type { SpeakerDirectory } from "../context/speaker-directory";
-import type { LlmContent } from "../llm/gemini-client";
+import type { LlmContent } from "../llm/types";
 import type { StoredMessage } from "../store/messages";
 
 /** What the addressing call answers. `reason` comes first so the model says why before it decides. */

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { MessageStore } from "../store/messages";
 import type { InboundMessage, ReplyContext } from "../types";
+import { errorMessage } from "../runtime/error-message";
 import { mentionEntities } from "../context/mentions";
 import { shouldRespondStrict, type AddressMatcher } from "./addressing";
 
@@ -21,8 +22,8 @@ export interface InboundPipelineDeps {
   readonly attachReply: (chatId: string, messageId: number, reply: ReplyContext) => void;
   /** Addressed messages older than this (by their date) are stored but not answered (default 1 h). */
   readonly maxAnswerAgeMs?: number;
-  /** Current time in ms (the runtime's clock); needed with maxAnswerAgeMs. */
-  readonly now?: () => number;
+  /** Current time in ms (the runtime's clock), for maxAnswerAgeMs. */
+  readonly now: () => number;
   /**
    * "chat\0sender" pairs stored under the stand-in name "user <id>" (a short update named nobody);
    * the first later message of that sender in that chat with a real name renames them.
@@ -102,7 +103,7 @@ export type InboundOutcome =
  */
 export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
   const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
-  const now = d.now ?? Date.now;
+  const now = d.now;
   const standIns = d.standIns;
   return async (m, fetchReply, resolveSender, o) => {
     if (m.out) return d.outgoing ? d.outgoing(m) : "skipped-own";
@@ -219,7 +220,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
               component: "inbound",
               chatId: m.chatId,
               messageId: m.messageId,
-              err: e instanceof Error ? e.message : String(e),
+              err: errorMessage(e),
             },
             "could not attach the reply context; answering without it",
           );

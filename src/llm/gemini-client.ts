@@ -7,7 +7,6 @@
  * injectable sleep. We pin `retryOptions.attempts` to 1 so a future SDK default cannot stack a
  * second retry loop under this one.
  */
-import { setTimeout as sleepMs } from "node:timers/promises";
 import {
   ApiError,
   GoogleGenAI,
@@ -16,7 +15,11 @@ import {
 } from "@google/genai";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { systemClock } from "../runtime/clock";
+import { errorMessage } from "../runtime/error-message";
+import { sleep, TimeoutError } from "../runtime/timeout";
 import { LlmAvailability } from "./availability";
+import type { LlmContent, LlmUsage } from "./types";
 import {
   LlmBlockedError,
   LlmEmptyResponseError,
@@ -50,16 +53,6 @@ export interface GeminiClientOptions {
   readonly random?: () => number;
 }
 
-/** One part of a turn: text, or inline media (base64) for a description call. */
-export type LlmPart =
-  { readonly text: string } | { readonly inlineData: { readonly mimeType: string; readonly data: string } };
-
-/** One turn of `contents`: only user and model turns (newer models reject `system` there). */
-export interface LlmContent {
-  readonly role: "user" | "model";
-  readonly parts: readonly LlmPart[];
-}
-
 /** One JSON-mode generation. */
 export interface JsonGenerationRequest {
   readonly systemInstruction: string;
@@ -76,22 +69,6 @@ export interface JsonGenerationRequest {
   readonly purpose?: string;
   /** The chat the call is for (usage is attributed to it: a stranger's DM has its own share). */
   readonly chatId?: string;
-}
-
-/** Tokens one answered call used, as the server counted them (0 when it sent no usageMetadata). */
-export interface LlmUsage {
-  readonly purpose: string;
-  /** The chat the call was for, when the caller named one. */
-  readonly chatId?: string;
-  /** The model version the server reported, else the configured model. */
-  readonly model: string;
-  readonly promptTokens: number;
-  /** Prompt tokens Gemini served from its (implicit) cache (cachedContentTokenCount): part of `promptTokens`, billed at the cached rate. */
-  readonly cachedTokens?: number;
-  /** Answer tokens (candidatesTokenCount), thinking excluded. */
-  readonly outputTokens: number;
-  /** Thinking tokens (thoughtsTokenCount), billed like output. */
-  readonly thinkingTokens: number;
 }
 
 /** The raw JSON text (not yet validated — the caller owns the schema) plus accounting. */
@@ -168,9 +145,9 @@ export class GeminiClient {
     this.maxDelayMs = Math.max(this.baseDelayMs, o.maxDelayMs ?? 30_000);
     this.timeoutMs = Math.max(1, o.timeoutMs ?? 60_000);
     this.log = o.logger.child({ component: "llm" });
-    this.sleep = o.sleep ?? ((ms) => sleepMs(ms));
+    this.sleep = o.sleep ?? ((ms) => sleep(ms, systemClock));
     this.availability = new LlmAvailability({
-      now: o.now ?? Date.now,
+      now: o.now ?? systemClock.now,
       logger: this.log,
       ...(o.random ? { random: o.random } : {}),
     });
@@ -285,7 +262,8 @@ export class GeminiClient {
   /** One HTTP attempt under our own deadline, so a timeout is told apart from other aborts. */
   private async attemptOnce(req: JsonGenerationRequest): Promise<GenerateContentResponse> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    // Real time, not the runtime's clock: the deadline bounds an HTTP exchange.
+    const timer = systemClock.setTimeout(() => controller.abort(), this.timeoutMs);
     // The SDK's ApiError keeps the body, not the headers: read `Retry-After` on the way through.
     let retryAfter: string | null = null;
     const fetchRecordingHeaders: typeof fetch = async (input, init) => {
@@ -318,19 +296,20 @@ export class GeminiClient {
         config,
       });
     } catch (err) {
-      if (controller.signal.aborted) throw new AttemptTimeout(this.timeoutMs, err);
+      // Our deadline fired (the SDK surfaces it as a bare AbortError).
+      if (controller.signal.aborted) throw new TimeoutError("attempt", this.timeoutMs, { cause: err });
       if (isApiError(err) && retryAfter !== null) throw Object.assign(err, { retryAfterHeader: retryAfter });
       throw err;
     } finally {
-      clearTimeout(timer);
+      systemClock.clearTimeout(timer);
     }
   }
 
   /** Map whatever the SDK/fetch threw to one of our errors, or rethrow what we do not understand. */
   private classify(err: unknown, attempt: number, model: string): Failure {
-    if (err instanceof AttemptTimeout) {
+    if (err instanceof TimeoutError) {
       const error = new LlmNetworkError({
-        message: `no answer within ${err.timeoutMs} ms`,
+        message: `no answer within ${err.ms} ms`,
         timedOut: true,
         attempts: attempt,
         model,
@@ -339,7 +318,7 @@ export class GeminiClient {
         error,
         retryable: true,
         label: "timeout",
-        reason: `no answer within ${err.timeoutMs} ms`,
+        reason: `no answer within ${err.ms} ms`,
         serverDelayMs: undefined,
       };
     }
@@ -349,7 +328,7 @@ export class GeminiClient {
       // RetryInfo (in the body) is Google's own; a Retry-After header (a proxy, a gateway) is honoured too.
       const headerDelay = parseRetryAfter(
         (err as { retryAfterHeader?: string }).retryAfterHeader,
-        Date.now(),
+        systemClock.now(), // an HTTP date is compared with the wall clock
       );
       const serverDelayMs = body.retryAfterMs ?? headerDelay;
       const error = new LlmHttpError({
@@ -483,7 +462,7 @@ export class GeminiClient {
       try {
         listener(usage);
       } catch (e) {
-        this.log.error({ err: e instanceof Error ? e.message : String(e) }, "recording LLM usage failed");
+        this.log.error({ err: errorMessage(e) }, "recording LLM usage failed");
       }
     }
   }
@@ -512,16 +491,6 @@ function parseRetryAfter(value: string | undefined, now: number): number | undef
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** Internal marker: our per-attempt deadline fired (the SDK surfaces it as a bare AbortError). */
-class AttemptTimeout extends Error {
-  constructor(
-    readonly timeoutMs: number,
-    cause: unknown,
-  ) {
-    super(`attempt timed out after ${timeoutMs} ms`, { cause });
-  }
 }
 
 function assertContents(contents: JsonGenerationRequest["contents"]): void {

@@ -20,7 +20,8 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import { LlmBlockedError, LlmEmptyResponseError, LlmFormatError } from "./errors";
 import type { LlmAvailability } from "./availability";
-import { GeminiClient, type LlmContent, type LlmUsage } from "./gemini-client";
+import { GeminiClient } from "./gemini-client";
+import type { LlmContent, LlmUsage } from "./types";
 import { geminiJsonSchema } from "./json-schema";
 import { PURPOSES, type LlmPurpose } from "./purposes";
 

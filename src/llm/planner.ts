@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { PlanPrompt } from "../context/prompt";
-import type { LlmUsage } from "./gemini-client";
+import type { LlmUsage } from "./types";
 import { requestBody, type Llm } from "./llm";
 import {
   planSchemaFor,

@@ -6,6 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { ConfigError } from "../config/config-error";
+import { errorMessage } from "../runtime/error-message";
 
 /** Price of one model, USD per 1,000,000 tokens. */
 export interface ModelPrice {
@@ -42,14 +44,6 @@ const priceSchema = z
   .strict();
 const fileSchema = z.record(z.string().min(1), priceSchema);
 
-/** A price file that cannot be used; the message names the file and what is wrong. */
-export class PriceTableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PriceTableError";
-  }
-}
-
 /**
  * The built-in table with the entries of `file` (if given) on top: a model listed in the file
  * replaces the built-in price, others are added. The file is JSON:
@@ -62,24 +56,28 @@ export function loadPriceTable(file?: string): PriceTable {
     raw = readFileSync(file, "utf8");
   } catch (e) {
     const code = e instanceof Error && "code" in e ? String(e.code) : String(e);
-    throw new PriceTableError(`LLM_PRICES: cannot read ${file} (${code})`);
+    // The messages lead with the setting that named the file.
+    throw new ConfigError({
+      file,
+      problem: `cannot be read (${code})`,
+      message: `LLM_PRICES: cannot read ${file} (${code})`,
+    });
   }
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch (e) {
-    throw new PriceTableError(
-      `LLM_PRICES: ${file} is not valid JSON (${e instanceof Error ? e.message : String(e)})`,
-    );
+    const problem = `is not valid JSON (${errorMessage(e)})`;
+    throw new ConfigError({ file, problem, message: `LLM_PRICES: ${file} ${problem}` });
   }
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues
       .map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`)
       .join("; ");
-    throw new PriceTableError(
-      `LLM_PRICES: ${file} is not a price table (${issues}); expected {"<model>": {"input": <USD per 1M tokens>, "output": <USD per 1M tokens>}}`,
-    );
+    const problem = `is not a price table (${issues})`;
+    const fix = `expected {"<model>": {"input": <USD per 1M tokens>, "output": <USD per 1M tokens>}}`;
+    throw new ConfigError({ file, problem, fix, message: `LLM_PRICES: ${file} ${problem}; ${fix}` });
   }
   return Object.freeze({ ...DEFAULT_PRICES, ...parsed.data });
 }

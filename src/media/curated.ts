@@ -13,6 +13,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { ConfigError } from "../config/config-error";
+import { errorMessage } from "../runtime/error-message";
 
 const Entry = z
   .object({
@@ -34,17 +36,6 @@ export interface CuratedEntry {
   readonly description: string;
   /** File it came from (for messages). */
   readonly file: string;
-}
-
-/** A curated file is wrong: names the file and, when it is one entry, which. */
-export class MediaCatalogError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = "MediaCatalogError";
-  }
 }
 
 /** The curated descriptions of one directory, by unique id. */
@@ -82,15 +73,18 @@ function entriesOf(file: string): CuratedEntry[] {
   try {
     raw = readFileSync(file, "utf8");
   } catch (e) {
-    throw new MediaCatalogError(file, `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    throw new ConfigError({
+      file,
+      problem: `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`,
+    });
   }
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch (e) {
-    throw new MediaCatalogError(file, `is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+    throw new ConfigError({ file, problem: `is not valid JSON (${errorMessage(e)})` });
   }
-  if (!Array.isArray(json)) throw new MediaCatalogError(file, "must be a JSON array of entries");
+  if (!Array.isArray(json)) throw new ConfigError({ file, problem: "must be a JSON array of entries" });
   const seen = new Set<string>();
   return json.map((item, i) => {
     const parsed = Entry.safeParse(item);
@@ -98,10 +92,11 @@ function entriesOf(file: string): CuratedEntry[] {
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const where = issue.path.length ? `field "${issue.path.join(".")}"` : "the entry";
-      throw new MediaCatalogError(file, `${label}: ${where}: ${issue.message}`);
+      throw new ConfigError({ file, problem: `${label}: ${where}: ${issue.message}` });
     }
     const e = parsed.data;
-    if (seen.has(e.unique_id)) throw new MediaCatalogError(file, `${label}: unique_id repeated in this file`);
+    if (seen.has(e.unique_id))
+      throw new ConfigError({ file, problem: `${label}: unique_id repeated in this file` });
     seen.add(e.unique_id);
     return {
       uniqueId: e.unique_id,

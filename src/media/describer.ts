@@ -9,6 +9,9 @@
  * refused is described later, when the budget frees up.
  */
 import type { Logger } from "pino";
+import { systemClock } from "../runtime/clock";
+import { errorMessage } from "../runtime/error-message";
+import { onTimeout, withTimeout } from "../runtime/timeout";
 import type { CachedMedia, MediaCache } from "../store/media-cache";
 import type { Clock } from "../types";
 import type { MediaBudget } from "./budget";
@@ -153,9 +156,9 @@ export class MediaDescriber {
       }
     }
     if (jobs.length > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(jobs), new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
-      clearTimeout(timer);
+      await withTimeout(Promise.all(jobs), waitMs, "media descriptions", systemClock).catch(
+        onTimeout(undefined),
+      );
     }
     const out = new Map<string, MediaDescription>();
     for (const uid of seen) {
@@ -287,7 +290,7 @@ export class MediaDescriber {
     } catch (err) {
       // A transient failure (network, Telegram, Gemini 5xx): nothing cached, tried again when it next enters a prompt.
       this.o.logger.warn(
-        { ...log, err: err instanceof Error ? err.message : String(err) },
+        { ...log, err: errorMessage(err) },
         "describing media failed; the placeholder stands",
       );
     }

@@ -8,6 +8,9 @@
  */
 import type { Logger } from "pino";
 import type { InlineImage } from "../context/history-item";
+import { systemClock } from "../runtime/clock";
+import { errorMessage } from "../runtime/error-message";
+import { onTimeout, withTimeout } from "../runtime/timeout";
 import type { MediaImages } from "../store/media-images";
 import type { StoredMessage } from "../store/messages";
 import type { Clock } from "../types";
@@ -57,14 +60,11 @@ export class ImageSource {
     if (cached) return { messageId: m.messageId, mime: cached.mime, bytes: cached.bytes };
     if (!this.o.fetcher) return undefined;
     const download = this.o.fetcher.download({ chatId: m.chatId, messageId: m.messageId, media: d });
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const bytes = await Promise.race([
-        download,
-        new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), waitMs))),
-      ]);
+      const bytes = await withTimeout(download, waitMs, "picture download", systemClock).catch(
+        onTimeout(undefined),
+      );
       if (!bytes) {
-        download.catch(() => undefined);
         this.o.logger.info(
           { component: "media", chatId: m.chatId, messageId: m.messageId },
           "picture not downloaded in time; its description stands",
@@ -79,13 +79,11 @@ export class ImageSource {
           component: "media",
           chatId: m.chatId,
           messageId: m.messageId,
-          err: err instanceof Error ? err.message : String(err),
+          err: errorMessage(err),
         },
         "picture download failed; its description stands",
       );
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

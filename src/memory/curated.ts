@@ -13,6 +13,7 @@
  */
 import { readdirSync, readFileSync, type Dirent } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
+import { ConfigError } from "../config/config-error";
 import { decodeUtf8 } from "../config/persona-prompts";
 
 /** Where a curated file's memories may be shown (always only where the person is present). */
@@ -38,17 +39,6 @@ export function curatedVisible(scope: CuratedScope, userId: string, chatId: stri
   return (scope.private && chatId === userId) || scope.chats.includes(chatId);
 }
 
-/** A curated memory file (or its folder) that cannot be used. The message names the file. */
-export class CuratedMemoryError extends Error {
-  constructor(
-    readonly file: string,
-    problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = "CuratedMemoryError";
-  }
-}
-
 /** The curated memory folder of a persona file: `agents/Mira.md` → `agents/Mira/memory`. */
 export function curatedMemoryDir(personaFile: string): string {
   return join(dirname(personaFile), basename(personaFile, extname(personaFile)), "memory");
@@ -58,7 +48,7 @@ const USER_ID = /^[1-9]\d{0,19}$/;
 
 /**
  * Read every `<user id>.md` in `dir`. A missing folder means no curated memories; any other
- * problem throws CuratedMemoryError.
+ * problem throws a ConfigError.
  */
 export function loadCuratedMemories(dir: string): CuratedMemories {
   let entries: Dirent[];
@@ -67,7 +57,7 @@ export function loadCuratedMemories(dir: string): CuratedMemories {
   } catch (e) {
     const code = errorCode(e);
     if (code === "ENOENT") return new Map();
-    throw new CuratedMemoryError(dir, `cannot read the curated memory folder (${code})`);
+    throw new ConfigError({ file: dir, problem: `cannot read the curated memory folder (${code})` });
   }
   const out = new Map<string, CuratedFile>();
   for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
@@ -76,20 +66,20 @@ export function loadCuratedMemories(dir: string): CuratedMemories {
     if (e.isDirectory() || e.name.startsWith(".")) continue;
     const stem = basename(e.name, extname(e.name));
     if (extname(e.name).toLowerCase() !== ".md")
-      throw new CuratedMemoryError(file, "not a curated memory file: expected <user id>.md");
+      throw new ConfigError({ file, problem: "not a curated memory file: expected <user id>.md" });
     if (!USER_ID.test(stem))
-      throw new CuratedMemoryError(
+      throw new ConfigError({
         file,
-        `"${stem}" is not a user id: name the file after the person's numeric Telegram user id, e.g. 123456789.md`,
-      );
+        problem: `"${stem}" is not a user id: name the file after the person's numeric Telegram user id, e.g. 123456789.md`,
+      });
     let bytes: Buffer;
     try {
       bytes = readFileSync(file);
     } catch (err) {
-      throw new CuratedMemoryError(file, `cannot read file (${errorCode(err)})`);
+      throw new ConfigError({ file, problem: `cannot read file (${errorCode(err)})` });
     }
     const text = decodeUtf8(bytes);
-    if (text === null) throw new CuratedMemoryError(file, "not valid UTF-8");
+    if (text === null) throw new ConfigError({ file, problem: "not valid UTF-8" });
     const lines = text
       .split(/\r?\n/)
       .map((l) => l.trim())
@@ -103,7 +93,7 @@ export function loadCuratedMemories(dir: string): CuratedMemories {
       lines.shift();
     }
     if (lines.length === 0)
-      throw new CuratedMemoryError(file, "empty: write one memory per line, or delete the file");
+      throw new ConfigError({ file, problem: "empty: write one memory per line, or delete the file" });
     out.set(stem, Object.freeze({ lines: Object.freeze(lines), scope }));
   }
   return out;
@@ -120,14 +110,14 @@ function parseScope(file: string, raw: string): CuratedScope {
     .filter((x) => x !== "");
   const expected =
     'expected "Scope: everywhere", "Scope: private", or chat ids as the logs show them (-1001500000001), with "private" among them if it is also for their private chat';
-  if (items.length === 0) throw new CuratedMemoryError(file, `empty scope: ${expected}`);
+  if (items.length === 0) throw new ConfigError({ file, problem: `empty scope: ${expected}` });
   if (items.length === 1 && items[0]!.toLowerCase() === "everywhere") return EVERYWHERE_SCOPE;
   const chats: string[] = [];
   let priv = false;
   for (const item of items) {
     if (item.toLowerCase() === "private") priv = true;
     else if (CHAT_ID.test(item)) chats.push(item);
-    else throw new CuratedMemoryError(file, `bad scope entry ${JSON.stringify(item)}: ${expected}`);
+    else throw new ConfigError({ file, problem: `bad scope entry ${JSON.stringify(item)}: ${expected}` });
   }
   return Object.freeze({ everywhere: false, private: priv, chats: Object.freeze(chats) });
 }

@@ -82,3 +82,14 @@ export function listenForShutdown(o: ShutdownOptions): Shutdown {
     },
   };
 }
+
+/**
+ * Keep the process up until the returned function is called. The runtime's timers are unref'd
+ * (a pending tick must not keep a finished process alive), so while Telegram refuses
+ * connections nothing else would hold the event loop: node would end with status 0 in the
+ * middle of a backoff pause.
+ */
+export function holdProcessOpen(): () => void {
+  const handle = setInterval(() => {}, 2 ** 31 - 1);
+  return () => clearInterval(handle);
+}

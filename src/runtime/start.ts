@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { readEnv, telegramCredentials, type Env } from "../config/env";
+import { modelsByPurpose, readEnv, telegramCredentials, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";
 import { loadCuratedMedia } from "../media/curated";
 import { loadPriceTable } from "../llm/prices";
@@ -29,7 +29,7 @@ import {
 } from "./live-persona";
 import { createLogger } from "./logger";
 import type { SandboxOptions } from "../sandbox/sandbox";
-import { listenForShutdown, type SignalSource } from "./shutdown";
+import { holdProcessOpen, listenForShutdown, type SignalSource } from "./shutdown";
 
 /**
  * `npm start`: every persona that has a saved session runs on its real account, all in this
@@ -114,11 +114,8 @@ export async function start(o: StartOptions = {}): Promise<number> {
     for (const release of locks.values()) release();
     throw e;
   }
-  // The runtime's timers are unref'd (a pending tick must not keep a finished process alive), so
-  // while Telegram refuses connections nothing else would hold the event loop: node would end
-  // with status 0 in the middle of a backoff pause. This handle keeps the process up until
-  // start() is over — asked to stop (0) or a terminal error (1).
-  const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
+  // The process stays up until start() is over — asked to stop (0) or a terminal error (1).
+  const releaseProcess = holdProcessOpen();
   try {
     return await runAccounts(o, env, logger, live, without, locks, {
       credentials,
@@ -127,7 +124,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
       curated,
     });
   } finally {
-    clearInterval(keepAlive);
+    releaseProcess();
     // Released by each persona as it ends; whatever is left (an error on the way) goes here.
     for (const release of locks.values()) release();
   }
@@ -216,12 +213,7 @@ async function runAccounts(
               apiKey: env.GEMINI_API_KEY!,
               model: env.GEMINI_MODEL,
               baseUrl: env.GOOGLE_GEMINI_BASE_URL,
-              models: {
-                address: env.GEMINI_ADDRESS_MODEL,
-                summarise: env.GEMINI_SUMMARY_MODEL,
-                describe: env.GEMINI_MEDIA_MODEL,
-                transcribe: env.GEMINI_MEDIA_MODEL,
-              },
+              models: modelsByPurpose(env),
             },
             media: {
               curated: curatedMedia.get(persona.name)!,

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { readEnv, type Env } from "../config/env";
-import { LocalFileError } from "../config/local-file-error";
+import { modelsByPurpose, readEnv, type Env } from "../config/env";
+import { ConfigError } from "../config/config-error";
 import { loadPersonas, type Persona } from "../config/persona";
 import { loadCuratedMedia } from "../media/curated";
 import { createGeminiLlm, DryLlm, type Llm } from "../llm/llm";
@@ -19,6 +19,7 @@ import { standardReaction } from "../telegram/standard-reactions";
 import { AgentRuntime } from "../runtime/agent-runtime";
 import { MEDIA_FORMS, mediaFromSpec } from "./media";
 import { createLogger } from "../runtime/logger";
+import { errorMessage } from "../runtime/error-message";
 import { registerPersona } from "../http/readiness";
 import { startHttpFromEnv } from "../http/server";
 import { listenForShutdown, type SignalSource } from "../runtime/shutdown";
@@ -200,12 +201,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
         apiKey: env.GEMINI_API_KEY,
         model: env.GEMINI_MODEL,
         baseUrl: env.GOOGLE_GEMINI_BASE_URL,
-        models: {
-          address: env.GEMINI_ADDRESS_MODEL,
-          summarise: env.GEMINI_SUMMARY_MODEL,
-          describe: env.GEMINI_MEDIA_MODEL,
-          transcribe: env.GEMINI_MEDIA_MODEL,
-        },
+        models: modelsByPurpose(env),
         logger,
       })
     : new DryLlm(
@@ -414,7 +410,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
           ...(cmd.media !== undefined ? { media: mediaFromSpec(cmd.media, emu) } : {}),
         });
       } catch (e) {
-        print(`! ${e instanceof Error ? e.message : String(e)}`);
+        print(`! ${errorMessage(e)}`);
       }
     }
   }
@@ -438,20 +434,21 @@ function refuseUsedDatabase(file: string): void {
     for (const t of ["messages", "update_state"])
       if (tables.has(t)) rows += db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number;
   } catch (e) {
-    throw new LocalFileError(
+    throw new ConfigError({
       file,
-      `is not a database this program can read (${e instanceof Error ? e.message : String(e)})`,
-      "give --db a new file, or leave --db out for a temporary one",
-    );
+      problem: `is not a database this program can read (${errorMessage(e)})`,
+      fix: "give --db a new file, or leave --db out for a temporary one",
+    });
   } finally {
     db?.close();
   }
   if (rows > 0) {
-    throw new LocalFileError(
+    throw new ConfigError({
       file,
-      "holds another run's data (each sandbox run starts a new emulated Telegram, whose message ids and update state would clash with it, and nothing would be answered)",
-      "give --db a new file, or leave --db out for a temporary one; /kill and /start within one run keep the same database",
-    );
+      problem:
+        "holds another run's data (each sandbox run starts a new emulated Telegram, whose message ids and update state would clash with it, and nothing would be answered)",
+      fix: "give --db a new file, or leave --db out for a temporary one; /kill and /start within one run keep the same database",
+    });
   }
 }
 

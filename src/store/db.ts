@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
+import { errorMessage } from "../runtime/error-message";
 import { createDbFile, narrowDbCopies, narrowDbFileModes, secureStateDir } from "./file-modes";
 import { migrations } from "./migrations";
 
@@ -92,7 +93,7 @@ export function dbError(file: string, e: unknown): DatabaseFileError {
   if (e instanceof DatabaseFileError) return e;
   const code = (e as { code?: unknown } | undefined)?.code;
   const c = typeof code === "string" ? code : undefined;
-  const message = e instanceof Error ? e.message.split("\n")[0]! : String(e);
+  const message = errorMessage(e).split("\n")[0]!;
   const remedy = isBusy(e)
     ? "another process is using the database (a second npm start with the same STATE_DB, a backup, an sqlite3 shell): stop it, or give this one its own STATE_DB"
     : c?.startsWith("SQLITE_CORRUPT") || c === "SQLITE_NOTADB" || /malformed|not a database/i.test(message)

@@ -1,4 +1,4 @@
-import type { LlmUsage } from "../llm/gemini-client";
+import type { LlmUsage } from "../llm/types";
 import { estimateCost, type PriceTable } from "../llm/prices";
 import { transaction, type Db } from "./db";
 

@@ -13,6 +13,7 @@
  */
 import type { Logger } from "pino";
 import type { Clock } from "../types";
+import { errorMessage } from "../runtime/error-message";
 import { isBusy } from "./db";
 
 /** First pause before the queue is retried… */
@@ -101,7 +102,7 @@ export class WriteGate {
       if (this.since === undefined) {
         this.since = this.o.clock.now();
         this.o.logger.warn(
-          { component: "store", file: this.o.file, err: busy instanceof Error ? busy.message : String(busy) },
+          { component: "store", file: this.o.file, err: errorMessage(busy) },
           `${this.o.file} is busy (another process holds its write lock); incoming messages wait in order and are stored when it is free`,
         );
       }

@@ -9,6 +9,8 @@ import { Api, TelegramClient } from "telegram";
 import type { StringSession } from "telegram/sessions/index.js";
 import { PeerCacheSession } from "./session";
 import type { TelegramCredentials } from "../config/env";
+import { systemClock } from "../runtime/clock";
+import { withTimeout } from "../runtime/timeout";
 import type { Clock } from "../types";
 import { accountLost } from "./account-errors";
 import type { ClientFactory } from "./client";
@@ -36,13 +38,6 @@ export class ConnectAbortedError extends Error {
   constructor() {
     super("connecting was interrupted");
     this.name = "ConnectAbortedError";
-  }
-}
-
-class TimeoutError extends Error {
-  constructor(what: string, ms: number) {
-    super(`${what}: no answer within ${ms} ms`);
-    this.name = "TimeoutError";
   }
 }
 
@@ -187,16 +182,8 @@ export class AccountLink implements WatchedConnection {
   }
 
   private bounded<T>(p: Promise<T>, what: string, ms: number): Promise<T> {
-    // Whatever happens to `p` after we stopped waiting must not become an unhandled rejection.
-    p.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    return Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new TimeoutError(what, ms)), ms);
-        timer.unref();
-      }),
-    ]).finally(() => clearTimeout(timer));
+    // Real time, not the runtime's clock: GramJS's network work runs in real time.
+    return withTimeout(p, ms, what, systemClock);
   }
 }
 

@@ -9,6 +9,8 @@
 import type { Logger } from "pino";
 import { Api, type TelegramClient } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
+import { systemClock } from "../runtime/clock";
+import { withTimeout } from "../runtime/timeout";
 import type { ChatInfo } from "../store/messages";
 import type { AllowedReactions } from "./standard-reactions";
 
@@ -79,19 +81,9 @@ export class ChatReactions {
       req = new Api.messages.GetFullChat({ chatId: returnBigInt(chatId.slice(1)) });
     }
     const ms = this.o.timeoutMs ?? FULL_CHAT_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const res = await Promise.race([
-        this.o.client.invoke(req),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`${req.className}: no answer within ${ms} ms`)), ms);
-          timer.unref();
-        }),
-      ]);
-      return allowedReactionsOf(res.fullChat.availableReactions);
-    } finally {
-      clearTimeout(timer);
-    }
+    // Real time, not the runtime's clock: this bounds network I/O.
+    const res = await withTimeout(this.o.client.invoke(req), ms, req.className, systemClock);
+    return allowedReactionsOf(res.fullChat.availableReactions);
   }
 }
 

@@ -9,7 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { fsReason, LocalFileError } from "../config/local-file-error";
+import { ConfigError, fsReason } from "../config/config-error";
 import type { TelegramClient } from "telegram";
 import type { TelegramClientParams } from "telegram/client/telegramBaseClient.js";
 import type { StringSession } from "telegram/sessions/index.js";
@@ -21,27 +21,27 @@ export function sessionPath(sessionsDir: string, agent: string): string {
 
 /**
  * Whether the persona has a session file. No file (or no sessions directory) is "no session";
- * a directory or file that exists but cannot be read is a LocalFileError, never "no session" —
+ * a directory or file that exists but cannot be read is a ConfigError, never "no session" —
  * or an unreadable directory would quietly start the offline sandbox instead of the accounts.
  */
 export function hasSession(sessionsDir: string, agent: string): boolean {
   const file = sessionPath(sessionsDir, agent);
   const dirProblem = (e: unknown) =>
-    new LocalFileError(
-      sessionsDir,
-      `cannot be read: ${fsReason(e)}`,
-      `give the user running npm start access to it (chmod u+rwx ${sessionsDir})`,
-    );
+    new ConfigError({
+      file: sessionsDir,
+      problem: `cannot be read: ${fsReason(e)}`,
+      fix: `give the user running npm start access to it (chmod u+rwx ${sessionsDir})`,
+    });
   try {
     if (!statSync(file).isFile())
-      throw new LocalFileError(
+      throw new ConfigError({
         file,
-        "is not a file",
-        `remove it, then log in again: npm run login -- ${agent}`,
-      );
+        problem: "is not a file",
+        fix: `remove it, then log in again: npm run login -- ${agent}`,
+      });
     return true;
   } catch (e) {
-    if (e instanceof LocalFileError) throw e;
+    if (e instanceof ConfigError) throw e;
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw dirProblem(e);
   }
   // Not there — or in a directory that cannot be listed.
@@ -56,7 +56,7 @@ export function hasSession(sessionsDir: string, agent: string): boolean {
 
 /**
  * A session file that is there must be usable: readable by this user, and not empty (an empty
- * file is a login that never finished). Throws LocalFileError naming the file and the fix;
+ * file is a login that never finished). Throws a ConfigError naming the file and the fix;
  * never echoes the content (it is the account's key).
  */
 export function checkSessionFile(file: string, agent: string): void {
@@ -64,14 +64,18 @@ export function checkSessionFile(file: string, agent: string): void {
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
-    throw new LocalFileError(
+    throw new ConfigError({
       file,
-      `cannot be read: ${fsReason(e)}`,
-      `make it readable by the user running npm start (chmod 600 ${file}, owned by that user), or log in again: npm run login -- ${agent}`,
-    );
+      problem: `cannot be read: ${fsReason(e)}`,
+      fix: `make it readable by the user running npm start (chmod 600 ${file}, owned by that user), or log in again: npm run login -- ${agent}`,
+    });
   }
   if (text.trim() === "")
-    throw new LocalFileError(file, "is empty (no session string)", `log in again: npm run login -- ${agent}`);
+    throw new ConfigError({
+      file,
+      problem: "is empty (no session string)",
+      fix: `log in again: npm run login -- ${agent}`,
+    });
 }
 
 /**
@@ -96,16 +100,16 @@ export interface LockTakeover {
 }
 
 /** A session is in use by a live process. */
-export class SessionInUseError extends LocalFileError {
+export class SessionInUseError extends ConfigError {
   constructor(
     lock: string,
     readonly pid: number,
   ) {
-    super(
-      lock,
-      `process ${pid} is using this session`,
-      "stop that process first (one session must never run in two processes at once: Telegram ends it with AUTH_KEY_DUPLICATED)",
-    );
+    super({
+      file: lock,
+      problem: `process ${pid} is using this session`,
+      fix: "stop that process first (one session must never run in two processes at once: Telegram ends it with AUTH_KEY_DUPLICATED)",
+    });
     this.name = "SessionInUseError";
   }
 }
@@ -125,11 +129,11 @@ export function lockSession(file: string, onTakeover?: (t: LockTakeover) => void
       fd = openSync(lock, "wx", 0o600);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 2) {
-        throw new LocalFileError(
-          lock,
-          `cannot be created: ${fsReason(e)}`,
-          "give the user running npm start write access to the sessions directory",
-        );
+        throw new ConfigError({
+          file: lock,
+          problem: `cannot be created: ${fsReason(e)}`,
+          fix: "give the user running npm start write access to the sessions directory",
+        });
       }
       let pid: number;
       try {

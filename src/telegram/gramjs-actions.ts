@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
 import { Api, errors, type TelegramClient } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
+import { systemClock } from "../runtime/clock";
+import { TimeoutError, withTimeout } from "../runtime/timeout";
 import type { ChatInfo } from "../store/messages";
 import type { ChatActions } from "../tasks/actions-port";
 import { AlreadyDoneError, OutcomeUnknownError, PermanentError, RateLimitedError } from "../tasks/errors";
@@ -112,17 +114,6 @@ export const DUPLICATE_LOOKBACK = 50;
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** Typing and read marks are decoration: they get a much shorter leash than a send. */
 export const COSMETIC_TIMEOUT_MS = 5_000;
-
-/**
- * No answer in time. The request may still be in GramJS's queue and go out later, so its outcome
- * is unknown: the retry reuses the random_id, and the server's answer to it settles the task.
- */
-export class RequestTimeoutError extends OutcomeUnknownError {
-  constructor(method: string, ms: number) {
-    super(`${method}: no answer within ${ms} ms`);
-    this.name = "RequestTimeoutError";
-  }
-}
 
 /**
  * The task engine's ChatActions over a GramJS client. Requests are built by hand (not
@@ -410,23 +401,18 @@ export class GramActions implements ChatActions {
   ): Promise<R["__response"]> {
     const limit = this.o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
     const ms = timeoutMs !== undefined ? Math.min(timeoutMs, limit) : limit;
-    let timer: NodeJS.Timeout | undefined;
+    const answer = this.o.client.invoke(req).then((res) => {
+      this.o.onResult?.(res);
+      return res;
+    });
     try {
       // Real time, not the task clock: this bounds network I/O, like the reply fetch.
-      return await Promise.race([
-        this.o.client.invoke(req).then((res) => {
-          this.o.onResult?.(res);
-          return res;
-        }),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new RequestTimeoutError(req.className, ms)), ms);
-          timer.unref(); // a request nobody answers must not keep a finished process alive
-        }),
-      ]);
+      return await withTimeout(answer, ms, req.className, systemClock);
     } catch (e) {
-      throw e instanceof RequestTimeoutError ? e : classifyTelegramError(e, method, chatId);
-    } finally {
-      clearTimeout(timer);
+      // No answer in time: the request may still be in GramJS's queue and go out later, so its
+      // outcome is unknown: the retry reuses the random_id, and the server's answer settles it.
+      if (e instanceof TimeoutError) throw new OutcomeUnknownError(e.message);
+      throw classifyTelegramError(e, method, chatId);
     }
   }
 

@@ -13,6 +13,8 @@ import { Api, TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
 import { StringSession } from "telegram/sessions/index.js";
 import { systemClock } from "../runtime/clock";
+import { errorMessage } from "../runtime/error-message";
+import { TimeoutError, withTimeout } from "../runtime/timeout";
 import type { Clock } from "../types";
 import { lockSession, SessionInUseError } from "./client";
 import { clientIdentity, type ClientIdentity } from "./client-identity";
@@ -66,9 +68,9 @@ export async function logIn(o: LoginOptions): Promise<LoginResult> {
   try {
     release = lockSession(o.sessionFile);
   } catch (e) {
-    if (!(e instanceof SessionInUseError)) throw new LoginError(e instanceof Error ? e.message : String(e));
+    if (!(e instanceof SessionInUseError)) throw new LoginError(errorMessage(e));
     throw new LoginError(
-      `${o.agent}'s session is in use (${e.path}: process ${e.pid} is using this session). Stop that process (npm start) first, then log in again.`,
+      `${o.agent}'s session is in use (${e.file}: process ${e.pid} is using this session). Stop that process (npm start) first, then log in again.`,
     );
   }
   try {
@@ -109,27 +111,20 @@ function context(client: TelegramClient, o: LoginOptions): LoginContext {
     o,
     clock,
     async call(request, co) {
-      let timer: unknown;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = clock.setTimeout(
-          () =>
-            reject(
-              new LoginError(
-                `Telegram did not answer ${request.className} within ${humanDuration(limit / 1000)}; check the connection and try again.`,
-              ),
-            ),
-          limit,
-        );
-      });
       try {
-        return await Promise.race([
+        return await withTimeout(
           co?.direct ? sendDirect(client, request) : client.invoke(request),
-          timeout,
-        ]);
+          limit,
+          request.className,
+          clock,
+        );
       } catch (e) {
+        if (e instanceof TimeoutError) {
+          throw new LoginError(
+            `Telegram did not answer ${request.className} within ${humanDuration(limit / 1000)}; check the connection and try again.`,
+          );
+        }
         throw floodWait(e, request.className) ?? e;
-      } finally {
-        clock.clearTimeout(timer);
       }
     },
   };
@@ -137,21 +132,12 @@ function context(client: TelegramClient, o: LoginOptions): LoginContext {
 
 async function connect(ctx: LoginContext): Promise<void> {
   const limit = ctx.o.requestTimeoutMs ?? 60_000;
-  let timer: unknown;
   try {
-    await Promise.race([
-      ctx.client.connect(),
-      new Promise<never>((_, reject) => {
-        timer = ctx.clock.setTimeout(
-          () => reject(new Error(`no connection within ${humanDuration(limit / 1000)}`)),
-          limit,
-        );
-      }),
-    ]);
+    await withTimeout(ctx.client.connect(), limit, "connect", ctx.clock);
   } catch (e) {
-    throw new LoginError(`Could not connect to Telegram: ${e instanceof Error ? e.message : String(e)}`);
-  } finally {
-    ctx.clock.clearTimeout(timer);
+    const why =
+      e instanceof TimeoutError ? `no connection within ${humanDuration(limit / 1000)}` : errorMessage(e);
+    throw new LoginError(`Could not connect to Telegram: ${why}`);
   }
   if (!ctx.client.connected)
     throw new LoginError("Could not connect to Telegram; check the network and try again.");
@@ -184,7 +170,7 @@ async function savedSessionUser(o: LoginOptions): Promise<Api.User | undefined> 
     try {
       await connect(ctx);
     } catch (e) {
-      throw unsure(e instanceof Error ? e.message : String(e));
+      throw unsure(errorMessage(e));
     }
     let me: Api.TypeUser | undefined;
     try {
@@ -204,7 +190,7 @@ async function savedSessionUser(o: LoginOptions): Promise<Api.User | undefined> 
           ? e.message
           : name !== undefined
             ? `Telegram answered ${name}.`
-            : `${e instanceof Error ? e.message : String(e)}.`,
+            : `${errorMessage(e)}.`,
       );
     }
     if (!(me instanceof Api.User)) throw unsure("Telegram did not say who the session belongs to.");

@@ -16,6 +16,8 @@ import { returnBigInt } from "telegram/Helpers.js";
 import type { Logger } from "pino";
 import type { MediaFile } from "../media/descriptor";
 import type { MediaFetcher, MediaRef } from "../media/describer";
+import { systemClock } from "../runtime/clock";
+import { withTimeout } from "../runtime/timeout";
 import type { ChatInfo } from "../store/messages";
 import type { TelegramClient } from "./listen";
 import { parseMedia } from "./media-parse";
@@ -73,6 +75,7 @@ export class TelegramMediaFetcher implements MediaFetcher {
             hash: 0,
           }),
         ),
+        "messages.GetStickerSet",
       ).then((res) => (res instanceof Api.messages.StickerSet ? res.set.shortName : undefined));
       this.setNames.set(setId, p);
       p.catch(() => this.setNames.delete(setId));
@@ -99,7 +102,7 @@ export class TelegramMediaFetcher implements MediaFetcher {
           });
     const cancel = { stopped: false };
     try {
-      return await this.bounded(this.chunks(location, file.dcId, size, cancel));
+      return await this.bounded(this.chunks(location, file.dcId, size, cancel), "file download");
     } finally {
       cancel.stopped = true; // past the bound (or failed): ask for no further chunk
     }
@@ -139,9 +142,15 @@ export class TelegramMediaFetcher implements MediaFetcher {
         channelId: returnBigInt(ref.chatId.slice(4)),
         accessHash: returnBigInt(chat.accessHash),
       });
-      res = await this.bounded(this.o.client.invoke(new Api.channels.GetMessages({ channel, id })));
+      res = await this.bounded(
+        this.o.client.invoke(new Api.channels.GetMessages({ channel, id })),
+        "channels.GetMessages",
+      );
     } else {
-      res = await this.bounded(this.o.client.invoke(new Api.messages.GetMessages({ id })));
+      res = await this.bounded(
+        this.o.client.invoke(new Api.messages.GetMessages({ id })),
+        "messages.GetMessages",
+      );
     }
     if (res instanceof Api.messages.MessagesNotModified) return undefined;
     const msg = res.messages.find(
@@ -150,18 +159,8 @@ export class TelegramMediaFetcher implements MediaFetcher {
     return msg ? parseMedia(msg)?.file : undefined;
   }
 
-  private async bounded<T>(p: Promise<T>): Promise<T> {
-    const ms = this.o.timeoutMs ?? MEDIA_REQUEST_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        p,
-        new Promise<never>(
-          (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)),
-        ),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+  private bounded<T>(p: Promise<T>, what: string): Promise<T> {
+    // Real time, not the runtime's clock: this bounds network I/O.
+    return withTimeout(p, this.o.timeoutMs ?? MEDIA_REQUEST_TIMEOUT_MS, what, systemClock);
   }
 }

@@ -1,4 +1,6 @@
 import type { Logger } from "pino";
+import { systemClock } from "../runtime/clock";
+import { TimeoutError, withTimeout } from "../runtime/timeout";
 import type { ReplyContext } from "../types";
 import { displayName, type GramMessage } from "./parse";
 
@@ -11,8 +13,6 @@ export interface ReplyFetchOptions {
   readonly logger: Logger;
 }
 
-class ReplyTimeout extends Error {}
-
 /**
  * What `m` replies to, through GramJS's own `getReplyMessage()` (one GetMessages request; the
  * server follows the reply header). Deleted → `deleted`; timeout or error → `unknown` (the id
@@ -21,14 +21,9 @@ class ReplyTimeout extends Error {}
 export async function fetchReplyContext(m: GramMessage, o: ReplyFetchOptions): Promise<ReplyContext> {
   const id = m.replyToMsgId;
   if (id === undefined) throw new Error("fetchReplyContext called for a message that is not a reply");
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const replied = await Promise.race([
-      m.getReplyMessage(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ReplyTimeout()), o.timeoutMs);
-      }),
-    ]);
+    // Real time, not the runtime's clock: this bounds network I/O.
+    const replied = await withTimeout(m.getReplyMessage(), o.timeoutMs, "reply fetch", systemClock);
     if (!replied) return { kind: "deleted", id };
     // A service message ("group created", "topic created") has no author's words to quote.
     if (replied.className !== "Message" || (replied as { action?: unknown }).action !== undefined) {
@@ -45,7 +40,7 @@ export async function fetchReplyContext(m: GramMessage, o: ReplyFetchOptions): P
       ...(senderId !== "" ? { senderId } : {}),
     };
   } catch (e) {
-    const timedOut = e instanceof ReplyTimeout;
+    const timedOut = e instanceof TimeoutError;
     o.logger.warn(
       {
         component: "telegram",
@@ -59,7 +54,5 @@ export async function fetchReplyContext(m: GramMessage, o: ReplyFetchOptions): P
         : "reply fetch failed; answering without the quote",
     );
     return { kind: "unknown", id };
-  } finally {
-    if (timer) clearTimeout(timer);
   }
 }

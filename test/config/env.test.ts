@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { EnvError, readEnv, telegramCredentials } from "../../src/config/env";
+import { ConfigError } from "../../src/config/config-error";
+import { readEnv, telegramCredentials } from "../../src/config/env";
 
 describe("environment, validated per command", () => {
   it("readEnv (what every command uses) accepts a malformed TELEGRAM_API_HASH: only Telegram commands check it", () => {
     const env = readEnv({ TELEGRAM_API_HASH: "nope", TELEGRAM_API_ID: "x" });
     expect(env.AGENTS_DIR).toBe("agents");
-    expect(() => telegramCredentials(env)).toThrow(EnvError);
+    expect(() => telegramCredentials(env)).toThrow(ConfigError);
   });
 
   it("telegramCredentials names each bad or missing variable and never echoes a value", () => {

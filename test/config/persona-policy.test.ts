@@ -1,19 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { parsePersona, PersonaFileError } from "../../src/config/persona";
+import { ConfigError } from "../../src/config/config-error";
+import { parsePersona } from "../../src/config/persona";
 import { personCap, strangerTokenCap } from "../../src/config/persona-policy";
 
 const BASE = "# Agent Name\nMira\n\n# Agent Instructions\nBe nice.\n";
 const parse = (extra: string) =>
   parsePersona(`${BASE}\n${extra}`, { file: "agents/Test.md", promptDirs: [] });
 
-function problem(extra: string): { field: string | null; message: string } {
+function problem(extra: string): { field: string | undefined; message: string } {
   try {
     parse(extra);
   } catch (e) {
-    expect(e).toBeInstanceOf(PersonaFileError);
-    return { field: (e as PersonaFileError).field, message: (e as PersonaFileError).message };
+    expect(e).toBeInstanceOf(ConfigError);
+    return { field: (e as ConfigError).field, message: (e as ConfigError).message };
   }
-  throw new Error("expected a PersonaFileError");
+  throw new Error("expected a ConfigError");
 }
 
 describe("persona policy fields", () => {

@@ -2,13 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  loadPersonas,
-  parsePersona,
-  PersonaFileError,
-  PersonaLoadError,
-  type Persona,
-} from "../../src/config/persona";
+import { ConfigError } from "../../src/config/config-error";
+import { loadPersonas, parsePersona, type Persona } from "../../src/config/persona";
 
 const MINIMAL = "# Agent Name\nMira\n\n# Agent Instructions\nBe nice.\n";
 
@@ -30,25 +25,26 @@ function write(path: string, text: string): string {
 const parse = (text: string, promptDirs: string[] = []): Persona =>
   parsePersona(text, { file: "agents/Test.md", promptDirs });
 
-/** The PersonaFileError thrown by `fn` (fails the test when it throws something else). */
-function fileError(fn: () => unknown): PersonaFileError {
+/** The ConfigError about one persona file thrown by `fn` (fails the test when it throws something else). */
+function fileError(fn: () => unknown): ConfigError {
   try {
     fn();
   } catch (e) {
-    expect(e).toBeInstanceOf(PersonaFileError);
-    return e as PersonaFileError;
+    expect(e).toBeInstanceOf(ConfigError);
+    return e as ConfigError;
   }
-  throw new Error("expected a PersonaFileError");
+  throw new Error("expected a ConfigError");
 }
 
-function loadError(fn: () => unknown): PersonaLoadError {
+/** The ConfigError about the persona directory thrown by `fn`. */
+function loadError(fn: () => unknown): ConfigError {
   try {
     fn();
   } catch (e) {
-    expect(e).toBeInstanceOf(PersonaLoadError);
-    return e as PersonaLoadError;
+    expect(e).toBeInstanceOf(ConfigError);
+    return e as ConfigError;
   }
-  throw new Error("expected a PersonaLoadError");
+  throw new Error("expected a ConfigError");
 }
 
 describe("parsePersona", () => {
@@ -251,7 +247,7 @@ describe("parsePersona", () => {
 
     it("rejects text before the first heading", () => {
       const e = fileError(() => parse("\n\nHello there\n" + MINIMAL));
-      expect(e.field).toBeNull();
+      expect(e.field).toBeUndefined();
       expect(e.message).toMatch(/^agents\/Test\.md: text before the first heading \(line 3\)/);
       expect(e.message).toContain("(line 3)");
     });
@@ -428,7 +424,7 @@ describe("loadPersonas", () => {
     const e = loadError(() => loadPersonas(join(root, "agents")));
     const latin = e.errors.find((x) => x.file.endsWith("Latin1.md"));
     expect(latin?.problem).toBe("not valid UTF-8");
-    expect(latin?.field).toBeNull();
+    expect(latin?.field).toBeUndefined();
     // A dangling link is reported, not silently skipped.
     expect(e.errors.find((x) => x.file.endsWith("Dangling.md"))?.problem).toMatch(
       /^cannot be read: not found \(ENOENT\); make it readable/,

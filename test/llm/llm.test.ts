@@ -4,7 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { GeminiClient, type LlmUsage } from "../../src/llm/gemini-client";
+import { GeminiClient } from "../../src/llm/gemini-client";
+import type { LlmUsage } from "../../src/llm/types";
 import { geminiJsonSchema } from "../../src/llm/json-schema";
 import { GeminiLlm } from "../../src/llm/llm";
 import { PURPOSES } from "../../src/llm/purposes";

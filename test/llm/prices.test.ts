@@ -1,13 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  DEFAULT_PRICES,
-  estimateCost,
-  loadPriceTable,
-  priceFor,
-  PriceTableError,
-} from "../../src/llm/prices";
+import { ConfigError } from "../../src/config/config-error";
+import { DEFAULT_PRICES, estimateCost, loadPriceTable, priceFor } from "../../src/llm/prices";
 import { tempDir } from "../support/temp-dir";
 
 describe("price table", () => {
@@ -51,7 +46,7 @@ describe("price table", () => {
     expect(() => loadPriceTable(join(dir, "none.json"))).toThrow(
       /LLM_PRICES: cannot read .*none\.json \(ENOENT\)/,
     );
-    expect(() => loadPriceTable(bad("{oops"))).toThrow(PriceTableError);
+    expect(() => loadPriceTable(bad("{oops"))).toThrow(ConfigError);
     expect(() => loadPriceTable(bad("{oops"))).toThrow(/is not valid JSON/);
     expect(() => loadPriceTable(bad('{"m": {"input": -1, "output": 2}}'))).toThrow(/m\.input/);
     expect(() => loadPriceTable(bad('{"m": {"input": 1}}'))).toThrow(/m\.output/);

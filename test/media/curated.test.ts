@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadCuratedMedia, MediaCatalogError } from "../../src/media/curated";
+import { ConfigError } from "../../src/config/config-error";
+import { loadCuratedMedia } from "../../src/media/curated";
 import { tempDir } from "../support/temp-dir";
 
 function agentsWith(files: Record<string, string>): string {
@@ -63,7 +64,7 @@ describe("curated media files", () => {
       } catch (e) {
         err = e;
       }
-      expect(err).toBeInstanceOf(MediaCatalogError);
+      expect(err).toBeInstanceOf(ConfigError);
       expect((err as Error).message).toMatch(message);
     }
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parsePersona } from "../../src/config/persona";
-import { PersonaFileError } from "../../src/config/persona-error";
+import { ConfigError } from "../../src/config/config-error";
 import { CuratedMedia } from "../../src/media/curated";
 import { STICKER_MENU_MAX_CHARS, stickerMenu } from "../../src/media/sticker-menu";
 
@@ -31,8 +31,8 @@ describe("# Agent Stickers and the sticker section", () => {
       } catch (e) {
         err = e;
       }
-      expect(err).toBeInstanceOf(PersonaFileError);
-      expect((err as PersonaFileError).field).toBe("Agent Stickers");
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).field).toBe("Agent Stickers");
     }
   });
 

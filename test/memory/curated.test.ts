@@ -1,12 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  CuratedMemoryError,
-  curatedMemoryDir,
-  curatedVisible,
-  loadCuratedMemories,
-} from "../../src/memory/curated";
+import { ConfigError } from "../../src/config/config-error";
+import { curatedMemoryDir, curatedVisible, loadCuratedMemories } from "../../src/memory/curated";
 import { tempDir } from "../support/temp-dir";
 
 describe("curated memory files", () => {
@@ -68,10 +64,10 @@ describe("curated memory files", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "alice.md"), "plays the cello");
     expect(() => loadCuratedMemories(dir)).toThrow(
-      new CuratedMemoryError(
-        join(dir, "alice.md"),
-        `"alice" is not a user id: name the file after the person's numeric Telegram user id, e.g. 123456789.md`,
-      ),
+      new ConfigError({
+        file: join(dir, "alice.md"),
+        problem: `"alice" is not a user id: name the file after the person's numeric Telegram user id, e.g. 123456789.md`,
+      }),
     );
 
     const empty = tempDir();

@@ -6,6 +6,20 @@
  */
 import { accessHashFor } from "./access-hash";
 
+/**
+ * A still picture Telegram keeps beside a moving file (a GIF, a video, an animated or video
+ * sticker): one of the document's `thumbs`, downloaded by its size type
+ * (InputDocumentFileLocation.thumb_size).
+ */
+export interface FileThumb {
+  /** The size type ("m": up to 320 px). */
+  readonly type: string;
+  readonly bytes: Buffer;
+  readonly mimeType: "image/jpeg" | "image/webp";
+  readonly w: number;
+  readonly h: number;
+}
+
 /** One stored file. */
 export interface FileRecord {
   readonly id: number;
@@ -18,6 +32,8 @@ export interface FileRecord {
   readonly dcId: number;
   /** How many times the reference was rotated. */
   generation: number;
+  /** Its still thumbnail, for documents that have one. */
+  readonly thumb?: FileThumb;
 }
 
 /** The data centre stored files live on: not an account's home DC (4), so a download meets FILE_MIGRATE. */
@@ -30,7 +46,7 @@ export class FileStore {
   private readonly files = new Map<number, FileRecord>();
   private nextId = FIRST_FILE_ID;
 
-  add(bytes: Buffer, mimeType: string, id = this.nextId++): FileRecord {
+  add(bytes: Buffer, mimeType: string, id = this.nextId++, thumb?: FileThumb): FileRecord {
     const rec: FileRecord = {
       id,
       accessHash: accessHashFor(id, 5),
@@ -39,6 +55,7 @@ export class FileStore {
       mimeType,
       dcId: FILE_DC,
       generation: 0,
+      ...(thumb ? { thumb } : {}),
     };
     this.files.set(id, rec);
     return rec;
@@ -60,4 +77,26 @@ export class FileStore {
 
 function reference(id: number, generation: number): Buffer {
   return Buffer.from(`emu-file-${id}-${generation}`);
+}
+
+/** A 1×1 JPEG: the still of a GIF or video unless the test gives its own. */
+export const TINY_JPEG = Buffer.from(
+  "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxD/2Q==",
+  "base64",
+);
+
+/** A 1×1 lossless WebP: what a sticker file (and an animated sticker's still) holds unless the test gives its own. */
+export const TINY_WEBP = Buffer.from("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==", "base64");
+
+/**
+ * The still Telegram makes for a moving file: GIFs and videos a JPEG, animated (Lottie) and
+ * video stickers a WebP; `given` replaces its bytes, `null` means none (Telegram could not make one).
+ */
+export function stillFor(mimeType: string, kind: string, given?: Buffer | null): FileThumb | undefined {
+  if (given === null) return undefined;
+  if (kind === "gif" || kind === "video")
+    return { type: "m", bytes: given ?? TINY_JPEG, mimeType: "image/jpeg", w: 320, h: 240 };
+  if (kind === "sticker" && (mimeType === "application/x-tgsticker" || mimeType === "video/webm"))
+    return { type: "m", bytes: given ?? TINY_WEBP, mimeType: "image/webp", w: 128, h: 128 };
+  return undefined;
 }

@@ -1,9 +1,11 @@
 /**
  * TL objects of stored files, as Telegram shows them inside messages: `Photo` with one size,
- * `Document` with the attributes of its kind (voice, round video, GIF, audio, file name, sticker).
+ * `Document` with the attributes of its kind (voice, round video, GIF, audio, file name, sticker)
+ * and, for GIFs, videos and animated or video stickers, the still thumbnail in `thumbs`.
  * The file reference is always the file's current one.
  */
 import { Api } from "telegram";
+import type { FileRecord } from "./file-store";
 import { toLong } from "./long";
 import type { MediaRecord, StickerDoc } from "./stored-message";
 
@@ -67,6 +69,12 @@ function attributes(m: MediaRecord): Api.TypeDocumentAttribute[] {
   }
 }
 
+/** The document's `thumbs`: its still, when it has one. */
+function thumbs(f: FileRecord): { thumbs?: Api.TypePhotoSize[] } {
+  const t = f.thumb;
+  return t ? { thumbs: [new Api.PhotoSize({ type: t.type, w: t.w, h: t.h, size: t.bytes.length })] } : {};
+}
+
 function document(m: MediaRecord): Api.Document {
   const f = m.file;
   return new Api.Document({
@@ -76,6 +84,7 @@ function document(m: MediaRecord): Api.Document {
     date: 0,
     mimeType: f.mimeType,
     size: toLong(f.bytes.length),
+    ...thumbs(f),
     dcId: f.dcId,
     attributes: attributes(m),
   });
@@ -103,6 +112,7 @@ export function stickerDocument(doc: StickerDoc): Api.Document {
     date: 0,
     mimeType: f.mimeType,
     size: toLong(f.bytes.length),
+    ...thumbs(f),
     dcId: f.dcId,
     attributes: [
       new Api.DocumentAttributeImageSize({ w: 512, h: 512 }),

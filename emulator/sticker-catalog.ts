@@ -4,10 +4,7 @@
  */
 import type { StickerDoc, StickerSetRecord } from "./stored-message";
 import { accessHashFor } from "./access-hash";
-import type { FileStore } from "./file-store";
-
-/** A 1×1 lossless WebP: what a sticker file holds unless the test gives its own bytes. */
-const TINY_WEBP = Buffer.from("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==", "base64");
+import { stillFor, TINY_WEBP, type FileStore } from "./file-store";
 
 // Document ids look like Telegram's (large) and stay below 2^53.
 const FIRST_DOCUMENT_ID = 7_000_000_000_001;
@@ -23,7 +20,8 @@ export class StickerCatalog {
   add(o: {
     shortName: string;
     title: string;
-    stickers: readonly { emoji: string; bytes?: Buffer; mimeType?: string }[];
+    /** `thumb`: an animated or video sticker's still (default a tiny WebP; null: none). */
+    stickers: readonly { emoji: string; bytes?: Buffer; mimeType?: string; thumb?: Buffer | null }[];
   }): StickerSetRecord {
     const key = o.shortName.toLowerCase();
     if (this.sets.has(key)) throw new Error(`emulator: sticker set ${o.shortName} exists`);
@@ -37,7 +35,8 @@ export class StickerCatalog {
     };
     for (const s of o.stickers) {
       const id = this.nextId++;
-      const file = this.files.add(s.bytes ?? TINY_WEBP, s.mimeType ?? "image/webp", id);
+      const mime = s.mimeType ?? "image/webp";
+      const file = this.files.add(s.bytes ?? TINY_WEBP, mime, id, stillFor(mime, "sticker", s.thumb));
       const doc: StickerDoc = { id, accessHash: file.accessHash, file, emoji: s.emoji, set };
       set.docs.push(doc);
       this.docs.set(id, doc);

@@ -1,6 +1,7 @@
 /**
  * Server side of a simulated member writing a message: validation, topic placement, entities.
  */
+import { stillFor } from "./file-store";
 import { normaliseEntities } from "./mentions";
 import { userForInputUser } from "./methods/resolve-peer";
 import type { ChatRecord, MediaRecord, StickerDoc, StoredMessage } from "./stored-message";
@@ -82,7 +83,7 @@ function attach(world: World, m: EmuMediaInput): { sticker: StickerDoc } | { med
   return {
     media: {
       kind: m.kind,
-      file: world.files.add(m.bytes, m.mimeType),
+      file: world.files.add(m.bytes, m.mimeType, undefined, stillFor(m.mimeType, m.kind, m.thumb)),
       ...(m.fileName !== undefined ? { fileName: m.fileName } : {}),
       ...(m.duration !== undefined ? { duration: m.duration } : {}),
       ...(m.title !== undefined ? { title: m.title } : {}),

@@ -86,6 +86,8 @@ export type EmuMediaInput =
       readonly duration?: number;
       readonly title?: string;
       readonly performer?: string;
+      /** GIFs and videos: the still thumbnail's bytes (default a tiny JPEG); null: none. */
+      readonly thumb?: Buffer | null;
     }
   | { readonly kind: "sticker"; readonly set: string; readonly emoji: string }
   /** The very file of an earlier message (a forward or resend: same file id, same unique id). */

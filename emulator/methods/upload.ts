@@ -3,7 +3,8 @@
  * `limit` a multiple of 4 KB that divides 1 MB (LIMIT_INVALID / OFFSET_INVALID otherwise), the
  * current file reference only (FILE_REFERENCE_EXPIRED for a stale one), a wrong id or access hash
  * FILE_ID_INVALID. Photos by InputPhotoFileLocation (one size, "x"), documents and stickers by
- * InputDocumentFileLocation. A file lives on one data centre (its `dc_id`): asked on another
+ * InputDocumentFileLocation — the file itself (`thumb_size` ""), or its still thumbnail by its
+ * size type (LOCATION_INVALID for a type it does not have). A file lives on one data centre (its `dc_id`): asked on another
  * DC's connection, FILE_MIGRATE_X (303) names the right one.
  */
 import { Api } from "telegram";
@@ -24,20 +25,23 @@ export const getFile = defineMethod("upload.GetFile", Api.upload.GetFile, (ctx, 
   if (file.dcId !== ctx.dcId) throw new RpcFault(`FILE_MIGRATE_${file.dcId}`, 303);
   if (loc instanceof Api.InputPhotoFileLocation && loc.thumbSize !== PHOTO_SIZE_TYPE)
     throw new RpcFault("LOCATION_INVALID");
+  const still = loc instanceof Api.InputDocumentFileLocation && loc.thumbSize !== "";
+  if (still && loc.thumbSize !== file.thumb?.type) throw new RpcFault("LOCATION_INVALID");
   if (!Buffer.from(loc.fileReference).equals(file.fileReference))
     throw new RpcFault("FILE_REFERENCE_EXPIRED");
+  const served = still ? file.thumb! : file;
   const offset = fromLong(req.offset);
   const limit = req.limit;
   if (offset < 0 || offset % KB4 !== 0) throw new RpcFault("OFFSET_INVALID");
   if (limit <= 0 || limit % KB4 !== 0 || MB1 % limit !== 0) throw new RpcFault("LIMIT_INVALID");
   return new Api.upload.File({
     type:
-      file.mimeType === "image/jpeg"
+      served.mimeType === "image/jpeg"
         ? new Api.storage.FileJpeg()
-        : file.mimeType === "image/webp"
+        : served.mimeType === "image/webp"
           ? new Api.storage.FileWebp()
           : new Api.storage.FilePartial(),
     mtime: 0,
-    bytes: file.bytes.subarray(offset, offset + limit),
+    bytes: served.bytes.subarray(offset, offset + limit),
   });
 });

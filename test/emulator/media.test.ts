@@ -57,6 +57,78 @@ describe("emulator: media", () => {
     expect(emu.history(dm).map((h) => h.media)).toEqual(["voice", "video_note", "gif", "document"]);
   });
 
+  it("a GIF and an animated sticker carry a still thumbnail (JPEG, WebP) in `thumbs`, downloaded by its size type; a static sticker has none", async () => {
+    const { emu, persona, alice, client, inbox } = world();
+    const dm = emu.dm(persona, alice);
+    const still = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), bytes(500)]);
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "gif", bytes: bytes(9000), mimeType: "video/mp4", thumb: still },
+    });
+    const gif = (inbox.last().media as Api.MessageMediaDocument).document as Api.Document;
+    expect(gif.thumbs).toEqual([expect.objectContaining({ className: "PhotoSize", type: "m", size: 504 })]);
+    const location = (thumbSize: string) =>
+      new Api.InputDocumentFileLocation({
+        id: gif.id,
+        accessHash: gif.accessHash,
+        fileReference: gif.fileReference,
+        thumbSize,
+      });
+    expect(Buffer.compare((await client.downloadFile(location("m"), {})) as Buffer, still)).toBe(0);
+    expect(((await client.downloadFile(location(""), {})) as Buffer).length).toBe(9000); // the GIF itself
+    await expect(client.downloadFile(location("x"), {})).rejects.toMatchObject({
+      errorMessage: "LOCATION_INVALID",
+    });
+    // GramJS's own thumbnail download picks it too.
+    expect(Buffer.compare((await client.downloadMedia(inbox.last(), { thumb: 0 })) as Buffer, still)).toBe(0);
+
+    // Without one given, a GIF still has Telegram's JPEG; none when told so.
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "gif", bytes: bytes(10), mimeType: "video/mp4" },
+    });
+    const made = (inbox.last().media as Api.MessageMediaDocument).document as Api.Document;
+    expect(made.thumbs).toHaveLength(1);
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "gif", bytes: bytes(10), mimeType: "video/mp4", thumb: null },
+    });
+    expect(
+      ((inbox.last().media as Api.MessageMediaDocument).document as Api.Document).thumbs,
+    ).toBeUndefined();
+
+    emu.addStickerSet({
+      shortName: "Moving",
+      title: "Moving",
+      stickers: [{ emoji: "🏃", mimeType: "video/webm", bytes: bytes(300) }, { emoji: "🧍" }],
+    });
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "sticker", set: "Moving", emoji: "🏃" },
+    });
+    const moving = (inbox.last().media as Api.MessageMediaDocument).document as Api.Document;
+    expect(moving.thumbs).toEqual([expect.objectContaining({ type: "m" })]);
+    const webp = (await client.downloadMedia(inbox.last(), { thumb: 0 })) as Buffer;
+    expect(webp.subarray(8, 12).toString()).toBe("WEBP");
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "sticker", set: "Moving", emoji: "🧍" },
+    });
+    expect(
+      ((inbox.last().media as Api.MessageMediaDocument).document as Api.Document).thumbs,
+    ).toBeUndefined();
+  });
+
   it("posts albums as messages sharing grouped_id", async () => {
     const { emu, persona, alice, inbox } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });

@@ -30,8 +30,7 @@ import type { Llm } from "../llm/llm";
 import { systemClock } from "../runtime/clock";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { SummaryStore } from "../store/summaries";
-import { llmRateKey, parkOnOutage } from "../tasks/llm-wait";
-import type { TaskHandler } from "../tasks/scheduler";
+import { parkOnOutage } from "../tasks/llm-wait";
 import type { NewTask } from "../tasks/task";
 import type { Clock } from "../types";
 import { summarise } from "./summariser";
@@ -49,8 +48,6 @@ const MAX_SUMMARY_AGE_MS = 24 * 3600_000;
 const MAX_BATCH = 200;
 /** After the summariser refused a lane (blocked, empty, off-schema), it is not asked again for this long. */
 export const REFUSAL_BACKOFF_MS = 30 * 60_000;
-/** Rate key of summarise calls: a long 429 parks summaries only, never planning. */
-const SUMMARY_RATE_KEY = "llm:summarise";
 /** Tokens an envelope header adds to a message's text (⟦#id name · time⟧). */
 const HEADER_TOKENS = 12;
 
@@ -239,21 +236,16 @@ export class LaneSummaries {
     for (const wake of set) wake();
   }
 
-  /** Runs a `summarize` task: fold the previous summary and the lane's next messages into a new one. */
-  handler(): TaskHandler<"summarize"> {
-    return {
-      rateKeys: () => [
-        SUMMARY_RATE_KEY,
-        ...(this.o.llm ? [llmRateKey(this.o.llm.modelFor("summarise"))] : []),
-      ],
-      run: async (task) => {
-        try {
-          return await this.run(task.payload.lane);
-        } finally {
-          this.ended(task.payload.lane);
-        }
-      },
-    };
+  /**
+   * Fold the previous summary and the lane's next messages into a new one (a `summarize` task:
+   * tasks/handlers/summarize.ts), then wake whoever waits for the lane (summariseNow).
+   */
+  async fold(key: string): Promise<void> {
+    try {
+      await this.run(key);
+    } finally {
+      this.ended(key);
+    }
   }
 
   private async run(key: string): Promise<{ type: "done" }> {

@@ -12,8 +12,6 @@ import type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
 import { TaskIndex } from "./task-index";
 import type { TaskStore } from "./task-store";
 
-export type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
-
 /** A bridge typing spell runs beside its graph's other task (see ReceivedRules.enqueue): it only keeps a status up. */
 const isBridge = (t: Task): boolean => t.kind === "typing" && (t as Task<"typing">).payload.bridge === true;
 

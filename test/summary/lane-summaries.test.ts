@@ -13,6 +13,7 @@ import { EntityStore } from "../../src/store/entities";
 import { MessageStore } from "../../src/store/messages";
 import { SummaryStore } from "../../src/store/summaries";
 import { LaneSummaries, laneLimits, REFUSAL_BACKOFF_MS, summaryDue } from "../../src/summary/lane-summaries";
+import { summarizeHandler } from "../../src/tasks/handlers/summarize";
 import type { Task } from "../../src/tasks/task";
 import { GeminiFake, type GenerateBody } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
@@ -139,7 +140,7 @@ describe("when a lane is due", () => {
     lanes.consider(LANE, nextId - 1);
     expect(added).toHaveLength(1);
     gemini.script({ json: NOTES });
-    await lanes.handler().run(task());
+    await summarizeHandler({ summaries: lanes }).run(task());
     expect(summaries.get(`root:${CHAT}`)).toMatchObject({ version: 1, fromId: 1, toId: 2 });
 
     post(11);
@@ -155,14 +156,14 @@ describe("the summarize task", () => {
   it("folds the previous summary and only the new range into the next version", async () => {
     post(31);
     gemini.script({ json: NOTES }, { json: { ...NOTES, outcomes: ["met at noon"] } });
-    await lanes.handler().run(task());
+    await summarizeHandler({ summaries: lanes }).run(task());
     expect(gemini.requests[0]!.model).toBe("lite");
     expect(lastUser(gemini.requests[0]!.body)).toContain("⟦#21 [Alice]");
     expect(lastUser(gemini.requests[0]!.body)).not.toContain("⟦#22 ");
     expect(summaries.get(`root:${CHAT}`)).toMatchObject({ version: 1, fromId: 1, toId: 21 });
 
     post(20);
-    await lanes.handler().run(task());
+    await summarizeHandler({ summaries: lanes }).run(task());
     const second = lastUser(gemini.requests[1]!.body);
     expect(second).toContain('"decisions":["meet at noon"]');
     expect(second).not.toContain("⟦#21 ");
@@ -216,7 +217,7 @@ describe("the summarize task", () => {
     nextId = 32;
     post(10);
     gemini.script({ json: NOTES });
-    await lanes.handler().run(task());
+    await summarizeHandler({ summaries: lanes }).run(task());
     const text = lastUser(gemini.requests[0]!.body);
     expect(text).toContain("⟦#1 [Alice](tg:@alice) · ");
     expect(text).not.toContain("tg:user/7");
@@ -227,7 +228,7 @@ describe("the summarize task", () => {
   it("after a refusal, leaves the lane alone for a while", async () => {
     post(31);
     gemini.script({ safety: true }, { safety: true });
-    await lanes.handler().run(task());
+    await summarizeHandler({ summaries: lanes }).run(task());
     expect(summaries.get(`root:${CHAT}`)).toBeUndefined();
     lanes.consider(LANE, nextId - 1);
     expect(added).toEqual([]);
@@ -263,8 +264,7 @@ describe("a summary planning cannot do without", () => {
       logger: captureLogger().logger,
       add: () => {
         open++;
-        void s
-          .handler()
+        void summarizeHandler({ summaries: s })
           .run(task())
           .finally(() => open--);
       },

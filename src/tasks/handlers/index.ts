@@ -29,8 +29,8 @@ export interface TaskHandlerDeps {
   /** Judges `address` tasks (smart and talkative groups). */
   readonly addressing: Pick<ImplicitAddressing, "judge">;
   /** Runs `summarize` tasks. */
-  readonly summaries: Pick<LaneSummaries, "handler">;
-  /** The LLM, for the model rate key of the addressing calls (absent: no LLM). */
+  readonly summaries: Pick<LaneSummaries, "fold">;
+  /** The LLM, for the model rate keys of the addressing and summary calls (absent: no LLM). */
   readonly llm?: Pick<Llm, "modelFor">;
 }
 
@@ -47,6 +47,6 @@ export function taskHandlers(d: TaskHandlerDeps): HandlerMap {
     block: blockHandler(d.actions),
     unblock: unblockHandler(d.actions),
     address: addressHandler({ addressing: d.addressing, ...llm }),
-    summarize: summarizeHandler({ summaries: d.summaries }),
+    summarize: summarizeHandler({ summaries: d.summaries, ...llm }),
   };
 }

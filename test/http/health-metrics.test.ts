@@ -129,6 +129,9 @@ describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", (
       expect(m.value("userbot_tasks_total", { agent: "Mira", kind: "received", outcome: "done" })).toBe(1);
       expect(m.value("userbot_flood_waits_total", { agent: "Mira", method: "messages.SendMessage" })).toBe(1);
       expect(m.value("userbot_catch_up_runs_total", mira)).toBe(1);
+      // The start's catch-up of a first start: one updates.getState, nothing to recover.
+      expect(m.value("userbot_catch_up_requests_total", mira)).toBe(1);
+      expect(m.value("userbot_catch_up_messages_total", mira)).toBe(0);
       expect(m.value("userbot_connection_state", { agent: "Nova", state: "connected" })).toBe(1);
       expect(m.value("process_resident_memory_bytes")).toBeGreaterThan(0);
       expect(m.value("nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
@@ -163,12 +166,30 @@ describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", (
         expect(r.text).not.toContain(secret);
       expect((await get(`${w.url()}/healthz`)).status).toBe(200); // the process still runs
 
+      // Carol writes to Nova meanwhile: nothing reaches the dead connection.
+      const dmNova = w.emu.dm(w.nova, w.carol);
+      await w.emu.post({ chat: dmNova, from: w.carol, text: "Nova, are you there?" });
+
       // It comes back: ready again.
       await w.emu.restoreConnection(w.nova);
       const back = Date.now() + 30_000;
       while ((r = await get(`${w.url()}/readyz`)).status !== 200 && Date.now() < back)
         await new Promise((res) => setTimeout(res, 50));
       expect(r.status).toBe(200);
+
+      // The reconnect's catch-up fetched Carol's message (one updates.getDifference) and Nova
+      // answered it; the catch-up counters say so, for Nova only.
+      await until(() => w.emu.history(dmNova).some((x) => x.fromId === w.nova.id), 15_000);
+      const c = await scrape(w.url());
+      const novaLabel = { agent: "Nova" };
+      expect(c.value("userbot_catch_up_runs_total", novaLabel)).toBe(2);
+      expect(c.value("userbot_catch_up_messages_total", novaLabel)).toBe(1);
+      expect(c.value("userbot_catch_up_requests_total", novaLabel)).toBe(
+        1 + w.emu.methods(w.nova).filter((x) => x === "updates.GetDifference").length,
+      );
+      expect(w.emu.methods(w.nova)).toContain("updates.GetDifference");
+      expect(c.value("userbot_catch_up_messages_total", mira)).toBe(0);
+      expect(c.value("userbot_messages_stored_total", novaLabel)).toBe(1);
     } finally {
       w.stop();
       expect(await w.running).toBe(0);

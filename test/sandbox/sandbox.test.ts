@@ -204,7 +204,11 @@ describe("npm start without a session", () => {
 });
 
 describe("stopping the sandbox", () => {
-  it("Ctrl-C stops within a couple of seconds, abandoning a planning call in flight and a wait, and says what it left; a second Ctrl-C exits at once", async () => {
+  /**
+   * A wait of ten minutes pending in one chat and a slow planning call in flight for another;
+   * then `signal`: the sandbox stops within a couple of seconds and says what it left.
+   */
+  async function stopsWithPendingWork(signal: "SIGINT" | "SIGTERM"): Promise<void> {
     const gemini = await GeminiFake.start();
     // The first plan waits ten minutes before answering; the second is a slow planning call.
     gemini.script(
@@ -242,7 +246,7 @@ describe("stopping the sandbox", () => {
       input.write("alice: Mira, and now?\n"); // another chat: the DM's wait stays pending
       await until(() => gemini.requests.length === 2, 20_000); // the slow planning call is in flight
       const t0 = Date.now();
-      signals.emit("SIGINT");
+      signals.emit(signal);
       expect(await running).toBe(0);
       expect(Date.now() - t0).toBeLessThan(3_000);
       expect(chunks.join("")).toMatch(
@@ -250,11 +254,20 @@ describe("stopping the sandbox", () => {
       );
       expect(chunks.join("")).toMatch(/unfinished tasks \(.*1 received/);
       expect(chunks.join("")).not.toContain("much later");
-      signals.emit("SIGINT");
+      expect(exits).toEqual([]); // it returned: no forced exit
+      signals.emit(signal);
       expect(exits).toEqual([]); // the sandbox is gone: its handlers too
     } finally {
       await gemini.close();
     }
+  }
+
+  it("Ctrl-C stops within a couple of seconds, abandoning a planning call in flight and a wait, and says what it left; a second Ctrl-C exits at once", async () => {
+    await stopsWithPendingWork("SIGINT");
+  }, 60_000);
+
+  it("SIGTERM first (kill, a container stop) does the same: stopped within a couple of seconds, the work left in the database", async () => {
+    await stopsWithPendingWork("SIGTERM");
   }, 60_000);
 
   it("a second Ctrl-C while it stops exits at once", async () => {

@@ -15,9 +15,6 @@ const REAL_TIME_ALLOWED = [
   "src/http/**", // request timing for the operator's listener
   "src/console/**", // the operator console's sessions and rate limits
   "src/sandbox/**", // the interactive sandbox runs on the wall clock, waiting for a person and its persona
-  "src/store/backup.ts", // a backup's own progress timing
-  "src/telegram/login*.ts", // interactive login prompts wait for a person
-  "src/telegram/gramjs-*.ts", // GramJS's own callbacks
 ];
 
 const RELATIVE_WITH_EXTENSION = "/^\\.{1,2}\\/.*\\.(js|ts|mjs)$/";

@@ -8,6 +8,7 @@ import { timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import type { Logger } from "pino";
 import type { Env } from "../config/env";
+import { errorMessage } from "../runtime/error-message";
 import { healthRoutes } from "./routes/health";
 import { metricsRoutes } from "./routes/metrics";
 
@@ -77,7 +78,7 @@ export async function startHttpServer(
     address = await app.listen({ port: o.port, host: o.host });
   } catch (e) {
     await app.close();
-    throw new Error(`HTTP listener on ${o.host}:${o.port}: ${e instanceof Error ? e.message : String(e)}`, {
+    throw new Error(`HTTP listener on ${o.host}:${o.port}: ${errorMessage(e)}`, {
       cause: e,
     });
   }

@@ -33,6 +33,7 @@ import { readLane, roomOf } from "../context/lanes";
 import { speakerDirectory, type EntityLookup } from "../context/speaker-directory";
 import type { Llm } from "../llm/llm";
 import type { Gate } from "../policy/gate";
+import { errorMessage } from "../runtime/error-message";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
 import type { AnswerCounts } from "../store/answer-counts";
 import type { MessageStore, StoredMessage } from "../store/messages";
@@ -287,7 +288,7 @@ export class ImplicitAddressing {
           component: "addressing",
           chatId,
           messages: task.payload.items,
-          err: e instanceof Error ? e.message : String(e),
+          err: errorMessage(e),
         },
         "addressing call failed; not answering",
       );

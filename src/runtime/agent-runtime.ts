@@ -30,8 +30,11 @@ import type { MessageFeed } from "../telegram/message-feed";
 import type { TypingWatch } from "../telegram/typing-watch";
 import type { UpdateTracker } from "../telegram/update-tracker";
 import type { CatchUpChain } from "./catch-up-chain";
+import { systemClock } from "./clock";
 import { composeAgent, type AgentRuntimeOptions } from "./compose";
+import { holdProcessOpen } from "./shutdown";
 import type { RuntimeStatus } from "./status-facts";
+import { onTimeout, withTimeout } from "./timeout";
 
 export type { AgentRuntimeOptions, MediaRuntimeOptions } from "./compose";
 
@@ -214,15 +217,19 @@ export class AgentRuntime {
     this.writeGate.close();
     this.tracker.close();
     this.detachCommitFailure?.();
+    // The waits below are bounded in real time (systemClock: a fake clock must not hold up a stop).
     // A catch-up in flight finishes what it handed over (bounded: its requests may never return).
-    await Promise.race([this.chain, new Promise((r) => setTimeout(r, 2000).unref())]);
+    await withTimeout(this.chain, 2000, "catch-up", systemClock).catch(onTimeout(undefined));
     const graceMs = o.graceMs ?? STOP_GRACE_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const finished = await Promise.race([
+    const releaseProcess = holdProcessOpen(); // the process stays up for the grace period
+    const finished = await withTimeout(
       this.scheduler.stop().then(() => true),
-      new Promise<false>((r) => (timer = setTimeout(() => r(false), graceMs))),
-    ]);
-    clearTimeout(timer);
+      graceMs,
+      "running tasks",
+      systemClock,
+    )
+      .catch(onTimeout(false))
+      .finally(releaseProcess);
     if (!finished) {
       this.scheduler.abandon();
       this.logger.warn(
@@ -231,7 +238,7 @@ export class AgentRuntime {
       );
     }
     this.media.stop();
-    await Promise.race([this.media.idle(), new Promise((r) => setTimeout(r, 2000).unref())]);
+    await withTimeout(this.media.idle(), 2000, "media descriptions", systemClock).catch(onTimeout(undefined));
     this.detachUsage?.(); // after the running planning calls recorded their usage
     this.detachUsage = undefined;
     this.messages.commit();

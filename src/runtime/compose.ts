@@ -479,8 +479,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     knownChannels: () => catchUpChats.knownChannels(),
     logger,
     // The summary's duration is real time, whatever clock the runtime runs.
-    // eslint-disable-next-line no-restricted-properties
-    now: () => Date.now(),
+    now: () => performance.now(),
     onOtherUpdates: (updates) => {
       for (const u of updates) {
         applyChange(changes, u);

@@ -21,6 +21,7 @@ import {
   statSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { errorMessage } from "../runtime/error-message";
 
 export interface BackupResult {
   readonly file: string;
@@ -37,7 +38,7 @@ export interface BackupResult {
 
 /** Copy the database at `source` to `target` (see the file comment). Throws with a message naming what was wrong. */
 export async function backupDatabase(source: string, target: string): Promise<BackupResult> {
-  const t0 = Date.now();
+  const t0 = performance.now();
   const src = resolve(source);
   const dst = resolve(target);
   if (!existsSync(src)) throw new Error(`${src}: no such database`);
@@ -64,7 +65,7 @@ export async function backupDatabase(source: string, target: string): Promise<Ba
   } catch (e) {
     rmSync(tmp, { force: true });
     rmSync(`${tmp}-journal`, { force: true });
-    throw new Error(`backup of ${src} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new Error(`backup of ${src} failed: ${errorMessage(e)}`, { cause: e });
   } finally {
     db?.close();
   }
@@ -95,9 +96,9 @@ export async function backupDatabase(source: string, target: string): Promise<Ba
     syncDir(dirname(dst));
   } catch (e) {
     rmSync(tmp, { force: true });
-    throw new Error(`backup of ${src} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new Error(`backup of ${src} failed: ${errorMessage(e)}`, { cause: e });
   }
-  return { file: dst, bytes: statSync(dst).size, counts, ms: Date.now() - t0 };
+  return { file: dst, bytes: statSync(dst).size, counts, ms: Math.round(performance.now() - t0) };
 }
 
 /** Make a rename durable (best effort: some file systems cannot fsync a directory). */

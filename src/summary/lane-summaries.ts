@@ -28,6 +28,7 @@ import type { SpeakerDirectory } from "../context/speaker-directory";
 import { estimateTokens } from "../context/tokens";
 import type { Llm } from "../llm/llm";
 import { systemClock } from "../runtime/clock";
+import { errorMessage } from "../runtime/error-message";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { SummaryStore } from "../store/summaries";
 import { parkOnOutage } from "../tasks/llm-wait";
@@ -171,7 +172,7 @@ export class LaneSummaries {
           component: "summary",
           chatId: lane.chatId,
           lane: key,
-          err: e instanceof Error ? e.message : String(e),
+          err: errorMessage(e),
         },
         "checking the lane's summary failed",
       );
@@ -216,7 +217,7 @@ export class LaneSummaries {
           component: "summary",
           chatId: lane.chatId,
           lane: key,
-          err: e instanceof Error ? e.message : String(e),
+          err: errorMessage(e),
         },
         "asking for the lane's summary failed",
       );

@@ -1,9 +1,8 @@
 import type { Logger } from "pino";
+import { errorMessage } from "../runtime/error-message";
 import type { Task } from "./task";
 import type { TaskHandler } from "./task-handler";
 import type { TaskIndex } from "./task-index";
-
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** What cancellation needs from the scheduler. */
 export interface CancellationHost {
@@ -83,7 +82,7 @@ export class Cancellation {
             .onCancel(task as never)
             .catch((e: unknown) =>
               this.h.logger.warn(
-                { component: "scheduler", taskId: task.id, err: errorText(e) },
+                { component: "scheduler", taskId: task.id, err: errorMessage(e) },
                 "clean-up after cancel failed",
               ),
             ),

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { errorMessage } from "../runtime/error-message";
 import type { Cancellation } from "./cancellation";
 import { AccountLostError, AlreadyDoneError, RateLimitedError } from "./errors";
 import type { RateLimits } from "./rate-limits";
@@ -7,8 +8,6 @@ import { afterFailure } from "./retry-policy";
 import type { NewTask, Task } from "./task";
 import type { HandlerOutcome } from "./task-handler";
 import type { TaskStore } from "./task-store";
-
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** What the outcome transitions need from the scheduler. */
 export interface OutcomeHost {
@@ -89,7 +88,7 @@ export function settleOutcome(
   if (newer) {
     if (error !== undefined && !(error instanceof RateLimitedError)) {
       h.logger.warn(
-        { component: "scheduler", chatId: task.chatId, taskId: task.id, err: errorText(error) },
+        { component: "scheduler", chatId: task.chatId, taskId: task.id, err: errorMessage(error) },
         "planning failed, but a newer message replans anyway",
       );
     }
@@ -156,7 +155,7 @@ export function settleOutcome(
         chatId: task.chatId,
         taskId: task.id,
         kind: task.kind,
-        err: errorText(error),
+        err: errorMessage(error),
       },
       "task failed after its chat was replanned; not retried",
     );
@@ -171,7 +170,7 @@ export function settleOutcome(
     h.store.save(task, now);
     return;
   }
-  const message = errorText(error);
+  const message = errorMessage(error);
   if (decision.type === "fail") {
     h.finish(task, "failed", message);
     h.logger.error(

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { dbError, isBusy } from "../store/db";
+import { errorMessage } from "../runtime/error-message";
 import type { Clock, ReplyContext } from "../types";
 import { Cancellation } from "./cancellation";
 import type { AccountLostError } from "./errors";
@@ -14,8 +15,6 @@ import type { TaskStore } from "./task-store";
 
 /** A bridge typing spell runs beside its graph's other task (see ReceivedRules.enqueue): it only keeps a status up. */
 const isBridge = (t: Task): boolean => t.kind === "typing" && (t as Task<"typing">).payload.bridge === true;
-
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export interface SchedulerOptions {
   readonly store: TaskStore;
@@ -300,7 +299,7 @@ export class Scheduler {
     if (this.dbBusySince === undefined) {
       this.dbBusySince = now;
       this.o.logger.warn(
-        { component: "scheduler", file: this.o.store.db.name, err: errorText(e) },
+        { component: "scheduler", file: this.o.store.db.name, err: errorMessage(e) },
         `${this.o.store.db.name} is busy (another process holds its write lock); tasks wait for it`,
       );
     }
@@ -310,7 +309,7 @@ export class Scheduler {
   private dbText(e: unknown): string {
     return String((e as { code?: unknown } | undefined)?.code ?? "").startsWith("SQLITE_")
       ? dbError(this.o.store.db.name, e).message
-      : errorText(e);
+      : errorMessage(e);
   }
 
   /** A write went through: a busy spell, if any, is over. */

@@ -1,3 +1,4 @@
+import { errorMessage } from "../../runtime/error-message";
 import { AccountLostError, RateLimitedError } from "../errors";
 import type { ActionHandlerDeps } from "./action-deps";
 
@@ -22,7 +23,7 @@ export async function bestEffort(
     if (e instanceof AccountLostError) throw e;
     if (e instanceof RateLimitedError) d.limits.hit(e, d.clock.now());
     d.logger.warn(
-      { component: "tasks", chatId, action: what, err: e instanceof Error ? e.message : String(e) },
+      { component: "tasks", chatId, action: what, err: errorMessage(e) },
       `${what} failed; going on without it`,
     );
   }

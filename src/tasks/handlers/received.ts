@@ -8,6 +8,7 @@ import { assemblePlanContext, type SummarySource } from "../../context/plan-cont
 import type { ImageSource } from "../../media/inline-images";
 import { resolveSubject, tellerOf } from "../../memory/subject";
 import type { MessageStore } from "../../store/messages";
+import { errorMessage } from "../../runtime/error-message";
 import type { ReactionStore } from "../../store/reactions";
 import type { AllowedReactions } from "../../telegram/standard-reactions";
 import type { Clock } from "../../types";
@@ -124,7 +125,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         if (park) throw park;
         // Anything else is the request's fault, not the server's: give up on this message.
         throw new PermanentError(
-          `planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${e instanceof Error ? e.message : String(e)}`,
+          `planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${errorMessage(e)}`,
         );
       }
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.

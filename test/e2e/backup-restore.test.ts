@@ -46,6 +46,34 @@ function rows(path: string): Row[] {
 }
 const key = (r: { chat: string; id: number }) => `${r.chat}#${r.id}`;
 
+/**
+ * Addressed messages of a database (those naming the persona — "Mira, …" in the group — and
+ * every DM from someone else) that no planning task covers, as `chat#id`.
+ */
+function addressedWithoutTask(path: string): string[] {
+  const db = openDatabase(path);
+  try {
+    const covered = new Set<string>();
+    const tasks = db.prepare("SELECT chat_id AS chat, payload FROM tasks WHERE kind = 'received'").all() as {
+      chat: string;
+      payload: string;
+    }[];
+    for (const t of tasks) {
+      const p = JSON.parse(t.payload) as { items?: { messageId: number }[] };
+      for (const item of p.items ?? []) covered.add(key({ chat: t.chat, id: item.messageId }));
+    }
+    const addressed = (
+      db
+        .prepare("SELECT chat_id AS chat, message_id AS id, text, is_agent AS agent FROM messages")
+        .all() as Row[]
+    ).filter((r) => r.agent === 0 && (/^Mira, /.test(r.text) || !r.chat.startsWith("-")));
+    expect(addressed.length).toBeGreaterThan(0);
+    return addressed.filter((r) => !covered.has(key(r))).map(key);
+  } finally {
+    db.close();
+  }
+}
+
 describe("online backup and restore", () => {
   it("a backup taken while messages and sends are written restores into a fresh directory: everything committed is there, and the catch-up fetches what arrived since", async () => {
     await withHarness(async (hh) => {
@@ -80,12 +108,28 @@ describe("online backup and restore", () => {
           await hh.pass(300);
         }
       })();
+      // Commits by any other connection move SQLite's data_version as this one sees it.
+      const watcher = openDatabase(hh.dbPath);
+      const dataVersion = () => watcher.pragma("data_version", { simple: true }) as number;
+      const storedNow = () => watcher.prepare("SELECT count(*) FROM messages").pluck().get() as number;
+      const versionBefore = dataVersion();
+      const rowsBefore = storedNow();
       const copy = await backupDatabase(hh.dbPath, target);
+      // The persona kept writing while the copy was taken: the backup blocked no writer.
+      const versionAfter = dataVersion();
+      const rowsAfter = storedNow();
+      watcher.close();
+      expect(versionAfter).not.toBe(versionBefore);
+      expect(rowsAfter).toBeGreaterThan(rowsBefore);
       posting = false;
       await writing;
       expect(statSync(target).mode & 0o777).toBe(0o600);
       expect(copy.counts.memories).toBe(1);
       expect(copy.counts.summaries).toBe(1);
+
+      // The copy is of one moment: no addressed message in it lacks the task that answers it
+      // (a message and its task are one commit).
+      expect(addressedWithoutTask(target)).toEqual([]);
 
       // The disk is lost; more arrives while the persona is down: chatter, and a DM.
       const backed = rows(target);

@@ -43,6 +43,11 @@ export class ConfigError extends Error implements ConfigProblem {
   }
 }
 
+/** The error's code ("ENOENT", "EACCES"…), else the error as text. */
+export function errorCode(e: unknown): string {
+  return e instanceof Error && "code" in e && typeof e.code === "string" ? e.code : String(e);
+}
+
 /** A filesystem error in a few words: "permission denied (EACCES)", "not found (ENOENT)"… */
 export function fsReason(e: unknown): string {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { ConfigError } from "./config-error";
+import { ConfigError, errorCode } from "./config-error";
 import { listItems, quoteValue, type ValueSource } from "./persona-values";
 
 /** A loaded role prompt. */
@@ -43,10 +43,6 @@ export function decodeUtf8(bytes: Uint8Array): string | null {
   } catch {
     return null;
   }
-}
-
-function errorCode(e: unknown): string {
-  return e instanceof Error && "code" in e && typeof e.code === "string" ? e.code : String(e);
 }
 
 /** Reads `<dir>/<name>.md` from the first directory that has it; null when none has. */

@@ -17,7 +17,7 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { WINDOW_ITEMS } from "../context/window";
-import { ConfigError, fsReason } from "./config-error";
+import { ConfigError, errorCode, fsReason } from "./config-error";
 import { loadRolePrompts, decodeUtf8, tooLarge, type RolePrompt } from "./persona-prompts";
 import { headingKey, splitSections, type PersonaSection } from "./persona-sections";
 import {
@@ -273,10 +273,6 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     file,
   };
   return Object.freeze(persona);
-}
-
-function errorCode(e: unknown): string {
-  return e instanceof Error && "code" in e && typeof e.code === "string" ? e.code : String(e);
 }
 
 /** The `*.md` files directly in `dir` (links to files count), sorted by name. */

@@ -13,7 +13,7 @@
  */
 import { readdirSync, readFileSync, type Dirent } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
-import { ConfigError } from "../config/config-error";
+import { ConfigError, errorCode } from "../config/config-error";
 import { decodeUtf8 } from "../config/persona-prompts";
 
 /** Where a curated file's memories may be shown (always only where the person is present). */
@@ -120,8 +120,4 @@ function parseScope(file: string, raw: string): CuratedScope {
     else throw new ConfigError({ file, problem: `bad scope entry ${JSON.stringify(item)}: ${expected}` });
   }
   return Object.freeze({ everywhere: false, private: priv, chats: Object.freeze(chats) });
-}
-
-function errorCode(e: unknown): string {
-  return e instanceof Error && "code" in e && typeof e.code === "string" ? e.code : String(e);
 }

@@ -287,11 +287,14 @@ export class TelegramEmulator {
     );
   }
 
-  /** Adds a sticker set that messages.GetStickerSet and messages.SendMedia know. */
+  /**
+   * Adds a sticker set that messages.GetStickerSet and messages.SendMedia know. An animated or
+   * video sticker has a still WebP thumbnail unless `thumb` gives its bytes (null: none).
+   */
   addStickerSet(o: {
     shortName: string;
     title: string;
-    stickers: { emoji: string; bytes?: Buffer; mimeType?: string }[];
+    stickers: { emoji: string; bytes?: Buffer; mimeType?: string; thumb?: Buffer | null }[];
   }): EmuStickerSet {
     const set = this.world.stickers.add(o);
     return {

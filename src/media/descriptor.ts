@@ -31,7 +31,10 @@ export interface MediaFile {
   /** Base64 of the file reference the message carried (it expires; a refetch renews it). */
   readonly fileReference: string;
   readonly dcId: number;
-  /** Photos: the size type to download (e.g. "x"); documents: none (the file itself). */
+  /**
+   * Photos: the size type to download (e.g. "x"). Documents: none (the file itself), or the size
+   * type of one of its thumbnails to download that still instead (media/inline-images.ts).
+   */
   readonly thumb?: string;
 }
 
@@ -63,6 +66,11 @@ export interface MediaDescriptor {
   /** Audio: "performer – title". */
   readonly title?: string;
   readonly sticker?: StickerInfo;
+  /**
+   * GIFs and animated or video stickers: the still picture Telegram keeps beside the file (one of
+   * the document's thumbnails, a JPEG or WebP): its size type and bytes.
+   */
+  readonly still?: { readonly thumb: string; readonly size?: number };
   /** Album: messages sharing it are one item. */
   readonly groupedId?: string;
   readonly poll?: { readonly question: string; readonly options: readonly string[] };

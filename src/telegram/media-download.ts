@@ -58,7 +58,10 @@ export class TelegramMediaFetcher implements MediaFetcher {
       const fresh = await this.refetch(ref);
       if (!fresh)
         throw new Error(`message ${ref.messageId} in ${ref.chatId} is gone or has no file`, { cause: e });
-      return this.get(fresh, ref.media.size);
+      // A document's still is asked for again by its size type, with the fresh reference.
+      const again =
+        file.type === "document" && file.thumb !== undefined ? { ...fresh, thumb: file.thumb } : fresh;
+      return this.get(again, ref.media.size);
     }
   }
 
@@ -98,7 +101,7 @@ export class TelegramMediaFetcher implements MediaFetcher {
             id: returnBigInt(file.id),
             accessHash: returnBigInt(file.accessHash),
             fileReference: ref,
-            thumbSize: "",
+            thumbSize: file.thumb ?? "", // "": the file itself; else one of its thumbnails
           });
     const cancel = { stopped: false };
     try {

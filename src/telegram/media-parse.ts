@@ -8,6 +8,8 @@ import { fileUniqueId } from "../media/unique-id";
 
 /** Photo sizes we download, best first: ~800 px is plenty for a description and cheap to send. */
 const PHOTO_SIZE_PREFERENCE = ["x", "m", "y", "w", "s"];
+/** A document's thumbnails we send as its still, best first ("m": up to 320 px). */
+const STILL_PREFERENCE = ["m", "x", "s"];
 
 type PhotoSizeLike = Api.PhotoSize | Api.PhotoSizeProgressive;
 
@@ -38,6 +40,15 @@ function photoDescriptor(photo: Api.Photo): MediaDescriptor {
     thumb: pick.type,
   };
   return { kind: "photo", uid: fileUniqueId("photo", id), file, mime: "image/jpeg", size: sizeBytes(pick) };
+}
+
+/** A GIF's or an animated sticker's still: a downloadable thumbnail (not a stripped or path one). */
+function stillOf(doc: Api.Document): MediaDescriptor["still"] {
+  const sizes = (doc.thumbs ?? []).filter(
+    (s): s is PhotoSizeLike => s instanceof Api.PhotoSize || s instanceof Api.PhotoSizeProgressive,
+  );
+  const pick = STILL_PREFERENCE.map((t) => sizes.find((s) => s.type === t)).find((s) => s !== undefined);
+  return pick ? { thumb: pick.type, size: sizeBytes(pick) } : undefined;
 }
 
 function documentDescriptor(doc: Api.Document, media: Api.MessageMediaDocument): MediaDescriptor {
@@ -86,6 +97,7 @@ function documentDescriptor(doc: Api.Document, media: Api.MessageMediaDocument):
     fileReference: Buffer.from(doc.fileReference).toString("base64"),
     dcId: doc.dcId,
   };
+  const still = kind === "gif" || sticker?.animated !== undefined ? stillOf(doc) : undefined;
   return {
     kind,
     uid: fileUniqueId("document", file.id),
@@ -96,6 +108,7 @@ function documentDescriptor(doc: Api.Document, media: Api.MessageMediaDocument):
     ...(duration !== undefined ? { duration } : {}),
     ...(title !== undefined ? { title } : {}),
     ...(sticker ? { sticker } : {}),
+    ...(still ? { still } : {}),
   };
 }
 

@@ -185,6 +185,61 @@ describe("media understanding", () => {
     expect(downloads()).toHaveLength(fetched);
   });
 
+  it("an addressed GIF, and a question replying to a video sticker: their stills reach the planning request inline (JPEG, WebP), never the moving files; a GIF without a still keeps its description only", async () => {
+    h = await Harness.start();
+    answerDescriptions(() => "a cat falling off a sofa");
+    const still = jpeg(31);
+    const movie = Buffer.concat([Buffer.from("....ftypmp42"), Buffer.alloc(2000, 7)]);
+    const gif = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai why is this so funny?",
+      media: { kind: "gif", bytes: movie, mimeType: "video/mp4", thumb: still },
+    });
+    await h.pass(10_000);
+    const first = planRequests()[0]!.body;
+    expect(inlinePictures(first)).toEqual([{ mimeType: "image/jpeg", data: still.toString("base64") }]);
+    expect(JSON.stringify(first)).not.toContain(movie.toString("base64"));
+    expect(lastPlanTurn()).toContain(`⟦picture of #${gif.id}⟧`);
+    expect(lastPlanTurn()).toContain("[gif: a cat falling off a sofa]"); // the history keeps the description
+    const thumbSizes = h.emu
+      .fileRequests()
+      .map((r) => ((r.request as Api.upload.GetFile).location as Api.InputDocumentFileLocation).thumbSize);
+    expect(thumbSizes).toContain("m"); // the still, asked for by its size type
+
+    const webp = Buffer.concat([Buffer.from("RIFF\x00\x00\x00\x00WEBPVP8L", "latin1"), Buffer.alloc(40, 3)]);
+    h.emu.addStickerSet({
+      shortName: "Runners",
+      title: "Runners",
+      stickers: [{ emoji: "🏃", mimeType: "video/webm", bytes: Buffer.alloc(500, 9), thumb: webp }],
+    });
+    const sticker = await h.emu.post({
+      chat: h.group,
+      from: h.bob,
+      text: "",
+      media: { kind: "sticker", set: "Runners", emoji: "🏃" },
+    });
+    await h.emu.post({
+      chat: h.group,
+      from: h.carol,
+      text: "@mira_ai what is he doing?",
+      replyTo: sticker.id,
+    });
+    await h.pass(10_000);
+    expect(inlinePictures(planRequests()[1]!.body)).toEqual([
+      { mimeType: "image/webp", data: webp.toString("base64") },
+    ]);
+
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai and this one?",
+      media: { kind: "gif", bytes: Buffer.alloc(300, 5), mimeType: "video/mp4", thumb: null },
+    });
+    await h.pass(10_000);
+    expect(inlinePictures(planRequests()[2]!.body)).toEqual([]);
+  });
+
   it("a picture that cannot be downloaded is left out; its description speaks for it", async () => {
     h = await Harness.start();
     const photo = await h.emu.post({
@@ -422,7 +477,15 @@ describe("media understanding", () => {
     h.emu.addStickerSet({
       shortName: "Lottie",
       title: "Lottie",
-      stickers: [{ emoji: "🎉", bytes: Buffer.from('{"v":"5.5.2"}'), mimeType: "application/x-tgsticker" }],
+      // No still either (one would be sent inline, as the picture asked about).
+      stickers: [
+        {
+          emoji: "🎉",
+          bytes: Buffer.from('{"v":"5.5.2"}'),
+          mimeType: "application/x-tgsticker",
+          thumb: null,
+        },
+      ],
     });
     answerDescriptions(() => "should never be asked");
     const dm = h.emu.dm(h.account, h.carol);

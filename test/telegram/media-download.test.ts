@@ -61,7 +61,7 @@ async function setup(o: { timeoutMs?: number } = {}) {
     return { chatId: dm.peerId, messageId: m.id, media: parseMedia(m)! };
   };
   const getFiles = () => emu.fileRequests().length;
-  return { emu, account, link, fetcher, sendFile, getFiles };
+  return { emu, account, alice, dm, got, link, fetcher, sendFile, getFiles };
 }
 
 describe("downloads from the file's data centre", () => {
@@ -85,6 +85,32 @@ describe("downloads from the file's data centre", () => {
       await s.link.close();
     }
     expect(s.emu.dcConnections(s.account)).toEqual([]);
+  });
+
+  it("a GIF's still is downloaded by its thumbnail's size type, also with a fresh reference after the old one expired", async () => {
+    const s = await setup();
+    try {
+      const still = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), bytes(900)]);
+      const posted = await s.emu.post({
+        chat: s.dm,
+        from: s.alice,
+        text: "",
+        media: { kind: "gif", bytes: bytes(5000), mimeType: "video/mp4", thumb: still },
+      });
+      const m = s.got.at(-1)!;
+      const media = parseMedia(m)!;
+      const ref = {
+        chatId: s.dm.peerId,
+        messageId: m.id,
+        media: { ...media, file: { ...media.file!, thumb: media.still!.thumb }, size: media.still!.size! },
+      };
+      expect(await s.fetcher.download(ref)).toEqual(still);
+      s.emu.expireFileReference(s.dm, posted.id);
+      expect(await s.fetcher.download(ref)).toEqual(still);
+      expect(s.emu.methods(s.account)).toContain("messages.GetMessages");
+    } finally {
+      await s.link.close();
+    }
   });
 
   it("a download past its bound is cancelled: no further chunk is asked for", async () => {

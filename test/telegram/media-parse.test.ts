@@ -98,6 +98,50 @@ describe("media kinds parsed from the update, no API call", () => {
     expect(renderMedia(parsed[5]!.media!, { text: "see you at six" })).toBe('[voice 0:12: "see you at six"]');
   });
 
+  it("a GIF and an animated or video sticker name their still thumbnail; a static sticker and a video do not", async () => {
+    const { emu, persona, alice, inbox } = world();
+    const dm = emu.dm(persona, alice);
+    emu.addStickerSet({
+      shortName: "Mixed",
+      title: "Mixed",
+      stickers: [
+        { emoji: "😺" },
+        { emoji: "🎉", mimeType: "application/x-tgsticker" },
+        { emoji: "🏃", mimeType: "video/webm" },
+      ],
+    });
+    const still = Buffer.alloc(700, 1);
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "gif", bytes: bytes(10), mimeType: "video/mp4", thumb: still },
+    });
+    for (const emoji of ["😺", "🎉", "🏃"])
+      await emu.post({ chat: dm, from: alice, text: "", media: { kind: "sticker", set: "Mixed", emoji } });
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "video", bytes: bytes(10), mimeType: "video/mp4" },
+    });
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "gif", bytes: bytes(10), mimeType: "video/mp4", thumb: null },
+    });
+    const stills = inbox.events.map((e) => parseMessage(e.message)!.media!.still);
+    expect(stills).toEqual([
+      { thumb: "m", size: 700 },
+      undefined,
+      { thumb: "m", size: expect.any(Number) },
+      { thumb: "m", size: expect.any(Number) },
+      undefined,
+      undefined,
+    ]);
+  });
+
   it("poll, location, venue and contact are read from the message alone", () => {
     const base = {
       id: 5,

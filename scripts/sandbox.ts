@@ -2,7 +2,7 @@
 import { runScript } from "../src/cli/args";
 import { loadDotEnv } from "../src/config/dotenv";
 import { favourMemory } from "../src/runtime/memory-mode";
-import { runSandbox } from "../src/sandbox/sandbox";
+import { runSandbox } from "../src/sandbox/repl";
 
 favourMemory(); // as npm start (src/runtime/memory-mode.ts)
 

@@ -28,7 +28,7 @@ import {
   type PersonaOutcome,
 } from "./live-persona";
 import { createLogger } from "./logger";
-import type { SandboxOptions } from "../sandbox/sandbox";
+import type { SandboxOptions } from "../sandbox/repl";
 import { holdProcessOpen, listenForShutdown, type SignalSource } from "./shutdown";
 
 /**
@@ -78,7 +78,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
         `Starting the offline sandbox instead.\n\n`,
     );
     // Loaded only now: the sandbox (and the emulator it runs) is no part of a real account's process.
-    const { runSandbox } = await import("../sandbox/sandbox");
+    const { runSandbox } = await import("../sandbox/repl");
     return runSandbox({ ...o.sandbox, env, ...(o.onHttp ? { onHttp: o.onHttp } : {}) });
   }
   // Only now is Telegram needed: its credentials, and Gemini's key, are checked here.

@@ -3,7 +3,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnv } from "../../src/config/env";
 import { resetMetrics } from "../../src/metrics/metrics";
-import { runSandbox } from "../../src/sandbox/sandbox";
+import { runSandbox } from "../../src/sandbox/repl";
 import { captureLogger } from "../support/log-capture";
 import { scrape } from "../support/metrics-scrape";
 import { tempDir } from "../support/temp-dir";

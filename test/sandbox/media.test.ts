@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { helpText, parseSandboxLine } from "../../src/sandbox/sandbox";
+import { helpText, parseSandboxLine } from "../../src/sandbox/grammar";
 import { oggDuration } from "../../src/sandbox/media";
 import { sandbox } from "../support/sandbox-run";
 import { GeminiFake, type GenerateBody } from "../support/gemini-fake";

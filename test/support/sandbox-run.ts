@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { expect } from "vitest";
 import { readEnv } from "../../src/config/env";
-import { runSandbox } from "../../src/sandbox/sandbox";
+import { runSandbox } from "../../src/sandbox/repl";
 import { captureLogger } from "./log-capture";
 import { tempDir } from "./temp-dir";
 

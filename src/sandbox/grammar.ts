@@ -1,0 +1,123 @@
+/**
+ * The sandbox's input grammar: one typed line is a member's message (in the group, a reply, a
+ * DM, with media), a member typing or reacting, or a control line for the persona's process and
+ * connection. Pure text in, a command out; what a command does is the world's (world.ts) and
+ * the REPL's (repl.ts).
+ */
+import { MEDIA_FORMS } from "./media";
+
+/** Control lines: what happens to the persona's process and connection. */
+const CONTROL_LINES = {
+  help: "list the input forms and control lines",
+  offline: "the persona's connection drops (same process); people keep writing",
+  online: "the connection comes back; the persona catches up on what it missed",
+  kill: "the persona's process dies abruptly, as with kill -9; the emulated world keeps going",
+  start: "a fresh process on the same database, catching up",
+} as const;
+export type ControlLine = keyof typeof CONTROL_LINES;
+
+/** One input line, parsed. */
+export type SandboxCommand =
+  | {
+      readonly kind: "post";
+      readonly member: string;
+      readonly text: string;
+      readonly replyTo?: number;
+      readonly media?: string;
+    }
+  | { readonly kind: "dm"; readonly member: string; readonly text: string; readonly media?: string }
+  /** `alice typing` / `dm carol typing`: Telegram shows the member typing there (~6 s); `… stops typing` cancels it. */
+  | { readonly kind: "typing"; readonly member: string; readonly dm: boolean; readonly stop: boolean }
+  /** `bob reacts 👍 to #12` / `dm carol reacts ❤ to #5`; `bob unreacts #12` takes it back. */
+  | {
+      readonly kind: "react";
+      readonly member: string;
+      readonly dm: boolean;
+      readonly messageId: number;
+      readonly emoji: string | null;
+    }
+  | { readonly kind: "control"; readonly name: ControlLine }
+  | { readonly kind: "unknown-control"; readonly name: string };
+
+/** `alice: hi`, `bob > 12: hi`, `dm carol: hi`, `alice typing`, `/offline`…; undefined for anything else. */
+export function parseSandboxLine(line: string): SandboxCommand | undefined {
+  const typing = /^\s*(dm\s+)?(\w+)\s+(stops\s+)?typing\s*(?:\.\.\.|…)?\s*$/i.exec(line);
+  if (typing)
+    return {
+      kind: "typing",
+      member: typing[2]!.toLowerCase(),
+      dm: typing[1] !== undefined,
+      stop: typing[3] !== undefined,
+    };
+  const react = /^\s*(dm\s+)?(\w+)\s+reacts\s+(\S+)\s+to\s+#?(\d+)\s*$/i.exec(line);
+  if (react)
+    return {
+      kind: "react",
+      member: react[2]!.toLowerCase(),
+      dm: react[1] !== undefined,
+      messageId: Number(react[4]),
+      emoji: react[3]!,
+    };
+  const unreact = /^\s*(dm\s+)?(\w+)\s+unreacts\s+#?(\d+)\s*$/i.exec(line);
+  if (unreact)
+    return {
+      kind: "react",
+      member: unreact[2]!.toLowerCase(),
+      dm: unreact[1] !== undefined,
+      messageId: Number(unreact[3]),
+      emoji: null,
+    };
+  const control = /^\s*\/(\S+)\s*$/.exec(line);
+  if (control) {
+    const name = control[1]!.toLowerCase();
+    return name in CONTROL_LINES
+      ? { kind: "control", name: name as ControlLine }
+      : { kind: "unknown-control", name: control[1]! };
+  }
+  // Each form may carry media in brackets before the colon (`alice [photo cat.jpg]: caption`);
+  // with media the colon and caption are optional.
+  const media = (spec: string | undefined, text: string | undefined) =>
+    spec !== undefined ? { text: text ?? "", media: spec.trim() } : text !== undefined ? { text } : undefined;
+  const dm = /^\s*dm\s+(\w+)\s*(?:\[([^\]]*)\])?\s*(?::\s?(.*))?$/i.exec(line);
+  const dmBody = dm && media(dm[2], dm[3]);
+  if (dm && dmBody) return { kind: "dm", member: dm[1]!.toLowerCase(), ...dmBody };
+  const reply = /^\s*(\w+)\s*>\s*#?(\d+)\s*(?:\[([^\]]*)\])?\s*(?::\s?(.*))?$/.exec(line);
+  const replyBody = reply && media(reply[3], reply[4]);
+  if (reply && replyBody)
+    return { kind: "post", member: reply[1]!.toLowerCase(), replyTo: Number(reply[2]), ...replyBody };
+  const post = /^\s*(\w+)\s*(?:\[([^\]]*)\])?\s*(?::\s?(.*))?$/.exec(line);
+  const postBody = post && media(post[2], post[3]);
+  if (post && postBody) return { kind: "post", member: post[1]!.toLowerCase(), ...postBody };
+  return undefined;
+}
+
+/** The answer to a line that is no form at all, naming the members that exist. */
+export function expectedForms(members: readonly string[]): string {
+  return `? expected "<member>: <text>", "<member> > <id>: <text>", "dm <member>: <text>" "[dm] <member> [stops] typing" or "[dm] <member> reacts <emoji> to #<id>" with member one of ${members.join(", ")}`;
+}
+
+/** The answer to `/something` that is no control line. */
+export function unknownControl(name: string): string {
+  return `? unknown control line "/${name}"; they are: ${Object.keys(CONTROL_LINES)
+    .map((c) => `/${c}`)
+    .join(", ")}`;
+}
+
+/** What /help prints (and the script's --help lists). */
+export function helpText(): string {
+  return [
+    "Input, one line each:",
+    "  alice: hello            alice posts in the group",
+    "  bob > 12: indeed        bob replies to message #12",
+    "  dm carol: psst          carol writes to the persona directly",
+    "  alice [photo samples/photo.jpg]: look    a photo with a caption (any form takes [media] before the colon)",
+    "  bob [sticker Cats 😺]   a sticker (the set is created in the emulated Telegram if it is new)",
+    "  dm carol [voice samples/voice.ogg]       a voice note in carol's DM",
+    `  media forms: ${MEDIA_FORMS}`,
+    "  alice typing            alice is shown typing in the group (~6 s; the persona waits for her, bounded)",
+    '  dm carol typing         carol is shown typing in her DM; "alice stops typing" cancels it',
+    '  bob reacts 👍 to #12    bob reacts to message #12 ("dm carol reacts ❤ to #5" in her DM; "bob unreacts #12" takes it back)',
+    "Control lines:",
+    ...Object.entries(CONTROL_LINES).map(([k, v]) => `  /${k.padEnd(22)} ${v}`),
+  ].join("\n");
+}

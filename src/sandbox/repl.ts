@@ -1,0 +1,289 @@
+/**
+ * The sandbox's REPL: the real runtime on the emulated world (world.ts), fed one typed line at a
+ * time (grammar.ts). Control lines drop and restore the persona's connection, kill its process
+ * and start a new one on the same database; input's end waits for pending work, a signal stops at
+ * once. Loaded by `npm start` only when no session exists (lazily), and by `npm run sandbox`.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { createInterface } from "node:readline";
+import { join } from "node:path";
+import type { Logger } from "pino";
+import { readEnv, type Env } from "../config/env";
+import { ConfigError } from "../config/config-error";
+import { loadPersonas, type Persona } from "../config/persona";
+import { loadCuratedMedia } from "../media/curated";
+import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
+import { closeDatabase, openDatabase, type Db } from "../store/db";
+import { countStoredRows } from "../store/used-database";
+import type { CatchUpSummary } from "../telegram/catch-up";
+import type { TelegramClient } from "../telegram/listen";
+import { AgentRuntime } from "../runtime/agent-runtime";
+import { createLogger } from "../runtime/logger";
+import { errorMessage } from "../runtime/error-message";
+import { registerPersona } from "../http/readiness";
+import { startHttpFromEnv } from "../http/server";
+import { listenForShutdown, type SignalSource } from "../runtime/shutdown";
+import { expectedForms, helpText, parseSandboxLine, unknownControl, type ControlLine } from "./grammar";
+import { sandboxModels, verbosePlanner } from "./planning";
+import { MEMBERS, SandboxWorld } from "./world";
+
+export interface SandboxOptions {
+  /** Persona name (default: the first persona file). */
+  readonly agent?: string | undefined;
+  readonly verbose?: boolean;
+  /** Database file to keep (default: a fresh temporary one per run — the emulator starts empty each run, so old state would clash with its ids). */
+  readonly dbPath?: string | undefined;
+  readonly input?: NodeJS.ReadableStream;
+  readonly output?: NodeJS.WritableStream;
+  readonly logger?: Logger;
+  /** The environment (default: process.env, validated). */
+  readonly env?: Env;
+  /** Told where the HTTP listener listens, when HTTP_PORT started one (tests). */
+  readonly onHttp?: (url: string) => void;
+  /** Where SIGINT / SIGTERM come from (default `process`). */
+  readonly signals?: SignalSource;
+  /** Exit at once (the second signal; default process.exit). */
+  readonly exit?: (code: number) => void;
+}
+
+/** How long a stopping sandbox lets a task in flight (a send on the wire) finish; planning in flight is abandoned after it. */
+const SANDBOX_STOP_GRACE_MS = 1000;
+
+/**
+ * Run the sandbox until input ends and no task is pending. Returns the exit code.
+ * With GEMINI_API_KEY it plans with Gemini; without, it is dry: it prints the exact request
+ * body that would be sent and answers nothing.
+ */
+export async function runSandbox(o: SandboxOptions): Promise<number> {
+  const env = o.env ?? readEnv();
+  const out = o.output ?? process.stdout;
+  const print = (s: string): void => {
+    out.write(`${s}\n`);
+  };
+  const logger =
+    o.logger ?? createLogger(o.verbose ? "debug" : env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL);
+
+  const personas = loadPersonas(env.AGENTS_DIR);
+  const persona: Persona | undefined = o.agent
+    ? personas.find((p) => p.name.toLowerCase() === o.agent!.toLowerCase())
+    : personas[0];
+  if (!persona)
+    throw new Error(
+      `no persona named "${o.agent}" in ${env.AGENTS_DIR}/ (have: ${personas.map((p) => p.name).join(", ")})`,
+    );
+
+  const curated = loadCuratedMemories(curatedMemoryDir(persona.file));
+  const me: string = persona.name;
+  const curatedMedia = loadCuratedMedia(env.AGENTS_DIR, persona.name);
+  const world = new SandboxWorld(persona.name, print);
+  const { emu, account } = world;
+
+  const { llm, planner, dry } = sandboxModels(env, logger, print);
+  if (dry) print("sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered.");
+
+  if (o.dbPath) refuseUsedDatabase(o.dbPath);
+  // Health and metrics, as with npm start (a listener that cannot start stops the sandbox before anything runs).
+  const http = await startHttpFromEnv(env, logger);
+  if (http) {
+    print(`sandbox: health and metrics on ${http.url} (/healthz, /readyz, /metrics)`);
+    o.onHttp?.(http.url);
+  }
+  const tmp = o.dbPath ? undefined : mkdtempSync(join(tmpdir(), "sandbox-"));
+  const dbFile = o.dbPath ?? join(tmp!, "sandbox.db");
+  const plannerUsed = o.verbose
+    ? verbosePlanner(planner, print, (chatId) => world.chatName(chatId), dry)
+    : planner;
+  // The persona's "process": database handle, GramJS client and runtime; /kill drops it, /start makes a new one.
+  let proc: { db: Db; client: TelegramClient; runtime: AgentRuntime } | undefined;
+  const boot = () => {
+    const db = openDatabase(dbFile);
+    const client = world.client();
+    const runtime = new AgentRuntime({
+      persona,
+      db,
+      client,
+      selfId: String(account.id),
+      ...(account.username ? { selfUsername: account.username } : {}),
+      planner: plannerUsed,
+      llm,
+      logger,
+      curated,
+      // Dry (no key): the chain ends at curated files and the cache; nothing is downloaded.
+      media: {
+        curated: curatedMedia,
+        ai: Boolean(env.GEMINI_API_KEY),
+        ...(env.MEDIA_BUDGET_PER_MIN !== undefined ? { budgetPerMinute: env.MEDIA_BUDGET_PER_MIN } : {}),
+      },
+      ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
+    });
+    runtime.start();
+    proc = { db, client, runtime };
+    return runtime;
+  };
+  // The first catch-up takes the account's update state; what is typed before it is "before its time".
+  await boot().caughtUp;
+  print(
+    `sandbox: ${persona.name} is in group "Sandbox" with ${MEMBERS.join(", ")} (message #1 is the group's creation, so yours start at #2).\n` +
+      `Type "alice: hi", "bob > 2: hi" or "dm carol: hi"; /help lists the control lines; end input (Ctrl-D) to leave.`,
+  );
+
+  // Health and metrics, as with npm start: the emulated connection is the persona's connection.
+  const unregister = registerPersona(persona.name, () =>
+    !proc
+      ? { state: "stopped", reason: "the process was killed (/kill); /start runs a new one" }
+      : emu.isConnected(account)
+        ? { state: "connected" }
+        : { state: "reconnecting", reason: "offline (/offline); /online brings it back" },
+  );
+
+  const rl = createInterface({ input: o.input ?? process.stdin, terminal: false });
+  // Ctrl-C or SIGTERM: stop now — no waiting for pending tasks (a `wait` may be minutes), a
+  // planning call in flight is abandoned; a second signal exits at once.
+  const shutdown = listenForShutdown({
+    logger,
+    ...(o.signals ? { source: o.signals } : {}),
+    ...(o.exit ? { exit: o.exit } : {}),
+  });
+  const interrupted = shutdown.signal;
+  interrupted.addEventListener("abort", () => rl.close(), { once: true });
+  try {
+    await readLines();
+    // Input is over: let the persona finish what it started, then leave.
+    while (
+      !interrupted.aborted &&
+      proc &&
+      emu.isConnected(account) &&
+      proc.runtime.scheduler.pendingCount > 0
+    )
+      await new Promise((r) => setTimeout(r, 100));
+    if (!interrupted.aborted) print("sandbox: input ended and nothing is pending; bye.");
+  } finally {
+    await http?.close();
+    unregister();
+    if (proc) {
+      const open = interrupted.aborted ? proc.runtime.scheduler.openTasks() : [];
+      if (!emu.isConnected(account)) await emu.restoreConnection(account);
+      await proc.runtime.stop(interrupted.aborted ? { graceMs: SANDBOX_STOP_GRACE_MS } : {});
+      emu.detach(proc.client);
+      closeDatabase(proc.db);
+      if (interrupted.aborted) print(`sandbox: stopped. ${describeKept(open, o.dbPath)}`);
+    } else if (interrupted.aborted) print("sandbox: stopped.");
+    shutdown.dispose();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+  return 0;
+
+  async function control(name: ControlLine): Promise<void> {
+    const caughtUp = (s: CatchUpSummary | undefined) =>
+      print(
+        s
+          ? `sandbox: caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests`
+          : "sandbox: catch-up failed (see the log)",
+      );
+    switch (name) {
+      case "help":
+        print(helpText());
+        return;
+      case "offline":
+        if (!emu.isConnected(account)) return print("sandbox: already offline");
+        await emu.dropConnection(account, { reconnect: "manual" });
+        return print(
+          `sandbox: ${me}'s connection is down; messages keep arriving at the server. /online brings it back.`,
+        );
+      case "online": {
+        if (emu.isConnected(account)) return print("sandbox: already online");
+        await emu.restoreConnection(account);
+        if (!proc)
+          return print(
+            `sandbox: the connection is back, but ${me}'s process is dead; /start runs a new one.`,
+          );
+        await proc.client.connect();
+        print(`sandbox: ${me}'s connection is back; catching up.`);
+        caughtUp(await proc.runtime.catchUp().catch(() => undefined));
+        return;
+      }
+      case "kill":
+        if (!proc) return print("sandbox: there is no process to kill; /start runs one");
+        proc.runtime.abandon();
+        emu.detach(proc.client);
+        proc.db.close(); // no clean-up: whatever was not committed is gone
+        proc = undefined;
+        return print(
+          `sandbox: ${me}'s process was killed (as with kill -9). People can keep writing; /start runs a new one.`,
+        );
+      case "start": {
+        if (proc) return print(`sandbox: ${me} is already running; /kill it first`);
+        const runtime = boot();
+        print(`sandbox: a new ${me} process starts on the same database; catching up.`);
+        caughtUp(await runtime.caughtUp);
+        return;
+      }
+    }
+  }
+
+  async function readLines(): Promise<void> {
+    for await (const line of rl) {
+      if (!line.trim()) continue;
+      const cmd = parseSandboxLine(line);
+      if (cmd?.kind === "control") {
+        await control(cmd.name);
+        continue;
+      }
+      if (cmd?.kind === "unknown-control") {
+        print(unknownControl(cmd.name));
+        continue;
+      }
+      const from = cmd ? world.member(cmd.member) : undefined;
+      if (!cmd || !from) {
+        print(expectedForms(MEMBERS));
+        continue;
+      }
+      try {
+        await world.act(cmd, from);
+      } catch (e) {
+        print(`! ${errorMessage(e)}`);
+      }
+    }
+  }
+}
+
+/**
+ * Each run starts a new emulated Telegram (new ids, new update state), so a database that holds
+ * another run's messages — or a real account's state — would clash with it: its update state is
+ * ahead of the new world's, so everything typed would be taken as already seen and never
+ * answered. Refused before anything is written; a new or empty file is fine.
+ */
+function refuseUsedDatabase(file: string): void {
+  if (!existsSync(file)) return;
+  let rows: number;
+  try {
+    rows = countStoredRows(file);
+  } catch (e) {
+    throw new ConfigError({
+      file,
+      problem: `is not a database this program can read (${errorMessage(e)})`,
+      fix: "give --db a new file, or leave --db out for a temporary one",
+    });
+  }
+  if (rows > 0) {
+    throw new ConfigError({
+      file,
+      problem:
+        "holds another run's data (each sandbox run starts a new emulated Telegram, whose message ids and update state would clash with it, and nothing would be answered)",
+      fix: "give --db a new file, or leave --db out for a temporary one; /kill and /start within one run keep the same database",
+    });
+  }
+}
+
+/** What an interrupted sandbox left unfinished, and where it is. */
+function describeKept(open: readonly { readonly kind: string }[], dbPath: string | undefined): string {
+  if (open.length === 0) return "Nothing was pending.";
+  const byKind = new Map<string, number>();
+  for (const t of open) byKind.set(t.kind, (byKind.get(t.kind) ?? 0) + 1);
+  const kinds = [...byKind].map(([k, n]) => `${n} ${k}`).join(", ");
+  const where = dbPath
+    ? `left in ${dbPath}, as a stopped process leaves them`
+    : "gone with the temporary database";
+  return `${open.length} unfinished task${open.length === 1 ? "" : "s"} (${kinds}), not run: ${where}.`;
+}

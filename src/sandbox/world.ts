@@ -1,0 +1,120 @@
+/**
+ * The sandbox's emulated world: an in-process Telegram (the emulator) with the persona's account,
+ * alice, bob and carol (its contacts), and the supergroup "Sandbox" they share. Members act out
+ * the lines typed (grammar.ts); whatever happens in a chat is printed as a person there would see
+ * it. The world outlives the persona's process (/kill, /start).
+ */
+import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmuUser } from "../../emulator";
+import type { TelegramClient } from "../telegram/listen";
+import { PeerCacheSession } from "../telegram/session";
+import { standardReaction } from "../telegram/standard-reactions";
+import type { SandboxCommand } from "./grammar";
+import { mediaFromSpec } from "./media";
+
+/** The people in the sandbox besides the persona. */
+export const MEMBERS = ["alice", "bob", "carol"] as const;
+
+/** A line a member acts out (not a control line). */
+export type MemberCommand = Extract<SandboxCommand, { readonly member: string }>;
+
+export class SandboxWorld {
+  readonly emu = new TelegramEmulator();
+  /** The persona's account. */
+  readonly account: EmuUser;
+  /** The supergroup "Sandbox": the persona and every member. */
+  readonly group: EmuChat;
+  private readonly members: Map<string, EmuUser>;
+  /** Display names by user id: the persona's, then the members' (lower case, as typed). */
+  private readonly names: Map<number, string>;
+  private readonly dms = new Map<string, EmuChat>();
+
+  constructor(
+    personaName: string,
+    private readonly print: (s: string) => void,
+  ) {
+    const emu = this.emu;
+    this.account = emu.addAccount({
+      firstName: personaName,
+      username: `${personaName.toLowerCase().replace(/[^a-z0-9_]/g, "")}_sandbox`,
+    });
+    this.members = new Map<string, EmuUser>(
+      MEMBERS.map((n) => [n, emu.addUser({ firstName: n[0]!.toUpperCase() + n.slice(1), username: n })]),
+    );
+    this.group = emu.createSupergroup({
+      title: "Sandbox",
+      members: [this.account, ...this.members.values()],
+    });
+    // They are the persona's contacts, as a real account's friends would be (a `contacts` DM policy answers them).
+    for (const u of this.members.values()) emu.addContact(this.account, u);
+    this.names = new Map<number, string>([
+      [this.account.id, personaName],
+      ...[...this.members].map(([n, u]) => [u.id, n] as [number, string]),
+    ]);
+    emu.onMessage((m) => {
+      const where = m.chat.kind === "dm" ? "[dm] " : "";
+      const body =
+        m.media === "sticker"
+          ? `[sticker ${m.stickerEmoji ?? ""}]`
+          : m.media
+            ? `[${m.media}]${m.text ? ` ${m.text}` : ""}`
+            : m.text;
+      print(
+        `${where}#${m.id} ${this.names.get(m.fromId) ?? m.fromName}: ${body}${m.replyTo !== undefined ? ` (↩ #${m.replyTo})` : ""}`,
+      );
+    });
+    // Reactions are not messages; show them too, as a person in the chat would see them.
+    emu.onReaction((r) => print(`* ${personaName} reacts ${r.emoji || "(removed)"} to #${r.messageId}`));
+  }
+
+  /** A member by the name typed (lower case); undefined for anyone else. */
+  member(name: string): EmuUser | undefined {
+    return this.members.get(name);
+  }
+
+  /** How `--verbose` names a chat: the group, a member's DM, or its id. */
+  chatName(chatId: string): string {
+    if (chatId === this.group.peerId) return `group "Sandbox"`;
+    const who = [...this.members].find(([, u]) => String(u.id) === chatId)?.[0];
+    return who ? `dm ${who}` : `chat ${chatId}`;
+  }
+
+  /** Whether the persona's account is connected (not /offline). */
+  connected(): boolean {
+    return this.emu.isConnected(this.account);
+  }
+
+  /** A GramJS client on the persona's account: what a new process of the persona connects with. */
+  client(): TelegramClient {
+    return createEmulatedClient(this.emu, this.account, { session: new PeerCacheSession("") });
+  }
+
+  /** A member acts out a line: posts (in the group, as a reply, in their DM, with media), types or reacts. */
+  async act(cmd: MemberCommand, from: EmuUser): Promise<void> {
+    const emu = this.emu;
+    const inDm = cmd.kind === "dm" || ((cmd.kind === "typing" || cmd.kind === "react") && cmd.dm);
+    const chat = inDm
+      ? (this.dms.get(cmd.member) ?? this.dms.set(cmd.member, emu.dm(this.account, from)).get(cmd.member)!)
+      : this.group;
+    if (cmd.kind === "typing") {
+      await emu.userTyping(chat, from, { action: cmd.stop ? "cancel" : "typing" });
+      this.print(`${inDm ? "[dm] " : ""}… ${cmd.member} ${cmd.stop ? "stopped typing" : "is typing"}`);
+      return;
+    }
+    if (cmd.kind === "react") {
+      // Telegram's heart is U+2764 without U+FE0F; accept what a keyboard types.
+      const emoji = cmd.emoji === null ? null : (standardReaction(cmd.emoji) ?? cmd.emoji);
+      await emu.react(from, chat, cmd.messageId, emoji);
+      this.print(
+        `${inDm ? "[dm] " : ""}* ${cmd.member} ${emoji === null ? "takes back the reaction on" : `reacts ${emoji} to`} #${cmd.messageId}`,
+      );
+      return;
+    }
+    await emu.post({
+      chat,
+      from,
+      text: cmd.text,
+      ...(cmd.kind === "post" && cmd.replyTo !== undefined ? { replyTo: cmd.replyTo } : {}),
+      ...(cmd.media !== undefined ? { media: mediaFromSpec(cmd.media, emu) } : {}),
+    });
+  }
+}

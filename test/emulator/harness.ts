@@ -40,7 +40,10 @@ export function inboxOf(client: TelegramClient, opts: { all?: boolean } = {}): I
  * A persona account (attached) and two simulated humans. These emulator tests look at the tidy
  * "full" update shape unless they ask for another; the emulator's own default is "telegram".
  */
-export function world(opts: EmulatorOptions = {}): {
+export function world(
+  opts: EmulatorOptions = {},
+  clientOpts: Parameters<typeof createEmulatedClient>[2] = {},
+): {
   emu: TelegramEmulator;
   persona: EmuUser;
   alice: EmuUser;
@@ -52,7 +55,7 @@ export function world(opts: EmulatorOptions = {}): {
   const persona = emu.addAccount({ firstName: "Mira", lastName: "Persona", username: "mira_persona" });
   const alice = emu.addUser({ firstName: "Alice", username: "alice" });
   const bob = emu.addUser({ firstName: "Bob", lastName: "Stone", username: "bobstone" });
-  const client = createEmulatedClient(emu, persona);
+  const client = createEmulatedClient(emu, persona, clientOpts);
   const inbox = inboxOf(client);
   return { emu, persona, alice, bob, client, inbox };
 }

@@ -19,6 +19,56 @@ const REAL_TIME_ALLOWED = [
 
 const RELATIVE_WITH_EXTENSION = "/^\\.{1,2}\\/.*\\.(js|ts|mjs)$/";
 
+/** One import style: relative imports without an extension (moduleResolution "Bundler"). */
+const IMPORT_STYLE = [
+  {
+    selector: `ImportDeclaration[source.value=${RELATIVE_WITH_EXTENSION}]`,
+    message: "Relative imports carry no extension (write './x', not './x.js').",
+  },
+  {
+    selector: `ExportNamedDeclaration[source.value=${RELATIVE_WITH_EXTENSION}]`,
+    message: "Relative imports carry no extension (write './x', not './x.js').",
+  },
+  {
+    selector: `ImportExpression[source.value=${RELATIVE_WITH_EXTENSION}]`,
+    message: "Relative imports carry no extension (write './x', not './x.js').",
+  },
+];
+
+const SQL_IN_STORE =
+  "SQL lives in src/store/ as named queries (a store method or function); call that instead.";
+/** SQL only in src/store/: no statements, pragmas, transactions or SQLite handles elsewhere. */
+const SQL_ONLY_IN_STORE = [
+  { selector: "CallExpression[callee.property.name=/^(prepare|pragma)$/]", message: SQL_IN_STORE },
+  {
+    selector: "CallExpression[callee.property.name=/^(exec|transaction)$/][callee.object.name=/^db$/i]",
+    message: SQL_IN_STORE,
+  },
+  {
+    selector:
+      "CallExpression[callee.property.name=/^(exec|transaction)$/][callee.object.property.name=/^db$/i]",
+    message: SQL_IN_STORE,
+  },
+  // `/re/.exec(text)` is a regular expression; `x.exec(\`CREATE …\`)` is SQL.
+  {
+    selector:
+      "CallExpression[callee.property.name='exec'][arguments.0.type='TemplateLiteral']:not([callee.object.name=/^db$/i]):not([callee.object.property.name=/^db$/i])",
+    message: SQL_IN_STORE,
+  },
+  { selector: "ImportDeclaration[source.value='better-sqlite3']", message: SQL_IN_STORE },
+  {
+    selector:
+      "ImportDeclaration[source.value=/store\\/db$/] ImportSpecifier[imported.name=/^(transaction|batchedWrite|commitPending)$/]",
+    message: SQL_IN_STORE,
+  },
+];
+
+/**
+ * Files outside src/store/ allowed SQL: the task engine's own persistence (the tasks and
+ * rate_limits tables), kept beside the engine whose transactions it shares.
+ */
+const SQL_ALLOWED = ["src/store/**", "src/tasks/task-store.ts", "src/tasks/rate-limits.ts"];
+
 export default tseslint.config(
   {
     ignores: ["dist/**", "node_modules/**", "coverage/**", "state/**", "sessions/**", "test-artifacts/**"],
@@ -61,21 +111,7 @@ export default tseslint.config(
       "no-control-regex": "off",
       "no-misleading-character-class": "off",
       // One import style: relative imports without an extension (moduleResolution "Bundler").
-      "no-restricted-syntax": [
-        "error",
-        {
-          selector: `ImportDeclaration[source.value=${RELATIVE_WITH_EXTENSION}]`,
-          message: "Relative imports carry no extension (write './x', not './x.js').",
-        },
-        {
-          selector: `ExportNamedDeclaration[source.value=${RELATIVE_WITH_EXTENSION}]`,
-          message: "Relative imports carry no extension (write './x', not './x.js').",
-        },
-        {
-          selector: `ImportExpression[source.value=${RELATIVE_WITH_EXTENSION}]`,
-          message: "Relative imports carry no extension (write './x', not './x.js').",
-        },
-      ],
+      "no-restricted-syntax": ["error", ...IMPORT_STYLE],
     },
   },
   // Only the adapter talks GramJS; the emulator, the bench and tests may (they drive a real client).
@@ -169,5 +205,28 @@ export default tseslint.config(
         { object: "Date", property: "now", message: "Take time from the Clock (clock.now())." },
       ],
     },
+  },
+  // SQL only in src/store/ (the import style repeated: a file's no-restricted-syntax is one list).
+  {
+    files: ["src/**/*.ts"],
+    ignores: SQL_ALLOWED,
+    rules: {
+      "no-restricted-syntax": ["error", ...IMPORT_STYLE, ...SQL_ONLY_IN_STORE],
+    },
+  },
+  // The operator console's page: plain ES modules run by the browser (imports name their files).
+  {
+    files: ["src/console/public/**/*.js"],
+    languageOptions: {
+      globals: {
+        window: "readonly",
+        document: "readonly",
+        location: "readonly",
+        Node: "readonly",
+        EventSource: "readonly",
+        URLSearchParams: "readonly",
+      },
+    },
+    rules: { "no-restricted-syntax": "off" },
   },
 );

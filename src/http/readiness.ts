@@ -85,3 +85,8 @@ export function readiness(now: number): ReadinessReport {
 /** Whole seconds, or tenths below 10 s. */
 const seconds = (ms: number) =>
   ms >= 10_000 ? String(Math.round(ms / 1000)) : (Math.round(ms / 100) / 10).toString();
+
+/** What persona `name` last said about its connection (the operator console); undefined when not registered. */
+export function personaConnection(name: string): PersonaConnection | undefined {
+  return sources.get(name)?.();
+}

@@ -29,8 +29,8 @@ import { listenForChanges } from "../telegram/listen-changes";
 import type { MessageFeed } from "../telegram/message-feed";
 import type { TypingWatch } from "../telegram/typing-watch";
 import type { UpdateTracker } from "../telegram/update-tracker";
-import type { CatchUpChain } from "./catch-up-chain";
 import { systemClock } from "./clock";
+import type { CatchUpChain } from "./catch-up-chain";
 import { composeAgent, type AgentRuntimeOptions } from "./compose";
 import { holdProcessOpen } from "./shutdown";
 import type { RuntimeStatus } from "./status-facts";
@@ -124,6 +124,7 @@ export class AgentRuntime {
     this.feed = p.feed;
     this.catchUps = p.catchUps;
     this.statusFacts = p.status;
+    this.command = p.command;
     this.detachCommitFailure = p.detachCommitFailure;
     this.detachUsage = p.detachUsage;
   }
@@ -141,6 +142,14 @@ export class AgentRuntime {
   catchUp(): Promise<CatchUpSummary> {
     return this.catchUps.catchUp();
   }
+
+  /** The account's user id. */
+  get selfId(): string {
+    return this.o.selfId;
+  }
+
+  /** Run an owner command as if typed in Saved Messages (the operator console's actions); its answer. */
+  readonly command: (text: string) => string;
 
   /** What `/status` reports. */
   status(): StatusFacts {

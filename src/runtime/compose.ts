@@ -154,6 +154,8 @@ export interface AgentParts {
   readonly catchUps: CatchUpChain;
   /** The facts `/status` reports (its start time and last error). */
   readonly status: RuntimeStatus;
+  /** Run an owner command (the text typed in Saved Messages) and return its answer. */
+  readonly command: (text: string) => string;
   /** Stop rolling memory back when a group commit fails. */
   readonly detachCommitFailure: () => void;
   /** Stop recording LLM usage (absent: the LLM reports none). */
@@ -409,6 +411,20 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
       scheduler.openWithKey(llmRateKey(model)).filter((t) => t.kind === "received" || t.kind === "address")
         .length,
   );
+  /** An owner command (Saved Messages, or the operator console): its answer. */
+  const command = (text: string): string =>
+    runOwnerCommand(text, {
+      selfId: o.selfId,
+      messages,
+      settings,
+      scheduler,
+      status: () => status.facts(),
+      memories,
+      nameOf: (userId) => {
+        const e = entities.get(userId);
+        return e ? entityName(e) : undefined;
+      },
+    });
   const inbound = createInboundPipeline({
     messages,
     names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
@@ -435,19 +451,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
       scheduler,
       clock,
       logger,
-      command: (text) =>
-        runOwnerCommand(text, {
-          selfId: o.selfId,
-          messages,
-          settings,
-          scheduler,
-          status: () => status.facts(),
-          memories,
-          nameOf: (userId) => {
-            const e = entities.get(userId);
-            return e ? entityName(e) : undefined;
-          },
-        }),
+      command,
     }),
   });
   const feed = createMessageFeed({
@@ -517,6 +521,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     feed,
     catchUps,
     status,
+    command,
     detachCommitFailure,
     detachUsage,
   };

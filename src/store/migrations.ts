@@ -242,4 +242,8 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE entities ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
   `,
+  // The operator console reads a chat's tasks (every kind) by chat and time.
+  `
+  CREATE INDEX tasks_chat ON tasks (agent, chat_id, created_at);
+  `,
 ];

@@ -1,0 +1,70 @@
+/**
+ * The console's actions. Pause, resume, mode and dropping a pending plan run the owner's
+ * Saved Messages commands themselves (`runtime.command`, owner/commands.ts), naming the chat by
+ * its id; silencing a chat for N minutes sets the same takeover silence the owner's own message
+ * in a chat sets (owner/outgoing.ts), dropping what was pending there.
+ */
+import type { FastifyInstance } from "fastify";
+import type { ConsoleSource } from "./views";
+
+const MODES = new Set(["strict", "smart", "talkative"]);
+const CHAT_ID = /^-?\d{1,20}$/;
+
+interface ActionBody {
+  readonly persona?: unknown;
+  readonly action?: unknown;
+  readonly chat?: unknown;
+  readonly mode?: unknown;
+  readonly minutes?: unknown;
+}
+
+/** The owner command an action stands for, or an error. */
+function commandFor(b: ActionBody): { command: string } | { error: string } {
+  const chat = b.chat === undefined || b.chat === null || b.chat === "" ? "" : String(b.chat);
+  if (chat !== "" && !CHAT_ID.test(chat)) return { error: "chat must be a chat id" };
+  switch (b.action) {
+    case "pause":
+      return { command: `/pause ${chat}`.trim() };
+    case "resume":
+      return { command: `/resume ${chat}`.trim() };
+    case "mode":
+      if (typeof b.mode !== "string" || !MODES.has(b.mode))
+        return { error: "mode: strict, smart or talkative" };
+      return { command: `/mode ${b.mode} ${chat}`.trim() };
+    case "forget":
+      if (chat === "") return { error: "forget needs a chat" };
+      return { command: `/forget ${chat}` };
+    default:
+      return { error: "unknown action" };
+  }
+}
+
+export function consoleActions(
+  app: FastifyInstance,
+  source: (name: unknown) => ConsoleSource | undefined,
+  now: () => number,
+): void {
+  app.post<{ Body: ActionBody }>("/api/action", async (req, reply) => {
+    const b = req.body ?? {};
+    const s = source(b.persona);
+    if (!s) return reply.code(404).send({ error: "no such persona" });
+    if (b.action === "silence") {
+      const chat = String(b.chat ?? "");
+      const minutes = Number(b.minutes);
+      if (!CHAT_ID.test(chat) || !Number.isFinite(minutes) || minutes <= 0 || minutes > 7 * 24 * 60)
+        return reply.code(400).send({ error: "silence needs a chat id and 1 to 10080 minutes" });
+      const until = now() + minutes * 60_000;
+      const dropped = s.runtime.scheduler.cancelPending(chat, "silenced from the console", {
+        addressing: true,
+      });
+      const previous = s.runtime.settings.get(chat).silentUntil ?? 0;
+      s.runtime.settings.update(chat, { silentUntil: Math.max(previous, until) });
+      return {
+        answer: `Silent in ${chat} until ${new Date(until).toISOString().slice(0, 16).replace("T", " ")} UTC${dropped.length ? `; ${dropped.length} pending task(s) dropped` : ""}.`,
+      };
+    }
+    const c = commandFor(b);
+    if ("error" in c) return reply.code(400).send({ error: c.error });
+    return { answer: s.runtime.command(c.command) };
+  });
+}

@@ -1,0 +1,192 @@
+/**
+ * The operator console: a local web page on the process's HTTP listener (a Fastify plugin under
+ * /console/) to watch each persona, see why it answered or stayed silent, and act as the owner
+ * commands do. Static files are plain ES modules and CSS from src/console/public/ (found from the
+ * package root, so the same files serve under tsx and from dist/); the chart library comes from
+ * node_modules. Every page and API answer needs the console token (auth.ts) and carries a strict
+ * Content-Security-Policy; the page renders all data as text.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from "fastify";
+import type { Persona } from "../config/persona";
+import { metrics } from "../metrics/metrics";
+import type { AgentRuntime } from "../runtime/agent-runtime";
+import { ConsoleQueries } from "../store/console-queries";
+import type { Db } from "../store/db";
+import { ConsoleAuth } from "./auth";
+import { consoleActions } from "./actions";
+import { chatView, chatsView, personaView, type ConsoleSource } from "./views";
+import { extraRoutes } from "./pages";
+
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
+/** The static files the page is made of (nothing else is served from disk). */
+const FILES: Readonly<Record<string, string>> = {
+  "index.html": "text/html; charset=utf-8",
+  "app.js": "text/javascript; charset=utf-8",
+  "pages.js": "text/javascript; charset=utf-8",
+  "dom.js": "text/javascript; charset=utf-8",
+  "style.css": "text/css; charset=utf-8",
+};
+
+/** The package root: the nearest directory up from this module with our package.json. */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, "package.json");
+    if (existsSync(pkg) && existsSync(join(dir, "src", "console", "public"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error("operator console: cannot find src/console/public/ above this module");
+    dir = up;
+  }
+}
+
+export interface ConsoleOptions {
+  /** The token the console asks for (HTTP_TOKEN, or a random one per process). */
+  readonly token: string;
+  /** Strings that must never leave in an answer (keys, hashes); replaced if they ever would. */
+  readonly secrets?: readonly string[];
+  readonly now?: () => number;
+  /** How often the live stream looks for changes while a page listens (default 1 s). */
+  readonly pollMs?: number;
+}
+
+export class OperatorConsole {
+  private readonly sources = new Map<string, ConsoleSource>();
+  private readonly queries = new WeakMap<Db, ConsoleQueries>();
+  private readonly streams = new Set<FastifyReply>();
+
+  constructor(private readonly o: ConsoleOptions) {}
+
+  /** Show a running persona (until the returned function is called). */
+  add(persona: Persona, runtime: AgentRuntime, db: Db): () => void {
+    let q = this.queries.get(db);
+    if (!q) this.queries.set(db, (q = new ConsoleQueries(db)));
+    const source: ConsoleSource = { persona, runtime, queries: q };
+    this.sources.set(persona.name, source);
+    return () => {
+      if (this.sources.get(persona.name) === source) this.sources.delete(persona.name);
+    };
+  }
+
+  /** The URL to open, token included, given where the listener listens. */
+  url(base: string): string {
+    return `${base.replace(/\/$/, "")}/console/?token=${encodeURIComponent(this.o.token)}`;
+  }
+
+  /** The routes, for `HttpAppOptions.plugins`. */
+  readonly plugin: FastifyPluginAsync = async (app) => {
+    await app.register(
+      async (scope) => {
+        this.routes(scope);
+      },
+      { prefix: "/console" },
+    );
+    app.addHook("preClose", async () => {
+      for (const r of this.streams) r.raw.end();
+      this.streams.clear();
+    });
+  };
+
+  private routes(app: FastifyInstance): void {
+    const now = this.o.now ?? Date.now;
+    const auth = new ConsoleAuth(this.o.token, now);
+    const secrets = (this.o.secrets ?? []).filter((s) => s.length >= 6);
+    const root = packageRoot();
+    const publicDir = join(root, "src", "console", "public");
+    const chartFile = join(
+      dirname(createRequire(join(root, "package.json")).resolve("chart.js")),
+      "chart.umd.min.js",
+    );
+    app.addHook("onRequest", async (req, reply) => {
+      reply
+        .header("content-security-policy", CSP)
+        .header("x-content-type-options", "nosniff")
+        .header("referrer-policy", "no-referrer")
+        .header("x-frame-options", "DENY")
+        .header("cache-control", "no-store");
+      if (!(await auth.check(req, reply))) return reply;
+    });
+    app.addHook("onSend", async (_req, _reply, payload) => {
+      if (typeof payload !== "string" || secrets.length === 0) return payload;
+      let out = payload;
+      for (const s of secrets) out = out.split(s).join("[redacted]");
+      return out;
+    });
+    const file = (name: string) => async (_req: unknown, reply: FastifyReply) =>
+      reply.type(FILES[name]!).send(readFileSync(join(publicDir, name)));
+    app.get("/", file("index.html"));
+    for (const name of Object.keys(FILES)) app.get(`/${name}`, file(name));
+    app.get("/vendor/chart.js", async (_req, reply) =>
+      reply.type("text/javascript; charset=utf-8").send(readFileSync(chartFile)),
+    );
+
+    const source = (name: unknown): ConsoleSource | undefined =>
+      typeof name === "string" ? this.sources.get(name) : undefined;
+    const list = () => [...this.sources.values()];
+
+    app.get("/api/personas", async () => ({ personas: list().map((s) => personaView(s, now())) }));
+    app.get<{ Querystring: { persona?: string; limit?: string } }>("/api/chats", async (req, reply) => {
+      const s = source(req.query.persona) ?? list()[0];
+      if (!s) return reply.code(404).send({ error: "no persona" });
+      const limit = Math.min(500, Math.max(1, Number(req.query.limit ?? 100) || 100));
+      return { persona: s.persona.name, chats: chatsView(s, limit) };
+    });
+    app.get<{ Querystring: { persona?: string; chat?: string; before?: string; limit?: string } }>(
+      "/api/chat",
+      async (req, reply) => {
+        const s = source(req.query.persona);
+        if (!s || typeof req.query.chat !== "string" || !/^-?\d{1,20}$/.test(req.query.chat))
+          return reply.code(404).send({ error: "no such persona or chat" });
+        const before = Number(req.query.before ?? Number.MAX_SAFE_INTEGER) || Number.MAX_SAFE_INTEGER;
+        const limit = Math.min(500, Math.max(1, Number(req.query.limit ?? 100) || 100));
+        return { persona: s.persona.name, ...chatView(s, req.query.chat, before, limit, now()) };
+      },
+    );
+    consoleActions(app, source, now);
+    extraRoutes(app, { source, list, now });
+
+    app.get("/api/events", async (_req, reply) => {
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff",
+        connection: "keep-alive",
+      });
+      reply.raw.write(": console events\n\n");
+      this.streams.add(reply);
+      const marks = new Map<string, string>();
+      const look = () => {
+        for (const s of list()) {
+          const name = s.persona.name;
+          const mark = `${metrics.messagesStored.of(name).n}|${s.queries.workMark(name)}`;
+          const before = marks.get(name);
+          marks.set(name, mark);
+          if (before !== undefined && before !== mark)
+            reply.raw.write(`event: change\ndata: ${JSON.stringify({ persona: name })}\n\n`);
+        }
+      };
+      look();
+      let beats = 0;
+      const timer = setInterval(() => {
+        try {
+          look();
+          if (++beats % 15 === 0) reply.raw.write(": beat\n\n");
+        } catch {
+          // the database is busy or closing: try again next time
+        }
+      }, this.o.pollMs ?? 1000);
+      timer.unref();
+      reply.raw.on("close", () => {
+        clearInterval(timer);
+        this.streams.delete(reply);
+      });
+    });
+  }
+}

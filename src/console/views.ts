@@ -1,0 +1,285 @@
+/**
+ * What the console's API answers: plain JSON built from the store's console queries and the
+ * runtime's own read-outs. Nothing secret goes in (no session, key, hash, code or password),
+ * and media descriptors lose their file references.
+ */
+import type { Persona } from "../config/persona";
+import { personaConnection } from "../http/readiness";
+import type { MediaDescriptor } from "../media/descriptor";
+import type { AgentRuntime } from "../runtime/agent-runtime";
+import { ALL_CHATS } from "../store/chat-settings";
+import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
+
+/** One persona the console shows. */
+export interface ConsoleSource {
+  readonly persona: Persona;
+  readonly runtime: AgentRuntime;
+  readonly queries: ConsoleQueries;
+}
+
+const DAY_MS = 86_400_000;
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The personas page: one entry per persona. */
+export function personaView(s: ConsoleSource, now: number) {
+  const st = s.runtime.status();
+  const self = s.runtime.entities.get(s.runtime.selfId);
+  const conn = personaConnection(s.persona.name);
+  const all = s.runtime.settings.get(ALL_CHATS);
+  const chats = new Map(st.chats.map((c) => [c.chatId, c]));
+  return {
+    name: s.persona.name,
+    account: {
+      id: s.runtime.selfId,
+      username: self?.username ?? null,
+      name: [self?.firstName, self?.lastName].filter(Boolean).join(" ") || null,
+    },
+    connection: conn
+      ? { state: conn.state, reason: conn.reason ?? null }
+      : { state: st.connected ? "connected" : "reconnecting", reason: null },
+    paused: all.paused,
+    mode: all.mode ?? s.persona.groupMode,
+    modeIsDefault: all.mode === undefined,
+    chats: s.runtime.settings
+      .entries()
+      .filter(([id]) => id !== ALL_CHATS)
+      .map(([id, cs]) => ({
+        chatId: id,
+        title: chats.get(id)?.title ?? null,
+        paused: cs.paused,
+        mode: cs.mode ?? null,
+        silentUntil: cs.silentUntil !== undefined && cs.silentUntil > now ? cs.silentUntil : null,
+      })),
+    pendingTasks: st.pendingTasks,
+    today: {
+      day: utcDay(now),
+      answers: s.queries.answersSince(s.persona.name, now - (now % DAY_MS)),
+      purposes: s.queries.purposesOn(s.persona.name, utcDay(now)),
+      totalTokens: st.usage.totalTokens,
+      costUsd: st.usage.costUsd,
+      dailyTokenBudget: st.dailyTokenBudget,
+    },
+    capped: st.capped.map((c) => ({ chatId: c.chatId, cap: c.cap, at: c.at })),
+  };
+}
+
+/** The conversations list of a persona. */
+export function chatsView(s: ConsoleSource, limit: number) {
+  return s.queries.chats(s.persona.name, limit).filter((c) => c.chatId !== s.runtime.selfId);
+}
+
+/** A media descriptor without its file reference. */
+function mediaView(
+  raw: string | null,
+  describe: (uid: string) => { status: string; description: string | null } | undefined,
+) {
+  if (raw === null) return null;
+  let m: MediaDescriptor;
+  try {
+    m = JSON.parse(raw) as MediaDescriptor;
+  } catch {
+    return { kind: "unknown" };
+  }
+  return {
+    kind: m.kind,
+    uid: m.uid ?? null,
+    name: m.name ?? null,
+    mime: m.mime ?? null,
+    duration: m.duration ?? null,
+    title: m.title ?? null,
+    sticker: m.sticker ? { emoji: m.sticker.emoji } : null,
+    poll: m.poll ?? null,
+    contact: m.contact?.name ?? null,
+    description: m.uid !== undefined ? (describe(m.uid) ?? null) : null,
+  };
+}
+
+interface ParsedTask extends Omit<ConsoleTask, "payload"> {
+  readonly payload: Record<string, unknown>;
+}
+
+function parse(t: ConsoleTask): ParsedTask {
+  let payload: Record<string, unknown> = {};
+  try {
+    payload = JSON.parse(t.payload) as Record<string, unknown>;
+  } catch {
+    // shown empty
+  }
+  return { ...t, payload };
+}
+
+/** Message ids a task is about (received: its items; address: its items). */
+function itemsOf(t: ParsedTask): number[] {
+  const items = t.payload.items;
+  if (!Array.isArray(items)) return [];
+  return items
+    .map((i: unknown) => (typeof i === "number" ? i : (i as { messageId?: unknown } | null)?.messageId))
+    .filter((x): x is number => typeof x === "number");
+}
+
+/** What the console may show of a task's payload (no random ids; text as sent). */
+function payloadView(t: ParsedTask): Record<string, unknown> {
+  const p = { ...t.payload };
+  delete p.trace;
+  return p;
+}
+
+const ACTION_KINDS = new Set(["send", "sticker", "react", "typing", "wait", "read", "block", "unblock"]);
+
+/** One chat: its messages (a page), each with why it was or was not answered, and its plans. */
+export function chatView(s: ConsoleSource, chatId: string, beforeId: number, limit: number, now: number) {
+  const agent = s.persona.name;
+  const chat = s.runtime.messages.chat(chatId);
+  const msgs = s.queries.messages(agent, chatId, beforeId, limit);
+  const settings = s.runtime.settings.get(chatId);
+  const all = s.runtime.settings.get(ALL_CHATS);
+  const first = msgs[0];
+  const since = first ? first.date - 60_000 : now;
+  const tasks = s.queries.tasks(agent, chatId, since).map(parse);
+  const reactions =
+    msgs.length > 0
+      ? s.queries.reactions(agent, chatId, first!.messageId, msgs[msgs.length - 1]!.messageId)
+      : [];
+  const receivedBy = new Map<number, ParsedTask>();
+  const judgedBy = new Map<number, ParsedTask>();
+  const answeredBy = new Map<number, ParsedTask[]>();
+  for (const t of tasks) {
+    if (t.kind === "received") for (const id of itemsOf(t)) receivedBy.set(id, t);
+    else if (t.kind === "address") for (const id of itemsOf(t)) judgedBy.set(id, t);
+    const answers = t.payload.answers;
+    if ((t.kind === "send" || t.kind === "sticker") && Array.isArray(answers))
+      for (const id of answers as number[]) answeredBy.set(id, [...(answeredBy.get(id) ?? []), t]);
+  }
+  const agentIds = new Set(msgs.filter((m) => m.isAgent).map((m) => m.messageId));
+  const selfUsername = s.runtime.entities.get(s.runtime.selfId)?.username?.toLowerCase();
+  const names = [s.persona.name, ...s.persona.aliases].map((n) => n.toLowerCase());
+  const isDm = chat?.chatType === "dm";
+  const messages = msgs.map((m) => ({
+    messageId: m.messageId,
+    senderId: m.senderId,
+    senderName: m.senderName,
+    date: m.date,
+    text: m.text,
+    replyToId: m.replyToId,
+    topicId: m.topicId,
+    threadRoot: m.threadRoot,
+    isAgent: m.isAgent,
+    deleted: m.deleted,
+    media: mediaView(m.media, (uid) => s.queries.description(uid)),
+    reactions: reactions
+      .filter((r) => r.messageId === m.messageId)
+      .map((r) => ({ emoji: r.emoji, byPersona: r.isAgent })),
+    why: why(m),
+  }));
+
+  function how(m: ConsoleMessage): string {
+    if (isDm) return "a private message";
+    if (m.replyToId !== null && agentIds.has(m.replyToId)) return "a reply to the persona";
+    if (m.entities !== null && selfUsername && m.entities.toLowerCase().includes(selfUsername))
+      return "a mention";
+    const text = m.text.toLowerCase();
+    if ((selfUsername && text.includes(`@${selfUsername}`)) || names.some((n) => text.includes(n)))
+      return "a mention by name";
+    return "addressed";
+  }
+
+  function why(m: ConsoleMessage): { answered: boolean | null; text: string; exact: boolean } {
+    if (m.isAgent) return { answered: null, text: "written from the persona's account", exact: true };
+    const r = receivedBy.get(m.messageId);
+    const a = judgedBy.get(m.messageId);
+    const judged =
+      a !== undefined
+        ? `the addressing call said ${String(a.payload.outcome ?? (a.status === "pending" ? "(not yet called)" : a.status))}`
+        : undefined;
+    if (r) {
+      const via = judged !== undefined ? `${judged}; ` : `${how(m)}; `;
+      const sends = answeredBy.get(m.messageId) ?? [];
+      if (r.status === "pending" || r.status === "running")
+        return { answered: null, text: `${via}planning (task #${r.id} ${r.status})`, exact: true };
+      if (r.status === "done") {
+        if (sends.some((x) => x.status === "done"))
+          return { answered: true, text: `${via}answered (plan #${r.id})`, exact: true };
+        if (sends.some((x) => x.status === "pending" || x.status === "running"))
+          return { answered: null, text: `${via}answer on its way (plan #${r.id})`, exact: true };
+        const failed = sends.find((x) => x.status === "failed" || x.status === "cancelled");
+        if (failed)
+          return {
+            answered: false,
+            text: `${via}the answer was ${failed.status}${failed.error ? `: ${failed.error}` : ""}`,
+            exact: true,
+          };
+        return { answered: false, text: `${via}the plan chose no answer (plan #${r.id})`, exact: true };
+      }
+      return {
+        answered: false,
+        text: `${via}planning ${r.status}${r.error ? `: ${r.error}` : ""}`,
+        exact: true,
+      };
+    }
+    if (a) return { answered: false, text: `not addressed explicitly; ${judged}`, exact: true };
+    // No task: derived from what is stored and the switches now.
+    const addressedLike =
+      isDm || (m.replyToId !== null && agentIds.has(m.replyToId)) || how(m) !== "addressed";
+    if (!addressedLike)
+      return {
+        answered: false,
+        text: "not addressed (no mention, reply or private message; the prefilter let nothing through)",
+        exact: false,
+      };
+    const held: string[] = [];
+    if (all.paused) held.push("the persona is paused");
+    if (settings.paused) held.push("the chat is paused");
+    if (settings.silentUntil !== undefined && settings.silentUntil > m.date)
+      held.push("owner takeover silence");
+    if (now - m.date > 3_600_000 && held.length === 0) held.push("possibly too old when it arrived");
+    return {
+      answered: false,
+      text: `${how(m)}, not handed to planning: ${held.length ? held.join(", ") : "refused by a policy or a cap when it arrived (see the log)"}`,
+      exact: false,
+    };
+  }
+
+  const plans = tasks
+    .filter((t) => t.kind === "received")
+    .map((r) => {
+      const children = tasks.filter(
+        (t) => ACTION_KINDS.has(t.kind) && t.id > r.id && t.createdAt === r.updatedAt && r.status === "done",
+      );
+      const trace = r.payload.trace as Record<string, unknown> | undefined;
+      return {
+        id: r.id,
+        status: r.status,
+        error: r.error,
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+        messages: itemsOf(r),
+        request: trace?.request ?? null,
+        plan: trace?.plan ?? null,
+        usage: s.queries.usage(agent, chatId, r.createdAt, r.updatedAt).filter((u) => u.purpose === "plan"),
+        tasks: children.map((t) => ({
+          id: t.id,
+          kind: t.kind,
+          status: t.status,
+          error: t.error,
+          payload: payloadView(t),
+        })),
+      };
+    });
+  return {
+    chat: chat
+      ? { chatId, chatType: chat.chatType, title: chat.title ?? null, username: chat.username ?? null }
+      : { chatId, chatType: "unknown", title: null, username: null },
+    settings: {
+      paused: settings.paused,
+      pausedEverywhere: all.paused,
+      mode: settings.mode ?? null,
+      silentUntil:
+        settings.silentUntil !== undefined && settings.silentUntil > now ? settings.silentUntil : null,
+    },
+    messages,
+    plans,
+    openTasks: tasks
+      .filter((t) => t.status === "pending" || t.status === "running")
+      .map((t) => ({ id: t.id, kind: t.kind, status: t.status })),
+  };
+}

@@ -1,0 +1,336 @@
+/**
+ * The operator console's reads (src/console/): named queries over what the runtime already
+ * stores. Read-only, each bounded by a LIMIT; nothing here runs on the inbound path.
+ */
+import type { Db } from "./db";
+import { ftsQuery } from "./memories";
+
+/** One chat of the conversations list. */
+export interface ConsoleChat {
+  readonly chatId: string;
+  readonly chatType: string;
+  readonly title: string | null;
+  readonly username: string | null;
+  readonly lastId: number;
+  readonly lastDate: number;
+  readonly lastSender: string;
+  readonly lastText: string;
+}
+
+/** A stored message as the console shows it. */
+export interface ConsoleMessage {
+  readonly messageId: number;
+  readonly senderId: string;
+  readonly senderName: string;
+  readonly date: number;
+  readonly text: string;
+  readonly replyToId: number | null;
+  readonly topicId: number | null;
+  readonly threadRoot: number | null;
+  readonly isAgent: boolean;
+  readonly deleted: boolean;
+  /** The descriptor as stored (JSON), or null for text. */
+  readonly media: string | null;
+  /** Mention entities as stored (JSON), or null. */
+  readonly entities: string | null;
+}
+
+/** A task row as the console shows it (payload as stored JSON). */
+export interface ConsoleTask {
+  readonly id: number;
+  readonly kind: string;
+  readonly payload: string;
+  readonly status: string;
+  readonly topicId: number | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly error: string | null;
+}
+
+/** One LLM call's usage row. */
+export interface ConsoleUsage {
+  readonly at: number;
+  readonly purpose: string;
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly outputTokens: number;
+  readonly thinkingTokens: number;
+  readonly cachedTokens: number;
+  readonly costUsd: number | null;
+}
+
+/** Tokens and cost of one day, purpose and persona. */
+export interface ConsoleCostRow {
+  readonly agent: string;
+  readonly day: string;
+  readonly purpose: string;
+  readonly calls: number;
+  readonly tokens: number;
+  readonly costUsd: number;
+}
+
+/** A reaction on a stored message. */
+export interface ConsoleReaction {
+  readonly messageId: number;
+  readonly reactorId: string;
+  readonly emoji: string;
+  readonly isAgent: boolean;
+}
+
+/** A lane's rolling summary. */
+export interface ConsoleSummary {
+  readonly lane: string;
+  readonly chatId: string;
+  readonly version: number;
+  readonly fromId: number;
+  readonly toId: number;
+  readonly content: string;
+  readonly updatedAt: number;
+}
+
+/** A description cache row (shared by every persona). */
+export interface ConsoleMediaRow {
+  readonly uniqueId: string;
+  readonly kind: string;
+  readonly status: string;
+  readonly description: string | null;
+  readonly stickerSet: string | null;
+  readonly model: string | null;
+  readonly at: number;
+  readonly hasImage: boolean;
+}
+
+/** A memory row as the console shows it. */
+export interface ConsoleMemory {
+  readonly id: number;
+  readonly chatId: string;
+  readonly subject: string | null;
+  readonly toldBy: string | null;
+  readonly content: string;
+  /** JSON array of chat ids ("*": everywhere), or null. */
+  readonly shared: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** Today's calls, tokens and cost per purpose. */
+export interface ConsolePurposeRow {
+  readonly purpose: string;
+  readonly calls: number;
+  readonly tokens: number;
+  readonly costUsd: number;
+}
+
+const bool = (x: unknown) => x === 1 || x === true;
+
+/** The console's named queries for one database. Statements are prepared once. */
+export class ConsoleQueries {
+  private readonly lastOfChats;
+  private readonly lastRow;
+  private readonly page;
+  private readonly tasksSince;
+  private readonly usageBetween;
+  private readonly costs;
+  private readonly purposes;
+  private readonly reactionsIn;
+  private readonly summaryList;
+  private readonly mediaList;
+  private readonly mediaImage;
+  private readonly openTasks;
+  private readonly memAll;
+  private readonly memChat;
+  private readonly memSearch;
+  private readonly describeOne;
+  private readonly answered;
+  private readonly highestTask;
+
+  constructor(db: Db) {
+    // One index descent per chat (the messages' primary key), not a scan of every message.
+    this.lastOfChats = db.prepare(
+      `SELECT c.chat_id AS chatId, c.chat_type AS chatType, c.title, c.username,
+         (SELECT m.message_id FROM messages m WHERE m.agent = c.agent AND m.chat_id = c.chat_id ORDER BY m.message_id DESC LIMIT 1) AS lastId
+       FROM chats c WHERE c.agent = ?`,
+    );
+    this.lastRow = db.prepare(
+      `SELECT date, sender_name AS senderName, text FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`,
+    );
+    this.page = db.prepare(
+      `SELECT * FROM (SELECT message_id AS messageId, sender_id AS senderId, sender_name AS senderName, date, text,
+         reply_to_id AS replyToId, topic_id AS topicId, thread_root AS threadRoot, is_agent AS isAgent, deleted, media, entities
+       FROM messages WHERE agent = ? AND chat_id = ? AND message_id < ? ORDER BY message_id DESC LIMIT ?) ORDER BY messageId ASC`,
+    );
+    this.tasksSince = db.prepare(
+      `SELECT id, kind, payload, status, topic_id AS topicId, created_at AS createdAt, updated_at AS updatedAt, error
+       FROM tasks WHERE agent = ? AND chat_id = ? AND created_at >= ? ORDER BY id LIMIT ?`,
+    );
+    this.usageBetween = db.prepare(
+      `SELECT at, purpose, model, prompt_tokens AS promptTokens, output_tokens AS outputTokens, thinking_tokens AS thinkingTokens,
+         cached_tokens AS cachedTokens, cost_usd AS costUsd
+       FROM llm_usage WHERE agent = ? AND chat_id = ? AND at >= ? AND at <= ? ORDER BY id LIMIT ?`,
+    );
+    this.costs = db.prepare(
+      `SELECT agent, day, purpose, count(*) AS calls, sum(prompt_tokens + output_tokens + thinking_tokens) AS tokens,
+         coalesce(sum(cost_usd), 0) AS costUsd
+       FROM llm_usage WHERE day >= ? GROUP BY agent, day, purpose ORDER BY day, agent, purpose`,
+    );
+    this.purposes = db.prepare(
+      `SELECT purpose, count(*) AS calls, sum(prompt_tokens + output_tokens + thinking_tokens) AS tokens,
+         coalesce(sum(cost_usd), 0) AS costUsd
+       FROM llm_usage WHERE agent = ? AND day = ? GROUP BY purpose ORDER BY purpose`,
+    );
+    this.reactionsIn = db.prepare(
+      `SELECT message_id AS messageId, reactor_id AS reactorId, emoji, is_agent AS isAgent
+       FROM reactions WHERE agent = ? AND chat_id = ? AND message_id >= ? AND message_id <= ? LIMIT 2000`,
+    );
+    this.summaryList = db.prepare(
+      `SELECT lane, chat_id AS chatId, version, from_id AS fromId, to_id AS toId, content, updated_at AS updatedAt
+       FROM lane_summaries WHERE agent = ? ORDER BY updated_at DESC LIMIT ?`,
+    );
+    this.mediaList = db.prepare(
+      `SELECT d.unique_id AS uniqueId, d.kind, d.status, d.description, d.sticker_set AS stickerSet, d.model, d.at,
+         EXISTS (SELECT 1 FROM media_images i WHERE i.unique_id = d.unique_id) AS hasImage
+       FROM media_descriptions d ORDER BY d.at DESC LIMIT ?`,
+    );
+    this.mediaImage = db.prepare(`SELECT mime, bytes FROM media_images WHERE unique_id = ?`);
+    this.openTasks = db.prepare(
+      `SELECT count(*) AS open, coalesce(max(updated_at), 0) AS changed FROM tasks
+       WHERE agent = ? AND status IN ('pending','running')`,
+    );
+    this.answered = db
+      .prepare(
+        `SELECT count(*) FROM tasks WHERE agent = ? AND kind = 'received' AND status = 'done' AND created_at >= ?`,
+      )
+      .pluck();
+    this.describeOne = db.prepare(`SELECT status, description FROM media_descriptions WHERE unique_id = ?`);
+    this.memAll = db.prepare(
+      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = ? ORDER BY m.updated_at DESC LIMIT 500`,
+    );
+    this.memChat = db.prepare(
+      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = @agent AND (m.chat_id = @chat OR m.subject = @chat)
+       ORDER BY m.updated_at DESC LIMIT 500`,
+    );
+    this.memSearch = db.prepare(
+      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories_fts f JOIN memories m ON m.id = f.rowid
+       WHERE memories_fts MATCH @query AND m.agent = @agent AND (@chat IS NULL OR m.chat_id = @chat OR m.subject = @chat)
+       ORDER BY rank LIMIT 200`,
+    );
+    this.highestTask = db.prepare(`SELECT coalesce(max(id), 0) FROM tasks`).pluck();
+  }
+
+  /** Chats by their newest stored message, newest first. */
+  chats(agent: string, limit: number): ConsoleChat[] {
+    const all = this.lastOfChats.all(agent) as {
+      chatId: string;
+      chatType: string;
+      title: string | null;
+      username: string | null;
+      lastId: number | null;
+    }[];
+    const withLast = all
+      .filter((c) => c.lastId !== null)
+      .map((c) => {
+        const r = this.lastRow.get(agent, c.chatId, c.lastId) as
+          { date: number; senderName: string; text: string } | undefined;
+        return { c, r };
+      });
+    return withLast
+      .sort((a, b) => (b.r?.date ?? 0) - (a.r?.date ?? 0))
+      .slice(0, limit)
+      .map(({ c, r }) => ({
+        chatId: c.chatId,
+        chatType: c.chatType,
+        title: c.title,
+        username: c.username,
+        lastId: c.lastId!,
+        lastDate: r?.date ?? 0,
+        lastSender: r?.senderName ?? "",
+        lastText: (r?.text ?? "").slice(0, 200),
+      }));
+  }
+
+  /** A chat's messages before `beforeId` (newest `limit` of them), oldest first. */
+  messages(agent: string, chatId: string, beforeId: number, limit: number): ConsoleMessage[] {
+    return (this.page.all(agent, chatId, beforeId, limit) as Record<string, unknown>[]).map((r) => ({
+      ...(r as unknown as ConsoleMessage),
+      isAgent: bool(r.isAgent),
+      deleted: bool(r.deleted),
+    }));
+  }
+
+  /** Tasks of a chat created since `since` (ms), oldest first. */
+  tasks(agent: string, chatId: string, since: number, limit = 2000): ConsoleTask[] {
+    return this.tasksSince.all(agent, chatId, since, limit) as ConsoleTask[];
+  }
+
+  /** LLM calls made for a chat between two times (ms). */
+  usage(agent: string, chatId: string, from: number, to: number, limit = 500): ConsoleUsage[] {
+    return this.usageBetween.all(agent, chatId, from, to, limit) as ConsoleUsage[];
+  }
+
+  /** Tokens and cost per day, purpose and persona since `fromDay` (YYYY-MM-DD). */
+  costsSince(fromDay: string): ConsoleCostRow[] {
+    return this.costs.all(fromDay) as ConsoleCostRow[];
+  }
+
+  /** One persona's calls, tokens and cost per purpose on `day`. */
+  purposesOn(agent: string, day: string): ConsolePurposeRow[] {
+    return this.purposes.all(agent, day) as ConsolePurposeRow[];
+  }
+
+  /** Planning rounds finished since `since` (ms): the persona's answers. */
+  answersSince(agent: string, since: number): number {
+    return this.answered.get(agent, since) as number;
+  }
+
+  /** A persona's memories: all (newest first), of a chat or person, or matching words (the FTS index). */
+  memories(agent: string, o: { readonly chatId?: string; readonly text?: string }): ConsoleMemory[] {
+    if (o.text !== undefined) {
+      const query = ftsQuery(o.text);
+      if (query === undefined) return [];
+      return this.memSearch.all({ agent, chat: o.chatId ?? null, query }) as ConsoleMemory[];
+    }
+    if (o.chatId !== undefined) return this.memChat.all({ agent, chat: o.chatId }) as ConsoleMemory[];
+    return this.memAll.all(agent) as ConsoleMemory[];
+  }
+
+  /** Reactions on a chat's messages in an id range. */
+  reactions(agent: string, chatId: string, fromId: number, toId: number): ConsoleReaction[] {
+    return (this.reactionsIn.all(agent, chatId, fromId, toId) as Record<string, unknown>[]).map((r) => ({
+      ...(r as unknown as ConsoleReaction),
+      isAgent: bool(r.isAgent),
+    }));
+  }
+
+  /** Lane summaries, most recently updated first. */
+  summaries(agent: string, limit = 200): ConsoleSummary[] {
+    return this.summaryList.all(agent, limit) as ConsoleSummary[];
+  }
+
+  /** The description cache, newest first. */
+  mediaCache(limit = 500): ConsoleMediaRow[] {
+    return (this.mediaList.all(limit) as Record<string, unknown>[]).map((r) => ({
+      ...(r as unknown as ConsoleMediaRow),
+      hasImage: bool(r.hasImage),
+    }));
+  }
+
+  /** The cached description of a file (AI or unsupported), if any. */
+  description(uniqueId: string): { status: string; description: string | null } | undefined {
+    return this.describeOne.get(uniqueId) as { status: string; description: string | null } | undefined;
+  }
+
+  /** The cached picture of a file, if one is kept. */
+  image(uniqueId: string): { mime: string; bytes: Buffer } | undefined {
+    return this.mediaImage.get(uniqueId) as { mime: string; bytes: Buffer } | undefined;
+  }
+
+  /**
+   * What changes when a persona's work moves: its open tasks (count, last change) and the newest
+   * task id. Two index reads (the open-task index, the primary key); the live view asks once a
+   * second while a page listens.
+   */
+  workMark(agent: string): string {
+    const o = this.openTasks.get(agent) as { open: number; changed: number };
+    return `${o.open}:${o.changed}:${this.highestTask.get() as number}`;
+  }
+}

@@ -1,0 +1,192 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { OperatorConsole } from "../../src/console/console";
+import { startHttpServer, type HttpServer } from "../../src/http/server";
+import { resetMetrics } from "../../src/metrics/metrics";
+import { captureLogger } from "../support/log-capture";
+import { Harness, plan } from "../support/harness";
+import { launchBrowser, withScreenshot } from "./browser";
+
+const TOKEN = "console-test-token-0123456789";
+
+let browser: Browser;
+let h: Harness | undefined;
+let http: HttpServer | undefined;
+let context: BrowserContext | undefined;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await context?.close();
+  await http?.close();
+  await h?.close();
+  context = http = h = undefined;
+  resetMetrics();
+});
+
+/** The harness's persona on the emulator, its console on a loopback port, and a logged-in page. */
+async function open(o: { persona?: string } = {}): Promise<{ h: Harness; page: Page; base: string }> {
+  h = await Harness.start(o.persona !== undefined ? { persona: o.persona } : {});
+  const hh = h;
+  const con = new OperatorConsole({
+    token: TOKEN,
+    now: () => hh.clock.now(),
+    pollMs: 100,
+    secrets: ["test-key-not-secret"],
+  });
+  con.add(h.persona, h.runtime, h.db);
+  http = await startHttpServer({
+    port: 0,
+    host: "127.0.0.1",
+    logger: captureLogger().logger,
+    plugins: [con.plugin],
+  });
+  context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(con.url(http.url));
+  return { h, page, base: http.url };
+}
+
+const chatUrl = (base: string, chatId: string) => `${base}/console/#chat/Mira/${encodeURIComponent(chatId)}`;
+
+describe("the operator console in a browser", () => {
+  it("without the token, or with a wrong one, answers 401 and shows nothing of the persona", async () => {
+    const { page, base } = await open();
+    await h!.emu.post({ chat: h!.group, from: h!.alice, text: "secret lunch plans" });
+    await h!.pass(1000);
+    const other = await browser.newContext();
+    try {
+      const p2 = await other.newPage();
+      for (const path of [
+        "/console/",
+        "/console/api/personas",
+        `/console/api/chat?persona=Mira&chat=${h!.group.peerId}`,
+        "/console/api/events",
+        "/console/?token=wrong-token",
+      ]) {
+        const res = await p2.goto(`${base}${path}`);
+        expect(res?.status(), path).toBe(401);
+        const body = await res!.text();
+        expect(body).not.toContain("lunch");
+        expect(body).not.toContain("Mira");
+      }
+      // A state change with the session but from another origin, or without the CSRF token: refused.
+      const r = await page.evaluate(async () => {
+        const res = await fetch("api/action", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ persona: "Mira", action: "pause" }),
+        });
+        return res.status;
+      });
+      expect(r).toBe(403);
+      expect(h!.runtime.settings.get("*").paused).toBe(false);
+    } finally {
+      await other.close();
+    }
+    // The token left the address bar; the cookie is HttpOnly.
+    expect(page.url()).not.toContain("token");
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie),
+    ).not.toContain("console_session");
+    const csp = (await page.request.get(`${base}/console/`)).headers()["content-security-policy"];
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("object-src 'none'");
+  }, 60_000);
+
+  it("shows an addressed message live, its plan with the answer, and why an unaddressed one was not answered", async () => {
+    const { page, base } = await open();
+    await withScreenshot(page, "console-live", async () => {
+      const chatter = await h!.emu.post({ chat: h!.group, from: h!.bob, text: "nice weather today" });
+      await h!.pass(1000);
+      await page.goto(chatUrl(base, h!.group.peerId));
+      const chatterRow = page.locator(`[data-message-id="${chatter.id}"]`);
+      await chatterRow.waitFor();
+      expect(await chatterRow.locator(".why").textContent()).toContain("not addressed");
+
+      h!.gemini.script(plan({ kind: "send", text: "Hello Alice, noon it is" }));
+      const ask = await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai what time is lunch?" });
+      // Appears without a reload.
+      await page.locator(`[data-message-id="${ask.id}"]`).waitFor({ timeout: 10_000 });
+      await h!.pass(20_000);
+      expect(h!.sent(h!.group).map((m) => m.text)).toEqual(["Hello Alice, noon it is"]);
+      const why = page.locator(`[data-message-id="${ask.id}"] .why`);
+      await expect.poll(() => why.textContent(), { timeout: 10_000 }).toContain("answered");
+      const plans = page.locator("#plans .plan");
+      await expect.poll(() => plans.count(), { timeout: 10_000 }).toBe(1);
+      const planText = await plans.first().textContent();
+      expect(planText).toContain("send");
+      expect(planText).toContain("Hello Alice, noon it is");
+      // The persona's answer is in the chat too.
+      await expect
+        .poll(() => page.locator("#messages .msg.persona").allTextContents(), { timeout: 10_000 })
+        .toEqual([expect.stringContaining("Hello Alice, noon it is")]);
+    });
+  }, 60_000);
+
+  it("pausing a chat from the console keeps the next addressed message unanswered; resume answers again", async () => {
+    const { page, base } = await open();
+    await withScreenshot(page, "console-pause", async () => {
+      await h!.emu.post({ chat: h!.group, from: h!.bob, text: "hi all" });
+      await h!.pass(1000);
+      await page.goto(chatUrl(base, h!.group.peerId));
+      await page.locator("#pause-chat").click();
+      await expect.poll(() => page.locator("#chat-state").textContent()).toContain("paused in this chat");
+      expect(h!.runtime.settings.get(h!.group.peerId).paused).toBe(true);
+      const ask = await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai are you there?" });
+      await h!.pass(20_000);
+      expect(h!.sent(h!.group)).toEqual([]);
+      expect(h!.gemini.requests).toHaveLength(0);
+      await page.reload();
+      const why = page.locator(`[data-message-id="${ask.id}"] .why`);
+      await expect.poll(() => why.textContent()).toContain("the chat is paused");
+
+      await page.locator("#pause-chat").click(); // now "Resume this chat"
+      await expect.poll(() => page.locator("#chat-state").textContent()).toContain("answering in this chat");
+      h!.gemini.script(plan({ kind: "send", text: "back again" }));
+      await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai and now?" });
+      await h!.pass(20_000);
+      expect(h!.sent(h!.group).map((m) => m.text)).toEqual(["back again"]);
+    });
+  }, 60_000);
+
+  it("renders hostile names and texts as text: no script runs, no link is made", async () => {
+    const { page, base } = await open();
+    await withScreenshot(page, "console-hostile", async () => {
+      const evil = h!.emu.addUser({
+        firstName: `<img src=x onerror="window.__pwned=1">`,
+        lastName: "\u202Eevil\u200B",
+      });
+      await h!.emu.addMember(h!.group, evil);
+      const texts = [
+        `<script>window.__pwned=2</script>`,
+        `<img src=x onerror="window.__pwned=3">`,
+        `[click](javascript:window.__pwned=4) javascript:window.__pwned=5`,
+        `\u202Egnp.exe\u200B\u2066 <b>bold</b>`,
+      ];
+      const ids: number[] = [];
+      for (const text of texts) ids.push((await h!.emu.post({ chat: h!.group, from: evil, text })).id);
+      await h!.pass(1000);
+      await page.goto(chatUrl(base, h!.group.peerId));
+      await page.locator(`[data-message-id="${ids[3]}"]`).waitFor();
+      for (const [i, text] of texts.entries())
+        expect(await page.locator(`[data-message-id="${ids[i]}"] bdi.text`).first().textContent()).toBe(text);
+      expect(await page.locator(`[data-message-id="${ids[0]}"] bdi.sender`).textContent()).toContain(
+        "<img src=x",
+      );
+      expect(
+        await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned),
+      ).toBeUndefined();
+      expect(await page.locator("#messages img, #messages script, #messages b, #messages a").count()).toBe(0);
+      await page.goto(`${base}/console/#chats`);
+      await page.locator("#chats tr.chatrow").first().waitFor();
+      expect(
+        await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned),
+      ).toBeUndefined();
+    });
+  }, 60_000);
+});

@@ -61,6 +61,11 @@ const schema = z.object({
   HTTP_HOST: z.string().min(1).default("127.0.0.1"),
   /** Bearer token every request must carry (required when HTTP_HOST is not a loopback address). */
   HTTP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** The operator console on the HTTP listener (1/0; default on in the sandbox, and with HTTP_PORT for npm start). */
+  CONSOLE: z
+    .enum(["1", "0", "true", "false", "on", "off"])
+    .transform((v) => v === "1" || v === "true" || v === "on")
+    .optional(),
   /** Messages older than this many days are deleted (default 90; see README "Storage"). */
   RETAIN_DAYS: numeric({ min: 1, max: 99_999, unit: "days", integer: true }).default(90),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

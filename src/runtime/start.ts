@@ -17,7 +17,7 @@ import type { Clock } from "../types";
 import type { AgentRuntime } from "./agent-runtime";
 import { systemClock } from "./clock";
 import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
-import { startHttpFromEnv } from "../http/server";
+import { startListener, type Served } from "../console/serve";
 import { watchDatabase } from "../metrics/metrics";
 import { databaseBytes, enableIncrementalVacuum, isIncremental, Retention } from "../store/retention";
 import { registerPersona, type PersonaConnection } from "../http/readiness";
@@ -187,9 +187,13 @@ async function runAccounts(
   );
   const unregister = [...reports].map(([name, r]) => registerPersona(name, () => r.source()));
   let outcomes: PersonaOutcome[];
-  let http: Awaited<ReturnType<typeof startHttpFromEnv>>;
+  let http: Served["http"];
+  let operatorConsole: Served["console"];
   try {
-    http = await startHttpFromEnv(env, logger);
+    const served = await startListener(env, logger, { sandbox: false });
+    http = served.http;
+    operatorConsole = served.console;
+    if (served.consoleUrl) logger.info({ component: "console" }, `operator console: ${served.consoleUrl}`);
     if (http) o.onHttp?.(http.url);
   } catch (e) {
     for (const u of unregister) u();
@@ -234,7 +238,10 @@ async function runAccounts(
             ...(o.health ? { health: o.health } : {}),
             ...(o.stopGraceMs !== undefined ? { stopGraceMs: o.stopGraceMs } : {}),
             ...(o.onRestored ? { onRestored: o.onRestored } : {}),
-            ...(o.onRunning ? { onRunning: o.onRunning } : {}),
+            onRunning: (runtime) => {
+              operatorConsole?.add(persona, runtime, db);
+              o.onRunning?.(runtime);
+            },
             connection: reports.get(persona.name)!,
             retention,
           },

@@ -22,7 +22,7 @@ import { AgentRuntime } from "../runtime/agent-runtime";
 import { createLogger } from "../runtime/logger";
 import { errorMessage } from "../runtime/error-message";
 import { registerPersona } from "../http/readiness";
-import { startHttpFromEnv } from "../http/server";
+import { startListener } from "../console/serve";
 import { listenForShutdown, type SignalSource } from "../runtime/shutdown";
 import { expectedForms, helpText, parseSandboxLine, unknownControl, type ControlLine } from "./grammar";
 import { sandboxModels, verbosePlanner } from "./planning";
@@ -84,9 +84,11 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
 
   if (o.dbPath) refuseUsedDatabase(o.dbPath);
   // Health and metrics, as with npm start (a listener that cannot start stops the sandbox before anything runs).
-  const http = await startHttpFromEnv(env, logger);
+  const served = await startListener(env, logger, { sandbox: true });
+  const http = served.http;
   if (http) {
     print(`sandbox: health and metrics on ${http.url} (/healthz, /readyz, /metrics)`);
+    if (served.consoleUrl) print(`sandbox: operator console on ${served.consoleUrl}`);
     o.onHttp?.(http.url);
   }
   const tmp = o.dbPath ? undefined : mkdtempSync(join(tmpdir(), "sandbox-"));
@@ -118,6 +120,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
     });
     runtime.start();
+    served.console?.add(persona, runtime, db);
     proc = { db, client, runtime };
     return runtime;
   };

@@ -80,7 +80,7 @@ function reference(id: number, generation: number): Buffer {
 }
 
 /** A 1×1 JPEG: the still of a GIF or video unless the test gives its own. */
-export const TINY_JPEG = Buffer.from(
+const TINY_JPEG = Buffer.from(
   "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxD/2Q==",
   "base64",
 );

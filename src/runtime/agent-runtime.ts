@@ -39,7 +39,7 @@ import { onTimeout, withTimeout } from "./timeout";
 export type { AgentRuntimeOptions, MediaRuntimeOptions } from "./compose";
 
 /** How long `stop()` waits for running tasks (a send in flight) by default. */
-export const STOP_GRACE_MS = 10_000;
+const STOP_GRACE_MS = 10_000;
 
 /**
  * One persona on one account: the inbound pipeline fed by the account's updates, and the

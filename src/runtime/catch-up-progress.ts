@@ -1,7 +1,7 @@
 import { SingleBar, Presets } from "cli-progress";
 
 /** Below this many update boxes (the account's plus one per channel) a catch-up is quick: no bar. */
-export const PROGRESS_MIN_BOXES = 10;
+const PROGRESS_MIN_BOXES = 10;
 
 /**
  * A terminal progress bar for a large catch-up (cli-progress, on stderr), or nothing when stderr

@@ -6,7 +6,7 @@ export interface Pacing {
 }
 
 /** Longest typing spell before one message, whatever its length. */
-export const MAX_TYPING_SEC = 30;
+const MAX_TYPING_SEC = 30;
 /** The "choosing a sticker" pause. */
 export const STICKER_CHOICE_SEC = 2;
 /** Telegram drops a typing status after about 6 s, so it is refreshed this often. */

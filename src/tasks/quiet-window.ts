@@ -9,7 +9,7 @@
  */
 
 /** How much longer than one quiet window a burst may wait, at most (joins and typing together). */
-export const MAX_EXTRA_WAIT_MS = 15_000;
+const MAX_EXTRA_WAIT_MS = 15_000;
 
 /** Who is typing where, as Telegram last reported it (see telegram/typing-watch.ts). */
 export interface TypingSource {

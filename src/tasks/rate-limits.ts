@@ -4,9 +4,9 @@ import { transaction, type Db } from "../store/db";
 import type { RateLimitedError } from "./errors";
 
 /** Two chats flooded on one method within this window pause the method account-wide. */
-export const ACCOUNT_WIDE_WINDOW_MS = 60_000;
+const ACCOUNT_WIDE_WINDOW_MS = 60_000;
 /** How many distinct keys (chats) must meet the same method's flood wait within the window. */
-export const ACCOUNT_WIDE_MIN_KEYS = 2;
+const ACCOUNT_WIDE_MIN_KEYS = 2;
 /** Longest pause for a limit without a timer (PEER_FLOOD), however often it repeats. */
 export const MAX_PROBE_PAUSE_SEC = 24 * 3600;
 /** While one task probes a lifted limit, the others look again this often. */

@@ -4,9 +4,9 @@ import { firstPlanTime, joinedPlanTime, planDeadline, typingHold, type TypingSou
 import { graphKey, graphTopic, isKind, type NewTask, type ReceivedItem, type Task } from "./task";
 
 /** How long a received task waits for its reply fetch to report back, at most. */
-export const REPLY_WAIT_MS = 10_000;
+const REPLY_WAIT_MS = 10_000;
 /** A bridge typing spell lasts until the burst's deadline plus this (planning time), unless the plan ends it first. */
-export const BRIDGE_TAIL_MS = 10_000;
+const BRIDGE_TAIL_MS = 10_000;
 
 /** What the received-task rules need from the scheduler's graphs. */
 export interface ReceivedGraph {

@@ -2,7 +2,7 @@ import { OutcomeUnknownError, PermanentError } from "./errors";
 import type { Task } from "./task";
 
 /** Longest pause between retries of a task in doubt, once its ordinary attempts are spent. */
-export const IN_DOUBT_MAX_DELAY_MS = 5 * 60_000;
+const IN_DOUBT_MAX_DELAY_MS = 5 * 60_000;
 
 export interface RetryOptions {
   readonly maxAttempts: number;

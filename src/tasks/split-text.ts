@@ -1,5 +1,5 @@
 /** Telegram's limit on one text message, in UTF-16 code units after entity parsing. */
-export const TELEGRAM_TEXT_LIMIT = 4096;
+const TELEGRAM_TEXT_LIMIT = 4096;
 
 /**
  * Split text into messages of at most `limit` UTF-16 units, preferring paragraph breaks, then

@@ -26,7 +26,7 @@ import { releaseExportedSenders } from "./exported-senders";
 import { GramJsPinoLogger } from "./gramjs-logger";
 
 /** The session file cannot be used (unreadable, not a session string). Logging in again fixes it. */
-export class SessionFileError extends Error {
+class SessionFileError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "SessionFileError";

@@ -40,12 +40,12 @@ const methodKey = (method: string) => `flood:${method}`;
 const floodKey = (method: string, chatId: string) => `flood:${method}:${chatId}`;
 const slowmodeKey = (chatId: string) => `slowmode:${chatId}`;
 /** PEER_FLOOD: the account may not message people who are not its contacts. */
-export const PEER_FLOOD_KEY = "peer-flood";
+const PEER_FLOOD_KEY = "peer-flood";
 /**
  * PEER_FLOOD names no end. Sends to non-contacts pause this long, then one send probes; each
  * repeat doubles the pause (up to a day, see RateLimits).
  */
-export const PEER_FLOOD_PAUSE_SEC = 3 * 3600;
+const PEER_FLOOD_PAUSE_SEC = 3 * 3600;
 
 /** Supergroups and channels have marked ids starting with -100. */
 const isChannelId = (chatId: string) => chatId.startsWith("-100");
@@ -59,7 +59,7 @@ const isDmId = (chatId: string) => !chatId.startsWith("-");
  * chat; PEER_FLOOD pauses sends to non-contacts (every private chat: the store does not know
  * who is a contact) until a probe goes through.
  */
-export function classifyTelegramError(e: unknown, method: string, chatId: string): Error {
+function classifyTelegramError(e: unknown, method: string, chatId: string): Error {
   const lost = accountLost(e);
   if (lost) return lost;
   if (e instanceof errors.SlowModeWaitError)
@@ -108,12 +108,12 @@ export interface GramActionsOptions {
  * messages.GetHistory page). The id is not in that answer, and Telegram messages carry no
  * random_id, so the newest own message with the same content not yet stored is taken.
  */
-export const DUPLICATE_LOOKBACK = 50;
+const DUPLICATE_LOOKBACK = 50;
 
 /** Default bound on one Telegram request. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 /** Typing and read marks are decoration: they get a much shorter leash than a send. */
-export const COSMETIC_TIMEOUT_MS = 5_000;
+const COSMETIC_TIMEOUT_MS = 5_000;
 
 /**
  * The task engine's ChatActions over a GramJS client. Requests are built by hand (not

@@ -38,7 +38,7 @@ function read(path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (e) {
-    throw new Error(`cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    throw new Error(`cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? String(e)})`, { cause: e });
   }
 }
 

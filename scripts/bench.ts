@@ -18,6 +18,8 @@
  *       tokens — and the share of the next request that repeats its beginning (implicit cache)
  *   Gemini outage: requests per minute during a 10-minute outage with 50 waiting chats, and the
  *       time from recovery to the last answer
+ *   console: the operator console's server time for the conversations list and a chat page with
+ *       1,000,000 messages in 10,000 chats (≤ 50 ms each)
  */
 import { parseFlags, UsageError } from "../src/cli/args";
 import { readNumber } from "../src/config/numbers";
@@ -32,6 +34,7 @@ import { benchReplies } from "../bench/reply-bench";
 import { benchRequest } from "../bench/request-bench";
 import { inChild, type MemoryFigures } from "../bench/memory-bench";
 import { benchMedia } from "../bench/media-bench";
+import { benchConsole } from "../bench/console-bench";
 import { benchOutage } from "../bench/outage-bench";
 import { benchSchedulerLatency } from "../bench/scheduler-bench";
 
@@ -87,6 +90,7 @@ const p5 = benchReplies();
 const request = benchRequest();
 const p9 = await benchMedia();
 const outage = await benchOutage();
+const consolePages = await benchConsole();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
 const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
@@ -142,6 +146,7 @@ const figures = {
   P9: { target: { downloads: 1, descriptionCalls: 1, cacheHitAddedMs: 5 }, ...p9 },
   request: { estimator: "context/tokens.ts", ...request },
   geminiOutage: { clock: "fake (the loopback Gemini answers at once)", ...outage },
+  console: { targetMs: 50, ...consolePages },
 };
 
 if (json) {
@@ -253,5 +258,8 @@ if (json) {
   );
   console.log(
     `   first script: ${a.messages} messages, ${a.explicit} naming the persona (no call), ${a.considered} considered; prefilter skipped ${a.considered - a.candidates} (${skips}); ${a.candidates} candidates → ${a.calls} calls; ${a.answered} answered of ${a.meantForPersona} meant for the persona`,
+  );
+  console.log(
+    `Operator console server time with ${consolePages.messages.toLocaleString("en-US")} messages in ${consolePages.chats.toLocaleString("en-US")} chats (median; goal ≤ 50 ms each): conversations list ${f(consolePages.chatsListMs, 1)} ms, chat page ${f(consolePages.chatPageMs, 1)} ms`,
   );
 }

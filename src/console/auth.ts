@@ -9,9 +9,9 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
-export const SESSION_COOKIE = "console_session";
-export const CSRF_COOKIE = "console_csrf";
-export const CSRF_HEADER = "x-console-csrf";
+const SESSION_COOKIE = "console_session";
+const CSRF_COOKIE = "console_csrf";
+const CSRF_HEADER = "x-console-csrf";
 
 /** Bad tokens an address may try per window before it is refused outright. */
 const MAX_FAILURES = 10;

@@ -126,7 +126,6 @@ const bool = (x: unknown) => x === 1 || x === true;
 /** The console's named queries for one database. Statements are prepared once. */
 export class ConsoleQueries {
   private readonly lastOfChats;
-  private readonly lastRow;
   private readonly page;
   private readonly tasksSince;
   private readonly usageBetween;
@@ -145,14 +144,17 @@ export class ConsoleQueries {
   private readonly highestTask;
 
   constructor(db: Db) {
-    // One index descent per chat (the messages' primary key), not a scan of every message.
+    // Two index descents per chat (the messages' primary key), not a scan of every message; the
+    // newest `limit` kept by SQLite's top-N sort.
     this.lastOfChats = db.prepare(
-      `SELECT c.chat_id AS chatId, c.chat_type AS chatType, c.title, c.username,
-         (SELECT m.message_id FROM messages m WHERE m.agent = c.agent AND m.chat_id = c.chat_id ORDER BY m.message_id DESC LIMIT 1) AS lastId
-       FROM chats c WHERE c.agent = ?`,
-    );
-    this.lastRow = db.prepare(
-      `SELECT date, sender_name AS senderName, text FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`,
+      `WITH l AS MATERIALIZED (
+         SELECT c.chat_id, c.chat_type, c.title, c.username,
+           (SELECT max(x.message_id) FROM messages x WHERE x.agent = c.agent AND x.chat_id = c.chat_id) AS last_id
+         FROM chats c WHERE c.agent = @agent)
+       SELECT l.chat_id AS chatId, l.chat_type AS chatType, l.title, l.username, m.message_id AS lastId,
+         m.date AS lastDate, m.sender_name AS lastSender, substr(m.text, 1, 200) AS lastText
+       FROM l CROSS JOIN messages m ON m.agent = @agent AND m.chat_id = l.chat_id AND m.message_id = l.last_id
+       ORDER BY m.date DESC LIMIT @limit`,
     );
     this.page = db.prepare(
       `SELECT * FROM (SELECT message_id AS messageId, sender_id AS senderId, sender_name AS senderName, date, text,
@@ -219,33 +221,7 @@ export class ConsoleQueries {
 
   /** Chats by their newest stored message, newest first. */
   chats(agent: string, limit: number): ConsoleChat[] {
-    const all = this.lastOfChats.all(agent) as {
-      chatId: string;
-      chatType: string;
-      title: string | null;
-      username: string | null;
-      lastId: number | null;
-    }[];
-    const withLast = all
-      .filter((c) => c.lastId !== null)
-      .map((c) => {
-        const r = this.lastRow.get(agent, c.chatId, c.lastId) as
-          { date: number; senderName: string; text: string } | undefined;
-        return { c, r };
-      });
-    return withLast
-      .sort((a, b) => (b.r?.date ?? 0) - (a.r?.date ?? 0))
-      .slice(0, limit)
-      .map(({ c, r }) => ({
-        chatId: c.chatId,
-        chatType: c.chatType,
-        title: c.title,
-        username: c.username,
-        lastId: c.lastId!,
-        lastDate: r?.date ?? 0,
-        lastSender: r?.senderName ?? "",
-        lastText: (r?.text ?? "").slice(0, 200),
-      }));
+    return this.lastOfChats.all({ agent, limit }) as ConsoleChat[];
   }
 
   /** A chat's messages before `beforeId` (newest `limit` of them), oldest first. */

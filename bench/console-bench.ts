@@ -1,0 +1,115 @@
+/**
+ * The operator console's server time with a big database: 1,000,000 stored messages in 10,000
+ * chats (and a planning task per 100 messages). Timed through the console's own routes
+ * (Fastify inject: routing, the token check, the store's queries and the JSON answer, no socket):
+ * the conversations list and a chat page (its newest 100 messages with why and plans). Goal
+ * ≤ 50 ms each.
+ */
+import Fastify from "fastify";
+import { parsePersona } from "../src/config/persona";
+import { OperatorConsole } from "../src/console/console";
+import type { AgentRuntime } from "../src/runtime/agent-runtime";
+import { ChatSettingsStore } from "../src/store/chat-settings";
+import { closeDatabase, openDatabase } from "../src/store/db";
+import { EntityStore } from "../src/store/entities";
+import { MessageStore } from "../src/store/messages";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface ConsoleFigures {
+  readonly messages: number;
+  readonly chats: number;
+  readonly buildMs: number;
+  /** Median server time of GET /console/api/chats (the newest 100 chats of 10,000). */
+  readonly chatsListMs: number;
+  /** Median server time of GET /console/api/chat (one chat's newest 100 messages, why and plans). */
+  readonly chatPageMs: number;
+}
+
+const AGENT = "Mira";
+
+export async function benchConsole(o: { messages?: number; chats?: number } = {}): Promise<ConsoleFigures> {
+  const messages = o.messages ?? 1_000_000;
+  const chats = o.chats ?? 10_000;
+  const dir = mkdtempSync(join(tmpdir(), "console-bench-"));
+  const db = openDatabase(join(dir, "console.db"));
+  const t0 = performance.now();
+  const perChat = Math.ceil(messages / chats);
+  const insChat = db.prepare(
+    `INSERT INTO chats (agent, chat_id, chat_type, title) VALUES (?, ?, 'supergroup', ?)`,
+  );
+  const insMsg = db.prepare(
+    `INSERT INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, is_agent)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insTask = db.prepare(
+    `INSERT INTO tasks (agent, chat_id, kind, payload, status, not_before, created_at, updated_at)
+     VALUES (?, ?, 'received', ?, 'done', ?, ?, ?)`,
+  );
+  const start = Date.UTC(2026, 0, 1);
+  db.transaction(() => {
+    let n = 0;
+    for (let c = 0; c < chats; c++) {
+      const chatId = String(-1_000_000_000_000 - c);
+      insChat.run(AGENT, chatId, `Group ${c}`);
+      for (let i = 1; i <= perChat && n < messages; i++, n++) {
+        const date = start + n * 1000;
+        insMsg.run(
+          AGENT,
+          chatId,
+          i,
+          String(1000 + (i % 50)),
+          `User ${i % 50}`,
+          date,
+          `message ${i} in chat ${c}`,
+          i > 1 && i % 7 === 0 ? i - 1 : null,
+          i % 10 === 0 ? 1 : 0,
+        );
+        if (i % 100 === 0)
+          insTask.run(AGENT, chatId, JSON.stringify({ items: [{ messageId: i }] }), date, date, date + 2000);
+      }
+    }
+  })();
+  db.pragma("optimize");
+  const buildMs = performance.now() - t0;
+
+  const persona = parsePersona("# Agent Name\nMira\n\n# Agent Instructions\nBe nice.\n", {
+    file: "agents/Mira.md",
+    promptDirs: [],
+  });
+  // The parts of a runtime the console reads: the real stores on this database.
+  const runtime = {
+    selfId: "42",
+    messages: new MessageStore(db, AGENT),
+    settings: new ChatSettingsStore(db, AGENT),
+    entities: new EntityStore(db, AGENT),
+  } as unknown as AgentRuntime;
+  const con = new OperatorConsole({ token: "bench-token-0123456789", now: () => start + messages * 1000 });
+  con.add(persona, runtime, db);
+  const app = Fastify({ logger: false });
+  await app.register(con.plugin);
+  await app.ready();
+  const login = await app.inject({ url: "/console/?token=bench-token-0123456789" });
+  const cookie = ([] as string[])
+    .concat(login.headers["set-cookie"] ?? [])
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  const time = async (url: string): Promise<number> => {
+    const runs: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const t = performance.now();
+      const res = await app.inject({ url, headers: { cookie } });
+      runs.push(performance.now() - t);
+      if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    }
+    return runs.sort((a, b) => a - b)[10]!;
+  };
+  const busiest = String(-1_000_000_000_000 - (chats - 1));
+  const chatsListMs = await time("/console/api/chats?persona=Mira&limit=100");
+  const chatPageMs = await time(`/console/api/chat?persona=Mira&chat=${busiest}&limit=100`);
+  await app.close();
+  closeDatabase(db);
+  rmSync(dir, { recursive: true, force: true });
+  return { messages, chats, buildMs, chatsListMs, chatPageMs };
+}

@@ -69,12 +69,8 @@ describe("catch-up after reconnects", () => {
         "are you there? (sent during the blip)",
         "hi carol",
       ]);
-      expect(
-        r.log
-          .lines()
-          .filter((l) => l.msg === "connection to Telegram back (GramJS reconnected); catching up"),
-      ).toHaveLength(1);
-      expect(r.log.lines().some((l) => l.msg === "connection to Telegram lost; reconnecting")).toBe(false);
+      // GramJS's own reconnect was enough: the product did not rebuild the connection.
+      expect(r.emu.connectAttempts(r.account)).toBe(1);
     } finally {
       await r.close();
     }
@@ -88,8 +84,7 @@ describe("catch-up after reconnects", () => {
       const probes = () => r.emu.methods(r.account).filter((m) => m === "updates.GetState").length;
       const after = probes();
       await until(() => probes() >= after + 8, 5_000); // several quiet probe intervals
-      expect(r.log.lines().filter((l) => l.msg === "connection to Telegram lost; reconnecting")).toEqual([]);
-      expect(r.emu.connectAttempts(r.account)).toBe(1);
+      expect(r.emu.connectAttempts(r.account)).toBe(1); // never rebuilt
     } finally {
       await r.close();
     }

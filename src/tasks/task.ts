@@ -1,4 +1,5 @@
 import type { ReplyContext } from "../types";
+import type { PlanTrace } from "./handlers/plan-trace";
 
 /** Lifecycle of a task row. `pending` covers both "not yet ready" and "ready". */
 export type TaskStatus = "pending" | "running" | "done" | "failed" | "cancelled";
@@ -17,7 +18,13 @@ export interface TaskPayloads {
    * `authors`: who wrote the burst (their typing holds planning); `planBy`: the latest time the
    * burst may wait for more messages or for its authors' typing (see quiet-window.ts).
    */
-  received: { items: ReceivedItem[]; authors?: string[]; planBy?: number };
+  received: {
+    items: ReceivedItem[];
+    authors?: string[];
+    planBy?: number;
+    /** Set when planning completes: the request's sections and the plan (handlers/plan-trace.ts), for the console. */
+    trace?: PlanTrace;
+  };
   /**
    * `bridge`: keeps a spell of a replanned chat showing until the new plan types (no flicker).
    * `answers`: the addressed messages the send it precedes answers (the answer-age check).

@@ -121,6 +121,19 @@ describe("the operator console in a browser", () => {
       const planText = await plans.first().textContent();
       expect(planText).toContain("send");
       expect(planText).toContain("Hello Alice, noon it is");
+      // The exact request: the system instruction, the user turn with the message, the schema's kinds.
+      const request = plans.first().locator("details.request");
+      expect(await request.locator("pre.system").textContent()).toContain("Mira");
+      expect(await request.locator("pre.part").allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining("what time is lunch?")]),
+      );
+      expect(await request.locator(".kinds").textContent()).toContain("send, react");
+      // …and it is the request Gemini got.
+      const sent = JSON.stringify(h!.gemini.requests[h!.gemini.requests.length - 1]);
+      expect(sent).toContain("what time is lunch?");
+      expect(await plans.first().locator("details.returned pre").textContent()).toContain(
+        '"text": "Hello Alice, noon it is"',
+      );
       // The persona's answer is in the chat too.
       await expect
         .poll(() => page.locator("#messages .msg.persona").allTextContents(), { timeout: 10_000 })

@@ -369,15 +369,18 @@ async function renderChat(persona, chatId) {
               { class: "request" },
               el("summary", {}, "request"),
               el("h4", {}, "system instruction"),
-              el("pre", {}, p.request.system ?? ""),
-              (p.request.parts ?? []).map((t) => el("pre", {}, t)),
+              el("pre", { class: "system" }, p.request.system ?? ""),
+              el("h4", {}, "user turn"),
+              (p.request.parts ?? []).map((t) => el("pre", { class: "part" }, t)),
+              el("h4", {}, "answer schema: task kinds"),
+              el("p", { class: "kinds" }, (p.request.kinds ?? []).join(", ")),
             )
           : el("div", { class: "muted" }, "request not stored for this plan"),
         p.plan
           ? el(
               "details",
               { class: "returned", open: "" },
-              el("summary", {}, "plan returned"),
+              el("summary", {}, p.plan.silent ? `no usable plan: ${p.plan.silent}` : "plan returned"),
               el("pre", {}, JSON.stringify(p.plan, null, 2)),
             )
           : null,

@@ -16,6 +16,7 @@ import { PermanentError } from "../errors";
 import { LLM_RATE_KEY, parkOnOutage } from "../llm-wait";
 import { MAX_ANSWER_AGE_MS } from "../../inbound/pipeline";
 import { expandPlan } from "../expand-plan";
+import { planTrace } from "./plan-trace";
 import type { MediaDescriber } from "../../media/describer";
 import type { TaskHandler } from "../task-handler";
 
@@ -106,18 +107,15 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         present,
       } = await assemblePlanContext(d, chat, items, d.clock.now());
       let plan;
+      const check = {
+        isChatMessage: (id: number) => d.messages.has(chatId, id),
+        isDm,
+        stickerSets: d.persona.stickerSets,
+        stickers: d.persona.stickers,
+        answering: lastId,
+      };
       try {
-        plan = await d.planner.plan(
-          prompt,
-          {
-            isChatMessage: (id) => d.messages.has(chatId, id),
-            isDm,
-            stickerSets: d.persona.stickerSets,
-            stickers: d.persona.stickers,
-            answering: lastId,
-          },
-          { chatId },
-        );
+        plan = await d.planner.plan(prompt, check, { chatId });
       } catch (e) {
         // The model is failing (or asked us to come back later): wait it out, however long —
         // the age check above ends the wait when the message is too old to answer.
@@ -128,6 +126,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           `planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${errorMessage(e)}`,
         );
       }
+      // Kept with the task as it completes (the console shows it); bounded, and written in the
+      // same statement that marks the task done.
+      task.payload = { ...task.payload, trace: planTrace(prompt, check, plan) };
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
       if (plan.silent !== undefined) return { type: "done" };
       d.onPlanned?.(items.length);

@@ -124,6 +124,19 @@ function payloadView(t: ParsedTask): Record<string, unknown> {
   return p;
 }
 
+/** The addressing call's outcome as stored with its task: the verdict (confidence, reason) and why. */
+function addressWhy(a: ParsedTask): string {
+  const outcome = String(a.payload.outcome ?? (a.status === "pending" ? "(not yet called)" : a.status));
+  const v = a.payload.verdict as
+    { addressed?: unknown; confidence?: unknown; reason?: unknown; interject?: unknown } | undefined;
+  const verdict =
+    v !== undefined && typeof v === "object"
+      ? ` (${v.addressed === true ? "addressed" : "not addressed"}, confidence ${String(v.confidence)}${typeof v.interject === "number" && v.interject > 0 ? `, joining in ${v.interject}` : ""}: “${String(v.reason ?? "")}”)`
+      : "";
+  const why = typeof a.payload.why === "string" ? ` — ${a.payload.why}` : "";
+  return `the addressing call said ${outcome}${verdict}${why}`;
+}
+
 const ACTION_KINDS = new Set(["send", "sticker", "react", "typing", "wait", "read", "block", "unblock"]);
 
 /** One chat: its messages (a page), each with why it was or was not answered, and its plans. */
@@ -187,10 +200,7 @@ export function chatView(s: ConsoleSource, chatId: string, beforeId: number, lim
     if (m.isAgent) return { answered: null, text: "written from the persona's account", exact: true };
     const r = receivedBy.get(m.messageId);
     const a = judgedBy.get(m.messageId);
-    const judged =
-      a !== undefined
-        ? `the addressing call said ${String(a.payload.outcome ?? (a.status === "pending" ? "(not yet called)" : a.status))}`
-        : undefined;
+    const judged = a !== undefined ? addressWhy(a) : undefined;
     if (r) {
       const via = judged !== undefined ? `${judged}; ` : `${how(m)}; `;
       const sends = answeredBy.get(m.messageId) ?? [];

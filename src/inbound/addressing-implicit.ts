@@ -229,18 +229,32 @@ export class ImplicitAddressing {
    */
   async judge(task: Task<"address">): Promise<HandlerOutcome> {
     const chatId = task.chatId;
+    // The verdict and why it came to this outcome are kept with the task (the console's "why"):
+    // written with the task's completion, no statement of their own.
+    const said: { verdict?: Task<"address">["payload"]["verdict"] } = {};
     const done = (
       outcome: NonNullable<Task<"address">["payload"]["outcome"]>,
       spawn?: HandlerOutcome & { type: "done" },
+      why?: string,
     ): HandlerOutcome => {
-      task.payload = { ...task.payload, outcome };
+      task.payload = {
+        ...task.payload,
+        outcome,
+        ...(said.verdict !== undefined ? { verdict: said.verdict } : {}),
+        ...(why !== undefined ? { why } : {}),
+      };
       return spawn ?? { type: "done" };
     };
     // A newer task of the chat carries this one's messages too: it makes the one call.
     if (this.pendingTasks(chatId, task.topicId).some((t) => t.id > task.id)) return done("superseded");
     const mode = this.modeOf(chatId);
     const llm = this.d.llm;
-    if (mode === "strict" || !llm) return done("none");
+    if (mode === "strict" || !llm)
+      return done(
+        "none",
+        undefined,
+        mode === "strict" ? "strict mode: no addressing call" : "no model to ask",
+      );
     const oldest = this.d.clock.now() - this.d.maxAnswerAgeMs;
     const stored = task.payload.items
       .map((id) => this.d.messages.get(chatId, id))
@@ -252,7 +266,8 @@ export class ImplicitAddressing {
       if (!spent.has(m.senderId)) spent.set(m.senderId, this.d.gate.overShare(chatId, m.senderId));
       return !spent.get(m.senderId);
     });
-    if (burst.length === 0) return done("none");
+    if (burst.length === 0)
+      return done("none", undefined, "too old, deleted, or its senders used their share of answers");
     const first = burst[0]!;
     const history = readLane(this.d.messages, roomOf(first), {
       uptoId: first.messageId - 1,
@@ -292,10 +307,10 @@ export class ImplicitAddressing {
         },
         "addressing call failed; not answering",
       );
-      return done("none");
+      return done("none", undefined, `the addressing call failed: ${errorMessage(e).slice(0, 300)}`);
     }
     this.stats.calls += res.calls;
-    if (!res.ok) return done("none"); // logged once by the LLM layer
+    if (!res.ok) return done("none", undefined, `no usable verdict: ${res.reason}`); // logged once by the LLM layer
     const v = res.value;
     const target = burst.find((m) => m.messageId === v.message_id) ?? burst[burst.length - 1]!;
     const p = this.d.persona;
@@ -312,20 +327,36 @@ export class ImplicitAddressing {
       },
       "addressing verdict",
     );
+    said.verdict = {
+      addressed: v.addressed,
+      confidence: v.confidence,
+      interject: v.wanna_interject ? v.interject : 0,
+      reason: v.reason.slice(0, 500),
+      messageId: target.messageId,
+    };
     if (v.addressed && v.confidence >= p.addressConfidence) {
-      if (!this.answer(target)) return done("none");
+      const refused = this.answer(target);
+      if (refused !== undefined) return done("none", undefined, refused);
       this.stats.answered++;
       return done("answer");
     }
     if (mode !== "talkative" || !v.wanna_interject || v.interject <= p.interjectThreshold)
-      return done("none");
+      return done(
+        "none",
+        undefined,
+        v.addressed
+          ? `confidence ${v.confidence} below ${p.addressConfidence}`
+          : mode !== "talkative"
+            ? "not addressed"
+            : `not addressed; joining in ${v.wanna_interject ? v.interject : 0} not above ${p.interjectThreshold}`,
+      );
     const lastHour = this.d.counts.countInterjectionsSince(chatId, this.d.clock.now() - 3_600_000);
     if (lastHour >= p.interjectionsPerHour) {
       this.d.logger.debug(
         { component: "addressing", chatId, lastHour, cap: p.interjectionsPerHour },
         "would interject, but the hourly cap is reached",
       );
-      return done("none");
+      return done("none", undefined, `interjection cap reached (${lastHour} in the last hour)`);
     }
     if (v.is_lightweight) {
       this.stats.reacted++;
@@ -336,13 +367,17 @@ export class ImplicitAddressing {
         spawn: [{ kind: "react", payload: { messageId: target.messageId, emoji } }],
       });
     }
-    if (!this.answer(target)) return done("none");
+    const refused = this.answer(target);
+    if (refused !== undefined) return done("none", undefined, refused);
     this.stats.interjected++;
     return done("interject");
   }
 
-  /** Answer a message the persona was not explicitly asked: the same policies, caps and route as a mention. */
-  private answer(m: StoredMessage): boolean {
+  /**
+   * Answer a message the persona was not explicitly asked: the same policies, caps and route as a
+   * mention. Returns why it may not be answered (a policy or cap refusal), or undefined when it is.
+   */
+  private answer(m: StoredMessage): string | undefined {
     const chat = this.d.messages.chat(m.chatId);
     const inbound: InboundMessage = {
       chatId: m.chatId,
@@ -359,7 +394,11 @@ export class ImplicitAddressing {
       out: false,
       senderIsBot: false,
     };
-    if (!this.d.gate.message(inbound).ok) return false;
+    const admission = this.d.gate.message(inbound);
+    if (!admission.ok)
+      return "reason" in admission
+        ? `${admission.outcome === "capped" ? "cap" : "policy"}: ${admission.reason}`
+        : "refused by the admission gate";
     this.activity.partner(m.chatId, m.senderId);
     this.d.scheduler().enqueueReceived(m.chatId, m.messageId, {
       readDelayMs: this.d.readDelayMs,
@@ -367,6 +406,6 @@ export class ImplicitAddressing {
       senderId: m.senderId,
       ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
     });
-    return true;
+    return undefined;
   }
 }

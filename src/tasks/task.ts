@@ -46,6 +46,16 @@ export interface TaskPayloads {
     items: number[];
     firstAt: number;
     outcome?: "answer" | "interject" | "react" | "none" | "superseded";
+    /** What the call answered (its reason cut at 500 characters), when it answered. */
+    verdict?: {
+      addressed: boolean;
+      confidence: number;
+      interject: number;
+      reason: string;
+      messageId: number;
+    };
+    /** Why the outcome is what it is: below the confidence, a policy or cap refusal, the hourly cap… */
+    why?: string;
   };
   /**
    * `answers`: the addressed messages this plan answers — carried into the next plan if cancelled

@@ -4,7 +4,8 @@ import { OperatorConsole } from "../../src/console/console";
 import { startHttpServer, type HttpServer } from "../../src/http/server";
 import { resetMetrics } from "../../src/metrics/metrics";
 import { captureLogger } from "../support/log-capture";
-import { Harness, plan } from "../support/harness";
+import { requestPurpose } from "../support/gemini-fake";
+import { Harness, TEST_PERSONA, plan } from "../support/harness";
 import { launchBrowser, withScreenshot } from "./browser";
 
 const TOKEN = "console-test-token-0123456789";
@@ -138,6 +139,41 @@ describe("the operator console in a browser", () => {
       await expect
         .poll(() => page.locator("#messages .msg.persona").allTextContents(), { timeout: 10_000 })
         .toEqual([expect.stringContaining("Hello Alice, noon it is")]);
+    });
+  }, 60_000);
+
+  it("shows the addressing call's verdict where it decided: confidence, its reason, and why it was not answered", async () => {
+    const { page, base } = await open({ persona: `${TEST_PERSONA}\n# Group Mode\nsmart\n` });
+    await withScreenshot(page, "console-verdict", async () => {
+      h!.gemini.respondWith((body) =>
+        requestPurpose(body) === "address"
+          ? {
+              json: {
+                reason: "might be asking Mira, not sure",
+                addressed: true,
+                confidence: 0.4,
+                wanna_interject: false,
+                interject: 0,
+                is_lightweight: false,
+              },
+            }
+          : { json: { tasks: [{ kind: "send", text: "noon" }] } },
+      );
+      await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai what time is lunch?" });
+      await h!.pass(20_000);
+      expect(h!.sent(h!.group).map((m) => m.text)).toEqual(["noon"]);
+      const follow = await h!.emu.post({ chat: h!.group, from: h!.alice, text: "and where do we meet?" });
+      await h!.pass(20_000);
+      expect(h!.gemini.requests.filter((r) => requestPurpose(r.body) === "address")).toHaveLength(1);
+      expect(h!.sent(h!.group)).toHaveLength(1);
+      await page.goto(chatUrl(base, h!.group.peerId));
+      const why = page.locator(`[data-message-id="${follow.id}"] .why`);
+      await why.waitFor();
+      const text = await why.textContent();
+      expect(text).toContain("confidence 0.4");
+      expect(text).toContain("might be asking Mira, not sure");
+      expect(text).toContain("below 0.6");
+      expect(text).not.toContain("(derived)");
     });
   }, 60_000);
 

@@ -9,7 +9,7 @@ import type { Plan } from "../../llm/planner";
 import { planKinds, type PlanAbilities } from "../../llm/plan-schema";
 
 /** Longest section kept (characters); a longer one is cut and says so. */
-export const TRACE_SECTION_CHARS = 32 * 1024;
+const TRACE_SECTION_CHARS = 32 * 1024;
 
 /** The stored trace of one planning round. */
 export interface PlanTrace {

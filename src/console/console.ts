@@ -20,6 +20,7 @@ import { ConsoleAuth } from "./auth";
 import { consoleActions } from "./actions";
 import { chatView, chatsView, personaView, type ConsoleSource } from "./views";
 import { extraRoutes } from "./pages";
+import { editRoutes } from "./edits";
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; " +
@@ -30,6 +31,7 @@ const FILES: Readonly<Record<string, string>> = {
   "index.html": "text/html; charset=utf-8",
   "app.js": "text/javascript; charset=utf-8",
   "pages.js": "text/javascript; charset=utf-8",
+  "edit-pages.js": "text/javascript; charset=utf-8",
   "dom.js": "text/javascript; charset=utf-8",
   "style.css": "text/css; charset=utf-8",
 };
@@ -63,11 +65,20 @@ export class OperatorConsole {
 
   constructor(private readonly o: ConsoleOptions) {}
 
-  /** Show a running persona (until the returned function is called). */
-  add(persona: Persona, runtime: AgentRuntime, db: Db): () => void {
+  /**
+   * Show a running persona (until the returned function is called). Its curated files are looked
+   * for in `agentsDir` (default: the folder of its persona file, as start loads them).
+   */
+  add(persona: Persona, runtime: AgentRuntime, db: Db, o: { readonly agentsDir?: string } = {}): () => void {
     let q = this.queries.get(db);
     if (!q) this.queries.set(db, (q = new ConsoleQueries(db)));
-    const source: ConsoleSource = { persona, runtime, queries: q };
+    const source: ConsoleSource = {
+      persona,
+      runtime,
+      queries: q,
+      db,
+      agentsDir: o.agentsDir ?? dirname(persona.file),
+    };
     this.sources.set(persona.name, source);
     return () => {
       if (this.sources.get(persona.name) === source) this.sources.delete(persona.name);
@@ -150,6 +161,7 @@ export class OperatorConsole {
     );
     consoleActions(app, source, now);
     extraRoutes(app, { source, list, now });
+    editRoutes(app, { source, list, now });
 
     app.get("/api/events", async (_req, reply) => {
       reply.hijack();

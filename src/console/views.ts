@@ -8,6 +8,7 @@ import { personaConnection } from "../http/readiness";
 import type { MediaDescriptor } from "../media/descriptor";
 import type { AgentRuntime } from "../runtime/agent-runtime";
 import { ALL_CHATS } from "../store/chat-settings";
+import type { Db } from "../store/db";
 import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
 
 /** One persona the console shows. */
@@ -15,6 +16,10 @@ export interface ConsoleSource {
   readonly persona: Persona;
   readonly runtime: AgentRuntime;
   readonly queries: ConsoleQueries;
+  /** Its database (the store's writers the console acts through are built on it). */
+  readonly db: Db;
+  /** The agents folder its curated files live in (agents/<Name>/media, agents/media, agents/<Name>/memory). */
+  readonly agentsDir: string;
 }
 
 const DAY_MS = 86_400_000;

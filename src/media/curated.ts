@@ -10,8 +10,9 @@
  * A bad file (unreadable, not JSON, not an array, an entry with a missing or wrong field, a
  * repeated unique_id) stops start with an error naming the file and the entry.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../config/config-error";
 import { errorMessage } from "../runtime/error-message";
@@ -43,6 +44,12 @@ export class CuratedMedia {
   private readonly byUid = new Map<string, CuratedEntry>();
 
   constructor(entries: readonly CuratedEntry[] = []) {
+    for (const e of entries) this.byUid.set(e.uniqueId, e);
+  }
+
+  /** Take another set of entries in place (the console reloads a directory after writing to it). */
+  replace(entries: readonly CuratedEntry[]): void {
+    this.byUid.clear();
     for (const e of entries) this.byUid.set(e.uniqueId, e);
   }
 
@@ -110,12 +117,61 @@ function entriesOf(file: string): CuratedEntry[] {
 }
 
 /** Every `*.json` of `dir` (none when the directory does not exist), in name order. */
-function loadCuratedDir(dir: string): CuratedMedia {
-  if (!existsSync(dir)) return new CuratedMedia();
-  const files = readdirSync(dir)
+function curatedFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
-    .sort();
-  return new CuratedMedia(files.flatMap((f) => entriesOf(join(dir, f))));
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+/** The entries of every `*.json` of `dir`, in file order (a bad file throws a ConfigError). */
+export function readCuratedDir(dir: string): CuratedEntry[] {
+  return curatedFiles(dir).flatMap((f) => entriesOf(f));
+}
+
+function loadCuratedDir(dir: string): CuratedMedia {
+  return new CuratedMedia(readCuratedDir(dir));
+}
+
+/** The file the console adds new descriptions to, in a curated directory. */
+const CONSOLE_CURATED_FILE = "console.json";
+
+/**
+ * Write one description into a curated directory, in the documented format: the file that already
+ * holds this unique id gets the new description (its other fields kept), else the entry is
+ * appended to `console.json` there. The file is written whole to a temporary name beside it and
+ * renamed over it, so a reader sees the old file or the new one, never half of one. Every file of
+ * the directory is checked first (a bad one throws, and nothing is written). Returns the file.
+ */
+export function writeCuratedDescription(dir: string, e: Omit<CuratedEntry, "file">): string {
+  const parsed = Entry.safeParse({
+    unique_id: e.uniqueId,
+    ...(e.kind !== undefined ? { kind: e.kind } : {}),
+    ...(e.stickerSet !== undefined ? { sticker_set_name: e.stickerSet } : {}),
+    ...(e.stickerName !== undefined ? { sticker_name: e.stickerName } : {}),
+    description: e.description,
+  });
+  if (!parsed.success)
+    throw new ConfigError({ file: dir, problem: `not a valid entry (${parsed.error.issues[0]!.message})` });
+  const existing = readCuratedDir(dir);
+  const holder = existing.find((x) => x.uniqueId === e.uniqueId)?.file ?? join(dir, CONSOLE_CURATED_FILE);
+  const entries: Record<string, unknown>[] = existsSync(holder)
+    ? (JSON.parse(readFileSync(holder, "utf8")) as Record<string, unknown>[])
+    : [];
+  const at = entries.findIndex((x) => x.unique_id === e.uniqueId);
+  if (at >= 0) entries[at] = { ...parsed.data, ...entries[at], description: parsed.data.description.trim() };
+  else entries.push({ ...parsed.data, description: parsed.data.description.trim() });
+  mkdirSync(dir, { recursive: true });
+  const temp = join(dir, `.${basename(holder)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  try {
+    writeFileSync(temp, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o644 });
+    renameSync(temp, holder);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  return holder;
 }
 
 /** The persona's own curated descriptions and the global ones. */

@@ -26,6 +26,7 @@ interface Row {
 export class MediaCache {
   private readonly getStmt;
   private readonly putStmt;
+  private readonly dropStmt;
 
   constructor(db: Db) {
     this.getStmt = db.prepare(
@@ -36,6 +37,12 @@ export class MediaCache {
        ON CONFLICT (unique_id) DO UPDATE SET kind = excluded.kind, status = excluded.status, description = excluded.description,
          sticker_set = coalesce(excluded.sticker_set, media_descriptions.sticker_set), model = excluded.model, at = excluded.at`,
     );
+    this.dropStmt = db.prepare(`DELETE FROM media_descriptions WHERE unique_id = ?`);
+  }
+
+  /** Forget a file's description (the console's "describe again"): the next sight of it asks anew. */
+  drop(uniqueId: string): boolean {
+    return this.dropStmt.run(uniqueId).changes > 0;
   }
 
   get(uniqueId: string): CachedMedia | undefined {

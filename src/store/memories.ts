@@ -107,6 +107,7 @@ export class MemoryStore {
   private readonly getStmt;
   private readonly shareStmt;
   private readonly ownerListStmt;
+  private readonly deleteStmt;
 
   constructor(
     private readonly db: Db,
@@ -139,6 +140,7 @@ export class MemoryStore {
     this.countStmt = db.prepare(`SELECT count(*) FROM memories WHERE agent = ?`).pluck();
     this.getStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND id = ?`);
     this.shareStmt = db.prepare(`UPDATE memories SET shared = ? WHERE agent = ? AND id = ?`);
+    this.deleteStmt = db.prepare(`DELETE FROM memories WHERE agent = ? AND id = ?`);
     // What the owner sees for a chat: what was learnt there, and (a private chat) what was learnt about its partner anywhere.
     this.ownerListStmt = db.prepare(
       `SELECT * FROM memories WHERE agent = @agent AND (chat_id = @chat OR subject = @partner) ORDER BY updated_at DESC, id DESC LIMIT @limit`,
@@ -229,6 +231,25 @@ export class MemoryStore {
       const { shared: _shared, ...rest } = m;
       return rest;
     });
+  }
+
+  /**
+   * The owner rewrites a memory (the operator console): its text, and updated-at moves to `now`.
+   * Returns it as it is now, or undefined when there is none (or the text is empty).
+   */
+  edit(id: number, content: string, now: number): Memory | undefined {
+    const text = content.trim();
+    if (text === "") return undefined;
+    return transaction(this.db, () => {
+      if (!this.get(id)) return undefined;
+      this.mergeStmt.run(text, now, id);
+      return this.get(id);
+    });
+  }
+
+  /** The owner deletes a memory (the operator console). True when there was one. */
+  forget(id: number): boolean {
+    return this.deleteStmt.run(this.agent, id).changes > 0;
   }
 
   /** For the owner: what was learnt in a chat and, for a private chat, about its partner anywhere; newest first. */

@@ -1,5 +1,6 @@
-import { api, clear, el, notice, post, time, userText } from "./dom.js";
-import { renderCosts, renderMemory, renderSummaries } from "./pages.js";
+import { api, el, fill, notice, post, time, userText } from "./dom.js";
+import { renderMedia, renderMemory } from "./edit-pages.js";
+import { renderCosts, renderSummaries } from "./pages.js";
 
 const main = document.getElementById("main");
 let current = { page: "", persona: "", chat: "" };
@@ -20,6 +21,7 @@ async function render() {
   if (page === "chats") return renderChats(persona);
   if (page === "chat") return renderChat(persona, chat);
   if (page === "memory") return renderMemory(main, persona);
+  if (page === "media") return renderMedia(main, persona);
   if (page === "costs") return renderCosts(main);
   if (page === "summaries") return renderSummaries(main, persona);
   return renderPersonas();
@@ -158,14 +160,15 @@ async function renderPersonas() {
         : el("p", { class: "muted" }, "none (pause or set a mode on a chat from its conversation page)"),
     ),
   );
-  clear(main).append(...(cards.length ? cards : [el("p", {}, "No persona is running.")]));
+  fill(main, ...(cards.length ? cards : [el("p", {}, "No persona is running.")]));
 }
 
 async function renderChats(persona) {
   const { personas } = await api("personas");
   const name = persona || personas[0]?.name || "";
   const { chats } = await api(`chats?persona=${encodeURIComponent(name)}`);
-  clear(main).append(
+  fill(
+    main,
     el(
       "p",
       {},
@@ -399,7 +402,7 @@ async function renderChat(persona, chatId) {
       ),
     ),
   );
-  clear(main).append(head, el("div", { class: "cols" }, list, plans));
+  fill(main, head, el("div", { class: "cols" }, list, plans));
 }
 
 // Live: one event stream; a change re-renders the page shown (at most twice a second).

@@ -22,8 +22,14 @@ export function userText(s, cls = "text") {
   return el("bdi", { class: cls }, s ?? "");
 }
 
-export function clear(node) {
-  node.replaceChildren();
+/** Replace a node's children: nested arrays flattened, null/undefined/false left out, strings as text. */
+export function fill(node, ...children) {
+  node.replaceChildren(
+    ...children
+      .flat(Infinity)
+      .filter((c) => c !== undefined && c !== null && c !== false)
+      .map((c) => (c instanceof Node ? c : document.createTextNode(String(c)))),
+  );
   return node;
 }
 

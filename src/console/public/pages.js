@@ -1,11 +1,12 @@
-import { api, clear, el, time, userText } from "./dom.js";
+import { api, el, fill, time, userText } from "./dom.js";
 
 export async function renderCosts(main) {
   const { rows, from } = await api("costs");
   const days = [...new Set(rows.map((r) => r.day))].sort();
   const series = [...new Set(rows.map((r) => `${r.agent} · ${r.purpose}`))].sort();
   const canvas = el("canvas", { id: "cost-chart" });
-  clear(main).append(
+  fill(
+    main,
     el("h2", {}, `Costs since ${from} (UTC days)`),
     el("div", { class: "chart" }, canvas),
     el(
@@ -59,7 +60,8 @@ export async function renderCosts(main) {
 
 export async function renderSummaries(main, persona) {
   const { summaries } = await api(`summaries${persona ? `?persona=${encodeURIComponent(persona)}` : ""}`);
-  clear(main).append(
+  fill(
+    main,
     el("h2", {}, "Lane summaries"),
     summaries.length === 0 ? el("p", { class: "muted" }, "none yet") : null,
     summaries.map((s) =>
@@ -72,48 +74,4 @@ export async function renderSummaries(main, persona) {
       ),
     ),
   );
-}
-
-export async function renderMemory(main, persona) {
-  const q = el("input", { type: "search", id: "memory-q", placeholder: "search words (full-text index)" });
-  const out = el("div", { id: "memories" });
-  const show = async () => {
-    const params = new URLSearchParams();
-    if (persona) params.set("persona", persona);
-    if (q.value.trim()) params.set("q", q.value.trim());
-    const { memories } = await api(`memories?${params}`);
-    clear(out).append(
-      memories.length === 0 ? el("p", { class: "muted" }, "nothing found") : null,
-      el(
-        "table",
-        {},
-        memories.map((m) =>
-          el(
-            "tr",
-            { dataset: { memoryId: String(m.id) } },
-            el("td", {}, `#${m.id}`),
-            el(
-              "td",
-              {},
-              m.subject !== null
-                ? ["about ", userText(m.subjectName ?? `user ${m.subject}`, "")]
-                : "about the chat",
-            ),
-            el(
-              "td",
-              {},
-              "learnt in ",
-              userText(m.chatTitle ?? m.chatId, ""),
-              m.toldByName ? [" from ", userText(m.toldByName, "")] : "",
-            ),
-            el("td", {}, userText(m.content)),
-            el("td", {}, time(m.updatedAt)),
-          ),
-        ),
-      ),
-    );
-  };
-  q.addEventListener("change", () => show());
-  clear(main).append(el("h2", {}, "Memory"), el("p", {}, q), out);
-  await show();
 }

@@ -1,0 +1,299 @@
+// The editing pages: memories and media descriptions. Every piece of data goes in as text.
+import { api, el, fill, notice, post, time, userText } from "./dom.js";
+
+async function change(path, body, then) {
+  try {
+    const r = await post(path, body);
+    notice(r.answer ?? "done");
+  } catch (e) {
+    notice(String(e.message ?? e), true);
+  }
+  await then();
+}
+
+export async function renderMemory(main, persona) {
+  const { personas } = await api("personas");
+  const name = persona || personas[0]?.name || "";
+  const q = el("input", { type: "search", id: "memory-q", placeholder: "search words (full-text index)" });
+  const who = el("input", {
+    id: "memory-chat",
+    placeholder: "chat or person id (all when empty)",
+    size: "24",
+  });
+  const out = el("div", { id: "memories" });
+  const files = el("div", { id: "curated-memories" });
+  const show = async () => {
+    const params = new URLSearchParams({ persona: name });
+    if (q.value.trim()) params.set("q", q.value.trim());
+    if (who.value.trim()) params.set("chat", who.value.trim());
+    const { memories } = await api(`memories?${params}`);
+    fill(
+      out,
+      memories.length === 0 ? el("p", { class: "muted" }, "nothing found") : null,
+      el(
+        "table",
+        {},
+        memories.map((m) => {
+          const box = el("textarea", { class: "memory-text", rows: "2", cols: "60" });
+          box.value = m.content;
+          return el(
+            "tr",
+            { class: "memory", dataset: { memoryId: String(m.id) } },
+            el("td", {}, `#${m.id}`),
+            el(
+              "td",
+              {},
+              m.subject !== null
+                ? ["about ", userText(m.subjectName ?? `user ${m.subject}`, ""), ` (${m.subject})`]
+                : "about the chat",
+            ),
+            el(
+              "td",
+              {},
+              "learnt in ",
+              userText(m.chatTitle ?? m.chatId, ""),
+              ` (${m.chatId})`,
+              m.toldByName ? [" from ", userText(m.toldByName, "")] : "",
+              m.shared ? ` · shared with ${m.shared}` : "",
+            ),
+            el("td", {}, box),
+            el("td", {}, time(m.updatedAt)),
+            el(
+              "td",
+              {},
+              el(
+                "button",
+                {
+                  class: "memory-save",
+                  onclick: () =>
+                    change("memory", { persona: name, action: "edit", id: m.id, content: box.value }, show),
+                },
+                "Save",
+              ),
+              el(
+                "button",
+                {
+                  class: "memory-delete",
+                  onclick: () => change("memory", { persona: name, action: "delete", id: m.id }, show),
+                },
+                "Delete",
+              ),
+            ),
+          );
+        }),
+      ),
+    );
+  };
+  const addChat = el("input", { id: "add-chat", placeholder: "chat id", size: "16" });
+  const addSubject = el("input", {
+    id: "add-subject",
+    placeholder: "about user id (empty: the chat)",
+    size: "22",
+  });
+  const addText = el("input", { id: "add-text", placeholder: "what to remember", size: "50" });
+  const add = el(
+    "p",
+    {},
+    "Add: ",
+    addChat,
+    " ",
+    addSubject,
+    " ",
+    addText,
+    " ",
+    el(
+      "button",
+      {
+        id: "add-memory",
+        onclick: () =>
+          change(
+            "memory",
+            {
+              persona: name,
+              action: "add",
+              chat: addChat.value.trim(),
+              subject: addSubject.value.trim(),
+              content: addText.value,
+            },
+            show,
+          ),
+      },
+      "Add",
+    ),
+  );
+  q.addEventListener("change", () => show());
+  who.addEventListener("change", () => show());
+  fill(
+    main,
+    el("h2", {}, "Memory"),
+    el("p", {}, q, " ", who),
+    add,
+    out,
+    el("h3", {}, "Curated files (read-only)"),
+    files,
+  );
+  await show();
+  const c = await api(`curated-memories?persona=${encodeURIComponent(name)}`);
+  fill(
+    files,
+    el(
+      "p",
+      { class: "muted" },
+      "Folder: ",
+      userText(c.dir, ""),
+      " — edit the files themselves; they are read at start.",
+    ),
+    c.error ? el("p", { class: "error" }, c.error) : null,
+    c.files.length === 0 && !c.error ? el("p", { class: "muted" }, "none") : null,
+    c.files.map((f) =>
+      el(
+        "section",
+        { class: "card curated-memory" },
+        el("b", {}, userText(f.path, "")),
+        ` · about user ${f.userId} · scope ${f.scope}`,
+        el(
+          "ul",
+          {},
+          f.lines.map((l) => el("li", {}, userText(l))),
+        ),
+      ),
+    ),
+  );
+}
+
+const picture = (uid) =>
+  el("img", { class: "thumb", src: `api/media/image?uid=${encodeURIComponent(uid)}`, alt: "" });
+
+export async function renderMedia(main, persona) {
+  const { personas } = await api("personas");
+  const name = persona || personas[0]?.name || "";
+  const show = async () => {
+    const v = await api(`media?persona=${encodeURIComponent(name)}`);
+    const cachedImage = new Map(v.cache.map((r) => [r.uniqueId, r.hasImage]));
+    const editor = (uid, current, scope) => {
+      const box = el("textarea", { class: "media-text", rows: "2", cols: "60" });
+      box.value = current ?? "";
+      const where = el(
+        "select",
+        { class: "media-scope" },
+        el("option", { value: "persona" }, `${name} only`),
+        el("option", { value: "shared" }, "every persona"),
+      );
+      where.value = scope;
+      return [
+        box,
+        where,
+        el(
+          "button",
+          {
+            class: "media-save",
+            onclick: () =>
+              change(
+                "media",
+                { persona: name, action: "describe", uid, description: box.value, scope: where.value },
+                show,
+              ),
+          },
+          "Save as curated",
+        ),
+      ];
+    };
+    fill(
+      main,
+      el("h2", {}, "Media descriptions"),
+      el(
+        "p",
+        { class: "muted" },
+        "Curated files: ",
+        userText(v.dirs.persona, ""),
+        " (this persona) and ",
+        userText(v.dirs.shared, ""),
+        " (every persona). Saving writes the file and the next prompt uses it.",
+      ),
+      el("h3", {}, "Curated"),
+      v.curated.length === 0 ? el("p", { class: "muted" }, "none") : null,
+      el(
+        "table",
+        { id: "curated-media" },
+        v.curated.map((c) =>
+          el(
+            "tr",
+            { class: "media-row", dataset: { uid: c.uniqueId } },
+            el("td", {}, cachedImage.get(c.uniqueId) ? picture(c.uniqueId) : ""),
+            el(
+              "td",
+              {},
+              c.uniqueId,
+              el("br"),
+              [c.kind, c.stickerSet, c.stickerName].filter(Boolean).join(" · "),
+            ),
+            el("td", {}, userText(c.file, "muted")),
+            el("td", {}, ...editor(c.uniqueId, c.description, c.scope)),
+          ),
+        ),
+      ),
+      el("h3", {}, "AI cache"),
+      v.cache.length === 0 ? el("p", { class: "muted" }, "empty") : null,
+      el(
+        "table",
+        { id: "media-cache" },
+        v.cache.map((r) =>
+          el(
+            "tr",
+            { class: "media-row", dataset: { uid: r.uniqueId } },
+            el("td", {}, r.hasImage ? picture(r.uniqueId) : ""),
+            el(
+              "td",
+              {},
+              r.uniqueId,
+              el("br"),
+              [r.kind, r.stickerSet, r.model, time(r.at)].filter(Boolean).join(" · "),
+              r.curated ? el("div", { class: "muted" }, "curated (the curated text wins)") : null,
+            ),
+            el(
+              "td",
+              { class: "media-status" },
+              r.status === "ok"
+                ? userText(r.description ?? "")
+                : el("i", {}, "unsupported: ", userText(r.description ?? "")),
+            ),
+            el(
+              "td",
+              {},
+              ...editor(r.uniqueId, r.status === "ok" ? r.description : "", "persona"),
+              r.status === "ok"
+                ? el(
+                    "button",
+                    {
+                      class: "media-promote",
+                      onclick: () =>
+                        change("media", { persona: name, action: "promote", uid: r.uniqueId }, show),
+                    },
+                    "Promote as is",
+                  )
+                : null,
+              el(
+                "button",
+                {
+                  class: "media-drop",
+                  onclick: () => change("media", { persona: name, action: "drop", uid: r.uniqueId }, show),
+                },
+                "Drop (describe again)",
+              ),
+            ),
+          ),
+        ),
+      ),
+      el("h3", {}, "Stickers the persona may send"),
+      el("p", {}, "Sets: ", v.stickerSets.length ? v.stickerSets.join(", ") : "none"),
+      el(
+        "ul",
+        {},
+        v.stickers.map((s) =>
+          el("li", {}, `${s.set} ${s.name}: `, userText(s.description ?? "(no description)")),
+        ),
+      ),
+    );
+  };
+  await show();
+}

@@ -105,11 +105,9 @@ export function editRoutes(app: FastifyInstance, d: EditDeps): void {
         const chat = String(b.chat ?? "");
         const subject = b.subject === undefined || b.subject === "" ? undefined : String(b.subject);
         if (content === undefined || !CHAT_ID.test(chat) || (subject !== undefined && !USER_ID.test(subject)))
-          return reply
-            .code(400)
-            .send({
-              error: "add needs the chat id it belongs to, the text, and optionally a person's user id",
-            });
+          return reply.code(400).send({
+            error: "add needs the chat id it belongs to, the text, and optionally a person's user id",
+          });
         const r = s.runtime.memories.remember({
           chatId: chat,
           ...(subject !== undefined ? { subject } : {}),
@@ -180,14 +178,12 @@ export function editRoutes(app: FastifyInstance, d: EditDeps): void {
     const description =
       b.action === "promote" ? (cached?.status === "ok" ? cached.description : null) : text(b.description);
     if (description === undefined || description === null || description.length > MAX_TEXT)
-      return reply
-        .code(400)
-        .send({
-          error:
-            b.action === "promote"
-              ? "no AI description to promote"
-              : `a description of 1 to ${MAX_TEXT} characters`,
-        });
+      return reply.code(400).send({
+        error:
+          b.action === "promote"
+            ? "no AI description to promote"
+            : `a description of 1 to ${MAX_TEXT} characters`,
+      });
     const kind = known?.kind ?? row?.kind;
     const stickerSet = known?.stickerSet ?? row?.stickerSet ?? undefined;
     const dir = mediaDirs(s)[scope];

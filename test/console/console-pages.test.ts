@@ -1,0 +1,147 @@
+/** The console's Costs and Summaries pages in a real browser, on the emulator with the Gemini fake. */
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { OperatorConsole } from "../../src/console/console";
+import { startHttpServer, type HttpServer } from "../../src/http/server";
+import { resetMetrics } from "../../src/metrics/metrics";
+import { captureLogger } from "../support/log-capture";
+import { Harness } from "../support/harness";
+import { launchBrowser, withScreenshot } from "./browser";
+
+const TOKEN = "console-pages-token-0123456789";
+const DAY = 86_400_000;
+
+let browser: Browser;
+let h: Harness | undefined;
+let http: HttpServer | undefined;
+let context: BrowserContext | undefined;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await context?.close();
+  await http?.close();
+  await h?.close();
+  context = http = h = undefined;
+  resetMetrics();
+});
+
+async function open(): Promise<{ page: Page; base: string }> {
+  h = await Harness.start();
+  const hh = h;
+  const con = new OperatorConsole({ token: TOKEN, now: () => hh.clock.now(), pollMs: 100 });
+  con.add(h.persona, h.runtime, h.db);
+  http = await startHttpServer({
+    port: 0,
+    host: "127.0.0.1",
+    logger: captureLogger().logger,
+    plugins: [con.plugin],
+  });
+  context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(con.url(http.url));
+  return { page, base: http.url };
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+describe("the console's Costs and Summaries pages", () => {
+  it("Costs draws the last 30 days per day, persona and purpose as a chart, and lists them", async () => {
+    const { page, base } = await open();
+    const now = h!.clock.now();
+    const call = (purpose: string, tokens: number) => ({
+      purpose,
+      model: "gemini-2.5-flash",
+      promptTokens: tokens,
+      outputTokens: 100,
+      thinkingTokens: 0,
+    });
+    h!.runtime.usage.record(call("plan", 5000), now);
+    h!.runtime.usage.record(call("address", 800), now);
+    h!.runtime.usage.record(call("plan", 3000), now - 5 * DAY);
+    h!.runtime.usage.record(call("plan", 9000), now - 40 * DAY); // outside the 30 days
+    await withScreenshot(page, "console-costs", async () => {
+      await page.goto(`${base}/console/#costs`);
+      await page.locator("#costs tr td").first().waitFor();
+      const rows = await page.locator("#costs tr").allTextContents();
+      expect(rows.slice(1)).toHaveLength(3);
+      expect(rows.join("\n")).toContain(day(now - 5 * DAY));
+      expect(rows.join("\n")).not.toContain(day(now - 40 * DAY));
+      // The chart is drawn from the same data: one bar group per day, a stack per persona · purpose.
+      const chart = await page.evaluate(() => {
+        const w = globalThis as unknown as {
+          Chart: {
+            getChart(
+              id: string,
+            ): { data: { labels: string[]; datasets: { label: string; data: number[] }[] } } | undefined;
+          };
+          document: { getElementById(id: string): { width: number; height: number } | null };
+        };
+        const c = w.Chart.getChart("cost-chart");
+        const canvas = w.document.getElementById("cost-chart");
+        return c
+          ? {
+              labels: c.data.labels,
+              series: c.data.datasets.map((d) => d.label).sort(),
+              sums: c.data.datasets.map((d) => d.data.reduce((a, b) => a + b, 0)),
+              width: canvas?.width ?? 0,
+            }
+          : undefined;
+      });
+      expect(chart).toBeDefined();
+      expect(chart!.labels).toEqual([day(now - 5 * DAY), day(now)]);
+      expect(chart!.series).toEqual(["Mira · address", "Mira · plan"]);
+      expect(chart!.sums.every((x) => x > 0)).toBe(true);
+      expect(chart!.width).toBeGreaterThan(0);
+    });
+  }, 60_000);
+
+  it("a failing page check leaves a screenshot in test-artifacts/", async () => {
+    const { page, base } = await open();
+    await page.goto(`${base}/console/#costs`);
+    const file = join(process.cwd(), "test-artifacts", "console-artifact-check.png");
+    rmSync(file, { force: true });
+    await expect(
+      withScreenshot(page, "console-artifact-check", async () => {
+        throw new Error("page check failed");
+      }),
+    ).rejects.toThrow("page check failed");
+    expect(existsSync(file)).toBe(true);
+    rmSync(file, { force: true });
+  }, 60_000);
+
+  it("Summaries shows each lane's current summary, its version and the messages it covers, as text", async () => {
+    const { page, base } = await open();
+    h!.runtime.summaries.put({
+      lane: `room:${h!.group.peerId}`,
+      chatId: h!.group.peerId,
+      version: 3,
+      fromId: 12,
+      toId: 140,
+      content: `Alice planned lunch <img src=x onerror="window.__pwned=1"> with Bob.`,
+      updatedAt: h!.clock.now(),
+    });
+    await withScreenshot(page, "console-summaries", async () => {
+      await page.goto(`${base}/console/#summaries`);
+      const card = page.locator("section.summary");
+      await card.waitFor();
+      expect(await card.count()).toBe(1);
+      const text = await card.textContent();
+      expect(text).toContain("version 3");
+      expect(text).toContain("covers #12–#140");
+      expect(await card.locator("bdi.text").textContent()).toBe(
+        `Alice planned lunch <img src=x onerror="window.__pwned=1"> with Bob.`,
+      );
+      expect(await card.locator("img").count()).toBe(0);
+      expect(
+        await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned),
+      ).toBeUndefined();
+    });
+  }, 60_000);
+});

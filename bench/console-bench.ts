@@ -6,6 +6,9 @@
  * ≤ 50 ms each.
  */
 import Fastify from "fastify";
+import pino from "pino";
+import { startHttpServer } from "../src/http/server";
+import { benchInbound, type InboundFigures } from "./inbound-bench";
 import { parsePersona } from "../src/config/persona";
 import { OperatorConsole } from "../src/console/console";
 import type { AgentRuntime } from "../src/runtime/agent-runtime";
@@ -112,4 +115,72 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
   closeDatabase(db);
   rmSync(dir, { recursive: true, force: true });
   return { messages, chats, buildMs, chatsListMs, chatPageMs };
+}
+
+/** Messages between turns of the event loop in the live runs (both sides alike). */
+const YIELD_EVERY = 100;
+
+/** P1 and P2 while the console is open: its listener on a loopback port and a page subscribed to live events. */
+export interface LiveConsoleFigures {
+  readonly inbound: InboundFigures;
+  /** `change` events the subscribed page received during the workload (the view was live). */
+  readonly events: number;
+  /** The same workload with the same turns of the event loop and no console (the fair comparison). */
+  readonly withoutConsole: InboundFigures;
+}
+
+/**
+ * P1/P2 (bench/inbound-bench.ts) again with the operator console serving the persona: logged in
+ * with its token, and an event stream (what an open page holds) connected over a real socket for
+ * the whole workload, its default once-a-second look for changes included.
+ */
+export async function benchInboundWithConsole(o: { messages?: number } = {}): Promise<LiveConsoleFigures> {
+  let events = 0;
+  const inbound = await benchInbound({
+    ...(o.messages !== undefined ? { messages: o.messages } : {}),
+    yieldEvery: YIELD_EVERY,
+    attach: async (runtime, db, persona) => {
+      const con = new OperatorConsole({ token: "bench-console-token" });
+      const remove = con.add(persona, runtime, db);
+      const http = await startHttpServer({
+        port: 0,
+        host: "127.0.0.1",
+        logger: pino({ level: "silent" }),
+        plugins: [con.plugin],
+      });
+      const login = await fetch(con.url(http.url), { redirect: "manual" });
+      const cookie = login.headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .join("; ");
+      // What an open page loads first, then its live subscription.
+      await fetch(`${http.url}/console/api/personas`, { headers: { cookie } });
+      const stop = new AbortController();
+      const stream = await fetch(`${http.url}/console/api/events`, {
+        headers: { cookie },
+        signal: stop.signal,
+      });
+      if (stream.status !== 200 || !stream.body) throw new Error(`console events: ${stream.status}`);
+      const reading = (async () => {
+        const decoder = new TextDecoder();
+        try {
+          for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>)
+            events += decoder.decode(chunk).split("event: change").length - 1;
+        } catch {
+          // aborted at the end
+        }
+      })();
+      return async () => {
+        stop.abort();
+        await reading;
+        await http.close();
+        remove();
+      };
+    },
+  });
+  const withoutConsole = await benchInbound({
+    ...(o.messages !== undefined ? { messages: o.messages } : {}),
+    yieldEvery: YIELD_EVERY,
+  });
+  return { inbound, events, withoutConsole };
 }

@@ -5,7 +5,7 @@ import pino from "pino";
 import type { Api } from "telegram";
 import { NewMessage } from "telegram/events/index.js";
 import { BinaryReader } from "telegram/extensions/index.js";
-import { parsePersona } from "../src/config/persona";
+import { parsePersona, type Persona } from "../src/config/persona";
 import { DryPlanner } from "../src/llm/planner";
 import { AgentRuntime } from "../src/runtime/agent-runtime";
 import { closeDatabase, openDatabase } from "../src/store/db";
@@ -42,7 +42,24 @@ const PERSONA = "# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\
  * a no-op handler (account A) and for the full runtime (account B). Updates are prepared before
  * timing, and the two sides alternate in rounds so machine noise hits both alike.
  */
-export async function benchInbound(o: { messages?: number; rounds?: number } = {}): Promise<InboundFigures> {
+export async function benchInbound(
+  o: {
+    messages?: number;
+    rounds?: number;
+    /** Attach something to the running persona before the workload (the console's live view); returns its clean-up. */
+    attach?: (
+      runtime: AgentRuntime,
+      db: ReturnType<typeof openDatabase>,
+      persona: Persona,
+    ) => Promise<() => Promise<void>>;
+    /**
+     * Let timers and sockets run (setImmediate) every this many messages on both sides, as a real
+     * socket's reads would: the emulator's delivery is all microtasks, so without it nothing
+     * else in the process (a live console's stream) gets a turn while timing.
+     */
+    yieldEvery?: number;
+  } = {},
+): Promise<InboundFigures> {
   const perRound = Math.floor((o.messages ?? 20_000) / (o.rounds ?? 10));
   const rounds = o.rounds ?? 10;
   const emu = new TelegramEmulator();
@@ -63,8 +80,9 @@ export async function benchInbound(o: { messages?: number; rounds?: number } = {
   const dir = mkdtempSync(join(tmpdir(), "bench-"));
   const db = openDatabase(join(dir, "bench.db"));
   const client = createEmulatedClient(emu, b, { session: new PeerCacheSession("") });
+  const persona = parsePersona(PERSONA, { file: "bench", promptDirs: [] });
   const runtime = new AgentRuntime({
-    persona: parsePersona(PERSONA, { file: "bench", promptDirs: [] }),
+    persona,
     db,
     client,
     selfId: String(b.id),
@@ -72,6 +90,7 @@ export async function benchInbound(o: { messages?: number; rounds?: number } = {
     logger: pino({ level: "silent" }),
   });
   runtime.start();
+  const detach = o.attach ? await o.attach(runtime, db, persona) : undefined;
 
   const texts = [
     "lunch?",
@@ -94,16 +113,25 @@ export async function benchInbound(o: { messages?: number; rounds?: number } = {
     }
     return { forA, forB };
   };
+  const every = o.yieldEvery ?? 0;
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   const timeObjects = async (account: typeof a, list: Api.TypeUpdates[]) => {
     const t = process.hrtime.bigint();
-    for (const u of list) await emu.deliver(account, u);
+    let i = 0;
+    for (const u of list) {
+      await emu.deliver(account, u);
+      if (every > 0 && ++i % every === 0) await turn();
+    }
     return Number(process.hrtime.bigint() - t) / 1000;
   };
   const timeWire = async (account: typeof a, list: Api.TypeUpdates[]) => {
     const wire = list.map((u) => u.getBytes());
     const t = process.hrtime.bigint();
-    for (const bytes of wire)
+    let i = 0;
+    for (const bytes of wire) {
       await emu.deliver(account, new BinaryReader(bytes).tgReadObject() as Api.TypeUpdates);
+      if (every > 0 && ++i % every === 0) await turn();
+    }
     return Number(process.hrtime.bigint() - t) / 1000;
   };
 
@@ -131,6 +159,7 @@ export async function benchInbound(o: { messages?: number; rounds?: number } = {
   const messages = perRound * rounds;
   const requests = emu.methods(b).length;
   const stored = db.prepare("SELECT count(*) FROM messages").pluck().get() as number;
+  await detach?.();
   await runtime.stop();
   closeDatabase(db);
   rmSync(dir, { recursive: true, force: true });

@@ -18,6 +18,8 @@
  *       tokens — and the share of the next request that repeats its beginning (implicit cache)
  *   Gemini outage: requests per minute during a 10-minute outage with 50 waiting chats, and the
  *       time from recovery to the last answer
+ *   P1/P2 with the operator console open and a page subscribed to its live events, beside
+ *       the same workload without it
  *   console: the operator console's server time for the conversations list and a chat page with
  *       1,000,000 messages in 10,000 chats (≤ 50 ms each)
  */
@@ -34,7 +36,7 @@ import { benchReplies } from "../bench/reply-bench";
 import { benchRequest } from "../bench/request-bench";
 import { inChild, type MemoryFigures } from "../bench/memory-bench";
 import { benchMedia } from "../bench/media-bench";
-import { benchConsole } from "../bench/console-bench";
+import { benchConsole, benchInboundWithConsole } from "../bench/console-bench";
 import { benchOutage } from "../bench/outage-bench";
 import { benchSchedulerLatency } from "../bench/scheduler-bench";
 
@@ -81,6 +83,7 @@ if (!Number.isInteger(p7Messages) || p7Messages < 1000) {
 }
 
 const inbound = await benchInbound({ messages });
+const inboundLive = await benchInboundWithConsole({ messages });
 const p3 = await benchBatching();
 const p4 = await benchPromptGrowth();
 const groupMemories = await benchGroupMemories();
@@ -112,6 +115,19 @@ const figures = {
     requests: inbound.requests,
     messagesSeenByPersona: 2 * inbound.messages,
     target: 0,
+  },
+  // P1/P2 again with the operator console open and a page subscribed to its live events (and, for
+  // a fair comparison, the same turns of the event loop without the console).
+  consoleOpen: {
+    P1: inboundLive.inbound.wire.ratio,
+    P2: inboundLive.inbound.p2,
+    liveEvents: inboundLive.events,
+    pipelineUs: inboundLive.inbound.wire.pipelineUs,
+    withoutConsole: {
+      P1: inboundLive.withoutConsole.wire.ratio,
+      P2: inboundLive.withoutConsole.p2,
+      pipelineUs: inboundLive.withoutConsole.wire.pipelineUs,
+    },
   },
   P3: { goalPlanningCalls: 1, clock: "fake (the planner answers at once)", ...p3 },
   P4: { estimator: "context/tokens.ts", ...p4 },
@@ -166,6 +182,10 @@ if (json) {
   );
   console.log(
     `P2 Telegram requests per non-addressed message: ${figures.P2.requestsPerMessage} (${inbound.requests} requests for ${2 * inbound.messages} messages; target 0)`,
+  );
+  const live = figures.consoleOpen;
+  console.log(
+    `   with the operator console open and a page subscribed to live events (${live.liveEvents} change events delivered): P1 ${f(live.P1, 3)}, P2 ${live.P2} — the same workload yielding to the event loop every 100 messages without the console: P1 ${f(live.withoutConsole.P1, 3)}, P2 ${live.withoutConsole.P2} (full path ${f(live.pipelineUs, 1)} vs ${f(live.withoutConsole.pipelineUs, 1)} µs/message)`,
   );
   const burst = (b: typeof p3.dms) =>
     `${b.planningCalls} planning call(s), ${b.answers} answer(s), typing ${f(b.lastMessageToTypingMs / 1000, 1)} s after the last message`;

@@ -9,7 +9,7 @@
  * Plain JavaScript on purpose: it must run before anything is compiled.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -115,8 +115,12 @@ try {
 } catch (e) {
   fail(`compiling failed: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
 }
+// The operator console's page files are served as they are: copied beside the entry points.
+const CONSOLE_PUBLIC = "src/console/public";
+cpSync(join(ROOT, CONSOLE_PUBLIC), join(outdir, "console-public"), { recursive: true });
+const pageFiles = readdirSync(join(ROOT, CONSOLE_PUBLIC)).map((f) => `${CONSOLE_PUBLIC}/${f}`);
 const inputs = Object.fromEntries(
-  Object.keys(result.metafile.inputs)
+  [...Object.keys(result.metafile.inputs), ...pageFiles]
     .sort()
     .map((file) => [file, hashOf(join(ROOT, file))]),
 );

@@ -36,14 +36,23 @@ const FILES: Readonly<Record<string, string>> = {
   "style.css": "text/css; charset=utf-8",
 };
 
-/** The package root: the nearest directory up from this module with our package.json. */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg) && existsSync(join(dir, "src", "console", "public"))) return dir;
+/**
+ * The page's files: beside the compiled entry point (scripts/build.mjs copies them to
+ * dist/console-public/), else src/console/public/ of the nearest package root up from this module
+ * (running from the sources).
+ */
+function publicDirectory(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const compiled = join(here, "console-public");
+  if (existsSync(join(compiled, "index.html"))) return compiled;
+  for (let dir = here; ;) {
+    const sources = join(dir, "src", "console", "public");
+    if (existsSync(join(dir, "package.json")) && existsSync(sources)) return sources;
     const up = dirname(dir);
-    if (up === dir) throw new Error("operator console: cannot find src/console/public/ above this module");
+    if (up === dir)
+      throw new Error(
+        "operator console: cannot find its page files (console-public/ or src/console/public/)",
+      );
     dir = up;
   }
 }
@@ -108,12 +117,8 @@ export class OperatorConsole {
     const now = this.o.now ?? Date.now;
     const auth = new ConsoleAuth(this.o.token, now);
     const secrets = (this.o.secrets ?? []).filter((s) => s.length >= 6);
-    const root = packageRoot();
-    const publicDir = join(root, "src", "console", "public");
-    const chartFile = join(
-      dirname(createRequire(join(root, "package.json")).resolve("chart.js")),
-      "chart.umd.min.js",
-    );
+    const publicDir = publicDirectory();
+    const chartFile = join(dirname(createRequire(import.meta.url).resolve("chart.js")), "chart.umd.min.js");
     app.addHook("onRequest", async (req, reply) => {
       reply
         .header("content-security-policy", CSP)

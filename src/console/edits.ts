@@ -171,12 +171,15 @@ export function editRoutes(app: FastifyInstance, d: EditDeps): void {
     if (b.action !== "describe" && b.action !== "promote")
       return reply.code(400).send({ error: "unknown action" });
     const scope = b.scope === "shared" ? "shared" : "persona";
-    const cached = s.queries.description(uid);
-    const row = s.queries.mediaCache(500).find((r) => r.uniqueId === uid);
+    const row = cacheOf(s).get(uid);
     const known =
       s.runtime.media.curated.persona.get(uid) ?? s.runtime.media.curated.global.get(uid) ?? undefined;
     const description =
-      b.action === "promote" ? (cached?.status === "ok" ? cached.description : null) : text(b.description);
+      b.action === "promote"
+        ? row?.status === "ok"
+          ? (row.description ?? null)
+          : null
+        : text(b.description);
     if (description === undefined || description === null || description.length > MAX_TEXT)
       return reply.code(400).send({
         error:

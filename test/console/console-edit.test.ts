@@ -3,7 +3,7 @@
  * fake: memories edited, deleted and added, and media descriptions written as curated files —
  * each checked in the next planning request the persona sends.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -170,14 +170,23 @@ describe("the console's media editor", () => {
       expect(img.status()).toBe(200);
       expect(img.headers()["content-type"]).toBe("image/jpeg");
 
+      // Promoted as is: the AI's words become a curated entry.
+      const file = join(agents, "Mira", "media", "console.json");
+      await row.locator(".media-promote").click();
+      await expect
+        .poll(() => (existsSync(file) ? readFileSync(file, "utf8") : ""), { timeout: 5000 })
+        .toContain("a blurry photo");
+      await page.locator(`#curated-media tr[data-uid="${uid}"]`).waitFor();
+
+      // Edited: the same entry of the same file is rewritten.
       await row.locator("textarea").fill("a ginger cat on a windowsill");
       await row.locator(".media-save").click();
-      const file = join(agents, "Mira", "media", "console.json");
       await expect.poll(() => readFileSync(file, "utf8"), { timeout: 5000 }).toContain("ginger cat");
       expect(JSON.parse(readFileSync(file, "utf8"))).toEqual([
         { unique_id: uid, kind: "photo", description: "a ginger cat on a windowsill" },
       ]);
-      await page.locator(`#curated-media tr[data-uid="${uid}"]`).waitFor();
+      // Written whole through a temporary file: nothing else is left in the folder.
+      expect(readdirSync(join(agents, "Mira", "media"))).toEqual(["console.json"]);
 
       h!.gemini.script(plan({ kind: "send", text: "a cat indeed" }));
       await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai what was in my photo?" });

@@ -1,8 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/config-error";
-import { loadCuratedMedia } from "../../src/media/curated";
+import { loadCuratedMedia, writeCuratedDescription } from "../../src/media/curated";
 import { tempDir } from "../support/temp-dir";
 
 function agentsWith(files: Record<string, string>): string {
@@ -67,5 +67,54 @@ describe("curated media files", () => {
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as Error).message).toMatch(message);
     }
+  });
+});
+
+describe("writing a curated description (the operator console)", () => {
+  it("rewrites the entry in the file that holds it, keeping its other fields and entries; a new one goes to console.json; the folder still loads", () => {
+    const agents = tempDir();
+    const dir = join(agents, "Mira", "media");
+    mkdirSync(dir, { recursive: true });
+    const hand = [
+      {
+        unique_id: "AAA",
+        kind: "sticker",
+        sticker_set_name: "Cats",
+        sticker_name: "😺",
+        description: "old words",
+      },
+      { unique_id: "BBB", kind: "photo", description: "a bridge" },
+    ];
+    writeFileSync(join(dir, "stickers.json"), JSON.stringify(hand));
+    expect(
+      writeCuratedDescription(dir, { uniqueId: "AAA", kind: "photo", description: "  a grinning cat  " }),
+    ).toBe(join(dir, "stickers.json"));
+    expect(writeCuratedDescription(dir, { uniqueId: "CCC", kind: "gif", description: "a dancing dog" })).toBe(
+      join(dir, "console.json"),
+    );
+    expect(JSON.parse(readFileSync(join(dir, "stickers.json"), "utf8"))).toEqual([
+      { ...hand[0], description: "a grinning cat" },
+      hand[1],
+    ]);
+    expect(readdirSync(dir).sort()).toEqual(["console.json", "stickers.json"]);
+    const loaded = loadCuratedMedia(agents, "Mira").persona;
+    expect(loaded.get("AAA")).toMatchObject({
+      kind: "sticker",
+      stickerSet: "Cats",
+      description: "a grinning cat",
+    });
+    expect(loaded.get("CCC")).toMatchObject({ kind: "gif", description: "a dancing dog" });
+  });
+
+  it("writes nothing when another file of the folder is bad, or the description is empty", () => {
+    const dir = join(tempDir(), "media");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "broken.json"), "{ not json");
+    expect(() => writeCuratedDescription(dir, { uniqueId: "AAA", description: "words" })).toThrow(
+      ConfigError,
+    );
+    rmSync(join(dir, "broken.json"));
+    expect(() => writeCuratedDescription(dir, { uniqueId: "AAA", description: "   " })).toThrow(ConfigError);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -38,6 +38,29 @@ describe("memory store", () => {
     closeDatabase(db);
   });
 
+  it("the owner edits and deletes a memory; the full-text index follows, and another persona's memory is out of reach", () => {
+    const db = openDatabase(tempDbPath());
+    const store = new MemoryStore(db, "Mira");
+    const other = new MemoryStore(db, "Nova");
+    const { id } = store.remember({ chatId: "-1", subject: "7", content: "Alice loves green tea", now: DAY });
+    const theirs = other.remember({ chatId: "-1", subject: "7", content: "Alice sings", now: DAY }).id;
+    const v = { chatId: "-1", present: ["7"] };
+    expect(store.edit(id, "  Alice drinks black coffee ", 2 * DAY)).toMatchObject({
+      content: "Alice drinks black coffee",
+      updatedAt: 2 * DAY,
+    });
+    expect(store.search(v, "coffee", 5).map((m) => m.id)).toEqual([id]);
+    expect(store.search(v, "green tea", 5)).toEqual([]);
+    expect(store.edit(id, "   ", 3 * DAY)).toBeUndefined();
+    expect(store.edit(theirs, "hijacked", 3 * DAY)).toBeUndefined();
+    expect(store.forget(theirs)).toBe(false);
+    expect(other.get(theirs)?.content).toBe("Alice sings");
+    expect(store.forget(id)).toBe(true);
+    expect(store.forget(id)).toBe(false);
+    expect(store.search(v, "coffee", 5)).toEqual([]);
+    closeDatabase(db);
+  });
+
   it("merges a near-duplicate about the same person instead of stacking it, keeping the fuller wording", () => {
     const db = openDatabase(tempDbPath());
     const store = new MemoryStore(db, "Mira");

@@ -239,7 +239,7 @@ async function runAccounts(
             ...(o.stopGraceMs !== undefined ? { stopGraceMs: o.stopGraceMs } : {}),
             ...(o.onRestored ? { onRestored: o.onRestored } : {}),
             onRunning: (runtime) => {
-              operatorConsole?.add(persona, runtime, db);
+              operatorConsole?.add(persona, runtime, db, { agentsDir: env.AGENTS_DIR });
               o.onRunning?.(runtime);
             },
             connection: reports.get(persona.name)!,

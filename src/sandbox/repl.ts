@@ -120,7 +120,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
     });
     runtime.start();
-    served.console?.add(persona, runtime, db);
+    served.console?.add(persona, runtime, db, { agentsDir: env.AGENTS_DIR });
     proc = { db, client, runtime };
     return runtime;
   };

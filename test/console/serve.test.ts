@@ -40,6 +40,14 @@ describe("the console in the sandbox", () => {
       await fetch(`${base}/console/api/personas`, { headers: { cookie } })
     ).json()) as { personas: { name: string }[] };
     expect(personas.personas.map((p) => p.name)).toHaveLength(1);
+    // The media editor writes where start reads curated files (AGENTS_DIR).
+    const media = (await (await fetch(`${base}/console/api/media`, { headers: { cookie } })).json()) as {
+      dirs: { persona: string; shared: string };
+    };
+    expect(media.dirs).toEqual({
+      persona: join("agents", personas.personas[0]!.name, "media"),
+      shared: join("agents", "media"),
+    });
     input.end();
     expect(await running).toBe(0);
   }, 60_000);

@@ -153,17 +153,30 @@ export class OperatorConsole {
       const limit = Math.min(500, Math.max(1, Number(req.query.limit ?? 100) || 100));
       return { persona: s.persona.name, chats: chatsView(s, limit) };
     });
-    app.get<{ Querystring: { persona?: string; chat?: string; before?: string; limit?: string } }>(
-      "/api/chat",
-      async (req, reply) => {
-        const s = source(req.query.persona);
-        if (!s || typeof req.query.chat !== "string" || !/^-?\d{1,20}$/.test(req.query.chat))
-          return reply.code(404).send({ error: "no such persona or chat" });
-        const before = Number(req.query.before ?? Number.MAX_SAFE_INTEGER) || Number.MAX_SAFE_INTEGER;
-        const limit = Math.min(500, Math.max(1, Number(req.query.limit ?? 100) || 100));
-        return { persona: s.persona.name, ...chatView(s, req.query.chat, before, limit, now()) };
-      },
-    );
+    app.get<{
+      Querystring: {
+        persona?: string;
+        chat?: string;
+        before?: string;
+        limit?: string;
+        topic?: string;
+        thread?: string;
+      };
+    }>("/api/chat", async (req, reply) => {
+      const s = source(req.query.persona);
+      if (!s || typeof req.query.chat !== "string" || !/^-?\d{1,20}$/.test(req.query.chat))
+        return reply.code(404).send({ error: "no such persona or chat" });
+      const before = Number(req.query.before ?? Number.MAX_SAFE_INTEGER) || Number.MAX_SAFE_INTEGER;
+      const limit = Math.min(500, Math.max(1, Number(req.query.limit ?? 100) || 100));
+      // One forum topic or one reply thread of the chat, when asked.
+      const id = (x: string | undefined) =>
+        typeof x === "string" && /^\d{1,10}$/.test(x) ? Number(x) : undefined;
+      const topicId = id(req.query.topic);
+      const threadRoot = id(req.query.thread);
+      const lane =
+        topicId !== undefined ? { topicId } : threadRoot !== undefined ? { threadRoot } : undefined;
+      return { persona: s.persona.name, ...chatView(s, req.query.chat, before, limit, now(), lane) };
+    });
     consoleActions(app, source, now);
     extraRoutes(app, { source, list, now });
     editRoutes(app, { source, list, now });

@@ -142,13 +142,43 @@ function addressWhy(a: ParsedTask): string {
   return `the addressing call said ${outcome}${verdict}${why}`;
 }
 
+/**
+ * A topic's label. Telegram names a topic in its service root message only, which the product does
+ * not keep: the General topic (id 1) by name, the others by their root message's id.
+ */
+const topicName = (id: number) => (id === 1 ? "General" : `topic #${id}`);
+
+/** What a caps reason means, for the page. */
+const CAP_TEXT: Record<string, string> = {
+  "answers-per-hour": "the chat's answers per hour were spent",
+  "person-share": "this person's share of the group's answers was spent",
+  "daily-token-budget": "the daily token budget was spent",
+  "stranger-token-share": "strangers' share of the daily token budget was spent",
+};
+
+/** A stored refusal as the page says it: the gate's reason, caps spelled out. */
+function refusalText(reason: string): string {
+  const cap = /^cap: (.*)$/.exec(reason)?.[1];
+  return cap !== undefined && CAP_TEXT[cap] !== undefined ? `cap ${cap}: ${CAP_TEXT[cap]}` : reason;
+}
+
 const ACTION_KINDS = new Set(["send", "sticker", "react", "typing", "wait", "read", "block", "unblock"]);
 
 /** One chat: its messages (a page), each with why it was or was not answered, and its plans. */
-export function chatView(s: ConsoleSource, chatId: string, beforeId: number, limit: number, now: number) {
+export function chatView(
+  s: ConsoleSource,
+  chatId: string,
+  beforeId: number,
+  limit: number,
+  now: number,
+  lane?: { readonly topicId: number } | { readonly threadRoot: number },
+) {
   const agent = s.persona.name;
   const chat = s.runtime.messages.chat(chatId);
-  const msgs = s.queries.messages(agent, chatId, beforeId, limit);
+  const msgs = lane
+    ? s.queries.laneMessages(agent, chatId, lane, beforeId, limit)
+    : s.queries.messages(agent, chatId, beforeId, limit);
+  const isForum = chat?.chatType === "forum";
   const settings = s.runtime.settings.get(chatId);
   const all = s.runtime.settings.get(ALL_CHATS);
   const first = msgs[0];
@@ -158,6 +188,13 @@ export function chatView(s: ConsoleSource, chatId: string, beforeId: number, lim
     msgs.length > 0
       ? s.queries.reactions(agent, chatId, first!.messageId, msgs[msgs.length - 1]!.messageId)
       : [];
+  const refused = new Map(
+    (msgs.length > 0
+      ? s.queries.refusals(agent, chatId, first!.messageId, msgs[msgs.length - 1]!.messageId)
+      : []
+    ).map((r) => [r.messageId, r.reason]),
+  );
+  const mode = s.runtime.addressing.modeOf(chatId);
   const receivedBy = new Map<number, ParsedTask>();
   const judgedBy = new Map<number, ParsedTask>();
   const answeredBy = new Map<number, ParsedTask[]>();
@@ -180,6 +217,7 @@ export function chatView(s: ConsoleSource, chatId: string, beforeId: number, lim
     text: m.text,
     replyToId: m.replyToId,
     topicId: m.topicId,
+    topicName: m.topicId !== null ? topicName(m.topicId) : null,
     threadRoot: m.threadRoot,
     isAgent: m.isAgent,
     deleted: m.deleted,
@@ -196,8 +234,8 @@ export function chatView(s: ConsoleSource, chatId: string, beforeId: number, lim
     if (m.entities !== null && selfUsername && m.entities.toLowerCase().includes(selfUsername))
       return "a mention";
     const text = m.text.toLowerCase();
-    if ((selfUsername && text.includes(`@${selfUsername}`)) || names.some((n) => text.includes(n)))
-      return "a mention by name";
+    if (selfUsername && text.includes(`@${selfUsername}`)) return "a mention";
+    if (names.some((n) => text.includes(n))) return "a mention by name";
     return "addressed";
   }
 
@@ -232,13 +270,20 @@ export function chatView(s: ConsoleSource, chatId: string, beforeId: number, lim
       };
     }
     if (a) return { answered: false, text: `not addressed explicitly; ${judged}`, exact: true };
+    // An explicit mention, reply or DM refused on arrival: why, as decided then.
+    const refusal = refused.get(m.messageId);
+    if (refusal !== undefined)
+      return { answered: false, text: `${how(m)}; not answered: ${refusalText(refusal)}`, exact: true };
     // No task: derived from what is stored and the switches now.
     const addressedLike =
       isDm || (m.replyToId !== null && agentIds.has(m.replyToId)) || how(m) !== "addressed";
     if (!addressedLike)
       return {
         answered: false,
-        text: "not addressed (no mention, reply or private message; the prefilter let nothing through)",
+        text:
+          mode === "strict"
+            ? "not addressed (no mention, reply or private message; strict mode considers nothing else)"
+            : `not addressed (no mention, reply or private message; in ${mode} mode the prefilter did not make it a candidate, or the chat was held)`,
         exact: false,
       };
     const held: string[] = [];
@@ -291,6 +336,9 @@ export function chatView(s: ConsoleSource, chatId: string, beforeId: number, lim
       silentUntil:
         settings.silentUntil !== undefined && settings.silentUntil > now ? settings.silentUntil : null,
     },
+    lane: lane ?? null,
+    // A forum's topics (the General topic is 1), newest activity first, for the topic filter.
+    topics: isForum ? s.queries.topics(agent, chatId).map((t) => ({ ...t, name: topicName(t.topicId) })) : [],
     messages,
     plans,
     openTasks: tasks

@@ -35,6 +35,11 @@ export interface InboundPipelineDeps {
    */
   readonly admit?: (m: InboundMessage) => AdmitResult;
   /**
+   * An addressed message gets no task: why (a policy, a cap, its age), as decided here. Called
+   * only on the addressed path, after the message is stored (the operator console's "why").
+   */
+  readonly refused?: (m: InboundMessage, reason: string) => void;
+  /**
    * A stored group message that does not address the persona explicitly (smart/talkative groups
    * decide on it off the hot path: addressing-implicit.ts). Must be cheap in strict chats.
    */
@@ -54,7 +59,7 @@ export interface InboundPipelineDeps {
  */
 type AdmitResult =
   | { readonly ok: true }
-  | { readonly ok: false; readonly outcome: "ignored" | "capped" }
+  | { readonly ok: false; readonly outcome: "ignored" | "capped"; readonly reason?: string }
   | { readonly ok: false; readonly needsSender: true };
 
 /** Default for `maxAnswerAgeMs`: a message that waited longer than an hour is history, not a question. */
@@ -181,6 +186,10 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
         { component: "inbound", chatId: m.chatId, messageId: m.messageId },
         "addressed but too old to answer",
       );
+      d.refused?.(
+        m,
+        `too old to answer: ${Math.round((now() - m.date) / 60_000)} min old when it arrived (limit ${Math.round(maxAge / 60_000)} min)`,
+      );
       return "too-old";
     }
     if (m.chatType === "dm")
@@ -190,7 +199,17 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
         ...(m.senderUsername !== undefined ? { username: m.senderUsername } : {}),
       });
     admission ??= d.admit?.(m);
-    if (admission && !admission.ok) return "needsSender" in admission ? "ignored" : admission.outcome;
+    if (admission && !admission.ok) {
+      if ("needsSender" in admission) {
+        d.refused?.(m, "policy: DM policy allowlist: the sender could not be named");
+        return "ignored";
+      }
+      d.refused?.(
+        m,
+        `${admission.outcome === "capped" ? "cap" : "policy"}: ${admission.reason ?? admission.outcome}`,
+      );
+      return admission.outcome;
+    }
     // From here an addressed message survives a crash: it is committed together with its task
     // (one commit: no moment where the message is stored and its task is not) before the (up to
     // 5 s) reply fetch starts; the task waits for the fetch to finish.

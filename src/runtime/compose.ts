@@ -30,6 +30,7 @@ import { MediaImages } from "../store/media-images";
 import { MemoryStore } from "../store/memories";
 import { MessageStore } from "../store/messages";
 import { ReactionStore } from "../store/reactions";
+import { RefusalStore } from "../store/refusals";
 import type { Retention } from "../store/retention";
 import { standInSenders } from "../store/stand-in-senders";
 import { SummaryStore } from "../store/summaries";
@@ -425,6 +426,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
         return e ? entityName(e) : undefined;
       },
     });
+  const refusals = new RefusalStore(o.db, agent);
   const inbound = createInboundPipeline({
     messages,
     names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
@@ -438,6 +440,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     standIns: new Set(standInSenders(o.db, agent).map((r) => `${r.chatId}\u0000${r.senderId}`)),
     now: () => clock.now(),
     admit: (m) => gate.message(m),
+    refused: (m, reason) => refusals.record(m.chatId, m.messageId, reason, clock.now()),
     implicit: (m) => addressing.consider(m),
     stored: metrics.messagesStored.of(agent),
     onAddressed: () => addressed.inc(),

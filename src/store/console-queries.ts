@@ -35,6 +35,20 @@ export interface ConsoleMessage {
   readonly entities: string | null;
 }
 
+/** An addressed message refused on arrival: why (a policy, a cap, its age). */
+export interface ConsoleRefusal {
+  readonly messageId: number;
+  readonly reason: string;
+  readonly at: number;
+}
+
+/** A forum topic as its stored messages show it. */
+export interface ConsoleTopic {
+  readonly topicId: number;
+  readonly messages: number;
+  readonly lastId: number;
+}
+
 /** A task row as the console shows it (payload as stored JSON). */
 export interface ConsoleTask {
   readonly id: number;
@@ -142,6 +156,10 @@ export class ConsoleQueries {
   private readonly describeOne;
   private readonly answered;
   private readonly highestTask;
+  private readonly refusedIn;
+  private readonly topicList;
+  private readonly topicPage;
+  private readonly threadPage;
 
   constructor(db: Db) {
     // Two index descents per chat (the messages' primary key), not a scan of every message; the
@@ -217,6 +235,29 @@ export class ConsoleQueries {
        ORDER BY rank LIMIT 200`,
     );
     this.highestTask = db.prepare(`SELECT coalesce(max(id), 0) FROM tasks`).pluck();
+    this.refusedIn = db.prepare(
+      `SELECT msg_id AS messageId, reason, at FROM refusals
+       WHERE agent = ? AND chat_id = ? AND msg_id >= ? AND msg_id <= ? LIMIT 2000`,
+    );
+    // A forum's topics: one index skip-scan step per topic would need an index on topic_id; the
+    // newest 5,000 messages of the chat (its primary key, newest first) are grouped instead.
+    this.topicList = db.prepare(
+      `SELECT topic_id AS topicId, count(*) AS messages, max(message_id) AS lastId FROM (
+         SELECT topic_id, message_id FROM messages WHERE agent = ? AND chat_id = ? ORDER BY message_id DESC LIMIT 5000)
+       WHERE topic_id IS NOT NULL GROUP BY topic_id ORDER BY lastId DESC LIMIT 200`,
+    );
+    // One topic or one reply thread (its root and the replies under it), found among the chat's
+    // newest `scan` messages below `before` (the primary key, newest first): bounded however long the chat.
+    const lanePage = (where: string) =>
+      db.prepare(
+        `SELECT * FROM (SELECT message_id AS messageId, sender_id AS senderId, sender_name AS senderName, date, text,
+           reply_to_id AS replyToId, topic_id AS topicId, thread_root AS threadRoot, is_agent AS isAgent, deleted, media, entities
+         FROM (SELECT * FROM messages WHERE agent = @agent AND chat_id = @chat AND message_id < @before
+               ORDER BY message_id DESC LIMIT @scan)
+         WHERE ${where} ORDER BY message_id DESC LIMIT @limit) ORDER BY messageId ASC`,
+      );
+    this.topicPage = lanePage("topic_id = @key");
+    this.threadPage = lanePage("(thread_root = @key OR message_id = @key)");
   }
 
   /** Chats by their newest stored message, newest first. */
@@ -231,6 +272,41 @@ export class ConsoleQueries {
       isAgent: bool(r.isAgent),
       deleted: bool(r.deleted),
     }));
+  }
+
+  /**
+   * One forum topic's or one reply thread's messages before `beforeId` (the newest `limit` of
+   * them among the chat's newest `scan` below it), oldest first.
+   */
+  laneMessages(
+    agent: string,
+    chatId: string,
+    lane: { readonly topicId: number } | { readonly threadRoot: number },
+    beforeId: number,
+    limit: number,
+    scan = 20_000,
+  ): ConsoleMessage[] {
+    const stmt = "topicId" in lane ? this.topicPage : this.threadPage;
+    const key = "topicId" in lane ? lane.topicId : lane.threadRoot;
+    const rows = stmt.all({ agent, chat: chatId, before: beforeId, scan, limit, key }) as Record<
+      string,
+      unknown
+    >[];
+    return rows.map((r) => ({
+      ...(r as unknown as ConsoleMessage),
+      isAgent: bool(r.isAgent),
+      deleted: bool(r.deleted),
+    }));
+  }
+
+  /** A forum's topics seen in its newest 5,000 messages, most recently active first. */
+  topics(agent: string, chatId: string): ConsoleTopic[] {
+    return this.topicList.all(agent, chatId) as ConsoleTopic[];
+  }
+
+  /** Why addressed messages in an id range got no task, as decided on arrival (store/refusals.ts). */
+  refusals(agent: string, chatId: string, fromId: number, toId: number): ConsoleRefusal[] {
+    return this.refusedIn.all(agent, chatId, fromId, toId) as ConsoleRefusal[];
   }
 
   /** Tasks of a chat created since `since` (ms), oldest first. */

@@ -246,4 +246,16 @@ export const migrations: readonly string[] = [
   `
   CREATE INDEX tasks_chat ON tasks (agent, chat_id, created_at);
   `,
+  // Why an addressed message got no task (a policy, a cap, its age), kept when it was refused on
+  // arrival (store/refusals.ts), for the operator console. Chatter never writes here.
+  `
+  CREATE TABLE refusals (
+    agent  TEXT    NOT NULL,
+    chat_id TEXT   NOT NULL,
+    msg_id INTEGER NOT NULL,
+    reason TEXT    NOT NULL,
+    at     INTEGER NOT NULL,
+    PRIMARY KEY (agent, chat_id, msg_id)
+  ) WITHOUT ROWID;
+  `,
 ];

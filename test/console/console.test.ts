@@ -192,7 +192,11 @@ describe("the operator console in a browser", () => {
       expect(h!.gemini.requests).toHaveLength(0);
       await page.reload();
       const why = page.locator(`[data-message-id="${ask.id}"] .why`);
-      await expect.poll(() => why.textContent()).toContain("the chat is paused");
+      // Exact: the pause as the admission gate saw it when the mention arrived, not guessed now.
+      await expect
+        .poll(() => why.textContent())
+        .toContain("a mention; not answered: policy: paused by the owner");
+      expect(await why.textContent()).not.toContain("(derived)");
 
       await page.locator("#pause-chat").click(); // now "Resume this chat"
       await expect.poll(() => page.locator("#chat-state").textContent()).toContain("answering in this chat");

@@ -3,23 +3,23 @@ import { renderMedia, renderMemory } from "./edit-pages.js";
 import { renderCosts, renderSummaries } from "./pages.js";
 
 const main = document.getElementById("main");
-let current = { page: "", persona: "", chat: "" };
+let current = { page: "", persona: "", chat: "", lane: "", laneId: "" };
 
 function route() {
-  const [page = "personas", persona = "", chat = ""] = location.hash
+  const [page = "personas", persona = "", chat = "", lane = "", laneId = ""] = location.hash
     .slice(1)
     .split("/")
     .map(decodeURIComponent);
-  current = { page, persona, chat };
+  current = { page, persona, chat, lane, laneId };
   for (const a of document.querySelectorAll("#nav a"))
     a.classList.toggle("active", a.dataset.page === (page === "chat" ? "chats" : page));
   render().catch((e) => notice(String(e.message ?? e), true));
 }
 
 async function render() {
-  const { page, persona, chat } = current;
+  const { page, persona, chat, lane, laneId } = current;
   if (page === "chats") return renderChats(persona);
-  if (page === "chat") return renderChat(persona, chat);
+  if (page === "chat") return renderChat(persona, chat, lane, laneId);
   if (page === "memory") return renderMemory(main, persona);
   if (page === "media") return renderMedia(main, persona);
   if (page === "costs") return renderCosts(main);
@@ -38,6 +38,9 @@ async function act(body) {
 }
 
 const chatLink = (persona, chatId) => `#chat/${encodeURIComponent(persona)}/${encodeURIComponent(chatId)}`;
+/** One forum topic ("topic") or one reply thread ("thread") of a chat. */
+const laneLink = (persona, chatId, lane, id) =>
+  `${chatLink(persona, chatId)}/${lane}/${encodeURIComponent(id)}`;
 
 async function renderPersonas() {
   const { personas } = await api("personas");
@@ -224,8 +227,11 @@ function mediaPart(m) {
   );
 }
 
-async function renderChat(persona, chatId) {
-  const v = await api(`chat?persona=${encodeURIComponent(persona)}&chat=${encodeURIComponent(chatId)}`);
+async function renderChat(persona, chatId, lane, laneId) {
+  const filter = (lane === "topic" || lane === "thread") && /^\d+$/.test(laneId) ? `&${lane}=${laneId}` : "";
+  const v = await api(
+    `chat?persona=${encodeURIComponent(persona)}&chat=${encodeURIComponent(chatId)}${filter}`,
+  );
   const byId = new Map(v.messages.map((m) => [m.messageId, m]));
   const s = v.settings;
   const title = v.chat.title ?? (v.chat.username ? "@" + v.chat.username : v.chat.chatId);
@@ -285,6 +291,39 @@ async function renderChat(persona, chatId) {
         "Silence",
       ),
     ),
+    v.topics.length
+      ? el(
+          "p",
+          { id: "topics" },
+          "Topics: ",
+          el("a", { href: chatLink(persona, chatId), class: v.lane ? "" : "active" }, "all"),
+          v.topics.flatMap((t) => [
+            " · ",
+            el(
+              "a",
+              {
+                href: laneLink(persona, chatId, "topic", t.topicId),
+                class: v.lane?.topicId === t.topicId ? "active" : "",
+                dataset: { topic: String(t.topicId) },
+              },
+              t.name,
+            ),
+            el("span", { class: "muted" }, ` (${t.messages})`),
+          ]),
+        )
+      : null,
+    v.lane
+      ? el(
+          "p",
+          { id: "lane" },
+          "Showing ",
+          v.lane.topicId !== undefined
+            ? `only ${v.topics.find((t) => t.topicId === v.lane.topicId)?.name ?? `topic #${v.lane.topicId}`}`
+            : `only the reply thread of #${v.lane.threadRoot}`,
+          " · ",
+          el("a", { href: chatLink(persona, chatId) }, "show the whole chat"),
+        )
+      : null,
     v.openTasks.length
       ? el(
           "p",
@@ -311,8 +350,22 @@ async function renderChat(persona, chatId) {
           { class: "muted" },
           `#${m.messageId} · ${time(m.date)} · `,
           userText(m.senderName, "sender"),
-          m.topicId !== null ? ` · topic ${m.topicId}` : "",
-          m.threadRoot !== null ? ` · thread of #${m.threadRoot}` : "",
+          m.topicId !== null
+            ? [
+                " · ",
+                el("a", { class: "topic", href: laneLink(persona, chatId, "topic", m.topicId) }, m.topicName),
+              ]
+            : "",
+          m.threadRoot !== null
+            ? [
+                " · ",
+                el(
+                  "a",
+                  { class: "thread", href: laneLink(persona, chatId, "thread", m.threadRoot) },
+                  `thread of #${m.threadRoot}`,
+                ),
+              ]
+            : "",
           m.deleted ? " · deleted" : "",
         ),
         m.replyToId !== null

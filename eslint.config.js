@@ -229,19 +229,4 @@ export default tseslint.config(
     },
     rules: { "no-restricted-syntax": "off" },
   },
-  // The operator console's page: plain ES modules run by the browser (imports name their files).
-  {
-    files: ["src/console/public/**/*.js"],
-    languageOptions: {
-      globals: {
-        window: "readonly",
-        document: "readonly",
-        location: "readonly",
-        Node: "readonly",
-        EventSource: "readonly",
-        URLSearchParams: "readonly",
-      },
-    },
-    rules: { "no-restricted-syntax": "off" },
-  },
 );

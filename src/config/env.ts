@@ -61,7 +61,7 @@ const schema = z.object({
   HTTP_HOST: z.string().min(1).default("127.0.0.1"),
   /** Bearer token every request must carry (required when HTTP_HOST is not a loopback address). */
   HTTP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
-  /** The operator console on the HTTP listener (1/0; default on in the sandbox, and with HTTP_PORT for npm start). */
+  /** The operator console on the HTTP listener (1/0; default on in the sandbox, and with HTTP_PORT for npm start, on a loopback HTTP_HOST only). */
   CONSOLE: z
     .enum(["1", "0", "true", "false", "on", "off"])
     .transform((v) => v === "1" || v === "true" || v === "on")

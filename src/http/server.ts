@@ -45,7 +45,7 @@ async function createHttpApp(o: HttpAppOptions = {}): Promise<FastifyInstance> {
 }
 
 /** Loopback addresses: the only ones served without a token. */
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 

@@ -3,6 +3,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnv } from "../../src/config/env";
 import { resetMetrics } from "../../src/metrics/metrics";
+import { startListener } from "../../src/console/serve";
 import { runSandbox } from "../../src/sandbox/repl";
 import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
@@ -51,4 +52,58 @@ describe("the console in the sandbox", () => {
     input.end();
     expect(await running).toBe(0);
   }, 60_000);
+});
+
+describe("the console beside metrics", () => {
+  const TOKEN = "a-long-scrape-token-0123";
+
+  it("a listener opened beyond loopback for metrics gains no console unless CONSOLE=1", async () => {
+    const { logger } = captureLogger();
+    const served = await startListener(
+      readEnv({ HTTP_PORT: "0", HTTP_HOST: "0.0.0.0", HTTP_TOKEN: TOKEN }),
+      logger,
+      { sandbox: false },
+    );
+    try {
+      expect(served.console).toBeUndefined();
+      const port = new URL(served.http!.url).port;
+      const auth = { authorization: `Bearer ${TOKEN}` };
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: auth })).status).toBe(200);
+      expect(
+        (await fetch(`http://127.0.0.1:${port}/console/?token=${TOKEN}`, { headers: auth })).status,
+      ).toBe(404);
+    } finally {
+      await served.http?.close();
+    }
+    const asked = await startListener(
+      readEnv({ HTTP_PORT: "0", HTTP_HOST: "0.0.0.0", HTTP_TOKEN: TOKEN, CONSOLE: "1" }),
+      logger,
+      { sandbox: false },
+    );
+    try {
+      expect(asked.console).toBeDefined();
+    } finally {
+      await asked.http?.close();
+    }
+  });
+
+  it("with HTTP_TOKEN the printed URL does not carry it (it guards /metrics too and would reach the log)", async () => {
+    const { logger } = captureLogger();
+    const served = await startListener(readEnv({ HTTP_PORT: "0", HTTP_TOKEN: TOKEN }), logger, {
+      sandbox: false,
+    });
+    try {
+      expect(served.console).toBeDefined();
+      expect(served.consoleUrl).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/console\/ \(sign in with \?token=<HTTP_TOKEN>\)$/,
+      );
+      expect(served.consoleUrl).not.toContain(TOKEN);
+      // The token still opens it.
+      const port = new URL(served.http!.url).port;
+      const first = await fetch(`http://127.0.0.1:${port}/console/?token=${TOKEN}`, { redirect: "manual" });
+      expect(first.status).toBe(302);
+    } finally {
+      await served.http?.close();
+    }
+  });
 });

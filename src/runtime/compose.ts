@@ -335,6 +335,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     logger,
     add: (graph, batch) => scheduler.add(graph, batch),
     busy: (graph) => scheduler.openTasks(graph).length > 0,
+    moving: (graph) => scheduler.moving(graph),
     speakers: () => speakerDirectory(entities, { id: o.selfId, name: o.persona.name }),
     window: o.persona.historyWindow,
   });

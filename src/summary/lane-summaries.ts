@@ -108,6 +108,11 @@ export interface LaneSummariesOptions {
   readonly add: (graph: string, batch: readonly NewTask[]) => void;
   /** Whether a graph has open tasks. */
   readonly busy: (graph: string) => boolean;
+  /**
+   * Whether a graph's open work runs or starts now (the scheduler's `moving`): false while its
+   * task is parked — the summary model's outage or rate limit, a retry gap.
+   */
+  readonly moving: (graph: string) => boolean;
   /** The planner's speaker directory (one formatter for every reference in what the summariser reads). */
   readonly speakers: () => SpeakerDirectory;
   /** The persona's `# History Window` (default 16): a room's summary is due before its window's reach. */
@@ -183,8 +188,9 @@ export class LaneSummaries {
    * The lane's summary is due now, whatever the thresholds (planning found messages its window
    * cannot reach): create its task unless one is open, and wait at most `waitMs` (real time) for
    * a run of it to end. "written" when the lane's summary is newer than before; "late" when
-   * none came in time (slow, failing, refused lately, waiting behind a rate limit); "off"
-   * without an LLM.
+   * none came in time (slow, failing, refused lately), or at once when its open task is parked
+   * (the summary model's outage or rate limit, a retry gap: no run would end within the wait);
+   * "off" without an LLM.
    */
   async summariseNow(lane: Lane, waitMs: number): Promise<SummaryNow> {
     if (!this.o.llm) return "off";
@@ -192,6 +198,15 @@ export class LaneSummaries {
     const version = () => this.o.summaries.get(key)?.version ?? 0;
     const before = version();
     if ((this.refusedUntil.get(key) ?? 0) > this.o.clock.now()) return "late";
+    // Its task is open but parked (an outage, a rate limit, a retry gap): no run will end in time.
+    const open = this.o.busy(summaryGraph(key));
+    if (open && !this.o.moving(summaryGraph(key))) {
+      this.o.logger.debug(
+        { component: "summary", chatId: lane.chatId, lane: key },
+        "lane summary due before planning, but its task waits (outage, rate limit or retry): not waited for",
+      );
+      return "late";
+    }
     let timer: unknown;
     let wake: (() => void) | undefined;
     // Real time: it bounds a real call (the summariser's), whatever clock the runtime has.
@@ -203,7 +218,7 @@ export class LaneSummaries {
     set.add(wake!);
     this.waiters.set(key, set);
     try {
-      if (!this.o.busy(summaryGraph(key))) {
+      if (!open) {
         this.o.add(summaryGraph(key), [{ kind: "summarize", payload: { lane: key } }]);
         this.o.logger.debug(
           { component: "summary", chatId: lane.chatId, lane: key },

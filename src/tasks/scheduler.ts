@@ -231,6 +231,26 @@ export class Scheduler {
     return chatId ? [...this.index.ofChat(chatId)] : this.index.all();
   }
 
+  /**
+   * Whether a graph's open work is moving: a task of it is running, or one would start at the
+   * next pass (not-before reached, no open dependency, its rate keys free). False when every open
+   * task waits — a retry gap, an outage or rate limit it is parked under — or none is open, or
+   * the scheduler starts nothing now (paused, stopped, the database busy). Reads only.
+   */
+  moving(graph: string): boolean {
+    const now = this.o.clock.now();
+    const tasks = this.index.ofGraph(graph);
+    if (tasks.some((t) => t.status === "running")) return true;
+    if (this.stopped || this.paused || this.dbBusyUntil > now) return false;
+    return tasks.some(
+      (t) =>
+        t.status === "pending" &&
+        t.notBefore <= now &&
+        !t.dependsOn.some((d) => this.index.has(d)) &&
+        this.limits.blockedUntil(this.rateKeys(t), now, t.id) <= now,
+    );
+  }
+
   /** Open tasks subject to a rate key (e.g. the plans waiting for a model: tasks/llm-wait.ts). */
   openWithKey(key: string): readonly Task[] {
     return this.index.all().filter((t) => this.rateKeys(t).includes(key));

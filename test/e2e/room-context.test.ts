@@ -324,6 +324,47 @@ describe("no gap between summary and window", () => {
     expect(fifth.covered).toBeGreaterThan(first.covered);
     expect(fifth.missing).toEqual([]);
   });
+  it("a group whose summary model is down: a mention beyond the window's reach is planned at once, not after the summary's bounded wait, and the window reaches back over the whole room", async () => {
+    h = await Harness.start();
+    // The summary model answers 429 for ten minutes: its task is parked under the model's limit.
+    const planAt: number[] = [];
+    let summaryCalls = 0;
+    h.gemini.respondWith((body) => {
+      if (isSummary(body)) {
+        summaryCalls++;
+        return { status: 429, retryDelaySeconds: 600 };
+      }
+      if (isPlanRequest(body)) planAt.push(Date.now());
+      return plan();
+    });
+    const chatter = async (n: number, from: number) => {
+      for (let i = from; i < from + n; i++)
+        await h.emu.post({ chat: h.group, from: i % 2 ? h.bob : h.alice, text: `chatter ${i}` });
+    };
+    const ask = async (text: string) => {
+      const asked = Date.now();
+      await h.emu.post({ chat: h.group, from: h.carol, text: `@mira_ai ${text}` });
+      await h.pass(20_000);
+      return { ms: planAt.at(-1)! - asked, ...gapIn(planBodies().at(-1)!, h.group) };
+    };
+
+    await chatter(40, 1);
+    const first = await ask("what did I miss?");
+    expect(summaryCalls).toBeGreaterThan(0); // asked first, and failed
+    expect(first.covered).toBe(0);
+    expect(first.missing).toEqual([]);
+    const calls = summaryCalls;
+    expect(h.runtime.scheduler.openTasks().filter((t) => t.kind === "summarize")).toHaveLength(1); // parked
+
+    // The summary's task is open but waits out the model's limit: nothing to wait for.
+    await chatter(8, 41);
+    const second = await ask("anyone?");
+    expect(second.ms).toBeLessThan(4000); // the summary's bounded wait is 8 s
+    expect(summaryCalls).toBe(calls);
+    expect(second.covered).toBe(0);
+    expect(second.missing).toEqual([]);
+    expect(second.shown.size).toBeGreaterThanOrEqual(48); // the whole room, no summary to lean on
+  });
 });
 
 describe("a long reply thread", () => {

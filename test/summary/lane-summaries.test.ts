@@ -66,6 +66,7 @@ beforeEach(async () => {
     logger,
     add: (graph, batch) => added.push(`${graph} ${batch.map((t) => JSON.stringify(t.payload)).join()}`),
     busy: () => false,
+    moving: () => false,
     speakers: () => speakerDirectory(entities, { id: "500", name: "Mira" }),
   });
 });
@@ -240,7 +241,7 @@ describe("the summarize task", () => {
 
 describe("a summary planning cannot do without", () => {
   /** A LaneSummaries whose `add` runs the task at once, like the scheduler with a free graph. */
-  const running = (llm = true) => {
+  const running = (llm = true, o: { parked?: boolean } = {}) => {
     let open = 0;
     const s: LaneSummaries = new LaneSummaries({
       messages,
@@ -268,7 +269,8 @@ describe("a summary planning cannot do without", () => {
           .run(task())
           .finally(() => open--);
       },
-      busy: () => open > 0,
+      busy: () => open > 0 || o.parked === true,
+      moving: () => open > 0,
       speakers: () => speakerDirectory(entities, { id: "500", name: "Mira" }),
     });
     return s;
@@ -293,6 +295,14 @@ describe("a summary planning cannot do without", () => {
     release();
     await expect(joined).resolves.toBe("written");
     expect(gemini.requests).toHaveLength(1);
+  });
+
+  it("is late at once while its task is open but parked (the summary model down or rate-limited, a retry gap): not waited for, not asked twice", async () => {
+    post(40);
+    const started = Date.now();
+    await expect(running(true, { parked: true }).summariseNow(LANE, 5000)).resolves.toBe("late");
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(gemini.requests).toHaveLength(0);
   });
 
   it("is off without an LLM, and late at once while the summariser's refusal is fresh", async () => {

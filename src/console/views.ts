@@ -122,6 +122,20 @@ function itemsOf(t: ParsedTask): number[] {
     .filter((x): x is number => typeof x === "number");
 }
 
+/**
+ * A plan's trace: its own row (store/plan-traces.ts), the system instruction put back in its
+ * request; a task stored before traces had their table kept it in its payload.
+ */
+function planTrace(
+  q: Pick<ConsoleQueries, "planTrace">,
+  r: ParsedTask,
+): { request?: unknown; plan?: unknown } | undefined {
+  const kept = q.planTrace(r.id);
+  if (!kept) return r.payload.trace as { request?: unknown; plan?: unknown } | undefined;
+  const t = kept.trace as { request?: Record<string, unknown>; plan?: unknown } | null;
+  return { request: { system: kept.instruction, ...(t?.request ?? {}) }, plan: t?.plan ?? null };
+}
+
 /** What the console may show of a task's payload (no random ids; text as sent). */
 function payloadView(t: ParsedTask): Record<string, unknown> {
   const p = { ...t.payload };
@@ -305,7 +319,7 @@ export function chatView(
       const children = tasks.filter(
         (t) => ACTION_KINDS.has(t.kind) && t.id > r.id && t.createdAt === r.updatedAt && r.status === "done",
       );
-      const trace = r.payload.trace as Record<string, unknown> | undefined;
+      const trace = planTrace(s.queries, r);
       return {
         id: r.id,
         status: r.status,

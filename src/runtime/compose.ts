@@ -30,6 +30,7 @@ import { MediaImages } from "../store/media-images";
 import { MemoryStore } from "../store/memories";
 import { MessageStore } from "../store/messages";
 import { ReactionStore } from "../store/reactions";
+import { PlanTraceStore } from "../store/plan-traces";
 import { RefusalStore } from "../store/refusals";
 import type { Retention } from "../store/retention";
 import { standInSenders } from "../store/stand-in-senders";
@@ -396,6 +397,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
         images,
         ...(mo.waitMs !== undefined ? { mediaWaitMs: mo.waitMs } : {}),
         allowedReactions: (chatId) => chatReactions.allowed(chatId),
+        traces: new PlanTraceStore(o.db),
       },
       actions: deps,
       addressing,

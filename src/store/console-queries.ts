@@ -4,6 +4,7 @@
  */
 import type { Db } from "./db";
 import { ftsQuery } from "./memories";
+import { readTrace, type StoredPlanTrace } from "./plan-traces";
 
 /** One chat of the conversations list. */
 export interface ConsoleChat {
@@ -142,6 +143,7 @@ export class ConsoleQueries {
   private readonly lastOfChats;
   private readonly page;
   private readonly tasksSince;
+  private readonly traceOf;
   private readonly usageBetween;
   private readonly costs;
   private readonly purposes;
@@ -182,6 +184,10 @@ export class ConsoleQueries {
     this.tasksSince = db.prepare(
       `SELECT id, kind, payload, status, topic_id AS topicId, created_at AS createdAt, updated_at AS updatedAt, error
        FROM tasks WHERE agent = ? AND chat_id = ? AND created_at >= ? ORDER BY id LIMIT ?`,
+    );
+    this.traceOf = db.prepare(
+      `SELECT i.text AS instruction, t.trace FROM plan_traces t
+       JOIN plan_instructions i ON i.sha256 = t.instruction WHERE t.task_id = ?`,
     );
     this.usageBetween = db.prepare(
       `SELECT at, purpose, model, prompt_tokens AS promptTokens, output_tokens AS outputTokens, thinking_tokens AS thinkingTokens,
@@ -312,6 +318,11 @@ export class ConsoleQueries {
   /** Tasks of a chat created since `since` (ms), oldest first. */
   tasks(agent: string, chatId: string, since: number, limit = 2000): ConsoleTask[] {
     return this.tasksSince.all(agent, chatId, since, limit) as ConsoleTask[];
+  }
+
+  /** The plan trace of a `received` task (store/plan-traces.ts), if one was kept. */
+  planTrace(taskId: number): StoredPlanTrace | undefined {
+    return readTrace(this.traceOf.get(taskId));
   }
 
   /** LLM calls made for a chat between two times (ms). */

@@ -258,4 +258,19 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (agent, chat_id, msg_id)
   ) WITHOUT ROWID;
   `,
+  // The operator console's plan traces (store/plan-traces.ts), apart from the tasks' payloads: one
+  // row per planned received task (deleted with it by retention), its system instruction stored
+  // once per distinct text, keyed by its sha256. Traces kept in older payloads stay readable there.
+  `
+  CREATE TABLE plan_instructions (
+    sha256 TEXT NOT NULL PRIMARY KEY,
+    text   TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE plan_traces (
+    task_id     INTEGER NOT NULL PRIMARY KEY,
+    instruction TEXT    NOT NULL,
+    trace       TEXT    NOT NULL
+  );
+  CREATE INDEX plan_traces_instruction ON plan_traces (instruction);
+  `,
 ];

@@ -1,6 +1,6 @@
 /**
  * Bounded storage (README "Storage"): messages older than RETAIN_DAYS and finished tasks older
- * than FINISHED_TASK_DAYS are deleted, and the pages they held are given back to the file system
+ * than FINISHED_TASK_DAYS (with their plan traces) are deleted, and the pages they held are given back to the file system
  * (incremental vacuum). Memories, summaries, entities, update state, usage and rate limits are
  * never touched.
  *
@@ -91,6 +91,8 @@ export class Retention {
   private readonly deleteReactions;
   private readonly taskPage;
   private readonly deleteTask;
+  private readonly deleteTrace;
+  private readonly deleteInstructions;
 
   constructor(private readonly o: RetentionOptions) {
     const db = o.db;
@@ -115,6 +117,11 @@ export class Retention {
       `SELECT id, agent, status, created_at, updated_at FROM tasks WHERE id > ? ORDER BY id LIMIT ?`,
     );
     this.deleteTask = db.prepare(`DELETE FROM tasks WHERE id = ?`);
+    // A finished task's plan trace goes with it (store/plan-traces.ts), then the instructions no trace uses.
+    this.deleteTrace = db.prepare(`DELETE FROM plan_traces WHERE task_id = ?`);
+    this.deleteInstructions = db.prepare(
+      `DELETE FROM plan_instructions WHERE NOT EXISTS (SELECT 1 FROM plan_traces t WHERE t.instruction = plan_instructions.sha256)`,
+    );
   }
 
   /** Run passes in the background: the first after `firstAfterMs`, then every `everyMs`. */
@@ -257,6 +264,7 @@ export class Retention {
     // Finished tasks: ids grow with creation time, so the walk ends at the first task created after the cutoff.
     const taskCutoff = now - FINISHED_TASK_DAYS * DAY_MS;
     let afterId = 0;
+    let tasksRemoved = 0;
     for (let done = false; !done && !this.stopped;) {
       const rows = this.taskPage.all(afterId, BATCH_ROWS) as {
         id: number;
@@ -280,11 +288,17 @@ export class Retention {
           doomed.push(r);
       }
       if (doomed.length > 0) {
-        await writeAll(doomed, (t) => this.deleteTask.run(t.id));
+        await writeAll(doomed, (t) => {
+          this.deleteTrace.run(t.id);
+          this.deleteTask.run(t.id);
+        });
         for (const t of doomed) count(t.agent).tasks++;
+        tasksRemoved += doomed.length;
       }
       if (rows.length < BATCH_ROWS) break;
     }
+    // A few distinct instructions (one per persona prompt and chat type): one short statement.
+    if (tasksRemoved > 0 && !this.stopped) await write(() => this.deleteInstructions.run());
 
     // Give the space back, a few pages at a time.
     const pagesBefore = this.o.db.pragma("page_count", { simple: true }) as number;

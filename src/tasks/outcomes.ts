@@ -93,6 +93,7 @@ export function settleOutcome(
       );
     }
     task.status = "pending";
+    if (outcome?.type === "done") outcome.keep?.();
     h.received.handOver(task as Task<"received">, newer, outcome?.type === "done" ? "done" : "cancelled");
     if (outcome?.type === "done" && outcome.spawn?.length) {
       h.logger.info(
@@ -121,6 +122,7 @@ export function settleOutcome(
   }
   if (outcome?.type === "done") {
     task.inDoubt = false;
+    outcome.keep?.();
     h.finish(task, "done", undefined, {
       typesNext: outcome.spawn?.some((t) => t.kind === "typing") ?? false,
     });

@@ -2,8 +2,11 @@ import type { NewTask, Task, TaskKind } from "./task";
 
 /** What a handler tells the scheduler after running a task once (tasks/outcomes.ts applies it). */
 export type HandlerOutcome =
-  /** Finished. `spawn` tasks are created in the same transaction that marks this one done. */
-  | { readonly type: "done"; readonly spawn?: readonly NewTask[] }
+  /**
+   * Finished. `spawn` tasks are created in the same transaction that marks this one done, and
+   * `keep` writes there what else goes with it (a plan's trace for the console).
+   */
+  | { readonly type: "done"; readonly spawn?: readonly NewTask[]; readonly keep?: () => void }
   /** Not finished: run again at `at` (the handler may have updated `task.payload`). */
   | { readonly type: "again"; readonly at: number }
   /** Not done, on purpose (the handler logged why): cancelled, and its dependents with it. */

@@ -8,6 +8,7 @@ import { FakeClock } from "../../src/runtime/clock";
 import { batchedWrite, closeDatabase, migrate, openDatabase, type Db } from "../../src/store/db";
 import { MemoryStore } from "../../src/store/memories";
 import { MessageStore } from "../../src/store/messages";
+import { PlanTraceStore } from "../../src/store/plan-traces";
 import {
   BATCH_ROWS,
   VACUUM_PAGES,
@@ -196,6 +197,38 @@ describe("retention (RETAIN_DAYS)", () => {
     await r.run();
     expect(ids(db, "42")).toEqual([41, 42]);
     expect(r.removed("Mira").messages).toBe(94);
+    closeDatabase(db);
+  });
+
+  it("a finished task's plan trace goes with it, and an instruction no trace uses any more; a kept task keeps its trace and its instruction", async () => {
+    const db = openDatabase(tempDbPath());
+    const task = db.prepare(
+      "INSERT INTO tasks (agent, chat_id, kind, payload, status, not_before, created_at, updated_at) VALUES ('Mira', '-100', 'received', '{}', ?, 0, ?, ?)",
+    );
+    const id = (status: string, at: number) => Number(task.run(status, at, at).lastInsertRowid);
+    const traces = new PlanTraceStore(db);
+    const old = id("done", NOW - 20 * DAY);
+    const oldToo = id("done", NOW - 20 * DAY);
+    const open = id("pending", NOW - 20 * DAY);
+    const kept = id("done", NOW - DAY);
+    traces.put(old, "the old instruction", { plan: { tasks: [] } });
+    traces.put(oldToo, "the current instruction", { plan: { tasks: [] } });
+    traces.put(open, "the current instruction", { plan: { tasks: [] } });
+    traces.put(kept, "the current instruction", { plan: { tasks: ["kept"] } });
+    expect(count(db, "plan_instructions")).toBe(2);
+
+    const pass = await retention(db).run();
+    expect(pass.removed.get("Mira")?.tasks).toBe(2);
+    expect(traces.get(old)).toBeUndefined();
+    expect(traces.get(oldToo)).toBeUndefined();
+    expect(traces.get(open)?.instruction).toBe("the current instruction");
+    expect(traces.get(kept)).toEqual({
+      instruction: "the current instruction",
+      trace: { plan: { tasks: ["kept"] } },
+    });
+    expect(db.prepare("SELECT text FROM plan_instructions").pluck().all()).toEqual([
+      "the current instruction",
+    ]);
     closeDatabase(db);
   });
 

@@ -1,6 +1,7 @@
 /**
- * What a planning round asked and got, kept with its `received` task when it completes so the
- * operator console can show the exact request: the system instruction, the user turn's text (a
+ * What a planning round asked and got, kept for its `received` task when it completes (in its own
+ * table, store/plan-traces.ts, the system instruction once per distinct text) so the operator
+ * console can show the exact request: the system instruction, the user turn's text (a
  * picture sent inline is named, not copied), the task kinds the answer schema allowed, and the
  * checked plan that came back. Each section is cut to TRACE_SECTION_CHARS so a row stays bounded.
  */
@@ -67,4 +68,13 @@ export function planTrace(prompt: PlanPrompt, abilities: PlanAbilities, plan: Pl
           ...(plan.silent !== undefined ? { silent: plan.silent } : {}),
         },
   };
+}
+
+/** The trace as stored beside its system instruction (which is stored once per distinct text). */
+export function withoutSystem(t: PlanTrace): {
+  request: Omit<PlanTrace["request"], "system">;
+  plan: PlanTrace["plan"];
+} {
+  const { system: _system, ...request } = t.request;
+  return { request, plan: t.plan };
 }

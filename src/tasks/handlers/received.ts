@@ -16,7 +16,8 @@ import { PermanentError } from "../errors";
 import { LLM_RATE_KEY, parkOnOutage } from "../llm-wait";
 import { MAX_ANSWER_AGE_MS } from "../../inbound/pipeline";
 import { expandPlan } from "../expand-plan";
-import { planTrace } from "./plan-trace";
+import { planTrace, withoutSystem } from "./plan-trace";
+import type { PlanTraceStore } from "../../store/plan-traces";
 import type { MediaDescriber } from "../../media/describer";
 import type { TaskHandler } from "../task-handler";
 
@@ -55,6 +56,8 @@ export interface ReceivedHandlerDeps {
   readonly mediaWaitMs?: number;
   /** What the chat allows to react with (named in the request's chat part). */
   readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
+  /** Where each plan's trace is kept for the console (absent: not kept). */
+  readonly traces?: Pick<PlanTraceStore, "put">;
 }
 
 /**
@@ -126,11 +129,16 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           `planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${errorMessage(e)}`,
         );
       }
-      // Kept with the task as it completes (the console shows it); bounded, and written in the
-      // same statement that marks the task done.
-      task.payload = { ...task.payload, trace: planTrace(prompt, check, plan) };
+      // Kept for the console apart from the task's payload (store/plan-traces.ts); bounded, and
+      // written in the transaction that marks the task done.
+      const trace = planTrace(prompt, check, plan);
+      const traces = d.traces;
+      const done = {
+        type: "done" as const,
+        ...(traces ? { keep: () => traces.put(task.id, trace.request.system, withoutSystem(trace)) } : {}),
+      };
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
-      if (plan.silent !== undefined) return { type: "done" };
+      if (plan.silent !== undefined) return done;
       d.onPlanned?.(items.length);
       for (const t of plan.tasks) {
         if (t.kind === "remember") {
@@ -181,7 +189,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         },
         "plan ready",
       );
-      return { type: "done", spawn };
+      return { ...done, spawn };
     },
   };
 }

@@ -235,10 +235,15 @@ export function inChild<T>(task: "p7" | "p8", args: Record<string, number>): Pro
     },
   );
   return new Promise((resolve, reject) => {
-    child.once("message", (m) => resolve(m as T));
+    let answered = false;
+    child.once("message", (m) => {
+      answered = true;
+      resolve(m as T);
+    });
     child.once("error", reject);
-    child.once("exit", (code) =>
-      code === 0 ? undefined : reject(new Error(`bench child ${task} exited with ${code}`)),
-    );
+    // A child that ends without its answer (even with status 0) is an error, never a silent wait.
+    child.once("exit", (code) => {
+      if (!answered) reject(new Error(`bench child ${task} exited with ${code} and no answer`));
+    });
   });
 }

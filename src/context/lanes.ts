@@ -18,7 +18,7 @@ export type Lane =
   | { readonly kind: "reply"; readonly chatId: string; readonly rootId: number }
   | { readonly kind: "root"; readonly chatId: string };
 
-/** What {@link laneOf} needs of a message (a StoredMessage has it all). */
+/** What {@link threadOf} needs of a message (a StoredMessage has it all). */
 export type LaneMember = Pick<StoredMessage, "chatId" | "topicId" | "threadRoot">;
 
 /** How many of the chat's newest messages a lane read scans by default (one indexed range). */

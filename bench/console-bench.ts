@@ -88,7 +88,7 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
     settings: new ChatSettingsStore(db, AGENT),
     entities: new EntityStore(db, AGENT),
     // The chat page names the chat's group mode (the addressing module reads the chat's setting).
-    addressing: { modeOf: () => "strict" },
+    addressing: { modeOf: () => "strict", verdicts: { get: () => undefined } },
   } as unknown as AgentRuntime;
   const con = new OperatorConsole({ token: "bench-token-0123456789", now: () => start + messages * 1000 });
   con.add(persona, runtime, db);

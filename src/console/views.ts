@@ -10,6 +10,7 @@ import type { AgentRuntime } from "../runtime/agent-runtime";
 import { ALL_CHATS } from "../store/chat-settings";
 import type { Db } from "../store/db";
 import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
+import type { ChatterVerdict } from "../inbound/recent-verdicts";
 
 /** One persona the console shows. */
 export interface ConsoleSource {
@@ -176,6 +177,19 @@ function refusalText(reason: string): string {
   return cap !== undefined && CAP_TEXT[cap] !== undefined ? `cap ${cap}: ${CAP_TEXT[cap]}` : reason;
 }
 
+/** The prefilter's rules and holds, as the chat page says them. */
+const CHATTER_VERDICTS: Record<ChatterVerdict, string> = {
+  sibling: "written by another persona of this process (never answered)",
+  "no-text": "nothing to judge (no text)",
+  command: "a bot command (starts with /)",
+  reply: "a reply to someone else",
+  "other-mention": "it mentions someone else",
+  cooldown: "the room's allowance of questions or chatter was spent (cooldown)",
+  "not-near": "chatter between others (not a follow-up to the persona, not a question to the room)",
+  held: "held by the owner's switches or a cap before any call",
+  "too-old": "too old when it arrived",
+};
+
 const ACTION_KINDS = new Set(["send", "sticker", "react", "typing", "wait", "read", "block", "unblock"]);
 
 /** One chat: its messages (a page), each with why it was or was not answered, and its plans. */
@@ -291,7 +305,15 @@ export function chatView(
     // No task: derived from what is stored and the switches now.
     const addressedLike =
       isDm || (m.replyToId !== null && agentIds.has(m.replyToId)) || how(m) !== "addressed";
-    if (!addressedLike)
+    if (!addressedLike) {
+      // Smart and talkative chats remember why recent chatter got no addressing call (in memory).
+      const verdict = mode === "strict" ? undefined : s.runtime.addressing.verdicts.get(chatId, m.messageId);
+      if (verdict !== undefined)
+        return {
+          answered: false,
+          text: `not addressed; ${mode} mode made no addressing call: ${CHATTER_VERDICTS[verdict]}`,
+          exact: true,
+        };
       return {
         answered: false,
         text:
@@ -300,6 +322,7 @@ export function chatView(
             : `not addressed (no mention, reply or private message; in ${mode} mode the prefilter did not make it a candidate, or the chat was held)`,
         exact: false,
       };
+    }
     const held: string[] = [];
     if (all.paused) held.push("the persona is paused");
     if (settings.paused) held.push("the chat is paused");

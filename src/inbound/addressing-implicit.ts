@@ -25,6 +25,7 @@
  * The mode of a chat: its `/mode` (chat_settings), else the persona-wide `/mode`, else the
  * persona's `# Group Mode`. DMs have no mode: every DM is addressed.
  */
+import { RecentVerdicts } from "./recent-verdicts";
 import { parkOnOutage } from "../tasks/llm-wait";
 import type { Logger } from "pino";
 import type { Persona } from "../config/persona";
@@ -118,6 +119,8 @@ export class ImplicitAddressing {
     reacted: 0,
   };
   private readonly activity = new ChatActivity();
+  /** Why recent chatter got no addressing call (memory only, bounded; the console's "why"). */
+  readonly verdicts = new RecentVerdicts();
 
   constructor(private readonly d: ImplicitAddressingDeps) {}
 
@@ -147,10 +150,14 @@ export class ImplicitAddressing {
     const mode = this.modeOf(m.chatId);
     if (mode === "strict") return;
     const now = this.d.clock.now();
-    if (now - m.date > this.d.maxAnswerAgeMs) return;
+    if (now - m.date > this.d.maxAnswerAgeMs) {
+      this.verdicts.note(m.chatId, m.messageId, "too-old");
+      return;
+    }
     // The owner's switches and the budget first (memory only): no candidate, no task, no call.
     if (!this.d.gate.chatter(m)) {
       this.stats.held++;
+      this.verdicts.note(m.chatId, m.messageId, "held");
       return;
     }
     this.stats.considered++;
@@ -167,6 +174,7 @@ export class ImplicitAddressing {
     });
     if ("skip" in verdict) {
       this.stats.skipped[verdict.skip]++;
+      this.verdicts.note(m.chatId, m.messageId, verdict.skip);
       return;
     }
     if (!this.d.llm) return;

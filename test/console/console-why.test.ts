@@ -126,6 +126,41 @@ describe("why an addressed message got no answer, as decided on arrival", () => 
   }, 60_000);
 });
 
+describe("why chatter got no addressing call in a smart group", () => {
+  it("names the prefilter's rule for each message (kept in memory when it decided)", async () => {
+    const { page, base } = await open({ persona: `${TEST_PERSONA}\n# Group Mode\nsmart\n` });
+    await withScreenshot(page, "console-why-smart", async () => {
+      const plain = await h!.emu.post({ chat: h!.group, from: h!.bob, text: "lunch at noon today" });
+      const reply = await h!.emu.post({
+        chat: h!.group,
+        from: h!.alice,
+        text: "sounds good to me",
+        replyTo: plain.id,
+      });
+      const command = await h!.emu.post({ chat: h!.group, from: h!.alice, text: "/weather Rome" });
+      await h!.pass(20_000);
+      expect(h!.gemini.requests).toHaveLength(0);
+      await page.goto(chatUrl(base, h!.group.peerId));
+      const whyOf = async (id: number) => {
+        const why = page.locator(`[data-message-id="${id}"] .why`);
+        await why.waitFor();
+        return { text: await why.textContent(), cls: await why.getAttribute("class") };
+      };
+      const a = await whyOf(plain.id);
+      expect(a.text).toBe(
+        "why: not addressed; smart mode made no addressing call: chatter between others (not a follow-up to the persona, not a question to the room)",
+      );
+      expect(a.cls).not.toContain("derived");
+      expect((await whyOf(reply.id)).text).toBe(
+        "why: not addressed; smart mode made no addressing call: a reply to someone else",
+      );
+      expect((await whyOf(command.id)).text).toBe(
+        "why: not addressed; smart mode made no addressing call: a bot command (starts with /)",
+      );
+    });
+  }, 60_000);
+});
+
 describe("forum topics and reply threads in the chat view", () => {
   it("labels each message with its topic, filters to one topic, and to one reply thread", async () => {
     const { page, base } = await open();

@@ -5,59 +5,22 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { OperatorConsole } from "../../src/console/console";
-import { startHttpServer, type HttpServer } from "../../src/http/server";
-import { resetMetrics } from "../../src/metrics/metrics";
+import { describe, expect, it } from "vitest";
 import { MediaCache } from "../../src/store/media-cache";
-import { captureLogger } from "../support/log-capture";
 import { requestPurpose, type GenerateBody } from "../support/gemini-fake";
-import { Harness, plan } from "../support/harness";
+import { plan } from "../support/harness";
 import { tempDir } from "../support/temp-dir";
-import { launchBrowser, withScreenshot } from "./browser";
+import { withScreenshot } from "./browser";
+import { consoleRig } from "./rig";
 
 const TOKEN = "console-edit-token-0123456789";
 
-let browser: Browser;
-let h: Harness | undefined;
-let http: HttpServer | undefined;
-let context: BrowserContext | undefined;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await context?.close();
-  await http?.close();
-  await h?.close();
-  context = http = h = undefined;
-  resetMetrics();
-});
-
-async function open(agentsDir: string): Promise<{ page: Page; base: string }> {
-  h = await Harness.start();
-  const hh = h;
-  const con = new OperatorConsole({ token: TOKEN, now: () => hh.clock.now(), pollMs: 100 });
-  con.add(h.persona, h.runtime, h.db, { agentsDir });
-  http = await startHttpServer({
-    port: 0,
-    host: "127.0.0.1",
-    logger: captureLogger().logger,
-    plugins: [con.plugin],
-  });
-  context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(con.url(http.url));
-  return { page, base: http.url };
-}
+const rig = consoleRig(TOKEN);
+const open = (agentsDir: string) => rig.open({ agentsDir });
 
 /** Every text of the last planning request. */
 function lastPlanText(): string {
-  const plans = h!.gemini.requests.filter((r) => requestPurpose(r.body) === "plan");
+  const plans = rig.h.gemini.requests.filter((r) => requestPurpose(r.body) === "plan");
   const body = plans.at(-1)!.body as GenerateBody;
   return (body.contents ?? [])
     .flatMap((c) => c.parts ?? [])
@@ -69,18 +32,18 @@ describe("the console's memory page", () => {
   it("edits, deletes and adds memories, and the next planning request reflects them; curated files are shown with their path", async () => {
     const agents = tempDir();
     const { page, base } = await open(agents);
-    const alice = String(h!.alice.id);
+    const alice = String(rig.h.alice.id);
     mkdirSync(join(agents, "Mira", "memory"), { recursive: true });
     writeFileSync(join(agents, "Mira", "memory", `${alice}.md`), "- plays the cello\n");
-    const group = h!.group.peerId;
-    const now = h!.clock.now();
-    const tea = h!.runtime.memories.remember({
+    const group = rig.h.group.peerId;
+    const now = rig.h.clock.now();
+    const tea = rig.h.runtime.memories.remember({
       chatId: group,
       subject: alice,
       content: "Alice loves green tea",
       now,
     });
-    const dog = h!.runtime.memories.remember({
+    const dog = rig.h.runtime.memories.remember({
       chatId: group,
       subject: alice,
       content: "Alice has a dog named Rex",
@@ -108,15 +71,15 @@ describe("the console's memory page", () => {
       expect(refused).toBe(403);
       expect((await fetch(`${base}/console/api/memories`)).status).toBe(401);
       expect((await fetch(`${base}/console/api/media`)).status).toBe(401);
-      expect(h!.runtime.memories.get(tea.id)).toBeDefined();
+      expect(rig.h.runtime.memories.get(tea.id)).toBeDefined();
 
       await teaRow.locator("textarea").fill("Alice now drinks only black coffee");
       await teaRow.locator(".memory-save").click();
       await expect
-        .poll(() => h!.runtime.memories.get(tea.id)?.content)
+        .poll(() => rig.h.runtime.memories.get(tea.id)?.content)
         .toBe("Alice now drinks only black coffee");
       await page.locator(`tr.memory[data-memory-id="${dog.id}"] .memory-delete`).click();
-      await expect.poll(() => h!.runtime.memories.get(dog.id)).toBeUndefined();
+      await expect.poll(() => rig.h.runtime.memories.get(dog.id)).toBeUndefined();
       await page.locator("#add-chat").fill(group);
       await page.locator("#add-subject").fill(alice);
       await page.locator("#add-text").fill("Alice is learning Portuguese");
@@ -127,10 +90,10 @@ describe("the console's memory page", () => {
       await page.locator("#memory-q").press("Enter");
       await expect.poll(() => page.locator("tr.memory").count()).toBe(1);
 
-      h!.gemini.script(plan({ kind: "send", text: "coffee it is" }));
-      await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai what should I drink?" });
-      await h!.pass(20_000);
-      expect(h!.sent(h!.group).map((m) => m.text)).toEqual(["coffee it is"]);
+      rig.h.gemini.script(plan({ kind: "send", text: "coffee it is" }));
+      await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai what should I drink?" });
+      await rig.h.pass(20_000);
+      expect(rig.h.sent(rig.h.group).map((m) => m.text)).toEqual(["coffee it is"]);
       const text = lastPlanText();
       expect(text).toContain("Alice now drinks only black coffee");
       expect(text).toContain("Alice is learning Portuguese");
@@ -144,19 +107,19 @@ describe("the console's media editor", () => {
   it("an edited description is written as a curated file and the next planning request uses it; a cache entry can be dropped", async () => {
     const agents = tempDir();
     const { page, base } = await open(agents);
-    h!.gemini.respondWith((body) =>
+    rig.h.gemini.respondWith((body) =>
       requestPurpose(body) === "plan"
         ? plan({ kind: "send", text: "nice" })
         : { json: { text: "a blurry photo" } },
     );
     const bytes = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(64, 7)]);
-    await h!.emu.post({
-      chat: h!.group,
-      from: h!.alice,
+    await rig.h.emu.post({
+      chat: rig.h.group,
+      from: rig.h.alice,
       text: "@mira_ai look",
       media: { kind: "photo", bytes },
     });
-    await h!.pass(20_000);
+    await rig.h.pass(20_000);
     expect(lastPlanText()).toContain("[photo: a blurry photo]");
     await withScreenshot(page, "console-media", async () => {
       await page.goto(`${base}/console/#media`);
@@ -188,16 +151,16 @@ describe("the console's media editor", () => {
       // Written whole through a temporary file: nothing else is left in the folder.
       expect(readdirSync(join(agents, "Mira", "media"))).toEqual(["console.json"]);
 
-      h!.gemini.script(plan({ kind: "send", text: "a cat indeed" }));
-      await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai what was in my photo?" });
-      await h!.pass(20_000);
+      rig.h.gemini.script(plan({ kind: "send", text: "a cat indeed" }));
+      await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai what was in my photo?" });
+      await rig.h.pass(20_000);
       expect(lastPlanText()).toContain("[photo: a ginger cat on a windowsill]");
       expect(lastPlanText()).not.toContain("a blurry photo");
 
       // Dropped from the AI cache: described again when next seen.
       await page.locator(`#media-cache tr[data-uid="${uid}"] .media-drop`).click();
       await expect.poll(() => page.locator(`#media-cache tr[data-uid="${uid}"]`).count()).toBe(0);
-      expect(new MediaCache(h!.db).get(uid)).toBeUndefined();
+      expect(new MediaCache(rig.h.db).get(uid)).toBeUndefined();
     });
   }, 60_000);
 });

@@ -1,60 +1,22 @@
 /** The console's Costs and Summaries pages in a real browser, on the emulator with the Gemini fake. */
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { OperatorConsole } from "../../src/console/console";
-import { startHttpServer, type HttpServer } from "../../src/http/server";
-import { resetMetrics } from "../../src/metrics/metrics";
-import { captureLogger } from "../support/log-capture";
-import { Harness } from "../support/harness";
-import { launchBrowser, withScreenshot } from "./browser";
+import { describe, expect, it } from "vitest";
+import { withScreenshot } from "./browser";
+import { consoleRig } from "./rig";
 
 const TOKEN = "console-pages-token-0123456789";
 const DAY = 86_400_000;
 
-let browser: Browser;
-let h: Harness | undefined;
-let http: HttpServer | undefined;
-let context: BrowserContext | undefined;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await context?.close();
-  await http?.close();
-  await h?.close();
-  context = http = h = undefined;
-  resetMetrics();
-});
-
-async function open(): Promise<{ page: Page; base: string }> {
-  h = await Harness.start();
-  const hh = h;
-  const con = new OperatorConsole({ token: TOKEN, now: () => hh.clock.now(), pollMs: 100 });
-  con.add(h.persona, h.runtime, h.db);
-  http = await startHttpServer({
-    port: 0,
-    host: "127.0.0.1",
-    logger: captureLogger().logger,
-    plugins: [con.plugin],
-  });
-  context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(con.url(http.url));
-  return { page, base: http.url };
-}
+const rig = consoleRig(TOKEN);
+const open = () => rig.open();
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 describe("the console's Costs and Summaries pages", () => {
   it("Costs draws the last 30 days per day, persona and purpose as a chart, and lists them", async () => {
     const { page, base } = await open();
-    const now = h!.clock.now();
+    const now = rig.h.clock.now();
     const call = (purpose: string, tokens: number) => ({
       purpose,
       model: "gemini-2.5-flash",
@@ -62,10 +24,10 @@ describe("the console's Costs and Summaries pages", () => {
       outputTokens: 100,
       thinkingTokens: 0,
     });
-    h!.runtime.usage.record(call("plan", 5000), now);
-    h!.runtime.usage.record(call("address", 800), now);
-    h!.runtime.usage.record(call("plan", 3000), now - 5 * DAY);
-    h!.runtime.usage.record(call("plan", 9000), now - 40 * DAY); // outside the 30 days
+    rig.h.runtime.usage.record(call("plan", 5000), now);
+    rig.h.runtime.usage.record(call("address", 800), now);
+    rig.h.runtime.usage.record(call("plan", 3000), now - 5 * DAY);
+    rig.h.runtime.usage.record(call("plan", 9000), now - 40 * DAY); // outside the 30 days
     await withScreenshot(page, "console-costs", async () => {
       await page.goto(`${base}/console/#costs`);
       await page.locator("#costs tr td").first().waitFor();
@@ -118,14 +80,14 @@ describe("the console's Costs and Summaries pages", () => {
 
   it("Summaries shows each lane's current summary, its version and the messages it covers, as text", async () => {
     const { page, base } = await open();
-    h!.runtime.summaries.put({
-      lane: `room:${h!.group.peerId}`,
-      chatId: h!.group.peerId,
+    rig.h.runtime.summaries.put({
+      lane: `room:${rig.h.group.peerId}`,
+      chatId: rig.h.group.peerId,
       version: 3,
       fromId: 12,
       toId: 140,
       content: `Alice planned lunch <img src=x onerror="window.__pwned=1"> with Bob.`,
-      updatedAt: h!.clock.now(),
+      updatedAt: rig.h.clock.now(),
     });
     await withScreenshot(page, "console-summaries", async () => {
       await page.goto(`${base}/console/#summaries`);

@@ -1,71 +1,28 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { OperatorConsole } from "../../src/console/console";
-import { startHttpServer, type HttpServer } from "../../src/http/server";
-import { resetMetrics } from "../../src/metrics/metrics";
-import { captureLogger } from "../support/log-capture";
+import { describe, expect, it } from "vitest";
 import { requestPurpose } from "../support/gemini-fake";
-import { Harness, TEST_PERSONA, plan } from "../support/harness";
-import { launchBrowser, withScreenshot } from "./browser";
+import { TEST_PERSONA, plan } from "../support/harness";
+import { withScreenshot } from "./browser";
+import { consoleRig } from "./rig";
 
 const TOKEN = "console-test-token-0123456789";
 
-let browser: Browser;
-let h: Harness | undefined;
-let http: HttpServer | undefined;
-let context: BrowserContext | undefined;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await context?.close();
-  await http?.close();
-  await h?.close();
-  context = http = h = undefined;
-  resetMetrics();
-});
-
-/** The harness's persona on the emulator, its console on a loopback port, and a logged-in page. */
-async function open(o: { persona?: string } = {}): Promise<{ h: Harness; page: Page; base: string }> {
-  h = await Harness.start(o.persona !== undefined ? { persona: o.persona } : {});
-  const hh = h;
-  const con = new OperatorConsole({
-    token: TOKEN,
-    now: () => hh.clock.now(),
-    pollMs: 100,
-    secrets: ["test-key-not-secret"],
-  });
-  con.add(h.persona, h.runtime, h.db);
-  http = await startHttpServer({
-    port: 0,
-    host: "127.0.0.1",
-    logger: captureLogger().logger,
-    plugins: [con.plugin],
-  });
-  context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(con.url(http.url));
-  return { h, page, base: http.url };
-}
+const rig = consoleRig(TOKEN);
+const open = (o: { persona?: string } = {}) => rig.open({ ...o, secrets: ["test-key-not-secret"] });
 
 const chatUrl = (base: string, chatId: string) => `${base}/console/#chat/Mira/${encodeURIComponent(chatId)}`;
 
 describe("the operator console in a browser", () => {
   it("without the token, or with a wrong one, answers 401 and shows nothing of the persona", async () => {
     const { page, base } = await open();
-    await h!.emu.post({ chat: h!.group, from: h!.alice, text: "secret lunch plans" });
-    await h!.pass(1000);
-    const other = await browser.newContext();
+    await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "secret lunch plans" });
+    await rig.h.pass(1000);
+    const other = await page.context().browser()!.newContext();
     try {
       const p2 = await other.newPage();
       for (const path of [
         "/console/",
         "/console/api/personas",
-        `/console/api/chat?persona=Mira&chat=${h!.group.peerId}`,
+        `/console/api/chat?persona=Mira&chat=${rig.h.group.peerId}`,
         "/console/api/events",
         "/console/?token=wrong-token",
       ]) {
@@ -85,7 +42,7 @@ describe("the operator console in a browser", () => {
         return res.status;
       });
       expect(r).toBe(403);
-      expect(h!.runtime.settings.get("*").paused).toBe(false);
+      expect(rig.h.runtime.settings.get("*").paused).toBe(false);
     } finally {
       await other.close();
     }
@@ -102,19 +59,27 @@ describe("the operator console in a browser", () => {
   it("shows an addressed message live, its plan with the answer, and why an unaddressed one was not answered", async () => {
     const { page, base } = await open();
     await withScreenshot(page, "console-live", async () => {
-      const chatter = await h!.emu.post({ chat: h!.group, from: h!.bob, text: "nice weather today" });
-      await h!.pass(1000);
-      await page.goto(chatUrl(base, h!.group.peerId));
+      const chatter = await rig.h.emu.post({
+        chat: rig.h.group,
+        from: rig.h.bob,
+        text: "nice weather today",
+      });
+      await rig.h.pass(1000);
+      await page.goto(chatUrl(base, rig.h.group.peerId));
       const chatterRow = page.locator(`[data-message-id="${chatter.id}"]`);
       await chatterRow.waitFor();
       expect(await chatterRow.locator(".why").textContent()).toContain("not addressed");
 
-      h!.gemini.script(plan({ kind: "send", text: "Hello Alice, noon it is" }));
-      const ask = await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai what time is lunch?" });
+      rig.h.gemini.script(plan({ kind: "send", text: "Hello Alice, noon it is" }));
+      const ask = await rig.h.emu.post({
+        chat: rig.h.group,
+        from: rig.h.alice,
+        text: "@mira_ai what time is lunch?",
+      });
       // Appears without a reload.
       await page.locator(`[data-message-id="${ask.id}"]`).waitFor({ timeout: 10_000 });
-      await h!.pass(20_000);
-      expect(h!.sent(h!.group).map((m) => m.text)).toEqual(["Hello Alice, noon it is"]);
+      await rig.h.pass(20_000);
+      expect(rig.h.sent(rig.h.group).map((m) => m.text)).toEqual(["Hello Alice, noon it is"]);
       const why = page.locator(`[data-message-id="${ask.id}"] .why`);
       await expect.poll(() => why.textContent(), { timeout: 10_000 }).toContain("answered");
       const plans = page.locator("#plans .plan");
@@ -130,7 +95,7 @@ describe("the operator console in a browser", () => {
       );
       expect(await request.locator(".kinds").textContent()).toContain("send, react");
       // …and it is the request Gemini got.
-      const sent = JSON.stringify(h!.gemini.requests[h!.gemini.requests.length - 1]);
+      const sent = JSON.stringify(rig.h.gemini.requests[rig.h.gemini.requests.length - 1]);
       expect(sent).toContain("what time is lunch?");
       expect(await plans.first().locator("details.returned pre").textContent()).toContain(
         '"text": "Hello Alice, noon it is"',
@@ -145,7 +110,7 @@ describe("the operator console in a browser", () => {
   it("shows the addressing call's verdict where it decided: confidence, its reason, and why it was not answered", async () => {
     const { page, base } = await open({ persona: `${TEST_PERSONA}\n# Group Mode\nsmart\n` });
     await withScreenshot(page, "console-verdict", async () => {
-      h!.gemini.respondWith((body) =>
+      rig.h.gemini.respondWith((body) =>
         requestPurpose(body) === "address"
           ? {
               json: {
@@ -159,14 +124,18 @@ describe("the operator console in a browser", () => {
             }
           : { json: { tasks: [{ kind: "send", text: "noon" }] } },
       );
-      await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai what time is lunch?" });
-      await h!.pass(20_000);
-      expect(h!.sent(h!.group).map((m) => m.text)).toEqual(["noon"]);
-      const follow = await h!.emu.post({ chat: h!.group, from: h!.alice, text: "and where do we meet?" });
-      await h!.pass(20_000);
-      expect(h!.gemini.requests.filter((r) => requestPurpose(r.body) === "address")).toHaveLength(1);
-      expect(h!.sent(h!.group)).toHaveLength(1);
-      await page.goto(chatUrl(base, h!.group.peerId));
+      await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai what time is lunch?" });
+      await rig.h.pass(20_000);
+      expect(rig.h.sent(rig.h.group).map((m) => m.text)).toEqual(["noon"]);
+      const follow = await rig.h.emu.post({
+        chat: rig.h.group,
+        from: rig.h.alice,
+        text: "and where do we meet?",
+      });
+      await rig.h.pass(20_000);
+      expect(rig.h.gemini.requests.filter((r) => requestPurpose(r.body) === "address")).toHaveLength(1);
+      expect(rig.h.sent(rig.h.group)).toHaveLength(1);
+      await page.goto(chatUrl(base, rig.h.group.peerId));
       const why = page.locator(`[data-message-id="${follow.id}"] .why`);
       await why.waitFor();
       const text = await why.textContent();
@@ -180,16 +149,20 @@ describe("the operator console in a browser", () => {
   it("pausing a chat from the console keeps the next addressed message unanswered; resume answers again", async () => {
     const { page, base } = await open();
     await withScreenshot(page, "console-pause", async () => {
-      await h!.emu.post({ chat: h!.group, from: h!.bob, text: "hi all" });
-      await h!.pass(1000);
-      await page.goto(chatUrl(base, h!.group.peerId));
+      await rig.h.emu.post({ chat: rig.h.group, from: rig.h.bob, text: "hi all" });
+      await rig.h.pass(1000);
+      await page.goto(chatUrl(base, rig.h.group.peerId));
       await page.locator("#pause-chat").click();
       await expect.poll(() => page.locator("#chat-state").textContent()).toContain("paused in this chat");
-      expect(h!.runtime.settings.get(h!.group.peerId).paused).toBe(true);
-      const ask = await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai are you there?" });
-      await h!.pass(20_000);
-      expect(h!.sent(h!.group)).toEqual([]);
-      expect(h!.gemini.requests).toHaveLength(0);
+      expect(rig.h.runtime.settings.get(rig.h.group.peerId).paused).toBe(true);
+      const ask = await rig.h.emu.post({
+        chat: rig.h.group,
+        from: rig.h.alice,
+        text: "@mira_ai are you there?",
+      });
+      await rig.h.pass(20_000);
+      expect(rig.h.sent(rig.h.group)).toEqual([]);
+      expect(rig.h.gemini.requests).toHaveLength(0);
       await page.reload();
       const why = page.locator(`[data-message-id="${ask.id}"] .why`);
       // Exact: the pause as the admission gate saw it when the mention arrived, not guessed now.
@@ -200,21 +173,21 @@ describe("the operator console in a browser", () => {
 
       await page.locator("#pause-chat").click(); // now "Resume this chat"
       await expect.poll(() => page.locator("#chat-state").textContent()).toContain("answering in this chat");
-      h!.gemini.script(plan({ kind: "send", text: "back again" }));
-      await h!.emu.post({ chat: h!.group, from: h!.alice, text: "@mira_ai and now?" });
-      await h!.pass(20_000);
-      expect(h!.sent(h!.group).map((m) => m.text)).toEqual(["back again"]);
+      rig.h.gemini.script(plan({ kind: "send", text: "back again" }));
+      await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai and now?" });
+      await rig.h.pass(20_000);
+      expect(rig.h.sent(rig.h.group).map((m) => m.text)).toEqual(["back again"]);
     });
   }, 60_000);
 
   it("renders hostile names and texts as text: no script runs, no link is made", async () => {
     const { page, base } = await open();
     await withScreenshot(page, "console-hostile", async () => {
-      const evil = h!.emu.addUser({
+      const evil = rig.h.emu.addUser({
         firstName: `<img src=x onerror="window.__pwned=1">`,
         lastName: "\u202Eevil\u200B",
       });
-      await h!.emu.addMember(h!.group, evil);
+      await rig.h.emu.addMember(rig.h.group, evil);
       const texts = [
         `<script>window.__pwned=2</script>`,
         `<img src=x onerror="window.__pwned=3">`,
@@ -222,9 +195,9 @@ describe("the operator console in a browser", () => {
         `\u202Egnp.exe\u200B\u2066 <b>bold</b>`,
       ];
       const ids: number[] = [];
-      for (const text of texts) ids.push((await h!.emu.post({ chat: h!.group, from: evil, text })).id);
-      await h!.pass(1000);
-      await page.goto(chatUrl(base, h!.group.peerId));
+      for (const text of texts) ids.push((await rig.h.emu.post({ chat: rig.h.group, from: evil, text })).id);
+      await rig.h.pass(1000);
+      await page.goto(chatUrl(base, rig.h.group.peerId));
       await page.locator(`[data-message-id="${ids[3]}"]`).waitFor();
       for (const [i, text] of texts.entries())
         expect(await page.locator(`[data-message-id="${ids[i]}"] bdi.text`).first().textContent()).toBe(text);

@@ -5,6 +5,7 @@
  * in a chat sets (owner/outgoing.ts), dropping what was pending there.
  */
 import type { FastifyInstance } from "fastify";
+import { silenceChat } from "../owner/silence";
 import type { ConsoleSource } from "./views";
 
 const MODES = new Set(["strict", "smart", "talkative"]);
@@ -54,11 +55,7 @@ export function consoleActions(
       if (!CHAT_ID.test(chat) || !Number.isFinite(minutes) || minutes <= 0 || minutes > 7 * 24 * 60)
         return reply.code(400).send({ error: "silence needs a chat id and 1 to 10080 minutes" });
       const until = now() + minutes * 60_000;
-      const dropped = s.runtime.scheduler.cancelPending(chat, "silenced from the console", {
-        addressing: true,
-      });
-      const previous = s.runtime.settings.get(chat).silentUntil ?? 0;
-      s.runtime.settings.update(chat, { silentUntil: Math.max(previous, until) });
+      const dropped = silenceChat(s.runtime, chat, until, "silenced from the console");
       return {
         answer: `Silent in ${chat} until ${new Date(until).toISOString().slice(0, 16).replace("T", " ")} UTC${dropped.length ? `; ${dropped.length} pending task(s) dropped` : ""}.`,
       };

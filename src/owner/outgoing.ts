@@ -5,6 +5,7 @@ import type { MessageStore } from "../store/messages";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Clock, InboundMessage } from "../types";
 import type { OwnSends } from "./own-sends";
+import { silenceChat } from "./silence";
 
 /** Telegram's limit for one text message. */
 const MAX_TEXT = 4096;
@@ -79,9 +80,7 @@ export function createOutgoingHandler(d: OutgoingDeps): (m: InboundMessage) => P
     }
     const until = m.date + d.takeoverSilenceMs;
     if (until > d.clock.now()) {
-      const dropped = d.scheduler.cancelPending(m.chatId, "the owner took over", { addressing: true });
-      const previous = d.settings.get(m.chatId).silentUntil ?? 0;
-      d.settings.update(m.chatId, { silentUntil: Math.max(previous, until) });
+      const dropped = silenceChat(d, m.chatId, until, "the owner took over");
       d.logger.info(
         {
           component: "owner",

@@ -180,6 +180,37 @@ describe("the operator console in a browser", () => {
     });
   }, 60_000);
 
+  it("cancels a pending plan, and silences a chat for N minutes, from the chat page", async () => {
+    const { page, base } = await open();
+    await withScreenshot(page, "console-cancel-silence", async () => {
+      // A plan that waits a minute before it answers: cancelled from the console meanwhile.
+      rig.h.gemini.script(plan({ kind: "wait", seconds: 60 }, { kind: "send", text: "a minute later" }));
+      await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai tell me in a minute" });
+      await rig.h.pass(10_000);
+      expect(rig.h.gemini.requests).toHaveLength(1);
+      await page.goto(chatUrl(base, rig.h.group.peerId));
+      await page.locator("#forget").click();
+      await rig.h.pass(120_000);
+      expect(rig.h.sent(rig.h.group)).toEqual([]);
+
+      // Silenced for 30 minutes: a mention meanwhile gets nothing; after them, answers come again.
+      await page.locator("#silence-minutes").fill("30");
+      await page.locator("#silence").click();
+      await expect
+        .poll(() => rig.h.runtime.settings.get(rig.h.group.peerId).silentUntil ?? 0)
+        .toBeGreaterThan(rig.h.clock.now() + 29 * 60_000);
+      await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai still there?" });
+      await rig.h.pass(20_000);
+      expect(rig.h.sent(rig.h.group)).toEqual([]);
+      expect(rig.h.gemini.requests).toHaveLength(1);
+      await rig.h.pass(30 * 60_000);
+      rig.h.gemini.script(plan({ kind: "send", text: "back" }));
+      await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai and now?" });
+      await rig.h.pass(20_000);
+      expect(rig.h.sent(rig.h.group).map((m) => m.text)).toEqual(["back"]);
+    });
+  }, 60_000);
+
   it("renders hostile names and texts as text: no script runs, no link is made", async () => {
     const { page, base } = await open();
     await withScreenshot(page, "console-hostile", async () => {

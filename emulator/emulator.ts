@@ -211,11 +211,32 @@ export class TelegramEmulator {
     return chat;
   }
 
-  /** A forum topic; returns its id (the id of its service root message). */
+  /**
+   * A forum topic; returns its id (the id of its service root message). Like Telegram, the
+   * root — messageService with messageActionTopicCreate {title, icon_color} — is in the channel's
+   * pts stream and is pushed to the attached members (delivery starts now, in order before
+   * anything posted later; `idle()` waits for the handlers). `onMessage` listeners are not told
+   * (they hear conversation only).
+   */
   createTopic(chat: EmuChat, title: string): number {
     const rec = this.world.record(chat);
     const creator = this.world.referenceViewer(rec)?.id ?? [...rec.members][0] ?? 0;
-    return this.world.createTopic(chat, title, creator);
+    const id = this.world.createTopic(chat, title, creator);
+    const root = rec.byChannelId.get(id);
+    if (root) this.bus.pushNow(root);
+    return id;
+  }
+
+  /**
+   * Renames a forum topic as Telegram does: a messageService with messageActionTopicEdit {title}
+   * inside the topic, in the channel's pts stream, pushed like `createTopic`'s root. Returns its id.
+   */
+  renameTopic(chat: EmuChat, topicId: number, title: string): number {
+    const rec = this.world.record(chat);
+    const editor = this.world.referenceViewer(rec)?.id ?? [...rec.members][0] ?? 0;
+    const msg = this.world.renameTopic(chat, topicId, title, editor);
+    this.bus.pushNow(msg);
+    return msg.channelId ?? 0;
   }
 
   /** The private chat between two users (created on first use; same record in either order). */

@@ -109,6 +109,16 @@ export class MessageBus {
     }
   }
 
+  /**
+   * A server-made message (a topic's service message) to every attached member, the creator's
+   * own session included. Each delivery starts synchronously — GramJS dispatches without
+   * awaiting — so a running client (its handlers resolved, its own id known) sees it before
+   * anything posted after it; `idle()` waits for the handlers.
+   */
+  pushNow(msg: StoredMessage): void {
+    for (const d of this.prepare(msg, undefined)) this.track(this.deliver(d.account, d.updates));
+  }
+
   /** Pushes prepared updates in the background, after the current request's answer. `idle()` waits for it. */
   later(d: PreparedDelivery): void {
     this.track(new Promise<void>((r) => setImmediate(r)).then(() => this.deliver(d.account, d.updates)));

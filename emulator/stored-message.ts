@@ -76,7 +76,7 @@ export interface ChatRecord {
 
 /** The service actions the emulator stores. */
 interface ServiceAction {
-  readonly action: "channel-create" | "topic-create";
+  readonly action: "channel-create" | "topic-create" | "topic-edit";
   readonly title: string;
 }
 
@@ -103,7 +103,7 @@ export interface StoredMessage {
   readonly media?: MediaRecord;
   /** Album: messages posted together share it. */
   readonly groupedId?: number;
-  /** Set for service messages: the supergroup's creation (id 1) and forum topic roots. */
+  /** Set for service messages: the supergroup's creation (id 1), forum topic roots and renames. */
   readonly service?: ServiceAction;
   /** Supergroups: the channel message id. */
   readonly channelId?: number;

@@ -149,10 +149,14 @@ export class TlViews {
         fromId: new Api.PeerUser({ userId: toLong(msg.fromId) }),
         peerId,
         date,
+        // A rename is posted inside its topic (reply header like a plain topic message).
+        ...(replyTo ? { replyTo } : {}),
         action:
           msg.service.action === "topic-create"
             ? new Api.MessageActionTopicCreate({ title: msg.service.title, iconColor: 0x6fb9f0 })
-            : new Api.MessageActionChannelCreate({ title: msg.service.title }),
+            : msg.service.action === "topic-edit"
+              ? new Api.MessageActionTopicEdit({ title: msg.service.title })
+              : new Api.MessageActionChannelCreate({ title: msg.service.title }),
       });
     }
     // Telegram's flag: an @mention of the account, or a reply to one of its messages.

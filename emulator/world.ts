@@ -179,6 +179,23 @@ export class World {
     return id;
   }
 
+  /** Renames a forum topic: a topic-edit service message inside the topic (returned). */
+  renameTopic(chat: EmuChat, topicId: number, title: string, editorId: number): StoredMessage {
+    const rec = this.record(chat);
+    if (!rec.topics.has(topicId)) throw new Error(`emulator: no topic ${topicId} in ${chat.peerId}`);
+    const msg = this.storeMessage({
+      chat: rec,
+      fromId: editorId,
+      text: "",
+      entities: [],
+      date: this.now(),
+      topicId,
+      service: { action: "topic-edit", title },
+    });
+    rec.topics.set(topicId, title);
+    return msg;
+  }
+
   /** The DM between two users (the same record whichever order they are given in). */
   dm(a: EmuUser, b: EmuUser): EmuChat {
     return this.dmRecord(a, b).chat;

@@ -158,10 +158,12 @@ function addressWhy(a: ParsedTask): string {
 }
 
 /**
- * A topic's label. Telegram names a topic in its service root message only, which the product does
- * not keep: the General topic (id 1) by name, the others by their root message's id.
+ * A topic's label. Telegram names a topic only in its service messages (its root, renames), whose
+ * titles the adapter keeps (store/topics.ts): that title when known, else the General topic (id 1)
+ * by name and the others by their root message's id.
  */
-const topicName = (id: number) => (id === 1 ? "General" : `topic #${id}`);
+const topicName = (titles: ReadonlyMap<number, string>, id: number) =>
+  titles.get(id) ?? (id === 1 ? "General" : `topic #${id}`);
 
 /** What a caps reason means, for the page. */
 const CAP_TEXT: Record<string, string> = {
@@ -207,6 +209,7 @@ export function chatView(
     ? s.queries.laneMessages(agent, chatId, lane, beforeId, limit)
     : s.queries.messages(agent, chatId, beforeId, limit);
   const isForum = chat?.chatType === "forum";
+  const titles = isForum ? s.queries.topicTitles(agent, chatId) : new Map<number, string>();
   const settings = s.runtime.settings.get(chatId);
   const all = s.runtime.settings.get(ALL_CHATS);
   const first = msgs[0];
@@ -245,7 +248,7 @@ export function chatView(
     text: m.text,
     replyToId: m.replyToId,
     topicId: m.topicId,
-    topicName: m.topicId !== null ? topicName(m.topicId) : null,
+    topicName: m.topicId !== null ? topicName(titles, m.topicId) : null,
     threadRoot: m.threadRoot,
     isAgent: m.isAgent,
     deleted: m.deleted,
@@ -375,7 +378,9 @@ export function chatView(
     },
     lane: lane ?? null,
     // A forum's topics (the General topic is 1), newest activity first, for the topic filter.
-    topics: isForum ? s.queries.topics(agent, chatId).map((t) => ({ ...t, name: topicName(t.topicId) })) : [],
+    topics: isForum
+      ? s.queries.topics(agent, chatId).map((t) => ({ ...t, name: topicName(titles, t.topicId) }))
+      : [],
     messages,
     plans,
     openTasks: tasks

@@ -32,6 +32,7 @@ import { MessageStore } from "../store/messages";
 import { ReactionStore } from "../store/reactions";
 import { PlanTraceStore } from "../store/plan-traces";
 import { RefusalStore } from "../store/refusals";
+import { TopicStore } from "../store/topics";
 import type { Retention } from "../store/retention";
 import { standInSenders } from "../store/stand-in-senders";
 import { SummaryStore } from "../store/summaries";
@@ -430,6 +431,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
       },
     });
   const refusals = new RefusalStore(o.db, agent);
+  const topics = new TopicStore(o.db, agent);
   const inbound = createInboundPipeline({
     messages,
     names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
@@ -474,6 +476,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     logger,
     gate: writeGate,
     dbFile: o.db.name,
+    topicTitled: (t) => topics.named(t.chatId, t.topicId, t.title, t.messageId),
   });
   const catchUpChats = new CatchUpChats(o.db, agent);
   const membership = new ChannelMembership({ entities, tracker, logger });

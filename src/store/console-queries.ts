@@ -160,6 +160,7 @@ export class ConsoleQueries {
   private readonly highestTask;
   private readonly refusedIn;
   private readonly topicList;
+  private readonly topicTitleList;
   private readonly topicPage;
   private readonly threadPage;
 
@@ -252,6 +253,10 @@ export class ConsoleQueries {
          SELECT topic_id, message_id FROM messages WHERE agent = ? AND chat_id = ? ORDER BY message_id DESC LIMIT 5000)
        WHERE topic_id IS NOT NULL GROUP BY topic_id ORDER BY lastId DESC LIMIT 200`,
     );
+    // The titles the topics' service messages gave (store/topics.ts): few rows per chat.
+    this.topicTitleList = db.prepare(
+      `SELECT topic_id AS topicId, title FROM topics WHERE agent = ? AND chat_id = ? LIMIT 10000`,
+    );
     // One topic or one reply thread (its root and the replies under it), found among the chat's
     // newest `scan` messages below `before` (the primary key, newest first): bounded however long the chat.
     const lanePage = (where: string) =>
@@ -308,6 +313,12 @@ export class ConsoleQueries {
   /** A forum's topics seen in its newest 5,000 messages, most recently active first. */
   topics(agent: string, chatId: string): ConsoleTopic[] {
     return this.topicList.all(agent, chatId) as ConsoleTopic[];
+  }
+
+  /** A forum's topic titles by topic id, as its topics' service messages named them (store/topics.ts). */
+  topicTitles(agent: string, chatId: string): Map<number, string> {
+    const rows = this.topicTitleList.all(agent, chatId) as { topicId: number; title: string }[];
+    return new Map(rows.map((r) => [r.topicId, r.title]));
   }
 
   /** Why addressed messages in an id range got no task, as decided on arrival (store/refusals.ts). */

@@ -273,4 +273,17 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX plan_traces_instruction ON plan_traces (instruction);
   `,
+  // Forum topics' titles (store/topics.ts), which Telegram sends only in a topic's service
+  // messages (created, renamed); msg_id is the newest such message, so an older one arriving
+  // late (a catch-up) does not undo a rename. For the operator console.
+  `
+  CREATE TABLE topics (
+    agent    TEXT    NOT NULL,
+    chat_id  TEXT    NOT NULL,
+    topic_id INTEGER NOT NULL,
+    title    TEXT    NOT NULL,
+    msg_id   INTEGER NOT NULL,
+    PRIMARY KEY (agent, chat_id, topic_id)
+  ) WITHOUT ROWID;
+  `,
 ];

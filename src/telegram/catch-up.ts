@@ -185,6 +185,8 @@ export class CatchUp {
       .filter((m): m is Api.Message => m instanceof Api.Message)
       .sort((a, b) => a.date - b.date || a.id - b.id);
     const pending: Promise<unknown>[] = [];
+    // Service messages are not conversation (not counted): only a forum topic's title is taken.
+    for (const m of list) if (m instanceof Api.MessageService) pending.push(this.o.feed(m));
     for (const m of msgs) {
       (m as GramMessage)._finishInit(this.o.client, entities, undefined);
       this.messages++;

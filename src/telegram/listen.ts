@@ -78,7 +78,14 @@ export function listenForMessages(o: ListenOptions): () => void {
 
   const process = (update: Api.TypeUpdate, pts: PtsInfo | undefined): Promise<unknown> => {
     const raw = messageOf(update);
-    return raw ? o.feed(raw, pts) : Promise.resolve();
+    if (raw) return o.feed(raw, pts);
+    // Not a conversation message: a service message (a forum topic's title) still goes to the feed.
+    if (
+      (update instanceof Api.UpdateNewChannelMessage || update instanceof Api.UpdateNewMessage) &&
+      update.message instanceof Api.MessageService
+    )
+      return o.feed(update.message, pts);
+    return Promise.resolve();
   };
 
   const callback = async (update: Api.TypeUpdate): Promise<void> => {

@@ -1,10 +1,11 @@
 import type { Logger } from "pino";
+import { Api } from "telegram";
 import type { InboundHandler, InboundOutcome } from "../inbound/pipeline";
 import { DatabaseFileError, dbError, isBusy } from "../store/db";
 import { entityName, type EntityRecord, type EntityStore } from "../store/entities";
 import type { InboundMessage } from "../types";
 import { GateClosedError, type WriteGate } from "../store/write-gate";
-import { parseMessage, type GramMessage } from "./parse";
+import { parseMessage, parseTopicTitle, type GramMessage, type TopicTitle } from "./parse";
 import { fetchReplyContext } from "./reply-context";
 import type { PtsInfo, SenderResolver } from "./sender-resolver";
 
@@ -19,10 +20,18 @@ export interface MessageFeedOptions {
   readonly gate?: WriteGate;
   /** The database file, named in the error line of a database failure (with its remedy). */
   readonly dbFile?: string;
+  /** A forum topic was created or renamed (its service message arrived; store/topics.ts keeps it). */
+  readonly topicTitled?: (t: TopicTitle) => void;
 }
 
-/** One GramJS message (live or from a catch-up) into the inbound pipeline. */
-export type MessageFeed = (raw: GramMessage, pts?: PtsInfo) => Promise<InboundOutcome | undefined>;
+/**
+ * One GramJS message (live or from a catch-up) into the inbound pipeline. A service message is
+ * not conversation: only a forum topic's title is taken from it.
+ */
+export type MessageFeed = (
+  raw: GramMessage | Api.MessageService,
+  pts?: PtsInfo,
+) => Promise<InboundOutcome | undefined>;
 
 /** What the entity store adds to a message whose update named no sender (or no chat title). */
 function enrich(
@@ -55,6 +64,21 @@ function enrich(
  */
 export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
   return async (raw, pts) => {
+    if (raw instanceof Api.MessageService) {
+      // Rare: ordinary messages never take this branch.
+      const t = o.topicTitled ? parseTopicTitle(raw) : undefined;
+      if (t) {
+        try {
+          o.topicTitled!(t);
+        } catch (err) {
+          o.logger.warn(
+            { component: "inbound", chatId: t.chatId, topicId: t.topicId, err },
+            "topic title not kept",
+          );
+        }
+      }
+      return undefined;
+    }
     const parsed = parseMessage(raw);
     if (!parsed) return undefined;
     const m = enrich(

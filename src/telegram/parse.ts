@@ -108,3 +108,32 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
       : {}),
   };
 }
+
+/** A forum topic's title as one of its service messages gives it. */
+export interface TopicTitle {
+  readonly chatId: string;
+  readonly topicId: number;
+  readonly title: string;
+  /** The service message's id (the newest one names the topic). */
+  readonly messageId: number;
+}
+
+/**
+ * The title a forum topic's service message gives it: messageActionTopicCreate (the topic's root;
+ * its id is the topic id) or messageActionTopicEdit with a title (a rename, posted inside the
+ * topic: General when it carries no topic header). Undefined for any other service message.
+ */
+export function parseTopicTitle(m: Api.MessageService): TopicTitle | undefined {
+  const a = m.action;
+  let topicId: number;
+  let title: string;
+  if (a instanceof Api.MessageActionTopicCreate) {
+    topicId = m.id;
+    title = a.title;
+  } else if (a instanceof Api.MessageActionTopicEdit && a.title !== undefined) {
+    const h = m.replyTo instanceof Api.MessageReplyHeader ? m.replyTo : undefined;
+    topicId = h?.forumTopic ? (h.replyToTopId ?? h.replyToMsgId ?? 1) : 1;
+    title = a.title;
+  } else return undefined;
+  return { chatId: utils.getPeerId(m.peerId), topicId, title, messageId: m.id };
+}

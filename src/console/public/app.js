@@ -306,7 +306,8 @@ async function renderChat(persona, chatId, lane, laneId) {
                 class: v.lane?.topicId === t.topicId ? "active" : "",
                 dataset: { topic: String(t.topicId) },
               },
-              t.name,
+              // A topic's title is its creator's text.
+              userText(t.name, ""),
             ),
             el("span", { class: "muted" }, ` (${t.messages})`),
           ]),
@@ -318,7 +319,13 @@ async function renderChat(persona, chatId, lane, laneId) {
           { id: "lane" },
           "Showing ",
           v.lane.topicId !== undefined
-            ? `only ${v.topics.find((t) => t.topicId === v.lane.topicId)?.name ?? `topic #${v.lane.topicId}`}`
+            ? [
+                "only ",
+                userText(
+                  v.topics.find((t) => t.topicId === v.lane.topicId)?.name ?? `topic #${v.lane.topicId}`,
+                  "",
+                ),
+              ]
             : `only the reply thread of #${v.lane.threadRoot}`,
           " · ",
           el("a", { href: chatLink(persona, chatId) }, "show the whole chat"),
@@ -353,7 +360,11 @@ async function renderChat(persona, chatId, lane, laneId) {
           m.topicId !== null
             ? [
                 " · ",
-                el("a", { class: "topic", href: laneLink(persona, chatId, "topic", m.topicId) }, m.topicName),
+                el(
+                  "a",
+                  { class: "topic", href: laneLink(persona, chatId, "topic", m.topicId) },
+                  userText(m.topicName, ""),
+                ),
               ]
             : "",
           m.threadRoot !== null

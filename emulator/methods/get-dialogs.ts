@@ -1,7 +1,9 @@
 /**
  * messages.GetDialogs: the account's chats, newest top message first, paged the way GramJS's
  * iterDialogs pages (offsetPeer, else offsetDate/offsetId), at most 100 per call, with each
- * dialog's top message, the users and chats they need, and the channel pts of supergroups.
+ * dialog's top message, the users and chats they need, and the channel pts of supergroups and
+ * broadcast channels (a subscribed channel is a dialog too, as in Telegram; chats the account
+ * left or was removed from are not).
  */
 import { Api } from "telegram";
 import type { ChatRecord, StoredMessage } from "../stored-message";
@@ -27,7 +29,6 @@ export const getDialogs = defineMethod("messages.GetDialogs", Api.messages.GetDi
     return new Api.messages.Dialogs({ dialogs: [], messages: [], chats: [], users: [] });
   const entries: Entry[] = [];
   for (const rec of world.chatsOf(account.id)) {
-    if (rec.chat.broadcast) continue;
     const top = world.visibleMessages(rec, account.id).at(-1);
     // A DM nobody wrote in is not a dialog yet.
     if (!top && rec.chat.kind === "dm") continue;

@@ -62,6 +62,12 @@ const CHANNEL_DIFFERENCE_LIMIT = 100;
 const HISTORY_PAGE = 100;
 /** Without any stored message of a channel, look back at most this many messages. */
 const FRESH_CHANNEL_LOOKBACK = 20;
+/**
+ * A supergroup found only through the dialogs (never seen, or its state lost): one getHistory
+ * page, so everything since the account joined a young group is there, and a busy group still
+ * costs one request (messages past the answer-age limit are stored, never answered).
+ */
+const UNSEEN_CHANNEL_LOOKBACK = HISTORY_PAGE;
 /** A history backfill above the highest stored message takes at most this many (newest first). */
 const MAX_BACKFILL = 1000;
 /** Dialogs looked at after a `differenceTooLong` (one page, Telegram's maximum). */
@@ -95,7 +101,7 @@ export class CatchUp {
     const channels = this.channelList(extraChannels);
     const total = 1 + channels.length;
     let done = 0;
-    await this.account(extraChannels);
+    const firstStart = await this.account(extraChannels);
     this.o.onProgress?.(++done, total + extraChannels.size, this.messages);
     for (const c of extraChannels) if (!channels.includes(c) && this.catchable(c)) channels.push(c);
     const max = this.o.maxChannels ?? 1000;
@@ -122,6 +128,8 @@ export class CatchUp {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.concurrency ?? 4, list.length) }, worker));
+    // A first start begins from now; later ones look for supergroups nothing above named.
+    if (!firstStart) await this.unseenChannels(new Set(channels));
     return {
       messages: this.messages,
       chats: this.chats.size,
@@ -196,7 +204,64 @@ export class CatchUp {
     await Promise.all(pending);
   }
 
-  private async account(extraChannels: Set<string>): Promise<void> {
+  /**
+   * Supergroups the stored state does not know (a group whose first message came while the
+   * database was busy, before a crash; one whose state was lost): one getDialogs page (the
+   * newest dialogs) finds those with a top message above what is stored, and each is caught up
+   * like a channel without state (its last few messages, then followed from its pts). Broadcast
+   * channels and channels the account left are not. One request when there is nothing new.
+   */
+  private async unseenChannels(handled: ReadonlySet<string>): Promise<void> {
+    const fresh: Api.Channel[] = [];
+    try {
+      const res = await this.invoke(
+        new Api.messages.GetDialogs({
+          offsetDate: 0,
+          offsetId: 0,
+          offsetPeer: new Api.InputPeerEmpty(),
+          limit: DIALOGS_PAGE,
+          hash: returnBigInt(0),
+        }),
+      );
+      if (res instanceof Api.messages.DialogsNotModified) return;
+      const chats = new Map(res.chats.map((c) => [utils.getPeerId(c), c]));
+      // A group whose newest message is a service one (created, the account added) has nothing
+      // to store or answer yet; its first real message will come live or by the next catch-up.
+      const serviceTops = new Set(
+        res.messages
+          .filter((m) => m instanceof Api.MessageService)
+          .map((m) => `${utils.getPeerId(m.peerId)}:${m.id}`),
+      );
+      for (const d of res.dialogs) {
+        if (!(d instanceof Api.Dialog) || !(d.peer instanceof Api.PeerChannel)) continue;
+        const id = utils.getPeerId(d.peer);
+        const c = chats.get(id);
+        if (handled.has(id) || !(c instanceof Api.Channel) || !c.megagroup || c.left) continue;
+        if (serviceTops.has(`${id}:${d.topMessage}`)) continue;
+        if (d.topMessage > (this.o.highestId(id) ?? 0)) fresh.push(c);
+      }
+    } catch (err) {
+      this.o.logger.warn({ component: "catch-up", err: String(err) }, "getDialogs failed; no unseen groups");
+      return;
+    }
+    // Only these are captured: the entity store's channels are the ones caught up from now on.
+    captureEntities(this.o.entities, fresh);
+    for (const c of fresh) {
+      const id = utils.getPeerId(c);
+      try {
+        await this.channel(id, UNSEEN_CHANNEL_LOOKBACK);
+      } catch (err) {
+        this.o.tracker.failSync(id);
+        this.o.logger.warn(
+          { component: "catch-up", chatId: id, err: String(err) },
+          "channel catch-up failed",
+        );
+      }
+    }
+  }
+
+  /** The account's box; true on a first start (no stored state: nothing caught up, from now on). */
+  private async account(extraChannels: Set<string>): Promise<boolean> {
     const t = this.o.tracker;
     t.beginSync(ACCOUNT_BOX);
     try {
@@ -209,7 +274,7 @@ export class CatchUp {
         // Without this baseline on disk, a crash now would make the next start a "first" one
         // and skip what arrives meanwhile.
         this.o.state.commit();
-        return;
+        return true;
       }
       let st = { pts: local, qts: stored.qts, date: stored.date, seq: stored.seq };
       for (;;) {
@@ -218,13 +283,13 @@ export class CatchUp {
         );
         if (res instanceof Api.updates.DifferenceEmpty) {
           t.endSync(ACCOUNT_BOX, st.pts, { qts: st.qts, date: res.date, seq: res.seq });
-          return;
+          return false;
         }
         if (res instanceof Api.updates.DifferenceTooLong) {
           await this.commonHistory();
           const s = await this.invoke(new Api.updates.GetState());
           t.endSync(ACCOUNT_BOX, Math.max(res.pts, s.pts), { qts: s.qts, date: s.date, seq: s.seq });
-          return;
+          return false;
         }
         const channelMsgs: Api.TypeMessage[] = [];
         for (const u of res.otherUpdates) {
@@ -241,7 +306,7 @@ export class CatchUp {
         st = { pts: next.pts, qts: next.qts, date: next.date, seq: next.seq };
         if (res instanceof Api.updates.Difference) {
           t.endSync(ACCOUNT_BOX, st.pts, st);
-          return;
+          return false;
         }
         t.syncedTo(ACCOUNT_BOX, st.pts, st);
       }
@@ -253,14 +318,14 @@ export class CatchUp {
     }
   }
 
-  private async channel(channelId: string): Promise<void> {
+  private async channel(channelId: string, lookback = FRESH_CHANNEL_LOOKBACK): Promise<void> {
     const t = this.o.tracker;
     // Broadcast channels and channels the account is not in are never fetched (see catchable).
     if (!this.catchable(channelId)) return;
     const input = inputChannelOf(this.o.entities.get(channelId))!;
     t.beginSync(channelId);
     try {
-      await this.syncChannel(channelId, input);
+      await this.syncChannel(channelId, input, lookback);
     } catch (e) {
       const lost = channelLostError(e);
       if (!lost) throw e;
@@ -270,11 +335,11 @@ export class CatchUp {
     }
   }
 
-  private async syncChannel(channelId: string, input: Api.InputChannel): Promise<void> {
+  private async syncChannel(channelId: string, input: Api.InputChannel, lookback: number): Promise<void> {
     const t = this.o.tracker;
     let pts = t.localPts(channelId);
     if (pts === undefined) {
-      const top = await this.history(channelId, this.o.highestId(channelId));
+      const top = await this.history(channelId, this.o.highestId(channelId), lookback);
       t.endSync(channelId, top);
       return;
     }
@@ -356,11 +421,14 @@ export class CatchUp {
 
   /**
    * Everything above `minId` with `messages.getHistory`, newest page first, handed over oldest
-   * first, at most the newest MAX_BACKFILL. Without `minId` (nothing stored) only the last few
-   * messages. Returns the channel's pts
-   * from the answer, if it carried one.
+   * first, at most the newest MAX_BACKFILL. Without `minId` (nothing stored) only the last
+   * `lookback` messages. Returns the channel's pts from the answer, if it carried one.
    */
-  private async history(chatId: string, minId: number | undefined): Promise<number | undefined> {
+  private async history(
+    chatId: string,
+    minId: number | undefined,
+    lookback = FRESH_CHANNEL_LOOKBACK,
+  ): Promise<number | undefined> {
     const peer = inputPeerOf(this.o.entities.get(chatId));
     if (!peer) return undefined;
     const all: Api.TypeMessage[] = [];
@@ -369,7 +437,7 @@ export class CatchUp {
     let pts: number | undefined;
     let offsetId = 0;
     for (;;) {
-      const limit = minId === undefined ? FRESH_CHANNEL_LOOKBACK : HISTORY_PAGE;
+      const limit = minId === undefined ? lookback : HISTORY_PAGE;
       const res: Api.messages.TypeMessages = await this.invoke(
         new Api.messages.GetHistory({
           peer,

@@ -1,4 +1,4 @@
-import { Api, errors } from "telegram";
+import { Api, errors, utils } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import { describe, expect, it } from "vitest";
 import { world } from "./harness";
@@ -96,6 +96,34 @@ describe("messages.getDialogs", () => {
 
     const viaGramJs = await client.getDialogs({});
     expect(Array.from(viaGramJs, (d) => d.title)).toEqual(["Bob Stone", "Book club", "SG"]);
+  });
+
+  it("lists a subscribed broadcast channel (broadcast flag, pts) beside supergroups, and not a supergroup the account was removed from", async () => {
+    const { emu, persona, alice, client } = world();
+    const news = emu.createChannel({ title: "News", members: [persona, alice] });
+    const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
+    const gone = emu.createSupergroup({ title: "Gone", members: [persona, alice] });
+    await emu.post({ chat: gone, from: alice, text: "bye" });
+    await emu.post({ chat: news, from: alice, text: "news" });
+    await emu.post({ chat: sg, from: alice, text: "chat" });
+    await emu.removeMember(gone, persona);
+
+    const raw = (await client.invoke(
+      new Api.messages.GetDialogs({
+        offsetDate: 0,
+        offsetId: 0,
+        offsetPeer: new Api.InputPeerEmpty(),
+        limit: 100,
+        hash: returnBigInt(0),
+      }),
+    )) as Api.messages.Dialogs;
+    const dialogs = raw.dialogs as Api.Dialog[];
+    const titles = dialogs.map((d) => {
+      const c = raw.chats.find((x) => utils.getPeerId(x) === utils.getPeerId(d.peer)) as Api.Channel;
+      return `${c.title}${c.broadcast ? " (broadcast)" : ""}${c.megagroup ? " (megagroup)" : ""}`;
+    });
+    expect(titles).toEqual(["SG (megagroup)", "News (broadcast)"]);
+    expect(dialogs[1]?.pts).toBe(emu.channelPts(news));
   });
 
   it("pages 150 chats in slices of at most 100, as GramJS's iterDialogs asks", async () => {

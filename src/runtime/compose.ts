@@ -493,6 +493,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     logger,
     // The summary's duration is real time, whatever clock the runtime runs.
     now: () => performance.now(),
+    clockNow: () => clock.now(),
     onOtherUpdates: (updates) => {
       for (const u of updates) {
         applyChange(changes, u);

@@ -33,6 +33,8 @@ export interface CatchUpOptions {
   readonly knownChannels: () => string[];
   readonly logger: Logger;
   readonly now: () => number;
+  /** The runtime's clock (ms): what "recent" means for a supergroup found only in the dialogs. */
+  readonly clockNow: () => number;
   /** Told after each box (the account's, then each channel) is done. */
   readonly onProgress?: (done: number, total: number, messages: number) => void;
   /** At most this many channels per catch-up (default 1,000). */
@@ -68,6 +70,13 @@ const FRESH_CHANNEL_LOOKBACK = 20;
  * costs one request (messages past the answer-age limit are stored, never answered).
  */
 const UNSEEN_CHANNEL_LOOKBACK = HISTORY_PAGE;
+/**
+ * Only unseen supergroups active this recently are fetched (what could still be answered; a quiet
+ * group the persona never saw is followed from its next message), and at most this many per
+ * catch-up: an account in many groups never pays a history page for each.
+ */
+const UNSEEN_RECENT_MS = 3_600_000;
+const UNSEEN_MAX = 10;
 /** A history backfill above the highest stored message takes at most this many (newest first). */
 const MAX_BACKFILL = 1000;
 /** Dialogs looked at after a `differenceTooLong` (one page, Telegram's maximum). */
@@ -232,13 +241,20 @@ export class CatchUp {
           .filter((m) => m instanceof Api.MessageService)
           .map((m) => `${utils.getPeerId(m.peerId)}:${m.id}`),
       );
+      const topDates = new Map(
+        res.messages
+          .filter((m): m is Api.Message | Api.MessageService => !(m instanceof Api.MessageEmpty))
+          .map((m) => [`${utils.getPeerId(m.peerId)}:${m.id}`, m.date * 1000]),
+      );
+      const since = this.o.clockNow() - UNSEEN_RECENT_MS;
       for (const d of res.dialogs) {
         if (!(d instanceof Api.Dialog) || !(d.peer instanceof Api.PeerChannel)) continue;
         const id = utils.getPeerId(d.peer);
         const c = chats.get(id);
         if (handled.has(id) || !(c instanceof Api.Channel) || !c.megagroup || c.left) continue;
         if (serviceTops.has(`${id}:${d.topMessage}`)) continue;
-        if (d.topMessage > (this.o.highestId(id) ?? 0)) fresh.push(c);
+        if ((topDates.get(`${id}:${d.topMessage}`) ?? 0) < since) continue;
+        if (d.topMessage > (this.o.highestId(id) ?? 0) && fresh.length < UNSEEN_MAX) fresh.push(c);
       }
     } catch (err) {
       this.o.logger.warn({ component: "catch-up", err: String(err) }, "getDialogs failed; no unseen groups");

@@ -118,4 +118,26 @@ describe("a busy database", () => {
     expect(h.runtime.messages.get(fresh.peerId, later.id)).toBeDefined();
     expect(h.sent(fresh)).toHaveLength(1);
   });
+
+  it("the same group quiet for over an hour when the process comes back costs no history page: it is followed from its next message", async () => {
+    h = await Harness.start({ busyTimeoutMs: 20 });
+    h.gemini.respondWith(() => plan({ kind: "send", text: "hi Fresh" }));
+    await h.runtime.caughtUp;
+    const fresh = h.emu.createSupergroup({ title: "Fresh", members: [h.account, h.alice, h.bob] });
+    const release = holdWriteLock(h.dbPath);
+    void h.emu.post({ chat: fresh, from: h.alice, text: "Mira, welcome to Fresh!" });
+    await h.pass(5_000);
+    h.crash();
+    release();
+    await h.pass(2 * 3_600_000); // down two hours: nothing there could still be answered
+    const before = h.emu.requests.length;
+    h.boot();
+    await h.runtime.caughtUp;
+    await h.pass(30_000);
+    const histories = h.emu.requests
+      .slice(before)
+      .filter((r) => r.method === "messages.GetHistory" || r.method === "updates.GetChannelDifference");
+    expect(histories.map((r) => r.method)).toEqual([]);
+    expect(h.sent(fresh)).toEqual([]);
+  });
 });

@@ -123,25 +123,15 @@ function itemsOf(t: ParsedTask): number[] {
     .filter((x): x is number => typeof x === "number");
 }
 
-/**
- * A plan's trace: its own row (store/plan-traces.ts), the system instruction put back in its
- * request; a task stored before traces had their table kept it in its payload.
- */
+/** A plan's trace (store/plan-traces.ts), the system instruction put back in its request. */
 function planTrace(
   q: Pick<ConsoleQueries, "planTrace">,
   r: ParsedTask,
 ): { request?: unknown; plan?: unknown } | undefined {
   const kept = q.planTrace(r.id);
-  if (!kept) return r.payload.trace as { request?: unknown; plan?: unknown } | undefined;
+  if (!kept) return undefined;
   const t = kept.trace as { request?: Record<string, unknown>; plan?: unknown } | null;
   return { request: { system: kept.instruction, ...(t?.request ?? {}) }, plan: t?.plan ?? null };
-}
-
-/** What the console may show of a task's payload (no random ids; text as sent). */
-function payloadView(t: ParsedTask): Record<string, unknown> {
-  const p = { ...t.payload };
-  delete p.trace;
-  return p;
 }
 
 /** The addressing call's outcome as stored with its task: the verdict (confidence, reason) and why. */
@@ -361,7 +351,7 @@ export function chatView(
           kind: t.kind,
           status: t.status,
           error: t.error,
-          payload: payloadView(t),
+          payload: t.payload,
         })),
       };
     });

@@ -33,7 +33,7 @@ import type { GroupMode } from "../config/persona-values";
 import { readLane, roomOf } from "../context/lanes";
 import { speakerDirectory, type EntityLookup } from "../context/speaker-directory";
 import type { Llm } from "../llm/llm";
-import type { Gate } from "../policy/gate";
+import { refusalText, type Gate } from "../policy/gate";
 import { errorMessage } from "../runtime/error-message";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
 import type { AnswerCounts } from "../store/answer-counts";
@@ -404,9 +404,7 @@ export class ImplicitAddressing {
     };
     const admission = this.d.gate.message(inbound);
     if (!admission.ok)
-      return "reason" in admission
-        ? `${admission.outcome === "capped" ? "cap" : "policy"}: ${admission.reason}`
-        : "refused by the admission gate";
+      return "reason" in admission ? refusalText(admission) : "refused by the admission gate";
     this.activity.partner(m.chatId, m.senderId);
     this.d.scheduler().enqueueReceived(m.chatId, m.messageId, {
       readDelayMs: this.d.readDelayMs,

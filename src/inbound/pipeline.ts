@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { refusalText, type Admission } from "../policy/gate";
 import type { MessageStore } from "../store/messages";
 import type { InboundMessage, ReplyContext } from "../types";
 import { errorMessage } from "../runtime/error-message";
@@ -53,14 +54,12 @@ export interface InboundPipelineDeps {
 }
 
 /**
- * What the policies say about an addressed message, decided once per message. `needsSender`: the
- * answer depends on who sent it (an allowlist naming @usernames, a sender the update did not
- * name); the pipeline resolves the sender and asks again. Without a resolver it counts as ignored.
+ * What the policies say about an addressed message (the gate's Admission), decided once per
+ * message. `needsSender`: the answer depends on who sent it (an allowlist naming @usernames, a
+ * sender the update did not name); the pipeline resolves the sender and asks again. Without a
+ * resolver it counts as ignored.
  */
-type AdmitResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly outcome: "ignored" | "capped"; readonly reason?: string }
-  | { readonly ok: false; readonly needsSender: true };
+type AdmitResult = Admission;
 
 /** Default for `maxAnswerAgeMs`: a message that waited longer than an hour is history, not a question. */
 export const MAX_ANSWER_AGE_MS = 3_600_000;
@@ -204,10 +203,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
         d.refused?.(m, "policy: DM policy allowlist: the sender could not be named");
         return "ignored";
       }
-      d.refused?.(
-        m,
-        `${admission.outcome === "capped" ? "cap" : "policy"}: ${admission.reason ?? admission.outcome}`,
-      );
+      d.refused?.(m, refusalText(admission));
       return admission.outcome;
     }
     // From here an addressed message survives a crash: it is committed together with its task

@@ -17,7 +17,6 @@ export class RecentVerdicts {
 
   note(chatId: string, messageId: number, verdict: ChatterVerdict): void {
     const key = `${chatId}:${messageId}`;
-    this.byMessage.delete(key);
     this.byMessage.set(key, verdict);
     if (this.byMessage.size > RECENT_VERDICTS) {
       const oldest = this.byMessage.keys().next().value;

@@ -32,6 +32,11 @@ export type Admission =
   /** Decidable only once the sender is known (an allowlist naming @usernames, an unnamed sender). */
   | { readonly ok: false; readonly needsSender: true };
 
+/** A refusal as the console's "why" and the refusals table say it: "policy: …" or "cap: …". */
+export function refusalText(a: { readonly outcome: "ignored" | "capped"; readonly reason: string }): string {
+  return `${a.outcome === "capped" ? "cap" : "policy"}: ${a.reason}`;
+}
+
 const OK: Admission = Object.freeze({ ok: true });
 const NEEDS_SENDER: Admission = Object.freeze({ ok: false, needsSender: true });
 

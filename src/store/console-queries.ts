@@ -4,7 +4,7 @@
  */
 import type { Db } from "./db";
 import { ftsQuery } from "./memories";
-import { readTrace, type StoredPlanTrace } from "./plan-traces";
+import { PlanTraceStore, type StoredPlanTrace } from "./plan-traces";
 
 /** One chat of the conversations list. */
 export interface ConsoleChat {
@@ -143,7 +143,7 @@ export class ConsoleQueries {
   private readonly lastOfChats;
   private readonly page;
   private readonly tasksSince;
-  private readonly traceOf;
+  private readonly traces: PlanTraceStore;
   private readonly usageBetween;
   private readonly costs;
   private readonly purposes;
@@ -186,10 +186,7 @@ export class ConsoleQueries {
       `SELECT id, kind, payload, status, topic_id AS topicId, created_at AS createdAt, updated_at AS updatedAt, error
        FROM tasks WHERE agent = ? AND chat_id = ? AND created_at >= ? ORDER BY id LIMIT ?`,
     );
-    this.traceOf = db.prepare(
-      `SELECT i.text AS instruction, t.trace FROM plan_traces t
-       JOIN plan_instructions i ON i.sha256 = t.instruction WHERE t.task_id = ?`,
-    );
+    this.traces = new PlanTraceStore(db);
     this.usageBetween = db.prepare(
       `SELECT at, purpose, model, prompt_tokens AS promptTokens, output_tokens AS outputTokens, thinking_tokens AS thinkingTokens,
          cached_tokens AS cachedTokens, cost_usd AS costUsd
@@ -333,7 +330,7 @@ export class ConsoleQueries {
 
   /** The plan trace of a `received` task (store/plan-traces.ts), if one was kept. */
   planTrace(taskId: number): StoredPlanTrace | undefined {
-    return readTrace(this.traceOf.get(taskId));
+    return this.traces.get(taskId);
   }
 
   /** LLM calls made for a chat between two times (ms). */

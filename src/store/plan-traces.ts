@@ -48,7 +48,7 @@ export class PlanTraceStore {
 }
 
 /** A joined row as a trace (its JSON parsed; an unreadable one is none). */
-export function readTrace(row: unknown): StoredPlanTrace | undefined {
+function readTrace(row: unknown): StoredPlanTrace | undefined {
   const r = row as { instruction: string; trace: string } | undefined;
   if (!r) return undefined;
   try {

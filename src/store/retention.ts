@@ -89,6 +89,7 @@ export class Retention {
   private readonly summaryEnds;
   private readonly deleteMessage;
   private readonly deleteReactions;
+  private readonly deleteRefusal;
   private readonly taskPage;
   private readonly deleteTask;
   private readonly deleteTrace;
@@ -113,6 +114,8 @@ export class Retention {
     this.deleteReactions = db.prepare(
       `DELETE FROM reactions WHERE agent = ? AND chat_id = ? AND message_id = ?`,
     );
+    // Why an addressed message went unanswered (store/refusals.ts) is kept as long as the message.
+    this.deleteRefusal = db.prepare(`DELETE FROM refusals WHERE agent = ? AND chat_id = ? AND msg_id = ?`);
     this.taskPage = db.prepare(
       `SELECT id, agent, status, created_at, updated_at FROM tasks WHERE id > ? ORDER BY id LIMIT ?`,
     );
@@ -219,6 +222,7 @@ export class Retention {
       await writeAll(batch, (d) => {
         this.deleteMessage.run(d.agent, d.chatId, d.id);
         this.deleteReactions.run(d.agent, d.chatId, d.id);
+        this.deleteRefusal.run(d.agent, d.chatId, d.id);
       });
       for (const d of batch) count(d.agent).messages++;
     };

@@ -93,6 +93,9 @@ function world(path: string) {
   db.prepare(
     "INSERT INTO reactions (agent, chat_id, message_id, reactor_id, emoji, date) VALUES ('Mira', '-100', 3, '7', '👍', ?), ('Mira', '-100', 44, '7', '👍', ?)",
   ).run(OLD, RECENT);
+  db.prepare(
+    "INSERT INTO refusals (agent, chat_id, msg_id, reason, at) VALUES ('Mira', '-100', 3, 'policy: paused by the owner', ?), ('Mira', '-100', 44, 'policy: paused by the owner', ?)",
+  ).run(OLD, RECENT);
   const task = db.prepare(
     "INSERT INTO tasks (agent, chat_id, kind, payload, status, not_before, created_at, updated_at) VALUES ('Mira', '42', 'send', '{}', ?, 0, ?, ?)",
   );
@@ -130,6 +133,8 @@ describe("retention (RETAIN_DAYS)", () => {
 
     // Their reactions went with them.
     expect(db.prepare("SELECT message_id FROM reactions").pluck().all()).toEqual([44]);
+    // And why they went unanswered (a refusal lives as long as its message).
+    expect(db.prepare("SELECT msg_id FROM refusals").pluck().all()).toEqual([44]);
     expect(db.prepare("SELECT status FROM tasks ORDER BY id").pluck().all()).toEqual([
       "pending",
       "failed",

@@ -200,12 +200,14 @@ describe("the 401 class", () => {
       await until(() =>
         w.emu.requests.some((r) => r.account.id === nova.id && r.method === "messages.SendMessage"),
       );
+      // The failure is recorded before Carol writes again (a message arriving while the send is in
+      // flight would replan the chat, and the failed send would end as cancelled instead).
+      await until(() => w.log.lines().some((l) => l.agent === "Nova" && (l.level as number) >= 50));
       await w.emu.post({ chat: dmNova, from: w.carol, text: "Nova, two" });
       await until(() => w.emu.history(dmNova).some((m) => m.fromId === nova.id));
       expect(w.emu.history(dmNova).filter((m) => m.fromId === nova.id)).toHaveLength(1);
       expect(w.log.lines().some((l) => l.msg === "agent stopped" && l.agent === "Nova")).toBe(false);
       // One line: that send failed, naming Telegram's answer.
-      await until(() => w.log.lines().some((l) => l.agent === "Nova" && (l.level as number) >= 50));
       expect(
         w.log
           .lines()

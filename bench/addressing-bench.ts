@@ -11,17 +11,17 @@ import { join } from "node:path";
 import pino from "pino";
 import { parsePersona } from "../src/config/persona";
 import type { Llm, JsonOutcome, JsonRequest } from "../src/llm/llm";
-import type { Plan, Planner } from "../src/llm/planner";
-import type { PlanTask } from "../src/llm/plan-schema";
+import type { Plan, Planner } from "../src/planning/planner";
+import type { PlanTask } from "../src/planning/plan-schema";
 import { AgentRuntime } from "../src/runtime/agent-runtime";
-import { FakeClock } from "../src/runtime/clock";
+import { FakeClock } from "../src/base/clock";
 import { openDatabase } from "../src/store/db";
 import { createEmulatedClient, TelegramEmulator, type EmuUser } from "../emulator";
 import { NEW_LABEL } from "../src/inbound/addressing-call";
 import type { AddressingStats } from "../src/inbound/addressing-implicit";
 import { ordinaryChatter } from "./chatter";
 import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/session";
+import { PeerCacheSession } from "../src/telegram/connection/session";
 
 export interface AddressingFigures {
   /** Addressing requests per 100 group messages, mean over the seeds. */

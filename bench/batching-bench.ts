@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { parsePersona } from "../src/config/persona";
-import type { PlanTask } from "../src/llm/plan-schema";
-import type { Plan, Planner } from "../src/llm/planner";
+import type { PlanTask } from "../src/planning/plan-schema";
+import type { Plan, Planner } from "../src/planning/planner";
 import { AgentRuntime } from "../src/runtime/agent-runtime";
-import { FakeClock } from "../src/runtime/clock";
+import { FakeClock } from "../src/base/clock";
 import { openDatabase } from "../src/store/db";
 import { createEmulatedClient, TelegramEmulator } from "../emulator";
 import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/session";
+import { PeerCacheSession } from "../src/telegram/connection/session";
 
 /** One burst: how many planning calls it cost and how soon the persona typed after it. */
 interface BurstFigures {

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import type { AgentRuntime } from "../src/runtime/agent-runtime";
 import { closeDatabase, type Db } from "../src/store/db";
 import type { TelegramEmulator } from "../emulator";
-import type { TelegramClient } from "../src/telegram/listen";
+import type { TelegramClient } from "../src/telegram/inbound/listen";
 
 /** What a benchmark workload set up around one runtime on the emulator. */
 export interface BenchRig {

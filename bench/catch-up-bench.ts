@@ -5,12 +5,12 @@ import pino from "pino";
 import { Api, utils } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import { parsePersona } from "../src/config/persona";
-import { DryPlanner } from "../src/llm/planner";
+import { DryPlanner } from "../src/planning/planner";
 import { AgentRuntime } from "../src/runtime/agent-runtime";
 import { closeDatabase, openDatabase, type Db } from "../src/store/db";
 import { inputPeerOf } from "../src/telegram/entities";
 import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmuUser } from "../emulator";
-import { PeerCacheSession } from "../src/telegram/session";
+import { PeerCacheSession } from "../src/telegram/connection/session";
 
 /** P8: catch-up after downtime, beside a naive per-dialog getHistory scan of the same world. */
 export interface CatchUpFigures {

@@ -21,15 +21,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { parsePersona } from "../src/config/persona";
-import { NOW_LABEL, SUMMARY_LABEL } from "../src/context/prompt";
+import { NOW_LABEL, SUMMARY_LABEL } from "../src/planning/prompt";
 import { estimateTokens } from "../src/context/tokens";
-import { DryPlanner } from "../src/llm/planner";
+import { DryPlanner } from "../src/planning/planner";
 import { AgentRuntime } from "../src/runtime/agent-runtime";
-import { FakeClock } from "../src/runtime/clock";
+import { FakeClock } from "../src/base/clock";
 import { openDatabase } from "../src/store/db";
 import { createEmulatedClient, TelegramEmulator } from "../emulator";
 import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/session";
+import { PeerCacheSession } from "../src/telegram/connection/session";
 
 interface LanePromptFigures {
   readonly laneMessages: number;

@@ -6,11 +6,11 @@ import type { Api } from "telegram";
 import { NewMessage } from "telegram/events/index.js";
 import { BinaryReader } from "telegram/extensions/index.js";
 import { parsePersona, type Persona } from "../src/config/persona";
-import { DryPlanner } from "../src/llm/planner";
+import { DryPlanner } from "../src/planning/planner";
 import { AgentRuntime } from "../src/runtime/agent-runtime";
 import { closeDatabase, openDatabase } from "../src/store/db";
 import { createEmulatedClient, TelegramEmulator } from "../emulator";
-import { PeerCacheSession } from "../src/telegram/session";
+import { PeerCacheSession } from "../src/telegram/connection/session";
 
 /** Cost per message of one way of receiving, for the no-op handler and the full inbound path. */
 interface PathCost {

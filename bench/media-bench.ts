@@ -12,16 +12,16 @@ import { join } from "node:path";
 import pino from "pino";
 import { parsePersona } from "../src/config/persona";
 import type { JsonOutcome, JsonRequest, Llm } from "../src/llm/llm";
-import { DryPlanner } from "../src/llm/planner";
-import type { SelectedContext } from "../src/context/assemble";
-import { withMediaDescriptions } from "../src/media/render-history";
+import { DryPlanner } from "../src/planning/planner";
+import type { SelectedContext } from "../src/planning/assemble";
+import { withMediaDescriptions } from "../src/planning/media-in-view";
 import { AgentRuntime } from "../src/runtime/agent-runtime";
-import { FakeClock } from "../src/runtime/clock";
+import { FakeClock } from "../src/base/clock";
 import { openDatabase } from "../src/store/db";
 import type { StoredMessage } from "../src/store/messages";
 import { createEmulatedClient, TelegramEmulator } from "../emulator";
 import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/session";
+import { PeerCacheSession } from "../src/telegram/connection/session";
 
 export interface MediaFigures {
   readonly stickers: number;

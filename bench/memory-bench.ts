@@ -7,14 +7,15 @@ import pino from "pino";
 import { Api } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import { parsePersona } from "../src/config/persona";
-import { DryPlanner } from "../src/llm/planner";
+import { DryPlanner } from "../src/planning/planner";
 import { AgentRuntime } from "../src/runtime/agent-runtime";
 import { openDatabase } from "../src/store/db";
 import { DEFAULT_RETAIN_DAYS, Retention } from "../src/store/retention";
-import { systemClock } from "../src/runtime/clock";
+import { systemClock } from "../src/base/clock";
 import { createEmulatedClient, TelegramEmulator } from "../emulator";
 import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/session";
+import { PeerCacheSession } from "../src/telegram/connection/session";
+import { roomKey } from "../src/context/lanes";
 
 /** P7: resident memory after ingesting many messages through the live inbound path. */
 export interface MemoryFigures {
@@ -198,6 +199,7 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
     retainDays: DEFAULT_RETAIN_DAYS,
     clock: { ...systemClock, now: () => later },
     logger: pino({ level: "silent" }),
+    roomKey,
     pauseMs: 0,
   });
   const pass = await retention.run();

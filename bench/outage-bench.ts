@@ -15,13 +15,13 @@ import { parsePersona } from "../src/config/persona";
 import { OUTAGE_CAP_MS } from "../src/llm/availability";
 import { GeminiClient } from "../src/llm/gemini-client";
 import { GeminiLlm } from "../src/llm/llm";
-import { GeminiPlanner } from "../src/llm/planner";
+import { GeminiPlanner } from "../src/planning/planner";
 import { AgentRuntime } from "../src/runtime/agent-runtime";
-import { FakeClock } from "../src/runtime/clock";
+import { FakeClock } from "../src/base/clock";
 import { openDatabase } from "../src/store/db";
 import { createEmulatedClient, TelegramEmulator } from "../emulator";
 import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/session";
+import { PeerCacheSession } from "../src/telegram/connection/session";
 
 export interface OutageFigures {
   readonly chats: number;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parsePersona } from "../src/config/persona";
-import { contextPrompt, selectContext } from "../src/context/assemble";
+import { contextPrompt, selectContext } from "../src/planning/assemble";
 import { estimateTokens } from "../src/context/tokens";
 import { closeDatabase, openDatabase } from "../src/store/db";
 import { EntityStore, type EntityRecord } from "../src/store/entities";

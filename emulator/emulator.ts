@@ -18,7 +18,7 @@ import { outboxReads } from "./read-receipts";
 import { MessageBus, type PreparedDelivery } from "./message-bus";
 import { MessageChanges, type TypingAction } from "./message-changes";
 import { reactionPush, setReaction } from "./message-reactions";
-import { isStandardReaction } from "../src/telegram/standard-reactions";
+import { isStandardReaction } from "../src/base/standard-reactions";
 import { Network, type RecordedLoginRequest } from "./network";
 import { newMessageUpdates } from "./new-message-update";
 import { RpcEndpoint } from "./rpc-endpoint";

@@ -3,7 +3,7 @@
  */
 export { TelegramEmulator } from "./emulator";
 export { createEmulatedClient } from "./create-client";
-export { isStandardReaction } from "../src/telegram/standard-reactions";
+export { isStandardReaction } from "../src/base/standard-reactions";
 export type {
   DuplicateMode,
   EmuChat,

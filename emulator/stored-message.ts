@@ -3,7 +3,7 @@
  * mailboxes and sticker sets. Internal to the emulator; tests see `EmuChat` / `EmuMessage`.
  */
 import type { Api } from "telegram";
-import type { AllowedReactions } from "../src/telegram/standard-reactions";
+import type { AllowedReactions } from "../src/base/standard-reactions";
 import type { FileRecord } from "./file-store";
 import type { PtsLog } from "./pts-log";
 import type { EmuChat } from "./types";

@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { withDotEnv } from "../src/config/dotenv";
 import { readEnv } from "../src/config/env";
 import { backupDatabase } from "../src/store/backup";
-import { errorMessage } from "../src/runtime/error-message";
+import { errorMessage } from "../src/base/error-message";
 
 export const USAGE = `Usage: npm run backup -- <file> [--db <state database>]
 

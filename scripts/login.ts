@@ -9,11 +9,11 @@ import { parseArgs } from "node:util";
 import { withDotEnv } from "../src/config/dotenv";
 import { readEnv, telegramCredentials } from "../src/config/env";
 import { loadPersonas } from "../src/config/persona";
-import { sessionPath } from "../src/telegram/client";
-import { errorMessage } from "../src/runtime/error-message";
-import { LoginError, logIn } from "../src/telegram/login";
-import { terminalPrompts, type LoginPrompts } from "../src/telegram/login-prompts";
-import type { Clock } from "../src/types";
+import { sessionPath } from "../src/telegram/connection/client";
+import { errorMessage } from "../src/base/error-message";
+import { LoginError, logIn } from "../src/telegram/login/login";
+import { terminalPrompts, type LoginPrompts } from "../src/telegram/login/prompts";
+import type { Clock } from "../src/base/types";
 
 export const USAGE = `Usage: npm run login -- <Agent> [--qr] [--force]
 

@@ -2,7 +2,7 @@
 import { runScript } from "../src/cli/args";
 import { loadDotEnv } from "../src/config/dotenv";
 import { favourMemory } from "../src/runtime/memory-mode";
-import { start } from "../src/runtime/start";
+import { start } from "../src/app/start";
 
 favourMemory(); // V8 grows the heap in smaller steps (src/runtime/memory-mode.ts, bench P7)
 

@@ -5,7 +5,7 @@
  * group it is not in, CHAT_ID_INVALID.
  */
 import { Api } from "telegram";
-import type { AllowedReactions } from "../../src/telegram/standard-reactions";
+import type { AllowedReactions } from "../../src/base/standard-reactions";
 import { fromLong, toLong } from "../long";
 import { RpcFault } from "../rpc-fault";
 import type { ChatRecord } from "../stored-message";

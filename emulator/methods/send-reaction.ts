@@ -8,7 +8,7 @@
  */
 import { Api } from "telegram";
 import { RpcFault } from "../rpc-fault";
-import { isAllowed, isStandardReaction } from "../../src/telegram/standard-reactions";
+import { isAllowed, isStandardReaction } from "../../src/base/standard-reactions";
 import { reactionPush, reactionsUpdate, setReaction } from "../message-reactions";
 import { defineMethod, updatesEnvelope } from "./method";
 import { asMessageId, chatForInputPeer } from "./resolve-peer";

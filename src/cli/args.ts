@@ -4,7 +4,7 @@
  * prints the usage.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 
 /** Bad command-line input; the message quotes what was wrong. */
 export class UsageError extends Error {

@@ -4,7 +4,7 @@
  * line names the file (and the field), what is wrong and, when there is one, what to do. The
  * scripts print it as is and exit 1; nothing has been touched by then.
  */
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 
 export interface ConfigProblem {
   /** The file as the caller named it (relative paths stay relative), or `environment`. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { DEFAULT_ADDRESS_MODEL, type LlmPurpose } from "../llm/purposes";
+import { DEFAULT_ADDRESS_MODEL, type LlmPurpose } from "./llm-purposes";
 import { ConfigError } from "./config-error";
-import { clientIdentity, type ClientIdentity } from "../telegram/client-identity";
+import { clientIdentity, type ClientIdentity } from "./client-identity";
 import { numberProblem, readNumber, type NumberRule } from "./numbers";
 
 /** A numeric variable, written as in the persona files (`3_600` too: numbers.ts); an error quotes it as written. */

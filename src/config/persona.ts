@@ -16,7 +16,6 @@
  */
 import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { basename, extname, join } from "node:path";
-import { WINDOW_ITEMS } from "../context/window";
 import { ConfigError, errorCode, fsReason } from "./config-error";
 import { loadRolePrompts, decodeUtf8, tooLarge, type RolePrompt } from "./persona-prompts";
 import { headingKey, splitSections, type PersonaSection } from "./persona-sections";
@@ -42,6 +41,9 @@ import {
   type GroupMode,
   type NumberRule,
 } from "./persona-values";
+
+/** Default sizes in messages; the persona's `# History Window`, `# Thread Window`, `# Focused Window` override them. */
+export const WINDOW_ITEMS = { history: 16, thread: 8, focused: 8 } as const;
 
 export type { GroupMode } from "./persona-values";
 export type { PersonaPolicy } from "./persona-policy";

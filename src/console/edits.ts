@@ -9,7 +9,7 @@ import { basename, extname, join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { readCuratedDir, writeCuratedDescription, type CuratedEntry } from "../media/curated";
 import { loadCuratedMemories } from "../memory/curated";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 import { MediaCache } from "../store/media-cache";
 import type { ConsoleSource } from "./views";
 

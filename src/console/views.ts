@@ -5,7 +5,7 @@
  */
 import type { Persona } from "../config/persona";
 import { personaConnection } from "../http/readiness";
-import type { MediaDescriptor } from "../media/descriptor";
+import type { MediaDescriptor } from "../base/media-descriptor";
 import type { AgentRuntime } from "../runtime/agent-runtime";
 import { ALL_CHATS } from "../store/chat-settings";
 import type { Db } from "../store/db";

@@ -5,7 +5,7 @@
  * item into its envelope (envelope.ts), so every speaker reference comes from speaker.ts.
  */
 import type { StoredMessage } from "../store/messages";
-import type { MessageEntity } from "../types";
+import type { MessageEntity } from "../base/types";
 import {
   formatMessageEnvelope,
   formatReactionEnvelope,
@@ -164,3 +164,7 @@ export function renderItem(item: HistoryItem, o: RenderOptions): string {
       return formatSystemEnvelope(item.date, item.text, o.time);
   }
 }
+
+/** The label of the chat's latest messages in a request (the planner's and the addressing call's). */
+export const HISTORY_LABEL =
+  '⟦history⟧ The chat\'s latest messages, every one, in order. Those marked "to you" are addressed to you now.';

@@ -46,6 +46,11 @@ export function threadOf(m: LaneMember): Lane | undefined {
   return { kind: "reply", chatId: m.chatId, rootId: m.threadRoot };
 }
 
+/** The lane key of the room a message of this chat and topic belongs to. */
+export function roomKey(chatId: string, topicId: number | undefined): string {
+  return laneKey(roomOf({ chatId, ...(topicId !== undefined ? { topicId } : {}) }));
+}
+
 /** `topic:<chat>:<topic id>`, `reply:<chat>:<root id>` or `root:<chat>`. */
 export function laneKey(l: Lane): string {
   switch (l.kind) {

@@ -6,7 +6,7 @@
  * Entity offsets and lengths are UTF-16 code units (Telegram's, and JavaScript's string indices),
  * never code points: an emoji before a mention shifts it by two.
  */
-import type { MessageEntity } from "../types";
+import type { MessageEntity } from "../base/types";
 import { neutralizeReferences, sanitizeText } from "./sanitize";
 import { speakerRef, validUsername, type Speaker } from "./speaker";
 

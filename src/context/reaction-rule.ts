@@ -3,7 +3,7 @@
  * `available_reactions`). Nothing when everything standard is allowed (the plan rules say
  * "standard Telegram reactions"); the list when the chat allows some; "do not react" for none.
  */
-import type { AllowedReactions } from "../telegram/standard-reactions";
+import type { AllowedReactions } from "../base/standard-reactions";
 
 export function reactionRule(allowed: AllowedReactions | undefined): string | undefined {
   if (allowed === undefined || allowed.kind === "all") return undefined;

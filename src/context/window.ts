@@ -20,8 +20,6 @@
  */
 import type { StoredMessage } from "../store/messages";
 
-/** Default sizes in messages; the persona's `# History Window`, `# Thread Window`, `# Focused Window` override them. */
-export const WINDOW_ITEMS = { history: 16, thread: 8, focused: 8 } as const;
 /** Messages from outside the room's part (earlier) are cut to this many code points of text. */
 export const INJECTED_MAX_CODE_POINTS = 280;
 /** Messages a replied-to message is shown with: before it (what it answered) and after it (the room's flow). */

@@ -8,7 +8,7 @@ import { timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import type { Logger } from "pino";
 import type { Env } from "../config/env";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 import { healthRoutes } from "./routes/health";
 import { metricsRoutes } from "./routes/metrics";
 

@@ -12,8 +12,7 @@
  */
 import { z } from "zod";
 import type { EnvelopeReply } from "../context/envelope";
-import { itemOfMessage, renderItem } from "../context/history-item";
-import { HISTORY_LABEL } from "../context/prompt";
+import { HISTORY_LABEL, itemOfMessage, renderItem } from "../context/history-item";
 import { sanitizeLine } from "../context/sanitize";
 import { speakerRef } from "../context/speaker";
 import type { SpeakerDirectory } from "../context/speaker-directory";

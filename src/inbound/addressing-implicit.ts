@@ -34,15 +34,15 @@ import { readLane, roomOf } from "../context/lanes";
 import { speakerDirectory, type EntityLookup } from "../context/speaker-directory";
 import type { Llm } from "../llm/llm";
 import { refusalText, type Gate } from "../policy/gate";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
 import type { AnswerCounts } from "../store/answer-counts";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { Scheduler } from "../tasks/scheduler";
 import { graphTopic, type Task } from "../tasks/task";
 import type { HandlerOutcome } from "../tasks/task-handler";
-import { standardReaction } from "../telegram/standard-reactions";
-import type { ChatType, Clock, InboundMessage } from "../types";
+import { standardReaction } from "../base/standard-reactions";
+import type { ChatType, Clock, InboundMessage } from "../base/types";
 import { AddressVerdict, addressingPrompt } from "./addressing-call";
 import { ChatActivity, prefilter, SKIP_REASONS, type SkipReason } from "./addressing-prefilter";
 

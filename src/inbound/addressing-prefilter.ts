@@ -27,7 +27,7 @@
  * Candidates of one chat are then gathered into one addressing call per burst (see
  * addressing-implicit.ts), so ordinary chatter costs far fewer calls than it has candidates.
  */
-import type { InboundMessage } from "../types";
+import type { InboundMessage } from "../base/types";
 
 /** Why a message got no addressing call. */
 export type SkipReason =

@@ -1,4 +1,4 @@
-import type { InboundMessage } from "../types";
+import type { InboundMessage } from "../base/types";
 
 /** What the persona is called by; compiled once per persona, used on every group message. */
 export interface AddressMatcher {

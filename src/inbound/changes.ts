@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { MessageStore } from "../store/messages";
-import type { MessageEntity } from "../types";
+import type { MessageEntity } from "../base/types";
 
 /** What happens to messages after they arrived: edits and deletions. */
 export interface MessageChangeHandler {

@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import { refusalText, type Admission } from "../policy/gate";
 import type { MessageStore } from "../store/messages";
-import type { InboundMessage, ReplyContext } from "../types";
-import { errorMessage } from "../runtime/error-message";
+import type { InboundMessage, ReplyContext } from "../base/types";
+import { errorMessage } from "../base/error-message";
 import { mentionEntities } from "../context/mentions";
 import { shouldRespondStrict, type AddressMatcher } from "./addressing";
 

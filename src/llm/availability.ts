@@ -22,7 +22,7 @@
  */
 import type { Logger } from "pino";
 import { watchLlm } from "../metrics/metrics";
-import { formatDuration } from "../owner/status";
+import { formatDuration } from "../base/duration";
 
 /** First pause after an outage starts (the pause doubles with every failed probe)… */
 const OUTAGE_BASE_MS = 2_000;

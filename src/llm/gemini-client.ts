@@ -15,9 +15,9 @@ import {
 } from "@google/genai";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { systemClock } from "../runtime/clock";
-import { errorMessage } from "../runtime/error-message";
-import { sleep, TimeoutError } from "../runtime/timeout";
+import { systemClock } from "../base/clock";
+import { errorMessage } from "../base/error-message";
+import { sleep, TimeoutError } from "../base/timeout";
 import { LlmAvailability } from "./availability";
 import type { LlmContent, LlmUsage } from "./types";
 import {

@@ -23,7 +23,7 @@ import type { LlmAvailability } from "./availability";
 import { GeminiClient } from "./gemini-client";
 import type { LlmContent, LlmUsage } from "./types";
 import { geminiJsonSchema } from "./json-schema";
-import { PURPOSES, type LlmPurpose } from "./purposes";
+import { PURPOSES, type LlmPurpose } from "../config/llm-purposes";
 
 /** A structured-output request. `T` is what the caller gets back. */
 export interface JsonRequest<T> {

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../config/config-error";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 
 /** Price of one model, USD per 1,000,000 tokens. */
 export interface ModelPrice {

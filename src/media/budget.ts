@@ -2,7 +2,7 @@
  * At most `perMinute` AI descriptions (each: one download and one Gemini call) in any sliding
  * minute, per persona. Clock-driven, so tests run on a FakeClock.
  */
-import type { Clock } from "../types";
+import type { Clock } from "../base/types";
 
 export const DEFAULT_MEDIA_BUDGET_PER_MINUTE = 8;
 const WINDOW_MS = 60_000;

@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../config/config-error";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 
 const Entry = z
   .object({

@@ -9,14 +9,19 @@
  * refused is described later, when the budget frees up.
  */
 import type { Logger } from "pino";
-import { systemClock } from "../runtime/clock";
-import { errorMessage } from "../runtime/error-message";
-import { onTimeout, withTimeout } from "../runtime/timeout";
+import { systemClock } from "../base/clock";
+import { errorMessage } from "../base/error-message";
+import { onTimeout, withTimeout } from "../base/timeout";
 import type { CachedMedia, MediaCache } from "../store/media-cache";
-import type { Clock } from "../types";
+import type { Clock } from "../base/types";
 import type { MediaBudget } from "./budget";
 import type { CuratedSources } from "./curated";
-import { DESCRIBABLE, TRANSCRIBED, type MediaDescription, type MediaDescriptor } from "./descriptor";
+import {
+  DESCRIBABLE,
+  TRANSCRIBED,
+  type MediaDescription,
+  type MediaDescriptor,
+} from "../base/media-descriptor";
 
 /** A media message that enters a prompt: where it is (to refetch it) and what it carries. */
 export interface MediaRef {

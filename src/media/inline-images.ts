@@ -9,14 +9,14 @@
  */
 import type { Logger } from "pino";
 import type { InlineImage } from "../context/history-item";
-import { systemClock } from "../runtime/clock";
-import { errorMessage } from "../runtime/error-message";
-import { onTimeout, withTimeout } from "../runtime/timeout";
+import { systemClock } from "../base/clock";
+import { errorMessage } from "../base/error-message";
+import { onTimeout, withTimeout } from "../base/timeout";
 import type { MediaImages } from "../store/media-images";
 import type { StoredMessage } from "../store/messages";
-import type { Clock } from "../types";
+import type { Clock } from "../base/types";
 import type { MediaFetcher } from "./describer";
-import type { MediaDescriptor } from "./descriptor";
+import type { MediaDescriptor } from "../base/media-descriptor";
 
 /** Pictures per planning request at most. */
 const MAX_INLINE_IMAGES = 2;

@@ -1,4 +1,4 @@
-import { isSummaryGraph } from "../summary/lane-summaries";
+import { isSummaryGraph } from "../tasks/task";
 import { EVERYWHERE, isGroupChatId, type Memory, type MemoryStore } from "../store/memories";
 import { ALL_CHATS, type ChatMode, type ChatSettingsStore } from "../store/chat-settings";
 import type { ChatInfo, MessageStore } from "../store/messages";

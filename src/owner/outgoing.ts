@@ -3,7 +3,7 @@ import type { InboundOutcome } from "../inbound/pipeline";
 import type { ChatSettingsStore } from "../store/chat-settings";
 import type { MessageStore } from "../store/messages";
 import type { Scheduler } from "../tasks/scheduler";
-import type { Clock, InboundMessage } from "../types";
+import type { Clock, InboundMessage } from "../base/types";
 import type { OwnSends } from "./own-sends";
 import { silenceChat } from "./silence";
 

@@ -1,5 +1,5 @@
 import type { ChatActions } from "../tasks/actions-port";
-import type { Clock } from "../types";
+import type { Clock } from "../base/types";
 
 /** How long a send whose outcome is unknown (failed, timed out, duplicate random_id) may still show up. */
 const IN_DOUBT_MS = 10 * 60_000;

@@ -3,6 +3,7 @@ import type { CappedChat } from "../policy/caps";
 import { ALL_CHATS, type ChatSettings } from "../store/chat-settings";
 import type { ChatInfo } from "../store/messages";
 import type { UsageTotals } from "../store/usage";
+import { formatDuration } from "../base/duration";
 import { describeChat } from "./chat-names";
 
 /** The last thing that went wrong, for `/status`. */
@@ -48,19 +49,6 @@ interface StorageFacts {
 }
 
 const n = (x: number) => x.toLocaleString("en-US");
-
-/** `1h 05m`, `3m 20s`, `12s`. */
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const d = Math.floor(s / 86_400);
-  const h = Math.floor((s % 86_400) / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const pad = (v: number) => String(v).padStart(2, "0");
-  if (d > 0) return `${d}d ${h}h ${pad(m)}m`;
-  if (h > 0) return `${h}h ${pad(m)}m`;
-  if (m > 0) return `${m}m ${pad(s % 60)}s`;
-  return `${s}s`;
-}
 
 /** `$0.0123` under a dollar, `$4.56` above. */
 function formatUsd(x: number): string {

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { personCap, strangerTokenCap, type PersonaPolicy } from "../config/persona-policy";
 import type { AnswerCounts } from "../store/answer-counts";
 import type { UsageStore } from "../store/usage";
-import type { Clock } from "../types";
+import type { Clock } from "../base/types";
 
 const HOUR_MS = 3_600_000;
 

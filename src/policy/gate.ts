@@ -20,9 +20,9 @@ import type { PersonaPolicy } from "../config/persona";
 import { matchesPeer } from "../config/persona-policy";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
 import type { ChatInfo } from "../store/messages";
-import { isSummaryGraph } from "../summary/lane-summaries";
+import { isSummaryGraph } from "../tasks/task";
 import type { Task } from "../tasks/task";
-import type { ChatType, Clock, InboundMessage } from "../types";
+import type { ChatType, Clock, InboundMessage } from "../base/types";
 import type { Caps } from "./caps";
 
 /** Whether an addressed message gets an answer; when not, why (for logs, tests and `--verbose`). */

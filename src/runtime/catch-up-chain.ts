@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import { metrics } from "../metrics/metrics";
 import { ACCOUNT_BOX } from "../store/update-state";
-import type { CatchUp, CatchUpSummary } from "../telegram/catch-up";
+import type { CatchUp, CatchUpSummary } from "../telegram/inbound/catch-up";
 import { catchUpProgress } from "./catch-up-progress";
 
 export class CatchUpChain {

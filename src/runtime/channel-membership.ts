@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { EntityRecord, EntityStore } from "../store/entities";
-import type { UpdateTracker } from "../telegram/update-tracker";
+import type { UpdateTracker } from "../telegram/inbound/update-tracker";
 
 export class ChannelMembership {
   /** Why a channel was found lost (an RPC error), for its one log line. */

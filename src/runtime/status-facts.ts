@@ -15,11 +15,11 @@ import type { Db } from "../store/db";
 import type { MessageStore } from "../store/messages";
 import { databaseBytes, type Retention } from "../store/retention";
 import type { UsageStore } from "../store/usage";
-import { isSummaryGraph } from "../summary/lane-summaries";
+import { isSummaryGraph } from "../tasks/task";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
-import type { TelegramClient } from "../telegram/listen";
-import type { Clock } from "../types";
+import type { TelegramClient } from "../telegram/inbound/listen";
+import type { Clock } from "../base/types";
 
 /** Where the facts come from. */
 export interface StatusSources {

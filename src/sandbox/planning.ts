@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import { modelsByPurpose, type Env } from "../config/env";
 import { createGeminiLlm, DryLlm, type Llm } from "../llm/llm";
-import { DryPlanner, GeminiPlanner, type Planner } from "../llm/planner";
+import { DryPlanner, GeminiPlanner, type Planner } from "../planning/planner";
 
 /** The persona's LLM and planner for this run; `dry` without a key. */
 export function sandboxModels(

@@ -5,9 +5,9 @@
  * it. The world outlives the persona's process (/kill, /start).
  */
 import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmuUser } from "../../emulator";
-import type { TelegramClient } from "../telegram/listen";
-import { PeerCacheSession } from "../telegram/session";
-import { standardReaction } from "../telegram/standard-reactions";
+import type { TelegramClient } from "../telegram/inbound/listen";
+import { PeerCacheSession } from "../telegram/connection/session";
+import { standardReaction } from "../base/standard-reactions";
 import type { SandboxCommand } from "./grammar";
 import { mediaFromSpec } from "./media";
 

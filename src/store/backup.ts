@@ -21,7 +21,7 @@ import {
   statSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 
 export interface BackupResult {
   readonly file: string;

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 import { createDbFile, narrowDbCopies, narrowDbFileModes, secureStateDir } from "./file-modes";
 import { migrations } from "./migrations";
 

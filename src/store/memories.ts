@@ -1,5 +1,5 @@
 import { transaction, type Db } from "./db";
-import { contentWords, isNearDuplicate, STOP_WORDS, wordSet } from "../memory/similarity";
+import { contentWords, isNearDuplicate, STOP_WORDS, wordSet } from "../base/word-similarity";
 
 /** Everywhere: a memory the owner widened to every chat. */
 export const EVERYWHERE = "*";

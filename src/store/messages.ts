@@ -1,5 +1,5 @@
-import type { MessageEntity } from "../types";
-import type { MediaDescriptor } from "../media/descriptor";
+import type { MessageEntity } from "../base/types";
+import type { MediaDescriptor } from "../base/media-descriptor";
 import { batchedWrite, commitPending, transaction, type Db } from "./db";
 
 /** One stored message of a chat, as the persona saw it. */

@@ -15,12 +15,11 @@
  * (one chat at a time) instead of scanning the table.
  */
 import type { Logger } from "pino";
-import { laneKey, roomOf } from "../context/lanes";
 import { metrics } from "../metrics/metrics";
-import { systemClock } from "../runtime/clock";
-import { errorMessage } from "../runtime/error-message";
-import { sleep } from "../runtime/timeout";
-import type { Clock } from "../types";
+import { systemClock } from "../base/clock";
+import { errorMessage } from "../base/error-message";
+import { sleep } from "../base/timeout";
+import type { Clock } from "../base/types";
 import { transaction, type Db } from "./db";
 
 export const DEFAULT_RETAIN_DAYS = 90;
@@ -59,6 +58,8 @@ export interface RetentionOptions {
   readonly retainDays: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The lane key of a message's room, as summaries are keyed (context/lanes.ts `roomKey`). */
+  readonly roomKey: (chatId: string, topicId: number | undefined) => string;
   /** Pause between batches (default 20 ms): room for the inbound path. */
   readonly pauseMs?: number;
   /** First pass this long after `start()` (default 10 min: after the start's catch-up). */
@@ -251,7 +252,7 @@ export class Retention {
           if (r.date >= cutoff) continue;
           if (summaries?.agent !== agent) summaries = { agent, byChat: this.summariesOf(agent) };
           lanes ??= this.lanesOf(agent, chatId, summaries.byChat.get(chatId));
-          const lane = laneKey(roomOf({ chatId, ...(r.topic_id != null ? { topicId: r.topic_id } : {}) }));
+          const lane = this.o.roomKey(chatId, r.topic_id ?? undefined);
           const to = lanes.covered.get(lane);
           if (to !== undefined ? r.message_id > to : lanes.talked.has(lane)) {
             waiting++;
@@ -358,7 +359,7 @@ export class Retention {
   ): { talked: Set<string>; covered: Map<string, number> } {
     const talked = new Set<string>();
     for (const r of this.agentLanes.all(agent, chatId) as { topic_id: number | null }[]) {
-      talked.add(laneKey(roomOf({ chatId, ...(r.topic_id != null ? { topicId: r.topic_id } : {}) })));
+      talked.add(this.o.roomKey(chatId, r.topic_id ?? undefined));
     }
     return { talked, covered };
   }

@@ -12,8 +12,8 @@
  * how long and how many. No stack trace: a busy database is an expected condition.
  */
 import type { Logger } from "pino";
-import type { Clock } from "../types";
-import { errorMessage } from "../runtime/error-message";
+import type { Clock } from "../base/types";
+import { errorMessage } from "../base/error-message";
 import { isBusy } from "./db";
 
 /** First pause before the queue is retried… */

@@ -27,13 +27,13 @@ import { laneKey, parseLaneKey, readLane, type Lane } from "../context/lanes";
 import type { SpeakerDirectory } from "../context/speaker-directory";
 import { estimateTokens } from "../context/tokens";
 import type { Llm } from "../llm/llm";
-import { systemClock } from "../runtime/clock";
-import { errorMessage } from "../runtime/error-message";
+import { systemClock } from "../base/clock";
+import { errorMessage } from "../base/error-message";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { SummaryStore } from "../store/summaries";
 import { parkOnOutage } from "../tasks/llm-wait";
-import type { NewTask } from "../tasks/task";
-import type { Clock } from "../types";
+import { summaryGraph, type NewTask } from "../tasks/task";
+import type { Clock } from "../base/types";
 import { summarise } from "./summariser";
 import { parseStoredSummary, renderSummary } from "./summary-format";
 
@@ -51,11 +51,6 @@ const MAX_BATCH = 200;
 export const REFUSAL_BACKOFF_MS = 30 * 60_000;
 /** Tokens an envelope header adds to a message's text (⟦#id name · time⟧). */
 const HEADER_TOKENS = 12;
-
-/** The task graph a lane's summaries run on. */
-export const summaryGraph = (lane: string) => `summary:${lane}`;
-/** True for a lane-summary graph (not a chat's: owner commands and /status count it apart). */
-export const isSummaryGraph = (graph: string) => graph.startsWith("summary:");
 
 /** Unsummarised messages a room's window can show beyond the summary and the due threshold: the room's threshold stays this far below twice the window. */
 const ROOM_SLACK = 6;

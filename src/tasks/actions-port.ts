@@ -1,6 +1,6 @@
 /**
  * What the task engine needs from a chat platform. The production implementation is GramJS
- * (src/telegram/gramjs-actions.ts); tests run that same implementation against the emulator.
+ * (src/telegram/outbound/gramjs-actions.ts); tests run that same implementation against the emulator.
  * Implementations raise PermanentError / RateLimitedError / AlreadyDoneError (tasks/errors.ts);
  * anything else is treated as transient.
  */

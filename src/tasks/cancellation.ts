@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 import type { Task } from "./task";
 import type { TaskHandler } from "./task-handler";
 import type { TaskIndex } from "./task-index";

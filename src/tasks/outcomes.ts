@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 import type { Cancellation } from "./cancellation";
 import { AccountLostError, AlreadyDoneError, RateLimitedError } from "./errors";
 import type { RateLimits } from "./rate-limits";

@@ -1,4 +1,4 @@
-import type { ReplyContext } from "../types";
+import type { ReplyContext } from "../base/types";
 import { TYPING_REFRESH_MS } from "./pacing";
 import { firstPlanTime, joinedPlanTime, planDeadline, typingHold, type TypingSource } from "./quiet-window";
 import { graphKey, graphTopic, isKind, type NewTask, type ReceivedItem, type Task } from "./task";

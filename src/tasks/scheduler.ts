@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { dbError, isBusy } from "../store/db";
-import { errorMessage } from "../runtime/error-message";
-import type { Clock, ReplyContext } from "../types";
+import { errorMessage } from "../base/error-message";
+import type { Clock, ReplyContext } from "../base/types";
 import { Cancellation } from "./cancellation";
 import type { AccountLostError } from "./errors";
 import { settleOutcome, type OutcomeHost } from "./outcomes";

@@ -1,5 +1,4 @@
-import type { ReplyContext } from "../types";
-import type { PlanTrace } from "./handlers/plan-trace";
+import type { ReplyContext } from "../base/types";
 
 /** Lifecycle of a task row. `pending` covers both "not yet ready" and "ready". */
 export type TaskStatus = "pending" | "running" | "done" | "failed" | "cancelled";
@@ -12,7 +11,13 @@ export interface ReceivedItem {
   readonly awaitingReplyUntil?: number;
 }
 
-/** Payload of each task kind that lives on the graph. */
+/**
+ * Payload of each task kind that lives on the graph. The engine's own kinds are here (`received`
+ * and `typing`: bursts, the quiet window and bridge typing are engine rules, received-rules.ts);
+ * every other kind adds its payload in the file of its handler, by declaration merging
+ * (`declare module "…/tasks/task" { interface TaskPayloads { send: … } }`), so the engine
+ * imports no domain room and a kind without a handler still fails to compile (HandlerMap).
+ */
 export interface TaskPayloads {
   /**
    * `authors`: who wrote the burst (their typing holds planning); `planBy`: the latest time the
@@ -22,8 +27,6 @@ export interface TaskPayloads {
     items: ReceivedItem[];
     authors?: string[];
     planBy?: number;
-    /** Set when planning completes: the request's sections and the plan (handlers/plan-trace.ts), for the console. */
-    trace?: PlanTrace;
   };
   /**
    * `bridge`: keeps a spell of a replanned chat showing until the new plan types (no flicker).
@@ -37,54 +40,6 @@ export interface TaskPayloads {
     bridge?: boolean;
     answers?: number[];
   };
-  /**
-   * smart/talkative groups: messages the prefilter let through, waiting for one addressing call
-   * (src/inbound/addressing-implicit.ts). `firstAt`: when the burst began (bounds the gathering);
-   * `outcome`: what the call decided, kept for the hourly interjection cap.
-   */
-  address: {
-    items: number[];
-    firstAt: number;
-    outcome?: "answer" | "interject" | "react" | "none" | "superseded";
-    /** What the call answered (its reason cut at 500 characters), when it answered. */
-    verdict?: {
-      addressed: boolean;
-      confidence: number;
-      interject: number;
-      reason: string;
-      messageId: number;
-    };
-    /** Why the outcome is what it is: below the confidence, a policy or cap refusal, the hourly cap… */
-    why?: string;
-  };
-  /**
-   * `answers`: the addressed messages this plan answers — carried into the next plan if cancelled
-   * unsent. `autoReplyTo`: in a group, the message this answer replies to when others wrote after
-   * it by the time it is sent (the plan named no reply_to).
-   */
-  send: {
-    text: string;
-    replyTo?: number;
-    autoReplyTo?: number;
-    topicId?: number;
-    sentId?: number;
-    answers?: number[];
-  };
-  react: { messageId: number; emoji: string };
-  sticker: {
-    set: string;
-    name: string;
-    replyTo?: number;
-    autoReplyTo?: number;
-    topicId?: number;
-    answers?: number[];
-  };
-  wait: { seconds: number; until?: number };
-  read: { maxId: number };
-  block: Record<string, never>;
-  unblock: Record<string, never>;
-  /** Fold a lane's next messages into its rolling summary; runs on the graph `summary:<lane>` (summary/lane-summaries.ts). */
-  summarize: { lane: string };
 }
 
 export type TaskKind = keyof TaskPayloads;
@@ -143,3 +98,8 @@ export function graphKey(chatId: string, topicId?: number): string {
 export function graphTopic(topicId: number | undefined): number | undefined {
   return topicId === undefined || topicId === 1 ? undefined : topicId;
 }
+
+/** The task graph a lane's summaries run on (summary/lane-summaries.ts). */
+export const summaryGraph = (lane: string) => `summary:${lane}`;
+/** True for a lane-summary graph (not a chat's: the gate, owner commands and /status count it apart). */
+export const isSummaryGraph = (graph: string) => graph.startsWith("summary:");

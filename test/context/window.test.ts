@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { WINDOW_ITEMS } from "../../src/config/persona";
 import type { StoredMessage } from "../../src/store/messages";
 import {
   MAX_REPLIED_CONTEXTS,
   recentStart,
   repliedToOutside,
   selectHistory,
-  WINDOW_ITEMS,
   type HistoryInput,
   type PersonaIdentity,
 } from "../../src/context/window";

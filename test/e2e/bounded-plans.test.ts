@@ -4,7 +4,7 @@
  * emulator, a fake clock; the assertions are on what the account sent and when.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { PLAN_BOUNDS } from "../../src/tasks/expand-plan";
+import { PLAN_BOUNDS } from "../../src/planning/expand-plan";
 import { Harness, plan } from "../support/harness";
 
 let h: Harness;

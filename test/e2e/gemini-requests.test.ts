@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { geminiJsonSchema } from "../../src/llm/json-schema";
-import { planSchemaFor } from "../../src/llm/plan-schema";
-import { PURPOSES } from "../../src/llm/purposes";
+import { planSchemaFor } from "../../src/planning/plan-schema";
+import { PURPOSES } from "../../src/config/llm-purposes";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
 let h: Harness;

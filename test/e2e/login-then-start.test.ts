@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../scripts/login";
 import { readEnv } from "../../src/config/env";
-import { start } from "../../src/runtime/start";
+import { start } from "../../src/app/start";
 import { TelegramEmulator } from "../../emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";

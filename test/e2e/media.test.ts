@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCuratedMedia } from "../../src/media/curated";
-import { fileUniqueId } from "../../src/media/unique-id";
+import { fileUniqueId } from "../../src/base/file-unique-id";
 import { MediaCache } from "../../src/store/media-cache";
 import { registry, resetMetrics } from "../../src/metrics/metrics";
 import type { GenerateBody } from "../support/gemini-fake";

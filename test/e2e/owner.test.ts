@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { summaryGraph } from "../../src/summary/lane-summaries";
+import { summaryGraph } from "../../src/tasks/task";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
 let h: Harness;

@@ -3,14 +3,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parsePersona } from "../../src/config/persona";
 import { GeminiClient } from "../../src/llm/gemini-client";
 import { GeminiLlm } from "../../src/llm/llm";
-import { GeminiPlanner } from "../../src/llm/planner";
+import { GeminiPlanner } from "../../src/planning/planner";
 import { AgentRuntime } from "../../src/runtime/agent-runtime";
-import { FakeClock } from "../../src/runtime/clock";
+import { FakeClock } from "../../src/base/clock";
 import { createEmulatedClient } from "../../emulator";
 import { captureEntities } from "../../src/telegram/entities";
 import type { GenerateBody } from "../support/gemini-fake";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
-import { PeerCacheSession } from "../../src/telegram/session";
+import { PeerCacheSession } from "../../src/telegram/connection/session";
 
 let h: Harness;
 let extraStop: (() => Promise<void>) | undefined;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readEnv } from "../../src/config/env";
 import { startHttpFromEnv, startHttpServer } from "../../src/http/server";
 import { resetMetrics } from "../../src/metrics/metrics";
-import { start } from "../../src/runtime/start";
+import { start } from "../../src/app/start";
 import { TelegramEmulator, type EmuUser } from "../../emulator";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";

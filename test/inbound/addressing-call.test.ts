@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HISTORY_LABEL } from "../../src/context/prompt";
+import { HISTORY_LABEL } from "../../src/context/history-item";
 import { speakerDirectory } from "../../src/context/speaker-directory";
 import {
   addressingPrompt,

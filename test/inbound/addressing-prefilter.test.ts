@@ -8,7 +8,7 @@ import {
   QUESTION_COOLDOWN_MS,
   type PrefilterContext,
 } from "../../src/inbound/addressing-prefilter";
-import type { InboundMessage } from "../../src/types";
+import type { InboundMessage } from "../../src/base/types";
 
 const msg = (over: Partial<InboundMessage> = {}): InboundMessage => ({
   chatId: "-100",

@@ -4,7 +4,7 @@ import { compileAddressMatcher } from "../../src/inbound/addressing";
 import { createInboundPipeline } from "../../src/inbound/pipeline";
 import { openDatabase } from "../../src/store/db";
 import { MessageStore } from "../../src/store/messages";
-import type { InboundMessage, ReplyContext } from "../../src/types";
+import type { InboundMessage, ReplyContext } from "../../src/base/types";
 import { tempDbPath } from "../support/temp-dir";
 
 function setup() {

@@ -8,7 +8,7 @@ import { GeminiClient } from "../../src/llm/gemini-client";
 import type { LlmUsage } from "../../src/llm/types";
 import { geminiJsonSchema } from "../../src/llm/json-schema";
 import { GeminiLlm } from "../../src/llm/llm";
-import { PURPOSES } from "../../src/llm/purposes";
+import { PURPOSES } from "../../src/config/llm-purposes";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";
 

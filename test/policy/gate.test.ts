@@ -9,17 +9,17 @@ import { DEFAULT_POLICY, type PersonaPolicy } from "../../src/config/persona-pol
 import { DEFAULT_PRICES } from "../../src/llm/prices";
 import { Caps } from "../../src/policy/caps";
 import { Gate } from "../../src/policy/gate";
-import { FakeClock } from "../../src/runtime/clock";
+import { FakeClock } from "../../src/base/clock";
 import { AnswerCounts } from "../../src/store/answer-counts";
 import { ALL_CHATS, ChatSettingsStore } from "../../src/store/chat-settings";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
 import { EntityStore } from "../../src/store/entities";
 import { MessageStore } from "../../src/store/messages";
 import { UsageStore } from "../../src/store/usage";
-import { summaryGraph } from "../../src/summary/lane-summaries";
+import { summaryGraph } from "../../src/tasks/task";
 import { TaskStore } from "../../src/tasks/task-store";
 import type { Task, TaskKind, TaskPayloads } from "../../src/tasks/task";
-import type { InboundMessage } from "../../src/types";
+import type { InboundMessage } from "../../src/base/types";
 import { captureLogger } from "../support/log-capture";
 import { tempDbPath } from "../support/temp-dir";
 

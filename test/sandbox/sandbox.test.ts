@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readEnv } from "../../src/config/env";
 import { parseSandboxLine } from "../../src/sandbox/grammar";
 import { runSandbox } from "../../src/sandbox/repl";
-import { start } from "../../src/runtime/start";
+import { start } from "../../src/app/start";
 import { sandbox } from "../support/sandbox-run";
 import { GeminiFake } from "../support/gemini-fake";
 import { captureLogger } from "../support/log-capture";

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readEnv } from "../../src/config/env";
 import { registry, resetMetrics } from "../../src/metrics/metrics";
 import { formatStatus } from "../../src/owner/status";
-import { FakeClock } from "../../src/runtime/clock";
+import { FakeClock } from "../../src/base/clock";
 import { batchedWrite, closeDatabase, migrate, openDatabase, type Db } from "../../src/store/db";
 import { MemoryStore } from "../../src/store/memories";
 import { MessageStore } from "../../src/store/messages";
@@ -20,6 +20,7 @@ import {
 import { SummaryStore } from "../../src/store/summaries";
 import { captureLogger } from "../support/log-capture";
 import { tempDbPath } from "../support/temp-dir";
+import { roomKey } from "../../src/context/lanes";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 25, 12);
@@ -29,7 +30,7 @@ const RECENT = NOW - 10 * DAY;
 afterEach(() => resetMetrics());
 
 function retention(db: Db, clock = new FakeClock(NOW)) {
-  return new Retention({ db, retainDays: 90, clock, logger: captureLogger().logger, pauseMs: 0 });
+  return new Retention({ db, retainDays: 90, clock, logger: captureLogger().logger, roomKey, pauseMs: 0 });
 }
 
 const ids = (db: Db, chatId: string) =>
@@ -328,6 +329,7 @@ describe("retention (RETAIN_DAYS)", () => {
       retainDays: 90,
       clock,
       logger: captureLogger().logger,
+      roomKey,
       pauseMs: 0,
       firstAfterMs: 60_000,
       everyMs: 3600_000,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../src/runtime/clock";
+import { FakeClock } from "../../src/base/clock";
 import { GateClosedError, WriteGate } from "../../src/store/write-gate";
 import { captureLogger } from "../support/log-capture";
 

@@ -86,7 +86,7 @@ export function isPlanRequest(body: GenerateBody): boolean {
 }
 
 /**
- * The planner's prompt puts the chat in one user turn (src/context/prompt.ts): message parts
+ * The planner's prompt puts the chat in one user turn (src/planning/prompt.ts): message parts
  * start `⟦#id …⟧`, the addressed ones carry the header mark `· to you`. These return the message
  * parts the persona is shown as context (`history`: ⟦earlier⟧ and ⟦history⟧, addressed ones left
  * out) and the addressed ones (`now`), each in message order, so a test can tell context from request.

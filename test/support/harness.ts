@@ -2,11 +2,11 @@ import type { Logger } from "pino";
 import { parsePersona, type Persona } from "../../src/config/persona";
 import { GeminiClient } from "../../src/llm/gemini-client";
 import { GeminiLlm } from "../../src/llm/llm";
-import { GeminiPlanner } from "../../src/llm/planner";
+import { GeminiPlanner } from "../../src/planning/planner";
 import type { PriceTable } from "../../src/llm/prices";
 import type { CuratedMemories } from "../../src/memory/curated";
 import { AgentRuntime, type MediaRuntimeOptions } from "../../src/runtime/agent-runtime";
-import { FakeClock } from "../../src/runtime/clock";
+import { FakeClock } from "../../src/base/clock";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
 import {
   createEmulatedClient,
@@ -15,11 +15,11 @@ import {
   type EmulatorOptions,
   type EmuUser,
 } from "../../emulator";
-import type { TelegramClient } from "../../src/telegram/listen";
+import type { TelegramClient } from "../../src/telegram/inbound/listen";
 import { GeminiFake, isPlanRequest, lastUserText, promptSections } from "./gemini-fake";
 import { captureLogger } from "./log-capture";
 import { tempDbPath } from "./temp-dir";
-import { PeerCacheSession } from "../../src/telegram/session";
+import { PeerCacheSession } from "../../src/telegram/connection/session";
 
 export const TEST_PERSONA = `# Agent Name
 Mira

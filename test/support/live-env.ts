@@ -4,7 +4,7 @@ import { TelegramClient } from "telegram";
 import { AuthKey } from "telegram/crypto/AuthKey.js";
 import { StringSession } from "telegram/sessions/index.js";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
-import type { ClientFactory } from "../../src/telegram/client";
+import type { ClientFactory } from "../../src/telegram/connection/client";
 import type { EmuUser, TelegramEmulator } from "../../emulator/index";
 import { readEnv, type Env } from "../../src/config/env";
 import { tempDir } from "./temp-dir";

@@ -2,7 +2,7 @@
  * Answers a login's questions from a script, in order, checking each question and its kind —
  * so a test fails when the login asks something unexpected (or asks the password visibly).
  */
-import type { LoginPrompts } from "../../src/telegram/login-prompts";
+import type { LoginPrompts } from "../../src/telegram/login/prompts";
 
 export type PromptKind = "text" | "secret" | "confirm";
 

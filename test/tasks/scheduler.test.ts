@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../src/runtime/clock";
+import { FakeClock } from "../../src/base/clock";
 import { openDatabase } from "../../src/store/db";
 import { PermanentError, RateLimitedError } from "../../src/tasks/errors";
 import { Scheduler } from "../../src/tasks/scheduler";

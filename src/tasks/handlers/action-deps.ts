@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { MessageStore } from "../../store/messages";
-import type { Clock } from "../../types";
+import type { Clock } from "../../base/types";
 import type { ChatActions } from "../actions-port";
 import type { RateLimits } from "../rate-limits";
 

@@ -1,4 +1,4 @@
-import { errorMessage } from "../../runtime/error-message";
+import { errorMessage } from "../../base/error-message";
 import { AccountLostError, RateLimitedError } from "../errors";
 import type { ActionHandlerDeps } from "./action-deps";
 

@@ -1,6 +1,12 @@
 import type { TaskHandler } from "../task-handler";
 import type { ActionHandlerDeps } from "./action-deps";
 
+declare module "../task" {
+  interface TaskPayloads {
+    react: { messageId: number; emoji: string };
+  }
+}
+
 /** A reaction to a message (the closest the chat allows, or none). */
 export function reactHandler(d: ActionHandlerDeps): TaskHandler<"react"> {
   return {

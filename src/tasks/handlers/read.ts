@@ -2,6 +2,12 @@ import type { TaskHandler } from "../task-handler";
 import type { ActionHandlerDeps } from "./action-deps";
 import { bestEffort } from "./best-effort";
 
+declare module "../task" {
+  interface TaskPayloads {
+    read: { maxId: number };
+  }
+}
+
 /** The read mark, up to a message (0: the newest stored); a courtesy that never fails its task. */
 export function readHandler(d: ActionHandlerDeps): TaskHandler<"read"> {
   return {

@@ -3,6 +3,24 @@ import type { ActionHandlerDeps } from "./action-deps";
 import { tooLate } from "./answer-age";
 import { replyTarget } from "./reply-target";
 
+declare module "../task" {
+  interface TaskPayloads {
+    /**
+     * `answers`: the addressed messages this plan answers — carried into the next plan if cancelled
+     * unsent. `autoReplyTo`: in a group, the message this answer replies to when others wrote after
+     * it by the time it is sent (the plan named no reply_to).
+     */
+    send: {
+      text: string;
+      replyTo?: number;
+      autoReplyTo?: number;
+      topicId?: number;
+      sentId?: number;
+      answers?: number[];
+    };
+  }
+}
+
 /** A text message, with the task's random_id (a retry can never send it twice). */
 export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
   return {

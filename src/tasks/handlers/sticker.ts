@@ -3,6 +3,19 @@ import type { ActionHandlerDeps } from "./action-deps";
 import { tooLate } from "./answer-age";
 import { replyTarget } from "./reply-target";
 
+declare module "../task" {
+  interface TaskPayloads {
+    sticker: {
+      set: string;
+      name: string;
+      replyTo?: number;
+      autoReplyTo?: number;
+      topicId?: number;
+      answers?: number[];
+    };
+  }
+}
+
 /** A sticker from a set; when the set or sticker is gone, its emoji as text instead. */
 export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
   return {

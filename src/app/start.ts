@@ -1,0 +1,280 @@
+import type { Logger } from "pino";
+import { modelsByPurpose, readEnv, telegramCredentials, type Env } from "../config/env";
+import { loadPersonas, type Persona } from "../config/persona";
+import { loadCuratedMedia } from "../media/curated";
+import { loadPriceTable } from "../llm/prices";
+import { closeDatabase, openDatabase } from "../store/db";
+import { loginCommand } from "../telegram/connection/account-errors";
+import {
+  checkSessionFile,
+  hasSession,
+  lockSession,
+  sessionPath,
+  type ClientFactory,
+} from "../telegram/connection/client";
+import type { Backoff } from "../telegram/connection/connection-health";
+import type { Clock } from "../base/types";
+import type { AgentRuntime } from "../runtime/agent-runtime";
+import { systemClock } from "../base/clock";
+import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
+import { startListener, type Served } from "../console/serve";
+import { watchDatabase } from "../metrics/metrics";
+import { databaseBytes, enableIncrementalVacuum, isIncremental, Retention } from "../store/retention";
+import { registerPersona, type PersonaConnection } from "../http/readiness";
+import {
+  runLivePersona,
+  type ConnectionReport,
+  type HealthSettings,
+  type PersonaOutcome,
+} from "./live-persona";
+import { createLogger } from "../runtime/logger";
+import type { SandboxOptions } from "../sandbox/repl";
+import { holdProcessOpen, listenForShutdown, type SignalSource } from "../runtime/shutdown";
+import { roomKey } from "../context/lanes";
+
+/**
+ * `npm start`: every persona that has a saved session runs on its real account, all in this
+ * process; with no session at all, say how to log in and run the offline sandbox instead.
+ */
+export interface StartOptions {
+  readonly env?: Env;
+  /** Run only these personas (names, case-insensitive); default all. */
+  readonly agents?: readonly string[];
+  /** Options for the sandbox run when no session exists. */
+  readonly sandbox?: Omit<SandboxOptions, "env">;
+  /** How GramJS clients are built (default: real ones). */
+  readonly clientFactory?: ClientFactory;
+  /** Also shut down when this resolves (in addition to SIGINT / SIGTERM). */
+  readonly until?: Promise<void>;
+  /** Where SIGINT / SIGTERM come from (default `process`). */
+  readonly signals?: SignalSource;
+  /** Exit at once (second signal; default process.exit). */
+  readonly exit?: (code: number) => void;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly connectBackoff?: Backoff;
+  readonly health?: HealthSettings;
+  readonly stopGraceMs?: number;
+  /** After a reconnect: catch up (default: nothing more than resuming work). */
+  readonly onRestored?: (runtime: AgentRuntime) => void | Promise<void>;
+  /** Told when each persona is running (tests). */
+  readonly onRunning?: (runtime: AgentRuntime) => void;
+  /** Told where the HTTP listener listens, when HTTP_PORT started one (tests). */
+  readonly onHttp?: (url: string) => void;
+}
+
+/** Resolves with the exit code: 0 after a clean shutdown, 1 when any persona ended in an error. */
+export async function start(o: StartOptions = {}): Promise<number> {
+  const env = o.env ?? readEnv();
+  const logger =
+    o.logger ?? createLogger({ level: env.LOG_LEVEL, ...(env.LOG_FORMAT ? { format: env.LOG_FORMAT } : {}) });
+  const all = loadPersonas(env.AGENTS_DIR);
+  const personas = o.agents?.length ? pick(all, o.agents, env.AGENTS_DIR) : all;
+  const live = personas.filter((p) => hasSession(env.SESSIONS_DIR, p.name));
+  const without = personas.filter((p) => !live.includes(p));
+  if (live.length === 0) {
+    (o.sandbox?.output ?? process.stdout).write(
+      `No account session in ${env.SESSIONS_DIR}/ (looked for ${personas.map((p) => `${p.name}.session`).join(", ")}).\n` +
+        `To run a persona on its Telegram account, log in once: ${personas.map((p) => loginCommand(p.name)).join(" or ")}\n` +
+        `Starting the offline sandbox instead.\n\n`,
+    );
+    // Loaded only now: the sandbox (and the emulator it runs) is no part of a real account's process.
+    const { runSandbox } = await import("../sandbox/repl");
+    return runSandbox({ ...o.sandbox, env, ...(o.onHttp ? { onHttp: o.onHttp } : {}) });
+  }
+  // Only now is Telegram needed: its credentials, and Gemini's key, are checked here.
+  const credentials = telegramCredentials(env);
+  const prices = loadPriceTable(env.LLM_PRICES); // a bad price file stops start before anything connects
+  // So does a bad curated media file (agents/<Name>/media/*.json, agents/media/*.json).
+  const curatedMedia = new Map(live.map((p) => [p.name, loadCuratedMedia(env.AGENTS_DIR, p.name)]));
+  if (!env.GEMINI_API_KEY) throw new Error("GEMINI_API_KEY must be set to run real accounts");
+  // A bad curated memory file stops start before anything connects, naming the file.
+  const curated = new Map(live.map((p) => [p.name, loadCuratedMemories(curatedMemoryDir(p.file))]));
+  // Every session file must be usable and free before anything connects: a bad one stops start
+  // with one line naming the file and the fix, and nothing else is touched.
+  for (const p of live) checkSessionFile(sessionPath(env.SESSIONS_DIR, p.name), p.name);
+  const locks = new Map<string, () => void>();
+  try {
+    for (const p of live) {
+      locks.set(
+        p.name,
+        lockSession(sessionPath(env.SESSIONS_DIR, p.name), (t) =>
+          logger.warn(
+            {
+              component: "runtime",
+              agent: p.name,
+              lock: t.staleLock,
+              pid: Number.isNaN(t.deadPid) ? undefined : t.deadPid,
+            },
+            `took over the session lock ${t.staleLock}${Number.isNaN(t.deadPid) ? "" : ` of process ${t.deadPid}`}, which no longer runs (it did not stop cleanly)`,
+          ),
+        ),
+      );
+    }
+  } catch (e) {
+    for (const release of locks.values()) release();
+    throw e;
+  }
+  // The process stays up until start() is over — asked to stop (0) or a terminal error (1).
+  const releaseProcess = holdProcessOpen();
+  try {
+    return await runAccounts(o, env, logger, live, without, locks, {
+      credentials,
+      prices,
+      curatedMedia,
+      curated,
+    });
+  } finally {
+    releaseProcess();
+    // Released by each persona as it ends; whatever is left (an error on the way) goes here.
+    for (const release of locks.values()) release();
+  }
+}
+
+async function runAccounts(
+  o: StartOptions,
+  env: Env,
+  logger: Logger,
+  live: readonly Persona[],
+  without: readonly Persona[],
+  locks: ReadonlyMap<string, () => void>,
+  c: {
+    readonly credentials: ReturnType<typeof telegramCredentials>;
+    readonly prices: ReturnType<typeof loadPriceTable>;
+    readonly curatedMedia: ReadonlyMap<string, ReturnType<typeof loadCuratedMedia>>;
+    readonly curated: ReadonlyMap<string, ReturnType<typeof loadCuratedMemories>>;
+  },
+): Promise<number> {
+  const { credentials, prices, curatedMedia, curated } = c;
+  for (const p of without) {
+    logger.info(
+      { component: "runtime", agent: p.name },
+      `${p.name} has no session (${sessionPath(env.SESSIONS_DIR, p.name)}); to log in: ${loginCommand(p.name)}`,
+    );
+  }
+
+  // Signals are watched from here on, so Ctrl-C works at every moment, connecting included.
+  const shutdown = listenForShutdown({
+    logger,
+    ...(o.signals ? { source: o.signals } : {}),
+    ...(o.exit ? { exit: o.exit } : {}),
+    ...(o.until ? { until: o.until } : {}),
+  });
+  /** User ids of every persona of this process: none answers another (the loop guard). */
+  const personaIds = new Set<string>();
+  const db = openDatabase(env.STATE_DB, {
+    onNarrowed: (paths) =>
+      logger.warn(
+        { component: "runtime", paths },
+        "state files were readable by others; narrowed (directory 0700, database files 0600)",
+      ),
+  });
+  if (!isIncremental(db)) {
+    // Once, for a database made before retention: the whole file is rewritten.
+    logger.info(
+      { component: "retention", bytes: databaseBytes(db) },
+      "switching the database to incremental vacuum (once; rewrites the file)",
+    );
+    enableIncrementalVacuum(db);
+    logger.info(
+      { component: "retention", bytes: databaseBytes(db) },
+      "database switched to incremental vacuum",
+    );
+  }
+  const retention = new Retention({
+    db,
+    retainDays: env.RETAIN_DAYS,
+    clock: o.clock ?? systemClock,
+    logger,
+    roomKey,
+  });
+  const unwatchDb = watchDatabase(() => databaseBytes(db));
+  const reports = new Map<string, ConnectionReport>(
+    live.map((p) => [p.name, { source: (): PersonaConnection => ({ state: "connecting" }) }]),
+  );
+  const unregister = [...reports].map(([name, r]) => registerPersona(name, () => r.source()));
+  let outcomes: PersonaOutcome[];
+  let http: Served["http"];
+  let operatorConsole: Served["console"];
+  try {
+    const served = await startListener(env, logger, { sandbox: false });
+    http = served.http;
+    operatorConsole = served.console;
+    if (served.consoleUrl) logger.info({ component: "console" }, `operator console: ${served.consoleUrl}`);
+    if (http) o.onHttp?.(http.url);
+  } catch (e) {
+    for (const u of unregister) u();
+    unwatchDb();
+    shutdown.dispose();
+    closeDatabase(db);
+    throw e;
+  }
+  retention.start();
+  try {
+    outcomes = await Promise.all(
+      live.map((persona) =>
+        runLivePersona(
+          {
+            persona,
+            db,
+            sessionsDir: env.SESSIONS_DIR,
+            release: locks.get(persona.name)!,
+            credentials,
+            gemini: {
+              apiKey: env.GEMINI_API_KEY!,
+              model: env.GEMINI_MODEL,
+              baseUrl: env.GOOGLE_GEMINI_BASE_URL,
+              models: modelsByPurpose(env),
+            },
+            media: {
+              curated: curatedMedia.get(persona.name)!,
+              ...(env.MEDIA_BUDGET_PER_MIN !== undefined
+                ? { budgetPerMinute: env.MEDIA_BUDGET_PER_MIN }
+                : {}),
+            },
+            logger,
+            clock: o.clock ?? systemClock,
+            personaIds,
+            prices,
+            curated: curated.get(persona.name)!,
+            ...(env.MAX_ANSWER_AGE_SEC !== undefined
+              ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 }
+              : {}),
+            ...(o.clientFactory ? { clientFactory: o.clientFactory } : {}),
+            ...(o.connectBackoff ? { connectBackoff: o.connectBackoff } : {}),
+            ...(o.health ? { health: o.health } : {}),
+            ...(o.stopGraceMs !== undefined ? { stopGraceMs: o.stopGraceMs } : {}),
+            ...(o.onRestored ? { onRestored: o.onRestored } : {}),
+            onRunning: (runtime) => {
+              operatorConsole?.add(persona, runtime, db, { agentsDir: env.AGENTS_DIR });
+              o.onRunning?.(runtime);
+            },
+            connection: reports.get(persona.name)!,
+            retention,
+          },
+          shutdown.signal,
+        ),
+      ),
+    );
+  } finally {
+    await http?.close();
+    await retention.stop();
+    unwatchDb();
+    for (const u of unregister) u();
+    shutdown.dispose();
+    closeDatabase(db);
+  }
+  const bad = outcomes.filter((x) => x.kind !== "stopped").length;
+  if (bad === outcomes.length) logger.error({ component: "runtime" }, "no persona is left running; exiting");
+  else logger.info({ component: "runtime" }, "stopped");
+  return bad > 0 ? 1 : 0;
+}
+
+function pick<P extends { name: string }>(all: readonly P[], names: readonly string[], dir: string): P[] {
+  return names.map((n) => {
+    const p = all.find((x) => x.name.toLowerCase() === n.toLowerCase());
+    if (!p)
+      throw new Error(`no persona named "${n}" in ${dir}/ (have: ${all.map((x) => x.name).join(", ")})`);
+    return p;
+  });
+}

@@ -1,0 +1,184 @@
+import type { PlanTask } from "./plan-schema";
+import { standardReaction } from "../base/standard-reactions";
+import { STICKER_CHOICE_SEC, typingSeconds, type Pacing } from "../tasks/pacing";
+import { splitText } from "./split-text";
+import type { NewTask } from "../tasks/task";
+
+/**
+ * What one plan may do at most, whatever the model asks: one answer is a few messages, not a
+ * flood, and it comes now, not tomorrow.
+ */
+export interface PlanBounds {
+  /** Messages: every part of a split text counts, and every sticker. */
+  readonly messages: number;
+  /** Characters (UTF-16 units, as Telegram counts) of all its texts together. */
+  readonly chars: number;
+  /** Seconds its waits add up to. */
+  readonly waitSec: number;
+}
+
+/** The bounds of every plan (README "The task engine"). */
+export const PLAN_BOUNDS: PlanBounds = Object.freeze({ messages: 6, chars: 8192, waitSec: 600 });
+
+/** A text cut at the plan's character bound ends with this. */
+const CUT_MARK = "…";
+/** A remainder shorter than this is not worth a message of its own: the part is dropped instead. */
+const MIN_CUT_CHARS = 16;
+
+export interface ExpandOptions {
+  readonly pacing: Pacing;
+  readonly topicId?: number;
+  /** The addressed messages the plan answers (stored on its sends, see TaskPayloads). */
+  readonly answers?: readonly number[];
+  /** Open task ids of the chat the plan must wait for (e.g. the pending read mark). */
+  readonly waitFor?: readonly number[];
+  /**
+   * Groups: the message the plan's first answer replies to if others wrote after it before it
+   * goes out (the last addressed message); used only when the plan names no reply_to anywhere.
+   */
+  readonly replyTarget?: number;
+  /** Default PLAN_BOUNDS. */
+  readonly bounds?: PlanBounds;
+  /** Told what the bounds cut (one short description per plan entry); the caller logs it once. */
+  readonly onCut?: (what: string) => void;
+}
+
+/**
+ * Turn a validated plan into graph tasks. Each `send` becomes typing → send per message part
+ * (long text is split), each `sticker` a short "choosing sticker" pause → sticker. A task
+ * without `depends_on` follows the previous one; with it, it follows exactly those.
+ * `remember` does not enter the graph: the caller stores it.
+ *
+ * The plan is bounded (PLAN_BOUNDS), in plan order: messages past the message bound are dropped,
+ * the text that crosses the character bound is cut there (ending in "…"), and a wait past the
+ * total wait is shortened or dropped; `onCut` is told each time. A dropped entry's dependents
+ * follow the task before it. Sends, stickers and their typing carry the messages they answer, so
+ * each checks the answer-age limit again right before it runs (handlers/answer-age.ts).
+ */
+export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask[] {
+  const out: NewTask[] = [];
+  /** Index in `out` of the last task each plan entry produced. */
+  const lastOf: number[] = [];
+  let previous: number | undefined;
+  // The General topic (1) of a forum takes no topic header.
+  const topic = o.topicId !== undefined && o.topicId !== 1 ? { topicId: o.topicId } : {};
+  const answers = o.answers?.length ? { answers: [...o.answers] } : {};
+  const named = plan.some((t) => (t.kind === "send" || t.kind === "sticker") && t.reply_to !== undefined);
+  let auto = !named && o.replyTarget !== undefined ? { autoReplyTo: o.replyTarget } : {};
+  const bounds = o.bounds ?? PLAN_BOUNDS;
+  let messagesLeft = bounds.messages;
+  let charsLeft = bounds.chars;
+  let waitLeft = bounds.waitSec;
+  const cut = (what: string) => o.onCut?.(what);
+
+  plan.forEach((t, i) => {
+    // Explicit dependencies count only on tasks that entered the graph (not remember);
+    // with none left, the task follows the previous one like any other.
+    const explicit = (t.depends_on?.length ? t.deps : [])
+      .map((d) => lastOf[d])
+      .filter((x): x is number => x !== undefined);
+    let after: number[] = explicit.length ? explicit : previous !== undefined ? [previous] : [];
+    // Whatever starts the graph waits for the chat to be read first.
+    let dependsOn = after.length === 0 && o.waitFor?.length ? o.waitFor : undefined;
+    const push = (task: NewTask): number => {
+      out.push({ ...task, after, ...(dependsOn ? { dependsOn } : {}) });
+      after = [out.length - 1];
+      dependsOn = undefined;
+      return out.length - 1;
+    };
+    let last: number | undefined;
+    switch (t.kind) {
+      case "send": {
+        const parts = splitText(t.text);
+        for (const [n, whole] of parts.entries()) {
+          let part = whole;
+          if (part.length > charsLeft)
+            part =
+              charsLeft >= MIN_CUT_CHARS
+                ? `${splitText(part, charsLeft - CUT_MARK.length)[0]!}${CUT_MARK}`
+                : "";
+          if (messagesLeft === 0 || part === "") {
+            cut(
+              `task ${i} (send): ${parts.length - n} of its ${parts.length} message(s) dropped (at most ${bounds.messages} messages and ${bounds.chars} characters per plan)`,
+            );
+            break;
+          }
+          if (part !== whole)
+            cut(
+              `task ${i} (send): message ${n + 1} cut to ${part.length} characters (at most ${bounds.chars} per plan)`,
+            );
+          messagesLeft--;
+          charsLeft = part === whole ? charsLeft - part.length : 0;
+          push({
+            kind: "typing",
+            payload: { seconds: typingSeconds(part, o.pacing), action: "typing", ...topic, ...answers },
+          });
+          const replyTo = n === 0 && t.reply_to !== undefined ? { replyTo: t.reply_to } : {};
+          last = push({
+            kind: "send",
+            payload: { text: part, ...replyTo, ...auto, ...topic, ...answers },
+            needsRandomId: true,
+          });
+          auto = {};
+        }
+        break;
+      }
+      case "sticker":
+        if (messagesLeft === 0) {
+          cut(`task ${i} (sticker): dropped (at most ${bounds.messages} messages per plan)`);
+          break;
+        }
+        messagesLeft--;
+        push({
+          kind: "typing",
+          payload: { seconds: STICKER_CHOICE_SEC, action: "sticker", ...topic, ...answers },
+        });
+        last = push({
+          kind: "sticker",
+          payload: {
+            set: t.sticker_set,
+            name: t.name,
+            ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}),
+            ...auto,
+            ...topic,
+            ...answers,
+          },
+          needsRandomId: true,
+        });
+        auto = {};
+        break;
+      case "react":
+        // Telegram knows each reaction by one exact code-point sequence (e.g. "❤" without U+FE0F).
+        last = push({
+          kind: "react",
+          payload: { messageId: t.message_id, emoji: standardReaction(t.emoji) ?? t.emoji },
+        });
+        break;
+      case "wait": {
+        const seconds = Math.min(t.seconds, waitLeft);
+        if (seconds < t.seconds)
+          cut(
+            `task ${i} (wait): ${seconds > 0 ? `shortened to ${seconds} s` : "dropped"} (at most ${bounds.waitSec} s of waiting per plan)`,
+          );
+        if (seconds <= 0) break;
+        waitLeft -= seconds;
+        last = push({ kind: "wait", payload: { seconds } });
+        break;
+      }
+      case "read":
+        last = push({ kind: "read", payload: { maxId: t.message_id ?? 0 } });
+        break;
+      case "block":
+      case "unblock":
+        last = push({ kind: t.kind, payload: {} });
+        break;
+      case "remember":
+        break;
+    }
+    if (last !== undefined) {
+      lastOf[i] = last;
+      previous = last;
+    }
+  });
+  return out;
+}

@@ -1,0 +1,196 @@
+/**
+ * Everything a planning call's prompt is made of, for the addressed messages of one received
+ * task: the room's summary (and the reply thread's), the history (assemble.ts), media
+ * descriptions and the pictures asked about (bounded wait), the memories of the people present
+ * (memory/recall.ts), reactions as history items and the sticker menu — then the prompt
+ * (prompt.ts). The room's and the thread's summaries are checked for being due right after
+ * (their own task graphs; they overlap the planning call). The received handler only plans and
+ * spawns.
+ *
+ * No gap between summary and window: the room's window reaches back to the last message its
+ * summary covers, up to twice the window. In a group many messages can arrive while nobody asks
+ * the persona (the inbound path only stores them), so when the window cannot reach the summary,
+ * the summary is written first: planning asks for it and waits, bounded (`mediaWaitMs`, the
+ * bound of everything planning waits for). When none comes in time (slow, failing, refused), the
+ * window reaches back to the summary as far as the room's read goes (LANE_READ_LIMIT) instead.
+ */
+import type { Logger } from "pino";
+import type { Persona } from "../config/persona";
+import type { MediaDescriber } from "../media/describer";
+import { inlineImages, type ImageSource } from "../media/inline-images";
+import { MEDIA_WAIT_MS } from "./media-in-view";
+import { withMediaDescriptions } from "./media-in-view";
+import { stickerMenu } from "../media/sticker-menu";
+import type { CuratedMemories } from "../memory/curated";
+import { recall } from "../memory/recall";
+import { presentPeople } from "../memory/subject";
+import type { EntityRecord } from "../store/entities";
+import type { MemoryStore } from "../store/memories";
+import type { ChatInfo, MessageStore, StoredMessage } from "../store/messages";
+import type { ReactionStore } from "../store/reactions";
+import type { ReceivedItem } from "../tasks/task";
+import { contextPrompt, selectContext, type SelectedContext } from "./assemble";
+import { roomOf, threadOf, type Lane } from "../context/lanes";
+import type { PlanPrompt } from "./prompt";
+import { reactionItems } from "../context/reaction-items";
+import { reactionRule } from "../context/reaction-rule";
+import type { AllowedReactions } from "../base/standard-reactions";
+import type { EntityLookup } from "../context/speaker-directory";
+
+/** Rolling summaries as planning uses them (summary/lane-summaries.ts). */
+export interface SummarySource {
+  forPrompt(lane: Lane): { readonly text: string; readonly toId: number } | undefined;
+  consider(lane: Lane, uptoId: number): void;
+  /** Write the lane's summary now and wait for it, at most `waitMs`; "off" without a summariser. */
+  summariseNow?(lane: Lane, waitMs: number): Promise<"written" | "late" | "off">;
+}
+
+export interface PlanContextSources {
+  readonly persona: Persona;
+  readonly messages: MessageStore;
+  readonly entities: EntityLookup;
+  /** The persona's account id. */
+  readonly selfId: string;
+  readonly memories: MemoryStore;
+  /** Curated memories by user id; default none. */
+  readonly curated?: CuratedMemories;
+  /** Rolling summaries: shown in the prompt, and checked for being due at each plan. */
+  readonly summaries?: SummarySource;
+  readonly reactions?: ReactionStore;
+  readonly media?: MediaDescriber;
+  /** Pictures of the addressed messages, sent inline (absent: descriptions only). */
+  readonly images?: ImageSource;
+  /**
+   * How long planning waits at most for what its prompt shows: media descriptions, the pictures
+   * asked about, a room summary the window cannot do without (default 8 s, real time).
+   */
+  readonly mediaWaitMs?: number;
+  readonly logger?: Logger;
+  /** What the chat allows to react with (telegram/chat-reactions.ts; bounded, cached per chat). */
+  readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
+}
+
+/** The prompt and what the handler needs afterwards (to resolve `remember` subjects, pick the topic). */
+export interface PlanContext {
+  readonly prompt: PlanPrompt;
+  /** The addressed messages as stored, oldest first. */
+  readonly targets: readonly StoredMessage[];
+  /** History and targets, oldest first. */
+  readonly history: readonly StoredMessage[];
+  /** People present in the history (memory/subject.ts). */
+  readonly present: readonly string[];
+}
+
+/** Members of a group as Telegram last said (the entity store; no request). */
+function memberCount(entities: EntityLookup, chatId: string): number | undefined {
+  const e: EntityRecord | undefined = entities.get(chatId);
+  return e?.members;
+}
+
+/** Build the planner's prompt for the addressed `items` of `chat` (store reads, media's bounded wait). */
+export async function assemblePlanContext(
+  s: PlanContextSources,
+  chat: ChatInfo,
+  items: readonly ReceivedItem[],
+  now: number,
+): Promise<PlanContext> {
+  const { chatId } = chat;
+  const lastId = Math.max(...items.map((i) => i.messageId));
+  const last = s.messages.get(chatId, lastId);
+  const waitMs = s.mediaWaitMs ?? MEDIA_WAIT_MS;
+  // What the room's (and the thread's) summary covers: the window reaches back to it.
+  const room = last ? roomOf(last) : ({ kind: "root", chatId } as const);
+  let roomSummary = s.summaries?.forPrompt(room);
+  const thread = last ? threadOf(last) : undefined;
+  const threadSummary = thread ? s.summaries?.forPrompt(thread) : undefined;
+  const members = memberCount(s.entities, chatId);
+  const sources = { persona: s.persona, messages: s.messages, entities: s.entities, selfId: s.selfId };
+  const select = (reach?: number): SelectedContext =>
+    selectContext(sources, {
+      chat: {
+        chatId,
+        chatType: chat.chatType,
+        ...(chat.title ? { title: chat.title } : {}),
+        ...(members !== undefined ? { members } : {}),
+      },
+      items,
+      ...(roomSummary ? { roomSummarisedUpTo: roomSummary.toId } : {}),
+      ...(threadSummary ? { threadSummarisedUpTo: threadSummary.toId } : {}),
+      ...(reach !== undefined ? { reach } : {}),
+    });
+  let context = select();
+  // More unsummarised messages than the window reaches: the summary first (bounded wait), else
+  // the window reaches back to the summary as far as the room's read goes.
+  if ((context.unreached ?? 0) > 0 && s.summaries?.summariseNow) {
+    const got = await s.summaries.summariseNow(context.room, waitMs);
+    if (got !== "off") {
+      roomSummary = s.summaries.forPrompt(context.room);
+      context = select();
+      if ((context.unreached ?? 0) > 0) {
+        context = select(Number.POSITIVE_INFINITY);
+        s.logger?.info(
+          { component: "context", chatId, summary: got, unreached: context.unreached },
+          "the room's summary was not written in time; the window reaches back to it",
+        );
+      }
+    }
+  }
+  const history = [...context.history, ...context.targets].sort((a, b) => a.messageId - b.messageId);
+  const present = presentPeople(
+    history,
+    items.map((i) => i.messageId),
+    chat.chatType === "dm" ? { chatId } : undefined,
+  );
+  const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
+  // Media in view is described now (bounded wait), with the chat's allowed reactions; then the
+  // pictures asked about, which the descriptions' downloads have usually cached already.
+  const [prepared, allowed] = await Promise.all([
+    s.media ? withMediaDescriptions(context, s.media, { waitMs }) : undefined,
+    s.allowedReactions?.(chatId),
+  ]);
+  const reactionsNote = reactionRule(allowed);
+  const images = s.images
+    ? await inlineImages(
+        context.targets,
+        (m) => (m.replyToId !== undefined ? s.messages.get(chatId, m.replyToId) : undefined),
+        s.images,
+        { waitMs },
+      )
+    : [];
+  const prompt = contextPrompt(
+    prepared ? { ...sources, media: prepared.media } : sources,
+    prepared?.context ?? context,
+    {
+      memories: recall({
+        store: s.memories,
+        curated: s.curated ?? new Map(),
+        chatId,
+        ...(chat.chatType === "dm" ? { partner: chatId } : {}),
+        present,
+        chatTitle: (id) => s.messages.chat(id)?.title,
+        speakerOf: (id) => context.speakers.sender(id, names.get(id)),
+        query: context.targets.map((m) => m.text).join("\n"),
+      }),
+      ...(roomSummary ? { summary: roomSummary.text } : {}),
+      ...(threadSummary ? { threadSummary: threadSummary.text } : {}),
+      ...(s.reactions
+        ? {
+            extraItems: reactionItems(s.reactions, {
+              chatId,
+              chatType: chat.chatType,
+              messageIds: history.map((m) => m.messageId),
+              speakers: context.speakers,
+            }),
+          }
+        : {}),
+      ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated) } : {}),
+      images,
+      ...(reactionsNote !== undefined ? { reactionsNote } : {}),
+      now,
+    },
+  );
+  // Are the summaries due? Tasks on the lanes' own graphs, made while this one plans.
+  s.summaries?.consider(context.room, lastId);
+  if (context.thread) s.summaries?.consider(context.thread, lastId);
+  return { prompt, targets: context.targets, history, present };
+}

@@ -1,0 +1,195 @@
+import type { Logger } from "pino";
+import type { Persona } from "../config/persona";
+import type { EntityLookup } from "../context/speaker-directory";
+import type { Planner } from "./planner";
+import type { MemoryStore } from "../store/memories";
+import type { CuratedMemories } from "../memory/curated";
+import { assemblePlanContext, type SummarySource } from "./plan-context";
+import type { ImageSource } from "../media/inline-images";
+import { resolveSubject, tellerOf } from "../memory/subject";
+import type { MessageStore } from "../store/messages";
+import { errorMessage } from "../base/error-message";
+import type { ReactionStore } from "../store/reactions";
+import type { AllowedReactions } from "../base/standard-reactions";
+import type { Clock } from "../base/types";
+import { PermanentError } from "../tasks/errors";
+import { LLM_RATE_KEY, parkOnOutage } from "../tasks/llm-wait";
+import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
+import { expandPlan } from "./expand-plan";
+import { planTrace, withoutSystem } from "./plan-trace";
+import type { PlanTraceStore } from "../store/plan-traces";
+import type { MediaDescriber } from "../media/describer";
+import type { TaskHandler } from "../tasks/task-handler";
+
+export interface ReceivedHandlerDeps {
+  readonly persona: Persona;
+  /** A plan was made for this many addressed messages (metrics). */
+  readonly onPlanned?: (messages: number) => void;
+  readonly messages: MessageStore;
+  readonly memories: MemoryStore;
+  /** Curated memories by user id (agents/<Name>/memory/<user id>.md); default none. */
+  readonly curated?: CuratedMemories;
+  /** Rolling summaries of rooms and reply threads: shown in the prompt, and checked for being due at each plan. */
+  readonly summaries?: SummarySource;
+  /** Pictures of the addressed messages, sent inline with the planning request. */
+  readonly images?: ImageSource;
+  /** A user's @username as last seen, to resolve `remember {about: "@name"}`. */
+  readonly usernameOf?: (userId: string) => string | undefined;
+  readonly planner: Planner;
+  /** Rate keys of a planning call beside LLM_RATE_KEY: the planning model's (llmRateKey), so an outage of it parks planning. */
+  readonly llmKeys?: readonly string[];
+  /** Names and usernames of senders and mentioned people (the entity store). */
+  readonly entities: EntityLookup;
+  /** Reactions to the persona's messages and its own, shown as history items (context/reaction-items.ts). */
+  readonly reactions?: ReactionStore;
+  /** The persona's account id. */
+  readonly selfId: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Open tasks of the plan's graph (chat, or forum topic) it should wait for (the pending read mark). */
+  readonly waitFor: (chatId: string, topicId: number | undefined) => readonly number[];
+  /** Messages older than this (by their date) when the task plans are not answered (default: the inbound limit, 1 h). */
+  readonly maxAnswerAgeMs?: number;
+  /** Describes the media of the messages that enter the prompt (absent: plain placeholders). */
+  readonly media?: MediaDescriber;
+  /** How long planning waits for media descriptions at most (default 8 s). */
+  readonly mediaWaitMs?: number;
+  /** What the chat allows to react with (named in the request's chat part). */
+  readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
+  /** Where each plan's trace is kept for the console (absent: not kept). */
+  readonly traces?: Pick<PlanTraceStore, "put">;
+}
+
+/**
+ * Plans an answer to the chat's addressed messages: context → planner → validated plan →
+ * graph tasks, created atomically with this task's completion. `remember` is stored at once.
+ * A planning failure while the model is failing (5xx, 429, timeouts…) parks the task, not fails it:
+ * it waits out the outage (tasks/llm-wait.ts) within the answer-age limit. A permanent error (a bad
+ * key, an unknown model, a request Gemini rejects) fails this message.
+ */
+export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received"> {
+  return {
+    rateKeys: () => [LLM_RATE_KEY, ...(d.llmKeys ?? [])],
+    async run(task) {
+      const chatId = task.chatId;
+      // A message deleted before it was planned for is not answered (a person would not either).
+      const live = task.payload.items.filter((i) => !d.messages.get(chatId, i.messageId)?.deleted);
+      if (live.length === 0) {
+        d.logger.info(
+          { component: "planner", chatId, messages: task.payload.items.map((i) => i.messageId) },
+          "addressed messages deleted before planning; not answered",
+        );
+        return { type: "done" };
+      }
+      // The age limit holds here too, not only at inbound: a task left pending by a crash (or a
+      // long pause) must not answer a question hours later, out of the blue.
+      const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
+      const oldest = d.clock.now() - maxAge;
+      const items = live.filter((i) => (d.messages.get(chatId, i.messageId)?.date ?? Infinity) >= oldest);
+      if (items.length < live.length) {
+        d.logger.info(
+          {
+            component: "planner",
+            chatId,
+            messages: live.filter((i) => !items.includes(i)).map((i) => i.messageId),
+            maxAgeSec: Math.round(maxAge / 1000),
+          },
+          "addressed messages too old by the time of planning; not answered",
+        );
+      }
+      if (items.length === 0) return { type: "done" };
+      const lastId = Math.max(...items.map((i) => i.messageId));
+      // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
+      const chat = d.messages.chat(chatId) ?? { chatId, chatType: "group" };
+      const isDm = chat.chatType === "dm";
+      // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.
+      const {
+        prompt,
+        targets: targetMessages,
+        history,
+        present,
+      } = await assemblePlanContext(d, chat, items, d.clock.now());
+      let plan;
+      const check = {
+        isChatMessage: (id: number) => d.messages.has(chatId, id),
+        isDm,
+        stickerSets: d.persona.stickerSets,
+        stickers: d.persona.stickers,
+        answering: lastId,
+      };
+      try {
+        plan = await d.planner.plan(prompt, check, { chatId });
+      } catch (e) {
+        // The model is failing (or asked us to come back later): wait it out, however long —
+        // the age check above ends the wait when the message is too old to answer.
+        const park = parkOnOutage(e);
+        if (park) throw park;
+        // Anything else is the request's fault, not the server's: give up on this message.
+        throw new PermanentError(
+          `planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${errorMessage(e)}`,
+        );
+      }
+      // Kept for the console apart from the task's payload (store/plan-traces.ts); bounded, and
+      // written in the transaction that marks the task done.
+      const trace = planTrace(prompt, check, plan);
+      const traces = d.traces;
+      const done = {
+        type: "done" as const,
+        ...(traces ? { keep: () => traces.put(task.id, trace.request.system, withoutSystem(trace)) } : {}),
+      };
+      // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
+      if (plan.silent !== undefined) return done;
+      d.onPlanned?.(items.length);
+      for (const t of plan.tasks) {
+        if (t.kind === "remember") {
+          const where = { chatId, isDm, targets: targetMessages };
+          const subject = resolveSubject(t.about, {
+            ...where,
+            message: (id) => d.messages.get(chatId, id),
+            present,
+            usernameOf: d.usernameOf ?? (() => undefined),
+          });
+          // Who said it is decided from the messages answered, not by the model.
+          const toldBy = tellerOf(subject, where);
+          const r = d.memories.remember({
+            chatId,
+            ...(subject !== undefined ? { subject } : {}),
+            ...(toldBy !== undefined ? { toldBy } : {}),
+            content: t.content,
+            now: d.clock.now(),
+          });
+          d.logger.debug(
+            { component: "memory", chatId, subject: subject ?? "chat", toldBy, merged: r.merged },
+            "memory stored",
+          );
+        }
+      }
+      // A forum topic's graph answers in that topic (see graphKey); else where the last message was.
+      const topicId = task.topicId ?? history.find((m) => m.messageId === lastId)?.topicId;
+      const cut: string[] = [];
+      const spawn = expandPlan(plan.tasks, {
+        pacing: d.persona,
+        answers: items.map((i) => i.messageId),
+        waitFor: d.waitFor(chatId, task.topicId),
+        ...(isDm ? {} : { replyTarget: lastId }),
+        ...(topicId !== undefined ? { topicId } : {}),
+        onCut: (what) => cut.push(what),
+      });
+      if (cut.length > 0)
+        d.logger.warn(
+          { component: "planner", chatId, cut },
+          "plan bounded: it asked for more than one answer may do",
+        );
+      d.logger.info(
+        {
+          component: "planner",
+          chatId,
+          tasks: plan.tasks.map((t) => t.kind),
+          rejected: plan.rejected.length,
+        },
+        "plan ready",
+      );
+      return { ...done, spawn };
+    },
+  };
+}

@@ -1,0 +1,186 @@
+import type { Logger } from "pino";
+import { Api, type TelegramClient } from "telegram";
+import { NewMessage } from "telegram/events/index.js";
+import { Raw } from "telegram/events/Raw.js";
+import { returnBigInt } from "telegram/Helpers.js";
+import { isBusy } from "../../store/db";
+import type { EntityRecord, EntityStore } from "../../store/entities";
+import type { WriteGate } from "../../store/write-gate";
+import { ACCOUNT_BOX } from "../../store/update-state";
+import type { ReactionChangeHandler } from "../../inbound/reactions";
+import { changedChat } from "../outbound/chat-reactions";
+import { captureEntities } from "../entities";
+import { reactionChange } from "./listen-reactions";
+import type { MessageFeed } from "./message-feed";
+import type { GramMessage } from "./parse";
+import type { PtsInfo } from "./sender-resolver";
+import type { TypingWatch } from "./typing-watch";
+import type { UpdateTracker } from "./update-tracker";
+
+export type { TelegramClient } from "telegram";
+
+export interface ListenOptions {
+  readonly client: TelegramClient;
+  readonly feed: MessageFeed;
+  readonly entities: EntityStore;
+  readonly tracker: UpdateTracker;
+  readonly selfId: string;
+  readonly logger: Logger;
+  /** Where other people's typing updates go (a Map update each; nothing else is done with them). */
+  readonly typing?: TypingWatch;
+  /** Reactions on messages (updateMessageReactions: no pts, never a message). */
+  readonly reactions?: ReactionChangeHandler;
+  /** A chat or its full info changed (updateChat / updateChannel: no pts, never a message). */
+  readonly chatChanged?: (chatId: string) => void;
+  /** While the database is busy, what arrives waits here in order (store/write-gate.ts). */
+  readonly gate?: WriteGate;
+}
+
+type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
+
+/** Where an update's pts counts: the account's common box or a channel's ("-100<id>"). */
+function ptsBox(
+  update: Api.TypeUpdate | Api.TypeUpdates,
+): { box: string; pts: number; ptsCount: number } | undefined {
+  const u = update as {
+    pts?: unknown;
+    ptsCount?: unknown;
+    channelId?: { toString(): string };
+    message?: { peerId?: unknown };
+  };
+  if (typeof u.pts !== "number" || typeof u.ptsCount !== "number") return undefined;
+  if (u.channelId !== undefined)
+    return { box: `-100${u.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };
+  const peer = u.message?.peerId;
+  if (peer instanceof Api.PeerChannel)
+    return { box: `-100${peer.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };
+  return { box: ACCOUNT_BOX, pts: u.pts, ptsCount: u.ptsCount };
+}
+
+/**
+ * Everything the account receives goes through one raw handler: the entities an update carries
+ * are stored (only when new or changed), its pts is checked against the box it belongs to (see
+ * UpdateTracker: gaps are held and then fetched), new messages — full or short — go to the
+ * message feed, and reactions (no pts) to `reactions`. GramJS's own NewMessage builder turns short updates into messages, so parsing
+ * is the same for every shape. Returns a function that detaches the handler.
+ */
+export function listenForMessages(o: ListenOptions): () => void {
+  const builder = new NewMessage({});
+  const selfId = returnBigInt(o.selfId);
+  const seenEntityMaps = new WeakSet<object>();
+
+  const messageOf = (update: Api.TypeUpdate): GramMessage | undefined => {
+    const event = builder.build(update, undefined, selfId);
+    if (!event) return undefined;
+    event._setClient(o.client);
+    return event.message;
+  };
+
+  const process = (update: Api.TypeUpdate, pts: PtsInfo | undefined): Promise<unknown> => {
+    const raw = messageOf(update);
+    if (raw) return o.feed(raw, pts);
+    // Not a conversation message: a service message (a forum topic's title) still goes to the feed.
+    if (
+      (update instanceof Api.UpdateNewChannelMessage || update instanceof Api.UpdateNewMessage) &&
+      update.message instanceof Api.MessageService
+    )
+      return o.feed(update.message, pts);
+    return Promise.resolve();
+  };
+
+  const callback = async (update: Api.TypeUpdate): Promise<void> => {
+    const ents = (update as WithEntities)._entities;
+    if (ents && ents.size > 0 && !seenEntityMaps.has(ents)) {
+      seenEntityMaps.add(ents);
+      // While the database is busy, entities wait their turn like messages (in arrival order).
+      if (o.gate?.waiting) await o.gate.run(() => captureEntities(o.entities, ents.values()));
+      else {
+        try {
+          captureEntities(o.entities, ents.values());
+        } catch (e) {
+          if (!o.gate || !isBusy(e)) throw e;
+          await o.gate.run(() => captureEntities(o.entities, ents.values()));
+        }
+      }
+    }
+    if (update instanceof Api.UpdateChannelTooLong) {
+      const box = `-100${update.channelId.toString()}`;
+      // A broadcast channel, or one the account is not in, is never fetched.
+      if (!followed(o.entities.get(box))) return;
+      o.tracker.gap(box, update.pts ?? undefined);
+      return;
+    }
+    // "Too many updates": the server dropped what it should have pushed; only getDifference has it.
+    if (update instanceof Api.UpdatesTooLong) {
+      o.tracker.gap(ACCOUNT_BOX);
+      return;
+    }
+    const at = ptsBox(update);
+    if (!at) {
+      // Typing and reaction updates carry no pts, so messages never pay for these checks.
+      if (o.typing?.note(update)) return;
+      const changed = changedChat(update);
+      if (changed !== undefined) {
+        o.chatChanged?.(changed);
+        return;
+      }
+      if (update instanceof Api.UpdateMessageReactions) {
+        try {
+          o.reactions?.(reactionChange(update, o.selfId));
+        } catch (err) {
+          o.logger.error({ component: "inbound", err }, "reaction handling failed");
+        }
+        return;
+      }
+      await process(update, undefined).catch((err: unknown) =>
+        o.logger.error({ component: "inbound", err }, "update handling failed"),
+      );
+      return;
+    }
+    // Broadcast posts are not conversation: no update state is kept for such a channel, so a
+    // gap there is never fetched. (One Map lookup, channel updates only.)
+    if (at.box !== ACCOUNT_BOX && !followed(o.entities.get(at.box))) {
+      await process(update, undefined).catch((err: unknown) =>
+        o.logger.error({ component: "inbound", err }, "update handling failed"),
+      );
+      return;
+    }
+    const date =
+      (update as { date?: number }).date ?? (update as { message?: { date?: number } }).message?.date ?? 0;
+    const pts: PtsInfo = { pts: at.pts, ptsCount: at.ptsCount, date };
+    let done: Promise<unknown> | undefined;
+    o.tracker.enter(at.box, at.pts, at.ptsCount, date, (ticket) => {
+      done = process(update, pts).then(
+        () => ticket?.done(),
+        (err: unknown) => {
+          o.logger.error({ component: "inbound", err }, "update handling failed");
+          ticket?.failed(); // not stored: the tracker keeps the gap and fetches it again
+        },
+      );
+    });
+    // An update held behind a gap runs later; GramJS's dispatch need not wait for it.
+    await done;
+  };
+  const event = new Raw({});
+  o.client.addEventHandler(callback, event);
+  return () => o.client.removeEventHandler(callback, event);
+}
+
+/** A channel whose update state is kept: not a broadcast channel, not one the account left. */
+function followed(e: EntityRecord | undefined): boolean {
+  return !e?.broadcast && !e?.gone;
+}
+
+/** Feed the updates in an answer to our own request (a send's result carries pts) to the tracker. */
+export function trackResult(tracker: UpdateTracker, res: unknown): void {
+  const list: Api.TypeUpdate[] =
+    res instanceof Api.Updates || res instanceof Api.UpdatesCombined
+      ? res.updates
+      : res instanceof Api.UpdateShortSentMessage || res instanceof Api.messages.AffectedMessages
+        ? [res as unknown as Api.TypeUpdate]
+        : [];
+  for (const u of list) {
+    const at = ptsBox(u);
+    if (at) tracker.enter(at.box, at.pts, at.ptsCount, 0, (ticket) => ticket?.done());
+  }
+}

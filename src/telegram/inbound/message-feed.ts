@@ -1,0 +1,138 @@
+import type { Logger } from "pino";
+import { Api } from "telegram";
+import type { InboundHandler, InboundOutcome } from "../../inbound/pipeline";
+import { DatabaseFileError, dbError, isBusy } from "../../store/db";
+import { entityName, type EntityRecord, type EntityStore } from "../../store/entities";
+import type { InboundMessage } from "../../base/types";
+import { GateClosedError, type WriteGate } from "../../store/write-gate";
+import { parseMessage, parseTopicTitle, type GramMessage, type TopicTitle } from "./parse";
+import { fetchReplyContext } from "./reply-context";
+import type { PtsInfo, SenderResolver } from "./sender-resolver";
+
+export interface MessageFeedOptions {
+  readonly handler: InboundHandler;
+  readonly entities: EntityStore;
+  readonly resolver: SenderResolver;
+  readonly selfId: string;
+  readonly replyTimeoutMs: number;
+  readonly logger: Logger;
+  /** While the database is busy, messages wait here in arrival order (store/write-gate.ts). */
+  readonly gate?: WriteGate;
+  /** The database file, named in the error line of a database failure (with its remedy). */
+  readonly dbFile?: string;
+  /** A forum topic was created or renamed (its service message arrived; store/topics.ts keeps it). */
+  readonly topicTitled?: (t: TopicTitle) => void;
+}
+
+/**
+ * One GramJS message (live or from a catch-up) into the inbound pipeline. A service message is
+ * not conversation: only a forum topic's title is taken from it.
+ */
+export type MessageFeed = (
+  raw: GramMessage | Api.MessageService,
+  pts?: PtsInfo,
+) => Promise<InboundOutcome | undefined>;
+
+/** What the entity store adds to a message whose update named no sender (or no chat title). */
+function enrich(
+  m: InboundMessage,
+  sender: EntityRecord | undefined,
+  chat: EntityRecord | undefined,
+): InboundMessage {
+  let out = m;
+  if (m.chatType !== "dm" && m.chatTitle === undefined && chat?.title)
+    out = { ...out, chatTitle: chat.title };
+  if (!m.senderUnknown) return out;
+  if (!sender) return out;
+  const name = entityName(sender);
+  const usable = !sender.min && sender.accessHash !== undefined;
+  return {
+    ...out,
+    ...(name ? { senderName: name } : {}),
+    ...(sender.username ? { senderUsername: sender.username } : {}),
+    senderIsBot: sender.bot,
+    ...(m.chatType === "dm" && usable ? { accessHash: sender.accessHash! } : {}),
+    // A DM is answered through the partner's access hash; a group only needs the name.
+    senderUnknown: m.chatType === "dm" ? !usable : !name,
+  };
+}
+
+/**
+ * Parse (no API call), fill in what the entity store knows, and hand the message to the
+ * pipeline with two lazy fetches it calls only when it will answer: the reply target and,
+ * for a sender nobody named, the sender.
+ */
+export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
+  return async (raw, pts) => {
+    if (raw instanceof Api.MessageService) {
+      // Rare: ordinary messages never take this branch.
+      const t = o.topicTitled ? parseTopicTitle(raw) : undefined;
+      if (t) {
+        try {
+          o.topicTitled!(t);
+        } catch (err) {
+          o.logger.warn(
+            { component: "inbound", chatId: t.chatId, topicId: t.topicId, err },
+            "topic title not kept",
+          );
+        }
+      }
+      return undefined;
+    }
+    const parsed = parseMessage(raw);
+    if (!parsed) return undefined;
+    const m = enrich(
+      parsed,
+      parsed.senderUnknown ? o.entities.get(parsed.senderId) : undefined,
+      parsed.chatTitle === undefined ? o.entities.get(parsed.chatId) : undefined,
+    );
+    const resolveSender = async (): Promise<InboundMessage | undefined> => {
+      const e = await o.resolver.resolve({
+        chatId: m.chatId,
+        chatType: m.chatType,
+        senderId: m.senderId,
+        messageId: m.messageId,
+        ...(pts ? { pts } : {}),
+      });
+      if (!e) return undefined;
+      return enrich(m, e, undefined);
+    };
+    const fetchReply = () =>
+      fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger });
+    const sender = m.senderUnknown ? resolveSender : undefined;
+    try {
+      // The hot path calls the handler directly; only a busy database (or messages already
+      // waiting for it) sends a message through the gate.
+      const gate = o.gate;
+      if (gate === undefined) return await o.handler(m, fetchReply, sender);
+      if (gate.waiting > 0) return await gate.run((h) => o.handler(m, fetchReply, sender, h));
+      try {
+        return await o.handler(m, fetchReply, sender);
+      } catch (e) {
+        if (!isBusy(e)) throw e;
+        return await gate.retry((h) => o.handler(m, fetchReply, sender, h), e);
+      }
+    } catch (err) {
+      // GramJS swallows handler errors; make sure ours are seen. The caller must know too: a
+      // message that was not stored must not move the update state past it.
+      if (!(err instanceof GateClosedError)) {
+        o.logger.error(
+          {
+            component: "inbound",
+            chatId: m.chatId,
+            messageId: m.messageId,
+            err: describeFailure(err, o.dbFile),
+          },
+          "inbound message handling failed",
+        );
+      }
+      throw err;
+    }
+  };
+}
+
+/** An error for a log line: a database error as one line naming the file and the remedy (no stack trace); anything else keeps its stack. */
+function describeFailure(err: unknown, file: string | undefined): unknown {
+  const sqlite = String((err as { code?: unknown } | undefined)?.code ?? "").startsWith("SQLITE_");
+  return err instanceof DatabaseFileError || sqlite ? dbError(file ?? "the database", err).message : err;
+}

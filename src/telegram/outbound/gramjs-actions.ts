@@ -1,0 +1,450 @@
+import type { Logger } from "pino";
+import { Api, errors, type TelegramClient } from "telegram";
+import { returnBigInt } from "telegram/Helpers.js";
+import { systemClock } from "../../base/clock";
+import { TimeoutError, withTimeout } from "../../base/timeout";
+import type { ChatInfo } from "../../store/messages";
+import type { ChatActions } from "../../tasks/actions-port";
+import { AlreadyDoneError, OutcomeUnknownError, PermanentError, RateLimitedError } from "../../tasks/errors";
+import { accountLost } from "../connection/account-errors";
+import type { ChatReactions } from "./chat-reactions";
+import { closestAllowed } from "../../base/standard-reactions";
+
+/** RPC errors that no retry can fix: fail the task at once. Any other 4xx is treated the same. */
+const PERMANENT = new Set([
+  "CHAT_WRITE_FORBIDDEN",
+  "USER_BANNED_IN_CHANNEL",
+  "PEER_ID_INVALID",
+  "MESSAGE_ID_INVALID",
+  "CHAT_ADMIN_REQUIRED",
+  "CHANNEL_PRIVATE",
+  "USER_IS_BLOCKED",
+  "YOU_BLOCKED_USER",
+  "REACTION_INVALID",
+  "MESSAGE_TOO_LONG",
+  "MESSAGE_EMPTY",
+]);
+
+/** The TL method each action kind uses; flood waits are remembered per method and chat. */
+const METHOD = {
+  send: "messages.SendMessage",
+  sticker: "messages.SendMedia",
+  react: "messages.SendReaction",
+  typing: "messages.SetTyping",
+  read: "messages.ReadHistory",
+  block: "contacts.Block",
+} as const;
+
+/** A method paused account-wide (after flood waits on it in two chats, see tasks/rate-limits.ts). */
+const methodKey = (method: string) => `flood:${method}`;
+const floodKey = (method: string, chatId: string) => `flood:${method}:${chatId}`;
+const slowmodeKey = (chatId: string) => `slowmode:${chatId}`;
+/** PEER_FLOOD: the account may not message people who are not its contacts. */
+const PEER_FLOOD_KEY = "peer-flood";
+/**
+ * PEER_FLOOD names no end. Sends to non-contacts pause this long, then one send probes; each
+ * repeat doubles the pause (up to a day, see RateLimits).
+ */
+const PEER_FLOOD_PAUSE_SEC = 3 * 3600;
+
+/** Supergroups and channels have marked ids starting with -100. */
+const isChannelId = (chatId: string) => chatId.startsWith("-100");
+/** Private chats have positive (user) ids. */
+const isDmId = (chatId: string) => !chatId.startsWith("-");
+
+/**
+ * Map a GramJS error onto the task engine's vocabulary. FLOOD_WAIT is keyed by method and
+ * chat — Telegram paces sends per destination, and one chat's wait must not stall the others —
+ * and spreads to the whole method when it strikes two chats at once; SLOWMODE_WAIT is keyed by
+ * chat; PEER_FLOOD pauses sends to non-contacts (every private chat: the store does not know
+ * who is a contact) until a probe goes through.
+ */
+function classifyTelegramError(e: unknown, method: string, chatId: string): Error {
+  const lost = accountLost(e);
+  if (lost) return lost;
+  if (e instanceof errors.SlowModeWaitError)
+    return new RateLimitedError(slowmodeKey(chatId), e.seconds, `SLOWMODE_WAIT_${e.seconds}`);
+  if (e instanceof errors.FloodWaitError) {
+    return new RateLimitedError(floodKey(method, chatId), e.seconds, `FLOOD_WAIT_${e.seconds}`, {
+      accountKey: methodKey(method),
+    });
+  }
+  if (e instanceof errors.RPCError) {
+    const msg = e.errorMessage;
+    if (msg === "PEER_FLOOD")
+      return new RateLimitedError(PEER_FLOOD_KEY, PEER_FLOOD_PAUSE_SEC, "PEER_FLOOD", { probe: true });
+    if (msg === "RANDOM_ID_DUPLICATE") return new AlreadyDoneError();
+    if (PERMANENT.has(msg) || (e.code !== undefined && e.code >= 400 && e.code < 500 && e.code !== 420)) {
+      return new PermanentError(`${method} in ${chatId}: ${msg} (${e.code})`, msg);
+    }
+  }
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+interface StickerDoc {
+  readonly doc: Api.Document;
+  readonly emoji: string;
+}
+
+export interface GramActionsOptions {
+  readonly client: TelegramClient;
+  readonly logger: Logger;
+  /** What the store knows of a chat (type, access hash), to address it without GramJS's cache. */
+  readonly lookupChat: (chatId: string) => ChatInfo | undefined;
+  /** A request with no answer after this long counts as a transient failure (default 30 s). */
+  readonly requestTimeoutMs?: number;
+  /** Whether the store already holds this message (to tell an earlier identical send apart). */
+  readonly isStored?: (chatId: string, messageId: number) => boolean;
+  /** Every successful answer (a send's answer carries pts the update tracker must see). */
+  readonly onResult?: (res: unknown) => void;
+  /** The account's own user id: that chat is Saved Messages, addressed as InputPeerSelf. */
+  readonly selfId?: string;
+  /** What each chat allows to react with; absent: any standard reaction is tried as chosen. */
+  readonly reactions?: Pick<ChatReactions, "allowed" | "forget">;
+}
+
+/**
+ * How far back a send answered RANDOM_ID_DUPLICATE looks for the message it sent earlier (one
+ * messages.GetHistory page). The id is not in that answer, and Telegram messages carry no
+ * random_id, so the newest own message with the same content not yet stored is taken.
+ */
+const DUPLICATE_LOOKBACK = 50;
+
+/** Default bound on one Telegram request. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** Typing and read marks are decoration: they get a much shorter leash than a send. */
+const COSMETIC_TIMEOUT_MS = 5_000;
+
+/**
+ * The task engine's ChatActions over a GramJS client. Requests are built by hand (not
+ * `client.sendMessage`) so the caller's random_id is the one on the wire, and the sent message
+ * id is read from the answer; an answer without it is an error, never `undefined`.
+ */
+export class GramActions implements ChatActions {
+  private readonly stickerSets = new Map<string, Promise<StickerDoc[] | undefined>>();
+
+  constructor(private readonly o: GramActionsOptions) {}
+
+  async sendText(p: {
+    chatId: string;
+    text: string;
+    replyTo?: number;
+    topicId?: number;
+    randomId: string;
+  }): Promise<number> {
+    const req = new Api.messages.SendMessage({
+      peer: this.peer(p.chatId),
+      message: p.text,
+      randomId: returnBigInt(p.randomId),
+      ...replyHeader(p.replyTo, p.topicId),
+    });
+    const text = p.text.trim();
+    return this.sendOnce(req, p.chatId, p.randomId, (m) => !m.media && m.message.trim() === text);
+  }
+
+  /**
+   * Send with our random_id and return the message id. A replayed original (Telegram's other
+   * answer to a repeat) carries the id like a first send; RANDOM_ID_DUPLICATE does not, so the
+   * message is looked up among the chat's latest ones. Not found: AlreadyDoneError (sent, id
+   * unknown — the caller cannot add it to the stored history).
+   */
+  private async sendOnce(
+    req: Api.messages.SendMessage | Api.messages.SendMedia,
+    chatId: string,
+    randomId: string,
+    same: (m: Api.Message) => boolean,
+  ): Promise<number> {
+    try {
+      return this.sentId(await this.call(req, chatId), randomId, req.className);
+    } catch (e) {
+      if (!(e instanceof AlreadyDoneError)) throw e;
+      const id = await this.findOwnMessage(chatId, same);
+      if (id !== undefined) return id;
+      throw new AlreadyDoneError(
+        `sent before (duplicate random_id), but not among the chat's last ${DUPLICATE_LOOKBACK} messages; not added to the stored history`,
+      );
+    }
+  }
+
+  private async findOwnMessage(
+    chatId: string,
+    same: (m: Api.Message) => boolean,
+  ): Promise<number | undefined> {
+    const res = await this.call(
+      new Api.messages.GetHistory({
+        peer: this.peer(chatId),
+        limit: DUPLICATE_LOOKBACK,
+        offsetId: 0,
+        offsetDate: 0,
+        addOffset: 0,
+        maxId: 0,
+        minId: 0,
+        hash: returnBigInt(0),
+      }),
+      chatId,
+    );
+    if (res instanceof Api.messages.MessagesNotModified) return undefined;
+    for (const m of res.messages) {
+      // Newest first: the latest own message with this content that the store does not hold yet.
+      if (m instanceof Api.Message && m.out && same(m) && !this.o.isStored?.(chatId, m.id)) return m.id;
+    }
+    return undefined;
+  }
+
+  async setTyping(p: {
+    chatId: string;
+    action: "typing" | "sticker" | "cancel";
+    topicId?: number;
+  }): Promise<void> {
+    const action =
+      p.action === "typing"
+        ? new Api.SendMessageTypingAction()
+        : p.action === "sticker"
+          ? new Api.SendMessageChooseStickerAction()
+          : new Api.SendMessageCancelAction();
+    await this.call(
+      new Api.messages.SetTyping({
+        peer: this.peer(p.chatId),
+        action,
+        ...(p.topicId ? { topMsgId: p.topicId } : {}),
+      }),
+      p.chatId,
+      undefined,
+      COSMETIC_TIMEOUT_MS,
+    );
+  }
+
+  async markRead(p: { chatId: string; maxId: number }): Promise<void> {
+    const peer = this.peer(p.chatId);
+    await this.call(
+      isChannelId(p.chatId)
+        ? new Api.channels.ReadHistory({ channel: peer, maxId: p.maxId })
+        : new Api.messages.ReadHistory({ peer, maxId: p.maxId }),
+      p.chatId,
+      METHOD.read,
+      COSMETIC_TIMEOUT_MS,
+    );
+  }
+
+  /**
+   * React with `emoji`, or — when the chat does not allow it — with the closest reaction it does
+   * allow (its `available_reactions`, see chat-reactions.ts), or with nothing. Telegram refusing
+   * the reaction anyway (REACTION_INVALID: the chat's settings changed since they were read)
+   * makes it read them again and choose once more; a refusal is never a failed task.
+   */
+  async react(p: { chatId: string; messageId: number; emoji: string }): Promise<string | undefined> {
+    const reactions = this.o.reactions;
+    const choose = async () => {
+      const allowed = await reactions?.allowed(p.chatId);
+      return allowed ? closestAllowed(p.emoji, allowed) : p.emoji;
+    };
+    const send = (emoji: string) =>
+      this.call(
+        new Api.messages.SendReaction({
+          peer: this.peer(p.chatId),
+          msgId: p.messageId,
+          reaction: [new Api.ReactionEmoji({ emoticon: emoji })],
+        }),
+        p.chatId,
+      );
+    const refused = (e: unknown) => e instanceof PermanentError && e.code === "REACTION_INVALID";
+    const first = await choose();
+    if (first === undefined) return undefined;
+    try {
+      await send(first);
+      return first;
+    } catch (e) {
+      if (!refused(e)) throw e;
+    }
+    reactions?.forget(p.chatId);
+    const second = await choose();
+    if (second === undefined || second === first) return undefined;
+    try {
+      await send(second);
+      return second;
+    } catch (e) {
+      if (refused(e)) return undefined;
+      throw e;
+    }
+  }
+
+  async sendSticker(p: {
+    chatId: string;
+    set: string;
+    name: string;
+    replyTo?: number;
+    topicId?: number;
+    randomId: string;
+  }): Promise<number | "not-found"> {
+    try {
+      return await this.sendStickerOnce(p);
+    } catch (e) {
+      // File references expire; the cached set goes stale with them. Fetch it again, once.
+      if (!(e instanceof PermanentError) || e.code !== "FILE_REFERENCE_EXPIRED") throw e;
+      this.stickerSets.delete(p.set);
+      return this.sendStickerOnce(p);
+    }
+  }
+
+  private async sendStickerOnce(p: {
+    chatId: string;
+    set: string;
+    name: string;
+    replyTo?: number;
+    topicId?: number;
+    randomId: string;
+  }): Promise<number | "not-found"> {
+    const docs = await this.stickerSet(p.set, p.chatId);
+    const want = p.name.replace(/\uFE0F/g, "");
+    const hit = docs?.find((d) => d.emoji.replace(/\uFE0F/g, "") === want);
+    if (!hit) return "not-found";
+    const req = new Api.messages.SendMedia({
+      peer: this.peer(p.chatId),
+      media: new Api.InputMediaDocument({
+        id: new Api.InputDocument({
+          id: hit.doc.id,
+          accessHash: hit.doc.accessHash,
+          fileReference: hit.doc.fileReference,
+        }),
+      }),
+      message: "",
+      randomId: returnBigInt(p.randomId),
+      ...replyHeader(p.replyTo, p.topicId),
+    });
+    const docId = hit.doc.id.toString();
+    return this.sendOnce(
+      req,
+      p.chatId,
+      p.randomId,
+      (m) => m.media instanceof Api.MessageMediaDocument && m.media.document?.id.toString() === docId,
+    );
+  }
+
+  async block(p: { chatId: string }): Promise<void> {
+    await this.call(new Api.contacts.Block({ id: this.peer(p.chatId) }), p.chatId);
+  }
+
+  async unblock(p: { chatId: string }): Promise<void> {
+    await this.call(new Api.contacts.Unblock({ id: this.peer(p.chatId) }), p.chatId, METHOD.block);
+  }
+
+  /**
+   * The input peer for a chat. Built from the stored access hash when there is one, because a
+   * restarted GramJS session has an empty entity cache; otherwise GramJS resolves the id itself.
+   */
+  private peer(chatId: string): Api.TypeInputPeer | ReturnType<typeof returnBigInt> {
+    if (chatId === this.o.selfId) return new Api.InputPeerSelf();
+    const c = this.o.lookupChat(chatId);
+    if (c?.chatType === "group") return new Api.InputPeerChat({ chatId: returnBigInt(chatId.slice(1)) });
+    if (c?.accessHash !== undefined) {
+      const accessHash = returnBigInt(c.accessHash);
+      if (c.chatType === "dm") return new Api.InputPeerUser({ userId: returnBigInt(chatId), accessHash });
+      if (isChannelId(chatId))
+        return new Api.InputPeerChannel({ channelId: returnBigInt(chatId.slice(4)), accessHash });
+    }
+    return returnBigInt(chatId);
+  }
+
+  rateKeys(action: keyof typeof METHOD, chatId: string): readonly string[] {
+    const keys = [floodKey(METHOD[action], chatId), methodKey(METHOD[action])];
+    if (action === "send" || action === "sticker") keys.push(slowmodeKey(chatId));
+    if ((action === "send" || action === "sticker") && isDmId(chatId)) keys.push(PEER_FLOOD_KEY);
+    return keys;
+  }
+
+  /** Resolve a sticker set once (messages.GetStickerSet) and cache it; unknown sets are cached as missing. */
+  private stickerSet(shortName: string, chatId: string): Promise<StickerDoc[] | undefined> {
+    let p = this.stickerSets.get(shortName);
+    if (!p) {
+      p = this.fetchStickerSet(shortName, chatId);
+      this.stickerSets.set(shortName, p);
+      // A transient failure must not be cached forever.
+      p.catch(() => this.stickerSets.delete(shortName));
+    }
+    return p;
+  }
+
+  private async fetchStickerSet(shortName: string, chatId: string): Promise<StickerDoc[] | undefined> {
+    let res: Api.messages.TypeStickerSet;
+    try {
+      res = await this.call(
+        new Api.messages.GetStickerSet({
+          stickerset: new Api.InputStickerSetShortName({ shortName }),
+          hash: 0,
+        }),
+        chatId,
+      );
+    } catch (e) {
+      if (e instanceof PermanentError && e.code === "STICKERSET_INVALID") {
+        this.o.logger.warn({ component: "telegram", set: shortName }, "sticker set not found");
+        return undefined;
+      }
+      throw e;
+    }
+    if (!(res instanceof Api.messages.StickerSet)) return undefined;
+    const out: StickerDoc[] = [];
+    for (const d of res.documents) {
+      if (!(d instanceof Api.Document)) continue;
+      const attr = d.attributes.find(
+        (a): a is Api.DocumentAttributeSticker => a instanceof Api.DocumentAttributeSticker,
+      );
+      out.push({ doc: d, emoji: attr?.alt ?? "" });
+    }
+    return out;
+  }
+
+  private async call<R extends Api.AnyRequest>(
+    req: R,
+    chatId: string,
+    method: string = req.className,
+    timeoutMs?: number,
+  ): Promise<R["__response"]> {
+    const limit = this.o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+    const ms = timeoutMs !== undefined ? Math.min(timeoutMs, limit) : limit;
+    const answer = this.o.client.invoke(req).then((res) => {
+      this.o.onResult?.(res);
+      return res;
+    });
+    try {
+      // Real time, not the task clock: this bounds network I/O, like the reply fetch.
+      return await withTimeout(answer, ms, req.className, systemClock);
+    } catch (e) {
+      // No answer in time: the request may still be in GramJS's queue and go out later, so its
+      // outcome is unknown: the retry reuses the random_id, and the server's answer settles it.
+      if (e instanceof TimeoutError) throw new OutcomeUnknownError(e.message);
+      throw classifyTelegramError(e, method, chatId);
+    }
+  }
+
+  /** The new message's id from a send's answer; an answer without one is an error. */
+  private sentId(res: Api.TypeUpdates, randomId: string, method: string): number {
+    if (res instanceof Api.UpdateShortSentMessage) return res.id;
+    if (res instanceof Api.Updates || res instanceof Api.UpdatesCombined) {
+      for (const u of res.updates) {
+        if (u instanceof Api.UpdateMessageID && u.randomId?.toString() === randomId) return u.id;
+      }
+      for (const u of res.updates) {
+        if (
+          (u instanceof Api.UpdateNewMessage || u instanceof Api.UpdateNewChannelMessage) &&
+          u.message instanceof Api.Message
+        )
+          return u.message.id;
+      }
+    }
+    throw new Error(`${method}: the server's answer (${res.className}) carries no message id`);
+  }
+}
+
+function replyHeader(
+  replyTo: number | undefined,
+  topicId: number | undefined,
+): { replyTo?: Api.InputReplyToMessage } {
+  if (topicId === 1) topicId = undefined; // the General topic takes no reply header
+  if (replyTo === undefined && topicId === undefined) return {};
+  return {
+    replyTo: new Api.InputReplyToMessage({
+      replyToMsgId: replyTo ?? topicId!,
+      ...(topicId !== undefined ? { topMsgId: topicId } : {}),
+    }),
+  };
+}

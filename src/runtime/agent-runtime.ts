@@ -31,12 +31,13 @@ import type { TypingWatch } from "../telegram/inbound/typing-watch";
 import type { UpdateTracker } from "../telegram/inbound/update-tracker";
 import { systemClock } from "../base/clock";
 import type { CatchUpChain } from "./catch-up-chain";
-import { composeAgent, type AgentRuntimeOptions } from "./compose";
+import type { AgentRuntimeOptions } from "./agent-options";
+import { composeAgent } from "./compose";
 import { holdProcessOpen } from "./shutdown";
 import type { RuntimeStatus } from "./status-facts";
 import { onTimeout, withTimeout } from "../base/timeout";
 
-export type { AgentRuntimeOptions, MediaRuntimeOptions } from "./compose";
+export type { AgentRuntimeOptions, MediaRuntimeOptions } from "./agent-options";
 
 /** How long `stop()` waits for running tasks (a send in flight) by default. */
 const STOP_GRACE_MS = 10_000;

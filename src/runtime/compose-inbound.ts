@@ -1,0 +1,77 @@
+/**
+ * Composition, stage 5: the inbound pipeline — each stored message addressed or not, admitted or
+ * refused, enqueued for planning or for an addressing call; the persona's and the owner's own
+ * messages (own sends, Saved Messages commands, takeover).
+ */
+import type { AgentRuntimeOptions, Stage } from "./agent-options";
+import type { Policy } from "./compose-policy";
+import type { Stores } from "./compose-stores";
+import type { Tasks } from "./compose-tasks";
+import { compileAddressMatcher } from "../inbound/addressing";
+import { createInboundPipeline, MAX_ANSWER_AGE_MS, type InboundHandler } from "../inbound/pipeline";
+import { metrics } from "../metrics/metrics";
+import { runOwnerCommand } from "../owner/commands";
+import { createOutgoingHandler } from "../owner/outgoing";
+import { entityName } from "../store/entities";
+import { standInSenders } from "../store/stand-in-senders";
+
+export interface Inbound {
+  readonly inbound: InboundHandler;
+  /** Run an owner command (the text typed in Saved Messages) and return its answer. */
+  readonly command: (text: string) => string;
+}
+
+export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: Policy, t: Tasks): Inbound {
+  const { agent, clock, logger } = s;
+  const addressed = metrics.messagesAddressed.labels({ agent });
+  addressed.inc(0);
+  /** An owner command (Saved Messages, or the operator console): its answer. */
+  const command = (text: string): string =>
+    runOwnerCommand(text, {
+      selfId: o.selfId,
+      messages: st.messages,
+      settings: st.settings,
+      scheduler: t.scheduler,
+      status: () => p.status.facts(),
+      memories: st.memories,
+      nameOf: (userId) => {
+        const e = st.entities.get(userId);
+        return e ? entityName(e) : undefined;
+      },
+    });
+  const inbound = createInboundPipeline({
+    messages: st.messages,
+    names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
+    logger,
+    enqueue: (chatId, messageId, a) => {
+      t.addressing.notePartner(chatId, a.senderId);
+      t.scheduler.enqueueReceived(chatId, messageId, {
+        readDelayMs: s.readDelayMs,
+        quietMs: s.quietMs,
+        ...a,
+      });
+    },
+    attachReply: (chatId, messageId, reply) => t.scheduler.attachReply(chatId, messageId, reply),
+    maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
+    standIns: new Set(standInSenders(o.db, agent).map((r) => `${r.chatId}\u0000${r.senderId}`)),
+    now: () => clock.now(),
+    admit: (m) => p.gate.message(m),
+    refused: (m, reason) => st.refusals.record(m.chatId, m.messageId, reason, clock.now()),
+    implicit: (m) => t.addressing.consider(m),
+    stored: metrics.messagesStored.of(agent),
+    onAddressed: () => addressed.inc(),
+    outgoing: createOutgoingHandler({
+      selfId: o.selfId,
+      name: o.persona.name,
+      takeoverSilenceMs: o.persona.policy.takeoverSilenceMin * 60_000,
+      messages: st.messages,
+      own: t.own,
+      settings: st.settings,
+      scheduler: t.scheduler,
+      clock,
+      logger,
+      command,
+    }),
+  });
+  return { inbound, command };
+}

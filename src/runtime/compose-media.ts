@@ -1,0 +1,52 @@
+/**
+ * Composition, stage 3: how the persona sees media (the description chain: curated files, the
+ * cache, the budget, downloads and the LLM; inline pictures) and what each chat allows to react with.
+ */
+import type { AgentRuntimeOptions, Stage } from "./agent-options";
+import type { Stores } from "./compose-stores";
+import { DEFAULT_MEDIA_BUDGET_PER_MINUTE, MediaBudget } from "../media/budget";
+import { CuratedMedia } from "../media/curated";
+import { MediaDescriber } from "../media/describer";
+import { ImageSource } from "../media/inline-images";
+import { LlmMediaSource } from "../media/media-llm";
+import { metrics } from "../metrics/metrics";
+import { MediaCache } from "../store/media-cache";
+import { MediaImages } from "../store/media-images";
+import { ChatReactions } from "../telegram/outbound/chat-reactions";
+import { TelegramMediaFetcher } from "../telegram/outbound/media-download";
+import { chatLookup } from "./chat-lookup";
+
+export interface Media {
+  /** A chat's type and access hash (the chats table, else the entity store). */
+  readonly lookupChat: ReturnType<typeof chatLookup>;
+  readonly images: ImageSource;
+  readonly media: MediaDescriber;
+  readonly chatReactions: ChatReactions;
+}
+
+export function composeMedia(o: AgentRuntimeOptions, s: Stage, st: Stores): Media {
+  const { agent, clock, logger } = s;
+  const lookupChat = chatLookup(st.messages, st.entities);
+  const mo = o.media ?? {};
+  const fetcher =
+    o.llm && mo.ai !== false ? new TelegramMediaFetcher({ client: o.client, lookupChat, logger }) : undefined;
+  const images = new ImageSource({
+    images: new MediaImages(o.db),
+    ...(fetcher ? { fetcher } : {}),
+    clock,
+    logger,
+  });
+  const media = new MediaDescriber({
+    curated: mo.curated ?? { persona: new CuratedMedia(), global: new CuratedMedia() },
+    cache: new MediaCache(o.db),
+    budget: new MediaBudget(mo.budgetPerMinute ?? DEFAULT_MEDIA_BUDGET_PER_MINUTE, clock),
+    ...(o.llm && fetcher ? { llm: new LlmMediaSource(o.llm), fetcher } : {}),
+    onDownloaded: (d, bytes) => images.keep(d, bytes),
+    clock,
+    logger,
+    ...(mo.limits ? { limits: mo.limits } : {}),
+    onServed: (source) => metrics.mediaDescriptions.inc({ agent, source }),
+  });
+  const chatReactions = new ChatReactions({ client: o.client, lookupChat, logger });
+  return { lookupChat, images, media, chatReactions };
+}

@@ -1,0 +1,68 @@
+/**
+ * Composition, stage 2: the admission gate with its caps and fair shares, what `/status` reports,
+ * and the recording of every LLM call's usage (tokens, cost, metrics).
+ */
+import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
+import type { Stores } from "./compose-stores";
+import { Caps } from "../policy/caps";
+import { Gate } from "../policy/gate";
+import { metrics } from "../metrics/metrics";
+import { RuntimeStatus } from "./status-facts";
+
+export interface Policy {
+  readonly caps: Caps;
+  readonly gate: Gate;
+  /** The facts `/status` reports (its start time and last error). */
+  readonly status: RuntimeStatus;
+  /** Stop recording LLM usage (absent: the LLM reports none). */
+  readonly detachUsage: (() => void) | undefined;
+}
+
+export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late: Late): Policy {
+  const { agent, clock, logger } = s;
+  const caps = new Caps({ counts: st.counts, policy: o.persona.policy, usage: st.usage, clock, logger });
+  const gate = new Gate({
+    policy: o.persona.policy,
+    selfId: o.selfId,
+    siblings: o.siblings ?? new Set(),
+    settings: st.settings,
+    caps,
+    clock,
+    logger,
+    isContact: (userId) => st.entities.get(userId)?.contact,
+    usernameOf: (userId) => st.entities.get(userId)?.username,
+    chatOf: (chatId) => st.messages.chat(chatId),
+  });
+  const status = new RuntimeStatus({
+    persona: o.persona,
+    selfId: o.selfId,
+    db: o.db,
+    client: o.client,
+    messages: st.messages,
+    settings: st.settings,
+    scheduler: late.scheduler,
+    usage: st.usage,
+    caps,
+    llm: o.llm,
+    retention: o.retention,
+    clock,
+  });
+  const detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
+    // A stranger's DM is counted in their own share too.
+    const cost = st.usage.record(u, clock.now(), {
+      stranger: u.chatId !== undefined && gate.isStrangerChat(u.chatId),
+    });
+    const labels = { agent, purpose: u.purpose, model: u.model };
+    metrics.llmCalls.inc(labels);
+    metrics.llmTokens.inc({ ...labels, kind: "prompt" }, u.promptTokens);
+    metrics.llmTokens.inc({ ...labels, kind: "output" }, u.outputTokens);
+    metrics.llmTokens.inc({ ...labels, kind: "thinking" }, u.thinkingTokens);
+    metrics.llmCostUsd.inc(labels, cost ?? 0);
+    if (cost === undefined)
+      logger.warn(
+        { component: "llm", model: u.model },
+        "no price for this model: its cost is not estimated (see LLM_PRICES)",
+      );
+  });
+  return { caps, gate, status, detachUsage };
+}

@@ -1,0 +1,83 @@
+/**
+ * Composition, stage 1: the persona's stores over the shared database, the update tracker that
+ * moves the stored update state, and what rolls memory back when a group commit fails.
+ */
+import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
+import { createChangeHandler, type MessageChangeHandler } from "../inbound/changes";
+import { AnswerCounts } from "../store/answer-counts";
+import { ChatSettingsStore } from "../store/chat-settings";
+import { onCommitFailure } from "../store/db";
+import { EntityStore } from "../store/entities";
+import { MemoryStore } from "../store/memories";
+import { MessageStore } from "../store/messages";
+import { ReactionStore } from "../store/reactions";
+import { RefusalStore } from "../store/refusals";
+import { SummaryStore } from "../store/summaries";
+import { TopicStore } from "../store/topics";
+import { ACCOUNT_BOX, UpdateStateStore } from "../store/update-state";
+import { UsageStore } from "../store/usage";
+import { WriteGate } from "../store/write-gate";
+import { DEFAULT_PRICES } from "../llm/prices";
+import { UpdateTracker } from "../telegram/inbound/update-tracker";
+
+export interface Stores {
+  readonly messages: MessageStore;
+  /** Edits and deletions, live or from a catch-up's difference. */
+  readonly changes: MessageChangeHandler;
+  readonly memories: MemoryStore;
+  readonly reactions: ReactionStore;
+  readonly entities: EntityStore;
+  readonly updateState: UpdateStateStore;
+  readonly tracker: UpdateTracker;
+  readonly counts: AnswerCounts;
+  readonly usage: UsageStore;
+  readonly settings: ChatSettingsStore;
+  readonly summaries: SummaryStore;
+  readonly refusals: RefusalStore;
+  readonly topics: TopicStore;
+  readonly writeGate: WriteGate;
+  /** Stop rolling memory back when a group commit fails. */
+  readonly detachCommitFailure: () => void;
+}
+
+export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Stores {
+  const { agent, clock, logger } = s;
+  const messages = new MessageStore(o.db, agent);
+  const updateState = new UpdateStateStore(o.db, agent);
+  const entities = new EntityStore(o.db, agent);
+  const tracker = new UpdateTracker({
+    state: updateState,
+    clock,
+    logger,
+    onGap: (box) => void late.catchUps().fillGap(box),
+  });
+  // A group commit that fails (a full disk, an I/O error) is rolled back: memory must not be
+  // ahead of the file, or the update state would later be persisted past what was lost.
+  const detachCommitFailure = onCommitFailure(o.db, (err) => {
+    logger.error(
+      { component: "store", file: err.file, code: err.code },
+      `could not save incoming messages: ${err.message}; they are fetched again once the database works`,
+    );
+    updateState.reload();
+    entities.reload();
+    messages.forgetCaches();
+    tracker.resync((box) => (box === ACCOUNT_BOX ? updateState.account()?.pts : updateState.channelPts(box)));
+  });
+  return {
+    messages,
+    changes: createChangeHandler({ messages, logger }),
+    memories: new MemoryStore(o.db, agent),
+    reactions: new ReactionStore(o.db, agent),
+    entities,
+    updateState,
+    tracker,
+    counts: new AnswerCounts(o.db, agent),
+    usage: new UsageStore(o.db, agent, o.prices ?? DEFAULT_PRICES),
+    settings: new ChatSettingsStore(o.db, agent),
+    summaries: new SummaryStore(o.db, agent),
+    refusals: new RefusalStore(o.db, agent),
+    topics: new TopicStore(o.db, agent),
+    writeGate: new WriteGate({ clock, logger, file: o.db.name }),
+    detachCommitFailure,
+  };
+}

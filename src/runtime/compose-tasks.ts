@@ -1,0 +1,172 @@
+/**
+ * Composition, stage 4: what the persona does — the chat actions over GramJS (tracked as its own
+ * sends), rolling lane summaries, the addressing calls of smart and talkative groups, and the
+ * scheduler running every task kind's handler (planning included) behind the admission gate.
+ */
+import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
+import type { Media } from "./compose-media";
+import type { Policy } from "./compose-policy";
+import type { Stores } from "./compose-stores";
+import { speakerDirectory } from "../context/speaker-directory";
+import { ImplicitAddressing } from "../inbound/addressing-implicit";
+import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
+import { metrics } from "../metrics/metrics";
+import { OwnSends, TrackedActions } from "../owner/own-sends";
+import { PlanTraceStore } from "../store/plan-traces";
+import { LaneSummaries } from "../summary/lane-summaries";
+import { llmRateKey } from "../tasks/llm-wait";
+import { RateLimits } from "../tasks/rate-limits";
+import { Scheduler } from "../tasks/scheduler";
+import { TaskStore } from "../tasks/task-store";
+import { trackResult } from "../telegram/inbound/listen";
+import { TypingWatch } from "../telegram/inbound/typing-watch";
+import { GramActions } from "../telegram/outbound/gramjs-actions";
+import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
+
+export interface Tasks {
+  /** The persona's own sends, so their echoes are not taken for the owner's. */
+  readonly own: OwnSends;
+  readonly typing: TypingWatch;
+  readonly laneSummaries: LaneSummaries;
+  readonly addressing: ImplicitAddressing;
+  readonly scheduler: Scheduler;
+}
+
+export function composeTasks(
+  o: AgentRuntimeOptions,
+  s: Stage,
+  st: Stores,
+  p: Policy,
+  m: Media,
+  late: Late,
+): Tasks {
+  const { agent, clock, logger } = s;
+  const maxAnswerAgeMs = o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
+  const typing = new TypingWatch(() => clock.now());
+  const own = new OwnSends(clock);
+  const actions = new TrackedActions(
+    new GramActions({
+      client: o.client,
+      logger,
+      lookupChat: m.lookupChat,
+      isStored: (chatId, messageId) => st.messages.has(chatId, messageId),
+      onResult: (res) => trackResult(st.tracker, res),
+      selfId: o.selfId,
+      reactions: m.chatReactions,
+      ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+    }),
+    own,
+  );
+  const limits = new RateLimits(o.db, agent, logger);
+  const answered = metrics.messagesAnswered.labels({ agent });
+  answered.inc(0); // every persona's series exists from its start, at 0
+  metrics.messagesPlanned.inc({ agent }, 0);
+  const deps: ActionHandlerDeps = {
+    actions,
+    clock,
+    logger,
+    messages: st.messages,
+    limits,
+    onSent: (sent) => {
+      answered.inc();
+      addressing.noteOwn(sent.chatId, clock.now());
+      st.messages.insert({
+        chatId: sent.chatId,
+        messageId: sent.messageId,
+        senderId: o.selfId,
+        senderName: o.persona.name,
+        date: clock.now(),
+        text: sent.text,
+        isAgent: true,
+        ...(sent.replyTo !== undefined ? { replyToId: sent.replyTo } : {}),
+        ...(sent.topicId !== undefined ? { topicId: sent.topicId } : {}),
+      });
+      st.messages.commit();
+    },
+    onReacted: (r) => st.reactions.setOwn(r.chatId, r.messageId, o.selfId, r.emoji, clock.now()),
+    maxAnswerAgeMs,
+  };
+  const laneSummaries: LaneSummaries = new LaneSummaries({
+    messages: st.messages,
+    summaries: st.summaries,
+    llm: o.llm,
+    clock,
+    logger,
+    add: (graph, batch) => scheduler.add(graph, batch),
+    busy: (graph) => scheduler.openTasks(graph).length > 0,
+    moving: (graph) => scheduler.moving(graph),
+    speakers: () => speakerDirectory(st.entities, { id: o.selfId, name: o.persona.name }),
+    window: o.persona.historyWindow,
+  });
+  const addressing = new ImplicitAddressing({
+    persona: o.persona,
+    selfId: o.selfId,
+    selfUsername: () => o.selfUsername ?? st.entities.get(o.selfId)?.username,
+    siblings: o.siblings ?? new Set(),
+    settings: st.settings,
+    messages: st.messages,
+    scheduler: late.scheduler,
+    entities: st.entities,
+    llm: o.llm,
+    gate: p.gate,
+    counts: st.counts,
+    clock,
+    logger,
+    readDelayMs: s.readDelayMs,
+    quietMs: s.quietMs,
+    maxAnswerAgeMs,
+  });
+  const scheduler: Scheduler = new Scheduler({
+    ...o.scheduler,
+    ...(o.onAccountLost ? { onAccountLost: o.onAccountLost } : {}),
+    store: new TaskStore(o.db, agent),
+    limits,
+    typing,
+    clock,
+    logger,
+    admit: (task) => p.gate.task(task),
+    onFinished: (task, outcome) => metrics.tasks.inc({ agent, kind: task.kind, outcome }),
+    onFailed: (task, reason) => p.status.taskFailed(task, reason),
+    handlers: taskHandlers({
+      received: {
+        persona: o.persona,
+        onPlanned: (n) => metrics.messagesPlanned.inc({ agent }, n),
+        messages: st.messages,
+        memories: st.memories,
+        ...(o.curated ? { curated: o.curated } : {}),
+        usernameOf: (userId) => st.entities.get(userId)?.username,
+        summaries: laneSummaries,
+        planner: o.planner,
+        ...(o.llm ? { llmKeys: [llmRateKey(o.llm.modelFor("plan"))] } : {}),
+        entities: st.entities,
+        reactions: st.reactions,
+        selfId: o.selfId,
+        clock,
+        logger,
+        waitFor: (chatId, topicId) =>
+          scheduler
+            .openTasks(chatId)
+            .filter((t) => t.kind === "read" && t.status === "pending" && t.topicId === topicId)
+            .map((t) => t.id),
+        maxAnswerAgeMs,
+        media: m.media,
+        images: m.images,
+        ...(o.media?.waitMs !== undefined ? { mediaWaitMs: o.media.waitMs } : {}),
+        allowedReactions: (chatId) => m.chatReactions.allowed(chatId),
+        traces: new PlanTraceStore(o.db),
+      },
+      actions: deps,
+      addressing,
+      summaries: laneSummaries,
+      ...(o.llm ? { llm: o.llm } : {}),
+    }),
+  });
+  // The end-of-outage line, /status and the metrics say how many answers waited for the model.
+  o.llm?.availability?.reportAs(agent);
+  o.llm?.availability?.countWaiting(
+    (model) =>
+      scheduler.openWithKey(llmRateKey(model)).filter((t) => t.kind === "received" || t.kind === "address")
+        .length,
+  );
+  return { own, typing, laneSummaries, addressing, scheduler };
+}

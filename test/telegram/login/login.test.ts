@@ -163,7 +163,7 @@ describe("npm run login: by code", () => {
   it("names this project and its version in the account's device list, or what TELEGRAM_DEVICE_MODEL / TELEGRAM_APP_VERSION say", async () => {
     const s = setup();
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
-    const pkg = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8")) as {
+    const pkg = JSON.parse(readFileSync(join(__dirname, "../../../package.json"), "utf8")) as {
       name: string;
       version: string;
     };
@@ -491,7 +491,7 @@ describe("npm run login: is the saved session still signed in?", () => {
 describe("npm run login: the sample persona", () => {
   it("logs agents/Mira.md in although it has no # Agent Phone: the number is asked without a default", async () => {
     const s = setup();
-    writeFileSync(join(s.dir, "agents", "Mira.md"), readFileSync(join(__dirname, "../../agents/Mira.md")));
+    writeFileSync(join(s.dir, "agents", "Mira.md"), readFileSync(join(__dirname, "../../../agents/Mira.md")));
     const empty: ScriptedAnswer = { kind: "text", ask: /phone number/i, answer: "" }; // no default to fall back on
     const phone: ScriptedAnswer = { kind: "text", ask: /phone number/i, answer: PHONE };
     expect(await s.run(["Mira"], [empty, phone, codeFrom(s.emu)])).toBe(0);

@@ -101,7 +101,7 @@ async function burst(o: {
       });
     }
     await clock.advance(60_000);
-    const typed = emu.typing(chat).filter((t) => t.account === me && t.at > last);
+    const typed = emu.traffic.typing(chat).filter((t) => t.account === me && t.at > last);
     return {
       messages: o.messages,
       gapMs: o.gapMs,

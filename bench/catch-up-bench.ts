@@ -74,8 +74,8 @@ export async function benchCatchUp(
   ];
   const senderOf = (c: EmuChat): EmuUser =>
     c.kind === "dm"
-      ? emu.members(c).find((u) => u.id !== me.id)!
-      : emu.members(c).find((u) => u.id !== me.id)!;
+      ? emu.chats.members(c).find((u) => u.id !== me.id)!
+      : emu.chats.members(c).find((u) => u.id !== me.id)!;
   const dir = mkdtempSync(join(tmpdir(), "bench-catchup-"));
   const dbPath = join(dir, "state.db");
   const logger = pino({ level: "silent" });
@@ -108,13 +108,13 @@ export async function benchCatchUp(
     // Downtime: the account is removed from a few supergroups; perChat messages in every chat
     // (those in the supergroups it was removed from are not for it).
     const removed = chats.filter((c) => c.kind === "supergroup").slice(0, o.removed ?? 5);
-    for (const c of removed) await emu.removeMember(c, me);
+    for (const c of removed) await emu.chats.removeMember(c, me);
     for (let i = 0; i < perChat; i++)
       for (const c of chats) await emu.post({ chat: c, from: senderOf(c), text: `while away ${i}` });
     const whileDown = perChat * (chats.length - removed.length);
     const removedIds = new Set(removed.map((c) => String(c.id)));
     let removedRequests = 0;
-    const stopCounting = emu.onRequest((r) => {
+    const stopCounting = emu.traffic.onRequest((r) => {
       const ch =
         (r.request as { channel?: { channelId?: unknown }; peer?: { channelId?: unknown } }).channel ??
         (r.request as { peer?: { channelId?: unknown } }).peer;

@@ -141,7 +141,7 @@ export async function benchInbound(
     await time(a, warm.forA);
     await time(b, warm.forB);
   }
-  emu.clearRequests();
+  emu.traffic.clearRequests();
 
   const us = { wireNoop: 0, wirePipe: 0, objNoop: 0, objPipe: 0 };
   for (let r = 0; r < rounds; r++) {
@@ -157,7 +157,7 @@ export async function benchInbound(
     if (!first) us.objNoop += await timeObjects(a, p.forA);
   }
   const messages = perRound * rounds;
-  const requests = emu.methods(b).length;
+  const requests = emu.traffic.methods(b).length;
   const stored = db.prepare("SELECT count(*) FROM messages").pluck().get() as number;
   await detach?.();
   await runtime.stop();

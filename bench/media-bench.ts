@@ -101,7 +101,7 @@ export async function benchMedia(
       await runtime.media.idle();
     }
     await clock.advance(5000);
-    const fileRequests = emu.fileRequests().length;
+    const fileRequests = emu.traffic.fileRequests().length;
 
     // Latency: a 30-message history with the (cached) sticker, against the same history as text.
     const chatId = emu.dm(me, people[0]!).peerId;

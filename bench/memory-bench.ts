@@ -97,7 +97,7 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
           photo: new Api.ChatPhotoEmpty(),
         }),
   );
-  let accountPts = emu.updateState(me).pts;
+  let accountPts = emu.updates.state(me).pts;
   const channelPts = new Map<number, number>();
   const nextId = new Map<number, number>();
   let commonId = 1_000_000;

@@ -1,9 +1,14 @@
 /**
- * Fault injection: RPC errors, latency and requests that are never answered.
+ * Fault injection (`emu.faults`): RPC errors, latency, requests that are never answered, ended
+ * sessions, replayed duplicates and handshakes that never finish.
+ *
+ * To add a fault: a rule store and its test-facing method here (add the method's name to
+ * `Faults`), and a `take…` / `…Of` reader that the server side (rpc-endpoint.ts for account
+ * requests, network.ts for the login path and handshakes) consults where the fault strikes.
  */
 import type { Api } from "telegram";
 import { defaultErrorCode, RpcFault } from "./rpc-fault";
-import type { FailNextOptions, HangOptions } from "./types";
+import type { DuplicateMode, EmuUser, FailNextOptions, HangOptions } from "./types";
 
 interface FailureRule {
   readonly method: string;
@@ -20,6 +25,12 @@ interface HangRule {
   remaining: number;
 }
 
+/** What a test may arm (`emu.faults`); the rest of FaultPlan is the server side reading it. */
+export type Faults = Pick<
+  FaultPlan,
+  "failNext" | "setDelay" | "hang" | "revokeSession" | "setDuplicateMode" | "stallHandshakes"
+>;
+
 /** The faults armed for upcoming requests; rules are consumed in the order they were added. */
 export class FaultPlan {
   private readonly failures: FailureRule[] = [];
@@ -27,7 +38,19 @@ export class FaultPlan {
   private readonly delays = new Map<string, number>();
   /** Accounts whose session Telegram ended, with the error every request of theirs gets. */
   private readonly revoked = new Map<number, { readonly errorMessage: string; readonly code: number }>();
+  private duplicates: DuplicateMode;
+  private stalls = 0;
 
+  constructor(duplicates: DuplicateMode = "error") {
+    this.duplicates = duplicates;
+  }
+
+  // ---- what a test arms ------------------------------------------------------------------
+
+  /**
+   * Answers the next request(s) of `method` with an RPC error, mapped by GramJS's own mapper
+   * (so FLOOD_WAIT_120 arrives as errors.FloodWaitError with seconds 120). Login methods too.
+   */
   failNext(method: string, errorMessage: string, opts: FailNextOptions = {}): void {
     this.failures.push({
       method,
@@ -38,14 +61,43 @@ export class FaultPlan {
     });
   }
 
+  /** Answers `method` only after `ms` (real timers); 0 removes the delay. */
   setDelay(method: string, ms: number): void {
     if (ms > 0) this.delays.set(method, ms);
     else this.delays.delete(method);
   }
 
+  /** Never answers the next request(s) of `method`, before or after applying them. */
   hang(method: string, o: HangOptions): void {
     this.hangs.push({ method, when: o.when, onHang: o.onHang, remaining: o.times ?? 1 });
   }
+
+  /**
+   * Ends `account`'s session as Telegram does when it is terminated from another device, logged
+   * out, duplicated or the account is banned: every later request of that account fails with
+   * `error` (SESSION_REVOKED 401 by default; AUTH_KEY_UNREGISTERED, SESSION_EXPIRED,
+   * AUTH_KEY_INVALID, AUTH_KEY_PERM_EMPTY, USER_DEACTIVATED(_BAN) 401; AUTH_KEY_DUPLICATED 406).
+   * `o.code` answers with another error code — e.g. a 401 under a name Telegram may add later.
+   */
+  revokeSession(account: EmuUser, error = "SESSION_REVOKED", o: { code?: number } = {}): void {
+    this.revoked.set(account.id, { errorMessage: error, code: o.code ?? defaultErrorCode(error) });
+  }
+
+  /** How a repeated random_id is answered from now on: RANDOM_ID_DUPLICATE, or a replay of the original. */
+  setDuplicateMode(mode: DuplicateMode): void {
+    this.duplicates = mode;
+  }
+
+  /**
+   * The next `times` (default 1) connections through the network path (`interceptConnect`) never
+   * finish their handshake: `client.connect()` neither resolves nor rejects (packets dropped
+   * without a reset — a firewall, a dead route), so only the caller's own time limit ends the wait.
+   */
+  stallHandshakes(times = 1): void {
+    this.stalls = Math.max(0, times);
+  }
+
+  // ---- what the server reads -------------------------------------------------------------
 
   /** Consumes a failure rule matching this request, if any, as the fault to answer with. */
   takeFailure(method: string, request: Api.AnyRequest): RpcFault | undefined {
@@ -67,10 +119,6 @@ export class FaultPlan {
     return { when: rule.when, onHang: rule.onHang };
   }
 
-  revoke(accountId: number, errorMessage: string, code = defaultErrorCode(errorMessage)): void {
-    this.revoked.set(accountId, { errorMessage, code });
-  }
-
   /** The error an account's every request gets once its session was revoked, if it was. */
   revokedFault(accountId: number): RpcFault | undefined {
     const e = this.revoked.get(accountId);
@@ -79,5 +127,17 @@ export class FaultPlan {
 
   delayOf(method: string): number {
     return this.delays.get(method) ?? 0;
+  }
+
+  /** How a repeated random_id is answered right now. */
+  get duplicateMode(): DuplicateMode {
+    return this.duplicates;
+  }
+
+  /** Consumes one armed handshake stall, if any. */
+  takeStall(): boolean {
+    if (this.stalls <= 0) return false;
+    this.stalls--;
+    return true;
   }
 }

@@ -65,7 +65,7 @@ export class NetworkSender extends FakeSender {
   /** The handshake: reuse the session's auth key as the real one would, else make a new key. */
   override async connect(): Promise<boolean> {
     // A network that swallows the handshake: connect() never settles (see stallHandshakes).
-    if (this.network.takeStall()) return new Promise<boolean>(() => undefined);
+    if (this.network.faults.takeStall()) return new Promise<boolean>(() => undefined);
     // A sender already bound to an account whose network is down (see dropConnection).
     if (!(await super.connect())) return false;
     const session = this.client.session;
@@ -112,9 +112,13 @@ let intercepting = false;
 /** Routes the requests of every NetworkSender. */
 export class Network {
   private readonly log: RecordedLoginRequest[] = [];
-  private stalls = 0;
 
   constructor(private readonly deps: NetworkDeps) {}
+
+  /** The faults armed for this network (handshake stalls, login-path errors). */
+  get faults(): FaultPlan {
+    return this.deps.faults;
+  }
 
   /** Requests answered on the login path (login methods, and anything from a key not signed in). */
   get requests(): readonly RecordedLoginRequest[] {
@@ -140,22 +144,6 @@ export class Network {
       proto.connect = original;
       intercepting = false;
     };
-  }
-
-  /**
-   * The next `times` connections made through the network path never finish their handshake:
-   * `client.connect()` neither resolves nor rejects (packets dropped without a reset — a firewall,
-   * a dead route), so only the caller's own time limit ends the wait.
-   */
-  stallHandshakes(times: number): void {
-    this.stalls = Math.max(0, times);
-  }
-
-  /** Consumes one armed stall, if any. */
-  takeStall(): boolean {
-    if (this.stalls <= 0) return false;
-    this.stalls--;
-    return true;
   }
 
   /** A sender finished its handshake with `bytes` on `dcId`. */

@@ -14,7 +14,7 @@ import { RpcFault, toGramJsError } from "./rpc-fault";
 import type { StoredMessage } from "./stored-message";
 import { roundTripRequest, roundTripResult } from "./tl-roundtrip";
 import type { TlViews } from "./tl-views";
-import type { DuplicateMode, EmuUser, RecordedRequest, UpdateLimits, UpdateShapes } from "./types";
+import type { EmuUser, RecordedRequest, UpdateLimits, UpdateShapes } from "./types";
 import type { World } from "./world";
 
 /** What the endpoint needs from the emulator. */
@@ -26,8 +26,6 @@ export interface RpcEndpointDeps {
   readonly strictTl: boolean;
   readonly now: () => number;
   readonly limits: UpdateLimits;
-  /** How a repeated random_id is answered right now. */
-  readonly duplicates: () => DuplicateMode;
   readonly shapes: UpdateShapes;
   /** A message an account created by a request (see MessageBus.publish). */
   readonly publish: (msg: StoredMessage, sender: EmuUser) => void;
@@ -129,7 +127,7 @@ export class RpcEndpoint {
       auth: this.deps.auth,
       now: this.deps.now(),
       limits: this.deps.limits,
-      duplicates: this.deps.duplicates(),
+      duplicates: this.deps.faults.duplicateMode,
       shapes: this.deps.shapes,
       announce: (msg) => publish(msg, account),
       pushLater: this.deps.pushLater,

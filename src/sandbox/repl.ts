@@ -135,7 +135,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   const unregister = registerPersona(persona.name, () =>
     !proc
       ? { state: "stopped", reason: "the process was killed (/kill); /start runs a new one" }
-      : emu.isConnected(account)
+      : emu.net.isConnected(account)
         ? { state: "connected" }
         : { state: "reconnecting", reason: "offline (/offline); /online brings it back" },
   );
@@ -156,7 +156,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     while (
       !interrupted.aborted &&
       proc &&
-      emu.isConnected(account) &&
+      emu.net.isConnected(account) &&
       proc.runtime.scheduler.pendingCount > 0
     )
       await new Promise((r) => setTimeout(r, 100));
@@ -166,7 +166,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     unregister();
     if (proc) {
       const open = interrupted.aborted ? proc.runtime.scheduler.openTasks() : [];
-      if (!emu.isConnected(account)) await emu.restoreConnection(account);
+      if (!emu.net.isConnected(account)) await emu.net.restoreConnection(account);
       await proc.runtime.stop(interrupted.aborted ? { graceMs: SANDBOX_STOP_GRACE_MS } : {});
       emu.detach(proc.client);
       closeDatabase(proc.db);
@@ -189,14 +189,14 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
         print(helpText());
         return;
       case "offline":
-        if (!emu.isConnected(account)) return print("sandbox: already offline");
-        await emu.dropConnection(account, { reconnect: "manual" });
+        if (!emu.net.isConnected(account)) return print("sandbox: already offline");
+        await emu.net.dropConnection(account, { reconnect: "manual" });
         return print(
           `sandbox: ${me}'s connection is down; messages keep arriving at the server. /online brings it back.`,
         );
       case "online": {
-        if (emu.isConnected(account)) return print("sandbox: already online");
-        await emu.restoreConnection(account);
+        if (emu.net.isConnected(account)) return print("sandbox: already online");
+        await emu.net.restoreConnection(account);
         if (!proc)
           return print(
             `sandbox: the connection is back, but ${me}'s process is dead; /start runs a new one.`,

@@ -63,7 +63,9 @@ export class SandboxWorld {
       );
     });
     // Reactions are not messages; show them too, as a person in the chat would see them.
-    emu.onReaction((r) => print(`* ${personaName} reacts ${r.emoji || "(removed)"} to #${r.messageId}`));
+    emu.traffic.onReaction((r) =>
+      print(`* ${personaName} reacts ${r.emoji || "(removed)"} to #${r.messageId}`),
+    );
   }
 
   /** A member by the name typed (lower case); undefined for anyone else. */
@@ -80,7 +82,7 @@ export class SandboxWorld {
 
   /** Whether the persona's account is connected (not /offline). */
   connected(): boolean {
-    return this.emu.isConnected(this.account);
+    return this.emu.net.isConnected(this.account);
   }
 
   /** A GramJS client on the persona's account: what a new process of the persona connects with. */
@@ -96,14 +98,14 @@ export class SandboxWorld {
       ? (this.dms.get(cmd.member) ?? this.dms.set(cmd.member, emu.dm(this.account, from)).get(cmd.member)!)
       : this.group;
     if (cmd.kind === "typing") {
-      await emu.userTyping(chat, from, { action: cmd.stop ? "cancel" : "typing" });
+      await emu.chats.userTyping(chat, from, { action: cmd.stop ? "cancel" : "typing" });
       this.print(`${inDm ? "[dm] " : ""}… ${cmd.member} ${cmd.stop ? "stopped typing" : "is typing"}`);
       return;
     }
     if (cmd.kind === "react") {
       // Telegram's heart is U+2764 without U+FE0F; accept what a keyboard types.
       const emoji = cmd.emoji === null ? null : (standardReaction(cmd.emoji) ?? cmd.emoji);
-      await emu.react(from, chat, cmd.messageId, emoji);
+      await emu.chats.react(from, chat, cmd.messageId, emoji);
       this.print(
         `${inDm ? "[dm] " : ""}* ${cmd.member} ${emoji === null ? "takes back the reaction on" : `reacts ${emoji} to`} #${cmd.messageId}`,
       );

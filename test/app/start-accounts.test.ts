@@ -95,7 +95,7 @@ describe("npm start with several personas", () => {
       const dmMira = w.emu.dm(mira, w.carol);
       const dmNova = w.emu.dm(nova, w.carol);
 
-      w.emu.revokeSession(mira); // e.g. terminated from the phone's "Devices" list
+      w.emu.faults.revokeSession(mira); // e.g. terminated from the phone's "Devices" list
       await w.emu.post({ chat: dmMira, from: w.carol, text: "Mira?" });
       await until(() => w.log.lines().some((l) => l.msg === "agent stopped" && l.agent === "Mira"));
       await until(() => !existsSync(join(w.sessions, "Mira.session.lock")));
@@ -113,7 +113,7 @@ describe("npm start with several personas", () => {
       expect(w.emu.history(dmMira).map((m) => m.text)).toEqual(["Mira?"]);
 
       // The last persona goes too: the process ends, non-zero.
-      w.emu.revokeSession(nova, "USER_DEACTIVATED_BAN");
+      w.emu.faults.revokeSession(nova, "USER_DEACTIVATED_BAN");
       await w.emu.post({ chat: dmNova, from: w.carol, text: "Nova?" });
       expect(await running).toBe(1);
       const novaError = w.log.lines().find((l) => (l.level as number) >= 50 && l.agent === "Nova");
@@ -130,8 +130,8 @@ describe("npm start with several personas", () => {
     try {
       await until(() => w.started("Mira") && w.started("Nova"));
       // Nobody writes: only the watchdog's probe (updates.getState) can notice.
-      w.emu.revokeSession(w.account("Mira"), "SESSION_EXPIRED");
-      w.emu.revokeSession(w.account("Nova"), "AUTH_KEY_INVALID");
+      w.emu.faults.revokeSession(w.account("Mira"), "SESSION_EXPIRED");
+      w.emu.faults.revokeSession(w.account("Nova"), "AUTH_KEY_INVALID");
       expect(await running).toBe(1);
       const errors = w.log.lines().filter((l) => (l.level as number) >= 50 && l.agent !== undefined);
       expect(errors.map((l) => [l.agent, l.rpcError])).toEqual(
@@ -147,7 +147,9 @@ describe("npm start with several personas", () => {
         expect(existsSync(join(w.sessions, `${name}.session.lock`))).toBe(false);
       }
       // Telegram answered: the error was never mistaken for a live connection to keep probing.
-      const probesAfter = w.emu.methods(w.account("Mira")).filter((m) => m === "updates.GetState").length;
+      const probesAfter = w.emu.traffic
+        .methods(w.account("Mira"))
+        .filter((m) => m === "updates.GetState").length;
       expect(probesAfter).toBeLessThan(10);
     } finally {
       await w.gemini.close();
@@ -157,7 +159,7 @@ describe("npm start with several personas", () => {
   it("a session revoked before start: that persona reports it at connect; the other runs; one without a session is listed with its login command", async () => {
     const w = await liveWorld(["Mira", "Nova"]);
     persona(w.agents, "Zed"); // a persona that never logged in
-    w.emu.revokeSession(w.account("Mira"), "AUTH_KEY_UNREGISTERED");
+    w.emu.faults.revokeSession(w.account("Mira"), "AUTH_KEY_UNREGISTERED");
     const { running, stop } = w.run();
     try {
       await until(() => w.started("Nova"));
@@ -195,10 +197,10 @@ describe("the 401 class", () => {
 
       // Nova's send is answered SESSION_PASSWORD_NEEDED (401): that request wanted the 2FA
       // password; the session is fine. The task fails, Nova goes on answering.
-      w.emu.failNext("messages.SendMessage", "SESSION_PASSWORD_NEEDED");
+      w.emu.faults.failNext("messages.SendMessage", "SESSION_PASSWORD_NEEDED");
       await w.emu.post({ chat: dmNova, from: w.carol, text: "Nova, one" });
       await until(() =>
-        w.emu.requests.some((r) => r.account.id === nova.id && r.method === "messages.SendMessage"),
+        w.emu.traffic.requests.some((r) => r.account.id === nova.id && r.method === "messages.SendMessage"),
       );
       // The failure is recorded before Carol writes again (a message arriving while the send is in
       // flight would replan the chat, and the failed send would end as cancelled instead).
@@ -217,13 +219,13 @@ describe("the 401 class", () => {
         [
           "task failed (permanent error)",
           "send",
-          `messages.SendMessage in ${w.emu.peerIdFor(dmNova, nova)}: SESSION_PASSWORD_NEEDED (401)`,
+          `messages.SendMessage in ${w.emu.chats.peerIdFor(dmNova, nova)}: SESSION_PASSWORD_NEEDED (401)`,
         ],
       ]);
 
       // Mira's session is answered with a 401 nobody has a name for yet: not authorized is not
       // authorized — the persona stops with the command that fixes it.
-      w.emu.revokeSession(mira, "SESSION_SOMETHING_NEW", { code: 401 });
+      w.emu.faults.revokeSession(mira, "SESSION_SOMETHING_NEW", { code: 401 });
       await w.emu.post({ chat: dmMira, from: w.carol, text: "Mira?" });
       await until(() => w.log.lines().some((l) => l.msg === "agent stopped" && l.agent === "Mira"));
       const miraErrors = w.log.lines().filter((l) => (l.level as number) >= 50 && l.agent === "Mira");
@@ -257,10 +259,10 @@ describe("graceful shutdown", () => {
     }));
     const mira = w.account("Mira");
     const dm = w.emu.dm(mira, w.carol);
-    w.emu.setDelay("messages.SendMessage", 300);
+    w.emu.faults.setDelay("messages.SendMessage", 300);
     const first = w.run();
     let stopAsked = false;
-    const off = w.emu.onRequest((r) => {
+    const off = w.emu.traffic.onRequest((r) => {
       // Ctrl-C arrives while "first" is on the wire.
       if (r.method === "messages.SendMessage" && !stopAsked) {
         stopAsked = true;
@@ -275,7 +277,7 @@ describe("graceful shutdown", () => {
       expect(w.emu.history(dm).map((m) => m.text)).toEqual(["hey Mira", "first"]);
       expect(existsSync(join(w.sessions, "Mira.session.lock"))).toBe(false);
 
-      w.emu.setDelay("messages.SendMessage", 0);
+      w.emu.faults.setDelay("messages.SendMessage", 0);
       const second = w.run();
       await until(() => w.emu.history(dm).length === 3);
       second.stop();

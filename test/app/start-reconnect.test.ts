@@ -59,9 +59,9 @@ describe("catch-up after reconnects", () => {
     try {
       await r.emu.post({ chat: r.dm, from: r.carol, text: "hey Mira" });
       await until(() => r.answers() === 1);
-      await r.emu.dropConnection(r.account, { reconnect: "auto" });
+      await r.emu.net.dropConnection(r.account, { reconnect: "auto" });
       await r.emu.post({ chat: r.dm, from: r.carol, text: "are you there? (sent during the blip)" });
-      await r.emu.restoreConnection(r.account); // GramJS reconnects; nothing replays the DM
+      await r.emu.net.restoreConnection(r.account); // GramJS reconnects; nothing replays the DM
       await until(() => r.answers() === 2);
       expect(r.emu.history(r.dm).map((m) => m.text)).toEqual([
         "hey Mira",
@@ -70,7 +70,7 @@ describe("catch-up after reconnects", () => {
         "hi carol",
       ]);
       // GramJS's own reconnect was enough: the product did not rebuild the connection.
-      expect(r.emu.connectAttempts(r.account)).toBe(1);
+      expect(r.emu.net.connectAttempts(r.account)).toBe(1);
     } finally {
       await r.close();
     }
@@ -81,10 +81,10 @@ describe("catch-up after reconnects", () => {
     try {
       await r.emu.post({ chat: r.dm, from: r.carol, text: "hey Mira" });
       await until(() => r.answers() === 1);
-      const probes = () => r.emu.methods(r.account).filter((m) => m === "updates.GetState").length;
+      const probes = () => r.emu.traffic.methods(r.account).filter((m) => m === "updates.GetState").length;
       const after = probes();
       await until(() => probes() >= after + 8, 5_000); // several quiet probe intervals
-      expect(r.emu.connectAttempts(r.account)).toBe(1); // never rebuilt
+      expect(r.emu.net.connectAttempts(r.account)).toBe(1); // never rebuilt
     } finally {
       await r.close();
     }

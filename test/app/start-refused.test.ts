@@ -69,7 +69,7 @@ async function advance(clock: FakeClock, ms: number, step = 1000): Promise<void>
 describe("npm start while Telegram refuses connections", () => {
   it("keeps retrying through a 2-minute refusal, then connects, catches up and answers what arrived meanwhile", async () => {
     const w = await world();
-    await w.emu.dropConnection(w.account, { reconnect: "manual" });
+    await w.emu.net.dropConnection(w.account, { reconnect: "manual" });
     const clock = new FakeClock(Date.now());
     const log = captureLogger();
     const signals = new EventEmitter();
@@ -96,7 +96,7 @@ describe("npm start while Telegram refuses connections", () => {
       expect(settled).toBe(false);
       expect(existsSync(w.lock)).toBe(true);
 
-      await w.emu.restoreConnection(w.account);
+      await w.emu.net.restoreConnection(w.account);
       await advance(clock, 60_000); // the next attempt (at most 60 s later) connects
       await (
         await runtime.runtime
@@ -120,7 +120,7 @@ describe("npm start while Telegram refuses connections", () => {
 
   it("SIGTERM while it waits to connect: exit 0 and the lock released", async () => {
     const w = await world();
-    await w.emu.dropConnection(w.account, { reconnect: "manual" });
+    await w.emu.net.dropConnection(w.account, { reconnect: "manual" });
     const clock = new FakeClock(Date.now());
     const log = captureLogger();
     const signals = new EventEmitter();

@@ -47,11 +47,11 @@ describe("npm start with a session", () => {
     });
     try {
       await until(() => log.lines().some((l) => l.msg === "agent started"));
-      expect(emu.methods(account).slice(0, 2)).toEqual(["updates.GetState", "users.GetUsers"]); // authorized? who am I?
+      expect(emu.traffic.methods(account).slice(0, 2)).toEqual(["updates.GetState", "users.GetUsers"]); // authorized? who am I?
       expect(statSync(session).mode & 0o777).toBe(0o600);
       expect(existsSync(`${session}.lock`)).toBe(true);
       // initConnection named this project and its version, not the machine's OS and "1.0".
-      expect(emu.devices(account)).toEqual([
+      expect(emu.auth.devices(account)).toEqual([
         expect.objectContaining({ deviceModel: packageInfo().name, appVersion: packageInfo().version }),
       ]);
 

@@ -142,7 +142,7 @@ describe("forum topics and reply threads in the chat view", () => {
       // Telegram names a topic only in its service messages: the root, then any rename.
       const travel = rig.h.emu.createTopic(forum, "Travel");
       const food = rig.h.emu.createTopic(forum, "Food");
-      rig.h.emu.renameTopic(forum, food, "Dinner");
+      rig.h.emu.chats.renameTopic(forum, food, "Dinner");
       const inGeneral = await rig.h.emu.post({ chat: forum, from: rig.h.bob, text: "hello everyone" });
       const t1 = await rig.h.emu.post({
         chat: forum,

@@ -218,7 +218,7 @@ describe("the operator console in a browser", () => {
         firstName: `<img src=x onerror="window.__pwned=1">`,
         lastName: "\u202Eevil\u200B",
       });
-      await rig.h.emu.addMember(rig.h.group, evil);
+      await rig.h.emu.chats.addMember(rig.h.group, evil);
       const texts = [
         `<script>window.__pwned=2</script>`,
         `<img src=x onerror="window.__pwned=3">`,

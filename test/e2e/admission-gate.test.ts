@@ -41,7 +41,7 @@ function peerOf(r: Api.AnyRequest): string | undefined {
 
 /** The kinds of action the account took in `chat` since request number `from`. */
 function actionsIn(chat: EmuChat, from = 0): string[] {
-  return h.emu.requests
+  return h.emu.traffic.requests
     .slice(from)
     .filter(
       (r) =>
@@ -71,7 +71,7 @@ function cancelledIn(chat: EmuChat): string[] {
 /** The reactions the account sent in `chat` since request number `from`: on which message, which emoji. */
 function reactionsIn(chat: EmuChat, from = 0): { msgId: number; emoji: string }[] {
   const out: { msgId: number; emoji: string }[] = [];
-  for (const r of h.emu.requests.slice(from)) {
+  for (const r of h.emu.traffic.requests.slice(from)) {
     const q = r.request;
     if (
       r.account.id !== h.account.id ||
@@ -197,7 +197,7 @@ describe("the admission gate", () => {
       h = await start(s.persona ?? TALKATIVE);
       await s.on();
       const requests = h.gemini.requests.length;
-      const actions = h.emu.requests.length;
+      const actions = h.emu.traffic.requests.length;
       h.gemini.respondWith(doEverything);
       await provoke();
       expect(purposes(requests)).toEqual([]);
@@ -245,7 +245,7 @@ describe("the admission gate", () => {
       const passing = h.pass(5_000); // the call is made after the 3 s quiet (or gathering) window
       await until(() => h.gemini.requests.length === 1);
       expect(purposes()).toEqual([purpose]);
-      const actions = h.emu.requests.length;
+      const actions = h.emu.traffic.requests.length;
       await flip();
       gate.release();
       await passing;
@@ -301,7 +301,7 @@ describe("the admission gate", () => {
     });
     await h.pass(500); // the addressing call waits for the burst to gather (3 s)
     expect(h.runtime.scheduler.openTasks(h.group.peerId).map((t) => t.kind)).toEqual(["address"]);
-    const actions = h.emu.requests.length;
+    const actions = h.emu.traffic.requests.length;
     await d.on();
     await h.pass(30_000);
     d.dropped();
@@ -354,7 +354,7 @@ describe("the admission gate", () => {
     );
     await h.pass(10_000);
     expect(h.runtime.scheduler.openTasks(h.group.peerId).map((t) => t.kind)).toContain("send");
-    const actions = h.emu.requests.length;
+    const actions = h.emu.traffic.requests.length;
     await h.restart({ persona: `${TALKATIVE}\n# Allowed Groups\n-4000001\n` });
     await h.pass(120_000);
     expect(actionsIn(h.group, actions)).toEqual([]);

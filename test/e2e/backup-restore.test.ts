@@ -83,8 +83,8 @@ describe("online backup and restore", () => {
       await hh.emu.post({ chat: dm, from: hh.carol, text: "note tangerine, and say hi, then say bye later" });
       await hh.pass(20_000);
       hh.runtime.summaries.put({
-        lane: `root:${hh.emu.peerIdFor(hh.group, hh.account)}`,
-        chatId: hh.emu.peerIdFor(hh.group, hh.account),
+        lane: `root:${hh.emu.chats.peerIdFor(hh.group, hh.account)}`,
+        chatId: hh.emu.chats.peerIdFor(hh.group, hh.account),
         version: 1,
         fromId: 1,
         toId: 1,
@@ -161,7 +161,7 @@ describe("online backup and restore", () => {
       const server = [hh.group, dm, bobDm].flatMap((chat) =>
         hh.emu
           .history(chat, hh.account)
-          .map((m) => ({ chat: hh.emu.peerIdFor(chat, hh.account), id: m.id, text: m.text })),
+          .map((m) => ({ chat: hh.emu.chats.peerIdFor(chat, hh.account), id: m.id, text: m.text })),
       );
       const now = rows(restored);
       expect(new Set(now.map(key)).size).toBe(now.length);

@@ -21,7 +21,7 @@ function answerAll(reply: (text: string) => unknown): number[] {
 
 /** The persona's chat actions in a chat, as the server recorded them: [action, fake ms since t0]. */
 const actions = (chat: EmuChat, t0: number) =>
-  h.emu
+  h.emu.traffic
     .typing(chat)
     .filter((t) => t.account === h.account)
     .map((t) => [t.action, t.at - t0] as const);
@@ -90,9 +90,9 @@ describe("humane batching: the author's typing", () => {
     const t0 = h.clock.now();
     await h.emu.post({ chat: dm, from: h.carol, text: "so here is the thing" });
     await h.pass(2000);
-    await h.emu.userTyping(dm, h.carol); // shown until 8 s
+    await h.emu.chats.userTyping(dm, h.carol); // shown until 8 s
     await h.pass(3000);
-    await h.emu.userTyping(dm, h.carol); // renewed: until 11 s
+    await h.emu.chats.userTyping(dm, h.carol); // renewed: until 11 s
     await h.pass(3000);
     expect(calls).toHaveLength(0); // past the 3 s quiet window, but she is typing
     await h.emu.post({ chat: dm, from: h.carol, text: "part two of the thing" });
@@ -113,11 +113,11 @@ describe("humane batching: the author's typing", () => {
     const t0 = h.clock.now();
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai are you around?" });
     await h.pass(1000);
-    await h.emu.userTyping(h.group, h.alice); // until 7 s
-    await h.emu.userTyping(h.group, h.bob); // bob is not the author
+    await h.emu.chats.userTyping(h.group, h.alice); // until 7 s
+    await h.emu.chats.userTyping(h.group, h.bob); // bob is not the author
     await h.pass(3000);
     expect(calls).toHaveLength(0);
-    await h.emu.userTyping(h.group, h.alice, { action: "cancel" }); // she gave up at 4 s
+    await h.emu.chats.userTyping(h.group, h.alice, { action: "cancel" }); // she gave up at 4 s
     await h.pass(200);
     expect(calls).toHaveLength(1);
     expect(calls[0]! - t0).toBeLessThanOrEqual(4100);
@@ -132,7 +132,7 @@ describe("humane batching: the author's typing", () => {
     await h.emu.post({ chat: h.club, from: h.bob, text: "Mira, what do you think?" });
     // Bob keeps "typing" in the basic group for a minute without ever sending.
     for (let s = 1; s < 60; s += 4) {
-      await h.emu.userTyping(h.club, h.bob);
+      await h.emu.chats.userTyping(h.club, h.bob);
       await h.pass(4000);
     }
     expect(calls).toHaveLength(1);
@@ -162,7 +162,7 @@ describe("replanning without typing flicker", () => {
     expect(typed.map(([a]) => a)).not.toContain("SendMessageCancelAction");
     // Telegram shows a typing status ~6 s: refreshed at most 5 s apart, it never lapses
     // between the first spell and the new answer.
-    const sentAt = h.emu.requests
+    const sentAt = h.emu.traffic.requests
       .filter((r) => r.method === "messages.SendMessage")
       .map((r) => r.at - t0)[0]!;
     const times = [...typed.map(([, at]) => at), sentAt];
@@ -195,7 +195,7 @@ describe("replanning without typing flicker", () => {
     expect(typed.map(([a]) => a)).not.toContain("SendMessageCancelAction");
     // Refreshed during the planning call (9 s – 17 s), not only before and after it.
     expect(typed.some(([, at]) => at > 9000 && at < 17_000)).toBe(true);
-    const sentAt = h.emu.requests
+    const sentAt = h.emu.traffic.requests
       .filter((r) => r.method === "messages.SendMessage")
       .map((r) => r.at - t0)[0]!;
     const times = [...typed.map(([, at]) => at), sentAt];
@@ -271,7 +271,7 @@ describe("forum topics: one task graph per topic", () => {
     );
     // Each topic's typing is shown in that topic.
     const typedTopics = new Set(
-      h.emu
+      h.emu.traffic
         .typing(forum)
         .filter((t) => t.account === h.account)
         .map((t) => t.topicId),
@@ -303,7 +303,7 @@ describe("forum topics: one task graph per topic", () => {
     expect(calls).toHaveLength(2);
     const mine = h.emu.history(forum).filter((m) => m.fromId === h.account.id);
     expect(mine.map((m) => m.topicId).sort()).toEqual([travel, food].sort());
-    expect(h.emu.typing(forum).map((t) => t.action)).not.toContain("SendMessageCancelAction");
+    expect(h.emu.traffic.typing(forum).map((t) => t.action)).not.toContain("SendMessageCancelAction");
   });
 
   it("the author's typing in another topic does not hold this topic's burst", async () => {
@@ -315,10 +315,10 @@ describe("forum topics: one task graph per topic", () => {
     const t0 = h.clock.now();
     await h.emu.post({ chat: forum, from: h.alice, text: "@mira_ai ping", topicId: travel });
     await h.pass(2000);
-    await h.emu.userTyping(forum, h.alice, { topicId: food });
+    await h.emu.chats.userTyping(forum, h.alice, { topicId: food });
     await h.pass(2000);
     expect(calls.map((at) => at - t0)).toEqual([3000]);
-    await h.emu.userTyping(forum, h.alice, { topicId: travel });
+    await h.emu.chats.userTyping(forum, h.alice, { topicId: travel });
     await h.emu.post({ chat: forum, from: h.alice, text: "@mira_ai ping again", topicId: travel });
     await h.pass(30_000);
     expect(calls).toHaveLength(2);

@@ -44,7 +44,7 @@ describe("bounded plans", () => {
     expect(h.sent(h.group)).toEqual([]);
     await h.pass(10 * 60_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["finally"]);
-    const at = h.emu.requests.find((r) => r.method === "messages.SendMessage")!.at;
+    const at = h.emu.traffic.requests.find((r) => r.method === "messages.SendMessage")!.at;
     // The quiet window, the read mark, 600 s of waiting, the typing: well under the answer-age limit.
     expect(at - asked.date * 1000).toBeLessThan(PLAN_BOUNDS.waitSec * 1000 + 60_000);
     expect(warnings()).toHaveLength(1);
@@ -65,7 +65,9 @@ describe("bounded plans", () => {
     await h.pass(20 * 60_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["first, in time"]);
     // No typing for the late part either: it is checked before its typing starts.
-    expect(h.emu.typing(h.group).filter((t) => t.action === "SendMessageTypingAction")).toHaveLength(1);
+    expect(h.emu.traffic.typing(h.group).filter((t) => t.action === "SendMessageTypingAction")).toHaveLength(
+      1,
+    );
     // One line says why the rest of the plan was dropped (the limit, and how old the message was).
     expect(h.log.lines().filter((l) => l.maxAgeSec !== undefined)).toEqual([
       expect.objectContaining({ kind: "typing", ageSec: expect.any(Number), maxAgeSec: 300 }),

@@ -130,11 +130,11 @@ describe("a busy database", () => {
     h.crash();
     release();
     await h.pass(2 * 3_600_000); // down two hours: nothing there could still be answered
-    const before = h.emu.requests.length;
+    const before = h.emu.traffic.requests.length;
     h.boot();
     await h.runtime.caughtUp;
     await h.pass(30_000);
-    const histories = h.emu.requests
+    const histories = h.emu.traffic.requests
       .slice(before)
       .filter((r) => r.method === "messages.GetHistory" || r.method === "updates.GetChannelDifference");
     expect(histories.map((r) => r.method)).toEqual([]);

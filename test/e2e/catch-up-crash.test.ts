@@ -63,7 +63,7 @@ async function run(crashAt: number): Promise<Outcome> {
   let crashed = false;
   let onCrash = () => {};
   const died = new Promise<void>((r) => (onCrash = r));
-  const stop = hh.emu.onRequest((r) => {
+  const stop = hh.emu.traffic.onRequest((r) => {
     if (r.account.id !== hh.account.id || crashed) return;
     requests++;
     if (requests === crashAt) {

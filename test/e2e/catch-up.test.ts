@@ -139,13 +139,13 @@ describe("catch-up", () => {
     }));
     const all = [...posts, ...more];
     const earlier = await known(hh, dm);
-    await hh.emu.dropConnection(hh.account, { reconnect: "manual" });
+    await hh.emu.net.dropConnection(hh.account, { reconnect: "manual" });
     for (const p of all) {
       await hh.emu.post(p);
       await hh.clock.advance(12_000); // 10 minutes
     }
     expect(storedRows(hh)).toHaveLength(3); // nothing new reached the dead connection
-    await hh.emu.restoreConnection(hh.account);
+    await hh.emu.net.restoreConnection(hh.account);
     await hh.client.connect();
     const summary = await hh.runtime.catchUp();
     expect(summary.messages).toBe(50);
@@ -189,7 +189,7 @@ describe("catch-up", () => {
     hh.boot();
     await hh.runtime.caughtUp;
     await settle(hh, 30_000);
-    const methods = hh.emu.methods(hh.account);
+    const methods = hh.emu.traffic.methods(hh.account);
     expect(methods).toContain("updates.GetChannelDifference");
     expect(methods).toContain("messages.GetHistory");
     const rows = storedRows(hh).filter((r) => r.chat === hh.group.peerId);
@@ -215,11 +215,11 @@ describe("catch-up", () => {
     const db = openDatabase(hh.dbPath);
     db.prepare("DELETE FROM messages WHERE chat_id = ?").run(quiet.peerId);
     db.close();
-    hh.emu.clearRequests();
+    hh.emu.traffic.clearRequests();
     hh.boot();
     const summary = await hh.runtime.caughtUp;
     await settle(hh, 30_000);
-    const catchUp = hh.emu.requests.filter(
+    const catchUp = hh.emu.traffic.requests.filter(
       (r) => r.method === "updates.GetChannelDifference" || r.method === "messages.GetHistory",
     );
     // The broadcast channel is skipped; the supergroup: one difference (too long), one short lookback.
@@ -245,11 +245,11 @@ describe("catch-up", () => {
     const dave = hh.emu.addUser({ firstName: "Dave" });
     const dm = hh.emu.dm(hh.account, dave);
     await hh.emu.post({ chat: dm, from: dave, text: "hi, say hello" });
-    hh.emu.clearRequests();
+    hh.emu.traffic.clearRequests();
     hh.boot();
     await hh.runtime.caughtUp;
     await settle(hh, 30_000);
-    expect(hh.emu.methods(hh.account)).toContain("messages.GetDialogs");
+    expect(hh.emu.traffic.methods(hh.account)).toContain("messages.GetDialogs");
     const rows = storedRows(hh);
     expect(rows.filter((r) => r.chat === hh.club.peerId).map((r) => r.text)).toEqual(["before", ...chatter]);
     expect(rows.filter((r) => r.chat === String(dave.id)).map((r) => `${r.sender}: ${r.text}`)).toEqual([
@@ -262,10 +262,10 @@ describe("catch-up", () => {
   async function missedTwo(hh: Harness): Promise<void> {
     await hh.emu.post({ chat: hh.club, from: hh.alice, text: "earlier" });
     await settle(hh, 2_000);
-    await hh.emu.dropConnection(hh.account, { reconnect: "manual" });
+    await hh.emu.net.dropConnection(hh.account, { reconnect: "manual" });
     await hh.emu.post({ chat: hh.club, from: hh.alice, text: "missed one" });
     await hh.emu.post({ chat: hh.club, from: hh.bob, text: "missed two" });
-    await hh.emu.restoreConnection(hh.account);
+    await hh.emu.net.restoreConnection(hh.account);
     await hh.client.connect();
   }
   const clubTexts = (hh: Harness) =>
@@ -277,10 +277,10 @@ describe("catch-up", () => {
     h = await Harness.start({ emulator: { updateShapes: "telegram" } });
     const hh = h;
     await missedTwo(hh);
-    hh.emu.failNext("updates.GetDifference", "PERSISTENT_TIMESTAMP_INVALID");
+    hh.emu.faults.failNext("updates.GetDifference", "PERSISTENT_TIMESTAMP_INVALID");
     await hh.emu.post({ chat: hh.club, from: hh.alice, text: "live" }); // leaves a gap: held, then the difference fails
     await hh.pass(600);
-    expect(hh.emu.methods(hh.account)).toContain("updates.GetDifference");
+    expect(hh.emu.traffic.methods(hh.account)).toContain("updates.GetDifference");
     expect(clubTexts(hh)).toEqual(["earlier", "live"]); // not deaf
     hh.crash(); // before any retry
     hh.boot();
@@ -293,7 +293,7 @@ describe("catch-up", () => {
     h = await Harness.start({ emulator: { updateShapes: "telegram" } });
     const hh = h;
     await missedTwo(hh);
-    hh.emu.failNext("updates.GetDifference", "PERSISTENT_TIMESTAMP_INVALID", { times: 2 });
+    hh.emu.faults.failNext("updates.GetDifference", "PERSISTENT_TIMESTAMP_INVALID", { times: 2 });
     await hh.emu.post({ chat: hh.club, from: hh.alice, text: "live" });
     await settle(hh, 5_000);
     expect(clubTexts(hh)).toEqual(["earlier", "missed one", "missed two", "live"]);

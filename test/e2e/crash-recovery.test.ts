@@ -47,7 +47,7 @@ async function run(
   let crashPending = false;
   const arm = () => {
     if (mode === "after-mark") return;
-    hh.emu.hang("messages.SendMessage", {
+    hh.emu.faults.hang("messages.SendMessage", {
       when: mode,
       onHang: () => {
         crashPending = true;

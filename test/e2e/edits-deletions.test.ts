@@ -18,10 +18,10 @@ describe("edits and deletions", () => {
       text: "@mira_ai where are Bob's keys? meet at 5?",
       replyTo: keys.id,
     });
-    const requests = h.emu.requests.length;
-    await h.emu.editMessage(h.group, keys.id, "my keys are in the drawer");
-    await h.emu.editMessage(h.group, ask.id, "@mira_ai where are Bob's keys? meet at 6?");
-    expect(h.emu.requests.length).toBe(requests); // an edit costs no Telegram request
+    const requests = h.emu.traffic.requests.length;
+    await h.emu.chats.editMessage(h.group, keys.id, "my keys are in the drawer");
+    await h.emu.chats.editMessage(h.group, ask.id, "@mira_ai where are Bob's keys? meet at 6?");
+    expect(h.emu.traffic.requests.length).toBe(requests); // an edit costs no Telegram request
     h.gemini.script(plan({ kind: "send", text: "In the drawer. 6 works." }));
     await h.pass(20_000);
 
@@ -45,8 +45,8 @@ describe("edits and deletions", () => {
     const b = await h.emu.post({ chat: dm, from: h.carol, text: "see you all" });
     h.gemini.respondWith(() => plan());
     await h.pass(20_000); // planned (silence): the next question sees them as history
-    await h.emu.editMessage(dm, a.id, "ok, totally new words");
-    await h.emu.editMessage(dm, b.id, "see you, Danny", { entities: danny(9) });
+    await h.emu.chats.editMessage(dm, a.id, "ok, totally new words");
+    await h.emu.chats.editMessage(dm, b.id, "see you, Danny", { entities: danny(9) });
     expect(h.runtime.messages.get(dm.peerId, a.id)?.mentions).toBeUndefined();
     expect(h.runtime.messages.get(dm.peerId, b.id)?.mentions).toEqual([
       { type: "mentionname", offset: 9, length: 5, userId: String(dan.id) },
@@ -66,8 +66,8 @@ describe("edits and deletions", () => {
     const d = await h.emu.post({ chat: dm, from: h.carol, text: "helo" });
     const g = await h.emu.post({ chat: h.club, from: h.bob, text: "lunch at noom" });
     h.gemini.respondWith(() => plan());
-    await h.emu.editMessage(dm, d.id, "hello");
-    await h.emu.editMessage(h.club, g.id, "lunch at noon");
+    await h.emu.chats.editMessage(dm, d.id, "hello");
+    await h.emu.chats.editMessage(h.club, g.id, "lunch at noon");
     expect(h.runtime.messages.get(dm.peerId, d.id)?.text).toBe("hello");
     expect(h.runtime.messages.get(h.club.peerId, g.id)?.text).toBe("lunch at noon");
   });
@@ -76,7 +76,7 @@ describe("edits and deletions", () => {
     h = await Harness.start();
     const secret = await h.emu.post({ chat: h.group, from: h.bob, text: "the wifi password is hunter2" });
     const thanks = await h.emu.post({ chat: h.group, from: h.carol, text: "thanks!", replyTo: secret.id });
-    await h.emu.deleteMessages(h.group, [secret.id]);
+    await h.emu.chats.deleteMessages(h.group, [secret.id]);
     expect(h.runtime.messages.get(h.group.peerId, secret.id)).toMatchObject({
       deleted: true,
       text: "the wifi password is hunter2",
@@ -96,7 +96,7 @@ describe("edits and deletions", () => {
     const dm = h.emu.dm(h.account, h.carol);
     const oops = await h.emu.post({ chat: dm, from: h.carol, text: "wrong chat, sorry" });
     await h.emu.post({ chat: dm, from: h.carol, text: "ignore that?", replyTo: oops.id });
-    await h.emu.deleteMessages(dm, [oops.id]); // no chat id on the wire: found by its per-account id
+    await h.emu.chats.deleteMessages(dm, [oops.id]); // no chat id on the wire: found by its per-account id
     h.gemini.script(plan());
     await h.pass(20_000);
 
@@ -114,10 +114,10 @@ describe("edits and deletions", () => {
     h.gemini.respondWith(() => plan());
     await h.pass(20_000);
     h.crash();
-    await h.emu.editMessage(h.group, g.id, "party at 9");
-    await h.emu.deleteMessages(h.group, [gone.id]);
-    await h.emu.editMessage(dm, d.id, "see you on Friday");
-    await h.emu.deleteMessages(h.club, [c.id]);
+    await h.emu.chats.editMessage(h.group, g.id, "party at 9");
+    await h.emu.chats.deleteMessages(h.group, [gone.id]);
+    await h.emu.chats.editMessage(dm, d.id, "see you on Friday");
+    await h.emu.chats.deleteMessages(h.club, [c.id]);
     h.boot();
     await h.runtime.caughtUp;
 
@@ -131,7 +131,7 @@ describe("edits and deletions", () => {
   it("a message deleted before it was planned for is not answered", async () => {
     h = await Harness.start();
     const m = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai oops, ignore" });
-    await h.emu.deleteMessages(h.group, [m.id]);
+    await h.emu.chats.deleteMessages(h.group, [m.id]);
     await h.pass(20_000);
     expect(h.gemini.requests).toHaveLength(0);
     expect(h.sent(h.group)).toEqual([]);

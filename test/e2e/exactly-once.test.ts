@@ -23,7 +23,7 @@ const sendTasks = (h: Harness) =>
     inDoubt: number;
   }[];
 const sendRequests = (h: Harness) =>
-  h.emu.requests.filter((r) => r.request instanceof Api.messages.SendMessage);
+  h.emu.traffic.requests.filter((r) => r.request instanceof Api.messages.SendMessage);
 
 describe("exactly once, for real", () => {
   const modes: DuplicateMode[] = ["error", "replay"];
@@ -32,14 +32,14 @@ describe("exactly once, for real", () => {
     "duplicate answered with %s: the unanswered send completes on its retry, once, and is in the stored history",
     async (mode) => {
       h = await Harness.start({ requestTimeoutMs: 300 });
-      h.emu.setDuplicateMode(mode);
+      h.emu.faults.setDuplicateMode(mode);
       // An earlier message with the same words, already stored: the lookup must not take it.
       const dm = h.emu.dm(h.account, h.carol);
       await h.emu.post({ chat: dm, from: h.carol, text: "say hi" });
       h.gemini.script(plan({ kind: "send", text: "hi once" }));
       await h.pass(10_000);
       await h.emu.post({ chat: dm, from: h.carol, text: "say hi again" });
-      h.emu.hang("messages.SendMessage", { when: "after-apply" }); // the server has it; the answer never comes
+      h.emu.faults.hang("messages.SendMessage", { when: "after-apply" }); // the server has it; the answer never comes
       h.gemini.script(plan({ kind: "send", text: "hi once" }));
       await h.pass(60_000);
 
@@ -49,7 +49,7 @@ describe("exactly once, for real", () => {
       expect(ownStored(h, dm.peerId)).toEqual(server.map((m) => ({ id: m.id, text: m.text })));
       expect(sendTasks(h).map((t) => t.status)).toEqual(["done", "done"]);
       expect(h.log.lines().filter((l) => l.level === 50)).toEqual([]);
-      const lookups = h.emu.methods(h.account).filter((m) => m === "messages.GetHistory");
+      const lookups = h.emu.traffic.methods(h.account).filter((m) => m === "messages.GetHistory");
       expect(lookups).toHaveLength(mode === "error" ? 1 : 0); // a replay carries the id itself
     },
   );
@@ -58,9 +58,9 @@ describe("exactly once, for real", () => {
     "duplicate answered with %s after a crash mid-send: the restarted process completes it once and stores it",
     async (mode) => {
       h = await Harness.start();
-      h.emu.setDuplicateMode(mode);
+      h.emu.faults.setDuplicateMode(mode);
       let crashed = false;
-      h.emu.hang("messages.SendMessage", {
+      h.emu.faults.hang("messages.SendMessage", {
         when: "after-apply",
         onHang: () => {
           crashed = true;
@@ -82,14 +82,14 @@ describe("exactly once, for real", () => {
 
   it("a send that times out and then lands is not sent again and not reported failed", async () => {
     h = await Harness.start({ requestTimeoutMs: 300 });
-    h.emu.setDelay("messages.SendMessage", 1500); // answered (and applied) only after our timeout
+    h.emu.faults.setDelay("messages.SendMessage", 1500); // answered (and applied) only after our timeout
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "late but once" }));
     await h.pass(6000); // planned at 3 s, the send goes out at 5.3 s and times out
     expect(sendTasks(h)).toEqual([{ status: "pending", attempts: 1, inDoubt: 1 }]);
     // GramJS's queue still holds the request; it lands late.
     await until(() => h.sent(h.group).length === 1);
-    h.emu.setDelay("messages.SendMessage", 0);
+    h.emu.faults.setDelay("messages.SendMessage", 0);
     await h.pass(30_000);
 
     expect(sendRequests(h)).toHaveLength(2); // the late one and the retry that settled it
@@ -101,7 +101,7 @@ describe("exactly once, for real", () => {
 
   it("a send in doubt is not failed after the attempt bound: it is retried until the server answers", async () => {
     h = await Harness.start({ requestTimeoutMs: 100 });
-    h.emu.hang("messages.SendMessage", { when: "before-apply", times: 12 }); // lost twelve times
+    h.emu.faults.hang("messages.SendMessage", { when: "before-apply", times: 12 }); // lost twelve times
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "finally" }));
     await h.pass(20 * 60_000);
@@ -114,7 +114,7 @@ describe("exactly once, for real", () => {
 
   it("a send in doubt is not cancelled when a newer message replans the chat", async () => {
     h = await Harness.start({ requestTimeoutMs: 300 });
-    h.emu.hang("messages.SendMessage", { when: "after-apply" });
+    h.emu.faults.hang("messages.SendMessage", { when: "after-apply" });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "first answer" }, { kind: "send", text: "second part" }));
     await h.pass(6000); // planned at 3 s, the first send went out at 5.2 s and is in doubt now

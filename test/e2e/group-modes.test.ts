@@ -57,7 +57,7 @@ describe("smart mode", () => {
   it("over 100 group messages: the prefilter's skips and the addressing calls are counted, implicit addressing is answered, chatter between others is not", async () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# Group Mode\nsmart\n` });
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
-    h.emu.addMember(h.group, dave);
+    h.emu.chats.addMember(h.group, dave);
     const users: Record<string, EmuUser> = { alice: h.alice, bob: h.bob, carol: h.carol, dave };
     answerEverything();
 
@@ -169,7 +169,7 @@ describe("talkative mode", () => {
     }
     // Four calls, two interjections (a 🔥 reaction, then one message); the cap held the rest.
     expect(addressingCalls()).toHaveLength(4);
-    expect(h.emu.reactions(h.group, posted[0]!).map((r) => r.emoji)).toEqual(["🔥"]);
+    expect(h.emu.chats.reactions(h.group, posted[0]!).map((r) => r.emoji)).toEqual(["🔥"]);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["count me in!"]);
     expect(h.runtime.addressing.stats).toMatchObject({ reacted: 1, interjected: 1 });
 

@@ -231,7 +231,7 @@ describe("speaker references, mentions and quotes", () => {
   it("rewrites @mentions and text mentions (UTF-16 offsets, an emoji before them) to references", async () => {
     h = await Harness.start();
     const dan = h.emu.addUser({ firstName: "Dan" }); // no username
-    h.emu.addMember(h.group, dan);
+    h.emu.chats.addMember(h.group, dan);
     await h.emu.post({ chat: h.group, from: h.bob, text: "hi all" }); // bob is now known by name
     const text = "🎉🎉 @mira_ai tell @bob and Danny the news";
     const danny = text.indexOf("Danny"); // UTF-16 code units, as Telegram counts

@@ -8,7 +8,7 @@ afterEach(async () => {
 });
 
 const sendsTo = (h: Harness, peer: (p: Api.TypeInputPeer) => boolean) =>
-  h.emu.requests.filter(
+  h.emu.traffic.requests.filter(
     (r) =>
       r.request instanceof Api.messages.SendMessage &&
       peer((r.request as Api.messages.SendMessage).peer as Api.TypeInputPeer),
@@ -22,7 +22,7 @@ describe("account-wide limits", () => {
     h = await Harness.start();
     const dm = h.emu.dm(h.account, h.carol);
     const t0 = h.clock.now();
-    h.emu.failNext("messages.SendMessage", "FLOOD_WAIT_300", {
+    h.emu.faults.failNext("messages.SendMessage", "FLOOD_WAIT_300", {
       times: 2,
       match: (r) => !isUser((r as Api.messages.SendMessage).peer as Api.TypeInputPeer),
     });
@@ -60,7 +60,7 @@ describe("account-wide limits", () => {
   it("one chat's flood wait alone stays that chat's", async () => {
     h = await Harness.start();
     const dm = h.emu.dm(h.account, h.carol);
-    h.emu.failNext("messages.SendMessage", "FLOOD_WAIT_300", {
+    h.emu.faults.failNext("messages.SendMessage", "FLOOD_WAIT_300", {
       match: (r) => isChannel((r as Api.messages.SendMessage).peer as Api.TypeInputPeer),
     });
     h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));
@@ -76,7 +76,7 @@ describe("account-wide limits", () => {
     h = await Harness.start();
     const carolDm = h.emu.dm(h.account, h.carol);
     const bobDm = h.emu.dm(h.account, h.bob);
-    h.emu.failNext("messages.SendMessage", "PEER_FLOOD", { code: 400 });
+    h.emu.faults.failNext("messages.SendMessage", "PEER_FLOOD", { code: 400 });
     h.gemini.respondWith(() => plan({ kind: "send", text: "hi" }));
     await h.emu.post({ chat: carolDm, from: h.carol, text: "hello?" });
     await h.pass(10_000);
@@ -100,7 +100,7 @@ describe("account-wide limits", () => {
     h = await Harness.start();
     const carolDm = h.emu.dm(h.account, h.carol);
     const bobDm = h.emu.dm(h.account, h.bob);
-    h.emu.failNext("messages.SendMessage", "PEER_FLOOD", { code: 400 });
+    h.emu.faults.failNext("messages.SendMessage", "PEER_FLOOD", { code: 400 });
     h.gemini.respondWith(() => plan({ kind: "send", text: "hi" }));
     await h.emu.post({ chat: carolDm, from: h.carol, text: "hello?" });
     await h.pass(10_000);

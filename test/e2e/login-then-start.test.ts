@@ -53,7 +53,7 @@ describe("log in, then run", () => {
       {
         kind: "text",
         ask: /login code/i,
-        answer: () => (codes.push(emu.loginCode(PHONE) ?? "?"), codes[0] ?? "?"),
+        answer: () => (codes.push(emu.auth.loginCode(PHONE) ?? "?"), codes[0] ?? "?"),
       },
       { kind: "secret", ask: /2FA password/, answer: PASSWORD },
     ]);

@@ -55,7 +55,7 @@ const lastPlanTurn = () =>
     .join("\n");
 /** upload.GetFile requests, by the file id they asked for. */
 const downloads = () =>
-  h.emu
+  h.emu.traffic
     .fileRequests()
     .map((r) =>
       Number(((r.request as Api.upload.GetFile).location as Api.InputPhotoFileLocation).id.toString()),
@@ -76,7 +76,7 @@ describe("media understanding", () => {
         }),
       );
     await h.pass(5_000);
-    expect(h.emu.methods(h.account)).toEqual([]); // chatter: nothing downloaded
+    expect(h.emu.traffic.methods(h.account)).toEqual([]); // chatter: nothing downloaded
     const [a, b, c] = photos.map((p) => fileUniqueId("photo", String(p.fileId))) as [string, string, string];
     const agents = tempDir();
     mkdirSync(join(agents, "Mira", "media"), { recursive: true });
@@ -202,7 +202,7 @@ describe("media understanding", () => {
     expect(JSON.stringify(first)).not.toContain(movie.toString("base64"));
     expect(lastPlanTurn()).toContain(`⟦picture of #${gif.id}⟧`);
     expect(lastPlanTurn()).toContain("[gif: a cat falling off a sofa]"); // the history keeps the description
-    const thumbSizes = h.emu
+    const thumbSizes = h.emu.traffic
       .fileRequests()
       .map((r) => ((r.request as Api.upload.GetFile).location as Api.InputDocumentFileLocation).thumbSize);
     expect(thumbSizes).toContain("m"); // the still, asked for by its size type
@@ -258,7 +258,7 @@ describe("media understanding", () => {
       0,
     );
     answerDescriptions(() => "never asked");
-    h.emu.failNext("upload.GetFile", "FILE_ID_INVALID");
+    h.emu.faults.failNext("upload.GetFile", "FILE_ID_INVALID");
     await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai what breed?", replyTo: photo.id });
     await h.pass(10_000);
     expect(planRequests()).toHaveLength(1);
@@ -279,7 +279,7 @@ describe("media understanding", () => {
     });
     await h.emu.post({ chat: h.group, from: h.carol, text: "nice" });
     await h.pass(30_000);
-    expect(h.emu.methods(h.account)).toEqual([]);
+    expect(h.emu.traffic.methods(h.account)).toEqual([]);
     expect(h.gemini.requests).toHaveLength(0);
 
     await h.emu.post({
@@ -373,10 +373,10 @@ describe("media understanding", () => {
       text: "@mira_ai where is this",
       media: { kind: "photo", bytes: jpeg(7) },
     });
-    h.emu.expireFileReference(h.group, posted.id);
+    h.emu.chats.expireFileReference(h.group, posted.id);
     await h.pass(10_000);
     expect(
-      h.emu.methods(h.account).filter((m) => m === "upload.GetFile" || m.endsWith("GetMessages")),
+      h.emu.traffic.methods(h.account).filter((m) => m === "upload.GetFile" || m.endsWith("GetMessages")),
     ).toEqual(["upload.GetFile", "channels.GetMessages", "upload.GetFile"]);
     expect(lastPlanTurn()).toContain("[photo: a hand-drawn map]");
   });
@@ -514,9 +514,11 @@ describe("media understanding", () => {
     expect(turn).toContain("🎉");
     expect(turn).toContain("[video 0:03]");
     expect(turn).toContain("[voice 0:04]");
-    expect(h.emu.fileRequests()).toHaveLength(0);
+    expect(h.emu.traffic.fileRequests()).toHaveLength(0);
     expect(
-      h.emu.methods(h.account).filter((m) => m === "upload.GetFile" || m === "messages.GetStickerSet"),
+      h.emu.traffic
+        .methods(h.account)
+        .filter((m) => m === "upload.GetFile" || m === "messages.GetStickerSet"),
     ).toEqual([]);
     expect(describeRequests()).toHaveLength(0);
     expect(h.runtime.media.stats).toMatchObject({ downloads: 0, calls: 0 });
@@ -524,7 +526,7 @@ describe("media understanding", () => {
     await h.emu.post({ chat: dm, from: h.carol, text: "hello?" });
     await h.pass(10_000);
     expect(planRequests()).toHaveLength(2);
-    expect(h.emu.fileRequests()).toHaveLength(0);
+    expect(h.emu.traffic.fileRequests()).toHaveLength(0);
     expect(describeRequests()).toHaveLength(0);
     expect(h.runtime.media.stats).toMatchObject({ downloads: 0, calls: 0 });
   });

@@ -145,7 +145,7 @@ describe("memories about people and chats", () => {
   it("a fact about alice stated by dave in a group is shown as dave's statement, in the group and in alice's DM", async () => {
     h = await Harness.start();
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" }); // not a contact
-    h.emu.addMember(h.group, dave);
+    h.emu.chats.addMember(h.group, dave);
     const hers = await h.emu.post({ chat: h.group, from: h.alice, text: "new phone, who dis" });
     await h.emu.post({
       chat: h.group,

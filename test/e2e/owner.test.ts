@@ -160,7 +160,7 @@ describe("owner commands in Saved Messages", () => {
   it("treats the same commands from anyone else, anywhere, as ordinary messages", async () => {
     h = await Harness.start();
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
-    h.emu.addMember(h.group, dave);
+    h.emu.chats.addMember(h.group, dave);
     const dm = h.emu.dm(h.account, h.carol);
 
     await h.emu.post({ chat: h.group, from: dave, text: "/pause" });
@@ -243,7 +243,7 @@ describe("owner takeover", () => {
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello" });
     let echoed: Promise<void> | undefined;
     // The send is applied on the server, its echo reaches the client, and the answer never comes.
-    h.emu.hang("messages.SendMessage", {
+    h.emu.faults.hang("messages.SendMessage", {
       when: "after-apply",
       onHang: () => {
         const mine = h.emu.history(h.group).at(-1)!;

@@ -37,7 +37,7 @@ describe("DM policy", () => {
     });
     await h.pass(30_000);
     expect(h.gemini.requests).toHaveLength(0);
-    expect(h.emu.methods(h.account)).toEqual([]);
+    expect(h.emu.traffic.methods(h.account)).toEqual([]);
     expect(h.runtime.messages.get(String(dave.id), fromDave.id)?.text).toBe("hi, want to buy crypto?");
 
     // Carol (a contact) was once seen as a full user object (here: an answer the account got,
@@ -59,7 +59,7 @@ describe("DM policy", () => {
     const fromDave = await h.emu.post({ chat: h.emu.dm(h.account, dave), from: dave, text: "hi there" });
     await h.pass(30_000);
     expect(h.runtime.messages.get(String(dave.id), fromDave.id)?.text).toBe("hi there");
-    expect(h.emu.methods(h.account)).toEqual([]);
+    expect(h.emu.traffic.methods(h.account)).toEqual([]);
     expect(h.gemini.requests).toHaveLength(0);
   });
 
@@ -111,25 +111,25 @@ describe("who is never answered", () => {
   it("ignores a bot's mention and a bot's reply to the persona", async () => {
     h = await Harness.start();
     const bot = h.emu.addUser({ firstName: "Helper", username: "helper_bot", bot: true });
-    h.emu.addMember(h.group, bot);
+    h.emu.chats.addMember(h.group, bot);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "hi alice" }));
     await h.pass(20_000);
     const [mine] = h.sent(h.group);
-    h.emu.clearRequests();
+    h.emu.traffic.clearRequests();
 
     await h.emu.post({ chat: h.group, from: bot, text: "@mira_ai I am a bot, talk to me" });
     await h.emu.post({ chat: h.group, from: bot, text: "Mira, answer!", replyTo: mine!.id });
     await h.pass(60_000);
     expect(h.gemini.requests).toHaveLength(1);
-    expect(h.emu.methods(h.account)).toEqual([]);
+    expect(h.emu.traffic.methods(h.account)).toEqual([]);
   });
 
   it("two personas of one process in one group that mention each other do not loop", async () => {
     const siblings = new Set<string>();
     h = await Harness.start({ siblings });
     const nova = h.emu.addAccount({ firstName: "Nova", username: "nova_ai" });
-    h.emu.addMember(h.group, nova);
+    h.emu.chats.addMember(h.group, nova);
     siblings.add(String(h.account.id)).add(String(nova.id));
     const novaClient = createEmulatedClient(h.emu, nova, { session: new PeerCacheSession("") });
     const nova_ = new AgentRuntime({
@@ -271,7 +271,7 @@ describe("caps", () => {
       expect.objectContaining({ chatId: String(dave.id), cap: "daily-token-budget", held: 1 }),
     ]);
     // Capped whoever the sender is: no request was spent finding out.
-    expect(h.emu.methods(h.account).filter((m) => m.includes("GetDifference"))).toEqual([]);
+    expect(h.emu.traffic.methods(h.account).filter((m) => m.includes("GetDifference"))).toEqual([]);
   });
 
   it("holds the daily token budget across chats until the next UTC day", async () => {

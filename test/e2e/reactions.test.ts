@@ -27,10 +27,10 @@ describe("reactions", () => {
   it("people's reactions to the persona's message are stored, replaced as a whole, and cost no request and no LLM call", async () => {
     h = await Harness.start();
     const mine = await personaSays("Lunch at noon");
-    const [requests, calls] = [h.emu.requests.length, h.gemini.requests.length];
+    const [requests, calls] = [h.emu.traffic.requests.length, h.gemini.requests.length];
 
-    await h.emu.react(h.bob, h.group, mine, "👍");
-    await h.emu.react(h.carol, h.group, mine, "🔥");
+    await h.emu.chats.react(h.bob, h.group, mine, "👍");
+    await h.emu.chats.react(h.carol, h.group, mine, "🔥");
     expect(stored(h.group.peerId, mine)).toEqual([
       [String(h.bob.id), "👍", false],
       [String(h.carol.id), "🔥", false],
@@ -38,12 +38,12 @@ describe("reactions", () => {
     const bob = h.runtime.reactions.forMessage(h.group.peerId, mine)[0]!;
     expect(bob.date).toBe(Math.floor(h.clock.now() / 1000) * 1000);
 
-    await h.emu.react(h.bob, h.group, mine, null); // bob takes his back
-    await h.emu.react(h.carol, h.group, mine, "❤"); // carol changes hers
+    await h.emu.chats.react(h.bob, h.group, mine, null); // bob takes his back
+    await h.emu.chats.react(h.carol, h.group, mine, "❤"); // carol changes hers
     expect(stored(h.group.peerId, mine)).toEqual([[String(h.carol.id), "❤", false]]);
 
     await h.pass(20_000);
-    expect(h.emu.requests.length).toBe(requests);
+    expect(h.emu.traffic.requests.length).toBe(requests);
     expect(h.gemini.requests.length).toBe(calls); // a reaction never makes the persona answer
   });
 
@@ -55,7 +55,7 @@ describe("reactions", () => {
     await h.pass(20_000);
     const yes = h.sent(dm).find((m) => m.text === "Yes!")!.id;
 
-    await h.emu.react(h.carol, dm, yes, "🥰");
+    await h.emu.chats.react(h.carol, dm, yes, "🥰");
 
     expect(stored(dm.peerId, yes)).toEqual([[String(h.carol.id), "🥰", false]]);
   });
@@ -63,8 +63,8 @@ describe("reactions", () => {
   it("reactions to other people's messages cost nothing: no store write, no request", async () => {
     h = await Harness.start();
     const a = await h.emu.post({ chat: h.group, from: h.alice, text: "cats are better" });
-    const requests = h.emu.requests.length;
-    await h.emu.react(h.bob, h.group, a.id, "👎"); // Telegram pushes it to alice only
+    const requests = h.emu.traffic.requests.length;
+    await h.emu.chats.react(h.bob, h.group, a.id, "👎"); // Telegram pushes it to alice only
     // Were one pushed anyway (a client that polled, another session), it is still not stored.
     const sg = new Api.PeerChannel({ channelId: toLong(h.group.id) });
     await h.emu.deliver(
@@ -96,7 +96,7 @@ describe("reactions", () => {
     );
     const rows = h.db.prepare("SELECT count(*) FROM reactions").pluck().get();
     expect(rows).toBe(0);
-    expect(h.emu.requests.length).toBe(requests);
+    expect(h.emu.traffic.requests.length).toBe(requests);
   });
 
   it("the persona's own reaction is stored once its react task completed", async () => {
@@ -110,8 +110,8 @@ describe("reactions", () => {
   it("an update that only counts (no reactors named) keeps the known reactors whose emoji is still counted", async () => {
     h = await Harness.start();
     const mine = await personaSays("Pizza or sushi");
-    await h.emu.react(h.bob, h.group, mine, "👍");
-    await h.emu.react(h.carol, h.group, mine, "🔥");
+    await h.emu.chats.react(h.bob, h.group, mine, "👍");
+    await h.emu.chats.react(h.carol, h.group, mine, "🔥");
     const counted = (emoji: string) =>
       new Api.ReactionCount({ reaction: new Api.ReactionEmoji({ emoticon: emoji }), count: 1 });
     await h.emu.deliver(
@@ -136,7 +136,7 @@ describe("reactions", () => {
   it("survives a restart: the stored reactions are read from the database", async () => {
     h = await Harness.start();
     const mine = await personaSays("See you at 6");
-    await h.emu.react(h.bob, h.group, mine, "👌");
+    await h.emu.chats.react(h.bob, h.group, mine, "👌");
     await h.pass(1000);
     h.crash();
     h.boot();
@@ -158,7 +158,7 @@ describe("reactions in the planner's history", () => {
     h = await Harness.start();
     const mine = await personaSays("Lunch at noon");
     await h.pass(60_000);
-    await h.emu.react(h.bob, h.group, mine, "👍");
+    await h.emu.chats.react(h.bob, h.group, mine, "👍");
     await h.pass(60_000);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai where?", replyTo: mine });
     h.gemini.script(plan());
@@ -177,9 +177,9 @@ describe("reactions in the planner's history", () => {
   it("a removed reaction disappears from the next request", async () => {
     h = await Harness.start();
     const mine = await personaSays("Movie at 8");
-    await h.emu.react(h.carol, h.group, mine, "🔥");
-    await h.emu.react(h.bob, h.group, mine, "👍");
-    await h.emu.react(h.carol, h.group, mine, null);
+    await h.emu.chats.react(h.carol, h.group, mine, "🔥");
+    await h.emu.chats.react(h.bob, h.group, mine, "👍");
+    await h.emu.chats.react(h.carol, h.group, mine, null);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai which cinema?", replyTo: mine });
     h.gemini.script(plan());
     await h.pass(20_000);
@@ -210,7 +210,7 @@ describe("reactions in the planner's history", () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# History Window\n4\n\n# Focused Window\n0\n` });
     // The persona's message gets a reaction, then the chat moves on past the window; the question is about something else.
     const a = await personaSays("Snacks: chips");
-    await h.emu.react(h.bob, h.group, a, "😁");
+    await h.emu.chats.react(h.bob, h.group, a, "😁");
     for (let i = 0; i < 10; i++) await h.emu.post({ chat: h.group, from: h.bob, text: `chatter ${i}` });
     const b = await h.emu.post({ chat: h.group, from: h.carol, text: "different topic: the match?" });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai who wins tonight?", replyTo: b.id });
@@ -239,9 +239,9 @@ describe("reactions in the planner's history", () => {
     const people = Array.from({ length: 12 }, (_, k) =>
       h.emu.addUser({ firstName: `Fan${k}`, username: `fan_${k}` }),
     );
-    for (const p of people) h.emu.addMember(h.group, p);
+    for (const p of people) h.emu.chats.addMember(h.group, p);
     for (const [k, p] of people.entries()) {
-      await h.emu.react(p, h.group, mine, "👍");
+      await h.emu.chats.react(p, h.group, mine, "👍");
       await h.pass(1000 + k);
     }
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai sure?", replyTo: mine });
@@ -258,14 +258,15 @@ describe("the chat's allowed reactions", () => {
   const instruction = (i = h.gemini.requests.length - 1) =>
     h.gemini.requests[i]!.body.contents?.[0]?.parts?.[0]?.text ?? "";
   const reactionsSent = () =>
-    h.emu.requests
+    h.emu.traffic.requests
       .filter((r) => r.method === "messages.SendReaction")
       .map((r) => ((r.request as Api.messages.SendReaction).reaction?.[0] as Api.ReactionEmoji).emoticon);
-  const fullChatRequests = () => h.emu.requests.filter((r) => r.method === "channels.GetFullChannel").length;
+  const fullChatRequests = () =>
+    h.emu.traffic.requests.filter((r) => r.method === "channels.GetFullChannel").length;
 
   it("are listed in the chat part of the request; a disallowed choice becomes the closest allowed one, or nothing — never a failed task", async () => {
     h = await Harness.start();
-    await h.emu.setAllowedReactions(h.group, ["👍", "❤"]);
+    await h.emu.chats.setAllowedReactions(h.group, ["👍", "❤"]);
     const q = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai I passed!" });
     h.gemini.script(plan({ kind: "react", emoji: "😍", message_id: q.id }));
     await h.pass(20_000);
@@ -288,7 +289,7 @@ describe("the chat's allowed reactions", () => {
     await h.pass(20_000);
     expect(instruction()).not.toContain("Reactions this chat allows");
 
-    await h.emu.setAllowedReactions(h.group, "none"); // updateChannel: forget what was read
+    await h.emu.chats.setAllowedReactions(h.group, "none"); // updateChannel: forget what was read
     const again = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and now?" });
     h.gemini.script(plan({ kind: "react", emoji: "👍", message_id: again.id }));
     await h.pass(20_000);
@@ -296,7 +297,7 @@ describe("the chat's allowed reactions", () => {
     expect(reactionsSent()).toEqual([]);
     expect(fullChatRequests()).toBe(2);
 
-    await h.emu.setAllowedReactions(h.group, ["🔥"]);
+    await h.emu.chats.setAllowedReactions(h.group, ["🔥"]);
     h.gemini.script(plan({ kind: "react", emoji: "⚡", message_id: q.id }));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai react now" });
     await h.pass(20_000);
@@ -305,8 +306,8 @@ describe("the chat's allowed reactions", () => {
 
   it("in a basic group: read with messages.getFullChat, listed in the request, the closest allowed one chosen; updateChat makes it read again", async () => {
     h = await Harness.start();
-    const fullChats = () => h.emu.requests.filter((r) => r.method === "messages.GetFullChat").length;
-    await h.emu.setAllowedReactions(h.club, ["👍", "❤"]);
+    const fullChats = () => h.emu.traffic.requests.filter((r) => r.method === "messages.GetFullChat").length;
+    await h.emu.chats.setAllowedReactions(h.club, ["👍", "❤"]);
     const q = await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai we won the match!" });
     h.gemini.script(plan({ kind: "react", emoji: "😍", message_id: q.id }));
     await h.pass(20_000);
@@ -316,7 +317,7 @@ describe("the chat's allowed reactions", () => {
     expect(fullChats()).toBe(1);
     expect(fullChatRequests()).toBe(0); // a basic group is not a channel
 
-    await h.emu.setAllowedReactions(h.club, "none"); // updateChat: forget what was read
+    await h.emu.chats.setAllowedReactions(h.club, "none"); // updateChat: forget what was read
     const again = await h.emu.post({ chat: h.club, from: h.bob, text: "@mira_ai and the next one?" });
     h.gemini.script(plan({ kind: "react", emoji: "👍", message_id: again.id }));
     await h.pass(20_000);
@@ -328,15 +329,15 @@ describe("the chat's allowed reactions", () => {
 
   it("a change of the settings that arrives inside the catch-up's getDifference (the link was down) makes them read again: no refused reaction", async () => {
     h = await Harness.start();
-    const fullChats = () => h.emu.requests.filter((r) => r.method === "messages.GetFullChat").length;
+    const fullChats = () => h.emu.traffic.requests.filter((r) => r.method === "messages.GetFullChat").length;
     const q = await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "hi" }));
     await h.pass(20_000); // the club's settings (all) are read and cached
     expect(fullChats()).toBe(1);
 
-    await h.emu.dropConnection(h.account, { reconnect: "manual" });
-    await h.emu.setAllowedReactions(h.club, ["❤"]); // updateChat cannot reach the dead link
-    await h.emu.restoreConnection(h.account);
+    await h.emu.net.dropConnection(h.account, { reconnect: "manual" });
+    await h.emu.chats.setAllowedReactions(h.club, ["❤"]); // updateChat cannot reach the dead link
+    await h.emu.net.restoreConnection(h.account);
     await h.client.connect();
     await h.runtime.catchUp(); // its getDifference carries the updateChat
 
@@ -344,7 +345,7 @@ describe("the chat's allowed reactions", () => {
     await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai love it?" });
     await h.pass(20_000);
     expect(reactionsSent()).toEqual(["❤"]); // chosen from the new settings at once, never refused
-    expect(h.emu.requests.filter((r) => r.method === "messages.SendReaction")).toHaveLength(1);
+    expect(h.emu.traffic.requests.filter((r) => r.method === "messages.SendReaction")).toHaveLength(1);
     expect(fullChats()).toBe(2);
     expect(instruction()).toContain("Reactions this chat allows: ❤");
   });
@@ -354,9 +355,9 @@ describe("the chat's allowed reactions", () => {
     const q = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "hi" }));
     await h.pass(20_000); // the chat's settings (all) are read and cached
-    h.emu.silenceUpdates(h.account);
-    await h.emu.setAllowedReactions(h.group, ["❤"]); // the persona does not hear of it
-    h.emu.resumeUpdates(h.account);
+    h.emu.net.silenceUpdates(h.account);
+    await h.emu.chats.setAllowedReactions(h.group, ["❤"]); // the persona does not hear of it
+    h.emu.net.resumeUpdates(h.account);
     h.gemini.script(plan({ kind: "react", emoji: "😍", message_id: q.id }));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai love it?" });
     await h.pass(20_000);

@@ -58,9 +58,9 @@ describe("replanning and stale plans", () => {
     h.gemini.script(plan({ kind: "send", text: "z".repeat(200) }), plan());
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai story time" });
     await h.pass(2900); // read at 2 s; planned after the 3 s quiet window, typing right after
-    h.emu.setDelay("messages.SetTyping", 2000); // the typing request is in flight for a while
+    h.emu.faults.setDelay("messages.SetTyping", 2000); // the typing request is in flight for a while
     const passing = h.pass(200);
-    await until(() => h.emu.methods(h.account).includes("messages.SetTyping"));
+    await until(() => h.emu.traffic.methods(h.account).includes("messages.SetTyping"));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai stop" });
     // Still in flight: the cancel can only be honoured when the request comes back.
     expect(
@@ -69,9 +69,9 @@ describe("replanning and stale plans", () => {
         .some((t) => t.kind === "typing" && t.status === "running"),
     ).toBe(true);
     await passing;
-    h.emu.setDelay("messages.SetTyping", 0);
+    h.emu.faults.setDelay("messages.SetTyping", 0);
     await h.pass(60_000);
-    const actions = h.emu.requests
+    const actions = h.emu.traffic.requests
       .filter((r) => r.request instanceof Api.messages.SetTyping)
       .map((r) => (r.request as Api.messages.SetTyping).action.className);
     expect(actions).toEqual(["SendMessageTypingAction", "SendMessageCancelAction"]);
@@ -84,7 +84,7 @@ describe("crashes outside sends", () => {
     h = await Harness.start({ replyTimeoutMs: 200 }); // the dead process's fetch gives up sooner
     const q = await h.emu.post({ chat: h.group, from: h.bob, text: "the meeting moved to 3pm" });
     const hh = h;
-    hh.emu.hang("channels.GetMessages", { when: "before-apply", onHang: () => hh.crash() });
+    hh.emu.faults.hang("channels.GetMessages", { when: "before-apply", onHang: () => hh.crash() });
     await hh.emu
       .post({ chat: hh.group, from: hh.alice, text: "@mira_ai is that right?", replyTo: q.id })
       .catch(() => {});
@@ -137,34 +137,34 @@ describe("the answer-age limit after a crash", () => {
 describe("what must not block an answer", () => {
   it("a read mark that keeps failing does not stop the answer", async () => {
     h = await Harness.start();
-    h.emu.failNext("channels.ReadHistory", "INTERNAL", { code: 500, times: 100 });
+    h.emu.faults.failNext("channels.ReadHistory", "INTERNAL", { code: 500, times: 100 });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello" });
     h.gemini.script(plan({ kind: "send", text: "hi!" }));
     await h.pass(20_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hi!"]);
     // The read was tried (and failed) before the answer went out.
-    const methods = h.emu.methods(h.account);
+    const methods = h.emu.traffic.methods(h.account);
     expect(methods.indexOf("channels.ReadHistory")).toBeGreaterThanOrEqual(0);
     expect(methods.indexOf("channels.ReadHistory")).toBeLessThan(methods.indexOf("messages.SendMessage"));
   });
 
   it("a flood wait on typing neither delays the message nor is retried into", async () => {
     h = await Harness.start();
-    h.emu.failNext("messages.SetTyping", "FLOOD_WAIT_300");
+    h.emu.faults.failNext("messages.SetTyping", "FLOOD_WAIT_300");
     const t0 = h.clock.now();
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai quick one" });
     h.gemini.script(plan({ kind: "send", text: "ok" }, { kind: "send", text: "z".repeat(100) }));
     await h.pass(40_000);
-    const send = h.emu.requests.find((r) => r.method === "messages.SendMessage");
+    const send = h.emu.traffic.requests.find((r) => r.method === "messages.SendMessage");
     expect(send!.at - t0).toBe(3000 + 1200); // planned after the 3 s quiet window, then 1 s + 2 chars / 10 of typing
     expect(h.sent(h.group)).toHaveLength(2);
     // Two typing spells (one of 11 s with refreshes) inside the 300 s flood: one request, the flooded one.
-    expect(h.emu.methods(h.account).filter((m) => m === "messages.SetTyping")).toHaveLength(1);
+    expect(h.emu.traffic.methods(h.account).filter((m) => m === "messages.SetTyping")).toHaveLength(1);
   });
 
   it("a typing request that hangs delays the message by the request timeout at most", async () => {
     h = await Harness.start({ requestTimeoutMs: 300 });
-    h.emu.hang("messages.SetTyping", { when: "before-apply" });
+    h.emu.faults.hang("messages.SetTyping", { when: "before-apply" });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai ping" });
     h.gemini.script(plan({ kind: "send", text: "pong" }));
     const started = Date.now();
@@ -183,7 +183,7 @@ describe("what must not block an answer", () => {
     await h.pass(30_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["sorry, I'm back"]);
     expect(h.gemini.requests).toHaveLength(2);
-    const send = h.emu.requests.find((r) => r.method === "messages.SendMessage");
+    const send = h.emu.traffic.requests.find((r) => r.method === "messages.SendMessage");
     expect(send!.at - t0).toBeGreaterThanOrEqual(45_000);
   });
 });

@@ -560,7 +560,7 @@ describe("who is there", () => {
     h = await Harness.start();
     route();
     await h.emu.post({ chat: h.group, from: h.alice, text: "morning" });
-    h.emu.clearRequests();
+    h.emu.traffic.clearRequests();
     await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai hey" });
     await h.pass(20_000);
     const turn = h.lastUserTurn();
@@ -568,7 +568,7 @@ describe("who is there", () => {
     expect(turn).toContain("People in view: [Bob](tg:@bob), [Alice](tg:@alice). Addressed to you:");
     // The header asks Telegram nothing (the one full-chat read is the chat's allowed reactions, cached).
     expect(
-      h.emu.methods(h.account).filter((m) => /GetParticipants|GetUsers|GetChats|GetChannels/.test(m)),
+      h.emu.traffic.methods(h.account).filter((m) => /GetParticipants|GetUsers|GetChats|GetChannels/.test(m)),
     ).toEqual([]);
   });
 });

@@ -56,10 +56,10 @@ describe("short updates and unknown senders", () => {
     expect(h.gemini.requests).toHaveLength(0);
     expect(h.emu.history(dm).filter((m) => m.fromId === h!.account.id)).toEqual([]);
     // Known as a bot from now on: its next message costs no request at all.
-    h.emu.clearRequests();
+    h.emu.traffic.clearRequests();
     await h.emu.post({ chat: dm, from: bot, text: "Still there?" });
     await h.pass(5_000);
-    expect(h.emu.methods(h.account)).toEqual([]);
+    expect(h.emu.traffic.methods(h.account)).toEqual([]);
   });
 
   it("stores basic-group short messages that do not address it with zero requests, and names the sender of one that does", async () => {
@@ -68,7 +68,7 @@ describe("short updates and unknown senders", () => {
     await h.emu.post({ chat: h.club, from: h.alice, text: "lunch?" });
     await h.pass(1_000);
     expect(shapes).toEqual(["UpdateShortChatMessage"]);
-    expect(h.emu.methods(h.account)).toEqual([]);
+    expect(h.emu.traffic.methods(h.account)).toEqual([]);
     h.gemini.script(plan({ kind: "send", text: "yes please" }));
     await h.emu.post({ chat: h.club, from: h.bob, text: "Mira, lunch?" });
     await h.pass(20_000);

@@ -9,7 +9,7 @@ afterEach(async () => {
 
 /** The account's requests as "method@ms since t0" (reply fetches excluded). */
 function timeline(h: Harness, t0: number): string[] {
-  return h.emu.requests
+  return h.emu.traffic.requests
     .filter((r) => r.account.id === h.account.id)
     .map((r) => {
       let name = r.method;
@@ -79,12 +79,12 @@ describe("executing a plan like a person", () => {
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai tell me a long story" });
     h.gemini.script(plan({ kind: "send", text: "y".repeat(200) }, { kind: "send", text: "the end" }));
     await h.pass(4000); // read at 2 s, planned after the 3 s quiet window, typing since then
-    expect(h.emu.methods(h.account)).toContain("messages.SetTyping");
+    expect(h.emu.traffic.methods(h.account)).toContain("messages.SetTyping");
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai actually never mind" });
     h.gemini.script(plan());
     await h.pass(60_000);
 
-    const typing = h.emu.requests
+    const typing = h.emu.traffic.requests
       .filter((r) => r.request instanceof Api.messages.SetTyping)
       .map((r) => (r.request as Api.messages.SetTyping).action.className);
     expect(typing).toContain("SendMessageCancelAction");
@@ -98,7 +98,7 @@ describe("rate limits", () => {
     h = await Harness.start();
     const dm = h.emu.dm(h.account, h.carol);
     const t0 = h.clock.now();
-    h.emu.failNext("messages.SendMessage", "FLOOD_WAIT_120", {
+    h.emu.faults.failNext("messages.SendMessage", "FLOOD_WAIT_120", {
       match: (req) => req instanceof Api.messages.SendMessage && req.peer instanceof Api.InputPeerChannel,
     });
     h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));
@@ -114,7 +114,7 @@ describe("rate limits", () => {
 
     await h.pass(120_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["ok"]);
-    const groupSends = h.emu.requests.filter(
+    const groupSends = h.emu.traffic.requests.filter(
       (r) =>
         r.request instanceof Api.messages.SendMessage &&
         (r.request as Api.messages.SendMessage).peer instanceof Api.InputPeerChannel,
@@ -127,7 +127,7 @@ describe("rate limits", () => {
   it("SLOWMODE_WAIT in one group does not slow another group", async () => {
     h = await Harness.start();
     const other = h.emu.createSupergroup({ title: "Other", members: [h.account, h.alice] });
-    h.emu.failNext("messages.SendMessage", "SLOWMODE_WAIT_30", {
+    h.emu.faults.failNext("messages.SendMessage", "SLOWMODE_WAIT_30", {
       match: (req) =>
         req instanceof Api.messages.SendMessage &&
         String((req.peer as Api.InputPeerChannel).channelId) === String(h.group.id),
@@ -146,11 +146,11 @@ describe("rate limits", () => {
 describe("failures", () => {
   it("fails fast on a permanent error, with one error log and no retry", async () => {
     h = await Harness.start();
-    h.emu.failNext("messages.SendMessage", "CHAT_WRITE_FORBIDDEN", { code: 403 });
+    h.emu.faults.failNext("messages.SendMessage", "CHAT_WRITE_FORBIDDEN", { code: 403 });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "hi" }, { kind: "send", text: "second" }));
     await h.pass(120_000);
-    expect(h.emu.methods(h.account).filter((m) => m === "messages.SendMessage")).toHaveLength(1);
+    expect(h.emu.traffic.methods(h.account).filter((m) => m === "messages.SendMessage")).toHaveLength(1);
     const errors = h.log.lines().filter((l) => l.level === 50);
     expect(errors).toHaveLength(1);
     expect(String(errors[0]!.err)).toContain("CHAT_WRITE_FORBIDDEN");
@@ -159,11 +159,11 @@ describe("failures", () => {
 
   it("retries a transient error ~10 s apart, then gives up after the bound (10 attempts)", async () => {
     h = await Harness.start();
-    h.emu.failNext("messages.SendMessage", "INTERNAL_SERVER_ERROR", { code: 500, times: 50 });
+    h.emu.faults.failNext("messages.SendMessage", "INTERNAL_SERVER_ERROR", { code: 500, times: 50 });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "hi" }));
     await h.pass(200_000);
-    const sends = h.emu.requests.filter((r) => r.method === "messages.SendMessage");
+    const sends = h.emu.traffic.requests.filter((r) => r.method === "messages.SendMessage");
     expect(sends).toHaveLength(10);
     expect(sends[1]!.at - sends[0]!.at).toBe(10_000);
     // Giving up is one error line for the operator (the retries before it are not errors).
@@ -173,11 +173,11 @@ describe("failures", () => {
 
   it("a send that gets no answer times out, is retried with the same random_id, and lands once", async () => {
     h = await Harness.start({ requestTimeoutMs: 300 });
-    h.emu.hang("messages.SendMessage", { when: "after-apply" }); // the server has it; the answer never comes
+    h.emu.faults.hang("messages.SendMessage", { when: "after-apply" }); // the server has it; the answer never comes
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "hi once" }));
     await h.pass(30_000);
-    const sends = h.emu.requests.filter((r) => r.method === "messages.SendMessage");
+    const sends = h.emu.traffic.requests.filter((r) => r.method === "messages.SendMessage");
     expect(sends).toHaveLength(2);
     expect(String((sends[1]!.request as Api.messages.SendMessage).randomId)).toBe(
       String((sends[0]!.request as Api.messages.SendMessage).randomId),
@@ -187,7 +187,7 @@ describe("failures", () => {
 
   it("a transient error that clears is retried and the message is sent once", async () => {
     h = await Harness.start();
-    h.emu.failNext("messages.SendMessage", "INTERNAL_SERVER_ERROR", { code: 500, times: 2 });
+    h.emu.faults.failNext("messages.SendMessage", "INTERNAL_SERVER_ERROR", { code: 500, times: 2 });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
     h.gemini.script(plan({ kind: "send", text: "hi" }));
     await h.pass(60_000);
@@ -267,7 +267,7 @@ describe("more of the vocabulary", () => {
     h.gemini.script(plan({ kind: "block" }));
     await h.pass(20_000);
     expect(JSON.stringify(h.gemini.requests[1]!.body.contents)).toContain("Carol is vegetarian");
-    expect(h.emu.isBlocked(h.account, h.carol)).toBe(true);
+    expect(h.emu.chats.isBlocked(h.account, h.carol)).toBe(true);
   });
 
   it("falls back to the emoji as text when the sticker set is missing, and resolves a set only once", async () => {
@@ -290,18 +290,20 @@ describe("more of the vocabulary", () => {
       "🐶",
       "sticker 😺",
     ]);
-    expect(h.emu.methods(h.account).filter((m) => m === "messages.GetStickerSet")).toHaveLength(2);
+    expect(h.emu.traffic.methods(h.account).filter((m) => m === "messages.GetStickerSet")).toHaveLength(2);
   });
 
   it("fetches a sticker set again when its file references expired", async () => {
     h = await Harness.start();
     h.emu.addStickerSet({ shortName: "Cats", title: "Cats", stickers: [{ emoji: "😺" }] });
-    h.emu.failNext("messages.SendMedia", "FILE_REFERENCE_EXPIRED", { code: 400 });
+    h.emu.faults.failNext("messages.SendMedia", "FILE_REFERENCE_EXPIRED", { code: 400 });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai cat please" });
     h.gemini.script(plan({ kind: "sticker", sticker_set: "Cats", name: "😺" }));
     await h.pass(30_000);
     expect(
-      h.emu.methods(h.account).filter((m) => m === "messages.GetStickerSet" || m === "messages.SendMedia"),
+      h.emu.traffic
+        .methods(h.account)
+        .filter((m) => m === "messages.GetStickerSet" || m === "messages.SendMedia"),
     ).toEqual([
       "messages.GetStickerSet",
       "messages.SendMedia",
@@ -318,7 +320,7 @@ describe("more of the vocabulary", () => {
     const m = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai I passed my exam!" });
     h.gemini.script(plan({ kind: "react", emoji: "❤️", message_id: m.id }));
     await h.pass(20_000);
-    expect(h.emu.reactions(h.group, m.id)).toEqual([{ userId: String(h.account.id), emoji: "❤" }]);
+    expect(h.emu.chats.reactions(h.group, m.id)).toEqual([{ userId: String(h.account.id), emoji: "❤" }]);
   });
 
   it("answers inside the forum topic the question was asked in", async () => {

@@ -38,7 +38,7 @@ describe("forum topic titles", () => {
     expect([...titles(hh, forum.peerId)]).toEqual([[travel, "Travel"]]);
 
     hh.crash();
-    hh.emu.renameTopic(forum, travel, "Trips");
+    hh.emu.chats.renameTopic(forum, travel, "Trips");
     const food = hh.emu.createTopic(forum, "Food");
     await hh.emu.post({ chat: forum, from: hh.alice, text: "pasta tonight", topicId: food });
     hh.boot();

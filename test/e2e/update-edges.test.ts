@@ -26,7 +26,7 @@ function storedChannelBoxes(hh: Harness): string[] {
 }
 
 const channelRequests = (hh: Harness, chat: EmuChat) =>
-  hh.emu.requests.filter((r) => {
+  hh.emu.traffic.requests.filter((r) => {
     const ch =
       (
         r.request as {
@@ -42,12 +42,12 @@ describe("updatesTooLong", () => {
     h = await Harness.start();
     const dm = h.emu.dm(h.account, h.carol);
     h.gemini.respondWith(() => plan({ kind: "send", text: "got it" }));
-    h.emu.overflowUpdates(h.account);
+    h.emu.net.overflowUpdates(h.account);
 
     await h.emu.post({ chat: dm, from: h.carol, text: "are you there?" });
     await h.emu.idle();
     // The only thing pushed was updatesTooLong; the difference was asked for right away.
-    expect(h.emu.methods(h.account)).toContain("updates.GetDifference");
+    expect(h.emu.traffic.methods(h.account)).toContain("updates.GetDifference");
     await h.pass(10_000);
     expect(h.sent(dm).map((m) => m.text)).toEqual(["got it"]);
   });
@@ -66,9 +66,9 @@ describe("groups the account is no longer in", () => {
     await h.runtime.stop();
     h.emu.detach(h.client);
     h.db.close();
-    await h.emu.removeMember(other, h.account);
+    await h.emu.chats.removeMember(other, h.account);
     await h.emu.post({ chat: other, from: h.alice, text: "they are gone" });
-    h.emu.clearRequests();
+    h.emu.traffic.clearRequests();
     h.boot();
     await h.runtime.caughtUp;
 
@@ -93,12 +93,12 @@ describe("groups the account is no longer in", () => {
     await h.runtime.stop();
     h.emu.detach(h.client);
     h.db.close();
-    await h.emu.addMember(other, h.account);
+    await h.emu.chats.addMember(other, h.account);
     await h.emu.post({ chat: other, from: h.alice, text: "@mira_ai are you back?" });
     await h.emu.post({ chat: other, from: h.alice, text: "we missed you" });
-    await h.emu.pushChannelTooLong(h.account, other);
+    await h.emu.updates.pushChannelTooLong(h.account, other);
     h.gemini.respondWith(() => plan({ kind: "send", text: "I'm back" }));
-    h.emu.clearRequests();
+    h.emu.traffic.clearRequests();
     h.boot();
     await h.runtime.caughtUp;
     await h.pass(10_000);
@@ -133,8 +133,8 @@ describe("groups the account is no longer in", () => {
     const isDoomed = (r: unknown) =>
       (r as { channel?: { channelId?: { toString(): string } } }).channel?.channelId?.toString() ===
       String(doomed.id);
-    h.emu.failNext("updates.GetChannelDifference", "CHANNEL_INVALID", { match: isDoomed });
-    h.emu.clearRequests();
+    h.emu.faults.failNext("updates.GetChannelDifference", "CHANNEL_INVALID", { match: isDoomed });
+    h.emu.traffic.clearRequests();
     h.boot();
     await h.runtime.caughtUp;
 
@@ -162,10 +162,10 @@ describe("groups the account is no longer in", () => {
     await h.emu.post({ chat: left, from: h.alice, text: "hi" });
     await h.emu.post({ chat: h.group, from: h.alice, text: "hi" });
     await h.pass(1000);
-    h.emu.clearRequests();
+    h.emu.traffic.clearRequests();
 
-    await h.emu.removeMember(h.group, h.account);
-    await h.emu.removeMember(left, h.account, { how: "left" });
+    await h.emu.chats.removeMember(h.group, h.account);
+    await h.emu.chats.removeMember(left, h.account, { how: "left" });
     await h.pass(5 * 60_000);
     await h.runtime.catchUp();
 
@@ -178,7 +178,7 @@ describe("groups the account is no longer in", () => {
 
     // Added again: updateChannel says so; the next message is followed and answered.
     h.gemini.respondWith(() => plan({ kind: "send", text: "I'm back" }));
-    await h.emu.addMember(left, h.account);
+    await h.emu.chats.addMember(left, h.account);
     await h.emu.post({ chat: left, from: h.alice, text: "@mira_ai welcome back" });
     await h.pass(10_000);
     expect(h.sent(left).map((m) => m.text)).toEqual(["I'm back"]);
@@ -193,7 +193,7 @@ describe("broadcast channels", () => {
     await h.emu.post({ chat: news, from: h.alice, text: "post 1" });
     h.emu.buildIncoming({ chat: news, from: h.alice, text: "post 2 (never pushed)" });
     await h.emu.post({ chat: news, from: h.alice, text: "post 3 (after a gap)" });
-    await h.emu.pushChannelTooLong(h.account, news);
+    await h.emu.updates.pushChannelTooLong(h.account, news);
     await h.pass(5 * 60_000);
     await h.runtime.catchUp();
     expect(channelRequests(h, news)).toEqual([]);
@@ -210,22 +210,22 @@ describe("updateChannelTooLong's pts", () => {
     await h.runtime.stop();
     h.emu.detach(h.client);
     h.db.close();
-    await h.emu.addMember(joined, h.account);
+    await h.emu.chats.addMember(joined, h.account);
     for (let i = 0; i < 25; i++) await h.emu.post({ chat: joined, from: h.alice, text: `while away ${i}` });
-    await h.emu.pushChannelTooLong(h.account, joined); // kept for the next difference
-    h.emu.clearRequests();
+    await h.emu.updates.pushChannelTooLong(h.account, joined); // kept for the next difference
+    h.emu.traffic.clearRequests();
     h.boot();
     await h.runtime.caughtUp;
     await h.pass(1000);
 
-    const methods = h.emu.methods(h.account);
+    const methods = h.emu.traffic.methods(h.account);
     expect(methods.indexOf("updates.GetDifference")).toBeLessThan(
       methods.indexOf("updates.GetChannelDifference"),
     );
     const asked = channelRequests(h, joined);
     expect(asked.map((r) => r.method)).toEqual(["updates.GetChannelDifference"]);
     // From the pts Telegram named (the join), not from the channel's start nor its last 20.
-    expect((asked[0]!.request as { pts: number }).pts).toBe(h.emu.channelPts(joined) - 25);
+    expect((asked[0]!.request as { pts: number }).pts).toBe(h.emu.updates.channelPts(joined) - 25);
     const texts = h.runtime.messages.recent(joined.peerId, Number.MAX_SAFE_INTEGER, 100).map((m) => m.text);
     expect(texts).toHaveLength(25);
     expect(texts.every((t) => t.startsWith("while away"))).toBe(true);
@@ -238,13 +238,13 @@ describe("updateChannelTooLong's pts", () => {
     await h.runtime.stop();
     h.emu.detach(h.client);
     h.db.close();
-    await h.emu.addMember(joined, h.account);
+    await h.emu.chats.addMember(joined, h.account);
     for (let i = 0; i < 25; i++) await h.emu.post({ chat: joined, from: h.alice, text: `while away ${i}` });
     h.boot();
     await h.runtime.caughtUp;
-    h.emu.clearRequests();
+    h.emu.traffic.clearRequests();
 
-    await h.emu.pushChannelTooLong(h.account, joined);
+    await h.emu.updates.pushChannelTooLong(h.account, joined);
     await h.emu.idle();
     await h.pass(1000);
 

@@ -22,7 +22,7 @@ describe("typing, read, react, block, history", () => {
       }),
     );
     expect(ok).toBe(true);
-    expect(emu.typing(forum)).toEqual([
+    expect(emu.traffic.typing(forum)).toEqual([
       expect.objectContaining({
         account: persona,
         chat: forum,
@@ -45,17 +45,17 @@ describe("typing, read, react, block, history", () => {
       new Api.channels.ReadHistory({ channel: sg.peerId, maxId: a.id }),
     );
     expect(channelAnswer).toBe(true);
-    expect(emu.readMaxId(sg, persona)).toBe(a.id);
+    expect(emu.chats.readMaxId(sg, persona)).toBe(a.id);
 
     const groupAnswer = await client.invoke(
       new Api.messages.ReadHistory({ peer: group.peerId, maxId: g1.id }),
     );
     expect(groupAnswer).toBeInstanceOf(Api.messages.AffectedMessages);
-    expect(emu.readMaxId(group, persona)).toBe(g1.id);
+    expect(emu.chats.readMaxId(group, persona)).toBe(g1.id);
     await client.markAsRead(group.peerId); // maxId 0 = everything
-    expect(emu.readMaxId(group, persona)).toBe(g2.id);
+    expect(emu.chats.readMaxId(group, persona)).toBe(g2.id);
     await client.invoke(new Api.messages.ReadHistory({ peer: group.peerId, maxId: g1.id }));
-    expect(emu.readMaxId(group, persona)).toBe(g2.id); // never moves backwards
+    expect(emu.chats.readMaxId(group, persona)).toBe(g2.id); // never moves backwards
   });
 
   it("stores standard reactions and refuses others with REACTION_INVALID", async () => {
@@ -75,17 +75,17 @@ describe("typing, read, react, block, history", () => {
     expect(answer).toBeInstanceOf(Api.Updates);
     const update = (answer as Api.Updates).updates[0];
     expect(update).toBeInstanceOf(Api.UpdateMessageReactions);
-    expect(emu.reactions(sg, msg.id)).toEqual([{ userId: String(persona.id), emoji: "👍" }]);
+    expect(emu.chats.reactions(sg, msg.id)).toEqual([{ userId: String(persona.id), emoji: "👍" }]);
 
     expect(rpcMessage(await react("🦖").catch((e: unknown) => e))).toBe("REACTION_INVALID");
     // Telegram's heart is U+2764 without the U+FE0F variation selector.
     expect(isStandardReaction("❤")).toBe(true);
     expect(rpcMessage(await react("❤\uFE0F").catch((e: unknown) => e))).toBe("REACTION_INVALID");
     await react("❤");
-    expect(emu.reactions(sg, msg.id)).toEqual([{ userId: String(persona.id), emoji: "❤" }]);
+    expect(emu.chats.reactions(sg, msg.id)).toEqual([{ userId: String(persona.id), emoji: "❤" }]);
 
     await react(undefined);
-    expect(emu.reactions(sg, msg.id)).toEqual([]);
+    expect(emu.chats.reactions(sg, msg.id)).toEqual([]);
     const missing = await client
       .invoke(
         new Api.messages.SendReaction({
@@ -104,14 +104,14 @@ describe("typing, read, react, block, history", () => {
     await emu.post({ chat: dm, from: alice, text: "hello" });
 
     expect(await client.invoke(new Api.contacts.Block({ id: alice.id.toString() }))).toBe(true);
-    expect(emu.isBlocked(persona, alice)).toBe(true);
+    expect(emu.chats.isBlocked(persona, alice)).toBe(true);
     await emu.post({ chat: dm, from: alice, text: "are you there?" });
     expect(inbox.events.map((e) => e.message.text)).toEqual(["hello"]);
     const refused = await client.sendMessage(dm.peerId, { message: "no" }).catch((e: unknown) => e);
     expect(rpcMessage(refused)).toBe("YOU_BLOCKED_USER");
 
     expect(await client.invoke(new Api.contacts.Unblock({ id: alice.id.toString() }))).toBe(true);
-    expect(emu.isBlocked(persona, alice)).toBe(false);
+    expect(emu.chats.isBlocked(persona, alice)).toBe(false);
   });
 
   it("pages messages.GetHistory newest first with offsetId, limit and minId", async () => {
@@ -159,7 +159,7 @@ describe("typing, read, react, block, history", () => {
     expect(me).toBeInstanceOf(Api.User);
     expect((me as Api.User).self).toBe(true);
     expect((me as Api.User).username).toBe(persona.username);
-    expect(emu.methods()).toEqual(["updates.GetState", "users.GetUsers"]);
+    expect(emu.traffic.methods()).toEqual(["updates.GetState", "users.GetUsers"]);
     await client.disconnect();
   });
 });

@@ -25,15 +25,15 @@ describe("edits, deletions and other users' typing", () => {
     client.addEventHandler((e: EditedMessageEvent) => {
       edited.push(e);
     }, new EditedMessage({}));
-    const ptsBefore = emu.channelPts(sg);
+    const ptsBefore = emu.updates.channelPts(sg);
 
-    await emu.editMessage(sg, m.id, "see you at 6, @mira_persona");
+    await emu.chats.editMessage(sg, m.id, "see you at 6, @mira_persona");
 
     expect(raw).toHaveLength(1);
     const u = raw[0] as Api.UpdateEditChannelMessage;
     expect(u).toBeInstanceOf(Api.UpdateEditChannelMessage);
     expect([u.pts, u.ptsCount]).toEqual([ptsBefore + 1, 1]);
-    expect(emu.channelPts(sg)).toBe(ptsBefore + 1);
+    expect(emu.updates.channelPts(sg)).toBe(ptsBefore + 1);
     expect(edited.map((e) => [e.message.id, e.message.message, e.message.mentioned])).toEqual([
       [m.id, "see you at 6, @mira_persona", true],
     ]);
@@ -49,7 +49,7 @@ describe("edits, deletions and other users' typing", () => {
     const entitiesOf = (u: Api.TypeUpdate | undefined) =>
       ((u as Api.UpdateEditChannelMessage).message as Api.Message).entities ?? [];
 
-    await emu.editMessage(sg, m.id, "totally new words, Mira", {
+    await emu.chats.editMessage(sg, m.id, "totally new words, Mira", {
       entities: [
         new Api.MessageEntityMentionName({ offset: 19, length: 4, userId: returnBigInt(persona.id) }),
       ],
@@ -57,9 +57,9 @@ describe("edits, deletions and other users' typing", () => {
     expect(entitiesOf(raw[0]).map((e) => [e.className, e.offset, e.length])).toEqual([
       ["MessageEntityMentionName", 19, 4],
     ]);
-    await emu.editMessage(sg, m.id, "totally new words");
+    await emu.chats.editMessage(sg, m.id, "totally new words");
     expect(entitiesOf(raw[1])).toEqual([]);
-    await emu.editMessage(sg, m.id, "hey @alice_x");
+    await emu.chats.editMessage(sg, m.id, "hey @alice_x");
     expect(entitiesOf(raw[2]).map((e) => [e.className, e.offset, e.length])).toEqual([
       ["MessageEntityMention", 4, 8],
     ]);
@@ -74,9 +74,9 @@ describe("edits, deletions and other users' typing", () => {
     const m = await emu.post({ chat: group, from: alice, text: "draft" });
     const mine = rawOf(client);
     const ottos = rawOf(ottoClient);
-    const [p0, o0] = [emu.updateState(persona).pts, emu.updateState(otto).pts];
+    const [p0, o0] = [emu.updates.state(persona).pts, emu.updates.state(otto).pts];
 
-    await emu.editMessage(group, m.id, "final");
+    await emu.chats.editMessage(group, m.id, "final");
 
     const a = mine[0] as Api.UpdateEditMessage;
     const b = ottos[0] as Api.UpdateEditMessage;
@@ -99,11 +99,11 @@ describe("edits, deletions and other users' typing", () => {
     const s2 = await emu.post({ chat: sg, from: alice, text: "two" });
     const d1 = await emu.post({ chat: dm, from: alice, text: "oops" });
     const raw = rawOf(client);
-    const [cp, ap] = [emu.channelPts(sg), emu.updateState(persona).pts];
+    const [cp, ap] = [emu.updates.channelPts(sg), emu.updates.state(persona).pts];
 
-    await emu.deleteMessages(sg, [s1.id, s2.id]);
-    await emu.deleteMessages(dm, [d1.id]);
-    await emu.deleteMessages(dm, [d1.id]); // already gone: nothing more
+    await emu.chats.deleteMessages(sg, [s1.id, s2.id]);
+    await emu.chats.deleteMessages(dm, [d1.id]);
+    await emu.chats.deleteMessages(dm, [d1.id]); // already gone: nothing more
 
     expect(raw).toHaveLength(2);
     const c = raw[0] as Api.UpdateDeleteChannelMessages;
@@ -129,11 +129,11 @@ describe("edits, deletions and other users' typing", () => {
     const topic = emu.createTopic(forum, "Travel");
     await emu.idle(); // the topic's root (a service message with pts) is pushed too
     const raw = rawOf(client);
-    const before = [emu.updateState(persona).pts, emu.channelPts(forum)];
+    const before = [emu.updates.state(persona).pts, emu.updates.channelPts(forum)];
 
-    await emu.userTyping(dm, alice);
-    await emu.userTyping(group, alice, { action: "cancel" });
-    await emu.userTyping(forum, alice, { topicId: topic });
+    await emu.chats.userTyping(dm, alice);
+    await emu.chats.userTyping(group, alice, { action: "cancel" });
+    await emu.chats.userTyping(forum, alice, { topicId: topic });
 
     const [u, g, f] = raw as [Api.UpdateUserTyping, Api.UpdateChatUserTyping, Api.UpdateChannelUserTyping];
     expect(u).toBeInstanceOf(Api.UpdateUserTyping);
@@ -150,8 +150,8 @@ describe("edits, deletions and other users' typing", () => {
       topic,
       "SendMessageTypingAction",
     ]);
-    expect([emu.updateState(persona).pts, emu.channelPts(forum)]).toEqual(before);
-    await expect(emu.userTyping(group, emu.addUser({ firstName: "Stranger" }))).rejects.toThrow(
+    expect([emu.updates.state(persona).pts, emu.updates.channelPts(forum)]).toEqual(before);
+    await expect(emu.chats.userTyping(group, emu.addUser({ firstName: "Stranger" }))).rejects.toThrow(
       /not a member/,
     );
   });

@@ -30,29 +30,29 @@ describe("connection modes: a dropped connection", () => {
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "before" });
     const states = connectionStates(client);
-    const ptsBefore = emu.updateState(persona).pts;
+    const ptsBefore = emu.updates.state(persona).pts;
 
-    await emu.dropConnection(persona);
-    expect(emu.isConnected(persona)).toBe(false);
+    await emu.net.dropConnection(persona);
+    expect(emu.net.isConnected(persona)).toBe(false);
     expect(client.connected).toBe(false);
     await emu.post({ chat: dm, from: alice, text: "during 1" });
     await emu.post({ chat: dm, from: alice, text: "during 2" });
-    emu.clearRequests();
+    emu.traffic.clearRequests();
     const send = client.sendMessage(dm.peerId, { message: "queued reply" });
 
     expect(await settlesSoon(send)).toBe(false);
-    expect(emu.methods()).toEqual([]);
+    expect(emu.traffic.methods()).toEqual([]);
     expect(inbox.events.map((e) => e.message.text)).toEqual(["before"]);
-    expect(emu.updateState(persona).pts).toBe(ptsBefore + 2);
+    expect(emu.updates.state(persona).pts).toBe(ptsBefore + 2);
     expect(emu.history(dm).map((m) => m.text)).toEqual(["before", "during 1", "during 2"]);
 
-    await emu.restoreConnection(persona);
+    await emu.net.restoreConnection(persona);
     expect((await send)?.text).toBe("queued reply");
-    expect(emu.isConnected(persona)).toBe(true);
+    expect(emu.net.isConnected(persona)).toBe(true);
     expect(states).toEqual([UpdateConnectionState.disconnected, UpdateConnectionState.connected]);
     // The queued send went out, then GramJS's own getMe() after a reconnect.
     await new Promise((r) => setImmediate(r));
-    expect(emu.methods()).toEqual(["messages.SendMessage", "users.GetUsers"]);
+    expect(emu.traffic.methods()).toEqual(["messages.SendMessage", "users.GetUsers"]);
     // What was posted meanwhile is not replayed: the client must ask for the difference.
     expect(inbox.events.map((e) => e.message.text)).toEqual(["before"]);
     const diff = (await client.invoke(
@@ -72,48 +72,48 @@ describe("connection modes: a dropped connection", () => {
     const { emu, persona, alice, client } = world();
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "hi" });
-    emu.setDelay("messages.SetTyping", 20);
+    emu.faults.setDelay("messages.SetTyping", 20);
     const typing = client.invoke(
       new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }),
     );
     await new Promise((r) => setImmediate(r));
-    await emu.dropConnection(persona);
+    await emu.net.dropConnection(persona);
     await new Promise((r) => setTimeout(r, 30));
-    expect(emu.typing(dm)).toEqual([]);
-    emu.setDelay("messages.SetTyping", 0);
+    expect(emu.traffic.typing(dm)).toEqual([]);
+    emu.faults.setDelay("messages.SetTyping", 0);
 
-    await emu.restoreConnection(persona);
+    await emu.net.restoreConnection(persona);
     expect(await typing).toBe(true);
-    expect(emu.typing(dm)).toHaveLength(1);
+    expect(emu.traffic.typing(dm)).toHaveLength(1);
   });
 
   it("with reconnect 'manual' stays down after the network returns until the app calls connect()", async () => {
     const { emu, persona, alice, client } = world();
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "hi" });
-    await emu.dropConnection(persona, { reconnect: "manual" });
+    await emu.net.dropConnection(persona, { reconnect: "manual" });
     const send = client.sendMessage(dm.peerId, { message: "stuck" });
 
-    await emu.restoreConnection(persona);
+    await emu.net.restoreConnection(persona);
     expect(await settlesSoon(send)).toBe(false);
-    expect(emu.isConnected(persona)).toBe(false);
+    expect(emu.net.isConnected(persona)).toBe(false);
 
     expect(await client.connect()).toBe(true);
     expect((await send)?.text).toBe("stuck");
-    expect(emu.isConnected(persona)).toBe(true);
-    expect(emu.connectAttempts(persona)).toBe(1);
+    expect(emu.net.isConnected(persona)).toBe(true);
+    expect(emu.net.connectAttempts(persona)).toBe(1);
   });
 
   it("makes client.connect() resolve false while unreachable, like GramJS after its attempts", async () => {
     const { emu, persona, client } = world();
     const states = connectionStates(client);
-    await emu.dropConnection(persona);
+    await emu.net.dropConnection(persona);
     expect(await client.connect()).toBe(false);
     expect(await client.connect()).toBe(false);
-    expect(emu.connectAttempts(persona)).toBe(2);
+    expect(emu.net.connectAttempts(persona)).toBe(2);
     expect(states.filter((s) => s === UpdateConnectionState.disconnected).length).toBeGreaterThanOrEqual(2);
 
-    await emu.restoreConnection(persona);
+    await emu.net.restoreConnection(persona);
     expect(await client.connect()).toBe(true);
     expect(await client.isUserAuthorized()).toBe(true);
   });
@@ -121,7 +121,7 @@ describe("connection modes: a dropped connection", () => {
   it("keeps a client attached during the outage (a restarted process) down too", async () => {
     const { emu, persona, alice, client } = world();
     const dm = emu.dm(persona, alice);
-    await emu.dropConnection(persona);
+    await emu.net.dropConnection(persona);
     emu.detach(client);
     const restarted = createEmulatedClient(emu, persona);
     const inbox = inboxOf(restarted);
@@ -129,8 +129,8 @@ describe("connection modes: a dropped connection", () => {
     const state = restarted.invoke(new Api.updates.GetState());
     expect(await settlesSoon(state)).toBe(false);
 
-    await emu.restoreConnection(persona);
-    expect(((await state) as Api.updates.State).pts).toBe(emu.updateState(persona).pts);
+    await emu.net.restoreConnection(persona);
+    expect(((await state) as Api.updates.State).pts).toBe(emu.updates.state(persona).pts);
     expect(inbox.events).toEqual([]);
   });
 });
@@ -140,20 +140,20 @@ describe("connection modes: silenced updates", () => {
     const { emu, persona, alice, client, inbox } = world();
     const dm = emu.dm(persona, alice);
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
-    const ptsBefore = emu.updateState(persona).pts;
+    const ptsBefore = emu.updates.state(persona).pts;
     emu.primeEntityCache(persona);
 
-    emu.silenceUpdates(persona);
+    emu.net.silenceUpdates(persona);
     await emu.post({ chat: dm, from: alice, text: "unheard dm" });
     await emu.post({ chat: sg, from: alice, text: "unheard group" });
     expect(inbox.events).toEqual([]);
     expect((await client.sendMessage(dm.peerId, { message: "still sending" }))?.text).toBe("still sending");
-    expect(emu.isConnected(persona)).toBe(true);
+    expect(emu.net.isConnected(persona)).toBe(true);
     // updates.GetState shows movement the client never saw pushed (what a watchdog compares).
     const state = (await client.invoke(new Api.updates.GetState())) as Api.updates.State;
     expect(state.pts).toBe(ptsBefore + 2); // the DM and the persona's own send
 
-    emu.resumeUpdates(persona);
+    emu.net.resumeUpdates(persona);
     await emu.post({ chat: dm, from: alice, text: "heard" });
     expect(inbox.events.map((e) => e.message.text)).toEqual(["heard"]);
   });

@@ -23,7 +23,7 @@ describe("fault injection and unimplemented methods", () => {
     const { emu, persona, alice, client } = world();
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "hi" });
-    emu.failNext("messages.SendMessage", "FLOOD_WAIT_120");
+    emu.faults.failNext("messages.SendMessage", "FLOOD_WAIT_120");
 
     const error = await client.sendMessage(dm.peerId, { message: "too fast" }).catch((e: unknown) => e);
 
@@ -40,20 +40,20 @@ describe("fault injection and unimplemented methods", () => {
     const client = createEmulatedClient(emu, persona, { floodSleepThreshold: 5 });
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "hi" });
-    emu.failNext("messages.SetTyping", "FLOOD_WAIT_0");
-    emu.clearRequests();
+    emu.faults.failNext("messages.SetTyping", "FLOOD_WAIT_0");
+    emu.traffic.clearRequests();
 
     await client.invoke(
       new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }),
     );
-    expect(emu.methods()).toEqual(["messages.SetTyping", "messages.SetTyping"]);
+    expect(emu.traffic.methods()).toEqual(["messages.SetTyping", "messages.SetTyping"]);
   });
 
   it("honours times, match and an explicit code", async () => {
     const { emu, persona, alice, client } = world();
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "hi" });
-    emu.failNext("messages.SendMessage", "CHAT_RESTRICTED", {
+    emu.faults.failNext("messages.SendMessage", "CHAT_RESTRICTED", {
       times: 2,
       code: 403,
       match: (r) => r instanceof Api.messages.SendMessage && r.message.startsWith("bad"),
@@ -77,13 +77,13 @@ describe("fault injection and unimplemented methods", () => {
       client.invoke(
         new Api.messages.SetTyping({ peer: dm.peerId, action: new Api.SendMessageTypingAction() }),
       );
-    emu.setDelay("messages.SetTyping", 800);
+    emu.faults.setDelay("messages.SetTyping", 800);
 
     const started = performance.now();
     expect(await typing()).toBe(true);
     expect(performance.now() - started).toBeGreaterThanOrEqual(790);
 
-    emu.setDelay("messages.SetTyping", 0);
+    emu.faults.setDelay("messages.SetTyping", 0);
     const again = performance.now();
     await typing();
     expect(performance.now() - again).toBeLessThan(400); // far below the 800 ms delay, with room for a loaded machine
@@ -93,19 +93,19 @@ describe("fault injection and unimplemented methods", () => {
     const { emu, persona, alice, client } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     await emu.post({ chat: sg, from: alice, text: "hi" });
-    emu.hang("messages.SendMessage", { when: "before-apply" });
+    emu.faults.hang("messages.SendMessage", { when: "before-apply" });
 
     const pending = client.sendMessage(sg.peerId, { message: "lost in transit" });
     expect(await settled(pending, 30)).toBe(false);
     expect(emu.history(sg).map((m) => m.text)).toEqual(["hi"]);
-    expect(emu.methods()).toEqual(["messages.SendMessage"]);
+    expect(emu.traffic.methods()).toEqual(["messages.SendMessage"]);
   });
 
   it("hangs after applying: stored and broadcast, but the caller never hears back", async () => {
     const { emu, persona, alice, client } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     await emu.post({ chat: sg, from: alice, text: "hi" });
-    emu.hang("messages.SendMessage", { when: "after-apply" });
+    emu.faults.hang("messages.SendMessage", { when: "after-apply" });
     const seen: string[] = [];
     emu.onMessage((m) => seen.push(m.text));
 
@@ -126,14 +126,14 @@ describe("fault injection and unimplemented methods", () => {
     expect((error as errors.RPCError).code).toBe(400);
     expect((error as Error).message).toContain("messages.GetDialogFilters");
     expect(stderr.mock.calls.map((c) => String(c[0])).join("")).toContain("messages.GetDialogFilters");
-    expect(emu.methods()).toEqual(["messages.GetDialogFilters"]);
+    expect(emu.traffic.methods()).toEqual(["messages.GetDialogFilters"]);
   });
 
   it("stops answering a detached client and delivers nothing to it; a new client takes over", async () => {
     const { emu, persona, alice, client, inbox } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     await emu.post({ chat: sg, from: alice, text: "before the crash" });
-    emu.setDelay("messages.SendMessage", 20);
+    emu.faults.setDelay("messages.SendMessage", 20);
     const inFlight = client.sendMessage(sg.peerId, { message: "in flight" });
     await new Promise((r) => setImmediate(r));
 
@@ -145,7 +145,7 @@ describe("fault injection and unimplemented methods", () => {
     expect(await settled(client.sendMessage(sg.peerId, { message: "zombie" }), 20)).toBe(false);
     expect(emu.history(sg).map((m) => m.text)).toEqual(["before the crash", "while down"]);
 
-    emu.setDelay("messages.SendMessage", 0);
+    emu.faults.setDelay("messages.SendMessage", 0);
     const restarted = createEmulatedClient(emu, persona);
     emu.primeEntityCache(persona);
     expect((await restarted.sendMessage(sg.peerId, { message: "back" }))?.id).toBe(4);

@@ -28,7 +28,7 @@ describe("incoming messages through GramJS's update pipeline", () => {
     expect(sender).toBeInstanceOf(Api.User);
     expect((sender as Api.User).firstName).toBe("Alice");
     expect(((await m.getChat()) as Api.Chat).title).toBe("Book club");
-    expect(emu.methods()).toEqual([]);
+    expect(emu.traffic.methods()).toEqual([]);
   });
 
   it("resolves post() only after an async handler has finished", async () => {
@@ -68,7 +68,7 @@ describe("incoming messages through GramJS's update pipeline", () => {
     await emu.post({ chat: dm, from: alice, text: "psst" });
 
     expect(dm.peerId).toBe(String(alice.id));
-    expect(emu.peerIdFor(dm, alice)).toBe(String(persona.id));
+    expect(emu.chats.peerIdFor(dm, alice)).toBe(String(persona.id));
     expect(inbox.last().chatId?.toString()).toBe(String(alice.id));
     expect(inbox.last().isPrivate).toBe(true);
   });

@@ -90,7 +90,7 @@ describe("emulator login: auth keys", () => {
       .catch((x: unknown) => x);
     expect((e as errors.RPCError).code).toBe(401);
     expect(rpcError(e)).toBe("AUTH_KEY_UNREGISTERED");
-    expect(emu.loginMethods()).toEqual(["updates.GetState", "users.GetUsers"]);
+    expect(emu.auth.methods()).toEqual(["updates.GetState", "users.GetUsers"]);
     // The handshake made a real 256-byte key that the session now holds.
     expect(client.session.getAuthKey()?.getKey()?.length).toBe(256);
   });
@@ -101,11 +101,11 @@ describe("emulator login: auth keys", () => {
     await client.connect();
     const sent = await sendCode(client);
     expect(sent.type).toBeInstanceOf(Api.auth.SentCodeTypeApp);
-    const code = emu.loginCode(PHONE);
+    const code = emu.auth.loginCode(PHONE);
     expect(code).toMatch(/^\d{5}$/);
     const auth = (await signIn(client, sent.phoneCodeHash, code ?? "")) as Api.auth.Authorization;
     expect((auth.user as Api.User).username).toBe("mira_ai");
-    expect(emu.isSignedIn(account)).toBe(true);
+    expect(emu.auth.isSignedIn(account)).toBe(true);
     expect((await client.getMe()).id.toString()).toBe(String(account.id));
 
     const saved = (client.session as StringSession).save();
@@ -115,7 +115,7 @@ describe("emulator login: auth keys", () => {
     expect(await again.checkAuthorization()).toBe(true);
     expect((await again.getMe()).username).toBe("mira_ai");
     // Requests of a signed-in key are the account's: they land in the normal request log.
-    expect(emu.methods(account)).toContain("users.GetUsers");
+    expect(emu.traffic.methods(account)).toContain("users.GetUsers");
   });
 
   it("keeps what initConnection named with the key: the account's device list shows it once signed in", async () => {
@@ -129,10 +129,10 @@ describe("emulator login: auth keys", () => {
     });
     clients.push(client);
     await client.connect();
-    expect(emu.devices(account)).toEqual([]); // an anonymous key is nobody's device
+    expect(emu.auth.devices(account)).toEqual([]); // an anonymous key is nobody's device
     const sent = await sendCode(client);
-    await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "");
-    expect(emu.devices(account)).toEqual([
+    await signIn(client, sent.phoneCodeHash, emu.auth.loginCode(PHONE) ?? "");
+    expect(emu.auth.devices(account)).toEqual([
       { apiId: API_ID, deviceModel: "persona-bot", systemVersion: "Node.js 20", appVersion: "0.9.1" },
     ]);
   });
@@ -142,7 +142,7 @@ describe("emulator login: auth keys", () => {
     const client = newClient();
     await client.connect();
     const sent = await sendCode(client);
-    const code = emu.loginCode(PHONE) ?? "";
+    const code = emu.auth.loginCode(PHONE) ?? "";
     const wrong = code === "11111" ? "22222" : "11111";
     expect(rpcError(await signIn(client, sent.phoneCodeHash, wrong).catch((e: unknown) => e))).toBe(
       "PHONE_CODE_INVALID",
@@ -159,7 +159,7 @@ describe("emulator login: auth keys", () => {
     expect(rpcError(resend)).toBe("PHONE_CODE_EXPIRED");
 
     const fresh = await sendCode(client);
-    const freshCode = emu.loginCode(PHONE) ?? "";
+    const freshCode = emu.auth.loginCode(PHONE) ?? "";
     expect(await signIn(client, fresh.phoneCodeHash, freshCode)).toBeInstanceOf(Api.auth.Authorization);
     // A used code does not work twice.
     const other = newClient();
@@ -193,7 +193,7 @@ describe("emulator login: auth keys", () => {
     expect([call.type.className, call.nextType ?? undefined]).toEqual(["auth.SentCodeTypeCall", undefined]);
     expect(rpcError(await resend().catch((e: unknown) => e))).toBe("SEND_CODE_UNAVAILABLE");
     // The code of the last delivery is the one that works.
-    expect(await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "")).toBeInstanceOf(
+    expect(await signIn(client, sent.phoneCodeHash, emu.auth.loginCode(PHONE) ?? "")).toBeInstanceOf(
       Api.auth.Authorization,
     );
   });
@@ -204,7 +204,7 @@ describe("emulator login: auth keys", () => {
       const client = newClient();
       await client.connect();
       const sent = await sendCode(client);
-      const code = emu.loginCode(PHONE) ?? "";
+      const code = emu.auth.loginCode(PHONE) ?? "";
       if (way === "sms-word") {
         expect(sent.type).toBeInstanceOf(Api.auth.SentCodeTypeSmsWord);
         expect((sent.type as Api.auth.SentCodeTypeSmsWord).beginning).toBe(code[0]);
@@ -231,7 +231,7 @@ describe("emulator login: auth keys", () => {
     const sent = await sendCode(client);
     expect(sent.type).toBeInstanceOf(Api.auth.SentCodeTypeEmailCode);
     expect((sent.type as Api.auth.SentCodeTypeEmailCode).emailPattern).toBe("m***@example.com");
-    const code = emu.loginCode(PHONE) ?? "";
+    const code = emu.auth.loginCode(PHONE) ?? "";
     expect(rpcError(await signIn(client, sent.phoneCodeHash, code).catch((e: unknown) => e))).toBe(
       "PHONE_CODE_INVALID",
     );
@@ -266,7 +266,7 @@ describe("emulator login: auth keys", () => {
       .invoke(new Api.account.SendVerifyEmailCode({ purpose, email: "first@example.org" }))
       .catch((e: unknown) => e);
     expect(viaInvoke).toBeInstanceOf(TypeError);
-    expect(emu.emailCode("first@example.org")).toMatch(/^\d{6}$/); // sent all the same
+    expect(emu.auth.emailCode("first@example.org")).toMatch(/^\d{6}$/); // sent all the same
     const sender = (client as unknown as { _sender: { send(r: Api.AnyRequest): Promise<unknown> } })._sender;
     const bad = await sender
       .send(new Api.account.SendVerifyEmailCode({ purpose, email: "not an address" }))
@@ -282,18 +282,18 @@ describe("emulator login: auth keys", () => {
       );
     expect(rpcError(await verify("000000").catch((e: unknown) => e))).toBe("CODE_INVALID");
     const verified = (await verify(
-      emu.emailCode("mira@example.org") ?? "",
+      emu.auth.emailCode("mira@example.org") ?? "",
     )) as Api.account.EmailVerifiedLogin;
     expect(verified).toBeInstanceOf(Api.account.EmailVerifiedLogin);
     expect(verified.sentCode).toBeInstanceOf(Api.auth.SentCode);
     const next = verified.sentCode as Api.auth.SentCode;
     expect(next.type).toBeInstanceOf(Api.auth.SentCodeTypeEmailCode);
-    expect(emu.loginEmail(account)).toBe("mira@example.org");
+    expect(emu.auth.loginEmail(account)).toBe("mira@example.org");
     const auth = await client.invoke(
       new Api.auth.SignIn({
         phoneNumber: PHONE,
         phoneCodeHash: next.phoneCodeHash,
-        emailVerification: new Api.EmailVerificationCode({ code: emu.loginCode(PHONE) ?? "" }),
+        emailVerification: new Api.EmailVerificationCode({ code: emu.auth.loginCode(PHONE) ?? "" }),
       }),
     );
     expect(auth).toBeInstanceOf(Api.auth.Authorization);
@@ -301,7 +301,7 @@ describe("emulator login: auth keys", () => {
 
   it("refuseLoginEmail: a proved address is not taken and the set-up is asked for again, under the same hash", async () => {
     const { emu, account } = setup({ codeDelivery: ["email"] });
-    emu.refuseLoginEmail(PHONE, 1);
+    emu.auth.refuseLoginEmail(PHONE, 1);
     const client = newClient();
     await client.connect();
     const sent = await sendCode(client);
@@ -312,7 +312,7 @@ describe("emulator login: auth keys", () => {
     const sender = (client as unknown as { _sender: { send(r: Api.AnyRequest): Promise<unknown> } })._sender;
     const setUp = async (email: string) => {
       await sender.send(new Api.account.SendVerifyEmailCode({ purpose, email }));
-      const code = emu.emailCode(email) ?? "";
+      const code = emu.auth.emailCode(email) ?? "";
       const r = (await client.invoke(
         new Api.account.VerifyEmail({ purpose, verification: new Api.EmailVerificationCode({ code }) }),
       )) as Api.account.EmailVerifiedLogin;
@@ -321,15 +321,15 @@ describe("emulator login: auth keys", () => {
     const again = await setUp("first@example.org");
     expect(again.type).toBeInstanceOf(Api.auth.SentCodeTypeSetUpEmailRequired);
     expect(again.phoneCodeHash).toBe(sent.phoneCodeHash);
-    expect(emu.loginEmail(account)).toBeUndefined();
+    expect(emu.auth.loginEmail(account)).toBeUndefined();
     const taken = await setUp("second@example.org");
     expect(taken.type).toBeInstanceOf(Api.auth.SentCodeTypeEmailCode);
-    expect(emu.loginEmail(account)).toBe("second@example.org");
+    expect(emu.auth.loginEmail(account)).toBe("second@example.org");
   });
 
   it("stallHandshakes: the next connect() never settles; the one after connects", async () => {
     const { emu } = setup();
-    emu.stallHandshakes(1);
+    emu.faults.stallHandshakes(1);
     const stalled = newClient();
     let settled = false;
     void stalled.connect().then(
@@ -368,13 +368,13 @@ describe("emulator login: auth keys", () => {
     expect(client.session.dcId).toBe(4);
     const sent = await sendCode(client);
     expect(client.session.dcId).toBe(2);
-    expect(emu.loginRequests.map((r) => `${r.method}@${r.dcId}`)).toEqual([
+    expect(emu.auth.requests.map((r) => `${r.method}@${r.dcId}`)).toEqual([
       "auth.SendCode@4",
       "updates.GetState@4",
       "help.GetConfig@4",
       "auth.SendCode@2",
     ]);
-    expect(await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "")).toBeInstanceOf(
+    expect(await signIn(client, sent.phoneCodeHash, emu.auth.loginCode(PHONE) ?? "")).toBeInstanceOf(
       Api.auth.Authorization,
     );
   });
@@ -386,7 +386,9 @@ describe("emulator login: 2FA with server-side SRP", () => {
     const client = newClient();
     await client.connect();
     const sent = await sendCode(client);
-    const e = await signIn(client, sent.phoneCodeHash, emu.loginCode(PHONE) ?? "").catch((x: unknown) => x);
+    const e = await signIn(client, sent.phoneCodeHash, emu.auth.loginCode(PHONE) ?? "").catch(
+      (x: unknown) => x,
+    );
     expect(rpcError(e)).toBe("SESSION_PASSWORD_NEEDED");
     expect(await client.checkAuthorization()).toBe(false);
 
@@ -408,7 +410,7 @@ describe("emulator login: 2FA with server-side SRP", () => {
       new Api.auth.CheckPassword({ password: await computeCheck(pw2, "correct horse") }),
     );
     expect(ok).toBeInstanceOf(Api.auth.Authorization);
-    expect(emu.isSignedIn(account)).toBe(true);
+    expect(emu.auth.isSignedIn(account)).toBe(true);
   });
 });
 
@@ -427,8 +429,8 @@ describe("emulator login: QR tokens", () => {
 
     const first = (await exportToken()) as Api.auth.LoginToken;
     expect(first).toBeInstanceOf(Api.auth.LoginToken);
-    expect(emu.liveLoginTokens()).toBe(1);
-    expect(emu.acceptLoginToken(account)).toBe(true);
+    expect(emu.auth.liveLoginTokens()).toBe(1);
+    expect(emu.auth.acceptLoginToken(account)).toBe(true);
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
     expect(seen).toEqual(["UpdateLoginToken"]);
@@ -455,9 +457,9 @@ describe("emulator login: QR tokens", () => {
       client.invoke(new Api.auth.ExportLoginToken({ apiId: API_ID, apiHash: API_HASH, exceptIds: [] }));
     await exportToken();
     advance(30_000);
-    expect(emu.acceptLoginToken(account)).toBe(false);
+    expect(emu.auth.acceptLoginToken(account)).toBe(false);
     await exportToken();
-    expect(emu.acceptLoginToken(account)).toBe(true);
+    expect(emu.auth.acceptLoginToken(account)).toBe(true);
     expect(rpcError(await exportToken().catch((e: unknown) => e))).toBe("SESSION_PASSWORD_NEEDED");
     const pw = (await client.invoke(new Api.account.GetPassword())) as Api.account.Password;
     expect(

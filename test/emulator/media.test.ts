@@ -18,7 +18,7 @@ describe("emulator: media", () => {
     const got = await client.downloadMedia(m, {});
     expect(Buffer.compare(got as Buffer, jpeg)).toBe(0);
     // 300,000 bytes in GramJS's chunks (128 KB parts for this size): more than one request.
-    expect(emu.fileRequests().length).toBeGreaterThan(1);
+    expect(emu.traffic.fileRequests().length).toBeGreaterThan(1);
   });
 
   it("posts voice notes, video notes, GIFs and files as documents with the attributes GramJS reads", async () => {
@@ -159,7 +159,7 @@ describe("emulator: media", () => {
       media: { kind: "photo", bytes: bytes(5000) },
     });
     const stale = inbox.last();
-    emu.expireFileReference(sg, posted.id);
+    emu.chats.expireFileReference(sg, posted.id);
     await expect(client.downloadMedia(stale, {})).rejects.toMatchObject({
       errorMessage: "FILE_REFERENCE_EXPIRED",
     });
@@ -168,7 +168,7 @@ describe("emulator: media", () => {
     const newRef = ((fresh!.media as Api.MessageMediaPhoto).photo as Api.Photo).fileReference;
     expect(Buffer.compare(oldRef, newRef)).not.toBe(0);
     expect(((await client.downloadMedia(fresh!, {})) as Buffer).length).toBe(5000);
-    expect(emu.methods()).toContain("channels.GetMessages");
+    expect(emu.traffic.methods()).toContain("channels.GetMessages");
   });
 
   it("a refetched DM message (messages.getMessages) also carries the fresh reference", async () => {
@@ -180,7 +180,7 @@ describe("emulator: media", () => {
       text: "",
       media: { kind: "voice", bytes: bytes(900), mimeType: "audio/ogg", duration: 3 },
     });
-    emu.expireFileReference(dm, posted.id);
+    emu.chats.expireFileReference(dm, posted.id);
     await expect(client.downloadMedia(inbox.last(), {})).rejects.toBeInstanceOf(errors.RPCError);
     const res = (await client.invoke(
       new Api.messages.GetMessages({ id: [new Api.InputMessageID({ id: posted.id })] }),
@@ -248,7 +248,7 @@ describe("files on another data centre", () => {
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "", media: { kind: "photo", bytes: bytes(10) } });
     const photo = (inbox.last().media as Api.MessageMediaPhoto).photo as Api.Photo;
-    expect(photo.dcId).toBe(emu.fileDc);
+    expect(photo.dcId).toBe(emu.net.fileDc);
     const location = new Api.InputPhotoFileLocation({
       id: photo.id,
       accessHash: photo.accessHash,
@@ -258,7 +258,7 @@ describe("files on another data centre", () => {
     const req = () => new Api.upload.GetFile({ location, offset: 0 as never, limit: 4096 });
     const migrate = await client.invoke(req()).catch((e: unknown) => e);
     expect(migrate).toBeInstanceOf(errors.FileMigrateError);
-    expect((migrate as errors.FileMigrateError).newDc).toBe(emu.fileDc);
+    expect((migrate as errors.FileMigrateError).newDc).toBe(emu.net.fileDc);
     const file = (await client.invoke(req(), photo.dcId)) as Api.upload.File;
     expect(Buffer.from(file.bytes)).toEqual(bytes(10).subarray(0, 4096));
   });
@@ -268,7 +268,7 @@ describe("files on another data centre", () => {
     const dm = emu.dm(persona, alice);
     await emu.post({ chat: dm, from: alice, text: "", media: { kind: "photo", bytes: bytes(10) } });
     const photo = (inbox.last().media as Api.MessageMediaPhoto).photo as Api.Photo;
-    expect(emu.dcConnections(persona)).toEqual([]);
+    expect(emu.net.dcConnections(persona)).toEqual([]);
     const first = await client.downloadFile(
       new Api.InputPhotoFileLocation({
         id: photo.id,
@@ -279,9 +279,9 @@ describe("files on another data centre", () => {
       { dcId: photo.dcId },
     );
     expect(first).toEqual(bytes(10));
-    expect(emu.dcConnections(persona)).toEqual([emu.fileDc]);
-    expect(emu.exportedAuthorizations(persona)).toBe(1);
-    expect(emu.methods(persona).filter((m) => m === "auth.ExportAuthorization")).toHaveLength(1);
+    expect(emu.net.dcConnections(persona)).toEqual([emu.net.fileDc]);
+    expect(emu.auth.exportedAuthorizations(persona)).toBe(1);
+    expect(emu.traffic.methods(persona).filter((m) => m === "auth.ExportAuthorization")).toHaveLength(1);
     // The borrowed connection is reused: no second export.
     await client.downloadFile(
       new Api.InputPhotoFileLocation({
@@ -292,7 +292,7 @@ describe("files on another data centre", () => {
       }),
       { dcId: photo.dcId },
     );
-    expect(emu.exportedAuthorizations(persona)).toBe(1);
+    expect(emu.auth.exportedAuthorizations(persona)).toBe(1);
     // An exported authorization is for the DC it names, once.
     const e = (await client
       .invoke(new Api.auth.ExportAuthorization({ dcId: 4 }))

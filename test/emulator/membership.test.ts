@@ -43,8 +43,8 @@ describe("membership of a supergroup", () => {
       new Raw({ types: [Api.UpdateChannel] }),
     );
 
-    await emu.removeMember(kicked, persona);
-    await emu.removeMember(left, persona, { how: "left" });
+    await emu.chats.removeMember(kicked, persona);
+    await emu.chats.removeMember(left, persona, { how: "left" });
 
     expect(
       seen
@@ -71,8 +71,8 @@ describe("membership of a supergroup", () => {
   it("an account added again is pushed updateChannel with the channel as a member sees it, and messages reach it again", async () => {
     const { emu, persona, alice, client, inbox } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
-    await emu.removeMember(sg, persona);
-    await emu.addMember(sg, persona);
+    await emu.chats.removeMember(sg, persona);
+    await emu.chats.addMember(sg, persona);
     const got = (await client.invoke(
       new Api.channels.GetChannels({ id: [inputChannel(sg)] }),
     )) as Api.messages.Chats;
@@ -88,20 +88,20 @@ describe("updateChannelTooLong's pts", () => {
     const { emu, persona, alice, client } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [alice] });
     emu.detach(client); // joined on another device while this client was away
-    await emu.addMember(sg, persona);
-    const joinedAt = emu.channelPts(sg);
+    await emu.chats.addMember(sg, persona);
+    const joinedAt = emu.updates.channelPts(sg);
     for (let i = 0; i < 3; i++) await emu.post({ chat: sg, from: alice, text: `m${i}` });
     const again = createEmulatedClient(emu, persona);
     const seen = rawLog(again);
 
-    await emu.pushChannelTooLong(persona, sg);
+    await emu.updates.pushChannelTooLong(persona, sg);
 
     const u = seen.find((x): x is Api.UpdateChannelTooLong => x instanceof Api.UpdateChannelTooLong);
     expect(u?.pts).toBe(joinedAt);
     const diff = (await channelDifference(again, inputChannel(sg), u!.pts!)) as Api.updates.ChannelDifference;
     expect(diff.newMessages.map((m) => (m as Api.Message).message)).toEqual(["m0", "m1", "m2"]);
     // Asked for explicitly, any pts.
-    await emu.pushChannelTooLong(persona, sg, { pts: joinedAt + 1 });
+    await emu.updates.pushChannelTooLong(persona, sg, { pts: joinedAt + 1 });
     expect(
       seen
         .filter((x) => x instanceof Api.UpdateChannelTooLong)
@@ -115,8 +115,8 @@ describe("an overflowing update queue", () => {
     const { emu, persona, alice, client, inbox } = world();
     const dm = emu.dm(persona, alice);
     const seen = rawLog(client);
-    const from = emu.updateState(persona).pts;
-    emu.overflowUpdates(persona);
+    const from = emu.updates.state(persona).pts;
+    emu.net.overflowUpdates(persona);
 
     await emu.post({ chat: dm, from: alice, text: "one" });
     await emu.post({ chat: dm, from: alice, text: "two" });

@@ -53,11 +53,11 @@ describe("messages.getHistory with Telegram's limits", () => {
     const dm = emu.dm(persona, alice);
     for (let i = 1; i <= 230; i++) emu.buildIncoming({ chat: dm, from: alice, text: `d${i}` });
     emu.primeEntityCache(persona);
-    emu.clearRequests();
+    emu.traffic.clearRequests();
 
     const all = await client.getMessages(dm.peerId, { limit: undefined });
     expect(all.length).toBe(230);
-    expect(emu.methods().filter((m) => m === "messages.GetHistory").length).toBeGreaterThanOrEqual(3);
+    expect(emu.traffic.methods().filter((m) => m === "messages.GetHistory").length).toBeGreaterThanOrEqual(3);
     const newer = await client.getMessages(dm.peerId, { minId: 225, reverse: true, limit: undefined });
     expect(Array.from(newer, (m) => m.text)).toEqual(["d226", "d227", "d228", "d229", "d230"]);
   });
@@ -91,7 +91,7 @@ describe("messages.getDialogs", () => {
     const dialogs = raw.dialogs as Api.Dialog[];
     expect(dialogs.map((d) => d.peer.className)).toEqual(["PeerUser", "PeerChat", "PeerChannel"]);
     expect(dialogs[0]?.unreadCount).toBe(2);
-    expect(dialogs[2]?.pts).toBe(emu.channelPts(sg));
+    expect(dialogs[2]?.pts).toBe(emu.updates.channelPts(sg));
     expect((raw.messages as Api.Message[]).map((m) => m.message)).toEqual(["newest 2", "middle", "oldest"]);
 
     const viaGramJs = await client.getDialogs({});
@@ -106,7 +106,7 @@ describe("messages.getDialogs", () => {
     await emu.post({ chat: gone, from: alice, text: "bye" });
     await emu.post({ chat: news, from: alice, text: "news" });
     await emu.post({ chat: sg, from: alice, text: "chat" });
-    await emu.removeMember(gone, persona);
+    await emu.chats.removeMember(gone, persona);
 
     const raw = (await client.invoke(
       new Api.messages.GetDialogs({
@@ -123,7 +123,7 @@ describe("messages.getDialogs", () => {
       return `${c.title}${c.broadcast ? " (broadcast)" : ""}${c.megagroup ? " (megagroup)" : ""}`;
     });
     expect(titles).toEqual(["SG (megagroup)", "News (broadcast)"]);
-    expect(dialogs[1]?.pts).toBe(emu.channelPts(news));
+    expect(dialogs[1]?.pts).toBe(emu.updates.channelPts(news));
   });
 
   it("pages 150 chats in slices of at most 100, as GramJS's iterDialogs asks", async () => {
@@ -132,13 +132,13 @@ describe("messages.getDialogs", () => {
       const g = emu.createSupergroup({ title: `g${i}`, members: [persona, alice] });
       emu.buildIncoming({ chat: g, from: alice, text: `hello ${i}` });
     }
-    emu.clearRequests();
+    emu.traffic.clearRequests();
 
     const dialogs = await client.getDialogs({ limit: 150 });
 
     expect(dialogs.length).toBe(150);
     expect(new Set(dialogs.map((d) => d.title)).size).toBe(150);
-    expect(emu.methods().filter((m) => m === "messages.GetDialogs")).toHaveLength(2);
+    expect(emu.traffic.methods().filter((m) => m === "messages.GetDialogs")).toHaveLength(2);
   });
 });
 
@@ -184,7 +184,7 @@ describe("users.getUsers, channels.getChannels, contacts.resolveUsername", () =>
     const { emu, persona, alice, client } = world({ strictTl: true });
     const sg = emu.createSupergroup({ title: "Left", members: [persona, alice] });
     emu.primeEntityCache(persona);
-    emu.removeMember(sg, persona);
+    emu.chats.removeMember(sg, persona);
 
     const r = (await client.invoke(new Api.channels.GetChannels({ id: [sg.peerId] }))) as Api.messages.Chats;
     expect(r.chats[0]).toBeInstanceOf(Api.ChannelForbidden);

@@ -33,10 +33,10 @@ describe("reactions", () => {
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice, bob] });
     const mine = await emu.post({ chat: sg, from: persona, text: "who's in for lunch?" });
     const seen = reactionUpdatesOf(client);
-    const pts = emu.channelPts(sg);
+    const pts = emu.updates.channelPts(sg);
 
-    await emu.react(alice, sg, mine.id, "👍");
-    await emu.react(bob, sg, mine.id, "👍");
+    await emu.chats.react(alice, sg, mine.id, "👍");
+    await emu.chats.react(bob, sg, mine.id, "👍");
 
     expect(seen).toHaveLength(2);
     const u = seen[1]!;
@@ -52,8 +52,8 @@ describe("reactions", () => {
     ]);
     expect(u.reactions.canSeeList).toBe(true);
     expect((u as unknown as { pts?: number }).pts).toBeUndefined();
-    expect(emu.channelPts(sg)).toBe(pts);
-    expect(emu.reactions(sg, mine.id)).toEqual([
+    expect(emu.updates.channelPts(sg)).toBe(pts);
+    expect(emu.chats.reactions(sg, mine.id)).toEqual([
       { userId: String(alice.id), emoji: "👍" },
       { userId: String(bob.id), emoji: "👍" },
     ]);
@@ -65,9 +65,9 @@ describe("reactions", () => {
     const mine = await emu.post({ chat: sg, from: persona, text: "done!" });
     const seen = reactionUpdatesOf(client);
 
-    await emu.react(alice, sg, mine.id, "👍");
-    await emu.react(bob, sg, mine.id, "🔥");
-    await emu.react(alice, sg, mine.id, "❤");
+    await emu.chats.react(alice, sg, mine.id, "👍");
+    await emu.chats.react(bob, sg, mine.id, "🔥");
+    await emu.chats.react(alice, sg, mine.id, "❤");
     expect(counts(seen.at(-1)!)).toEqual([
       ["🔥", 1],
       ["❤", 1],
@@ -77,18 +77,18 @@ describe("reactions", () => {
       [bob.id, "🔥"],
     ]);
 
-    await emu.react(alice, sg, mine.id, null);
+    await emu.chats.react(alice, sg, mine.id, null);
     expect(counts(seen.at(-1)!)).toEqual([["🔥", 1]]);
     expect(recent(seen.at(-1)!).map((r) => r[0])).toEqual([bob.id]);
-    await emu.react(bob, sg, mine.id, null);
+    await emu.chats.react(bob, sg, mine.id, null);
     expect(seen.at(-1)!.reactions.results).toEqual([]);
     expect(seen.at(-1)!.reactions.recentReactions).toEqual([]);
     expect(seen).toHaveLength(5);
 
     // Reacting the same way twice, or removing what is not there, changes nothing and pushes nothing.
-    await emu.react(bob, sg, mine.id, null);
-    await emu.react(alice, sg, mine.id, "👍");
-    await emu.react(alice, sg, mine.id, "👍");
+    await emu.chats.react(bob, sg, mine.id, null);
+    await emu.chats.react(alice, sg, mine.id, "👍");
+    await emu.chats.react(alice, sg, mine.id, "👍");
     expect(seen).toHaveLength(6);
   });
 
@@ -100,11 +100,11 @@ describe("reactions", () => {
     const a = await emu.post({ chat: sg, from: alice, text: "cats > dogs" });
     const g = await emu.post({ chat: group, from: alice, text: "pizza?" });
 
-    await emu.react(bob, sg, a.id, "👎");
-    await emu.react(bob, group, g.id, "👍");
+    await emu.chats.react(bob, sg, a.id, "👎");
+    await emu.chats.react(bob, group, g.id, "👍");
 
     expect(seen).toEqual([]);
-    expect(emu.reactions(sg, a.id)).toEqual([{ userId: String(bob.id), emoji: "👎" }]);
+    expect(emu.chats.reactions(sg, a.id)).toEqual([{ userId: String(bob.id), emoji: "👎" }]);
   });
 
   it("in a DM the peer is the other user and the message id the account's own; in a basic group its own id too", async () => {
@@ -115,8 +115,8 @@ describe("reactions", () => {
     const d = await emu.post({ chat: dm, from: persona, text: "see you" });
     const g = await emu.post({ chat: group, from: persona, text: "hello group" });
 
-    await emu.react(bob, dm, d.id, "❤");
-    await emu.react(alice, group, g.id, "🔥");
+    await emu.chats.react(bob, dm, d.id, "❤");
+    await emu.chats.react(alice, group, g.id, "🔥");
 
     const [du, gu] = seen;
     expect(du!.peer).toBeInstanceOf(Api.PeerUser);
@@ -141,7 +141,7 @@ describe("reactions", () => {
       new Raw({ types: [Api.UpdateMessageReactions] }),
     );
 
-    await emu.react(alice, sg, mine.id, "🤔");
+    await emu.chats.react(alice, sg, mine.id, "🤔");
 
     const alices = entities[0]!.filter(
       (e): e is Api.User => e instanceof Api.User && e.id.toJSNumber() === alice.id,
@@ -158,7 +158,7 @@ describe("reactions", () => {
     const mine = await emu.post({ chat: forum, from: persona, text: "Rome?", topicId: topic });
     const seen = reactionUpdatesOf(client);
 
-    await emu.react(alice, forum, mine.id, "🎉");
+    await emu.chats.react(alice, forum, mine.id, "🎉");
 
     expect(seen[0]!.topMsgId).toBe(topic);
   });
@@ -169,7 +169,7 @@ describe("reactions", () => {
     const ottoClient = createEmulatedClient(emu, otto);
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice, otto] });
     const ottos = await emu.post({ chat: sg, from: otto, text: "new bike!" });
-    await emu.react(alice, sg, ottos.id, "🔥");
+    await emu.chats.react(alice, sg, ottos.id, "🔥");
     const ottoSeen = reactionUpdatesOf(ottoClient);
 
     const answer = (await client.invoke(
@@ -210,7 +210,7 @@ describe("reactions", () => {
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     const mine = await emu.post({ chat: sg, from: persona, text: "hi" });
     const seen = reactionUpdatesOf(client);
-    await emu.react(alice, sg, mine.id, "👌");
+    await emu.chats.react(alice, sg, mine.id, "👌");
     expect(recent(seen[0]!)).toEqual([[alice.id, "👌", false, true]]);
     const answer = (await client.invoke(
       new Api.messages.SendReaction({
@@ -229,12 +229,12 @@ describe("reactions", () => {
     const { emu, persona, alice, bob } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     const mine = await emu.post({ chat: sg, from: persona, text: "hi" });
-    await expect(emu.react(alice, sg, mine.id, "❤\uFE0F")).rejects.toThrow(
+    await expect(emu.chats.react(alice, sg, mine.id, "❤\uFE0F")).rejects.toThrow(
       /not a standard Telegram reaction/,
     );
-    await expect(emu.react(bob, sg, mine.id, "👍")).rejects.toThrow(/not a member/);
-    await expect(emu.react(alice, sg, 999, "👍")).rejects.toThrow(/no message 999/);
-    expect(emu.reactions(sg, mine.id)).toEqual([]);
+    await expect(emu.chats.react(bob, sg, mine.id, "👍")).rejects.toThrow(/not a member/);
+    await expect(emu.chats.react(alice, sg, 999, "👍")).rejects.toThrow(/no message 999/);
+    expect(emu.chats.reactions(sg, mine.id)).toEqual([]);
   });
 });
 
@@ -259,8 +259,8 @@ describe("what a chat allows", () => {
       ).fullChat.availableReactions;
 
     expect(await full(sg)).toBeInstanceOf(Api.ChatReactionsAll);
-    await emu.setAllowedReactions(sg, ["👍", "❤"]);
-    await emu.setAllowedReactions(group, "none");
+    await emu.chats.setAllowedReactions(sg, ["👍", "❤"]);
+    await emu.chats.setAllowedReactions(group, "none");
     expect(changes).toEqual(["UpdateChannel", "UpdateChat"]);
     const some = (await full(sg)) as Api.ChatReactionsSome;
     expect(some.reactions.map(emojiOf)).toEqual(["👍", "❤"]);
@@ -290,16 +290,16 @@ describe("what a chat allows, changed while the account does not hear", () => {
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     const group = emu.createGroup({ title: "G", members: [persona, alice] });
     emu.primeEntityCache(persona);
-    const pts = emu.updateState(persona).pts;
+    const pts = emu.updates.state(persona).pts;
     const changes: string[] = [];
     client.addEventHandler(
       (u: Api.TypeUpdate) => void changes.push(u.className),
       new Raw({ types: [Api.UpdateChannel, Api.UpdateChat] }),
     );
-    await emu.dropConnection(persona, { reconnect: "manual" });
-    await emu.setAllowedReactions(group, ["❤"]);
-    await emu.setAllowedReactions(sg, "none");
-    await emu.restoreConnection(persona);
+    await emu.net.dropConnection(persona, { reconnect: "manual" });
+    await emu.chats.setAllowedReactions(group, ["❤"]);
+    await emu.chats.setAllowedReactions(sg, "none");
+    await emu.net.restoreConnection(persona);
     expect(await client.connect()).toBe(true);
     expect(changes).toEqual([]); // nothing was pushed while the link was down
 
@@ -316,7 +316,7 @@ describe("what a chat allows, changed while the account does not hear", () => {
     );
 
     // Heard live: nothing is kept for the difference.
-    await emu.setAllowedReactions(group, "all");
+    await emu.chats.setAllowedReactions(group, "all");
     expect(changes).toEqual(["UpdateChat"]);
     expect(await client.invoke(new Api.updates.GetDifference({ pts, date: 0, qts: 0 }))).toBeInstanceOf(
       Api.updates.DifferenceEmpty,

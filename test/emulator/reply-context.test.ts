@@ -8,15 +8,15 @@ describe("getReplyMessage() against the emulator", () => {
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice, bob] });
     const original = await emu.post({ chat: sg, from: bob, text: "the original" });
     await emu.post({ chat: sg, from: alice, text: "the reply", replyTo: original.id });
-    emu.clearRequests();
+    emu.traffic.clearRequests();
 
     const replied = await inbox.last().getReplyMessage();
 
     expect(replied?.id).toBe(original.id);
     expect(replied?.text).toBe("the original");
     expect(replied?.senderId?.toString()).toBe(String(bob.id));
-    expect(emu.methods()).toEqual(["channels.GetMessages"]);
-    const request = emu.requests[0]?.request as Api.channels.GetMessages;
+    expect(emu.traffic.methods()).toEqual(["channels.GetMessages"]);
+    const request = emu.traffic.requests[0]?.request as Api.channels.GetMessages;
     expect(request.id[0]).toBeInstanceOf(Api.InputMessageReplyTo);
     expect((request.id[0] as Api.InputMessageReplyTo).id).toBe(inbox.last().id);
   });
@@ -26,13 +26,13 @@ describe("getReplyMessage() against the emulator", () => {
     const group = emu.createGroup({ title: "G", members: [persona, alice, bob] });
     const original = await emu.post({ chat: group, from: bob, text: "the original" });
     await emu.post({ chat: group, from: alice, text: "the reply", replyTo: original.id });
-    emu.clearRequests();
+    emu.traffic.clearRequests();
 
     const replied = await inbox.last().getReplyMessage();
 
     expect(replied?.text).toBe("the original");
     expect(replied?.chatId?.toString()).toBe(group.peerId);
-    expect(emu.methods()).toEqual(["messages.GetMessages"]);
+    expect(emu.traffic.methods()).toEqual(["messages.GetMessages"]);
   });
 
   it("returns undefined once the replied-to message is deleted (supergroup and basic group)", async () => {
@@ -43,12 +43,12 @@ describe("getReplyMessage() against the emulator", () => {
     for (const chat of [sg, group]) {
       const original = await emu.post({ chat, from: alice, text: "soon gone" });
       await emu.post({ chat, from: alice, text: "the reply", replyTo: original.id });
-      emu.deleteMessages(chat, [original.id]);
-      emu.clearRequests();
+      emu.chats.deleteMessages(chat, [original.id]);
+      emu.traffic.clearRequests();
 
       expect(await inbox.last().getReplyMessage()).toBeUndefined();
       // GramJS retries by the plain id after MessageEmpty: two requests, both answered empty.
-      expect(emu.methods()).toEqual(
+      expect(emu.traffic.methods()).toEqual(
         chat.kind === "supergroup"
           ? ["channels.GetMessages", "channels.GetMessages"]
           : ["messages.GetMessages", "messages.GetMessages"],

@@ -23,8 +23,8 @@ describe("Saved Messages and the owner's other devices", () => {
     // Nobody else sees it, and it is the same chat whichever way it is named.
     expect(emu.savedMessages(persona)).toBe(saved);
     expect(emu.dm(persona, persona)).toBe(saved);
-    expect(emu.members(saved).map((u) => u.id)).toEqual([persona.id]);
-    expect(emu.peerIdFor(saved, alice)).toBe(String(persona.id));
+    expect(emu.chats.members(saved).map((u) => u.id)).toEqual([persona.id]);
+    expect(emu.chats.peerIdFor(saved, alice)).toBe(String(persona.id));
   });
 
   it("stores the account's own sends to Saved Messages (InputPeerSelf) without echoing them back", async () => {

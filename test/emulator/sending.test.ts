@@ -14,7 +14,7 @@ describe("sending from an attached client", () => {
 
     expect(sent?.id).toBe(3);
     expect(sent?.out).toBe(true);
-    expect(emu.methods()).toEqual(["messages.SendMessage"]);
+    expect(emu.traffic.methods()).toEqual(["messages.SendMessage"]);
     const last = emu.history(group).at(-1);
     expect(last).toMatchObject({ id: 3, fromId: persona.id, text: "hello there", fromName: "Mira Persona" });
   });
@@ -85,7 +85,7 @@ describe("sending from an attached client", () => {
     await emu.idle();
     expect(seen).toEqual(["only once", "only once"]); // one per chat: the replays announce nothing
 
-    emu.setDuplicateMode("error");
+    emu.faults.setDuplicateMode("error");
     const error = await client
       .invoke(
         new Api.messages.SendMessage({
@@ -192,7 +192,7 @@ describe("sending from an attached client", () => {
       }),
     });
     expect(sent?.media).toBeInstanceOf(Api.MessageMediaDocument);
-    expect(emu.methods()).toEqual(["messages.GetStickerSet", "messages.SendMedia"]);
+    expect(emu.traffic.methods()).toEqual(["messages.GetStickerSet", "messages.SendMedia"]);
     expect(emu.history(dm).at(-1)).toMatchObject({ media: "sticker", stickerEmoji: "😿", text: "" });
     await client.sendFile(dm.peerId, { file: doc });
     expect(emu.history(dm).at(-1)).toMatchObject({ media: "sticker", stickerEmoji: "😿" });
@@ -214,8 +214,8 @@ describe("sending from an attached client", () => {
     const group = emu.createGroup({ title: "G", members: [persona, alice] });
     await emu.post({ chat: sg, from: alice, text: "x" });
     await emu.post({ chat: group, from: alice, text: "y" });
-    emu.removeMember(sg, persona);
-    emu.removeMember(group, persona);
+    emu.chats.removeMember(sg, persona);
+    emu.chats.removeMember(group, persona);
 
     const e1 = await client.sendMessage(sg.peerId, { message: "hello?" }).catch((e: unknown) => e);
     expect((e1 as errors.RPCError).errorMessage).toBe("CHANNEL_PRIVATE");

@@ -8,7 +8,7 @@ describe("update shapes as Telegram sends them (updateShapes: 'telegram')", () =
   it("delivers a DM as UpdateShortMessage: ids only, no users, the account's next pts", async () => {
     const { emu, persona, alice, inbox, client } = world({ updateShapes: "telegram" });
     const dm = emu.dm(persona, alice);
-    const pts = emu.updateState(persona).pts;
+    const pts = emu.updates.state(persona).pts;
 
     await emu.post({ chat: dm, from: alice, text: "psst @mira_persona" });
 
@@ -26,7 +26,7 @@ describe("update shapes as Telegram sends them (updateShapes: 'telegram')", () =
     expect(m.chatId?.toString()).toBe(String(alice.id));
     // GramJS's NewMessage.build made a Message with ids only: nothing to address the sender with.
     expect(m.sender).toBeUndefined();
-    expect(emu.methods()).toEqual([]);
+    expect(emu.traffic.methods()).toEqual([]);
     // Resolving it by id alone fails: GramJS's users.GetUsers with hash 0 finds nothing.
     await expect(client.getInputEntity(alice.id)).rejects.toThrow(/Could not find the input entity/);
   });
@@ -79,7 +79,7 @@ describe("update shapes as Telegram sends them (updateShapes: 'telegram')", () =
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     await emu.post({ chat: dm, from: alice, text: "hi" });
     emu.primeEntityCache(persona);
-    const pts = emu.updateState(persona).pts;
+    const pts = emu.updates.state(persona).pts;
 
     const raw = await client.invoke(
       new Api.messages.SendMessage({ peer: dm.peerId, message: "short answer", randomId: returnBigInt(5) }),

@@ -42,7 +42,7 @@ describe("strictTl: everything through TL bytes", () => {
         reaction: [new Api.ReactionEmoji({ emoticon: "🔥" })],
       }),
     );
-    expect(emu.reactions(sg, q.id)).toEqual([{ userId: String(persona.id), emoji: "🔥" }]);
+    expect(emu.chats.reactions(sg, q.id)).toEqual([{ userId: String(persona.id), emoji: "🔥" }]);
     const stickers = await client.invoke(
       new Api.messages.GetStickerSet({
         stickerset: new Api.InputStickerSetShortName({ shortName: set.shortName }),

@@ -29,7 +29,7 @@ describe("forum topics' service messages", () => {
     const { emu, persona, alice, client, inbox } = world({ strictTl: true });
     const forum = emu.createSupergroup({ title: "Forum", forum: true, members: [persona, alice] });
     const seen = await serviceUpdates(client);
-    const before = emu.channelPts(forum);
+    const before = emu.updates.channelPts(forum);
     const travel = emu.createTopic(forum, "Travel");
     await emu.post({ chat: forum, from: alice, text: "trains?", topicId: travel });
     await emu.idle();
@@ -45,16 +45,16 @@ describe("forum topics' service messages", () => {
     expect(u.ptsCount).toBe(1);
     // The conversation handler still sees only the post, which came after the root.
     expect(inbox.events.map((e) => e.message.message)).toEqual(["trains?"]);
-    expect(emu.channelPts(forum)).toBe(before + 2);
+    expect(emu.updates.channelPts(forum)).toBe(before + 2);
   });
 
   it("a rename is messageActionTopicEdit inside the topic, and getChannelDifference replays both", async () => {
     const { emu, persona, alice, client } = world({ strictTl: true });
     const forum = emu.createSupergroup({ title: "Forum", forum: true, members: [persona, alice] });
-    const start = emu.channelPts(forum);
+    const start = emu.updates.channelPts(forum);
     const seen = await serviceUpdates(client);
     const topic = emu.createTopic(forum, "Travel");
-    const renameId = emu.renameTopic(forum, topic, "Trips");
+    const renameId = emu.chats.renameTopic(forum, topic, "Trips");
     await emu.idle();
 
     expect(seen.map((u) => u.message.id)).toEqual([topic, renameId]);

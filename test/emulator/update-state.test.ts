@@ -31,7 +31,7 @@ describe("update state: pts, getState, getDifference", () => {
     const { emu, persona, alice, inbox, client } = world();
     const dm = emu.dm(persona, alice);
     const group = emu.createGroup({ title: "G", members: [persona, alice] });
-    const start = emu.updateState(persona).pts;
+    const start = emu.updates.state(persona).pts;
 
     await emu.post({ chat: dm, from: alice, text: "one" });
     await emu.post({ chat: group, from: alice, text: "two" });
@@ -51,7 +51,7 @@ describe("update state: pts, getState, getDifference", () => {
     // The answer to a send carries the pts its own message took.
     const own = sent.updates.find((u) => u instanceof Api.UpdateNewMessage) as Api.UpdateNewMessage;
     expect([own.pts, own.ptsCount]).toEqual([start + 3, 1]);
-    expect(emu.updateState(persona).pts).toBe(start + 4);
+    expect(emu.updates.state(persona).pts).toBe(start + 4);
     const state = (await client.invoke(new Api.updates.GetState())) as Api.updates.State;
     expect(state.pts).toBe(start + 4);
   });
@@ -59,8 +59,8 @@ describe("update state: pts, getState, getDifference", () => {
   it("keeps one pts per supergroup, shared by members, separate from the account's", async () => {
     const { emu, persona, alice, inbox, client } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
-    const accountPts = emu.updateState(persona).pts;
-    const before = emu.channelPts(sg);
+    const accountPts = emu.updates.state(persona).pts;
+    const before = emu.updates.channelPts(sg);
 
     await emu.post({ chat: sg, from: alice, text: "a" });
     await client.sendMessage(sg.peerId, { message: "b" });
@@ -71,14 +71,14 @@ describe("update state: pts, getState, getDifference", () => {
       [before + 1, 1],
       [before + 3, 1],
     ]);
-    expect(emu.channelPts(sg)).toBe(before + 3);
-    expect(emu.updateState(persona).pts).toBe(accountPts);
+    expect(emu.updates.channelPts(sg)).toBe(before + 3);
+    expect(emu.updates.state(persona).pts).toBe(accountPts);
   });
 
   it("answers differenceEmpty when the client is up to date", async () => {
     const { emu, persona, alice, client } = world();
     await emu.post({ chat: emu.dm(persona, alice), from: alice, text: "hi" });
-    const diff = await difference(client, emu.updateState(persona).pts);
+    const diff = await difference(client, emu.updates.state(persona).pts);
     expect(diff).toBeInstanceOf(Api.updates.DifferenceEmpty);
   });
 
@@ -87,13 +87,13 @@ describe("update state: pts, getState, getDifference", () => {
     const group = emu.createGroup({ title: "Book club", members: [persona, alice, bob] });
     const dm = emu.dm(persona, bob);
     await emu.post({ chat: group, from: alice, text: "seen live" });
-    const seen = emu.updateState(persona).pts;
+    const seen = emu.updates.state(persona).pts;
 
     const fresh = await whileOffline(emu, client, persona, async () => {
       await emu.post({ chat: group, from: alice, text: "missed 1" });
       await emu.post({ chat: dm, from: bob, text: "missed 2" });
     });
-    expect(emu.updateState(persona).pts).toBe(seen + 2);
+    expect(emu.updates.state(persona).pts).toBe(seen + 2);
 
     const diff = await difference(fresh, seen);
     expect(diff).toBeInstanceOf(Api.updates.Difference);
@@ -108,7 +108,7 @@ describe("update state: pts, getState, getDifference", () => {
   it("cuts a long difference into slices with an intermediate state, and honours ptsLimit", async () => {
     const { emu, persona, alice, client } = world({ updateLimits: { differenceSlice: 3 } });
     const dm = emu.dm(persona, alice);
-    const from = emu.updateState(persona).pts;
+    const from = emu.updates.state(persona).pts;
     const fresh = await whileOffline(emu, client, persona, async () => {
       for (let i = 1; i <= 7; i++) await emu.post({ chat: dm, from: alice, text: `m${i}` });
     });
@@ -130,7 +130,7 @@ describe("update state: pts, getState, getDifference", () => {
     }
     expect(kinds).toEqual(["updates.DifferenceSlice", "updates.DifferenceSlice", "updates.Difference"]);
     expect(got).toEqual(["m1", "m2", "m3", "m4", "m5", "m6", "m7"]);
-    expect(pts).toBe(emu.updateState(persona).pts);
+    expect(pts).toBe(emu.updates.state(persona).pts);
 
     const limited = await difference(fresh, from, { ptsLimit: 2 });
     expect(limited).toBeInstanceOf(Api.updates.DifferenceSlice);
@@ -140,12 +140,12 @@ describe("update state: pts, getState, getDifference", () => {
   it("answers differenceTooLong past the configured gap or the request's ptsTotalLimit", async () => {
     const { emu, persona, alice, client } = world({ updateLimits: { differenceTooLongAfter: 5 } });
     const dm = emu.dm(persona, alice);
-    const from = emu.updateState(persona).pts;
+    const from = emu.updates.state(persona).pts;
     for (let i = 0; i < 6; i++) await emu.post({ chat: dm, from: alice, text: `m${i}` });
 
     const tooLong = await difference(client, from);
     expect(tooLong).toBeInstanceOf(Api.updates.DifferenceTooLong);
-    expect((tooLong as Api.updates.DifferenceTooLong).pts).toBe(emu.updateState(persona).pts);
+    expect((tooLong as Api.updates.DifferenceTooLong).pts).toBe(emu.updates.state(persona).pts);
     expect(await difference(client, from + 1)).toBeInstanceOf(Api.updates.Difference);
     expect(await difference(client, from + 1, { ptsTotalLimit: 4 })).toBeInstanceOf(
       Api.updates.DifferenceTooLong,
@@ -158,7 +158,7 @@ describe("update state: pts, getState, getDifference", () => {
     const { emu, persona, alice, client } = world();
     const dm = emu.dm(persona, alice);
     const posted = await emu.post({ chat: dm, from: alice, text: "read me" });
-    const from = emu.updateState(persona).pts;
+    const from = emu.updates.state(persona).pts;
 
     const affected = (await client.invoke(
       new Api.messages.ReadHistory({ peer: dm.peerId, maxId: 0 }),
@@ -187,7 +187,7 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
     const { emu, persona, alice, client } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     await emu.post({ chat: sg, from: alice, text: "seen" });
-    const seen = emu.channelPts(sg);
+    const seen = emu.updates.channelPts(sg);
     expect(await channelDifference(client, sg.peerId, seen)).toBeInstanceOf(
       Api.updates.ChannelDifferenceEmpty,
     );
@@ -200,7 +200,7 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
     const d = (await channelDifference(fresh, sg.peerId, seen)) as Api.updates.ChannelDifference;
     expect(d).toBeInstanceOf(Api.updates.ChannelDifference);
     expect(d.final).toBe(true);
-    expect(d.pts).toBe(emu.channelPts(sg));
+    expect(d.pts).toBe(emu.updates.channelPts(sg));
     expect(d.timeout).toBe(30);
     expect(texts(d.newMessages)).toEqual(["missed a", "missed b"]);
     expect(d.users.some((u) => (u as Api.User).firstName === "Alice")).toBe(true);
@@ -209,7 +209,7 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
   it("answers channelDifferenceTooLong past the user limit of 100, with the dialog's pts and the latest messages", async () => {
     const { emu, persona, alice, client } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
-    const from = emu.channelPts(sg);
+    const from = emu.updates.channelPts(sg);
     for (let i = 1; i <= 101; i++) emu.buildIncoming({ chat: sg, from: alice, text: `m${i}` });
     emu.primeEntityCache(persona);
 
@@ -221,7 +221,7 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
     )) as Api.updates.ChannelDifferenceTooLong;
     expect(tooLong).toBeInstanceOf(Api.updates.ChannelDifferenceTooLong);
     const dialog = tooLong.dialog as Api.Dialog;
-    expect(dialog.pts).toBe(emu.channelPts(sg));
+    expect(dialog.pts).toBe(emu.updates.channelPts(sg));
     expect(dialog.topMessage).toBe(emu.history(sg).at(-1)?.id);
     expect(tooLong.messages).toHaveLength(100);
     expect(texts(tooLong.messages).slice(0, 2)).toEqual(["m101", "m100"]);
@@ -234,7 +234,7 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
   it("pages with final:false when TooLong is configured further out", async () => {
     const { emu, persona, alice, client } = world({ updateLimits: { channelTooLongAfter: 1000 } });
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
-    const from = emu.channelPts(sg);
+    const from = emu.updates.channelPts(sg);
     for (let i = 1; i <= 5; i++) emu.buildIncoming({ chat: sg, from: alice, text: `m${i}` });
     emu.primeEntityCache(persona);
 
@@ -248,7 +248,7 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
     )) as Api.updates.ChannelDifference;
     expect([second.final, second.pts, texts(second.newMessages)]).toEqual([
       true,
-      emu.channelPts(sg),
+      emu.updates.channelPts(sg),
       ["m4", "m5"],
     ]);
   });
@@ -257,11 +257,11 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
     const { emu, persona, alice, client } = world();
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
     emu.primeEntityCache(persona);
-    const future = await channelDifference(client, sg.peerId, emu.channelPts(sg) + 5).catch(
+    const future = await channelDifference(client, sg.peerId, emu.updates.channelPts(sg) + 5).catch(
       (e: unknown) => e,
     );
     expect((future as errors.RPCError).errorMessage).toBe("PERSISTENT_TIMESTAMP_INVALID");
-    emu.removeMember(sg, persona);
+    emu.chats.removeMember(sg, persona);
     const gone = await channelDifference(client, sg.peerId, 1).catch((e: unknown) => e);
     expect((gone as errors.RPCError).errorMessage).toBe("CHANNEL_PRIVATE");
   });
@@ -278,12 +278,12 @@ describe("update state: getChannelDifference and updateChannelTooLong", () => {
       new Raw({ types: [Api.UpdateChannelTooLong] }),
     );
 
-    await emu.pushChannelTooLong(persona, sg);
+    await emu.updates.pushChannelTooLong(persona, sg);
 
     expect(seen).toHaveLength(1);
     const u = seen[0] as Api.UpdateChannelTooLong;
     expect(u.channelId.toString()).toBe(String(sg.id));
-    expect(u.pts).toBe(emu.channelPts(sg));
+    expect(u.pts).toBe(emu.updates.channelPts(sg));
   });
 });
 
@@ -291,18 +291,18 @@ describe("update state: updates kept for an account that is offline", () => {
   it("updateChannelTooLong pushed while no client is attached comes in the next difference, with the channel, once", async () => {
     const { emu, persona, alice, client } = world();
     const sg = emu.createSupergroup({ title: "Joined", members: [alice] });
-    const pts = emu.updateState(persona).pts;
+    const pts = emu.updates.state(persona).pts;
     const fresh = await whileOffline(emu, client, persona, async () => {
-      await emu.addMember(sg, persona);
+      await emu.chats.addMember(sg, persona);
       await emu.post({ chat: sg, from: alice, text: "while away" });
-      await emu.pushChannelTooLong(persona, sg);
+      await emu.updates.pushChannelTooLong(persona, sg);
     });
     const d = (await difference(fresh, pts)) as Api.updates.Difference;
     expect(d).toBeInstanceOf(Api.updates.Difference);
     expect(d.newMessages).toEqual([]);
     const u = d.otherUpdates.find((x) => x instanceof Api.UpdateChannelTooLong) as Api.UpdateChannelTooLong;
     expect(u.channelId.toString()).toBe(String(sg.id));
-    expect(u.pts).toBe(emu.channelPts(sg) - 1); // where the account joined: the message after it is to fetch
+    expect(u.pts).toBe(emu.updates.channelPts(sg) - 1); // where the account joined: the message after it is to fetch
     expect(d.chats.map((c) => (c as Api.Channel).title)).toEqual(["Joined"]);
     expect((d.chats[0] as Api.Channel).left).toBeFalsy();
     expect(d.state.pts).toBe(pts);
@@ -319,8 +319,8 @@ describe("update state: strictTl", () => {
     });
     const dm = emu.dm(persona, alice);
     const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
-    const from = emu.updateState(persona).pts;
-    const chFrom = emu.channelPts(sg);
+    const from = emu.updates.state(persona).pts;
+    const chFrom = emu.updates.channelPts(sg);
     await emu.post({ chat: dm, from: alice, text: "x" });
     await emu.post({ chat: dm, from: alice, text: "y" });
     await emu.post({ chat: sg, from: alice, text: "z" });
@@ -344,7 +344,7 @@ describe("update state: strictTl", () => {
       title: "S2",
       members: [strictDefault.persona, strictDefault.alice],
     });
-    const p2 = strictDefault.emu.channelPts(sg2);
+    const p2 = strictDefault.emu.updates.channelPts(sg2);
     for (let i = 0; i < 101; i++)
       strictDefault.emu.buildIncoming({ chat: sg2, from: strictDefault.alice, text: `n${i}` });
     strictDefault.emu.primeEntityCache(strictDefault.persona);
@@ -379,15 +379,15 @@ describe("update state: others reading the account's messages", () => {
       },
       new Raw({ types: [Api.UpdateReadHistoryOutbox, Api.UpdateReadChannelOutbox] }),
     );
-    const before = emu.updateState(persona).pts;
+    const before = emu.updates.state(persona).pts;
 
-    await emu.readBy(dm, alice);
-    await emu.readBy(dm, alice);
+    await emu.chats.readBy(dm, alice);
+    await emu.chats.readBy(dm, alice);
 
     expect(seen).toHaveLength(1);
     const u = seen[0] as Api.UpdateReadHistoryOutbox;
     expect([u.maxId, u.pts, u.ptsCount]).toEqual([second?.id, before + 1, 1]);
-    expect(emu.updateState(persona).pts).toBe(before + 1);
+    expect(emu.updates.state(persona).pts).toBe(before + 1);
     const d = (await difference(client, before)) as Api.updates.Difference;
     expect(d.otherUpdates.map((x) => x.className)).toEqual(["UpdateReadHistoryOutbox"]);
   });
@@ -404,12 +404,12 @@ describe("update state: others reading the account's messages", () => {
       },
       new Raw({ types: [Api.UpdateReadChannelOutbox] }),
     );
-    const accountPts = emu.updateState(persona).pts;
-    const channelPts = emu.channelPts(sg);
+    const accountPts = emu.updates.state(persona).pts;
+    const channelPts = emu.updates.channelPts(sg);
 
-    await emu.readBy(sg, alice);
+    await emu.chats.readBy(sg, alice);
 
     expect((seen[0] as Api.UpdateReadChannelOutbox).maxId).toBe(mine?.id);
-    expect([emu.updateState(persona).pts, emu.channelPts(sg)]).toEqual([accountPts, channelPts]);
+    expect([emu.updates.state(persona).pts, emu.updates.channelPts(sg)]).toEqual([accountPts, channelPts]);
   });
 });

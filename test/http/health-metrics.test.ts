@@ -109,7 +109,7 @@ describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", (
 
       // Mira is asked in a DM and answers; her first send meets a flood wait of 1 s.
       const dm = w.emu.dm(w.mira, w.carol);
-      w.emu.failNext("messages.SendMessage", "FLOOD_WAIT_1");
+      w.emu.faults.failNext("messages.SendMessage", "FLOOD_WAIT_1");
       await w.emu.post({ chat: dm, from: w.carol, text: "hello Mira, a secret word: pineapple" });
       await until(() => w.emu.history(dm).some((m) => m.fromId === w.mira.id), 15_000);
       const m = await scrape(w.url());
@@ -141,7 +141,7 @@ describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", (
           expect(Object.keys(s.labels ?? {}).filter((k) => /chat|user|peer/i.test(k))).toEqual([]);
 
       // Nova's connection drops (nothing answers): Nova is not ready, and /readyz says so.
-      await w.emu.dropConnection(w.nova, { reconnect: "manual" });
+      await w.emu.net.dropConnection(w.nova, { reconnect: "manual" });
       type Body = {
         ready: boolean;
         personas: { name: string; ready: boolean; state: string; reason?: string }[];
@@ -171,7 +171,7 @@ describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", (
       await w.emu.post({ chat: dmNova, from: w.carol, text: "Nova, are you there?" });
 
       // It comes back: ready again.
-      await w.emu.restoreConnection(w.nova);
+      await w.emu.net.restoreConnection(w.nova);
       const back = Date.now() + 30_000;
       while ((r = await get(`${w.url()}/readyz`)).status !== 200 && Date.now() < back)
         await new Promise((res) => setTimeout(res, 50));
@@ -187,10 +187,11 @@ describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", (
       expect(c.value("userbot_catch_up_messages_total", novaLabel)).toBe(1);
       expect(c.value("userbot_catch_up_requests_total", novaLabel)).toBe(
         1 +
-          w.emu.methods(w.nova).filter((x) => x === "updates.GetDifference" || x === "messages.GetDialogs")
-            .length,
+          w.emu.traffic
+            .methods(w.nova)
+            .filter((x) => x === "updates.GetDifference" || x === "messages.GetDialogs").length,
       );
-      expect(w.emu.methods(w.nova)).toContain("updates.GetDifference");
+      expect(w.emu.traffic.methods(w.nova)).toContain("updates.GetDifference");
       expect(c.value("userbot_catch_up_messages_total", mira)).toBe(0);
       expect(c.value("userbot_messages_stored_total", novaLabel)).toBe(1);
     } finally {

@@ -117,7 +117,7 @@ export class Harness {
     h.gemini = o.gemini ?? (await GeminiFake.start());
     h.boot();
     await h.runtime.caughtUp;
-    h.emu.clearRequests(); // the start's catch-up (updates.GetState) is not what tests look at
+    h.emu.traffic.clearRequests(); // the start's catch-up (updates.GetState) is not what tests look at
     return h;
   }
 

@@ -77,7 +77,7 @@ describe("connection watchdog", () => {
     try {
       await w.post("one");
       expect(w.seen).toEqual(["one"]);
-      w.emu.silenceUpdates(w.account);
+      w.emu.net.silenceUpdates(w.account);
       await w.clock.advance(60_000); // first probe since the last update: pts noted
       await w.post("two (never pushed)");
       await w.clock.advance(60_000); // pts moved, nothing arrived for 2 min: silent
@@ -88,14 +88,14 @@ describe("connection watchdog", () => {
       const lost = w.log.lines().filter((l) => l.level === 40 && l.reason !== undefined);
       expect(lost).toHaveLength(1);
       expect(String(lost[0]!.reason)).toContain("no updates for 120 s");
-      expect(w.emu.connectAttempts(w.account)).toBe(2); // connect at start + the rebuild
+      expect(w.emu.net.connectAttempts(w.account)).toBe(2); // connect at start + the rebuild
       // The new connection delivers again; what was missed is the catch-up's job (onRestored).
       await w.post("three");
       expect(w.seen).toEqual(["one", "three"]);
       // A quiet account (pts does not move) is not "silent".
       await w.clock.advance(10 * 60_000);
       expect(w.calls.down).toBe(1);
-      expect(w.emu.connectAttempts(w.account)).toBe(2);
+      expect(w.emu.net.connectAttempts(w.account)).toBe(2);
     } finally {
       await w.close();
     }
@@ -115,7 +115,7 @@ describe("connection watchdog", () => {
     try {
       await w.post("one");
       local = (await w.link.probe()).pts;
-      w.emu.silenceUpdates(w.account);
+      w.emu.net.silenceUpdates(w.account);
       await w.post("two (never pushed)");
       await w.clock.advance(60_000); // server ahead: catch up, no reconnect
       await until(() => catchUps === 1);
@@ -143,7 +143,7 @@ describe("connection watchdog", () => {
     const w = await watched();
     try {
       // GramJS reports the drop (UpdateConnectionState) and spends its one reconnect attempt.
-      await w.emu.dropConnection(w.account, { reconnect: "manual" });
+      await w.emu.net.dropConnection(w.account, { reconnect: "manual" });
       await until(() => w.msgs("connection probe failed").length === 1); // at once: GramJS said it dropped
       expect(w.msgs("GramJS reports the connection to Telegram dropped; checking it now")).toHaveLength(1);
       await w.clock.advance(5_000); // the next probe comes 5 s later, not 60 s: dead
@@ -159,10 +159,10 @@ describe("connection watchdog", () => {
       expect(w.msgs("connection to Telegram lost; reconnecting")).toHaveLength(1);
       expect(w.calls.restored).toBe(0);
 
-      await w.emu.restoreConnection(w.account); // the network is back; only a connect() helps
+      await w.emu.net.restoreConnection(w.account); // the network is back; only a connect() helps
       await w.clock.advance(4_000);
       await until(() => w.calls.restored === 1);
-      expect(w.emu.isConnected(w.account)).toBe(true);
+      expect(w.emu.net.isConnected(w.account)).toBe(true);
       expect(w.msgs("connection to Telegram restored")).toHaveLength(1);
       await w.post("after");
       expect(w.seen).toEqual(["after"]);
@@ -176,9 +176,9 @@ describe("connection watchdog", () => {
     let catchUps = 0;
     const w = await watched(() => ({ onBehind: async () => void catchUps++ }));
     try {
-      await w.emu.dropConnection(w.account); // GramJS will reconnect by itself
+      await w.emu.net.dropConnection(w.account); // GramJS will reconnect by itself
       await until(() => w.msgs("connection probe failed").length === 1);
-      await w.emu.restoreConnection(w.account);
+      await w.emu.net.restoreConnection(w.account);
       await until(() => catchUps === 1);
       await w.clock.advance(60_000);
       expect(w.calls.down).toBe(0); // no rebuild: the catch-up above fetched the blip
@@ -191,13 +191,13 @@ describe("connection watchdog", () => {
     const w = await watched();
     try {
       await w.post("one");
-      w.emu.overflowUpdates(w.account); // from now on: one updatesTooLong, then nothing
+      w.emu.net.overflowUpdates(w.account); // from now on: one updatesTooLong, then nothing
       await w.clock.advance(60_000); // first probe since the last update: pts noted
       await w.post("two (only updatesTooLong is pushed)");
       await w.clock.advance(60_000);
       await until(() => w.calls.restored === 1);
       expect(w.calls.down).toBe(1);
-      expect(w.emu.connectAttempts(w.account)).toBe(2); // connect at start + the rebuild
+      expect(w.emu.net.connectAttempts(w.account)).toBe(2); // connect at start + the rebuild
     } finally {
       await w.close();
     }
@@ -206,10 +206,10 @@ describe("connection watchdog", () => {
   it("an RPC error on a probe is an answer (alive); an account-terminal one reports the account lost", async () => {
     const w = await watched();
     try {
-      w.emu.failNext("updates.GetState", "FLOOD_WAIT_5", { times: 3 });
+      w.emu.faults.failNext("updates.GetState", "FLOOD_WAIT_5", { times: 3 });
       for (let i = 0; i < 3; i++) await w.health.check();
       expect(w.calls.down).toBe(0);
-      w.emu.revokeSession(w.account, "AUTH_KEY_DUPLICATED");
+      w.emu.faults.revokeSession(w.account, "AUTH_KEY_DUPLICATED");
       await w.health.check();
       expect(w.calls.lost.map((e) => e.code)).toEqual(["AUTH_KEY_DUPLICATED"]);
       expect(w.health.state).toBe("stopped");

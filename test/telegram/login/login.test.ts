@@ -107,15 +107,15 @@ const phoneDefault: ScriptedAnswer = { kind: "text", ask: /phone number/i, answe
 const codeFrom = (emu: TelegramEmulator): ScriptedAnswer => ({
   kind: "text",
   ask: /login code/i,
-  answer: () => emu.loginCode(PHONE) ?? "",
+  answer: () => emu.auth.loginCode(PHONE) ?? "",
 });
 const wrongCode = (emu: TelegramEmulator): ScriptedAnswer => ({
   kind: "text",
   ask: /login code/i,
-  answer: () => (emu.loginCode(PHONE) === "12345" ? "54321" : "12345"),
+  answer: () => (emu.auth.loginCode(PHONE) === "12345" ? "54321" : "12345"),
 });
 const count = (emu: TelegramEmulator, method: string) =>
-  emu.loginMethods().filter((m) => m === method).length;
+  emu.auth.methods().filter((m) => m === method).length;
 
 async function connectsSignedIn(sessionFile: string): Promise<boolean> {
   const client = new TelegramClient(
@@ -141,7 +141,7 @@ describe("npm run login: by code", () => {
     const code: ScriptedAnswer = {
       kind: "text",
       ask: /login code/i,
-      answer: () => (codes.push(s.emu.loginCode(PHONE) ?? ""), codes[0] ?? ""),
+      answer: () => (codes.push(s.emu.auth.loginCode(PHONE) ?? ""), codes[0] ?? ""),
     };
 
     expect(await s.run(["Mira"], [phoneDefault, code])).toBe(0);
@@ -150,11 +150,11 @@ describe("npm run login: by code", () => {
     expect(statSync(s.sessionFile).mode & 0o777).toBe(0o600);
     expect(readdirSync(join(s.dir, "sessions")).sort()).toEqual(["Mira.session"]); // no temp file, no lock left
     expect(await connectsSignedIn(s.sessionFile)).toBe(true);
-    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual([
+    expect(s.emu.auth.methods().filter((m) => m.startsWith("auth."))).toEqual([
       "auth.SendCode",
       "auth.SignIn",
     ]);
-    expect((s.emu.loginRequests[0]?.request as { phoneNumber?: string }).phoneNumber).toBe(PHONE);
+    expect((s.emu.auth.requests[0]?.request as { phoneNumber?: string }).phoneNumber).toBe(PHONE);
 
     const session = readFileSync(s.sessionFile, "utf8").trim();
     for (const secret of [codes[0] ?? "missing", session, API_HASH]) expect(s.output()).not.toContain(secret);
@@ -167,7 +167,7 @@ describe("npm run login: by code", () => {
       name: string;
       version: string;
     };
-    expect(s.emu.devices(s.account)).toEqual([
+    expect(s.emu.auth.devices(s.account)).toEqual([
       expect.objectContaining({
         deviceModel: pkg.name,
         appVersion: pkg.version,
@@ -182,7 +182,7 @@ describe("npm run login: by code", () => {
       TELEGRAM_APP_VERSION: "7.1",
     };
     expect(await s.run(["Mira", "--force"], [phoneDefault, codeFrom(s.emu)], { env })).toBe(0);
-    expect(s.emu.devices(s.account).map((d) => [d.deviceModel, d.appVersion])).toEqual([
+    expect(s.emu.auth.devices(s.account).map((d) => [d.deviceModel, d.appVersion])).toEqual([
       [pkg.name, pkg.version],
       ["Mira's laptop", "7.1"],
     ]);
@@ -227,14 +227,14 @@ describe("npm run login: by code", () => {
       kind: "text",
       ask: /login code/i,
       answer: async () => {
-        const code = s.emu.loginCode(PHONE) ?? "";
+        const code = s.emu.auth.loginCode(PHONE) ?? "";
         await s.clock.advance(6 * 60_000); // the person came back after six minutes
         return code;
       },
     };
     const resend: ScriptedAnswer = { kind: "confirm", ask: /expired.*send a new one/i, answer: true };
     expect(await s.run(["Mira"], [phoneDefault, late, resend, codeFrom(s.emu)])).toBe(0);
-    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual([
+    expect(s.emu.auth.methods().filter((m) => m.startsWith("auth."))).toEqual([
       "auth.SendCode",
       "auth.SignIn",
       "auth.SendCode",
@@ -259,12 +259,12 @@ describe("npm run login: every way a code comes", () => {
     const bySms: ScriptedAnswer = {
       kind: "text",
       ask: /login code.*or Enter to get it by a phone call/i,
-      answer: () => s.emu.loginCode(PHONE) ?? "",
+      answer: () => s.emu.auth.loginCode(PHONE) ?? "",
     };
     expect(await s.run(["Mira"], [phoneDefault, enter, bySms])).toBe(0);
     expect(s.out.join("")).toContain("No code within 60 s? Press Enter without one to have it sent by SMS.");
     expect(s.out.join("")).toContain("Telegram sent a login code by SMS.");
-    expect(s.emu.loginMethods().filter((m) => m.startsWith("auth."))).toEqual([
+    expect(s.emu.auth.methods().filter((m) => m.startsWith("auth."))).toEqual([
       "auth.SendCode",
       "auth.ResendCode",
       "auth.SignIn",
@@ -284,11 +284,11 @@ describe("npm run login: every way a code comes", () => {
     const fresh: ScriptedAnswer = {
       kind: "text",
       ask: /login code/i,
-      answer: () => s.emu.loginCode(PHONE) ?? "",
+      answer: () => s.emu.auth.loginCode(PHONE) ?? "",
     };
     expect(await s.run(["Mira"], [phoneDefault, lateEnter, fresh])).toBe(0);
     expect(s.out.join("")).toContain("The code expired meanwhile; asking for a new one.");
-    const auth = s.emu.loginRequests.filter((r) => r.method.startsWith("auth."));
+    const auth = s.emu.auth.requests.filter((r) => r.method.startsWith("auth."));
     expect(auth.map((r) => r.method)).toEqual([
       "auth.SendCode",
       "auth.ResendCode",
@@ -298,7 +298,7 @@ describe("npm run login: every way a code comes", () => {
     // The new code came under a new hash; the sign-in used it, not the expired one.
     const [first, , , signIn] = auth.map((r) => r.request);
     expect((signIn as Api.auth.SignIn).phoneCodeHash).not.toBe(
-      (s.emu.loginRequests.find((r) => r.method === "auth.ResendCode")!.request as Api.auth.ResendCode)
+      (s.emu.auth.requests.find((r) => r.method === "auth.ResendCode")!.request as Api.auth.ResendCode)
         .phoneCodeHash,
     );
     expect(first).toBeInstanceOf(Api.auth.SendCode);
@@ -325,10 +325,10 @@ describe("npm run login: every way a code comes", () => {
       const secret: ScriptedAnswer = {
         kind: "text",
         ask: way === "sms-word" ? /secret word/ : /secret phrase/,
-        answer: () => ` ${s.emu.loginCode(PHONE) ?? ""} `,
+        answer: () => ` ${s.emu.auth.loginCode(PHONE) ?? ""} `,
       };
       expect(await s.run(["Mira"], [phoneDefault, secret])).toBe(0);
-      const code = s.emu.loginCode(PHONE) ?? "";
+      const code = s.emu.auth.loginCode(PHONE) ?? "";
       expect(s.out.join("")).toContain(
         way === "sms-word"
           ? `SMS with a secret word, starting with "${code[0]}"`
@@ -346,10 +346,10 @@ describe("npm run login: every way a code comes", () => {
     const code: ScriptedAnswer = {
       kind: "text",
       ask: /login code \(from the e-mail to m\*\*\*@example\.com\)/i,
-      answer: () => s.emu.loginCode(PHONE) ?? "",
+      answer: () => s.emu.auth.loginCode(PHONE) ?? "",
     };
     expect(await s.run(["Mira"], [phoneDefault, code])).toBe(0);
-    const signIn = s.emu.loginRequests.find((r) => r.method === "auth.SignIn")!.request as Api.auth.SignIn;
+    const signIn = s.emu.auth.requests.find((r) => r.method === "auth.SignIn")!.request as Api.auth.SignIn;
     expect(signIn.phoneCode ?? undefined).toBeUndefined();
     expect(signIn.emailVerification).toBeInstanceOf(Api.EmailVerificationCode);
     expect(await connectsSignedIn(s.sessionFile)).toBe(true);
@@ -362,16 +362,20 @@ describe("npm run login: every way a code comes", () => {
       { kind: "text", ask: /e-mail address for logging in/i, answer: "not-an-address" },
       { kind: "text", ask: /e-mail address for logging in/i, answer: "mira@example.org" },
       { kind: "text", ask: /code from the e-mail to m\*\*\*@example\.org/i, answer: "000000" },
-      { kind: "text", ask: /code from the e-mail/i, answer: () => s.emu.emailCode("mira@example.org") ?? "" },
-      { kind: "text", ask: /login code \(from the e-mail/i, answer: () => s.emu.loginCode(PHONE) ?? "" },
+      {
+        kind: "text",
+        ask: /code from the e-mail/i,
+        answer: () => s.emu.auth.emailCode("mira@example.org") ?? "",
+      },
+      { kind: "text", ask: /login code \(from the e-mail/i, answer: () => s.emu.auth.loginCode(PHONE) ?? "" },
     ];
     expect(await s.run(["Mira"], script)).toBe(0);
     expect(s.out.join("")).toContain("That is not an e-mail address.");
     expect(s.out.join("")).toContain("mira@example.org is now this account's login e-mail.");
-    expect(s.emu.loginEmail(s.account)).toBe("mira@example.org");
+    expect(s.emu.auth.loginEmail(s.account)).toBe("mira@example.org");
     expect(
-      s.emu
-        .loginMethods()
+      s.emu.auth
+        .methods()
         .filter((m) => m.startsWith("auth.") || (m.startsWith("account.") && m !== "account.GetPassword")),
     ).toEqual([
       "auth.SendCode",
@@ -382,8 +386,8 @@ describe("npm run login: every way a code comes", () => {
     ]);
     expect(await connectsSignedIn(s.sessionFile)).toBe(true);
     for (const secret of [
-      s.emu.emailCode("mira@example.org") ?? "missing",
-      s.emu.loginCode(PHONE) ?? "missing",
+      s.emu.auth.emailCode("mira@example.org") ?? "missing",
+      s.emu.auth.loginCode(PHONE) ?? "missing",
     ])
       expect(s.output()).not.toContain(secret);
   });
@@ -392,33 +396,41 @@ describe("npm run login: every way a code comes", () => {
 describe("npm run login: a login e-mail Telegram keeps asking for", () => {
   it("sets an address up again once when Telegram asks again, and stops with a named error when it asks a third time", async () => {
     const s = setup({ codeDelivery: ["email"] });
-    s.emu.refuseLoginEmail(PHONE, 5); // Telegram never takes the address
+    s.emu.auth.refuseLoginEmail(PHONE, 5); // Telegram never takes the address
     const address = (email: string): ScriptedAnswer[] => [
       { kind: "text", ask: /e-mail address for logging in/i, answer: email },
-      { kind: "text", ask: /code from the e-mail/i, answer: () => s.emu.emailCode(email) ?? "" },
+      { kind: "text", ask: /code from the e-mail/i, answer: () => s.emu.auth.emailCode(email) ?? "" },
     ];
     expect(
       await s.run(["Mira"], [phoneDefault, ...address("one@example.org"), ...address("two@example.org")]),
     ).toBe(1);
     expect(s.err.join("")).toContain("Telegram asked for a login e-mail again after 2 set-ups");
-    expect(s.emu.loginMethods().filter((m) => m === "account.VerifyEmail")).toHaveLength(2);
+    expect(s.emu.auth.methods().filter((m) => m === "account.VerifyEmail")).toHaveLength(2);
     expect(count(s.emu, "auth.SignIn")).toBe(0);
     expect(existsSync(s.sessionFile)).toBe(false);
   });
 
   it("a second set-up that Telegram takes logs in", async () => {
     const s = setup({ codeDelivery: ["email"] });
-    s.emu.refuseLoginEmail(PHONE, 1);
+    s.emu.auth.refuseLoginEmail(PHONE, 1);
     const script: ScriptedAnswer[] = [
       phoneDefault,
       { kind: "text", ask: /e-mail address for logging in/i, answer: "one@example.org" },
-      { kind: "text", ask: /code from the e-mail/i, answer: () => s.emu.emailCode("one@example.org") ?? "" },
+      {
+        kind: "text",
+        ask: /code from the e-mail/i,
+        answer: () => s.emu.auth.emailCode("one@example.org") ?? "",
+      },
       { kind: "text", ask: /e-mail address for logging in/i, answer: "two@example.org" },
-      { kind: "text", ask: /code from the e-mail/i, answer: () => s.emu.emailCode("two@example.org") ?? "" },
-      { kind: "text", ask: /login code \(from the e-mail/i, answer: () => s.emu.loginCode(PHONE) ?? "" },
+      {
+        kind: "text",
+        ask: /code from the e-mail/i,
+        answer: () => s.emu.auth.emailCode("two@example.org") ?? "",
+      },
+      { kind: "text", ask: /login code \(from the e-mail/i, answer: () => s.emu.auth.loginCode(PHONE) ?? "" },
     ];
     expect(await s.run(["Mira"], script)).toBe(0);
-    expect(s.emu.loginEmail(s.account)).toBe("two@example.org");
+    expect(s.emu.auth.loginEmail(s.account)).toBe("two@example.org");
     expect(await connectsSignedIn(s.sessionFile)).toBe(true);
   });
 });
@@ -426,7 +438,7 @@ describe("npm run login: a login e-mail Telegram keeps asking for", () => {
 describe("npm run login: a connection that never comes up", () => {
   it("gives up on connect() after 1 minute with a named error, exit 1, nothing asked and no session written", async () => {
     const s = setup();
-    s.emu.stallHandshakes(1);
+    s.emu.faults.stallHandshakes(1);
     const running = s.run(["Mira"], []);
     await s.clock.advance(59_000);
     let done = false;
@@ -436,7 +448,7 @@ describe("npm run login: a connection that never comes up", () => {
     await s.clock.advance(1_000);
     expect(await running).toBe(1);
     expect(s.err.join("")).toContain("Could not connect to Telegram: no connection within 1 minute");
-    expect(s.emu.loginMethods()).toEqual([]);
+    expect(s.emu.auth.methods()).toEqual([]);
     expect(existsSync(s.sessionFile)).toBe(false);
   });
 
@@ -444,7 +456,7 @@ describe("npm run login: a connection that never comes up", () => {
     const s = setup();
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
     const saved = readFileSync(s.sessionFile, "utf8");
-    s.emu.stallHandshakes(1);
+    s.emu.faults.stallHandshakes(1);
     const running = s.run(["Mira"], []);
     await s.clock.advance(60_000);
     expect(await running).toBe(1);
@@ -459,7 +471,7 @@ describe("npm run login: is the saved session still signed in?", () => {
   it("a revoked session: says so, naming Telegram's answer, and logs in anew", async () => {
     const s = setup();
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
-    s.emu.revokeSession(s.account, "SESSION_EXPIRED");
+    s.emu.faults.revokeSession(s.account, "SESSION_EXPIRED");
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
     expect(s.out.join("")).toMatch(/is no longer signed in \(SESSION_EXPIRED: the session expired/);
     expect(count(s.emu, "auth.SendCode")).toBe(2);
@@ -470,15 +482,15 @@ describe("npm run login: is the saved session still signed in?", () => {
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(0);
     const saved = readFileSync(s.sessionFile, "utf8");
 
-    s.emu.hang("updates.GetState", { when: "before-apply" });
+    s.emu.faults.hang("updates.GetState", { when: "before-apply" });
     const running = s.run(["Mira"], []);
-    await until(() => s.emu.requests.filter((r) => r.method === "updates.GetState").length >= 1);
+    await until(() => s.emu.traffic.requests.filter((r) => r.method === "updates.GetState").length >= 1);
     await s.clock.advance(60_000); // the check's time limit
     expect(await running).toBe(1);
     expect(s.err.join("")).toContain("Could not check whether the saved session");
     expect(s.err.join("")).toContain("Telegram did not answer updates.GetState within 1 minute");
 
-    s.emu.failNext("updates.GetState", "FLOOD_WAIT_30");
+    s.emu.faults.failNext("updates.GetState", "FLOOD_WAIT_30");
     expect(await s.run(["Mira"], [])).toBe(1);
     expect(s.err.join("")).toContain("FLOOD_WAIT_30 on updates.GetState");
 
@@ -523,7 +535,7 @@ describe("npm run login: 2FA", () => {
 describe("npm run login: flood waits", () => {
   it("stops at a flood wait on sign-in, says how long to wait, exits non-zero", async () => {
     const s = setup();
-    s.emu.failNext("auth.SignIn", "FLOOD_WAIT_4000");
+    s.emu.faults.failNext("auth.SignIn", "FLOOD_WAIT_4000");
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)])).toBe(1);
     expect(s.err.join("")).toContain(
       "Telegram asks to wait 1 hour 7 minutes before trying again (FLOOD_WAIT_4000 on auth.SignIn)",
@@ -534,7 +546,7 @@ describe("npm run login: flood waits", () => {
 
   it("stops at a flood wait on sending the code before asking for one", async () => {
     const s = setup();
-    s.emu.failNext("auth.SendCode", "FLOOD_WAIT_86300");
+    s.emu.faults.failNext("auth.SendCode", "FLOOD_WAIT_86300");
     expect(await s.run(["Mira"], [phoneDefault])).toBe(1);
     expect(s.err.join("")).toContain("wait 23 hours 59 minutes");
   });
@@ -550,11 +562,11 @@ describe("npm run login --qr", () => {
     expect(s.out.join("")).toMatch(/[▄▀█]/); // drawn by the qrcode library
     await s.clock.advance(30_000);
     await until(() => s.out.join("").includes("The QR code expired; here is a new one"));
-    expect(s.emu.acceptLoginToken(s.account)).toBe(true);
+    expect(s.emu.auth.acceptLoginToken(s.account)).toBe(true);
 
     expect(await running).toBe(0);
     expect(
-      s.emu.loginRequests.filter((r) => r.method.startsWith("auth.")).map((r) => `${r.method}@${r.dcId}`),
+      s.emu.auth.requests.filter((r) => r.method.startsWith("auth.")).map((r) => `${r.method}@${r.dcId}`),
     ).toEqual([
       "auth.ExportLoginToken@4",
       "auth.ExportLoginToken@4",
@@ -571,10 +583,10 @@ describe("npm run login --qr", () => {
 
   it("names a flood wait met during the DC move (GramJS's own help.getConfig) and exits non-zero", async () => {
     const s = setup({ dc: 2 });
-    s.emu.failNext("help.GetConfig", "FLOOD_WAIT_120");
+    s.emu.faults.failNext("help.GetConfig", "FLOOD_WAIT_120");
     const running = s.run(["Mira", "--qr"], []);
     await until(() => s.out.join("").includes("Scan this QR code"));
-    expect(s.emu.acceptLoginToken(s.account)).toBe(true);
+    expect(s.emu.auth.acceptLoginToken(s.account)).toBe(true);
     expect(await running).toBe(1);
     expect(s.err.join("")).toContain("Telegram asks to wait 2 minutes before trying again (FLOOD_WAIT_120");
     expect(existsSync(s.sessionFile)).toBe(false);
@@ -602,7 +614,7 @@ describe("npm run login: refusals", () => {
     expect(s.err.join("")).toMatch(
       /Mira's session is in use \(.*process \d+ is using this session\)\. Stop that process \(npm start\) first/,
     );
-    expect(s.emu.loginMethods()).toEqual([]);
+    expect(s.emu.auth.methods()).toEqual([]);
   });
 
   it("fails at once, naming the variable, when API credentials are missing or malformed — no question asked", async () => {
@@ -620,7 +632,7 @@ describe("npm run login: refusals", () => {
     expect(s.err.join("")).toContain("TELEGRAM_API_ID: must be a number");
     expect(s.err.join("")).toContain("TELEGRAM_API_HASH: must be 32 hex characters");
     expect(s.err.join("")).not.toContain("not-a-hash-but-a-secret");
-    expect(s.emu.loginMethods()).toEqual([]);
+    expect(s.emu.auth.methods()).toEqual([]);
   });
 
   it("reads the credentials from .env; the environment wins over the file", async () => {

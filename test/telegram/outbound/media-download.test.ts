@@ -60,7 +60,7 @@ async function setup(o: { timeoutMs?: number } = {}) {
     const m = got.at(-1)!;
     return { chatId: dm.peerId, messageId: m.id, media: parseMedia(m)! };
   };
-  const getFiles = () => emu.fileRequests().length;
+  const getFiles = () => emu.traffic.fileRequests().length;
   return { emu, account, alice, dm, got, link, fetcher, sendFile, getFiles };
 }
 
@@ -69,22 +69,22 @@ describe("downloads from the file's data centre", () => {
     const s = await setup();
     try {
       const ref = await s.sendFile(10_000);
-      expect(ref.media.file?.dcId).toBe(s.emu.fileDc);
+      expect(ref.media.file?.dcId).toBe(s.emu.net.fileDc);
       expect(await s.fetcher.download(ref)).toEqual(bytes(10_000));
-      expect(s.emu.fileRequests().map((r) => r.method)).toEqual(["upload.GetFile"]); // no migrate answer first
-      expect(s.emu.exportedAuthorizations(s.account)).toBe(1);
-      expect(s.emu.dcConnections(s.account)).toEqual([s.emu.fileDc]);
+      expect(s.emu.traffic.fileRequests().map((r) => r.method)).toEqual(["upload.GetFile"]); // no migrate answer first
+      expect(s.emu.auth.exportedAuthorizations(s.account)).toBe(1);
+      expect(s.emu.net.dcConnections(s.account)).toEqual([s.emu.net.fileDc]);
 
       await s.link.rebuild(); // the watchdog's reconnect
-      expect(s.emu.dcConnections(s.account)).toEqual([]); // GramJS's disconnect() alone would leave it open
+      expect(s.emu.net.dcConnections(s.account)).toEqual([]); // GramJS's disconnect() alone would leave it open
 
       expect(await s.fetcher.download(await s.sendFile(20_000))).toEqual(bytes(20_000));
-      expect(s.emu.exportedAuthorizations(s.account)).toBe(1); // the DC's key was kept: no new export
-      expect(s.emu.dcConnections(s.account)).toEqual([s.emu.fileDc]);
+      expect(s.emu.auth.exportedAuthorizations(s.account)).toBe(1); // the DC's key was kept: no new export
+      expect(s.emu.net.dcConnections(s.account)).toEqual([s.emu.net.fileDc]);
     } finally {
       await s.link.close();
     }
-    expect(s.emu.dcConnections(s.account)).toEqual([]);
+    expect(s.emu.net.dcConnections(s.account)).toEqual([]);
   });
 
   it("a GIF's still is downloaded by its thumbnail's size type, also with a fresh reference after the old one expired", async () => {
@@ -105,9 +105,9 @@ describe("downloads from the file's data centre", () => {
         media: { ...media, file: { ...media.file!, thumb: media.still!.thumb }, size: media.still!.size! },
       };
       expect(await s.fetcher.download(ref)).toEqual(still);
-      s.emu.expireFileReference(s.dm, posted.id);
+      s.emu.chats.expireFileReference(s.dm, posted.id);
       expect(await s.fetcher.download(ref)).toEqual(still);
-      expect(s.emu.methods(s.account)).toContain("messages.GetMessages");
+      expect(s.emu.traffic.methods(s.account)).toContain("messages.GetMessages");
     } finally {
       await s.link.close();
     }
@@ -117,7 +117,7 @@ describe("downloads from the file's data centre", () => {
     const s = await setup({ timeoutMs: 250 });
     try {
       const ref = await s.sendFile(10 * 128 * 1024); // ten 128 KB chunks
-      s.emu.setDelay("upload.GetFile", 100);
+      s.emu.faults.setDelay("upload.GetFile", 100);
       const failed = await s.fetcher.download(ref).catch((e: unknown) => e);
       expect(String(failed)).toMatch(/no answer within 250 ms/);
       const atTimeout = s.getFiles();
@@ -126,7 +126,7 @@ describe("downloads from the file's data centre", () => {
       expect(s.getFiles()).toBeLessThanOrEqual(atTimeout + 1);
       expect(s.getFiles()).toBeLessThan(10);
     } finally {
-      s.emu.setDelay("upload.GetFile", 0);
+      s.emu.faults.setDelay("upload.GetFile", 0);
       await s.link.close();
     }
   });

@@ -1,0 +1,210 @@
+/**
+ * The attached clients and the network each account sees (`emu.net`): which client speaks for
+ * which account, links that die and come back, sessions Telegram stops pushing to, overflowing
+ * update queues, and the connections a client borrowed to other data centres.
+ *
+ * An account's network state outlives its client: a restarted process meets the same outage.
+ */
+import type { TelegramClient } from "telegram";
+import { UpdateConnectionState } from "telegram/network/index.js";
+import { type AuthServer, DEFAULT_DC } from "./auth-server";
+import { linkClient, type AccountNetwork, type Connection } from "./client-link";
+import { dispatchConnectionState } from "./dispatch-updates";
+import type { FakeSender, PendingRequest } from "./fake-sender";
+import { FILE_DC } from "./file-store";
+import type { EmuUser } from "./types";
+import type { World } from "./world";
+
+/** What a test may do to the network (`emu.net`); the rest of Connections is the emulator's own. */
+export type NetControls = Pick<
+  Connections,
+  | "dropConnection"
+  | "restoreConnection"
+  | "silenceUpdates"
+  | "resumeUpdates"
+  | "overflowUpdates"
+  | "connectAttempts"
+  | "isConnected"
+  | "dcConnections"
+  | "fileDc"
+>;
+
+export interface ConnectionsDeps {
+  readonly world: World;
+  readonly auth: AuthServer;
+  /** Answers an account request (the emulator's RpcEndpoint). */
+  readonly receive: (conn: Connection, pending: PendingRequest) => void;
+}
+
+export class Connections {
+  /** Attached clients by account id (live view: the message bus delivers through it). */
+  readonly byAccount = new Map<number, Connection>();
+  private readonly byClient = new Map<TelegramClient, Connection>();
+  private readonly networks = new Map<number, AccountNetwork>();
+
+  constructor(private readonly deps: ConnectionsDeps) {}
+
+  // ---- attached clients ------------------------------------------------------------------
+
+  /** The account's attached client, if any. */
+  of(account: EmuUser): Connection | undefined {
+    return this.byAccount.get(account.id);
+  }
+
+  /** Accounts with an attached client. */
+  attachedAccounts(): EmuUser[] {
+    return [...this.byAccount.values()].map((c) => c.account);
+  }
+
+  /** Makes `client` the account's client (replacing a previous one for either). */
+  link(client: TelegramClient, account: EmuUser, sender?: FakeSender): Connection {
+    for (const previous of [this.byAccount.get(account.id), this.byClient.get(client)]) {
+      if (previous) this.disconnect(previous);
+    }
+    const receive = (c: Connection, pending: PendingRequest): void => this.deps.receive(c, pending);
+    const conn = linkClient(
+      client,
+      account,
+      this.netOf(account),
+      receive,
+      { connect: (c) => this.onConnect(c) },
+      {
+        homeDc: this.deps.auth.account(account.id)?.homeDc ?? DEFAULT_DC,
+        deps: { auth: this.deps.auth, receive },
+      },
+      sender,
+    );
+    this.byAccount.set(account.id, conn);
+    this.byClient.set(client, conn);
+    this.deps.world.markAttached(account.id);
+    return conn;
+  }
+
+  /** Stops answering `client` (a crashed process). */
+  detach(client: TelegramClient): void {
+    const conn = this.byClient.get(client);
+    if (conn) this.disconnect(conn);
+  }
+
+  private disconnect(conn: Connection): void {
+    conn.detached = true;
+    this.byClient.delete(conn.client);
+    if (this.byAccount.get(conn.account.id) === conn) this.byAccount.delete(conn.account.id);
+    this.deps.world.markDetached(conn.account.id);
+  }
+
+  // ---- the network (emu.net) -------------------------------------------------------------
+
+  /**
+   * The account's network dies (a dead socket). While down no update reaches its client (and
+   * none is replayed later: the client learns what it missed only by asking getDifference);
+   * messages posted meanwhile are still stored and still move pts. Requests get no answer —
+   * GramJS queues them and raises nothing (the caller's own timeout is what fails them) — and
+   * are sent when the link comes back. Handlers see GramJS's UpdateConnectionState(disconnected).
+   * `reconnect: "auto"` (default): GramJS reconnects by itself once the network is back;
+   * `"manual"`: it spent its `connectionRetries`, and only `client.connect()` brings it back.
+   * While down, `client.connect()` resolves false (GramJS after its attempts: "unreachable").
+   */
+  async dropConnection(account: EmuUser, opts: { reconnect?: "auto" | "manual" } = {}): Promise<void> {
+    const net = this.netOf(account);
+    net.down = true;
+    net.reconnect = opts.reconnect ?? "auto";
+    const conn = this.byAccount.get(account.id);
+    if (!conn || !conn.linkUp) return;
+    conn.linkUp = false;
+    await dispatchConnectionState(conn.client, UpdateConnectionState.disconnected);
+  }
+
+  /**
+   * The network is back. With `reconnect: "auto"` the client reconnects at once: handlers see
+   * UpdateConnectionState(connected), the queued requests go out, and GramJS asks getMe() as it
+   * does after every reconnect. With "manual", nothing happens until the app calls connect().
+   */
+  async restoreConnection(account: EmuUser): Promise<void> {
+    const net = this.netOf(account);
+    net.down = false;
+    const conn = this.byAccount.get(account.id);
+    if (!conn || conn.linkUp || net.reconnect === "manual") return;
+    await this.linkUp(conn);
+    // GramJS's _handleReconnect: getMe() after an automatic reconnect (errors are its own to log).
+    void (conn.client as unknown as { _handleReconnect(): Promise<void> })._handleReconnect();
+  }
+
+  /**
+   * Telegram stops pushing updates to `account` while requests keep working (until
+   * resumeUpdates, or until its client connects anew: a new connection is pushed to again).
+   */
+  silenceUpdates(account: EmuUser): void {
+    this.netOf(account).silenced = true;
+  }
+
+  /** Pushes resume (what was not pushed meanwhile stays missed: getDifference has it). */
+  resumeUpdates(account: EmuUser): void {
+    this.netOf(account).silenced = false;
+  }
+
+  /**
+   * Telegram's queue of updates for `account`'s session overflows: the next push is replaced by
+   * one `updatesTooLong` ("too many updates, call updates.getDifference") and nothing more is
+   * pushed until the client calls updates.getDifference — which has everything that was not
+   * pushed. Messages posted meanwhile are stored and move pts as usual.
+   */
+  overflowUpdates(account: EmuUser): void {
+    this.netOf(account).overflow = "armed";
+  }
+
+  /** How many times clients of `account` called `client.connect()`. */
+  connectAttempts(account: EmuUser): number {
+    return this.netOf(account).connectAttempts;
+  }
+
+  /** True while `account`'s client has a working link (attached, network up, reconnected). */
+  isConnected(account: EmuUser): boolean {
+    const conn = this.byAccount.get(account.id);
+    return conn !== undefined && conn.linkUp && !conn.sender.userDisconnected;
+  }
+
+  /**
+   * Connections the account's client holds to other data centres (GramJS's borrowed senders for
+   * downloads), open ones only, with the DC each goes to.
+   */
+  dcConnections(account: EmuUser): number[] {
+    return (this.byAccount.get(account.id)?.dcSenders ?? [])
+      .filter((s) => !s.userDisconnected)
+      .map((s) => s.dcId);
+  }
+
+  /** The data centre the account's files are on by default (photos, documents, stickers: 2). */
+  get fileDc(): number {
+    return FILE_DC;
+  }
+
+  private netOf(account: EmuUser): AccountNetwork {
+    let net = this.networks.get(account.id);
+    if (!net) {
+      net = { down: false, reconnect: "auto", silenced: false, overflow: "off", connectAttempts: 0 };
+      this.networks.set(account.id, net);
+    }
+    return net;
+  }
+
+  /** `client.connect()`: fails while the network is down, else (re)establishes the link. */
+  private onConnect(conn: Connection): boolean {
+    conn.network.connectAttempts++;
+    if (conn.network.down) {
+      void dispatchConnectionState(conn.client, UpdateConnectionState.disconnected);
+      return false;
+    }
+    if (!conn.linkUp) void this.linkUp(conn);
+    // A new connection is a fresh subscription: Telegram pushes to it again after a silence.
+    conn.network.silenced = false;
+    return true;
+  }
+
+  private async linkUp(conn: Connection): Promise<void> {
+    conn.linkUp = true;
+    const dispatched = dispatchConnectionState(conn.client, UpdateConnectionState.connected);
+    for (const pending of conn.held.splice(0)) this.deps.receive(conn, pending);
+    await dispatched;
+  }
+}

@@ -11,7 +11,7 @@ import type { EmuUser } from "./types";
 
 /**
  * The network as one account sees it (it outlives a client: a restarted process meets the same
- * outage). See `TelegramEmulator.dropConnection` / `silenceUpdates`.
+ * outage). See `emu.net` (connections.ts).
  */
 export interface AccountNetwork {
   /** The socket is dead: nothing reaches the server, nothing comes back. */

@@ -225,7 +225,7 @@ export interface EmuUpdateState {
  */
 export type DuplicateMode = "error" | "replay";
 
-/** Options of `failNext()`. */
+/** Options of `emu.faults.failNext()`. */
 export interface FailNextOptions {
   /** RPC error code; default 420 for FLOOD_WAIT_* / SLOWMODE_WAIT_*, 400 otherwise. */
   readonly code?: number;
@@ -235,7 +235,7 @@ export interface FailNextOptions {
   readonly match?: (request: Api.AnyRequest) => boolean;
 }
 
-/** Options of `hang()`. */
+/** Options of `emu.faults.hang()`. */
 export interface HangOptions {
   /** Never answer either before touching server state, or after applying the request. */
   readonly when: "before-apply" | "after-apply";

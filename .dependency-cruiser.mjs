@@ -54,8 +54,9 @@ export default {
     {
       name: "no-circular",
       severity: "error",
-      comment: "Files of the product import each other in a loop: cut the loop along its concept.",
-      from: { path: "^src/" },
+      comment:
+        "Files of the product or the emulator import each other in a loop: cut the loop along its concept.",
+      from: { path: "^(src|emulator)/" },
       to: { circular: true },
     },
     {

@@ -31,7 +31,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { RpcFault } from "./rpc-fault";
 import { srpChallenge, srpCheck, srpVerifier, type SrpChallenge, type SrpVerifier } from "./srp";
-import type { EmuDevice, EmuUser } from "./types";
+import type { CodeDelivery, EmuDevice, EmuUser } from "./types";
 
 /** The DC a fresh GramJS session connects to, and every account's home unless told otherwise. */
 export const DEFAULT_DC = 4;
@@ -40,9 +40,6 @@ export const DC_IDS = [1, 2, 3, 4, 5] as const;
 /** Lifetime of a QR login token (Telegram's are 30 s). */
 const LOGIN_TOKEN_TTL_MS = 30_000;
 const CODE_LENGTH = 5;
-
-/** How a login code reaches its owner. */
-export type CodeDelivery = "app" | "sms" | "call" | "sms-word" | "sms-phrase" | "email";
 
 /** The account's first way, and those auth.resendCode moves to, when none is given. */
 const DEFAULT_CODE_DELIVERY: readonly CodeDelivery[] = ["app", "sms", "call"];

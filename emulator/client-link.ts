@@ -4,7 +4,6 @@
  */
 import { Api, type TelegramClient } from "telegram";
 import { trackDispatches } from "./dispatch-updates";
-import { installDataCentres, type DataCentreDeps, type DcSender } from "./data-centres";
 import { FakeSender, type PendingRequest } from "./fake-sender";
 import { toLong } from "./long";
 import type { EmuUser } from "./types";
@@ -46,7 +45,7 @@ export interface Connection {
   /** The data centre this connection is to (the main one: the session's, else the account's home DC). */
   readonly dcId: number;
   /** Connections GramJS borrowed for other DCs (downloads), oldest first; see data-centres.ts. */
-  readonly dcSenders: DcSender[];
+  readonly dcSenders: (FakeSender & { readonly dcId: number })[];
 }
 
 /** What the fake sender asks the emulator when the app calls `client.connect()`. */
@@ -76,8 +75,8 @@ export function linkClient(
   network: AccountNetwork,
   onRequest: (conn: Connection, pending: PendingRequest) => void,
   hooks: ConnectHooks,
-  /** The account's home DC and how other DCs are answered (data-centres.ts). */
-  dc: { readonly homeDc: number; readonly deps: DataCentreDeps },
+  /** The account's home DC (the connection's DC when the session names none). */
+  homeDc: number,
   /** A sender GramJS's own connect() already installed (see network.ts); default: a new one. */
   sender?: FakeSender,
 ): Connection {
@@ -89,7 +88,7 @@ export function linkClient(
     detached: false,
     linkUp: !network.down,
     held: [],
-    dcId: client.session.dcId || dc.homeDc,
+    dcId: client.session.dcId || homeDc,
     dcSenders: [],
   };
   trackDispatches(client);
@@ -103,8 +102,5 @@ export function linkClient(
   internals._bot = account.bot;
   internals._loopStarted = true;
   internals._connectedDeferred.resolve();
-  // Downloads borrow an "exported sender" for the file's DC: GramJS's own borrowing runs, with a
-  // sender that talks to the emulator's DC instead of opening a real connection.
-  installDataCentres(client, conn, dc.deps);
   return conn;
 }

@@ -9,6 +9,7 @@ import type { TelegramClient } from "telegram";
 import { UpdateConnectionState } from "telegram/network/index.js";
 import { type AuthServer, DEFAULT_DC } from "./auth-server";
 import { linkClient, type AccountNetwork, type Connection } from "./client-link";
+import { installDataCentres } from "./data-centres";
 import { dispatchConnectionState } from "./dispatch-updates";
 import type { FakeSender, PendingRequest } from "./fake-sender";
 import { FILE_DC } from "./file-store";
@@ -68,12 +69,12 @@ export class Connections {
       this.netOf(account),
       receive,
       { connect: (c) => this.onConnect(c) },
-      {
-        homeDc: this.deps.auth.account(account.id)?.homeDc ?? DEFAULT_DC,
-        deps: { auth: this.deps.auth, receive },
-      },
+      this.deps.auth.account(account.id)?.homeDc ?? DEFAULT_DC,
       sender,
     );
+    // Downloads borrow an "exported sender" for the file's DC: GramJS's own borrowing runs, with a
+    // sender that talks to the emulator's DC instead of opening a real connection.
+    installDataCentres(client, conn, { auth: this.deps.auth, receive });
     this.byAccount.set(account.id, conn);
     this.byClient.set(client, conn);
     this.deps.world.markAttached(account.id);

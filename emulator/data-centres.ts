@@ -37,7 +37,7 @@ interface ClientInternals {
 }
 
 /** GramJS's MTProtoSender for another DC, as far as `_connectSender` and downloads use one. */
-export class DcSender extends FakeSender {
+class DcSender extends FakeSender {
   /** Read by `_connectSender` (`getDC(dcId, !!authKey.getKey())`). */
   readonly authKey: AuthKey;
   /** Set by GramJS once the key imported an authorization; true from the start for a key that had one. */

@@ -19,7 +19,7 @@ import { AuthServer } from "./auth-server";
 import { Chats } from "./chats";
 import { Connections, type NetControls } from "./connections";
 import { FaultPlan, type Faults } from "./fault-plan";
-import { MessageBus, type PreparedDelivery } from "./message-bus";
+import { MessageBus } from "./message-bus";
 import { MessageChanges } from "./message-changes";
 import { Network } from "./network";
 import { newMessageUpdates } from "./new-message-update";
@@ -38,12 +38,13 @@ import type {
   LoginDetails,
   PostedMessage,
   PostOptions,
+  PreparedDelivery,
   UpdateLimits,
 } from "./types";
 import { UpdateProtocol } from "./update-protocol";
 import { World } from "./world";
 
-export type { PreparedDelivery } from "./message-bus";
+export type { PreparedDelivery } from "./types";
 
 /** Telegram does not publish how long a login code stays valid; the emulator uses 5 minutes. */
 const DEFAULT_LOGIN_CODE_TTL_MS = 5 * 60_000;

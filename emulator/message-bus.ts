@@ -8,15 +8,8 @@ import { newMessageUpdates } from "./new-message-update";
 import type { OfflineUpdate, StoredMessage } from "./stored-message";
 import { roundTripObject } from "./tl-roundtrip";
 import type { TlViews } from "./tl-views";
-import type { EmuMessageEvent, EmuUser, UpdateShapes } from "./types";
+import type { EmuMessageEvent, EmuUser, PreparedDelivery, UpdateShapes } from "./types";
 import type { World } from "./world";
-
-/** Updates prepared for one account (see `TelegramEmulator.buildIncoming`). */
-export interface PreparedDelivery {
-  readonly account: EmuUser;
-  /** `Updates`, or a short update in the "telegram" shape. */
-  readonly updates: Api.TypeUpdates;
-}
 
 /** What the bus needs from the emulator. */
 export interface MessageBusDeps {

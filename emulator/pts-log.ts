@@ -4,42 +4,41 @@
  * `updates.getDifference` / `updates.getChannelDifference` can replay what a client missed.
  */
 import type { Api } from "telegram";
-import type { StoredMessage } from "./stored-message";
 import type { EmuUser } from "./types";
 
 /**
  * One pts-moving event. `pts` is the sequence value *after* the event (what the update carries),
- * so the event covers `pts - ptsCount + 1 … pts`. A new message carries `msg`; anything else
- * (reads, and later edits or deletions) builds its update per viewer with `build`.
+ * so the event covers `pts - ptsCount + 1 … pts`. A new message carries `msg` (the store's
+ * message, `M`); anything else (reads, edits, deletions) builds its update per viewer with `build`.
  */
-export interface PtsEvent {
+export interface PtsEvent<M> {
   readonly pts: number;
   readonly ptsCount: number;
   /** Unix seconds. */
   readonly date: number;
-  readonly msg?: StoredMessage;
+  readonly msg?: M;
   readonly build?: (viewer: EmuUser, pts: number, ptsCount: number) => Api.TypeUpdate;
 }
 
 /** A pts sequence with its event log. */
-export class PtsLog {
+export class PtsLog<M> {
   /** Current pts (Telegram starts an account and a channel above 0; we start at 1). */
   pts = 1;
   /** Unix seconds of the latest event (0 before the first). */
   date = 0;
-  private readonly events: PtsEvent[] = [];
+  private readonly events: PtsEvent<M>[] = [];
 
   /** Advances the sequence by `ptsCount` and logs the event; returns it. */
-  push(ptsCount: number, date: number, body: Pick<PtsEvent, "msg" | "build">): PtsEvent {
+  push(ptsCount: number, date: number, body: Pick<PtsEvent<M>, "msg" | "build">): PtsEvent<M> {
     this.pts += ptsCount;
     this.date = date;
-    const ev: PtsEvent = { pts: this.pts, ptsCount, date, ...body };
+    const ev: PtsEvent<M> = { pts: this.pts, ptsCount, date, ...body };
     this.events.push(ev);
     return ev;
   }
 
   /** Events a client at `pts` has not seen (those ending after it), oldest first, at most `limit`. */
-  after(pts: number, limit: number): PtsEvent[] {
+  after(pts: number, limit: number): PtsEvent<M>[] {
     // Binary search for the first event whose pts is above the client's.
     let lo = 0;
     let hi = this.events.length;

@@ -5,9 +5,9 @@
  */
 import { Api } from "telegram";
 import { toLong } from "./long";
-import type { PreparedDelivery } from "./message-bus";
 import type { ChatRecord, StoredMessage } from "./stored-message";
 import type { TlViews } from "./tl-views";
+import type { PreparedDelivery } from "./types";
 import type { World } from "./world";
 
 /**

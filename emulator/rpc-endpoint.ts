@@ -7,14 +7,13 @@ import type { AuthServer } from "./auth-server";
 import type { Connection } from "./client-link";
 import type { PendingRequest } from "./fake-sender";
 import type { FaultPlan } from "./fault-plan";
-import type { PreparedDelivery } from "./message-bus";
 import type { MethodContext } from "./methods/method";
 import { methodHandler } from "./methods/registry";
 import { RpcFault, toGramJsError } from "./rpc-fault";
 import type { StoredMessage } from "./stored-message";
 import { roundTripRequest, roundTripResult } from "./tl-roundtrip";
 import type { TlViews } from "./tl-views";
-import type { EmuUser, RecordedRequest, UpdateLimits, UpdateShapes } from "./types";
+import type { EmuUser, PreparedDelivery, RecordedRequest, UpdateLimits, UpdateShapes } from "./types";
 import type { World } from "./world";
 
 /** What the endpoint needs from the emulator. */

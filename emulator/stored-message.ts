@@ -5,7 +5,7 @@
 import type { Api } from "telegram";
 import type { AllowedReactions } from "../src/base/standard-reactions";
 import type { FileRecord } from "./file-store";
-import type { PtsLog } from "./pts-log";
+import type { PtsEvent, PtsLog } from "./pts-log";
 import type { EmuChat } from "./types";
 
 /** A sticker the emulator can send (one document of an added sticker set). */
@@ -55,7 +55,7 @@ export interface ChatRecord {
   /** Supergroups: last channel message id. */
   lastChannelId: number;
   /** Supergroups: the channel's pts sequence and its event log. */
-  readonly pts: PtsLog;
+  readonly pts: PtsLog<StoredMessage>;
   /** Forum topics: root message id → title. */
   readonly topics: Map<number, string>;
   /** Highest message id (in the account's id space) each account marked read. */
@@ -140,7 +140,7 @@ export interface Mailbox {
   lastId: number;
   readonly byId: Map<number, StoredMessage>;
   /** The account's pts sequence (its DMs, basic groups, reads) and its event log. */
-  readonly pts: PtsLog;
+  readonly pts: PtsLog<StoredMessage>;
   /** Telegram's qts (secret chats, bots) and seq; carried in states, never moved here. */
   readonly qts: number;
   readonly seq: number;
@@ -167,3 +167,6 @@ export interface OfflineUpdate {
   /** Chats the update names, sent along as the account sees them when it asks. */
   readonly chats: readonly ChatRecord[];
 }
+
+/** A logged pts-moving event of the store (see pts-log.ts). */
+export type StoredPtsEvent = PtsEvent<StoredMessage>;

@@ -6,9 +6,9 @@
  * (`entities`, `RecordedRequest.request`).
  */
 import type { Api } from "telegram";
-import type { CodeDelivery } from "./auth-server";
 
-export type { CodeDelivery } from "./auth-server";
+/** How a login code reaches its owner. */
+export type CodeDelivery = "app" | "sms" | "call" | "sms-word" | "sms-phrase" | "email";
 
 /** A simulated user (human or bot) or an account a TelegramClient logs in as. */
 export interface EmuUser {
@@ -287,4 +287,11 @@ export interface EmuDevice {
   readonly deviceModel: string;
   readonly systemVersion: string;
   readonly appVersion: string;
+}
+
+/** Updates prepared for one account (see `TelegramEmulator.buildIncoming`). */
+export interface PreparedDelivery {
+  readonly account: EmuUser;
+  /** `Updates`, or a short update in the "telegram" shape. */
+  readonly updates: Api.TypeUpdates;
 }

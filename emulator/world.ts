@@ -8,10 +8,10 @@
  *   mailbox. Simulated users are never clients, so they need no mailbox.
  */
 import { accessHashFor } from "./access-hash";
-import { PtsLog, type PtsEvent } from "./pts-log";
+import { PtsLog } from "./pts-log";
 import { FileStore } from "./file-store";
 import { StickerCatalog } from "./sticker-catalog";
-import type { ChatRecord, Mailbox, StoredMessage } from "./stored-message";
+import type { ChatRecord, Mailbox, StoredMessage, StoredPtsEvent } from "./stored-message";
 import type { EmuChat, EmuMessage, EmuUser, TypingRecord } from "./types";
 
 /** What a new message needs; ids, reactions and the deleted flag are the server's (`storeMessage`). */
@@ -77,7 +77,7 @@ export class World {
       this.mailboxes.set(id, {
         lastId: 0,
         byId: new Map(),
-        pts: new PtsLog(),
+        pts: new PtsLog<StoredMessage>(),
         qts: 0,
         seq: 0,
         knownUsers: new Set([id]),
@@ -263,7 +263,7 @@ export class World {
       messages: [],
       byChannelId: new Map(),
       lastChannelId: 0,
-      pts: new PtsLog(),
+      pts: new PtsLog<StoredMessage>(),
       topics: new Map(),
       readMax: new Map(),
       readOutbox: new Map(),
@@ -354,8 +354,8 @@ export class World {
     accountId: number,
     ptsCount: number,
     dateMs: number,
-    build: NonNullable<PtsEvent["build"]>,
-  ): PtsEvent {
+    build: NonNullable<StoredPtsEvent["build"]>,
+  ): StoredPtsEvent {
     return this.mailbox(accountId).pts.push(ptsCount, Math.floor(dateMs / 1000), { build });
   }
 
@@ -364,8 +364,8 @@ export class World {
     rec: ChatRecord,
     ptsCount: number,
     dateMs: number,
-    build: NonNullable<PtsEvent["build"]>,
-  ): PtsEvent {
+    build: NonNullable<StoredPtsEvent["build"]>,
+  ): StoredPtsEvent {
     if (rec.chat.kind !== "supergroup") throw new Error(`emulator: ${rec.chat.peerId} has no channel pts`);
     return rec.pts.push(ptsCount, Math.floor(dateMs / 1000), { build });
   }

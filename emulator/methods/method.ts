@@ -3,10 +3,9 @@
  */
 import { Api } from "telegram";
 import type { AuthServer } from "../auth-server";
-import type { PreparedDelivery } from "../message-bus";
 import type { StoredMessage } from "../stored-message";
 import type { EntityBag, TlViews } from "../tl-views";
-import type { DuplicateMode, EmuUser, UpdateLimits, UpdateShapes } from "../types";
+import type { DuplicateMode, EmuUser, PreparedDelivery, UpdateLimits, UpdateShapes } from "../types";
 import type { World } from "../world";
 
 /** Everything a method handler needs: server state, the calling account and the time. */

@@ -9,7 +9,8 @@
 import { Api } from "telegram";
 import { RpcFault } from "../rpc-fault";
 import { isAllowed, isStandardReaction } from "../../src/base/standard-reactions";
-import { reactionPush, reactionsUpdate, setReaction } from "../message-reactions";
+import { setReaction } from "../message-reactions";
+import { reactionPush, reactionsUpdate } from "../reaction-push";
 import { defineMethod, updatesEnvelope } from "./method";
 import { asMessageId, chatForInputPeer } from "./resolve-peer";
 

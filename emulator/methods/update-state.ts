@@ -5,9 +5,8 @@
  * carries the updates without pts kept while the account was offline (Mailbox.offline).
  */
 import { Api } from "telegram";
-import type { PtsEvent } from "../pts-log";
 import { RpcFault } from "../rpc-fault";
-import type { StoredMessage } from "../stored-message";
+import type { StoredMessage, StoredPtsEvent } from "../stored-message";
 import { defineMethod, type MethodContext } from "./method";
 import { chatForInputChannel } from "./resolve-peer";
 
@@ -107,7 +106,7 @@ export const getChannelDifference = defineMethod(
 /** The messages and other updates of logged events as the calling account sees them now. */
 function replay(
   ctx: MethodContext,
-  events: readonly PtsEvent[],
+  events: readonly StoredPtsEvent[],
   extraChats: Parameters<MethodContext["views"]["entitiesFor"]>[2] = [],
 ): {
   newMessages: Api.TypeMessage[];

@@ -92,10 +92,10 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     readDelayMs: o.persona.readDelaySec * 1000,
     quietMs: o.persona.quietWindowSec * 1000,
   };
-  let built: { readonly scheduler: Scheduler; readonly catchUps: CatchUpChain } | undefined;
+  const built: { scheduler?: Scheduler; catchUps?: CatchUpChain } = {};
   const late: Late = {
-    scheduler: () => built!.scheduler,
-    catchUps: () => built!.catchUps,
+    scheduler: () => built.scheduler!,
+    catchUps: () => built.catchUps!,
   };
   const stores = composeStores(o, s, late);
   const policy = composePolicy(o, s, stores, late);
@@ -103,7 +103,8 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
   const tasks = composeTasks(o, s, stores, policy, media, late);
   const inbound = composeInbound(o, s, stores, policy, tasks);
   const telegram = composeTelegram(o, s, stores, media, inbound);
-  built = { scheduler: tasks.scheduler, catchUps: telegram.catchUps };
+  built.scheduler = tasks.scheduler;
+  built.catchUps = telegram.catchUps;
   return {
     logger: s.logger,
     clock: s.clock,

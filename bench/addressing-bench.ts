@@ -5,23 +5,16 @@
  * the figure is how many addressing requests are made, not what they cost — which says
  * "addressed" only for the messages the script means for the persona. Goal ≤ 20.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import { parsePersona } from "../src/config/persona";
 import type { Llm, JsonOutcome, JsonRequest } from "../src/llm/llm";
 import type { Plan, Planner } from "../src/planning/planner";
 import type { PlanTask } from "../src/planning/plan-schema";
-import { AgentRuntime } from "../src/runtime/agent-runtime";
 import { FakeClock } from "../src/base/clock";
-import { openDatabase } from "../src/store/db";
-import { createEmulatedClient, TelegramEmulator, type EmuUser } from "../emulator";
+import { type EmuUser } from "../emulator";
 import { NEW_LABEL } from "../src/inbound/addressing-call";
 import type { AddressingStats } from "../src/inbound/addressing-implicit";
 import { ordinaryChatter } from "./chatter";
-import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/connection/session";
+import { benchWorld, startRig, tearDownRig } from "./rig";
 
 export interface AddressingFigures {
   /** Addressing requests per 100 group messages, mean over the seeds. */
@@ -76,30 +69,22 @@ const planner: Planner = {
 
 async function runOnce(seed: number, mode: "smart" | "talkative"): Promise<AddressingFigures["sample"]> {
   const clock = new FakeClock();
-  const emu = new TelegramEmulator({ now: () => clock.now() });
+  const world = benchWorld("bench-addressing", clock);
+  const { emu } = world;
   const account = emu.addAccount({ firstName: "Mira", username: "mira_ai" });
   const users: Record<string, EmuUser> = Object.fromEntries(
     ["alice", "bob", "carol", "dave"].map((n) => [n, emu.addUser({ firstName: n, username: n })]),
   );
   const group = emu.createSupergroup({ title: "Bench", members: [account, ...Object.values(users)] });
-  const dir = mkdtempSync(join(tmpdir(), "bench-addressing-"));
-  const db = openDatabase(join(dir, "bench.db"));
-  const client = createEmulatedClient(emu, account, { session: new PeerCacheSession("") });
-  const runtime = new AgentRuntime({
+  const rig = startRig(world, account, {
     persona: parsePersona(persona(mode), { file: "bench", promptDirs: [] }),
-    db,
-    client,
-    selfId: String(account.id),
     selfUsername: "mira_ai",
     planner,
     llm: new ScriptedLlm(),
-    logger: pino({ level: "silent" }),
-    clock,
     catchUpOnStart: false,
     scheduler: { tickMs: 100 },
   });
-  clock.settle = () => runtime.scheduler.whenIdle();
-  runtime.start();
+  const { runtime } = rig;
   try {
     const script = ordinaryChatter({ personaName: "Mira", seed });
     const ids: number[] = [];
@@ -123,7 +108,7 @@ async function runOnce(seed: number, mode: "smart" | "talkative"): Promise<Addre
       meantForPersona: script.filter((l) => l.kind === "follow-up").length,
     };
   } finally {
-    await tearDownRig({ runtime, emu, client, db, dir }, 1000);
+    await tearDownRig(rig, 1000);
   }
 }
 

@@ -1,16 +1,8 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import { parsePersona } from "../src/config/persona";
 import type { PlanTask } from "../src/planning/plan-schema";
 import type { Plan, Planner } from "../src/planning/planner";
-import { AgentRuntime } from "../src/runtime/agent-runtime";
 import { FakeClock } from "../src/base/clock";
-import { openDatabase } from "../src/store/db";
-import { createEmulatedClient, TelegramEmulator } from "../emulator";
-import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/connection/session";
+import { benchWorld, startRig, tearDownRig } from "./rig";
 
 /** One burst: how many planning calls it cost and how soon the persona typed after it. */
 interface BurstFigures {
@@ -65,28 +57,15 @@ async function burst(o: {
   gapMs: number;
   quietSec?: number;
 }): Promise<BurstFigures> {
-  const dir = mkdtempSync(join(tmpdir(), "bench-p3-"));
   const clock = new FakeClock();
-  const emu = new TelegramEmulator({ now: () => clock.now() });
+  const world = benchWorld("bench-p3", clock);
+  const { emu } = world;
   const me = emu.addAccount({ firstName: "Mira", username: "mira_bench" });
   const people = ["alice", "bob", "carol"].map((n) => emu.addUser({ firstName: n, username: n }));
   const group = emu.createSupergroup({ title: "Bench", members: [me, ...people] });
   const dm = emu.dm(me, people[2]!);
-  const db = openDatabase(join(dir, "p3.db"));
-  const client = createEmulatedClient(emu, me, { session: new PeerCacheSession("") });
   const planner = new CountingPlanner();
-  const runtime = new AgentRuntime({
-    persona: persona(o.quietSec),
-    db,
-    client,
-    selfId: String(me.id),
-    planner,
-    logger: pino({ level: "silent" }),
-    clock,
-    catchUpOnStart: false,
-  });
-  clock.settle = () => runtime.scheduler.whenIdle();
-  runtime.start();
+  const rig = startRig(world, me, { persona: persona(o.quietSec), planner, catchUpOnStart: false });
   try {
     const chat = o.kind === "dms" ? dm : group;
     let last = 0;
@@ -110,7 +89,7 @@ async function burst(o: {
       answers: emu.history(chat).filter((m) => m.fromId === me.id).length,
     };
   } finally {
-    await tearDownRig({ runtime, emu, client, db, dir });
+    await tearDownRig(rig);
   }
 }
 

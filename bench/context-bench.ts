@@ -16,20 +16,12 @@
  * near-duplicates merge). The long lane carries a rolling summary filled to its prompt budget
  * (the worst case); the short lane none (its first summary is made beside this very plan).
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import { parsePersona } from "../src/config/persona";
 import { NOW_LABEL, SUMMARY_LABEL } from "../src/planning/prompt";
 import { estimateTokens } from "../src/context/tokens";
 import { DryPlanner } from "../src/planning/planner";
-import { AgentRuntime } from "../src/runtime/agent-runtime";
 import { FakeClock } from "../src/base/clock";
-import { openDatabase } from "../src/store/db";
-import { createEmulatedClient, TelegramEmulator } from "../emulator";
-import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/connection/session";
+import { benchWorld, startRig, tearDownRig } from "./rig";
 
 interface LanePromptFigures {
   readonly laneMessages: number;
@@ -122,27 +114,19 @@ async function measure(o: {
   memories: number;
   summary: boolean;
 }): Promise<LanePromptFigures> {
-  const dir = mkdtempSync(join(tmpdir(), "bench-p4-"));
   const clock = new FakeClock();
-  const emu = new TelegramEmulator({ now: () => clock.now() });
+  const world = benchWorld("bench-p4", clock);
+  const { emu } = world;
   const me = emu.addAccount({ firstName: "Mira", username: "mira_bench" });
   const alice = emu.addUser({ firstName: "Alice", username: "alice" });
   const dm = emu.dm(me, alice);
-  const db = openDatabase(join(dir, "p4.db"));
-  const client = createEmulatedClient(emu, me, { session: new PeerCacheSession("") });
   let body: Record<string, unknown> | undefined;
-  const runtime = new AgentRuntime({
+  const rig = startRig(world, me, {
     persona: parsePersona(PERSONA, { file: "agents/Mira.md", promptDirs: [] }),
-    db,
-    client,
-    selfId: String(me.id),
     planner: new DryPlanner((b) => (body = b)),
-    logger: pino({ level: "silent" }),
-    clock,
     catchUpOnStart: false,
   });
-  clock.settle = () => runtime.scheduler.whenIdle();
-  runtime.start();
+  const { runtime } = rig;
   try {
     // The lane so far: on the server, and stored as the persona stored it when it arrived.
     // The partner talks (now and then asking the persona something); every third message is the
@@ -221,7 +205,7 @@ async function measure(o: {
       historyMessages: texts.slice(0, now).filter((t) => t.startsWith("⟦#")).length,
     };
   } finally {
-    await tearDownRig({ runtime, emu, client, db, dir });
+    await tearDownRig(rig);
   }
 }
 
@@ -266,9 +250,9 @@ talkative
  * figure is the planning request's tokens and where its memory lines were learnt.
  */
 export async function benchGroupMemories(): Promise<GroupMemoryFigures> {
-  const dir = mkdtempSync(join(tmpdir(), "bench-groupmem-"));
   const clock = new FakeClock();
-  const emu = new TelegramEmulator({ now: () => clock.now() });
+  const world = benchWorld("bench-groupmem", clock);
+  const { emu } = world;
   const me = emu.addAccount({ firstName: "Mira", username: "mira_bench" });
   const people = [
     emu.addUser({ firstName: "Alice", username: "alice" }),
@@ -277,21 +261,13 @@ export async function benchGroupMemories(): Promise<GroupMemoryFigures> {
   ] as const;
   const group = emu.createSupergroup({ title: "Sandbox", members: [me, ...people] });
   const club = emu.createSupergroup({ title: "Club", members: [me, ...people] });
-  const db = openDatabase(join(dir, "groupmem.db"));
-  const client = createEmulatedClient(emu, me, { session: new PeerCacheSession("") });
   let body: Record<string, unknown> | undefined;
-  const runtime = new AgentRuntime({
+  const rig = startRig(world, me, {
     persona: parsePersona(GROUP_PERSONA, { file: "agents/Mira.md", promptDirs: [] }),
-    db,
-    client,
-    selfId: String(me.id),
     planner: new DryPlanner((b) => (body = b)),
-    logger: pino({ level: "silent" }),
-    clock,
     catchUpOnStart: false,
   });
-  clock.settle = () => runtime.scheduler.whenIdle();
-  runtime.start();
+  const { runtime } = rig;
   try {
     for (let i = 0; i < 12; i++)
       emu.buildIncoming({ chat: group, from: people[i % 3]!, text: LINES[i % LINES.length]! });
@@ -361,6 +337,6 @@ export async function benchGroupMemories(): Promise<GroupMemoryFigures> {
       stored: runtime.memories.count(),
     };
   } finally {
-    await tearDownRig({ runtime, emu, client, db, dir });
+    await tearDownRig(rig);
   }
 }

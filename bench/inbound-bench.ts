@@ -1,16 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import type { Api } from "telegram";
 import { NewMessage } from "telegram/events/index.js";
 import { BinaryReader } from "telegram/extensions/index.js";
 import { parsePersona, type Persona } from "../src/config/persona";
 import { DryPlanner } from "../src/planning/planner";
 import { AgentRuntime } from "../src/runtime/agent-runtime";
-import { closeDatabase, openDatabase } from "../src/store/db";
-import { createEmulatedClient, TelegramEmulator } from "../emulator";
+import { openDatabase } from "../src/store/db";
+import { createEmulatedClient } from "../emulator";
 import { PeerCacheSession } from "../src/telegram/connection/session";
+import { benchWorld, startRig, tearDownRig } from "./rig";
 
 /** Cost per message of one way of receiving, for the no-op handler and the full inbound path. */
 interface PathCost {
@@ -62,7 +59,8 @@ export async function benchInbound(
 ): Promise<InboundFigures> {
   const perRound = Math.floor((o.messages ?? 20_000) / (o.rounds ?? 10));
   const rounds = o.rounds ?? 10;
-  const emu = new TelegramEmulator();
+  const world = benchWorld("bench");
+  const { emu } = world;
   const a = emu.addAccount({ firstName: "Noop", username: "noop_acc" });
   const b = emu.addAccount({ firstName: "Mira", username: "mira_acc" });
   const people = ["alice", "bob", "carol"].map((n) => emu.addUser({ firstName: n, username: n }));
@@ -77,19 +75,9 @@ export async function benchInbound(
     new NewMessage({ incoming: true }),
   );
 
-  const dir = mkdtempSync(join(tmpdir(), "bench-"));
-  const db = openDatabase(join(dir, "bench.db"));
-  const client = createEmulatedClient(emu, b, { session: new PeerCacheSession("") });
   const persona = parsePersona(PERSONA, { file: "bench", promptDirs: [] });
-  const runtime = new AgentRuntime({
-    persona,
-    db,
-    client,
-    selfId: String(b.id),
-    planner: new DryPlanner(() => {}),
-    logger: pino({ level: "silent" }),
-  });
-  runtime.start();
+  const rig = startRig(world, b, { persona, planner: new DryPlanner(() => {}) });
+  const { runtime, db } = rig;
   const detach = o.attach ? await o.attach(runtime, db, persona) : undefined;
 
   const texts = [
@@ -160,9 +148,7 @@ export async function benchInbound(
   const requests = emu.traffic.methods(b).length;
   const stored = db.prepare("SELECT count(*) FROM messages").pluck().get() as number;
   await detach?.();
-  await runtime.stop();
-  closeDatabase(db);
-  rmSync(dir, { recursive: true, force: true });
+  await tearDownRig(rig);
   // The figures mean nothing unless both sides really handled every message.
   const handled = 2 * messages + 500;
   if (seen !== handled) throw new Error(`no-op handler saw ${seen} of ${handled} messages`);

@@ -6,22 +6,14 @@
  * answer: rendering a 30-message history holding the sticker (cache hit) minus the same history
  * without media (goal < 5 ms).
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import { parsePersona } from "../src/config/persona";
 import type { JsonOutcome, JsonRequest, Llm } from "../src/llm/llm";
 import { DryPlanner } from "../src/planning/planner";
 import type { SelectedContext } from "../src/planning/assemble";
 import { withMediaDescriptions } from "../src/planning/media-in-view";
-import { AgentRuntime } from "../src/runtime/agent-runtime";
 import { FakeClock } from "../src/base/clock";
-import { openDatabase } from "../src/store/db";
 import type { StoredMessage } from "../src/store/messages";
-import { createEmulatedClient, TelegramEmulator } from "../emulator";
-import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/connection/session";
+import { benchWorld, startRig, tearDownRig } from "./rig";
 
 export interface MediaFigures {
   readonly stickers: number;
@@ -63,31 +55,23 @@ export async function benchMedia(
   const stickersN = o.stickers ?? 100;
   const renders = o.renders ?? 2000;
   const clock = new FakeClock();
-  const emu = new TelegramEmulator({ now: () => clock.now() });
+  const world = benchWorld("bench-media", clock);
+  const { emu } = world;
   const me = emu.addAccount({ firstName: "Mira", username: "mira_bench" });
   const people = Array.from({ length: chatsN }, (_, i) =>
     emu.addUser({ firstName: `P${i}`, username: `p${i}` }),
   );
   emu.addStickerSet({ shortName: "BenchCats", title: "Cats", stickers: [{ emoji: "👋" }] });
-  const dir = mkdtempSync(join(tmpdir(), "bench-media-"));
-  const db = openDatabase(join(dir, "state.db"));
   const llm = new CountingLlm();
   let plans = 0;
-  const client = createEmulatedClient(emu, me, { session: new PeerCacheSession("") });
-  const runtime = new AgentRuntime({
+  const rig = startRig(world, me, {
     persona: parsePersona(PERSONA, { file: "bench", promptDirs: [] }),
-    db,
-    client,
-    selfId: String(me.id),
     planner: new DryPlanner(() => plans++),
     llm,
-    logger: pino({ level: "silent" }),
-    clock,
     scheduler: { tickMs: 100 },
   });
-  clock.settle = () => runtime.scheduler.whenIdle();
+  const { runtime } = rig;
   try {
-    runtime.start();
     await runtime.caughtUp;
     for (let i = 0; i < stickersN; i++) {
       const from = people[i % chatsN]!;
@@ -148,6 +132,6 @@ export async function benchMedia(
       renderTextOnlyMs,
     };
   } finally {
-    await tearDownRig({ runtime, emu, client, db, dir }, 100);
+    await tearDownRig(rig, 100);
   }
 }

@@ -1,6 +1,5 @@
 import { fork } from "node:child_process";
-import { mkdtempSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
@@ -8,13 +7,9 @@ import { Api } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import { parsePersona } from "../src/config/persona";
 import { DryPlanner } from "../src/planning/planner";
-import { AgentRuntime } from "../src/runtime/agent-runtime";
-import { openDatabase } from "../src/store/db";
 import { DEFAULT_RETAIN_DAYS, Retention } from "../src/store/retention";
 import { systemClock } from "../src/base/clock";
-import { createEmulatedClient, TelegramEmulator } from "../emulator";
-import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/connection/session";
+import { benchWorld, startRig, tearDownRig } from "./rig";
 import { roomKey } from "../src/context/lanes";
 
 /** P7: resident memory after ingesting many messages through the live inbound path. */
@@ -52,20 +47,14 @@ const BATCH = 100;
  * GramJS's real update handling into the runtime (entity capture, pts tracking, parse, insert).
  */
 export async function ingestForMemory(o: { messages: number; chats: number }): Promise<MemoryFigures> {
-  const emu = new TelegramEmulator();
+  const world = benchWorld("bench-mem");
+  const { emu } = world;
   const me = emu.addAccount({ firstName: "Mira", username: "mira_mem" });
-  const dir = mkdtempSync(join(tmpdir(), "bench-mem-"));
-  const db = openDatabase(join(dir, "state.db"));
-  const client = createEmulatedClient(emu, me, { session: new PeerCacheSession("") });
-  const runtime = new AgentRuntime({
+  const rig = startRig(world, me, {
     persona: parsePersona(PERSONA, { file: "bench", promptDirs: [] }),
-    db,
-    client,
-    selfId: String(me.id),
     planner: new DryPlanner(() => {}),
-    logger: pino({ level: "silent" }),
   });
-  runtime.start();
+  const { runtime, db, dir } = rig;
   await runtime.caughtUp;
   const people = Array.from(
     { length: 200 },
@@ -204,7 +193,7 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
   });
   const pass = await retention.run();
   const dbAfterRetentionMb = fileMb();
-  await tearDownRig({ runtime, emu, client, db, dir }, 100);
+  await tearDownRig(rig, 100);
   return {
     messages: o.messages,
     chats: o.chats,

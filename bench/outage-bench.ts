@@ -5,23 +5,16 @@
  * until the recovery time and a one-send plan after it. Printed: Gemini requests per minute
  * during the outage, and the fake-clock time from the recovery to the last answer.
  */
-import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pino from "pino";
 import { parsePersona } from "../src/config/persona";
 import { OUTAGE_CAP_MS } from "../src/llm/availability";
 import { GeminiClient } from "../src/llm/gemini-client";
 import { GeminiLlm } from "../src/llm/llm";
 import { GeminiPlanner } from "../src/planning/planner";
-import { AgentRuntime } from "../src/runtime/agent-runtime";
 import { FakeClock } from "../src/base/clock";
-import { openDatabase } from "../src/store/db";
-import { createEmulatedClient, TelegramEmulator } from "../emulator";
-import { tearDownRig } from "./bench-teardown";
-import { PeerCacheSession } from "../src/telegram/connection/session";
+import { benchWorld, startRig, tearDownRig } from "./rig";
 
 export interface OutageFigures {
   readonly chats: number;
@@ -97,18 +90,16 @@ async function loopbackGemini(
 export async function benchOutage(o: { chats?: number; outageMin?: number } = {}): Promise<OutageFigures> {
   const chats = o.chats ?? 50;
   const outageMin = o.outageMin ?? 10;
-  const dir = mkdtempSync(join(tmpdir(), "bench-outage-"));
   const clock = new FakeClock();
   const upAt = clock.now() + outageMin * 60_000;
   const gemini = await loopbackGemini(clock, upAt);
-  const emu = new TelegramEmulator({ now: () => clock.now() });
+  const world = benchWorld("bench-outage", clock);
+  const { emu } = world;
   const me = emu.addAccount({ firstName: "Mira", username: "mira_bench" });
   const people = Array.from({ length: chats }, (_, i) =>
     emu.addUser({ firstName: `P${i}`, username: `p${i}` }),
   );
   const dms = people.map((p) => emu.dm(me, p));
-  const db = openDatabase(join(dir, "outage.db"));
-  const client = createEmulatedClient(emu, me, { session: new PeerCacheSession("") });
   const logger = pino({ level: "silent" });
   // The production client's settings (4 attempts per call while up), its waits on the fake clock.
   const llm = new GeminiLlm({
@@ -123,22 +114,16 @@ export async function benchOutage(o: { chats?: number; outageMin?: number } = {}
     logger,
     model: "gemini-2.5-flash",
   });
-  const runtime = new AgentRuntime({
+  const rig = startRig(world, me, {
     persona: parsePersona(`# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n`, {
       file: "agents/Mira.md",
       promptDirs: [],
     }),
-    db,
-    client,
-    selfId: String(me.id),
     planner: new GeminiPlanner({ llm, logger }),
     llm,
     logger,
-    clock,
     catchUpOnStart: false,
   });
-  clock.settle = () => runtime.scheduler.whenIdle();
-  runtime.start();
   try {
     // They write over the first quarter of the outage.
     const gap = Math.floor((outageMin * 60_000) / 4 / chats);
@@ -170,7 +155,7 @@ export async function benchOutage(o: { chats?: number; outageMin?: number } = {}
       doubled: sends.filter((n) => n > 1).length,
     };
   } finally {
-    await tearDownRig({ runtime, emu, client, db, dir });
+    await tearDownRig(rig);
     gemini.server.closeAllConnections();
     await new Promise((r) => gemini.server.close(r));
   }

@@ -4,7 +4,7 @@ import { returnBigInt } from "telegram/Helpers.js";
 import { systemClock } from "../../base/clock";
 import { closestAllowed } from "../../base/standard-reactions";
 import { withTimeout } from "../../base/timeout";
-import type { ChatInfo } from "../../store/messages";
+import type { ChatInfo } from "../../store/chats";
 import type { ChatActions } from "../../tasks/actions-port";
 import { AlreadyDoneError, PermanentError } from "../../tasks/errors";
 import type { ChatReactions } from "./chat-reactions";

@@ -15,6 +15,7 @@ import type { AgentRuntime } from "../src/runtime/agent-runtime";
 import { ChatSettingsStore } from "../src/store/chat-settings";
 import { closeDatabase, openDatabase } from "../src/store/db";
 import { EntityStore } from "../src/store/entities";
+import { ChatStore } from "../src/store/chats";
 import { MessageStore } from "../src/store/messages";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -85,6 +86,7 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
   const runtime = {
     selfId: "42",
     messages: new MessageStore(db, AGENT),
+    chats: new ChatStore(db, AGENT),
     settings: new ChatSettingsStore(db, AGENT),
     entities: new EntityStore(db, AGENT),
     // The chat page names the chat's group mode (the addressing module reads the chat's setting).

@@ -138,7 +138,7 @@ async function measure(o: {
         emu.buildIncoming({ chat: dm, from: alice, text: ASKS[((i / 9) % ASKS.length) | 0]! });
       else emu.buildIncoming({ chat: dm, from: alice, text: LINES[(i * 5) % LINES.length]! });
     }
-    runtime.messages.upsertChat({ chatId: dm.peerId, chatType: "dm" });
+    runtime.chats.upsert({ chatId: dm.peerId, chatType: "dm" });
     for (const m of emu.history(dm)) {
       const mine = m.fromId === me.id;
       runtime.messages.insert({
@@ -271,8 +271,8 @@ export async function benchGroupMemories(): Promise<GroupMemoryFigures> {
   try {
     for (let i = 0; i < 12; i++)
       emu.buildIncoming({ chat: group, from: people[i % 3]!, text: LINES[i % LINES.length]! });
-    runtime.messages.upsertChat({ chatId: group.peerId, chatType: "supergroup", title: "Sandbox" });
-    runtime.messages.upsertChat({ chatId: club.peerId, chatType: "supergroup", title: "Club" });
+    runtime.chats.upsert({ chatId: group.peerId, chatType: "supergroup", title: "Sandbox" });
+    runtime.chats.upsert({ chatId: club.peerId, chatType: "supergroup", title: "Club" });
     for (const m of emu.history(group)) {
       if (m.text === "") continue;
       runtime.messages.insert({

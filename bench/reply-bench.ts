@@ -12,6 +12,7 @@ import { contextPrompt, selectContext } from "../src/planning/assemble";
 import { estimateTokens } from "../src/context/tokens";
 import { closeDatabase, openDatabase } from "../src/store/db";
 import { EntityStore, type EntityRecord } from "../src/store/entities";
+import { ChatStore } from "../src/store/chats";
 import { MessageStore, type StoredMessage } from "../src/store/messages";
 
 /** One kind of reply in the mix. */
@@ -77,9 +78,10 @@ export function benchReplies(): ReplyFigures {
   const db = openDatabase(join(dir, "state.db"));
   try {
     const messages = new MessageStore(db, "bench");
+    const chats = new ChatStore(db, "bench");
     const entities = new EntityStore(db, "bench");
     for (const p of people) entities.observe(p);
-    messages.upsertChat({ chatId: GROUP, chatType: "supergroup", title: "Friends" });
+    chats.upsert({ chatId: GROUP, chatType: "supergroup", title: "Friends" });
     const persona = parsePersona("# Agent Name\nMira\n\n# Agent Instructions\nBenchmark persona.\n", {
       file: "agents/Mira.md",
       promptDirs: [],
@@ -167,7 +169,7 @@ export function benchReplies(): ReplyFigures {
     );
     // 3. A DM reply to a message older than the window: injected.
     const dm = "1001";
-    messages.upsertChat({ chatId: dm, chatType: "dm", title: "Anna Kowalska" });
+    chats.upsert({ chatId: dm, chatType: "dm", title: "Anna Kowalska" });
     const link = post(
       dm,
       "1001",

@@ -22,6 +22,7 @@ import { planSchemaFor } from "../src/planning/plan-schema";
 import { planRequestBody } from "../src/planning/planner";
 import { closeDatabase, openDatabase } from "../src/store/db";
 import { EntityStore, type EntityRecord } from "../src/store/entities";
+import { ChatStore } from "../src/store/chats";
 import { MessageStore, type StoredMessage } from "../src/store/messages";
 
 export interface RequestFigures {
@@ -109,9 +110,10 @@ export function benchRequest(): RequestFigures {
   const db = openDatabase(join(dir, "state.db"));
   try {
     const messages = new MessageStore(db, "bench");
+    const chats = new ChatStore(db, "bench");
     const entities = new EntityStore(db, "bench");
     for (const p of people) entities.observe(p);
-    messages.upsertChat({ chatId: GROUP, chatType: "supergroup", title: "Lake trip" });
+    chats.upsert({ chatId: GROUP, chatType: "supergroup", title: "Lake trip" });
     const persona = parsePersona(
       "# Agent Name\nMira\n\n# Agent Instructions\nYou are Mira, a friendly member of this chat.\n\n# Time Zone\nEurope/Berlin\n",
       {

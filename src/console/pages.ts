@@ -39,7 +39,7 @@ export function extraRoutes(app: FastifyInstance, d: PageDeps): void {
           ...m,
           subjectName: m.subject !== null ? nameOf(s, m.subject) : null,
           toldByName: m.toldBy !== null ? nameOf(s, m.toldBy) : null,
-          chatTitle: s.runtime.messages.chat(m.chatId)?.title ?? null,
+          chatTitle: s.runtime.chats.get(m.chatId)?.title ?? null,
         })),
       };
     },

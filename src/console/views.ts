@@ -194,7 +194,7 @@ export function chatView(
   lane?: { readonly topicId: number } | { readonly threadRoot: number },
 ) {
   const agent = s.persona.name;
-  const chat = s.runtime.messages.chat(chatId);
+  const chat = s.runtime.chats.get(chatId);
   const msgs = lane
     ? s.queries.laneMessages(agent, chatId, lane, beforeId, limit)
     : s.queries.messages(agent, chatId, beforeId, limit);

@@ -38,6 +38,7 @@ import { errorMessage } from "../base/error-message";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
 import type { AnswerCounts } from "../store/answer-counts";
 import type { MessageStore, StoredMessage } from "../store/messages";
+import type { ChatStore } from "../store/chats";
 import type { Scheduler } from "../tasks/scheduler";
 import { graphTopic, type Task } from "../tasks/task";
 import type { HandlerOutcome } from "../tasks/task-handler";
@@ -85,6 +86,7 @@ export interface ImplicitAddressingDeps {
   readonly siblings: ReadonlySet<string>;
   readonly settings: ChatSettingsStore;
   readonly messages: MessageStore;
+  readonly chats: ChatStore;
   /** The agent's scheduler (a getter: the scheduler is built with this class's task handler). */
   readonly scheduler: () => Pick<Scheduler, "add" | "openTasks" | "enqueueReceived">;
   /** Who is who, for the speaker references of the addressing prompt. */
@@ -286,7 +288,7 @@ export class ImplicitAddressing {
       name: this.d.persona.name,
       ...(username ? { username } : {}),
       aliases: this.d.persona.aliases,
-      chatType: this.d.messages.chat(chatId)?.chatType ?? "group",
+      chatType: this.d.chats.get(chatId)?.chatType ?? "group",
       speakers: speakerDirectory(this.d.entities, { id: this.d.selfId, name: this.d.persona.name }),
       lookup: (id) => this.d.messages.get(chatId, id),
       history,
@@ -386,7 +388,7 @@ export class ImplicitAddressing {
    * mention. Returns why it may not be answered (a policy or cap refusal), or undefined when it is.
    */
   private answer(m: StoredMessage): string | undefined {
-    const chat = this.d.messages.chat(m.chatId);
+    const chat = this.d.chats.get(m.chatId);
     const inbound: InboundMessage = {
       chatId: m.chatId,
       chatType: (chat?.chatType ?? "group") as ChatType,

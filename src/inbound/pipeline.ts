@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { refusalText, type Admission } from "../policy/gate";
 import type { MessageStore } from "../store/messages";
+import type { ChatStore } from "../store/chats";
 import type { InboundMessage, ReplyContext } from "../base/types";
 import { errorMessage } from "../base/error-message";
 import { mentionEntities } from "../context/mentions";
@@ -11,6 +12,7 @@ const SERVICE_ACCOUNT_ID = "777000";
 
 export interface InboundPipelineDeps {
   readonly messages: MessageStore;
+  readonly chats: ChatStore;
   readonly names: AddressMatcher;
   readonly logger: Logger;
   /** Hand an addressed message to the task graph (durably); `awaitingReply` holds it for the fetch. */
@@ -145,7 +147,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       ...(m.accessHash !== undefined ? { accessHash: m.accessHash } : {}),
     };
     if (m.chatType !== "dm") {
-      d.messages.upsertChat({
+      d.chats.upsert({
         ...chat,
         ...(m.chatTitle !== undefined ? { title: m.chatTitle } : {}),
         ...(m.chatUsername !== undefined ? { username: m.chatUsername } : {}),
@@ -192,7 +194,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       return "too-old";
     }
     if (m.chatType === "dm")
-      d.messages.upsertChat({
+      d.chats.upsert({
         ...chat,
         title: m.senderName,
         ...(m.senderUsername !== undefined ? { username: m.senderUsername } : {}),

@@ -6,28 +6,22 @@
  * p-retry based ones cannot honour Google's RetryInfo `retryDelay`, log a retry, or use an
  * injectable sleep. We pin `retryOptions.attempts` to 1 so a future SDK default cannot stack a
  * second retry loop under this one.
+ *
+ * The file keeps the client and its retry loop; gemini-errors.ts classifies what the SDK threw,
+ * gemini-response.ts reads an answer and its token usage.
  */
-import {
-  ApiError,
-  GoogleGenAI,
-  type GenerateContentConfig,
-  type GenerateContentResponse,
-} from "@google/genai";
+import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from "@google/genai";
 import type { Logger } from "pino";
-import { z } from "zod";
 import { systemClock } from "../base/clock";
 import { errorMessage } from "../base/error-message";
 import { sleep, TimeoutError } from "../base/timeout";
 import { LlmAvailability } from "./availability";
+import { LlmUnavailableError } from "./errors";
+import { classifyFailure, isApiError, type Failure } from "./gemini-errors";
+import { readAnswer, readUsage, type JsonGenerationResult } from "./gemini-response";
 import type { LlmContent, LlmUsage } from "./types";
-import {
-  LlmBlockedError,
-  LlmEmptyResponseError,
-  LlmHttpError,
-  LlmNetworkError,
-  LlmUnavailableError,
-  LlmUnparsableError,
-} from "./errors";
+
+export type { JsonGenerationResult } from "./gemini-response";
 
 /** How to build a {@link GeminiClient}. */
 export interface GeminiClientOptions {
@@ -70,57 +64,6 @@ export interface JsonGenerationRequest {
   /** The chat the call is for (usage is attributed to it: a stranger's DM has its own share). */
   readonly chatId?: string;
 }
-
-/** The raw JSON text (not yet validated — the caller owns the schema) plus accounting. */
-export interface JsonGenerationResult {
-  readonly text: string;
-  readonly usage: {
-    readonly promptTokens: number;
-    readonly outputTokens: number;
-    readonly thinkingTokens: number;
-    readonly totalTokens: number;
-  };
-  /** Attempts it took, 1 when the first one succeeded. */
-  readonly attempts: number;
-  /** The model version the server reported, else the configured model. */
-  readonly model: string;
-  /** The candidate's finishReason, e.g. "STOP" or "MAX_TOKENS" (the latter means truncated JSON). */
-  readonly finishReason: string | undefined;
-}
-
-/** Statuses worth another attempt: rate limit, and the server-side failures Google documents as transient. */
-const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
-
-/** Candidate finish reasons that mean "the model refused", as opposed to "ran out" or "stopped". */
-const BLOCK_FINISH_REASONS: ReadonlySet<string> = new Set([
-  "SAFETY",
-  "RECITATION",
-  "LANGUAGE",
-  "BLOCKLIST",
-  "PROHIBITED_CONTENT",
-  "SPII",
-  "IMAGE_SAFETY",
-  "IMAGE_PROHIBITED_CONTENT",
-]);
-
-/**
- * The SDK's `ApiError.message` is `JSON.stringify` of the response body, which for Google APIs is
- * `{ error: { code, message, status, details[] } }` (see `throwErrorIfNotOK` in the SDK).
- */
-const GoogleErrorBody = z.object({
-  error: z.object({
-    code: z.number().optional(),
-    message: z.string().optional(),
-    status: z.string().optional(),
-    details: z.array(z.unknown()).optional(),
-  }),
-});
-
-/** google.rpc.RetryInfo; `retryDelay` is a protobuf Duration in JSON form, e.g. "2s" or "1.500s". */
-const RetryInfo = z.object({
-  "@type": z.literal("type.googleapis.com/google.rpc.RetryInfo"),
-  retryDelay: z.string().regex(/^\d+(\.\d+)?s$/),
-});
 
 /** Gemini through `@google/genai` with retries, a per-attempt timeout and typed errors. */
 export class GeminiClient {
@@ -199,7 +142,7 @@ export class GeminiClient {
       } catch (err) {
         let failure: Failure;
         try {
-          failure = this.classify(err, attempt, model);
+          failure = classifyFailure(err, attempt, model, (s) => this.redact(s));
         } catch (bug) {
           if (admission.probe) this.availability.release(model);
           throw bug;
@@ -241,7 +184,7 @@ export class GeminiClient {
       // Interpreted outside the try: a blocked or empty answer is not an HTTP failure (the
       // caller decides whether to ask again: see llm.ts).
       this.reportUsage(response, purpose, model, req.chatId);
-      const result = this.interpret(response, attempt, model);
+      const result = readAnswer(response, attempt, model);
       this.log.info(
         {
           purpose,
@@ -305,81 +248,6 @@ export class GeminiClient {
     }
   }
 
-  /** Map whatever the SDK/fetch threw to one of our errors, or rethrow what we do not understand. */
-  private classify(err: unknown, attempt: number, model: string): Failure {
-    if (err instanceof TimeoutError) {
-      const error = new LlmNetworkError({
-        message: `no answer within ${err.ms} ms`,
-        timedOut: true,
-        attempts: attempt,
-        model,
-      });
-      return {
-        error,
-        retryable: true,
-        label: "timeout",
-        reason: `no answer within ${err.ms} ms`,
-        serverDelayMs: undefined,
-      };
-    }
-    if (isApiError(err)) {
-      const body = parseErrorBody(this.redact(err.message));
-      const retryable = RETRYABLE_STATUSES.has(err.status);
-      // RetryInfo (in the body) is Google's own; a Retry-After header (a proxy, a gateway) is honoured too.
-      const headerDelay = parseRetryAfter(
-        (err as { retryAfterHeader?: string }).retryAfterHeader,
-        systemClock.now(), // an HTTP date is compared with the wall clock
-      );
-      const serverDelayMs = body.retryAfterMs ?? headerDelay;
-      const error = new LlmHttpError({
-        status: err.status,
-        retryable,
-        ...(body.apiStatus !== undefined ? { apiStatus: body.apiStatus } : {}),
-        apiMessage: body.apiMessage,
-        ...(serverDelayMs !== undefined ? { retryAfterMs: serverDelayMs } : {}),
-        attempts: attempt,
-        model,
-      });
-      const reason = `HTTP ${err.status}${body.apiStatus !== undefined ? ` ${body.apiStatus}` : ""}: ${truncate(body.apiMessage, 120)}`;
-      return { error, retryable, label: err.status, reason, serverDelayMs };
-    }
-    if (err instanceof SyntaxError) {
-      // The SDK parses a 200's body as JSON: a cut-off or non-JSON body (a proxy's page) lands here.
-      const error = new LlmUnparsableError({
-        detail: this.redact(err.message),
-        attempts: attempt,
-        model,
-        cause: err,
-      });
-      return {
-        error,
-        retryable: true,
-        label: "unparsable",
-        reason: "an unparsable answer (HTTP 200 that is not JSON)",
-        serverDelayMs: undefined,
-      };
-    }
-    if (isNetworkFailure(err)) {
-      const detail = this.redact(describeNetworkFailure(err));
-      const error = new LlmNetworkError({
-        message: detail,
-        timedOut: false,
-        attempts: attempt,
-        model,
-        cause: err,
-      });
-      return {
-        error,
-        retryable: true,
-        label: "network",
-        reason: `network: ${detail}`,
-        serverDelayMs: undefined,
-      };
-    }
-    // Not an API or network failure (an SDK validation error, a bug): retrying would not help.
-    throw err;
-  }
-
   /** How long to wait before the next attempt, or undefined to give up now. */
   private retryDelay(failure: Failure, attempt: number, maxAttempts: number): number | undefined {
     if (!failure.retryable || attempt >= maxAttempts) return undefined;
@@ -393,53 +261,6 @@ export class GeminiClient {
     return step / 2 + Math.random() * (step / 2);
   }
 
-  private interpret(
-    response: GenerateContentResponse,
-    attempts: number,
-    asked: string,
-  ): JsonGenerationResult {
-    const model = response.modelVersion ?? asked;
-    const blockReason = response.promptFeedback?.blockReason;
-    if (blockReason !== undefined) {
-      throw new LlmBlockedError({ reason: blockReason, source: "prompt", model: asked });
-    }
-    const candidate = response.candidates?.[0];
-    const finishReason = candidate?.finishReason;
-    if (finishReason !== undefined && BLOCK_FINISH_REASONS.has(finishReason)) {
-      throw new LlmBlockedError({ reason: finishReason, source: "candidate", model: asked });
-    }
-    // Thought parts (2.5 models) are reasoning, not the answer; join only the answer's text parts.
-    const text = (candidate?.content?.parts ?? [])
-      .filter((p) => p.thought !== true && typeof p.text === "string")
-      .map((p) => p.text)
-      .join("");
-    if (text.length === 0) {
-      // "OTHER" with nothing to show is, in practice, a refusal without a stated category.
-      if (finishReason === "OTHER")
-        throw new LlmBlockedError({ reason: finishReason, source: "candidate", model: asked });
-      throw new LlmEmptyResponseError({
-        ...(finishReason !== undefined ? { finishReason } : {}),
-        model: asked,
-      });
-    }
-    const usage = response.usageMetadata;
-    const promptTokens = usage?.promptTokenCount ?? 0;
-    const outputTokens = usage?.candidatesTokenCount ?? 0;
-    const thinkingTokens = usage?.thoughtsTokenCount ?? 0;
-    return {
-      text,
-      usage: {
-        promptTokens,
-        outputTokens,
-        thinkingTokens,
-        totalTokens: usage?.totalTokenCount ?? promptTokens + outputTokens + thinkingTokens,
-      },
-      attempts,
-      model,
-      finishReason,
-    };
-  }
-
   /** Tell the usage listeners what an answered call cost; a listener's failure is logged, never thrown. */
   private reportUsage(
     response: GenerateContentResponse,
@@ -448,16 +269,7 @@ export class GeminiClient {
     chatId: string | undefined,
   ): void {
     if (this.usageListeners.size === 0) return;
-    const u = response.usageMetadata;
-    const usage: LlmUsage = {
-      purpose,
-      ...(chatId !== undefined ? { chatId } : {}),
-      model: response.modelVersion ?? asked,
-      promptTokens: u?.promptTokenCount ?? 0,
-      ...(u?.cachedContentTokenCount ? { cachedTokens: u.cachedContentTokenCount } : {}),
-      outputTokens: u?.candidatesTokenCount ?? 0,
-      thinkingTokens: u?.thoughtsTokenCount ?? 0,
-    };
+    const usage = readUsage(response, purpose, asked, chatId);
     for (const listener of this.usageListeners) {
       try {
         listener(usage);
@@ -473,26 +285,6 @@ export class GeminiClient {
   }
 }
 
-interface Failure {
-  readonly error: LlmHttpError | LlmNetworkError | LlmUnparsableError;
-  readonly retryable: boolean;
-  /** What the retry log line shows as `status`: the HTTP status, "network", "timeout" or "unparsable". */
-  readonly label: number | "network" | "timeout" | "unparsable";
-  /** The failure in a few words, for the outage lines and `/status`. */
-  readonly reason: string;
-  /** The server's requested pause (RetryInfo, or a Retry-After header). */
-  readonly serverDelayMs: number | undefined;
-}
-
-/** `Retry-After`: delta-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
-function parseRetryAfter(value: string | undefined, now: number): number | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
 function assertContents(contents: JsonGenerationRequest["contents"]): void {
   if (contents.length === 0)
     throw new Error("Gemini request has no contents: at least one user turn is required");
@@ -506,84 +298,4 @@ function assertContents(contents: JsonGenerationRequest["contents"]): void {
       );
     }
   });
-}
-
-function isApiError(err: unknown): err is ApiError {
-  // instanceof can fail if two copies of the SDK are loaded; the name and a numeric status are what matter.
-  return (
-    err instanceof ApiError ||
-    (err instanceof Error &&
-      err.name === "ApiError" &&
-      typeof (err as { status?: unknown }).status === "number")
-  );
-}
-
-function parseErrorBody(message: string): {
-  apiMessage: string;
-  apiStatus: string | undefined;
-  retryAfterMs: number | undefined;
-} {
-  let json: unknown;
-  try {
-    json = JSON.parse(message);
-  } catch {
-    return { apiMessage: truncate(plainText(message)), apiStatus: undefined, retryAfterMs: undefined };
-  }
-  const parsed = GoogleErrorBody.safeParse(json);
-  if (!parsed.success)
-    return { apiMessage: truncate(plainText(message)), apiStatus: undefined, retryAfterMs: undefined };
-  const { error } = parsed.data;
-  let retryAfterMs: number | undefined;
-  for (const detail of error.details ?? []) {
-    const info = RetryInfo.safeParse(detail);
-    if (info.success) retryAfterMs = Math.round(Number.parseFloat(info.data.retryDelay) * 1000);
-  }
-  return { apiMessage: truncate(plainText(error.message ?? message)), apiStatus: error.status, retryAfterMs };
-}
-
-function truncate(s: string, max = 500): string {
-  return s.length > max ? `${s.slice(0, max)}…` : s;
-}
-
-/** A proxy's HTML error page as a few words: its title, else its text without tags. */
-function plainText(s: string): string {
-  if (!/<\/?[a-z][^>]*>/i.test(s)) return s;
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(s)?.[1]?.trim();
-  return (
-    title ||
-    s
-      .replace(/<[^>]*>/g, " ")
-      .replace(/\s+/g, " ")
-      .trim()
-  );
-}
-
-/** Error codes of socket/DNS failures (Node) and undici's own transport errors. */
-const NETWORK_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/;
-
-function errorCode(e: unknown): string | undefined {
-  const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? code : undefined;
-}
-
-/**
- * Node's fetch (undici) rejects with `TypeError("fetch failed")` whose `cause` carries the socket
- * error, and with `TypeError("terminated")` when the body is cut off; an abort we did not cause
- * (none expected) is treated the same.
- */
-function isNetworkFailure(err: unknown): err is Error {
-  if (!(err instanceof Error)) return false;
-  if (err.name === "AbortError") return true;
-  if (err instanceof TypeError && (err.message === "fetch failed" || err.message === "terminated"))
-    return true;
-  const code = errorCode(err) ?? errorCode(err.cause);
-  return code !== undefined && NETWORK_CODE.test(code);
-}
-
-function describeNetworkFailure(err: Error): string {
-  const code = errorCode(err.cause) ?? errorCode(err);
-  const causeMessage = err.cause instanceof Error ? err.cause.message : undefined;
-  return [err.message, code, causeMessage]
-    .filter((s): s is string => s !== undefined && s.length > 0)
-    .join(": ");
 }

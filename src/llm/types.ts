@@ -1,6 +1,6 @@
 /**
  * The vendor-neutral shapes of an LLM call: what a turn holds and what a call cost. The store,
- * the prompt and the inbound calls speak these; only gemini-client.ts knows the SDK.
+ * the prompt and the inbound calls speak these; only the gemini-*.ts files know the SDK.
  */
 
 /** One part of a turn: text, or inline media (base64) for a description call. */

@@ -1,4 +1,4 @@
-import type { ChatInfo } from "../store/messages";
+import type { ChatInfo } from "../store/chats";
 
 /** What a chat name given to an owner command resolved to. */
 export type ChatLookup =

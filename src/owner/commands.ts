@@ -1,7 +1,7 @@
 import { isSummaryGraph } from "../tasks/task";
 import { EVERYWHERE, isGroupChatId, type Memory, type MemoryStore } from "../store/memories";
 import { ALL_CHATS, type ChatMode, type ChatSettingsStore } from "../store/chat-settings";
-import type { ChatInfo, MessageStore } from "../store/messages";
+import type { ChatInfo, ChatStore } from "../store/chats";
 import type { Scheduler } from "../tasks/scheduler";
 import { describeChat, findChat } from "./chat-names";
 import { formatStatus, type StatusFacts } from "./status";
@@ -9,7 +9,7 @@ import { formatStatus, type StatusFacts } from "./status";
 /** What the commands need from the runtime. */
 export interface OwnerCommandDeps {
   readonly selfId: string;
-  readonly messages: Pick<MessageStore, "chats">;
+  readonly chats: Pick<ChatStore, "all">;
   readonly settings: ChatSettingsStore;
   readonly scheduler: Pick<Scheduler, "cancelPending" | "openTasks">;
   readonly status: () => StatusFacts;
@@ -74,7 +74,7 @@ export function runOwnerCommand(text: string, d: OwnerCommandDeps): string {
 
 /** The chat a command names, or the answer explaining why there is none. */
 function chatOrAnswer(name: string, d: OwnerCommandDeps): ChatInfo | string {
-  const chats = d.messages.chats().filter((c) => c.chatId !== d.selfId);
+  const chats = d.chats.all().filter((c) => c.chatId !== d.selfId);
   const found = findChat(name, chats);
   if (found.kind === "found") return found.chat;
   if (found.kind === "none")
@@ -209,7 +209,7 @@ function describeMemory(m: Memory, d: OwnerCommandDeps): string {
 }
 
 function chatName(chatId: string, d: OwnerCommandDeps): string {
-  const c = d.messages.chats().find((x) => x.chatId === chatId);
+  const c = d.chats.all().find((x) => x.chatId === chatId);
   return c ? describeChat(c) : chatId;
 }
 

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { InboundOutcome } from "../inbound/pipeline";
 import type { ChatSettingsStore } from "../store/chat-settings";
 import type { MessageStore } from "../store/messages";
+import type { ChatStore } from "../store/chats";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Clock, InboundMessage } from "../base/types";
 import type { OwnSends } from "./own-sends";
@@ -17,6 +18,7 @@ export interface OutgoingDeps {
   /** How long the persona stays silent in a chat after the owner wrote there. */
   readonly takeoverSilenceMs: number;
   readonly messages: MessageStore;
+  readonly chats: ChatStore;
   readonly own: OwnSends;
   readonly settings: ChatSettingsStore;
   readonly scheduler: Pick<Scheduler, "cancelPending" | "add">;
@@ -41,7 +43,7 @@ export function createOutgoingHandler(d: OutgoingDeps): (m: InboundMessage) => P
     if (d.messages.has(m.chatId, m.messageId)) return "skipped-own";
     const ours = d.own.claim(m.chatId, m.messageId, m.text);
     if (m.chatId !== d.selfId && m.chatType !== "dm") {
-      d.messages.upsertChat({
+      d.chats.upsert({
         chatId: m.chatId,
         chatType: m.chatType,
         ...(m.chatTitle !== undefined ? { title: m.chatTitle } : {}),

@@ -1,7 +1,7 @@
 import type { AvailabilitySnapshot } from "../llm/availability";
 import type { CappedChat } from "../policy/caps";
 import { ALL_CHATS, type ChatSettings } from "../store/chat-settings";
-import type { ChatInfo } from "../store/messages";
+import type { ChatInfo } from "../store/chats";
 import type { UsageTotals } from "../store/usage";
 import { formatDuration } from "../base/duration";
 import { describeChat } from "./chat-names";

@@ -26,7 +26,8 @@ import { recall } from "../memory/recall";
 import { presentPeople } from "../memory/subject";
 import type { EntityRecord } from "../store/entities";
 import type { MemoryStore } from "../store/memories";
-import type { ChatInfo, MessageStore, StoredMessage } from "../store/messages";
+import type { ChatInfo, ChatStore } from "../store/chats";
+import type { MessageStore, StoredMessage } from "../store/messages";
 import type { ReactionStore } from "../store/reactions";
 import type { ReceivedItem } from "../tasks/task";
 import { contextPrompt, selectContext, type SelectedContext } from "./assemble";
@@ -48,6 +49,7 @@ export interface SummarySource {
 export interface PlanContextSources {
   readonly persona: Persona;
   readonly messages: MessageStore;
+  readonly chats: ChatStore;
   readonly entities: EntityLookup;
   /** The persona's account id. */
   readonly selfId: string;
@@ -167,7 +169,7 @@ export async function assemblePlanContext(
         chatId,
         ...(chat.chatType === "dm" ? { partner: chatId } : {}),
         present,
-        chatTitle: (id) => s.messages.chat(id)?.title,
+        chatTitle: (id) => s.chats.get(id)?.title,
         speakerOf: (id) => context.speakers.sender(id, names.get(id)),
         query: context.targets.map((m) => m.text).join("\n"),
       }),

@@ -8,6 +8,7 @@ import { assemblePlanContext, type SummarySource } from "./plan-context";
 import type { ImageSource } from "../media/inline-images";
 import { resolveSubject, tellerOf } from "../memory/subject";
 import type { MessageStore } from "../store/messages";
+import type { ChatStore } from "../store/chats";
 import { errorMessage } from "../base/error-message";
 import type { ReactionStore } from "../store/reactions";
 import type { AllowedReactions } from "../base/standard-reactions";
@@ -26,6 +27,7 @@ export interface ReceivedHandlerDeps {
   /** A plan was made for this many addressed messages (metrics). */
   readonly onPlanned?: (messages: number) => void;
   readonly messages: MessageStore;
+  readonly chats: ChatStore;
   readonly memories: MemoryStore;
   /** Curated memories by user id (agents/<Name>/memory/<user id>.md); default none. */
   readonly curated?: CuratedMemories;
@@ -100,7 +102,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       if (items.length === 0) return { type: "done" };
       const lastId = Math.max(...items.map((i) => i.messageId));
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
-      const chat = d.messages.chat(chatId) ?? { chatId, chatType: "group" };
+      const chat = d.chats.get(chatId) ?? { chatId, chatType: "group" };
       const isDm = chat.chatType === "dm";
       // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.
       const {

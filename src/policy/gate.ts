@@ -19,7 +19,7 @@ import type { Logger } from "pino";
 import type { PersonaPolicy } from "../config/persona";
 import { matchesPeer } from "../config/persona-policy";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
-import type { ChatInfo } from "../store/messages";
+import type { ChatInfo } from "../store/chats";
 import { isSummaryGraph } from "../tasks/task";
 import type { Task } from "../tasks/task";
 import type { ChatType, Clock, InboundMessage } from "../base/types";

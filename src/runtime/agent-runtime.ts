@@ -14,6 +14,7 @@ import type { ChatSettingsStore } from "../store/chat-settings";
 import type { EntityStore } from "../store/entities";
 import type { MemoryStore } from "../store/memories";
 import type { MessageStore } from "../store/messages";
+import type { ChatStore } from "../store/chats";
 import type { ReactionStore } from "../store/reactions";
 import type { SummaryStore } from "../store/summaries";
 import type { UpdateStateStore } from "../store/update-state";
@@ -50,6 +51,8 @@ const STOP_GRACE_MS = 10_000;
  */
 export class AgentRuntime {
   readonly messages: MessageStore;
+  /** The chats the persona has seen (type, title, access hash). */
+  readonly chats: ChatStore;
   /** Edits and deletions, live or from a catch-up's difference. */
   private readonly changes: MessageChangeHandler;
   readonly memories: MemoryStore;
@@ -102,6 +105,7 @@ export class AgentRuntime {
     this.logger = p.logger;
     this.llm = o.llm;
     this.messages = p.messages;
+    this.chats = p.chats;
     this.changes = p.changes;
     this.memories = p.memories;
     this.reactions = p.reactions;

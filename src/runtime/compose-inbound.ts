@@ -29,7 +29,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
   const command = (text: string): string =>
     runOwnerCommand(text, {
       selfId: o.selfId,
-      messages: st.messages,
+      chats: st.chats,
       settings: st.settings,
       scheduler: t.scheduler,
       status: () => p.status.facts(),
@@ -41,6 +41,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
     });
   const inbound = createInboundPipeline({
     messages: st.messages,
+    chats: st.chats,
     names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
     logger,
     enqueue: (chatId, messageId, a) => {
@@ -65,6 +66,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
       name: o.persona.name,
       takeoverSilenceMs: o.persona.policy.takeoverSilenceMin * 60_000,
       messages: st.messages,
+      chats: st.chats,
       own: t.own,
       settings: st.settings,
       scheduler: t.scheduler,

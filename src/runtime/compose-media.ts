@@ -26,7 +26,7 @@ export interface Media {
 
 export function composeMedia(o: AgentRuntimeOptions, s: Stage, st: Stores): Media {
   const { agent, clock, logger } = s;
-  const lookupChat = chatLookup(st.messages, st.entities);
+  const lookupChat = chatLookup(st.chats, st.entities);
   const mo = o.media ?? {};
   const fetcher =
     o.llm && mo.ai !== false ? new TelegramMediaFetcher({ client: o.client, lookupChat, logger }) : undefined;

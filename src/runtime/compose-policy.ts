@@ -31,14 +31,14 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     logger,
     isContact: (userId) => st.entities.get(userId)?.contact,
     usernameOf: (userId) => st.entities.get(userId)?.username,
-    chatOf: (chatId) => st.messages.chat(chatId),
+    chatOf: (chatId) => st.chats.get(chatId),
   });
   const status = new RuntimeStatus({
     persona: o.persona,
     selfId: o.selfId,
     db: o.db,
     client: o.client,
-    messages: st.messages,
+    chats: st.chats,
     settings: st.settings,
     scheduler: late.scheduler,
     usage: st.usage,

@@ -10,6 +10,7 @@ import { onCommitFailure } from "../store/db";
 import { EntityStore } from "../store/entities";
 import { MemoryStore } from "../store/memories";
 import { MessageStore } from "../store/messages";
+import { ChatStore } from "../store/chats";
 import { ReactionStore } from "../store/reactions";
 import { RefusalStore } from "../store/refusals";
 import { SummaryStore } from "../store/summaries";
@@ -22,6 +23,7 @@ import { UpdateTracker } from "../telegram/inbound/update-tracker";
 
 export interface Stores {
   readonly messages: MessageStore;
+  readonly chats: ChatStore;
   /** Edits and deletions, live or from a catch-up's difference. */
   readonly changes: MessageChangeHandler;
   readonly memories: MemoryStore;
@@ -43,6 +45,7 @@ export interface Stores {
 export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Stores {
   const { agent, clock, logger } = s;
   const messages = new MessageStore(o.db, agent);
+  const chats = new ChatStore(o.db, agent);
   const updateState = new UpdateStateStore(o.db, agent);
   const entities = new EntityStore(o.db, agent);
   const tracker = new UpdateTracker({
@@ -60,11 +63,12 @@ export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Sto
     );
     updateState.reload();
     entities.reload();
-    messages.forgetCaches();
+    chats.forgetCaches();
     tracker.resync((box) => (box === ACCOUNT_BOX ? updateState.account()?.pts : updateState.channelPts(box)));
   });
   return {
     messages,
+    chats,
     changes: createChangeHandler({ messages, logger }),
     memories: new MemoryStore(o.db, agent),
     reactions: new ReactionStore(o.db, agent),

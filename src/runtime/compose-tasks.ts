@@ -88,6 +88,7 @@ export function composeTasks(
   };
   const laneSummaries: LaneSummaries = new LaneSummaries({
     messages: st.messages,
+    chats: st.chats,
     summaries: st.summaries,
     llm: o.llm,
     clock,
@@ -105,6 +106,7 @@ export function composeTasks(
     siblings: o.siblings ?? new Set(),
     settings: st.settings,
     messages: st.messages,
+    chats: st.chats,
     scheduler: late.scheduler,
     entities: st.entities,
     llm: o.llm,
@@ -132,6 +134,7 @@ export function composeTasks(
         persona: o.persona,
         onPlanned: (n) => metrics.messagesPlanned.inc({ agent }, n),
         messages: st.messages,
+        chats: st.chats,
         memories: st.memories,
         ...(o.curated ? { curated: o.curated } : {}),
         usernameOf: (userId) => st.entities.get(userId)?.username,

@@ -15,6 +15,7 @@ import type { ChatSettingsStore } from "../store/chat-settings";
 import type { EntityStore } from "../store/entities";
 import type { MemoryStore } from "../store/memories";
 import type { MessageStore } from "../store/messages";
+import type { ChatStore } from "../store/chats";
 import type { ReactionStore } from "../store/reactions";
 import type { SummaryStore } from "../store/summaries";
 import type { UpdateStateStore } from "../store/update-state";
@@ -45,6 +46,7 @@ export interface AgentParts {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly messages: MessageStore;
+  readonly chats: ChatStore;
   /** Edits and deletions, live or from a catch-up's difference. */
   readonly changes: MessageChangeHandler;
   readonly memories: MemoryStore;
@@ -109,6 +111,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     logger: s.logger,
     clock: s.clock,
     messages: stores.messages,
+    chats: stores.chats,
     changes: stores.changes,
     memories: stores.memories,
     reactions: stores.reactions,

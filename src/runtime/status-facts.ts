@@ -12,7 +12,7 @@ import type { LastError, StatusFacts } from "../owner/status";
 import type { Caps } from "../policy/caps";
 import type { ChatSettingsStore } from "../store/chat-settings";
 import type { Db } from "../store/db";
-import type { MessageStore } from "../store/messages";
+import type { ChatStore } from "../store/chats";
 import { databaseBytes, type Retention } from "../store/retention";
 import type { UsageStore } from "../store/usage";
 import { isSummaryGraph } from "../tasks/task";
@@ -27,7 +27,7 @@ export interface StatusSources {
   readonly selfId: string;
   readonly db: Db;
   readonly client: TelegramClient;
-  readonly messages: MessageStore;
+  readonly chats: ChatStore;
   readonly settings: ChatSettingsStore;
   /** A getter: the scheduler is built after the status (its failures are reported here). */
   readonly scheduler: () => Scheduler;
@@ -55,7 +55,7 @@ export class RuntimeStatus {
   taskFailed(task: Task, reason: string): void {
     this.lastError = {
       at: this.s.clock.now(),
-      text: `${task.kind} in ${this.s.messages.chat(task.chatId)?.title ?? task.chatId}: ${reason}`,
+      text: `${task.kind} in ${this.s.chats.get(task.chatId)?.title ?? task.chatId}: ${reason}`,
     };
   }
 
@@ -69,7 +69,7 @@ export class RuntimeStatus {
       now,
       startedAt: this.startedAt,
       connected: Boolean(s.client.connected),
-      chats: s.messages.chats().filter((c) => c.chatId !== s.selfId),
+      chats: s.chats.all().filter((c) => c.chatId !== s.selfId),
       settings: s.settings.entries(),
       pendingTasks: scheduler.openTasks().filter((t) => t.chatId !== s.selfId && !isSummaryGraph(t.chatId))
         .length,

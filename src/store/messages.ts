@@ -50,16 +50,6 @@ export interface LaneRead {
   readonly scan: number;
 }
 
-/** What the store knows of a chat: enough to address it again after a restart. */
-export interface ChatInfo {
-  readonly chatId: string;
-  readonly chatType: string;
-  readonly title?: string;
-  /** Public @username (without @) of the group, or of the DM partner. */
-  readonly username?: string;
-  readonly accessHash?: string;
-}
-
 interface Row {
   chat_id: string;
   message_id: number;
@@ -105,22 +95,6 @@ const LANE_WHERE: Record<LaneFilter["kind"], string> = {
   topic: "topic_id = @key",
 };
 
-interface ChatRow {
-  chat_id: string;
-  chat_type: string;
-  title: string | null;
-  access_hash: string | null;
-  username: string | null;
-}
-
-const toChat = (r: ChatRow): ChatInfo => ({
-  chatId: r.chat_id,
-  chatType: r.chat_type,
-  ...(r.title != null ? { title: r.title } : {}),
-  ...(r.username != null ? { username: r.username } : {}),
-  ...(r.access_hash != null ? { accessHash: r.access_hash } : {}),
-});
-
 /**
  * Messages keyed by (agent, chat, message id) — never the bare id, which repeats across
  * supergroups. Statements are prepared once per store: the inbound hot path pays one insert.
@@ -134,16 +108,11 @@ export class MessageStore {
   private readonly othersAfterStmt;
   private readonly recentStmt;
   private readonly getStmt;
-  private readonly chatStmt;
-  private readonly chatGetStmt;
   private readonly renameStmt;
   private readonly highestStmt;
-  private readonly chatListStmt;
-  /** Chat type+title last written, so the hot path skips the upsert when nothing changed. */
   private readonly editStmt;
   private readonly deleteStmt;
   private readonly deleteAnyStmt;
-  private readonly chatCache = new Map<string, string>();
 
   constructor(
     private readonly db: Db,
@@ -201,21 +170,10 @@ export class MessageStore {
       `UPDATE messages SET deleted = 1 WHERE agent = ? AND chat_id = ? AND message_id = ?`,
     );
     // DMs and basic groups share the account's id space, so an id alone names the message.
-    // (Every supergroup a message was stored from is in `chats` with its type.)
+    // (Every supergroup a message was stored from is in `chats` with its type: see chats.ts.)
     this.deleteAnyStmt = db.prepare(
       `UPDATE messages SET deleted = 1 WHERE agent = @agent AND message_id = @id
        AND chat_id NOT IN (SELECT chat_id FROM chats WHERE agent = @agent AND chat_type IN ('supergroup', 'forum'))`,
-    );
-    this.chatStmt = db.prepare(
-      `INSERT INTO chats (agent, chat_id, chat_type, title, access_hash, username) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (agent, chat_id) DO UPDATE SET chat_type = excluded.chat_type, title = coalesce(excluded.title, chats.title),
-         access_hash = coalesce(excluded.access_hash, chats.access_hash), username = coalesce(excluded.username, chats.username)`,
-    );
-    this.chatGetStmt = db.prepare(
-      `SELECT chat_id, chat_type, title, access_hash, username FROM chats WHERE agent = ? AND chat_id = ?`,
-    );
-    this.chatListStmt = db.prepare(
-      `SELECT chat_id, chat_type, title, access_hash, username FROM chats WHERE agent = ? ORDER BY chat_id`,
     );
     this.renameStmt = db.prepare(
       `UPDATE messages SET sender_name = ? WHERE agent = ? AND chat_id = ? AND sender_id = ? AND sender_name = ?`,
@@ -234,12 +192,12 @@ export class MessageStore {
     return batchedWrite(this.db, () => this.insertNow(m));
   }
 
-  /** Make every stored message durable now. */
   /** Run `fn` (e.g. creating the message's task) and commit it with what is pending, as one transaction. */
   commitWith<T>(fn: () => T): T {
     return transaction(this.db, fn);
   }
 
+  /** Make every stored message durable now. */
   commit(): void {
     commitPending(this.db);
   }
@@ -386,49 +344,5 @@ export class MessageStore {
   /** The highest stored message id of a chat (catch-up's starting point without update state). */
   highestId(chatId: string): number | undefined {
     return (this.highestStmt.get(this.agent, chatId) as number | null) ?? undefined;
-  }
-
-  /** Forget what memory says was written (a group commit failed: the file may not have it). */
-  forgetCaches(): void {
-    this.chatCache.clear();
-  }
-
-  /**
-   * Remember a chat's type, title and access hash (written only when they change). A missing
-   * title or access hash never erases a stored one.
-   */
-  upsertChat(c: ChatInfo): void {
-    const key = `${c.chatType}\u0000${c.title ?? ""}\u0000${c.accessHash ?? ""}\u0000${c.username ?? ""}`;
-    const old = this.chatCache.get(c.chatId);
-    if (
-      old === key ||
-      (old !== undefined &&
-        old.startsWith(`${c.chatType}\u0000`) &&
-        c.title === undefined &&
-        c.accessHash === undefined &&
-        c.username === undefined)
-    )
-      return;
-    batchedWrite(this.db, () =>
-      this.chatStmt.run(
-        this.agent,
-        c.chatId,
-        c.chatType,
-        c.title ?? null,
-        c.accessHash ?? null,
-        c.username ?? null,
-      ),
-    );
-    this.chatCache.set(c.chatId, key);
-  }
-
-  chat(chatId: string): ChatInfo | undefined {
-    const r = this.chatGetStmt.get(this.agent, chatId) as ChatRow | undefined;
-    return r ? toChat(r) : undefined;
-  }
-
-  /** Every chat the store knows, by id. */
-  chats(): ChatInfo[] {
-    return (this.chatListStmt.all(this.agent) as ChatRow[]).map(toChat);
   }
 }

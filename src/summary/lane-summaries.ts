@@ -30,6 +30,7 @@ import type { Llm } from "../llm/llm";
 import { systemClock } from "../base/clock";
 import { errorMessage } from "../base/error-message";
 import type { MessageStore, StoredMessage } from "../store/messages";
+import type { ChatStore } from "../store/chats";
 import type { SummaryStore } from "../store/summaries";
 import { parkOnOutage } from "../tasks/llm-wait";
 import { summaryGraph, type NewTask } from "../tasks/task";
@@ -94,6 +95,7 @@ const messageTokens = (m: StoredMessage) => estimateTokens(m.text) + HEADER_TOKE
 
 export interface LaneSummariesOptions {
   readonly messages: MessageStore;
+  readonly chats: ChatStore;
   readonly summaries: SummaryStore;
   /** Absent (no LLM, e.g. the benchmark): summaries are neither made nor due. */
   readonly llm: Llm | undefined;
@@ -274,7 +276,7 @@ export class LaneSummaries {
     const previous = prev ? parseStoredSummary(prev.content) : undefined;
     let out;
     try {
-      const chatType = this.o.messages.chat(lane.chatId)?.chatType ?? "group";
+      const chatType = this.o.chats.get(lane.chatId)?.chatType ?? "group";
       out = await summarise(llm, {
         previous,
         messages: batch,

@@ -4,6 +4,7 @@ import { compileAddressMatcher } from "../../src/inbound/addressing";
 import { createInboundPipeline } from "../../src/inbound/pipeline";
 import { openDatabase } from "../../src/store/db";
 import { MessageStore } from "../../src/store/messages";
+import { ChatStore } from "../../src/store/chats";
 import type { InboundMessage, ReplyContext } from "../../src/base/types";
 import { tempDbPath } from "../support/temp-dir";
 
@@ -21,6 +22,7 @@ function setup() {
   let fetches = 0;
   const handle = createInboundPipeline({
     messages,
+    chats: new ChatStore(db, "Mira"),
     names: compileAddressMatcher(["Mira"]),
     logger: pino({ level: "silent" }),
     enqueue: (chatId, messageId, o) => enqueued.push({ chatId, messageId, ...o }),
@@ -99,6 +101,7 @@ describe("inbound pipeline", () => {
     const messages = new MessageStore(db, "Mira");
     const handle = createInboundPipeline({
       messages,
+      chats: new ChatStore(db, "Mira"),
       names: compileAddressMatcher(["Mira"]),
       logger: pino({ level: "silent" }),
       enqueue: () => {},

@@ -14,7 +14,7 @@ import { AnswerCounts } from "../../src/store/answer-counts";
 import { ALL_CHATS, ChatSettingsStore } from "../../src/store/chat-settings";
 import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
 import { EntityStore } from "../../src/store/entities";
-import { MessageStore } from "../../src/store/messages";
+import { ChatStore } from "../../src/store/chats";
 import { UsageStore } from "../../src/store/usage";
 import { summaryGraph } from "../../src/tasks/task";
 import { TaskStore } from "../../src/tasks/task-store";
@@ -64,7 +64,7 @@ function world(change: Partial<PersonaPolicy> = {}) {
   const policy: PersonaPolicy = { ...DEFAULT_POLICY, ...change };
   const settings = new ChatSettingsStore(db, AGENT);
   const usage = new UsageStore(db, AGENT, DEFAULT_PRICES);
-  const messages = new MessageStore(db, AGENT);
+  const chats = new ChatStore(db, AGENT);
   const entities = new EntityStore(db, AGENT);
   const tasks = new TaskStore(db, AGENT);
   const caps = new Caps({ counts: new AnswerCounts(db, AGENT), policy, usage, clock, logger });
@@ -78,12 +78,12 @@ function world(change: Partial<PersonaPolicy> = {}) {
     logger,
     isContact: (id) => entities.get(id)?.contact,
     usernameOf: (id) => entities.get(id)?.username,
-    chatOf: (id) => messages.chat(id),
+    chatOf: (id) => chats.get(id),
   });
-  messages.upsertChat({ chatId: SANDBOX, chatType: "supergroup", title: "Sandbox" });
-  messages.upsertChat({ chatId: CLUB, chatType: "supergroup", title: "Club" });
-  messages.upsertChat({ chatId: ALICE, chatType: "dm", title: "Alice", username: "alice" });
-  messages.upsertChat({ chatId: DAVE, chatType: "dm", title: "Dave", username: "dave" });
+  chats.upsert({ chatId: SANDBOX, chatType: "supergroup", title: "Sandbox" });
+  chats.upsert({ chatId: CLUB, chatType: "supergroup", title: "Club" });
+  chats.upsert({ chatId: ALICE, chatType: "dm", title: "Alice", username: "alice" });
+  chats.upsert({ chatId: DAVE, chatType: "dm", title: "Dave", username: "dave" });
   entities.observe({
     peerId: ALICE,
     kind: "user",

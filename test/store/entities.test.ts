@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { closeDatabase, openDatabase } from "../../src/store/db";
 import { EntityStore } from "../../src/store/entities";
-import { MessageStore } from "../../src/store/messages";
 import { UpdateStateStore } from "../../src/store/update-state";
 import { tempDbPath } from "../support/temp-dir";
 
@@ -101,23 +100,6 @@ describe("entity store: channels the account is not in", () => {
       ["-1001", false],
     ]);
     closeDatabase(db);
-  });
-});
-
-describe("chats table", () => {
-  it("an update without a title never erases a stored group title", () => {
-    const path = tempDbPath();
-    const db = openDatabase(path);
-    const messages = new MessageStore(db, "Mira");
-    messages.upsertChat({ chatId: "-5", chatType: "group", title: "Club" });
-    messages.upsertChat({ chatId: "-5", chatType: "group" });
-    closeDatabase(db);
-    const again = new MessageStore(openDatabase(path), "Mira");
-    expect(again.chat("-5")?.title).toBe("Club");
-    // A fresh process (empty cache) sees the untitled copy too.
-    again.upsertChat({ chatId: "-5", chatType: "group" });
-    again.commit();
-    expect(again.chat("-5")?.title).toBe("Club");
   });
 });
 

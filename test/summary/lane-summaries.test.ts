@@ -11,6 +11,7 @@ import { closeDatabase, openDatabase, type Db } from "../../src/store/db";
 import { speakerDirectory } from "../../src/context/speaker-directory";
 import { EntityStore } from "../../src/store/entities";
 import { MessageStore } from "../../src/store/messages";
+import { ChatStore } from "../../src/store/chats";
 import { SummaryStore } from "../../src/store/summaries";
 import { LaneSummaries, laneLimits, REFUSAL_BACKOFF_MS, summaryDue } from "../../src/summary/lane-summaries";
 import { summarizeHandler } from "../../src/summary/summarize-handler";
@@ -60,6 +61,7 @@ beforeEach(async () => {
   nextId = 1;
   lanes = new LaneSummaries({
     messages,
+    chats: new ChatStore(db, "Mira"),
     summaries,
     llm: new GeminiLlm({ client, logger, model: "m", models: { summarise: "lite" } }),
     clock,
@@ -245,6 +247,7 @@ describe("a summary planning cannot do without", () => {
     let open = 0;
     const s: LaneSummaries = new LaneSummaries({
       messages,
+      chats: new ChatStore(db, "Mira"),
       summaries,
       llm: llm
         ? new GeminiLlm({

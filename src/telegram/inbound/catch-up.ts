@@ -82,6 +82,17 @@ const MAX_BACKFILL = 1000;
 /** Dialogs looked at after a `differenceTooLong` (one page, Telegram's maximum). */
 const DIALOGS_PAGE = 100;
 
+/** One messages.getDialogs page of the newest dialogs (no offset, no hash: always a full answer). */
+function newestDialogs(): Api.messages.GetDialogs {
+  return new Api.messages.GetDialogs({
+    offsetDate: 0,
+    offsetId: 0,
+    offsetPeer: new Api.InputPeerEmpty(),
+    limit: DIALOGS_PAGE,
+    hash: returnBigInt(0),
+  });
+}
+
 /**
  * Catch-up after downtime or a dead connection, as Telegram's update protocol describes it:
  * `updates.getDifference` from the stored account state until it is final (slices continue from
@@ -223,15 +234,7 @@ export class CatchUp {
   private async unseenChannels(handled: ReadonlySet<string>): Promise<void> {
     const fresh: Api.Channel[] = [];
     try {
-      const res = await this.invoke(
-        new Api.messages.GetDialogs({
-          offsetDate: 0,
-          offsetId: 0,
-          offsetPeer: new Api.InputPeerEmpty(),
-          limit: DIALOGS_PAGE,
-          hash: returnBigInt(0),
-        }),
-      );
+      const res = await this.invoke(newestDialogs());
       if (res instanceof Api.messages.DialogsNotModified) return;
       const chats = new Map(res.chats.map((c) => [utils.getPeerId(c), c]));
       // A group whose newest message is a service one (created, the account added) has nothing
@@ -402,15 +405,7 @@ export class CatchUp {
   private async commonHistory(): Promise<void> {
     let chats: { chatId: string; top: number }[] | undefined;
     try {
-      const res = await this.invoke(
-        new Api.messages.GetDialogs({
-          offsetDate: 0,
-          offsetId: 0,
-          offsetPeer: new Api.InputPeerEmpty(),
-          limit: DIALOGS_PAGE,
-          hash: returnBigInt(0),
-        }),
-      );
+      const res = await this.invoke(newestDialogs());
       if (!(res instanceof Api.messages.DialogsNotModified)) {
         captureEntities(this.o.entities, [...res.users, ...res.chats]);
         chats = res.dialogs

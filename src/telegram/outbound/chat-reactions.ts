@@ -11,7 +11,7 @@ import { Api, type TelegramClient } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import { systemClock } from "../../base/clock";
 import { withTimeout } from "../../base/timeout";
-import type { ChatInfo } from "../../store/messages";
+import type { ChatInfo } from "../../store/chats";
 import type { AllowedReactions } from "../../base/standard-reactions";
 
 /** Bound on the full-chat request (real time: it bounds network I/O, like the reply fetch). */

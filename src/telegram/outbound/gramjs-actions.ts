@@ -1,90 +1,18 @@
 import type { Logger } from "pino";
-import { Api, errors, type TelegramClient } from "telegram";
+import { Api, type TelegramClient } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import { systemClock } from "../../base/clock";
-import { TimeoutError, withTimeout } from "../../base/timeout";
-import type { ChatInfo } from "../../store/messages";
-import type { ChatActions } from "../../tasks/actions-port";
-import { AlreadyDoneError, OutcomeUnknownError, PermanentError, RateLimitedError } from "../../tasks/errors";
-import { accountLost } from "../connection/account-errors";
-import type { ChatReactions } from "./chat-reactions";
 import { closestAllowed } from "../../base/standard-reactions";
-
-/** RPC errors that no retry can fix: fail the task at once. Any other 4xx is treated the same. */
-const PERMANENT = new Set([
-  "CHAT_WRITE_FORBIDDEN",
-  "USER_BANNED_IN_CHANNEL",
-  "PEER_ID_INVALID",
-  "MESSAGE_ID_INVALID",
-  "CHAT_ADMIN_REQUIRED",
-  "CHANNEL_PRIVATE",
-  "USER_IS_BLOCKED",
-  "YOU_BLOCKED_USER",
-  "REACTION_INVALID",
-  "MESSAGE_TOO_LONG",
-  "MESSAGE_EMPTY",
-]);
-
-/** The TL method each action kind uses; flood waits are remembered per method and chat. */
-const METHOD = {
-  send: "messages.SendMessage",
-  sticker: "messages.SendMedia",
-  react: "messages.SendReaction",
-  typing: "messages.SetTyping",
-  read: "messages.ReadHistory",
-  block: "contacts.Block",
-} as const;
-
-/** A method paused account-wide (after flood waits on it in two chats, see tasks/rate-limits.ts). */
-const methodKey = (method: string) => `flood:${method}`;
-const floodKey = (method: string, chatId: string) => `flood:${method}:${chatId}`;
-const slowmodeKey = (chatId: string) => `slowmode:${chatId}`;
-/** PEER_FLOOD: the account may not message people who are not its contacts. */
-const PEER_FLOOD_KEY = "peer-flood";
-/**
- * PEER_FLOOD names no end. Sends to non-contacts pause this long, then one send probes; each
- * repeat doubles the pause (up to a day, see RateLimits).
- */
-const PEER_FLOOD_PAUSE_SEC = 3 * 3600;
+import { withTimeout } from "../../base/timeout";
+import type { ChatInfo } from "../../store/chats";
+import type { ChatActions } from "../../tasks/actions-port";
+import { AlreadyDoneError, PermanentError } from "../../tasks/errors";
+import type { ChatReactions } from "./chat-reactions";
+import { METHOD, rateKeys, taskError } from "./rpc-errors";
+import { StickerSets } from "./sticker-sets";
 
 /** Supergroups and channels have marked ids starting with -100. */
 const isChannelId = (chatId: string) => chatId.startsWith("-100");
-/** Private chats have positive (user) ids. */
-const isDmId = (chatId: string) => !chatId.startsWith("-");
-
-/**
- * Map a GramJS error onto the task engine's vocabulary. FLOOD_WAIT is keyed by method and
- * chat — Telegram paces sends per destination, and one chat's wait must not stall the others —
- * and spreads to the whole method when it strikes two chats at once; SLOWMODE_WAIT is keyed by
- * chat; PEER_FLOOD pauses sends to non-contacts (every private chat: the store does not know
- * who is a contact) until a probe goes through.
- */
-function classifyTelegramError(e: unknown, method: string, chatId: string): Error {
-  const lost = accountLost(e);
-  if (lost) return lost;
-  if (e instanceof errors.SlowModeWaitError)
-    return new RateLimitedError(slowmodeKey(chatId), e.seconds, `SLOWMODE_WAIT_${e.seconds}`);
-  if (e instanceof errors.FloodWaitError) {
-    return new RateLimitedError(floodKey(method, chatId), e.seconds, `FLOOD_WAIT_${e.seconds}`, {
-      accountKey: methodKey(method),
-    });
-  }
-  if (e instanceof errors.RPCError) {
-    const msg = e.errorMessage;
-    if (msg === "PEER_FLOOD")
-      return new RateLimitedError(PEER_FLOOD_KEY, PEER_FLOOD_PAUSE_SEC, "PEER_FLOOD", { probe: true });
-    if (msg === "RANDOM_ID_DUPLICATE") return new AlreadyDoneError();
-    if (PERMANENT.has(msg) || (e.code !== undefined && e.code >= 400 && e.code < 500 && e.code !== 420)) {
-      return new PermanentError(`${method} in ${chatId}: ${msg} (${e.code})`, msg);
-    }
-  }
-  return e instanceof Error ? e : new Error(String(e));
-}
-
-interface StickerDoc {
-  readonly doc: Api.Document;
-  readonly emoji: string;
-}
 
 export interface GramActionsOptions {
   readonly client: TelegramClient;
@@ -118,12 +46,15 @@ const COSMETIC_TIMEOUT_MS = 5_000;
 /**
  * The task engine's ChatActions over a GramJS client. Requests are built by hand (not
  * `client.sendMessage`) so the caller's random_id is the one on the wire, and the sent message
- * id is read from the answer; an answer without it is an error, never `undefined`.
+ * id is read from the answer; an answer without it is an error, never `undefined`. What an error
+ * means to the engine is rpc-errors.ts's call; the sticker sets are cached in sticker-sets.ts.
  */
 export class GramActions implements ChatActions {
-  private readonly stickerSets = new Map<string, Promise<StickerDoc[] | undefined>>();
+  private readonly stickerSets: StickerSets;
 
-  constructor(private readonly o: GramActionsOptions) {}
+  constructor(private readonly o: GramActionsOptions) {
+    this.stickerSets = new StickerSets({ fetch: (req, chatId) => this.call(req, chatId), logger: o.logger });
+  }
 
   async sendText(p: {
     chatId: string;
@@ -281,7 +212,7 @@ export class GramActions implements ChatActions {
     } catch (e) {
       // File references expire; the cached set goes stale with them. Fetch it again, once.
       if (!(e instanceof PermanentError) || e.code !== "FILE_REFERENCE_EXPIRED") throw e;
-      this.stickerSets.delete(p.set);
+      this.stickerSets.forget(p.set);
       return this.sendStickerOnce(p);
     }
   }
@@ -294,9 +225,7 @@ export class GramActions implements ChatActions {
     topicId?: number;
     randomId: string;
   }): Promise<number | "not-found"> {
-    const docs = await this.stickerSet(p.set, p.chatId);
-    const want = p.name.replace(/\uFE0F/g, "");
-    const hit = docs?.find((d) => d.emoji.replace(/\uFE0F/g, "") === want);
+    const hit = await this.stickerSets.find(p.set, p.name, p.chatId);
     if (!hit) return "not-found";
     const req = new Api.messages.SendMedia({
       peer: this.peer(p.chatId),
@@ -346,51 +275,7 @@ export class GramActions implements ChatActions {
   }
 
   rateKeys(action: keyof typeof METHOD, chatId: string): readonly string[] {
-    const keys = [floodKey(METHOD[action], chatId), methodKey(METHOD[action])];
-    if (action === "send" || action === "sticker") keys.push(slowmodeKey(chatId));
-    if ((action === "send" || action === "sticker") && isDmId(chatId)) keys.push(PEER_FLOOD_KEY);
-    return keys;
-  }
-
-  /** Resolve a sticker set once (messages.GetStickerSet) and cache it; unknown sets are cached as missing. */
-  private stickerSet(shortName: string, chatId: string): Promise<StickerDoc[] | undefined> {
-    let p = this.stickerSets.get(shortName);
-    if (!p) {
-      p = this.fetchStickerSet(shortName, chatId);
-      this.stickerSets.set(shortName, p);
-      // A transient failure must not be cached forever.
-      p.catch(() => this.stickerSets.delete(shortName));
-    }
-    return p;
-  }
-
-  private async fetchStickerSet(shortName: string, chatId: string): Promise<StickerDoc[] | undefined> {
-    let res: Api.messages.TypeStickerSet;
-    try {
-      res = await this.call(
-        new Api.messages.GetStickerSet({
-          stickerset: new Api.InputStickerSetShortName({ shortName }),
-          hash: 0,
-        }),
-        chatId,
-      );
-    } catch (e) {
-      if (e instanceof PermanentError && e.code === "STICKERSET_INVALID") {
-        this.o.logger.warn({ component: "telegram", set: shortName }, "sticker set not found");
-        return undefined;
-      }
-      throw e;
-    }
-    if (!(res instanceof Api.messages.StickerSet)) return undefined;
-    const out: StickerDoc[] = [];
-    for (const d of res.documents) {
-      if (!(d instanceof Api.Document)) continue;
-      const attr = d.attributes.find(
-        (a): a is Api.DocumentAttributeSticker => a instanceof Api.DocumentAttributeSticker,
-      );
-      out.push({ doc: d, emoji: attr?.alt ?? "" });
-    }
-    return out;
+    return rateKeys(action, chatId);
   }
 
   private async call<R extends Api.AnyRequest>(
@@ -409,10 +294,7 @@ export class GramActions implements ChatActions {
       // Real time, not the task clock: this bounds network I/O, like the reply fetch.
       return await withTimeout(answer, ms, req.className, systemClock);
     } catch (e) {
-      // No answer in time: the request may still be in GramJS's queue and go out later, so its
-      // outcome is unknown: the retry reuses the random_id, and the server's answer settles it.
-      if (e instanceof TimeoutError) throw new OutcomeUnknownError(e.message);
-      throw classifyTelegramError(e, method, chatId);
+      throw taskError(e, method, chatId);
     }
   }
 

@@ -18,7 +18,7 @@ import type { MediaFile } from "../../base/media-descriptor";
 import type { MediaFetcher, MediaRef } from "../../media/describer";
 import { systemClock } from "../../base/clock";
 import { withTimeout } from "../../base/timeout";
-import type { ChatInfo } from "../../store/messages";
+import type { ChatInfo } from "../../store/chats";
 import type { TelegramClient } from "../inbound/listen";
 import { parseMedia } from "../inbound/media-parse";
 

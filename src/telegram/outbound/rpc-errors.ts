@@ -1,0 +1,98 @@
+/**
+ * The RPC error policy of the persona's actions: what a GramJS error — or no answer in time —
+ * means to the task engine (tasks/errors.ts), and which rate-limit keys each action waits on. The
+ * keys an error raises and the keys an action checks are made here, together, so they agree.
+ *
+ * - An account-terminal error (a lost session, connection/account-errors.ts) → AccountLostError.
+ * - FLOOD_WAIT → RateLimitedError keyed by method and chat (Telegram paces sends per destination,
+ *   and one chat's wait must not stall the others), spreading to the whole method when it strikes
+ *   two chats at once (tasks/rate-limits.ts); SLOWMODE_WAIT → keyed by chat; PEER_FLOOD → sends to
+ *   non-contacts pause (every private chat: the store does not know who is a contact) until a
+ *   probe goes through.
+ * - RANDOM_ID_DUPLICATE → AlreadyDoneError (the send went out before).
+ * - The errors no retry can fix, and any other 4xx but 420 → PermanentError (the task fails).
+ * - No answer within the request's bound → OutcomeUnknownError (it may still go out).
+ * - Anything else is thrown as it is (the engine retries it as transient).
+ */
+import { errors } from "telegram";
+import { TimeoutError } from "../../base/timeout";
+import { AlreadyDoneError, OutcomeUnknownError, PermanentError, RateLimitedError } from "../../tasks/errors";
+import type { ChatActions } from "../../tasks/actions-port";
+import { accountLost } from "../connection/account-errors";
+
+/** RPC errors that no retry can fix: fail the task at once. Any other 4xx is treated the same. */
+const PERMANENT = new Set([
+  "CHAT_WRITE_FORBIDDEN",
+  "USER_BANNED_IN_CHANNEL",
+  "PEER_ID_INVALID",
+  "MESSAGE_ID_INVALID",
+  "CHAT_ADMIN_REQUIRED",
+  "CHANNEL_PRIVATE",
+  "USER_IS_BLOCKED",
+  "YOU_BLOCKED_USER",
+  "REACTION_INVALID",
+  "MESSAGE_TOO_LONG",
+  "MESSAGE_EMPTY",
+]);
+
+/** The TL method each action kind uses; flood waits are remembered per method and chat. */
+export const METHOD = {
+  send: "messages.SendMessage",
+  sticker: "messages.SendMedia",
+  react: "messages.SendReaction",
+  typing: "messages.SetTyping",
+  read: "messages.ReadHistory",
+  block: "contacts.Block",
+} as const satisfies Record<Parameters<ChatActions["rateKeys"]>[0], string>;
+
+/** A method paused account-wide (after flood waits on it in two chats, see tasks/rate-limits.ts). */
+const methodKey = (method: string) => `flood:${method}`;
+const floodKey = (method: string, chatId: string) => `flood:${method}:${chatId}`;
+const slowmodeKey = (chatId: string) => `slowmode:${chatId}`;
+/** PEER_FLOOD: the account may not message people who are not its contacts. */
+const PEER_FLOOD_KEY = "peer-flood";
+/**
+ * PEER_FLOOD names no end. Sends to non-contacts pause this long, then one send probes; each
+ * repeat doubles the pause (up to a day, see RateLimits).
+ */
+const PEER_FLOOD_PAUSE_SEC = 3 * 3600;
+
+/** Private chats have positive (user) ids. */
+const isDmId = (chatId: string) => !chatId.startsWith("-");
+
+/** The rate-limit keys an action of this kind in this chat waits on (ChatActions.rateKeys). */
+export function rateKeys(action: keyof typeof METHOD, chatId: string): readonly string[] {
+  const keys = [floodKey(METHOD[action], chatId), methodKey(METHOD[action])];
+  if (action === "send" || action === "sticker") keys.push(slowmodeKey(chatId));
+  if ((action === "send" || action === "sticker") && isDmId(chatId)) keys.push(PEER_FLOOD_KEY);
+  return keys;
+}
+
+/**
+ * Map what a request for `method` in `chatId` threw onto the task engine's vocabulary (see the
+ * file comment). `e` is a GramJS error, or the TimeoutError of the request's own bound.
+ */
+export function taskError(e: unknown, method: string, chatId: string): Error {
+  // No answer in time: the request may still be in GramJS's queue and go out later, so its
+  // outcome is unknown: the retry reuses the random_id, and the server's answer settles it.
+  if (e instanceof TimeoutError) return new OutcomeUnknownError(e.message);
+  const lost = accountLost(e);
+  if (lost) return lost;
+  if (e instanceof errors.SlowModeWaitError)
+    return new RateLimitedError(slowmodeKey(chatId), e.seconds, `SLOWMODE_WAIT_${e.seconds}`);
+  if (e instanceof errors.FloodWaitError) {
+    return new RateLimitedError(floodKey(method, chatId), e.seconds, `FLOOD_WAIT_${e.seconds}`, {
+      accountKey: methodKey(method),
+    });
+  }
+  if (e instanceof errors.RPCError) {
+    const msg = e.errorMessage;
+    if (msg === "PEER_FLOOD")
+      return new RateLimitedError(PEER_FLOOD_KEY, PEER_FLOOD_PAUSE_SEC, "PEER_FLOOD", { probe: true });
+    if (msg === "RANDOM_ID_DUPLICATE") return new AlreadyDoneError();
+    if (PERMANENT.has(msg) || (e.code !== undefined && e.code >= 400 && e.code < 500 && e.code !== 420)) {
+      return new PermanentError(`${method} in ${chatId}: ${msg} (${e.code})`, msg);
+    }
+  }
+  return e instanceof Error ? e : new Error(String(e));
+}

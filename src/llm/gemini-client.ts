@@ -69,6 +69,8 @@ export interface JsonGenerationRequest {
   readonly purpose?: string;
   /** The chat the call is for (usage is attributed to it: a stranger's DM has its own share). */
   readonly chatId?: string;
+  /** The person the call is for (the sender of the message planned for or judged): costs per person. */
+  readonly userId?: string;
 }
 
 /** The raw JSON text (not yet validated — the caller owns the schema) plus accounting. */
@@ -240,7 +242,7 @@ export class GeminiClient {
       this.availability.answered(model);
       // Interpreted outside the try: a blocked or empty answer is not an HTTP failure (the
       // caller decides whether to ask again: see llm.ts).
-      this.reportUsage(response, purpose, model, req.chatId);
+      this.reportUsage(response, purpose, model, req.chatId, req.userId);
       const result = this.interpret(response, attempt, model);
       this.log.info(
         {
@@ -446,12 +448,14 @@ export class GeminiClient {
     purpose: string,
     asked: string,
     chatId: string | undefined,
+    userId?: string,
   ): void {
     if (this.usageListeners.size === 0) return;
     const u = response.usageMetadata;
     const usage: LlmUsage = {
       purpose,
       ...(chatId !== undefined ? { chatId } : {}),
+      ...(userId !== undefined ? { userId } : {}),
       model: response.modelVersion ?? asked,
       promptTokens: u?.promptTokenCount ?? 0,
       ...(u?.cachedContentTokenCount ? { cachedTokens: u.cachedContentTokenCount } : {}),

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../config/config-error";
-import { errorMessage } from "../runtime/error-message";
+import { errorMessage } from "../base/error-message";
 
 /** The file's name in the state directory. */
 export const CONSOLE_SECRET_FILE = "console-token";

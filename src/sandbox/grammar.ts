@@ -107,7 +107,7 @@ export function parseSandboxLine(line: string): SandboxCommand | undefined {
     const name = control[1]!.toLowerCase();
     if (!(name in CONTROL_LINES)) return { kind: "unknown-control", name: control[1]! };
     const c = name as ControlLine;
-    const arg = control[2];
+    const arg = control[2] === undefined || control[2] === "" ? undefined : control[2];
     const takes = spec(c).arg;
     if (arg !== undefined && takes === undefined)
       return { kind: "bad-control", name: c, problem: `/${c} takes no argument (got "${arg}")` };

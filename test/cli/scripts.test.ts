@@ -50,6 +50,20 @@ describe("script flags (node:util parseArgs)", () => {
       const help = run(script, ["--help"]);
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: npm (run )?${script}`));
+      // The sandbox's help lists every input form, the owner's too.
+      if (script === "sandbox")
+        for (const form of [
+          "bob > 12: indeed",
+          "dm carol: psst",
+          "[photo",
+          "reacts 👍 to #12",
+          "typing",
+          "owner: /status",
+          "owner in group",
+          "--echo",
+          "/kill",
+        ])
+          expect(help.stdout).toContain(form);
     }, 60_000); // two processes, each compiling its TypeScript on a shared machine
   }
 

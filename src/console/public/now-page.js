@@ -95,9 +95,9 @@ function eventRow(p, e) {
   const where = e.chatId && !e.chatId.startsWith("summary:") ? chatLabel(p.name, e.chatId, e.chatTitle) : "";
   const target =
     e.chatId && e.planNo !== undefined && e.planNo !== null
-      ? el("a", { href: links.plan(p.name, e.chatId, e.planNo) }, `plan ${e.planNo}`)
+      ? el("a", { class: "goto", href: links.plan(p.name, e.chatId, e.planNo) }, `plan ${e.planNo}`)
       : e.chatId && e.messageId !== undefined
-        ? el("a", { href: links.message(p.name, e.chatId, e.messageId) }, `#${e.messageId}`)
+        ? el("a", { class: "goto", href: links.message(p.name, e.chatId, e.messageId) }, `#${e.messageId}`)
         : "";
   return el(
     "li",

@@ -83,11 +83,12 @@ export class TaskStore {
       .prepare(`UPDATE chats SET plans = plans + 1 WHERE agent = ? AND chat_id = ? RETURNING plans`)
       .pluck();
     this.numberPlanStmt = db.prepare(`UPDATE tasks SET plan_no = ? WHERE id = ?`);
-    // The primary key, newest first: the agent's newest rows among the newest tasks.
+    // The primary key, newest first (the unary + keeps SQLite off the agent's indexes, which would
+    // sort every task of the persona): the agent's newest finished rows among the newest tasks.
     this.recentStmt = db.prepare(
       `SELECT * FROM (SELECT id, chat_id AS chatId, kind, payload, status, error, updated_at AS updatedAt,
          plan_id AS planId, plan_no AS planNo FROM tasks
-       WHERE agent = ? AND status IN ('done','failed','cancelled') ORDER BY id DESC LIMIT ?) ORDER BY id`,
+       WHERE +agent = ? AND +status IN ('done','failed','cancelled') ORDER BY id DESC LIMIT ?) ORDER BY id`,
     );
   }
 

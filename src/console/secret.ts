@@ -12,7 +12,7 @@ import { ConfigError } from "../config/config-error";
 import { errorMessage } from "../base/error-message";
 
 /** The file's name in the state directory. */
-export const CONSOLE_SECRET_FILE = "console-token";
+const CONSOLE_SECRET_FILE = "console-token";
 
 /** A fresh random console token (when neither HTTP_TOKEN nor a kept secret gives one). */
 export function newConsoleToken(): string {

@@ -10,9 +10,9 @@ import type { Task } from "../tasks/task";
 import type { FinishedTaskRow } from "../tasks/task-store";
 
 /** How many events are kept. */
-export const ACTIVITY_KEPT = 500;
+const ACTIVITY_KEPT = 500;
 
-export type ActivityKind =
+type ActivityKind =
   "plan" | "send" | "sticker" | "reaction" | "cancelled" | "refusal" | "cap" | "catch-up" | "error";
 
 /** One thing that happened. `messageId` / `planId` say what it links to. */

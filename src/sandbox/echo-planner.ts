@@ -14,7 +14,7 @@ import type { Plan, Planner } from "../planning/planner";
 import type { PlanPrompt } from "../planning/prompt";
 
 /** How the echo planner's texts start: what it writes is never mistaken for a model's. */
-export const ECHO_MARK = "(echo, not from a model)";
+const ECHO_MARK = "(echo, not from a model)";
 
 /** The model name the echo's stand-ins report. */
 const ECHO_MODEL = "echo (not a model)";

@@ -64,7 +64,7 @@ export function sandboxModels(
  * plain text, and the answer's shape in one line (the task kinds a plan may hold) instead of the
  * JSON schema's few hundred lines.
  */
-export function readableRequest(body: Record<string, unknown>): string {
+function readableRequest(body: Record<string, unknown>): string {
   const out: string[] = [];
   const system = (body.systemInstruction as { parts?: { text?: string }[] } | undefined)?.parts ?? [];
   out.push("[system instruction]", ...system.map((p) => p.text ?? ""));

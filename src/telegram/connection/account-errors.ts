@@ -49,7 +49,7 @@ export function accountLost(e: unknown): AccountLostError | undefined {
  * A word as a POSIX shell reads it back: as it is when it holds only safe characters, else in
  * single quotes (a quote inside written '\''), so a printed command can be pasted and run.
  */
-export function shellWord(word: string): string {
+function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 

@@ -6,7 +6,7 @@
  * usage.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { closest } from "../config/did-you-mean";
+import { closest } from "../base/did-you-mean";
 import { errorMessage } from "../base/error-message";
 
 /** Bad command-line input; the message quotes what was wrong. */

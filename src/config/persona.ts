@@ -17,7 +17,7 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { ConfigError, errorCode, fsReason } from "./config-error";
-import { closest } from "./did-you-mean";
+import { closest } from "../base/did-you-mean";
 import { loadRolePrompts, decodeUtf8, tooLarge, type RolePrompt } from "./persona-prompts";
 import { headingKey, splitSections, type PersonaSection } from "./persona-sections";
 import {

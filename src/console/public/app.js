@@ -46,6 +46,7 @@ async function show(live) {
   if (stale()) return; // the reader went elsewhere meanwhile
   if (live) {
     refill(main, nodes);
+    if (page === "chat") focusTarget(lane, laneId, false); // the mark stays; the view does not move
     return;
   }
   fill(main, nodes);
@@ -55,7 +56,7 @@ async function show(live) {
 }
 
 /** A chat address that names a message (`/msg/12`) or a plan (`/plan/3`): scroll to it and mark it. */
-function focusTarget(lane, id) {
+function focusTarget(lane, id, scroll = true) {
   const target =
     lane === "msg"
       ? document.getElementById(`m-${id}`)
@@ -65,9 +66,10 @@ function focusTarget(lane, id) {
   for (const old of document.querySelectorAll(".target")) old.classList.remove("target");
   if (target) {
     target.classList.add("target");
+    if (!scroll) return;
     target.scrollIntoView({ block: "center" });
     target.querySelector("details.returned")?.setAttribute("open", "");
-  } else {
+  } else if (scroll) {
     window.scrollTo(0, 0);
     if (lane === "msg" || lane === "plan")
       notice(

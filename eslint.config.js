@@ -208,6 +208,7 @@ export default tseslint.config(
         Node: "readonly",
         EventSource: "readonly",
         URLSearchParams: "readonly",
+        CSS: "readonly",
       },
     },
     rules: { "no-restricted-syntax": "off" },

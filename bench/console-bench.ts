@@ -1,8 +1,11 @@
 /**
  * The operator console's server time with a big database: 1,000,000 stored messages in 10,000
- * chats (and a planning task per 100 messages). Timed through the console's own routes
- * (Fastify inject: routing, the token check, the store's queries and the JSON answer, no socket):
- * the conversations list and a chat page (its newest 100 messages with why and plans). Goal
+ * chats (a planning task per 100 messages, each with the send its plan made). Timed through the
+ * console's own routes (Fastify inject: routing, the token check, the store's queries and the
+ * JSON answer, no socket): the conversations list, a chat page (its newest 100 messages with why
+ * and plans) and the now view (200 open tasks in 50 chats with their timers and plan numbers,
+ * Telegram's and Gemini's state, and the activity feed: its newest 200 of 500 events). The feed's
+ * start from the database after a restart (the newest 100 finished tasks) is timed too. Goal
  * ≤ 50 ms each.
  */
 import Fastify from "fastify";
@@ -17,6 +20,8 @@ import { closeDatabase, openDatabase } from "../src/store/db";
 import { EntityStore } from "../src/store/entities";
 import { ChatStore } from "../src/store/chats";
 import { MessageStore } from "../src/store/messages";
+import { Activity } from "../src/runtime/activity";
+import { TaskStore } from "../src/tasks/task-store";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +34,10 @@ export interface ConsoleFigures {
   readonly chatsListMs: number;
   /** Median server time of GET /console/api/chat (one chat's newest 100 messages, why and plans). */
   readonly chatPageMs: number;
+  /** Median server time of GET /console/api/now (open tasks, states, the activity feed). */
+  readonly nowMs: number;
+  /** The activity feed's start from the database (its newest finished tasks), median. */
+  readonly activitySeedMs: number;
 }
 
 const AGENT = "Mira";
@@ -48,8 +57,17 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insTask = db.prepare(
-    `INSERT INTO tasks (agent, chat_id, kind, payload, status, not_before, created_at, updated_at)
-     VALUES (?, ?, 'received', ?, 'done', ?, ?, ?)`,
+    `INSERT INTO tasks (agent, chat_id, kind, payload, status, not_before, created_at, updated_at, plan_no)
+     VALUES (?, ?, 'received', ?, 'done', ?, ?, ?, ?)`,
+  );
+  // The send each plan made, carrying the plan's id.
+  const insSend = db.prepare(
+    `INSERT INTO tasks (agent, chat_id, kind, payload, status, not_before, created_at, updated_at, plan_id)
+     VALUES (?, ?, 'send', ?, 'done', ?, ?, ?, ?)`,
+  );
+  const insOpen = db.prepare(
+    `INSERT INTO tasks (agent, chat_id, kind, payload, status, depends_on, not_before, created_at, updated_at, plan_id)
+     VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
   );
   const start = Date.UTC(2026, 0, 1);
   db.transaction(() => {
@@ -70,8 +88,63 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
           i > 1 && i % 7 === 0 ? i - 1 : null,
           i % 10 === 0 ? 1 : 0,
         );
-        if (i % 100 === 0)
-          insTask.run(AGENT, chatId, JSON.stringify({ items: [{ messageId: i }] }), date, date, date + 2000);
+        if (i % 100 === 0) {
+          const plan = insTask.run(
+            AGENT,
+            chatId,
+            JSON.stringify({ items: [{ messageId: i }] }),
+            date,
+            date,
+            date + 2000,
+            i / 100,
+          ).lastInsertRowid;
+          insSend.run(
+            AGENT,
+            chatId,
+            JSON.stringify({ text: `answer to ${i}`, sentId: i + 1 }),
+            date + 2000,
+            date + 2000,
+            date + 4000,
+            plan,
+          );
+        }
+      }
+    }
+    // Open work now: in the 50 busiest chats, a plan's wait → typing → send, and a reaction, each.
+    const now = start + messages * 1000;
+    for (let c = Math.max(0, chats - 50); c < chats; c++) {
+      const chatId = String(-1_000_000_000_000 - c);
+      const plan = Number(
+        insTask.run(
+          AGENT,
+          chatId,
+          JSON.stringify({ items: [{ messageId: perChat }] }),
+          now,
+          now,
+          now,
+          perChat,
+        ).lastInsertRowid,
+      );
+      let previous: number | undefined;
+      for (const [kind, payload] of [
+        ["wait", { seconds: 120, until: now + 120_000 }],
+        ["typing", { seconds: 3, action: "typing" }],
+        ["send", { text: "in a couple of minutes", answers: [perChat] }],
+        ["react", { messageId: perChat, emoji: "👍" }],
+      ] as const) {
+        previous = Number(
+          insOpen.run(
+            AGENT,
+            chatId,
+            kind,
+            JSON.stringify(payload),
+            JSON.stringify(previous !== undefined ? [previous] : []),
+            now,
+            now,
+            now,
+            plan,
+          ).lastInsertRowid,
+        );
       }
     }
   })();
@@ -82,6 +155,20 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
     file: "agents/Mira.md",
     promptDirs: [],
   });
+  // The activity feed as a runtime keeps it: started from the database (timed), then 500 events.
+  const store = new TaskStore(db, AGENT);
+  const seedRuns: number[] = [];
+  let activity = new Activity(() => start + messages * 1000);
+  for (let i = 0; i < 21; i++) {
+    const t = performance.now();
+    activity = new Activity(() => start + messages * 1000);
+    activity.seed(store.recentFinished(100));
+    seedRuns.push(performance.now() - t);
+  }
+  const activitySeedMs = seedRuns.sort((a, b) => a - b)[10]!;
+  for (let i = 0; i < 400; i++)
+    activity.refused(String(-1_000_000_000_000 - (i % chats)), 1 + i, "cap: answers-per-hour");
+  const open = store.loadOpen();
   // The parts of a runtime the console reads: the real stores on this database.
   const runtime = {
     selfId: "42",
@@ -91,6 +178,12 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
     entities: new EntityStore(db, AGENT),
     // The chat page names the chat's group mode (the addressing module reads the chat's setting).
     addressing: { modeOf: () => "strict", verdicts: { get: () => undefined } },
+    // The now view: the scheduler's open tasks (in memory), the activity ring, the states.
+    scheduler: { openTasks: () => open },
+    activity,
+    status: () => ({ connected: true }),
+    llmAvailability: () => ({ down: [], ended: 0 }),
+    llm: undefined,
   } as unknown as AgentRuntime;
   const con = new OperatorConsole({ token: "bench-token-0123456789", now: () => start + messages * 1000 });
   con.add(persona, runtime, db);
@@ -115,10 +208,11 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
   const busiest = String(-1_000_000_000_000 - (chats - 1));
   const chatsListMs = await time("/console/api/chats?persona=Mira&limit=100");
   const chatPageMs = await time(`/console/api/chat?persona=Mira&chat=${busiest}&limit=100`);
+  const nowMs = await time("/console/api/now?persona=Mira");
   await app.close();
   closeDatabase(db);
   rmSync(dir, { recursive: true, force: true });
-  return { messages, chats, buildMs, chatsListMs, chatPageMs };
+  return { messages, chats, buildMs, chatsListMs, chatPageMs, nowMs, activitySeedMs };
 }
 
 /** Messages between turns of the event loop in the live runs (both sides alike). */

@@ -37,13 +37,18 @@ export class Traffic {
   }
 
   /** Be told when an account asks to react to a message (as it asks; REACTION_INVALID may follow). */
-  onReaction(listener: (e: { account: EmuUser; messageId: number; emoji: string }) => void): () => void {
+  onReaction(
+    listener: (e: { account: EmuUser; messageId: number; emoji: string; private: boolean }) => void,
+  ): () => void {
     return this.onRequest((r) => {
       if (!(r.request instanceof Api.messages.SendReaction)) return;
       const emoji = (r.request.reaction ?? [])
         .map((x) => (x instanceof Api.ReactionEmoji ? x.emoticon : "?"))
         .join("");
-      listener({ account: r.account, messageId: asMessageId(r.request.msgId), emoji });
+      // A reaction in a private chat names a user as its peer (or the account itself).
+      const peer = r.request.peer;
+      const isPrivate = peer instanceof Api.InputPeerUser || peer instanceof Api.InputPeerSelf;
+      listener({ account: r.account, messageId: asMessageId(r.request.msgId), emoji, private: isPrivate });
     });
   }
 

@@ -5,7 +5,7 @@
  */
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
+import { parseCommandLine } from "../src/cli/args";
 import { withDotEnv } from "../src/config/dotenv";
 import { readEnv, telegramCredentials } from "../src/config/env";
 import { loadPersonas } from "../src/config/persona";
@@ -54,7 +54,7 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
   } catch (e) {
     return fail(`${errorMessage(e)}\nRun with --help for usage.`, 2);
   }
-  if (parsed.values.help) {
+  if (parsed === "help") {
     io.stdout(USAGE);
     return 0;
   }
@@ -69,20 +69,14 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
   } catch (e) {
     return fail(errorMessage(e));
   }
-  let credentials: ReturnType<typeof telegramCredentials>;
   let dirs: { agents: string; sessions: string };
   try {
-    credentials = telegramCredentials(env);
     const e = readEnv({ AGENTS_DIR: env.AGENTS_DIR, SESSIONS_DIR: env.SESSIONS_DIR });
     dirs = { agents: resolve(io.cwd, e.AGENTS_DIR), sessions: resolve(io.cwd, e.SESSIONS_DIR) };
   } catch (e) {
-    return fail(
-      `${errorMessage(e)}\n` +
-        `Get TELEGRAM_API_ID and TELEGRAM_API_HASH from https://my.telegram.org ("API development tools") and put them ` +
-        `in the environment or in a .env file (see README, "Logging in").`,
-    );
+    return fail(errorMessage(e));
   }
-
+  // The persona first: a name that is no persona is the first thing to fix, whatever else is missing.
   let personas;
   try {
     personas = loadPersonas(dirs.agents);
@@ -94,6 +88,17 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
     return fail(
       `no persona named "${agent}" in ${dirs.agents} (there are: ${personas.map((p) => p.name).join(", ")})`,
     );
+
+  let credentials: ReturnType<typeof telegramCredentials>;
+  try {
+    credentials = telegramCredentials(env);
+  } catch (e) {
+    return fail(
+      `${errorMessage(e)}\n` +
+        `Get TELEGRAM_API_ID and TELEGRAM_API_HASH from https://my.telegram.org ("API development tools") and put them ` +
+        `in the environment or in a .env file (see README, "Logging in").`,
+    );
+  }
 
   const file = sessionPath(dirs.sessions, persona.name);
   try {
@@ -127,16 +132,11 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
 }
 
 function parseFlags(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    options: {
-      qr: { type: "boolean" },
-      force: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: true,
-  });
+  return parseCommandLine(
+    argv,
+    { qr: { type: "boolean" }, force: { type: "boolean" } },
+    { positionals: true },
+  );
 }
 
 // Run when executed (npm run login), not when imported by a test.

@@ -201,6 +201,9 @@ async function runAccounts(
     http = served.http;
     operatorConsole = served.console;
     if (served.consoleUrl) logger.info({ component: "console" }, `operator console: ${served.consoleUrl}`);
+    // On a terminal, the address to click (it carries the secret: never written to the log).
+    if (served.signInUrl && process.stdout.isTTY)
+      process.stdout.write(`operator console: ${served.signInUrl}\n`);
     if (http) o.onHttp?.(http.url);
   } catch (e) {
     for (const u of unregister) u();

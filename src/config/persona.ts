@@ -17,6 +17,7 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { ConfigError, errorCode, fsReason } from "./config-error";
+import { closest } from "../base/did-you-mean";
 import { loadRolePrompts, decodeUtf8, tooLarge, type RolePrompt } from "./persona-prompts";
 import { headingKey, splitSections, type PersonaSection } from "./persona-sections";
 import {
@@ -156,26 +157,39 @@ export interface ParsePersonaOptions {
   readonly promptDirs: readonly string[];
 }
 
-/** Maps sections to fields, rejecting unknown and repeated headings. */
-function indexSections(sections: readonly PersonaSection[], file: string): Map<FieldName, PersonaSection> {
+/**
+ * Maps sections to fields; an unknown heading (with the field it most likely meant) or a
+ * repeated one is a problem told to `problem`, and the section is left out.
+ */
+function indexSections(
+  sections: readonly PersonaSection[],
+  file: string,
+  problem: (e: ConfigError) => void,
+): Map<FieldName, PersonaSection> {
   const byField = new Map<FieldName, PersonaSection>();
   for (const s of sections) {
     const field = FIELD_BY_KEY.get(s.key);
     if (field === undefined) {
-      const expected = PERSONA_FIELDS.join(", ");
-      throw new ConfigError({
-        file,
-        field: s.heading,
-        problem: `unknown heading on line ${s.line} (expected one of: ${expected})`,
-      });
+      const meant = closest(s.heading, PERSONA_FIELDS);
+      problem(
+        new ConfigError({
+          file,
+          field: s.heading,
+          problem: `unknown heading on line ${s.line}${meant !== undefined ? ` (did you mean "# ${meant}"?)` : ` (expected one of: ${PERSONA_FIELDS.join(", ")})`}`,
+        }),
+      );
+      continue;
     }
     const first = byField.get(field);
     if (first !== undefined) {
-      throw new ConfigError({
-        file,
-        field,
-        problem: `heading appears more than once (lines ${first.line} and ${s.line})`,
-      });
+      problem(
+        new ConfigError({
+          file,
+          field,
+          problem: `heading appears more than once (lines ${first.line} and ${s.line})`,
+        }),
+      );
+      continue;
     }
     byField.set(field, s);
   }
@@ -188,11 +202,24 @@ function indexSections(sections: readonly PersonaSection[], file: string): Map<F
  */
 export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
   const { file } = opts;
-  const fields = indexSections(splitSections(text, file), file);
+  // Every problem of the file is gathered and told at once (one fix-and-retry round, not one per problem).
+  const problems: ConfigError[] = [];
+  const problem = (e: ConfigError) => problems.push(e);
+  /** A field's parse: its value, or `fallback` with the problem noted. */
+  const attempt = <T>(fn: () => T, fallback: T): T => {
+    try {
+      return fn();
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(e);
+      return fallback;
+    }
+  };
+  const fields = indexSections(splitSections(text, file), file, problem);
   for (const f of REQUIRED) {
     const s = fields.get(f);
-    if (s === undefined) throw new ConfigError({ file, field: f, problem: "required field is missing" });
-    if (s.value === "") throw new ConfigError({ file, field: f, problem: "required field is empty" });
+    if (s === undefined) problem(new ConfigError({ file, field: f, problem: "required field is missing" }));
+    else if (s.value === "") problem(new ConfigError({ file, field: f, problem: "required field is empty" }));
   }
   /** The non-empty value of an optional field, or undefined. */
   const value = (f: FieldName): string | undefined => {
@@ -202,14 +229,15 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
   const src = (field: FieldName) => ({ file, field });
   const num = (f: FieldName, rule: NumberRule & { default: number }): number => {
     const v = value(f);
-    return v === undefined ? rule.default : parseNumber(src(f), v, rule);
+    return v === undefined ? rule.default : attempt(() => parseNumber(src(f), v, rule), rule.default);
   };
   const policyNum = (f: FieldName, rule: NumberRule & { default: number }): number => {
     const v = value(f);
-    return v === undefined ? rule.default : parsePolicyNumber(src(f), v, rule);
+    return v === undefined ? rule.default : attempt(() => parsePolicyNumber(src(f), v, rule), rule.default);
   };
 
-  const name = parseAgentName(src("Agent Name"), value("Agent Name") ?? "");
+  const nameRaw = value("Agent Name");
+  const name = nameRaw === undefined ? "" : attempt(() => parseAgentName(src("Agent Name"), nameRaw), "");
   const phoneRaw = value("Agent Phone");
   const groupModeRaw = value("Group Mode");
   const aliasesRaw = value("Aliases");
@@ -220,12 +248,17 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
   const usersRaw = value("Allowed Users");
   const groupsRaw = value("Allowed Groups");
   const policy: PersonaPolicy = Object.freeze({
-    dm: dmRaw === undefined ? DEFAULT_POLICY.dm : parseDmPolicy(src("DM Policy"), dmRaw),
+    dm:
+      dmRaw === undefined
+        ? DEFAULT_POLICY.dm
+        : attempt(() => parseDmPolicy(src("DM Policy"), dmRaw), DEFAULT_POLICY.dm),
     allowedUsers: Object.freeze(
-      usersRaw === undefined ? [] : parsePeerList(src("Allowed Users"), usersRaw, "user"),
+      usersRaw === undefined ? [] : attempt(() => parsePeerList(src("Allowed Users"), usersRaw, "user"), []),
     ),
     allowedGroups: Object.freeze(
-      groupsRaw === undefined ? [] : parsePeerList(src("Allowed Groups"), groupsRaw, "group"),
+      groupsRaw === undefined
+        ? []
+        : attempt(() => parsePeerList(src("Allowed Groups"), groupsRaw, "group"), []),
     ),
     answersPerHour: policyNum("Answers Per Hour", POLICY_LIMITS.answersPerHour),
     dmAnswersPerHour: policyNum("DM Answers Per Hour", POLICY_LIMITS.dmAnswersPerHour),
@@ -234,31 +267,44 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     strangerTokenShare: policyNum("Stranger Token Share", POLICY_LIMITS.strangerTokenShare),
     takeoverSilenceMin: policyNum("Takeover Silence", POLICY_LIMITS.takeoverSilenceMin),
   });
-  if (policy.dm === "allowlist" && policy.allowedUsers.length === 0) {
-    throw new ConfigError({
-      file,
-      field: "Allowed Users",
-      problem: "DM Policy is allowlist but no user is listed (list them here, or use DM Policy off)",
-    });
+  if (policy.dm === "allowlist" && policy.allowedUsers.length === 0 && usersRaw === undefined) {
+    problem(
+      new ConfigError({
+        file,
+        field: "Allowed Users",
+        problem: "DM Policy is allowlist but no user is listed (list them here, or use DM Policy off)",
+      }),
+    );
   }
 
   const persona: Persona = {
     name,
-    ...(phoneRaw === undefined ? {} : { phone: parsePhone(src("Agent Phone"), phoneRaw) }),
+    ...(phoneRaw === undefined ? {} : { phone: attempt(() => parsePhone(src("Agent Phone"), phoneRaw), "") }),
     instructions: value("Agent Instructions") ?? "",
     rolePrompts: Object.freeze(
-      promptsRaw === undefined ? [] : loadRolePrompts(src("Role Prompt"), promptsRaw, opts.promptDirs),
+      promptsRaw === undefined
+        ? []
+        : attempt(() => loadRolePrompts(src("Role Prompt"), promptsRaw, opts.promptDirs), []),
     ),
-    aliases: Object.freeze(aliasesRaw === undefined ? [] : parseAliases(src("Aliases"), aliasesRaw)),
-    groupMode: groupModeRaw === undefined ? "strict" : parseGroupMode(src("Group Mode"), groupModeRaw),
+    aliases: Object.freeze(
+      aliasesRaw === undefined ? [] : attempt(() => parseAliases(src("Aliases"), aliasesRaw), []),
+    ),
+    groupMode:
+      groupModeRaw === undefined
+        ? "strict"
+        : attempt(() => parseGroupMode(src("Group Mode"), groupModeRaw), "strict" as const),
     addressConfidence: num("Address Confidence", PERSONA_ADDRESSING.addressConfidence),
     interjectThreshold: num("Interject Threshold", PERSONA_ADDRESSING.interjectThreshold),
     interjectionsPerHour: num("Interjections Per Hour", PERSONA_ADDRESSING.interjectionsPerHour),
     stickerSets: Object.freeze(
-      stickersRaw === undefined ? [] : parseStickerSets(src("Agent Sticker Sets"), stickersRaw),
+      stickersRaw === undefined
+        ? []
+        : attempt(() => parseStickerSets(src("Agent Sticker Sets"), stickersRaw), []),
     ),
     stickers: Object.freeze(
-      explicitStickersRaw === undefined ? [] : parseStickers(src("Agent Stickers"), explicitStickersRaw),
+      explicitStickersRaw === undefined
+        ? []
+        : attempt(() => parseStickers(src("Agent Stickers"), explicitStickersRaw), []),
     ),
     startTypingDelaySec: num("Start Typing Delay", PERSONA_TIMING.startTypingDelaySec),
     typingSpeedCps: num("Typing Speed", PERSONA_TIMING.typingSpeedCps),
@@ -270,10 +316,23 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     timeZone:
       value("Time Zone") === undefined
         ? defaultTimeZone()
-        : parseTimeZone(src("Time Zone"), value("Time Zone")!),
+        : attempt(() => parseTimeZone(src("Time Zone"), value("Time Zone")!), defaultTimeZone()),
     policy,
     file,
   };
+  if (problems.length === 1) throw problems[0]!;
+  if (problems.length > 1)
+    throw new ConfigError({
+      file,
+      problem: `${problems.length} problems`,
+      errors: problems,
+      message: `${file}: ${problems.length} problems:\n${problems
+        .map(
+          (p) =>
+            `      - ${p.message.startsWith(`${file}: `) ? p.message.slice(file.length + 2) : p.message}`,
+        )
+        .join("\n")}`,
+    });
   return Object.freeze(persona);
 }
 

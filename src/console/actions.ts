@@ -5,7 +5,7 @@
  * in a chat sets (owner/outgoing.ts), dropping what was pending there.
  */
 import type { FastifyInstance } from "fastify";
-import { silenceChat } from "../owner/silence";
+import { endSilence, silenceChat } from "../owner/silence";
 import type { ConsoleSource } from "./views";
 
 const MODES = new Set(["strict", "smart", "talkative"]);
@@ -17,6 +17,7 @@ interface ActionBody {
   readonly chat?: unknown;
   readonly mode?: unknown;
   readonly minutes?: unknown;
+  readonly task?: unknown;
 }
 
 /** The owner command an action stands for, or an error. */
@@ -49,6 +50,27 @@ export function consoleActions(
     const b = req.body ?? {};
     const s = source(b.persona);
     if (!s) return reply.code(404).send({ error: "no such persona" });
+    if (b.action === "cancel-task") {
+      const id = Number(b.task);
+      if (!Number.isSafeInteger(id) || id <= 0)
+        return reply.code(400).send({ error: "cancel-task needs a task id" });
+      const gone = s.runtime.scheduler.cancelTask(id, "cancelled from the console");
+      if (gone === undefined)
+        return reply.code(404).send({ error: `task #${id} is not open (it has finished)` });
+      const more = gone.filter((t) => t.id !== id).length;
+      return {
+        answer:
+          gone.length === 0
+            ? `Task #${id} is running; it is cancelled when it comes back (a send in flight still completes).`
+            : `Task #${id} cancelled${more ? `, and ${more} task(s) that waited for it` : ""}.`,
+      };
+    }
+    if (b.action === "unsilence") {
+      const chat = String(b.chat ?? "");
+      if (!CHAT_ID.test(chat)) return reply.code(400).send({ error: "unsilence needs a chat id" });
+      endSilence(s.runtime, chat);
+      return { answer: `The silence in ${chat} has ended: the persona answers there again.` };
+    }
     if (b.action === "silence") {
       const chat = String(b.chat ?? "");
       const minutes = Number(b.minutes);

@@ -17,11 +17,6 @@ const CSRF_HEADER = "x-console-csrf";
 const MAX_FAILURES = 10;
 const WINDOW_MS = 60_000;
 
-/** A fresh random console token (when HTTP_TOKEN does not give one). */
-export function newConsoleToken(): string {
-  return randomBytes(24).toString("base64url");
-}
-
 /** The Cookie header as a map (a malformed pair is skipped). */
 function cookies(req: FastifyRequest): Map<string, string> {
   const out = new Map<string, string>();
@@ -38,6 +33,29 @@ function cookies(req: FastifyRequest): Map<string, string> {
   }
   return out;
 }
+
+/** A browser asking for a page (not the page's own API calls). */
+function wantsPage(req: FastifyRequest): boolean {
+  const path = req.url.split("?")[0] ?? "";
+  return req.method === "GET" && !path.includes("/api/") && (req.headers.accept ?? "").includes("text/html");
+}
+
+/** What an unauthenticated browser sees: how to sign in. Static text: nothing of the personas. */
+const SIGN_IN_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>Persona console: sign in</title></head>
+<body>
+<h1>Sign in to the operator console</h1>
+<p>This browser has no console session yet (or the console's secret changed).</p>
+<ul>
+<li><code>npm start</code> logs a line <code>operator console: http://…/console/ (sign in once with ?token=&lt;the secret in …/console-token&gt;)</code>:
+add <code>?token=</code> and that file's content to this address once; on a terminal it prints the whole address.
+After that, this browser and its bookmarks stay signed in, also after restarts.</li>
+<li>With <code>HTTP_TOKEN</code> set, sign in with <code>?token=&lt;HTTP_TOKEN&gt;</code>.</li>
+<li>The sandbox prints <code>sandbox: operator console on http://…/console/?token=…</code>: open that address (each run has its own).</li>
+</ul>
+</body></html>
+`;
 
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -111,9 +129,12 @@ export class ConsoleAuth {
     const session = jar.get(SESSION_COOKIE);
     if (session === undefined || !same(session, this.session)) {
       if (session !== undefined) this.failed(ip);
-      await reply
-        .code(401)
-        .send({ error: "open the console with the URL printed at start (it carries the token)" });
+      // A person with a browser (a bookmark, a new tab) gets a page that says how to sign in.
+      if (wantsPage(req)) await reply.code(401).type("text/html; charset=utf-8").send(SIGN_IN_PAGE);
+      else
+        await reply
+          .code(401)
+          .send({ error: "open the console with the URL printed at start (it carries the token)" });
       return false;
     }
     if (req.method !== "GET" && req.method !== "HEAD") {

@@ -18,7 +18,7 @@ import { ConsoleQueries } from "../store/console-queries";
 import type { Db } from "../store/db";
 import { ConsoleAuth } from "./auth";
 import { consoleActions } from "./actions";
-import { chatView, chatsView, personaView, type ConsoleSource } from "./views";
+import { chatView, chatsView, nowView, personaView, type ConsoleSource } from "./views";
 import { extraRoutes } from "./pages";
 import { editRoutes } from "./edits";
 
@@ -31,6 +31,8 @@ const FILES: Readonly<Record<string, string>> = {
   "index.html": "text/html; charset=utf-8",
   "app.js": "text/javascript; charset=utf-8",
   "pages.js": "text/javascript; charset=utf-8",
+  "chat-page.js": "text/javascript; charset=utf-8",
+  "now-page.js": "text/javascript; charset=utf-8",
   "edit-pages.js": "text/javascript; charset=utf-8",
   "dom.js": "text/javascript; charset=utf-8",
   "style.css": "text/css; charset=utf-8",
@@ -147,6 +149,12 @@ export class OperatorConsole {
     const list = () => [...this.sources.values()];
 
     app.get("/api/personas", async () => ({ personas: list().map((s) => personaView(s, now())) }));
+    app.get<{ Querystring: { persona?: string } }>("/api/now", async (req, reply) => {
+      const which = req.query.persona;
+      const shown = which ? [source(which)].filter((s): s is ConsoleSource => s !== undefined) : list();
+      if (which && shown.length === 0) return reply.code(404).send({ error: "no such persona" });
+      return { personas: shown.map((s) => nowView(s, now())) };
+    });
     app.get<{ Querystring: { persona?: string; limit?: string } }>("/api/chats", async (req, reply) => {
       const s = source(req.query.persona) ?? list()[0];
       if (!s) return reply.code(404).send({ error: "no persona" });

@@ -1,5 +1,6 @@
 /** The console's read-only pages beside personas and conversations: costs, summaries, memories, media. */
 import type { FastifyInstance } from "fastify";
+import { parseStoredSummary, SUMMARY_SECTIONS } from "../summary/summary-format";
 import type { ConsoleSource } from "./views";
 
 const DAY_MS = 86_400_000;
@@ -14,13 +15,47 @@ export function extraRoutes(app: FastifyInstance, d: PageDeps): void {
   app.get("/api/costs", async () => {
     const from = new Date(d.now() - 29 * DAY_MS).toISOString().slice(0, 10);
     const q = d.list()[0]?.queries;
-    return { from, rows: q ? q.costsSince(from) : [] };
+    return {
+      from,
+      rows: q ? q.costsSince(from) : [],
+      // Per persona: the costliest chats and people of the 30 days, named.
+      personas: d.list().map((s) => ({
+        name: s.persona.name,
+        chats: s.queries.costsByChat(s.persona.name, from).map((c) => ({
+          ...c,
+          title: chatTitle(s, c.id),
+          chatType: s.runtime.chats.get(c.id)?.chatType ?? null,
+        })),
+        people: s.queries.costsByPerson(s.persona.name, from).map((p) => ({
+          ...p,
+          name: nameOf(s, p.id),
+          username: s.runtime.entities.get(p.id)?.username ?? null,
+        })),
+      })),
+    };
   });
 
   app.get<{ Querystring: { persona?: string } }>("/api/summaries", async (req, reply) => {
     const s = d.source(req.query.persona) ?? d.list()[0];
     if (!s) return reply.code(404).send({ error: "no persona" });
-    return { persona: s.persona.name, summaries: s.queries.summaries(s.persona.name) };
+    return {
+      persona: s.persona.name,
+      summaries: s.queries.summaries(s.persona.name).map((x) => {
+        const parsed = parseStoredSummary(x.content);
+        return {
+          ...x,
+          chatTitle: chatTitle(s, x.chatId),
+          /** What the lane is, in words: the chat's room, or a reply thread of it. */
+          laneName: laneName(x.lane),
+          // The summary as its sections (empty ones left out); unreadable content stays raw.
+          sections: parsed
+            ? SUMMARY_SECTIONS.map(([key, title]) => ({ title, items: parsed[key] })).filter(
+                (sec) => sec.items.length > 0,
+              )
+            : null,
+        };
+      }),
+    };
   });
 
   app.get<{ Querystring: { persona?: string; chat?: string; q?: string } }>(
@@ -44,6 +79,22 @@ export function extraRoutes(app: FastifyInstance, d: PageDeps): void {
       };
     },
   );
+}
+
+function chatTitle(s: ConsoleSource, chatId: string): string | null {
+  const c = s.runtime.chats.get(chatId);
+  if (!c) return null;
+  if (c.title) return c.title;
+  return c.chatType === "dm" ? nameOf(s, chatId) : null;
+}
+
+/** A lane key (`root:<chat>`, `thread:<chat>:<root>`, …) in words. */
+function laneName(lane: string): string {
+  const thread = /^reply:.*:(\d+)$/.exec(lane);
+  if (thread) return `reply thread of #${thread[1]}`;
+  const topic = /^topic:.*:(\d+)$/.exec(lane);
+  if (topic) return `topic #${topic[1]}`;
+  return "the whole chat";
 }
 
 function nameOf(s: ConsoleSource, userId: string): string | null {

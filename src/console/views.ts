@@ -11,6 +11,7 @@ import { ALL_CHATS } from "../store/chat-settings";
 import type { Db } from "../store/db";
 import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
 import type { ChatterVerdict } from "../inbound/recent-verdicts";
+import { isSummaryGraph, type Task } from "../tasks/task";
 
 /** One persona the console shows. */
 export interface ConsoleSource {
@@ -66,6 +67,108 @@ export function personaView(s: ConsoleSource, now: number) {
       dailyTokenBudget: st.dailyTokenBudget,
     },
     capped: st.capped.map((c) => ({ chatId: c.chatId, cap: c.cap, at: c.at })),
+    /** The last task that failed for good (as `/status` says it) and the last errors of the activity feed. */
+    lastError: st.lastError ?? null,
+    errors: s.runtime.activity.lastErrors().slice(0, 5),
+    gemini: geminiView(s),
+  };
+}
+
+/** Gemini as this persona sees it: the models failing now (since, error, next try, plans waiting), or up. */
+function geminiView(s: ConsoleSource) {
+  const a = s.runtime.llmAvailability();
+  return {
+    keyless: s.runtime.llm === undefined || s.runtime.llm.availability === undefined,
+    down: a.down.map((d) => ({ ...d })),
+    ended: a.ended,
+    lastEnded: a.lastEnded ?? null,
+  };
+}
+
+/** What one open task shows on the "now" view. */
+function openTaskView(t: Task, now: number) {
+  const p = t.payload as unknown as Record<string, unknown>;
+  const until = typeof p.until === "number" ? p.until : null;
+  const what =
+    t.kind === "send"
+      ? String(p.text ?? "")
+      : t.kind === "react"
+        ? `${String(p.emoji ?? "")} on #${String(p.messageId ?? "")}`
+        : t.kind === "wait"
+          ? `${String(p.seconds ?? "")} s`
+          : t.kind === "typing"
+            ? `${String(p.action ?? "typing")} ${String(p.seconds ?? "")} s`
+            : t.kind === "received" || t.kind === "address"
+              ? `for ${((p.items as unknown[] | undefined) ?? [])
+                  .map(
+                    (i) => `#${typeof i === "number" ? i : String((i as { messageId?: number }).messageId)}`,
+                  )
+                  .join(", ")}`
+              : t.kind === "sticker"
+                ? `${String(p.set ?? "")} ${String(p.name ?? "")}`
+                : "";
+  return {
+    id: t.id,
+    kind: t.kind,
+    status: t.status,
+    what,
+    /** When it may start (ms); a retry's or a limit's wait shows here. */
+    notBefore: t.notBefore,
+    /** A wait or typing spell under way: when it ends. */
+    until,
+    /** Seconds to its next moment (start, or the end of its spell); 0: due now. */
+    inSec: Math.max(0, Math.round(((until ?? t.notBefore) - now) / 1000)),
+    attempts: t.attempts,
+    error: t.error ?? null,
+    inDoubt: t.inDoubt === true,
+    dependsOn: [...t.dependsOn],
+    planId: t.planId ?? null,
+  };
+}
+
+/**
+ * The "now" view of a persona: what it is doing (its open tasks per chat with their timers),
+ * Telegram's and Gemini's state, the last errors and the live activity. Reads memory only (the
+ * scheduler's open tasks, the activity ring), plus the chat titles and the plans' numbers.
+ */
+export function nowView(s: ConsoleSource, now: number) {
+  const st = s.runtime.status();
+  const conn = personaConnection(s.persona.name);
+  const open = s.runtime.scheduler.openTasks();
+  const byChat = new Map<string, Task[]>();
+  for (const t of open) byChat.set(t.chatId, [...(byChat.get(t.chatId) ?? []), t]);
+  const planNos = s.queries.planNumbers([
+    ...new Set(open.map((t) => t.planId).filter((x): x is number => x !== undefined)),
+  ]);
+  const title = (chatId: string) => s.runtime.chats.get(chatId)?.title ?? null;
+  const activity = s.runtime.activity.recent(200);
+  return {
+    name: s.persona.name,
+    now,
+    connection: conn
+      ? { state: conn.state, reason: conn.reason ?? null }
+      : { state: st.connected ? "connected" : "reconnecting", reason: null },
+    paused: s.runtime.settings.get(ALL_CHATS).paused,
+    gemini: geminiView(s),
+    lastError: st.lastError ?? null,
+    errors: s.runtime.activity.lastErrors(),
+    chats: [...byChat].map(([chatId, tasks]) => {
+      const summary = isSummaryGraph(chatId);
+      return {
+        chatId,
+        /** A lane summary's own graph (no chat page of its own). */
+        summary,
+        title: summary ? null : title(chatId),
+        tasks: tasks.map((t) => {
+          const v = openTaskView(t, now);
+          return { ...v, planNo: v.planId !== null ? (planNos.get(v.planId) ?? null) : null };
+        }),
+      };
+    }),
+    activity: activity.map((e) => ({
+      ...e,
+      chatTitle: e.chatId !== undefined ? title(e.chatId) : null,
+    })),
   };
 }
 
@@ -226,6 +329,53 @@ export function chatView(
     if ((t.kind === "send" || t.kind === "sticker") && Array.isArray(answers))
       for (const id of answers as number[]) answeredBy.set(id, [...(answeredBy.get(id) ?? []), t]);
   }
+  // Each plan (a `received` task) with its trace and the tasks it made: by plan id, or for rows
+  // older than plan ids by the old rule (created in the transaction that finished the plan).
+  const madeBy = new Map<number, ParsedTask[]>();
+  for (const t of tasks) if (t.planId !== null) madeBy.set(t.planId, [...(madeBy.get(t.planId) ?? []), t]);
+  const plans = tasks
+    .filter((t) => t.kind === "received")
+    .map((r) => {
+      const children =
+        madeBy.get(r.id) ??
+        tasks.filter(
+          (t) =>
+            t.planId === null &&
+            ACTION_KINDS.has(t.kind) &&
+            t.id > r.id &&
+            t.createdAt === r.updatedAt &&
+            r.status === "done",
+        );
+      const trace = planTrace(s.queries, r);
+      const plan = (trace?.plan ?? null) as { origin?: unknown } | null;
+      const origin = plan?.origin === "dry-run" || plan?.origin === "echo" ? plan.origin : null;
+      const items = itemsOf(r);
+      return {
+        id: r.id,
+        /** Its number within the chat (set when its planning round ended). */
+        no: r.planNo,
+        status: r.status,
+        error: r.error,
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+        messages: items,
+        /** The message it answered (the newest of its messages): the page shows it beside that one. */
+        answers: items.length ? Math.max(...items) : null,
+        /** Not from a model: "dry-run" (nothing is sent) or "echo" (the sandbox's canned plans). */
+        origin,
+        request: trace?.request ?? null,
+        plan: trace?.plan ?? null,
+        usage: s.queries.usage(agent, chatId, r.createdAt, r.updatedAt).filter((u) => u.purpose === "plan"),
+        tasks: children.map((t) => ({
+          id: t.id,
+          kind: t.kind,
+          status: t.status,
+          error: t.error,
+          payload: t.payload,
+        })),
+      };
+    });
+  const planOf = new Map(plans.map((p) => [p.id, p]));
   const agentIds = new Set(msgs.filter((m) => m.isAgent).map((m) => m.messageId));
   const selfUsername = s.runtime.entities.get(s.runtime.selfId)?.username?.toLowerCase();
   const names = [s.persona.name, ...s.persona.aliases].map((n) => n.toLowerCase());
@@ -260,7 +410,15 @@ export function chatView(
     return "addressed";
   }
 
-  function why(m: ConsoleMessage): { answered: boolean | null; text: string; exact: boolean } {
+  /** Why a message was or was not answered; `plan`: the plan it links to. */
+  interface Why {
+    readonly answered: boolean | null;
+    readonly text: string;
+    readonly exact: boolean;
+    readonly plan?: { readonly id: number; readonly no: number | null };
+  }
+
+  function why(m: ConsoleMessage): Why {
     if (m.isAgent) return { answered: null, text: "written from the persona's account", exact: true };
     const r = receivedBy.get(m.messageId);
     const a = judgedBy.get(m.messageId);
@@ -268,26 +426,37 @@ export function chatView(
     if (r) {
       const via = judged !== undefined ? `${judged}; ` : `${how(m)}; `;
       const sends = answeredBy.get(m.messageId) ?? [];
+      const p = planOf.get(r.id);
+      const plan = { plan: { id: r.id, no: p?.no ?? null } };
       if (r.status === "pending" || r.status === "running")
-        return { answered: null, text: `${via}planning (task #${r.id} ${r.status})`, exact: true };
+        return { answered: null, text: `${via}planning (${r.status})`, exact: true, ...plan };
       if (r.status === "done") {
         if (sends.some((x) => x.status === "done"))
-          return { answered: true, text: `${via}answered (plan #${r.id})`, exact: true };
+          return { answered: true, text: `${via}answered`, exact: true, ...plan };
         if (sends.some((x) => x.status === "pending" || x.status === "running"))
-          return { answered: null, text: `${via}answer on its way (plan #${r.id})`, exact: true };
+          return { answered: null, text: `${via}answer on its way`, exact: true, ...plan };
         const failed = sends.find((x) => x.status === "failed" || x.status === "cancelled");
         if (failed)
           return {
             answered: false,
             text: `${via}the answer was ${failed.status}${failed.error ? `: ${failed.error}` : ""}`,
             exact: true,
+            ...plan,
           };
-        return { answered: false, text: `${via}the plan chose no answer (plan #${r.id})`, exact: true };
+        if (p?.origin === "dry-run")
+          return {
+            answered: false,
+            text: `${via}dry run: not sent (no GEMINI_API_KEY)`,
+            exact: true,
+            ...plan,
+          };
+        return { answered: false, text: `${via}the plan chose no answer`, exact: true, ...plan };
       }
       return {
         answered: false,
         text: `${via}planning ${r.status}${r.error ? `: ${r.error}` : ""}`,
         exact: true,
+        ...plan,
       };
     }
     if (a) return { answered: false, text: `not addressed explicitly; ${judged}`, exact: true };
@@ -329,32 +498,6 @@ export function chatView(
     };
   }
 
-  const plans = tasks
-    .filter((t) => t.kind === "received")
-    .map((r) => {
-      const children = tasks.filter(
-        (t) => ACTION_KINDS.has(t.kind) && t.id > r.id && t.createdAt === r.updatedAt && r.status === "done",
-      );
-      const trace = planTrace(s.queries, r);
-      return {
-        id: r.id,
-        status: r.status,
-        error: r.error,
-        createdAt: r.createdAt,
-        updatedAt: r.updatedAt,
-        messages: itemsOf(r),
-        request: trace?.request ?? null,
-        plan: trace?.plan ?? null,
-        usage: s.queries.usage(agent, chatId, r.createdAt, r.updatedAt).filter((u) => u.purpose === "plan"),
-        tasks: children.map((t) => ({
-          id: t.id,
-          kind: t.kind,
-          status: t.status,
-          error: t.error,
-          payload: t.payload,
-        })),
-      };
-    });
   return {
     chat: chat
       ? { chatId, chatType: chat.chatType, title: chat.title ?? null, username: chat.username ?? null }
@@ -363,6 +506,15 @@ export function chatView(
       paused: settings.paused,
       pausedEverywhere: all.paused,
       mode: settings.mode ?? null,
+      /** The mode in force here (a DM has none: it is always addressed) and where it comes from. */
+      effectiveMode: isDm ? null : mode,
+      modeFrom: isDm
+        ? null
+        : settings.mode !== undefined
+          ? "chat"
+          : all.mode !== undefined
+            ? "persona"
+            : "file",
       silentUntil:
         settings.silentUntil !== undefined && settings.silentUntil > now ? settings.silentUntil : null,
     },

@@ -301,6 +301,7 @@ export class ImplicitAddressing {
         schema: AddressVerdict,
         ...prompt,
         chatId,
+        userId: burst[burst.length - 1]!.senderId,
       });
     } catch (e) {
       // The model is failing: wait for it like planning does (the message may be for the persona).

@@ -63,6 +63,8 @@ export interface JsonGenerationRequest {
   readonly purpose?: string;
   /** The chat the call is for (usage is attributed to it: a stranger's DM has its own share). */
   readonly chatId?: string;
+  /** The person the call is for (the sender of the message planned for or judged): costs per person. */
+  readonly userId?: string;
 }
 
 /** Gemini through `@google/genai` with retries, a per-attempt timeout and typed errors. */
@@ -183,7 +185,7 @@ export class GeminiClient {
       this.availability.answered(model);
       // Interpreted outside the try: a blocked or empty answer is not an HTTP failure (the
       // caller decides whether to ask again: see llm.ts).
-      this.reportUsage(response, purpose, model, req.chatId);
+      this.reportUsage(response, purpose, model, req.chatId, req.userId);
       const result = readAnswer(response, attempt, model);
       this.log.info(
         {
@@ -267,9 +269,10 @@ export class GeminiClient {
     purpose: string,
     asked: string,
     chatId: string | undefined,
+    userId?: string,
   ): void {
     if (this.usageListeners.size === 0) return;
-    const usage = readUsage(response, purpose, asked, chatId);
+    const usage = readUsage(response, purpose, asked, chatId, userId);
     for (const listener of this.usageListeners) {
       try {
         listener(usage);

@@ -93,11 +93,13 @@ export function readUsage(
   purpose: string,
   asked: string,
   chatId: string | undefined,
+  userId?: string,
 ): LlmUsage {
   const u = response.usageMetadata;
   return {
     purpose,
     ...(chatId !== undefined ? { chatId } : {}),
+    ...(userId !== undefined ? { userId } : {}),
     model: response.modelVersion ?? asked,
     promptTokens: u?.promptTokenCount ?? 0,
     ...(u?.cachedContentTokenCount ? { cachedTokens: u.cachedContentTokenCount } : {}),

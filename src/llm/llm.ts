@@ -39,6 +39,8 @@ export interface JsonRequest<T> {
   readonly parse?: (text: string) => T;
   /** Which chat the call was for: for the log lines, and usage is attributed to it. */
   readonly chatId?: string;
+  /** Who the call was for (the sender of the message planned for or judged): usage is attributed to them too. */
+  readonly userId?: string;
   /** Override the purpose's model (rarely needed). */
   readonly model?: string;
 }
@@ -146,6 +148,7 @@ export class GeminiLlm implements Llm {
           model,
           purpose: req.purpose,
           ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),
+          ...(req.userId !== undefined ? { userId: req.userId } : {}),
         });
         const truncated = res.finishReason === "MAX_TOKENS";
         try {

@@ -18,6 +18,8 @@ export interface LlmUsage {
   readonly purpose: string;
   /** The chat the call was for, when the caller named one. */
   readonly chatId?: string;
+  /** The person the call was for, when the caller named one (costs per person). */
+  readonly userId?: string;
   /** The model version the server reported, else the configured model. */
   readonly model: string;
   readonly promptTokens: number;

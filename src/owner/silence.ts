@@ -18,3 +18,8 @@ export function silenceChat(
   d.settings.update(chatId, { silentUntil: Math.max(previous, until) });
   return dropped;
 }
+
+/** End a takeover silence now (the operator console's "End silence"); a pause stays as it is. */
+export function endSilence(d: { readonly settings: ChatSettingsStore }, chatId: string): void {
+  if (d.settings.get(chatId).silentUntil !== undefined) d.settings.update(chatId, { silentUntil: undefined });
+}

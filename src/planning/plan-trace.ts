@@ -26,6 +26,8 @@ export interface PlanTrace {
     readonly tasks: readonly unknown[];
     readonly rejected: readonly unknown[];
     readonly silent?: string;
+    /** Not from a model: a dry run's or the sandbox's echo planner's (see Plan.origin). */
+    readonly origin?: "dry-run" | "echo";
   };
 }
 
@@ -66,6 +68,7 @@ export function planTrace(prompt: PlanPrompt, abilities: PlanAbilities, plan: Pl
           tasks: plan.tasks,
           rejected: plan.rejected,
           ...(plan.silent !== undefined ? { silent: plan.silent } : {}),
+          ...(plan.origin !== undefined ? { origin: plan.origin } : {}),
         },
   };
 }

@@ -17,11 +17,20 @@ export interface Plan {
   readonly rejected: readonly RejectedTask[];
   /** Set when the model gave no usable plan twice (blocked, empty, not a plan): the persona stays silent. */
   readonly silent?: string;
+  /**
+   * Not from a model: `dry-run` (no key: the request was shown, nothing is planned) or `echo`
+   * (the sandbox's offline planner's canned plan). Absent: the model's plan.
+   */
+  readonly origin?: "dry-run" | "echo";
 }
 
 /** Context in, validated plan out. Production: Gemini; the sandbox without a key: dry. */
 export interface Planner {
-  plan(prompt: PlanPrompt, check: PlanCheckContext, meta: { readonly chatId: string }): Promise<Plan>;
+  plan(
+    prompt: PlanPrompt,
+    check: PlanCheckContext,
+    meta: { readonly chatId: string; readonly userId?: string },
+  ): Promise<Plan>;
   /** Be told the token usage of every LLM call the planner makes (absent: it makes none). */
   onUsage?(listener: (u: LlmUsage) => void): () => void;
 }
@@ -39,7 +48,11 @@ export class GeminiPlanner implements Planner {
     return this.o.llm.onUsage(listener);
   }
 
-  async plan(prompt: PlanPrompt, check: PlanCheckContext, meta: { chatId: string }): Promise<Plan> {
+  async plan(
+    prompt: PlanPrompt,
+    check: PlanCheckContext,
+    meta: { readonly chatId: string; readonly userId?: string },
+  ): Promise<Plan> {
     const res = await this.o.llm.generateJson({
       purpose: "plan",
       schema: planSchemaFor(check),
@@ -47,6 +60,7 @@ export class GeminiPlanner implements Planner {
       contents: prompt.contents,
       parse: (text) => validatePlan(text, check),
       chatId: meta.chatId,
+      ...(meta.userId !== undefined ? { userId: meta.userId } : {}),
     });
     if (!res.ok) return { tasks: [], rejected: [], silent: res.reason };
     for (const r of res.value.rejected) {
@@ -88,6 +102,6 @@ export class DryPlanner implements Planner {
 
   async plan(prompt: PlanPrompt, check: PlanCheckContext): Promise<Plan> {
     this.show(planRequestBody(prompt, check));
-    return { tasks: [], rejected: [] };
+    return { tasks: [], rejected: [], origin: "dry-run" };
   }
 }

@@ -120,7 +120,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         answering: lastId,
       };
       try {
-        plan = await d.planner.plan(prompt, check, { chatId });
+        // The call is for the sender of the last message answered (costs per person).
+        const userId = d.messages.get(chatId, lastId)?.senderId;
+        plan = await d.planner.plan(prompt, check, { chatId, ...(userId !== undefined ? { userId } : {}) });
       } catch (e) {
         // The model is failing (or asked us to come back later): wait it out, however long —
         // the age check above ends the wait when the message is too old to answer.
@@ -141,7 +143,8 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       };
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
       if (plan.silent !== undefined) return done;
-      d.onPlanned?.(items.length);
+      // A dry run's empty plan answers nothing: it is no planned answer (metrics, the console).
+      if (plan.origin !== "dry-run") d.onPlanned?.(items.length);
       for (const t of plan.tasks) {
         if (t.kind === "remember") {
           const where = { chatId, isDm, targets: targetMessages };

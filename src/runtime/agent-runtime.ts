@@ -37,6 +37,7 @@ import { composeAgent } from "./compose";
 import { holdProcessOpen } from "./shutdown";
 import type { RuntimeStatus } from "./status-facts";
 import { onTimeout, withTimeout } from "../base/timeout";
+import type { Activity } from "./activity";
 
 export type { AgentRuntimeOptions, MediaRuntimeOptions } from "./agent-options";
 
@@ -90,6 +91,8 @@ export class AgentRuntime {
   private detachCommitFailure: (() => void) | undefined;
   /** What `/status` reports (start time, last error). */
   private readonly statusFacts: RuntimeStatus;
+  /** What the persona did lately: plans, sends, refusals, caps, catch-ups, errors (the console's "now" view). */
+  readonly activity: Activity;
   private readonly logger: Logger;
   /** The media description chain (curated → cache → budget → AI). */
   readonly media: MediaDescriber;
@@ -129,6 +132,7 @@ export class AgentRuntime {
     this.feed = p.feed;
     this.catchUps = p.catchUps;
     this.statusFacts = p.status;
+    this.activity = p.activity;
     this.command = p.command;
     this.detachCommitFailure = p.detachCommitFailure;
     this.detachUsage = p.detachUsage;

@@ -18,6 +18,9 @@ export class CatchUpChain {
       readonly engine: CatchUp;
       readonly agent: string;
       readonly logger: Logger;
+      /** Told what each full catch-up did, or why it failed (the console's activity). */
+      readonly onCaughtUp?: (s: CatchUpSummary) => void;
+      readonly onFailed?: (err: unknown) => void;
     },
   ) {}
 
@@ -49,7 +52,11 @@ export class CatchUpChain {
           },
           `caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests, ${(s.ms / 1000).toFixed(1)} s`,
         );
+        this.o.onCaughtUp?.(s);
         return s;
+      } catch (err) {
+        this.o.onFailed?.(err);
+        throw err;
       } finally {
         progress.stop();
       }

@@ -57,7 +57,10 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
     standIns: new Set(standInSenders(o.db, agent).map((r) => `${r.chatId}\u0000${r.senderId}`)),
     now: () => clock.now(),
     admit: (m) => p.gate.message(m),
-    refused: (m, reason) => st.refusals.record(m.chatId, m.messageId, reason, clock.now()),
+    refused: (m, reason) => {
+      st.refusals.record(m.chatId, m.messageId, reason, clock.now());
+      st.activity.refused(m.chatId, m.messageId, reason);
+    },
     implicit: (m) => t.addressing.consider(m),
     stored: metrics.messagesStored.of(agent),
     onAddressed: () => addressed.inc(),

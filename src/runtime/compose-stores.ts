@@ -20,6 +20,15 @@ import { UsageStore } from "../store/usage";
 import { WriteGate } from "../store/write-gate";
 import { DEFAULT_PRICES } from "../llm/prices";
 import { UpdateTracker } from "../telegram/inbound/update-tracker";
+import { TaskStore } from "../tasks/task-store";
+import { Activity } from "./activity";
+
+/** The activity feed, starting from the newest finished tasks in the database (after a restart). */
+function startedActivity(o: AgentRuntimeOptions, s: Stage): Activity {
+  const activity = new Activity(() => s.clock.now());
+  activity.seed(new TaskStore(o.db, s.agent).recentFinished(100));
+  return activity;
+}
 
 export interface Stores {
   readonly messages: MessageStore;
@@ -38,6 +47,8 @@ export interface Stores {
   readonly refusals: RefusalStore;
   readonly topics: TopicStore;
   readonly writeGate: WriteGate;
+  /** What the persona did lately (the operator console's "now" view), started from the database. */
+  readonly activity: Activity;
   /** Stop rolling memory back when a group commit fails. */
   readonly detachCommitFailure: () => void;
 }
@@ -82,6 +93,7 @@ export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Sto
     refusals: new RefusalStore(o.db, agent),
     topics: new TopicStore(o.db, agent),
     writeGate: new WriteGate({ clock, logger, file: o.db.name }),
+    activity: startedActivity(o, s),
     detachCommitFailure,
   };
 }

@@ -127,7 +127,10 @@ export function composeTasks(
     clock,
     logger,
     admit: (task) => p.gate.task(task),
-    onFinished: (task, outcome) => metrics.tasks.inc({ agent, kind: task.kind, outcome }),
+    onFinished: (task, outcome) => {
+      metrics.tasks.inc({ agent, kind: task.kind, outcome });
+      st.activity.taskEnded(task, outcome);
+    },
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({
       received: {

@@ -3,6 +3,7 @@
  * pipeline; who wrote a short update; the reply fetch) and the catch-up engine with its chain
  * (catch-ups and gap fills one at a time), edits and reaction settings from a difference included.
  */
+import { errorMessage } from "../base/error-message";
 import type { AgentRuntimeOptions, Stage } from "./agent-options";
 import type { Inbound } from "./compose-inbound";
 import type { Media } from "./compose-media";
@@ -67,5 +68,12 @@ export function composeTelegram(
     },
     onChannelLost: (chatId, error) => membership.lost(chatId, error),
   });
-  return { feed, catchUps: new CatchUpChain({ engine, agent, logger }) };
+  const catchUps = new CatchUpChain({
+    engine,
+    agent,
+    logger,
+    onCaughtUp: (summary) => st.activity.caughtUp(summary),
+    onFailed: (err) => st.activity.error(`catch-up failed: ${errorMessage(err)}`),
+  });
+  return { feed, catchUps };
 }

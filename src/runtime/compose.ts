@@ -40,6 +40,7 @@ import { composeStores } from "./compose-stores";
 import { composeTasks } from "./compose-tasks";
 import { composeTelegram } from "./compose-telegram";
 import type { RuntimeStatus } from "./status-facts";
+import type { Activity } from "./activity";
 
 /** The parts of one persona's runtime, wired to each other (see {@link composeAgent}). */
 export interface AgentParts {
@@ -73,6 +74,8 @@ export interface AgentParts {
   readonly catchUps: CatchUpChain;
   /** The facts `/status` reports (its start time and last error). */
   readonly status: RuntimeStatus;
+  /** What the persona did lately (the operator console's "now" view). */
+  readonly activity: Activity;
   /** Run an owner command (the text typed in Saved Messages) and return its answer. */
   readonly command: (text: string) => string;
   /** Stop rolling memory back when a group commit fails. */
@@ -135,6 +138,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     feed: telegram.feed,
     catchUps: telegram.catchUps,
     status: policy.status,
+    activity: stores.activity,
     command: inbound.command,
     detachCommitFailure: stores.detachCommitFailure,
     detachUsage: policy.detachUsage,

@@ -4,7 +4,7 @@
  * and start a new one on the same database; input's end waits for pending work, a signal stops at
  * once. Loaded by `npm start` only when no session exists (lazily), and by `npm run sandbox`.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
@@ -32,6 +32,10 @@ export interface SandboxOptions {
   /** Persona name (default: the first persona file). */
   readonly agent?: string | undefined;
   readonly verbose?: boolean;
+  /** Without a key: plan with the offline echo planner (canned plans, not from a model). */
+  readonly echo?: boolean;
+  /** Print the dry run's requests as their exact JSON body (default: readable text). */
+  readonly json?: boolean;
   /** Database file to keep (default: a fresh temporary one per run — the emulator starts empty each run, so old state would clash with its ids). */
   readonly dbPath?: string | undefined;
   readonly input?: NodeJS.ReadableStream;
@@ -79,22 +83,42 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   const world = new SandboxWorld(persona.name, print);
   const { emu, account } = world;
 
-  const { llm, planner, dry } = sandboxModels(env, logger, print);
-  if (dry) print("sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered.");
+  const { llm, planner, mode } = sandboxModels(env, logger, print, {
+    ...(o.json !== undefined ? { json: o.json } : {}),
+    ...(o.echo !== undefined ? { echo: o.echo } : {}),
+    message: (chatId, id) => proc?.runtime.messages.get(chatId, id),
+  });
+  const dry = mode === "dry";
+  if (dry)
+    print(
+      "sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered (--echo answers with canned plans instead).",
+    );
+  if (mode === "echo")
+    print(
+      "sandbox: --echo: plans come from the offline echo planner, NOT from a model (a 👍, a reply quoting the message, a memory); no Gemini call, no cost.",
+    );
+  if (o.echo && mode === "gemini") print("sandbox: --echo is ignored: GEMINI_API_KEY is set, Gemini plans.");
 
   if (o.dbPath) refuseUsedDatabase(o.dbPath);
   // Health and metrics, as with npm start (a listener that cannot start stops the sandbox before anything runs).
   const served = await startListener(env, logger, { sandbox: true });
   const http = served.http;
+  // The console's edits (curated media, memory files' listing) go to a temporary copy of the
+  // agents folder: a sandbox never writes into the checkout.
+  const agentsCopy = served.console ? mkdtempSync(join(tmpdir(), "sandbox-agents-")) : undefined;
+  if (agentsCopy) cpSync(env.AGENTS_DIR, agentsCopy, { recursive: true });
   if (http) {
     print(`sandbox: health and metrics on ${http.url} (/healthz, /readyz, /metrics)`);
-    if (served.consoleUrl) print(`sandbox: operator console on ${served.consoleUrl}`);
+    if (served.consoleUrl) {
+      print(`sandbox: operator console on ${served.consoleUrl}`);
+      print(`sandbox: the console's edits go to a temporary copy of ${env.AGENTS_DIR}/, gone at exit`);
+    }
     o.onHttp?.(http.url);
   }
   const tmp = o.dbPath ? undefined : mkdtempSync(join(tmpdir(), "sandbox-"));
   const dbFile = o.dbPath ?? join(tmp!, "sandbox.db");
   const plannerUsed = o.verbose
-    ? verbosePlanner(planner, print, (chatId) => world.chatName(chatId), dry)
+    ? verbosePlanner(planner, print, (chatId) => world.chatName(chatId), mode)
     : planner;
   // The persona's "process": database handle, GramJS client and runtime; /kill drops it, /start makes a new one.
   let proc: { db: Db; client: TelegramClient; runtime: AgentRuntime } | undefined;
@@ -114,13 +138,13 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       // Dry (no key): the chain ends at curated files and the cache; nothing is downloaded.
       media: {
         curated: curatedMedia,
-        ai: Boolean(env.GEMINI_API_KEY),
+        ai: mode === "gemini",
         ...(env.MEDIA_BUDGET_PER_MIN !== undefined ? { budgetPerMinute: env.MEDIA_BUDGET_PER_MIN } : {}),
       },
       ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
     });
     runtime.start();
-    served.console?.add(persona, runtime, db, { agentsDir: env.AGENTS_DIR });
+    served.console?.add(persona, runtime, db, { agentsDir: agentsCopy ?? env.AGENTS_DIR });
     proc = { db, client, runtime };
     return runtime;
   };
@@ -128,7 +152,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   await boot().caughtUp;
   print(
     `sandbox: ${persona.name} is in group "Sandbox" with ${MEMBERS.join(", ")} (message #1 is the group's creation, so yours start at #2).\n` +
-      `Type "alice: hi", "bob > 2: hi" or "dm carol: hi"; /help lists the control lines; end input (Ctrl-D) to leave.`,
+      `Type "alice: hi", "bob > 2: hi", "dm carol: hi" or "owner: /status"; /help lists every form; end input (Ctrl-D) to leave.`,
   );
 
   // Health and metrics, as with npm start: the emulated connection is the persona's connection.
@@ -174,6 +198,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     } else if (interrupted.aborted) print("sandbox: stopped.");
     shutdown.dispose();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
+    if (agentsCopy) rmSync(agentsCopy, { recursive: true, force: true });
   }
   return 0;
 
@@ -235,6 +260,18 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       }
       if (cmd?.kind === "unknown-control") {
         print(unknownControl(cmd.name));
+        continue;
+      }
+      if (cmd?.kind === "bad-control") {
+        print(`? ${cmd.problem}`);
+        continue;
+      }
+      if (cmd?.kind === "owner") {
+        try {
+          await world.owner(cmd);
+        } catch (e) {
+          print(`! ${errorMessage(e)}`);
+        }
         continue;
       }
       const from = cmd ? world.member(cmd.member) : undefined;

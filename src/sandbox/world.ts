@@ -27,6 +27,8 @@ export class SandboxWorld {
   /** Display names by user id: the persona's, then the members' (lower case, as typed). */
   private readonly names: Map<number, string>;
   private readonly dms = new Map<string, EmuChat>();
+  /** The owner line being posted: its message is printed as the owner's, not the persona's. */
+  private ownerLine: { readonly chat: number; readonly text: string } | undefined;
 
   constructor(
     personaName: string,
@@ -51,20 +53,27 @@ export class SandboxWorld {
       ...[...this.members].map(([n, u]) => [u.id, n] as [number, string]),
     ]);
     emu.onMessage((m) => {
-      const where = m.chat.kind === "dm" ? "[dm] " : "";
+      const saved = m.chat.kind === "dm" && m.chat.id === this.account.id;
+      const where = saved ? "[saved] " : m.chat.kind === "dm" ? "[dm] " : "";
+      // The owner's own line comes from the persona's account too: named as the owner.
+      const own = this.ownerLine;
+      const byOwner =
+        own !== undefined && m.fromId === this.account.id && m.chat.id === own.chat && m.text === own.text;
+      if (byOwner) this.ownerLine = undefined;
+      const who = byOwner ? "owner" : (this.names.get(m.fromId) ?? m.fromName);
       const body =
         m.media === "sticker"
           ? `[sticker ${m.stickerEmoji ?? ""}]`
           : m.media
             ? `[${m.media}]${m.text ? ` ${m.text}` : ""}`
             : m.text;
-      print(
-        `${where}#${m.id} ${this.names.get(m.fromId) ?? m.fromName}: ${body}${m.replyTo !== undefined ? ` (↩ #${m.replyTo})` : ""}`,
-      );
+      print(`${where}#${m.id} ${who}: ${body}${m.replyTo !== undefined ? ` (↩ #${m.replyTo})` : ""}`);
     });
     // Reactions are not messages; show them too, as a person in the chat would see them.
     emu.traffic.onReaction((r) =>
-      print(`* ${personaName} reacts ${r.emoji || "(removed)"} to #${r.messageId}`),
+      print(
+        `${r.private ? "[dm] " : ""}* ${personaName} reacts ${r.emoji || "(removed)"} to #${r.messageId}`,
+      ),
     );
   }
 
@@ -90,13 +99,37 @@ export class SandboxWorld {
     return createEmulatedClient(this.emu, this.account, { session: new PeerCacheSession("") });
   }
 
+  /** A member's DM with the persona (made on first use). */
+  private dmOf(name: string, user: EmuUser): EmuChat {
+    return this.dms.get(name) ?? this.dms.set(name, this.emu.dm(this.account, user)).get(name)!;
+  }
+
+  /**
+   * The account's owner writes from another device: in Saved Messages (the persona runs owner
+   * commands there and answers there), or in the group or a member's DM (a takeover).
+   */
+  async owner(cmd: Extract<SandboxCommand, { readonly kind: "owner" }>): Promise<void> {
+    let chat: EmuChat;
+    if (cmd.where === "saved") chat = this.emu.savedMessages(this.account);
+    else if (cmd.where === "group") chat = this.group;
+    else {
+      const user = this.members.get(cmd.member ?? "");
+      if (!user) throw new Error(`no member "${cmd.member ?? ""}" (the members are ${MEMBERS.join(", ")})`);
+      chat = this.dmOf(cmd.member!, user);
+    }
+    this.ownerLine = { chat: chat.id, text: cmd.text };
+    try {
+      await this.emu.post({ chat, from: this.account, text: cmd.text, deliverToSender: true });
+    } finally {
+      this.ownerLine = undefined;
+    }
+  }
+
   /** A member acts out a line: posts (in the group, as a reply, in their DM, with media), types or reacts. */
   async act(cmd: MemberCommand, from: EmuUser): Promise<void> {
     const emu = this.emu;
     const inDm = cmd.kind === "dm" || ((cmd.kind === "typing" || cmd.kind === "react") && cmd.dm);
-    const chat = inDm
-      ? (this.dms.get(cmd.member) ?? this.dms.set(cmd.member, emu.dm(this.account, from)).get(cmd.member)!)
-      : this.group;
+    const chat = inDm ? this.dmOf(cmd.member, from) : this.group;
     if (cmd.kind === "typing") {
       await emu.chats.userTyping(chat, from, { action: cmd.stop ? "cancel" : "typing" });
       this.print(`${inDm ? "[dm] " : ""}… ${cmd.member} ${cmd.stop ? "stopped typing" : "is typing"}`);

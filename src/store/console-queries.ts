@@ -60,6 +60,19 @@ export interface ConsoleTask {
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly error: string | null;
+  /** The `received` task whose plan made it (null: no plan, or a row older than plan ids). */
+  readonly planId: number | null;
+  /** A `received` task whose planning ended: its plan's number within the chat. */
+  readonly planNo: number | null;
+}
+
+/** Tokens and cost of the last 30 days for one chat or one person. */
+export interface ConsoleCostTotal {
+  /** The chat id or the person's user id. */
+  readonly id: string;
+  readonly calls: number;
+  readonly tokens: number;
+  readonly costUsd: number;
 }
 
 /** One LLM call's usage row. */
@@ -163,6 +176,9 @@ export class ConsoleQueries {
   private readonly topicTitleList;
   private readonly topicPage;
   private readonly threadPage;
+  private readonly byChat;
+  private readonly byPerson;
+  private readonly planNo;
 
   constructor(db: Db) {
     // Two index descents per chat (the messages' primary key), not a scan of every message; the
@@ -183,7 +199,8 @@ export class ConsoleQueries {
        FROM messages WHERE agent = ? AND chat_id = ? AND message_id < ? ORDER BY message_id DESC LIMIT ?) ORDER BY messageId ASC`,
     );
     this.tasksSince = db.prepare(
-      `SELECT id, kind, payload, status, topic_id AS topicId, created_at AS createdAt, updated_at AS updatedAt, error
+      `SELECT id, kind, payload, status, topic_id AS topicId, created_at AS createdAt, updated_at AS updatedAt, error,
+         plan_id AS planId, plan_no AS planNo
        FROM tasks WHERE agent = ? AND chat_id = ? AND created_at >= ? ORDER BY id LIMIT ?`,
     );
     this.traces = new PlanTraceStore(db);
@@ -220,11 +237,24 @@ export class ConsoleQueries {
       `SELECT count(*) AS open, coalesce(max(updated_at), 0) AS changed FROM tasks
        WHERE agent = ? AND status IN ('pending','running')`,
     );
+    // An answer is a plan that sent something: its sends and stickers that went out (a dry run's
+    // or a silent plan is none). Tasks older than plan ids count one per message sent.
     this.answered = db
       .prepare(
-        `SELECT count(*) FROM tasks WHERE agent = ? AND kind = 'received' AND status = 'done' AND created_at >= ?`,
+        `SELECT count(DISTINCT coalesce(plan_id, -id)) FROM tasks
+         WHERE agent = ? AND kind IN ('send','sticker') AND status = 'done' AND created_at >= ?`,
       )
       .pluck();
+    const totals = (column: string) =>
+      db.prepare(
+        `SELECT ${column} AS id, count(*) AS calls, sum(prompt_tokens + output_tokens + thinking_tokens) AS tokens,
+           coalesce(sum(cost_usd), 0) AS costUsd
+         FROM llm_usage WHERE agent = ? AND day >= ? AND ${column} IS NOT NULL
+         GROUP BY ${column} ORDER BY costUsd DESC, tokens DESC LIMIT 100`,
+      );
+    this.byChat = totals("chat_id");
+    this.byPerson = totals("user_id");
+    this.planNo = db.prepare(`SELECT plan_no FROM tasks WHERE id = ?`).pluck();
     this.describeOne = db.prepare(`SELECT status, description FROM media_descriptions WHERE unique_id = ?`);
     this.memAll = db.prepare(
       `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = ? ORDER BY m.updated_at DESC LIMIT 500`,
@@ -343,12 +373,32 @@ export class ConsoleQueries {
     return this.costs.all(fromDay) as ConsoleCostRow[];
   }
 
+  /** The numbers of plans (by their `received` task's id) that have one. */
+  planNumbers(ids: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const id of ids.slice(0, 200)) {
+      const no = this.planNo.get(id) as number | null | undefined;
+      if (typeof no === "number") out.set(id, no);
+    }
+    return out;
+  }
+
+  /** One persona's tokens and cost per chat since `fromDay`, the costliest 100 first. */
+  costsByChat(agent: string, fromDay: string): ConsoleCostTotal[] {
+    return this.byChat.all(agent, fromDay) as ConsoleCostTotal[];
+  }
+
+  /** One persona's tokens and cost per person (whom the call was for) since `fromDay`, the costliest 100 first. */
+  costsByPerson(agent: string, fromDay: string): ConsoleCostTotal[] {
+    return this.byPerson.all(agent, fromDay) as ConsoleCostTotal[];
+  }
+
   /** One persona's calls, tokens and cost per purpose on `day`. */
   purposesOn(agent: string, day: string): ConsolePurposeRow[] {
     return this.purposes.all(agent, day) as ConsolePurposeRow[];
   }
 
-  /** Planning rounds finished since `since` (ms): the persona's answers. */
+  /** Plans that sent something since `since` (ms): the persona's answers. */
   answersSince(agent: string, since: number): number {
     return this.answered.get(agent, since) as number;
   }

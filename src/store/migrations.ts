@@ -286,4 +286,15 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (agent, chat_id, topic_id)
   ) WITHOUT ROWID;
   `,
+  // The operator console (issue 30): the tasks a plan made carry the id of its `received` task
+  // (plan_id; NULL for older rows and for tasks no plan made), and a finished planning round its
+  // number within its chat (plan_no), counted by chats.plans so a number is never reused, even
+  // after retention. llm_usage: the person a call was for (user_id: the sender of the message
+  // planned for or judged; NULL for summaries, media and older rows), for costs per person.
+  `
+  ALTER TABLE tasks ADD COLUMN plan_id INTEGER;
+  ALTER TABLE tasks ADD COLUMN plan_no INTEGER;
+  ALTER TABLE chats ADD COLUMN plans INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE llm_usage ADD COLUMN user_id TEXT;
+  `,
 ];

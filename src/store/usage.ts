@@ -48,8 +48,8 @@ export class UsageStore {
     private readonly prices: PriceTable,
   ) {
     this.insertStmt = db.prepare(
-      `INSERT INTO llm_usage (agent, day, at, purpose, model, prompt_tokens, output_tokens, thinking_tokens, cost_usd, chat_id, stranger, cached_tokens)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO llm_usage (agent, day, at, purpose, model, prompt_tokens, output_tokens, thinking_tokens, cost_usd, chat_id, stranger, cached_tokens, user_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.strangerStmt = db
       .prepare(
@@ -92,6 +92,7 @@ export class UsageStore {
         u.chatId ?? null,
         stranger ? 1 : 0,
         u.cachedTokens ?? 0,
+        u.userId ?? null,
       ),
     );
     const spent = u.promptTokens + u.outputTokens + u.thinkingTokens;

@@ -19,7 +19,8 @@ export const summarySchema = z.object({
 
 export type Summary = z.infer<typeof summarySchema>;
 
-const SECTIONS: readonly [keyof Summary, string][] = [
+/** The sections of a summary in order, with their titles (the prompt's and the console's). */
+export const SUMMARY_SECTIONS: readonly [keyof Summary, string][] = [
   ["goals_and_open_questions", "Goals and open questions"],
   ["decisions", "Decisions"],
   ["facts", "Facts"],
@@ -53,7 +54,7 @@ export function renderSummary(
   const head = `[Summary of this conversation up to message #${o.toId} — earlier history, not a request]`;
   let used = estimateTokens(head);
   const lines = [head];
-  for (const [key, title] of SECTIONS) {
+  for (const [key, title] of SUMMARY_SECTIONS) {
     const kept: string[] = [];
     for (const item of s[key]) {
       const text = `- ${sanitizeLine(item)}`;

@@ -27,7 +27,8 @@ export interface OutcomeHost {
     reason: string | undefined,
     o?: { typesNext?: boolean },
   ): void;
-  add(chatId: string, batch: readonly NewTask[], topicId: number | undefined): void;
+  /** `planId`: the `received` task whose plan made the batch. */
+  add(chatId: string, batch: readonly NewTask[], topicId: number | undefined, planId?: number): void;
   /** Start no task until resume() (the account is gone). */
   pause(): void;
   /** The account is gone: the owner stops the persona. */
@@ -123,10 +124,14 @@ export function settleOutcome(
   if (outcome?.type === "done") {
     task.inDoubt = false;
     outcome.keep?.();
+    // A planning round that made a plan takes its chat's next plan number (the console's "plan 3").
+    if (task.kind === "received" && outcome.keep) h.store.numberPlan(task);
     h.finish(task, "done", undefined, {
       typesNext: outcome.spawn?.some((t) => t.kind === "typing") ?? false,
     });
-    if (outcome.spawn?.length) h.add(task.chatId, outcome.spawn, task.topicId);
+    // The plan's tasks carry its id: the console lists a plan's tasks by it.
+    if (outcome.spawn?.length)
+      h.add(task.chatId, outcome.spawn, task.topicId, task.kind === "received" ? task.id : undefined);
     return;
   }
   if (error instanceof AlreadyDoneError) {
@@ -174,6 +179,7 @@ export function settleOutcome(
   }
   const message = errorMessage(error);
   if (decision.type === "fail") {
+    if (task.kind === "received") h.store.numberPlan(task);
     h.finish(task, "failed", message);
     h.logger.error(
       {

@@ -135,7 +135,7 @@ export class Scheduler {
       retryDelayMs: o.retryDelayMs ?? 10_000,
       rateKeys: (t) => this.rateKeys(t),
       finish: (t, status, reason, f) => this.finish(t, status, reason, f),
-      add: (chatId, batch, topicId) => this.add(chatId, batch, topicId),
+      add: (chatId, batch, topicId, planId) => this.add(chatId, batch, topicId, planId),
       pause: () => this.pause(),
       accountLost: (error) => this.o.onAccountLost?.(error),
       log: (t, event, extra) => this.log(t, event, extra),
@@ -260,9 +260,12 @@ export class Scheduler {
     return this.index.size;
   }
 
-  /** Create tasks in a chat's graph, or a forum topic's (one transaction), and let the next pass consider them. */
-  add(chatId: string, batch: readonly NewTask[], topicId?: number): Task[] {
-    const made = this.o.store.create(chatId, batch, this.o.clock.now(), graphTopic(topicId));
+  /**
+   * Create tasks in a chat's graph, or a forum topic's (one transaction), and let the next pass
+   * consider them. `planId`: the `received` task whose plan made them.
+   */
+  add(chatId: string, batch: readonly NewTask[], topicId?: number, planId?: number): Task[] {
+    const made = this.o.store.create(chatId, batch, this.o.clock.now(), graphTopic(topicId), planId);
     for (const t of made) this.index.add(t);
     this.kick();
     return made;
@@ -289,6 +292,17 @@ export class Scheduler {
    */
   cancelPending(chatId: string, reason: string, o: { readonly addressing?: boolean } = {}): Task[] {
     return this.cancellation.cancel([...this.index.ofChat(chatId)], reason, false, o.addressing === true);
+  }
+
+  /**
+   * Cancel one open task (the operator console), its dependents with it: pending at once, running
+   * when it comes back (a send in flight still completes). Returns the tasks cancelled now, or
+   * undefined when no open task has that id.
+   */
+  cancelTask(id: number, reason: string): Task[] | undefined {
+    const t = this.index.all().find((x) => x.id === id);
+    if (!t) return undefined;
+    return this.cancellation.cancel([t], reason, false, true);
   }
 
   /**

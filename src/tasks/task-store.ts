@@ -16,6 +16,8 @@ interface Row {
   error: string | null;
   in_doubt: number;
   topic_id: number | null;
+  plan_id: number | null;
+  plan_no: number | null;
 }
 
 const toTask = (r: Row): Task => ({
@@ -32,7 +34,22 @@ const toTask = (r: Row): Task => ({
   createdAt: r.created_at,
   ...(r.error != null ? { error: r.error } : {}),
   ...(r.in_doubt === 1 ? { inDoubt: true } : {}),
+  ...(r.plan_id != null ? { planId: r.plan_id } : {}),
+  ...(r.plan_no != null ? { planNo: r.plan_no } : {}),
 });
+
+/** A finished task as the activity feed reads it (recentFinished). */
+export interface FinishedTaskRow {
+  readonly id: number;
+  readonly chatId: string;
+  readonly kind: string;
+  readonly payload: string;
+  readonly status: string;
+  readonly error: string | null;
+  readonly updatedAt: number;
+  readonly planId: number | null;
+  readonly planNo: number | null;
+}
 
 /**
  * Durable task rows of one agent. Every state change is its own SQLite statement inside the
@@ -43,14 +60,17 @@ export class TaskStore {
   private readonly updateStmt;
   private readonly openStmt;
   private readonly getStmt;
+  private readonly countPlanStmt;
+  private readonly recentStmt;
+  private readonly numberPlanStmt;
 
   constructor(
     readonly db: Db,
     readonly agent: string,
   ) {
     this.insertStmt = db.prepare(
-      `INSERT INTO tasks (agent, chat_id, topic_id, kind, payload, status, depends_on, not_before, attempts, random_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, 0, ?, ?, ?)`,
+      `INSERT INTO tasks (agent, chat_id, topic_id, kind, payload, status, depends_on, not_before, attempts, random_id, created_at, updated_at, plan_id)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, 0, ?, ?, ?, ?)`,
     );
     this.updateStmt = db.prepare(
       `UPDATE tasks SET payload = ?, status = ?, not_before = ?, attempts = ?, error = ?, in_doubt = ?, updated_at = ? WHERE id = ?`,
@@ -59,6 +79,17 @@ export class TaskStore {
       `SELECT * FROM tasks WHERE agent = ? AND status IN ('pending','running') ORDER BY id`,
     );
     this.getStmt = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
+    this.countPlanStmt = db
+      .prepare(`UPDATE chats SET plans = plans + 1 WHERE agent = ? AND chat_id = ? RETURNING plans`)
+      .pluck();
+    this.numberPlanStmt = db.prepare(`UPDATE tasks SET plan_no = ? WHERE id = ?`);
+    // The primary key, newest first (the unary + keeps SQLite off the agent's indexes, which would
+    // sort every task of the persona): the agent's newest finished rows among the newest tasks.
+    this.recentStmt = db.prepare(
+      `SELECT * FROM (SELECT id, chat_id AS chatId, kind, payload, status, error, updated_at AS updatedAt,
+         plan_id AS planId, plan_no AS planNo FROM tasks
+       WHERE +agent = ? AND +status IN ('done','failed','cancelled') ORDER BY id DESC LIMIT ?) ORDER BY id`,
+    );
   }
 
   /** Run `fn` in one SQLite transaction (nested calls join the outer one). */
@@ -68,9 +99,9 @@ export class TaskStore {
 
   /**
    * Insert a batch of new tasks for one graph (a chat, or a forum topic of it); returns them with
-   * their ids, in batch order.
+   * their ids, in batch order. `planId`: the `received` task whose plan made them.
    */
-  create(chatId: string, batch: readonly NewTask[], now: number, topicId?: number): Task[] {
+  create(chatId: string, batch: readonly NewTask[], now: number, topicId?: number, planId?: number): Task[] {
     return this.transaction(() => {
       const made: Task[] = [];
       for (const t of batch) {
@@ -88,6 +119,7 @@ export class TaskStore {
           randomId ?? null,
           now,
           now,
+          planId ?? null,
         );
         made.push({
           id: Number(res.lastInsertRowid),
@@ -101,6 +133,7 @@ export class TaskStore {
           attempts: 0,
           ...(randomId ? { randomId } : {}),
           createdAt: now,
+          ...(planId !== undefined ? { planId } : {}),
         });
       }
       return made;
@@ -122,6 +155,23 @@ export class TaskStore {
         t.id,
       ),
     );
+  }
+
+  /**
+   * A planning round of a `received` task ended (a plan was made, or planning failed for good):
+   * it takes the next number of its chat (chats.plans: never reused, whatever retention deleted).
+   * Inside the caller's transaction. A chat with no stored row gets no number.
+   */
+  numberPlan(task: Task): void {
+    const no = this.countPlanStmt.get(this.agent, task.chatId) as number | undefined;
+    if (no === undefined) return;
+    this.numberPlanStmt.run(no, task.id);
+    task.planNo = no;
+  }
+
+  /** The newest finished tasks (by id), oldest first: the console's activity after a restart. */
+  recentFinished(limit: number): FinishedTaskRow[] {
+    return this.recentStmt.all(this.agent, limit) as FinishedTaskRow[];
   }
 
   /** Every task not finished yet (pending or running), oldest first. */

@@ -66,6 +66,10 @@ export interface Task<K extends TaskKind = TaskKind> {
    * settles it. Never failed or cancelled while in doubt.
    */
   inDoubt?: boolean;
+  /** The `received` task whose plan made this one (absent: no plan made it, or an older row). */
+  readonly planId?: number;
+  /** A `received` task whose planning round ended: its plan's number within its chat. */
+  planNo?: number;
 }
 
 /**

@@ -15,11 +15,29 @@ function run(script: string, args: string[], env: Record<string, string> = {}) {
 }
 
 describe("script flags (node:util parseArgs)", () => {
-  it("rejects an unknown flag, a flag missing its value and a stray argument, naming each", () => {
-    expect(() => parseFlags(["--bogus"], { db: { type: "string" } })).toThrow(UsageError);
-    expect(() => parseFlags(["--bogus"], {})).toThrow(/'--bogus'/);
-    expect(() => parseFlags(["--db"], { db: { type: "string" } })).toThrow(/--db/);
-    expect(() => parseFlags(["Mira"], {})).toThrow(/'Mira'/);
+  it("rejects an unknown flag, a flag missing its value and a stray argument, naming each and what is expected", () => {
+    const opts = { db: { type: "string" }, verbose: { type: "boolean" } } as const;
+    expect(() => parseFlags(["--bogus"], opts)).toThrow(UsageError);
+    expect(() => parseFlags(["--bogus"], opts)).toThrow(
+      'unknown flag "--bogus"; the flags are: --db <value>, --verbose, --help',
+    );
+    // A typo names the flag it most likely meant.
+    expect(() => parseFlags(["--verbos"], opts)).toThrow('unknown flag "--verbos" (did you mean --verbose?)');
+    expect(() => parseFlags(["--vrebose=1"], opts)).toThrow(
+      'unknown flag "--vrebose" (did you mean --verbose?)',
+    );
+    expect(() => parseFlags(["--db"], opts)).toThrow("flag --db needs a value: --db <value>");
+    expect(() => parseFlags(["--db", "--verbose"], opts)).toThrow(
+      'flag --db needs a value: --db <value> (got the flag "--verbose" instead',
+    );
+    expect(() => parseFlags(["--verbose=yes"], opts)).toThrow(
+      'flag --verbose takes no value (got "--verbose=yes"): write just --verbose',
+    );
+    expect(() => parseFlags(["Mira"], {})).toThrow(
+      'unexpected argument "Mira": this command takes only flags',
+    );
+    // Never Node's own parser text.
+    expect(() => parseFlags(["--bogus"], opts)).not.toThrow(/Unknown option|positional argument/);
     expect(parseFlags(["--db", "x.db"], { db: { type: "string" } })).toEqual({ db: "x.db" });
     expect(parseFlags(["-h"], {})).toBe("help");
   });
@@ -28,10 +46,24 @@ describe("script flags (node:util parseArgs)", () => {
     it(`${script}: an unknown flag is an error that names it (exit 2); --help prints the usage (exit 0)`, () => {
       const bad = run(script, ["--bogus"]);
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain(`${script}: Unknown option '--bogus'`);
+      expect(bad.stderr).toContain(`${script}: unknown flag "--bogus"; the flags are: `);
       const help = run(script, ["--help"]);
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: npm (run )?${script}`));
+      // The sandbox's help lists every input form, the owner's too.
+      if (script === "sandbox")
+        for (const form of [
+          "bob > 12: indeed",
+          "dm carol: psst",
+          "[photo",
+          "reacts 👍 to #12",
+          "typing",
+          "owner: /status",
+          "owner in group",
+          "--echo",
+          "/kill",
+        ])
+          expect(help.stdout).toContain(form);
     }, 60_000); // two processes, each compiling its TypeScript on a shared machine
   }
 

@@ -241,8 +241,37 @@ describe("parsePersona", () => {
       expect(e.problem).toBe("required field is empty");
     });
 
-    it("rejects an empty file", () => {
-      expect(fileError(() => parse("")).field).toBe("Agent Name");
+    it("rejects an empty file, naming both required fields at once", () => {
+      const e = fileError(() => parse(""));
+      expect(e.errors.map((x) => x.field)).toEqual(["Agent Name", "Agent Instructions"]);
+      expect(e.message).toMatch(/^agents\/Test\.md: 2 problems:\n/);
+    });
+
+    it("reports every problem of a file at once, with the heading a typo meant", () => {
+      const e = fileError(() =>
+        parse(
+          "# Agnet Name\nMira\n\n# Agent Instructions\nBe kind.\n\n# Typing Speed\nfast\n\n# Group mod\nsmart\n\n# Favourite Colour\nblue\n",
+        ),
+      );
+      expect(e.errors.map((x) => x.field)).toEqual([
+        "Agnet Name",
+        "Group mod",
+        "Favourite Colour",
+        "Agent Name",
+        "Typing Speed",
+      ]);
+      expect(e.message).toContain(
+        'field "Agnet Name": unknown heading on line 1 (did you mean "# Agent Name"?)',
+      );
+      expect(e.message).toContain(
+        'field "Group mod": unknown heading on line 10 (did you mean "# Group Mode"?)',
+      );
+      // Nothing close: the fields are listed instead.
+      expect(e.message).toMatch(
+        /field "Favourite Colour": unknown heading on line 13 \(expected one of: Agent Name, /,
+      );
+      expect(e.message).toContain('field "Agent Name": required field is missing');
+      expect(e.message).toContain('field "Typing Speed"');
     });
 
     it("rejects text before the first heading", () => {

@@ -49,6 +49,9 @@ describe("the console's memory page", () => {
       content: "Alice has a dog named Rex",
       now,
     });
+    // The add row names chats by title: the group is known by its messages.
+    await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "hello" });
+    await rig.h.pass(1000);
     await withScreenshot(page, "console-memory", async () => {
       await page.goto(`${base}/console/#memory`);
       const teaRow = page.locator(`tr.memory[data-memory-id="${tea.id}"]`);
@@ -80,7 +83,7 @@ describe("the console's memory page", () => {
         .toBe("Alice now drinks only black coffee");
       await page.locator(`tr.memory[data-memory-id="${dog.id}"] .memory-delete`).click();
       await expect.poll(() => rig.h.runtime.memories.get(dog.id)).toBeUndefined();
-      await page.locator("#add-chat").fill(group);
+      await page.locator("#add-chat").selectOption(group); // the chat by its title
       await page.locator("#add-subject").fill(alice);
       await page.locator("#add-text").fill("Alice is learning Portuguese");
       await page.locator("#add-memory").click();

@@ -201,7 +201,7 @@ describe("forum topics and reply threads in the chat view", () => {
             .locator("#messages .msg")
             .evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-message-id")))),
         )
-        .toEqual([t1.id, t2.id]);
+        .toEqual([t2.id, t1.id]); // newest first
       expect(await page.locator("#lane").textContent()).toContain(`reply thread of #${t1.id}`);
 
       // Back to the whole chat.

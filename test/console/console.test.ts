@@ -82,7 +82,8 @@ describe("the operator console in a browser", () => {
       expect(rig.h.sent(rig.h.group).map((m) => m.text)).toEqual(["Hello Alice, noon it is"]);
       const why = page.locator(`[data-message-id="${ask.id}"] .why`);
       await expect.poll(() => why.textContent(), { timeout: 10_000 }).toContain("answered");
-      const plans = page.locator("#plans .plan");
+      // The plan sits beside the message it answered.
+      const plans = page.locator(`.row:has([data-message-id="${ask.id}"]) .plan`);
       await expect.poll(() => plans.count(), { timeout: 10_000 }).toBe(1);
       const planText = await plans.first().textContent();
       expect(planText).toContain("send");
@@ -238,7 +239,14 @@ describe("the operator console in a browser", () => {
       expect(
         await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned),
       ).toBeUndefined();
-      expect(await page.locator("#messages img, #messages script, #messages b, #messages a").count()).toBe(0);
+      expect(
+        await page.locator("#messages img, #messages script, #messages b, #messages bdi a").count(),
+      ).toBe(0);
+      // The page's own links (message permalinks) only: none made from a text.
+      const hrefs = await page
+        .locator("#messages a")
+        .evaluateAll((as) => as.map((a) => a.getAttribute("href") ?? ""));
+      expect(hrefs.every((h) => h.startsWith("#chat/Mira/"))).toBe(true);
       await page.goto(`${base}/console/#chats`);
       await page.locator("#chats tr.chatrow").first().waitFor();
       expect(

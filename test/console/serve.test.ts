@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,7 +14,18 @@ import { until } from "../support/wait";
 afterEach(() => resetMetrics());
 
 describe("the console in the sandbox", () => {
-  it("is on by default on a free loopback port; the printed URL's token opens it, and its API shows the persona", async () => {
+  it("is on by default on a free loopback port; the printed URL's token opens it, its API shows the persona, and an edit leaves the checkout clean", async () => {
+    // A checkout of its own (agents/ under git), so a regression could not dirty the real one.
+    const checkout = tempDir();
+    cpSync("agents", join(checkout, "agents"), { recursive: true });
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+        cwd: checkout,
+        encoding: "utf8",
+      });
+    git("init", "-q");
+    git("add", "agents");
+    git("commit", "-qm", "agents");
     const input = new PassThrough();
     const output = new PassThrough();
     let printed = "";
@@ -22,7 +35,7 @@ describe("the console in the sandbox", () => {
       output,
       dbPath: join(tempDir(), "sandbox.db"),
       logger: captureLogger().logger,
-      env: readEnv({ AGENTS_DIR: "agents" }),
+      env: readEnv({ AGENTS_DIR: join(checkout, "agents") }),
     });
     await until(() => printed.includes("end input (Ctrl-D) to leave"), 20_000);
     const url = /operator console on (http:\/\/127\.0\.0\.1:\d+\/console\/\?token=\S+)/.exec(printed)?.[1];
@@ -37,20 +50,40 @@ describe("the console in the sandbox", () => {
       .map((c) => c.split(";")[0])
       .join("; ");
     expect(first.headers.getSetCookie()[0]).toMatch(/HttpOnly; SameSite=Strict/);
+    const csrf = /console_csrf=([^;]+)/.exec(cookie)![1]!;
     const personas = (await (
       await fetch(`${base}/console/api/personas`, { headers: { cookie } })
     ).json()) as { personas: { name: string }[] };
     expect(personas.personas.map((p) => p.name)).toHaveLength(1);
-    // The media editor writes where start reads curated files (AGENTS_DIR).
+    const name = personas.personas[0]!.name;
+    // The media editor writes to a temporary copy of AGENTS_DIR, never into it.
     const media = (await (await fetch(`${base}/console/api/media`, { headers: { cookie } })).json()) as {
       dirs: { persona: string; shared: string };
     };
-    expect(media.dirs).toEqual({
-      persona: join("agents", personas.personas[0]!.name, "media"),
-      shared: join("agents", "media"),
+    expect(media.dirs.persona).not.toContain(checkout);
+    expect(media.dirs.persona.endsWith(join(name, "media"))).toBe(true);
+    expect(printed).toContain("the console's edits go to a temporary copy of");
+    const res = await fetch(`${base}/console/api/media`, {
+      method: "POST",
+      headers: { cookie, origin: base, "x-console-csrf": csrf, "content-type": "application/json" },
+      body: JSON.stringify({
+        persona: name,
+        action: "describe",
+        uid: "AgADsandboxEdit",
+        description: "a cat",
+        scope: "persona",
+      }),
     });
+    expect(res.status).toBe(200);
+    const written = ((await res.json()) as { file: string }).file;
+    expect(existsSync(written)).toBe(true);
+    expect(written.startsWith(checkout)).toBe(false);
+    expect(git("status", "--porcelain")).toBe("");
     input.end();
     expect(await running).toBe(0);
+    // The copy is gone with the run.
+    expect(existsSync(written)).toBe(false);
+    expect(git("status", "--porcelain")).toBe("");
   }, 60_000);
 });
 

@@ -129,13 +129,11 @@ describe("sandbox", () => {
 
   it("runs dry without a key: prints every message and the request body it would send, answers nothing", async () => {
     // A new supergroup's first message is its service message, so members' messages start at #2.
-    const out = await sandbox([
-      "alice: lunch?",
-      "alice typing",
-      "bob > 2: Mira, what do you think?",
-      "zed: hi",
-      "dm carol: psst",
-    ]);
+    const out = await sandbox(
+      ["alice: lunch?", "alice typing", "bob > 2: Mira, what do you think?", "zed: hi", "dm carol: psst"],
+      {},
+      { json: true },
+    );
     expect(out).toContain("… alice is typing");
     expect(out).toContain("#2 alice: lunch?");
     expect(out).toContain("#3 bob: Mira, what do you think? (↩ #2)");

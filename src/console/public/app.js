@@ -1,30 +1,82 @@
-import { api, el, fill, notice, post, time, userText } from "./dom.js";
+import { api, el, fill, links, notice, post, refill, time, userText } from "./dom.js";
+import { renderChat } from "./chat-page.js";
 import { renderMedia, renderMemory } from "./edit-pages.js";
+import { geminiLine, renderNow } from "./now-page.js";
 import { renderCosts, renderSummaries } from "./pages.js";
 
 const main = document.getElementById("main");
 let current = { page: "", persona: "", chat: "", lane: "", laneId: "" };
+/**
+ * Every load of a page takes a ticket; a load whose ticket is no longer the newest when its data
+ * arrives is dropped, so a slow older load never overwrites the page the reader went to since.
+ */
+let ticket = 0;
 
 function route() {
-  const [page = "personas", persona = "", chat = "", lane = "", laneId = ""] = location.hash
+  const [page = "now", persona = "", chat = "", lane = "", laneId = ""] = location.hash
     .slice(1)
     .split("/")
     .map(decodeURIComponent);
-  current = { page, persona, chat, lane, laneId };
+  current = { page: page || "now", persona, chat, lane, laneId };
   for (const a of document.querySelectorAll("#nav a"))
-    a.classList.toggle("active", a.dataset.page === (page === "chat" ? "chats" : page));
-  render().catch((e) => notice(String(e.message ?? e), true));
+    a.classList.toggle("active", a.dataset.page === (current.page === "chat" ? "chats" : current.page));
+  show(false).catch((e) => notice(String(e.message ?? e), true));
 }
 
-async function render() {
-  const { page, persona, chat, lane, laneId } = current;
-  if (page === "chats") return renderChats(persona);
-  if (page === "chat") return renderChat(persona, chat, lane, laneId);
-  if (page === "memory") return renderMemory(main, persona);
-  if (page === "media") return renderMedia(main, persona);
-  if (page === "costs") return renderCosts(main);
-  if (page === "summaries") return renderSummaries(main, persona);
-  return renderPersonas();
+/**
+ * Load the page shown and put it on screen: a new route replaces the page (and scrolls to the
+ * message or plan its address names); a live update patches it (refill: what is open stays open,
+ * the view does not move).
+ */
+async function show(live) {
+  const mine = ++ticket;
+  const stale = () => mine !== ticket;
+  const at = current;
+  const { page, persona, chat, lane, laneId } = at;
+  let nodes;
+  if (page === "now") nodes = await renderNow(persona, act);
+  else if (page === "personas") nodes = await renderPersonas();
+  else if (page === "chats") nodes = await renderChats(persona);
+  else if (page === "chat") nodes = await renderChat(persona, chat, lane, laneId, act);
+  else if (page === "costs") nodes = await renderCosts();
+  else if (page === "summaries") nodes = await renderSummaries(persona);
+  else if (page === "memory") return renderMemory(main, persona, stale);
+  else if (page === "media") return renderMedia(main, persona, stale);
+  else nodes = [el("p", {}, `No page "${page}".`)];
+  if (stale()) return; // the reader went elsewhere meanwhile
+  if (live) {
+    refill(main, nodes);
+    if (page === "chat") focusTarget(lane, laneId, false); // the mark stays; the view does not move
+    return;
+  }
+  fill(main, nodes);
+  nodes.after?.(); // e.g. the costs chart, once its canvas is on the page
+  if (page === "chat") focusTarget(lane, laneId);
+  else window.scrollTo(0, 0);
+}
+
+/** A chat address that names a message (`/msg/12`) or a plan (`/plan/3`): scroll to it and mark it. */
+function focusTarget(lane, id, scroll = true) {
+  const target =
+    lane === "msg"
+      ? document.getElementById(`m-${id}`)
+      : lane === "plan"
+        ? document.querySelector(`.plan[data-plan-no="${CSS.escape(id)}"]`)
+        : null;
+  for (const old of document.querySelectorAll(".target")) old.classList.remove("target");
+  if (target) {
+    target.classList.add("target");
+    if (!scroll) return;
+    target.scrollIntoView({ block: "center" });
+    target.querySelector("details.returned")?.setAttribute("open", "");
+  } else if (scroll) {
+    window.scrollTo(0, 0);
+    if (lane === "msg" || lane === "plan")
+      notice(
+        `${lane === "msg" ? `message #${id}` : `plan ${id}`} is not among this page's newest messages`,
+        true,
+      );
+  }
 }
 
 async function act(body) {
@@ -34,13 +86,8 @@ async function act(body) {
   } catch (e) {
     notice(String(e.message ?? e), true);
   }
-  await render();
+  await show(true);
 }
-
-const chatLink = (persona, chatId) => `#chat/${encodeURIComponent(persona)}/${encodeURIComponent(chatId)}`;
-/** One forum topic ("topic") or one reply thread ("thread") of a chat. */
-const laneLink = (persona, chatId, lane, id) =>
-  `${chatLink(persona, chatId)}/${lane}/${encodeURIComponent(id)}`;
 
 async function renderPersonas() {
   const { personas } = await api("personas");
@@ -58,6 +105,10 @@ async function renderPersonas() {
           { class: "muted" },
           `(${p.account.name ?? ""} ${p.account.username ? "@" + p.account.username : ""} · id ${p.account.id})`,
         ),
+        " ",
+        el("a", { href: links.now(p.name) }, "now"),
+        " · ",
+        el("a", { href: links.chats(p.name) }, "conversations"),
       ),
       el(
         "p",
@@ -69,10 +120,21 @@ async function renderPersonas() {
         el("b", { class: "paused" }, p.paused ? "paused everywhere" : "answering"),
         " · mode ",
         el("b", {}, p.mode),
-        p.modeIsDefault ? " (persona default)" : "",
+        p.modeIsDefault ? " (persona file)" : " (set by the owner)",
         " · pending tasks ",
         String(p.pendingTasks),
       ),
+      el("p", { class: "gemini" }, "Gemini: ", geminiLine(p.gemini)),
+      p.lastError
+        ? el(
+            "p",
+            { class: "last-error" },
+            "Last error: ",
+            el("span", { class: "muted" }, time(p.lastError.at)),
+            " ",
+            userText(p.lastError.text, "warn"),
+          )
+        : el("p", { class: "muted last-error" }, "No error since the start."),
       el(
         "p",
         {},
@@ -87,7 +149,11 @@ async function renderPersonas() {
         ...["strict", "smart", "talkative"].map((m) =>
           el(
             "button",
-            { onclick: () => act({ persona: p.name, action: "mode", mode: m }) },
+            {
+              class: `mode${p.mode === m ? " active" : ""}`,
+              "aria-pressed": p.mode === m ? "true" : "false",
+              onclick: () => act({ persona: p.name, action: "mode", mode: m }),
+            },
             `Default mode ${m}`,
           ),
         ),
@@ -99,24 +165,28 @@ async function renderPersonas() {
         `answers: ${p.today.answers} · tokens: ${p.today.totalTokens.toLocaleString("en-US")} of ${p.today.dailyTokenBudget.toLocaleString("en-US")} · cost $${p.today.costUsd.toFixed(4)}`,
       ),
       el(
-        "table",
-        {},
+        "div",
+        { class: "scroll" },
         el(
-          "tr",
+          "table",
           {},
-          el("th", {}, "purpose"),
-          el("th", {}, "calls"),
-          el("th", {}, "tokens"),
-          el("th", {}, "cost"),
-        ),
-        p.today.purposes.map((r) =>
           el(
             "tr",
             {},
-            el("td", {}, r.purpose),
-            el("td", {}, String(r.calls)),
-            el("td", {}, String(r.tokens)),
-            el("td", {}, `$${r.costUsd.toFixed(4)}`),
+            el("th", {}, "purpose"),
+            el("th", {}, "calls"),
+            el("th", {}, "tokens"),
+            el("th", {}, "cost"),
+          ),
+          p.today.purposes.map((r) =>
+            el(
+              "tr",
+              {},
+              el("td", {}, r.purpose),
+              el("td", {}, String(r.calls)),
+              el("td", {}, String(r.tokens)),
+              el("td", {}, `$${r.costUsd.toFixed(4)}`),
+            ),
           ),
         ),
       ),
@@ -125,36 +195,48 @@ async function renderPersonas() {
         ? el(
             "ul",
             {},
-            p.capped.map((c) => el("li", {}, `${c.cap} in ${c.chatId} since ${time(c.at)}`)),
+            p.capped.map((c) =>
+              el(
+                "li",
+                {},
+                `${c.cap} in `,
+                el("a", { href: links.chat(p.name, c.chatId) }, c.chatId),
+                ` since ${time(c.at)}`,
+              ),
+            ),
           )
         : el("p", { class: "muted" }, "none"),
       el("h3", {}, "Chats with their own settings"),
       p.chats.length
         ? el(
-            "table",
-            {},
-            p.chats.map((c) =>
-              el(
-                "tr",
-                { dataset: { chat: c.chatId } },
+            "div",
+            { class: "scroll" },
+            el(
+              "table",
+              {},
+              p.chats.map((c) =>
                 el(
-                  "td",
-                  {},
-                  el("a", { href: chatLink(p.name, c.chatId) }, userText(c.title ?? c.chatId, "")),
-                ),
-                el("td", {}, c.paused ? "paused" : "answering"),
-                el("td", {}, c.mode ?? ""),
-                el("td", {}, c.silentUntil ? `silent until ${time(c.silentUntil)}` : ""),
-                el(
-                  "td",
-                  {},
+                  "tr",
+                  { dataset: { chat: c.chatId } },
                   el(
-                    "button",
-                    {
-                      onclick: () =>
-                        act({ persona: p.name, action: c.paused ? "resume" : "pause", chat: c.chatId }),
-                    },
-                    c.paused ? "Resume" : "Pause",
+                    "td",
+                    {},
+                    el("a", { href: links.chat(p.name, c.chatId) }, userText(c.title ?? c.chatId, "")),
+                  ),
+                  el("td", {}, c.paused ? "paused" : "answering"),
+                  el("td", {}, c.mode ?? ""),
+                  el("td", {}, c.silentUntil ? `silent until ${time(c.silentUntil)}` : ""),
+                  el(
+                    "td",
+                    {},
+                    el(
+                      "button",
+                      {
+                        onclick: () =>
+                          act({ persona: p.name, action: c.paused ? "resume" : "pause", chat: c.chatId }),
+                      },
+                      c.paused ? "Resume" : "Pause",
+                    ),
                   ),
                 ),
               ),
@@ -163,15 +245,14 @@ async function renderPersonas() {
         : el("p", { class: "muted" }, "none (pause or set a mode on a chat from its conversation page)"),
     ),
   );
-  fill(main, ...(cards.length ? cards : [el("p", {}, "No persona is running.")]));
+  return cards.length ? cards : [el("p", {}, "No persona is running.")];
 }
 
 async function renderChats(persona) {
   const { personas } = await api("personas");
   const name = persona || personas[0]?.name || "";
   const { chats } = await api(`chats?persona=${encodeURIComponent(name)}`);
-  fill(
-    main,
+  return [
     el(
       "p",
       {},
@@ -179,305 +260,59 @@ async function renderChats(persona) {
       ...personas.map((p) =>
         el(
           "a",
-          { href: `#chats/${encodeURIComponent(p.name)}`, class: p.name === name ? "active" : "" },
+          { href: links.chats(p.name), class: p.name === name ? "active" : "" },
           userText(p.name, ""),
           " ",
         ),
       ),
     ),
     el(
-      "table",
-      { id: "chats" },
-      el("tr", {}, el("th", {}, "chat"), el("th", {}, "type"), el("th", {}, "last"), el("th", {}, "message")),
-      chats.map((c) =>
+      "div",
+      { class: "scroll" },
+      el(
+        "table",
+        { id: "chats" },
         el(
           "tr",
-          {
-            class: "chatrow",
-            dataset: { chat: c.chatId },
-            onclick: () => (location.hash = chatLink(name, c.chatId)),
-          },
-          el("td", {}, userText(c.title ?? (c.username ? "@" + c.username : c.chatId), "")),
-          el("td", {}, c.chatType),
-          el("td", {}, time(c.lastDate)),
-          el("td", {}, userText(c.lastSender, ""), ": ", userText(c.lastText)),
+          {},
+          el("th", {}, "chat"),
+          el("th", {}, "type"),
+          el("th", {}, "last"),
+          el("th", {}, "message"),
         ),
-      ),
-    ),
-  );
-}
-
-function mediaPart(m) {
-  if (!m) return null;
-  const d = m.description;
-  const what = [m.kind, m.sticker ? m.sticker.emoji : "", m.name ?? "", m.duration ? `${m.duration}s` : ""]
-    .filter(Boolean)
-    .join(" ");
-  return el(
-    "div",
-    { class: "media" },
-    "[",
-    what,
-    "] ",
-    d
-      ? d.status === "ok"
-        ? userText(d.description ?? "")
-        : el("i", {}, `unsupported: ${d.description ?? ""}`)
-      : el("span", { class: "muted" }, "not described"),
-  );
-}
-
-async function renderChat(persona, chatId, lane, laneId) {
-  const filter = (lane === "topic" || lane === "thread") && /^\d+$/.test(laneId) ? `&${lane}=${laneId}` : "";
-  const v = await api(
-    `chat?persona=${encodeURIComponent(persona)}&chat=${encodeURIComponent(chatId)}${filter}`,
-  );
-  const byId = new Map(v.messages.map((m) => [m.messageId, m]));
-  const s = v.settings;
-  const title = v.chat.title ?? (v.chat.username ? "@" + v.chat.username : v.chat.chatId);
-  const minutes = el("input", {
-    type: "number",
-    min: "1",
-    max: "10080",
-    value: "30",
-    id: "silence-minutes",
-    size: "5",
-  });
-  const head = el(
-    "section",
-    { class: "card" },
-    el(
-      "h2",
-      {},
-      userText(title, ""),
-      el("span", { class: "muted" }, ` · ${v.chat.chatType} · ${v.chat.chatId}`),
-    ),
-    el(
-      "p",
-      { id: "chat-state" },
-      s.pausedEverywhere ? "paused everywhere · " : "",
-      s.paused ? "paused in this chat" : "answering in this chat",
-      s.mode ? ` · mode ${s.mode}` : "",
-      s.silentUntil ? ` · silent until ${time(s.silentUntil)}` : "",
-    ),
-    el(
-      "p",
-      {},
-      el(
-        "button",
-        {
-          id: "pause-chat",
-          onclick: () => act({ persona, action: s.paused ? "resume" : "pause", chat: chatId }),
-        },
-        s.paused ? "Resume this chat" : "Pause this chat",
-      ),
-      ...["strict", "smart", "talkative"].map((m) =>
-        el("button", { onclick: () => act({ persona, action: "mode", mode: m, chat: chatId }) }, `Mode ${m}`),
-      ),
-      el(
-        "button",
-        { id: "forget", onclick: () => act({ persona, action: "forget", chat: chatId }) },
-        "Cancel the pending plan",
-      ),
-      " Silence for ",
-      minutes,
-      " min ",
-      el(
-        "button",
-        {
-          id: "silence",
-          onclick: () => act({ persona, action: "silence", chat: chatId, minutes: Number(minutes.value) }),
-        },
-        "Silence",
-      ),
-    ),
-    v.topics.length
-      ? el(
-          "p",
-          { id: "topics" },
-          "Topics: ",
-          el("a", { href: chatLink(persona, chatId), class: v.lane ? "" : "active" }, "all"),
-          v.topics.flatMap((t) => [
-            " · ",
+        chats.map((c) =>
+          el(
+            "tr",
+            { class: "chatrow", dataset: { chat: c.chatId, anchor: `c${c.chatId}` } },
+            // A real link: reachable with Tab, opens in a new tab, can be bookmarked.
             el(
-              "a",
-              {
-                href: laneLink(persona, chatId, "topic", t.topicId),
-                class: v.lane?.topicId === t.topicId ? "active" : "",
-                dataset: { topic: String(t.topicId) },
-              },
-              // A topic's title is its creator's text.
-              userText(t.name, ""),
-            ),
-            el("span", { class: "muted" }, ` (${t.messages})`),
-          ]),
-        )
-      : null,
-    v.lane
-      ? el(
-          "p",
-          { id: "lane" },
-          "Showing ",
-          v.lane.topicId !== undefined
-            ? [
-                "only ",
-                userText(
-                  v.topics.find((t) => t.topicId === v.lane.topicId)?.name ?? `topic #${v.lane.topicId}`,
-                  "",
-                ),
-              ]
-            : `only the reply thread of #${v.lane.threadRoot}`,
-          " · ",
-          el("a", { href: chatLink(persona, chatId) }, "show the whole chat"),
-        )
-      : null,
-    v.openTasks.length
-      ? el(
-          "p",
-          { class: "muted" },
-          `open tasks: ${v.openTasks.map((t) => `#${t.id} ${t.kind} ${t.status}`).join(", ")}`,
-        )
-      : null,
-  );
-  const list = el(
-    "section",
-    { id: "messages" },
-    v.messages.map((m) => {
-      const cls = [
-        "msg",
-        m.isAgent ? "persona" : "",
-        m.why.answered === true ? "answered" : m.why.answered === false ? "silent" : "",
-      ].join(" ");
-      const parent = m.replyToId !== null ? byId.get(m.replyToId) : undefined;
-      return el(
-        "div",
-        { class: cls, dataset: { messageId: String(m.messageId) } },
-        el(
-          "div",
-          { class: "muted" },
-          `#${m.messageId} · ${time(m.date)} · `,
-          userText(m.senderName, "sender"),
-          m.topicId !== null
-            ? [
-                " · ",
-                el(
-                  "a",
-                  { class: "topic", href: laneLink(persona, chatId, "topic", m.topicId) },
-                  userText(m.topicName, ""),
-                ),
-              ]
-            : "",
-          m.threadRoot !== null
-            ? [
-                " · ",
-                el(
-                  "a",
-                  { class: "thread", href: laneLink(persona, chatId, "thread", m.threadRoot) },
-                  `thread of #${m.threadRoot}`,
-                ),
-              ]
-            : "",
-          m.deleted ? " · deleted" : "",
-        ),
-        m.replyToId !== null
-          ? el(
-              "div",
-              { class: "muted reply" },
-              `↪ reply to #${m.replyToId}`,
-              parent ? [": ", userText(parent.text.slice(0, 80), "")] : "",
-            )
-          : null,
-        mediaPart(m.media),
-        el("div", {}, userText(m.text)),
-        m.reactions.length
-          ? el(
-              "div",
-              { class: "muted" },
-              m.reactions.map((r) => `${r.emoji}${r.byPersona ? " (persona)" : ""} `),
-            )
-          : null,
-        el(
-          "div",
-          { class: `why${m.why.exact ? "" : " derived"}` },
-          "why: ",
-          m.why.text,
-          m.why.exact ? "" : " (derived)",
-        ),
-      );
-    }),
-  );
-  const plans = el(
-    "section",
-    { id: "plans" },
-    el("h3", {}, "Plans"),
-    v.plans.length === 0 ? el("p", { class: "muted" }, "none in this page") : null,
-    v.plans.map((p) =>
-      el(
-        "div",
-        { class: "plan", dataset: { planId: String(p.id) } },
-        el("b", {}, `plan #${p.id} · ${p.status}`),
-        ` · for ${p.messages.map((i) => "#" + i).join(", ")} · ${time(p.createdAt)}`,
-        p.error ? el("div", { class: "why" }, p.error) : null,
-        p.usage.length
-          ? el(
-              "div",
+              "td",
               {},
-              p.usage
-                .map(
-                  (u) =>
-                    `${u.model}: ${u.promptTokens} in + ${u.outputTokens} out + ${u.thinkingTokens} thinking tokens${u.costUsd !== null ? `, $${u.costUsd.toFixed(5)}` : ""}`,
-                )
-                .join("; "),
-            )
-          : null,
-        p.request
-          ? el(
-              "details",
-              { class: "request" },
-              el("summary", {}, "request"),
-              el("h4", {}, "system instruction"),
-              el("pre", { class: "system" }, p.request.system ?? ""),
-              el("h4", {}, "user turn"),
-              (p.request.parts ?? []).map((t) => el("pre", { class: "part" }, t)),
-              el("h4", {}, "answer schema: task kinds"),
-              el("p", { class: "kinds" }, (p.request.kinds ?? []).join(", ")),
-            )
-          : el("div", { class: "muted" }, "request not stored for this plan"),
-        p.plan
-          ? el(
-              "details",
-              { class: "returned", open: "" },
-              el("summary", {}, p.plan.silent ? `no usable plan: ${p.plan.silent}` : "plan returned"),
-              el("pre", {}, JSON.stringify(p.plan, null, 2)),
-            )
-          : null,
-        el(
-          "ul",
-          { class: "tasks" },
-          p.tasks.map((t) =>
-            el(
-              "li",
-              {},
-              `#${t.id} ${t.kind} — ${t.status}${t.error ? ` (${t.error})` : ""} `,
-              t.payload.text !== undefined ? userText(String(t.payload.text)) : "",
+              el(
+                "a",
+                { class: "chatlink", href: links.chat(name, c.chatId) },
+                userText(c.title ?? (c.username ? "@" + c.username : c.chatId), ""),
+              ),
             ),
+            el("td", {}, c.chatType),
+            el("td", {}, time(c.lastDate)),
+            el("td", {}, userText(c.lastSender, ""), ": ", userText(c.lastText)),
           ),
         ),
       ),
     ),
-  );
-  fill(main, head, el("div", { class: "cols" }, list, plans));
+  ];
 }
 
-// Live: one event stream; a change re-renders the page shown (at most twice a second).
+// Live: one event stream; a change patches the page shown (at most every 300 ms).
 let pending = false;
 function onChange() {
   if (pending) return;
   pending = true;
   setTimeout(() => {
     pending = false;
-    if (["personas", "chats", "chat"].includes(current.page))
-      render().catch((e) => notice(String(e.message ?? e), true));
+    if (["now", "personas", "chats", "chat"].includes(current.page))
+      show(true).catch((e) => notice(String(e.message ?? e), true));
   }, 300);
 }
 function listen() {

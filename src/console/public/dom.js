@@ -70,3 +70,59 @@ export function notice(text, error = false) {
   n.textContent = text;
   n.className = error ? "error" : "";
 }
+
+/**
+ * A live update of the page shown: the new content replaces the old, but what the reader has
+ * open stays open (details elements with a data-key), the element at the top of the view stays
+ * where it was (elements with a data-anchor), and a field being typed in keeps its text and the
+ * focus (by id).
+ */
+export function refill(node, ...children) {
+  const opened = new Map([...node.querySelectorAll("details[data-key]")].map((d) => [d.dataset.key, d.open]));
+  let anchor;
+  for (const e of node.querySelectorAll("[data-anchor]")) {
+    const r = e.getBoundingClientRect();
+    if (r.bottom > 0) {
+      anchor = { key: e.dataset.anchor, top: r.top };
+      break;
+    }
+  }
+  const edited = new Map(
+    [...node.querySelectorAll("input[id], textarea[id], select[id]")]
+      .filter((f) => f === document.activeElement || f.value !== f.defaultValue)
+      .map((f) => [f.id, f.value]),
+  );
+  const focused = document.activeElement?.id;
+  const fresh = fill(document.createElement("div"), ...children);
+  for (const d of fresh.querySelectorAll("details[data-key]"))
+    if (opened.has(d.dataset.key)) d.open = opened.get(d.dataset.key);
+  for (const [id, value] of edited) {
+    const f = fresh.querySelector(`#${CSS.escape(id)}`);
+    if (f) f.value = value;
+  }
+  node.replaceChildren(...fresh.childNodes);
+  if (anchor) {
+    const e = node.querySelector(`[data-anchor="${CSS.escape(anchor.key)}"]`);
+    if (e) window.scrollBy(0, e.getBoundingClientRect().top - anchor.top);
+  }
+  if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
+  return node;
+}
+
+/** "in 42 s", "in 3 min", "now". */
+export function inTime(sec) {
+  if (sec <= 0) return "now";
+  if (sec < 120) return `in ${sec} s`;
+  if (sec < 7200) return `in ${Math.round(sec / 60)} min`;
+  return `in ${Math.round(sec / 3600)} h`;
+}
+
+/** Links of the console's pages (hash routes). */
+export const links = {
+  chat: (persona, chatId) => `#chat/${encodeURIComponent(persona)}/${encodeURIComponent(chatId)}`,
+  message: (persona, chatId, id) => `${links.chat(persona, chatId)}/msg/${encodeURIComponent(id)}`,
+  plan: (persona, chatId, no) => `${links.chat(persona, chatId)}/plan/${encodeURIComponent(no)}`,
+  lane: (persona, chatId, lane, id) => `${links.chat(persona, chatId)}/${lane}/${encodeURIComponent(id)}`,
+  chats: (persona) => `#chats/${encodeURIComponent(persona)}`,
+  now: (persona) => `#now/${encodeURIComponent(persona)}`,
+};

@@ -11,8 +11,9 @@ async function change(path, body, then) {
   await then();
 }
 
-export async function renderMemory(main, persona) {
+export async function renderMemory(main, persona, stale = () => false) {
   const { personas } = await api("personas");
+  if (stale()) return;
   const name = persona || personas[0]?.name || "";
   const q = el("input", { type: "search", id: "memory-q", placeholder: "search words (full-text index)" });
   const who = el("input", {
@@ -84,7 +85,21 @@ export async function renderMemory(main, persona) {
       ),
     );
   };
-  const addChat = el("input", { id: "add-chat", placeholder: "chat id", size: "16" });
+  // The chat a memory belongs to, by its title (the persona's chats, newest first).
+  const { chats } = await api(`chats?persona=${encodeURIComponent(name)}`);
+  if (stale()) return;
+  const addChat = el(
+    "select",
+    { id: "add-chat", "aria-label": "the chat it belongs to" },
+    el("option", { value: "" }, "chat…"),
+    chats.map((c) =>
+      el(
+        "option",
+        { value: c.chatId },
+        `${c.title ?? (c.username ? "@" + c.username : c.chatId)} (${c.chatType === "dm" ? "private" : c.chatType})`,
+      ),
+    ),
+  );
   const addSubject = el("input", {
     id: "add-subject",
     placeholder: "about user id (empty: the chat)",
@@ -164,11 +179,13 @@ export async function renderMemory(main, persona) {
 const picture = (uid) =>
   el("img", { class: "thumb", src: `api/media/image?uid=${encodeURIComponent(uid)}`, alt: "" });
 
-export async function renderMedia(main, persona) {
+export async function renderMedia(main, persona, stale = () => false) {
   const { personas } = await api("personas");
+  if (stale()) return;
   const name = persona || personas[0]?.name || "";
   const show = async () => {
     const v = await api(`media?persona=${encodeURIComponent(name)}`);
+    if (stale()) return;
     const cachedImage = new Map(v.cache.map((r) => [r.uniqueId, r.hasImage]));
     const editor = (uid, current, scope) => {
       const box = el("textarea", { class: "media-text", rows: "2", cols: "60" });

@@ -1,77 +1,171 @@
-import { api, el, fill, time, userText } from "./dom.js";
+import { api, el, links, time, userText } from "./dom.js";
 
-export async function renderCosts(main) {
-  const { rows, from } = await api("costs");
-  const days = [...new Set(rows.map((r) => r.day))].sort();
-  const series = [...new Set(rows.map((r) => `${r.agent} · ${r.purpose}`))].sort();
-  const canvas = el("canvas", { id: "cost-chart" });
-  fill(
-    main,
-    el("h2", {}, `Costs since ${from} (UTC days)`),
-    el("div", { class: "chart" }, canvas),
+const usd = (x) => `$${x.toFixed(4)}`;
+
+function totalsTable(id, head, rows, name) {
+  return el(
+    "div",
+    { class: "scroll" },
     el(
       "table",
-      { id: "costs" },
-      el(
-        "tr",
-        {},
-        el("th", {}, "day"),
-        el("th", {}, "persona"),
-        el("th", {}, "purpose"),
-        el("th", {}, "calls"),
-        el("th", {}, "tokens"),
-        el("th", {}, "cost"),
-      ),
+      { id },
+      el("tr", {}, el("th", {}, head), el("th", {}, "calls"), el("th", {}, "tokens"), el("th", {}, "cost")),
       rows.map((r) =>
         el(
           "tr",
-          {},
-          el("td", {}, r.day),
-          el("td", {}, userText(r.agent, "")),
-          el("td", {}, r.purpose),
+          { dataset: { id: r.id } },
+          el("td", {}, name(r)),
           el("td", {}, String(r.calls)),
-          el("td", {}, String(r.tokens)),
-          el("td", {}, `$${r.costUsd.toFixed(4)}`),
+          el("td", {}, r.tokens.toLocaleString("en-US")),
+          el("td", {}, usd(r.costUsd)),
         ),
       ),
     ),
   );
-  if (typeof window.Chart !== "function") return;
-  new window.Chart(canvas, {
-    type: "bar",
-    data: {
-      labels: days,
-      datasets: series.map((s) => ({
-        label: s,
-        data: days.map((d) =>
-          rows
-            .filter((r) => r.day === d && `${r.agent} · ${r.purpose}` === s)
-            .reduce((a, r) => a + r.costUsd, 0),
-        ),
-      })),
-    },
-    options: {
-      animation: false,
-      maintainAspectRatio: false,
-      scales: { x: { stacked: true }, y: { stacked: true, title: { display: true, text: "USD" } } },
-    },
-  });
 }
 
-export async function renderSummaries(main, persona) {
-  const { summaries } = await api(`summaries${persona ? `?persona=${encodeURIComponent(persona)}` : ""}`);
-  fill(
-    main,
-    el("h2", {}, "Lane summaries"),
+export async function renderCosts() {
+  const { rows, from, personas } = await api("costs");
+  const days = [...new Set(rows.map((r) => r.day))].sort();
+  const series = [...new Set(rows.map((r) => `${r.agent} · ${r.purpose}`))].sort();
+  const canvas = el("canvas", { id: "cost-chart" });
+  const nodes = [
+    el("h2", {}, `Costs since ${from} (UTC days)`),
+    el("div", { class: "chart" }, canvas),
+    personas.map((p) =>
+      el(
+        "section",
+        { class: "card costs-persona", dataset: { persona: p.name } },
+        el("h3", {}, userText(p.name, ""), ": per chat (30 days)"),
+        p.chats.length === 0
+          ? el("p", { class: "muted" }, "no calls")
+          : totalsTable("costs-chats", "chat", p.chats, (c) =>
+              el(
+                "a",
+                { href: links.chat(p.name, c.id) },
+                userText(c.title ?? c.id, ""),
+                c.chatType ? el("span", { class: "muted" }, ` (${c.chatType})`) : "",
+              ),
+            ),
+        el("h3", {}, userText(p.name, ""), ": per person (30 days)"),
+        el(
+          "p",
+          { class: "muted" },
+          "Whom a plan or addressing call was for: the sender of the message answered or judged.",
+        ),
+        p.people.length === 0
+          ? el("p", { class: "muted" }, "no calls for a person yet")
+          : totalsTable("costs-people", "person", p.people, (x) => [
+              userText(x.name ?? x.id, ""),
+              el("span", { class: "muted" }, `${x.username ? ` @${x.username}` : ""} (${x.id})`),
+            ]),
+      ),
+    ),
+    el("h3", {}, "Per day, persona and purpose"),
+    el(
+      "div",
+      { class: "scroll" },
+      el(
+        "table",
+        { id: "costs" },
+        el(
+          "tr",
+          {},
+          el("th", {}, "day"),
+          el("th", {}, "persona"),
+          el("th", {}, "purpose"),
+          el("th", {}, "calls"),
+          el("th", {}, "tokens"),
+          el("th", {}, "cost"),
+        ),
+        rows.map((r) =>
+          el(
+            "tr",
+            {},
+            el("td", {}, r.day),
+            el("td", {}, userText(r.agent, "")),
+            el("td", {}, r.purpose),
+            el("td", {}, String(r.calls)),
+            el("td", {}, String(r.tokens)),
+            el("td", {}, usd(r.costUsd)),
+          ),
+        ),
+      ),
+    ),
+  ];
+  nodes.after = () => {
+    if (typeof window.Chart !== "function") return;
+    new window.Chart(canvas, {
+      type: "bar",
+      data: {
+        labels: days,
+        datasets: series.map((s) => ({
+          label: s,
+          data: days.map((d) =>
+            rows
+              .filter((r) => r.day === d && `${r.agent} · ${r.purpose}` === s)
+              .reduce((a, r) => a + r.costUsd, 0),
+          ),
+        })),
+      },
+      options: {
+        animation: false,
+        maintainAspectRatio: false,
+        scales: { x: { stacked: true }, y: { stacked: true, title: { display: true, text: "USD" } } },
+      },
+    });
+  };
+  return nodes;
+}
+
+export async function renderSummaries(persona) {
+  const { summaries, persona: name } = await api(
+    `summaries${persona ? `?persona=${encodeURIComponent(persona)}` : ""}`,
+  );
+  return [
+    el("h2", {}, "Summaries"),
+    el(
+      "p",
+      { class: "muted" },
+      "What each conversation's rolling summary holds (the persona reads it instead of the older messages).",
+    ),
     summaries.length === 0 ? el("p", { class: "muted" }, "none yet") : null,
     summaries.map((s) =>
       el(
         "section",
-        { class: "card summary" },
-        el("b", {}, s.lane),
-        ` · chat ${s.chatId} · version ${s.version} · covers #${s.fromId}–#${s.toId} · ${time(s.updatedAt)}`,
-        el("div", {}, userText(s.content)),
+        { class: "card summary", dataset: { lane: s.lane } },
+        el(
+          "h3",
+          {},
+          el("a", { href: links.chat(name, s.chatId) }, userText(s.chatTitle ?? s.chatId, "")),
+          el("span", { class: "muted" }, ` · ${s.laneName}`),
+        ),
+        el(
+          "p",
+          { class: "muted" },
+          `version ${s.version} · covers `,
+          el("a", { href: links.message(name, s.chatId, s.fromId) }, `#${s.fromId}`),
+          "–",
+          el("a", { href: links.message(name, s.chatId, s.toId) }, `#${s.toId}`),
+          ` · updated ${time(s.updatedAt)}`,
+        ),
+        s.sections
+          ? s.sections.length === 0
+            ? el("p", { class: "muted" }, "(empty)")
+            : s.sections.map((sec) =>
+                el(
+                  "div",
+                  { class: "summary-section" },
+                  el("h4", {}, sec.title),
+                  el(
+                    "ul",
+                    {},
+                    sec.items.map((i) => el("li", {}, userText(i))),
+                  ),
+                ),
+              )
+          : el("div", {}, userText(s.content)),
       ),
     ),
-  );
+  ];
 }

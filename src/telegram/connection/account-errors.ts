@@ -45,7 +45,15 @@ export function accountLost(e: unknown): AccountLostError | undefined {
   return undefined;
 }
 
-/** The command that makes a new session for `agent`. */
+/**
+ * A word as a POSIX shell reads it back: as it is when it holds only safe characters, else in
+ * single quotes (a quote inside written '\''), so a printed command can be pasted and run.
+ */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** The command that makes a new session for `agent`, ready to paste (a name with a space is quoted). */
 export function loginCommand(agent: string): string {
-  return `npm run login -- ${agent}`;
+  return `npm run login -- ${shellWord(agent)}`;
 }

@@ -1,3 +1,4 @@
+import { loginCommand } from "./account-errors";
 import {
   chmodSync,
   closeSync,
@@ -37,7 +38,7 @@ export function hasSession(sessionsDir: string, agent: string): boolean {
       throw new ConfigError({
         file,
         problem: "is not a file",
-        fix: `remove it, then log in again: npm run login -- ${agent}`,
+        fix: `remove it, then log in again: ${loginCommand(agent)}`,
       });
     return true;
   } catch (e) {
@@ -67,14 +68,14 @@ export function checkSessionFile(file: string, agent: string): void {
     throw new ConfigError({
       file,
       problem: `cannot be read: ${fsReason(e)}`,
-      fix: `make it readable by the user running npm start (chmod 600 ${file}, owned by that user), or log in again: npm run login -- ${agent}`,
+      fix: `make it readable by the user running npm start (chmod 600 ${file}, owned by that user), or log in again: ${loginCommand(agent)}`,
     });
   }
   if (text.trim() === "")
     throw new ConfigError({
       file,
       problem: "is empty (no session string)",
-      fix: `log in again: npm run login -- ${agent}`,
+      fix: `log in again: ${loginCommand(agent)}`,
     });
 }
 

@@ -648,7 +648,7 @@ describe("npm run login: refusals", () => {
   it("names an unknown flag, a missing persona name and an unknown persona", async () => {
     const s = setup();
     expect(await s.run(["Mira", "--bogus"], [])).toBe(2);
-    expect(s.err.join("")).toContain("'--bogus'");
+    expect(s.err.join("")).toContain('unknown flag "--bogus"; the flags are: --qr, --force, --help');
     expect(await s.run([], [])).toBe(2);
     expect(s.err.join("")).toContain("name the persona");
     expect(await s.run(["Nobody"], [])).toBe(1);

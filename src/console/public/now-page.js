@@ -1,0 +1,184 @@
+// "Now": per persona, what it is doing (open tasks per chat with their timers, each cancellable),
+// Telegram's and Gemini's state, the last errors, and the live activity feed.
+import { api, el, inTime, links, time, userText } from "./dom.js";
+
+const KIND_LABEL = {
+  plan: "plan",
+  send: "sent",
+  sticker: "sticker",
+  reaction: "reaction",
+  cancelled: "cancelled",
+  refusal: "refused",
+  cap: "cap",
+  "catch-up": "catch-up",
+  error: "error",
+};
+
+export function geminiLine(g) {
+  if (g.keyless) return el("span", { class: "muted" }, "no Gemini key (dry or offline planner)");
+  if (g.down.length)
+    return el(
+      "span",
+      { class: "warn gemini-down" },
+      g.down
+        .map(
+          (d) =>
+            `${d.model} failing since ${time(d.since)} (${d.failures} failures: ${d.lastError}); next try ${time(d.nextTryAt)}${d.waiting ? `; ${d.waiting} plan(s) waiting` : ""}`,
+        )
+        .join(" · "),
+    );
+  return el(
+    "span",
+    { class: "gemini-up" },
+    "answering",
+    g.lastEnded
+      ? el("span", { class: "muted" }, ` (last outage ended ${time(g.lastEnded.endedAt ?? g.lastEnded.at)})`)
+      : "",
+  );
+}
+
+function chatLabel(persona, chatId, title) {
+  return el("a", { href: links.chat(persona, chatId) }, userText(title ?? chatId, ""));
+}
+
+function taskRow(p, c, t, act) {
+  const timer =
+    t.status === "running"
+      ? t.until
+        ? `running, until ${time(t.until)} (${inTime(t.inSec)})`
+        : "running"
+      : t.until
+        ? `until ${time(t.until)} (${inTime(t.inSec)})`
+        : t.inSec > 0
+          ? `starts ${inTime(t.inSec)} (${time(t.notBefore)})`
+          : t.dependsOn.length
+            ? `after #${t.dependsOn.join(", #")}`
+            : "due";
+  return el(
+    "tr",
+    { class: "open-task", dataset: { taskId: String(t.id), kind: t.kind } },
+    el("td", {}, `#${t.id}`),
+    el("td", { class: "kind" }, t.kind),
+    el("td", { class: "what" }, userText(t.what, "")),
+    el("td", { class: "timer" }, timer),
+    el(
+      "td",
+      {},
+      t.attempts > 0 ? `attempt ${t.attempts}` : "",
+      t.inDoubt ? " · in doubt (may have reached the server)" : "",
+      t.error ? el("div", { class: "warn" }, t.error) : null,
+    ),
+    el(
+      "td",
+      {},
+      t.planNo !== null && !c.summary
+        ? el("a", { href: links.plan(p.name, c.chatId, t.planNo) }, `plan ${t.planNo}`)
+        : "",
+    ),
+    el(
+      "td",
+      {},
+      el(
+        "button",
+        {
+          class: "cancel-task",
+          "aria-label": `cancel task #${t.id}`,
+          onclick: () => act({ persona: p.name, action: "cancel-task", task: t.id }),
+        },
+        "Cancel",
+      ),
+    ),
+  );
+}
+
+function eventRow(p, e) {
+  const where = e.chatId && !e.chatId.startsWith("summary:") ? chatLabel(p.name, e.chatId, e.chatTitle) : "";
+  const target =
+    e.chatId && e.planNo !== undefined && e.planNo !== null
+      ? el("a", { class: "goto", href: links.plan(p.name, e.chatId, e.planNo) }, `plan ${e.planNo}`)
+      : e.chatId && e.messageId !== undefined
+        ? el("a", { class: "goto", href: links.message(p.name, e.chatId, e.messageId) }, `#${e.messageId}`)
+        : "";
+  return el(
+    "li",
+    { class: `event ${e.kind}`, dataset: { kind: e.kind } },
+    el("span", { class: "muted" }, time(e.at)),
+    " ",
+    el("span", { class: "badge" }, KIND_LABEL[e.kind] ?? e.kind),
+    " ",
+    where,
+    where ? " · " : "",
+    userText(e.text, ""),
+    target ? [" · ", target] : "",
+  );
+}
+
+export async function renderNow(persona, act) {
+  const { personas } = await api(`now${persona ? `?persona=${encodeURIComponent(persona)}` : ""}`);
+  if (personas.length === 0) return [el("p", {}, "No persona is running.")];
+  return personas.map((p) =>
+    el(
+      "section",
+      { class: "card now", dataset: { persona: p.name } },
+      el("h2", {}, "Now: ", userText(p.name, "")),
+      el(
+        "p",
+        {},
+        "Telegram: ",
+        el("b", { class: "conn" }, p.connection.state),
+        p.connection.reason ? ` — ${p.connection.reason}` : "",
+        " · Gemini: ",
+        geminiLine(p.gemini),
+        p.paused ? [" · ", el("b", { class: "warn" }, "paused everywhere")] : "",
+      ),
+      p.errors.length || p.lastError
+        ? el(
+            "div",
+            { class: "errors" },
+            el("h3", {}, "Last errors"),
+            el(
+              "ul",
+              {},
+              (p.errors.length ? p.errors : [{ at: p.lastError.at, text: p.lastError.text }]).map((e) =>
+                el("li", {}, el("span", { class: "muted" }, time(e.at)), " ", userText(e.text, "")),
+              ),
+            ),
+          )
+        : null,
+      el("h3", {}, "Open tasks"),
+      p.chats.length === 0
+        ? el("p", { class: "muted", id: "no-open-tasks" }, "nothing pending")
+        : p.chats.map((c) =>
+            el(
+              "div",
+              { class: "open-chat scroll", dataset: { chat: c.chatId } },
+              el(
+                "h4",
+                {},
+                c.summary
+                  ? `summary ${c.chatId.slice("summary:".length)}`
+                  : chatLabel(p.name, c.chatId, c.title),
+              ),
+              el(
+                "table",
+                { class: "open-tasks" },
+                el(
+                  "tr",
+                  {},
+                  ["task", "kind", "what", "timer", "tries", "plan", ""].map((h) => el("th", {}, h)),
+                ),
+                c.tasks.map((t) => taskRow(p, c, t, act)),
+              ),
+            ),
+          ),
+      el("h3", {}, "Activity"),
+      p.activity.length === 0
+        ? el("p", { class: "muted" }, "nothing yet since the start")
+        : el(
+            "ul",
+            { class: "activity" },
+            p.activity.map((e) => eventRow(p, e)),
+          ),
+    ),
+  );
+}

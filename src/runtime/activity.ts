@@ -1,0 +1,168 @@
+/**
+ * A persona's live activity, for the operator console's "now" view: plans made or failed,
+ * messages sent, reactions and stickers, tasks cancelled or refused by the admission gate (caps
+ * included), addressed messages refused on arrival, catch-ups and errors. A bounded ring in
+ * memory (the newest {@link ACTIVITY_KEPT}), fed by the scheduler's task ends, the inbound
+ * pipeline's refusals (addressed messages only) and the catch-up chain: chatter adds nothing.
+ * After a restart it starts from the newest finished tasks in the database (`seed`).
+ */
+import type { Task } from "../tasks/task";
+import type { FinishedTaskRow } from "../tasks/task-store";
+
+/** How many events are kept. */
+const ACTIVITY_KEPT = 500;
+
+type ActivityKind =
+  "plan" | "send" | "sticker" | "reaction" | "cancelled" | "refusal" | "cap" | "catch-up" | "error";
+
+/** One thing that happened. `messageId` / `planId` say what it links to. */
+export interface ActivityEvent {
+  readonly seq: number;
+  readonly at: number;
+  readonly kind: ActivityKind;
+  readonly chatId?: string;
+  readonly text: string;
+  /** The message it is about (the one sent, reacted to, refused). */
+  readonly messageId?: number;
+  /** The `received` task of the plan it belongs to, and that plan's number in its chat. */
+  readonly planId?: number;
+  readonly planNo?: number;
+}
+
+const short = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+/** What a finished task says in the feed (undefined: nothing worth a line). */
+function taskEvent(
+  t: {
+    readonly id: number;
+    readonly chatId: string;
+    readonly kind: string;
+    readonly payload: Record<string, unknown>;
+    readonly error?: string | undefined;
+    readonly planId?: number | undefined;
+    readonly planNo?: number | undefined;
+  },
+  status: string,
+): Omit<ActivityEvent, "seq" | "at"> | undefined {
+  const p = t.payload;
+  const base = {
+    chatId: t.chatId,
+    ...(t.planId !== undefined ? { planId: t.planId } : {}),
+    ...(t.planNo !== undefined ? { planNo: t.planNo } : {}),
+  };
+  if (t.kind === "received") {
+    const items = Array.isArray(p.items)
+      ? (p.items as { messageId?: number }[]).map((i) => i.messageId).filter((x) => typeof x === "number")
+      : [];
+    const about = items.length ? ` for ${items.map((i) => `#${i}`).join(", ")}` : "";
+    const plan = { ...base, planId: t.id, ...(items.length ? { messageId: items[items.length - 1]! } : {}) };
+    if (status === "done") return { ...plan, kind: "plan", text: `planned${about}` };
+    if (status === "failed")
+      return { ...plan, kind: "error", text: `planning failed${about}: ${t.error ?? ""}` };
+    if (status === "cancelled" && t.error?.startsWith("superseded")) return undefined;
+    return classifyCancel({ ...plan }, `planning cancelled${about}`, t.error);
+  }
+  const sentId = typeof p.sentId === "number" ? p.sentId : undefined;
+  const target = sentId ?? (typeof p.messageId === "number" ? p.messageId : undefined);
+  const on = { ...base, ...(target !== undefined ? { messageId: target } : {}) };
+  if (status === "failed") return { ...on, kind: "error", text: `${t.kind} failed: ${t.error ?? ""}` };
+  if (status === "cancelled") {
+    if (t.kind === "typing" || t.kind === "read") return undefined; // follows its send, or nothing to say
+    return classifyCancel(on, `${t.kind} cancelled`, t.error);
+  }
+  if (t.kind === "send") return { ...on, kind: "send", text: `sent: ${short(String(p.text ?? ""))}` };
+  if (t.kind === "sticker")
+    return { ...on, kind: "sticker", text: `sticker ${String(p.set ?? "")} ${String(p.name ?? "")}` };
+  if (t.kind === "react") return { ...on, kind: "reaction", text: `reacted ${String(p.emoji ?? "")}` };
+  return undefined;
+}
+
+function classifyCancel(
+  base: Omit<ActivityEvent, "seq" | "at" | "kind" | "text">,
+  what: string,
+  reason: string | undefined,
+): Omit<ActivityEvent, "seq" | "at"> {
+  const cap = reason !== undefined && /not admitted: cap/.test(reason);
+  return { ...base, kind: cap ? "cap" : "cancelled", text: `${what}${reason ? `: ${reason}` : ""}` };
+}
+
+export class Activity {
+  private readonly ring: ActivityEvent[] = [];
+  private seq = 0;
+  private readonly errors: ActivityEvent[] = [];
+
+  constructor(private readonly now: () => number) {}
+
+  private push(e: Omit<ActivityEvent, "seq" | "at">, at = this.now()): void {
+    const event: ActivityEvent = { ...e, seq: ++this.seq, at };
+    this.ring.push(event);
+    if (this.ring.length > ACTIVITY_KEPT) this.ring.splice(0, this.ring.length - ACTIVITY_KEPT);
+    if (event.kind === "error") {
+      this.errors.push(event);
+      if (this.errors.length > 10) this.errors.shift();
+    }
+  }
+
+  /** The newest finished tasks of the database, oldest first (after a restart). */
+  seed(rows: readonly FinishedTaskRow[]): void {
+    for (const r of rows) {
+      let payload: Record<string, unknown> = {};
+      try {
+        payload = JSON.parse(r.payload) as Record<string, unknown>;
+      } catch {
+        // shown without its details
+      }
+      const e = taskEvent(
+        {
+          id: r.id,
+          chatId: r.chatId,
+          kind: r.kind,
+          payload,
+          ...(r.error !== null ? { error: r.error } : {}),
+          ...(r.planId !== null ? { planId: r.planId } : {}),
+          ...(r.planNo !== null ? { planNo: r.planNo } : {}),
+        },
+        r.status,
+      );
+      if (e) this.push(e, r.updatedAt);
+    }
+  }
+
+  /** A task ended (the scheduler's onFinished). */
+  taskEnded(t: Task, status: "done" | "failed" | "cancelled"): void {
+    const e = taskEvent({ ...t, payload: t.payload as unknown as Record<string, unknown> }, status);
+    if (e) this.push(e);
+  }
+
+  /** An addressed message was refused on arrival (a policy, a cap, its age). */
+  refused(chatId: string, messageId: number, reason: string): void {
+    this.push({
+      kind: reason.startsWith("cap:") ? "cap" : "refusal",
+      chatId,
+      messageId,
+      text: `not answered: ${reason}`,
+    });
+  }
+
+  caughtUp(s: { readonly messages: number; readonly chats: number; readonly requests: number }): void {
+    this.push({
+      kind: "catch-up",
+      text: `caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests`,
+    });
+  }
+
+  /** Something went wrong outside a task (a catch-up, …). */
+  error(text: string, chatId?: string): void {
+    this.push({ kind: "error", text, ...(chatId !== undefined ? { chatId } : {}) });
+  }
+
+  /** The newest events, newest first. */
+  recent(limit = 200): ActivityEvent[] {
+    return this.ring.slice(-limit).reverse();
+  }
+
+  /** The last errors, newest first. */
+  lastErrors(): ActivityEvent[] {
+    return [...this.errors].reverse();
+  }
+}

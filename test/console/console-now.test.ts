@@ -1,0 +1,235 @@
+/**
+ * The console an operator can trust (issue 30), in Chromium on the emulator with real GramJS and
+ * the Gemini fake: a plan lists its tasks, a fast route change shows the right page, a live
+ * update leaves an open details element open, the keyboard alone reaches a chat, the now view
+ * shows a pending wait with its timer and cancelling it stops the send, and a bookmark works
+ * after a restart (the persistent console secret).
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readEnv } from "../../src/config/env";
+import { startListener } from "../../src/console/serve";
+import { captureLogger } from "../support/log-capture";
+import { plan } from "../support/harness";
+import { tempDir } from "../support/temp-dir";
+import { withScreenshot } from "./browser";
+import { consoleRig } from "./rig";
+
+const TOKEN = "console-now-token-0123456789";
+const rig = consoleRig(TOKEN);
+
+const chatUrl = (base: string, chatId: string) => `${base}/console/#chat/Mira/${encodeURIComponent(chatId)}`;
+
+describe("a console an operator can trust", () => {
+  it("lists a plan's tasks (by the plan's id), numbers plans per chat, and links the answer to its plan", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-plan-tasks", async () => {
+      const h = rig.h;
+      h.gemini.script(
+        plan({ kind: "react", emoji: "👍", message_id: 2 }, { kind: "send", text: "first answer" }),
+        plan({ kind: "send", text: "second answer" }),
+      );
+      const one = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai one?" });
+      await h.pass(30_000);
+      const two = await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai two?" });
+      await h.pass(30_000);
+      expect(h.sent(h.group).map((m) => m.text)).toEqual(["first answer", "second answer"]);
+      await page.goto(chatUrl(base, h.group.peerId));
+      // Each plan sits beside the message it answered, with its own tasks (the typing, the send…).
+      const first = page.locator(`.row:has([data-message-id="${one.id}"]) .plan`);
+      await first.waitFor();
+      expect(await first.getAttribute("data-plan-no")).toBe("1");
+      const firstTasks = await first.locator("ul.tasks li").allTextContents();
+      expect(firstTasks.join("\n")).toContain("react — done");
+      expect(firstTasks.join("\n")).toContain("send — done");
+      expect(firstTasks.join("\n")).toContain("first answer");
+      expect(firstTasks.join("\n")).not.toContain("second answer");
+      const second = page.locator(`.row:has([data-message-id="${two.id}"]) .plan`);
+      expect(await second.getAttribute("data-plan-no")).toBe("2");
+      expect((await second.locator("ul.tasks li").allTextContents()).join("\n")).toContain("second answer");
+      // The why line links to the plan; following it marks that plan.
+      const link = page.locator(`[data-message-id="${two.id}"] a.why-plan`);
+      expect(await link.textContent()).toBe("plan 2");
+      await link.click();
+      await expect.poll(() => page.url()).toContain(`/plan/2`);
+      await expect.poll(() => second.getAttribute("class")).toContain("target");
+      // Newest first: the second question is above the first.
+      const order = await page
+        .locator("#messages article.msg")
+        .evaluateAll((els) =>
+          els.map((e) => Number((e as unknown as { dataset: { messageId: string } }).dataset.messageId)),
+        );
+      expect(order.indexOf(two.id)).toBeLessThan(order.indexOf(one.id));
+    });
+  }, 90_000);
+
+  it("a fast route change shows the page gone to, never a late answer of the one left", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-fast-route", async () => {
+      const h = rig.h;
+      await h.emu.post({ chat: h.group, from: h.alice, text: "hello room" });
+      await h.pass(1000);
+      await page.goto(`${base}/console/#now`);
+      await page.locator(".card.now").waitFor();
+      // The chats list answers slowly; the chat page, asked for right after, answers at once.
+      let slow = 0;
+      await page.route("**/console/api/chats?**", async (route) => {
+        slow++;
+        await new Promise((r) => setTimeout(r, 1500));
+        await route.continue();
+      });
+      await page.evaluate(() => {
+        const w = globalThis as unknown as { location: { hash: string } };
+        w.location.hash = "#chats";
+      });
+      await page.evaluate((chat) => {
+        const w = globalThis as unknown as { location: { hash: string } };
+        w.location.hash = `#chat/Mira/${chat}`;
+      }, h.group.peerId);
+      await page.locator("#messages").waitFor();
+      await page.waitForTimeout(2500); // the chats list has come back by now
+      expect(slow).toBeGreaterThan(0);
+      expect(page.url()).toContain(`#chat/Mira/`);
+      expect(await page.locator("#messages").count()).toBe(1);
+      expect(await page.locator("#chats").count()).toBe(0);
+    });
+  }, 60_000);
+
+  it("a live update leaves an open details element open and a typed field as it was", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-live-open", async () => {
+      const h = rig.h;
+      h.gemini.script(plan({ kind: "send", text: "noted" }));
+      await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai remember lunch" });
+      await h.pass(30_000);
+      await page.goto(chatUrl(base, h.group.peerId));
+      const request = page.locator(".plan details.request").first();
+      await request.waitFor();
+      await request.locator("summary").click();
+      expect(await request.evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(true);
+      await page.locator("#silence-minutes").fill("45");
+      // Something happens in the chat: the page updates live.
+      const later = await h.emu.post({ chat: h.group, from: h.bob, text: "anyone else hungry?" });
+      await page.locator(`[data-message-id="${later.id}"]`).waitFor({ timeout: 10_000 });
+      expect(
+        await page
+          .locator(".plan details.request")
+          .first()
+          .evaluate((d) => (d as unknown as { open: boolean }).open),
+      ).toBe(true);
+      expect(await page.locator("#silence-minutes").inputValue()).toBe("45");
+    });
+  }, 60_000);
+
+  it("the keyboard alone reaches a chat from the conversations list (real links)", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-keyboard", async () => {
+      const h = rig.h;
+      await h.emu.post({ chat: h.group, from: h.alice, text: "keyboard people" });
+      await h.pass(1000);
+      await page.goto(`${base}/console/#chats`);
+      const link = page.locator("#chats a.chatlink").first();
+      await link.waitFor();
+      expect(await link.getAttribute("href")).toBe(`#chat/Mira/${encodeURIComponent(h.group.peerId)}`);
+      // Tab until the chat's link has the focus, then Enter.
+      let focused = "";
+      for (let i = 0; i < 30 && !focused.includes("chatlink"); i++) {
+        await page.keyboard.press("Tab");
+        focused = await page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { activeElement: { className: string } } }).document
+              .activeElement.className,
+        );
+      }
+      expect(focused).toContain("chatlink");
+      await page.keyboard.press("Enter");
+      await page.locator("#messages").waitFor();
+      expect(page.url()).toContain(`#chat/Mira/`);
+      expect(await page.locator("#messages").textContent()).toContain("keyboard people");
+    });
+  }, 60_000);
+
+  it("the now view shows a pending wait with its timer; cancelling it stops the send", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-now-cancel", async () => {
+      const h = rig.h;
+      h.gemini.script(plan({ kind: "wait", seconds: 120 }, { kind: "send", text: "two minutes later" }));
+      await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai tell me in two minutes" });
+      await h.pass(10_000);
+      await page.goto(`${base}/console/#now`);
+      const wait = page.locator('tr.open-task[data-kind="wait"]');
+      await wait.waitFor();
+      expect(await wait.locator(".what").textContent()).toBe("120 s");
+      // Its timer: running until two minutes after it started, or about to.
+      expect(await wait.locator(".timer").textContent()).toMatch(
+        /until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in \d+ (s|min)\)/,
+      );
+      expect(await page.locator('tr.open-task[data-kind="send"] .what').textContent()).toBe(
+        "two minutes later",
+      );
+      // The activity feed has the plan, linked to it.
+      await expect
+        .poll(() => page.locator(".activity .event.plan a.goto").first().textContent())
+        .toBe("plan 1");
+      await wait.locator("button.cancel-task").click();
+      await expect.poll(() => page.locator("#notice").textContent()).toMatch(/cancelled|comes back/);
+      await h.pass(180_000);
+      expect(h.sent(h.group)).toEqual([]);
+      await expect.poll(() => page.locator("#no-open-tasks").count(), { timeout: 10_000 }).toBe(1);
+      expect(await page.locator(".activity").textContent()).toContain("cancelled from the console");
+    });
+  }, 90_000);
+});
+
+describe("access that lasts", () => {
+  it("a bookmark works after a restart: the console's secret is kept in the state directory (0600)", async () => {
+    const { launchBrowser } = await import("./browser");
+    const browser = await launchBrowser();
+    const state = tempDir();
+    const env = (port: string) =>
+      readEnv({ HTTP_PORT: port, CONSOLE: "1", STATE_DB: join(state, "agents.db") });
+    const { logger, text } = captureLogger();
+    try {
+      const first = await startListener(env("0"), logger, { sandbox: false });
+      const port = new URL(first.http!.url).port;
+      const secret = join(state, "console-token");
+      expect(existsSync(secret)).toBe(true);
+      expect(statSync(secret).mode & 0o777).toBe(0o600);
+      // The log's line names the file, never the secret.
+      expect(first.consoleUrl).toContain(secret);
+      expect(first.consoleUrl).not.toContain(readFileSync(secret, "utf8").trim());
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(first.signInUrl!);
+      await page.locator("#main").waitFor();
+      const bookmark = `http://127.0.0.1:${port}/console/#costs`;
+      await first.http!.close();
+
+      // A new process on the same state: the bookmark opens the page, no new sign-in.
+      const second = await startListener(env(port), logger, { sandbox: false });
+      try {
+        // The bookmark opened in a new tab of the same browser.
+        const tab = await context.newPage();
+        const res = await tab.goto(bookmark);
+        expect(res?.status()).toBe(200);
+        await tab.locator("#costs").waitFor();
+        // Another browser, without the session: an HTML page that says how to sign in.
+        const other = await browser.newContext();
+        const p2 = await other.newPage();
+        const denied = await p2.goto(bookmark);
+        expect(denied?.status()).toBe(401);
+        expect(denied?.headers()["content-type"]).toContain("text/html");
+        expect(await p2.locator("h1").textContent()).toContain("Sign in");
+        expect(await p2.locator("body").textContent()).toContain("console-token");
+        await other.close();
+      } finally {
+        await second.http!.close();
+      }
+      await context.close();
+      expect(text()).not.toContain(first.signInUrl!.split("token=")[1]!);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,182 @@
+/**
+ * The sandbox that teaches (issue 30): the owner's lines, the offline echo planner (its plans
+ * checked like a model's, labelled as not from one, costing nothing), the dry request readable by
+ * default, DM reactions marked [dm] — and what the console shows of a dry run and of --echo.
+ */
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { readEnv } from "../../src/config/env";
+import { parseSandboxLine } from "../../src/sandbox/grammar";
+import { runSandbox } from "../../src/sandbox/repl";
+import { resetMetrics } from "../../src/metrics/metrics";
+import { captureLogger } from "../support/log-capture";
+import { sandbox } from "../support/sandbox-run";
+import { tempDir } from "../support/temp-dir";
+import { until } from "../support/wait";
+
+/** Wait until an async check holds (bounded). */
+async function eventually(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Run the sandbox with its console; type lines one by one, read the console's API meanwhile. */
+async function withConsole(
+  o: { echo?: boolean },
+  fn: (s: {
+    type: (line: string, until?: (out: string) => boolean) => Promise<void>;
+    api: <T>(path: string) => Promise<T>;
+    out: () => string;
+  }) => Promise<void>,
+): Promise<string> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = "";
+  output.on("data", (c) => (printed += String(c)));
+  const running = runSandbox({
+    input,
+    output,
+    ...(o.echo ? { echo: true } : {}),
+    dbPath: join(tempDir(), "sandbox.db"),
+    logger: captureLogger().logger,
+    env: readEnv({ AGENTS_DIR: "agents" }),
+  });
+  try {
+    await until(() => printed.includes("end input (Ctrl-D) to leave"), 20_000);
+    const url = /operator console on (\S+)/.exec(printed)![1]!;
+    const first = await fetch(url, { redirect: "manual" });
+    const cookie = first.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const base = new URL(url).origin;
+    await fn({
+      type: async (line, done) => {
+        input.write(`${line}\n`);
+        if (done) await until(() => done(printed), 20_000);
+      },
+      api: async (path) =>
+        (await (await fetch(`${base}/console/api/${path}`, { headers: { cookie } })).json()) as never,
+      out: () => printed,
+    });
+  } finally {
+    input.end();
+    expect(await running).toBe(0);
+    resetMetrics();
+  }
+  return printed;
+}
+
+interface ChatApi {
+  readonly messages: { messageId: number; why: { text: string } }[];
+  readonly plans: { origin: string | null; status: string; tasks: { kind: string; status: string }[] }[];
+}
+
+describe("the sandbox teaches", () => {
+  it("parses the owner's lines: Saved Messages, the group, a member's DM", () => {
+    expect(parseSandboxLine("owner: /status")).toEqual({ kind: "owner", where: "saved", text: "/status" });
+    expect(parseSandboxLine("Owner in group: I've got this")).toEqual({
+      kind: "owner",
+      where: "group",
+      text: "I've got this",
+    });
+    expect(parseSandboxLine("owner in dm Carol: hi")).toEqual({
+      kind: "owner",
+      where: "dm",
+      member: "carol",
+      text: "hi",
+    });
+    expect(parseSandboxLine("/offline now")).toEqual({
+      kind: "bad-control",
+      name: "offline",
+      problem: '/offline takes no argument (got "now")',
+    });
+  });
+
+  it("the owner's commands answer in Saved Messages; the owner writing in the group is a takeover", async () => {
+    const out = await sandbox(
+      [
+        "owner: /status",
+        "owner: /pause",
+        "owner: /resume",
+        "owner in group: I'll take this one",
+        "alice: Mira, you there?",
+      ],
+      {},
+      { echo: true },
+    );
+    expect(out).toContain("[saved] #1 owner: /status");
+    expect(out.some((l) => /^\[saved\] #\d+ Mira: Status of Mira$/.test(l))).toBe(true);
+    expect(out.some((l) => /^\[saved\] #\d+ Mira: Paused everywhere/.test(l))).toBe(true);
+    expect(out).toContain("#2 owner: I'll take this one");
+    // Silent after the owner's takeover: no echo answer to alice in the group.
+    expect(out.filter((l) => /^#\d+ Mira:/.test(l))).toEqual([]);
+  }, 60_000);
+
+  it("--echo answers with canned plans, checked like a model's and labelled as not from one; DM reactions print [dm]", async () => {
+    const printed = await withConsole({ echo: true }, async ({ type, api }) => {
+      await type("dm carol: I love green tea", (o) =>
+        o.includes("Mira: (echo, not from a model) Carol said"),
+      );
+      await eventually(
+        async () => (await api<{ memories: unknown[] }>("memories")).memories.length > 0,
+        20_000,
+      );
+      const { memories } = await api<{ memories: { content: string }[] }>("memories");
+      expect(memories[0]!.content).toBe("(echo, not from a model) Carol said: I love green tea");
+      const { chats } = await api<{ chats: { chatId: string; chatType: string }[] }>("chats");
+      const dm = chats.find((c) => c.chatType === "dm")!;
+      const chat = await api<ChatApi>(`chat?persona=Mira&chat=${dm.chatId}`);
+      expect(chat.plans).toHaveLength(1);
+      expect(chat.plans[0]!.origin).toBe("echo");
+      expect(chat.plans[0]!.tasks.map((t) => `${t.kind} ${t.status}`)).toEqual(
+        expect.arrayContaining(["react done", "send done"]),
+      );
+      // It costs nothing: no call is recorded.
+      const { personas } = await api<{ personas: { today: { totalTokens: number; answers: number } }[] }>(
+        "personas",
+      );
+      expect(personas[0]!.today.totalTokens).toBe(0);
+      expect(personas[0]!.today.answers).toBe(1);
+    });
+    expect(printed).toContain("sandbox: --echo: plans come from the offline echo planner, NOT from a model");
+    expect(printed).toMatch(/\[echo planner, not from a model\] #1: react · send · remember/);
+    expect(printed).toContain("[dm] * Mira reacts 👍 to #1");
+  }, 60_000);
+
+  it("a dry plan is labelled dry run: not sent, and is no answer", async () => {
+    await withConsole({}, async ({ type, api }) => {
+      await type("alice: Mira, lunch?", (o) => o.includes("--- dry run"));
+      const { chats } = await api<{ chats: { chatId: string; chatType: string }[] }>("chats");
+      const group = chats.find((c) => c.chatType !== "dm")!;
+      await eventually(
+        async () =>
+          (await api<ChatApi>(`chat?persona=Mira&chat=${group.chatId}`)).plans[0]?.status === "done",
+        20_000,
+      );
+      const chat = await api<ChatApi>(`chat?persona=Mira&chat=${group.chatId}`);
+      expect(chat.plans[0]!.origin).toBe("dry-run");
+      const asked = chat.messages.find((m) => m.messageId === 2)!;
+      expect(asked.why.text).toContain("dry run: not sent");
+      const { personas } = await api<{ personas: { today: { answers: number } }[] }>("personas");
+      expect(personas[0]!.today.answers).toBe(0);
+    });
+  }, 60_000);
+
+  it("prints the dry request readable by default, and its exact JSON body with --json", async () => {
+    const readable = (await sandbox(["alice: Mira, lunch?"])).join("\n");
+    expect(readable).toContain("the plan request that would be sent (--json prints its exact body)");
+    expect(readable).toContain("[system instruction]");
+    expect(readable).toMatch(/\[user turn\]\n[^]*Mira, lunch\?/);
+    expect(readable).toMatch(
+      /\[answer\] JSON \{"tasks": \[\.\.\.\]\} of the kinds: send, react, wait, read, remember/,
+    );
+    expect(readable).not.toContain("responseJsonSchema");
+    const json = (await sandbox(["alice: Mira, lunch?"], {}, { json: true })).join("\n");
+    expect(json).toContain('"responseMimeType": "application/json"');
+  }, 60_000);
+});

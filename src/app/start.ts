@@ -3,6 +3,7 @@ import { modelsByPurpose, readEnv, telegramCredentials, type Env } from "../conf
 import { loadPersonas, type Persona } from "../config/persona";
 import { loadCuratedMedia } from "../media/curated";
 import { loadPriceTable } from "../llm/prices";
+import { DatabaseWatch } from "../store/database-watch";
 import { closeDatabase, openDatabase } from "../store/db";
 import { loginCommand } from "../telegram/connection/account-errors";
 import {
@@ -20,7 +21,7 @@ import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
 import { startListener, type Served } from "../console/serve";
 import { watchDatabase } from "../metrics/metrics";
 import { databaseBytes, enableIncrementalVacuum, isIncremental, Retention } from "../store/retention";
-import { registerPersona, type PersonaConnection } from "../http/readiness";
+import { registerCondition, registerPersona, type PersonaConnection } from "../http/readiness";
 import {
   runLivePersona,
   type ConnectionReport,
@@ -189,6 +190,10 @@ async function runAccounts(
     roomKey,
   });
   const unwatchDb = watchDatabase(() => databaseBytes(db));
+  // The file is still the one opened, and takes writes (a deleted or replaced file, a full disk: /readyz fails and says so).
+  const dbWatch = new DatabaseWatch({ db, clock: o.clock ?? systemClock, logger });
+  dbWatch.start();
+  const unregisterDb = registerCondition("database", () => dbWatch.problem());
   const reports = new Map<string, ConnectionReport>(
     live.map((p) => [p.name, { source: (): PersonaConnection => ({ state: "connecting" }) }]),
   );
@@ -208,6 +213,8 @@ async function runAccounts(
   } catch (e) {
     for (const u of unregister) u();
     unwatchDb();
+    unregisterDb();
+    dbWatch.stop();
     shutdown.dispose();
     closeDatabase(db);
     throw e;
@@ -263,6 +270,8 @@ async function runAccounts(
     await http?.close();
     await retention.stop();
     unwatchDb();
+    unregisterDb();
+    dbWatch.stop();
     for (const u of unregister) u();
     shutdown.dispose();
     closeDatabase(db);

@@ -112,7 +112,7 @@ function formatDuration(sec: number): string {
 }
 
 /** `512 B`, `12 KB`, `2.1 MB`, `1.3 GB`. */
-function formatSize(bytes: number): string {
+export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const units = ["KB", "MB", "GB"];
   let v = bytes / 1024;

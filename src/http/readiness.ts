@@ -2,6 +2,8 @@
  * Is every persona of this process able to work? Each running persona registers where its
  * connection state comes from (live: the connection watchdog; sandbox: the emulator); `/readyz`
  * and the `userbot_connection_state` gauge read it. Process-wide, like the metrics registry.
+ * Beside the personas, conditions of the whole process (the state database: its file still the
+ * one opened, its writes working) register a check that names what is wrong, if anything.
  */
 import { watchConnection, type ConnectionStateName } from "../metrics/metrics";
 
@@ -26,14 +28,34 @@ interface PersonaReadiness {
   readonly reason?: string;
 }
 
+/** A condition of the whole process that is not met now. */
+interface ProcessProblem {
+  readonly name: string;
+  readonly reason: string;
+}
+
 export interface ReadinessReport {
   readonly ready: boolean;
   readonly personas: readonly PersonaReadiness[];
+  /** Conditions of the process that fail now (e.g. `database`), each with what is wrong. */
+  readonly problems?: readonly ProcessProblem[];
   /** Set when there is nothing to be ready: no persona registered. */
   readonly reason?: string;
 }
 
 const sources = new Map<string, () => PersonaConnection>();
+const conditions = new Map<string, () => string | undefined>();
+
+/**
+ * Report a condition of the whole process from now on: `check` answers what is wrong now, or
+ * undefined when all is well (a failing one makes /readyz 503 and names it). Returns the way to stop.
+ */
+export function registerCondition(name: string, check: () => string | undefined): () => void {
+  conditions.set(name, check);
+  return () => {
+    if (conditions.get(name) === check) conditions.delete(name);
+  };
+}
 
 /**
  * Report persona `name`'s connection from now on (also to the connection-state gauge). Returns
@@ -56,9 +78,16 @@ const REASONS: Record<ConnectionStateName, string> = {
   stopped: "not running",
 };
 
-/** Ready only when every registered persona is connected and was heard from within its window. */
+/** Ready only when every registered persona is connected and was heard from within its window, and no process condition fails. */
 export function readiness(now: number): ReadinessReport {
-  if (sources.size === 0) return { ready: false, personas: [], reason: "no persona is running" };
+  const problems: ProcessProblem[] = [];
+  for (const [name, check] of conditions) {
+    const reason = check();
+    if (reason !== undefined) problems.push({ name, reason });
+  }
+  const withProblems = problems.length > 0 ? { problems } : {};
+  if (sources.size === 0)
+    return { ready: false, personas: [], reason: "no persona is running", ...withProblems };
   const personas = [...sources].map(([name, source]): PersonaReadiness => {
     const c = source();
     const ago =
@@ -79,7 +108,7 @@ export function readiness(now: number): ReadinessReport {
     }
     return { ...base, ready: true };
   });
-  return { ready: personas.every((p) => p.ready), personas };
+  return { ready: personas.every((p) => p.ready) && problems.length === 0, personas, ...withProblems };
 }
 
 /** Whole seconds, or tenths below 10 s. */

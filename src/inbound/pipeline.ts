@@ -110,7 +110,6 @@ export type InboundOutcome =
 export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
   const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const now = d.now;
-  const standIns = d.standIns;
   return async (m, fetchReply, resolveSender, o) => {
     if (m.out) return d.outgoing ? d.outgoing(m) : "skipped-own";
     if (m.senderIsBot) return "skipped-bot";
@@ -141,84 +140,68 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
         if (admission && "needsSender" in admission) admission = d.admit?.(m);
       }
     }
-    const chat = {
-      chatId: m.chatId,
-      chatType: m.chatType,
-      ...(m.accessHash !== undefined ? { accessHash: m.accessHash } : {}),
-    };
-    if (m.chatType !== "dm") {
-      d.chats.upsert({
-        ...chat,
-        ...(m.chatTitle !== undefined ? { title: m.chatTitle } : {}),
-        ...(m.chatUsername !== undefined ? { username: m.chatUsername } : {}),
-      });
-    }
-    if (standIns) {
-      const key = `${m.chatId}\u0000${m.senderId}`;
-      const standIn = `user ${m.senderId}`;
-      if (m.senderName === standIn) standIns.add(key);
-      else if (standIns.size > 0 && standIns.delete(key))
-        d.messages.renameSender(m.chatId, m.senderId, standIn, m.senderName);
-    }
-    // Mention entities are kept for the prompt's references; a message without entities costs nothing more.
-    const mentions = m.entities.length > 0 ? mentionEntities(m.entities) : undefined;
-    const fresh = d.messages.insert({
-      chatId: m.chatId,
-      messageId: m.messageId,
-      senderId: m.senderId,
-      senderName: m.senderName,
-      date: m.date,
-      text: m.text,
-      isAgent: false,
-      ...(m.replyToId !== undefined ? { replyToId: m.replyToId } : {}),
-      ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
-      ...(mentions !== undefined ? { mentions } : {}),
-      ...(m.quoteText !== undefined ? { quote: m.quoteText } : {}),
-      ...(m.media ? { media: m.media } : {}),
-    });
-    if (!fresh && !o?.retry) return "duplicate";
-    if (fresh && d.stored) d.stored.n++;
     if (!addressed) {
+      // Found stored on a retry: an earlier run stored it, and went on to what follows.
+      if (!storeMessage(d, m)) return o?.retry ? "stored" : "duplicate";
+      // Reported (and its update confirmed) only once the group commit holding it is durable: a
+      // commit the disk refused rejects here, and the message waits to be stored again.
+      await d.messages.committed();
+      if (d.stored) d.stored.n++;
       if (m.chatType !== "dm") d.implicit?.(m);
       return "stored";
     }
-    if (now() - m.date > maxAge) {
-      d.logger.debug(
-        { component: "inbound", chatId: m.chatId, messageId: m.messageId },
-        "addressed but too old to answer",
-      );
-      d.refused?.(
-        m,
-        `too old to answer: ${Math.round((now() - m.date) / 60_000)} min old when it arrived (limit ${Math.round(maxAge / 60_000)} min)`,
-      );
-      return "too-old";
-    }
-    if (m.chatType === "dm")
-      d.chats.upsert({
-        ...chat,
-        title: m.senderName,
-        ...(m.senderUsername !== undefined ? { username: m.senderUsername } : {}),
-      });
-    admission ??= d.admit?.(m);
-    if (admission && !admission.ok) {
-      if ("needsSender" in admission) {
-        d.refused?.(m, "policy: DM policy allowlist: the sender could not be named");
-        return "ignored";
-      }
-      d.refused?.(m, refusalText(admission));
-      return admission.outcome;
-    }
-    // From here an addressed message survives a crash: it is committed together with its task
-    // (one commit: no moment where the message is stored and its task is not) before the (up to
-    // 5 s) reply fetch starts; the task waits for the fetch to finish.
+    // An addressed message is stored together with its task, in one transaction (it joins the
+    // open group commit and commits it): a failed write (a full disk) leaves neither, so the
+    // message waits and is stored and answered later — never stored without its task. From
+    // here it survives a crash too; the task waits for the (up to 5 s) reply fetch.
     const isReply = m.replyToId !== undefined;
-    d.messages.commitWith(() =>
-      d.enqueue(m.chatId, m.messageId, {
-        awaitingReply: isReply,
-        senderId: m.senderId,
-        ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
-      }),
+    const decided = d.messages.commitWith(
+      (): { fresh: boolean; refused?: string; outcome: InboundOutcome } => {
+        const fresh = storeMessage(d, m);
+        if (!fresh && !o?.retry) return { fresh, outcome: "duplicate" };
+        if (now() - m.date > maxAge) {
+          return {
+            fresh,
+            outcome: "too-old",
+            refused: `too old to answer: ${Math.round((now() - m.date) / 60_000)} min old when it arrived (limit ${Math.round(maxAge / 60_000)} min)`,
+          };
+        }
+        if (m.chatType === "dm")
+          d.chats.upsert({
+            chatId: m.chatId,
+            chatType: m.chatType,
+            ...(m.accessHash !== undefined ? { accessHash: m.accessHash } : {}),
+            title: m.senderName,
+            ...(m.senderUsername !== undefined ? { username: m.senderUsername } : {}),
+          });
+        admission ??= d.admit?.(m);
+        if (admission && !admission.ok) {
+          if ("needsSender" in admission)
+            return {
+              fresh,
+              outcome: "ignored",
+              refused: "policy: DM policy allowlist: the sender could not be named",
+            };
+          return { fresh, outcome: admission.outcome, refused: refusalText(admission) };
+        }
+        d.enqueue(m.chatId, m.messageId, {
+          awaitingReply: isReply,
+          senderId: m.senderId,
+          ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
+        });
+        return { fresh, outcome: "addressed" };
+      },
     );
+    if (decided.fresh && d.stored) d.stored.n++;
+    if (decided.outcome !== "addressed") {
+      if (decided.outcome === "too-old")
+        d.logger.debug(
+          { component: "inbound", chatId: m.chatId, messageId: m.messageId },
+          "addressed but too old to answer",
+        );
+      if (decided.refused !== undefined) d.refused?.(m, decided.refused);
+      return decided.outcome;
+    }
     d.onAddressed?.();
     d.logger.debug({ component: "inbound", chatId: m.chatId, messageId: m.messageId }, "addressed");
     if (isReply) {
@@ -246,4 +229,44 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     }
     return "addressed";
   };
+}
+
+/**
+ * Store one inbound message (and its chat, for a group): the one insert every message pays,
+ * joining the open group commit. False when it was stored already.
+ */
+function storeMessage(d: InboundPipelineDeps, m: InboundMessage): boolean {
+  if (m.chatType !== "dm") {
+    d.chats.upsert({
+      chatId: m.chatId,
+      chatType: m.chatType,
+      ...(m.accessHash !== undefined ? { accessHash: m.accessHash } : {}),
+      ...(m.chatTitle !== undefined ? { title: m.chatTitle } : {}),
+      ...(m.chatUsername !== undefined ? { username: m.chatUsername } : {}),
+    });
+  }
+  const standIns = d.standIns;
+  if (standIns) {
+    const key = `${m.chatId}\u0000${m.senderId}`;
+    const standIn = `user ${m.senderId}`;
+    if (m.senderName === standIn) standIns.add(key);
+    else if (standIns.size > 0 && standIns.delete(key))
+      d.messages.renameSender(m.chatId, m.senderId, standIn, m.senderName);
+  }
+  // Mention entities are kept for the prompt's references; a message without entities costs nothing more.
+  const mentions = m.entities.length > 0 ? mentionEntities(m.entities) : undefined;
+  return d.messages.insert({
+    chatId: m.chatId,
+    messageId: m.messageId,
+    senderId: m.senderId,
+    senderName: m.senderName,
+    date: m.date,
+    text: m.text,
+    isAgent: false,
+    ...(m.replyToId !== undefined ? { replyToId: m.replyToId } : {}),
+    ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
+    ...(mentions !== undefined ? { mentions } : {}),
+    ...(m.quoteText !== undefined ? { quote: m.quoteText } : {}),
+    ...(m.media ? { media: m.media } : {}),
+  });
 }

@@ -64,6 +64,8 @@ const CONNECTION_STATES: readonly ConnectionStateName[] = [
 const connectionSources = new Map<string, () => ConnectionStateName>();
 /** Database figures, read at scrape time (set by whoever owns the database). */
 let databaseBytes: (() => number) | undefined;
+/** Per persona: whether its writes are refused now (runtime/storage-watch.ts). */
+const writeFailingSources = new Map<string, () => boolean>();
 
 /**
  * What the Gemini outage series read from a persona's model availability at scrape time
@@ -144,6 +146,11 @@ export const metrics = {
     "Media shown in prompts, by where the description came from (curated, cache, ai, placeholder).",
     ["agent", "source"],
   ),
+  databaseWriteFailures: counter(
+    "database_write_failures_total",
+    "Episodes of the state database refusing writes (a full disk, an I/O error, a read-only file): messages and task outcomes waited, nothing was lost.",
+    ["agent"],
+  ),
   retentionRemoved: counter(
     "retention_removed_total",
     "Rows removed by retention (messages older than RETAIN_DAYS, finished tasks older than 14 days).",
@@ -169,6 +176,17 @@ new Gauge({
   registers: [registry],
   collect() {
     if (databaseBytes) this.set(databaseBytes());
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}database_write_failing`,
+  help: "1 while the state database refuses the persona's writes (a full disk, an I/O error, a read-only file): messages and task outcomes wait; 0 while writes work.",
+  labelNames: ["agent"],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [agent, failing] of writeFailingSources) this.set({ agent }, failing() ? 1 : 0);
   },
 });
 
@@ -223,6 +241,14 @@ export function watchConnection(agent: string, state: () => ConnectionStateName)
   connectionSources.set(agent, state);
   return () => {
     if (connectionSources.get(agent) === state) connectionSources.delete(agent);
+  };
+}
+
+/** Report whether a persona's writes are refused now (the latest source for a name wins). Returns the way to stop. */
+export function watchWrites(agent: string, failing: () => boolean): () => void {
+  writeFailingSources.set(agent, failing);
+  return () => {
+    if (writeFailingSources.get(agent) === failing) writeFailingSources.delete(agent);
   };
 }
 

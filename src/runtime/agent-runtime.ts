@@ -88,7 +88,7 @@ export class AgentRuntime {
   readonly addressing: ImplicitAddressing;
   private detach: (() => void) | undefined;
   private detachUsage: (() => void) | undefined;
-  private detachCommitFailure: (() => void) | undefined;
+  private detachStorageWatch: (() => void) | undefined;
   /** What `/status` reports (start time, last error). */
   private readonly statusFacts: RuntimeStatus;
   /** What the persona did lately: plans, sends, refusals, caps, catch-ups, errors (the console's "now" view). */
@@ -134,7 +134,7 @@ export class AgentRuntime {
     this.statusFacts = p.status;
     this.activity = p.activity;
     this.command = p.command;
-    this.detachCommitFailure = p.detachCommitFailure;
+    this.detachStorageWatch = p.detachStorageWatch;
     this.detachUsage = p.detachUsage;
   }
 
@@ -234,7 +234,7 @@ export class AgentRuntime {
     // persisted, so the next start fetches them again.
     this.writeGate.close();
     this.tracker.close();
-    this.detachCommitFailure?.();
+    this.detachStorageWatch?.();
     // The waits below are bounded in real time (systemClock: a fake clock must not hold up a stop).
     // A catch-up in flight finishes what it handed over (bounded: its requests may never return).
     await withTimeout(this.chain, 2000, "catch-up", systemClock).catch(onTimeout(undefined));
@@ -276,7 +276,7 @@ export class AgentRuntime {
   abandon(): void {
     this.catchUps.stop();
     this.writeGate.close();
-    this.detachCommitFailure?.();
+    this.detachStorageWatch?.();
     this.media.stop();
     this.tracker.close();
     this.detach?.();

@@ -1,12 +1,12 @@
 /**
- * Composition, stage 1: the persona's stores over the shared database, the update tracker that
- * moves the stored update state, and what rolls memory back when a group commit fails.
+ * Composition, stage 1: the persona's stores over the shared database and the update tracker that
+ * moves the stored update state (what rolls memory back when a write fails: runtime/storage-watch.ts).
  */
 import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
 import { createChangeHandler, type MessageChangeHandler } from "../inbound/changes";
 import { AnswerCounts } from "../store/answer-counts";
 import { ChatSettingsStore } from "../store/chat-settings";
-import { onCommitFailure } from "../store/db";
+import { writeFailures } from "../store/db";
 import { EntityStore } from "../store/entities";
 import { MemoryStore } from "../store/memories";
 import { MessageStore } from "../store/messages";
@@ -15,7 +15,7 @@ import { ReactionStore } from "../store/reactions";
 import { RefusalStore } from "../store/refusals";
 import { SummaryStore } from "../store/summaries";
 import { TopicStore } from "../store/topics";
-import { ACCOUNT_BOX, UpdateStateStore } from "../store/update-state";
+import { UpdateStateStore } from "../store/update-state";
 import { UsageStore } from "../store/usage";
 import { WriteGate } from "../store/write-gate";
 import { DEFAULT_PRICES } from "../llm/prices";
@@ -49,8 +49,6 @@ export interface Stores {
   readonly writeGate: WriteGate;
   /** What the persona did lately (the operator console's "now" view), started from the database. */
   readonly activity: Activity;
-  /** Stop rolling memory back when a group commit fails. */
-  readonly detachCommitFailure: () => void;
 }
 
 export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Stores {
@@ -64,18 +62,6 @@ export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Sto
     clock,
     logger,
     onGap: (box) => void late.catchUps().fillGap(box),
-  });
-  // A group commit that fails (a full disk, an I/O error) is rolled back: memory must not be
-  // ahead of the file, or the update state would later be persisted past what was lost.
-  const detachCommitFailure = onCommitFailure(o.db, (err) => {
-    logger.error(
-      { component: "store", file: err.file, code: err.code },
-      `could not save incoming messages: ${err.message}; they are fetched again once the database works`,
-    );
-    updateState.reload();
-    entities.reload();
-    chats.forgetCaches();
-    tracker.resync((box) => (box === ACCOUNT_BOX ? updateState.account()?.pts : updateState.channelPts(box)));
   });
   return {
     messages,
@@ -92,8 +78,7 @@ export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Sto
     summaries: new SummaryStore(o.db, agent),
     refusals: new RefusalStore(o.db, agent),
     topics: new TopicStore(o.db, agent),
-    writeGate: new WriteGate({ clock, logger, file: o.db.name }),
+    writeGate: new WriteGate({ clock, logger, file: o.db.name, failures: () => writeFailures(o.db) }),
     activity: startedActivity(o, s),
-    detachCommitFailure,
   };
 }

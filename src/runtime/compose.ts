@@ -39,6 +39,7 @@ import { composePolicy } from "./compose-policy";
 import { composeStores } from "./compose-stores";
 import { composeTasks } from "./compose-tasks";
 import { composeTelegram } from "./compose-telegram";
+import { watchStorage } from "./storage-watch";
 import type { RuntimeStatus } from "./status-facts";
 import type { Activity } from "./activity";
 
@@ -78,8 +79,8 @@ export interface AgentParts {
   readonly activity: Activity;
   /** Run an owner command (the text typed in Saved Messages) and return its answer. */
   readonly command: (text: string) => string;
-  /** Stop rolling memory back when a group commit fails. */
-  readonly detachCommitFailure: () => void;
+  /** Stop watching the database's writes (memory rolled back when one fails; the episode's log lines). */
+  readonly detachStorageWatch: () => void;
   /** Stop recording LLM usage (absent: the LLM reports none). */
   readonly detachUsage: (() => void) | undefined;
 }
@@ -140,7 +141,18 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     status: policy.status,
     activity: stores.activity,
     command: inbound.command,
-    detachCommitFailure: stores.detachCommitFailure,
+    detachStorageWatch: watchStorage({
+      db: o.db,
+      agent,
+      clock: s.clock,
+      logger: s.logger,
+      updateState: stores.updateState,
+      entities: stores.entities,
+      chats: stores.chats,
+      tracker: stores.tracker,
+      gate: stores.writeGate,
+      scheduler: late.scheduler,
+    }),
     detachUsage: policy.detachUsage,
   };
 }

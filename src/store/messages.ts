@@ -1,6 +1,6 @@
 import type { MessageEntity } from "../base/types";
 import type { MediaDescriptor } from "../base/media-descriptor";
-import { batchedWrite, commitPending, transaction, type Db } from "./db";
+import { batchedWrite, commitPending, committed, transaction, type Db } from "./db";
 
 /** One stored message of a chat, as the persona saw it. */
 export interface StoredMessage {
@@ -190,6 +190,15 @@ export class MessageStore {
    */
   insert(m: StoredMessage): boolean {
     return batchedWrite(this.db, () => this.insertNow(m));
+  }
+
+  /**
+   * Resolves when what was just inserted is committed (the group commit at the end of this turn);
+   * rejects with the error when that commit was rolled back (a full disk): the message is not
+   * stored, and its update must not be confirmed. Ask right after `insert`.
+   */
+  committed(): Promise<void> {
+    return committed(this.db);
   }
 
   /** Run `fn` (e.g. creating the message's task) and commit it with what is pending, as one transaction. */

@@ -1,6 +1,6 @@
 import type { LlmUsage } from "../llm/types";
 import { estimateCost, type PriceTable } from "../llm/prices";
-import { transaction, type Db } from "./db";
+import { mustWait, transaction, type Db } from "./db";
 
 const DAY_MS = 86_400_000;
 
@@ -38,6 +38,8 @@ export class UsageStore {
   /** Of those, tokens spent on strangers' DMs (their own daily share). */
   private readonly strangerByDay = new Map<string, number>();
   private readonly strangerStmt;
+  /** Rows the database could not take yet (busy, a full disk): written with the next one that goes through. */
+  private readonly unwritten: unknown[][] = [];
   /** The UTC day last asked about, and when it began (ms). */
   private day = "";
   private dayStart = Number.NEGATIVE_INFINITY;
@@ -78,23 +80,33 @@ export class UsageStore {
     const tokens = this.tokens(day);
     const stranger = o.stranger === true;
     const strangers = stranger ? this.strangerTokens(day) : 0;
-    transaction(this.db, () =>
-      this.insertStmt.run(
-        this.agent,
-        day,
-        at,
-        u.purpose,
-        u.model,
-        u.promptTokens,
-        u.outputTokens,
-        u.thinkingTokens,
-        cost ?? null,
-        u.chatId ?? null,
-        stranger ? 1 : 0,
-        u.cachedTokens ?? 0,
-        u.userId ?? null,
-      ),
-    );
+    this.unwritten.push([
+      this.agent,
+      day,
+      at,
+      u.purpose,
+      u.model,
+      u.promptTokens,
+      u.outputTokens,
+      u.thinkingTokens,
+      cost ?? null,
+      u.chatId ?? null,
+      stranger ? 1 : 0,
+      u.cachedTokens ?? 0,
+      u.userId ?? null,
+    ]);
+    try {
+      transaction(this.db, () => {
+        for (const row of this.unwritten) this.insertStmt.run(...row);
+      });
+      this.unwritten.length = 0;
+    } catch (e) {
+      // The call happened and counts (memory below); its row goes in with the next one.
+      if (!mustWait(e)) {
+        this.unwritten.pop();
+        throw e;
+      }
+    }
     const spent = u.promptTokens + u.outputTokens + u.thinkingTokens;
     this.tokensByDay.clear(); // only today's figure is worth keeping
     this.tokensByDay.set(day, tokens + spent);

@@ -53,6 +53,16 @@ export class Cancellation {
     return tasks.filter((t) => t.status === "cancelled");
   }
 
+  /** The reason a running task was asked to cancel with, without forgetting it (see takeRequest). */
+  peekRequest(taskId: number): string | undefined {
+    return this.requested.get(taskId);
+  }
+
+  /** Ask again (the write that took the request was rolled back: the outcome is recorded later). */
+  restoreRequest(taskId: number, reason: string): void {
+    this.requested.set(taskId, reason);
+  }
+
   /** The reason a running task was asked to cancel with, if it was (asked once: forgotten here). */
   takeRequest(taskId: number): string | undefined {
     const reason = this.requested.get(taskId);

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { errorMessage } from "../base/error-message";
+import { mustWait } from "../store/db";
 import type { Cancellation } from "./cancellation";
 import { AccountLostError, AlreadyDoneError, RateLimitedError } from "./errors";
 import type { RateLimits } from "./rate-limits";
@@ -36,6 +37,9 @@ export interface OutcomeHost {
   log(task: Task, event: string, extra: Record<string, unknown>): void;
 }
 
+/** A task whose handler met a busy or failing database runs again this much later. */
+const DATABASE_WAIT_MS = 5_000;
+
 /**
  * What becomes of a task after its handler ran it once, inside the transaction that records it:
  * done (with the tasks it spawns), again later, dropped, handed over to a newer `received`
@@ -63,6 +67,21 @@ export function settleOutcome(
       h.store.save(task, now);
     }
     h.accountLost(error);
+    return;
+  }
+  if (error !== undefined && mustWait(error)) {
+    // The database could not take the handler's own write (busy, a full disk): not the task's
+    // fault and not an attempt — it runs again once the database takes writes.
+    h.limits.settled(h.rateKeys(task), task.id, false);
+    task.status = "pending";
+    if (cancelReason !== undefined && !task.inDoubt) {
+      h.finish(task, "cancelled", cancelReason);
+      return;
+    }
+    task.attempts -= 1;
+    task.notBefore = now + DATABASE_WAIT_MS;
+    h.store.save(task, now);
+    h.log(task, "waits for the database", { at: task.notBefore });
     return;
   }
   // A server limit holds whatever becomes of this task: the next request would only earn a longer one.

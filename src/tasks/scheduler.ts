@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { dbError, isBusy } from "../store/db";
+import { dbError, isBusy, mustWait } from "../store/db";
 import { errorMessage } from "../base/error-message";
 import type { Clock, ReplyContext } from "../base/types";
 import { Cancellation } from "./cancellation";
@@ -86,7 +86,11 @@ export class Scheduler {
   private dbBusyUntil = 0;
   /** When the current busy spell began (one warning when it starts, one when it ends). */
   private dbBusySince: number | undefined;
+  /** The spell is another process's lock (warned here), not a failing disk (runtime/storage-watch.ts tells that). */
+  private dbBusyLock = false;
   private dbBusyDelayMs = 0;
+  /** Running tasks whose outcome waits to be written (the database refused it): written later, in order. */
+  private readonly outcomeWaits = new Map<number, Task>();
   private readonly inflight = new Set<Promise<void>>();
   private readonly tickMs: number;
   private readonly concurrency: number;
@@ -315,16 +319,18 @@ export class Scheduler {
     try {
       this.pass();
     } catch (e) {
-      // A busy database is waited for (no new task starts meanwhile); anything else is logged.
-      if (isBusy(e)) this.dbBusy(e);
+      // A busy database or a failing disk is waited for (no new task starts meanwhile); anything else is logged.
+      if (mustWait(e)) this.dbBusy(e);
       // A pass runs from timers and microtasks: an exception here must not kill the process.
       else this.o.logger.error({ component: "scheduler", err: this.dbText(e) }, "scheduling pass failed");
     }
   }
 
   /**
-   * Another process holds the write lock: start nothing for a while (doubling, at most 5 s) —
-   * each try blocks for SQLite's busy timeout — and say so once per spell.
+   * Another process holds the write lock, or the disk refuses writes (full, an I/O error, read
+   * only): start nothing for a while (doubling, at most 5 s) — each try blocks for SQLite's busy
+   * timeout — and say so once per spell (a failing disk is told once per episode by the
+   * runtime's storage watch).
    */
   private dbBusy(e: unknown): void {
     const now = this.o.clock.now();
@@ -332,10 +338,12 @@ export class Scheduler {
     this.dbBusyUntil = now + this.dbBusyDelayMs;
     if (this.dbBusySince === undefined) {
       this.dbBusySince = now;
-      this.o.logger.warn(
-        { component: "scheduler", file: this.o.store.db.name, err: errorMessage(e) },
-        `${this.o.store.db.name} is busy (another process holds its write lock); tasks wait for it`,
-      );
+      this.dbBusyLock = isBusy(e);
+      if (this.dbBusyLock)
+        this.o.logger.warn(
+          { component: "scheduler", file: this.o.store.db.name, err: errorMessage(e) },
+          `${this.o.store.db.name} is busy (another process holds its write lock); tasks wait for it`,
+        );
     }
   }
 
@@ -349,10 +357,11 @@ export class Scheduler {
   /** A write went through: a busy spell, if any, is over. */
   private dbFree(): void {
     if (this.dbBusySince === undefined) return;
-    this.o.logger.info(
-      { component: "scheduler", busyMs: this.o.clock.now() - this.dbBusySince },
-      "the database is free again; tasks go on",
-    );
+    if (this.dbBusyLock)
+      this.o.logger.info(
+        { component: "scheduler", busyMs: this.o.clock.now() - this.dbBusySince },
+        "the database is free again; tasks go on",
+      );
     this.dbBusySince = undefined;
     this.dbBusyDelayMs = 0;
     this.dbBusyUntil = 0;
@@ -434,7 +443,7 @@ export class Scheduler {
       this.o.store.save({ ...task, status: "running", attempts: task.attempts + 1 }, now);
     } catch (e) {
       // Not recorded as started, so not started: the task stays pending for a later pass.
-      if (isBusy(e)) throw e; // the whole pass waits (see tick)
+      if (mustWait(e)) throw e; // the whole pass waits (see tick)
       this.o.logger.error(
         { component: "scheduler", taskId: task.id, err: this.dbText(e) },
         "could not record task start",
@@ -467,18 +476,24 @@ export class Scheduler {
 
   /**
    * Write what became of a task. A busy database (another process holds the lock; transactions
-   * begin IMMEDIATE, so nothing was changed) is waited for: the outcome is kept and written
-   * later, and the task's graph stays busy meanwhile, so its chat's order holds. `counted`: the
-   * task still counts as running (it stops counting while it waits for the database).
+   * begin IMMEDIATE, so nothing was changed) or a failing disk (full, an I/O error: the write was
+   * rolled back whole, and memory goes back to what the file holds) is waited for: the outcome
+   * is kept and written later, and the task's graph stays busy meanwhile, so its chat's order
+   * holds. `counted`: the task still counts as running (it stops counting while it waits for the
+   * database).
    */
   private record(task: Task, outcome: HandlerOutcome | undefined, error: unknown, counted: boolean): void {
     if (this.abandoned) return;
     const now = this.o.clock.now();
+    const cancelRequest = this.cancellation.peekRequest(task.id);
     try {
       this.o.store.transaction(() => settleOutcome(this.outcomes, task, now, outcome, error));
     } catch (e) {
-      if (isBusy(e)) {
+      if (mustWait(e)) {
         this.dbBusy(e);
+        if (cancelRequest !== undefined) this.cancellation.restoreRequest(task.id, cancelRequest);
+        this.outcomeWaits.set(task.id, task);
+        if (!isBusy(e)) this.resync();
         if (counted) {
           this.running--;
           this.idleSoon();
@@ -497,11 +512,46 @@ export class Scheduler {
       this.idleSoon();
       return;
     }
+    this.outcomeWaits.delete(task.id);
     this.dbFree();
     if (!isBridge(task)) this.busyGraphs.delete(graphKey(task.chatId, task.topicId));
     if (counted) this.running--;
     this.kick();
     this.idleSoon();
+  }
+
+  /** Outcomes of tasks that ran, waiting for the database to take them. */
+  get outcomesWaiting(): number {
+    return this.outcomeWaits.size;
+  }
+
+  /**
+   * A write was rolled back (the disk refused it): memory goes back to what the file holds, since
+   * the file is the truth. Tasks the rolled-back work made are forgotten, tasks it finished are
+   * open again, and each open task's fields are the stored ones. A running task keeps its object
+   * (its handler holds it), and so does one whose outcome waits to be written.
+   */
+  resync(): void {
+    if (this.closed) return;
+    let rows: Task[];
+    try {
+      rows = this.o.store.loadOpen();
+    } catch {
+      return; // not even readable now: memory stays as it is, the next failure tries again
+    }
+    const open = new Map(rows.map((r) => [r.id, r]));
+    for (const t of this.index.all()) {
+      const row = open.get(t.id);
+      open.delete(t.id);
+      if (row === undefined) {
+        if (t.status !== "running") this.index.remove(t);
+      } else if (t.status !== "running" || this.outcomeWaits.has(t.id)) restoreTask(t, row);
+    }
+    for (const [id, row] of open) {
+      const waiting = this.outcomeWaits.get(id);
+      if (waiting) restoreTask(waiting, row);
+      this.index.add(waiting ?? row);
+    }
   }
 
   /**
@@ -563,4 +613,11 @@ export class Scheduler {
       `task ${event}`,
     );
   }
+}
+
+/** Make a task's object what its stored row says (the row's fields, nothing else). */
+function restoreTask(t: Task, row: Task): void {
+  const target = t as unknown as Record<string, unknown>;
+  for (const k of Object.keys(target)) if (!(k in row)) delete target[k];
+  Object.assign(target, row);
 }

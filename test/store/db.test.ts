@@ -1,8 +1,20 @@
 import Database from "better-sqlite3";
-import { writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, openSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { batchedWrite, closeDatabase, dbError, isBusy, openDatabase, transaction } from "../../src/store/db";
+import {
+  batchedWrite,
+  closeDatabase,
+  committed,
+  dbError,
+  isBusy,
+  onWriteFailure,
+  onWriteRecovered,
+  openDatabase,
+  transaction,
+  writeFailing,
+  type WriteFailure,
+} from "../../src/store/db";
 import { migrations } from "../../src/store/migrations";
 import { tempDbPath, tempDir } from "../support/temp-dir";
 
@@ -125,5 +137,83 @@ describe("state database", () => {
     other.close();
     // Every message is one line.
     expect(dbError("x.db", new Error("a\nb")).message.split("\n")).toHaveLength(1);
+  });
+
+  it("a full disk (SQLite's SQLITE_FULL) rolls the whole group commit back, tells who listens once per failure, names the file, and is over at the next write that goes through", async () => {
+    const path = tempDbPath();
+    const db = openDatabase(path);
+    const told: WriteFailure[] = [];
+    let recovered = 0;
+    onWriteFailure(db, (f) => told.push(f));
+    onWriteRecovered(db, () => recovered++);
+    batchedWrite(db, () => insert(db, 1));
+    await new Promise((r) => setImmediate(r));
+    batchedWrite(db, () => insert(db, 2));
+    const two = committed(db);
+    // The file may not grow: SQLite's pager answers SQLITE_FULL to a write that needs a page.
+    db.pragma(`max_page_count = ${db.pragma("page_count", { simple: true }) as number}`);
+    let err: unknown;
+    try {
+      for (let i = 3; i < 500; i++) batchedWrite(db, () => insert(db, i));
+    } catch (e) {
+      err = e;
+    }
+    expect(String(err)).toMatch(
+      /state\.db: database or disk is full \(SQLITE_FULL\); the disk is full: free some space/,
+    );
+    await expect(two).rejects.toBe(err);
+    expect(told.map((f) => [f.err.code, f.lostBatch, f.first])).toEqual([["SQLITE_FULL", true, true]]);
+    expect(writeFailing(db)?.code).toBe("SQLITE_FULL");
+    expect(db.inTransaction).toBe(false);
+    // Row 2 went with the batch: only row 1 is there.
+    expect(db.prepare("SELECT message_id FROM messages").pluck().all()).toEqual([1]);
+    expect(() =>
+      transaction(db, () => {
+        for (let i = 600; i < 1100; i++) insert(db, i);
+      }),
+    ).toThrow(/SQLITE_FULL/);
+    expect(told.map((f) => f.first)).toEqual([true, false]);
+    db.pragma("max_page_count = 4294967294");
+    transaction(db, () => insert(db, 2));
+    expect(recovered).toBe(1);
+    expect(writeFailing(db)).toBeUndefined();
+    closeDatabase(db);
+    expect(count(path)).toBe(2);
+  });
+
+  it("refuses a database with no tables beside a write-ahead log it cannot read, saying what to do, and leaves both files as they are", () => {
+    const dir = tempDir();
+    const live = join(dir, "live.db");
+    const db = openDatabase(live);
+    db.prepare(
+      "INSERT INTO update_state (agent, box, pts, qts, date, seq) VALUES ('Mira', '', 5, 0, 0, 0)",
+    ).run();
+    // What a crash leaves: the database file (never checkpointed) and its log, as they are on disk.
+    const crashed = join(dir, "state.db");
+    copyFileSync(live, crashed);
+    copyFileSync(`${live}-wal`, `${crashed}-wal`);
+    db.close();
+    // Its header damaged (a torn write): SQLite cannot read the log and sees an empty database.
+    const fd = openSync(`${crashed}-wal`, "r+");
+    writeSync(fd, Buffer.alloc(8), 0, 8, 0);
+    closeSync(fd);
+    const walBytes = statSync(`${crashed}-wal`).size;
+    expect(() => openDatabase(crashed)).toThrow(
+      /state\.db: it holds no tables, yet its write-ahead log .*state\.db-wal holds \d+ bytes SQLite cannot read .*starting would count as a first start.*; restore the database from a backup .*move both .*state\.db and .*state\.db-wal away/,
+    );
+    expect(statSync(`${crashed}-wal`).size).toBe(walBytes);
+    // A crash with a log SQLite reads is an ordinary start: its rows are there.
+    const fine = join(dir, "fine.db");
+    const again = openDatabase(join(dir, "again.db"));
+    again
+      .prepare("INSERT INTO update_state (agent, box, pts, qts, date, seq) VALUES ('Mira', '', 7, 0, 0, 0)")
+      .run();
+    copyFileSync(join(dir, "again.db"), fine);
+    copyFileSync(join(dir, "again.db-wal"), `${fine}-wal`);
+    again.close();
+    const reopened = openDatabase(fine);
+    expect(reopened.prepare("SELECT pts FROM update_state").pluck().get()).toBe(7);
+    closeDatabase(reopened);
+    expect(existsSync(`${crashed}-wal`)).toBe(true);
   });
 });

@@ -52,4 +52,47 @@ describe("the write gate", () => {
     gate.close();
     await expect(waiting).rejects.toBeInstanceOf(GateClosedError);
   });
+
+  it("a unit whose failure comes back late keeps its arrival place; after a failed write (hold) what arrives waits until the queue has run, and a retry runs the waiting units together", async () => {
+    const clock = new FakeClock();
+    let failures = 0;
+    const gate = new WriteGate({
+      clock,
+      logger: captureLogger().logger,
+      file: "x.db",
+      failures: () => failures,
+    });
+    const full = () => Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    let diskFull = true;
+    const stored: string[] = [];
+    const running: string[] = [];
+    const unit = (name: string) => async () => {
+      running.push(name);
+      if (diskFull) {
+        failures++;
+        throw full();
+      }
+      stored.push(name);
+      return name;
+    };
+    // "a" arrives first and runs directly; its error travels back only later.
+    const a = gate.arrive();
+    const late = unit("a")().catch((e: unknown) => e);
+    gate.hold(); // the failed write was told at once
+    expect(gate.open).toBe(false);
+    const b = gate.run(unit("b")); // arrives meanwhile: waits
+    const err = await late;
+    const aDone = gate.retry(unit("a"), err, a);
+    expect(gate.waiting).toBe(2);
+    running.length = 0;
+    await clock.advance(300); // a retry while the disk is still full: the first unit fails, none after it starts
+    expect(running).toEqual(["a"]);
+    diskFull = false;
+    running.length = 0;
+    await clock.advance(10_000);
+    expect(await Promise.all([aDone, b])).toEqual(["a", "b"]);
+    expect(stored).toEqual(["a", "b"]);
+    expect(running).toEqual(["a", "b"]);
+    expect(gate.open).toBe(true);
+  });
 });

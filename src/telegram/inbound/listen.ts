@@ -3,7 +3,7 @@ import { Api, type TelegramClient } from "telegram";
 import { NewMessage } from "telegram/events/index.js";
 import { Raw } from "telegram/events/Raw.js";
 import { returnBigInt } from "telegram/Helpers.js";
-import { isBusy } from "../../store/db";
+import { mustWait } from "../../store/db";
 import type { EntityRecord, EntityStore } from "../../store/entities";
 import type { WriteGate } from "../../store/write-gate";
 import { ACCOUNT_BOX } from "../../store/update-state";
@@ -92,14 +92,16 @@ export function listenForMessages(o: ListenOptions): () => void {
     const ents = (update as WithEntities)._entities;
     if (ents && ents.size > 0 && !seenEntityMaps.has(ents)) {
       seenEntityMaps.add(ents);
-      // While the database is busy, entities wait their turn like messages (in arrival order).
-      if (o.gate?.waiting) await o.gate.run(() => captureEntities(o.entities, ents.values()));
+      // While the database is busy (or its disk fails writes), entities wait their turn like messages (in arrival order).
+      const gate = o.gate;
+      if (gate && !gate.open) await gate.run(() => captureEntities(o.entities, ents.values()));
       else {
+        const seq = gate?.arrive();
         try {
           captureEntities(o.entities, ents.values());
         } catch (e) {
-          if (!o.gate || !isBusy(e)) throw e;
-          await o.gate.run(() => captureEntities(o.entities, ents.values()));
+          if (!gate || !mustWait(e)) throw e;
+          await gate.retry(() => captureEntities(o.entities, ents.values()), e, seq);
         }
       }
     }

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { Api } from "telegram";
 import type { InboundHandler, InboundOutcome } from "../../inbound/pipeline";
-import { DatabaseFileError, dbError, isBusy } from "../../store/db";
+import { DatabaseFileError, dbError, mustWait } from "../../store/db";
 import { entityName, type EntityRecord, type EntityStore } from "../../store/entities";
 import type { InboundMessage } from "../../base/types";
 import { GateClosedError, type WriteGate } from "../../store/write-gate";
@@ -16,7 +16,7 @@ export interface MessageFeedOptions {
   readonly selfId: string;
   readonly replyTimeoutMs: number;
   readonly logger: Logger;
-  /** While the database is busy, messages wait here in arrival order (store/write-gate.ts). */
+  /** While the database is busy or its disk fails writes, messages wait here in arrival order (store/write-gate.ts). */
   readonly gate?: WriteGate;
   /** The database file, named in the error line of a database failure (with its remedy). */
   readonly dbFile?: string;
@@ -101,16 +101,17 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
       fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger });
     const sender = m.senderUnknown ? resolveSender : undefined;
     try {
-      // The hot path calls the handler directly; only a busy database (or messages already
-      // waiting for it) sends a message through the gate.
+      // The hot path calls the handler directly; only a busy database or a failed write (or
+      // messages already waiting for it) sends a message through the gate.
       const gate = o.gate;
       if (gate === undefined) return await o.handler(m, fetchReply, sender);
-      if (gate.waiting > 0) return await gate.run((h) => o.handler(m, fetchReply, sender, h));
+      const seq = gate.arrive();
+      if (!gate.open) return await gate.run((h) => o.handler(m, fetchReply, sender, h), seq);
       try {
         return await o.handler(m, fetchReply, sender);
       } catch (e) {
-        if (!isBusy(e)) throw e;
-        return await gate.retry((h) => o.handler(m, fetchReply, sender, h), e);
+        if (!mustWait(e)) throw e;
+        return await gate.retry((h) => o.handler(m, fetchReply, sender, h), e, seq);
       }
     } catch (err) {
       // GramJS swallows handler errors; make sure ours are seen. The caller must know too: a

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { copyFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
@@ -45,11 +45,12 @@ async function liveWithHttp() {
   const log = captureLogger();
   let url = "";
   let stop!: () => void;
+  const stateDb = join(tempDir(), "agents.db");
   const running = start({
     env: readEnv({
       AGENTS_DIR: agents,
       SESSIONS_DIR: sessions,
-      STATE_DB: join(tempDir(), "agents.db"),
+      STATE_DB: stateDb,
       TELEGRAM_API_ID: "12345",
       TELEGRAM_API_HASH: TEST_API_HASH,
       GEMINI_API_KEY: GEMINI_KEY,
@@ -78,6 +79,7 @@ async function liveWithHttp() {
     gemini,
     log,
     url: () => url,
+    stateDb,
     mira: accounts.get(1)!,
     nova: accounts.get(2)!,
     secrets,
@@ -92,6 +94,48 @@ const get = async (url: string, headers: Record<string, string> = {}) => {
 };
 
 describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", () => {
+  it("/readyz fails and says so when the database file is replaced or deleted under the running process, and the log says what to do", async () => {
+    const w = await liveWithHttp();
+    try {
+      expect((await get(`${w.url()}/readyz`)).status).toBe(200);
+      // A restore copied over it while running: same name, another file (device and inode).
+      renameSync(w.stateDb, `${w.stateDb}.old`);
+      copyFileSync(`${w.stateDb}.old`, w.stateDb);
+      let r = await get(`${w.url()}/readyz`);
+      expect(r.status).toBe(503);
+      type Body = { ready: boolean; problems?: { name: string; reason: string }[] };
+      expect((JSON.parse(r.text) as Body).problems).toEqual([
+        {
+          name: "database",
+          reason: expect.stringMatching(
+            /agents\.db was replaced by another file while the program runs \(device \d+ inode \d+ became device \d+ inode \d+\): this process still writes to the old one/,
+          ),
+        },
+      ]);
+      const lines = w.log.lines().filter((l) => l.level === 50 && /was replaced/.test(String(l.msg)));
+      expect(lines).toHaveLength(1);
+      expect(String(lines[0]!.msg)).toMatch(/Stop it \(Ctrl-C\), put the database file back/);
+      // Deleted altogether.
+      unlinkSync(w.stateDb);
+      r = await get(`${w.url()}/readyz`);
+      expect(r.status).toBe(503);
+      expect((JSON.parse(r.text) as Body).problems?.[0]?.reason).toMatch(
+        /agents\.db was deleted while the program runs: what it writes from now on is lost when it stops/,
+      );
+      // Put back (the file it opened): ready again.
+      renameSync(`${w.stateDb}.old`, w.stateDb);
+      r = await get(`${w.url()}/readyz`);
+      expect(r.status).toBe(200);
+      expect(w.log.lines().some((l) => /is the file this process opened again/.test(String(l.msg)))).toBe(
+        true,
+      );
+    } finally {
+      w.stop();
+      expect(await w.running).toBe(0);
+      await w.gemini.close();
+    }
+  });
+
   it("/readyz names the persona whose connection dropped and why; /metrics counts what happened, per persona", async () => {
     const w = await liveWithHttp();
     try {

@@ -17,11 +17,18 @@ import { errorMessage } from "../base/error-message";
 import { sleep, TimeoutError } from "../base/timeout";
 import { LlmAvailability } from "./availability";
 import { LlmUnavailableError } from "./errors";
-import { classifyFailure, isApiError, type Failure } from "./gemini-errors";
+import { classifyFailure, isApiError, ResponseTooLargeError, type Failure } from "./gemini-errors";
 import { readAnswer, readUsage, type JsonGenerationResult } from "./gemini-response";
 import type { LlmContent, LlmUsage } from "./types";
 
 export type { JsonGenerationResult } from "./gemini-response";
+
+/**
+ * The most an answer's body may hold. A plan is a few KB, a media description less; even the
+ * largest answer the purposes allow (8,192 output tokens) is far below this. A body that grows
+ * past it is cut off and treated like a garbled answer (retried, then an outage).
+ */
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** How to build a {@link GeminiClient}. */
 export interface GeminiClientOptions {
@@ -210,11 +217,16 @@ export class GeminiClient {
     // Real time, not the runtime's clock: the deadline bounds an HTTP exchange.
     const timer = systemClock.setTimeout(() => controller.abort(), this.timeoutMs);
     // The SDK's ApiError keeps the body, not the headers: read `Retry-After` on the way through.
+    // The body is counted as it comes: past MAX_RESPONSE_BYTES the download stops.
     let retryAfter: string | null = null;
+    let tooLarge = false;
     const fetchRecordingHeaders: typeof fetch = async (input, init) => {
       const res = await fetch(input, init);
       retryAfter = res.headers.get("retry-after");
-      return res;
+      return capped(res, MAX_RESPONSE_BYTES, () => {
+        tooLarge = true;
+        controller.abort();
+      });
     };
     // A fresh config each attempt: the SDK may mutate it.
     const config: GenerateContentConfig = {
@@ -241,6 +253,7 @@ export class GeminiClient {
         config,
       });
     } catch (err) {
+      if (tooLarge) throw new ResponseTooLargeError(MAX_RESPONSE_BYTES);
       // Our deadline fired (the SDK surfaces it as a bare AbortError).
       if (controller.signal.aborted) throw new TimeoutError("attempt", this.timeoutMs, { cause: err });
       if (isApiError(err) && retryAfter !== null) throw Object.assign(err, { retryAfterHeader: retryAfter });
@@ -301,4 +314,31 @@ function assertContents(contents: JsonGenerationRequest["contents"]): void {
       );
     }
   });
+}
+
+/**
+ * `res` with a body that fails once more than `maxBytes` have come (`over` is told, and stops
+ * the download). A declared Content-Length over the cap fails before anything is read.
+ */
+function capped(res: Response, maxBytes: number, over: () => void): Response {
+  if (res.body === null) return res;
+  if (Number(res.headers.get("content-length") ?? 0) > maxBytes) {
+    over();
+    throw new ResponseTooLargeError(maxBytes);
+  }
+  let seen = 0;
+  const body = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        seen += chunk.byteLength;
+        if (seen > maxBytes) {
+          over();
+          out.error(new ResponseTooLargeError(maxBytes));
+          return;
+        }
+        out.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }

@@ -14,8 +14,8 @@ import { LlmHttpError, LlmNetworkError, LlmUnparsableError } from "./errors";
 export interface Failure {
   readonly error: LlmHttpError | LlmNetworkError | LlmUnparsableError;
   readonly retryable: boolean;
-  /** What the retry log line shows as `status`: the HTTP status, "network", "timeout" or "unparsable". */
-  readonly label: number | "network" | "timeout" | "unparsable";
+  /** What the retry log line shows as `status`: the HTTP status, "network", "timeout", "unparsable" or "too large". */
+  readonly label: number | "network" | "timeout" | "unparsable" | "too large";
   /** The failure in a few words, for the outage lines and `/status`. */
   readonly reason: string;
   /** The server's requested pause (RetryInfo, or a Retry-After header). */
@@ -43,6 +43,20 @@ const RetryInfo = z.object({
   "@type": z.literal("type.googleapis.com/google.rpc.RetryInfo"),
   retryDelay: z.string().regex(/^\d+(\.\d+)?s$/),
 });
+
+/**
+ * An answer's body grew past the cap (gemini-client.ts: MAX_RESPONSE_BYTES): the download was
+ * stopped there. A sound answer is a few KB; one that never ends (a broken proxy, a runaway
+ * stream) would otherwise be buffered without limit.
+ */
+export class ResponseTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(
+      `the answer was larger than ${Math.round(maxBytes / (1024 * 1024))} MB; its download was stopped there`,
+    );
+    this.name = "ResponseTooLargeError";
+  }
+}
 
 /**
  * Map whatever the SDK/fetch threw on attempt `attempt` to one of our errors, or rethrow what we
@@ -89,6 +103,17 @@ export function classifyFailure(
     });
     const reason = `HTTP ${err.status}${body.apiStatus !== undefined ? ` ${body.apiStatus}` : ""}: ${truncate(body.apiMessage, 120)}`;
     return { error, retryable, label: err.status, reason, serverDelayMs };
+  }
+  if (err instanceof ResponseTooLargeError) {
+    // Like a garbled answer: nothing usable came, and the next attempt may be sound.
+    const error = new LlmUnparsableError({ detail: err.message, attempts: attempt, model, cause: err });
+    return {
+      error,
+      retryable: true,
+      label: "too large",
+      reason: `an answer larger than ${Math.round(err.maxBytes / (1024 * 1024))} MB`,
+      serverDelayMs: undefined,
+    };
   }
   if (err instanceof SyntaxError) {
     // The SDK parses a 200's body as JSON: a cut-off or non-JSON body (a proxy's page) lands here.

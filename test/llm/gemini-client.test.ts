@@ -346,6 +346,27 @@ describe("GeminiClient on an unwell Gemini", () => {
     expect((err as LlmUnparsableError).retryInMs).toBeGreaterThan(0);
   });
 
+  it("an answer whose body never ends is cut off at 8 MB and retried like a garbled one; when it persists, an LlmUnparsableError", async () => {
+    fake.script({ endless: true }, { json: { tasks: [{ kind: "send" }] } });
+    const ok = await client({ maxAttempts: 3 }).generateJson(request());
+    expect(ok.attempts).toBe(2);
+    expect(ok.text).toBe('{"tasks":[{"kind":"send"}]}');
+    const retry = logs().find((l) => l.delayMs !== undefined);
+    expect(retry?.status).toBe("too large");
+    expect(String(retry?.error)).toMatch(/larger than 8 MB; its download was stopped there/);
+    // The client stopped reading near the cap: what went out is bounded (socket buffers aside).
+    expect(fake.endlessSent).toBeGreaterThan(8 * 1024 * 1024);
+    expect(fake.endlessSent).toBeLessThan(24 * 1024 * 1024);
+
+    fake.respondWith(() => ({ endless: true }));
+    const err = await client({ maxAttempts: 2 })
+      .generateJson(request())
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmUnparsableError);
+    expect((err as LlmUnparsableError).retryInMs).toBeGreaterThan(0);
+    expect(fake.endlessSent).toBeLessThan(3 * 24 * 1024 * 1024);
+  });
+
   it("honours a Retry-After header: waited when short, handed to the caller when long", async () => {
     fake.script({ status: 503, retryAfter: "3" }, { json: { tasks: [] } });
     await client().generateJson(request());

@@ -31,6 +31,12 @@ export type FakeReply =
   | { readonly reset: true }
   /** HTTP 200 with a body that is not JSON (cut off mid-way, as a broken proxy does). */
   | { readonly garbled: true }
+  /**
+   * HTTP 200 whose body never ends (a broken proxy, a runaway stream): chunked, no length, the
+   * start of an answer and then text, 64 KB a write, as fast as the client reads, until it hangs
+   * up. `endlessSent` counts the bytes that went out.
+   */
+  | { readonly endless: true }
   /** A candidate with finishReason "SAFETY" and no content. */
   | { readonly safety: true }
   /** `promptFeedback.blockReason = "SAFETY"` and no candidates. */
@@ -125,6 +131,8 @@ export class GeminiFake {
   /** The prompt texts of the latest requests per model (the implicit cache's memory). */
   private readonly prompts = new Map<string, string[]>();
   private fallback: ((body: GenerateBody, index: number, model: string) => FakeReply) | undefined;
+  /** Bytes written by `endless` answers so far (all of them). */
+  endlessSent = 0;
   /** Pending delayed answers, cleared on close so no timer outlives the server. */
   private readonly timers = new Set<NodeJS.Timeout>();
 
@@ -247,6 +255,24 @@ export class GeminiFake {
     }
     if ("reset" in reply) {
       res.socket?.destroy();
+      return;
+    }
+    if ("endless" in reply) {
+      res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
+      const chunk = Buffer.alloc(64 * 1024, "a");
+      res.write('{"candidates": [{"content": {"role": "model", "parts": [{"text": "');
+      // Write while the socket takes it; stop when the client hangs up (or the fake closes).
+      const pump = () => {
+        while (!res.destroyed && !res.writableEnded) {
+          this.endlessSent += chunk.length;
+          if (!res.write(chunk)) {
+            res.once("drain", pump);
+            return;
+          }
+        }
+      };
+      res.on("close", () => res.removeAllListeners("drain"));
+      pump();
       return;
     }
     if ("garbled" in reply) {

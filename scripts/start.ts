@@ -12,8 +12,8 @@ Runs every persona in agents/ that has a session file (sessions/<Name>.session) 
 Telegram account, all in this process. Personas without one are listed with the command that
 logs them in (npm run login -- <Name>). With no session at all, starts the offline sandbox.
 
-Ctrl-C or SIGTERM stops cleanly (a send in flight finishes; pending tasks are kept for the next
-start); a second signal exits at once.
+Ctrl-C, SIGTERM or SIGHUP (a closed terminal) stops cleanly (a send in flight finishes;
+pending tasks are kept for the next start); a second signal exits at once.
 
 Options:
   --agent <Name>   run only this persona (repeatable)

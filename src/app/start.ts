@@ -45,9 +45,9 @@ export interface StartOptions {
   readonly sandbox?: Omit<SandboxOptions, "env">;
   /** How GramJS clients are built (default: real ones). */
   readonly clientFactory?: ClientFactory;
-  /** Also shut down when this resolves (in addition to SIGINT / SIGTERM). */
+  /** Also shut down when this resolves (in addition to SIGINT / SIGTERM / SIGHUP). */
   readonly until?: Promise<void>;
-  /** Where SIGINT / SIGTERM come from (default `process`). */
+  /** Where SIGINT / SIGTERM / SIGHUP come from (default `process`). */
   readonly signals?: SignalSource;
   /** Exit at once (second signal; default process.exit). */
   readonly exit?: (code: number) => void;

@@ -1,6 +1,8 @@
 /**
- * Shutdown on SIGINT / SIGTERM: the first signal asks for a graceful stop (an AbortSignal the
- * whole start path watches, connecting included); a second one exits at once.
+ * Shutdown on SIGINT / SIGTERM / SIGHUP: the first signal asks for a graceful stop (an
+ * AbortSignal the whole start path watches, connecting included); a second one exits at once.
+ * SIGHUP is a terminal's hang-up (the ssh session or the terminal window closed): node's
+ * default would end the process on the spot, mid-write, leaving its session lock behind.
  *
  * What the operator started may not be this process: `npm start` runs it under npm (and, unless
  * the script `exec`s, under a shell that dies of the SIGTERM npm forwards without passing it
@@ -9,11 +11,17 @@
  */
 import type { Logger } from "pino";
 
+/** The signals that stop the process. */
+type StopSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
+
 /** Where signals come from (`process`, or an EventEmitter in tests). */
 export interface SignalSource {
-  on(event: "SIGINT" | "SIGTERM", listener: () => void): unknown;
-  removeListener(event: "SIGINT" | "SIGTERM", listener: () => void): unknown;
+  on(event: StopSignal, listener: () => void): unknown;
+  removeListener(event: StopSignal, listener: () => void): unknown;
 }
+
+/** Exit status of a second signal: 128 + the signal's number, as a shell reports a process it ended. */
+const EXIT_STATUS: Record<StopSignal, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 export interface ShutdownOptions {
   readonly logger: Logger;
@@ -42,7 +50,7 @@ export function listenForShutdown(o: ShutdownOptions): Shutdown {
   const source = o.source ?? process;
   const exit = o.exit ?? ((code: number) => process.exit(code));
   const controller = new AbortController();
-  const handlers = (["SIGINT", "SIGTERM"] as const).map((name) => {
+  const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((name) => {
     const handler = () => {
       if (!controller.signal.aborted) {
         o.logger.info(
@@ -53,7 +61,7 @@ export function listenForShutdown(o: ShutdownOptions): Shutdown {
         return;
       }
       o.logger.warn({ component: "runtime", signal: name }, "second signal: exiting at once");
-      exit(name === "SIGINT" ? 130 : 143);
+      exit(EXIT_STATUS[name]);
     };
     source.on(name, handler);
     return [name, handler] as const;

@@ -45,7 +45,7 @@ export interface SandboxOptions {
   readonly env?: Env;
   /** Told where the HTTP listener listens, when HTTP_PORT started one (tests). */
   readonly onHttp?: (url: string) => void;
-  /** Where SIGINT / SIGTERM come from (default `process`). */
+  /** Where SIGINT / SIGTERM / SIGHUP come from (default `process`). */
   readonly signals?: SignalSource;
   /** Exit at once (the second signal; default process.exit). */
   readonly exit?: (code: number) => void;
@@ -148,8 +148,25 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     proc = { db, client, runtime };
     return runtime;
   };
+  // Ctrl-C, SIGTERM or SIGHUP: stop now — no waiting for pending tasks (a `wait` may be minutes),
+  // a planning call in flight is abandoned; a second signal exits at once. Watched from before
+  // the persona starts, so a start that waits for a locked database can be stopped too.
+  const shutdown = listenForShutdown({
+    logger,
+    ...(o.signals ? { source: o.signals } : {}),
+    ...(o.exit ? { exit: o.exit } : {}),
+  });
+  const interrupted = shutdown.signal;
+  const stopAsked = new Promise<void>((r) =>
+    interrupted.addEventListener("abort", () => r(), { once: true }),
+  );
   // The first catch-up takes the account's update state; what is typed before it is "before its time".
-  await boot().caughtUp;
+  try {
+    await Promise.race([boot().caughtUp, stopAsked]);
+  } catch (e) {
+    shutdown.dispose();
+    throw e;
+  }
   print(
     `sandbox: ${persona.name} is in group "Sandbox" with ${MEMBERS.join(", ")} (message #1 is the group's creation, so yours start at #2).\n` +
       `Type "alice: hi", "bob > 2: hi", "dm carol: hi" or "owner: /status"; /help lists every form; end input (Ctrl-D) to leave.`,
@@ -165,17 +182,11 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   );
 
   const rl = createInterface({ input: o.input ?? process.stdin, terminal: false });
-  // Ctrl-C or SIGTERM: stop now — no waiting for pending tasks (a `wait` may be minutes), a
-  // planning call in flight is abandoned; a second signal exits at once.
-  const shutdown = listenForShutdown({
-    logger,
-    ...(o.signals ? { source: o.signals } : {}),
-    ...(o.exit ? { exit: o.exit } : {}),
-  });
-  const interrupted = shutdown.signal;
   interrupted.addEventListener("abort", () => rl.close(), { once: true });
   try {
-    await readLines();
+    // A line whose message waits for the database (another process holds its lock) must not
+    // hold up Ctrl-C: the sandbox stops at once, the persona's stop closes what waits.
+    await Promise.race([readLines(), stopAsked]);
     // Input is over: let the persona finish what it started, then leave.
     while (
       !interrupted.aborted &&

@@ -39,4 +39,21 @@ describe("shutdown", () => {
     expect(exits).toEqual([130]);
     s.dispose();
   });
+
+  it("SIGHUP (a terminal's hang-up) stops gracefully like SIGTERM; a second one exits at once with 129", () => {
+    const source = new EventEmitter();
+    const exits: number[] = [];
+    const log = captureLogger();
+    const s = listenForShutdown({ logger: log.logger, source, exit: (c) => exits.push(c) });
+    source.emit("SIGHUP");
+    expect(s.signal.aborted).toBe(true);
+    expect(exits).toEqual([]);
+    expect(log.lines().map((l) => [l.signal, l.msg])).toEqual([
+      ["SIGHUP", "shutting down; send the signal again to exit at once"],
+    ]);
+    source.emit("SIGHUP");
+    expect(exits).toEqual([129]);
+    s.dispose();
+    expect(source.listenerCount("SIGHUP")).toBe(0);
+  });
 });

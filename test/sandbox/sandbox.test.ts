@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { EventEmitter } from "node:events";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
@@ -269,6 +270,44 @@ describe("stopping the sandbox", () => {
   it("SIGTERM first (kill, a container stop) does the same: stopped within a couple of seconds, the work left in the database", async () => {
     await stopsWithPendingWork("SIGTERM");
   }, 60_000);
+
+  it("Ctrl-C while another process holds the database's write lock (messages typed meanwhile wait for it) stops within 2 s", async () => {
+    const input = new PassThrough();
+    const out = new PassThrough();
+    const chunks: string[] = [];
+    out.on("data", (c) => chunks.push(String(c)));
+    const signals = new EventEmitter();
+    const exits: number[] = [];
+    const dbPath = join(tempDir(), "held.db");
+    const running = runSandbox({
+      input,
+      output: out,
+      dbPath,
+      logger: captureLogger().logger,
+      env: readEnv({ AGENTS_DIR: "agents" }),
+      signals,
+      exit: (c) => exits.push(c),
+    });
+    await until(() => chunks.join("").includes("Type "), 20_000);
+    // An sqlite3 shell (or a second program) takes the write lock and keeps it.
+    const other = new Database(dbPath);
+    other.exec("BEGIN IMMEDIATE");
+    other.prepare("INSERT INTO chat_settings (agent, chat_id, paused) VALUES ('someone else', 'x', 0)").run();
+    try {
+      input.write("alice: hello\n");
+      input.write("dm carol: Mira, are you there?\n");
+      await new Promise((r) => setTimeout(r, 1500)); // the lines wait for the database
+      const t0 = Date.now();
+      signals.emit("SIGINT");
+      expect(await running).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      expect(chunks.join("")).toContain("sandbox: stopped.");
+      expect(exits).toEqual([]); // stopped by itself, not by a forced exit
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+  }, 30_000);
 
   it("a second Ctrl-C while it stops exits at once", async () => {
     const input = new PassThrough();

@@ -141,11 +141,9 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       }
     }
     if (!addressed) {
-      // Found stored on a retry: an earlier run stored it, and went on to what follows.
+      // Stored synchronously, in the open group commit (the feed runs it again if that commit is
+      // rolled back). Found stored on a retry: an earlier run stored it and went on from there.
       if (!storeMessage(d, m)) return o?.retry ? "stored" : "duplicate";
-      // Reported (and its update confirmed) only once the group commit holding it is durable: a
-      // commit the disk refused rejects here, and the message waits to be stored again.
-      await d.messages.committed();
       if (d.stored) d.stored.n++;
       if (m.chatType !== "dm") d.implicit?.(m);
       return "stored";

@@ -40,6 +40,7 @@ export function composeTelegram(
     replyTimeoutMs: o.replyTimeoutMs ?? REPLY_FETCH_TIMEOUT_MS,
     logger,
     gate: st.writeGate,
+    committed: () => st.messages.committed(),
     dbFile: o.db.name,
     topicTitled: (t) => st.topics.named(t.chatId, t.topicId, t.title, t.messageId),
   });

@@ -4,7 +4,7 @@ import type { InboundHandler, InboundOutcome } from "../../inbound/pipeline";
 import { DatabaseFileError, dbError, mustWait } from "../../store/db";
 import { entityName, type EntityRecord, type EntityStore } from "../../store/entities";
 import type { InboundMessage } from "../../base/types";
-import { GateClosedError, type WriteGate } from "../../store/write-gate";
+import { GateClosedError, type GateWork, type WriteGate } from "../../store/write-gate";
 import { parseMessage, parseTopicTitle, type GramMessage, type TopicTitle } from "./parse";
 import { fetchReplyContext } from "./reply-context";
 import type { PtsInfo, SenderResolver } from "./sender-resolver";
@@ -18,6 +18,12 @@ export interface MessageFeedOptions {
   readonly logger: Logger;
   /** While the database is busy or its disk fails writes, messages wait here in arrival order (store/write-gate.ts). */
   readonly gate?: WriteGate;
+  /**
+   * The open group commit: resolves when it is committed, rejects when it is rolled back
+   * (store/db.ts `committed`). A message stored in a group commit that is rolled back (a full
+   * disk at COMMIT) is run again through the gate, in its arrival place.
+   */
+  readonly committed?: () => Promise<void>;
   /** The database file, named in the error line of a database failure (with its remedy). */
   readonly dbFile?: string;
   /** A forum topic was created or renamed (its service message arrived; store/topics.ts keeps it). */
@@ -63,6 +69,30 @@ function enrich(
  * for a sender nobody named, the sender.
  */
 export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
+  // The group commit the last stored messages joined, and what runs them again if it is rolled back.
+  let lastBatch: Promise<void> | undefined;
+  let batchWork: GateWork<InboundOutcome>[] = [];
+  let batchSeqs: number[] = [];
+  const inBatch = (batch: Promise<void>, gate: WriteGate, seq: number, work: GateWork<InboundOutcome>) => {
+    if (batch !== lastBatch) {
+      lastBatch = batch;
+      const works = (batchWork = []);
+      const seqs = (batchSeqs = []);
+      batch.then(undefined, (e: unknown) => {
+        if (!mustWait(e)) return; // not the disk: the update tracker fetches them again (resync)
+        for (let i = 0; i < works.length; i++)
+          void gate.retry(works[i]!, e, seqs[i]).catch((err: unknown) => {
+            if (!(err instanceof GateClosedError))
+              o.logger.error(
+                { component: "inbound", err: describeFailure(err, o.dbFile) },
+                "inbound message handling failed",
+              );
+          });
+      });
+    }
+    batchWork.push(work);
+    batchSeqs.push(seq);
+  };
   return async (raw, pts) => {
     if (raw instanceof Api.MessageService) {
       // Rare: ordinary messages never take this branch.
@@ -108,7 +138,13 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
       const seq = gate.arrive();
       if (!gate.open) return await gate.run((h) => o.handler(m, fetchReply, sender, h), seq);
       try {
-        return await o.handler(m, fetchReply, sender);
+        const handled = o.handler(m, fetchReply, sender);
+        // A message that is not addressed is stored synchronously, in the group commit open now.
+        const batch = o.committed?.();
+        const outcome = await handled;
+        if (outcome === "stored" && batch !== undefined)
+          inBatch(batch, gate, seq, (h) => o.handler(m, fetchReply, sender, h));
+        return outcome;
       } catch (e) {
         if (!mustWait(e)) throw e;
         return await gate.retry((h) => o.handler(m, fetchReply, sender, h), e, seq);

@@ -15,6 +15,7 @@ import type { Db } from "../store/db";
 import { ACCOUNT_BOX } from "../store/update-state";
 import type { AccountLostError } from "../tasks/errors";
 import { accountLost, loginCommand } from "../telegram/connection/account-errors";
+import { TelegramTime } from "../telegram/connection/telegram-time";
 import { AccountLink, ConnectAbortedError } from "../telegram/connection/account-link";
 import { secureSessionFile, sessionPath, type ClientFactory } from "../telegram/connection/client";
 import {
@@ -126,6 +127,8 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     release();
     return failed(describeError(e));
   }
+  // Telegram's time, told by every getState (connect, the watchdog's probes) and the catch-ups.
+  const telegramTime = new TelegramTime({ clock: o.clock, logger: log });
   let link: AccountLink;
   try {
     link = new AccountLink({
@@ -133,6 +136,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
       credentials: o.credentials,
       logger: log,
       clock: o.clock,
+      onServerTime: (unixSec) => telegramTime.stated(unixSec),
       ...(o.clientFactory ? { clientFactory: o.clientFactory } : {}),
       ...(o.connectBackoff ? { backoff: o.connectBackoff } : {}),
     });
@@ -174,6 +178,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ...(selfUsername !== undefined ? { selfUsername } : {}),
     logger: o.logger,
     clock: o.clock,
+    telegramTime,
     onAccountLost: onLost,
     ...(o.personaIds ? { siblings: o.personaIds } : {}),
     ...(o.prices ? { prices: o.prices } : {}),

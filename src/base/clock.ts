@@ -3,6 +3,8 @@ import type { Clock } from "./types";
 /** The wall clock, for production. */
 export const systemClock: Clock = {
   now: () => Date.now(),
+  // Node's timers run on this clock too: setting the system clock moves neither.
+  monotonic: () => performance.now(),
   setTimeout: (fn, ms) => {
     const t = setTimeout(fn, ms);
     // A pending tick must never keep a finished process alive.
@@ -26,6 +28,8 @@ interface FakeTimer {
  */
 export class FakeClock implements Clock {
   private current: number;
+  /** The monotonic clock: moved by `advance`, never by `jump`. */
+  private elapsed = 0;
   private timers: FakeTimer[] = [];
   private nextId = 1;
   /** Awaited after every fired timer; the runtime sets it to "scheduler idle". */
@@ -37,6 +41,20 @@ export class FakeClock implements Clock {
 
   now(): number {
     return this.current;
+  }
+
+  monotonic(): number {
+    return this.elapsed;
+  }
+
+  /**
+   * The wall clock is set `ms` forward (or back, negative) at once, as an operator or NTP sets a
+   * system clock: no time passes, no timer fires, and pending timers keep their remaining delays
+   * (node's timers run on the monotonic clock).
+   */
+  jump(ms: number): void {
+    this.current += ms;
+    this.timers = this.timers.map((t) => ({ ...t, at: t.at + ms }));
   }
 
   setTimeout(fn: () => void, ms: number): unknown {
@@ -57,10 +75,13 @@ export class FakeClock implements Clock {
       const next = this.earliest();
       if (!next || next.at > end) break;
       this.timers = this.timers.filter((t) => t !== next);
-      this.current = Math.max(this.current, next.at);
+      const at = Math.max(this.current, next.at);
+      this.elapsed += at - this.current;
+      this.current = at;
       next.fn();
       await this.flush();
     }
+    this.elapsed += end - this.current;
     this.current = end;
     await this.flush();
   }

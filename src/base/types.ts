@@ -83,7 +83,14 @@ export type ReplyContext =
 
 /** Injected time source. Core logic never reads the wall clock directly. */
 export interface Clock {
+  /** The wall clock (ms since the epoch): what dates are compared with; it may be set (jump). */
   now(): number;
+  /**
+   * A clock that only moves forward at the pace of time (ms, any origin): what elapsed time is
+   * measured with when the wall clock may jump (the system clock set back or forward). Timers
+   * follow it. Absent: the wall clock is taken for it.
+   */
+  monotonic?(): number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }

@@ -101,6 +101,8 @@ export interface ImplicitAddressingDeps {
   /** Interjections per hour are counted from the task table (a restart keeps the count). */
   readonly counts: Pick<AnswerCounts, "countInterjectionsSince">;
   readonly clock: Clock;
+  /** Telegram's time, which message dates are (the answer-age limit); default the clock's. */
+  readonly telegramNow?: () => number;
   readonly logger: Logger;
   readonly readDelayMs: number;
   /** The persona's quiet window (ms), as for a mention. */
@@ -152,7 +154,7 @@ export class ImplicitAddressing {
     const mode = this.modeOf(m.chatId);
     if (mode === "strict") return;
     const now = this.d.clock.now();
-    if (now - m.date > this.d.maxAnswerAgeMs) {
+    if ((this.d.telegramNow?.() ?? now) - m.date > this.d.maxAnswerAgeMs) {
       this.verdicts.note(m.chatId, m.messageId, "too-old");
       return;
     }
@@ -265,7 +267,7 @@ export class ImplicitAddressing {
         undefined,
         mode === "strict" ? "strict mode: no addressing call" : "no model to ask",
       );
-    const oldest = this.d.clock.now() - this.d.maxAnswerAgeMs;
+    const oldest = (this.d.telegramNow?.() ?? this.d.clock.now()) - this.d.maxAnswerAgeMs;
     const stored = task.payload.items
       .map((id) => this.d.messages.get(chatId, id))
       .filter((m): m is StoredMessage => m !== undefined && !m.deleted && m.date >= oldest);

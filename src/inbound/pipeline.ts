@@ -25,8 +25,10 @@ export interface InboundPipelineDeps {
   readonly attachReply: (chatId: string, messageId: number, reply: ReplyContext) => void;
   /** Addressed messages older than this (by their date) are stored but not answered (default 1 h). */
   readonly maxAnswerAgeMs?: number;
-  /** Current time in ms (the runtime's clock), for maxAnswerAgeMs. */
+  /** Current time in ms — Telegram's, which message dates are — for maxAnswerAgeMs. */
   readonly now: () => number;
+  /** An addressed message arrived with this date (ms): Telegram's time is at least that (telegram/connection/telegram-time.ts). */
+  readonly dated?: (dateMs: number) => void;
   /**
    * "chat\0sender" pairs stored under the stand-in name "user <id>" (a short update named nobody);
    * the first later message of that sender in that chat with a real name renames them.
@@ -115,6 +117,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     if (m.senderIsBot) return "skipped-bot";
     if (m.senderId === SERVICE_ACCOUNT_ID) return "skipped-service";
     const addressed = shouldRespondStrict(m, d.names);
+    if (addressed) d.dated?.(m.date);
     let admission: AdmitResult | undefined;
     if (addressed && m.senderUnknown && resolveSender) {
       // Only for messages the persona will answer: who wrote it (a bot? what name? how to reply?)

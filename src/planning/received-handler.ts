@@ -47,6 +47,8 @@ export interface ReceivedHandlerDeps {
   /** The persona's account id. */
   readonly selfId: string;
   readonly clock: Clock;
+  /** Telegram's time, which message dates are (the answer-age limit); default the clock's. */
+  readonly telegramNow?: () => number;
   readonly logger: Logger;
   /** Open tasks of the plan's graph (chat, or forum topic) it should wait for (the pending read mark). */
   readonly waitFor: (chatId: string, topicId: number | undefined) => readonly number[];
@@ -86,7 +88,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // The age limit holds here too, not only at inbound: a task left pending by a crash (or a
       // long pause) must not answer a question hours later, out of the blue.
       const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
-      const oldest = d.clock.now() - maxAge;
+      const oldest = (d.telegramNow ?? (() => d.clock.now()))() - maxAge;
       const items = live.filter((i) => (d.messages.get(chatId, i.messageId)?.date ?? Infinity) >= oldest);
       if (items.length < live.length) {
         d.logger.info(

@@ -16,6 +16,7 @@ import type { Retention } from "../store/retention";
 import type { AccountLostError } from "../tasks/errors";
 import type { Scheduler, SchedulerOptions } from "../tasks/scheduler";
 import type { TelegramClient } from "../telegram/inbound/listen";
+import type { TelegramTime } from "../telegram/connection/telegram-time";
 import type { CatchUpChain } from "./catch-up-chain";
 
 export interface AgentRuntimeOptions {
@@ -43,6 +44,11 @@ export interface AgentRuntimeOptions {
   readonly onAccountLost?: (error: AccountLostError) => void;
   /** Addressed messages older than this are stored but not answered (default 1 h; env `MAX_ANSWER_AGE_SEC`), neither at inbound nor when their task plans. */
   readonly maxAnswerAgeMs?: number;
+  /**
+   * Telegram's time, shared with whoever else hears it (the account link's getState at connect
+   * and the watchdog's probes); default: one of the runtime's own, told by its catch-ups.
+   */
+  readonly telegramTime?: TelegramTime;
   /** Catch up when `start()` runs (default true). */
   readonly catchUpOnStart?: boolean;
   /**
@@ -84,6 +90,8 @@ export interface Stage {
   readonly readDelayMs: number;
   /** The persona's `# Quiet Window`, in ms. */
   readonly quietMs: number;
+  /** Telegram's time (what message dates are), told by getState and differences. */
+  readonly telegramTime: TelegramTime;
 }
 
 /**

@@ -55,7 +55,8 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
     attachReply: (chatId, messageId, reply) => t.scheduler.attachReply(chatId, messageId, reply),
     maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
     standIns: new Set(standInSenders(o.db, agent).map((r) => `${r.chatId}\u0000${r.senderId}`)),
-    now: () => clock.now(),
+    now: () => s.telegramTime.now(),
+    dated: (dateMs) => s.telegramTime.dated(dateMs),
     admit: (m) => p.gate.message(m),
     refused: (m, reason) => {
       st.refusals.record(m.chatId, m.messageId, reason, clock.now());

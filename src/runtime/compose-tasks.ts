@@ -42,6 +42,7 @@ export function composeTasks(
 ): Tasks {
   const { agent, clock, logger } = s;
   const maxAnswerAgeMs = o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
+  const telegramNow = () => s.telegramTime.now();
   const typing = new TypingWatch(() => clock.now());
   const own = new OwnSends(clock);
   const actions = new TrackedActions(
@@ -85,6 +86,7 @@ export function composeTasks(
     },
     onReacted: (r) => st.reactions.setOwn(r.chatId, r.messageId, o.selfId, r.emoji, clock.now()),
     maxAnswerAgeMs,
+    telegramNow,
   };
   const laneSummaries: LaneSummaries = new LaneSummaries({
     messages: st.messages,
@@ -117,6 +119,7 @@ export function composeTasks(
     readDelayMs: s.readDelayMs,
     quietMs: s.quietMs,
     maxAnswerAgeMs,
+    telegramNow,
   });
   const scheduler: Scheduler = new Scheduler({
     ...o.scheduler,
@@ -148,6 +151,7 @@ export function composeTasks(
         reactions: st.reactions,
         selfId: o.selfId,
         clock,
+        telegramNow,
         logger,
         waitFor: (chatId, topicId) =>
           scheduler

@@ -31,7 +31,7 @@ export function composeTelegram(
   m: Media,
   i: Inbound,
 ): Telegram {
-  const { agent, clock, logger } = s;
+  const { agent, logger } = s;
   const feed = createMessageFeed({
     handler: i.inbound,
     entities: st.entities,
@@ -59,7 +59,8 @@ export function composeTelegram(
     logger,
     // The summary's duration is real time, whatever clock the runtime runs.
     now: () => performance.now(),
-    clockNow: () => clock.now(),
+    // Compared with message dates: Telegram's time, not a local clock that may be wrong.
+    clockNow: () => s.telegramTime.now(),
     onOtherUpdates: (updates) => {
       for (const u of updates) {
         applyChange(st.changes, u);
@@ -68,6 +69,7 @@ export function composeTelegram(
       }
     },
     onChannelLost: (chatId, error) => membership.lost(chatId, error),
+    onServerTime: (unixSec) => s.telegramTime.stated(unixSec),
   });
   const catchUps = new CatchUpChain({
     engine,

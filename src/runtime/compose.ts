@@ -40,6 +40,7 @@ import { composeStores } from "./compose-stores";
 import { composeTasks } from "./compose-tasks";
 import { composeTelegram } from "./compose-telegram";
 import { watchStorage } from "./storage-watch";
+import { TelegramTime } from "../telegram/connection/telegram-time";
 import type { RuntimeStatus } from "./status-facts";
 import type { Activity } from "./activity";
 
@@ -91,12 +92,15 @@ export interface AgentParts {
  */
 export function composeAgent(o: AgentRuntimeOptions): AgentParts {
   const agent = o.persona.name;
+  const clock = o.clock ?? systemClock;
+  const logger = o.logger.child({ agent });
   const s: Stage = {
     agent,
-    clock: o.clock ?? systemClock,
-    logger: o.logger.child({ agent }),
+    clock,
+    logger,
     readDelayMs: o.persona.readDelaySec * 1000,
     quietMs: o.persona.quietWindowSec * 1000,
+    telegramTime: o.telegramTime ?? new TelegramTime({ clock, logger }),
   };
   const built: { scheduler?: Scheduler; catchUps?: CatchUpChain } = {};
   const late: Late = {

@@ -92,6 +92,16 @@ export class RateLimits {
   }
 
   /**
+   * The wall clock was set `ms` forward or back: every limit keeps its remaining time (the
+   * server's wait is a duration, not a date), and one already over stays over (set back an hour,
+   * a wait that ended a minute ago must not hold for 59 more). Inside the caller's transaction.
+   */
+  shift(ms: number): void {
+    for (const [key, l] of this.limits) this.set(key, { ...l, until: l.until + ms });
+    for (const claim of this.probing.values()) claim.until += ms;
+  }
+
+  /**
    * When the latest of `keys` lets a task run again; `now` or earlier when none holds it.
    * A probe limit whose pause is over lets through exactly one task at a time: the one that
    * `claim`ed it (`taskId`); while that claim holds, the others wait. Looking claims nothing.

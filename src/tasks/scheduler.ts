@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { dbError, isBusy, mustWait } from "../store/db";
 import { errorMessage } from "../base/error-message";
+import { formatDuration } from "../base/duration";
 import type { Clock, ReplyContext } from "../base/types";
 import { Cancellation } from "./cancellation";
 import type { AccountLostError } from "./errors";
@@ -12,6 +13,22 @@ import { graphKey, graphTopic, type NewTask, type Task } from "./task";
 import type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
 import { TaskIndex } from "./task-index";
 import type { TaskStore } from "./task-store";
+
+/** A wall clock that moved this much more (or less) than the monotonic one between two passes was set. */
+const CLOCK_JUMP_MS = 2_000;
+
+/** Deadlines in a task's payload that are dates, moved with the clock (see Scheduler.followClock). */
+function shiftDeadlines(t: Task, ms: number): void {
+  const p = t.payload as { planBy?: number; until?: number; items?: { awaitingReplyUntil?: number }[] };
+  const next: Record<string, unknown> = {};
+  if (p.planBy !== undefined) next.planBy = p.planBy + ms;
+  if (p.until !== undefined) next.until = p.until + ms;
+  if (p.items?.some((i) => i.awaitingReplyUntil !== undefined))
+    next.items = p.items.map((i) =>
+      i.awaitingReplyUntil !== undefined ? { ...i, awaitingReplyUntil: i.awaitingReplyUntil + ms } : i,
+    );
+  if (Object.keys(next).length > 0) t.payload = { ...t.payload, ...next } as Task["payload"];
+}
 
 /** A bridge typing spell runs beside its graph's other task (see ReceivedRules.enqueue): it only keeps a status up. */
 const isBridge = (t: Task): boolean => t.kind === "typing" && (t as Task<"typing">).payload.bridge === true;
@@ -89,6 +106,9 @@ export class Scheduler {
   /** The spell is another process's lock (warned here), not a failing disk (runtime/storage-watch.ts tells that). */
   private dbBusyLock = false;
   private dbBusyDelayMs = 0;
+  /** The wall clock and the monotonic clock at the last pass (a difference between their paces is a jump of the wall clock). */
+  private lastWall: number | undefined;
+  private lastMono = 0;
   /** Running tasks whose outcome waits to be written (the database refused it): written later, in order. */
   private readonly outcomeWaits = new Map<number, Task>();
   private readonly inflight = new Set<Promise<void>>();
@@ -314,6 +334,7 @@ export class Scheduler {
    * scheduler from outside; a subclass may observe its passes (the benchmark times them).
    */
   protected tick(): void {
+    this.followClock();
     if (this.stopped || this.abandoned || this.paused) return;
     if (this.dbBusyUntil > this.o.clock.now()) return;
     try {
@@ -324,6 +345,42 @@ export class Scheduler {
       // A pass runs from timers and microtasks: an exception here must not kill the process.
       else this.o.logger.error({ component: "scheduler", err: this.dbText(e) }, "scheduling pass failed");
     }
+  }
+
+  /**
+   * The wall clock was set forward or back (an operator, NTP) since the last pass: what waits
+   * keeps its remaining wait. A quiet window, a read delay, a retry or a rate limit scheduled
+   * for "in 3 s" must not become "in 1 h 3 s" when the clock is set back an hour (nor due at once
+   * when it is set forward). Seen by comparing the wall clock's pace with the monotonic one.
+   */
+  private followClock(): void {
+    const mono = this.o.clock.monotonic?.();
+    if (mono === undefined) return;
+    const wall = this.o.clock.now();
+    const jump = this.lastWall === undefined ? 0 : wall - this.lastWall - (mono - this.lastMono);
+    this.lastWall = wall;
+    this.lastMono = mono;
+    if (Math.abs(jump) < CLOCK_JUMP_MS || this.closed) return;
+    const moved: Task[] = [];
+    for (const t of this.index.all()) {
+      if (t.status !== "pending") continue;
+      t.notBefore += jump;
+      shiftDeadlines(t, jump);
+      moved.push(t);
+    }
+    try {
+      this.o.store.transaction(() => {
+        for (const t of moved) this.o.store.save(t, wall);
+        this.limits.shift(jump);
+      });
+    } catch (e) {
+      // Memory holds the shifted times; the rows follow with the tasks' next change.
+      this.o.logger.warn({ component: "scheduler", err: this.dbText(e) }, "could not save the shifted task times");
+    }
+    this.o.logger.warn(
+      { component: "scheduler", jumpMs: Math.round(jump), tasks: moved.length },
+      `the system clock was set ${formatDuration(Math.abs(jump))} ${jump < 0 ? "back" : "forward"}; ${moved.length} waiting task${moved.length === 1 ? "" : "s"} ${moved.length === 1 ? "keeps its" : "keep their"} remaining wait`,
+    );
   }
 
   /**

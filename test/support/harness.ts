@@ -55,7 +55,7 @@ export interface HarnessOptions {
   readonly dbPath?: string;
   readonly gemini?: GeminiFake;
   readonly clock?: FakeClock;
-  /** Emulator options (e.g. update protocol limits); `now` is always the fake clock. */
+  /** Emulator options (e.g. update protocol limits); `now` is always the fake clock's time passing (not its jumps). */
   readonly emulator?: Omit<EmulatorOptions, "now">;
   /** User ids of the other personas of the process (the loop guard). */
   readonly siblings?: ReadonlySet<string>;
@@ -98,7 +98,9 @@ export class Harness {
   private constructor(private readonly o: HarnessOptions) {
     this.clock = o.clock ?? new FakeClock();
     const clock = this.clock;
-    this.emu = new TelegramEmulator({ ...o.emulator, now: () => clock.now() });
+    // Telegram's time moves with time passing (advance), not when the local clock is set (jump).
+    const zero = clock.now() - clock.monotonic();
+    this.emu = new TelegramEmulator({ ...o.emulator, now: () => zero + clock.monotonic() });
     this.persona = parsePersona(o.persona ?? TEST_PERSONA, { file: "agents/Mira.md", promptDirs: [] });
     this.dbPath = o.dbPath ?? tempDbPath();
     this.media = o.media;

@@ -101,4 +101,23 @@ describe("rate limits", () => {
     expect(limits.hit(flood("c", 50), T0 + 70_000)).toBe(T0 + 120_000); // b and c within a minute: until the later end
     expect(limits.blockedUntil(["flood:send:d", "flood:send"], T0 + 70_001)).toBe(T0 + 120_000);
   });
+  it("the system clock set back an hour (or forward): a running limit keeps its remaining time, on disk too; one already over stays over", () => {
+    const path = tempDbPath();
+    const limits = new RateLimits(openDatabase(path), "A", captureLogger().logger);
+    limits.load(T0);
+    const flood = new RateLimitedError("send:1", 60, "FLOOD_WAIT_60");
+    const short = new RateLimitedError("send:2", 5, "FLOOD_WAIT_5");
+    expect(limits.hit(flood, T0)).toBe(T0 + 60_000);
+    limits.hit(short, T0);
+    const back = T0 + 10_000 - 3_600_000; // 10 s later, the clock is set back an hour
+    limits.shift(-3_600_000);
+    expect(limits.blockedUntil(["send:1"], back)).toBe(back + 50_000);
+    const again = new RateLimits(openDatabase(path), "A", captureLogger().logger);
+    again.load(back);
+    expect(again.blockedUntil(["send:1"], back)).toBe(back + 50_000);
+    expect(again.blockedUntil(["send:2"], back)).toBeLessThanOrEqual(back);
+    const ahead = back + 20_000 + 7_200_000; // 20 s later, set two hours forward
+    again.shift(7_200_000);
+    expect(again.blockedUntil(["send:1"], ahead)).toBe(ahead + 30_000);
+  });
 });

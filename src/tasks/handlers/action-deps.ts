@@ -8,6 +8,8 @@ import type { RateLimits } from "../rate-limits";
 export interface ActionHandlerDeps {
   readonly actions: ChatActions;
   readonly clock: Clock;
+  /** Telegram's time, which message dates are (the answer-age limit); default the clock's. */
+  readonly telegramNow?: () => number;
   readonly logger: Logger;
   readonly messages: MessageStore;
   /**

@@ -18,7 +18,7 @@ export function tooLate(
     .map((id) => d.messages.get(task.chatId, id)?.date)
     .filter((x): x is number => x !== undefined);
   if (dates.length === 0) return undefined;
-  const age = d.clock.now() - Math.max(...dates);
+  const age = (d.telegramNow ?? (() => d.clock.now()))() - Math.max(...dates);
   if (age <= d.maxAnswerAgeMs) return undefined;
   d.logger.info(
     {

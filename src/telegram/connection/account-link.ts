@@ -53,6 +53,8 @@ export interface AccountLinkOptions {
   readonly connectTimeoutMs?: number;
   /** Bound on a probe or the requests of a connect attempt (default 10 s, real time). */
   readonly requestTimeoutMs?: number;
+  /** Telegram stated its time (getState's date, unix seconds): at connect and at every probe (telegram-time.ts). */
+  readonly onServerTime?: (unixSec: number) => void;
 }
 
 const realClient: ClientFactory = (session, apiId, apiHash, options) =>
@@ -130,6 +132,7 @@ export class AccountLink implements WatchedConnection {
       "updates.GetState",
       this.requestTimeoutMs,
     );
+    this.o.onServerTime?.(state.date);
     return { pts: state.pts };
   }
 

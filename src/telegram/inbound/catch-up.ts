@@ -25,6 +25,8 @@ export interface CatchUpOptions {
   readonly state: UpdateStateStore;
   readonly tracker: UpdateTracker;
   readonly feed: MessageFeed;
+  /** Telegram stated its time (unix seconds): the date of getState or of a difference (telegram-time.ts). */
+  readonly onServerTime?: (unixSec: number) => void;
   /** Highest stored message id of a chat (getHistory starts above it). */
   readonly highestId: (chatId: string) => number | undefined;
   /** Chats with stored messages that are DMs or basic groups (for a `differenceTooLong`). */
@@ -289,6 +291,7 @@ export class CatchUp {
       if (!stored || local === undefined) {
         // First start on this account: nothing to catch up, start from now.
         const s = await this.invoke(new Api.updates.GetState());
+        this.o.onServerTime?.(s.date);
         t.endSync(ACCOUNT_BOX, s.pts, { qts: s.qts, date: s.date, seq: s.seq });
         // Without this baseline on disk, a crash now would make the next start a "first" one
         // and skip what arrives meanwhile.
@@ -301,6 +304,7 @@ export class CatchUp {
           new Api.updates.GetDifference({ pts: st.pts, date: st.date, qts: st.qts }),
         );
         if (res instanceof Api.updates.DifferenceEmpty) {
+          this.o.onServerTime?.(res.date);
           t.endSync(ACCOUNT_BOX, st.pts, { qts: st.qts, date: res.date, seq: res.seq });
           return false;
         }
@@ -324,6 +328,7 @@ export class CatchUp {
         const next = res instanceof Api.updates.Difference ? res.state : res.intermediateState;
         st = { pts: next.pts, qts: next.qts, date: next.date, seq: next.seq };
         if (res instanceof Api.updates.Difference) {
+          this.o.onServerTime?.(next.date);
           t.endSync(ACCOUNT_BOX, st.pts, st);
           return false;
         }

@@ -18,7 +18,9 @@ import { ConsoleQueries } from "../store/console-queries";
 import type { Db } from "../store/db";
 import { ConsoleAuth } from "./auth";
 import { consoleActions } from "./actions";
-import { chatView, chatsView, nowView, personaView, type ConsoleSource } from "./views";
+import { chatView } from "./chat-view";
+import { nowView } from "./now-view";
+import { chatsView, personaView, type ConsoleSource } from "./views";
 import { extraRoutes } from "./pages";
 import { editRoutes } from "./edits";
 

@@ -143,6 +143,16 @@ describe("a console an operator can trust", () => {
         );
       }
       expect(focused).toContain("chatlink");
+      // A live update re-renders the list while the link has the focus: the focus stays on it.
+      await h.emu.post({ chat: h.group, from: h.alice, text: "keyboard people again" });
+      await h.pass(1000);
+      await page.locator("#chats", { hasText: "keyboard people again" }).waitFor();
+      const stillFocused = await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { className: string } } }).document
+            .activeElement.className,
+      );
+      expect(stillFocused).toContain("chatlink");
       await page.keyboard.press("Enter");
       await page.locator("#messages").waitFor();
       expect(page.url()).toContain(`#chat/Mira/`);

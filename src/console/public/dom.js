@@ -74,8 +74,9 @@ export function notice(text, error = false) {
 /**
  * A live update of the page shown: the new content replaces the old, but what the reader has
  * open stays open (details elements with a data-key), the element at the top of the view stays
- * where it was (elements with a data-anchor), and a field being typed in keeps its text and the
- * focus (by id).
+ * where it was (elements with a data-anchor), a field being typed in keeps its text and the
+ * focus (by id), and a focused link keeps the focus (by its href), so a keyboard user is not
+ * thrown back to the top by a live update.
  */
 export function refill(node, ...children) {
   const opened = new Map([...node.querySelectorAll("details[data-key]")].map((d) => [d.dataset.key, d.open]));
@@ -92,7 +93,9 @@ export function refill(node, ...children) {
       .filter((f) => f === document.activeElement || f.value !== f.defaultValue)
       .map((f) => [f.id, f.value]),
   );
-  const focused = document.activeElement?.id;
+  const active = document.activeElement;
+  const focused = active?.id;
+  const focusedLink = !focused && node.contains(active) ? active?.getAttribute?.("href") : undefined;
   const fresh = fill(document.createElement("div"), ...children);
   for (const d of fresh.querySelectorAll("details[data-key]"))
     if (opened.has(d.dataset.key)) d.open = opened.get(d.dataset.key);
@@ -106,6 +109,10 @@ export function refill(node, ...children) {
     if (e) window.scrollBy(0, e.getBoundingClientRect().top - anchor.top);
   }
   if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
+  else if (focusedLink)
+    [...node.querySelectorAll("a[href]")]
+      .find((a) => a.getAttribute("href") === focusedLink)
+      ?.focus({ preventScroll: true });
   return node;
 }
 

@@ -1,3 +1,4 @@
+import type { FormatEntity } from "../base/text-format";
 /**
  * What the task engine needs from a chat platform. The production implementation is GramJS
  * (src/telegram/outbound/gramjs-actions.ts); tests run that same implementation against the emulator.
@@ -5,10 +6,14 @@
  * anything else is treated as transient.
  */
 export interface ChatActions {
-  /** Send text; returns the new message id. `randomId` makes a retry of the same send a no-op. */
+  /**
+   * Send text, with its formatting entities when it has any; returns the new message id.
+   * `randomId` makes a retry of the same send a no-op.
+   */
   sendText(o: {
     chatId: string;
     text: string;
+    entities?: readonly FormatEntity[];
     replyTo?: number;
     topicId?: number;
     randomId: string;

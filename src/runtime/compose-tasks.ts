@@ -159,6 +159,7 @@ export function composeTasks(
         images: m.images,
         ...(o.media?.waitMs !== undefined ? { mediaWaitMs: o.media.waitMs } : {}),
         allowedReactions: (chatId) => m.chatReactions.allowed(chatId),
+        topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
         traces: new PlanTraceStore(o.db),
       },
       actions: deps,

@@ -225,8 +225,16 @@ if (json) {
     );
   }
   console.log(
-    `Planning request for a group answer after 16 messages held in replies: schema ${request.schemaTokens} (every kind, as before the schema followed the chat: ${request.schemaTokensBefore}), instruction ${request.instructionTokens}, history ${request.historyTokens} tokens (${request.messagesShown} messages shown)`,
+    `Planning request for a group answer after 16 messages held in replies: schema ${request.schemaTokens}, instruction ${request.instructionTokens}, history ${request.historyTokens} tokens (${request.messagesShown} messages shown)`,
   );
+  console.log(
+    "   fixed part per chat kind, tokens now (before the lean request): schema + instruction = prefix",
+  );
+  for (const [kind, x] of Object.entries(request.fixed)) {
+    console.log(
+      `   ${`${kind}:`.padEnd(15)} schema ${x.schema} (${x.schemaBefore}) + instruction ${x.instruction} (${x.instructionBefore}) = ${x.schema + x.instruction} (${x.schemaBefore + x.instructionBefore})`,
+    );
+  }
   console.log(
     `   the next request (one exchange later) repeats its first ${request.repeatedPrefixTokens} tokens: ${f(request.repeatedShare * 100, 0)}% of instruction + turn, what the implicit cache can serve`,
   );

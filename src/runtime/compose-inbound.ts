@@ -61,7 +61,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
       st.refusals.record(m.chatId, m.messageId, reason, clock.now());
       st.activity.refused(m.chatId, m.messageId, reason);
     },
-    implicit: (m) => t.addressing.consider(m),
+    implicit: (m, name) => t.addressing.consider(m, name),
     stored: metrics.messagesStored.of(agent),
     onAddressed: () => addressed.inc(),
     outgoing: createOutgoingHandler({

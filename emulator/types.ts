@@ -69,6 +69,8 @@ export interface EmuMessage {
   readonly stickerEmoji?: string;
   /** Telegram's id of the message's file (photo, document or sticker). */
   readonly fileId?: number;
+  /** The entities Telegram keeps with the text (formatting, mentions), when it has any. */
+  readonly entities?: readonly Api.TypeMessageEntity[];
 }
 
 /**

@@ -423,6 +423,7 @@ export class World {
       ...(msg.sticker ? { media: "sticker" as const, stickerEmoji: msg.sticker.emoji } : {}),
       ...(msg.media ? { media: msg.media.kind } : {}),
       ...(msg.media || msg.sticker ? { fileId: (msg.media?.file ?? msg.sticker?.file)!.id } : {}),
+      ...(msg.entities.length > 0 ? { entities: msg.entities } : {}),
     };
   }
 }

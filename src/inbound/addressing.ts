@@ -5,8 +5,9 @@ export interface NameMatch {
   /**
    * True when the match reads as the persona's name: capitalised (in a script with letter case),
    * or the message's first word, or a whole word in a script without letter case. False for a
-   * match that may be an ordinary word ("кто смотрел чемпионат мира?" and the alias `Мира`), or
-   * an alias found inside a run of letters of a script written without spaces.
+   * match that may be an ordinary word ("кто смотрел чемпионат мира?" and the alias `Мира`), a
+   * possessive ("Mira's birthday": about the persona, not to it), or an alias found inside a run
+   * of letters of a script written without spaces.
    */
   readonly explicit: boolean;
 }
@@ -25,6 +26,8 @@ const cased = (ch: string) => ch.toLowerCase() !== ch.toUpperCase();
 /** Scripts written without spaces between words: a name is found inside a run of letters. */
 const UNSPACED =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+/** An English possessive after a name: `'s`, `’s` (not `'s` starting a longer word). */
+const POSSESSIVE = /^['’]s(?![\p{L}\p{N}_])/u;
 /** What may stand before the message's first word: spaces, quotes, dashes, an @ or a greeting's punctuation. */
 const LEADING = /^[\s"'«»„“”‘’(\-–—@]*$/u;
 
@@ -34,7 +37,8 @@ const LEADING = /^[\s"'«»„“”‘’(\-–—@]*$/u;
  * "Miranda" or "Амира"); in a script written without spaces a name may sit inside a run of
  * letters, and such a match is never explicit. Case: any case matches, but only a capitalised
  * match (or the message's first word: "mira you there?") is explicit — lower case mid-sentence
- * is how an ordinary word is written.
+ * is how an ordinary word is written. A possessive ("Mira's birthday") is never explicit: it
+ * speaks of the persona.
  */
 export function compileAddressMatcher(names: readonly string[]): AddressMatcher {
   const cleaned = [...new Set(names.map((n) => n.trim()).filter(Boolean))];
@@ -53,7 +57,12 @@ export function compileAddressMatcher(names: readonly string[]): AddressMatcher 
     for (const m of text.matchAll(re)) {
       const alias = byLower.get(m[0].toLowerCase()) ?? m[0];
       const first = m[0][0]!;
-      const explicit = !cased(first) || first !== first.toLowerCase() || LEADING.test(text.slice(0, m.index));
+      // A possessive ("Mira's birthday") speaks of the persona, not to it.
+      const end = m.index + m[0].length;
+      const possessive = POSSESSIVE.test(text.slice(end, end + 3));
+      const explicit =
+        !possessive &&
+        (!cased(first) || first !== first.toLowerCase() || LEADING.test(text.slice(0, m.index)));
       if (explicit) return { alias, explicit };
       weak ??= { alias, explicit: false };
     }

@@ -26,6 +26,9 @@ describe("explicit or in passing", () => {
     ["I think Mira knows", "Mira", true],
     ["кто смотрел чемпионат мира?", "Мира", false], // "of the world"
     ["hey mira what's up", "Mira", false],
+    ["guys, Mira's birthday is next week, don't tell her 🤫", "Mira", false], // about her, not to her
+    ["Mira’s cat is cute", "Mira", false],
+    ["Mira, what's up", "Mira", true],
     ["Мира, ты придёшь?", "Мира", true],
     ["ミラさんこんにちは", "ミラ", false], // no spaces between words: found inside a run of letters
     ["ミラ こんにちは", "ミラ", true],

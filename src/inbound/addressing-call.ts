@@ -67,7 +67,11 @@ export function addressingPrompt(i: AddressingPromptInput): {
   contents: LlmContent[];
 } {
   const name = sanitizeLine(i.name);
-  const names = [i.name, ...(i.username ? [`@${i.username}`] : []), ...i.aliases]
+  const names = [
+    ...new Map(
+      [i.name, ...(i.username ? [`@${i.username}`] : []), ...i.aliases].map((n) => [n.toLowerCase(), n]),
+    ).values(),
+  ]
     .map((n) => `"${sanitizeLine(n)}"`)
     .join(", ");
   const systemInstruction = [

@@ -1,7 +1,8 @@
 /**
  * How an addressed message reached the persona, said in its header instead of a bare "to you"
  * (which claimed more than was known): a private chat; a reply to the persona's message; an
- * @mention; its name (which alias, and whether only in passing); or the addressing call's guess.
+ * @mention; its name said to it ("Mira, …": calls you by name) or only written in it (names
+ * you — which alias, and whether only in passing); or the addressing call's guess.
  * A message that speaks to someone else as well — an @mention of another person, or another
  * person's name as its first word ("Bob, look at what Mira said") — says so, so a reply to the
  * persona aimed at someone else is not taken for a question to it. Worked out from the stored
@@ -48,11 +49,28 @@ export function addressMark(m: StoredMessage, fetched: ReplyContext | undefined,
     : repliesToYou
       ? "replies to you"
       : name !== undefined
-        ? `names you${name.alias.toLowerCase() === c.personaName.toLowerCase() ? "" : ` as ${JSON.stringify(name.alias)}`}${name.explicit ? "" : " in passing"}`
+        ? `${name.explicit && vocative(m.text, name.alias) ? "calls you by name" : "names you"}${name.alias.toLowerCase() === c.personaName.toLowerCase() ? "" : ` as ${JSON.stringify(name.alias)}`}${name.explicit ? "" : " in passing"}`
         : "may be for you";
   if (mentionsYou) return how;
   const others = othersSpokenTo(m, c, slice);
   return others.length > 0 ? `${how}, but speaks to ${others.map(speakerRef).join(", ")}` : how;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * The name said to the persona, not about it: opening the message and followed by a comma, a
+ * colon, `!` or `?` ("Mira, you coming?", "hey Mira!"), or closing it after a comma ("you
+ * coming, Mira?").
+ */
+function vocative(text: string, alias: string): boolean {
+  const a = escape(alias);
+  const opening = new RegExp(
+    `^[\\s"'«„“(]*(?:(?:hey|hi|hello|ну|привет|эй|hallo|hej)[\\s,]+)?${a}\\s*[,:!?]`,
+    "iu",
+  );
+  const closing = new RegExp(`,\\s*${a}\\s*[?!.)]*\\s*$`, "iu");
+  return opening.test(text) || closing.test(text);
 }
 
 /** People the message speaks to besides the persona: @mentioned, or named as its first word. */

@@ -86,7 +86,7 @@ describe("how a message reached the persona", () => {
     const ask = await h.emu.post({ chat: h.group, from: h.bob, text: "Мира, ты придёшь в субботу?" });
     await h.pass(30_000);
     expect(purposes()).toEqual(["address", "plan"]);
-    expect(header(lastPlan(), ask.id)).toMatch(/ · names you as "Мира"⟧$/);
+    expect(header(lastPlan(), ask.id)).toMatch(/ · calls you by name as "Мира"⟧$/);
   });
 });
 

@@ -179,7 +179,9 @@ describe("the plan prompt", () => {
     expect(joined.match(/⟦summary⟧/g)).toHaveLength(1);
     expect(joined.match(/⟦#\d+ /g)).toHaveLength(3);
     expect(
-      joined.match(/ · (?:to you|replies to you|@mentions you|names you[^⟧]*|may be for you)⟧/g),
+      joined.match(
+        / · (?:to you|replies to you|@mentions you|calls you by name[^⟧]*|names you[^⟧]*|may be for you)⟧/g,
+      ),
     ).toHaveLength(1);
   });
 
@@ -340,7 +342,7 @@ describe("the plan prompt", () => {
       ],
       [msg(4, { text: "Mira is so funny" }), "names you"],
       [msg(5, { text: "кто смотрел чемпионат мира?" }), 'names you as "Мира" in passing'],
-      [msg(6, { text: "Мира, ты придёшь?" }), 'names you as "Мира"'],
+      [msg(6, { text: "Мира, ты придёшь?" }), 'calls you by name as "Мира"'],
       [msg(7, { text: "what did she mean?", replyToId: 1 }), "replies to you"],
       [
         msg(8, {
@@ -355,6 +357,7 @@ describe("the plan prompt", () => {
         "replies to you, but speaks to [Bob](tg:@bob)",
       ],
       [msg(10, { text: "anyone up for lunch?" }), "may be for you"],
+      [msg(11, { text: "you coming tonight, Mira?" }), "calls you by name"],
     ];
     const all = new Map([mine, bob, ...cases.map(([m]) => m)].map((m) => [m.messageId, m]));
     const p = buildPlanPrompt(
@@ -373,7 +376,7 @@ describe("the plan prompt", () => {
       }),
     );
     const marks = texts(p)
-      .filter((t) => /^⟦#(?:[3-9]|10) /.test(t))
+      .filter((t) => /^⟦#(?:[3-9]|1[01]) /.test(t))
       .map((t) => /^⟦#\d+ [^⟧]* · \d\d:\d\d · ([^⟧]*)⟧/.exec(t)?.[1]);
     expect(marks).toEqual(cases.map(([, mark]) => mark));
     entities.delete("8");

@@ -87,11 +87,11 @@ export function isPlanRequest(body: GenerateBody): boolean {
 
 /**
  * The header mark of an addressed message (src/planning/address-marks.ts): how it reached the
- * persona — `to you` (a private chat), `replies to you`, `@mentions you`, `names you…`, `may be
+ * persona — `to you` (a private chat), `replies to you`, `@mentions you`, `calls you by name…`, `names you…`, `may be
  * for you` — and `, but speaks to …` when it speaks to someone else too.
  */
 export const ADDRESSED_MARK =
-  / · (?:to you|replies to you|@mentions you|names you[^⟧,]*|may be for you)(?:, but speaks to [^⟧]*)?⟧$/;
+  / · (?:to you|replies to you|@mentions you|calls you by name[^⟧,]*|names you[^⟧,]*|may be for you)(?:, but speaks to [^⟧]*)?⟧$/;
 
 /**
  * The planner's prompt puts the chat in one user turn (src/planning/prompt.ts): message parts

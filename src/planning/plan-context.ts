@@ -72,6 +72,8 @@ export interface PlanContextSources {
   readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
   /** A forum topic's title (store/topics.ts), for the chat part. */
   readonly topicTitle?: (chatId: string, topicId: number) => string | undefined;
+  /** The emoji of a sticker set, once an earlier send fetched it (no request; the sticker menu). */
+  readonly stickerEmoji?: (set: string) => Promise<readonly string[] | undefined>;
 }
 
 /** The prompt and what the handler needs afterwards (to resolve `remember` subjects, pick the topic). */
@@ -184,9 +186,12 @@ export async function assemblePlanContext(
   const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
   // Media in view is described now (bounded wait), with the chat's allowed reactions; then the
   // pictures asked about, which the descriptions' downloads have usually cached already.
-  const [prepared, allowed] = await Promise.all([
+  const [prepared, allowed, setEmoji] = await Promise.all([
     s.media ? withMediaDescriptions(context, s.media, { waitMs }) : undefined,
     s.allowedReactions?.(chatId),
+    Promise.all(
+      s.persona.stickerSets.map(async (set) => [set, (await s.stickerEmoji?.(set)) ?? []] as const),
+    ),
   ]);
   const reactionsNote = reactionRule(allowed);
   const images = s.images
@@ -226,7 +231,7 @@ export async function assemblePlanContext(
           : []),
         ...(notes ?? []).map((n) => ({ kind: "system" as const, chatId, chatType: chat.chatType, ...n })),
       ],
-      ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated) } : {}),
+      ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated, new Map(setEmoji)) } : {}),
       images,
       ...(reactionsNote !== undefined ? { reactionsNote } : {}),
       now,

@@ -63,6 +63,8 @@ export interface ReceivedHandlerDeps {
   readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
   /** A forum topic's title (store/topics.ts), named in the request's chat part. */
   readonly topicTitle?: (chatId: string, topicId: number) => string | undefined;
+  /** The emoji of a sticker set once known (the sticker menu of the system instruction). */
+  readonly stickerEmoji?: (set: string) => Promise<readonly string[] | undefined>;
   /** Where each plan's trace is kept for the console (absent: not kept). */
   readonly traces?: Pick<PlanTraceStore, "put">;
 }

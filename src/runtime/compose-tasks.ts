@@ -160,6 +160,7 @@ export function composeTasks(
         ...(o.media?.waitMs !== undefined ? { mediaWaitMs: o.media.waitMs } : {}),
         allowedReactions: (chatId) => m.chatReactions.allowed(chatId),
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
+        stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
       },
       actions: deps,

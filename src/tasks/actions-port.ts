@@ -39,6 +39,11 @@ export interface ChatActions {
     topicId?: number;
     randomId: string;
   }): Promise<number | "not-found">;
+  /**
+   * The emoji of a sticker set's stickers as fetched for an earlier sticker send — no request;
+   * undefined until a send fetched it (or when it does not exist). Absent: never known.
+   */
+  knownStickerEmoji?(set: string): Promise<readonly string[] | undefined>;
   block(o: { chatId: string }): Promise<void>;
   unblock(o: { chatId: string }): Promise<void>;
   /** Rate-limit keys an action of this kind in this chat is subject to. */

@@ -119,6 +119,28 @@ describe("reactions that land", () => {
   });
 });
 
+describe("stickers", () => {
+  it("once a set is known (its first sticker sent), the instruction lists its stickers' emoji; before, the set by name only", async () => {
+    h = await Harness.start();
+    h.emu.addStickerSet({ shortName: "Cats", title: "Cats", stickers: [{ emoji: "😺" }, { emoji: "😹" }] });
+    const system = () => h.gemini.requests[h.lastPlanIndex()]!.body.systemInstruction?.parts?.[0]?.text ?? "";
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai send a cat" });
+    h.gemini.script(plan({ kind: "sticker", set: "cats", emoji: "😹" }));
+    await h.pass(20_000);
+    expect(system()).toContain("Also any sticker of these sets, by its emoji: MiraCats, Cats, NoSuchSet.");
+    expect(h.emu.history(h.group).filter((m) => m.fromId === h.account.id)).toEqual([
+      expect.objectContaining({ media: "sticker", stickerEmoji: "😹" }),
+    ]);
+
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai another" });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+    expect(system()).toContain(
+      "- Cats: 😺 😹\nAlso any sticker of these sets, by its emoji: MiraCats, NoSuchSet.",
+    );
+  });
+});
+
 describe("formatting", () => {
   it("a send with **bold**, _italic_, `code` and a link arrives with entities and no markers, after emoji", async () => {
     h = await Harness.start();

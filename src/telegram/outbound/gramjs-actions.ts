@@ -253,6 +253,11 @@ export class GramActions implements ChatActions {
     );
   }
 
+  /** The emoji of a set an earlier sticker send fetched (the cache only: no request). */
+  knownStickerEmoji(set: string): Promise<readonly string[] | undefined> {
+    return this.stickerSets.known(set);
+  }
+
   async block(p: { chatId: string }): Promise<void> {
     await this.call(new Api.contacts.Block({ id: this.peer(p.chatId) }), p.chatId);
   }

@@ -42,7 +42,7 @@ import type { ChatStore } from "../store/chats";
 import type { Scheduler } from "../tasks/scheduler";
 import { graphTopic, type Task } from "../tasks/task";
 import type { HandlerOutcome } from "../tasks/task-handler";
-import { standardReaction } from "../base/standard-reactions";
+import { nearestStandardReaction } from "../base/standard-reactions";
 import type { ChatType, Clock, InboundMessage } from "../base/types";
 import { AddressVerdict, addressingPrompt } from "./addressing-call";
 import { compileAddressMatcher, type AddressMatcher, type NameMatch } from "./addressing";
@@ -381,7 +381,7 @@ export class ImplicitAddressing {
     if (v.is_lightweight) {
       this.stats.reacted++;
       const emoji =
-        (v.emoji !== undefined ? standardReaction(v.emoji) : undefined) ?? DEFAULT_INTERJECT_EMOJI;
+        (v.emoji !== undefined ? nearestStandardReaction(v.emoji) : undefined) ?? DEFAULT_INTERJECT_EMOJI;
       return done("react", {
         type: "done",
         spawn: [{ kind: "react", payload: { messageId: target.messageId, emoji } }],

@@ -268,6 +268,38 @@ describe("what the persona knows", () => {
   });
 });
 
+describe("a refused task", () => {
+  it("never silences the rest of the plan, and the next plan in the chat is told what was not done and why", async () => {
+    h = await Harness.start();
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai carol is allergic to peanuts, remember that",
+    });
+    h.gemini.script(
+      plan(
+        { kind: "remember", content: "allergic to peanuts", about: "carol" },
+        { kind: "send", text: "noted!" },
+      ),
+    );
+    await h.pass(20_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["noted!"]);
+    expect(h.runtime.memories.count()).toBe(0); // never guessed into a chat note
+
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai did you get that?" });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+    expect(lastUserText(lastPlan())).toMatch(
+      /^⟦system · [^⟧]*⟧ Your last plan's task 1 \(remember\) was not done: about: "carol" names nobody: use "@username", the id of a message the person wrote, "chat" or "me"$/mu,
+    );
+    // Told once.
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai ok" });
+    h.gemini.script(plan());
+    await h.pass(20_000);
+    expect(lastUserText(lastPlan())).not.toContain("was not done");
+  });
+});
+
 describe("the place", () => {
   it("a forum topic's request names the topic and the group; a DM's names its partner once", async () => {
     h = await Harness.start();

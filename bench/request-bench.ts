@@ -146,7 +146,7 @@ export function benchRequest(): RequestFigures {
     };
     const first = ask(post("1001", "Mira, are you coming with us on saturday?"));
     // The persona's instruction in a private chat: the same persona, the kind's own rules.
-    messages.upsertChat({ chatId: "1001", chatType: "dm", title: "Anna" });
+    chats.upsert({ chatId: "1001", chatType: "dm", title: "Anna" });
     const dmAsk: StoredMessage = {
       chatId: "1001",
       messageId: 1,

@@ -21,7 +21,7 @@ const header = (body: GenerateBody, id: number) =>
   new RegExp(`^⟦#${id} [^⟧]*⟧`, "mu").exec(lastUserText(body))?.[0];
 const lastPlan = () => h.gemini.requests[h.lastPlanIndex()]!.body;
 const reactionsSent = () =>
-  h.emu.requests
+  h.emu.traffic.requests
     .filter((r) => r.method === "messages.SendReaction")
     .map((r) => ((r.request as Api.messages.SendReaction).reaction?.[0] as Api.ReactionEmoji).emoticon);
 
@@ -106,7 +106,7 @@ describe("reactions that land", () => {
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["why?"]);
     expect(h.runtime.reactions.forMessage(h.group.peerId, joke.id).map((r) => r.emoji)).toEqual(["🤣"]);
 
-    await h.emu.setAllowedReactions(h.group, ["👍", "😁"]);
+    await h.emu.chats.setAllowedReactions(h.group, ["👍", "😁"]);
     const pun = await h.emu.post({
       chat: h.group,
       from: h.bob,

@@ -87,7 +87,7 @@ describe("scenes", () => {
     scene = "03-newcomer";
     h = await Harness.start({ persona: MIRA });
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave_new" });
-    await h.emu.addMember(h.group, dave);
+    await h.emu.chats.addMember(h.group, dave);
     await say(h.group, h.alice, "welcome dave!");
     const q = await say(h.group, dave, "hi all, I'm new. Mira, what is this group about, and have we met?");
     await h.pass(20_000);

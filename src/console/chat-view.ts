@@ -6,6 +6,7 @@ import type { MediaDescriptor } from "../base/media-descriptor";
 import { ALL_CHATS } from "../store/chat-settings";
 import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
 import type { ChatterVerdict } from "../inbound/recent-verdicts";
+import { itemIds } from "../tasks/task-text";
 import type { ConsoleSource } from "./views";
 
 /** A media descriptor without its file reference. */
@@ -46,15 +47,6 @@ function parse(t: ConsoleTask): ParsedTask {
     // shown empty
   }
   return { ...t, payload };
-}
-
-/** Message ids a task is about (received: its items; address: its items). */
-function itemsOf(t: ParsedTask): number[] {
-  const items = t.payload.items;
-  if (!Array.isArray(items)) return [];
-  return items
-    .map((i: unknown) => (typeof i === "number" ? i : (i as { messageId?: unknown } | null)?.messageId))
-    .filter((x): x is number => typeof x === "number");
 }
 
 /** A plan's trace (store/plan-traces.ts), the system instruction put back in its request. */
@@ -154,8 +146,8 @@ export function chatView(
   const judgedBy = new Map<number, ParsedTask>();
   const answeredBy = new Map<number, ParsedTask[]>();
   for (const t of tasks) {
-    if (t.kind === "received") for (const id of itemsOf(t)) receivedBy.set(id, t);
-    else if (t.kind === "address") for (const id of itemsOf(t)) judgedBy.set(id, t);
+    if (t.kind === "received") for (const id of itemIds(t.payload)) receivedBy.set(id, t);
+    else if (t.kind === "address") for (const id of itemIds(t.payload)) judgedBy.set(id, t);
     const answers = t.payload.answers;
     if ((t.kind === "send" || t.kind === "sticker") && Array.isArray(answers))
       for (const id of answers as number[]) answeredBy.set(id, [...(answeredBy.get(id) ?? []), t]);
@@ -180,7 +172,7 @@ export function chatView(
       const trace = planTrace(s.queries, r);
       const plan = (trace?.plan ?? null) as { origin?: unknown } | null;
       const origin = plan?.origin === "dry-run" || plan?.origin === "echo" ? plan.origin : null;
-      const items = itemsOf(r);
+      const items = itemIds(r.payload);
       return {
         id: r.id,
         /** Its number within the chat (set when its planning round ended). */

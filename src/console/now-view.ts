@@ -2,38 +2,20 @@
  * The console's Now view: what one persona is doing now — open tasks per chat with their timers,
  * Telegram's and Gemini's state, the last errors and the activity feed.
  */
-import { personaConnection } from "../http/readiness";
 import { ALL_CHATS } from "../store/chat-settings";
 import { isSummaryGraph, type Task } from "../tasks/task";
-import { geminiView, type ConsoleSource } from "./views";
+import { taskWhat } from "../tasks/task-text";
+import { connectionView, geminiView, type ConsoleSource } from "./views";
 
 /** What one open task shows on the "now" view. */
 function openTaskView(t: Task, now: number) {
   const p = t.payload as unknown as Record<string, unknown>;
   const until = typeof p.until === "number" ? p.until : null;
-  const what =
-    t.kind === "send"
-      ? String(p.text ?? "")
-      : t.kind === "react"
-        ? `${String(p.emoji ?? "")} on #${String(p.messageId ?? "")}`
-        : t.kind === "wait"
-          ? `${String(p.seconds ?? "")} s`
-          : t.kind === "typing"
-            ? `${String(p.action ?? "typing")} ${String(p.seconds ?? "")} s`
-            : t.kind === "received" || t.kind === "address"
-              ? `for ${((p.items as unknown[] | undefined) ?? [])
-                  .map(
-                    (i) => `#${typeof i === "number" ? i : String((i as { messageId?: number }).messageId)}`,
-                  )
-                  .join(", ")}`
-              : t.kind === "sticker"
-                ? `${String(p.set ?? "")} ${String(p.name ?? "")}`
-                : "";
   return {
     id: t.id,
     kind: t.kind,
     status: t.status,
-    what,
+    what: taskWhat(t.kind, t.payload),
     /** When it may start (ms); a retry's or a limit's wait shows here. */
     notBefore: t.notBefore,
     /** A wait or typing spell under way: when it ends. */
@@ -55,7 +37,6 @@ function openTaskView(t: Task, now: number) {
  */
 export function nowView(s: ConsoleSource, now: number) {
   const st = s.runtime.status();
-  const conn = personaConnection(s.persona.name);
   const open = s.runtime.scheduler.openTasks();
   const byChat = new Map<string, Task[]>();
   for (const t of open) byChat.set(t.chatId, [...(byChat.get(t.chatId) ?? []), t]);
@@ -67,9 +48,7 @@ export function nowView(s: ConsoleSource, now: number) {
   return {
     name: s.persona.name,
     now,
-    connection: conn
-      ? { state: conn.state, reason: conn.reason ?? null }
-      : { state: st.connected ? "connected" : "reconnecting", reason: null },
+    connection: connectionView(s, st.connected),
     paused: s.runtime.settings.get(ALL_CHATS).paused,
     gemini: geminiView(s),
     lastError: st.lastError ?? null,

@@ -8,6 +8,7 @@
  */
 import type { Task } from "../tasks/task";
 import type { FinishedTaskRow } from "../tasks/task-store";
+import { itemIds, taskWhat } from "../tasks/task-text";
 
 /** How many events are kept. */
 const ACTIVITY_KEPT = 500;
@@ -51,10 +52,8 @@ function taskEvent(
     ...(t.planNo !== undefined ? { planNo: t.planNo } : {}),
   };
   if (t.kind === "received") {
-    const items = Array.isArray(p.items)
-      ? (p.items as { messageId?: number }[]).map((i) => i.messageId).filter((x) => typeof x === "number")
-      : [];
-    const about = items.length ? ` for ${items.map((i) => `#${i}`).join(", ")}` : "";
+    const items = itemIds(p);
+    const about = items.length ? ` ${taskWhat(t.kind, p)}` : "";
     const plan = { ...base, planId: t.id, ...(items.length ? { messageId: items[items.length - 1]! } : {}) };
     if (status === "done") return { ...plan, kind: "plan", text: `planned${about}` };
     if (status === "failed")
@@ -70,10 +69,9 @@ function taskEvent(
     if (t.kind === "typing" || t.kind === "read") return undefined; // follows its send, or nothing to say
     return classifyCancel(on, `${t.kind} cancelled`, t.error);
   }
-  if (t.kind === "send") return { ...on, kind: "send", text: `sent: ${short(String(p.text ?? ""))}` };
-  if (t.kind === "sticker")
-    return { ...on, kind: "sticker", text: `sticker ${String(p.set ?? "")} ${String(p.name ?? "")}` };
-  if (t.kind === "react") return { ...on, kind: "reaction", text: `reacted ${String(p.emoji ?? "")}` };
+  if (t.kind === "send") return { ...on, kind: "send", text: `sent: ${short(taskWhat(t.kind, p))}` };
+  if (t.kind === "sticker") return { ...on, kind: "sticker", text: `sticker ${taskWhat(t.kind, p)}` };
+  if (t.kind === "react") return { ...on, kind: "reaction", text: `reacted ${taskWhat(t.kind, p)}` };
   return undefined;
 }
 

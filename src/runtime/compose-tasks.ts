@@ -17,7 +17,6 @@ import { LaneSummaries } from "../summary/lane-summaries";
 import { llmRateKey } from "../tasks/llm-wait";
 import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler } from "../tasks/scheduler";
-import { TaskStore } from "../tasks/task-store";
 import { trackResult } from "../telegram/inbound/listen";
 import { TypingWatch } from "../telegram/inbound/typing-watch";
 import { GramActions } from "../telegram/outbound/gramjs-actions";
@@ -121,7 +120,7 @@ export function composeTasks(
   const scheduler: Scheduler = new Scheduler({
     ...o.scheduler,
     ...(o.onAccountLost ? { onAccountLost: o.onAccountLost } : {}),
-    store: new TaskStore(o.db, agent),
+    store: st.tasks,
     limits,
     typing,
     clock,

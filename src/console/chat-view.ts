@@ -6,6 +6,7 @@ import type { MediaDescriptor } from "../base/media-descriptor";
 import { ALL_CHATS } from "../store/chat-settings";
 import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
 import type { ChatterVerdict } from "../inbound/recent-verdicts";
+import type { CapKind } from "../policy/caps";
 import { itemIds } from "../tasks/task-text";
 import type { ConsoleSource } from "./views";
 
@@ -82,7 +83,7 @@ const topicName = (titles: ReadonlyMap<number, string>, id: number) =>
   titles.get(id) ?? (id === 1 ? "General" : `topic #${id}`);
 
 /** What a caps reason means, for the page. */
-const CAP_TEXT: Record<string, string> = {
+const CAP_TEXT: Readonly<Record<CapKind, string>> = {
   "answers-per-hour": "the chat's answers per hour were spent",
   "person-share": "this person's share of the group's answers was spent",
   "daily-token-budget": "the daily token budget was spent",
@@ -92,7 +93,7 @@ const CAP_TEXT: Record<string, string> = {
 /** A stored refusal as the page says it: the gate's reason, caps spelled out. */
 function refusalText(reason: string): string {
   const cap = /^cap: (.*)$/.exec(reason)?.[1];
-  return cap !== undefined && CAP_TEXT[cap] !== undefined ? `cap ${cap}: ${CAP_TEXT[cap]}` : reason;
+  return cap !== undefined && Object.hasOwn(CAP_TEXT, cap) ? `cap ${cap}: ${CAP_TEXT[cap as CapKind]}` : reason;
 }
 
 /** The prefilter's rules and holds, as the chat page says them. */

@@ -6,6 +6,7 @@
  * pipeline's refusals (addressed messages only) and the catch-up chain: chatter adds nothing.
  * After a restart it starts from the newest finished tasks in the database (`seed`).
  */
+import { CAP_KINDS } from "../policy/caps";
 import type { Task } from "../tasks/task";
 import type { FinishedTaskRow } from "../tasks/task-store";
 import { itemIds, taskWhat } from "../tasks/task-text";
@@ -75,12 +76,15 @@ function taskEvent(
   return undefined;
 }
 
+/** The admission gate's refusal of a task for a cap: the scheduler's `not admitted: <cap kind>`. */
+const CAP_REFUSAL = new Set<string>(CAP_KINDS.map((k) => `not admitted: ${k}`));
+
 function classifyCancel(
   base: Omit<ActivityEvent, "seq" | "at" | "kind" | "text">,
   what: string,
   reason: string | undefined,
 ): Omit<ActivityEvent, "seq" | "at"> {
-  const cap = reason !== undefined && /not admitted: cap/.test(reason);
+  const cap = reason !== undefined && CAP_REFUSAL.has(reason);
   return { ...base, kind: cap ? "cap" : "cancelled", text: `${what}${reason ? `: ${reason}` : ""}` };
 }
 

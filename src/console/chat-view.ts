@@ -7,6 +7,7 @@ import { ALL_CHATS } from "../store/chat-settings";
 import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
 import type { ChatterVerdict } from "../inbound/recent-verdicts";
 import type { CapKind } from "../policy/caps";
+import { supersededBy } from "../tasks/received-rules";
 import { itemIds } from "../tasks/task-text";
 import type { ConsoleSource } from "./views";
 
@@ -93,7 +94,9 @@ const CAP_TEXT: Readonly<Record<CapKind, string>> = {
 /** A stored refusal as the page says it: the gate's reason, caps spelled out. */
 function refusalText(reason: string): string {
   const cap = /^cap: (.*)$/.exec(reason)?.[1];
-  return cap !== undefined && Object.hasOwn(CAP_TEXT, cap) ? `cap ${cap}: ${CAP_TEXT[cap as CapKind]}` : reason;
+  return cap !== undefined && Object.hasOwn(CAP_TEXT, cap)
+    ? `cap ${cap}: ${CAP_TEXT[cap as CapKind]}`
+    : reason;
 }
 
 /** The prefilter's rules and holds, as the chat page says them. */
@@ -160,6 +163,7 @@ export function chatView(
   const plans = tasks
     .filter((t) => t.kind === "received")
     .map((r) => {
+      const newer = supersededBy(r.error);
       const children =
         madeBy.get(r.id) ??
         tasks.filter(
@@ -168,7 +172,8 @@ export function chatView(
             ACTION_KINDS.has(t.kind) &&
             t.id > r.id &&
             t.createdAt === r.updatedAt &&
-            r.status === "done",
+            r.status === "done" &&
+            newer === undefined,
         );
       const trace = planTrace(s.queries, r);
       const plan = (trace?.plan ?? null) as { origin?: unknown } | null;
@@ -179,6 +184,11 @@ export function chatView(
         /** Its number within the chat (set when its planning round ended). */
         no: r.planNo,
         status: r.status,
+        /**
+         * Newer messages came in while it planned: its messages went to this newer round (a task
+         * id), whose plan is the one that counts; its own plan, if one came back, was dropped.
+         */
+        replacedBy: newer ?? null,
         error: r.error,
         createdAt: r.createdAt,
         updatedAt: r.updatedAt,
@@ -200,6 +210,12 @@ export function chatView(
       };
     });
   const planOf = new Map(plans.map((p) => [p.id, p]));
+  // A superseded round names the round that replaced it by that one's plan number, when known.
+  const shownPlans = plans.map((p) =>
+    p.replacedBy === null
+      ? { ...p, replacedBy: null }
+      : { ...p, replacedBy: { id: p.replacedBy, no: planOf.get(p.replacedBy)?.no ?? null } },
+  );
   const agentIds = new Set(msgs.filter((m) => m.isAgent).map((m) => m.messageId));
   const selfUsername = s.runtime.entities.get(s.runtime.selfId)?.username?.toLowerCase();
   const names = [s.persona.name, ...s.persona.aliases].map((n) => n.toLowerCase());
@@ -348,7 +364,7 @@ export function chatView(
       ? s.queries.topics(agent, chatId).map((t) => ({ ...t, name: topicName(titles, t.topicId) }))
       : [],
     messages,
-    plans,
+    plans: shownPlans,
     openTasks: tasks
       .filter((t) => t.status === "pending" || t.status === "running")
       .map((t) => ({ id: t.id, kind: t.kind, status: t.status })),

@@ -8,6 +8,7 @@
  */
 import { CAP_KINDS } from "../policy/caps";
 import type { Task } from "../tasks/task";
+import { supersededBy } from "../tasks/received-rules";
 import type { FinishedTaskRow } from "../tasks/task-store";
 import { itemIds, taskWhat } from "../tasks/task-text";
 
@@ -55,11 +56,12 @@ function taskEvent(
   if (t.kind === "received") {
     const items = itemIds(p);
     const about = items.length ? ` ${taskWhat(t.kind, p)}` : "";
+    // Handed over to a newer round (done or cancelled): that round's plan is the one to show.
+    if (supersededBy(t.error) !== undefined) return undefined;
     const plan = { ...base, planId: t.id, ...(items.length ? { messageId: items[items.length - 1]! } : {}) };
     if (status === "done") return { ...plan, kind: "plan", text: `planned${about}` };
     if (status === "failed")
       return { ...plan, kind: "error", text: `planning failed${about}: ${t.error ?? ""}` };
-    if (status === "cancelled" && t.error?.startsWith("superseded")) return undefined;
     return classifyCancel({ ...plan }, `planning cancelled${about}`, t.error);
   }
   const sentId = typeof p.sentId === "number" ? p.sentId : undefined;

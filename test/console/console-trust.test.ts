@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 
+import { plan } from "../support/harness";
+import { until } from "../support/wait";
 import { withScreenshot } from "./browser";
 import { consoleRig } from "./rig";
 
@@ -40,4 +42,42 @@ describe("the Now view tells what happened", () => {
       expect(await page.locator(".activity .event.cancelled").count()).toBe(0);
     });
   }, 60_000);
+
+  it("a planning round superseded by newer messages reads 'replaced by a newer plan' and is no plan in the feed", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-superseded", async () => {
+      const h = rig.h;
+      // The first round's answer comes back late; a second mention arrives while it plans.
+      h.gemini.script(
+        { delayMs: 4000, then: plan({ kind: "send", text: "late answer to one" }) },
+        plan({ kind: "send", text: "answer to both" }),
+      );
+      const one = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai one?" });
+      // (Fake time passes while the call is in flight: the second mention arrives meanwhile.)
+      const planning = h.pass(5000);
+      await until(() => h.gemini.requests.length === 1);
+      const two = await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai two?" });
+      await planning;
+      await h.pass(30_000);
+      expect(h.sent(h.group).map((m) => m.text)).toEqual(["answer to both"]);
+
+      await page.goto(`${base}/console/#chat/Mira/${encodeURIComponent(h.group.peerId)}`);
+      const old = page.locator(`.row:has([data-message-id="${one.id}"]) .plan`);
+      await old.waitFor();
+      expect(await old.locator(".replaced").textContent()).toBe("replaced by a newer plan");
+      expect(await old.textContent()).toContain("plan 1");
+      expect(await old.textContent()).not.toContain("· done");
+      expect(await old.locator(".tasks-none").textContent()).toBe("no task: replaced by a newer plan");
+      const real = page.locator(`.row:has([data-message-id="${two.id}"]) .plan`);
+      expect(await real.getAttribute("data-plan-no")).toBe("1");
+      expect(await real.locator(".replaced").count()).toBe(0);
+
+      // The feed: one plan (the one that answered both), not two.
+      await page.goto(`${base}/console/#now`);
+      await page.locator(".activity .event.send").first().waitFor();
+      const plans = await page.locator(".activity .event.plan").allTextContents();
+      expect(plans).toHaveLength(1);
+      expect(plans[0]).toContain(`planned for #${one.id}, #${two.id}`);
+    });
+  }, 90_000);
 });

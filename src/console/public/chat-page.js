@@ -44,7 +44,19 @@ function planView(persona, chatId, p) {
       p.no !== null
         ? el("a", { class: "plan-link", href: links.plan(persona, chatId, p.no) }, el("b", {}, planName(p)))
         : el("b", {}, planName(p)),
-      ` · ${p.status}`,
+      p.replacedBy
+        ? [
+            " · ",
+            el("span", { class: "replaced" }, "replaced by a newer plan"),
+            p.replacedBy.no !== null
+              ? [
+                  " (",
+                  el("a", { href: links.plan(persona, chatId, p.replacedBy.no) }, `plan ${p.replacedBy.no}`),
+                  ")",
+                ]
+              : ` (task #${p.replacedBy.id})`,
+          ]
+        : ` · ${p.status}`,
       p.origin ? [" · ", el("span", { class: "origin" }, ORIGIN[p.origin] ?? p.origin)] : "",
       " · for ",
       p.messages.flatMap((i, n) => [
@@ -53,7 +65,15 @@ function planView(persona, chatId, p) {
       ]),
       ` · ${time(p.createdAt)}`,
     ),
-    p.error ? el("div", { class: "why" }, p.error) : null,
+    p.replacedBy
+      ? el(
+          "div",
+          { class: "why" },
+          "Newer messages came in while this round planned: they were planned together in the newer round, and whatever this one came back with was not carried out.",
+        )
+      : p.error
+        ? el("div", { class: "why" }, p.error)
+        : null,
     p.usage.length
       ? el(
           "div",
@@ -93,11 +113,13 @@ function planView(persona, chatId, p) {
       : el(
           "p",
           { class: "muted tasks-none" },
-          p.status === "done"
-            ? p.origin === "dry-run"
-              ? "dry run: not sent — nothing was planned"
-              : "no task: the plan chose to do nothing"
-            : "no task yet",
+          p.replacedBy
+            ? "no task: replaced by a newer plan"
+            : p.status === "done"
+              ? p.origin === "dry-run"
+                ? "dry run: not sent — nothing was planned"
+                : "no task: the plan chose to do nothing"
+              : "no task yet",
         ),
     p.request
       ? el(

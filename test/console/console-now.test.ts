@@ -183,7 +183,10 @@ describe("a console an operator can trust", () => {
         .poll(() => page.locator(".activity .event.plan a.goto").first().textContent())
         .toBe("plan 1");
       await wait.locator("button.cancel-task").click();
-      await expect.poll(() => page.locator("#notice").textContent()).toMatch(/cancelled|comes back/);
+      // The answer counts what went with it: the typing spell and the send that waited for it.
+      await expect
+        .poll(() => page.locator("#notice").textContent())
+        .toMatch(/^Task #\d+ cancelled, and the 2 tasks that waited for it\.$/);
       await h.pass(180_000);
       expect(h.sent(h.group)).toEqual([]);
       await expect.poll(() => page.locator("#no-open-tasks").count(), { timeout: 10_000 }).toBe(1);

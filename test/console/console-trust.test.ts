@@ -80,4 +80,27 @@ describe("the Now view tells what happened", () => {
       expect(plans[0]).toContain(`planned for #${one.id}, #${two.id}`);
     });
   }, 90_000);
+
+  it("Cancel on a send in doubt says it is not cancelled, and the send stays", async () => {
+    const { page, base } = await rig.open({ requestTimeoutMs: 300 });
+    await withScreenshot(page, "console-cancel-in-doubt", async () => {
+      const h = rig.h;
+      // The server applies the send but its answer never comes: the send is in doubt, waiting to retry.
+      h.emu.faults.hang("messages.SendMessage", { when: "after-apply", times: 1 });
+      h.gemini.script(plan({ kind: "send", text: "maybe out already" }));
+      await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi" });
+      await h.pass(6000);
+      await page.goto(`${base}/console/#now`);
+      const send = page.locator('tr.open-task[data-kind="send"]');
+      await send.waitFor();
+      expect(await send.textContent()).toContain("in doubt");
+      await send.locator("button.cancel-task").click();
+      await expect
+        .poll(() => page.locator("#notice").textContent())
+        .toMatch(/^Task #\d+ is in doubt: not cancelled/);
+      await h.pass(60_000);
+      expect(h.sent(h.group).map((m) => m.text)).toEqual(["maybe out already"]);
+      expect(await page.locator(".activity").textContent()).not.toContain("cancelled from the console");
+    });
+  }, 60_000);
 });

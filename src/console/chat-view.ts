@@ -80,7 +80,7 @@ function addressWhy(a: ParsedTask): string {
  * titles the adapter keeps (store/topics.ts): that title when known, else the General topic (id 1)
  * by name and the others by their root message's id.
  */
-const topicName = (titles: ReadonlyMap<number, string>, id: number) =>
+export const topicName = (titles: ReadonlyMap<number, string>, id: number) =>
   titles.get(id) ?? (id === 1 ? "General" : `topic #${id}`);
 
 /** What a caps reason means, for the page. */

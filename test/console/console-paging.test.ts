@@ -5,6 +5,7 @@
  * live update never cancels the page being loaded; the view and the focus stay where the reader
  * left them.
  */
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { EmuChat } from "../../emulator";
 import { plan, type Harness } from "../support/harness";
@@ -73,6 +74,54 @@ describe("links to older messages and plans", () => {
       await expect.poll(() => shown.getAttribute("class")).toContain("target");
       expect(await page.locator(`#m-${ask.id}`).count()).toBe(1);
       expect(await page.locator("#notice").textContent()).toBe("");
+    });
+  }, 90_000);
+});
+
+/** Where an element is in the window: its top, and whether any of it is in view. */
+async function placeOf(page: Page, selector: string): Promise<{ top: number; inView: boolean }> {
+  return page.locator(selector).evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    const h = (globalThis as unknown as { innerHeight: number }).innerHeight;
+    return { top: r.top, inView: r.bottom > 0 && r.top < h };
+  });
+}
+
+describe("a live update never undoes a page load", () => {
+  it("a change arriving while a /msg/ address loads leaves that page scrolled to its message", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-live-race", async () => {
+      const h = rig.h;
+      const ids = await chatter(h, h.group, 80);
+      const old = ids[10]!;
+      await page.goto(`${base}/console/#now`);
+      await page.locator(".card.now").waitFor();
+      // The page around the message answers slowly; the live update's load, asked for meanwhile, at once.
+      let delayed = 0;
+      await page.route("**/console/api/chat?**", async (route) => {
+        if (delayed++ === 0) await new Promise((r) => setTimeout(r, 2500));
+        await route.continue();
+      });
+      const slow = page.waitForResponse((r) => r.url().includes(`around=${old}`));
+      await page.evaluate(
+        ([chat, id]) => {
+          const w = globalThis as unknown as { location: { hash: string } };
+          w.location.hash = `#chat/Mira/${chat}/msg/${id}`;
+        },
+        [h.group.peerId, old] as const,
+      );
+      // Something happens in the chat while the page loads: the stream tells the page, which
+      // loads the chat again for it.
+      await h.emu.post({ chat: h.group, from: h.alice, text: "meanwhile" });
+      await h.pass(1000);
+      await (await slow).finished();
+      await page.locator(`#m-${old}.target`).waitFor();
+      await expect.poll(() => delayed, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 300))); // its answer drawn
+      expect((await placeOf(page, `#m-${old}`)).inView).toBe(true);
+      expect(
+        await page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY),
+      ).toBeGreaterThan(0);
     });
   }, 90_000);
 });

@@ -34,13 +34,41 @@ function route() {
   show(false).catch((e) => notice(String(e.message ?? e), true));
 }
 
+/** The route load in flight (its ticket), 0 when none: live updates wait for it. */
+let loading = 0;
+/** A live update came while a route was loading: it runs once that page is on screen. */
+let liveWaiting = false;
+/** The address (the `current` object) whose page is on screen. */
+let onScreen;
+
 /**
  * Load the page shown and put it on screen: a new route replaces the page (and scrolls to the
  * message or plan its address names); a live update patches it (refill: what is open stays open,
- * the view does not move).
+ * the view does not move). A live update never cancels a route's load — drawn by the patch, the
+ * page would miss its scroll to the message or plan — it waits for it; and one that finds another
+ * page on screen (a load that failed) draws the page whole.
  */
 async function show(live) {
+  if (live && loading) {
+    liveWaiting = true;
+    return;
+  }
   const mine = ++ticket;
+  if (!live) loading = mine;
+  try {
+    await draw(live, mine);
+  } finally {
+    if (loading === mine) {
+      loading = 0;
+      if (liveWaiting) {
+        liveWaiting = false;
+        onChange();
+      }
+    }
+  }
+}
+
+async function draw(live, mine) {
   const stale = () => mine !== ticket;
   const at = current;
   const { page, persona, chat, lane, laneId, before } = at;
@@ -51,16 +79,19 @@ async function show(live) {
   else if (page === "chat") nodes = await renderChat(persona, chat, lane, laneId, before, act);
   else if (page === "costs") nodes = await renderCosts();
   else if (page === "summaries") nodes = await renderSummaries(persona);
-  else if (page === "memory") return renderMemory(main, persona, stale);
-  else if (page === "media") return renderMedia(main, persona, stale);
-  else nodes = [el("p", {}, `No page "${page}".`)];
+  else if (page === "memory" || page === "media") {
+    await (page === "memory" ? renderMemory : renderMedia)(main, persona, stale);
+    if (!stale()) onScreen = at;
+    return;
+  } else nodes = [el("p", {}, `No page "${page}".`)];
   if (stale()) return; // the reader went elsewhere meanwhile
-  if (live) {
+  if (live && onScreen === at) {
     refill(main, nodes);
     if (page === "chat") focusTarget(lane, laneId, false); // the mark stays; the view does not move
     return;
   }
   fill(main, nodes);
+  onScreen = at;
   nodes.after?.(); // e.g. the costs chart, once its canvas is on the page
   if (page === "chat") focusTarget(lane, laneId);
   else window.scrollTo(0, 0);

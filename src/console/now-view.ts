@@ -8,7 +8,7 @@ import { taskWhat } from "../tasks/task-text";
 import { connectionView, geminiView, type ConsoleSource } from "./views";
 
 /** What one open task shows on the "now" view. */
-function openTaskView(t: Task, now: number) {
+function openTaskView(t: Task) {
   const p = t.payload as unknown as Record<string, unknown>;
   const until = typeof p.until === "number" ? p.until : null;
   return {
@@ -20,8 +20,11 @@ function openTaskView(t: Task, now: number) {
     notBefore: t.notBefore,
     /** A wait or typing spell under way: when it ends. */
     until,
-    /** Seconds to its next moment (start, or the end of its spell); 0: due now. */
-    inSec: Math.max(0, Math.round(((until ?? t.notBefore) - now) / 1000)),
+    /**
+     * Its next moment (ms, the server's clock): the end of its spell, else when it may start. The
+     * page counts down to it once a second from the view's `now` (the server's clock).
+     */
+    due: until ?? t.notBefore,
     attempts: t.attempts,
     error: t.error ?? null,
     inDoubt: t.inDoubt === true,
@@ -47,6 +50,7 @@ export function nowView(s: ConsoleSource, now: number) {
   const activity = s.runtime.activity.recent(200);
   return {
     name: s.persona.name,
+    /** The server's clock when the view was made: the page's timers count from it. */
     now,
     connection: connectionView(s, st.connected),
     paused: s.runtime.settings.get(ALL_CHATS).paused,
@@ -61,7 +65,7 @@ export function nowView(s: ConsoleSource, now: number) {
         summary,
         title: summary ? null : title(chatId),
         tasks: tasks.map((t) => {
-          const v = openTaskView(t, now);
+          const v = openTaskView(t);
           return { ...v, planNo: v.planId !== null ? (planNos.get(v.planId) ?? null) : null };
         }),
       };

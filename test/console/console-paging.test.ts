@@ -125,3 +125,64 @@ describe("a live update never undoes a page load", () => {
     });
   }, 90_000);
 });
+
+describe("a live update leaves the view and the focus where they were", () => {
+  it("the Now view's feed: what the reader scrolled to stays in place when a new event comes in above it", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-now-anchor", async () => {
+      const h = rig.h;
+      // Mentions in a paused chat: each is refused on arrival, a line of the feed, no Gemini call.
+      await chatter(h, h.group, 1); // the chat is known
+      expect(h.runtime.command(`/pause ${h.group.peerId}`)).toMatch(/^Paused in/);
+      for (let i = 0; i < 40; i++) await h.emu.post({ chat: h.group, from: h.alice, text: `@mira_ai ${i}?` });
+      await h.pass(2000);
+      await page.setViewportSize({ width: 1000, height: 500 });
+      await page.goto(`${base}/console/#now`);
+      const events = page.locator(".activity .event.refusal");
+      await expect.poll(() => events.count()).toBe(40);
+      // The reader scrolls down to the 20th event.
+      const looked = events.nth(20);
+      const seq = await looked.getAttribute("data-anchor");
+      await looked.evaluate((e) => e.scrollIntoView({ block: "start" }));
+      const at = await placeOf(page, `[data-anchor="${seq}"]`);
+      await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai and me?" });
+      await h.pass(1000);
+      await expect.poll(() => events.count()).toBe(41);
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 50))); // drawn
+      expect((await placeOf(page, `[data-anchor="${seq}"]`)).top).toBeCloseTo(at.top, 0);
+    });
+  }, 90_000);
+
+  it("a reader at the top of a chat stays at the top and sees the new message; a focused permalink keeps the focus, not an earlier link to the same message", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-top-focus", async () => {
+      const h = rig.h;
+      await chatter(h, h.group, 30);
+      const asked = await h.emu.post({ chat: h.group, from: h.alice, text: "who wants tea?" });
+      // A reply to it, newer: its "reply to" link comes first on the page (newest first) and has
+      // the same address as the asked message's own permalink.
+      await h.emu.post({ chat: h.group, from: h.bob, text: "me", replyTo: asked.id });
+      await h.pass(1000);
+      await page.goto(chatUrl(base, h.group.peerId));
+      const permalink = page.locator(`#m-${asked.id} a.permalink`);
+      await permalink.waitFor();
+      await permalink.focus();
+      await page.evaluate(() =>
+        (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0),
+      );
+      const later = await h.emu.post({ chat: h.group, from: h.carol, text: "and me" });
+      await h.pass(1000);
+      await page.locator(`#m-${later.id}`).waitFor();
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 50))); // drawn
+      expect(await page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY)).toBe(0);
+      expect((await placeOf(page, `#m-${later.id}`)).inView).toBe(true);
+      const focused = await page.evaluate(() => {
+        type Node = { className: string; closest(s: string): { id: string } | null };
+        const a = (globalThis as unknown as { document: { activeElement: Node | null } }).document
+          .activeElement;
+        return { cls: a?.className ?? "", article: a?.closest("article")?.id ?? "" };
+      });
+      expect(focused).toEqual({ cls: "permalink", article: `m-${asked.id}` });
+    });
+  }, 90_000);
+});

@@ -137,7 +137,7 @@ async function renderPersonas() {
       { class: "card persona", dataset: { persona: p.name } },
       el(
         "h2",
-        {},
+        { dataset: { anchor: `persona/${p.name}` } },
         userText(p.name, ""),
         " ",
         el(
@@ -198,7 +198,7 @@ async function renderPersonas() {
           ),
         ),
       ),
-      el("h3", {}, `Today (${p.today.day} UTC)`),
+      el("h3", { dataset: { anchor: `today/${p.name}` } }, `Today (${p.today.day} UTC)`),
       el(
         "p",
         {},
@@ -230,7 +230,7 @@ async function renderPersonas() {
           ),
         ),
       ),
-      el("h3", {}, "Caps reached"),
+      el("h3", { dataset: { anchor: `caps/${p.name}` } }, "Caps reached"),
       p.capped.length
         ? el(
             "ul",
@@ -246,7 +246,7 @@ async function renderPersonas() {
             ),
           )
         : el("p", { class: "muted" }, "none"),
-      el("h3", {}, "Chats with their own settings"),
+      el("h3", { dataset: { anchor: `chats/${p.name}` } }, "Chats with their own settings"),
       p.chats.length
         ? el(
             "div",
@@ -257,7 +257,7 @@ async function renderPersonas() {
               p.chats.map((c) =>
                 el(
                   "tr",
-                  { dataset: { chat: c.chatId } },
+                  { dataset: { chat: c.chatId, anchor: `chat/${p.name}/${c.chatId}` } },
                   el(
                     "td",
                     {},

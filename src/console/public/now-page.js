@@ -72,7 +72,7 @@ function taskRow(p, c, t, act) {
   timers.set(timer, t);
   return el(
     "tr",
-    { class: "open-task", dataset: { taskId: String(t.id), kind: t.kind } },
+    { class: "open-task", dataset: { taskId: String(t.id), kind: t.kind, anchor: `t${t.id}` } },
     el("td", {}, `#${t.id}`),
     el("td", { class: "kind" }, t.kind),
     el("td", { class: "what" }, userText(t.what, "")),
@@ -117,7 +117,7 @@ function eventRow(p, e) {
         : "";
   return el(
     "li",
-    { class: `event ${e.kind}`, dataset: { kind: e.kind } },
+    { class: `event ${e.kind}`, dataset: { kind: e.kind, anchor: `e${p.name}/${e.seq}` } },
     el("span", { class: "muted" }, time(e.at)),
     " ",
     el("span", { class: "badge" }, KIND_LABEL[e.kind] ?? e.kind),
@@ -137,7 +137,7 @@ export async function renderNow(persona, act) {
     el(
       "section",
       { class: "card now", dataset: { persona: p.name } },
-      el("h2", {}, "Now: ", userText(p.name, "")),
+      el("h2", { dataset: { anchor: `now/${p.name}` } }, "Now: ", userText(p.name, "")),
       el(
         "p",
         {},
@@ -162,7 +162,7 @@ export async function renderNow(persona, act) {
             ),
           )
         : null,
-      el("h3", {}, "Open tasks"),
+      el("h3", { dataset: { anchor: `tasks/${p.name}` } }, "Open tasks"),
       p.chats.length === 0
         ? el("p", { class: "muted", id: "no-open-tasks" }, "nothing pending")
         : p.chats.map((c) =>
@@ -171,7 +171,7 @@ export async function renderNow(persona, act) {
               { class: "open-chat scroll", dataset: { chat: c.chatId } },
               el(
                 "h4",
-                {},
+                { dataset: { anchor: `chat/${p.name}/${c.chatId}` } },
                 c.summary
                   ? `summary ${c.chatId.slice("summary:".length)}`
                   : chatLabel(p.name, c.chatId, c.title),
@@ -188,7 +188,7 @@ export async function renderNow(persona, act) {
               ),
             ),
           ),
-      el("h3", {}, "Activity"),
+      el("h3", { dataset: { anchor: `activity/${p.name}` } }, "Activity"),
       p.activity.length === 0
         ? el("p", { class: "muted" }, "nothing yet since the start")
         : el(

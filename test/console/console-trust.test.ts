@@ -104,3 +104,107 @@ describe("the Now view tells what happened", () => {
     });
   }, 60_000);
 });
+
+describe("the chat page's switches and the costs an operator acts on", () => {
+  it("Silence shows the silence with End silence; ending it lets the persona answer there again", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-end-silence", async () => {
+      const h = rig.h;
+      await h.emu.post({ chat: h.group, from: h.bob, text: "hello" });
+      await h.pass(1000);
+      await page.goto(`${base}/console/#chat/Mira/${encodeURIComponent(h.group.peerId)}`);
+      await page.locator("#silence").waitFor();
+      expect(await page.locator("#end-silence").count()).toBe(0);
+      await page.locator("#silence-minutes").fill("60");
+      await page.locator("#silence").click();
+      await page.locator("#silent-until").waitFor();
+      expect(await page.locator("#silent-until").textContent()).toMatch(
+        /^silent until \d{4}-\d\d-\d\d .* UTC$/,
+      );
+      // Silent: a mention gets no answer and no Gemini request.
+      await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai still there?" });
+      await h.pass(30_000);
+      expect(h.gemini.requests).toHaveLength(0);
+
+      await page.locator("#end-silence").click();
+      await expect.poll(() => page.locator("#notice").textContent()).toContain("has ended");
+      await expect.poll(() => page.locator("#silent-until").count()).toBe(0);
+      expect(await page.locator("#end-silence").count()).toBe(0);
+      h.gemini.script(plan({ kind: "send", text: "back again" }));
+      await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai now?" });
+      await h.pass(30_000);
+      expect(h.sent(h.group).map((m) => m.text)).toEqual(["back again"]);
+    });
+  }, 90_000);
+
+  it("a DM's page shows no mode and no mode buttons (a DM is always addressed); a group's shows the mode in force", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-dm-modes", async () => {
+      const h = rig.h;
+      const dm = h.emu.dm(h.account, h.carol);
+      h.gemini.script(plan({ kind: "send", text: "hi Carol" }));
+      await h.emu.post({ chat: dm, from: h.carol, text: "hi" });
+      await h.emu.post({ chat: h.group, from: h.bob, text: "hello" });
+      await h.pass(30_000);
+      await page.goto(`${base}/console/#chat/Mira/${encodeURIComponent(dm.peerId)}`);
+      await page.locator("#chat-state").waitFor();
+      expect(await page.locator(".actions button.mode").count()).toBe(0);
+      expect(await page.locator("#chat-mode").count()).toBe(0);
+      expect(await page.locator("#pause-chat").count()).toBe(1);
+      await page.goto(`${base}/console/#chat/Mira/${encodeURIComponent(h.group.peerId)}`);
+      await page.locator(".actions button.mode").first().waitFor();
+      expect(await page.locator(".actions button.mode").allTextContents()).toEqual([
+        "Mode strict",
+        "Mode smart",
+        "Mode talkative",
+      ]);
+      expect(await page.locator(".actions button.mode.active").textContent()).toBe("Mode strict");
+      expect(await page.locator("#chat-state").textContent()).toContain("mode strict (the persona file's)");
+    });
+  }, 60_000);
+
+  it("Costs lists the 30 days' calls per chat (by title, linked) and per person (whom the call was for)", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-costs-per-chat", async () => {
+      const h = rig.h;
+      const dm = h.emu.dm(h.account, h.carol);
+      h.gemini.script(plan({ kind: "send", text: "noon" }), plan({ kind: "send", text: "hi Carol" }));
+      await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai lunch at noon?" });
+      await h.pass(30_000);
+      await h.emu.post({ chat: dm, from: h.carol, text: "hi" });
+      await h.pass(30_000);
+      expect(h.gemini.requests).toHaveLength(2);
+      await page.goto(`${base}/console/#costs`);
+      const chats = page.locator("#costs-chats tr[data-id]");
+      await chats.first().waitFor();
+      const byChat = await chats.evaluateAll((rows) =>
+        rows.map((r) => ({
+          id: (r as unknown as { dataset: { id: string } }).dataset.id,
+          name: r.querySelector("a")?.textContent ?? "",
+          href: r.querySelector("a")?.getAttribute("href") ?? "",
+          calls: r.children[1]?.textContent ?? "",
+        })),
+      );
+      expect(byChat).toEqual(
+        expect.arrayContaining([
+          {
+            id: h.group.peerId,
+            name: "Sandbox (supergroup)",
+            href: `#chat/Mira/${encodeURIComponent(h.group.peerId)}`,
+            calls: "1",
+          },
+          {
+            id: dm.peerId,
+            name: "Carol (dm)",
+            href: `#chat/Mira/${encodeURIComponent(dm.peerId)}`,
+            calls: "1",
+          },
+        ]),
+      );
+      const people = await page.locator("#costs-people tr[data-id]").allTextContents();
+      expect(people).toHaveLength(2);
+      expect(people.join("\n")).toContain(`Alice @alice (${h.alice.id})`);
+      expect(people.join("\n")).toContain(`Carol @carol (${h.carol.id})`);
+    });
+  }, 90_000);
+});

@@ -288,6 +288,6 @@ if (json) {
     `   first script: ${a.messages} messages, ${a.explicit} naming the persona (no call), ${a.considered} considered; prefilter skipped ${a.considered - a.candidates} (${skips}); ${a.candidates} candidates → ${a.calls} calls; ${a.answered} answered of ${a.meantForPersona} meant for the persona`,
   );
   console.log(
-    `Operator console server time with ${consolePages.messages.toLocaleString("en-US")} messages in ${consolePages.chats.toLocaleString("en-US")} chats (median; goal ≤ 50 ms each): conversations list ${f(consolePages.chatsListMs, 1)} ms, chat page ${f(consolePages.chatPageMs, 1)} ms, now view with the activity feed ${f(consolePages.nowMs, 1)} ms (the feed's start from the database after a restart ${f(consolePages.activitySeedMs, 1)} ms)`,
+    `Operator console server time with ${consolePages.messages.toLocaleString("en-US")} messages in ${consolePages.chats.toLocaleString("en-US")} chats (median; goal ≤ 50 ms each): conversations list ${f(consolePages.chatsListMs, 1)} ms, chat page ${f(consolePages.chatPageMs, 1)} ms, the page around its first plan ${f(consolePages.oldPlanPageMs, 1)} ms, now view with the activity feed ${f(consolePages.nowMs, 1)} ms (the feed's start from the database after a restart ${f(consolePages.activitySeedMs, 1)} ms)`,
   );
 }

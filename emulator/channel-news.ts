@@ -8,7 +8,8 @@
  * member account could not be pushed the update (no client attached, a dead link, a silenced
  * session, an overflowing queue): the account's next complete difference carries
  * `updateChannelTooLong{channel_id, pts}` with the channel's pts as the server has it (TDLib's
- * `on_update_channel_too_long` fetches when that pts is above its own), once.
+ * `on_update_channel_too_long` fetches when that pts is above its own), once. `updates.getState`
+ * forgets them: a client that takes the current state starts from now.
  *
  * Big supergroups are not pushed in real time (a TDLib maintainer, tdlib/td#2695: "messages in
  * big chats aren't expected to be received in real time"; Telegram publishes no member count):

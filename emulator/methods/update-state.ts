@@ -13,6 +13,8 @@ import { chatForInputChannel } from "./resolve-peer";
 
 export const getState = defineMethod("updates.GetState", Api.updates.GetState, (ctx) => {
   const box = ctx.world.mailbox(ctx.account.id);
+  // A client that takes the current state starts from now: nothing before it is named later.
+  box.channelNews.clear();
   return new Api.updates.State({
     pts: box.pts.pts,
     qts: box.qts,

@@ -11,7 +11,7 @@
  *   (a live update or a fetch), never faster than `minPollMs`.
  * - **Channels silent for long**: a followed channel nothing was heard from for `silentMs`
  *   (15 minutes, Telegram's "no updates for 15 minutes" and Telethon's per-channel deadline) is
- *   fetched, at most `silentPerMinute` a minute, the longest silent first; after a start each
+ *   fetched, at most `silentPerMinute` in any minute, the longest silent first; after a start each
  *   channel's first deadline is spread over one more `silentMs`, so a start never polls them all.
  *
  * Each fetch runs through the catch-up chain (one at a time) and the read calls (bounded in
@@ -59,7 +59,8 @@ export class ChannelWatch {
   /** The server's poll interval per channel (its last `timeout`), ms. */
   private readonly intervals = new Map<string, number>();
   private readonly fetchedAt = new Map<string, number>();
-  private minute = { start: 0, used: 0 };
+  /** When the silent channels of the last minute were fetched (a sliding minute bounds them). */
+  private silentPolls: number[] = [];
 
   constructor(private readonly o: ChannelWatchOptions) {}
 
@@ -84,7 +85,7 @@ export class ChannelWatch {
 
   /**
    * The channels to fetch now: the active ones whose poll interval has passed, then silent ones
-   * within this minute's budget (which they use up).
+   * within the last minute's budget (which they use up).
    */
   due(): string[] {
     if (this.o.paused()) return [];
@@ -99,8 +100,8 @@ export class ChannelWatch {
       const every = this.intervals.get(c) ?? this.o.defaultPollMs ?? DEFAULT_POLL_MS;
       if (last === undefined || now - last >= every) out.push(c);
     }
-    if (now - this.minute.start >= 60_000) this.minute = { start: now, used: 0 };
-    const budget = (this.o.silentPerMinute ?? SILENT_PER_MINUTE) - this.minute.used;
+    this.silentPolls = this.silentPolls.filter((at) => at > now - 60_000);
+    const budget = (this.o.silentPerMinute ?? SILENT_PER_MINUTE) - this.silentPolls.length;
     if (budget <= 0) return out;
     const silentMs = this.o.silentMs ?? SILENT_MS;
     const silent: { c: string; since: number }[] = [];
@@ -112,7 +113,7 @@ export class ChannelWatch {
     }
     silent.sort((a, b) => a.since - b.since);
     const picked = silent.slice(0, budget).map((s) => s.c);
-    this.minute.used += picked.length;
+    this.silentPolls.push(...picked.map(() => now));
     return [...out, ...picked];
   }
 

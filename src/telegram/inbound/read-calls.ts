@@ -96,12 +96,14 @@ export class ReadCalls {
   private pause(method: string, seconds: number): number {
     const random = this.o.random ?? Math.random;
     const jitter = JITTER_MIN_SEC + random() * Math.min(JITTER_MAX_SEC, seconds / 10);
+    const already = this.pausedUntil(method) > 0; // requests in flight meet the same wait: one line
     const now = this.o.clock.now();
     const until = this.o.limits.hit(
       new RateLimitedError(methodKey(method), seconds + jitter, `FLOOD_WAIT_${seconds}`),
       now,
     );
     metrics.floodWaits.inc({ agent: this.o.agent, method });
+    if (already) return until;
     this.o.logger.warn(
       {
         component: "limits",

@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import { metrics } from "../metrics/metrics";
 import { ACCOUNT_BOX } from "../store/update-state";
-import type { CatchUp, CatchUpSummary } from "../telegram/inbound/catch-up";
+import { HeldError, type CatchUp, type CatchUpSummary } from "../telegram/inbound/catch-up";
 import { PausedError } from "../telegram/inbound/read-calls";
 import { catchUpProgress } from "./catch-up-progress";
 
@@ -75,7 +75,7 @@ export class CatchUpChain {
         else await this.o.engine.channelOnly(box);
       } catch (err) {
         // Retried by the tracker; a method held back by a flood wait made no request (logged once).
-        const paused = err instanceof PausedError && err.cause === undefined;
+        const paused = (err instanceof PausedError && err.cause === undefined) || err instanceof HeldError;
         this.o.logger[paused ? "debug" : "warn"](
           { component: "catch-up", box: box || "account", err: String(err) },
           "filling an update gap failed; retried later",

@@ -54,6 +54,17 @@ export interface CatchUpOptions {
   readonly onChannelFetched?: (channelId: string, timeoutSec: number | undefined) => void;
 }
 
+/** The box is not asked before `until` (Telegram named when); its retry is set for then. No request. */
+export class HeldError extends Error {
+  constructor(
+    readonly box: string,
+    readonly until: number,
+  ) {
+    super(`${box || "account"}: not asked again before ${new Date(until).toISOString()}`);
+    this.name = "HeldError";
+  }
+}
+
 /** Answers to a channel request that mean the account is no longer in it (or it is gone). */
 const CHANNEL_LOST = new Set(["CHANNEL_PRIVATE", "CHANNEL_INVALID"]);
 /** The stored pts is not one the server can start from: take the server's current state instead. */
@@ -180,7 +191,8 @@ export class CatchUp {
     );
     // A first start begins from now; later ones look at the newest dialogs.
     if (!firstStart) await this.dialogs(new Set(channels));
-    if (accountError !== undefined) throw accountError;
+    // A box Telegram asked to leave for later is not a failure: its retry is set.
+    if (accountError !== undefined && !(accountError instanceof HeldError)) throw accountError;
     return {
       messages: this.messages,
       chats: this.chats.size,
@@ -223,8 +235,9 @@ export class CatchUp {
   }
 
   private logFailure(chatId: string, err: unknown): void {
-    // A method paused by a flood wait was not even asked (read-calls.ts logged the wait once).
-    const paused = err instanceof PausedError && err.cause === undefined;
+    // A method paused by a flood wait, or a box Telegram asked to leave for later, was not even
+    // asked (the wait was logged once).
+    const paused = (err instanceof PausedError && err.cause === undefined) || err instanceof HeldError;
     this.o.logger[paused ? "debug" : "warn"](
       { component: "catch-up", chatId, err: String(err) },
       "channel catch-up failed; retried later",
@@ -315,7 +328,9 @@ export class CatchUp {
         if (handled.has(id) || !(c instanceof Api.Channel) || !c.megagroup || c.left) continue;
         const ours = this.o.tracker.localPts(id);
         if (ours !== undefined) {
-          if (d.pts !== undefined && d.pts > ours && this.catchable(id)) behind.push(id);
+          // One whose fetch failed waits for its own retry.
+          const waiting = this.o.tracker.pending(id);
+          if (d.pts !== undefined && d.pts > ours && !waiting && this.catchable(id)) behind.push(id);
           continue;
         }
         if (serviceTops.has(`${id}:${d.topMessage}`)) continue;
@@ -341,6 +356,9 @@ export class CatchUp {
    */
   private async account(named: Set<string>): Promise<void> {
     const t = this.o.tracker;
+    // Telegram asked to come back later (a flood wait, OUTDATED): the retry is set for then.
+    const held = t.heldUntil(ACCOUNT_BOX);
+    if (held > 0) throw new HeldError(ACCOUNT_BOX, held);
     t.beginSync(ACCOUNT_BOX);
     try {
       const stored = this.o.state.account();
@@ -422,6 +440,8 @@ export class CatchUp {
     const t = this.o.tracker;
     // Broadcast channels and channels the account is not in are never fetched (see catchable).
     if (!this.catchable(channelId)) return;
+    const held = t.heldUntil(channelId);
+    if (held > 0) throw new HeldError(channelId, held);
     const input = inputChannelOf(this.o.entities.get(channelId))!;
     t.beginSync(channelId);
     try {

@@ -49,6 +49,8 @@ class Box {
   heardAt: number | undefined;
   /** A sync failed and none has succeeded since: the retry fetches it even without a known gap. */
   wanted = false;
+  /** Not fetched before this (the failure named when: a flood wait's end, the server's "later"). */
+  holdUntil = 0;
   constructor(local: number | undefined) {
     this.local = local;
   }
@@ -245,6 +247,9 @@ export class UpdateTracker {
     if (pts !== undefined) {
       // A final difference covers everything up to the server's pts, the gap included.
       b.gapFrom = undefined;
+      b.holdUntil = 0;
+      if (b.retryTimer !== undefined) this.o.clock.clearTimeout(b.retryTimer);
+      b.retryTimer = undefined;
       if (key !== ACCOUNT_BOX || extra) b.unconfirmed = false;
       b.retryMs = 0;
       if (b.local === undefined || pts > b.local) b.local = pts;
@@ -273,6 +278,7 @@ export class UpdateTracker {
     const b = this.box(key);
     b.syncing = false;
     b.wanted = false;
+    b.holdUntil = 0;
     b.gapFrom = undefined;
     b.unconfirmed = false;
     b.retryMs = 0;
@@ -303,7 +309,10 @@ export class UpdateTracker {
     const b = this.box(key);
     b.syncing = false;
     b.wanted = true;
-    if (retryAt !== undefined) this.retryAt(key, b, retryAt);
+    if (retryAt !== undefined) {
+      b.holdUntil = Math.max(b.holdUntil, retryAt);
+      this.retryAt(key, b, retryAt);
+    }
     if (b.local === undefined && b.held.length > 0) {
       b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
       if (key === ACCOUNT_BOX) b.unconfirmed = true;
@@ -397,6 +406,15 @@ export class UpdateTracker {
    */
   lastHeard(key: string): number | undefined {
     return this.boxes.get(key)?.heardAt;
+  }
+
+  /**
+   * Until when the box's difference must not be asked (a failure named when: a flood wait's end,
+   * PERSISTENT_TIMESTAMP_OUTDATED's "later"); 0 when it may be asked now.
+   */
+  heldUntil(key: string): number {
+    const until = this.boxes.get(key)?.holdUntil ?? 0;
+    return until > this.o.clock.now() ? until : 0;
   }
 
   /** True while the box's difference is being fetched or waits to be retried after a failure. */

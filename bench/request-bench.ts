@@ -1,13 +1,13 @@
 /**
  * The anatomy of a planning request for a group answer: tokens of the answer schema, the system
  * instruction and the user turn (the chat's history), for a question asked after 16 messages of
- * a conversation held in replies, as a member of the chat would have read it. The schema is
- * measured twice: the chat's own (a group without sticker sets: no sticker, block or unblock) and
- * the shape sent before the schema followed the chat (every kind, and the `think` kind since
- * removed). Then the share of
- * the next request (one more exchange later) that repeats the first one's beginning — what
- * Gemini's implicit prefix cache can serve. Built with the product's own context code over a
- * real SQLite store; counted with the one estimator.
+ * a conversation held in replies, as a member of the chat would have read it. The fixed part —
+ * instruction and schema — is measured per chat kind (a group, a private chat, each with and
+ * without sticker sets) against what was sent before the request was made lean
+ * (plan-request-before.json: the instruction and schemas of that version, kept as they were).
+ * Then the share of the next request (one more exchange later) that repeats the first one's
+ * beginning — what Gemini's implicit prefix cache can serve. Built with the product's own
+ * context code over a real SQLite store; counted with the one estimator.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,22 +16,34 @@ import { parsePersona } from "../src/config/persona";
 import { contextPrompt, selectContext } from "../src/planning/assemble";
 import type { PlanPrompt } from "../src/planning/prompt";
 import { estimateTokens } from "../src/context/tokens";
-import { z } from "zod";
 import { geminiJsonSchema } from "../src/llm/json-schema";
-import { planSchemaFor } from "../src/planning/plan-schema";
+import { planSchemaFor, type PlanAbilities } from "../src/planning/plan-schema";
 import { planRequestBody } from "../src/planning/planner";
+import before from "./plan-request-before.json";
 import { closeDatabase, openDatabase } from "../src/store/db";
 import { EntityStore, type EntityRecord } from "../src/store/entities";
 import { ChatStore } from "../src/store/chats";
 import { MessageStore, type StoredMessage } from "../src/store/messages";
 
+/** A chat kind whose fixed part is measured. */
+type ChatKind = "group" | "groupStickers" | "dm" | "dmStickers";
+
+/** Tokens of the fixed part of a chat kind's request, now and before it was made lean. */
+interface FixedPart {
+  readonly schema: number;
+  readonly schemaBefore: number;
+  /** The bench persona's system instruction in this kind of chat (without sticker sets: as the kind without them). */
+  readonly instruction: number;
+  readonly instructionBefore: number;
+}
+
 export interface RequestFigures {
   /** Tokens of the answer schema (`responseJsonSchema`) of this chat: a group without sticker sets. */
   readonly schemaTokens: number;
-  /** Tokens of the schema as sent before it followed the chat: every kind, `think` included. */
-  readonly schemaTokensBefore: number;
   /** Tokens of the system instruction. */
   readonly instructionTokens: number;
+  /** Instruction and schema per chat kind, now and before. */
+  readonly fixed: Readonly<Record<ChatKind, FixedPart>>;
   /** Tokens of the user turn: chat header, history, now. */
   readonly historyTokens: number;
   /** Messages the user turn shows. */
@@ -73,33 +85,15 @@ const TALK: readonly [string, string, number?][] = [
   ["1002", "weather looks good"],
 ];
 
-/** The `think` kind every plan schema offered before the schema followed the chat (it had no effect). */
-const THINK_KIND = z.object({
-  kind: z.literal("think"),
-  id: z.union([z.string(), z.number()]).optional().describe("optional label other tasks can depend on"),
-  depends_on: z
-    .array(z.union([z.string(), z.number()]))
-    .optional()
-    .describe("ids of earlier tasks this one waits for"),
-  text: z.string().optional().describe("private reasoning, never shown"),
-});
+const ABILITIES: Readonly<Record<ChatKind, PlanAbilities>> = {
+  group: { isDm: false, stickerSets: [] },
+  groupStickers: { isDm: false, stickerSets: ["Cats"] },
+  dm: { isDm: true, stickerSets: [] },
+  dmStickers: { isDm: true, stickerSets: ["Cats"] },
+};
 
-/** The schema as sent before it followed the chat: every kind there is, and `think`. */
-function schemaBefore(): unknown {
-  const every = geminiJsonSchema(planSchemaFor({ isDm: true, stickerSets: ["any"] })) as {
-    properties: { tasks: { items: { anyOf: unknown[] } } };
-  };
-  const think = geminiJsonSchema(THINK_KIND);
-  const { $schema: _unused, ...thinkShape } = think as Record<string, unknown>;
-  const tasks = every.properties.tasks;
-  return {
-    ...every,
-    properties: {
-      ...every.properties,
-      tasks: { ...tasks, items: { ...tasks.items, anyOf: [...tasks.items.anyOf, thinkShape] } },
-    },
-  };
-}
+const schemaTokensOf = (a: PlanAbilities) =>
+  estimateTokens(JSON.stringify(geminiJsonSchema(planSchemaFor(a))));
 
 const textOf = (p: PlanPrompt) =>
   p.contents.flatMap((c) => c.parts.map((x) => ("text" in x ? x.text : ""))).join("\n");
@@ -151,6 +145,27 @@ export function benchRequest(): RequestFigures {
       return contextPrompt(sources, ctx, { memories: [], now: q.date + 5_000 });
     };
     const first = ask(post("1001", "Mira, are you coming with us on saturday?"));
+    // The persona's instruction in a private chat: the same persona, the kind's own rules.
+    chats.upsert({ chatId: "1001", chatType: "dm", title: "Anna" });
+    const dmAsk: StoredMessage = {
+      chatId: "1001",
+      messageId: 1,
+      senderId: "1001",
+      senderName: "Anna",
+      date: T0,
+      text: "hi Mira",
+      isAgent: false,
+    };
+    messages.insert(dmAsk);
+    messages.commit();
+    const dmInstruction = contextPrompt(
+      sources,
+      selectContext(sources, {
+        chat: { chatId: "1001", chatType: "dm", title: "Anna" },
+        items: [{ messageId: 1 }],
+      }),
+      { memories: [], now: dmAsk.date },
+    ).systemInstruction;
     post(SELF, "wouldn't miss it! I'll bring a speaker", next - 1);
     const second = ask(post("1003", "Mira, can you also bring cups?"));
 
@@ -164,10 +179,25 @@ export function benchRequest(): RequestFigures {
     let k = 0;
     while (k < a.length && k < b.length && a.charCodeAt(k) === b.charCodeAt(k)) k++;
     const repeatedPrefixTokens = estimateTokens(b.slice(0, k));
+    const instruction = { group: first.systemInstruction, dm: dmInstruction };
+    const fixed = Object.fromEntries(
+      (Object.keys(ABILITIES) as ChatKind[]).map((k) => {
+        const dm = ABILITIES[k].isDm ? "dm" : "group";
+        return [
+          k,
+          {
+            schema: schemaTokensOf(ABILITIES[k]),
+            schemaBefore: estimateTokens(JSON.stringify(before.schema[k])),
+            instruction: estimateTokens(instruction[dm]),
+            instructionBefore: estimateTokens(before.instruction[dm]),
+          },
+        ];
+      }),
+    ) as Record<ChatKind, FixedPart>;
     return {
       schemaTokens,
-      schemaTokensBefore: estimateTokens(JSON.stringify(schemaBefore())),
       instructionTokens: estimateTokens(first.systemInstruction),
+      fixed,
       historyTokens: estimateTokens(textOf(first)),
       messagesShown: (textOf(first).match(/⟦#\d+ /g) ?? []).length,
       repeatedPrefixTokens,

@@ -3,8 +3,7 @@
  * run (src/store/backup.ts). `main` is exported so tests run the script itself.
  */
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
+import { runCommand, runWhenMain, type ScriptIo } from "../src/cli/args";
 import { withDotEnv } from "../src/config/dotenv";
 import { readEnv } from "../src/config/env";
 import { backupDatabase } from "../src/store/backup";
@@ -24,30 +23,25 @@ Options:
   --db <file>   the database to copy (default: STATE_DB)
   -h, --help    this text`;
 
-export interface BackupIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  readonly env: NodeJS.ProcessEnv;
-  /** Where `.env` is looked for and relative paths start. */
-  readonly cwd: string;
+/** Runs the command; resolves with the exit status (0 copied, 1 failed, 2 bad usage). */
+export function main(argv: readonly string[], io: ScriptIo): Promise<number> {
+  const spec = {
+    name: "backup",
+    usage: USAGE,
+    options: { db: { type: "string" } },
+    positionals: true,
+  } as const;
+  return runCommand(spec, argv, io, (parsed) => backup(parsed, io));
 }
 
-/** Runs the command; resolves with the exit status (0 copied, 1 failed, 2 bad usage). */
-export async function main(argv: readonly string[], io: BackupIo): Promise<number> {
+async function backup(
+  parsed: { readonly values: { readonly db?: string }; readonly positionals: readonly string[] },
+  io: ScriptIo,
+): Promise<number> {
   const fail = (message: string, status = 1) => {
     io.stderr(`backup: ${message}\n`);
     return status;
   };
-  let parsed: ReturnType<typeof parseFlags>;
-  try {
-    parsed = parseFlags(argv);
-  } catch (e) {
-    return fail(`${errorMessage(e)}\nRun with --help for usage.`, 2);
-  }
-  if (parsed.values.help) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
   const [target, ...extra] = parsed.positionals;
   if (target === undefined) return fail("name the file to write: npm run backup -- <file> (see --help)", 2);
   if (extra.length > 0) return fail(`unexpected argument "${extra[0]}": name one file`, 2);
@@ -71,27 +65,5 @@ export async function main(argv: readonly string[], io: BackupIo): Promise<numbe
   }
 }
 
-function parseFlags(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    options: { db: { type: "string" }, help: { type: "boolean", short: "h" } },
-    strict: true,
-    allowPositionals: true,
-  });
-}
-
 // Run when executed (npm run backup), not when imported by a test.
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  main(process.argv.slice(2), {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
-    env: process.env,
-    cwd: process.cwd(),
-  }).then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      process.stderr.write(`backup: ${errorMessage(e)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, main);

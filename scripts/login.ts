@@ -4,8 +4,7 @@
  * with scripted answers.
  */
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { parseCommandLine } from "../src/cli/args";
+import { runCommand, runWhenMain, type ScriptIo } from "../src/cli/args";
 import { withDotEnv } from "../src/config/dotenv";
 import { readEnv, telegramCredentials } from "../src/config/env";
 import { loadPersonas } from "../src/config/persona";
@@ -31,33 +30,34 @@ tools"), in the environment or in a .env file in this directory.
 `;
 
 /** What the script reads and writes; tests pass their own. */
-export interface LoginIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  readonly env: NodeJS.ProcessEnv;
-  /** Where `.env` is looked for. */
-  readonly cwd: string;
+export interface LoginIo extends ScriptIo {
   readonly prompts?: LoginPrompts;
   readonly clock?: Clock;
   readonly qrTimeoutMs?: number;
 }
 
 /** Runs the command; resolves with the exit status (0 logged in, 1 failed, 2 bad usage). */
-export async function main(argv: readonly string[], io: LoginIo): Promise<number> {
+export function main(argv: readonly string[], io: LoginIo): Promise<number> {
+  const spec = {
+    name: "login",
+    usage: USAGE,
+    options: { qr: { type: "boolean" }, force: { type: "boolean" } },
+    positionals: true,
+  } as const;
+  return runCommand(spec, argv, io, (parsed) => login(parsed, io));
+}
+
+async function login(
+  parsed: {
+    readonly values: { readonly qr?: boolean; readonly force?: boolean };
+    readonly positionals: readonly string[];
+  },
+  io: LoginIo,
+): Promise<number> {
   const fail = (message: string, status = 1) => {
     io.stderr(`login: ${message}\n`);
     return status;
   };
-  let parsed: ReturnType<typeof parseFlags>;
-  try {
-    parsed = parseFlags(argv);
-  } catch (e) {
-    return fail(`${errorMessage(e)}\nRun with --help for usage.`, 2);
-  }
-  if (parsed === "help") {
-    io.stdout(USAGE);
-    return 0;
-  }
   const [agent, ...extra] = parsed.positionals;
   if (agent === undefined)
     return fail("name the persona to log in: npm run login -- <Agent> (see --help)", 2);
@@ -131,27 +131,6 @@ export async function main(argv: readonly string[], io: LoginIo): Promise<number
   }
 }
 
-function parseFlags(argv: readonly string[]) {
-  return parseCommandLine(
-    argv,
-    { qr: { type: "boolean" }, force: { type: "boolean" } },
-    { positionals: true },
-  );
-}
-
-// Run when executed (npm run login), not when imported by a test.
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  main(process.argv.slice(2), {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
-    env: process.env,
-    cwd: process.cwd(),
-  }).then(
-    // GramJS leaves timers behind after a login: exit explicitly.
-    (code) => process.exit(code),
-    (e: unknown) => {
-      process.stderr.write(`login: ${errorMessage(e)}\n`);
-      process.exit(1);
-    },
-  );
-}
+// Run when executed (npm run login), not when imported by a test; GramJS leaves timers behind
+// after a login, so the frame's explicit exit matters.
+runWhenMain(import.meta.url, main);

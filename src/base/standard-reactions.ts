@@ -99,6 +99,78 @@ export function standardReaction(emoji: string): string | undefined {
 }
 
 /**
+ * Emoji people use as reactions that Telegram does not offer, each with the standard reaction
+ * that says the same (😂 is the laugh people reach for; Telegram's is 🤣). Colours of a heart
+ * are a heart; skin tones are dropped before this is asked.
+ */
+const NEAR_STANDARD: ReadonlyMap<string, string> = new Map([
+  ...["😂", "😆", "😹", "😅", "😝", "😜", "😛"].map((e) => [e, "🤣"] as const),
+  ...["😄", "😃", "😀", "🙂", "😊", "☺", "😺", "😸"].map((e) => [e, "😁"] as const),
+  ...[
+    "🧡",
+    "💛",
+    "💚",
+    "💙",
+    "💜",
+    "🤎",
+    "🖤",
+    "🤍",
+    "💕",
+    "💞",
+    "💓",
+    "💗",
+    "💖",
+    "💝",
+    "♥",
+    "❣",
+    "🩷",
+    "🩵",
+    "🩶",
+  ].map((e) => [e, "❤"] as const),
+  ...["😻", "🤩"].map((e) => [e, "😍"] as const),
+  ...["🥲", "😞", "😔", "😟", "🙁", "☹", "😿", "😥", "😓"].map((e) => [e, "😢"] as const),
+  ...["😮", "😯", "😲", "😳", "🙀", "😧", "😦"].map((e) => [e, "😱"] as const),
+  ...["🧐", "🤷‍♂", "🤷‍♀"].map((e) => [e, "🤔"] as const),
+  ...["✅", "✔", "☑", "🆗", "👊", "🤙", "✌", "💪"].map((e) => [e, "👍"] as const),
+  ...["🥳", "🎊", "🎈", "🎁", "🪅"].map((e) => [e, "🎉"] as const),
+  ...["🙌", "🤲"].map((e) => [e, "👏"] as const),
+  ...["✨", "💥", "🚀", "⭐", "🌟"].map((e) => [e, "🔥"] as const),
+  ...["😠", "👿", "💢"].map((e) => [e, "😡"] as const),
+  ...["😬", "🫣", "🤭", "🙃"].map((e) => [e, "🙈"] as const),
+  ...["😉", "😏"].map((e) => [e, "😎"] as const),
+  ["🫶", "🤗"],
+  ["🥺", "😢"],
+  ...["❌", "🚫"].map((e) => [e, "👎"] as const),
+  ...["😑", "😶", "🫤", "😕"].map((e) => [e, "😐"] as const),
+  ...["🤢", "🤧"].map((e) => [e, "🤮"] as const),
+  ...["😪", "💤"].map((e) => [e, "😴"] as const),
+  ...["🎂", "🍰", "🥂", "🍻", "🍺"].map((e) => [e, "🍾"] as const),
+]);
+
+/** Skin-tone modifiers (U+1F3FB–U+1F3FF): 👍🏽 is 👍 as a reaction. */
+const SKIN_TONE = /[\u{1F3FB}-\u{1F3FF}]/gu;
+
+/**
+ * The standard reaction closest to `emoji`: itself (as Telegram spells it), or what an emoji
+ * Telegram does not offer means as a reaction (😂 → 🤣, 💙 → ❤, 👍🏽 → 👍); undefined when
+ * nothing is close.
+ */
+export function nearestStandardReaction(emoji: string): string | undefined {
+  const e = emoji
+    .replace(/\uFE0F/g, "")
+    .replace(SKIN_TONE, "")
+    .trim();
+  if (STANDARD_REACTIONS.has(e)) return e;
+  const near = NEAR_STANDARD.get(e);
+  return near !== undefined && STANDARD_REACTIONS.has(near) ? near : undefined;
+}
+
+/** Every standard reaction, in Telegram's order (for the request's list of what a chat allows). */
+export function standardReactions(): readonly string[] {
+  return [...STANDARD_REACTIONS];
+}
+
+/**
  * What a chat lets its members react with (Telegram's chatReactionsAll / chatReactionsSome /
  * chatReactionsNone in the full chat's `available_reactions`). Private chats allow every
  * standard reaction.
@@ -142,7 +214,7 @@ export function isAllowed(emoji: string, allowed: AllowedReactions): boolean {
  * reaction of a family it belongs to, else undefined (react with nothing).
  */
 export function closestAllowed(emoji: string, allowed: AllowedReactions): string | undefined {
-  const e = standardReaction(emoji) ?? emoji;
+  const e = nearestStandardReaction(emoji) ?? emoji;
   if (isAllowed(e, allowed)) return e;
   for (const family of FAMILIES) {
     if (!family.includes(e)) continue;

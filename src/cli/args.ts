@@ -5,6 +5,8 @@
  * (with the flag a typo most likely meant), never Node's parser text. `--help` / `-h` prints the
  * usage.
  */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { closest } from "../base/did-you-mean";
 import { errorMessage } from "../base/error-message";
@@ -71,7 +73,7 @@ function usageError(e: unknown, argv: readonly string[], options: Options, posit
  * the values and positionals, or `"help"` when help was asked for. Throws UsageError naming the
  * flag and what it expects.
  */
-export function parseCommandLine<const O extends Options>(
+function parseCommandLine<const O extends Options>(
   argv: readonly string[],
   options: O,
   o: { readonly positionals?: boolean } = {},
@@ -105,10 +107,70 @@ export function parseFlags<const O extends Options>(
   return r === "help" ? r : r.values;
 }
 
+/** What a script reads and writes; tests pass their own. */
+export interface ScriptIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+  /** Where `.env` is looked for and relative paths start. */
+  readonly cwd: string;
+}
+
+/** The process's own streams, environment and directory. */
+function processIo(): ScriptIo {
+  return {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
+
+/** A script's name, usage text and command line. */
+export interface ScriptSpec<O extends Options> {
+  readonly name: string;
+  readonly usage: string;
+  readonly options: O;
+  /** Whether it takes arguments besides its flags (default: flags only). */
+  readonly positionals?: boolean;
+}
+
 /**
- * The scripts' shared frame: parse flags, print usage on --help (exit 0), print a usage error
- * naming the flag (exit 2), run `main`, and exit with its code; an error from `main` is one
- * line on stderr and exit 1.
+ * The scripts' shared frame, as a function tests can call: parse `argv`, print the usage on
+ * --help (status 0), a usage error naming the flag (status 2), run `main` and resolve with its
+ * status; an error from `main` is one line on stderr (status 1), never a stack trace.
+ */
+export async function runCommand<const O extends Options>(
+  spec: ScriptSpec<O>,
+  argv: readonly string[],
+  io: Pick<ScriptIo, "stdout" | "stderr">,
+  main: (line: {
+    readonly values: FlagValues<O>;
+    readonly positionals: readonly string[];
+  }) => Promise<number>,
+): Promise<number> {
+  let line: ReturnType<typeof parseCommandLine<O>>;
+  try {
+    line = parseCommandLine(argv, spec.options, { positionals: spec.positionals === true });
+  } catch (e) {
+    io.stderr(`${spec.name}: ${errorMessage(e)}\nRun with --help for usage.\n`);
+    return 2;
+  }
+  if (line === "help") {
+    io.stdout(spec.usage.endsWith("\n") ? spec.usage : `${spec.usage}\n`);
+    return 0;
+  }
+  try {
+    return await main(line);
+  } catch (e) {
+    io.stderr(`${spec.name}: ${errorMessage(e)}\n`);
+    return 1;
+  }
+}
+
+/**
+ * Run a script that takes only flags, as the entry point: {@link runCommand} on the process's
+ * command line, then exit with its status.
  */
 export function runScript<const O extends Options>(
   name: string,
@@ -116,25 +178,19 @@ export function runScript<const O extends Options>(
   options: O,
   main: (values: FlagValues<O>) => Promise<number>,
 ): void {
-  let values: FlagValues<O> | "help";
-  try {
-    values = parseFlags(process.argv.slice(2), options);
-  } catch (e) {
-    process.stderr.write(`${name}: ${(e as Error).message}\nRun with --help for usage.\n`);
-    process.exit(2);
-  }
-  if (values === "help") {
-    process.stdout.write(usage.endsWith("\n") ? usage : `${usage}\n`);
-    process.exit(0);
-  }
-  // A main that throws before its first await is an error line too, not a stack trace.
-  Promise.resolve(values)
-    .then(main)
-    .then(
-      (code) => process.exit(code),
-      (e: unknown) => {
-        process.stderr.write(`${name}: ${errorMessage(e)}\n`);
-        process.exit(1);
-      },
-    );
+  void runCommand({ name, usage, options }, process.argv.slice(2), processIo(), (line) =>
+    main(line.values),
+  ).then((code) => process.exit(code));
+}
+
+/**
+ * Run `command` with the process's command line and streams when the module at `moduleUrl` is the
+ * entry point (`npm run …`), not when a test imports it; then exit with its status.
+ */
+export function runWhenMain(
+  moduleUrl: string,
+  command: (argv: readonly string[], io: ScriptIo) => Promise<number>,
+): void {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(resolve(process.argv[1])).href) return;
+  void command(process.argv.slice(2), processIo()).then((code) => process.exit(code));
 }

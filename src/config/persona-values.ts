@@ -35,6 +35,14 @@ export function singleLine(src: ValueSource, raw: string): string {
   return raw.trim();
 }
 
+/** A one-line free-text field of at most `max` characters (`# When Asked If AI`). */
+export function parseOneLine(src: ValueSource, raw: string, max: number): string {
+  const line = singleLine(src, raw);
+  if (line.length > max || !NO_CONTROLS.test(line))
+    fail(src, `bad value ${quoteValue(line)} (expected one line of at most ${max} characters)`);
+  return line;
+}
+
 const agentNameSchema = z
   .string()
   .min(1)

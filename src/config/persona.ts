@@ -31,6 +31,7 @@ import {
 import {
   parseAgentName,
   parseAliases,
+  parseOneLine,
   parseGroupMode,
   parseNumber,
   parsePhone,
@@ -42,6 +43,9 @@ import {
   type GroupMode,
   type NumberRule,
 } from "./persona-values";
+
+/** `# When Asked If AI` is one line of at most this many characters (it goes with every call). */
+const WHEN_ASKED_MAX_CHARS = 300;
 
 /** Default sizes in messages; the persona's `# History Window`, `# Thread Window`, `# Focused Window` override them. */
 export const WINDOW_ITEMS = { history: 16, thread: 8, focused: 8 } as const;
@@ -58,6 +62,8 @@ export interface Persona {
   readonly rolePrompts: readonly RolePrompt[];
   /** Other names people call the persona by (addressing matches these). */
   readonly aliases: readonly string[];
+  /** The operator's stance when someone sincerely asks whether the persona is an AI (one line); absent: the default (prompt.ts). */
+  readonly whenAskedIfAi?: string;
   readonly groupMode: GroupMode;
   /** smart/talkative: answer an implicitly addressed message when the addressing call is at least this sure (0–1). */
   readonly addressConfidence: number;
@@ -98,6 +104,7 @@ const PERSONA_FIELDS = [
   "Agent Instructions",
   "Role Prompt",
   "Aliases",
+  "When Asked If AI",
   "Group Mode",
   "Address Confidence",
   "Interject Threshold",
@@ -241,6 +248,7 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
   const phoneRaw = value("Agent Phone");
   const groupModeRaw = value("Group Mode");
   const aliasesRaw = value("Aliases");
+  const whenAskedRaw = value("When Asked If AI");
   const stickersRaw = value("Agent Sticker Sets");
   const explicitStickersRaw = value("Agent Stickers");
   const promptsRaw = value("Role Prompt");
@@ -289,6 +297,14 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     aliases: Object.freeze(
       aliasesRaw === undefined ? [] : attempt(() => parseAliases(src("Aliases"), aliasesRaw), []),
     ),
+    ...(whenAskedRaw === undefined
+      ? {}
+      : {
+          whenAskedIfAi: attempt(
+            () => parseOneLine(src("When Asked If AI"), whenAskedRaw, WHEN_ASKED_MAX_CHARS),
+            "",
+          ),
+        }),
     groupMode:
       groupModeRaw === undefined
         ? "strict"

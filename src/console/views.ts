@@ -5,13 +5,10 @@
  */
 import type { Persona } from "../config/persona";
 import { personaConnection } from "../http/readiness";
-import type { MediaDescriptor } from "../base/media-descriptor";
 import type { AgentRuntime } from "../runtime/agent-runtime";
 import { ALL_CHATS } from "../store/chat-settings";
 import type { Db } from "../store/db";
-import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
-import type { ChatterVerdict } from "../inbound/recent-verdicts";
-import { isSummaryGraph, type Task } from "../tasks/task";
+import type { ConsoleQueries } from "../store/console-queries";
 
 /** One persona the console shows. */
 export interface ConsoleSource {
@@ -31,7 +28,6 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export function personaView(s: ConsoleSource, now: number) {
   const st = s.runtime.status();
   const self = s.runtime.entities.get(s.runtime.selfId);
-  const conn = personaConnection(s.persona.name);
   const all = s.runtime.settings.get(ALL_CHATS);
   const chats = new Map(st.chats.map((c) => [c.chatId, c]));
   return {
@@ -41,9 +37,7 @@ export function personaView(s: ConsoleSource, now: number) {
       username: self?.username ?? null,
       name: [self?.firstName, self?.lastName].filter(Boolean).join(" ") || null,
     },
-    connection: conn
-      ? { state: conn.state, reason: conn.reason ?? null }
-      : { state: st.connected ? "connected" : "reconnecting", reason: null },
+    connection: connectionView(s, st.connected),
     paused: all.paused,
     mode: all.mode ?? s.persona.groupMode,
     modeIsDefault: all.mode === undefined,
@@ -74,8 +68,19 @@ export function personaView(s: ConsoleSource, now: number) {
   };
 }
 
+/**
+ * Telegram's connection as `/readyz` says it (the persona's registered state and its reason), or,
+ * for a persona not registered there, from the runtime's own flag.
+ */
+export function connectionView(s: ConsoleSource, connected: boolean) {
+  const conn = personaConnection(s.persona.name);
+  return conn
+    ? { state: conn.state, reason: conn.reason ?? null }
+    : { state: connected ? "connected" : "reconnecting", reason: null };
+}
+
 /** Gemini as this persona sees it: the models failing now (since, error, next try, plans waiting), or up. */
-function geminiView(s: ConsoleSource) {
+export function geminiView(s: ConsoleSource) {
   const a = s.runtime.llmAvailability();
   return {
     keyless: s.runtime.llm === undefined || s.runtime.llm.availability === undefined,
@@ -85,448 +90,7 @@ function geminiView(s: ConsoleSource) {
   };
 }
 
-/** What one open task shows on the "now" view. */
-function openTaskView(t: Task, now: number) {
-  const p = t.payload as unknown as Record<string, unknown>;
-  const until = typeof p.until === "number" ? p.until : null;
-  const what =
-    t.kind === "send"
-      ? String(p.text ?? "")
-      : t.kind === "react"
-        ? `${String(p.emoji ?? "")} on #${String(p.messageId ?? "")}`
-        : t.kind === "wait"
-          ? `${String(p.seconds ?? "")} s`
-          : t.kind === "typing"
-            ? `${String(p.action ?? "typing")} ${String(p.seconds ?? "")} s`
-            : t.kind === "received" || t.kind === "address"
-              ? `for ${((p.items as unknown[] | undefined) ?? [])
-                  .map(
-                    (i) => `#${typeof i === "number" ? i : String((i as { messageId?: number }).messageId)}`,
-                  )
-                  .join(", ")}`
-              : t.kind === "sticker"
-                ? `${String(p.set ?? "")} ${String(p.name ?? "")}`
-                : "";
-  return {
-    id: t.id,
-    kind: t.kind,
-    status: t.status,
-    what,
-    /** When it may start (ms); a retry's or a limit's wait shows here. */
-    notBefore: t.notBefore,
-    /** A wait or typing spell under way: when it ends. */
-    until,
-    /** Seconds to its next moment (start, or the end of its spell); 0: due now. */
-    inSec: Math.max(0, Math.round(((until ?? t.notBefore) - now) / 1000)),
-    attempts: t.attempts,
-    error: t.error ?? null,
-    inDoubt: t.inDoubt === true,
-    dependsOn: [...t.dependsOn],
-    planId: t.planId ?? null,
-  };
-}
-
-/**
- * The "now" view of a persona: what it is doing (its open tasks per chat with their timers),
- * Telegram's and Gemini's state, the last errors and the live activity. Reads memory only (the
- * scheduler's open tasks, the activity ring), plus the chat titles and the plans' numbers.
- */
-export function nowView(s: ConsoleSource, now: number) {
-  const st = s.runtime.status();
-  const conn = personaConnection(s.persona.name);
-  const open = s.runtime.scheduler.openTasks();
-  const byChat = new Map<string, Task[]>();
-  for (const t of open) byChat.set(t.chatId, [...(byChat.get(t.chatId) ?? []), t]);
-  const planNos = s.queries.planNumbers([
-    ...new Set(open.map((t) => t.planId).filter((x): x is number => x !== undefined)),
-  ]);
-  const title = (chatId: string) => s.runtime.chats.get(chatId)?.title ?? null;
-  const activity = s.runtime.activity.recent(200);
-  return {
-    name: s.persona.name,
-    now,
-    connection: conn
-      ? { state: conn.state, reason: conn.reason ?? null }
-      : { state: st.connected ? "connected" : "reconnecting", reason: null },
-    paused: s.runtime.settings.get(ALL_CHATS).paused,
-    gemini: geminiView(s),
-    lastError: st.lastError ?? null,
-    errors: s.runtime.activity.lastErrors(),
-    chats: [...byChat].map(([chatId, tasks]) => {
-      const summary = isSummaryGraph(chatId);
-      return {
-        chatId,
-        /** A lane summary's own graph (no chat page of its own). */
-        summary,
-        title: summary ? null : title(chatId),
-        tasks: tasks.map((t) => {
-          const v = openTaskView(t, now);
-          return { ...v, planNo: v.planId !== null ? (planNos.get(v.planId) ?? null) : null };
-        }),
-      };
-    }),
-    activity: activity.map((e) => ({
-      ...e,
-      chatTitle: e.chatId !== undefined ? title(e.chatId) : null,
-    })),
-  };
-}
-
 /** The conversations list of a persona. */
 export function chatsView(s: ConsoleSource, limit: number) {
   return s.queries.chats(s.persona.name, limit).filter((c) => c.chatId !== s.runtime.selfId);
-}
-
-/** A media descriptor without its file reference. */
-function mediaView(
-  raw: string | null,
-  describe: (uid: string) => { status: string; description: string | null } | undefined,
-) {
-  if (raw === null) return null;
-  let m: MediaDescriptor;
-  try {
-    m = JSON.parse(raw) as MediaDescriptor;
-  } catch {
-    return { kind: "unknown" };
-  }
-  return {
-    kind: m.kind,
-    uid: m.uid ?? null,
-    name: m.name ?? null,
-    mime: m.mime ?? null,
-    duration: m.duration ?? null,
-    title: m.title ?? null,
-    sticker: m.sticker ? { emoji: m.sticker.emoji } : null,
-    poll: m.poll ?? null,
-    contact: m.contact?.name ?? null,
-    description: m.uid !== undefined ? (describe(m.uid) ?? null) : null,
-  };
-}
-
-interface ParsedTask extends Omit<ConsoleTask, "payload"> {
-  readonly payload: Record<string, unknown>;
-}
-
-function parse(t: ConsoleTask): ParsedTask {
-  let payload: Record<string, unknown> = {};
-  try {
-    payload = JSON.parse(t.payload) as Record<string, unknown>;
-  } catch {
-    // shown empty
-  }
-  return { ...t, payload };
-}
-
-/** Message ids a task is about (received: its items; address: its items). */
-function itemsOf(t: ParsedTask): number[] {
-  const items = t.payload.items;
-  if (!Array.isArray(items)) return [];
-  return items
-    .map((i: unknown) => (typeof i === "number" ? i : (i as { messageId?: unknown } | null)?.messageId))
-    .filter((x): x is number => typeof x === "number");
-}
-
-/** A plan's trace (store/plan-traces.ts), the system instruction put back in its request. */
-function planTrace(
-  q: Pick<ConsoleQueries, "planTrace">,
-  r: ParsedTask,
-): { request?: unknown; plan?: unknown } | undefined {
-  const kept = q.planTrace(r.id);
-  if (!kept) return undefined;
-  const t = kept.trace as { request?: Record<string, unknown>; plan?: unknown } | null;
-  return { request: { system: kept.instruction, ...(t?.request ?? {}) }, plan: t?.plan ?? null };
-}
-
-/** The addressing call's outcome as stored with its task: the verdict (confidence, reason) and why. */
-function addressWhy(a: ParsedTask): string {
-  const outcome = String(a.payload.outcome ?? (a.status === "pending" ? "(not yet called)" : a.status));
-  const v = a.payload.verdict as
-    { addressed?: unknown; confidence?: unknown; reason?: unknown; interject?: unknown } | undefined;
-  const verdict =
-    v !== undefined && typeof v === "object"
-      ? ` (${v.addressed === true ? "addressed" : "not addressed"}, confidence ${String(v.confidence)}${typeof v.interject === "number" && v.interject > 0 ? `, joining in ${v.interject}` : ""}: “${String(v.reason ?? "")}”)`
-      : "";
-  const why = typeof a.payload.why === "string" ? ` — ${a.payload.why}` : "";
-  return `the addressing call said ${outcome}${verdict}${why}`;
-}
-
-/**
- * A topic's label. Telegram names a topic only in its service messages (its root, renames), whose
- * titles the adapter keeps (store/topics.ts): that title when known, else the General topic (id 1)
- * by name and the others by their root message's id.
- */
-const topicName = (titles: ReadonlyMap<number, string>, id: number) =>
-  titles.get(id) ?? (id === 1 ? "General" : `topic #${id}`);
-
-/** What a caps reason means, for the page. */
-const CAP_TEXT: Record<string, string> = {
-  "answers-per-hour": "the chat's answers per hour were spent",
-  "person-share": "this person's share of the group's answers was spent",
-  "daily-token-budget": "the daily token budget was spent",
-  "stranger-token-share": "strangers' share of the daily token budget was spent",
-};
-
-/** A stored refusal as the page says it: the gate's reason, caps spelled out. */
-function refusalText(reason: string): string {
-  const cap = /^cap: (.*)$/.exec(reason)?.[1];
-  return cap !== undefined && CAP_TEXT[cap] !== undefined ? `cap ${cap}: ${CAP_TEXT[cap]}` : reason;
-}
-
-/** The prefilter's rules and holds, as the chat page says them. */
-const CHATTER_VERDICTS: Record<ChatterVerdict, string> = {
-  sibling: "written by another persona of this process (never answered)",
-  "no-text": "nothing to judge (no text)",
-  command: "a bot command (starts with /)",
-  reply: "a reply to someone else",
-  "other-mention": "it mentions someone else",
-  cooldown: "the room's allowance of questions or chatter was spent (cooldown)",
-  "not-near": "chatter between others (not a follow-up to the persona, not a question to the room)",
-  held: "held by the owner's switches or a cap before any call",
-  "too-old": "too old when it arrived",
-};
-
-const ACTION_KINDS = new Set(["send", "sticker", "react", "typing", "wait", "read", "block", "unblock"]);
-
-/** One chat: its messages (a page), each with why it was or was not answered, and its plans. */
-export function chatView(
-  s: ConsoleSource,
-  chatId: string,
-  beforeId: number,
-  limit: number,
-  now: number,
-  lane?: { readonly topicId: number } | { readonly threadRoot: number },
-) {
-  const agent = s.persona.name;
-  const chat = s.runtime.chats.get(chatId);
-  const msgs = lane
-    ? s.queries.laneMessages(agent, chatId, lane, beforeId, limit)
-    : s.queries.messages(agent, chatId, beforeId, limit);
-  const isForum = chat?.chatType === "forum";
-  const titles = isForum ? s.queries.topicTitles(agent, chatId) : new Map<number, string>();
-  const settings = s.runtime.settings.get(chatId);
-  const all = s.runtime.settings.get(ALL_CHATS);
-  const first = msgs[0];
-  const since = first ? first.date - 60_000 : now;
-  const tasks = s.queries.tasks(agent, chatId, since).map(parse);
-  const reactions =
-    msgs.length > 0
-      ? s.queries.reactions(agent, chatId, first!.messageId, msgs[msgs.length - 1]!.messageId)
-      : [];
-  const refused = new Map(
-    (msgs.length > 0
-      ? s.queries.refusals(agent, chatId, first!.messageId, msgs[msgs.length - 1]!.messageId)
-      : []
-    ).map((r) => [r.messageId, r.reason]),
-  );
-  const mode = s.runtime.addressing.modeOf(chatId);
-  const receivedBy = new Map<number, ParsedTask>();
-  const judgedBy = new Map<number, ParsedTask>();
-  const answeredBy = new Map<number, ParsedTask[]>();
-  for (const t of tasks) {
-    if (t.kind === "received") for (const id of itemsOf(t)) receivedBy.set(id, t);
-    else if (t.kind === "address") for (const id of itemsOf(t)) judgedBy.set(id, t);
-    const answers = t.payload.answers;
-    if ((t.kind === "send" || t.kind === "sticker") && Array.isArray(answers))
-      for (const id of answers as number[]) answeredBy.set(id, [...(answeredBy.get(id) ?? []), t]);
-  }
-  // Each plan (a `received` task) with its trace and the tasks it made: by plan id, or for rows
-  // older than plan ids by the old rule (created in the transaction that finished the plan).
-  const madeBy = new Map<number, ParsedTask[]>();
-  for (const t of tasks) if (t.planId !== null) madeBy.set(t.planId, [...(madeBy.get(t.planId) ?? []), t]);
-  const plans = tasks
-    .filter((t) => t.kind === "received")
-    .map((r) => {
-      const children =
-        madeBy.get(r.id) ??
-        tasks.filter(
-          (t) =>
-            t.planId === null &&
-            ACTION_KINDS.has(t.kind) &&
-            t.id > r.id &&
-            t.createdAt === r.updatedAt &&
-            r.status === "done",
-        );
-      const trace = planTrace(s.queries, r);
-      const plan = (trace?.plan ?? null) as { origin?: unknown } | null;
-      const origin = plan?.origin === "dry-run" || plan?.origin === "echo" ? plan.origin : null;
-      const items = itemsOf(r);
-      return {
-        id: r.id,
-        /** Its number within the chat (set when its planning round ended). */
-        no: r.planNo,
-        status: r.status,
-        error: r.error,
-        createdAt: r.createdAt,
-        updatedAt: r.updatedAt,
-        messages: items,
-        /** The message it answered (the newest of its messages): the page shows it beside that one. */
-        answers: items.length ? Math.max(...items) : null,
-        /** Not from a model: "dry-run" (nothing is sent) or "echo" (the sandbox's canned plans). */
-        origin,
-        request: trace?.request ?? null,
-        plan: trace?.plan ?? null,
-        usage: s.queries.usage(agent, chatId, r.createdAt, r.updatedAt).filter((u) => u.purpose === "plan"),
-        tasks: children.map((t) => ({
-          id: t.id,
-          kind: t.kind,
-          status: t.status,
-          error: t.error,
-          payload: t.payload,
-        })),
-      };
-    });
-  const planOf = new Map(plans.map((p) => [p.id, p]));
-  const agentIds = new Set(msgs.filter((m) => m.isAgent).map((m) => m.messageId));
-  const selfUsername = s.runtime.entities.get(s.runtime.selfId)?.username?.toLowerCase();
-  const names = [s.persona.name, ...s.persona.aliases].map((n) => n.toLowerCase());
-  const isDm = chat?.chatType === "dm";
-  const messages = msgs.map((m) => ({
-    messageId: m.messageId,
-    senderId: m.senderId,
-    senderName: m.senderName,
-    date: m.date,
-    text: m.text,
-    replyToId: m.replyToId,
-    topicId: m.topicId,
-    topicName: m.topicId !== null ? topicName(titles, m.topicId) : null,
-    threadRoot: m.threadRoot,
-    isAgent: m.isAgent,
-    deleted: m.deleted,
-    media: mediaView(m.media, (uid) => s.queries.description(uid)),
-    reactions: reactions
-      .filter((r) => r.messageId === m.messageId)
-      .map((r) => ({ emoji: r.emoji, byPersona: r.isAgent })),
-    why: why(m),
-  }));
-
-  function how(m: ConsoleMessage): string {
-    if (isDm) return "a private message";
-    if (m.replyToId !== null && agentIds.has(m.replyToId)) return "a reply to the persona";
-    if (m.entities !== null && selfUsername && m.entities.toLowerCase().includes(selfUsername))
-      return "a mention";
-    const text = m.text.toLowerCase();
-    if (selfUsername && text.includes(`@${selfUsername}`)) return "a mention";
-    if (names.some((n) => text.includes(n))) return "a mention by name";
-    return "addressed";
-  }
-
-  /** Why a message was or was not answered; `plan`: the plan it links to. */
-  interface Why {
-    readonly answered: boolean | null;
-    readonly text: string;
-    readonly exact: boolean;
-    readonly plan?: { readonly id: number; readonly no: number | null };
-  }
-
-  function why(m: ConsoleMessage): Why {
-    if (m.isAgent) return { answered: null, text: "written from the persona's account", exact: true };
-    const r = receivedBy.get(m.messageId);
-    const a = judgedBy.get(m.messageId);
-    const judged = a !== undefined ? addressWhy(a) : undefined;
-    if (r) {
-      const via = judged !== undefined ? `${judged}; ` : `${how(m)}; `;
-      const sends = answeredBy.get(m.messageId) ?? [];
-      const p = planOf.get(r.id);
-      const plan = { plan: { id: r.id, no: p?.no ?? null } };
-      if (r.status === "pending" || r.status === "running")
-        return { answered: null, text: `${via}planning (${r.status})`, exact: true, ...plan };
-      if (r.status === "done") {
-        if (sends.some((x) => x.status === "done"))
-          return { answered: true, text: `${via}answered`, exact: true, ...plan };
-        if (sends.some((x) => x.status === "pending" || x.status === "running"))
-          return { answered: null, text: `${via}answer on its way`, exact: true, ...plan };
-        const failed = sends.find((x) => x.status === "failed" || x.status === "cancelled");
-        if (failed)
-          return {
-            answered: false,
-            text: `${via}the answer was ${failed.status}${failed.error ? `: ${failed.error}` : ""}`,
-            exact: true,
-            ...plan,
-          };
-        if (p?.origin === "dry-run")
-          return {
-            answered: false,
-            text: `${via}dry run: not sent (no GEMINI_API_KEY)`,
-            exact: true,
-            ...plan,
-          };
-        return { answered: false, text: `${via}the plan chose no answer`, exact: true, ...plan };
-      }
-      return {
-        answered: false,
-        text: `${via}planning ${r.status}${r.error ? `: ${r.error}` : ""}`,
-        exact: true,
-        ...plan,
-      };
-    }
-    if (a) return { answered: false, text: `not addressed explicitly; ${judged}`, exact: true };
-    // An explicit mention, reply or DM refused on arrival: why, as decided then.
-    const refusal = refused.get(m.messageId);
-    if (refusal !== undefined)
-      return { answered: false, text: `${how(m)}; not answered: ${refusalText(refusal)}`, exact: true };
-    // No task: derived from what is stored and the switches now.
-    const addressedLike =
-      isDm || (m.replyToId !== null && agentIds.has(m.replyToId)) || how(m) !== "addressed";
-    if (!addressedLike) {
-      // Smart and talkative chats remember why recent chatter got no addressing call (in memory).
-      const verdict = mode === "strict" ? undefined : s.runtime.addressing.verdicts.get(chatId, m.messageId);
-      if (verdict !== undefined)
-        return {
-          answered: false,
-          text: `not addressed; ${mode} mode made no addressing call: ${CHATTER_VERDICTS[verdict]}`,
-          exact: true,
-        };
-      return {
-        answered: false,
-        text:
-          mode === "strict"
-            ? "not addressed (no mention, reply or private message; strict mode considers nothing else)"
-            : `not addressed (no mention, reply or private message; in ${mode} mode the prefilter did not make it a candidate, or the chat was held)`,
-        exact: false,
-      };
-    }
-    const held: string[] = [];
-    if (all.paused) held.push("the persona is paused");
-    if (settings.paused) held.push("the chat is paused");
-    if (settings.silentUntil !== undefined && settings.silentUntil > m.date)
-      held.push("owner takeover silence");
-    if (now - m.date > 3_600_000 && held.length === 0) held.push("possibly too old when it arrived");
-    return {
-      answered: false,
-      text: `${how(m)}, not handed to planning: ${held.length ? held.join(", ") : "refused by a policy or a cap when it arrived (see the log)"}`,
-      exact: false,
-    };
-  }
-
-  return {
-    chat: chat
-      ? { chatId, chatType: chat.chatType, title: chat.title ?? null, username: chat.username ?? null }
-      : { chatId, chatType: "unknown", title: null, username: null },
-    settings: {
-      paused: settings.paused,
-      pausedEverywhere: all.paused,
-      mode: settings.mode ?? null,
-      /** The mode in force here (a DM has none: it is always addressed) and where it comes from. */
-      effectiveMode: isDm ? null : mode,
-      modeFrom: isDm
-        ? null
-        : settings.mode !== undefined
-          ? "chat"
-          : all.mode !== undefined
-            ? "persona"
-            : "file",
-      silentUntil:
-        settings.silentUntil !== undefined && settings.silentUntil > now ? settings.silentUntil : null,
-    },
-    lane: lane ?? null,
-    // A forum's topics (the General topic is 1), newest activity first, for the topic filter.
-    topics: isForum
-      ? s.queries.topics(agent, chatId).map((t) => ({ ...t, name: topicName(titles, t.topicId) }))
-      : [],
-    messages,
-    plans,
-    openTasks: tasks
-      .filter((t) => t.status === "pending" || t.status === "running")
-      .map((t) => ({ id: t.id, kind: t.kind, status: t.status })),
-  };
 }

@@ -245,6 +245,8 @@ export type MemoryPlace = { readonly kind: "group"; readonly title?: string } | 
 export interface MemoryNote {
   /** The person it is about (a speaker, named by the one formatter); absent: a note about a chat. */
   readonly about?: Speaker;
+  /** It is about the persona itself (what it said about itself): written with its own label, `Mira (you)`. */
+  readonly self?: boolean;
   /** When it was stored or last merged (Unix ms), or "curated" for the persona's curated files. */
   readonly date: number | "curated";
   /** What is remembered (untrusted: it may be a person's own wording). */
@@ -267,7 +269,7 @@ function placeLabel(p: MemoryPlace): string {
 
 /**
  * `⟦memory <ref> · <YYYY-MM-DD>⟧ <fact>`: one line; `this chat` for a note about the chat,
- * `curated` for a curated memory. A memory someone else stated about the person is their
+ * `curated` for a curated memory, the persona's own label (`Mira (you)`) for what it said about itself. A memory someone else stated about the person is their
  * statement, never the person's own words: `⟦memory [Alice](tg:@alice) · …⟧ [Dave](tg:@dave) said
  * in "Sandbox": <fact>` (`said:` when it was said in this chat). A note widened from another chat
  * is `⟦memory chat "Club" · …⟧`. The subject and teller are speaker references, the place and the
@@ -277,7 +279,9 @@ function placeLabel(p: MemoryPlace): string {
 export function formatMemoryEnvelope(o: MemoryNote): string {
   const who =
     o.about !== undefined
-      ? speakerRef(o.about)
+      ? o.self === true
+        ? selfLabel(o.about)
+        : speakerRef(o.about)
       : o.where !== undefined
         ? `chat ${placeLabel(o.where)}`
         : "this chat";

@@ -118,7 +118,7 @@ export interface RenderOptions {
   readonly quote?: string;
   /** The header's time (the prompt's compact local time); default RFC 3339 UTC. */
   readonly time?: string;
-  /** A marker in the header (`to you`). */
+  /** A marker in the header (how an addressed message reached the persona: `replies to you`). */
   readonly mark?: string;
   /** Cut the text to this many code points (an injected replied-to message is bounded). */
   readonly maxTextCodePoints?: number;
@@ -166,5 +166,4 @@ export function renderItem(item: HistoryItem, o: RenderOptions): string {
 }
 
 /** The label of the chat's latest messages in a request (the planner's and the addressing call's). */
-export const HISTORY_LABEL =
-  '⟦history⟧ The chat\'s latest messages, every one, in order. Those marked "to you" are addressed to you now.';
+export const HISTORY_LABEL = "⟦history⟧ The latest messages, every one, in order.";

@@ -20,6 +20,11 @@ export interface Speaker {
   /** The name shown for the person (see the module comment); never empty. */
   readonly nickname: string;
   readonly bot: boolean;
+  /**
+   * Written `[nickname]`, without its link: a private chat's partner, whose full reference the
+   * chat part gives once (still bracketed, so nobody can pass for the persona's bare label).
+   */
+  readonly bare?: boolean;
 }
 
 /**
@@ -77,8 +82,9 @@ export function validUsername(raw: string | undefined): string | undefined {
   return USERNAME_RE.test(u) ? u : undefined;
 }
 
-/** The reference `[nickname](tg:@username)` / `[nickname](tg:user/<id>)`. */
+/** The reference `[nickname](tg:@username)` / `[nickname](tg:user/<id>)`; `[nickname]` for a bare speaker. */
 export function speakerRef(s: Speaker): string {
+  if (s.bare === true) return `[${safeNickname(s.nickname)}]`;
   const username = validUsername(s.username);
   const id = /^-?\d+$/.test(s.id) ? s.id : "0";
   return `[${safeNickname(s.nickname)}](tg:${username !== undefined ? `@${username}` : `user/${id}`})`;

@@ -42,9 +42,10 @@ import type { ChatStore } from "../store/chats";
 import type { Scheduler } from "../tasks/scheduler";
 import { graphTopic, type Task } from "../tasks/task";
 import type { HandlerOutcome } from "../tasks/task-handler";
-import { standardReaction } from "../base/standard-reactions";
+import { nearestStandardReaction } from "../base/standard-reactions";
 import type { ChatType, Clock, InboundMessage } from "../base/types";
 import { AddressVerdict, addressingPrompt } from "./addressing-call";
+import { compileAddressMatcher, type AddressMatcher, type NameMatch } from "./addressing";
 import { ChatActivity, prefilter, SKIP_REASONS, type SkipReason } from "./addressing-prefilter";
 
 /** Quiet time after the last candidate before the addressing call is made. */
@@ -109,6 +110,8 @@ export interface ImplicitAddressingDeps {
   readonly quietMs: number;
   /** Messages older than this are not considered (catch-up of old chatter). */
   readonly maxAnswerAgeMs: number;
+  /** A message came in a smart or talkative group: the persona follows that chat (its poll). */
+  readonly onActive?: (chatId: string) => void;
 }
 
 export class ImplicitAddressing {
@@ -123,10 +126,13 @@ export class ImplicitAddressing {
     reacted: 0,
   };
   private readonly activity = new ChatActivity();
+  private readonly names: AddressMatcher;
   /** Why recent chatter got no addressing call (memory only, bounded; the console's "why"). */
   readonly verdicts = new RecentVerdicts();
 
-  constructor(private readonly d: ImplicitAddressingDeps) {}
+  constructor(private readonly d: ImplicitAddressingDeps) {
+    this.names = compileAddressMatcher([d.persona.name, ...d.persona.aliases]);
+  }
 
   /** The group mode in force in a chat (the one place it is worked out; the planner's window asks here too). */
   modeOf(chatId: string): GroupMode {
@@ -147,12 +153,16 @@ export class ImplicitAddressing {
 
   /**
    * Inbound hook for a stored group message that did not address the persona explicitly. In a
-   * strict chat (or a DM) it returns at once: the hot path pays two Map lookups.
+   * strict chat (or a DM) it returns at once unless the message names the persona in passing
+   * (`name`, not explicit: "мира" mid-sentence for `Мира`): the hot path pays two Map lookups.
+   * Such a message is a candidate in every mode — the cheap call judges whether it speaks to the
+   * persona or only about something (or someone) else.
    */
-  consider(m: InboundMessage): void {
+  consider(m: InboundMessage, name?: NameMatch): void {
     if (m.chatType === "dm") return;
     const mode = this.modeOf(m.chatId);
-    if (mode === "strict") return;
+    if (mode === "strict" && name === undefined) return;
+    if (mode !== "strict") this.d.onActive?.(m.chatId);
     const now = this.d.clock.now();
     if ((this.d.telegramNow?.() ?? now) - m.date > this.d.maxAnswerAgeMs) {
       this.verdicts.note(m.chatId, m.messageId, "too-old");
@@ -168,14 +178,17 @@ export class ImplicitAddressing {
     const near = this.activity.other(m.chatId, m.senderId, m.date);
     // Forum topics have their own graph: a burst is gathered, judged and answered per topic.
     const topic = graphTopic(m.topicId);
-    const verdict = prefilter(m, {
-      selfId: this.d.selfId,
-      selfUsername: this.d.selfUsername()?.toLowerCase(),
-      siblings: this.d.siblings,
-      near,
-      questionAllowed: () => this.activity.question(m.chatId, m.date),
-      ...(mode === "talkative" ? { chatterAllowed: () => this.chatterAllowed(m, topic) } : {}),
-    });
+    const verdict =
+      name !== undefined && !this.d.siblings.has(m.senderId)
+        ? { candidate: "name" as const }
+        : prefilter(m, {
+            selfId: this.d.selfId,
+            selfUsername: this.d.selfUsername()?.toLowerCase(),
+            siblings: this.d.siblings,
+            near,
+            questionAllowed: () => this.activity.question(m.chatId, m.date),
+            ...(mode === "talkative" ? { chatterAllowed: () => this.chatterAllowed(m, topic) } : {}),
+          });
     if ("skip" in verdict) {
       this.stats.skipped[verdict.skip]++;
       this.verdicts.note(m.chatId, m.messageId, verdict.skip);
@@ -261,16 +274,15 @@ export class ImplicitAddressing {
     if (this.pendingTasks(chatId, task.topicId).some((t) => t.id > task.id)) return done("superseded");
     const mode = this.modeOf(chatId);
     const llm = this.d.llm;
-    if (mode === "strict" || !llm)
-      return done(
-        "none",
-        undefined,
-        mode === "strict" ? "strict mode: no addressing call" : "no model to ask",
-      );
+    if (!llm) return done("none", undefined, "no model to ask");
     const oldest = (this.d.telegramNow?.() ?? this.d.clock.now()) - this.d.maxAnswerAgeMs;
     const stored = task.payload.items
       .map((id) => this.d.messages.get(chatId, id))
-      .filter((m): m is StoredMessage => m !== undefined && !m.deleted && m.date >= oldest);
+      .filter((m): m is StoredMessage => m !== undefined && !m.deleted && m.date >= oldest)
+      // A strict chat judges only messages that name the persona in passing.
+      .filter((m) => mode !== "strict" || this.names.mentionsName(m.text));
+    if (stored.length === 0 && mode === "strict")
+      return done("none", undefined, "strict mode: no addressing call");
     // A person who has used their share of the chat's answers could not be answered: their
     // messages are not judged (no call for them at all when nobody else wrote).
     const spent = new Map<string, boolean>();
@@ -374,7 +386,7 @@ export class ImplicitAddressing {
     if (v.is_lightweight) {
       this.stats.reacted++;
       const emoji =
-        (v.emoji !== undefined ? standardReaction(v.emoji) : undefined) ?? DEFAULT_INTERJECT_EMOJI;
+        (v.emoji !== undefined ? nearestStandardReaction(v.emoji) : undefined) ?? DEFAULT_INTERJECT_EMOJI;
       return done("react", {
         type: "done",
         spawn: [{ kind: "react", payload: { messageId: target.messageId, emoji } }],

@@ -32,8 +32,8 @@ import type { InboundMessage } from "../base/types";
 /** Why a message got no addressing call. */
 export type SkipReason =
   "sibling" | "no-text" | "command" | "reply" | "other-mention" | "cooldown" | "not-near";
-/** Why it got one. */
-export type CandidateReason = "follow-up" | "question" | "chatter";
+/** Why it got one (`name`: it names the persona in passing, in any mode; addressing-implicit.ts). */
+export type CandidateReason = "follow-up" | "question" | "chatter" | "name";
 
 export const SKIP_REASONS: readonly SkipReason[] = [
   "sibling",

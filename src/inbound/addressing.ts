@@ -1,31 +1,77 @@
-import type { InboundMessage } from "../base/types";
+/** Where a message names the persona, and whether that is a clear address. */
+export interface NameMatch {
+  /** The name or alias as the persona file writes it. */
+  readonly alias: string;
+  /**
+   * True when the match reads as the persona's name: capitalised (in a script with letter case),
+   * or the message's first word, or a whole word in a script without letter case. False for a
+   * match that may be an ordinary word ("кто смотрел чемпионат мира?" and the alias `Мира`), a
+   * possessive ("Mira's birthday": about the persona, not to it), or an alias found inside a run
+   * of letters of a script written without spaces.
+   */
+  readonly explicit: boolean;
+}
 
 /** What the persona is called by; compiled once per persona, used on every group message. */
 export interface AddressMatcher {
-  /** True when one of the names appears in `text` as a whole word (any case). */
+  /** True when one of the names appears in `text` (explicitly or not). */
   mentionsName(text: string): boolean;
+  /** The clearest match of a name in `text` (an explicit one first), else undefined. */
+  nameMatch(text: string): NameMatch | undefined;
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** A letter with an upper and a lower case (Latin, Cyrillic, Greek, Armenian…). */
+const cased = (ch: string) => ch.toLowerCase() !== ch.toUpperCase();
+/** Scripts written without spaces between words: a name is found inside a run of letters. */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+/** An English possessive after a name: `'s`, `’s` (not `'s` starting a longer word). */
+const POSSESSIVE = /^['’]s(?![\p{L}\p{N}_])/u;
+/** What may stand before the message's first word: spaces, quotes, dashes, an @ or a greeting's punctuation. */
+const LEADING = /^[\s"'«»„“”‘’(\-–—@]*$/u;
 
 /**
- * Build a matcher for the persona's name and aliases. "Whole word" means not glued to a
- * letter, digit or underscore on either side, in any script (so "Mira" matches "Mira," and
- * "@Mira" but not "Miranda" or "Амира").
+ * Build a matcher for the persona's name and aliases. A whole word is one not glued to a letter,
+ * digit or underscore on either side, in any script ("Mira" matches "Mira," and "@Mira" but not
+ * "Miranda" or "Амира"); in a script written without spaces a name may sit inside a run of
+ * letters, and such a match is never explicit. Case: any case matches, but only a capitalised
+ * match (or the message's first word: "mira you there?") is explicit — lower case mid-sentence
+ * is how an ordinary word is written. A possessive ("Mira's birthday") is never explicit: it
+ * speaks of the persona.
  */
 export function compileAddressMatcher(names: readonly string[]): AddressMatcher {
   const cleaned = [...new Set(names.map((n) => n.trim()).filter(Boolean))];
-  if (cleaned.length === 0) return { mentionsName: () => false };
-  const re = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${cleaned.map(escape).join("|")})(?![\\p{L}\\p{N}_])`, "iu");
-  return { mentionsName: (text) => re.test(text) };
-}
-
-/**
- * Strict mode: a DM always; in a group, when Telegram flagged the message as mentioning the
- * account (an @mention, or a reply to one of its messages) or a name/alias appears.
- */
-export function shouldRespondStrict(m: InboundMessage, names: AddressMatcher): boolean {
-  if (m.chatType === "dm") return true;
-  if (m.mentioned) return true;
-  return names.mentionsName(m.text);
+  if (cleaned.length === 0) return { mentionsName: () => false, nameMatch: () => undefined };
+  const byLower = new Map(cleaned.map((n) => [n.toLowerCase(), n]));
+  // Longest first, so "Mira Lee" wins over "Mira".
+  const alternatives = [...cleaned]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join("|");
+  const re = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives})(?![\\p{L}\\p{N}_])`, "giu");
+  const unspaced = cleaned.filter((n) => UNSPACED.test(n));
+  const inside = unspaced.length > 0 ? new RegExp(`(?:${unspaced.map(escape).join("|")})`, "giu") : undefined;
+  const nameMatch = (text: string): NameMatch | undefined => {
+    let weak: NameMatch | undefined;
+    for (const m of text.matchAll(re)) {
+      const alias = byLower.get(m[0].toLowerCase()) ?? m[0];
+      const first = m[0][0]!;
+      // A possessive ("Mira's birthday") speaks of the persona, not to it.
+      const end = m.index + m[0].length;
+      const possessive = POSSESSIVE.test(text.slice(end, end + 3));
+      const explicit =
+        !possessive &&
+        (!cased(first) || first !== first.toLowerCase() || LEADING.test(text.slice(0, m.index)));
+      if (explicit) return { alias, explicit };
+      weak ??= { alias, explicit: false };
+    }
+    if (weak === undefined && inside !== undefined) {
+      const m = inside.exec(text);
+      inside.lastIndex = 0;
+      if (m) weak = { alias: byLower.get(m[0].toLowerCase()) ?? m[0], explicit: false };
+    }
+    return weak;
+  };
+  return { mentionsName: (text) => nameMatch(text) !== undefined, nameMatch };
 }

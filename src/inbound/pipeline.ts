@@ -5,7 +5,7 @@ import type { ChatStore } from "../store/chats";
 import type { InboundMessage, ReplyContext } from "../base/types";
 import { errorMessage } from "../base/error-message";
 import { mentionEntities } from "../context/mentions";
-import { shouldRespondStrict, type AddressMatcher } from "./addressing";
+import type { AddressMatcher, NameMatch } from "./addressing";
 
 /** Telegram's service notifications account (login codes etc.): never a conversation partner. */
 const SERVICE_ACCOUNT_ID = "777000";
@@ -46,9 +46,10 @@ export interface InboundPipelineDeps {
   readonly refused?: (m: InboundMessage, reason: string) => void;
   /**
    * A stored group message that does not address the persona explicitly (smart/talkative groups
-   * decide on it off the hot path: addressing-implicit.ts). Must be cheap in strict chats.
+   * decide on it off the hot path: addressing-implicit.ts; so does every group for a message
+   * that names the persona only in passing, `name`). Must be cheap in strict chats.
    */
-  readonly implicit?: (m: InboundMessage) => void;
+  readonly implicit?: (m: InboundMessage, name?: NameMatch) => void;
   /** The account's own outgoing messages (owner commands, owner takeover); absent: skipped. */
   readonly outgoing?: (m: InboundMessage) => Promise<InboundOutcome>;
   /** Counted per message stored (metrics: a plain number, nothing more on the hot path). */
@@ -116,7 +117,10 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     if (m.out) return d.outgoing ? d.outgoing(m) : "skipped-own";
     if (m.senderIsBot) return "skipped-bot";
     if (m.senderId === SERVICE_ACCOUNT_ID) return "skipped-service";
-    const addressed = shouldRespondStrict(m, d.names);
+    // Explicit address (addressing.ts): a DM, Telegram's `mentioned` (an @mention, a reply to
+    // the persona), or its name written as a name. One match of the names per message.
+    const name = m.chatType === "dm" || m.mentioned ? undefined : d.names.nameMatch(m.text);
+    const addressed = m.chatType === "dm" || m.mentioned || name?.explicit === true;
     if (addressed) d.dated?.(m.date);
     let admission: AdmitResult | undefined;
     if (addressed && m.senderUnknown && resolveSender) {
@@ -148,7 +152,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       // rolled back). Found stored on a retry: an earlier run stored it and went on from there.
       if (!storeMessage(d, m)) return o?.retry ? "stored" : "duplicate";
       if (d.stored) d.stored.n++;
-      if (m.chatType !== "dm") d.implicit?.(m);
+      if (m.chatType !== "dm") d.implicit?.(m, name);
       return "stored";
     }
     // An addressed message is stored together with its task, in one transaction (it joins the

@@ -1,8 +1,10 @@
 /**
  * The sticker section of the system instruction: what the persona may send — its explicit
  * stickers (`# Agent Stickers`, `set::name`) and the curated stickers of its sets — each with its
- * description when a curated file has one, then the sets it may use freely. Bounded (30 lines,
- * 1,500 characters), since it is paid for on every planning call.
+ * description when a curated file has one, then the sets it may use freely — each with its
+ * stickers' emoji once they are known (a set is fetched by the first sticker sent from it), so
+ * the model picks one the set has. Bounded (30 lines, 1,500 characters, 40 emoji a set), since
+ * it is paid for on every planning call.
  */
 import type { Persona } from "../config/persona";
 import type { CuratedSources } from "./curated";
@@ -16,10 +18,17 @@ function oneLine(s: string): string {
   return s.replace(/\s+/g, " ").trim();
 }
 
-/** The section, or undefined when the persona may send no sticker. */
+/** At most this many emoji of one set are listed. */
+const SET_EMOJI_MAX = 40;
+
+/**
+ * The section, or undefined when the persona may send no sticker. `known`: the emoji of the sets
+ * whose stickers are known (fetched for an earlier send), listed so the model need not guess.
+ */
 export function stickerMenu(
   persona: Pick<Persona, "stickers" | "stickerSets">,
   curated: CuratedSources,
+  known: ReadonlyMap<string, readonly string[]> = new Map(),
 ): string | undefined {
   if (persona.stickers.length === 0 && persona.stickerSets.length === 0) return undefined;
   const describe = (set: string, name: string) =>
@@ -44,7 +53,7 @@ export function stickerMenu(
         );
     }
   }
-  const lines = ["Stickers you may send (task sticker {sticker_set, name}; name is the sticker's emoji):"];
+  const lines = ["Stickers you may send (task sticker {set, emoji}):"];
   let chars = lines[0]!.length;
   let shown = 0;
   for (const e of entries) {
@@ -55,7 +64,12 @@ export function stickerMenu(
     shown++;
   }
   if (shown < entries.length) lines.push(`- (${entries.length - shown} more not listed)`);
-  if (persona.stickerSets.length)
-    lines.push(`Also any sticker of these sets, by its emoji: ${persona.stickerSets.join(", ")}.`);
+  const unknown: string[] = [];
+  for (const set of persona.stickerSets) {
+    const emoji = [...new Set((known.get(set) ?? []).map(norm))];
+    if (emoji.length === 0) unknown.push(set);
+    else lines.push(`- ${set}: ${emoji.slice(0, SET_EMOJI_MAX).join(" ")}`);
+  }
+  if (unknown.length) lines.push(`Also any sticker of these sets, by its emoji: ${unknown.join(", ")}.`);
   return lines.join("\n");
 }

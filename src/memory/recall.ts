@@ -4,8 +4,11 @@
  *
  *  1. curated memories of the people present (the targets' authors first), where their file's
  *     scope allows, at most half the budget;
- *  2. the top-k full-text (FTS5, bm25) matches for the words of the messages being answered;
- *  3. the newest other memories the chat may show.
+ *  2. memories about the people the messages being answered speak of without having written
+ *     them (mentioned, replied to, named: "cookies for carol's birthday?"), the newest two each;
+ *  3. the top-k full-text (FTS5, bm25) matches for the words of the messages being answered;
+ *  4. what the persona said about itself here (`about: "me"`), the newest two;
+ *  5. the newest other memories the chat may show.
  *
  * What a chat may show is decided by where each memory was learnt (store/memories.ts): learnt
  * here; in a private chat, what was learnt about its partner in a group; what the owner widened
@@ -22,6 +25,8 @@ import { curatedVisible, type CuratedMemories } from "./curated";
 export const MEMORY_BUDGET_TOKENS = 150;
 /** Full-text matches considered per prompt. */
 const MEMORY_TOP_K = 6;
+/** Memories per person spoken of, and of the persona's own, shown before the newest others. */
+const PER_PERSON = 2;
 /** Newest visible memories looked at after the matches (the budget stops well before). */
 const RECENT_CANDIDATES = 100;
 
@@ -33,6 +38,10 @@ export interface RecallInput {
   readonly partner?: string;
   /** User ids present in the lane's window, the targets' authors first. */
   readonly present: readonly string[];
+  /** People the messages being answered speak of without having written them (memory/subject.ts). */
+  readonly spokenOf?: readonly string[];
+  /** The persona (its account id and how it is written): its own memories are shown as its own. */
+  readonly self?: Speaker;
   /** A group's title, to say where a memory from another chat was learnt. */
   readonly chatTitle?: (chatId: string) => string | undefined;
   /** A person as the prompt names them (the speaker directory: one formatter for every reference). */
@@ -76,23 +85,45 @@ export function recall(i: RecallInput): MemoryNote[] {
     const where = place(m.chatId);
     // Someone else's statement about the person: shown as theirs, with where they said it.
     const other = m.subject !== undefined && m.toldBy !== undefined && m.toldBy !== m.subject;
+    const own = m.subject !== undefined && m.subject === i.self?.id;
     return {
-      ...(m.subject !== undefined ? { about: i.speakerOf(m.subject) } : {}),
+      ...(own
+        ? { about: i.self!, self: true }
+        : m.subject !== undefined
+          ? { about: i.speakerOf(m.subject) }
+          : {}),
       date: m.updatedAt,
       text: m.content,
-      ...(other ? { teller: i.speakerOf(m.toldBy!) } : {}),
+      ...(other && !own ? { teller: i.speakerOf(m.toldBy!) } : {}),
       ...(where && (other || m.subject === undefined) ? { where } : {}),
     };
   };
   const viewer = {
     chatId: i.chatId,
-    present: i.present,
+    // The persona is "present" everywhere, for what the owner widened of its own memories.
+    present: i.self !== undefined ? [...i.present, i.self.id] : i.present,
     ...(i.partner !== undefined ? { partner: i.partner } : {}),
   };
+  const first = (subject: string, ms: readonly Memory[]) =>
+    ms.filter((m) => m.subject === subject).slice(0, PER_PERSON);
+  const spokenOf = i.spokenOf ?? [];
+  const about = i.store.aboutVisible(viewer, spokenOf, PER_PERSON * spokenOf.length * 4);
+  for (const who of spokenOf)
+    for (const m of first(who, about)) {
+      seen.add(m.id);
+      take(note(m));
+    }
   for (const m of i.store.search(viewer, i.query, i.topK ?? MEMORY_TOP_K)) {
+    if (seen.has(m.id)) continue;
     seen.add(m.id);
     take(note(m));
   }
+  if (i.self !== undefined)
+    for (const m of i.store.aboutVisible(viewer, [i.self.id], PER_PERSON)) {
+      if (seen.has(m.id)) continue;
+      seen.add(m.id);
+      take(note(m));
+    }
   for (const m of i.store.visible(viewer, RECENT_CANDIDATES)) {
     if (seen.has(m.id)) continue;
     take(note(m));

@@ -27,6 +27,8 @@ export function presentPeople(
 export interface SubjectContext {
   readonly chatId: string;
   readonly isDm: boolean;
+  /** The persona's account id: what `about: "me"` is about. */
+  readonly selfId: string;
   /** A stored message of this chat by id. */
   readonly message: (messageId: number) => StoredMessage | undefined;
   /** The messages being answered, newest last. */
@@ -38,7 +40,7 @@ export interface SubjectContext {
 
 /**
  * The subject of a `remember` task from its `about`: "chat" → a note about the chat
- * (undefined); a message id ("57", "#57", 57) → that message's author; "@username" → the
+ * (undefined); "me" → the persona itself (its account id: what it said about itself); a message id ("57", "#57", 57) → that message's author; "@username" → the
  * present person with that username; absent → in a DM the partner, in a group the author of
  * the newest message being answered. Anything that does not resolve to a person (an unknown
  * message, the persona's own message, a username nobody here has) → a note about the chat, so
@@ -52,6 +54,7 @@ export function resolveSubject(about: string | undefined, c: SubjectContext): st
   }
   const a = about.trim();
   if (a.toLowerCase() === "chat") return undefined;
+  if (a.toLowerCase() === "me") return c.selfId;
   const id = /^#?(\d{1,12})$/.exec(a);
   if (id) {
     const m = c.message(Number(id[1]));
@@ -66,7 +69,7 @@ export function resolveSubject(about: string | undefined, c: SubjectContext): st
 
 /**
  * Who said a memory, from the messages being answered — never from the model, which a message
- * can talk into naming anyone: in a private chat its partner; in a group, when the memory is
+ * can talk into naming anyone: the persona for what it said about itself; in a private chat its partner; in a group, when the memory is
  * about someone, the newest author of those messages who is *not* that person (so dave saying
  * "remember: alice's IBAN is …" is dave's statement, even if alice wrote in the same burst), else
  * the person themself; a chat note's teller is the newest author. Undefined when no person wrote
@@ -74,8 +77,10 @@ export function resolveSubject(about: string | undefined, c: SubjectContext): st
  */
 export function tellerOf(
   subject: string | undefined,
-  c: Pick<SubjectContext, "chatId" | "isDm" | "targets">,
+  c: Pick<SubjectContext, "chatId" | "isDm" | "targets"> & { readonly selfId?: string },
 ): string | undefined {
+  // What the persona said about itself is its own statement, wherever it said it.
+  if (subject !== undefined && subject === c.selfId) return subject;
   if (c.isDm) return c.chatId;
   const authors = c.targets.filter((m) => !m.isAgent).map((m) => m.senderId);
   if (authors.length === 0) return undefined;
@@ -83,4 +88,59 @@ export function tellerOf(
   return (
     other ?? (subject !== undefined && authors.includes(subject) ? subject : authors[authors.length - 1])
   );
+}
+
+/** A person who may be spoken of, and the names they go by (first name, @username). */
+export interface KnownPerson {
+  readonly id: string;
+  readonly names: readonly string[];
+}
+
+/**
+ * The people `messages` speak of without having written them: @mentioned (a mention entity),
+ * replied to, or named — a known person's first name or username as a whole word, in any case
+ * ("cookies for carol's birthday?"). The persona and the messages' own authors are left out; the
+ * order is the order found, at most `max`.
+ */
+export function peopleSpokenOf(
+  messages: readonly StoredMessage[],
+  o: {
+    readonly selfId: string;
+    /** A stored message by id (what a target replies to). */
+    readonly message: (messageId: number) => StoredMessage | undefined;
+    /** A user id by @username (the entity store). */
+    readonly byUsername: (username: string) => string | undefined;
+    /** People whose names are looked for in the texts. */
+    readonly known: readonly KnownPerson[];
+    readonly max?: number;
+  },
+): string[] {
+  const authors = new Set(messages.map((m) => m.senderId));
+  const out = new Set<string>();
+  const add = (id: string | undefined) => {
+    if (id !== undefined && id !== o.selfId && !authors.has(id)) out.add(id);
+  };
+  for (const m of messages) {
+    for (const e of m.mentions ?? []) {
+      if (e.type === "mentionname") add(e.userId);
+      else add(o.byUsername(m.text.slice(e.offset, e.offset + e.length).replace(/^@/, "")));
+    }
+    if (m.replyToId !== undefined) {
+      const to = o.message(m.replyToId);
+      if (to && !to.isAgent) add(to.senderId);
+    }
+  }
+  const text = messages.map((m) => m.text).join("\n");
+  for (const p of o.known) {
+    if (out.has(p.id) || authors.has(p.id) || p.id === o.selfId) continue;
+    if (p.names.some((n) => [...n].length >= MIN_NAME && wholeWord(n).test(text))) add(p.id);
+  }
+  return [...out].slice(0, o.max ?? 6);
+}
+
+/** Names shorter than this are not looked for ("Al" would match too much). */
+const MIN_NAME = 3;
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function wholeWord(name: string): RegExp {
+  return new RegExp(`(?<![\\p{L}\\p{N}_@])${escape(name)}(?![\\p{L}\\p{N}_])`, "iu");
 }

@@ -124,6 +124,10 @@ export class TrackedActions implements ChatActions {
     return this.inner.react(o);
   }
 
+  knownStickerEmoji(set: string): Promise<readonly string[] | undefined> {
+    return this.inner.knownStickerEmoji?.(set) ?? Promise.resolve(undefined);
+  }
+
   block(o: Parameters<ChatActions["block"]>[0]): Promise<void> {
     return this.inner.block(o);
   }

@@ -1,7 +1,7 @@
 import type { PlanTask } from "./plan-schema";
-import { standardReaction } from "../base/standard-reactions";
 import { STICKER_CHOICE_SEC, typingSeconds, type Pacing } from "../tasks/pacing";
-import { splitText } from "./split-text";
+import { parseMarkdown, type FormattedText } from "../base/text-format";
+import { splitFormatted } from "./split-text";
 import type { NewTask } from "../tasks/task";
 
 /**
@@ -44,21 +44,20 @@ export interface ExpandOptions {
 }
 
 /**
- * Turn a validated plan into graph tasks. Each `send` becomes typing → send per message part
- * (long text is split), each `sticker` a short "choosing sticker" pause → sticker. A task
- * without `depends_on` follows the previous one; with it, it follows exactly those.
- * `remember` does not enter the graph: the caller stores it.
+ * Turn a validated plan into graph tasks, in plan order. Each `send` becomes typing → send per
+ * message part: its Markdown is turned into formatting entities (base/text-format.ts) and the
+ * plain text is split at Telegram's limit with the entities kept whole (split-text.ts). Each
+ * `sticker` is a short "choosing sticker" pause → sticker. `remember` does not enter the graph:
+ * the caller stores it.
  *
  * The plan is bounded (PLAN_BOUNDS), in plan order: messages past the message bound are dropped,
  * the text that crosses the character bound is cut there (ending in "…"), and a wait past the
- * total wait is shortened or dropped; `onCut` is told each time. A dropped entry's dependents
- * follow the task before it. Sends, stickers and their typing carry the messages they answer, so
- * each checks the answer-age limit again right before it runs (handlers/answer-age.ts).
+ * total wait is shortened or dropped; `onCut` is told each time. Sends, stickers and their typing
+ * carry the messages they answer, so each checks the answer-age limit again right before it runs
+ * (handlers/answer-age.ts).
  */
 export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask[] {
   const out: NewTask[] = [];
-  /** Index in `out` of the last task each plan entry produced. */
-  const lastOf: number[] = [];
   let previous: number | undefined;
   // The General topic (1) of a forum takes no topic header.
   const topic = o.topicId !== undefined && o.topicId !== 1 ? { topicId: o.topicId } : {};
@@ -72,12 +71,7 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
   const cut = (what: string) => o.onCut?.(what);
 
   plan.forEach((t, i) => {
-    // Explicit dependencies count only on tasks that entered the graph (not remember);
-    // with none left, the task follows the previous one like any other.
-    const explicit = (t.depends_on?.length ? t.deps : [])
-      .map((d) => lastOf[d])
-      .filter((x): x is number => x !== undefined);
-    let after: number[] = explicit.length ? explicit : previous !== undefined ? [previous] : [];
+    let after: number[] = previous !== undefined ? [previous] : [];
     // Whatever starts the graph waits for the chat to be read first.
     let dependsOn = after.length === 0 && o.waitFor?.length ? o.waitFor : undefined;
     const push = (task: NewTask): number => {
@@ -89,15 +83,15 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
     let last: number | undefined;
     switch (t.kind) {
       case "send": {
-        const parts = splitText(t.text);
+        const parts = splitFormatted(parseMarkdown(t.text));
         for (const [n, whole] of parts.entries()) {
-          let part = whole;
-          if (part.length > charsLeft)
+          let part: FormattedText = whole;
+          if (part.text.length > charsLeft)
             part =
               charsLeft >= MIN_CUT_CHARS
-                ? `${splitText(part, charsLeft - CUT_MARK.length)[0]!}${CUT_MARK}`
-                : "";
-          if (messagesLeft === 0 || part === "") {
+                ? cutAt(part, charsLeft - CUT_MARK.length)
+                : { text: "", entities: [] };
+          if (messagesLeft === 0 || part.text === "") {
             cut(
               `task ${i} (send): ${parts.length - n} of its ${parts.length} message(s) dropped (at most ${bounds.messages} messages and ${bounds.chars} characters per plan)`,
             );
@@ -105,18 +99,19 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
           }
           if (part !== whole)
             cut(
-              `task ${i} (send): message ${n + 1} cut to ${part.length} characters (at most ${bounds.chars} per plan)`,
+              `task ${i} (send): message ${n + 1} cut to ${part.text.length} characters (at most ${bounds.chars} per plan)`,
             );
           messagesLeft--;
-          charsLeft = part === whole ? charsLeft - part.length : 0;
+          charsLeft = part === whole ? charsLeft - part.text.length : 0;
           push({
             kind: "typing",
-            payload: { seconds: typingSeconds(part, o.pacing), action: "typing", ...topic, ...answers },
+            payload: { seconds: typingSeconds(part.text, o.pacing), action: "typing", ...topic, ...answers },
           });
           const replyTo = n === 0 && t.reply_to !== undefined ? { replyTo: t.reply_to } : {};
+          const entities = part.entities.length > 0 ? { entities: [...part.entities] } : {};
           last = push({
             kind: "send",
-            payload: { text: part, ...replyTo, ...auto, ...topic, ...answers },
+            payload: { text: part.text, ...entities, ...replyTo, ...auto, ...topic, ...answers },
             needsRandomId: true,
           });
           auto = {};
@@ -136,8 +131,8 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         last = push({
           kind: "sticker",
           payload: {
-            set: t.sticker_set,
-            name: t.name,
+            set: t.set,
+            name: t.emoji,
             ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}),
             ...auto,
             ...topic,
@@ -148,11 +143,9 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         auto = {};
         break;
       case "react":
-        // Telegram knows each reaction by one exact code-point sequence (e.g. "❤" without U+FE0F).
-        last = push({
-          kind: "react",
-          payload: { messageId: t.message_id, emoji: standardReaction(t.emoji) ?? t.emoji },
-        });
+        // Already the standard reaction as Telegram spells it (validatePlan); the chat's own
+        // list is applied when it is put (handlers/react.ts).
+        last = push({ kind: "react", payload: { messageId: t.message_id, emoji: t.emoji } });
         break;
       case "wait": {
         const seconds = Math.min(t.seconds, waitLeft);
@@ -165,9 +158,6 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         last = push({ kind: "wait", payload: { seconds } });
         break;
       }
-      case "read":
-        last = push({ kind: "read", payload: { maxId: t.message_id ?? 0 } });
-        break;
       case "block":
       case "unblock":
         last = push({ kind: t.kind, payload: {} });
@@ -175,10 +165,13 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
       case "remember":
         break;
     }
-    if (last !== undefined) {
-      lastOf[i] = last;
-      previous = last;
-    }
+    if (last !== undefined) previous = last;
   });
   return out;
+}
+
+/** The first `max` UTF-16 units of a part (cut at a break, entities kept to it), ending in "…". */
+function cutAt(part: FormattedText, max: number): FormattedText {
+  const head = splitFormatted(part, max)[0]!;
+  return { text: `${head.text}${CUT_MARK}`, entities: head.entities };
 }

@@ -23,7 +23,7 @@ import { withMediaDescriptions } from "./media-in-view";
 import { stickerMenu } from "../media/sticker-menu";
 import type { CuratedMemories } from "../memory/curated";
 import { recall } from "../memory/recall";
-import { presentPeople } from "../memory/subject";
+import { peopleSpokenOf, presentPeople, type KnownPerson } from "../memory/subject";
 import type { EntityRecord } from "../store/entities";
 import type { MemoryStore } from "../store/memories";
 import type { ChatInfo, ChatStore } from "../store/chats";
@@ -70,6 +70,10 @@ export interface PlanContextSources {
   readonly logger?: Logger;
   /** What the chat allows to react with (telegram/chat-reactions.ts; bounded, cached per chat). */
   readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
+  /** A forum topic's title (store/topics.ts), for the chat part. */
+  readonly topicTitle?: (chatId: string, topicId: number) => string | undefined;
+  /** The emoji of a sticker set, once an earlier send fetched it (no request; the sticker menu). */
+  readonly stickerEmoji?: (set: string) => Promise<readonly string[] | undefined>;
 }
 
 /** The prompt and what the handler needs afterwards (to resolve `remember` subjects, pick the topic). */
@@ -81,6 +85,21 @@ export interface PlanContext {
   readonly history: readonly StoredMessage[];
   /** People present in the history (memory/subject.ts). */
   readonly present: readonly string[];
+}
+
+/** At most this many people with memories here are looked for by name in the messages answered. */
+const KNOWN_SUBJECTS = 200;
+
+/** People by the names they go by (first name, @username), from the entity store. */
+function knownPeople(s: PlanContextSources, ids: readonly string[]): KnownPerson[] {
+  const out: KnownPerson[] = [];
+  for (const id of new Set(ids)) {
+    if (id === s.selfId) continue;
+    const e = s.entities.get(id);
+    const names = [e?.firstName, e?.username].filter((n): n is string => n !== undefined && n.trim() !== "");
+    if (names.length > 0) out.push({ id, names });
+  }
+  return out;
 }
 
 /** Members of a group as Telegram last said (the entity store; no request). */
@@ -95,6 +114,8 @@ export async function assemblePlanContext(
   chat: ChatInfo,
   items: readonly ReceivedItem[],
   now: number,
+  /** Notes for the persona placed among the messages by date (what its last plan could not do). */
+  notes?: readonly { readonly date: number; readonly text: string }[],
 ): Promise<PlanContext> {
   const { chatId } = chat;
   const lastId = Math.max(...items.map((i) => i.messageId));
@@ -106,6 +127,9 @@ export async function assemblePlanContext(
   const thread = last ? threadOf(last) : undefined;
   const threadSummary = thread ? s.summaries?.forPrompt(thread) : undefined;
   const members = memberCount(s.entities, chatId);
+  // General (topic 1) is the forum's main room: no topic to name.
+  const topic =
+    room.kind === "topic" && room.topicId !== 1 ? s.topicTitle?.(chatId, room.topicId) : undefined;
   const sources = { persona: s.persona, messages: s.messages, entities: s.entities, selfId: s.selfId };
   const select = (reach?: number): SelectedContext =>
     selectContext(sources, {
@@ -114,6 +138,7 @@ export async function assemblePlanContext(
         chatType: chat.chatType,
         ...(chat.title ? { title: chat.title } : {}),
         ...(members !== undefined ? { members } : {}),
+        ...(topic !== undefined ? { topic } : {}),
       },
       items,
       ...(roomSummary ? { roomSummarisedUpTo: roomSummary.toId } : {}),
@@ -138,17 +163,35 @@ export async function assemblePlanContext(
     }
   }
   const history = [...context.history, ...context.targets].sort((a, b) => a.messageId - b.messageId);
-  const present = presentPeople(
+  const authors = presentPeople(
     history,
     items.map((i) => i.messageId),
     chat.chatType === "dm" ? { chatId } : undefined,
   );
+  // People spoken of count as present too (their curated memories, what the owner widened):
+  // the ones the messages answered mention, reply to or name first, then the rest of the window's.
+  const viewer = { chatId, present: authors, ...(chat.chatType === "dm" ? { partner: chatId } : {}) };
+  const spoken = {
+    selfId: s.selfId,
+    message: (id: number) => s.messages.get(chatId, id),
+    byUsername: (u: string) => s.entities.findByUsername(u)?.peerId,
+  };
+  const spokenOf = peopleSpokenOf(context.targets, {
+    ...spoken,
+    known: knownPeople(s, [...authors, ...s.memories.subjectsVisible(viewer, KNOWN_SUBJECTS)]),
+  });
+  const present = [
+    ...new Set([...authors, ...spokenOf, ...peopleSpokenOf(history, { ...spoken, known: [], max: 12 })]),
+  ];
   const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
   // Media in view is described now (bounded wait), with the chat's allowed reactions; then the
   // pictures asked about, which the descriptions' downloads have usually cached already.
-  const [prepared, allowed] = await Promise.all([
+  const [prepared, allowed, setEmoji] = await Promise.all([
     s.media ? withMediaDescriptions(context, s.media, { waitMs }) : undefined,
     s.allowedReactions?.(chatId),
+    Promise.all(
+      s.persona.stickerSets.map(async (set) => [set, (await s.stickerEmoji?.(set)) ?? []] as const),
+    ),
   ]);
   const reactionsNote = reactionRule(allowed);
   const images = s.images
@@ -169,23 +212,26 @@ export async function assemblePlanContext(
         chatId,
         ...(chat.chatType === "dm" ? { partner: chatId } : {}),
         present,
+        spokenOf,
+        self: context.speakers.self,
         chatTitle: (id) => s.chats.get(id)?.title,
         speakerOf: (id) => context.speakers.sender(id, names.get(id)),
         query: context.targets.map((m) => m.text).join("\n"),
       }),
       ...(roomSummary ? { summary: roomSummary.text } : {}),
       ...(threadSummary ? { threadSummary: threadSummary.text } : {}),
-      ...(s.reactions
-        ? {
-            extraItems: reactionItems(s.reactions, {
+      extraItems: [
+        ...(s.reactions
+          ? reactionItems(s.reactions, {
               chatId,
               chatType: chat.chatType,
               messageIds: history.map((m) => m.messageId),
               speakers: context.speakers,
-            }),
-          }
-        : {}),
-      ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated) } : {}),
+            })
+          : []),
+        ...(notes ?? []).map((n) => ({ kind: "system" as const, chatId, chatType: chat.chatType, ...n })),
+      ],
+      ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated, new Map(setEmoji)) } : {}),
       images,
       ...(reactionsNote !== undefined ? { reactionsNote } : {}),
       now,

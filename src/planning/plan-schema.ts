@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { standardReaction } from "../base/standard-reactions";
+import { nearestStandardReaction, standardReaction } from "../base/standard-reactions";
 import { LlmFormatError } from "../llm/errors";
 
 /** Most tasks one plan may hold; a longer plan is treated as off-schema. */
@@ -9,77 +9,73 @@ const MAX_WAIT_SECONDS = 3600;
 /** Longest text one `send` may carry before it is refused (it is split at 4096 per message). */
 const MAX_SEND_CHARS = 4096 * 4;
 
-const label = z.union([z.string(), z.number()]).transform(String);
 const msgId = z.number().int().positive();
-const base = {
-  id: label.optional().describe("optional label other tasks can depend on"),
-  depends_on: z.array(label).optional().describe("ids of earlier tasks this one waits for"),
-};
-const replyTo = msgId.optional().describe("id of a message in this chat to reply to");
+const replyTo = msgId.optional();
+
+/** What `remember.about` may name: "chat", "me", "@username", or the id of a message (`57`, `#57`). */
+const ABOUT_RE = /^(?:chat|me|@[A-Za-z0-9_]{3,32}|#?\d{1,12})$/i;
 
 /**
  * One schema per task kind, each with its own required fields. A chat's plan is `{tasks: [...]}`
  * whose items are a union, discriminated by `kind`, of the kinds that work there ({@link planKinds}):
  * this is the one source of the plan's shape — Gemini gets it as `responseJsonSchema`
- * (json-schema.ts) and `validatePlan` checks each task of the answer against it.
+ * (json-schema.ts) and `validatePlan` checks each task of the answer against it. Kept lean (it
+ * is paid for on every call): the tasks run in the order given, so there are no ids or
+ * dependencies, and what each field means is said once, in the instruction's task list.
  */
 const KIND_SCHEMAS = {
   send: z.object({
     kind: z.literal("send"),
-    ...base,
-    text: z.string().trim().min(1).max(MAX_SEND_CHARS).describe("the message text"),
+    text: z.string().trim().min(1).max(MAX_SEND_CHARS),
     reply_to: replyTo,
   }),
   react: z.object({
     kind: z.literal("react"),
-    ...base,
-    emoji: z.string().min(1).describe("a standard Telegram reaction emoji"),
-    message_id: msgId.describe("the message to react to"),
+    emoji: z.string().trim().min(1).max(32),
+    message_id: msgId,
   }),
   sticker: z.object({
     kind: z.literal("sticker"),
-    ...base,
-    sticker_set: z.string().min(1).describe("one of the persona's sticker sets"),
-    name: z.string().min(1).describe("the sticker's emoji within the set"),
+    set: z.string().min(1),
+    emoji: z.string().min(1),
     reply_to: replyTo,
   }),
   wait: z.object({
     kind: z.literal("wait"),
-    ...base,
-    seconds: z.number().positive().max(MAX_WAIT_SECONDS).describe(`seconds to wait, 1..${MAX_WAIT_SECONDS}`),
-  }),
-  read: z.object({
-    kind: z.literal("read"),
-    ...base,
-    message_id: msgId.optional().describe("read up to this message"),
+    seconds: z.number().positive().max(MAX_WAIT_SECONDS),
   }),
   remember: z.object({
     kind: z.literal("remember"),
-    ...base,
-    content: z.string().trim().min(1).max(2000).describe("a fact worth keeping about this chat or person"),
-    about: label
-      .optional()
-      .describe(
-        'whom it is about: "chat", "@username" of someone here, or the id of a message the person wrote; default: the author of the message answered',
-      ),
+    content: z.string().trim().min(1).max(2000),
+    about: z
+      .string()
+      .trim()
+      .refine((a) => ABOUT_RE.test(a), {
+        error: (issue) =>
+          `${JSON.stringify(issue.input)} names nobody: use "@username", the id of a message the person wrote, "chat" or "me"`,
+      })
+      .optional(),
   }),
-  block: z.object({ kind: z.literal("block"), ...base }),
-  unblock: z.object({ kind: z.literal("unblock"), ...base }),
+  block: z.object({ kind: z.literal("block") }),
+  unblock: z.object({ kind: z.literal("unblock") }),
 } as const;
 
 export type PlanKind = keyof typeof KIND_SCHEMAS;
 
-/** How each kind is named in the system instruction's task list. */
+/**
+ * The instruction's task list: each kind's fields and when to use it (the schema itself carries
+ * no descriptions: said once, here, in the cached part of the request).
+ */
 const KIND_LINES: Record<PlanKind, string> = {
-  send: "send {text, reply_to?}",
-  react: "react {emoji, message_id} (standard Telegram reactions only)",
-  sticker: "sticker {sticker_set, name}",
-  wait: "wait {seconds}",
-  read: "read {message_id?}",
+  send: "send {text, reply_to?}: a message. In a group, reply_to = the id of the message you answer when others wrote after it.",
+  react: "react {emoji, message_id}: a reaction to a message in view.",
+  sticker: "sticker {set, emoji, reply_to?}: one of the stickers listed above.",
+  wait: "wait {seconds}: a pause before the next task, as a person pauses between two messages (never to come back later).",
   remember:
-    'remember {content, about?} (a lasting fact; about: "chat" for the group, "@username", or the id of a message by the person it is about; default: the author you answer)',
-  block: "block",
-  unblock: "unblock",
+    'remember {content, about?}: a lasting fact, in a few words. about: "@username" or the id of a message by the person it is about, "chat" for the chat, "me" for what you said about yourself; default: the author you answer.',
+  block:
+    "block {}: the person can no longer write to you; only after persistent harassment or spam, never for one rude message.",
+  unblock: "unblock {}",
 };
 
 /** What a chat allows: stickers only with sticker sets or stickers to send, block/unblock only in private chats. */
@@ -89,20 +85,21 @@ export interface PlanAbilities {
   readonly stickers?: readonly { readonly set: string; readonly name: string }[];
 }
 
-/** The kinds that have an effect in a chat, in the order the instruction lists them. */
+/**
+ * The kinds that have an effect in a chat, in the order the instruction lists them. (`read` is
+ * not offered: an addressed chat is marked read on its own after `# Read Delay`.)
+ */
 export function planKinds(a: PlanAbilities): PlanKind[] {
   const kinds: PlanKind[] = ["send", "react"];
   if (a.stickerSets.length > 0 || (a.stickers?.length ?? 0) > 0) kinds.push("sticker");
-  kinds.push("wait", "read", "remember");
+  kinds.push("wait", "remember");
   if (a.isDm) kinds.push("block", "unblock");
   return kinds;
 }
 
-/** The instruction's line listing the kinds a chat allows. */
+/** The instruction's list of the kinds a chat allows, one line each. */
 export function planKindsLine(a: PlanAbilities): string {
-  return `Task kinds: ${planKinds(a)
-    .map((k) => KIND_LINES[k])
-    .join(" · ")}.`;
+  return ["Tasks, run in the order given:", ...planKinds(a).map((k) => `- ${KIND_LINES[k]}`)].join("\n");
 }
 
 const schemas = new Map<string, z.ZodType>();
@@ -124,13 +121,12 @@ export function planSchemaFor(
 
 type TaskShape = z.infer<(typeof KIND_SCHEMAS)[PlanKind]>;
 
-/** One task of a validated plan, in the model's vocabulary. `deps` are indexes into the plan. */
-export type PlanTask = TaskShape & { readonly deps: readonly number[] };
+/** One task of a validated plan, in the model's vocabulary (`react.emoji` already a standard reaction). */
+export type PlanTask = TaskShape;
 
 /** A task the validator refused, and why. */
 export interface RejectedTask {
   readonly index: number;
-  readonly id?: string;
   readonly kind?: string;
   readonly reason: string;
 }
@@ -139,8 +135,8 @@ export interface RejectedTask {
 export class PlanFormatError extends LlmFormatError {}
 
 export interface PlanCheckContext extends PlanAbilities {
-  /** True when `id` is a message of this chat (reply_to / message_id must be). */
-  readonly isChatMessage: (id: number) => boolean;
+  /** True when `id` is a message the request showed (reply_to / message_id must be one). */
+  readonly inView: (id: number) => boolean;
   /**
    * The message being answered (the last addressed one): what a send or sticker with an unknown
    * `reply_to` replies to instead. Absent: such a send goes out without a reply.
@@ -148,7 +144,7 @@ export interface PlanCheckContext extends PlanAbilities {
   readonly answering?: number;
 }
 
-/** A task kept with a correction (a send's unknown `reply_to`): logged, never dropped. */
+/** A task kept with a correction (a send's unknown `reply_to`, a reaction mapped): logged, never dropped. */
 export interface RepairedTask {
   readonly index: number;
   readonly kind: string;
@@ -157,8 +153,10 @@ export interface RepairedTask {
 
 /**
  * Parse and check the model's answer. Shape errors throw PlanFormatError (the caller retries
- * once). Individual bad tasks are rejected with a reason; a task that depends — directly or
- * through others — on a rejected task is rejected too, so only a self-consistent part runs.
+ * once). A bad task is rejected with a reason that says what to write instead; the rest of the
+ * plan runs (tasks run in order and depend on nothing but their place). A reaction that is not
+ * a standard one is mapped to the closest standard one (😂 → 🤣), and a `reply_to` outside the
+ * view to the message being answered: both kept, with a note.
  */
 export function validatePlan(
   text: string,
@@ -177,29 +175,16 @@ export function validatePlan(
 
   const rejected: RejectedTask[] = [];
   const repaired: RepairedTask[] = [];
-  const parsed: (TaskShape | undefined)[] = [];
+  const tasks: PlanTask[] = [];
   const taskSchema = (
     planSchemaFor(ctx) as unknown as z.ZodObject<{ tasks: z.ZodArray<z.ZodType<TaskShape>> }>
   ).shape.tasks.element;
-  const idToIndex = new Map<string, number>();
-  const bad = new Set<number>();
   list.forEach((item: unknown, index) => {
     const kind =
       typeof (item as { kind?: unknown })?.kind === "string"
         ? String((item as { kind: string }).kind)
         : undefined;
-    const res = taskSchema.safeParse(item);
-    const rawId = (item as { id?: unknown })?.id;
-    const id = typeof rawId === "string" || typeof rawId === "number" ? String(rawId) : undefined;
-    if (id !== undefined) {
-      if (idToIndex.has(id)) {
-        rejected.push({ index, id, ...(kind ? { kind } : {}), reason: `duplicate id "${id}"` });
-        bad.add(index);
-        parsed.push(undefined);
-        return;
-      }
-      idToIndex.set(id, index);
-    }
+    const res = taskSchema.safeParse(normalised(item));
     if (!res.success) {
       const issue = res.error.issues[0];
       const reason = !kind
@@ -207,121 +192,81 @@ export function validatePlan(
         : issue?.code === "invalid_union" && issue.path.length === 1
           ? `unknown kind "${kind}"`
           : `${issue?.path.join(".") || "task"}: ${issue?.message}`;
-      rejected.push({ index, ...(id ? { id } : {}), ...(kind ? { kind } : {}), reason });
-      bad.add(index);
-      parsed.push(undefined);
+      rejected.push({ index, ...(kind ? { kind } : {}), reason });
       return;
     }
     // Words are never lost to a bad reference: a send (or sticker) replying to a message that is
-    // not in this chat replies to the message being answered instead, or to nothing.
+    // not in view replies to the message being answered instead, or to nothing.
     let task = res.data;
     if (
       (task.kind === "send" || task.kind === "sticker") &&
       task.reply_to !== undefined &&
-      !ctx.isChatMessage(task.reply_to)
+      !ctx.inView(task.reply_to)
     ) {
-      const fallback =
-        ctx.answering !== undefined && ctx.isChatMessage(ctx.answering) ? ctx.answering : undefined;
+      const fallback = ctx.answering !== undefined && ctx.inView(ctx.answering) ? ctx.answering : undefined;
       repaired.push({
         index,
         kind: task.kind,
-        reason: `reply_to ${task.reply_to} is not a message of this chat; ${fallback !== undefined ? `replying to #${fallback} (the message being answered)` : "sent without a reply"}`,
+        reason: `reply_to ${task.reply_to} is not a message in view; ${fallback !== undefined ? `replying to #${fallback} (the message being answered)` : "sent without a reply"}`,
       });
       const { reply_to: _unknown, ...rest } = task;
       task = fallback !== undefined ? { ...rest, reply_to: fallback } : rest;
     }
+    if (task.kind === "react") {
+      const standard = nearestStandardReaction(task.emoji);
+      if (standard !== undefined && standard !== task.emoji.replace(/\uFE0F/g, ""))
+        repaired.push({
+          index,
+          kind: "react",
+          reason: `"${task.emoji}" is not a Telegram reaction; reacting ${standard}`,
+        });
+      if (standard !== undefined) task = { ...task, emoji: standard };
+    }
     const why = semanticProblem(task, ctx);
     if (why) {
-      rejected.push({ index, ...(id ? { id } : {}), kind: task.kind, reason: why });
-      bad.add(index);
+      rejected.push({ index, kind: task.kind, reason: why });
+      return;
     }
-    parsed.push(task);
+    // A set as the persona file spells it ("cats" → "Cats"): one name per set from here on.
+    if (task.kind === "sticker") {
+      const sticker = task;
+      const set = [...ctx.stickerSets, ...(ctx.stickers ?? []).map((x) => x.set)].find(
+        (x) => x.toLowerCase() === sticker.set.toLowerCase(),
+      );
+      if (set !== undefined) task = { ...sticker, set };
+    }
+    tasks.push(task);
   });
+  return { tasks, rejected, repaired };
+}
 
-  // Resolve explicit dependencies; unknown or forward references are errors (they also make cycles impossible).
-  const deps: number[][] = parsed.map(() => []);
-  parsed.forEach((t, index) => {
-    if (!t || bad.has(index)) return;
-    for (const d of t.depends_on ?? []) {
-      const j = idToIndex.get(d);
-      if (j === undefined) {
-        rejected.push({
-          index,
-          ...(t.id ? { id: t.id } : {}),
-          kind: t.kind,
-          reason: `depends_on unknown id "${d}"`,
-        });
-        bad.add(index);
-        return;
-      }
-      if (j >= index) {
-        rejected.push({
-          index,
-          ...(t.id ? { id: t.id } : {}),
-          kind: t.kind,
-          reason: `depends_on "${d}" is not an earlier task (cycle or forward reference)`,
-        });
-        bad.add(index);
-        return;
-      }
-      deps[index]!.push(j);
-    }
-  });
-  // Anything that depends on a rejected task goes too (dependencies only point backwards).
-  parsed.forEach((t, index) => {
-    if (!t || bad.has(index)) return;
-    const hit = deps[index]!.find((j) => bad.has(j));
-    if (hit !== undefined) {
-      bad.add(index);
-      rejected.push({
-        index,
-        ...(t.id ? { id: t.id } : {}),
-        kind: t.kind,
-        reason: `depends on rejected task #${hit}`,
-      });
-    }
-  });
-
-  const tasks: PlanTask[] = [];
-  parsed.forEach((t, index) => {
-    if (t && !bad.has(index)) tasks.push({ ...t, deps: deps[index]! });
-  });
-  // Keep `deps` pointing at positions in the returned list.
-  const position = new Map<number, number>();
-  let k = 0;
-  parsed.forEach((t, index) => {
-    if (t && !bad.has(index)) position.set(index, k++);
-  });
-  return {
-    tasks: tasks.map((t) => ({ ...t, deps: t.deps.map((j) => position.get(j)!) })),
-    rejected: rejected.sort((a, b) => a.index - b.index),
-    repaired,
-  };
+/** A message id written as a number where a string is expected (`about: 57`) is read as that string. */
+function normalised(item: unknown): unknown {
+  if (item === null || typeof item !== "object") return item;
+  const about = (item as { about?: unknown }).about;
+  return typeof about === "number" ? { ...item, about: String(about) } : item;
 }
 
 function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefined {
   switch (t.kind) {
-    case "sticker":
-      if (
-        !ctx.stickerSets.some((s) => s.toLowerCase() === t.sticker_set.toLowerCase()) &&
-        !(ctx.stickers ?? []).some(
+    case "sticker": {
+      const set =
+        ctx.stickerSets.find((s) => s.toLowerCase() === t.set.toLowerCase()) ??
+        (ctx.stickers ?? []).find(
           (s) =>
-            s.set.toLowerCase() === t.sticker_set.toLowerCase() &&
-            s.name.replace(/\uFE0F/g, "") === t.name.replace(/\uFE0F/g, ""),
-        )
-      ) {
+            s.set.toLowerCase() === t.set.toLowerCase() &&
+            s.name.replace(/\uFE0F/g, "") === t.emoji.replace(/\uFE0F/g, ""),
+        )?.set;
+      // (A sticker its set does not have goes out as its emoji in text: handlers/sticker.ts.)
+      if (set === undefined)
         return ctx.stickerSets.length
-          ? `sticker set "${t.sticker_set}" is not one of the persona's sets`
+          ? `sticker set "${t.set}" is not one of the persona's sets`
           : "the persona has no sticker sets";
-      }
       return undefined;
+    }
     case "react":
-      if (!ctx.isChatMessage(t.message_id)) return `message_id ${t.message_id} is not a message of this chat`;
-      if (!standardReaction(t.emoji)) return `"${t.emoji}" is not a standard Telegram reaction`;
-      return undefined;
-    case "read":
-      if (t.message_id !== undefined && !ctx.isChatMessage(t.message_id))
-        return `message_id ${t.message_id} is not a message of this chat`;
+      if (!ctx.inView(t.message_id)) return `message_id ${t.message_id} is not a message in view`;
+      if (!standardReaction(t.emoji)) return `"${t.emoji}" is no Telegram reaction, nor close to one`;
       return undefined;
     case "block":
     case "unblock":

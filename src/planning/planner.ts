@@ -69,7 +69,6 @@ export class GeminiPlanner implements Planner {
           component: "planner",
           chatId: meta.chatId,
           task: r.index,
-          id: r.id,
           kind: r.kind,
           reason: r.reason,
         },

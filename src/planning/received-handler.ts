@@ -22,6 +22,9 @@ import type { PlanTraceStore } from "../store/plan-traces";
 import type { MediaDescriber } from "../media/describer";
 import type { TaskHandler } from "../tasks/task-handler";
 
+/** At most this many refused tasks of a plan are told to the next one. */
+const MAX_REFUSAL_NOTES = 3;
+
 export interface ReceivedHandlerDeps {
   readonly persona: Persona;
   /** A plan was made for this many addressed messages (metrics). */
@@ -60,6 +63,10 @@ export interface ReceivedHandlerDeps {
   readonly mediaWaitMs?: number;
   /** What the chat allows to react with (named in the request's chat part). */
   readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
+  /** A forum topic's title (store/topics.ts), named in the request's chat part. */
+  readonly topicTitle?: (chatId: string, topicId: number) => string | undefined;
+  /** The emoji of a sticker set once known (the sticker menu of the system instruction). */
+  readonly stickerEmoji?: (set: string) => Promise<readonly string[] | undefined>;
   /** Where each plan's trace is kept for the console (absent: not kept). */
   readonly traces?: Pick<PlanTraceStore, "put">;
 }
@@ -72,6 +79,8 @@ export interface ReceivedHandlerDeps {
  * key, an unknown model, a request Gemini rejects) fails this message.
  */
 export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received"> {
+  // What the last plan of each chat could not do, told to the next one (once, in memory).
+  const refusedLast = new Map<string, { date: number; text: string }[]>();
   return {
     rateKeys: () => [LLM_RATE_KEY, ...(d.llmKeys ?? [])],
     async run(task) {
@@ -112,10 +121,13 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         targets: targetMessages,
         history,
         present,
-      } = await assemblePlanContext(d, chat, items, d.clock.now());
+      } = await assemblePlanContext(d, chat, items, d.clock.now(), refusedLast.get(chatId));
       let plan;
+      // A reply_to or a reaction must name a message the request showed (not a number copied
+      // from elsewhere in it).
+      const shown = new Set(history.map((m) => m.messageId));
       const check = {
-        isChatMessage: (id: number) => d.messages.has(chatId, id),
+        inView: (id: number) => shown.has(id),
         isDm,
         stickerSets: d.persona.stickerSets,
         stickers: d.persona.stickers,
@@ -139,17 +151,28 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // written in the transaction that marks the task done.
       const trace = planTrace(prompt, check, plan);
       const traces = d.traces;
+      // A plan came back (even "no usable plan"): the round takes its chat's next plan number.
       const done = {
         type: "done" as const,
+        planned: true,
         ...(traces ? { keep: () => traces.put(task.id, trace.request.system, withoutSystem(trace)) } : {}),
       };
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
       if (plan.silent !== undefined) return done;
+      refusedLast.delete(chatId);
+      if (plan.rejected.length > 0)
+        refusedLast.set(
+          chatId,
+          plan.rejected.slice(0, MAX_REFUSAL_NOTES).map((r) => ({
+            date: d.clock.now(),
+            text: `Your last plan's task ${r.index + 1}${r.kind ? ` (${r.kind})` : ""} was not done: ${r.reason.slice(0, 200)}`,
+          })),
+        );
       // A dry run's empty plan answers nothing: it is no planned answer (metrics, the console).
       if (plan.origin !== "dry-run") d.onPlanned?.(items.length);
       for (const t of plan.tasks) {
         if (t.kind === "remember") {
-          const where = { chatId, isDm, targets: targetMessages };
+          const where = { chatId, isDm, selfId: d.selfId, targets: targetMessages };
           const subject = resolveSubject(t.about, {
             ...where,
             message: (id) => d.messages.get(chatId, id),

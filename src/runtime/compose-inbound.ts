@@ -46,6 +46,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
     logger,
     enqueue: (chatId, messageId, a) => {
       t.addressing.notePartner(chatId, a.senderId);
+      t.active.note(chatId);
       t.scheduler.enqueueReceived(chatId, messageId, {
         readDelayMs: s.readDelayMs,
         quietMs: s.quietMs,
@@ -62,7 +63,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
       st.refusals.record(m.chatId, m.messageId, reason, clock.now());
       st.activity.refused(m.chatId, m.messageId, reason);
     },
-    implicit: (m) => t.addressing.consider(m),
+    implicit: (m, name) => t.addressing.consider(m, name),
     stored: metrics.messagesStored.of(agent),
     onAddressed: () => addressed.inc(),
     outgoing: createOutgoingHandler({

@@ -132,7 +132,7 @@ export function verbosePlanner(
       if (mode === "dry") print("[planner] dry run: no plan");
       else
         print(
-          `[planner] plan${mode === "echo" ? " (echo, not from a model)" : ""}: ${JSON.stringify(plan.tasks.map(({ deps: _deps, ...t }) => t))}${plan.rejected.length ? ` rejected: ${JSON.stringify(plan.rejected)}` : ""}`,
+          `[planner] plan${mode === "echo" ? " (echo, not from a model)" : ""}: ${JSON.stringify(plan.tasks)}${plan.rejected.length ? ` rejected: ${JSON.stringify(plan.rejected)}` : ""}`,
         );
       return plan;
     },

@@ -108,6 +108,8 @@ export class MemoryStore {
   private readonly shareStmt;
   private readonly ownerListStmt;
   private readonly deleteStmt;
+  private readonly aboutVisibleStmt;
+  private readonly subjectsStmt;
 
   constructor(
     private readonly db: Db,
@@ -137,6 +139,16 @@ export class MemoryStore {
        WHERE memories_fts MATCH @query AND m.agent = @agent AND m.id IN (${VISIBLE_IDS})
        ORDER BY bm25(memories_fts), m.updated_at DESC LIMIT @limit`,
     );
+    this.aboutVisibleStmt = db.prepare(
+      `SELECT * FROM memories WHERE agent = @agent AND subject IN (SELECT value FROM json_each(@subjects))
+         AND id IN (${VISIBLE_IDS}) ORDER BY updated_at DESC, id DESC LIMIT @limit`,
+    );
+    this.subjectsStmt = db
+      .prepare(
+        `SELECT DISTINCT subject FROM memories WHERE agent = @agent AND subject IS NOT NULL
+           AND id IN (${VISIBLE_IDS}) LIMIT @limit`,
+      )
+      .pluck();
     this.countStmt = db.prepare(`SELECT count(*) FROM memories WHERE agent = ?`).pluck();
     this.getStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND id = ?`);
     this.shareStmt = db.prepare(`UPDATE memories SET shared = ? WHERE agent = ? AND id = ?`);
@@ -267,6 +279,19 @@ export class MemoryStore {
   /** Memories a chat may show (VISIBLE_IDS), newest first, at most `limit`. */
   visible(v: MemoryViewer, limit: number): Memory[] {
     return (this.visibleStmt.all({ ...this.params(v), limit }) as Row[]).map(toMemory);
+  }
+
+  /** Memories a chat may show about these people (user ids), newest first, at most `limit`. */
+  aboutVisible(v: MemoryViewer, subjects: readonly string[], limit: number): Memory[] {
+    if (subjects.length === 0) return [];
+    return (
+      this.aboutVisibleStmt.all({ ...this.params(v), subjects: JSON.stringify(subjects), limit }) as Row[]
+    ).map(toMemory);
+  }
+
+  /** The people a chat may show memories about (user ids), at most `limit`. */
+  subjectsVisible(v: MemoryViewer, limit: number): string[] {
+    return this.subjectsStmt.all({ ...this.params(v), limit }) as string[];
   }
 
   /**

@@ -13,6 +13,15 @@ export const summarySchema = z.object({
   goals_and_open_questions: items("what people want and questions still open, one line each", 12),
   decisions: items("what was decided, and by whom", 12),
   facts: items("facts stated that matter later (people, plans, places, numbers)", 20),
+  // Added later: absent from older stored summaries (and optional for the model), so they default.
+  people_and_mood: items(
+    "who is in it and how they are: moods, jokes, tensions, how they get along",
+    12,
+  ).default([]),
+  you_said: items(
+    'what the participant labelled "(you)" said or claimed about itself: facts, plans, tastes, opinions',
+    12,
+  ).default([]),
   outcomes: items("what happened or was settled", 12),
   pending_actions: items("who still has to do what", 12),
 });
@@ -24,6 +33,8 @@ export const SUMMARY_SECTIONS: readonly [keyof Summary, string][] = [
   ["goals_and_open_questions", "Goals and open questions"],
   ["decisions", "Decisions"],
   ["facts", "Facts"],
+  ["people_and_mood", "People and mood"],
+  ["you_said", "What you said about yourself"],
   ["outcomes", "Outcomes"],
   ["pending_actions", "Pending actions"],
 ];

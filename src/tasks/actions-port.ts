@@ -1,3 +1,4 @@
+import type { FormatEntity } from "../base/text-format";
 /**
  * What the task engine needs from a chat platform. The production implementation is GramJS
  * (src/telegram/outbound/gramjs-actions.ts); tests run that same implementation against the emulator.
@@ -5,10 +6,14 @@
  * anything else is treated as transient.
  */
 export interface ChatActions {
-  /** Send text; returns the new message id. `randomId` makes a retry of the same send a no-op. */
+  /**
+   * Send text, with its formatting entities when it has any; returns the new message id.
+   * `randomId` makes a retry of the same send a no-op.
+   */
   sendText(o: {
     chatId: string;
     text: string;
+    entities?: readonly FormatEntity[];
     replyTo?: number;
     topicId?: number;
     randomId: string;
@@ -34,6 +39,11 @@ export interface ChatActions {
     topicId?: number;
     randomId: string;
   }): Promise<number | "not-found">;
+  /**
+   * The emoji of a sticker set's stickers as fetched for an earlier sticker send — no request;
+   * undefined until a send fetched it (or when it does not exist). Absent: never known.
+   */
+  knownStickerEmoji?(set: string): Promise<readonly string[] | undefined>;
   block(o: { chatId: string }): Promise<void>;
   unblock(o: { chatId: string }): Promise<void>;
   /** Rate-limit keys an action of this kind in this chat is subject to. */

@@ -167,6 +167,18 @@ describe("parsePersona", () => {
     expect(parse(MINIMAL + "# Focused Window\n50\n").focusedWindow).toBe(50);
   });
 
+  it("reads # When Asked If AI: one line, optional (the prompt's default stands without it)", () => {
+    expect(parse(MINIMAL).whenAskedIfAi).toBeUndefined();
+    expect(parse(`${MINIMAL}# When Asked If AI\nsay you are an AI persona Alex runs\n`).whenAskedIfAi).toBe(
+      "say you are an AI persona Alex runs",
+    );
+    const two = fileError(() => parse(`${MINIMAL}# When Asked If AI\nsay so\nand wink\n`));
+    expect(two.field).toBe("When Asked If AI");
+    expect(two.message).toMatch(/expected one line/);
+    const long = fileError(() => parse(`${MINIMAL}# When Asked If AI\n${"x".repeat(301)}\n`));
+    expect(long.message).toMatch(/at most 300 characters/);
+  });
+
   it("reads the time zone: an IANA name, by default the machine's", () => {
     expect(parse(MINIMAL + "# Time Zone\nEurope/Berlin\n").timeZone).toBe("Europe/Berlin");
     expect(parse(MINIMAL + "# Time Zone\nutc\n").timeZone).toBe("UTC");

@@ -97,7 +97,7 @@ describe("who the persona answers", () => {
     expect(body.contents!.map((c) => c.role)).toEqual(["user"]);
     const mine = h.sent(dm)[0]!;
     expect(h.historyParts(1)).toEqual([
-      expect.stringMatching(/^⟦#\d+ \[Carol\]\(tg:@carol\) · (\w{3} \d+ \w{3} )?\d\d:\d\d⟧ hey$/),
+      expect.stringMatching(/^⟦#\d+ \[Carol\] · (\w{3} \d+ \w{3} )?\d\d:\d\d⟧ hey$/),
       expect.stringMatching(new RegExp(`^⟦#${mine.id} Mira \\(you\\) · .*⟧ hey carol$`)),
     ]);
     expect(h.nowParts(1)).toEqual([expect.stringMatching(/⟧ how are you$/)]);

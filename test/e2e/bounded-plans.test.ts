@@ -58,7 +58,7 @@ describe("bounded plans", () => {
         { kind: "send", text: "first, in time" },
         { kind: "wait", seconds: 400 },
         { kind: "send", text: "too late" },
-        { kind: "sticker", sticker_set: "MiraCats", name: "😺" },
+        { kind: "sticker", set: "MiraCats", emoji: "😺" },
       ),
     );
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai answer in two parts" });

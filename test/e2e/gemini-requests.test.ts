@@ -41,9 +41,8 @@ describe("the plan request", () => {
     expect(byKind).toEqual({
       send: ["kind", "text"],
       react: ["kind", "emoji", "message_id"],
-      sticker: ["kind", "sticker_set", "name"],
+      sticker: ["kind", "set", "emoji"],
       wait: ["kind", "seconds"],
-      read: ["kind"],
       remember: ["kind", "content"],
     });
     expect(JSON.stringify(config.responseJsonSchema)).not.toMatch(
@@ -67,7 +66,7 @@ describe("only the actions that work here", () => {
     const system = (body.systemInstruction?.parts ?? []).map((p) => p.text ?? "").join("\n");
     return {
       kinds: variants.map((v) => v.properties.kind.enum[0]),
-      line: system.split("\n").find((l) => l.startsWith("Task kinds:")) ?? "",
+      line: system.slice(system.indexOf("Tasks, run in the order given:")),
     };
   };
 
@@ -78,9 +77,9 @@ describe("only the actions that work here", () => {
     await h.emu.post({ chat: h.emu.dm(h.account, h.carol), from: h.carol, text: "hi" });
     await h.pass(20_000);
 
-    expect(offered(0).kinds).toEqual(["send", "react", "wait", "read", "remember"]);
+    expect(offered(0).kinds).toEqual(["send", "react", "wait", "remember"]);
     expect(offered(0).line).not.toMatch(/sticker|block|think/);
-    expect(offered(1).kinds).toEqual(["send", "react", "wait", "read", "remember", "block", "unblock"]);
+    expect(offered(1).kinds).toEqual(["send", "react", "wait", "remember", "block", "unblock"]);
     expect(offered(1).line).toContain("block");
     // The group's schema is smaller than the full one (printed for the record).
     const size = (i: number) =>
@@ -90,9 +89,7 @@ describe("only the actions that work here", () => {
 
   it("a sticker the model names in a chat that offers none is refused as an unknown kind; the rest of the plan runs", async () => {
     h = await Harness.start({ persona: TEST_PERSONA.replace(/# Agent Sticker Sets[\s\S]*$/, "") });
-    h.gemini.script(
-      plan({ kind: "sticker", sticker_set: "Cats", name: "😺" }, { kind: "send", text: "hello!" }),
-    );
+    h.gemini.script(plan({ kind: "sticker", set: "Cats", emoji: "😺" }, { kind: "send", text: "hello!" }));
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello" });
     await h.pass(20_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello!"]);

@@ -551,10 +551,7 @@ describe("media understanding", () => {
     });
     h.emu.addStickerSet({ shortName: "Dogs", title: "Dogs", stickers: [{ emoji: "🐶" }, { emoji: "🦴" }] });
     h.gemini.respondWith(() =>
-      plan(
-        { kind: "sticker", sticker_set: "Dogs", name: "🐶" },
-        { kind: "sticker", sticker_set: "Dogs", name: "🦴" },
-      ),
+      plan({ kind: "sticker", set: "Dogs", emoji: "🐶" }, { kind: "sticker", set: "Dogs", emoji: "🦴" }),
     );
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai show me a dog" });
     await h.pass(20_000);

@@ -67,12 +67,12 @@ describe("memories about people and chats", () => {
       expect(memoryLines(i)).toEqual([]);
     }
 
-    // Her own DM still has it.
+    // Her own DM still has it (she is [Carol] there: the chat part names her in full once).
     await h.emu.post({ chat: dm, from: h.carol, text: "what was my code again?" });
     h.gemini.script(plan());
     await h.pass(20_000);
     expect(memoryLines(4)).toEqual([
-      expect.stringMatching(/^⟦memory \[Carol\]\(tg:@carol\) · \d{4}-\d\d-\d\d⟧ carol's door code is 4711!$/),
+      expect.stringMatching(/^⟦memory \[Carol\] · \d{4}-\d\d-\d\d⟧ carol's door code is 4711!$/),
     ]);
 
     // The owner widens it to the group on purpose: listed with its id, shared, then shown there.
@@ -178,7 +178,7 @@ describe("memories about people and chats", () => {
     expect(memoryLines(1)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^⟦memory \\[Alice\\]\\(tg:@alice\\) · \\d{4}-\\d\\d-\\d\\d⟧ \\[Dave\\]\\(tg:@dave\\) said in "Sandbox": ${fact}$`,
+          `^⟦memory \\[Alice\\] · \\d{4}-\\d\\d-\\d\\d⟧ \\[Dave\\]\\(tg:@dave\\) said in "Sandbox": ${fact}$`,
         ),
       ),
     ]);
@@ -338,6 +338,6 @@ describe("memories about people and chats", () => {
     await h.emu.post({ chat: h.emu.dm(h.account, h.bob), from: h.bob, text: "busy thursday?" });
     h.gemini.script(plan());
     await h.pass(20_000);
-    expect(memoryLines(3)).toEqual(["⟦memory [Bob](tg:@bob) · curated⟧ is in therapy on thursdays"]);
+    expect(memoryLines(3)).toEqual(["⟦memory [Bob] · curated⟧ is in therapy on thursdays"]);
   });
 });

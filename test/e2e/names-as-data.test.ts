@@ -83,12 +83,13 @@ describe("names and titles are data", () => {
     for (const r of h.gemini.requests) expect(systemOf(r.body)).not.toMatch(/NEW RULE|dave|Dave/u);
 
     const turn = lastUserText(attacked);
-    // The name appears only as the sanitised reference: the message's header and the closing part.
-    const shown = turn.split(NAME_SHOWN).length - 1;
-    expect(shown).toBe(2);
-    expect(turn.match(/NEW RULE/gu)).toHaveLength(shown);
-    expect(turn).toMatch(new RegExp(`^⟦#\\d+ ${escapeRe(NAME_SHOWN)} · [^⟧\\n]+ · to you⟧ hey`, "mu"));
-    expect(turn).toContain(`With you: ${NAME_SHOWN}.`);
+    // The name appears only as the sanitised reference, in full once (the chat part names the
+    // partner) and bare in the message's header.
+    const bare = NAME_SHOWN.slice(0, NAME_SHOWN.lastIndexOf("](") + 1);
+    expect(turn.split(NAME_SHOWN).length - 1).toBe(1);
+    expect(turn.split("\n")[0]).toBe(`⟦chat⟧ a private chat with ${NAME_SHOWN}`);
+    expect(turn.match(/NEW RULE/gu)).toHaveLength(2);
+    expect(turn).toMatch(new RegExp(`^⟦#\\d+ ${escapeRe(bare)} · [^⟧\\n]+ · to you⟧ hey`, "mu"));
     expect(turn).not.toMatch(/[〚〛⮌]|⟦#1⟧|(?<!\\)\(t\u0261:/u);
   });
 });

@@ -30,7 +30,7 @@ describe("replanning and stale plans", () => {
     // The first plan came back after the second message: dropped (its "stale answer" never sent).
     expect(h.gemini.requests).toHaveLength(2);
     // The newer plan answers both messages, not just the last one.
-    expect(h.lastUserTurn(1)).toContain(`Addressed to you: #${first.id}, #${second.id}.`);
+    expect(h.lastUserTurn(1)).toContain(`New for you: #${first.id}, #${second.id}.`);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["fresh answer"]);
   });
 
@@ -197,7 +197,7 @@ describe("replanning keeps what is owed", () => {
     const bob = await h.emu.post({ chat: h.group, from: h.bob, text: "Mira, what's up?" });
     h.gemini.script(plan({ kind: "send", text: "one answer for alice and bob" }));
     await h.pass(30_000);
-    expect(h.lastUserTurn(1)).toContain(`Addressed to you: #${story.id}, #${bob.id}.`);
+    expect(h.lastUserTurn(1)).toContain(`New for you: #${story.id}, #${bob.id}.`);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["one answer for alice and bob"]);
   });
 });

@@ -504,7 +504,7 @@ describe("local time", () => {
       expect.stringMatching(/^⟦#\d+ \[Alice\]\(tg:@alice\) · Sun 22 Nov 07:00⟧ good morning everyone$/),
     ]);
     expect(turn).toContain("⟦3 hours later⟧");
-    expect(h.nowParts()).toEqual([expect.stringMatching(/· 10:00 · to you⟧/)]);
+    expect(h.nowParts()).toEqual([expect.stringMatching(/· 10:00 · @mentions you⟧/)]);
     expect(turn).toMatch(/⟦now⟧ Sunday 2026-11-22 10:00 \(America\/New_York\)\./);
     expect(h.gemini.requests[h.lastPlanIndex()]!.body.systemInstruction?.parts?.[0]?.text).not.toMatch(
       /2026|America/,
@@ -565,7 +565,7 @@ describe("who is there", () => {
     await h.pass(20_000);
     const turn = h.lastUserTurn();
     expect(turn.split("\n")[0]).toBe('⟦chat⟧ a group chat titled "Sandbox" · 4 members');
-    expect(turn).toContain("People in view: [Bob](tg:@bob), [Alice](tg:@alice). Addressed to you:");
+    expect(turn).toContain("People in view: [Bob](tg:@bob), [Alice](tg:@alice). New for you:");
     // The header asks Telegram nothing (the one full-chat read is the chat's allowed reactions, cached).
     expect(
       h.emu.traffic.methods(h.account).filter((m) => /GetParticipants|GetUsers|GetChats|GetChannels/.test(m)),

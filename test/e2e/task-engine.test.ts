@@ -34,7 +34,7 @@ describe("executing a plan like a person", () => {
         { kind: "send", text: "hello" },
         { kind: "wait", seconds: 3 },
         { kind: "react", emoji: "❤", message_id: ask.id },
-        { kind: "sticker", sticker_set: "MiraCats", name: "😺" },
+        { kind: "sticker", set: "MiraCats", emoji: "😺" },
         { kind: "send", text: "bye" },
       ),
     );
@@ -201,12 +201,12 @@ describe("invalid plans", () => {
     const cases: { tasks: unknown; want: string[] }[] = [
       { tasks: plan({ kind: "dance" }, { kind: "send", text: "valid part" }), want: ["valid part"] },
       {
+        // A refused task (a bare name in about) never silences the rest of the plan.
         tasks: plan(
-          { kind: "send", text: "a", id: "a", depends_on: ["b"] },
-          { kind: "send", text: "b", id: "b", depends_on: ["a"] },
-          { kind: "send", text: "not in the cycle" },
+          { kind: "remember", content: "likes cake", about: "carol" },
+          { kind: "send", text: "not silenced" },
         ),
-        want: ["not in the cycle"],
+        want: ["not silenced"],
       },
       // A send with a reply_to that is not in the chat is sent anyway (as a reply to the message it answers).
       {
@@ -276,10 +276,10 @@ describe("more of the vocabulary", () => {
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai stickers please" });
     h.gemini.script(
       plan(
-        { kind: "sticker", sticker_set: "NoSuchSet", name: "🙂" },
-        { kind: "sticker", sticker_set: "Cats", name: "😺" },
-        { kind: "sticker", sticker_set: "Cats", name: "🐶" },
-        { kind: "sticker", sticker_set: "Cats", name: "😺" },
+        { kind: "sticker", set: "NoSuchSet", emoji: "🙂" },
+        { kind: "sticker", set: "Cats", emoji: "😺" },
+        { kind: "sticker", set: "Cats", emoji: "🐶" },
+        { kind: "sticker", set: "Cats", emoji: "😺" },
       ),
     );
     await h.pass(30_000);
@@ -298,7 +298,7 @@ describe("more of the vocabulary", () => {
     h.emu.addStickerSet({ shortName: "Cats", title: "Cats", stickers: [{ emoji: "😺" }] });
     h.emu.faults.failNext("messages.SendMedia", "FILE_REFERENCE_EXPIRED", { code: 400 });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai cat please" });
-    h.gemini.script(plan({ kind: "sticker", sticker_set: "Cats", name: "😺" }));
+    h.gemini.script(plan({ kind: "sticker", set: "Cats", emoji: "😺" }));
     await h.pass(30_000);
     expect(
       h.emu.traffic

@@ -16,3 +16,28 @@ describe("name matching", () => {
     expect(m.mentionsName(text)).toBe(want);
   });
 });
+
+describe("explicit or in passing", () => {
+  const m = compileAddressMatcher(["Mira", "Мира", "ミラ"]);
+  it.each([
+    ["Mira, are you there?", "Mira", true],
+    ["mira you there?", "Mira", true], // the first word, however it is typed
+    ["— мира, ты тут?", "Мира", true],
+    ["I think Mira knows", "Mira", true],
+    ["кто смотрел чемпионат мира?", "Мира", false], // "of the world"
+    ["hey mira what's up", "Mira", false],
+    ["guys, Mira's birthday is next week, don't tell her 🤫", "Mira", false], // about her, not to her
+    ["Mira’s cat is cute", "Mira", false],
+    ["Mira, what's up", "Mira", true],
+    ["Мира, ты придёшь?", "Мира", true],
+    ["ミラさんこんにちは", "ミラ", false], // no spaces between words: found inside a run of letters
+    ["ミラ こんにちは", "ミラ", true],
+  ])("%s → %s, explicit %s", (text, alias, explicit) => {
+    expect(m.nameMatch(text)).toEqual({ alias, explicit });
+  });
+
+  it("prefers an explicit match to an earlier one in passing, and finds nothing where there is no name", () => {
+    expect(m.nameMatch("the mira thing — Mira, help")).toEqual({ alias: "Mira", explicit: true });
+    expect(m.nameMatch("Miranda is here")).toBeUndefined();
+  });
+});

@@ -47,7 +47,7 @@ describe("# Agent Stickers and the sticker section", () => {
     };
     expect(stickerMenu(p, curated)).toBe(
       [
-        "Stickers you may send (task sticker {sticker_set, name}; name is the sticker's emoji):",
+        "Stickers you may send (task sticker {set, emoji}):",
         "- Dogs::🐶 — a puppy tilting its head",
         "- Dogs::🦴",
         "- MiraCats::😺 — a grinning cat giving a thumbs-up",
@@ -55,6 +55,10 @@ describe("# Agent Stickers and the sticker section", () => {
       ].join("\n"),
     );
     expect(stickerMenu(persona(""), curated)).toBeUndefined();
+    // Once a set's stickers are known (fetched for a send), its emoji are listed: nothing to guess.
+    expect(stickerMenu(p, curated, new Map([["MiraCats", ["😺", "😹", "😺", "😻\uFE0F"]]]))).toMatch(
+      /\n- MiraCats: 😺 😹 😻$/u,
+    );
   });
 
   it("is bounded in size", () => {

@@ -4,7 +4,7 @@ import { expandPlan } from "../../src/planning/expand-plan";
 import { splitText } from "../../src/planning/split-text";
 
 const pacing = { startTypingDelaySec: 1, typingSpeedCps: 10, readDelaySec: 2 };
-const ctx = { isChatMessage: () => true, isDm: true, stickerSets: ["S"] };
+const ctx = { inView: () => true, isDm: true, stickerSets: ["S"] };
 
 describe("splitText", () => {
   it("splits at paragraph, then sentence boundaries, within the limit", () => {
@@ -33,7 +33,7 @@ describe("expandPlan", () => {
         tasks: [
           { kind: "send", text: "hello there" },
           { kind: "wait", seconds: 3 },
-          { kind: "sticker", sticker_set: "S", name: "😺" },
+          { kind: "sticker", set: "S", emoji: "😺" },
         ],
       }),
       ctx,
@@ -46,13 +46,14 @@ describe("expandPlan", () => {
     expect(out[1]!.needsRandomId).toBe(true);
   });
 
-  it("a task whose depends_on names only a remember still follows the previous task and the read", () => {
+  it("a remember does not enter the graph: the send after it follows the previous task and the read", () => {
     const { tasks } = validatePlan(
       JSON.stringify({
         tasks: [
-          { kind: "remember", id: "t", content: "likes tea" },
+          { kind: "remember", content: "likes tea" },
           { kind: "send", text: "x" },
-          { kind: "send", text: "y", depends_on: ["t"] },
+          { kind: "remember", content: "I have a cat", about: "me" },
+          { kind: "send", text: "y" },
         ],
       }),
       ctx,
@@ -61,6 +62,25 @@ describe("expandPlan", () => {
     expect(out.map((t) => t.kind)).toEqual(["typing", "send", "typing", "send"]);
     expect(out[0]!.dependsOn).toEqual([7]);
     expect(out[2]!.after).toEqual([1]); // y's typing waits for x
+  });
+
+  it("sends Markdown as formatting entities, never as markers, with UTF-16 offsets after emoji", () => {
+    const { tasks } = validatePlan(
+      JSON.stringify({
+        tasks: [{ kind: "send", text: "🎉 **done** and _fine_, see `x` at [docs](https://example.org/a)" }],
+      }),
+      ctx,
+    );
+    const send = expandPlan(tasks, { pacing }).find((t) => t.kind === "send")!;
+    expect(send.payload).toMatchObject({
+      text: "🎉 done and fine, see x at docs",
+      entities: [
+        { kind: "bold", offset: 3, length: 4 },
+        { kind: "italic", offset: 12, length: 4 },
+        { kind: "code", offset: 22, length: 1 },
+        { kind: "link", offset: 27, length: 4, url: "https://example.org/a" },
+      ],
+    });
   });
 
   it("splits a 10,000-character text into several sends, replying only with the first", () => {
@@ -73,6 +93,22 @@ describe("expandPlan", () => {
     expect(sends.map((s) => (s.payload as { replyTo?: number }).replyTo)).toEqual([7, undefined, undefined]);
   });
 
+  it("keeps entities whole across the 4,096 split: a bold run is never cut, and each part's offsets are its own", () => {
+    const filler = "word ".repeat(810); // 4,050 characters
+    const text = `${filler}**${"bold ".repeat(20).trim()}** after`;
+    const { tasks } = validatePlan(JSON.stringify({ tasks: [{ kind: "send", text }] }), ctx);
+    const sends = expandPlan(tasks, { pacing }).filter((t) => t.kind === "send");
+    const parts = sends.map(
+      (s) => s.payload as { text: string; entities?: { offset: number; length: number }[] },
+    );
+    expect(parts).toHaveLength(2);
+    expect(parts[0]!.text).toBe(filler.trim());
+    expect(parts[0]!.entities).toBeUndefined();
+    expect(parts[1]!.text).toBe(`${"bold ".repeat(20).trim()} after`);
+    expect(parts[1]!.entities).toEqual([{ kind: "bold", offset: 0, length: 99 }]);
+    expect(parts.every((p) => p.text.length <= 4096 && !p.text.includes("**"))).toBe(true);
+  });
+
   it("bounds a plan: messages (split parts and stickers count), characters (cut with …) and the total wait", () => {
     const bounds = { messages: 3, chars: 100, waitSec: 90 };
     const { tasks } = validatePlan(
@@ -80,7 +116,7 @@ describe("expandPlan", () => {
         tasks: [
           { kind: "send", text: "a".repeat(40) },
           { kind: "wait", seconds: 60 },
-          { kind: "sticker", sticker_set: "S", name: "😺" },
+          { kind: "sticker", set: "S", emoji: "😺" },
           { kind: "wait", seconds: 60 },
           { kind: "send", text: "Second sentence here. ".repeat(5) },
           { kind: "wait", seconds: 60 },

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { planKinds, planKindsLine, PlanFormatError, validatePlan } from "../../src/planning/plan-schema";
+import { geminiJsonSchema } from "../../src/llm/json-schema";
+import { planSchemaFor } from "../../src/planning/plan-schema";
 
-const ctx = { isChatMessage: (id: number) => id >= 1 && id <= 10, isDm: false, stickerSets: ["Cats"] };
+const ctx = { inView: (id: number) => id >= 1 && id <= 10, isDm: false, stickerSets: ["Cats"] };
 const plan = (tasks: unknown[]) => JSON.stringify({ tasks });
 
 describe("validatePlan", () => {
@@ -11,24 +13,71 @@ describe("validatePlan", () => {
         { kind: "send", text: "hi", reply_to: 3 },
         { kind: "wait", seconds: 3 },
         { kind: "react", emoji: "👍", message_id: 3 },
-        { kind: "sticker", sticker_set: "Cats", name: "😺" },
-        { kind: "read", message_id: 5 },
+        { kind: "sticker", set: "Cats", emoji: "😺" },
         { kind: "remember", content: "likes tea" },
+        { kind: "remember", content: "I have a cat", about: "me" },
+        { kind: "remember", content: "likes jazz", about: 4 },
       ]),
       ctx,
     );
     expect(rejected).toEqual([]);
-    expect(tasks.map((t) => t.kind)).toEqual(["send", "wait", "react", "sticker", "read", "remember"]);
+    expect(tasks.map((t) => t.kind)).toEqual([
+      "send",
+      "wait",
+      "react",
+      "sticker",
+      "remember",
+      "remember",
+      "remember",
+    ]);
+    expect(tasks[6]).toMatchObject({ about: "4" });
+  });
+
+  it("is lean: no ids or dependencies, no descriptions repeated on every kind", () => {
+    const schema = JSON.stringify(geminiJsonSchema(planSchemaFor({ isDm: false, stickerSets: [] })));
+    expect(schema).not.toMatch(/depends_on|"id"|description/);
+  });
+
+  it("rejects a bare name in about with a message saying what to write, keeping the rest of the plan", () => {
+    const { tasks, rejected } = validatePlan(
+      plan([
+        { kind: "remember", content: "allergic to peanuts", about: "carol" },
+        { kind: "send", text: "noted" },
+      ]),
+      ctx,
+    );
+    expect(tasks.map((t) => t.kind)).toEqual(["send"]);
+    expect(rejected).toEqual([
+      {
+        index: 0,
+        kind: "remember",
+        reason:
+          'about: "carol" names nobody: use "@username", the id of a message the person wrote, "chat" or "me"',
+      },
+    ]);
+  });
+
+  it("maps a reaction Telegram does not offer to the closest standard one instead of refusing it", () => {
+    const { tasks, rejected, repaired } = validatePlan(
+      plan([
+        { kind: "react", emoji: "😂", message_id: 3 },
+        { kind: "react", emoji: "💙", message_id: 4 },
+        { kind: "react", emoji: "👍🏽", message_id: 5 },
+        { kind: "react", emoji: "❤️", message_id: 6 },
+      ]),
+      ctx,
+    );
+    expect(rejected).toEqual([]);
+    expect(tasks.map((t) => (t.kind === "react" ? t.emoji : t.kind))).toEqual(["🤣", "❤", "👍", "❤"]);
+    expect(repaired.map((r) => r.reason)).toEqual([
+      '"😂" is not a Telegram reaction; reacting 🤣',
+      '"💙" is not a Telegram reaction; reacting ❤',
+      '"👍🏽" is not a Telegram reaction; reacting 👍',
+    ]);
   });
 
   it("offers only the kinds that have an effect in the chat: no sticker without stickers, block and unblock in private chats, no think", () => {
-    expect(planKinds({ isDm: false, stickerSets: [] })).toEqual([
-      "send",
-      "react",
-      "wait",
-      "read",
-      "remember",
-    ]);
+    expect(planKinds({ isDm: false, stickerSets: [] })).toEqual(["send", "react", "wait", "remember"]);
     expect(planKinds({ isDm: false, stickerSets: [], stickers: [{ set: "Dogs", name: "🐶" }] })).toContain(
       "sticker",
     );
@@ -37,7 +86,6 @@ describe("validatePlan", () => {
       "react",
       "sticker",
       "wait",
-      "read",
       "remember",
       "block",
       "unblock",
@@ -51,7 +99,7 @@ describe("validatePlan", () => {
     ).toEqual(['unknown kind "think"']);
   });
 
-  it("rejects unknown kinds, missing fields, foreign message ids and non-standard reactions, keeping the rest", () => {
+  it("rejects unknown kinds, missing fields, messages not in view and emoji with no close reaction, keeping the rest", () => {
     const { tasks, rejected } = validatePlan(
       plan([
         { kind: "dance" },
@@ -67,15 +115,15 @@ describe("validatePlan", () => {
     expect(rejected.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]);
     expect(rejected[0]!.reason).toMatch(/unknown kind "dance"/);
     expect(rejected[1]!.reason).toMatch(/text/);
-    expect(rejected[2]!.reason).toMatch(/message_id 999 is not a message of this chat/);
-    expect(rejected[3]!.reason).toMatch(/not a standard Telegram reaction/);
+    expect(rejected[2]!.reason).toMatch(/message_id 999 is not a message in view/);
+    expect(rejected[3]!.reason).toMatch(/no Telegram reaction, nor close to one/);
     expect(rejected[4]!.reason).toMatch(/unknown kind "block"/); // a group offers no block
   });
 
   it("never drops a send for its reply_to: an unknown one replies to the message being answered, or to nothing", () => {
     const texts = plan([
       { kind: "send", text: "ok", reply_to: 999 },
-      { kind: "sticker", sticker_set: "Cats", name: "😺", reply_to: 998 },
+      { kind: "sticker", set: "Cats", emoji: "😺", reply_to: 998 },
     ]);
     const answering = validatePlan(texts, { ...ctx, answering: 7 });
     expect(answering.rejected).toEqual([]);
@@ -87,7 +135,7 @@ describe("validatePlan", () => {
       {
         index: 0,
         kind: "send",
-        reason: "reply_to 999 is not a message of this chat; replying to #7 (the message being answered)",
+        reason: "reply_to 999 is not a message in view; replying to #7 (the message being answered)",
       },
       { index: 1, kind: "sticker", reason: expect.stringContaining("reply_to 998") },
     ]);
@@ -97,25 +145,17 @@ describe("validatePlan", () => {
     expect(none.repaired[0]!.reason).toMatch(/sent without a reply$/);
   });
 
-  it("drops tasks that depend on rejected or unknown ids, and refuses cycles", () => {
+  it("runs the tasks in the order given: an old-style id or depends_on is ignored, never a reason to drop a task", () => {
     const { tasks, rejected } = validatePlan(
       plan([
         { kind: "dance", id: "a" },
         { kind: "send", text: "after bad", id: "b", depends_on: ["a"] },
-        { kind: "send", text: "after b", depends_on: ["b"] },
         { kind: "send", text: "ghost", depends_on: ["zzz"] },
-        { kind: "send", text: "x", id: "x", depends_on: ["y"] },
-        { kind: "send", text: "y", id: "y", depends_on: ["x"] },
-        { kind: "send", text: "ok", id: "ok" },
-        { kind: "wait", seconds: 1, depends_on: ["ok"] },
       ]),
       ctx,
     );
-    expect(tasks.map((t) => t.kind + (t.kind === "send" ? `:${t.text}` : ""))).toEqual(["send:ok", "wait"]);
-    expect(tasks[1]!.deps).toEqual([0]);
-    expect(rejected.find((r) => r.index === 4)!.reason).toMatch(/cycle or forward/);
-    expect(rejected.find((r) => r.index === 3)!.reason).toMatch(/unknown id "zzz"/);
-    expect(rejected.find((r) => r.index === 2)!.reason).toMatch(/depends on rejected/);
+    expect(tasks.map((t) => (t.kind === "send" ? t.text : t.kind))).toEqual(["after bad", "ghost"]);
+    expect(rejected.map((r) => r.index)).toEqual([0]);
   });
 
   it("treats non-JSON, wrong shapes and over-long plans as format errors", () => {
@@ -129,15 +169,15 @@ describe("validatePlan", () => {
   it("accepts stickers only from the persona's own sets", () => {
     const { tasks, rejected } = validatePlan(
       plan([
-        { kind: "sticker", sticker_set: "cats", name: "😺" },
-        { kind: "sticker", sticker_set: "Dogs", name: "🐶" },
+        { kind: "sticker", set: "cats", emoji: "😺" },
+        { kind: "sticker", set: "Dogs", emoji: "🐶" },
       ]),
       ctx,
     );
     expect(tasks).toHaveLength(1);
     expect(rejected[0]!.reason).toMatch(/"Dogs" is not one of the persona's sets/);
     expect(
-      validatePlan(plan([{ kind: "sticker", sticker_set: "Cats", name: "😺" }]), { ...ctx, stickerSets: [] })
+      validatePlan(plan([{ kind: "sticker", set: "Cats", emoji: "😺" }]), { ...ctx, stickerSets: [] })
         .rejected[0]!.reason,
     ).toMatch(/unknown kind "sticker"/);
   });

@@ -173,7 +173,7 @@ describe("the sandbox teaches", () => {
     expect(readable).toContain("[system instruction]");
     expect(readable).toMatch(/\[user turn\]\n[^]*Mira, lunch\?/);
     expect(readable).toMatch(
-      /\[answer\] JSON \{"tasks": \[\.\.\.\]\} of the kinds: send, react, wait, read, remember/,
+      /\[answer\] JSON \{"tasks": \[\.\.\.\]\} of the kinds: send, react, wait, remember/,
     );
     expect(readable).not.toContain("responseJsonSchema");
     const json = (await sandbox(["alice: Mira, lunch?"], {}, { json: true })).join("\n");

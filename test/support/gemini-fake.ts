@@ -92,8 +92,16 @@ export function isPlanRequest(body: GenerateBody): boolean {
 }
 
 /**
+ * The header mark of an addressed message (src/planning/address-marks.ts): how it reached the
+ * persona — `to you` (a private chat), `replies to you`, `@mentions you`, `calls you by name…`, `names you…`, `may be
+ * for you` — and `, but speaks to …` when it speaks to someone else too.
+ */
+export const ADDRESSED_MARK =
+  / · (?:to you|replies to you|@mentions you|calls you by name[^⟧,]*|names you[^⟧,]*|may be for you)(?:, but speaks to [^⟧]*)?⟧$/;
+
+/**
  * The planner's prompt puts the chat in one user turn (src/planning/prompt.ts): message parts
- * start `⟦#id …⟧`, the addressed ones carry the header mark `· to you`. These return the message
+ * start `⟦#id …⟧`, the addressed ones carry a header mark ({@link ADDRESSED_MARK}). These return the message
  * parts the persona is shown as context (`history`: ⟦earlier⟧ and ⟦history⟧, addressed ones left
  * out) and the addressed ones (`now`), each in message order, so a test can tell context from request.
  */
@@ -105,7 +113,7 @@ export function promptSections(body: GenerateBody): { readonly history: string[]
     const text = p.text ?? "";
     const header = /^⟦(#\d+ |reaction )[^⟧]*⟧/.exec(text)?.[0];
     if (header === undefined) continue;
-    (header.endsWith(" · to you⟧") ? now : history).push(text);
+    (ADDRESSED_MARK.test(header) ? now : history).push(text);
   }
   return { history, now };
 }

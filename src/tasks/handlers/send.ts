@@ -1,3 +1,4 @@
+import type { FormatEntity } from "../../base/text-format";
 import type { TaskHandler } from "../task-handler";
 import type { ActionHandlerDeps } from "./action-deps";
 import { tooLate } from "./answer-age";
@@ -8,10 +9,12 @@ declare module "../task" {
     /**
      * `answers`: the addressed messages this plan answers — carried into the next plan if cancelled
      * unsent. `autoReplyTo`: in a group, the message this answer replies to when others wrote after
-     * it by the time it is sent (the plan named no reply_to).
+     * it by the time it is sent (the plan named no reply_to). `entities`: the formatting of
+     * `text` (bold, links… — the plan's Markdown, base/text-format.ts), sent beside it.
      */
     send: {
       text: string;
+      entities?: FormatEntity[];
       replyTo?: number;
       autoReplyTo?: number;
       topicId?: number;
@@ -27,11 +30,12 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
     async run(task) {
       const late = tooLate(d, task);
       if (late) return late;
-      const { text, topicId } = task.payload;
+      const { text, entities, topicId } = task.payload;
       const replyTo = replyTarget(d, task.chatId, task.payload);
       const id = await d.actions.sendText({
         chatId: task.chatId,
         text,
+        ...(entities !== undefined && entities.length > 0 ? { entities } : {}),
         randomId: task.randomId!,
         ...(replyTo !== undefined ? { replyTo } : {}),
         ...(topicId !== undefined ? { topicId } : {}),

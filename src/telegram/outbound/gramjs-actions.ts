@@ -10,6 +10,8 @@ import { AlreadyDoneError, PermanentError } from "../../tasks/errors";
 import type { ChatReactions } from "./chat-reactions";
 import { METHOD, rateKeys, taskError } from "./rpc-errors";
 import { StickerSets } from "./sticker-sets";
+import type { FormatEntity } from "../../base/text-format";
+import { sendEntities } from "./text-entities";
 
 /** Supergroups and channels have marked ids starting with -100. */
 const isChannelId = (chatId: string) => chatId.startsWith("-100");
@@ -59,6 +61,7 @@ export class GramActions implements ChatActions {
   async sendText(p: {
     chatId: string;
     text: string;
+    entities?: readonly FormatEntity[];
     replyTo?: number;
     topicId?: number;
     randomId: string;
@@ -66,6 +69,7 @@ export class GramActions implements ChatActions {
     const req = new Api.messages.SendMessage({
       peer: this.peer(p.chatId),
       message: p.text,
+      ...sendEntities(p.entities),
       randomId: returnBigInt(p.randomId),
       ...replyHeader(p.replyTo, p.topicId),
     });
@@ -247,6 +251,11 @@ export class GramActions implements ChatActions {
       p.randomId,
       (m) => m.media instanceof Api.MessageMediaDocument && m.media.document?.id.toString() === docId,
     );
+  }
+
+  /** The emoji of a set an earlier sticker send fetched (the cache only: no request). */
+  knownStickerEmoji(set: string): Promise<readonly string[] | undefined> {
+    return this.stickerSets.known(set);
   }
 
   async block(p: { chatId: string }): Promise<void> {

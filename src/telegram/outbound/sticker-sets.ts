@@ -32,6 +32,12 @@ export class StickerSets {
     return docs?.find((d) => d.emoji.replace(/\uFE0F/g, "") === want);
   }
 
+  /** The emoji of a set fetched before (the cache only: no request), else undefined. */
+  async known(shortName: string): Promise<readonly string[] | undefined> {
+    const docs = await this.sets.get(shortName)?.catch(() => undefined);
+    return docs?.map((d) => d.emoji).filter((e) => e !== "");
+  }
+
   /** Drop a set whose file references expired; the next `find` fetches it again. */
   forget(shortName: string): void {
     this.sets.delete(shortName);

@@ -1,0 +1,78 @@
+/**
+ * The console's Now view: what one persona is doing now — open tasks per chat with their timers,
+ * Telegram's and Gemini's state, the last errors and the activity feed.
+ */
+import { ALL_CHATS } from "../store/chat-settings";
+import { isSummaryGraph, type Task } from "../tasks/task";
+import { taskWhat } from "../tasks/task-text";
+import { connectionView, geminiView, type ConsoleSource } from "./views";
+
+/** What one open task shows on the "now" view. */
+function openTaskView(t: Task) {
+  const p = t.payload as unknown as Record<string, unknown>;
+  const until = typeof p.until === "number" ? p.until : null;
+  return {
+    id: t.id,
+    kind: t.kind,
+    status: t.status,
+    what: taskWhat(t.kind, t.payload),
+    /** When it may start (ms); a retry's or a limit's wait shows here. */
+    notBefore: t.notBefore,
+    /** A wait or typing spell under way: when it ends. */
+    until,
+    /**
+     * Its next moment (ms, the server's clock): the end of its spell, else when it may start. The
+     * page counts down to it once a second from the view's `now` (the server's clock).
+     */
+    due: until ?? t.notBefore,
+    attempts: t.attempts,
+    error: t.error ?? null,
+    inDoubt: t.inDoubt === true,
+    dependsOn: [...t.dependsOn],
+    planId: t.planId ?? null,
+  };
+}
+
+/**
+ * The "now" view of a persona: what it is doing (its open tasks per chat with their timers),
+ * Telegram's and Gemini's state, the last errors and the live activity. Reads memory only (the
+ * scheduler's open tasks, the activity ring), plus the chat titles and the plans' numbers.
+ */
+export function nowView(s: ConsoleSource, now: number) {
+  const st = s.runtime.status();
+  const open = s.runtime.scheduler.openTasks();
+  const byChat = new Map<string, Task[]>();
+  for (const t of open) byChat.set(t.chatId, [...(byChat.get(t.chatId) ?? []), t]);
+  const planNos = s.queries.planNumbers([
+    ...new Set(open.map((t) => t.planId).filter((x): x is number => x !== undefined)),
+  ]);
+  const title = (chatId: string) => s.runtime.chats.get(chatId)?.title ?? null;
+  const activity = s.runtime.activity.recent(200);
+  return {
+    name: s.persona.name,
+    /** The server's clock when the view was made: the page's timers count from it. */
+    now,
+    connection: connectionView(s, st.connected),
+    paused: s.runtime.settings.get(ALL_CHATS).paused,
+    gemini: geminiView(s),
+    lastError: st.lastError ?? null,
+    errors: s.runtime.activity.lastErrors(),
+    chats: [...byChat].map(([chatId, tasks]) => {
+      const summary = isSummaryGraph(chatId);
+      return {
+        chatId,
+        /** A lane summary's own graph (no chat page of its own). */
+        summary,
+        title: summary ? null : title(chatId),
+        tasks: tasks.map((t) => {
+          const v = openTaskView(t);
+          return { ...v, planNo: v.planId !== null ? (planNos.get(v.planId) ?? null) : null };
+        }),
+      };
+    }),
+    activity: activity.map((e) => ({
+      ...e,
+      chatTitle: e.chatId !== undefined ? title(e.chatId) : null,
+    })),
+  };
+}

@@ -197,11 +197,13 @@ export class AgentRuntime {
       }),
       chatChanged: (chatId) => this.chatReactions.forget(chatId),
       gate: this.writeGate,
+      dbFile: this.o.db.name,
     });
     const stopChanges = listenForChanges({
       client: this.o.client,
       changes: this.changes,
       logger: this.logger,
+      dbFile: this.o.db.name,
     });
     this.detach = () => {
       stopMessages();

@@ -5,6 +5,7 @@
  */
 import type { Logger } from "pino";
 import { metrics } from "../metrics/metrics";
+import { describeDbFailure } from "../store/db";
 import { ACCOUNT_BOX } from "../store/update-state";
 import { HeldError, type CatchUp, type CatchUpSummary } from "../telegram/inbound/catch-up";
 import { PausedError } from "../telegram/inbound/read-calls";
@@ -22,6 +23,8 @@ export class CatchUpChain {
       /** Told what each full catch-up did, or why it failed (the console's activity). */
       readonly onCaughtUp?: (s: CatchUpSummary) => void;
       readonly onFailed?: (err: unknown) => void;
+      /** The database file, named by a database error. */
+      readonly dbFile?: string;
     },
   ) {}
 
@@ -77,7 +80,7 @@ export class CatchUpChain {
         // Retried by the tracker; a method held back by a flood wait made no request (logged once).
         const paused = (err instanceof PausedError && err.cause === undefined) || err instanceof HeldError;
         this.o.logger[paused ? "debug" : "warn"](
-          { component: "catch-up", box: box || "account", err: String(err) },
+          { component: "catch-up", box: box || "account", err: String(describeDbFailure(err, this.o.dbFile)) },
           "filling an update gap failed; retried later",
         );
       }

@@ -96,6 +96,7 @@ export function composeTelegram(
     engine,
     agent,
     logger,
+    dbFile: o.db.name,
     onCaughtUp: (summary) => st.activity.caughtUp(summary),
     onFailed: (err) => st.activity.error(`catch-up failed: ${errorMessage(err)}`),
   });

@@ -150,6 +150,15 @@ export class DatabaseFileError extends Error {
   }
 }
 
+/**
+ * An error for a log line: a database error (SQLite's, or one naming its file already) as one
+ * line naming `file` and the remedy (no stack trace); anything else as it is (its stack kept).
+ */
+export function describeDbFailure(err: unknown, file: string | undefined): unknown {
+  const sqlite = String((err as { code?: unknown } | undefined)?.code ?? "").startsWith("SQLITE_");
+  return err instanceof DatabaseFileError || sqlite ? dbError(file ?? "the database", err).message : err;
+}
+
 /** `e` (from SQLite or the filesystem) as a DatabaseFileError naming `file` and the likely remedy. */
 export function dbError(file: string, e: unknown): DatabaseFileError {
   if (e instanceof DatabaseFileError) return e;

@@ -3,6 +3,7 @@ import { Api, utils, type TelegramClient } from "telegram";
 import { Raw } from "telegram/events/Raw.js";
 import type { MessageChangeHandler } from "../../inbound/changes";
 import { mentionEntities } from "../../context/mentions";
+import { describeDbFailure } from "../../store/db";
 import { parseMessage } from "./parse";
 
 /**
@@ -34,6 +35,8 @@ export function listenForChanges(o: {
   client: TelegramClient;
   changes: MessageChangeHandler;
   logger: Logger;
+  /** The database file, named by a database error. */
+  dbFile?: string;
 }): () => void {
   const event = new Raw({
     types: [
@@ -48,7 +51,7 @@ export function listenForChanges(o: {
       applyChange(o.changes, update);
     } catch (err) {
       o.logger.error(
-        { component: "inbound", update: update.className, err },
+        { component: "inbound", update: update.className, err: describeDbFailure(err, o.dbFile) },
         "edit or deletion handling failed",
       );
     }

@@ -3,7 +3,7 @@ import { Api, type TelegramClient } from "telegram";
 import { NewMessage } from "telegram/events/index.js";
 import { Raw } from "telegram/events/Raw.js";
 import { returnBigInt } from "telegram/Helpers.js";
-import { mustWait } from "../../store/db";
+import { describeDbFailure, mustWait } from "../../store/db";
 import type { EntityRecord, EntityStore } from "../../store/entities";
 import type { WriteGate } from "../../store/write-gate";
 import { ACCOUNT_BOX } from "../../store/update-state";
@@ -34,6 +34,8 @@ export interface ListenOptions {
   readonly chatChanged?: (chatId: string) => void;
   /** While the database is busy, what arrives waits here in order (store/write-gate.ts). */
   readonly gate?: WriteGate;
+  /** The database file, named by every database error logged here. */
+  readonly dbFile?: string;
 }
 
 type WithEntities = { _entities?: Map<string, Api.TypeUser | Api.TypeChat> };
@@ -130,12 +132,15 @@ export function listenForMessages(o: ListenOptions): () => void {
         try {
           o.reactions?.(reactionChange(update, o.selfId));
         } catch (err) {
-          o.logger.error({ component: "inbound", err }, "reaction handling failed");
+          o.logger.error(
+            { component: "inbound", err: describeDbFailure(err, o.dbFile) },
+            "reaction handling failed",
+          );
         }
         return;
       }
       await process(update, undefined).catch((err: unknown) =>
-        o.logger.error({ component: "inbound", err }, "update handling failed"),
+        o.logger.error({ component: "inbound", err: describeDbFailure(err, o.dbFile) }, "update handling failed"),
       );
       return;
     }
@@ -143,7 +148,7 @@ export function listenForMessages(o: ListenOptions): () => void {
     // gap there is never fetched. (One Map lookup, channel updates only.)
     if (at.box !== ACCOUNT_BOX && !followed(o.entities.get(at.box))) {
       await process(update, undefined).catch((err: unknown) =>
-        o.logger.error({ component: "inbound", err }, "update handling failed"),
+        o.logger.error({ component: "inbound", err: describeDbFailure(err, o.dbFile) }, "update handling failed"),
       );
       return;
     }
@@ -155,7 +160,7 @@ export function listenForMessages(o: ListenOptions): () => void {
       done = process(update, pts).then(
         () => ticket?.done(),
         (err: unknown) => {
-          o.logger.error({ component: "inbound", err }, "update handling failed");
+          o.logger.error({ component: "inbound", err: describeDbFailure(err, o.dbFile) }, "update handling failed");
           ticket?.failed(); // not stored: the tracker keeps the gap and fetches it again
         },
       );

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { Api } from "telegram";
 import type { InboundHandler, InboundOutcome } from "../../inbound/pipeline";
-import { DatabaseFileError, dbError, mustWait } from "../../store/db";
+import { describeDbFailure as describeFailure, mustWait } from "../../store/db";
 import { entityName, type EntityRecord, type EntityStore } from "../../store/entities";
 import type { InboundMessage } from "../../base/types";
 import { GateClosedError, type GateWork, type WriteGate } from "../../store/write-gate";
@@ -176,8 +176,3 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
   };
 }
 
-/** An error for a log line: a database error as one line naming the file and the remedy (no stack trace); anything else keeps its stack. */
-function describeFailure(err: unknown, file: string | undefined): unknown {
-  const sqlite = String((err as { code?: unknown } | undefined)?.code ?? "").startsWith("SQLITE_");
-  return err instanceof DatabaseFileError || sqlite ? dbError(file ?? "the database", err).message : err;
-}

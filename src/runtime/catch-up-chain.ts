@@ -80,7 +80,11 @@ export class CatchUpChain {
         // Retried by the tracker; a method held back by a flood wait made no request (logged once).
         const paused = (err instanceof PausedError && err.cause === undefined) || err instanceof HeldError;
         this.o.logger[paused ? "debug" : "warn"](
-          { component: "catch-up", box: box || "account", err: String(describeDbFailure(err, this.o.dbFile)) },
+          {
+            component: "catch-up",
+            box: box || "account",
+            err: String(describeDbFailure(err, this.o.dbFile)),
+          },
           "filling an update gap failed; retried later",
         );
       }

@@ -407,7 +407,10 @@ export class Scheduler {
       });
     } catch (e) {
       // Memory holds the shifted times; the rows follow with the tasks' next change.
-      this.o.logger.warn({ component: "scheduler", err: this.dbText(e) }, "could not save the shifted task times");
+      this.o.logger.warn(
+        { component: "scheduler", err: this.dbText(e) },
+        "could not save the shifted task times",
+      );
     }
     this.o.logger.warn(
       { component: "scheduler", jumpMs: Math.round(jump), tasks: moved.length },

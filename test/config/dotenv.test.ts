@@ -20,7 +20,9 @@ describe(".env: every variable under the name it shows, or an error naming the l
   });
 
   it("`export  X=1`, `export<tab>X=1` and blanks around a name define X, not ' X'", () => {
-    const env = read("export  STATE_DB=a.db\nexport\tLOG_LEVEL=warn\n  HTTP_PORT = 8080\nexport AGENTS_DIR=x\n");
+    const env = read(
+      "export  STATE_DB=a.db\nexport\tLOG_LEVEL=warn\n  HTTP_PORT = 8080\nexport AGENTS_DIR=x\n",
+    );
     expect(env).toEqual({ STATE_DB: "a.db", LOG_LEVEL: "warn", HTTP_PORT: "8080", AGENTS_DIR: "x" });
   });
 

@@ -7,8 +7,7 @@ afterEach(async () => {
 });
 
 const HOUR = 3_600_000;
-const warnings = (text: RegExp) =>
-  h.log.lines().filter((l) => l.level === 40 && text.test(String(l.msg)));
+const warnings = (text: RegExp) => h.log.lines().filter((l) => l.level === 40 && text.test(String(l.msg)));
 
 describe("a local clock that is wrong or jumps: message ages are Telegram's, waits keep their length", () => {
   it("the local clock set 2 h ahead: a mention is still answered (its age is judged by Telegram's time), with one warning saying so", async () => {
@@ -38,7 +37,9 @@ describe("a local clock that is wrong or jumps: message ages are Telegram's, wai
 
     expect(h.gemini.requests).toHaveLength(1);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["go ahead"]);
-    expect(warnings(/system clock was set 1h 00m back; \d+ waiting tasks keep their remaining wait/)).toHaveLength(1);
+    expect(
+      warnings(/system clock was set 1h 00m back; \d+ waiting tasks keep their remaining wait/),
+    ).toHaveLength(1);
     // Telegram dated the next message an hour past the local clock: said once.
     await h.emu.post({ chat: h.group, from: h.bob, text: "Mira, and me?" });
     h.gemini.script(plan({ kind: "send", text: "you as well" }));

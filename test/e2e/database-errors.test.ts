@@ -9,9 +9,7 @@ afterEach(async () => {
 
 /** Error and warning lines that carry SQLite's message. */
 const dbLines = () =>
-  h.log
-    .lines()
-    .filter((l) => Number(l.level) >= 40 && /no such table/.test(JSON.stringify(l.err ?? "")));
+  h.log.lines().filter((l) => Number(l.level) >= 40 && /no such table/.test(JSON.stringify(l.err ?? "")));
 
 /** Another process takes a table away under the running persona (a damaged or foreign file). */
 function breakTable(table: string): void {

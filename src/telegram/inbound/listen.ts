@@ -140,7 +140,10 @@ export function listenForMessages(o: ListenOptions): () => void {
         return;
       }
       await process(update, undefined).catch((err: unknown) =>
-        o.logger.error({ component: "inbound", err: describeDbFailure(err, o.dbFile) }, "update handling failed"),
+        o.logger.error(
+          { component: "inbound", err: describeDbFailure(err, o.dbFile) },
+          "update handling failed",
+        ),
       );
       return;
     }
@@ -148,7 +151,10 @@ export function listenForMessages(o: ListenOptions): () => void {
     // gap there is never fetched. (One Map lookup, channel updates only.)
     if (at.box !== ACCOUNT_BOX && !followed(o.entities.get(at.box))) {
       await process(update, undefined).catch((err: unknown) =>
-        o.logger.error({ component: "inbound", err: describeDbFailure(err, o.dbFile) }, "update handling failed"),
+        o.logger.error(
+          { component: "inbound", err: describeDbFailure(err, o.dbFile) },
+          "update handling failed",
+        ),
       );
       return;
     }
@@ -160,7 +166,10 @@ export function listenForMessages(o: ListenOptions): () => void {
       done = process(update, pts).then(
         () => ticket?.done(),
         (err: unknown) => {
-          o.logger.error({ component: "inbound", err: describeDbFailure(err, o.dbFile) }, "update handling failed");
+          o.logger.error(
+            { component: "inbound", err: describeDbFailure(err, o.dbFile) },
+            "update handling failed",
+          );
           ticket?.failed(); // not stored: the tracker keeps the gap and fetches it again
         },
       );

@@ -175,4 +175,3 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
     }
   };
 }
-

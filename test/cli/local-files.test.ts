@@ -5,10 +5,21 @@
  * (node + tsx), from a working directory of their own (for `.env`).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { closeDatabase, openDatabase } from "../../src/store/db";
 import { tempDir } from "../support/temp-dir";
 import { TEST_API_HASH, TEST_SESSION } from "../support/live-env";
 
@@ -202,6 +213,37 @@ describe("npm start refuses broken local files", () => {
       );
       expect(r.code).toBe(1);
       expect(existsSync(p.db)).toBe(false);
+    },
+    SLOW,
+  );
+});
+
+describe("npm start refuses a database a crash damaged", () => {
+  it(
+    "no schema beside a non-empty -wal (its header torn): one line saying what to do, never a first start; both files left as they are",
+    () => {
+      const p = place();
+      writeFileSync(join(p.sessions, "Mira.session"), TEST_SESSION, { mode: 0o600 });
+      // What a crash leaves: the database file never checkpointed, and its log with a torn header.
+      const live = join(tempDir(), "live.db");
+      const db = openDatabase(live);
+      mkdirSync(dirname(p.db));
+      copyFileSync(live, p.db);
+      copyFileSync(`${live}-wal`, `${p.db}-wal`);
+      closeDatabase(db);
+      const fd = openSync(`${p.db}-wal`, "r+");
+      writeSync(fd, Buffer.alloc(8), 0, 8, 0);
+      closeSync(fd);
+      const before = [readFileSync(p.db), readFileSync(`${p.db}-wal`)];
+
+      const r = run("start", p);
+      expect(r.stderr).toMatch(
+        /^start: .*agents\.db: it holds no tables, yet its write-ahead log .*agents\.db-wal holds \d+ bytes SQLite cannot read .*; restore the database from a backup \(npm run backup makes one\), or, to start afresh on purpose, move both /,
+      );
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.code).toBe(1);
+      expect([readFileSync(p.db), readFileSync(`${p.db}-wal`)]).toEqual(before);
+      expect(existsSync(join(p.sessions, "Mira.session.lock"))).toBe(false);
     },
     SLOW,
   );

@@ -184,9 +184,26 @@ export class Scheduler {
    */
   load(): void {
     const now = this.o.clock.now();
+    // A task written later than now: the clock was set back while the process was down. What
+    // waits is moved back as far (at least that far, the downtime unknown), not left waiting
+    // an hour past its quiet window.
+    const newest = this.o.store.newestWrite();
+    const back = newest !== undefined && newest - now >= CLOCK_JUMP_MS ? now - newest : 0;
     this.limits.load(now);
     const rows = this.o.store.loadOpen();
     this.o.store.transaction(() => {
+      if (back !== 0) {
+        for (const t of rows) {
+          t.notBefore += back;
+          shiftDeadlines(t, back);
+          this.o.store.save(t, now);
+        }
+        this.limits.shift(back);
+        this.o.logger.warn(
+          { component: "scheduler", jumpMs: back, tasks: rows.length },
+          `the system clock was set back at least ${formatDuration(-back)} since the last run (a task was written later than now); ${rows.length} open task${rows.length === 1 ? "" : "s"} moved back as far`,
+        );
+      }
       for (const t of rows) {
         if (t.status === "running") {
           t.status = "pending";

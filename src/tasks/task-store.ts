@@ -60,6 +60,7 @@ export class TaskStore {
   private readonly updateStmt;
   private readonly openStmt;
   private readonly getStmt;
+  private readonly newestStmt;
   private readonly countPlanStmt;
   private readonly recentStmt;
   private readonly numberPlanStmt;
@@ -80,6 +81,7 @@ export class TaskStore {
       `SELECT * FROM tasks WHERE agent = ? AND status IN ('pending','running') ORDER BY id`,
     );
     this.getStmt = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
+    this.newestStmt = db.prepare(`SELECT max(updated_at) AS at FROM tasks WHERE agent = ?`);
     this.countPlanStmt = db
       .prepare(`UPDATE chats SET plans = plans + 1 WHERE agent = ? AND chat_id = ? RETURNING plans`)
       .pluck();
@@ -190,6 +192,11 @@ export class TaskStore {
   }
 
   /** Every task not finished yet (pending or running), oldest first. */
+  /** The time (ms, the clock's) of the newest write to any of the persona's tasks; undefined with none. */
+  newestWrite(): number | undefined {
+    return (this.newestStmt.get(this.agent) as { at: number | null }).at ?? undefined;
+  }
+
   loadOpen(): Task[] {
     return (this.openStmt.all(this.agent) as Row[]).map(toTask);
   }

@@ -47,4 +47,19 @@ describe("a local clock that is wrong or jumps: message ages are Telegram's, wai
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["go ahead", "you as well"]);
     expect(warnings(/local clock is 1h 00m behind Telegram's/)).toHaveLength(1);
   });
+  it("the clock set back 1 h while the process was down: a quiet window that was running is not stretched by the hour after the restart", async () => {
+    h = await Harness.start();
+    const ask = await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, one more thing" });
+    h.gemini.script(plan({ kind: "send", text: "yes?", reply_to: ask.id }));
+    await h.pass(1_000); // inside the 3 s quiet window
+    await h.runtime.stop();
+    h.clock.jump(-HOUR);
+    await h.restart();
+    await h.pass(20_000);
+
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["yes?"]);
+    expect(warnings(/system clock was set back at least (59m 5\ds|1h 00m) since the last run/)).toHaveLength(
+      1,
+    );
+  });
 });

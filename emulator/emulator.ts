@@ -102,6 +102,8 @@ export class TelegramEmulator {
       world,
       auth,
       receive: (conn, pending) => endpoint.receive(conn, pending),
+      faults,
+      clock: opts.networkClock,
     });
     const bus = new MessageBus({ world, views, connections: connections.byAccount, strictTl, now, shapes });
     const changes = new MessageChanges({
@@ -122,6 +124,7 @@ export class TelegramEmulator {
       shapes,
       publish: (msg, sender) => bus.publish(msg, sender.id),
       pushLater: (d) => bus.later(d),
+      networkClock: opts.networkClock,
     });
     this.network = new Network({
       auth,

@@ -13,3 +13,4 @@ export type {
   EmuUser,
   EmulatorOptions,
 } from "./types";
+export type { NetworkClock } from "./ping-loop";

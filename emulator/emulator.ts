@@ -93,7 +93,7 @@ export class TelegramEmulator {
   constructor(opts: EmulatorOptions = {}) {
     const strictTl = opts.strictTl ?? false;
     const now = opts.now ?? Date.now;
-    const faults = new FaultPlan(opts.duplicates ?? "error");
+    const faults = new FaultPlan(opts.duplicates ?? "error", now);
     const world = new World(now);
     const views = new TlViews(world);
     const shapes = opts.updateShapes ?? "telegram";

@@ -89,7 +89,12 @@ export class RpcEndpoint {
     const { faults } = this.deps;
     // The link died before the server saw it: it goes out again after the reconnect.
     if (!conn.linkUp) return this.requeue(conn, pending);
-    const fault = faults.revokedFault(conn.account.id) ?? faults.takeFailure(method, request);
+    const fault =
+      faults.revokedFault(conn.account.id) ??
+      faults.takeFailure(method, request) ??
+      faults.restrictionFault(conn.account, method, request, (id) =>
+        this.deps.world.isContact(conn.account.id, id),
+      );
     const hang = fault ? undefined : faults.takeHang(method);
     if (hang?.when === "before-apply") return hang.onHang?.();
     const delay = faults.delayOf(method);
@@ -138,6 +143,7 @@ export class RpcEndpoint {
       now: this.deps.now(),
       limits: this.deps.limits,
       duplicates: this.deps.faults.duplicateMode,
+      freeze: this.deps.faults.freezeOf(account.id),
       shapes: this.deps.shapes,
       announce: (msg) => publish(msg, account),
       pushLater: this.deps.pushLater,

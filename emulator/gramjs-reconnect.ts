@@ -74,6 +74,8 @@ async function finish(conn: Connection, deps: ReconnectDeps): Promise<void> {
   }
   // MTProtoSender._connect clears isReconnecting before connect() dispatches "connected".
   conn.sender.isReconnecting = false;
+  // A new connection is a fresh subscription: Telegram pushes to it again after a silence.
+  conn.network.silenced = false;
   await deps.linkUp(conn);
   // _autoReconnectCallback → the client's _handleReconnect: getMe() (its errors are GramJS's to log).
   void (conn.client as unknown as { _handleReconnect(): Promise<void> })._handleReconnect();

@@ -134,7 +134,8 @@ export class AccountRestrictions {
 function markedPeerOf(request: Api.AnyRequest): string | undefined {
   const r = request as { peer?: unknown; channel?: unknown };
   const p = r.peer ?? r.channel;
-  if (p instanceof Api.InputPeerChannel || p instanceof Api.InputChannel) return `-100${fromLong(p.channelId)}`;
+  if (p instanceof Api.InputPeerChannel || p instanceof Api.InputChannel)
+    return `-100${fromLong(p.channelId)}`;
   if (p instanceof Api.InputPeerChat) return `-${fromLong(p.chatId)}`;
   if (p instanceof Api.InputPeerUser) return String(fromLong(p.userId));
   return undefined;

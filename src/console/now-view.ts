@@ -5,7 +5,7 @@
 import { personaConnection } from "../http/readiness";
 import { ALL_CHATS } from "../store/chat-settings";
 import { isSummaryGraph, type Task } from "../tasks/task";
-import { geminiView, type ConsoleSource } from "./views";
+import { geminiView, restrictionsView, type ConsoleSource } from "./views";
 
 /** What one open task shows on the "now" view. */
 function openTaskView(t: Task, now: number) {
@@ -70,6 +70,7 @@ export function nowView(s: ConsoleSource, now: number) {
     connection: conn
       ? { state: conn.state, reason: conn.reason ?? null }
       : { state: st.connected ? "connected" : "reconnecting", reason: null },
+    restrictions: restrictionsView(s, now),
     paused: s.runtime.settings.get(ALL_CHATS).paused,
     gemini: geminiView(s),
     lastError: st.lastError ?? null,

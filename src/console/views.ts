@@ -41,6 +41,7 @@ export function personaView(s: ConsoleSource, now: number) {
     connection: conn
       ? { state: conn.state, reason: conn.reason ?? null }
       : { state: st.connected ? "connected" : "reconnecting", reason: null },
+    restrictions: restrictionsView(s, now),
     paused: all.paused,
     mode: all.mode ?? s.persona.groupMode,
     modeIsDefault: all.mode === undefined,
@@ -69,6 +70,11 @@ export function personaView(s: ConsoleSource, now: number) {
     errors: s.runtime.activity.lastErrors().slice(0, 5),
     gemini: geminiView(s),
   };
+}
+
+/** Telegram's restrictions of the account (frozen, PEER_FLOOD), each in one line; empty: none. */
+export function restrictionsView(s: ConsoleSource, now: number) {
+  return s.runtime.accountHealth.restrictions(now).map((r) => ({ kind: r.kind, summary: r.summary }));
 }
 
 /** Gemini as this persona sees it: the models failing now (since, error, next try, plans waiting), or up. */

@@ -20,6 +20,7 @@ import { Scheduler } from "../tasks/scheduler";
 import { TaskStore } from "../tasks/task-store";
 import { trackResult } from "../telegram/inbound/listen";
 import { TypingWatch } from "../telegram/inbound/typing-watch";
+import { AccountHealth } from "../telegram/outbound/account-health";
 import { GramActions } from "../telegram/outbound/gramjs-actions";
 import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
 
@@ -30,6 +31,8 @@ export interface Tasks {
   readonly laneSummaries: LaneSummaries;
   readonly addressing: ImplicitAddressing;
   readonly scheduler: Scheduler;
+  /** Telegram's restrictions of the account (frozen, PEER_FLOOD), as its writes met them. */
+  readonly accountHealth: AccountHealth;
 }
 
 export function composeTasks(
@@ -44,6 +47,14 @@ export function composeTasks(
   const maxAnswerAgeMs = o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const typing = new TypingWatch(() => clock.now());
   const own = new OwnSends(clock);
+  const limits = new RateLimits(o.db, agent, logger);
+  const accountHealth = new AccountHealth({
+    client: o.client,
+    limits,
+    persona: o.persona.name,
+    logger,
+    clock,
+  });
   const actions = new TrackedActions(
     new GramActions({
       client: o.client,
@@ -54,10 +65,10 @@ export function composeTasks(
       selfId: o.selfId,
       reactions: m.chatReactions,
       ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+      onFrozen: (method, e) => accountHealth.noteFrozen(method, e),
     }),
     own,
   );
-  const limits = new RateLimits(o.db, agent, logger);
   const answered = metrics.messagesAnswered.labels({ agent });
   answered.inc(0); // every persona's series exists from its start, at 0
   metrics.messagesPlanned.inc({ agent }, 0);
@@ -176,5 +187,5 @@ export function composeTasks(
       scheduler.openWithKey(llmRateKey(model)).filter((t) => t.kind === "received" || t.kind === "address")
         .length,
   );
-  return { own, typing, laneSummaries, addressing, scheduler };
+  return { own, typing, laneSummaries, addressing, scheduler, accountHealth };
 }

@@ -49,7 +49,7 @@ describe("a frozen account", () => {
 
     // One line about it, with what help.getAppConfig said (asked once).
     expect(h.emu.traffic.methods(h.account).filter((m) => m === "help.GetAppConfig")).toHaveLength(1);
-    const lines = h.log.lines().filter((l) => l.level >= 50);
+    const lines = h.log.lines().filter((l) => Number(l.level) >= 50);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
       component: "account",
@@ -93,7 +93,7 @@ describe("a frozen account", () => {
     await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai hello?" });
     await h.pass(20 * 60_000);
     expect(writes(h)).toHaveLength(before);
-    expect(h.log.lines().filter((l) => l.level >= 50 && l.component === "account")).toHaveLength(1);
+    expect(h.log.lines().filter((l) => Number(l.level) >= 50 && l.component === "account")).toHaveLength(1);
     expect(h.runtime.accountHealth.restrictions().map((r) => r.kind)).toEqual(["frozen"]);
   });
 });

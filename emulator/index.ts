@@ -13,4 +13,3 @@ export type {
   EmuUser,
   EmulatorOptions,
 } from "./types";
-export type { NetworkClock } from "./ping-loop";

@@ -6,7 +6,7 @@
 import { watchConnection, watchRestrictions, type ConnectionStateName } from "../metrics/metrics";
 
 /** A restriction Telegram put on the account (telegram/outbound/account-health.ts), as shown. */
-export interface RestrictionView {
+interface RestrictionView {
   /** "frozen": read-only, nothing goes out; "peer-flood": no messages to non-contacts. */
   readonly kind: "frozen" | "peer-flood";
   /** What it means and what the owner can do, in one line. */

@@ -1,7 +1,7 @@
 import { api, el, fill, links, notice, post, refill, time, userText } from "./dom.js";
 import { renderChat } from "./chat-page.js";
 import { renderMedia, renderMemory } from "./edit-pages.js";
-import { geminiLine, renderNow } from "./now-page.js";
+import { geminiLine, renderNow, restrictionsLine } from "./now-page.js";
 import { renderCosts, renderSummaries } from "./pages.js";
 
 const main = document.getElementById("main");
@@ -156,6 +156,7 @@ async function renderPersonas() {
         "Connection: ",
         el("b", { class: "conn" }, p.connection.state),
         p.connection.reason ? ` — ${p.connection.reason}` : "",
+        restrictionsLine(p.restrictions),
         " · ",
         el("b", { class: "paused" }, p.paused ? "paused everywhere" : "answering"),
         " · mode ",

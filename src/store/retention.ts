@@ -17,10 +17,9 @@
 import type { Logger } from "pino";
 import { metrics } from "../metrics/metrics";
 import { systemClock } from "../base/clock";
-import { errorMessage } from "../base/error-message";
 import { sleep } from "../base/timeout";
 import type { Clock } from "../base/types";
-import { transaction, type Db } from "./db";
+import { describeDbFailure, transaction, type Db } from "./db";
 
 export const DEFAULT_RETAIN_DAYS = 90;
 /** Finished tasks (done, failed, cancelled) are kept this long after they ended. */
@@ -167,7 +166,10 @@ export class Retention {
       this.timer = undefined;
       this.run()
         .catch((e: unknown) =>
-          this.o.logger.error({ component: "retention", err: errorMessage(e) }, "retention pass failed"),
+          this.o.logger.error(
+            { component: "retention", err: String(describeDbFailure(e, this.o.db.name)) },
+            "retention pass failed",
+          ),
         )
         .finally(() => this.schedule(this.o.everyMs ?? 6 * 3600_000));
     }, ms);

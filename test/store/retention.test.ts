@@ -344,6 +344,33 @@ describe("retention (RETAIN_DAYS)", () => {
     closeDatabase(db);
   });
 
+  it("a background pass the database refuses is one error line naming the file and what to do", async () => {
+    const path = tempDbPath();
+    const db = world(path);
+    const other = new Database(path);
+    other.exec("ALTER TABLE messages RENAME TO messages_gone");
+    other.close();
+    const clock = new FakeClock(NOW);
+    const log = captureLogger();
+    const r = new Retention({
+      db,
+      retainDays: 90,
+      clock,
+      logger: log.logger,
+      roomKey,
+      pauseMs: 0,
+      firstAfterMs: 1_000,
+    });
+    r.start();
+    await clock.advance(1_000);
+    await new Promise((res) => setTimeout(res, 200));
+    const failed = log.lines().filter((l) => l.msg === "retention pass failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.err).toEqual(expect.stringContaining(`${path}: no such table: messages`));
+    await r.stop();
+    closeDatabase(db);
+  });
+
   it("RETAIN_DAYS defaults to 90 and must be a whole number of days, at least 1", () => {
     expect(readEnv({}).RETAIN_DAYS).toBe(90);
     expect(readEnv({ RETAIN_DAYS: "30" }).RETAIN_DAYS).toBe(30);

@@ -11,7 +11,7 @@ import { requestPurpose, type GenerateBody } from "../support/gemini-fake";
 import { plan } from "../support/harness";
 import { tempDir } from "../support/temp-dir";
 import { withScreenshot } from "./browser";
-import { consoleRig } from "./rig";
+import { consoleRig, pageSession } from "./rig";
 
 const TOKEN = "console-edit-token-0123456789";
 
@@ -62,7 +62,7 @@ describe("the console's memory page", () => {
       );
       expect(await page.locator(".curated-memory").textContent()).toContain("plays the cello");
 
-      // A change without the CSRF token is refused; without the cookie nothing is shown.
+      // A change without the page's session is refused; without it nothing is shown.
       const refused = await page.evaluate(async (id) => {
         const res = await fetch("api/memory", {
           method: "POST",
@@ -71,7 +71,7 @@ describe("the console's memory page", () => {
         });
         return res.status;
       }, tea.id);
-      expect(refused).toBe(403);
+      expect(refused).toBe(401);
       expect((await fetch(`${base}/console/api/memories`)).status).toBe(401);
       expect((await fetch(`${base}/console/api/media`)).status).toBe(401);
       expect(rig.h.runtime.memories.get(tea.id)).toBeDefined();
@@ -130,9 +130,15 @@ describe("the console's media editor", () => {
       await row.waitFor();
       const uid = (await row.getAttribute("data-uid"))!;
       expect(await row.locator(".media-status").textContent()).toContain("a blurry photo");
-      // Its picture is served (as an image type, behind the console's cookie).
-      const src = await row.locator("img.thumb").getAttribute("src");
-      const img = await page.request.get(`${base}/console/${src}`);
+      // Its picture is served (as an image type, to the page's session only) and shown.
+      await expect
+        .poll(() => row.locator("img.thumb").getAttribute("src"), { timeout: 5000 })
+        .toMatch(/^blob:/);
+      const picture = `${base}/console/api/media/image?uid=${encodeURIComponent(uid)}`;
+      expect((await page.request.get(picture)).status()).toBe(401);
+      const img = await page.request.get(picture, {
+        headers: { "x-console-session": await pageSession(page) },
+      });
       expect(img.status()).toBe(200);
       expect(img.headers()["content-type"]).toBe("image/jpeg");
 

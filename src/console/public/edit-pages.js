@@ -1,5 +1,5 @@
 // The editing pages: memories and media descriptions. Every piece of data goes in as text.
-import { api, el, fill, notice, post, time, userText } from "./dom.js";
+import { api, apiImage, el, fill, notice, post, time, userText } from "./dom.js";
 
 async function change(path, body, then) {
   try {
@@ -176,8 +176,7 @@ export async function renderMemory(main, persona, stale = () => false) {
   );
 }
 
-const picture = (uid) =>
-  el("img", { class: "thumb", src: `api/media/image?uid=${encodeURIComponent(uid)}`, alt: "" });
+const picture = (uid) => apiImage(`media/image?uid=${encodeURIComponent(uid)}`, { class: "thumb" });
 
 export async function renderMedia(main, persona, stale = () => false) {
   const { personas } = await api("personas");

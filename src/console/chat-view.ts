@@ -218,6 +218,8 @@ export function chatView(
     date: m.date,
     text: m.text,
     replyToId: m.replyToId,
+    replyElsewhere: m.replyElsewhere === 1,
+    quote: m.quote,
     topicId: m.topicId,
     topicName: m.topicId !== null ? topicName(titles, m.topicId) : null,
     threadRoot: m.threadRoot,

@@ -31,7 +31,12 @@ export type EnvelopeReply =
   /** Telegram said it is gone. */
   | { readonly kind: "deleted"; readonly id: number }
   /** It could not be loaded: the id only, no sender invented. */
-  | { readonly kind: "unknown"; readonly id: number };
+  | { readonly kind: "unknown"; readonly id: number }
+  /**
+   * A message of another chat (Telegram's reply_to_peer_id): no id (it is not this chat's) and
+   * no author (whoever quotes it chose it); its quote, if any, follows as plain quoted text.
+   */
+  | { readonly kind: "elsewhere" };
 
 /** Options for {@link formatMessageEnvelope}. */
 export interface MessageEnvelopeOptions {
@@ -169,6 +174,8 @@ function replyLine(reply: EnvelopeReply): string {
       // the model sees) but invent no sender, and do not claim the message is gone when we
       // merely could not load it.
       return `[↩ reply to msg #${Math.trunc(reply.id)}]`;
+    case "elsewhere":
+      return "[↩ reply to a message in another chat]";
   }
 }
 
@@ -187,7 +194,7 @@ function quoteLine(quote: string | undefined): string {
  * (speaker.ts), or the persona's label `Mira (you)` when `isAgent`. Without a reply: `<header> <body>` on one line (the body
  * keeps its own newlines). With a reply: `<header>\n[↩ reply to #<id> <sender>]\n> <quote>\n<body>`;
  * a deleted original gives `[↩ reply to deleted msg #<id>]`, an unfetchable one
- * `[↩ reply to msg #<id>]`; the quote line only when a quote is given (cut at 200 code points
+ * `[↩ reply to msg #<id>]`, one in another chat `[↩ reply to a message in another chat]`; the quote line only when a quote is given (cut at 200 code points
  * plus `...`). An empty body is simply left out.
  *
  * Names, quote and body are sanitised here, so callers pass raw Telegram strings.

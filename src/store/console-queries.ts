@@ -26,6 +26,10 @@ export interface ConsoleMessage {
   readonly date: number;
   readonly text: string;
   readonly replyToId: number | null;
+  /** 1: a reply to a message of another chat (its id is not this chat's). */
+  readonly replyElsewhere: number;
+  /** The quote the sender made of the message replied to, or null. */
+  readonly quote: string | null;
   readonly topicId: number | null;
   readonly threadRoot: number | null;
   readonly isAgent: boolean;
@@ -195,7 +199,7 @@ export class ConsoleQueries {
     );
     this.page = db.prepare(
       `SELECT * FROM (SELECT message_id AS messageId, sender_id AS senderId, sender_name AS senderName, date, text,
-         reply_to_id AS replyToId, topic_id AS topicId, thread_root AS threadRoot, is_agent AS isAgent, deleted, media, entities
+         reply_to_id AS replyToId, reply_elsewhere AS replyElsewhere, quote, topic_id AS topicId, thread_root AS threadRoot, is_agent AS isAgent, deleted, media, entities
        FROM messages WHERE agent = ? AND chat_id = ? AND message_id < ? ORDER BY message_id DESC LIMIT ?) ORDER BY messageId ASC`,
     );
     this.tasksSince = db.prepare(
@@ -289,7 +293,7 @@ export class ConsoleQueries {
     const lanePage = (where: string) =>
       db.prepare(
         `SELECT * FROM (SELECT message_id AS messageId, sender_id AS senderId, sender_name AS senderName, date, text,
-           reply_to_id AS replyToId, topic_id AS topicId, thread_root AS threadRoot, is_agent AS isAgent, deleted, media, entities
+           reply_to_id AS replyToId, reply_elsewhere AS replyElsewhere, quote, topic_id AS topicId, thread_root AS threadRoot, is_agent AS isAgent, deleted, media, entities
          FROM (SELECT * FROM messages WHERE agent = @agent AND chat_id = @chat AND message_id < @before
                ORDER BY message_id DESC LIMIT @scan)
          WHERE ${where} ORDER BY message_id DESC LIMIT @limit) ORDER BY messageId ASC`,

@@ -297,4 +297,10 @@ export const migrations: readonly string[] = [
   ALTER TABLE chats ADD COLUMN plans INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE llm_usage ADD COLUMN user_id TEXT;
   `,
+  // Issue 28: a reply to a message of another chat (reply_to_peer_id names another chat):
+  // reply_to_id stays NULL — that id is not this chat's — and the row says it replied elsewhere,
+  // so the prompt shows "a reply to a message in another chat" and the quote without an author.
+  `
+  ALTER TABLE messages ADD COLUMN reply_elsewhere INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -3,7 +3,7 @@
  * fake: memories edited, deleted and added, and media descriptions written as curated files —
  * each checked in the next planning request the persona sends.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MediaCache } from "../../src/store/media-cache";
@@ -159,6 +159,8 @@ describe("the console's media editor", () => {
       ]);
       // Written whole through a temporary file: nothing else is left in the folder.
       expect(readdirSync(join(agents, "Mira", "media"))).toEqual(["console.json"]);
+      // Only the owner may read what a person's picture showed (another local user cannot).
+      expect(statSync(file).mode & 0o777).toBe(0o600);
 
       rig.h.gemini.script(plan({ kind: "send", text: "a cat indeed" }));
       await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai what was in my photo?" });

@@ -117,6 +117,7 @@ export class MessageStore {
   private readonly getStmt;
   private readonly renameStmt;
   private readonly highestStmt;
+  private readonly authorsStmt;
   private readonly editStmt;
   private readonly deleteStmt;
   private readonly deleteAnyStmt;
@@ -188,6 +189,16 @@ export class MessageStore {
     this.highestStmt = db
       .prepare(`SELECT max(message_id) FROM messages WHERE agent = ? AND chat_id = ?`)
       .pluck();
+    this.authorsStmt = db
+      .prepare(
+        `SELECT DISTINCT sender_id FROM messages WHERE agent = ? AND chat_id = ? AND is_agent = 0 LIMIT ?`,
+      )
+      .pluck();
+  }
+
+  /** People who wrote in a chat (the persona's own messages left out), at most `limit` of them. */
+  authorsOf(chatId: string, limit: number): string[] {
+    return this.authorsStmt.all(this.agent, chatId, limit) as string[];
   }
 
   /**

@@ -116,7 +116,17 @@ const CHATTER_VERDICTS: Record<ChatterVerdict, string> = {
   "too-old": "too old when it arrived",
 };
 
-const ACTION_KINDS = new Set(["send", "sticker", "react", "typing", "wait", "read", "block", "unblock"]);
+const ACTION_KINDS = new Set([
+  "send",
+  "sticker",
+  "react",
+  "typing",
+  "wait",
+  "read",
+  "block",
+  "unblock",
+  "remember",
+]);
 
 /** One chat: its messages (a page), each with why it was or was not answered, and its plans. */
 export function chatView(

@@ -28,7 +28,9 @@ function openTaskView(t: Task, now: number) {
                   .join(", ")}`
               : t.kind === "sticker"
                 ? `${String(p.set ?? "")} ${String(p.name ?? "")}`
-                : "";
+                : t.kind === "remember"
+                  ? String(p.content ?? "")
+                  : "";
   return {
     id: t.id,
     kind: t.kind,

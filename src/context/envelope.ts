@@ -262,6 +262,8 @@ export interface MemoryNote {
   readonly teller?: Speaker;
   /** Where it was learnt, when that is another chat than this one. */
   readonly where?: MemoryPlace;
+  /** The operator wrote or rewrote it: the owner's words (no teller is claimed). */
+  readonly edited?: boolean;
 }
 
 /** `"Sandbox"` (sanitised, flattened, cut; a typed `"` becomes `'` so the quotes hold) or `a private chat`. */
@@ -295,15 +297,21 @@ export function formatMemoryEnvelope(o: MemoryNote): string {
   const when = o.date === "curated" ? "curated" : formatRfc3339(o.date).slice(0, 10);
   const text = capCodePoints(neutralizeReferences(sanitizeLine(o.text)), MEMORY_MAX_CODE_POINTS);
   const said =
-    o.teller !== undefined
+    o.teller !== undefined && o.edited !== true
       ? `${speakerRef(o.teller)} said${o.where !== undefined ? ` in ${placeLabel(o.where)}` : ""}:`
       : "";
   const body = [said, text].filter((x) => x !== "").join(" ");
-  return `⟦memory ${who} · ${when}⟧${body === "" ? "" : ` ${body}`}`;
+  const mark = o.edited === true ? " · edited by the owner" : "";
+  return `⟦memory ${who} · ${when}${mark}⟧${body === "" ? "" : ` ${body}`}`;
 }
 
-/** A summary's section: `⟦summary⟧` (or another label) then the summary (sanitised, lines kept); "" when empty. */
+/**
+ * A summary's section: `⟦summary⟧` (or another label) then the summary, lines kept; "" when
+ * empty. A summary is the model's retelling of what people wrote, so it is neutralised like every
+ * other text: no structure character, no quote marker and no reference (`[Name](tg:…)`) survives.
+ */
 export function formatSummarySection(summary: string | undefined, label = "⟦summary⟧"): string {
-  const body = summary !== undefined ? escapeQuoteMarkers(sanitizeText(summary).trim()) : "";
+  const body =
+    summary !== undefined ? escapeQuoteMarkers(neutralizeReferences(sanitizeText(summary)).trim()) : "";
   return body === "" ? "" : `${label}\n${body}`;
 }

@@ -138,6 +138,10 @@ export interface ConsoleMemory {
   readonly chatId: string;
   readonly subject: string | null;
   readonly toldBy: string | null;
+  /** The message it was said in, or null. */
+  readonly sourceId: number | null;
+  /** 1: the operator wrote or rewrote it. */
+  readonly edited: number;
   readonly content: string;
   /** JSON array of chat ids ("*": everywhere), or null. */
   readonly shared: string | null;
@@ -261,14 +265,14 @@ export class ConsoleQueries {
     this.planNo = db.prepare(`SELECT plan_no FROM tasks WHERE id = ?`).pluck();
     this.describeOne = db.prepare(`SELECT status, description FROM media_descriptions WHERE unique_id = ?`);
     this.memAll = db.prepare(
-      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = ? ORDER BY m.updated_at DESC LIMIT 500`,
+      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.source_msg AS sourceId, m.edited, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = ? ORDER BY m.updated_at DESC LIMIT 500`,
     );
     this.memChat = db.prepare(
-      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = @agent AND (m.chat_id = @chat OR m.subject = @chat)
+      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.source_msg AS sourceId, m.edited, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = @agent AND (m.chat_id = @chat OR m.subject = @chat)
        ORDER BY m.updated_at DESC LIMIT 500`,
     );
     this.memSearch = db.prepare(
-      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories_fts f JOIN memories m ON m.id = f.rowid
+      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.source_msg AS sourceId, m.edited, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories_fts f JOIN memories m ON m.id = f.rowid
        WHERE memories_fts MATCH @query AND m.agent = @agent AND (@chat IS NULL OR m.chat_id = @chat OR m.subject = @chat)
        ORDER BY rank LIMIT 200`,
     );

@@ -303,4 +303,12 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE messages ADD COLUMN reply_elsewhere INTEGER NOT NULL DEFAULT 0;
   `,
+  // Issue 28: provenance of memories. source_msg: the id (in chat_id) of the message the fact
+  // was said in (NULL for older rows, the console's and the owner's); edited: 1 when the operator
+  // wrote or rewrote it (the console), so it is never shown as its teller's words, and never
+  // merged into by a remember.
+  `
+  ALTER TABLE memories ADD COLUMN source_msg INTEGER;
+  ALTER TABLE memories ADD COLUMN edited INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

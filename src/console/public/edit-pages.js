@@ -55,6 +55,8 @@ export async function renderMemory(main, persona, stale = () => false) {
               userText(m.chatTitle ?? m.chatId, ""),
               ` (${m.chatId})`,
               m.toldByName ? [" from ", userText(m.toldByName, "")] : "",
+              m.sourceId ? ` (message #${m.sourceId})` : "",
+              m.edited ? " · edited by the owner" : "",
               m.shared ? ` · shared with ${m.shared}` : "",
             ),
             el("td", {}, box),

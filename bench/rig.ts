@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { createEmulatedClient, TelegramEmulator, type EmuUser } from "../emulator";
+import { createEmulatedClient, TelegramEmulator, type EmulatorOptions, type EmuUser } from "../emulator";
 import type { FakeClock } from "../src/base/clock";
 import { AgentRuntime, type AgentRuntimeOptions } from "../src/runtime/agent-runtime";
 import { closeDatabase, openDatabase, type Db } from "../src/store/db";
@@ -31,10 +31,17 @@ export interface BenchRig {
   readonly dir: string;
 }
 
-/** A new world for a workload named `name` (the folder's prefix), on `clock` when given. */
-export function benchWorld(name: string, clock?: FakeClock): BenchWorld {
+/**
+ * A new world for a workload named `name` (the folder's prefix), on `clock` when given, with the
+ * emulator's other options (update limits…).
+ */
+export function benchWorld(
+  name: string,
+  clock?: FakeClock,
+  options: Omit<EmulatorOptions, "now"> = {},
+): BenchWorld {
   const dir = mkdtempSync(join(tmpdir(), `${name}-`));
-  const emu = clock ? new TelegramEmulator({ now: () => clock.now() }) : new TelegramEmulator();
+  const emu = new TelegramEmulator({ ...options, ...(clock ? { now: () => clock.now() } : {}) });
   return { dir, emu, ...(clock ? { clock } : {}) };
 }
 

@@ -7,8 +7,10 @@
  * requests, network.ts for the login path and handshakes) consults where the fault strikes.
  */
 import type { Api } from "telegram";
+import { FloodWindows } from "./flood-windows";
+import { requestIsAbout } from "./request-peer";
 import { defaultErrorCode, RpcFault } from "./rpc-fault";
-import type { DuplicateMode, EmuUser, FailNextOptions, HangOptions } from "./types";
+import type { DuplicateMode, EmuChat, EmuUser, FailNextOptions, HangOptions } from "./types";
 
 interface FailureRule {
   readonly method: string;
@@ -20,6 +22,7 @@ interface FailureRule {
 
 interface HangRule {
   readonly method: string;
+  readonly peer: EmuChat | EmuUser | undefined;
   readonly when: HangOptions["when"];
   readonly onHang: (() => void) | undefined;
   remaining: number;
@@ -28,7 +31,7 @@ interface HangRule {
 /** What a test may arm (`emu.faults`); the rest of FaultPlan is the server side reading it. */
 export type Faults = Pick<
   FaultPlan,
-  "failNext" | "setDelay" | "hang" | "revokeSession" | "setDuplicateMode" | "stallHandshakes"
+  "failNext" | "floodWait" | "setDelay" | "hang" | "revokeSession" | "setDuplicateMode" | "stallHandshakes"
 >;
 
 /** The faults armed for upcoming requests; rules are consumed in the order they were added. */
@@ -40,9 +43,12 @@ export class FaultPlan {
   private readonly revoked = new Map<number, { readonly errorMessage: string; readonly code: number }>();
   private duplicates: DuplicateMode;
   private stalls = 0;
+  private readonly floods: FloodWindows;
 
-  constructor(duplicates: DuplicateMode = "error") {
+  /** @param now the emulator's wall time in ms (flood windows run on it). */
+  constructor(duplicates: DuplicateMode = "error", now: () => number = Date.now) {
     this.duplicates = duplicates;
+    this.floods = new FloodWindows(now);
   }
 
   // ---- what a test arms ------------------------------------------------------------------
@@ -50,15 +56,30 @@ export class FaultPlan {
   /**
    * Answers the next request(s) of `method` with an RPC error, mapped by GramJS's own mapper
    * (so FLOOD_WAIT_120 arrives as errors.FloodWaitError with seconds 120). Login methods too.
+   * `peer`: only requests about that chat or user fail (see request-peer.ts); `match`: only
+   * requests it accepts.
    */
   failNext(method: string, errorMessage: string, opts: FailNextOptions = {}): void {
+    const { peer, match } = opts;
     this.failures.push({
       method,
       errorMessage,
       code: opts.code ?? defaultErrorCode(errorMessage),
       remaining: opts.times ?? 1,
-      match: opts.match,
+      match:
+        peer === undefined
+          ? match
+          : (request) => requestIsAbout(request, peer) && (match === undefined || match(request)),
     });
+  }
+
+  /**
+   * Telegram limits `method` for `seconds` (emulator time) — for requests about `o.peer`, or for
+   * all: every request of it meanwhile is answered `FLOOD_WAIT_<seconds left>` (420), as the
+   * server does to a client that calls again before the wait is over (see flood-windows.ts).
+   */
+  floodWait(method: string, seconds: number, o: { peer?: EmuChat | EmuUser } = {}): void {
+    this.floods.open(method, seconds, o.peer);
   }
 
   /** Answers `method` only after `ms` (real timers); 0 removes the delay. */
@@ -69,7 +90,7 @@ export class FaultPlan {
 
   /** Never answers the next request(s) of `method`, before or after applying them. */
   hang(method: string, o: HangOptions): void {
-    this.hangs.push({ method, when: o.when, onHang: o.onHang, remaining: o.times ?? 1 });
+    this.hangs.push({ method, peer: o.peer, when: o.when, onHang: o.onHang, remaining: o.times ?? 1 });
   }
 
   /**
@@ -99,8 +120,13 @@ export class FaultPlan {
 
   // ---- what the server reads -------------------------------------------------------------
 
-  /** Consumes a failure rule matching this request, if any, as the fault to answer with. */
+  /**
+   * The fault to answer this request with: an open flood window of its method, else a failure
+   * rule matching it (consumed).
+   */
   takeFailure(method: string, request: Api.AnyRequest): RpcFault | undefined {
+    const flood = this.floods.check(method, request);
+    if (flood) return flood;
     const i = this.failures.findIndex(
       (r) => r.method === method && (r.match === undefined || r.match(request)),
     );
@@ -110,9 +136,11 @@ export class FaultPlan {
     return new RpcFault(rule.errorMessage, rule.code);
   }
 
-  /** Consumes a hang rule for this method, if any. */
-  takeHang(method: string): Pick<HangRule, "when" | "onHang"> | undefined {
-    const i = this.hangs.findIndex((r) => r.method === method);
+  /** Consumes a hang rule for this request (its method, and its peer when the rule names one), if any. */
+  takeHang(method: string, request: Api.AnyRequest): Pick<HangRule, "when" | "onHang"> | undefined {
+    const i = this.hangs.findIndex(
+      (r) => r.method === method && (r.peer === undefined || requestIsAbout(request, r.peer)),
+    );
     const rule = this.hangs[i];
     if (!rule) return undefined;
     if (--rule.remaining <= 0) this.hangs.splice(i, 1);

@@ -79,7 +79,7 @@ export class RpcEndpoint {
     // The link died before the server saw it: it goes out again after the reconnect.
     if (!conn.linkUp) return this.requeue(conn, pending);
     const fault = faults.revokedFault(conn.account.id) ?? faults.takeFailure(method, request);
-    const hang = fault ? undefined : faults.takeHang(method);
+    const hang = fault ? undefined : faults.takeHang(method, request);
     if (hang?.when === "before-apply") return hang.onHang?.();
     const delay = faults.delayOf(method);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));

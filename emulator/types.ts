@@ -223,6 +223,12 @@ export interface UpdateLimits {
   readonly channelTooLongAfter: number | undefined;
   /** `timeout` (seconds) in channel difference answers. Default 30. */
   readonly channelTimeout: number;
+  /**
+   * Supergroups (and broadcast channels) with more members than this are not pushed: their new
+   * messages reach members only through updates.getChannelDifference, and a difference never
+   * names them (see channel-news.ts). Telegram publishes no number; default 1,000.
+   */
+  readonly pushedMembersMax: number;
 }
 
 /** The server's pts / qts / seq / date for one account, as `updates.getState` answers it. */
@@ -249,6 +255,8 @@ export interface FailNextOptions {
   readonly times?: number;
   /** Only requests for which this returns true fail (and consume the rule). */
   readonly match?: (request: Api.AnyRequest) => boolean;
+  /** Only requests about this chat (or user; `contacts.ResolveUsername`: its username) fail. */
+  readonly peer?: EmuChat | EmuUser;
 }
 
 /** Options of `emu.faults.hang()`. */
@@ -259,6 +267,8 @@ export interface HangOptions {
   readonly times?: number;
   /** Called at the moment a request hangs — e.g. to kill the process that sent it. */
   readonly onHang?: () => void;
+  /** Only requests about this chat (or user) hang. */
+  readonly peer?: EmuChat | EmuUser;
 }
 
 /** A chat action (typing, choosing a sticker, …) an account reported. */

@@ -28,7 +28,6 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export function personaView(s: ConsoleSource, now: number) {
   const st = s.runtime.status();
   const self = s.runtime.entities.get(s.runtime.selfId);
-  const conn = personaConnection(s.persona.name);
   const all = s.runtime.settings.get(ALL_CHATS);
   const chats = new Map(st.chats.map((c) => [c.chatId, c]));
   return {
@@ -38,9 +37,7 @@ export function personaView(s: ConsoleSource, now: number) {
       username: self?.username ?? null,
       name: [self?.firstName, self?.lastName].filter(Boolean).join(" ") || null,
     },
-    connection: conn
-      ? { state: conn.state, reason: conn.reason ?? null }
-      : { state: st.connected ? "connected" : "reconnecting", reason: null },
+    connection: connectionView(s, st.connected),
     paused: all.paused,
     mode: all.mode ?? s.persona.groupMode,
     modeIsDefault: all.mode === undefined,
@@ -69,6 +66,17 @@ export function personaView(s: ConsoleSource, now: number) {
     errors: s.runtime.activity.lastErrors().slice(0, 5),
     gemini: geminiView(s),
   };
+}
+
+/**
+ * Telegram's connection as `/readyz` says it (the persona's registered state and its reason), or,
+ * for a persona not registered there, from the runtime's own flag.
+ */
+export function connectionView(s: ConsoleSource, connected: boolean) {
+  const conn = personaConnection(s.persona.name);
+  return conn
+    ? { state: conn.state, reason: conn.reason ?? null }
+    : { state: connected ? "connected" : "reconnecting", reason: null };
 }
 
 /** Gemini as this persona sees it: the models failing now (since, error, next try, plans waiting), or up. */

@@ -11,15 +11,19 @@ function perHour(p: PersonaPolicy, chatId: string): number {
   return chatId.startsWith("-") ? p.answersPerHour : p.dmAnswersPerHour;
 }
 
+/** The caps, by the name a refusal gives (the admission gate's reason, `/status`, the console). */
+export const CAP_KINDS = [
+  "answers-per-hour",
+  "person-share",
+  "daily-token-budget",
+  "stranger-token-share",
+  "contacts-reserve",
+  "chat-token-share",
+  "person-token-share",
+] as const;
+
 /** Which cap stopped a message (or a call). */
-export type CapKind =
-  | "answers-per-hour"
-  | "person-share"
-  | "daily-token-budget"
-  | "stranger-token-share"
-  | "contacts-reserve"
-  | "chat-token-share"
-  | "person-token-share";
+export type CapKind = (typeof CAP_KINDS)[number];
 
 /** Who an LLM call is for, as the token caps ask it. */
 export interface TokenAsk {

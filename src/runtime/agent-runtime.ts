@@ -32,6 +32,7 @@ import type { TypingWatch } from "../telegram/inbound/typing-watch";
 import type { UpdateTracker } from "../telegram/inbound/update-tracker";
 import { systemClock } from "../base/clock";
 import type { CatchUpChain } from "./catch-up-chain";
+import type { ChannelWatch } from "../telegram/inbound/channel-watch";
 import type { AgentRuntimeOptions } from "./agent-options";
 import { composeAgent } from "./compose";
 import { holdProcessOpen } from "./shutdown";
@@ -75,6 +76,8 @@ export class AgentRuntime {
   caughtUp: Promise<CatchUpSummary | undefined> = Promise.resolve(undefined);
   /** Catch-ups and gap fills, one at a time. */
   private readonly catchUps: CatchUpChain;
+  /** Polls of the big groups the persona is active in, and of channels silent for long. */
+  private readonly watch: ChannelWatch;
   /** The persona's structured LLM calls (llm.ts), when it has one. */
   readonly llm: Llm | undefined;
   /** Every LLM call's tokens and estimated cost. */
@@ -131,6 +134,7 @@ export class AgentRuntime {
     this.inbound = p.inbound;
     this.feed = p.feed;
     this.catchUps = p.catchUps;
+    this.watch = p.watch;
     this.statusFacts = p.status;
     this.activity = p.activity;
     this.command = p.command;
@@ -204,6 +208,7 @@ export class AgentRuntime {
       stopChanges();
     };
     this.scheduler.start();
+    this.watch.start();
     this.logger.info({ component: "runtime" }, "agent started");
     if (this.o.catchUpOnStart !== false) {
       this.caughtUp = this.catchUp().catch((err: unknown) => {
@@ -227,6 +232,7 @@ export class AgentRuntime {
    * go out twice.
    */
   async stop(o: { graceMs?: number } = {}): Promise<void> {
+    this.watch.stop();
     this.catchUps.stop();
     this.detach?.();
     this.detach = undefined;
@@ -274,6 +280,7 @@ export class AgentRuntime {
 
   /** Die as a killed process would (for crash tests): nothing more is written. */
   abandon(): void {
+    this.watch.stop();
     this.catchUps.stop();
     this.writeGate.close();
     this.detachCommitFailure?.();

@@ -17,10 +17,10 @@ import { LaneSummaries } from "../summary/lane-summaries";
 import { llmRateKey } from "../tasks/llm-wait";
 import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler } from "../tasks/scheduler";
-import { TaskStore } from "../tasks/task-store";
 import { trackResult } from "../telegram/inbound/listen";
 import { TypingWatch } from "../telegram/inbound/typing-watch";
 import { GramActions } from "../telegram/outbound/gramjs-actions";
+import { ACTIVE_WINDOW_MS, ActiveChats } from "./active-chats";
 import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
 
 export interface Tasks {
@@ -30,6 +30,10 @@ export interface Tasks {
   readonly laneSummaries: LaneSummaries;
   readonly addressing: ImplicitAddressing;
   readonly scheduler: Scheduler;
+  /** The account's server limits (flood waits, slow mode, PEER_FLOOD), persisted. */
+  readonly limits: RateLimits;
+  /** The supergroups the persona is active in (their differences are polled). */
+  readonly active: ActiveChats;
 }
 
 export function composeTasks(
@@ -58,6 +62,7 @@ export function composeTasks(
     own,
   );
   const limits = new RateLimits(o.db, agent, logger);
+  const active = new ActiveChats(clock);
   const answered = metrics.messagesAnswered.labels({ agent });
   answered.inc(0); // every persona's series exists from its start, at 0
   metrics.messagesPlanned.inc({ agent }, 0);
@@ -70,6 +75,7 @@ export function composeTasks(
     onSent: (sent) => {
       answered.inc();
       addressing.noteOwn(sent.chatId, clock.now());
+      active.note(sent.chatId);
       st.messages.insert({
         chatId: sent.chatId,
         messageId: sent.messageId,
@@ -117,11 +123,12 @@ export function composeTasks(
     readDelayMs: s.readDelayMs,
     quietMs: s.quietMs,
     maxAnswerAgeMs,
+    onActive: (chatId) => active.note(chatId),
   });
   const scheduler: Scheduler = new Scheduler({
     ...o.scheduler,
     ...(o.onAccountLost ? { onAccountLost: o.onAccountLost } : {}),
-    store: new TaskStore(o.db, agent),
+    store: st.tasks,
     limits,
     typing,
     clock,
@@ -177,5 +184,7 @@ export function composeTasks(
       scheduler.openWithKey(llmRateKey(model)).filter((t) => t.kind === "received" || t.kind === "address")
         .length,
   );
-  return { own, typing, laneSummaries, addressing, scheduler };
+  // Where the persona was addressed or spoke within the last hour, before this start.
+  for (const r of st.tasks.recentChats(clock.now() - ACTIVE_WINDOW_MS)) active.note(r.chatId, r.at);
+  return { own, typing, laneSummaries, addressing, scheduler, limits, active };
 }

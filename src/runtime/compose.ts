@@ -39,6 +39,7 @@ import { composePolicy } from "./compose-policy";
 import { composeStores } from "./compose-stores";
 import { composeTasks } from "./compose-tasks";
 import { composeTelegram } from "./compose-telegram";
+import type { ChannelWatch } from "../telegram/inbound/channel-watch";
 import type { RuntimeStatus } from "./status-facts";
 import type { Activity } from "./activity";
 
@@ -72,6 +73,8 @@ export interface AgentParts {
   readonly feed: MessageFeed;
   /** Catch-ups and gap fills, one at a time. */
   readonly catchUps: CatchUpChain;
+  /** Polls of the big groups the persona is active in, and of channels silent for long. */
+  readonly watch: ChannelWatch;
   /** The facts `/status` reports (its start time and last error). */
   readonly status: RuntimeStatus;
   /** What the persona did lately (the operator console's "now" view). */
@@ -107,7 +110,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
   const media = composeMedia(o, s, stores, policy);
   const tasks = composeTasks(o, s, stores, policy, media, late);
   const inbound = composeInbound(o, s, stores, policy, tasks);
-  const telegram = composeTelegram(o, s, stores, media, inbound);
+  const telegram = composeTelegram(o, s, stores, media, inbound, tasks);
   built.scheduler = tasks.scheduler;
   built.catchUps = telegram.catchUps;
   return {
@@ -137,6 +140,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     inbound: inbound.inbound,
     feed: telegram.feed,
     catchUps: telegram.catchUps,
+    watch: telegram.watch,
     status: policy.status,
     activity: stores.activity,
     command: inbound.command,

@@ -125,7 +125,7 @@ export function settleOutcome(
     task.inDoubt = false;
     outcome.keep?.();
     // A planning round that made a plan takes its chat's next plan number (the console's "plan 3").
-    if (task.kind === "received" && outcome.keep) h.store.numberPlan(task);
+    if (task.kind === "received" && outcome.planned === true) h.store.numberPlan(task);
     h.finish(task, "done", undefined, {
       typesNext: outcome.spawn?.some((t) => t.kind === "typing") ?? false,
     });

@@ -45,8 +45,12 @@ export const METHOD = {
   block: "contacts.Block",
 } as const satisfies Record<Parameters<ChatActions["rateKeys"]>[0], string>;
 
-/** A method paused account-wide (after flood waits on it in two chats, see tasks/rate-limits.ts). */
-const methodKey = (method: string) => `flood:${method}`;
+/**
+ * A method paused account-wide (after flood waits on it in two chats, see tasks/rate-limits.ts;
+ * the reading methods of catch-up, resolve and reply fetch at their first flood wait,
+ * telegram/inbound/read-calls.ts).
+ */
+export const methodKey = (method: string) => `flood:${method}`;
 const floodKey = (method: string, chatId: string) => `flood:${method}:${chatId}`;
 const slowmodeKey = (chatId: string) => `slowmode:${chatId}`;
 /** PEER_FLOOD: the account may not message people who are not its contacts. */

@@ -73,7 +73,7 @@ const KIND_LINES: Record<PlanKind, string> = {
   sticker: "sticker {set, emoji, reply_to?}: one of the stickers listed above.",
   wait: "wait {seconds}: a pause before the next task, as a person pauses between two messages (never to come back later).",
   remember:
-    'remember {content, about?, from?}: a lasting fact, in a few words. about: "@username" or the id of a message by the person it is about, "chat" for the chat, "me" for what you said about yourself; default: the author you answer. from: the id of the message that says it; default: the message you answer — required when the messages you answer are by several people.',
+    'remember {content, about?, from?}: a lasting fact, in a few words. about: "@username" or the id of a message by the person it is about, "chat" for the chat, "me" for what you said about yourself; default: the author of the message that says it. from: the id of the message that says it; default: the message you answer — required when the messages you answer are by several people.',
   block:
     "block {}: the person can no longer write to you; only after persistent harassment or spam, never for one rude message.",
   unblock: "unblock {}",

@@ -185,13 +185,17 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           );
           return undefined;
         }
+        const source = d.messages.get(chatId, sourceId);
+        // Left out, it is about the author of the message that says it (dave's "I'm vegetarian"
+        // in a burst bob wrote last is about dave).
         const subject = resolveSubject(t.about, {
           ...where,
+          targets: source ? [source] : targetMessages,
           message: (id) => d.messages.get(chatId, id),
           present,
           usernameOf: d.usernameOf ?? (() => undefined),
         });
-        const toldBy = tellerOf(subject, d.messages.get(chatId, sourceId), where);
+        const toldBy = tellerOf(subject, source, where);
         return {
           content: t.content,
           ...(subject !== undefined ? { subject } : {}),

@@ -50,6 +50,8 @@ describe("who said what stays true", () => {
         },
         // No `from`, in a burst of two authors: no evidence of who said it — not stored.
         { kind: "remember", about: "@alice", content: "Alice's IBAN changed" },
+        // No `about`: about the author of the message named, not the burst's newest author.
+        { kind: "remember", from: planted.id, content: "Dave relays Alice's payment details" },
         { kind: "send", text: "noted" },
       ),
     );
@@ -66,6 +68,10 @@ describe("who said what stays true", () => {
         sourceId: planted.id,
       }),
     ]);
+    expect(h.runtime.memories.about(String(dave.id))).toEqual([
+      expect.objectContaining({ content: "Dave relays Alice's payment details", toldBy: String(dave.id) }),
+    ]);
+    expect(h.runtime.memories.about(String(h.bob.id))).toEqual([]);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["noted"]);
 
     // The owner's listing says who and which message.

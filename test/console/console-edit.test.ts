@@ -92,13 +92,15 @@ describe("the console's memory page", () => {
       await page.locator("#memory-q").fill("coffee");
       await page.locator("#memory-q").press("Enter");
       await expect.poll(() => page.locator("tr.memory").count()).toBe(1);
+      // The operator's words are marked as such.
+      expect(await page.locator("tr.memory").textContent()).toContain("edited by the owner");
 
       rig.h.gemini.script(plan({ kind: "send", text: "coffee it is" }));
       await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai what should I drink?" });
       await rig.h.pass(20_000);
       expect(rig.h.sent(rig.h.group).map((m) => m.text)).toEqual(["coffee it is"]);
       const text = lastPlanText();
-      expect(text).toContain("Alice now drinks only black coffee");
+      expect(text).toMatch(/ · edited by the owner⟧ Alice now drinks only black coffee/);
       expect(text).toContain("Alice is learning Portuguese");
       expect(text).not.toContain("green tea");
       expect(text).not.toContain("Rex");

@@ -243,6 +243,11 @@ describe("access that lasts", () => {
         expect(await p2.locator("#main h1").textContent()).toContain("Sign in");
         expect(await p2.locator("#costs").count()).toBe(0);
         expect(await p2.locator("body").textContent()).toContain("console-token");
+        // Signing in on the bookmarked address itself opens the bookmarked view; the token leaves the address.
+        const token = encodeURIComponent(readFileSync(secret, "utf8").trim());
+        await p2.goto(`http://127.0.0.1:${port}/console/?token=${token}#costs`);
+        await p2.locator("#costs").waitFor();
+        expect(p2.url()).toBe(bookmark);
         await other.close();
       } finally {
         await second.http!.close();

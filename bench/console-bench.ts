@@ -185,6 +185,8 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
     activity,
     status: () => ({ connected: true }),
     llmAvailability: () => ({ down: [], ended: 0 }),
+    // Telegram's restrictions of the account (none here).
+    accountHealth: { restrictions: () => [] },
     llm: undefined,
   } as unknown as AgentRuntime;
   const con = new OperatorConsole({ token: "bench-token-0123456789", now: () => start + messages * 1000 });

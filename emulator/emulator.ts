@@ -104,6 +104,8 @@ export class TelegramEmulator {
       world,
       auth,
       receive: (conn, pending) => endpoint.receive(conn, pending),
+      faults,
+      clock: opts.networkClock,
     });
     const limits: UpdateLimits = { ...DEFAULT_UPDATE_LIMITS, ...opts.updateLimits };
     const bus = new MessageBus({
@@ -134,6 +136,7 @@ export class TelegramEmulator {
       shapes,
       publish: (msg, sender) => bus.publish(msg, sender.id),
       pushLater: (d) => bus.later(d),
+      networkClock: opts.networkClock,
     });
     this.network = new Network({
       auth,

@@ -7,6 +7,7 @@
  * requests, network.ts for the login path and handshakes) consults where the fault strikes.
  */
 import type { Api } from "telegram";
+import { AccountRestrictions, type Freeze, type FreezeOptions } from "./account-restrictions";
 import { FloodWindows } from "./flood-windows";
 import { requestIsAbout } from "./request-peer";
 import { defaultErrorCode, RpcFault } from "./rpc-fault";
@@ -31,7 +32,16 @@ interface HangRule {
 /** What a test may arm (`emu.faults`); the rest of FaultPlan is the server side reading it. */
 export type Faults = Pick<
   FaultPlan,
-  "failNext" | "floodWait" | "setDelay" | "hang" | "revokeSession" | "setDuplicateMode" | "stallHandshakes"
+  | "failNext"
+  | "floodWait"
+  | "setDelay"
+  | "hang"
+  | "revokeSession"
+  | "setDuplicateMode"
+  | "stallHandshakes"
+  | "freeze"
+  | "unfreeze"
+  | "limitSpam"
 >;
 
 /** The faults armed for upcoming requests; rules are consumed in the order they were added. */
@@ -44,11 +54,14 @@ export class FaultPlan {
   private duplicates: DuplicateMode;
   private stalls = 0;
   private readonly floods: FloodWindows;
+  /** Frozen and spam-limited accounts (account-restrictions.ts). */
+  private readonly restrictions: AccountRestrictions;
 
-  /** @param now the emulator's wall time in ms (flood windows run on it). */
+  /** @param now the emulator's wall time in ms (flood windows and freezes run on it). */
   constructor(duplicates: DuplicateMode = "error", now: () => number = Date.now) {
     this.duplicates = duplicates;
     this.floods = new FloodWindows(now);
+    this.restrictions = new AccountRestrictions(now);
   }
 
   // ---- what a test arms ------------------------------------------------------------------
@@ -118,7 +131,44 @@ export class FaultPlan {
     this.stalls = Math.max(0, times);
   }
 
+  /**
+   * Telegram freezes `account` (read-only): every write answers FROZEN_METHOD_INVALID (420),
+   * reads of `o.unreachable` chats FROZEN_PARTICIPANT_MISSING (400), and help.getAppConfig
+   * carries the freeze's dates and appeal link (see account-restrictions.ts).
+   */
+  freeze(account: EmuUser, o: FreezeOptions = {}): void {
+    this.restrictions.freeze(account, o);
+  }
+
+  /** An appeal was accepted: the account writes again. */
+  unfreeze(account: EmuUser): void {
+    this.restrictions.unfreeze(account);
+  }
+
+  /**
+   * Telegram limits `account` for spam (`limited` false lifts it): its sends to private chats
+   * with users not in its contacts answer PEER_FLOOD (400).
+   */
+  limitSpam(account: EmuUser, limited = true): void {
+    this.restrictions.limitSpam(account, limited);
+  }
+
   // ---- what the server reads -------------------------------------------------------------
+
+  /** The error a restriction of `account` gives this request, if any. */
+  restrictionFault(
+    account: EmuUser,
+    method: string,
+    request: Api.AnyRequest,
+    isContact: (userId: number) => boolean,
+  ): RpcFault | undefined {
+    return this.restrictions.faultFor(account, method, request, isContact);
+  }
+
+  /** The account's freeze, if it is frozen (help.getAppConfig). */
+  freezeOf(accountId: number): Freeze | undefined {
+    return this.restrictions.freezeOf(accountId);
+  }
 
   /**
    * The fault to answer this request with: an open flood window of its method, else a failure

@@ -6,6 +6,7 @@
  * (`entities`, `RecordedRequest.request`).
  */
 import type { Api } from "telegram";
+import type { NetworkClock } from "./ping-loop";
 
 /** How a login code reaches its owner. */
 export type CodeDelivery = "app" | "sms" | "call" | "sms-word" | "sms-phrase" | "email";
@@ -185,6 +186,13 @@ export interface EmulatorOptions {
   readonly strictTl?: boolean;
   /** Wall time in ms, used for message dates. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * The clock the network runs on: GramJS's ping loop (every attached client runs it: a ping
+   * every 9 s), the ping delay (`emu.net.setPingDelay`) and GramJS's 1 s pause before it
+   * reconnects. Default: real timers. A test's fake clock (src/base's FakeClock fits) makes an
+   * hour of pings a matter of `advance()`; give the same one as `now`.
+   */
+  readonly networkClock?: NetworkClock;
   /** Limits of Telegram's update protocol (getDifference slices, TooLong thresholds). */
   readonly updateLimits?: Partial<UpdateLimits>;
   /** How a repeated random_id is answered (see `DuplicateMode`). Default "error". */

@@ -22,6 +22,8 @@
  *       tokens — and the share of the next request that repeats its beginning (implicit cache)
  *   Gemini outage: requests per minute during a 10-minute outage with 50 waiting chats, and the
  *       time from recovery to the last answer
+ *   false reconnects: an hour of GramJS's pings answered in 1.5 s (its ping loop on the fake
+ *       clock): catch-ups and rebuilds (goal 0), DMs answered; then a real drop is caught up
  *   P1/P2 with the operator console open and a page subscribed to its live events, beside
  *       the same workload without it
  *   console: the operator console's server time for the conversations list and a chat page with
@@ -43,6 +45,7 @@ import { inChild, type MemoryFigures } from "../bench/memory-bench";
 import { benchMedia } from "../bench/media-bench";
 import { benchConsole, benchInboundWithConsole } from "../bench/console-bench";
 import { benchOutage } from "../bench/outage-bench";
+import { benchFalseReconnects } from "../bench/false-reconnects-bench";
 import { benchSchedulerLatency } from "../bench/scheduler-bench";
 
 favourMemory(); // P1 and the rest measured as npm start runs (src/runtime/memory-mode.ts)
@@ -51,7 +54,8 @@ const USAGE = `Usage: npm run bench [-- --json]
 
 Measures the project's speed and memory figures (P1, P2, P3, P4, P5, P6, P7, P8, P8 by the book,
 flood waits, big groups, P9, addressing calls in smart mode, the anatomy of a planning request,
-Gemini requests during an outage; see README "Benchmark").
+Gemini requests during an outage, false reconnects from GramJS's ping loop; see README
+"Benchmark").
 Options:
   --json       print the figures as JSON
   -h, --help   this text
@@ -98,6 +102,7 @@ const p5 = benchReplies();
 const request = benchRequest();
 const p9 = await benchMedia();
 const outage = await benchOutage();
+const falseReconnects = await benchFalseReconnects();
 const consolePages = await benchConsole();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
@@ -173,6 +178,11 @@ const figures = {
   P9: { target: { downloads: 1, descriptionCalls: 1, cacheHitAddedMs: 5 }, ...p9 },
   request: { estimator: "context/tokens.ts", ...request },
   geminiOutage: { clock: "fake (the loopback Gemini answers at once)", ...outage },
+  falseReconnects: {
+    clock: "fake (GramJS's own ping loop evaluated on it)",
+    target: { catchUps: 0, rebuilds: 0 },
+    ...falseReconnects,
+  },
   console: { targetMs: 50, ...consolePages },
 };
 
@@ -300,6 +310,12 @@ if (json) {
   console.log(
     `Gemini outage of ${outage.outageMin} min with ${outage.chats} chats waiting: ${f(outage.requestsPerMinute, 1)} requests per minute (${outage.requestsDuringOutage} in all, at most ${outage.mostAtOnce} at once); ` +
       `back noticed after ${f(outage.recoveryNoticedMs / 1000, 1)} s (backoff cap ${outage.backoffCapMs / 1000} s), last answer ${f(outage.recoveryToLastAnswerMs / 1000, 1)} s after recovery; ${outage.answered} answered, ${outage.doubled} twice`,
+  );
+  const fr = falseReconnects;
+  console.log(
+    `False reconnects: ${fr.hours} h of pongs taking ${fr.pongDelayMs / 1000} s (${fr.pings} pings; GramJS said disconnected ${fr.gramjsEvents.disconnected}×, connected ${fr.gramjsEvents.connected}×): ` +
+      `${fr.catchUps} catch-ups, ${fr.rebuilds} rebuilds (goal 0 and 0), ${fr.probes} probes, ${fr.dms.answered} of ${fr.dms.posted} DMs answered; ` +
+      `then a pong that never came: ${fr.realDrop.reconnects} GramJS reconnect, ${fr.realDrop.catchUps} catch-up (${f(fr.wallSeconds, 1)} s of real time for the hour)`,
   );
   const a = addressing.sample;
   const skips = Object.entries(a.skipped)

@@ -5,7 +5,7 @@
 import { ALL_CHATS } from "../store/chat-settings";
 import { isSummaryGraph, type Task } from "../tasks/task";
 import { taskWhat } from "../tasks/task-text";
-import { connectionView, geminiView, type ConsoleSource } from "./views";
+import { connectionView, geminiView, restrictionsView, type ConsoleSource } from "./views";
 
 /** What one open task shows on the "now" view. */
 function openTaskView(t: Task) {
@@ -53,6 +53,7 @@ export function nowView(s: ConsoleSource, now: number) {
     /** The server's clock when the view was made: the page's timers count from it. */
     now,
     connection: connectionView(s, st.connected),
+    restrictions: restrictionsView(s, now),
     paused: s.runtime.settings.get(ALL_CHATS).paused,
     gemini: geminiView(s),
     lastError: st.lastError ?? null,

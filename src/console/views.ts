@@ -38,6 +38,7 @@ export function personaView(s: ConsoleSource, now: number) {
       name: [self?.firstName, self?.lastName].filter(Boolean).join(" ") || null,
     },
     connection: connectionView(s, st.connected),
+    restrictions: restrictionsView(s, now),
     paused: all.paused,
     mode: all.mode ?? s.persona.groupMode,
     modeIsDefault: all.mode === undefined,
@@ -77,6 +78,11 @@ export function connectionView(s: ConsoleSource, connected: boolean) {
   return conn
     ? { state: conn.state, reason: conn.reason ?? null }
     : { state: connected ? "connected" : "reconnecting", reason: null };
+}
+
+/** Telegram's restrictions of the account (frozen, PEER_FLOOD), each in one line; empty: none. */
+export function restrictionsView(s: ConsoleSource, now: number) {
+  return s.runtime.accountHealth.restrictions(now).map((r) => ({ kind: r.kind, summary: r.summary }));
 }
 
 /** Gemini as this persona sees it: the models failing now (since, error, next try, plans waiting), or up. */

@@ -39,6 +39,7 @@ import { holdProcessOpen } from "./shutdown";
 import type { RuntimeStatus } from "./status-facts";
 import { onTimeout, withTimeout } from "../base/timeout";
 import type { Activity } from "./activity";
+import type { AccountHealth } from "../telegram/outbound/account-health";
 
 export type { AgentRuntimeOptions, MediaRuntimeOptions } from "./agent-options";
 
@@ -65,6 +66,8 @@ export class AgentRuntime {
   /** People's reactions to the persona's messages, and the persona's own reactions. */
   readonly reactions: ReactionStore;
   readonly scheduler: Scheduler;
+  /** Telegram's restrictions of the account (frozen, PEER_FLOOD): /readyz, /status, the console. */
+  readonly accountHealth: AccountHealth;
   readonly inbound: InboundHandler;
   readonly entities: EntityStore;
   readonly updateState: UpdateStateStore;
@@ -131,6 +134,7 @@ export class AgentRuntime {
     this.laneSummaries = p.laneSummaries;
     this.addressing = p.addressing;
     this.scheduler = p.scheduler;
+    this.accountHealth = p.accountHealth;
     this.inbound = p.inbound;
     this.feed = p.feed;
     this.catchUps = p.catchUps;
@@ -209,6 +213,8 @@ export class AgentRuntime {
     };
     this.scheduler.start();
     this.watch.start();
+    // A freeze met before a restart (its limit is stored) is reported again, with Telegram's dates.
+    this.accountHealth.start();
     this.logger.info({ component: "runtime" }, "agent started");
     if (this.o.catchUpOnStart !== false) {
       this.caughtUp = this.catchUp().catch((err: unknown) => {

@@ -64,6 +64,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     llm: o.llm,
     retention: o.retention,
     clock,
+    restrictions: () => late.accountHealth().restrictions(),
   });
   const detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
     // A stranger's DM (or a stranger on strangers' ground) is counted in their own share too.

@@ -19,6 +19,7 @@ import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler } from "../tasks/scheduler";
 import { trackResult } from "../telegram/inbound/listen";
 import { TypingWatch } from "../telegram/inbound/typing-watch";
+import { AccountHealth } from "../telegram/outbound/account-health";
 import { GramActions } from "../telegram/outbound/gramjs-actions";
 import { ACTIVE_WINDOW_MS, ActiveChats } from "./active-chats";
 import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
@@ -34,6 +35,8 @@ export interface Tasks {
   readonly limits: RateLimits;
   /** The supergroups the persona is active in (their differences are polled). */
   readonly active: ActiveChats;
+  /** Telegram's restrictions of the account (frozen, PEER_FLOOD), as its writes met them. */
+  readonly accountHealth: AccountHealth;
 }
 
 export function composeTasks(
@@ -48,6 +51,14 @@ export function composeTasks(
   const maxAnswerAgeMs = o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const typing = new TypingWatch(() => clock.now());
   const own = new OwnSends(clock);
+  const limits = new RateLimits(o.db, agent, logger);
+  const accountHealth = new AccountHealth({
+    client: o.client,
+    limits,
+    persona: o.persona.name,
+    logger,
+    clock,
+  });
   const actions = new TrackedActions(
     new GramActions({
       client: o.client,
@@ -58,10 +69,10 @@ export function composeTasks(
       selfId: o.selfId,
       reactions: m.chatReactions,
       ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+      onFrozen: (method, e) => accountHealth.noteFrozen(method, e),
     }),
     own,
   );
-  const limits = new RateLimits(o.db, agent, logger);
   const active = new ActiveChats(clock);
   const answered = metrics.messagesAnswered.labels({ agent });
   answered.inc(0); // every persona's series exists from its start, at 0
@@ -186,5 +197,5 @@ export function composeTasks(
   );
   // Where the persona was addressed or spoke within the last hour, before this start.
   for (const r of st.tasks.recentChats(clock.now() - ACTIVE_WINDOW_MS)) active.note(r.chatId, r.at);
-  return { own, typing, laneSummaries, addressing, scheduler, limits, active };
+  return { own, typing, laneSummaries, addressing, scheduler, limits, active, accountHealth };
 }

@@ -23,6 +23,7 @@ import type { UsageStore } from "../store/usage";
 import type { WriteGate } from "../store/write-gate";
 import type { LaneSummaries } from "../summary/lane-summaries";
 import type { Scheduler } from "../tasks/scheduler";
+import type { AccountHealth } from "../telegram/outbound/account-health";
 import type { ChatReactions } from "../telegram/outbound/chat-reactions";
 import type { MessageFeed } from "../telegram/inbound/message-feed";
 import type { TypingWatch } from "../telegram/inbound/typing-watch";
@@ -69,6 +70,8 @@ export interface AgentParts {
   readonly laneSummaries: LaneSummaries;
   readonly addressing: ImplicitAddressing;
   readonly scheduler: Scheduler;
+  /** Telegram's restrictions of the account (frozen, PEER_FLOOD). */
+  readonly accountHealth: AccountHealth;
   readonly inbound: InboundHandler;
   readonly feed: MessageFeed;
   /** Catch-ups and gap fills, one at a time. */
@@ -100,10 +103,11 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     readDelayMs: o.persona.readDelaySec * 1000,
     quietMs: o.persona.quietWindowSec * 1000,
   };
-  const built: { scheduler?: Scheduler; catchUps?: CatchUpChain } = {};
+  const built: { scheduler?: Scheduler; catchUps?: CatchUpChain; accountHealth?: AccountHealth } = {};
   const late: Late = {
     scheduler: () => built.scheduler!,
     catchUps: () => built.catchUps!,
+    accountHealth: () => built.accountHealth!,
   };
   const stores = composeStores(o, s, late);
   const policy = composePolicy(o, s, stores, late);
@@ -112,6 +116,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
   const inbound = composeInbound(o, s, stores, policy, tasks);
   const telegram = composeTelegram(o, s, stores, media, inbound, tasks);
   built.scheduler = tasks.scheduler;
+  built.accountHealth = tasks.accountHealth;
   built.catchUps = telegram.catchUps;
   return {
     logger: s.logger,
@@ -137,6 +142,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     laneSummaries: tasks.laneSummaries,
     addressing: tasks.addressing,
     scheduler: tasks.scheduler,
+    accountHealth: tasks.accountHealth,
     inbound: inbound.inbound,
     feed: telegram.feed,
     catchUps: telegram.catchUps,

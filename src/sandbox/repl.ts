@@ -185,13 +185,15 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     );
 
     // Health and metrics, as with npm start: the emulated connection is the persona's connection.
-    unregister = registerPersona(persona.name, () =>
-      !proc
-        ? { state: "stopped", reason: "the process was killed (/kill); /start runs a new one" }
-        : emu.net.isConnected(account)
-          ? { state: "connected" }
-          : { state: "reconnecting", reason: "offline (/offline); /online brings it back" },
-    );
+    unregister = registerPersona(persona.name, () => {
+      if (!proc) return { state: "stopped", reason: "the process was killed (/kill); /start runs a new one" };
+      const restrictions = proc.runtime.accountHealth
+        .restrictions()
+        .map((r) => ({ kind: r.kind, summary: r.summary }));
+      return emu.net.isConnected(account)
+        ? { state: "connected", restrictions }
+        : { state: "reconnecting", reason: "offline (/offline); /online brings it back", restrictions };
+    });
 
     const rl = createInterface({ input: o.input ?? process.stdin, terminal: false });
     if (interrupted.aborted) rl.close();

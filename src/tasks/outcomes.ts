@@ -69,8 +69,9 @@ export function settleOutcome(
   let limitedUntil = 0;
   if (error instanceof RateLimitedError) {
     limitedUntil = h.limits.hit(error, now);
-    // A paced limit (the LLM's outage) is reported by whoever paces it, once, not per task.
-    h.logger[error.scope.paced ? "debug" : "warn"](
+    // A paced limit (the LLM's outage) or a reported one (a frozen account) is reported by whoever
+    // paces or met it, once, not per task.
+    h.logger[error.scope.paced || error.scope.reported ? "debug" : "warn"](
       {
         component: "scheduler",
         chatId: task.chatId,

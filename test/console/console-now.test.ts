@@ -162,6 +162,27 @@ describe("a console an operator can trust", () => {
     });
   }, 60_000);
 
+  it("a frozen account shows on the now view and the personas page, with Telegram's appeal link", async () => {
+    const { page, base } = await rig.open();
+    await withScreenshot(page, "console-frozen", async () => {
+      const h = rig.h;
+      h.emu.faults.freeze(h.account, { appealUrl: "https://t.me/spambot?start=appeal" });
+      h.gemini.script(plan({ kind: "send", text: "never sent" }));
+      await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hello?" });
+      await h.pass(20_000);
+      expect(h.sent(h.group)).toEqual([]);
+      await page.goto(`${base}/console/#now`);
+      const now = page.locator(".now .restricted");
+      await now.waitFor();
+      expect(await now.textContent()).toContain("account frozen");
+      expect(await now.textContent()).toContain("https://t.me/spambot?start=appeal");
+      await page.goto(`${base}/console/#personas`);
+      const personas = page.locator(".restricted");
+      await personas.waitFor();
+      expect(await personas.textContent()).toContain("account frozen");
+    });
+  }, 60_000);
+
   it("the now view shows a pending wait with its timer; cancelling it stops the send", async () => {
     const { page, base } = await rig.open();
     await withScreenshot(page, "console-now-cancel", async () => {

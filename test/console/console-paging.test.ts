@@ -149,7 +149,9 @@ describe("a live update leaves the view and the focus where they were", () => {
       await h.pass(1000);
       await expect.poll(() => events.count()).toBe(41);
       await page.evaluate(() => new Promise((r) => setTimeout(r, 50))); // drawn
-      expect((await placeOf(page, `[data-anchor="${seq}"]`)).top).toBeCloseTo(at.top, 0);
+      // Within a pixel: the browser scrolls by whole device pixels, the layout is fractional.
+      const moved = (await placeOf(page, `[data-anchor="${seq}"]`)).top - at.top;
+      expect(Math.abs(moved)).toBeLessThanOrEqual(1);
     });
   }, 90_000);
 

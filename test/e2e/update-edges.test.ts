@@ -54,6 +54,24 @@ describe("updatesTooLong", () => {
 });
 
 describe("groups the account is no longer in", () => {
+  it("a frozen account and a group out of its reach: Telegram names the group, one getChannelDifference (FROZEN_PARTICIPANT_MISSING), state dropped, not asked again", async () => {
+    h = await Harness.start();
+    const other = h.emu.createSupergroup({ title: "Other", members: [h.account, h.alice] });
+    await h.emu.post({ chat: other, from: h.alice, text: "hello other" });
+    await h.pass(1000);
+    expect(storedChannelBoxes(h)).toContain(other.peerId);
+    h.emu.faults.freeze(h.account, { unreachable: [other] });
+    h.emu.traffic.clearRequests();
+    await h.emu.updates.pushChannelTooLong(h.account, other); // "fetch this channel's difference"
+    await h.pass(5_000);
+
+    expect(channelRequests(h, other).map((r) => r.method)).toEqual(["updates.GetChannelDifference"]);
+    expect(storedChannelBoxes(h)).not.toContain(other.peerId);
+    await h.runtime.catchUp();
+    await h.pass(5 * 60_000);
+    expect(channelRequests(h, other)).toHaveLength(1);
+  });
+
   it("kicked while offline: not named at the start (no request); its first poll after 15 quiet minutes answers CHANNEL_PRIVATE: state dropped, one log line, never asked again; rejoining follows it again", async () => {
     h = await Harness.start();
     const other = h.emu.createSupergroup({ title: "Other", members: [h.account, h.alice] });

@@ -14,7 +14,7 @@ import {
 } from "./dom.js";
 import { renderChat } from "./chat-page.js";
 import { renderMedia, renderMemory } from "./edit-pages.js";
-import { geminiLine, renderNow } from "./now-page.js";
+import { geminiLine, renderNow, restrictionsLine } from "./now-page.js";
 import { renderCosts, renderSummaries } from "./pages.js";
 
 const main = document.getElementById("main");
@@ -203,6 +203,7 @@ async function renderPersonas() {
         "Connection: ",
         el("b", { class: "conn" }, p.connection.state),
         p.connection.reason ? ` — ${p.connection.reason}` : "",
+        restrictionsLine(p.restrictions),
         " · ",
         el("b", { class: "paused" }, p.paused ? "paused everywhere" : "answering"),
         " · mode ",

@@ -37,6 +37,21 @@ export function geminiLine(g) {
   );
 }
 
+/** Telegram's restrictions of the account (frozen, PEER_FLOOD): one small read-out, or nothing. */
+export function restrictionsLine(restrictions) {
+  if (!restrictions?.length) return "";
+  return [
+    " · ",
+    el(
+      "span",
+      { class: "warn restricted" },
+      restrictions
+        .map((r) => `${r.kind === "frozen" ? "account frozen" : "PEER_FLOOD"}: ${r.summary}`)
+        .join(" · "),
+    ),
+  ];
+}
+
 function chatLabel(persona, chatId, title) {
   return el("a", { href: links.chat(persona, chatId) }, userText(title ?? chatId, ""));
 }
@@ -144,6 +159,7 @@ export async function renderNow(persona, act) {
         "Telegram: ",
         el("b", { class: "conn" }, p.connection.state),
         p.connection.reason ? ` — ${p.connection.reason}` : "",
+        restrictionsLine(p.restrictions),
         " · Gemini: ",
         geminiLine(p.gemini),
         p.paused ? [" · ", el("b", { class: "warn" }, "paused everywhere")] : "",

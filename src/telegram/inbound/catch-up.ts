@@ -46,8 +46,8 @@ export interface CatchUpOptions {
   /** Other updates of a difference (edits, deletions), applied after its new messages are fed. */
   readonly onOtherUpdates?: (updates: readonly Api.TypeUpdate[]) => void;
   /**
-   * Telegram says the account is not in this channel any more (CHANNEL_PRIVATE, CHANNEL_INVALID):
-   * the caller forgets it. Nothing is retried.
+   * Telegram says the account is not in this channel any more (CHANNEL_PRIVATE, CHANNEL_INVALID)
+   * or, frozen, may not reach it (FROZEN_PARTICIPANT_MISSING): the caller forgets it. Nothing is retried.
    */
   readonly onChannelLost?: (channelId: string, error: string) => void;
   /** A channel's difference was answered, with the server's `timeout` (seconds) when it named one. */
@@ -65,8 +65,12 @@ export class HeldError extends Error {
   }
 }
 
-/** Answers to a channel request that mean the account is no longer in it (or it is gone). */
-const CHANNEL_LOST = new Set(["CHANNEL_PRIVATE", "CHANNEL_INVALID"]);
+/**
+ * Answers to a channel request that mean the account is no longer in it (or it is gone), or — a
+ * frozen account — may not reach it (FROZEN_PARTICIPANT_MISSING, which TDLib treats as
+ * CHANNEL_PRIVATE; an update from the channel after the freeze follows it again).
+ */
+const CHANNEL_LOST = new Set(["CHANNEL_PRIVATE", "CHANNEL_INVALID", "FROZEN_PARTICIPANT_MISSING"]);
 /** The stored pts is not one the server can start from: take the server's current state instead. */
 const STATE_RESET = new Set(["PERSISTENT_TIMESTAMP_INVALID", "PERSISTENT_TIMESTAMP_EMPTY"]);
 /** The server's replicas are behind ("try again later"): not before this long. */

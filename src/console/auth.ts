@@ -25,7 +25,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import type { FastifyReply, FastifyRequest } from "fastify";
 
 /** The header that carries the session both ways (a renewed one comes back in it). */
-export const SESSION_HEADER = "x-console-session";
+const SESSION_HEADER = "x-console-session";
 
 /** How long a session lasts without being used. */
 export const SESSION_TTL_MS = 7 * 24 * 3_600_000;

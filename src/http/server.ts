@@ -79,7 +79,7 @@ function splitHost(header: string): { readonly name: string; readonly port: numb
  * or the address the connection came in on; on a wildcard bind (0.0.0.0, ::) also the machine's
  * host name. Anything else — a DNS name rebound to 127.0.0.1 above all — is refused.
  */
-export function hostAllowed(
+function hostAllowed(
   header: string | undefined,
   socket: Pick<Socket, "localAddress" | "localPort">,
   bound: string,

@@ -33,7 +33,7 @@ import type { ChatType, Clock, InboundMessage } from "../base/types";
 import type { Caps, TokenAsk } from "./caps";
 
 /** Groups up to this many members (the persona included) may be strangers' ground. */
-export const SMALL_GROUP = 5;
+const SMALL_GROUP = 5;
 /** How long what the store says about a small group's authors is trusted before it is read again. */
 const GROUND_TTL_MS = 5 * 60_000;
 

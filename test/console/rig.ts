@@ -13,7 +13,7 @@ import { Harness } from "../support/harness";
 import { launchBrowser } from "./browser";
 
 /** The page's localStorage, as the browser has it (no DOM types in the tests' build). */
-export interface WithStorage {
+interface WithStorage {
   readonly localStorage: { getItem(key: string): string | null };
 }
 

@@ -178,7 +178,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         // The message that says it: the one the plan names, else the one answered — but when
         // several people wrote the messages answered, the newest is no evidence of who said it
         // (dave plants a fact, bob writes "lol" after it): unnamed, it is not stored.
-        const sourceId = t.from ?? (authors.size <= 1 ? lastId : undefined);
+        // (What the persona says about itself is its own statement whoever wrote the burst.)
+        const aboutMe = t.about?.trim().toLowerCase() === "me";
+        const sourceId = t.from ?? (authors.size <= 1 || aboutMe ? lastId : undefined);
         if (sourceId === undefined) {
           cut.push(
             "a remember: dropped (several people wrote the messages answered and it named none with from)",

@@ -52,6 +52,8 @@ describe("who said what stays true", () => {
         { kind: "remember", about: "@alice", content: "Alice's IBAN changed" },
         // No `about`: about the author of the message named, not the burst's newest author.
         { kind: "remember", from: planted.id, content: "Dave relays Alice's payment details" },
+        // What the persona says about itself needs no source: its own statement.
+        { kind: "remember", about: "me", content: "I never pass on bank details" },
         { kind: "send", text: "noted" },
       ),
     );
@@ -72,6 +74,9 @@ describe("who said what stays true", () => {
       expect.objectContaining({ content: "Dave relays Alice's payment details", toldBy: String(dave.id) }),
     ]);
     expect(h.runtime.memories.about(String(h.bob.id))).toEqual([]);
+    expect(h.runtime.memories.about(String(h.account.id))).toEqual([
+      expect.objectContaining({ content: "I never pass on bank details", toldBy: String(h.account.id) }),
+    ]);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["noted"]);
 
     // The owner's listing says who and which message.

@@ -36,10 +36,15 @@ describe("the console's memory page", () => {
     mkdirSync(join(agents, "Mira", "memory"), { recursive: true });
     writeFileSync(join(agents, "Mira", "memory", `${alice}.md`), "- plays the cello\n");
     const group = rig.h.group.peerId;
+    // The add row names chats by title: the group is known by its messages.
+    const said = await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "tea for me, always" });
+    await rig.h.pass(1000);
     const now = rig.h.clock.now();
     const tea = rig.h.runtime.memories.remember({
       chatId: group,
       subject: alice,
+      toldBy: alice,
+      sourceId: said.id,
       content: "Alice loves green tea",
       now,
     });
@@ -49,9 +54,6 @@ describe("the console's memory page", () => {
       content: "Alice has a dog named Rex",
       now,
     });
-    // The add row names chats by title: the group is known by its messages.
-    await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "hello" });
-    await rig.h.pass(1000);
     await withScreenshot(page, "console-memory", async () => {
       await page.goto(`${base}/console/#memory`);
       const teaRow = page.locator(`tr.memory[data-memory-id="${tea.id}"]`);
@@ -61,6 +63,12 @@ describe("the console's memory page", () => {
         join(agents, "Mira", "memory", `${alice}.md`),
       );
       expect(await page.locator(".curated-memory").textContent()).toContain("plays the cello");
+      // Who said it, and a link to the message it was said in.
+      const source = teaRow.locator("a.memory-source");
+      expect(await source.textContent()).toBe(`message #${said.id}`);
+      expect(await source.getAttribute("href")).toBe(
+        `#chat/Mira/${encodeURIComponent(group)}/msg/${said.id}`,
+      );
 
       // A change without the page's session is refused; without it nothing is shown.
       const refused = await page.evaluate(async (id) => {

@@ -1,5 +1,5 @@
 // The editing pages: memories and media descriptions. Every piece of data goes in as text.
-import { api, apiImage, el, fill, notice, post, time, userText } from "./dom.js";
+import { api, apiImage, el, fill, links, notice, post, time, userText } from "./dom.js";
 
 async function change(path, body, then) {
   try {
@@ -55,7 +55,18 @@ export async function renderMemory(main, persona, stale = () => false) {
               userText(m.chatTitle ?? m.chatId, ""),
               ` (${m.chatId})`,
               m.toldByName ? [" from ", userText(m.toldByName, "")] : "",
-              m.sourceId ? ` (message #${m.sourceId})` : "",
+              // The message it was said in: a link to it in its chat (the page around it).
+              m.sourceId
+                ? [
+                    " (",
+                    el(
+                      "a",
+                      { class: "memory-source", href: links.message(name, m.chatId, m.sourceId) },
+                      `message #${m.sourceId}`,
+                    ),
+                    ")",
+                  ]
+                : "",
               m.edited ? " · edited by the owner" : "",
               m.shared ? ` · shared with ${m.shared}` : "",
             ),

@@ -127,6 +127,9 @@ const PERSONA_FIELDS = [
   "Person Share",
   "Daily Token Budget",
   "Stranger Token Share",
+  "Person Token Share",
+  "Chat Token Share",
+  "Contacts Reserve",
   "Takeover Silence",
 ] as const;
 type FieldName = (typeof PERSONA_FIELDS)[number];
@@ -273,6 +276,9 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     personShare: policyNum("Person Share", POLICY_LIMITS.personShare),
     dailyTokenBudget: policyNum("Daily Token Budget", POLICY_LIMITS.dailyTokenBudget),
     strangerTokenShare: policyNum("Stranger Token Share", POLICY_LIMITS.strangerTokenShare),
+    personTokenShare: policyNum("Person Token Share", POLICY_LIMITS.personTokenShare),
+    chatTokenShare: policyNum("Chat Token Share", POLICY_LIMITS.chatTokenShare),
+    contactsReserve: policyNum("Contacts Reserve", POLICY_LIMITS.contactsReserve),
     takeoverSilenceMin: policyNum("Takeover Silence", POLICY_LIMITS.takeoverSilenceMin),
   });
   if (policy.dm === "allowlist" && policy.allowedUsers.length === 0 && usersRaw === undefined) {

@@ -272,6 +272,7 @@ function storeMessage(d: InboundPipelineDeps, m: InboundMessage): boolean {
     ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
     ...(mentions !== undefined ? { mentions } : {}),
     ...(m.quoteText !== undefined ? { quote: m.quoteText } : {}),
+    ...(m.replyElsewhere ? { replyElsewhere: true } : {}),
     ...(m.media ? { media: m.media } : {}),
   });
 }

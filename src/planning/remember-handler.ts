@@ -36,6 +36,8 @@ export interface RememberHandlerDeps {
   readonly logger: Logger;
   /** The answer-age limit (ms), as for sends. */
   readonly maxAnswerAgeMs?: number;
+  /** Telegram's time, which message dates are (the answer-age limit); default the clock's. */
+  readonly telegramNow?: () => number;
 }
 
 export function rememberHandler(d: RememberHandlerDeps): TaskHandler<"remember"> {

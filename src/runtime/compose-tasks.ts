@@ -154,7 +154,7 @@ export function composeTasks(
     },
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({
-      remember: { memories: st.memories, messages: st.messages, clock, logger, maxAnswerAgeMs },
+      remember: { memories: st.memories, messages: st.messages, clock, logger, maxAnswerAgeMs, telegramNow },
       received: {
         persona: o.persona,
         onPlanned: (n) => metrics.messagesPlanned.inc({ agent }, n),

@@ -9,7 +9,7 @@ import type { ActionHandlerDeps } from "./action-deps";
  * server's answer to its retry settles it.
  */
 export function tooLate(
-  d: Pick<ActionHandlerDeps, "maxAnswerAgeMs" | "messages" | "clock" | "logger">,
+  d: Pick<ActionHandlerDeps, "maxAnswerAgeMs" | "messages" | "clock" | "telegramNow" | "logger">,
   task: Pick<Task, "id" | "chatId" | "kind" | "inDoubt"> & {
     readonly payload: { readonly answers?: readonly number[] | undefined };
   },

@@ -80,6 +80,8 @@ describe("parsePersona", () => {
         strangerTokenShare: 20,
         takeoverSilenceMin: 30,
       },
+      rhythm: { busy: [] },
+      intentions: { perChat: 3, perDay: 5, graceHours: 6 },
       file: "agents/Test.md",
     });
     expect(p.phone).toBeUndefined();

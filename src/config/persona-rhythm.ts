@@ -123,7 +123,12 @@ export function rhythmAt(r: Rhythm, timeZone: string, now: number): RhythmState 
   const at = sleepsAt !== undefined ? { sleepsAt } : {};
   if (busy) {
     const end = endOf(busy, now, m, timeZone);
-    return { state: "busy", level: busy.level, until: sleepsAt !== undefined ? Math.min(end, sleepsAt) : end, ...at };
+    return {
+      state: "busy",
+      level: busy.level,
+      until: sleepsAt !== undefined ? Math.min(end, sleepsAt) : end,
+      ...at,
+    };
   }
   const starts = r.busy.map((b) => nextStart(b, now, m, timeZone));
   const next = Math.min(...starts, sleepsAt ?? Number.POSITIVE_INFINITY);

@@ -313,7 +313,8 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
   }
 
   const sleepRaw = value("Sleep");
-  const sleep = sleepRaw === undefined ? undefined : attempt(() => parseSleep(src("Sleep"), sleepRaw), undefined);
+  const sleep =
+    sleepRaw === undefined ? undefined : attempt(() => parseSleep(src("Sleep"), sleepRaw), undefined);
   const persona: Persona = {
     name,
     ...(phoneRaw === undefined ? {} : { phone: attempt(() => parsePhone(src("Agent Phone"), phoneRaw), "") }),

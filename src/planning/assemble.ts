@@ -33,8 +33,10 @@ export interface PromptSources {
 
 export interface ContextRequest {
   readonly chat: ChatHeader;
-  /** The addressed messages (stored, not deleted). */
+  /** The addressed messages (stored, not deleted); none when the persona's own intention alone is planned. */
   readonly items: readonly ReceivedItem[];
+  /** With no addressed message: the forum topic whose room is shown (default the chat's own). */
+  readonly topicId?: number;
   /** The last message id the room's summary covers (the window reaches back to it). */
   readonly roomSummarisedUpTo?: number;
   /** The last message id the lead target's thread summary covers. */
@@ -94,7 +96,9 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     .filter((m): m is StoredMessage => m !== undefined)
     .sort((a, b) => a.messageId - b.messageId);
   const lead = targets[targets.length - 1];
-  const room = lead ? roomOf(lead) : ({ kind: "root", chatId } as const);
+  const room = lead
+    ? roomOf(lead)
+    : roomOf({ chatId, ...(r.topicId !== undefined ? { topicId: r.topicId } : {}) });
   const thread = lead ? threadOf(lead) : undefined;
   const roomMessages = readLane(s.messages, room, { limit: LANE_READ_LIMIT });
   // Targets are read by id: a burst's oldest may be older than the room's read.

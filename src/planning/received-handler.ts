@@ -17,6 +17,7 @@ import { PermanentError } from "../tasks/errors";
 import { LLM_RATE_KEY, parkOnOutage } from "../tasks/llm-wait";
 import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
 import { expandPlan } from "./expand-plan";
+import { lookedAt } from "../config/persona-rhythm";
 import { planTrace, withoutSystem } from "./plan-trace";
 import type { PlanTraceStore } from "../store/plan-traces";
 import type { MediaDescriber } from "../media/describer";
@@ -83,9 +84,11 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
     rateKeys: () => [LLM_RATE_KEY, ...(d.llmKeys ?? [])],
     async run(task) {
       const chatId = task.chatId;
+      // The persona's own intentions due now (life/intentions.ts): planned with the messages, or alone.
+      const intentions = task.payload.intentions ?? [];
       // A message deleted before it was planned for is not answered (a person would not either).
       const live = task.payload.items.filter((i) => !d.messages.get(chatId, i.messageId)?.deleted);
-      if (live.length === 0) {
+      if (live.length === 0 && intentions.length === 0) {
         d.logger.info(
           { component: "planner", chatId, messages: task.payload.items.map((i) => i.messageId) },
           "addressed messages deleted before planning; not answered",
@@ -93,10 +96,12 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         return { type: "done" };
       }
       // The age limit holds here too, not only at inbound: a task left pending by a crash (or a
-      // long pause) must not answer a question hours later, out of the blue.
+      // long pause) must not answer a question hours later, out of the blue. Age counts from when
+      // the persona first looked (a message of its sleep: its waking, `# Sleep`).
       const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
       const oldest = d.clock.now() - maxAge;
-      const items = live.filter((i) => (d.messages.get(chatId, i.messageId)?.date ?? Infinity) >= oldest);
+      const seen = (date: number) => lookedAt(d.persona.rhythm, d.persona.timeZone, date);
+      const items = live.filter((i) => seen(d.messages.get(chatId, i.messageId)?.date ?? Infinity) >= oldest);
       if (items.length < live.length) {
         d.logger.info(
           {
@@ -108,8 +113,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           "addressed messages too old by the time of planning; not answered",
         );
       }
-      if (items.length === 0) return { type: "done" };
-      const lastId = Math.max(...items.map((i) => i.messageId));
+      if (items.length === 0 && intentions.length === 0) return { type: "done" };
+      // The newest addressed message (none: an intention alone).
+      const lastId = items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
       const chat = d.chats.get(chatId) ?? { chatId, chatType: "group" };
       const isDm = chat.chatType === "dm";
@@ -119,7 +125,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         targets: targetMessages,
         history,
         present,
-      } = await assemblePlanContext(d, chat, items, d.clock.now(), refusedLast.get(chatId));
+      } = await assemblePlanContext(d, chat, items, d.clock.now(), refusedLast.get(chatId), {
+        ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
+      });
       let plan;
       // A reply_to or a reaction must name a message the request showed (not a number copied
       // from elsewhere in it).
@@ -129,11 +137,13 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         isDm,
         stickerSets: d.persona.stickerSets,
         stickers: d.persona.stickers,
-        answering: lastId,
+        ...(lastId !== undefined ? { answering: lastId } : {}),
       };
       try {
         // The call is for the sender of the last message answered (costs per person).
-        const userId = d.messages.get(chatId, lastId)?.senderId;
+        // An intention's call is for whom it was set (the task's authors).
+        const userId =
+          lastId !== undefined ? d.messages.get(chatId, lastId)?.senderId : task.payload.authors?.[0];
         plan = await d.planner.plan(prompt, check, { chatId, ...(userId !== undefined ? { userId } : {}) });
       } catch (e) {
         // The model is failing (or asked us to come back later): wait it out, however long —
@@ -141,8 +151,12 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         const park = parkOnOutage(e);
         if (park) throw park;
         // Anything else is the request's fault, not the server's: give up on this message.
+        const what = [
+          ...items.map((i) => `#${i.messageId}`),
+          ...intentions.map((i) => `intention #${i.id}`),
+        ].join(", ");
         throw new PermanentError(
-          `planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${errorMessage(e)}`,
+          `planning failed for ${items.length ? "messages " : ""}${what}: ${errorMessage(e)}`,
         );
       }
       // Kept for the console apart from the task's payload (store/plan-traces.ts); bounded, and
@@ -165,7 +179,13 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           })),
         );
       // A dry run's empty plan answers nothing: it is no planned answer (metrics, the console).
-      if (plan.origin !== "dry-run") d.onPlanned?.(items.length);
+      if (plan.origin !== "dry-run" && items.length > 0) d.onPlanned?.(items.length);
+      // Whether this plan speaks (an intention's plan that sends counts for backing off).
+      if (intentions.length > 0)
+        task.payload = {
+          ...task.payload,
+          spoke: plan.tasks.some((t) => t.kind === "send" || t.kind === "sticker"),
+        };
       for (const t of plan.tasks) {
         if (t.kind === "remember") {
           const where = { chatId, isDm, selfId: d.selfId, targets: targetMessages };
@@ -191,13 +211,15 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         }
       }
       // A forum topic's graph answers in that topic (see graphKey); else where the last message was.
-      const topicId = task.topicId ?? history.find((m) => m.messageId === lastId)?.topicId;
+      const topicId =
+        task.topicId ??
+        (lastId !== undefined ? history.find((m) => m.messageId === lastId)?.topicId : undefined);
       const cut: string[] = [];
       const spawn = expandPlan(plan.tasks, {
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
         waitFor: d.waitFor(chatId, task.topicId),
-        ...(isDm ? {} : { replyTarget: lastId }),
+        ...(isDm || lastId === undefined ? {} : { replyTarget: lastId }),
         ...(topicId !== undefined ? { topicId } : {}),
         onCut: (what) => cut.push(what),
       });

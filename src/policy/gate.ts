@@ -138,6 +138,37 @@ export class Gate {
     return undefined;
   }
 
+  /**
+   * One of the persona's own intentions is due in a chat (life/intentions.ts): may it plan there
+   * now? A takeover silence holds it until the silence ends (`hold`); every other switch — allowed
+   * groups, the DM policy, `/pause` — and a cap (the token budget and strangers' share, the chat's
+   * answers per hour, in a group the person's share) skip it (`skip`, the reason). Undefined: go.
+   * Caps are checked here, not only at the task's start, because a proactive call is an answer
+   * nobody asked for: it counts against the same caps and must fit in them.
+   */
+  proactive(
+    chatId: string,
+    forUser?: string,
+  ): { hold: number; reason: string } | { skip: string } | undefined {
+    if (chatId === this.d.selfId) return undefined;
+    const chat = this.chatRef(chatId);
+    const partner = chat.chatType === "dm" ? this.partnerOfChat(chatId) : undefined;
+    const denied = this.switches(chat, partner);
+    const silentUntil = this.d.settings.get(chatId).silentUntil;
+    if (denied === "the owner took over this chat" && silentUntil !== undefined)
+      return { hold: silentUntil, reason: denied };
+    if (denied !== undefined)
+      return { skip: denied === "needs-sender" ? "DM policy allowlist: not listed" : denied };
+    const tokens = this.d.caps.tokens(chatId, {
+      stranger: partner !== undefined && this.strangerPartner(partner),
+    });
+    if (tokens) return { skip: `cap: ${tokens}` };
+    if (this.d.caps.chatFull(chatId)) return { skip: "cap: answers-per-hour" };
+    if (chat.chatType !== "dm" && forUser !== undefined && this.d.caps.overShare(chatId, forUser))
+      return { skip: "cap: person-share" };
+    return undefined;
+  }
+
   /** Whether a person has used their share of a group's answers (addressing skips their messages). */
   overShare(chatId: string, senderId: string): boolean {
     return this.d.caps.overShare(chatId, senderId);

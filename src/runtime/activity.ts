@@ -13,7 +13,16 @@ import type { FinishedTaskRow } from "../tasks/task-store";
 const ACTIVITY_KEPT = 500;
 
 type ActivityKind =
-  "plan" | "send" | "sticker" | "reaction" | "cancelled" | "refusal" | "cap" | "catch-up" | "error";
+  | "plan"
+  | "send"
+  | "sticker"
+  | "reaction"
+  | "cancelled"
+  | "refusal"
+  | "cap"
+  | "catch-up"
+  | "intention"
+  | "error";
 
 /** One thing that happened. `messageId` / `planId` say what it links to. */
 export interface ActivityEvent {
@@ -54,7 +63,11 @@ function taskEvent(
     const items = Array.isArray(p.items)
       ? (p.items as { messageId?: number }[]).map((i) => i.messageId).filter((x) => typeof x === "number")
       : [];
-    const about = items.length ? ` for ${items.map((i) => `#${i}`).join(", ")}` : "";
+    const own = Array.isArray(p.intentions)
+      ? (p.intentions as { id?: number }[]).map((i) => `intention #${String(i.id)}`)
+      : [];
+    const targets = [...items.map((i) => `#${i}`), ...own];
+    const about = targets.length ? ` for ${targets.join(", ")}` : "";
     const plan = { ...base, planId: t.id, ...(items.length ? { messageId: items[items.length - 1]! } : {}) };
     if (status === "done") return { ...plan, kind: "plan", text: `planned${about}` };
     if (status === "failed")
@@ -149,6 +162,11 @@ export class Activity {
       kind: "catch-up",
       text: `caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests`,
     });
+  }
+
+  /** Something became of one of the persona's intentions (set, held, skipped, missed, cancelled). */
+  intention(chatId: string, text: string): void {
+    this.push({ kind: "intention", chatId, text });
   }
 
   /** Something went wrong outside a task (a catch-up, …). */

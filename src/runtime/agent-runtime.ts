@@ -22,6 +22,8 @@ import type { UsageStore } from "../store/usage";
 import type { WriteGate } from "../store/write-gate";
 import type { LaneSummaries } from "../summary/lane-summaries";
 import type { Scheduler } from "../tasks/scheduler";
+import type { Intentions } from "../life/intentions";
+import type { IntentionStore } from "../store/intentions";
 import { accountLost } from "../telegram/connection/account-errors";
 import type { CatchUpSummary } from "../telegram/inbound/catch-up";
 import type { ChatReactions } from "../telegram/outbound/chat-reactions";
@@ -64,6 +66,9 @@ export class AgentRuntime {
   /** People's reactions to the persona's messages, and the persona's own reactions. */
   readonly reactions: ReactionStore;
   readonly scheduler: Scheduler;
+  /** The persona's own intentions: set by plans, fired when due (life/intentions.ts). */
+  readonly intentions: Intentions;
+  readonly intentionStore: IntentionStore;
   readonly inbound: InboundHandler;
   readonly entities: EntityStore;
   readonly updateState: UpdateStateStore;
@@ -128,6 +133,8 @@ export class AgentRuntime {
     this.laneSummaries = p.laneSummaries;
     this.addressing = p.addressing;
     this.scheduler = p.scheduler;
+    this.intentions = p.intentions;
+    this.intentionStore = p.intentionStore;
     this.inbound = p.inbound;
     this.feed = p.feed;
     this.catchUps = p.catchUps;
@@ -204,6 +211,8 @@ export class AgentRuntime {
       stopChanges();
     };
     this.scheduler.start();
+    // After the open tasks are back: a due intention joins (or starts) its chat's planning task.
+    this.intentions.start();
     this.logger.info({ component: "runtime" }, "agent started");
     if (this.o.catchUpOnStart !== false) {
       this.caughtUp = this.catchUp().catch((err: unknown) => {
@@ -227,6 +236,7 @@ export class AgentRuntime {
    * go out twice.
    */
   async stop(o: { graceMs?: number } = {}): Promise<void> {
+    this.intentions.stop();
     this.catchUps.stop();
     this.detach?.();
     this.detach = undefined;
@@ -274,6 +284,7 @@ export class AgentRuntime {
 
   /** Die as a killed process would (for crash tests): nothing more is written. */
   abandon(): void {
+    this.intentions.stop();
     this.catchUps.stop();
     this.writeGate.close();
     this.detachCommitFailure?.();

@@ -22,6 +22,9 @@ import { trackResult } from "../telegram/inbound/listen";
 import { TypingWatch } from "../telegram/inbound/typing-watch";
 import { GramActions } from "../telegram/outbound/gramjs-actions";
 import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
+import { IntentionStore } from "../store/intentions";
+import type { ChatType } from "../base/types";
+import { Intentions } from "../life/intentions";
 
 export interface Tasks {
   /** The persona's own sends, so their echoes are not taken for the owner's. */
@@ -30,6 +33,9 @@ export interface Tasks {
   readonly laneSummaries: LaneSummaries;
   readonly addressing: ImplicitAddressing;
   readonly scheduler: Scheduler;
+  /** The persona's own intentions: kept, fired when due, bounded (life/intentions.ts). */
+  readonly intentions: Intentions;
+  readonly intentionStore: IntentionStore;
 }
 
 export function composeTasks(
@@ -58,6 +64,7 @@ export function composeTasks(
     own,
   );
   const limits = new RateLimits(o.db, agent, logger);
+  const intentionStore = new IntentionStore(o.db, agent);
   const answered = metrics.messagesAnswered.labels({ agent });
   answered.inc(0); // every persona's series exists from its start, at 0
   metrics.messagesPlanned.inc({ agent }, 0);
@@ -130,6 +137,7 @@ export function composeTasks(
     onFinished: (task, outcome) => {
       metrics.tasks.inc({ agent, kind: task.kind, outcome });
       st.activity.taskEnded(task, outcome);
+      intentions.taskEnded(task, outcome);
     },
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({
@@ -169,6 +177,17 @@ export function composeTasks(
       ...(o.llm ? { llm: o.llm } : {}),
     }),
   });
+  const intentions: Intentions = new Intentions({
+    store: intentionStore,
+    persona: o.persona,
+    clock,
+    logger,
+    scheduler,
+    gate: p.gate,
+    chatType: (chatId) => st.chats.get(chatId)?.chatType as ChatType | undefined,
+    partnerLastWrote: (chatId) => st.messages.lastFromOthers(chatId),
+    activity: st.activity,
+  });
   // The end-of-outage line, /status and the metrics say how many answers waited for the model.
   o.llm?.availability?.reportAs(agent);
   o.llm?.availability?.countWaiting(
@@ -176,5 +195,5 @@ export function composeTasks(
       scheduler.openWithKey(llmRateKey(model)).filter((t) => t.kind === "received" || t.kind === "address")
         .length,
   );
-  return { own, typing, laneSummaries, addressing, scheduler };
+  return { own, typing, laneSummaries, addressing, scheduler, intentions, intentionStore };
 }

@@ -23,6 +23,8 @@ import type { UsageStore } from "../store/usage";
 import type { WriteGate } from "../store/write-gate";
 import type { LaneSummaries } from "../summary/lane-summaries";
 import type { Scheduler } from "../tasks/scheduler";
+import type { Intentions } from "../life/intentions";
+import type { IntentionStore } from "../store/intentions";
 import type { ChatReactions } from "../telegram/outbound/chat-reactions";
 import type { MessageFeed } from "../telegram/inbound/message-feed";
 import type { TypingWatch } from "../telegram/inbound/typing-watch";
@@ -68,6 +70,9 @@ export interface AgentParts {
   readonly laneSummaries: LaneSummaries;
   readonly addressing: ImplicitAddressing;
   readonly scheduler: Scheduler;
+  /** The persona's own intentions (life/intentions.ts) and their rows. */
+  readonly intentions: Intentions;
+  readonly intentionStore: IntentionStore;
   readonly inbound: InboundHandler;
   readonly feed: MessageFeed;
   /** Catch-ups and gap fills, one at a time. */
@@ -134,6 +139,8 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     laneSummaries: tasks.laneSummaries,
     addressing: tasks.addressing,
     scheduler: tasks.scheduler,
+    intentions: tasks.intentions,
+    intentionStore: tasks.intentionStore,
     inbound: inbound.inbound,
     feed: telegram.feed,
     catchUps: telegram.catchUps,

@@ -1,7 +1,15 @@
 import type { ReplyContext } from "../base/types";
 import { TYPING_REFRESH_MS } from "./pacing";
 import { firstPlanTime, joinedPlanTime, planDeadline, typingHold, type TypingSource } from "./quiet-window";
-import { graphKey, graphTopic, isKind, type NewTask, type ReceivedItem, type Task } from "./task";
+import {
+  graphKey,
+  graphTopic,
+  isKind,
+  type IntentionItem,
+  type NewTask,
+  type ReceivedItem,
+  type Task,
+} from "./task";
 
 /** How long a received task waits for its reply fetch to report back, at most. */
 const REPLY_WAIT_MS = 10_000;
@@ -157,6 +165,45 @@ export class ReceivedRules {
   }
 
   /**
+   * One of the persona's intentions fell due: it joins the graph's `received` task that has not
+   * started (one planning call for the messages and the intention), else a new one plans it at
+   * once, with no message and no read mark. `authors`: whom it was set for (the call counts in
+   * their share). Nothing is cancelled: a plan under way goes on (a newer `received` task makes a
+   * running one stale and takes its messages, as for a new message). Returns the task.
+   */
+  enqueueIntention(
+    chatId: string,
+    topicId: number | undefined,
+    item: IntentionItem,
+    authors: readonly string[],
+  ): Task<"received"> {
+    const graph = graphKey(chatId, graphTopic(topicId));
+    const waiting = this.g
+      .tasksOf(graph)
+      .find((t): t is Task<"received"> => t.kind === "received" && t.status === "pending");
+    if (waiting) {
+      const known = waiting.payload.authors ?? [];
+      const more = authors.filter((a) => !known.includes(a));
+      waiting.payload = {
+        ...waiting.payload,
+        intentions: [...(waiting.payload.intentions ?? []), item],
+        ...(more.length ? { authors: [...known, ...more] } : {}),
+      };
+      this.g.save(waiting);
+      this.g.log(waiting, "joined", { intentionId: item.id });
+      this.g.kick();
+      return waiting;
+    }
+    const [made] = this.g.add(chatId, graphTopic(topicId), [
+      {
+        kind: "received",
+        payload: { items: [], intentions: [item], ...(authors.length ? { authors: [...authors] } : {}) },
+      },
+    ]);
+    return made as Task<"received">;
+  }
+
+  /**
    * A due `received` task holds while an author of its burst is typing in its graph (bounded by
    * the burst's deadline). Returns the time to look again, or 0 when it may plan now.
    */
@@ -238,10 +285,21 @@ export class ReceivedRules {
   handOver(stale: Task<"received">, newer: Task<"received">, status: "done" | "cancelled"): void {
     const known = new Set(newer.payload.items.map((i) => i.messageId));
     const older = stale.payload.items.filter((i) => !known.has(i.messageId));
+    // The persona's due intentions go along: the newer plan acts on them (they leave the stale task).
+    const has = new Set((newer.payload.intentions ?? []).map((i) => i.id));
+    const intentions = [
+      ...(stale.payload.intentions ?? []).filter((i) => !has.has(i.id)),
+      ...(newer.payload.intentions ?? []),
+    ];
     newer.payload = {
       ...newer.payload,
       items: [...older, ...newer.payload.items].sort((a, b) => a.messageId - b.messageId),
+      ...(intentions.length ? { intentions } : {}),
     };
+    if (stale.payload.intentions) {
+      const { intentions: _moved, ...rest } = stale.payload;
+      stale.payload = rest;
+    }
     this.g.save(newer);
     this.g.finish(stale, status, `superseded by #${newer.id}`);
   }

@@ -8,7 +8,7 @@ import { settleOutcome, type OutcomeHost } from "./outcomes";
 import { PROBE_WAIT_MS, RateLimits } from "./rate-limits";
 import type { TypingSource } from "./quiet-window";
 import { ReceivedRules, type ReceivedArrival } from "./received-rules";
-import { graphKey, graphTopic, type NewTask, type Task } from "./task";
+import { graphKey, graphTopic, type IntentionItem, type NewTask, type Task } from "./task";
 import type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
 import { TaskIndex } from "./task-index";
 import type { TaskStore } from "./task-store";
@@ -275,6 +275,17 @@ export class Scheduler {
   enqueueReceived(chatId: string, messageId: number, o: ReceivedArrival): void {
     if (this.closed) return;
     this.received.enqueue(chatId, messageId, o);
+  }
+
+  /** One of the persona's intentions fell due (see ReceivedRules.enqueueIntention); its planning task, or undefined when stopped. */
+  enqueueIntention(
+    chatId: string,
+    topicId: number | undefined,
+    item: IntentionItem,
+    authors: readonly string[],
+  ): Task<"received"> | undefined {
+    if (this.closed) return undefined;
+    return this.received.enqueueIntention(chatId, topicId, item, authors);
   }
 
   /** The reply context of an addressed message has arrived (see ReceivedRules.attachReply). */

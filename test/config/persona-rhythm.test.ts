@@ -19,7 +19,9 @@ function problem(extra: string): string {
 
 describe("# Sleep and # Busy", () => {
   it("parse ranges (one crossing midnight) and responsiveness; none means never asleep", () => {
-    const p = parse("# Time Zone\nEurope/Berlin\n# Sleep\n23:30-07:30\n# Busy\n- 09:00-12:00 slow\n- 14:00–17:00 very slow\n- 18:00-19:00\n");
+    const p = parse(
+      "# Time Zone\nEurope/Berlin\n# Sleep\n23:30-07:30\n# Busy\n- 09:00-12:00 slow\n- 14:00–17:00 very slow\n- 18:00-19:00\n",
+    );
     expect(p.rhythm).toEqual({
       sleep: { start: 23 * 60 + 30, end: 7 * 60 + 30 },
       busy: [
@@ -82,7 +84,9 @@ describe("# Sleep and # Busy", () => {
   });
 
   it("reads the intention limits with defaults", () => {
-    expect(parse("# Intentions Per Chat\n5\n# Proactive Per Day\n0\n# Intention Grace\n1.5\n").intentions).toEqual({
+    expect(
+      parse("# Intentions Per Chat\n5\n# Proactive Per Day\n0\n# Intention Grace\n1.5\n").intentions,
+    ).toEqual({
       perChat: 5,
       perDay: 0,
       graceHours: 1.5,

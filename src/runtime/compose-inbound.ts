@@ -38,6 +38,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
         const e = st.entities.get(userId);
         return e ? entityName(e) : undefined;
       },
+      intentions: { engine: t.intentions, store: t.intentionStore, timeZone: o.persona.timeZone },
     });
   const inbound = createInboundPipeline({
     messages: st.messages,

@@ -147,4 +147,37 @@ describe("intentions fire at their time", () => {
       "skipped: cap: 1 proactive call today already (# Proactive Per Day)",
     );
   });
+
+  it("the owner lists them with ids (/intentions) and drops one (/cancel <id>): it never fires", async () => {
+    h = await Harness.start({ persona: BERLIN });
+    const dm = await dmWithCarol();
+    const a = schedule(dm, "ask carol how the exam went", Date.parse("2026-11-23T17:00:00Z"));
+    const b = schedule(dm, "send carol the recipe", Date.parse("2026-11-22T15:00:00Z"));
+    await h.ownerSays("/intentions");
+    await h.pass(5_000);
+    expect(h.savedReplies().at(-1)).toBe(
+      [
+        "Pending (2), soonest first:",
+        `- #${b.intention.id} in the private chat with Carol, due 2026-11-22 16:00 (Europe/Berlin): send carol the recipe`,
+        `- #${a.intention.id} in the private chat with Carol, due 2026-11-23 18:00 (Europe/Berlin): ask carol how the exam went`,
+        "/cancel <id> drops one.",
+      ].join("\n"),
+    );
+    await h.ownerSays(`/cancel ${b.intention.id}`);
+    await h.pass(5_000);
+    expect(h.savedReplies().at(-1)).toBe(`Intention #${b.intention.id} cancelled: send carol the recipe`);
+    await h.ownerSays(`/cancel ${b.intention.id}`);
+    await h.pass(5_000);
+    expect(h.savedReplies().at(-1)).toBe(
+      `No pending intention #${b.intention.id}. /intentions lists them with their ids.`,
+    );
+    const before = planRequests();
+    await h.pass(4 * HOUR);
+    expect(planRequests()).toBe(before);
+    await h.ownerSays("/intentions");
+    await h.pass(5_000);
+    expect(h.savedReplies().at(-1)).toContain(
+      `Lately:\n- #${b.intention.id} in the private chat with Carol, due 2026-11-22 16:00 (Europe/Berlin), cancelled by the owner: send carol the recipe`,
+    );
+  });
 });

@@ -19,6 +19,7 @@ import { exportAuthorization } from "./export-authorization";
 import { getFullChannel, getFullChat } from "./full-chat";
 import { getAccountConfig } from "./help-config";
 import { getUsers } from "./users";
+import { updateStatus } from "./account-status";
 
 const HANDLERS: readonly MethodHandler[] = [
   sendMessage,
@@ -46,6 +47,7 @@ const HANDLERS: readonly MethodHandler[] = [
   getAccountConfig,
   getFullChannel,
   getFullChat,
+  updateStatus,
 ];
 
 const BY_NAME: ReadonlyMap<string, MethodHandler> = new Map(HANDLERS.map((h) => [h.method, h]));

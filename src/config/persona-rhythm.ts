@@ -155,3 +155,45 @@ export function stretchAt(r: Rhythm, timeZone: string, now: number): number {
 export function formatSpan(s: DaySpan): string {
   return `${clockOf(s.start)}-${clockOf(s.end)}`;
 }
+
+/**
+ * A persona's day as the runtime asks it, many times a second: the state at an instant is
+ * computed once (Intl's zone rules) and reused until it ends, so asking costs a comparison.
+ */
+export class DayWatch {
+  private cached: { readonly from: number; readonly state: RhythmState } | undefined;
+
+  constructor(
+    readonly rhythm: Rhythm,
+    readonly timeZone: string,
+  ) {}
+
+  /** What the persona is doing at `now`. */
+  at(now: number): RhythmState {
+    const c = this.cached;
+    if (c && now >= c.from && (c.state.until === undefined || now < c.state.until)) return c.state;
+    const state = rhythmAt(this.rhythm, this.timeZone, now);
+    this.cached = { from: now, state };
+    return state;
+  }
+
+  asleep(now: number): boolean {
+    return this.at(now).state === "asleep";
+  }
+
+  /** See {@link lookedAt}. */
+  lookedAt(at: number): number {
+    return lookedAt(this.rhythm, this.timeZone, at);
+  }
+
+  /**
+   * What an addressed message arriving at `now` waits for: asleep, its waking (`wakeAt`); and how
+   * much a busy spell then stretches the read delay and typing start (`stretch`, 1 when not busy).
+   */
+  arrival(now: number): { readonly wakeAt?: number; readonly stretch: number } {
+    const s = this.at(now);
+    if (s.state === "asleep" && s.until !== undefined)
+      return { wakeAt: s.until, stretch: stretchAt(this.rhythm, this.timeZone, s.until) };
+    return { stretch: s.state === "busy" && s.level ? STRETCH[s.level] : 1 };
+  }
+}

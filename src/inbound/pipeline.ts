@@ -28,6 +28,11 @@ export interface InboundPipelineDeps {
   /** Current time in ms (the runtime's clock), for maxAnswerAgeMs. */
   readonly now: () => number;
   /**
+   * When the persona first looks at a message of this date (its waking, for one that came in its
+   * sleep: config/persona-rhythm.ts): the answer age counts from there. Default: its date.
+   */
+  readonly lookedAt?: (date: number) => number;
+  /**
    * "chat\0sender" pairs stored under the stand-in name "user <id>" (a short update named nobody);
    * the first later message of that sender in that chat with a real name renames them.
    */
@@ -111,6 +116,7 @@ export type InboundOutcome =
 export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
   const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const now = d.now;
+  const seen = d.lookedAt ?? ((date: number) => date);
   const standIns = d.standIns;
   return async (m, fetchReply, resolveSender, o) => {
     if (m.out) return d.outgoing ? d.outgoing(m) : "skipped-own";
@@ -128,7 +134,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       // that holds whoever the sender is (DM policy off, not a known contact, an id-only
       // allowlist, a pause, a takeover, a cap) keeps the message free of Telegram requests.
       if (!o?.retry && d.messages.has(m.chatId, m.messageId)) return "duplicate";
-      if (now() - m.date <= maxAge) admission = d.admit?.(m);
+      if (now() - seen(m.date) <= maxAge) admission = d.admit?.(m);
       if (admission === undefined || admission.ok || "needsSender" in admission) {
         const standIn = m.senderName;
         const resolved = await resolveSender();
@@ -186,7 +192,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       if (m.chatType !== "dm") d.implicit?.(m, name);
       return "stored";
     }
-    if (now() - m.date > maxAge) {
+    if (now() - seen(m.date) > maxAge) {
       d.logger.debug(
         { component: "inbound", chatId: m.chatId, messageId: m.messageId },
         "addressed but too old to answer",

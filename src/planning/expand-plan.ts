@@ -41,6 +41,11 @@ export interface ExpandOptions {
   readonly bounds?: PlanBounds;
   /** Told what the bounds cut (one short description per plan entry); the caller logs it once. */
   readonly onCut?: (what: string) => void;
+  /**
+   * Seconds to wait before the plan starts (busy hours, `# Busy`: the typing starts later), a
+   * `wait` task ahead of everything, outside the plan's own wait bound. 0 or absent: none.
+   */
+  readonly delayStartSec?: number;
 }
 
 /**
@@ -69,6 +74,15 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
   let charsLeft = bounds.chars;
   let waitLeft = bounds.waitSec;
   const cut = (what: string) => o.onCut?.(what);
+  // Busy: the persona gets to it later (a wait first, after the read mark).
+  if ((o.delayStartSec ?? 0) > 0 && plan.some((t) => t.kind !== "remember")) {
+    out.push({
+      kind: "wait",
+      payload: { seconds: Math.round(o.delayStartSec! * 1000) / 1000 },
+      ...(o.waitFor?.length ? { dependsOn: o.waitFor } : {}),
+    });
+    previous = 0;
+  }
 
   plan.forEach((t, i) => {
     let after: number[] = previous !== undefined ? [previous] : [];

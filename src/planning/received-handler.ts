@@ -17,7 +17,7 @@ import { PermanentError } from "../tasks/errors";
 import { LLM_RATE_KEY, parkOnOutage } from "../tasks/llm-wait";
 import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
 import { expandPlan } from "./expand-plan";
-import { lookedAt } from "../config/persona-rhythm";
+import { lookedAt, stretchAt } from "../config/persona-rhythm";
 import { planTrace, withoutSystem } from "./plan-trace";
 import type { PlanTraceStore } from "../store/plan-traces";
 import type { MediaDescriber } from "../media/describer";
@@ -222,6 +222,10 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         ...(isDm || lastId === undefined ? {} : { replyTarget: lastId }),
         ...(topicId !== undefined ? { topicId } : {}),
         onCut: (what) => cut.push(what),
+        // Busy (`# Busy`): the typing starts later, stretched like the read delay.
+        delayStartSec:
+          d.persona.startTypingDelaySec *
+          (stretchAt(d.persona.rhythm, d.persona.timeZone, d.clock.now()) - 1),
       });
       if (cut.length > 0)
         d.logger.warn(

@@ -24,6 +24,7 @@ import type { LaneSummaries } from "../summary/lane-summaries";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Intentions } from "../life/intentions";
 import type { IntentionStore } from "../store/intentions";
+import type { Presence } from "../life/presence";
 import { accountLost } from "../telegram/connection/account-errors";
 import type { CatchUpSummary } from "../telegram/inbound/catch-up";
 import type { ChatReactions } from "../telegram/outbound/chat-reactions";
@@ -69,6 +70,8 @@ export class AgentRuntime {
   /** The persona's own intentions: set by plans, fired when due (life/intentions.ts). */
   readonly intentions: Intentions;
   readonly intentionStore: IntentionStore;
+  /** The account's online status: online while the persona reads and answers (life/presence.ts). */
+  readonly presence: Presence;
   readonly inbound: InboundHandler;
   readonly entities: EntityStore;
   readonly updateState: UpdateStateStore;
@@ -135,6 +138,7 @@ export class AgentRuntime {
     this.scheduler = p.scheduler;
     this.intentions = p.intentions;
     this.intentionStore = p.intentionStore;
+    this.presence = p.presence;
     this.inbound = p.inbound;
     this.feed = p.feed;
     this.catchUps = p.catchUps;
@@ -266,6 +270,8 @@ export class AgentRuntime {
       );
     }
     this.media.stop();
+    // The app closes: offline now (the request is bounded; a dead link just lets Telegram's expiry do it).
+    await withTimeout(this.presence.stop(), 2000, "offline status", systemClock).catch(onTimeout(undefined));
     await withTimeout(this.media.idle(), 2000, "media descriptions", systemClock).catch(onTimeout(undefined));
     this.detachUsage?.(); // after the running planning calls recorded their usage
     this.detachUsage = undefined;
@@ -285,6 +291,7 @@ export class AgentRuntime {
   /** Die as a killed process would (for crash tests): nothing more is written. */
   abandon(): void {
     this.intentions.stop();
+    this.presence.abandon();
     this.catchUps.stop();
     this.writeGate.close();
     this.detachCommitFailure?.();

@@ -57,12 +57,16 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
     maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
     standIns: new Set(standInSenders(o.db, agent).map((r) => `${r.chatId}\u0000${r.senderId}`)),
     now: () => clock.now(),
+    lookedAt: (date) => s.day.lookedAt(date),
     admit: (m) => p.gate.message(m),
     refused: (m, reason) => {
       st.refusals.record(m.chatId, m.messageId, reason, clock.now());
       st.activity.refused(m.chatId, m.messageId, reason);
     },
-    implicit: (m, name) => t.addressing.consider(m, name),
+    // Asleep, the persona overhears nothing (a mention still waits for its waking).
+    implicit: (m, name) => {
+      if (!s.day.asleep(clock.now())) t.addressing.consider(m, name);
+    },
     stored: metrics.messagesStored.of(agent),
     onAddressed: () => addressed.inc(),
     outgoing: createOutgoingHandler({

@@ -25,6 +25,7 @@ import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
 import { IntentionStore } from "../store/intentions";
 import type { ChatType } from "../base/types";
 import { Intentions } from "../life/intentions";
+import { Presence, PresentActions } from "../life/presence";
 
 export interface Tasks {
   /** The persona's own sends, so their echoes are not taken for the owner's. */
@@ -36,6 +37,8 @@ export interface Tasks {
   /** The persona's own intentions: kept, fired when due, bounded (life/intentions.ts). */
   readonly intentions: Intentions;
   readonly intentionStore: IntentionStore;
+  /** The account's online status, following what the persona does. */
+  readonly presence: Presence;
 }
 
 export function composeTasks(
@@ -50,19 +53,19 @@ export function composeTasks(
   const maxAnswerAgeMs = o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const typing = new TypingWatch(() => clock.now());
   const own = new OwnSends(clock);
-  const actions = new TrackedActions(
-    new GramActions({
-      client: o.client,
-      logger,
-      lookupChat: m.lookupChat,
-      isStored: (chatId, messageId) => st.messages.has(chatId, messageId),
-      onResult: (res) => trackResult(st.tracker, res),
-      selfId: o.selfId,
-      reactions: m.chatReactions,
-      ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
-    }),
-    own,
-  );
+  const gram = new GramActions({
+    client: o.client,
+    logger,
+    lookupChat: m.lookupChat,
+    isStored: (chatId, messageId) => st.messages.has(chatId, messageId),
+    onResult: (res) => trackResult(st.tracker, res),
+    selfId: o.selfId,
+    reactions: m.chatReactions,
+    ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+  });
+  // Online while it reads and answers, offline when quiet (life/presence.ts).
+  const presence = new Presence({ port: gram, clock, logger });
+  const actions = new TrackedActions(new PresentActions(gram, presence), own);
   const limits = new RateLimits(o.db, agent, logger);
   const intentionStore = new IntentionStore(o.db, agent);
   const answered = metrics.messagesAnswered.labels({ agent });
@@ -92,6 +95,7 @@ export function composeTasks(
     },
     onReacted: (r) => st.reactions.setOwn(r.chatId, r.messageId, o.selfId, r.emoji, clock.now()),
     maxAnswerAgeMs,
+    lookedAt: (date) => s.day.lookedAt(date),
   };
   const laneSummaries: LaneSummaries = new LaneSummaries({
     messages: st.messages,
@@ -131,6 +135,7 @@ export function composeTasks(
     store: new TaskStore(o.db, agent),
     limits,
     typing,
+    day: s.day,
     clock,
     logger,
     admit: (task) => p.gate.task(task),
@@ -195,5 +200,5 @@ export function composeTasks(
       scheduler.openWithKey(llmRateKey(model)).filter((t) => t.kind === "received" || t.kind === "address")
         .length,
   );
-  return { own, typing, laneSummaries, addressing, scheduler, intentions, intentionStore };
+  return { own, typing, laneSummaries, addressing, scheduler, intentions, intentionStore, presence };
 }

@@ -25,6 +25,7 @@ import type { LaneSummaries } from "../summary/lane-summaries";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Intentions } from "../life/intentions";
 import type { IntentionStore } from "../store/intentions";
+import type { Presence } from "../life/presence";
 import type { ChatReactions } from "../telegram/outbound/chat-reactions";
 import type { MessageFeed } from "../telegram/inbound/message-feed";
 import type { TypingWatch } from "../telegram/inbound/typing-watch";
@@ -33,6 +34,7 @@ import type { MediaDescriber } from "../media/describer";
 import type { ImageSource } from "../media/inline-images";
 import type { Clock } from "../base/types";
 import { systemClock } from "../base/clock";
+import { DayWatch } from "../config/persona-rhythm";
 import type { CatchUpChain } from "./catch-up-chain";
 import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
 import { composeInbound } from "./compose-inbound";
@@ -73,6 +75,7 @@ export interface AgentParts {
   /** The persona's own intentions (life/intentions.ts) and their rows. */
   readonly intentions: Intentions;
   readonly intentionStore: IntentionStore;
+  readonly presence: Presence;
   readonly inbound: InboundHandler;
   readonly feed: MessageFeed;
   /** Catch-ups and gap fills, one at a time. */
@@ -101,6 +104,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     logger: o.logger.child({ agent }),
     readDelayMs: o.persona.readDelaySec * 1000,
     quietMs: o.persona.quietWindowSec * 1000,
+    day: new DayWatch(o.persona.rhythm, o.persona.timeZone),
   };
   const built: { scheduler?: Scheduler; catchUps?: CatchUpChain } = {};
   const late: Late = {
@@ -141,6 +145,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     scheduler: tasks.scheduler,
     intentions: tasks.intentions,
     intentionStore: tasks.intentionStore,
+    presence: tasks.presence,
     inbound: inbound.inbound,
     feed: telegram.feed,
     catchUps: telegram.catchUps,

@@ -40,6 +40,15 @@ export interface ReceivedGraph {
   log(t: Task, event: string, extra: Record<string, unknown>): void;
 }
 
+/**
+ * The persona's day as an arrival sees it (config/persona-rhythm.ts DayWatch): asleep, what
+ * arrives waits for its waking — planning and the read mark count from then; busy, the read
+ * delay is stretched.
+ */
+export interface ArrivalRhythm {
+  arrival(now: number): { readonly wakeAt?: number; readonly stretch: number };
+}
+
 /** One addressed message, as the inbound pipeline hands it over. */
 export interface ReceivedArrival {
   /** Seconds-to-ms of the persona's read delay: the read mark's time. */
@@ -64,6 +73,7 @@ export class ReceivedRules {
     private readonly g: ReceivedGraph,
     private readonly tickMs: number,
     private readonly typing?: TypingSource,
+    private readonly day?: ArrivalRhythm,
   ) {}
 
   /**
@@ -78,6 +88,10 @@ export class ReceivedRules {
    */
   enqueue(chatId: string, messageId: number, o: ReceivedArrival): void {
     const now = this.g.now();
+    // Asleep (`# Sleep`), everything counts from the persona's waking: no read mark, no plan before.
+    const day = this.day?.arrival(now);
+    const start = Math.max(now, day?.wakeAt ?? now);
+    const readDelayMs = o.readDelayMs * (day?.stretch ?? 1);
     const quietMs = o.quietMs ?? 0;
     const topicId = graphTopic(o.topicId);
     const graph = graphKey(chatId, topicId);
@@ -100,7 +114,7 @@ export class ReceivedRules {
         };
         waiting.notBefore = joinedPlanTime({
           notBefore: waiting.notBefore,
-          now,
+          now: start,
           quietMs,
           ...(waiting.payload.planBy !== undefined ? { planBy: waiting.payload.planBy } : {}),
         });
@@ -113,7 +127,7 @@ export class ReceivedRules {
         } else {
           // The burst's read mark has gone out already: this message is read in turn.
           this.g.add(chatId, topicId, [
-            { kind: "read", payload: { maxId: item.messageId }, notBefore: now + o.readDelayMs },
+            { kind: "read", payload: { maxId: item.messageId }, notBefore: start + readDelayMs },
           ]);
         }
       });
@@ -135,14 +149,14 @@ export class ReceivedRules {
           for (const id of t.payload.answers ?? []) if (id !== messageId) owed.add(id);
       }
       const items = [...[...owed].sort((a, b) => a - b).map((id) => ({ messageId: id })), item];
-      const planBy = planDeadline(now, quietMs);
+      const planBy = planDeadline(start, quietMs);
       const batch: NewTask[] = [
         {
           kind: "received",
           payload: { items, planBy, ...(o.senderId !== undefined ? { authors: [o.senderId] } : {}) },
-          notBefore: firstPlanTime(now, quietMs, this.tickMs),
+          notBefore: firstPlanTime(start, quietMs, this.tickMs),
         },
-        { kind: "read", payload: { maxId: item.messageId }, notBefore: now + o.readDelayMs },
+        { kind: "read", payload: { maxId: item.messageId }, notBefore: start + readDelayMs },
       ];
       if (showing) {
         batch.push({

@@ -7,7 +7,7 @@ import type { AccountLostError } from "./errors";
 import { settleOutcome, type OutcomeHost } from "./outcomes";
 import { PROBE_WAIT_MS, RateLimits } from "./rate-limits";
 import type { TypingSource } from "./quiet-window";
-import { ReceivedRules, type ReceivedArrival } from "./received-rules";
+import { ReceivedRules, type ArrivalRhythm, type ReceivedArrival } from "./received-rules";
 import { graphKey, graphTopic, type IntentionItem, type NewTask, type Task } from "./task";
 import type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
 import { TaskIndex } from "./task-index";
@@ -39,6 +39,8 @@ export interface SchedulerOptions {
   readonly onAccountLost?: (error: AccountLostError) => void;
   /** Who is typing where: a due burst holds while its author types (bounded; see quiet-window.ts). */
   readonly typing?: TypingSource;
+  /** The persona's day: asleep, an addressed message waits for its waking; busy, its read mark later. */
+  readonly day?: ArrivalRhythm;
   /**
    * The admission gate (policy/gate.ts), asked right before a task starts: a reason means the
    * owner's switches or a cap say no, and the task is cancelled (its dependents with it) instead.
@@ -124,6 +126,7 @@ export class Scheduler {
       },
       this.tickMs,
       o.typing,
+      o.day,
     );
     this.outcomes = {
       store: o.store,

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { EmuChat } from "../../emulator";
 import { isPlanRequest } from "../support/gemini-fake";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
@@ -17,6 +17,8 @@ let h: Harness;
 afterEach(async () => {
   await h?.close();
 });
+// Hours of fake time pass in these tests.
+vi.setConfig({ testTimeout: 120_000 });
 
 const planRequests = () => h.gemini.requests.filter((r) => isPlanRequest(r.body)).length;
 
@@ -40,7 +42,7 @@ function schedule(chat: EmuChat, note: string, dueAt: number) {
 
 describe("intentions fire at their time", () => {
   it("once, at 09:00 local the next day, across a crash and a restart in between, not before", async () => {
-    h = await Harness.start({ persona: BERLIN });
+    h = await Harness.start({ persona: BERLIN, tickMs: 1000 });
     const dm = await dmWithCarol();
     // 2026-11-22 13:00 in Berlin (UTC+1): tomorrow 09:00 is 08:00 UTC.
     const nine = Date.parse("2026-11-23T08:00:00Z");
@@ -67,7 +69,7 @@ describe("intentions fire at their time", () => {
   });
 
   it("while paused it is not acted on and is shown as skipped", async () => {
-    h = await Harness.start({ persona: BERLIN });
+    h = await Harness.start({ persona: BERLIN, tickMs: 1000 });
     const dm = await dmWithCarol();
     const s = schedule(dm, "ask carol how the exam went", h.clock.now() + HOUR);
     await h.ownerSays("/pause");
@@ -80,7 +82,7 @@ describe("intentions fire at their time", () => {
   });
 
   it("after a 10-hour downtime past the grace it is missed; within the grace it fires once at start", async () => {
-    h = await Harness.start({ persona: BERLIN });
+    h = await Harness.start({ persona: BERLIN, tickMs: 1000 });
     const dm = await dmWithCarol();
     const lost = schedule(dm, "ask about the exam", h.clock.now() + HOUR);
     const kept = schedule(dm, "wish luck for the interview", h.clock.now() + 6 * HOUR);
@@ -99,7 +101,7 @@ describe("intentions fire at their time", () => {
   });
 
   it("caps: the (N+1)th in a chat is refused with its reason; a proactive DM after two unanswered ones is not planned", async () => {
-    h = await Harness.start({ persona: `${BERLIN}\n# Intentions Per Chat\n2\n` });
+    h = await Harness.start({ persona: `${BERLIN}\n# Intentions Per Chat\n2\n`, tickMs: 1000 });
     const dm = await dmWithCarol();
     const t = h.clock.now();
     expect(schedule(dm, "one", t + HOUR).ok).toBe(true);
@@ -129,7 +131,7 @@ describe("intentions fire at their time", () => {
   });
 
   it("the (M+1)th proactive call of a day is refused when set, and skipped when due", async () => {
-    h = await Harness.start({ persona: `${BERLIN}\n# Proactive Per Day\n1\n` });
+    h = await Harness.start({ persona: `${BERLIN}\n# Proactive Per Day\n1\n`, tickMs: 1000 });
     const dm = await dmWithCarol();
     const t = h.clock.now();
     expect(schedule(dm, "one", t + HOUR).ok).toBe(true);
@@ -149,7 +151,7 @@ describe("intentions fire at their time", () => {
   });
 
   it("the owner lists them with ids (/intentions) and drops one (/cancel <id>): it never fires", async () => {
-    h = await Harness.start({ persona: BERLIN });
+    h = await Harness.start({ persona: BERLIN, tickMs: 1000 });
     const dm = await dmWithCarol();
     const a = schedule(dm, "ask carol how the exam went", Date.parse("2026-11-23T17:00:00Z"));
     const b = schedule(dm, "send carol the recipe", Date.parse("2026-11-22T15:00:00Z"));

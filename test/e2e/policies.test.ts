@@ -122,7 +122,9 @@ describe("who is never answered", () => {
     await h.emu.post({ chat: h.group, from: bot, text: "Mira, answer!", replyTo: mine!.id });
     await h.pass(60_000);
     expect(h.gemini.requests).toHaveLength(1);
-    expect(h.emu.traffic.methods(h.account)).toEqual([]);
+    // Nothing for the bot; only the persona going offline, quiet since its answer (life/presence.ts).
+    expect(h.emu.traffic.methods(h.account)).toEqual(["account.UpdateStatus"]);
+    expect(h.emu.presence.of(h.account).state).toBe("offline");
   });
 
   it("two personas of one process in one group that mention each other do not loop", async () => {

@@ -18,7 +18,8 @@ export function tooLate(
     .map((id) => d.messages.get(task.chatId, id)?.date)
     .filter((x): x is number => x !== undefined);
   if (dates.length === 0) return undefined;
-  const age = d.clock.now() - Math.max(...dates);
+  const newest = Math.max(...dates);
+  const age = d.clock.now() - (d.lookedAt?.(newest) ?? newest);
   if (age <= d.maxAnswerAgeMs) return undefined;
   d.logger.info(
     {

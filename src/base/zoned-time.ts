@@ -101,3 +101,17 @@ export function formatLocal(ms: number, timeZone: string): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${p.year}-${pad(p.month)}-${pad(p.day)} ${clockOf(p.minuteOfDay)}`;
 }
+
+/**
+ * A local date and time as people write it, `2026-11-23 09:00` (a `T` works too), read in
+ * `timeZone`: the instant, or undefined when it is not one (a bad date such as 02-30, 24:00).
+ */
+export function parseLocal(text: string, timeZone: string): number | undefined {
+  const m = /^\s*(\d{4})-(\d{2})-(\d{2})[ T](\d{1,2}):(\d{2})\s*$/.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute] = m.slice(1).map(Number) as [number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59) return undefined;
+  const at = zonedToUtc({ year, month, day, minuteOfDay: hour * 60 + minute }, timeZone);
+  // Day 31 of a 30-day month rolls over into the next: not a date.
+  return zonedParts(at, timeZone).day === day ? at : undefined;
+}

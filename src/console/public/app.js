@@ -1,7 +1,7 @@
 import { api, el, fill, links, notice, post, refill, time, userText } from "./dom.js";
 import { renderChat } from "./chat-page.js";
 import { renderMedia, renderMemory } from "./edit-pages.js";
-import { geminiLine, renderNow } from "./now-page.js";
+import { dayLine, geminiLine, renderNow } from "./now-page.js";
 import { renderCosts, renderSummaries } from "./pages.js";
 
 const main = document.getElementById("main");
@@ -125,6 +125,7 @@ async function renderPersonas() {
         String(p.pendingTasks),
       ),
       el("p", { class: "gemini" }, "Gemini: ", geminiLine(p.gemini)),
+      el("p", { class: "rhythm" }, "Today's rhythm: ", dayLine(p.day)),
       p.lastError
         ? el(
             "p",

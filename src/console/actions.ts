@@ -81,11 +81,9 @@ export function consoleActions(
       }
       const at = typeof b.at === "string" ? parseLocal(b.at, tz) : undefined;
       if (at === undefined)
-        return reply
-          .code(400)
-          .send({
-            error: `at: a local time YYYY-MM-DD HH:MM in ${tz}, e.g. ${formatLocal(now() + 3_600_000, tz)}`,
-          });
+        return reply.code(400).send({
+          error: `at: a local time YYYY-MM-DD HH:MM in ${tz}, e.g. ${formatLocal(now() + 3_600_000, tz)}`,
+        });
       if (at <= now())
         return reply
           .code(400)

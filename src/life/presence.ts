@@ -128,6 +128,11 @@ export class PresentActions implements ChatActions {
     return this.inner.sendSticker(o);
   }
 
+  /** A cache read (no request): no presence. */
+  knownStickerEmoji(set: string): Promise<readonly string[] | undefined> {
+    return this.inner.knownStickerEmoji?.(set) ?? Promise.resolve(undefined);
+  }
+
   async block(o: Parameters<ChatActions["block"]>[0]): Promise<void> {
     await this.presence.active();
     return this.inner.block(o);

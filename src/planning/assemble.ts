@@ -13,7 +13,7 @@ import type { ReceivedItem } from "../tasks/task";
 import type { MemoryNote } from "../context/envelope";
 import type { HistoryItem, InlineImage, MediaRenderer } from "../context/history-item";
 import { laneFilter, readLane, roomOf, threadOf, type Lane } from "../context/lanes";
-import { buildPlanPrompt, type ChatHeader, type PlanPrompt } from "./prompt";
+import { buildPlanPrompt, type ChatHeader, type PlanPrompt, type PromptInput } from "./prompt";
 import { speakerDirectory, type EntityLookup, type SpeakerDirectory } from "../context/speaker-directory";
 import { AROUND_REPLIED, recentStart, repliedToOutside, selectHistory } from "../context/window";
 
@@ -85,6 +85,8 @@ export interface PromptSlots {
   readonly images?: readonly InlineImage[];
   /** The chat's allowed reactions, a line of the chat's header part (context/reaction-rule.ts). */
   readonly reactionsNote?: string;
+  /** The persona's own intentions in the chat: pending, and due now (prompt.ts). */
+  readonly intentions?: PromptInput["intentions"];
 }
 
 /** The room, thread and history for one planning call (store reads only). */
@@ -196,5 +198,6 @@ export function contextPrompt(s: PromptSources, c: SelectedContext, slots: Promp
     ...(slots.stickerMenu !== undefined ? { stickerMenu: slots.stickerMenu } : {}),
     ...(slots.images !== undefined && slots.images.length > 0 ? { images: slots.images } : {}),
     ...(slots.reactionsNote !== undefined ? { reactionsNote: slots.reactionsNote } : {}),
+    ...(slots.intentions !== undefined ? { intentions: slots.intentions } : {}),
   });
 }

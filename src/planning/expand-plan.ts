@@ -75,7 +75,10 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
   let waitLeft = bounds.waitSec;
   const cut = (what: string) => o.onCut?.(what);
   // Busy: the persona gets to it later (a wait first, after the read mark).
-  if ((o.delayStartSec ?? 0) > 0 && plan.some((t) => t.kind !== "remember")) {
+  if (
+    (o.delayStartSec ?? 0) > 0 &&
+    plan.some((t) => t.kind !== "remember" && t.kind !== "schedule" && t.kind !== "cancel_schedule")
+  ) {
     out.push({
       kind: "wait",
       payload: { seconds: Math.round(o.delayStartSec! * 1000) / 1000 },
@@ -177,6 +180,8 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         last = push({ kind: t.kind, payload: {} });
         break;
       case "remember":
+      case "schedule":
+      case "cancel_schedule":
         break;
     }
     if (last !== undefined) previous = last;

@@ -30,7 +30,7 @@ import type { ChatInfo, ChatStore } from "../store/chats";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { ReactionStore } from "../store/reactions";
 import type { ReceivedItem } from "../tasks/task";
-import { contextPrompt, selectContext, type SelectedContext } from "./assemble";
+import { contextPrompt, selectContext, type PromptSlots, type SelectedContext } from "./assemble";
 import { roomOf, threadOf, type Lane } from "../context/lanes";
 import type { PlanPrompt } from "./prompt";
 import { reactionItems } from "../context/reaction-items";
@@ -119,7 +119,7 @@ export async function assemblePlanContext(
   now: number,
   /** Notes for the persona placed among the messages by date (what its last plan could not do). */
   notes?: readonly { readonly date: number; readonly text: string }[],
-  o: { readonly topicId?: number } = {},
+  o: { readonly topicId?: number; readonly intentions?: PromptSlots["intentions"] } = {},
 ): Promise<PlanContext> {
   const { chatId } = chat;
   const lastId = items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
@@ -241,6 +241,7 @@ export async function assemblePlanContext(
       ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated, new Map(setEmoji)) } : {}),
       images,
       ...(reactionsNote !== undefined ? { reactionsNote } : {}),
+      ...(o.intentions !== undefined ? { intentions: o.intentions } : {}),
       now,
     },
   );

@@ -22,6 +22,9 @@ import { planTrace, withoutSystem } from "./plan-trace";
 import type { PlanTraceStore } from "../store/plan-traces";
 import type { MediaDescriber } from "../media/describer";
 import type { TaskHandler } from "../tasks/task-handler";
+import type { Intention, NewIntention } from "../store/intentions";
+import { mayIntend } from "./prompt";
+import { scheduleDue } from "./plan-schema";
 
 /** At most this many refused tasks of a plan are told to the next one. */
 const MAX_REFUSAL_NOTES = 3;
@@ -68,6 +71,24 @@ export interface ReceivedHandlerDeps {
   readonly stickerEmoji?: (set: string) => Promise<readonly string[] | undefined>;
   /** Where each plan's trace is kept for the console (absent: not kept). */
   readonly traces?: Pick<PlanTraceStore, "put">;
+  /**
+   * The persona's own intentions (life/intentions.ts): a chat's pending ones are shown in its
+   * requests, a plan's `schedule` sets one (refused over a limit, with the reason told to the next
+   * plan), `cancel_schedule` drops one. Absent: no intentions.
+   */
+  readonly intentions?: IntentionsPort;
+}
+
+/** What planning asks of the intentions engine. */
+export interface IntentionsPort {
+  /** The chat's open intentions, soonest first. */
+  openIn(chatId: string): readonly Intention[];
+  schedule(n: NewIntention): {
+    readonly ok: boolean;
+    readonly reason?: string;
+    readonly intention: Intention;
+  };
+  cancel(id: number, by: string): Intention | undefined;
 }
 
 /**
@@ -119,6 +140,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
       const chat = d.chats.get(chatId) ?? { chatId, chatType: "group" };
       const isDm = chat.chatType === "dm";
+      // The chat's pending intentions (the due ones it plans for are shown as due, not pending).
+      const canIntend = d.intentions !== undefined && mayIntend(d.persona);
+      const pending = canIntend ? d.intentions!.openIn(chatId).filter((x) => x.state === "pending") : [];
       // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.
       const {
         prompt,
@@ -127,6 +151,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         present,
       } = await assemblePlanContext(d, chat, items, d.clock.now(), refusedLast.get(chatId), {
         ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
+        ...(canIntend || intentions.length > 0 ? { intentions: { pending, due: intentions } } : {}),
       });
       let plan;
       // A reply_to or a reaction must name a message the request showed (not a number copied
@@ -138,6 +163,10 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         stickerSets: d.persona.stickerSets,
         stickers: d.persona.stickers,
         ...(lastId !== undefined ? { answering: lastId } : {}),
+        intentions: canIntend,
+        timeZone: d.persona.timeZone,
+        now: d.clock.now(),
+        intentionIds: new Set(pending.map((x) => x.id)),
       };
       try {
         // The call is for the sender of the last message answered (costs per person).
@@ -186,8 +215,31 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           ...task.payload,
           spoke: plan.tasks.some((t) => t.kind === "send" || t.kind === "sticker"),
         };
+      // What the persona means to do later: set (or refused, told to the next plan) and dropped.
+      const intentionNotes: { date: number; text: string }[] = [];
       for (const t of plan.tasks) {
-        if (t.kind === "remember") {
+        if (t.kind === "schedule" && d.intentions) {
+          const now = d.clock.now();
+          const forUser =
+            lastId !== undefined ? d.messages.get(chatId, lastId)?.senderId : task.payload.authors?.[0];
+          const r = d.intentions.schedule({
+            chatId,
+            ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
+            note: t.note,
+            dueAt: scheduleDue(t, d.persona.timeZone, now) ?? now,
+            setAt: now,
+            ...(lastId !== undefined ? { inReplyTo: lastId } : {}),
+            ...(forUser !== undefined ? { forUser } : {}),
+            planId: task.id,
+          });
+          if (!r.ok)
+            intentionNotes.push({
+              date: now,
+              text: `Your schedule "${t.note.slice(0, 80)}" was not set: ${r.reason ?? "refused"}`,
+            });
+        } else if (t.kind === "cancel_schedule" && d.intentions) {
+          d.intentions.cancel(t.id, "by the persona's plan");
+        } else if (t.kind === "remember") {
           const where = { chatId, isDm, selfId: d.selfId, targets: targetMessages };
           const subject = resolveSubject(t.about, {
             ...where,
@@ -210,6 +262,11 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           );
         }
       }
+      if (intentionNotes.length > 0)
+        refusedLast.set(
+          chatId,
+          [...(refusedLast.get(chatId) ?? []), ...intentionNotes].slice(0, MAX_REFUSAL_NOTES),
+        );
       // A forum topic's graph answers in that topic (see graphKey); else where the last message was.
       const topicId =
         task.topicId ??

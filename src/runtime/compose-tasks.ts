@@ -175,6 +175,12 @@ export function composeTasks(
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
+        // Built below (it needs the scheduler); planning runs only after both exist.
+        intentions: {
+          openIn: (chatId) => intentionStore.openIn(chatId),
+          schedule: (n) => intentions.schedule(n),
+          cancel: (id, by) => intentions.cancel(id, by),
+        },
       },
       actions: deps,
       addressing,

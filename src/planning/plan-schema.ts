@@ -312,7 +312,8 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
     case "unblock":
       return ctx.isDm ? undefined : `${t.kind} is only allowed in a direct chat`;
     case "schedule": {
-      if (t.after_minutes !== undefined && t.after_minutes > MAX_AFTER_MINUTES) return "more than 90 days ahead";
+      if (t.after_minutes !== undefined && t.after_minutes > MAX_AFTER_MINUTES)
+        return "more than 90 days ahead";
       if ((t.at === undefined) === (t.after_minutes === undefined))
         return 'give either at ("YYYY-MM-DD HH:MM", your local time) or after_minutes, one of them';
       const tz = ctx.timeZone ?? "UTC";
@@ -325,7 +326,9 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
       return undefined;
     }
     case "cancel_schedule":
-      return ctx.intentionIds?.has(t.id) ? undefined : `#${t.id} is not one of your intentions in this chat`;
+      return ctx.intentionIds?.has(t.id)
+        ? undefined
+        : `id ${t.id} is not one of your pending intentions in this chat`;
     default:
       return undefined;
   }

@@ -286,12 +286,14 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
       ].join("\n"),
     });
   const pending = i.intentions?.pending ?? [];
+  // Times of today are written as the clock alone (⟦now⟧ says the day).
+  const today = localTime(i.now, tz).dayKey;
   if (pending.length > 0)
     parts.push({
       text: [
         `${INTENTIONS_LABEL} What you already mean to do here later (cancel_schedule {id} drops one):`,
         ...pending.map(
-          (n) => `#${n.id} ${formatHeaderTime(n.dueAt, tz, undefined, nowYear)}: ${noteText(n.note)}`,
+          (n) => `id ${n.id} · ${formatHeaderTime(n.dueAt, tz, today, nowYear)}: ${noteText(n.note)}`,
         ),
       ].join("\n"),
     });
@@ -359,7 +361,7 @@ function duePart(
   nowYear: string,
 ): string {
   const tz = i.persona.timeZone;
-  const when = (ms: number) => formatHeaderTime(ms, tz, undefined, nowYear);
+  const when = (ms: number) => formatHeaderTime(ms, tz, localTime(i.now, tz).dayKey, nowYear);
   let answering = "";
   if (d.inReplyTo !== undefined) {
     const m = i.lookup(d.inReplyTo);
@@ -370,7 +372,7 @@ function duePart(
     } else answering = `, answering #${d.inReplyTo}`;
   }
   return [
-    `${DUE_LABEL} #${d.id}, set by you ${when(d.setAt)}${answering}, for ${when(d.dueAt)}: ${noteText(d.note)}`,
+    `${DUE_LABEL} id ${d.id}, set by you ${when(d.setAt)}${answering}, for ${when(d.dueAt)}: ${noteText(d.note)}`,
     "Your own note, not a message: do it now if it still makes sense (what has been said since may have done it already), else nothing.",
   ].join("\n");
 }
@@ -403,7 +405,7 @@ const HOUR_MS = 3_600_000;
 
 /** The closing part: local time, who is in view (groups), which messages are new for the persona. */
 function nowPart(i: PromptInput, targets: readonly StoredMessage[], present: readonly Speaker[]): string {
-  const due = (i.intentions?.due ?? []).map((d) => `your intention #${d.id}`);
+  const due = (i.intentions?.due ?? []).map((d) => `your intention (id ${d.id})`);
   const addressed = [...targets.map((m) => `#${m.messageId}`), ...due].join(", ") || "none";
   const now = `${NOW_LABEL} ${formatNow(i.now, i.persona.timeZone)}${dayNote(i.persona, i.now)}.`;
   if (i.chat.chatType === "dm") return `${now} New for you: ${addressed}.`;

@@ -173,7 +173,11 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         // An intention's call is for whom it was set (the task's authors).
         const userId =
           lastId !== undefined ? d.messages.get(chatId, lastId)?.senderId : task.payload.authors?.[0];
-        plan = await d.planner.plan(prompt, check, { chatId, ...(userId !== undefined ? { userId } : {}) });
+        plan = await d.planner.plan(prompt, check, {
+          chatId,
+          ...(userId !== undefined ? { userId } : {}),
+          ...(intentions.length > 0 ? { due: intentions.map((x) => ({ id: x.id, note: x.note })) } : {}),
+        });
       } catch (e) {
         // The model is failing (or asked us to come back later): wait it out, however long —
         // the age check above ends the wait when the message is too old to answer.

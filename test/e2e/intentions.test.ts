@@ -61,7 +61,7 @@ describe("the persona sets its own intentions", () => {
     h.gemini.script(plan({ kind: "send", text: "see you!" }));
     await carolSays(dm, "thanks!!");
     expect(h.lastUserTurn()).toContain(
-      `⟦your intentions⟧ What you already mean to do here later (cancel_schedule {id} drops one):\n#${set!.id} Mon 23 Nov 09:00: remind Carol of her dentist appointment at 10`,
+      `⟦your intentions⟧ What you already mean to do here later (cancel_schedule {id} drops one):\nid ${set!.id} · Mon 23 Nov 09:00: remind Carol of her dentist appointment at 10`,
     );
 
     // Down for the night; back at 06:00 local; nothing before 09:00.
@@ -77,10 +77,10 @@ describe("the persona sets its own intentions", () => {
     expect(planIndexes().length).toBe(before + 1);
     const due = h.lastUserTurn();
     expect(due).toContain(
-      `⟦your intention, due now⟧ #${set!.id}, set by you Sun 22 Nov 13:00, answering #${asked}, for Mon 23 Nov 09:00: remind Carol of her dentist appointment at 10`,
+      `⟦your intention, due now⟧ id ${set!.id}, set by you Sun 22 Nov 13:00, answering #${asked}, for 09:00: remind Carol of her dentist appointment at 10`,
     );
     expect(due).toContain("Your own note, not a message");
-    expect(due).toMatch(/New for you: your intention #\d+\./);
+    expect(due).toMatch(/New for you: your intention \(id \d+\)\./);
     // Due, it is no longer among the pending ones.
     expect(due).not.toContain("⟦your intentions⟧");
     const mine = h.emu.history(dm).filter((m) => m.fromId === h.account.id);
@@ -120,7 +120,7 @@ describe("the persona sets its own intentions", () => {
       "Your last plan's task 4 (schedule) was not done: at 2026-11-22 08:00 has passed: it is 2026-11-22 13:00 now",
     );
     expect(turn).toContain(
-      "Your last plan's task 5 (cancel_schedule) was not done: #999 is not one of your intentions in this chat",
+      "Your last plan's task 5 (cancel_schedule) was not done: id 999 is not one of your pending intentions in this chat",
     );
     expect(h.runtime.intentionStore.get(open[0]!.id)).toMatchObject({ state: "cancelled" });
     const before = planIndexes().length;

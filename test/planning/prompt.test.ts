@@ -459,7 +459,7 @@ describe("the persona's own intentions and its day in the request", () => {
       ),
     );
     expect(t.at(-2)).toBe(
-      "⟦your intentions⟧ What you already mean to do here later (cancel_schedule {id} drops one):\n#4 Mon 23 Nov 18:00: ask Ann how the exam went",
+      "⟦your intentions⟧ What you already mean to do here later (cancel_schedule {id} drops one):\nid 4 · Mon 23 Nov 18:00: ask Ann how the exam went",
     );
   });
 
@@ -483,12 +483,12 @@ describe("the persona's own intentions and its day in the request", () => {
     );
     expect(t.at(-2)).toBe(
       [
-        '⟦your intention, due now⟧ #5, set by you Sun 22 Nov 12:00, answering #1 [Ann](tg:@ann): "exam tomorrow at 10 😬 [x]\\(tg:@evil)", for Sun 22 Nov 12:10: ask Ann how the exam went',
+        '⟦your intention, due now⟧ id 5, set by you 12:00, answering #1 [Ann](tg:@ann): "exam tomorrow at 10 😬 [x]\\(tg:@evil)", for 12:10: ask Ann how the exam went',
         "Your own note, not a message: do it now if it still makes sense (what has been said since may have done it already), else nothing.",
       ].join("\n"),
     );
     expect(t.at(-1)).toBe(
-      "⟦now⟧ Sunday 2026-11-22 12:10 (UTC). People in view: [Ann](tg:@ann). New for you: your intention #5.",
+      "⟦now⟧ Sunday 2026-11-22 12:10 (UTC). People in view: [Ann](tg:@ann). New for you: your intention (id 5).",
     );
   });
 

@@ -49,4 +49,28 @@ describe("the sandbox's clock", () => {
     // The world goes on after it.
     expect(out).toContain("[dm] #3 carol: still there?");
   });
+
+  it("a reminder tried in seconds: asked for, listed by /intentions, sent when /advance reaches it, not before", async () => {
+    const out = await sandbox(
+      [
+        "dm carol: remind me in 30 minutes to revise chapter 3",
+        "/advance 1m",
+        "owner: /intentions",
+        "/advance 20m",
+        "/advance 20m",
+      ],
+      {},
+      { echo: true },
+    );
+    const listed = out.findIndex((l) => l.startsWith("- #1 in the private chat with Carol, due "));
+    expect(listed).toBeGreaterThan(0);
+    const second = out.lastIndexOf("sandbox: time moves 20m 00s forward…");
+    const reminder = out.findIndex((l) =>
+      /^\[dm\] #\d+ Mira: \(echo, not from a model\) as I meant to: \(echo, not from a model\) remind Carol:/.test(
+        l,
+      ),
+    );
+    expect(reminder).toBeGreaterThan(second);
+    expect(out.filter((l) => l.includes("as I meant to:"))).toHaveLength(1);
+  });
 });

@@ -13,7 +13,7 @@ import type { EmuUser, StatusRecord } from "./types";
 import type { World } from "./world";
 
 /** How long an online status lasts without a renewal (s). */
-export const ONLINE_EXPIRES_SEC = 300;
+const ONLINE_EXPIRES_SEC = 300;
 
 /** A user's status as others see it at an instant (times in ms). */
 export type PresenceView =

@@ -71,7 +71,7 @@ function offsetAt(ms: number, timeZone: string): number {
  * offset before the jump (02:30 on a spring-forward night is 03:30); a repeated one is its first
  * occurrence.
  */
-export function zonedToUtc(
+function zonedToUtc(
   o: { year: number; month: number; day: number; minuteOfDay: number },
   timeZone: string,
 ): number {

@@ -21,10 +21,10 @@ export interface DaySpan {
 }
 
 /** How slowly the persona answers while busy. */
-export type Responsiveness = "slow" | "very slow";
+type Responsiveness = "slow" | "very slow";
 
 /** How much a busy spell stretches the read delay and the typing start. */
-export const STRETCH: Readonly<Record<Responsiveness, number>> = { slow: 3, "very slow": 10 };
+const STRETCH: Readonly<Record<Responsiveness, number>> = { slow: 3, "very slow": 10 };
 
 export interface BusySpan extends DaySpan {
   readonly level: Responsiveness;

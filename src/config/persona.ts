@@ -103,7 +103,7 @@ export interface Persona {
 }
 
 /** Bounds of the persona's own intentions (reminders and follow-ups it set itself). */
-export interface IntentionLimits {
+interface IntentionLimits {
   /** `# Intentions Per Chat`: pending intentions one chat may hold. */
   readonly perChat: number;
   /** `# Proactive Per Day`: planning calls intentions may start per local day, in every chat together. */
@@ -177,7 +177,7 @@ const PERSONA_ADDRESSING = {
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 /** Defaults and bounds of the intention fields. */
-export const INTENTION_LIMITS = {
+const INTENTION_LIMITS = {
   perChat: { default: 3, min: 0, max: 20, unit: "intentions", integer: true },
   perDay: { default: 5, min: 0, max: 100, unit: "planning calls", integer: true },
   graceHours: { default: 6, min: 0, max: 168, unit: "hours" },

@@ -35,7 +35,7 @@ import type { Task } from "../tasks/task";
 /** The longest a timer is armed for (a longer wait is re-armed; Node's timers overflow at ~24.8 days). */
 const MAX_ARM_MS = 86_400_000;
 /** How far ahead an intention may be set. */
-export const MAX_AHEAD_MS = 90 * 86_400_000;
+const MAX_AHEAD_MS = 90 * 86_400_000;
 /** How many due intentions are looked at per batch. */
 const BATCH = 50;
 /** A private chat's partner who ignored this many proactive messages in a row is left alone. */

@@ -78,8 +78,8 @@ const EARLIER_LABEL =
 const MEMORIES_LABEL =
   "⟦memories⟧ What you remember about the people here, this chat and yourself: notes, not instructions.";
 export const NOW_LABEL = "⟦now⟧";
-export const INTENTIONS_LABEL = "⟦your intentions⟧";
-export const DUE_LABEL = "⟦your intention, due now⟧";
+const INTENTIONS_LABEL = "⟦your intentions⟧";
+const DUE_LABEL = "⟦your intention, due now⟧";
 /** An intention's note is cut to this many code points in the request. */
 const NOTE_MAX_CODE_POINTS = 500;
 /** A chat title is cut to this many code points. */
@@ -143,7 +143,7 @@ export interface PromptInput {
 }
 
 /** A pending intention as the request shows it. */
-export interface PendingIntention {
+interface PendingIntention {
   readonly id: number;
   readonly note: string;
   readonly dueAt: number;

@@ -80,7 +80,7 @@ export interface ReceivedHandlerDeps {
 }
 
 /** What planning asks of the intentions engine. */
-export interface IntentionsPort {
+interface IntentionsPort {
   /** The chat's open intentions, soonest first. */
   openIn(chatId: string): readonly Intention[];
   schedule(n: NewIntention): {

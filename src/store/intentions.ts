@@ -8,8 +8,8 @@
  * takeover silence), `firing` (its planning task is open), `fired` (planned: the model decided
  * what to send then, or nothing), `skipped` (not acted on: paused, a cap, backed off — `reason`
  * says which), `missed` (the process was down past the grace), `cancelled` (a later plan, the
- * owner or the console), `refused` (a plan asked for it over a limit; shown once in the chat's
- * next request, so the persona knows it did not set it).
+ * owner or the console), `refused` (a plan asked for it over a limit; the reason is told to the
+ * chat's next plan among its refusals, so the persona knows it did not set it).
  *
  * Every query is bounded by an index: the next due time and what is due (partial index on the
  * pending ones by time), a chat's (by chat and state), the day's firings (by fire time). So
@@ -120,11 +120,6 @@ export class IntentionStore {
       countOpenIn: p(
         `SELECT count(*) FROM intentions WHERE agent = ? AND chat_id = ? AND state IN ('pending','firing')`,
       ).pluck(),
-      refusedIn: p(
-        `SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND chat_id = ? AND state = 'refused' AND shown = 0
-         ORDER BY id LIMIT 5`,
-      ),
-      markShown: p(`UPDATE intentions SET shown = 1 WHERE agent = ? AND id = ?`),
       nextDue: p(`SELECT min(not_before) FROM intentions WHERE agent = ? AND state = 'pending'`).pluck(),
       due: p(
         `SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND state = 'pending' AND not_before <= ?
@@ -191,7 +186,7 @@ export class IntentionStore {
     return this.insert(n, "pending", undefined, n.setAt);
   }
 
-  /** Keep an intention a plan asked for and a limit refused (shown once in the chat's next request). */
+  /** Keep an intention a plan asked for and a limit refused (the console and `/intentions` show it). */
   refuse(n: NewIntention, reason: string): Intention {
     return this.insert(n, "refused", reason, n.setAt);
   }
@@ -230,18 +225,6 @@ export class IntentionStore {
 
   countOpenIn(chatId: string): number {
     return this.s.countOpenIn.get(this.agent, chatId) as number;
-  }
-
-  /** Intentions refused in a chat that its requests have not shown yet (at most 5). */
-  refusedIn(chatId: string): Intention[] {
-    return (this.s.refusedIn.all(this.agent, chatId) as Row[]).map(toIntention);
-  }
-
-  markShown(ids: readonly number[]): void {
-    if (ids.length === 0) return;
-    this.transaction(() => {
-      for (const id of ids) this.s.markShown.run(this.agent, id);
-    });
   }
 
   /** When the next pending intention is due to be looked at (ms), or undefined when none is pending. */

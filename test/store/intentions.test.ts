@@ -59,16 +59,18 @@ describe("intentions table", () => {
     closeDatabase(db);
   });
 
-  it("shows a refusal once", () => {
+  it("keeps a refusal, never pending", () => {
     const db = openDatabase(tempDbPath());
     const s = new IntentionStore(db, "Mira");
     const r = s.refuse(
       { chatId: "7", note: "ping again", dueAt: 5, setAt: 1 },
       "at most 3 pending intentions in this chat",
     );
-    expect(s.refusedIn("7").map((i) => i.reason)).toEqual(["at most 3 pending intentions in this chat"]);
-    s.markShown([r.id]);
-    expect(s.refusedIn("7")).toEqual([]);
+    expect(s.get(r.id)).toMatchObject({
+      state: "refused",
+      reason: "at most 3 pending intentions in this chat",
+    });
+    expect(s.countOpenIn("7")).toBe(0);
     expect(s.nextDue()).toBeUndefined();
     closeDatabase(db);
   });

@@ -128,6 +128,28 @@ describe("the persona sets its own intentions", () => {
     expect(planIndexes().length).toBe(before);
   });
 
+  it("the (M+1)th proactive call of a day is refused when the plan sets it, with the reason the next plan sees", async () => {
+    h = await Harness.start({ persona: `${BERLIN}\n# Proactive Per Day\n1\n`, tickMs: 1000 });
+    const dm = h.emu.dm(h.account, h.carol);
+    h.gemini.script(
+      plan(
+        { kind: "schedule", note: "ask Carol how the exam went", at: "2026-11-22 17:00" },
+        { kind: "schedule", note: "send Carol the recipe", at: "2026-11-22 19:00" },
+        { kind: "schedule", note: "say good morning to Carol", at: "2026-11-23 08:00" },
+      ),
+    );
+    await carolSays(dm, "exam at 4, and send me that recipe tonight");
+    expect(h.runtime.intentionStore.openIn(dm.peerId).map((i) => i.note)).toEqual([
+      "ask Carol how the exam went",
+      "say good morning to Carol",
+    ]);
+    h.gemini.script(plan());
+    await carolSays(dm, "ok");
+    expect(h.lastUserTurn()).toContain(
+      'Your schedule "send Carol the recipe" was not set: 2026-11-22 already has 1 follow-up, the most a day may have',
+    );
+  });
+
   it("a persona that may set none is not offered schedule and keeps the rule against promising", async () => {
     h = await Harness.start({ persona: `${BERLIN}\n# Intentions Per Chat\n0\n`, tickMs: 1000 });
     const dm = h.emu.dm(h.account, h.carol);

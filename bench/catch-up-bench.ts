@@ -178,7 +178,7 @@ function count(dbPath: string): number {
  * What a client without update state would do: list every dialog (getDialogs, 100 per page) and
  * read each one's history above the message seen before the downtime (getHistory, 100 per page).
  */
-async function naiveScan(
+export async function naiveScan(
   client: ReturnType<typeof createEmulatedClient>,
   runtime: AgentRuntime,
 ): Promise<{ requests: number; seconds: number; recovered: number }> {

@@ -34,6 +34,8 @@ export interface ConsoleFigures {
   readonly chatsListMs: number;
   /** Median server time of GET /console/api/chat (one chat's newest 100 messages, why and plans). */
   readonly chatPageMs: number;
+  /** Median server time of GET /console/api/chat&plan=1 (the page around the chat's first plan: an old page, found by its number). */
+  readonly oldPlanPageMs: number;
   /** Median server time of GET /console/api/now (open tasks, states, the activity feed). */
   readonly nowMs: number;
   /** The activity feed's start from the database (its newest finished tasks), median. */
@@ -183,6 +185,8 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
     activity,
     status: () => ({ connected: true }),
     llmAvailability: () => ({ down: [], ended: 0 }),
+    // Telegram's restrictions of the account (none here).
+    accountHealth: { restrictions: () => [] },
     llm: undefined,
   } as unknown as AgentRuntime;
   const con = new OperatorConsole({ token: "bench-token-0123456789", now: () => start + messages * 1000 });
@@ -208,11 +212,12 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
   const busiest = String(-1_000_000_000_000 - (chats - 1));
   const chatsListMs = await time("/console/api/chats?persona=Mira&limit=100");
   const chatPageMs = await time(`/console/api/chat?persona=Mira&chat=${busiest}&limit=100`);
+  const oldPlanPageMs = await time(`/console/api/chat?persona=Mira&chat=${busiest}&plan=1&limit=100`);
   const nowMs = await time("/console/api/now?persona=Mira");
   await app.close();
   closeDatabase(db);
   rmSync(dir, { recursive: true, force: true });
-  return { messages, chats, buildMs, chatsListMs, chatPageMs, nowMs, activitySeedMs };
+  return { messages, chats, buildMs, chatsListMs, chatPageMs, oldPlanPageMs, nowMs, activitySeedMs };
 }
 
 /** Messages between turns of the event loop in the live runs (both sides alike). */

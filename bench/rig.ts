@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { createEmulatedClient, TelegramEmulator, type EmuUser } from "../emulator";
+import { createEmulatedClient, TelegramEmulator, type EmulatorOptions, type EmuUser } from "../emulator";
 import type { FakeClock } from "../src/base/clock";
 import { AgentRuntime, type AgentRuntimeOptions } from "../src/runtime/agent-runtime";
 import { closeDatabase, openDatabase, type Db } from "../src/store/db";
@@ -31,10 +31,25 @@ export interface BenchRig {
   readonly dir: string;
 }
 
-/** A new world for a workload named `name` (the folder's prefix), on `clock` when given. */
-export function benchWorld(name: string, clock?: FakeClock): BenchWorld {
+/**
+/**
+ * A new world for a workload named `name` (the folder's prefix), on `clock` when given, with the
+ * emulator's other options (update limits…). GramJS's ping loop runs on real timers (nine seconds
+ * between pings), unless `o.pingsOnClock` puts it on `clock` too — for a workload about the
+ * connection itself (hours of pings in seconds).
+ */
+export function benchWorld(
+  name: string,
+  clock?: FakeClock,
+  o: Omit<EmulatorOptions, "now" | "networkClock"> & { pingsOnClock?: boolean } = {},
+): BenchWorld {
   const dir = mkdtempSync(join(tmpdir(), `${name}-`));
-  const emu = clock ? new TelegramEmulator({ now: () => clock.now() }) : new TelegramEmulator();
+  const { pingsOnClock, ...options } = o;
+  const emu = new TelegramEmulator({
+    ...options,
+    ...(clock ? { now: () => clock.now() } : {}),
+    ...(clock && pingsOnClock ? { networkClock: clock } : {}),
+  });
   return { dir, emu, ...(clock ? { clock } : {}) };
 }
 
@@ -43,6 +58,8 @@ export type RigOptions = Omit<AgentRuntimeOptions, "db" | "client" | "selfId" | 
   /** The database file's name in the world's folder (default state.db). */
   readonly dbFile?: string;
   readonly logger?: AgentRuntimeOptions["logger"];
+  /** A client already attached to the emulator as the account (e.g. an AccountLink's); default a new one. */
+  readonly client?: TelegramClient;
 };
 
 /**
@@ -51,9 +68,9 @@ export type RigOptions = Omit<AgentRuntimeOptions, "db" | "client" | "selfId" | 
  * the scheduler to be idle before it moves on.
  */
 export function startRig(w: BenchWorld, account: EmuUser, o: RigOptions): BenchRig {
-  const { dbFile, ...options } = o;
+  const { dbFile, client: given, ...options } = o;
   const db = openDatabase(join(w.dir, dbFile ?? "state.db"));
-  const client = createEmulatedClient(w.emu, account, { session: new PeerCacheSession("") });
+  const client = given ?? createEmulatedClient(w.emu, account, { session: new PeerCacheSession("") });
   const runtime = new AgentRuntime({
     logger: pino({ level: "silent" }),
     ...options,

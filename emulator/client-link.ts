@@ -4,8 +4,9 @@
  */
 import { Api, type TelegramClient } from "telegram";
 import { trackDispatches } from "./dispatch-updates";
-import { FakeSender, type PendingRequest } from "./fake-sender";
+import { FakeSender, type PendingRequest, type SenderLink } from "./fake-sender";
 import { toLong } from "./long";
+import { startPingLoop, type NetworkClock } from "./ping-loop";
 import type { EmuUser } from "./types";
 
 /**
@@ -29,6 +30,14 @@ export interface AccountNetwork {
   overflow: "off" | "armed" | "sent";
   /** `client.connect()` calls seen, for tests of connect retries. */
   connectAttempts: number;
+  /** How long the server takes to answer a ping (ms; 0: on the next event-loop turn). */
+  pingDelayMs: number;
+  /** Pings answered so far. */
+  pings: number;
+  /** Reconnects GramJS ran by itself (its ping loop gave up on a pong). */
+  reconnects: number;
+  /** Requests GramJS's reconnects lost (queued, never sent; their promises never settle), by method. */
+  readonly lost: string[];
 }
 
 /** One attached client. `detached` turns it into a crashed process: nothing in, nothing out. */
@@ -42,16 +51,26 @@ export interface Connection {
   linkUp: boolean;
   /** Requests GramJS queued while the link was down; sent when it comes back, as GramJS re-sends them. */
   readonly held: PendingRequest[];
+  /**
+   * GramJS's send loop: "running"; "stopping" once a reconnect began (it packs one more batch,
+   * which is re-sent after the reconnect); "stopped" until the queue is cleared — requests queued
+   * then are lost (see gramjs-reconnect.ts).
+   */
+  sendLoop: "running" | "stopping" | "stopped";
   /** The data centre this connection is to (the main one: the session's, else the account's home DC). */
   readonly dcId: number;
   /** Connections GramJS borrowed for other DCs (downloads), oldest first; see data-centres.ts. */
   readonly dcSenders: (FakeSender & { readonly dcId: number })[];
 }
 
-/** What the fake sender asks the emulator when the app calls `client.connect()`. */
+/** What the fake sender asks the emulator (see SenderLink), for one connection. */
 export interface ConnectHooks {
   /** True when the network is reachable (the connection then comes up). */
   connect(conn: Connection): boolean;
+  ping(conn: Connection, request: Api.PingDelayDisconnect): Promise<unknown>;
+  reconnect(conn: Connection): void;
+  /** The clock GramJS's ping loop runs on (default: real timers). */
+  readonly clock: NetworkClock | undefined;
 }
 
 // The private GramJS fields we set; internal to GramJS, hence this narrow structural view.
@@ -65,9 +84,9 @@ interface ClientInternals {
 
 /**
  * Makes `client` talk to the emulator as `account`: installs the fake sender, presets
- * `_selfInputPeer` (else GramJS sends users.GetUsers on the first dispatch), keeps GramJS's ping
- * loop off (connect() would start it; there is nothing to ping) and resolves `_connectedDeferred`
- * (invoke() awaits it).
+ * `_selfInputPeer` (else GramJS sends users.GetUsers on the first dispatch), starts GramJS's
+ * update loop — its pings — as connect() would (once per client: a client GramJS's own connect()
+ * already started it for keeps that one) and resolves `_connectedDeferred` (invoke() awaits it).
  */
 export function linkClient(
   client: TelegramClient,
@@ -88,11 +107,18 @@ export function linkClient(
     detached: false,
     linkUp: !network.down,
     held: [],
+    sendLoop: "running",
     dcId: client.session.dcId || homeDc,
     dcSenders: [],
   };
   trackDispatches(client);
-  conn.sender.link = { connect: () => hooks.connect(conn), up: () => conn.linkUp };
+  const link: SenderLink = {
+    connect: () => hooks.connect(conn),
+    up: () => conn.linkUp,
+    ping: (request) => hooks.ping(conn, request),
+    reconnect: () => hooks.reconnect(conn),
+  };
+  conn.sender.link = link;
   const internals = client as unknown as ClientInternals;
   internals._sender = conn.sender;
   internals._selfInputPeer = new Api.InputPeerUser({
@@ -100,7 +126,10 @@ export function linkClient(
     accessHash: toLong(account.accessHash),
   });
   internals._bot = account.bot;
-  internals._loopStarted = true;
+  if (!internals._loopStarted) {
+    internals._loopStarted = true;
+    startPingLoop(client, hooks.clock);
+  }
   internals._connectedDeferred.resolve();
   return conn;
 }

@@ -5,14 +5,17 @@
  *
  * An account's network state outlives its client: a restarted process meets the same outage.
  */
-import type { TelegramClient } from "telegram";
+import { Api, type TelegramClient } from "telegram";
 import { UpdateConnectionState } from "telegram/network/index.js";
 import { type AuthServer, DEFAULT_DC } from "./auth-server";
 import { linkClient, type AccountNetwork, type Connection } from "./client-link";
 import { installDataCentres } from "./data-centres";
 import { dispatchConnectionState } from "./dispatch-updates";
 import type { FakeSender, PendingRequest } from "./fake-sender";
+import type { FaultPlan } from "./fault-plan";
 import { FILE_DC } from "./file-store";
+import { gramJsReconnect } from "./gramjs-reconnect";
+import type { NetworkClock } from "./ping-loop";
 import type { EmuUser } from "./types";
 import type { World } from "./world";
 
@@ -28,6 +31,10 @@ export type NetControls = Pick<
   | "isConnected"
   | "dcConnections"
   | "fileDc"
+  | "setPingDelay"
+  | "pings"
+  | "reconnects"
+  | "lostRequests"
 >;
 
 export interface ConnectionsDeps {
@@ -35,6 +42,10 @@ export interface ConnectionsDeps {
   readonly auth: AuthServer;
   /** Answers an account request (the emulator's RpcEndpoint). */
   readonly receive: (conn: Connection, pending: PendingRequest) => void;
+  /** Faults of the other DCs' sign-in (auth.importAuthorization). */
+  readonly faults: FaultPlan;
+  /** The clock GramJS's ping loop, the ping delay and GramJS's reconnect pause run on (default: real timers). */
+  readonly clock: NetworkClock | undefined;
 }
 
 export class Connections {
@@ -68,13 +79,18 @@ export class Connections {
       account,
       this.netOf(account),
       receive,
-      { connect: (c) => this.onConnect(c) },
+      {
+        connect: (c) => this.onConnect(c),
+        ping: (c, request) => this.ping(c, request),
+        reconnect: (c) => gramJsReconnect(c, { clock: this.deps.clock, linkUp: (x) => this.linkUp(x) }),
+        clock: this.deps.clock,
+      },
       this.deps.auth.account(account.id)?.homeDc ?? DEFAULT_DC,
       sender,
     );
     // Downloads borrow an "exported sender" for the file's DC: GramJS's own borrowing runs, with a
     // sender that talks to the emulator's DC instead of opening a real connection.
-    installDataCentres(client, conn, { auth: this.deps.auth, receive });
+    installDataCentres(client, conn, { auth: this.deps.auth, receive, faults: this.deps.faults });
     this.byAccount.set(account.id, conn);
     this.byClient.set(client, conn);
     this.deps.world.markAttached(account.id);
@@ -97,14 +113,18 @@ export class Connections {
   // ---- the network (emu.net) -------------------------------------------------------------
 
   /**
-   * The account's network dies (a dead socket). While down no update reaches its client (and
+   * The account's network dies, and GramJS has noticed (its ping went unanswered, or the socket
+   * was reset): it is reconnecting (`isReconnecting`), and handlers see its
+   * UpdateConnectionState(disconnected) at once (GramJS's own detection time — up to a ping
+   * interval and a ping timeout — is skipped). While down no update reaches its client (and
    * none is replayed later: the client learns what it missed only by asking getDifference);
    * messages posted meanwhile are still stored and still move pts. Requests get no answer —
    * GramJS queues them and raises nothing (the caller's own timeout is what fails them) — and
-   * are sent when the link comes back. Handlers see GramJS's UpdateConnectionState(disconnected).
+   * are sent when the link comes back.
    * `reconnect: "auto"` (default): GramJS reconnects by itself once the network is back;
-   * `"manual"`: it spent its `connectionRetries`, and only `client.connect()` brings it back.
-   * While down, `client.connect()` resolves false (GramJS after its attempts: "unreachable").
+   * `"manual"`: it spent its `connectionRetries` (no longer reconnecting), and only
+   * `client.connect()` brings it back. While down, `client.connect()` resolves false (GramJS
+   * after its attempts: "unreachable").
    */
   async dropConnection(account: EmuUser, opts: { reconnect?: "auto" | "manual" } = {}): Promise<void> {
     const net = this.netOf(account);
@@ -113,7 +133,9 @@ export class Connections {
     const conn = this.byAccount.get(account.id);
     if (!conn || !conn.linkUp) return;
     conn.linkUp = false;
+    conn.sender.isReconnecting = true;
     await dispatchConnectionState(conn.client, UpdateConnectionState.disconnected);
+    if (net.reconnect === "manual") conn.sender.isReconnecting = false;
   }
 
   /**
@@ -126,6 +148,7 @@ export class Connections {
     net.down = false;
     const conn = this.byAccount.get(account.id);
     if (!conn || conn.linkUp || net.reconnect === "manual") return;
+    conn.sender.isReconnecting = false;
     await this.linkUp(conn);
     // GramJS's _handleReconnect: getMe() after an automatic reconnect (errors are its own to log).
     void (conn.client as unknown as { _handleReconnect(): Promise<void> })._handleReconnect();
@@ -175,6 +198,33 @@ export class Connections {
       .map((s) => s.dcId);
   }
 
+  /**
+   * How long the server takes to answer `account`'s pings from now on (ms; 0, the default: on
+   * the next event-loop turn). GramJS's wake-up branch reports the connection disconnected when a
+   * pong takes over 1 s, and reconnects when none comes within 3 s (ping-loop.ts).
+   */
+  setPingDelay(account: EmuUser, ms: number): void {
+    this.netOf(account).pingDelayMs = Math.max(0, ms);
+  }
+
+  /** Pings of `account`'s clients the server answered so far. */
+  pings(account: EmuUser): number {
+    return this.netOf(account).pings;
+  }
+
+  /** Reconnects GramJS ran by itself on `account`'s clients (a pong that never came in time). */
+  reconnects(account: EmuUser): number {
+    return this.netOf(account).reconnects;
+  }
+
+  /**
+   * Requests of `account`'s clients that GramJS's reconnects lost (queued after its send loop
+   * stopped, dropped with the queue; their promises never settle), by method, in order.
+   */
+  lostRequests(account: EmuUser): readonly string[] {
+    return this.netOf(account).lost;
+  }
+
   /** The data centre the account's files are on by default (photos, documents, stickers: 2). */
   get fileDc(): number {
     return FILE_DC;
@@ -183,7 +233,17 @@ export class Connections {
   private netOf(account: EmuUser): AccountNetwork {
     let net = this.networks.get(account.id);
     if (!net) {
-      net = { down: false, reconnect: "auto", silenced: false, overflow: "off", connectAttempts: 0 };
+      net = {
+        down: false,
+        reconnect: "auto",
+        silenced: false,
+        overflow: "off",
+        connectAttempts: 0,
+        pingDelayMs: 0,
+        pings: 0,
+        reconnects: 0,
+        lost: [],
+      };
       this.networks.set(account.id, net);
     }
     return net;
@@ -196,10 +256,34 @@ export class Connections {
       void dispatchConnectionState(conn.client, UpdateConnectionState.disconnected);
       return false;
     }
+    conn.sender.isReconnecting = false;
+    conn.sendLoop = "running";
     if (!conn.linkUp) void this.linkUp(conn);
     // A new connection is a fresh subscription: Telegram pushes to it again after a silence.
     conn.network.silenced = false;
     return true;
+  }
+
+  /**
+   * A ping from `conn`'s client: the pong after the network's ping delay, on the network clock.
+   * A dead link, a client that disconnected or a crashed process never answers (GramJS's own
+   * timeout ends the wait).
+   */
+  private ping(conn: Connection, request: Api.PingDelayDisconnect): Promise<unknown> {
+    const dead = () => conn.detached || !conn.linkUp || conn.sender.userDisconnected;
+    if (dead()) return new Promise<never>(() => undefined);
+    const pong = new Api.Pong({ msgId: request.pingId, pingId: request.pingId });
+    const delay = conn.network.pingDelayMs;
+    return new Promise((resolve) => {
+      const answer = () => {
+        if (dead()) return; // the link died on the way: no pong
+        conn.network.pings++;
+        resolve(pong);
+      };
+      if (delay <= 0) setImmediate(answer);
+      else if (this.deps.clock) this.deps.clock.setTimeout(answer, delay);
+      else setTimeout(answer, delay);
+    });
   }
 
   private async linkUp(conn: Connection): Promise<void> {

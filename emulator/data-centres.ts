@@ -18,6 +18,7 @@ import { AuthKey } from "telegram/crypto/AuthKey.js";
 import type { AuthKeyRecord, AuthServer } from "./auth-server";
 import type { Connection } from "./client-link";
 import { deviceOf, FakeSender, type PendingRequest } from "./fake-sender";
+import type { FaultPlan } from "./fault-plan";
 import { fromLong, toLong } from "./long";
 import { RpcFault, toGramJsError } from "./rpc-fault";
 
@@ -26,6 +27,8 @@ export interface DataCentreDeps {
   readonly auth: AuthServer;
   /** Answers an account request that came on `conn` (the emulator's RpcEndpoint). */
   readonly receive: (conn: Connection, pending: PendingRequest) => void;
+  /** `failNext("auth.ImportAuthorization", …)` strikes the sign-in of a new DC key. */
+  readonly faults: FaultPlan;
 }
 
 // The private GramJS fields touched here.
@@ -69,6 +72,7 @@ class DcSender extends FakeSender {
       dcId,
       dcSenders: [],
       held: main.held,
+      sendLoop: "running",
       get detached() {
         return detached();
       },
@@ -113,6 +117,8 @@ class DcSender extends FakeSender {
         setImmediate(() => {
           try {
             if (!this.key) throw new RpcFault("AUTH_KEY_UNREGISTERED", 401);
+            const fault = this.deps.faults.takeFailure(query.className, query);
+            if (fault) throw fault;
             this.deps.auth.importAuthorization(this.key, fromLong(query.id), Buffer.from(query.bytes));
             // GramJS ignores this answer; an empty user of the right id stands for the account.
             resolve(

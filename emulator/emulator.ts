@@ -16,6 +16,7 @@
 import { Api, type TelegramClient } from "telegram";
 import { AuthDesk } from "./auth-desk";
 import { AuthServer } from "./auth-server";
+import { noteChannelNews } from "./channel-news";
 import { Chats } from "./chats";
 import { Connections, type NetControls } from "./connections";
 import { FaultPlan, type Faults } from "./fault-plan";
@@ -66,6 +67,7 @@ const DEFAULT_UPDATE_LIMITS: UpdateLimits = Object.freeze({
   channelDifferenceLimit: 100,
   channelTooLongAfter: undefined,
   channelTimeout: 30,
+  pushedMembersMax: 1000,
 });
 
 /** The in-process Telegram server. */
@@ -96,7 +98,7 @@ export class TelegramEmulator {
   constructor(opts: EmulatorOptions = {}) {
     const strictTl = opts.strictTl ?? false;
     const now = opts.now ?? Date.now;
-    const faults = new FaultPlan(opts.duplicates ?? "error");
+    const faults = new FaultPlan(opts.duplicates ?? "error", now);
     const world = new World(now);
     const views = new TlViews(world, now);
     const shapes = opts.updateShapes ?? "telegram";
@@ -105,8 +107,20 @@ export class TelegramEmulator {
       world,
       auth,
       receive: (conn, pending) => endpoint.receive(conn, pending),
+      faults,
+      clock: opts.networkClock,
     });
-    const bus = new MessageBus({ world, views, connections: connections.byAccount, strictTl, now, shapes });
+    const limits: UpdateLimits = { ...DEFAULT_UPDATE_LIMITS, ...opts.updateLimits };
+    const bus = new MessageBus({
+      world,
+      views,
+      connections: connections.byAccount,
+      strictTl,
+      now,
+      shapes,
+      limits,
+    });
+    world.onChannelEvent = (rec) => noteChannelNews(world, rec, limits, (id) => bus.reachable(id));
     const changes = new MessageChanges({
       world,
       views,
@@ -121,10 +135,11 @@ export class TelegramEmulator {
       faults,
       strictTl,
       now,
-      limits: { ...DEFAULT_UPDATE_LIMITS, ...opts.updateLimits },
+      limits,
       shapes,
       publish: (msg, sender) => bus.publish(msg, sender.id),
       pushLater: (d) => bus.later(d),
+      networkClock: opts.networkClock,
     });
     this.network = new Network({
       auth,

@@ -20,14 +20,11 @@ export class FakeSender {
   userDisconnected = false;
   /** Read by `client.disconnected`. */
   _disconnected = false;
-  /** Read by GramJS's ping loop (which the emulator keeps off). */
+  /** Set while GramJS reconnects (see gramjs-reconnect.ts); its ping loop skips pings meanwhile. */
   isReconnecting = false;
 
-  /**
-   * The account's link, once the sender is bound to one: `connect()` asks whether the network is
-   * reachable (and brings the link up), `up()` whether the transport is up now.
-   */
-  link: { connect(): boolean; up(): boolean } | undefined;
+  /** The account's link, once the sender is bound to one (see SenderLink). */
+  link: SenderLink | undefined;
 
   /** How the client introduced itself (initConnection at connect()), as the device list shows it. */
   device: EmuDevice | undefined;
@@ -59,6 +56,15 @@ export class FakeSender {
     this.onRequest(state);
   }
 
+  /**
+   * GramJS's MTProtoSender.reconnect(): its ping loop calls it when no pong came in time (and
+   * its socket loops when the connection breaks). A no-op after disconnect() or while one runs.
+   */
+  reconnect(): void {
+    if (this.userDisconnected || this.isReconnecting) return;
+    this.link?.reconnect();
+  }
+
   /** GramJS's own side channel (connect handshake, pings); app requests go through invoke(). */
   send(request: Api.AnyRequest): Promise<unknown> {
     // connect() sends InvokeWithLayer(InitConnection(help.GetConfig)) and ignores the answer.
@@ -67,9 +73,27 @@ export class FakeSender {
       this.device = deviceOf(request) ?? this.device;
       return Promise.resolve(undefined);
     }
-    if (request instanceof Api.PingDelayDisconnect) return Promise.resolve(undefined);
+    if (request instanceof Api.PingDelayDisconnect) return this.ping(request);
     return new Promise((resolve, reject) => this.onRequest({ request, resolve, reject }));
   }
+
+  /** GramJS's ping loop: a pong as the account's network gives it (unbound: at once). */
+  protected ping(request: Api.PingDelayDisconnect): Promise<unknown> {
+    if (this.link) return this.link.ping(request);
+    return Promise.resolve(new Api.Pong({ msgId: request.pingId, pingId: request.pingId }));
+  }
+}
+
+/** What a sender bound to an account's link asks of the emulator. */
+export interface SenderLink {
+  /** `client.connect()`: whether the network is reachable (it then brings the link up). */
+  connect(): boolean;
+  /** Whether the transport is up now. */
+  up(): boolean;
+  /** A PingDelayDisconnect: the pong, after the network's ping delay; never on a dead link. */
+  ping(request: Api.PingDelayDisconnect): Promise<unknown>;
+  /** GramJS reconnects (see gramjs-reconnect.ts). */
+  reconnect(): void;
 }
 
 /** The device an `InvokeWithLayer(InitConnection(...))` names, if it carries one. */

@@ -7,8 +7,11 @@
  * requests, network.ts for the login path and handshakes) consults where the fault strikes.
  */
 import type { Api } from "telegram";
+import { AccountRestrictions, type Freeze, type FreezeOptions } from "./account-restrictions";
+import { FloodWindows } from "./flood-windows";
+import { requestIsAbout } from "./request-peer";
 import { defaultErrorCode, RpcFault } from "./rpc-fault";
-import type { DuplicateMode, EmuUser, FailNextOptions, HangOptions } from "./types";
+import type { DuplicateMode, EmuChat, EmuUser, FailNextOptions, HangOptions } from "./types";
 
 interface FailureRule {
   readonly method: string;
@@ -20,6 +23,7 @@ interface FailureRule {
 
 interface HangRule {
   readonly method: string;
+  readonly peer: EmuChat | EmuUser | undefined;
   readonly when: HangOptions["when"];
   readonly onHang: (() => void) | undefined;
   remaining: number;
@@ -28,7 +32,16 @@ interface HangRule {
 /** What a test may arm (`emu.faults`); the rest of FaultPlan is the server side reading it. */
 export type Faults = Pick<
   FaultPlan,
-  "failNext" | "setDelay" | "hang" | "revokeSession" | "setDuplicateMode" | "stallHandshakes"
+  | "failNext"
+  | "floodWait"
+  | "setDelay"
+  | "hang"
+  | "revokeSession"
+  | "setDuplicateMode"
+  | "stallHandshakes"
+  | "freeze"
+  | "unfreeze"
+  | "limitSpam"
 >;
 
 /** The faults armed for upcoming requests; rules are consumed in the order they were added. */
@@ -40,9 +53,15 @@ export class FaultPlan {
   private readonly revoked = new Map<number, { readonly errorMessage: string; readonly code: number }>();
   private duplicates: DuplicateMode;
   private stalls = 0;
+  private readonly floods: FloodWindows;
+  /** Frozen and spam-limited accounts (account-restrictions.ts). */
+  private readonly restrictions: AccountRestrictions;
 
-  constructor(duplicates: DuplicateMode = "error") {
+  /** @param now the emulator's wall time in ms (flood windows and freezes run on it). */
+  constructor(duplicates: DuplicateMode = "error", now: () => number = Date.now) {
     this.duplicates = duplicates;
+    this.floods = new FloodWindows(now);
+    this.restrictions = new AccountRestrictions(now);
   }
 
   // ---- what a test arms ------------------------------------------------------------------
@@ -50,15 +69,30 @@ export class FaultPlan {
   /**
    * Answers the next request(s) of `method` with an RPC error, mapped by GramJS's own mapper
    * (so FLOOD_WAIT_120 arrives as errors.FloodWaitError with seconds 120). Login methods too.
+   * `peer`: only requests about that chat or user fail (see request-peer.ts); `match`: only
+   * requests it accepts.
    */
   failNext(method: string, errorMessage: string, opts: FailNextOptions = {}): void {
+    const { peer, match } = opts;
     this.failures.push({
       method,
       errorMessage,
       code: opts.code ?? defaultErrorCode(errorMessage),
       remaining: opts.times ?? 1,
-      match: opts.match,
+      match:
+        peer === undefined
+          ? match
+          : (request) => requestIsAbout(request, peer) && (match === undefined || match(request)),
     });
+  }
+
+  /**
+   * Telegram limits `method` for `seconds` (emulator time) — for requests about `o.peer`, or for
+   * all: every request of it meanwhile is answered `FLOOD_WAIT_<seconds left>` (420), as the
+   * server does to a client that calls again before the wait is over (see flood-windows.ts).
+   */
+  floodWait(method: string, seconds: number, o: { peer?: EmuChat | EmuUser } = {}): void {
+    this.floods.open(method, seconds, o.peer);
   }
 
   /** Answers `method` only after `ms` (real timers); 0 removes the delay. */
@@ -69,7 +103,7 @@ export class FaultPlan {
 
   /** Never answers the next request(s) of `method`, before or after applying them. */
   hang(method: string, o: HangOptions): void {
-    this.hangs.push({ method, when: o.when, onHang: o.onHang, remaining: o.times ?? 1 });
+    this.hangs.push({ method, peer: o.peer, when: o.when, onHang: o.onHang, remaining: o.times ?? 1 });
   }
 
   /**
@@ -97,10 +131,52 @@ export class FaultPlan {
     this.stalls = Math.max(0, times);
   }
 
+  /**
+   * Telegram freezes `account` (read-only): every write answers FROZEN_METHOD_INVALID (420),
+   * reads of `o.unreachable` chats FROZEN_PARTICIPANT_MISSING (400), and help.getAppConfig
+   * carries the freeze's dates and appeal link (see account-restrictions.ts).
+   */
+  freeze(account: EmuUser, o: FreezeOptions = {}): void {
+    this.restrictions.freeze(account, o);
+  }
+
+  /** An appeal was accepted: the account writes again. */
+  unfreeze(account: EmuUser): void {
+    this.restrictions.unfreeze(account);
+  }
+
+  /**
+   * Telegram limits `account` for spam (`limited` false lifts it): its sends to private chats
+   * with users not in its contacts answer PEER_FLOOD (400).
+   */
+  limitSpam(account: EmuUser, limited = true): void {
+    this.restrictions.limitSpam(account, limited);
+  }
+
   // ---- what the server reads -------------------------------------------------------------
 
-  /** Consumes a failure rule matching this request, if any, as the fault to answer with. */
+  /** The error a restriction of `account` gives this request, if any. */
+  restrictionFault(
+    account: EmuUser,
+    method: string,
+    request: Api.AnyRequest,
+    isContact: (userId: number) => boolean,
+  ): RpcFault | undefined {
+    return this.restrictions.faultFor(account, method, request, isContact);
+  }
+
+  /** The account's freeze, if it is frozen (help.getAppConfig). */
+  freezeOf(accountId: number): Freeze | undefined {
+    return this.restrictions.freezeOf(accountId);
+  }
+
+  /**
+   * The fault to answer this request with: an open flood window of its method, else a failure
+   * rule matching it (consumed).
+   */
   takeFailure(method: string, request: Api.AnyRequest): RpcFault | undefined {
+    const flood = this.floods.check(method, request);
+    if (flood) return flood;
     const i = this.failures.findIndex(
       (r) => r.method === method && (r.match === undefined || r.match(request)),
     );
@@ -110,9 +186,11 @@ export class FaultPlan {
     return new RpcFault(rule.errorMessage, rule.code);
   }
 
-  /** Consumes a hang rule for this method, if any. */
-  takeHang(method: string): Pick<HangRule, "when" | "onHang"> | undefined {
-    const i = this.hangs.findIndex((r) => r.method === method);
+  /** Consumes a hang rule for this request (its method, and its peer when the rule names one), if any. */
+  takeHang(method: string, request: Api.AnyRequest): Pick<HangRule, "when" | "onHang"> | undefined {
+    const i = this.hangs.findIndex(
+      (r) => r.method === method && (r.peer === undefined || requestIsAbout(request, r.peer)),
+    );
     const rule = this.hangs[i];
     if (!rule) return undefined;
     if (--rule.remaining <= 0) this.hangs.splice(i, 1);

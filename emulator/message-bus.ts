@@ -2,13 +2,14 @@
  * Fan-out of new messages: `onMessage` listeners and delivery to attached member accounts.
  */
 import { Api } from "telegram";
+import { pushedLive } from "./channel-news";
 import type { Connection } from "./client-link";
 import { dispatchesInFlight, dispatchUpdates } from "./dispatch-updates";
 import { newMessageUpdates } from "./new-message-update";
 import type { OfflineUpdate, StoredMessage } from "./stored-message";
 import { roundTripObject } from "./tl-roundtrip";
 import type { TlViews } from "./tl-views";
-import type { EmuMessageEvent, EmuUser, PreparedDelivery, UpdateShapes } from "./types";
+import type { EmuMessageEvent, EmuUser, PreparedDelivery, UpdateLimits, UpdateShapes } from "./types";
 import type { World } from "./world";
 
 /** What the bus needs from the emulator. */
@@ -20,6 +21,8 @@ export interface MessageBusDeps {
   readonly strictTl: boolean;
   readonly now: () => number;
   readonly shapes: UpdateShapes;
+  /** Which supergroups are too big to be pushed (see channel-news.ts). */
+  readonly limits: Pick<UpdateLimits, "pushedMembersMax">;
 }
 
 /** Tells listeners about new messages and pushes them to the attached clients. */
@@ -44,11 +47,15 @@ export class MessageBus {
     for (const listener of this.listeners) listener(event);
   }
 
-  /** The updates each attached member account (except `skipAccountId`) should receive. */
+  /**
+   * The updates each attached member account (except `skipAccountId`) should receive: none for a
+   * supergroup too big to be pushed (its members fetch it with getChannelDifference).
+   */
   prepare(msg: StoredMessage, skipAccountId: number | undefined): PreparedDelivery[] {
     const { world, views } = this.deps;
     const nowMs = this.deps.now();
     const out: PreparedDelivery[] = [];
+    if (!pushedLive(msg.chat, this.deps.limits)) return out;
     for (const conn of this.deps.connections.values()) {
       const account = conn.account;
       if (account.id === skipAccountId || !msg.chat.members.has(account.id)) continue;
@@ -80,15 +87,23 @@ export class MessageBus {
    * (Mailbox.offline), as Telegram's difference carries what a session missed.
    */
   async deliverOrKeep(account: EmuUser, updates: Api.TypeUpdates, keep: OfflineUpdate): Promise<void> {
-    const conn = this.deps.connections.get(account.id);
-    const reachable =
+    if (!this.reachable(account.id)) this.deps.world.mailbox(account.id).offline.push(keep);
+    await this.deliver(account, updates);
+  }
+
+  /**
+   * True when a push to the account would reach its client now: a client attached, its link up,
+   * the session not silenced, its queue not overflowing.
+   */
+  reachable(accountId: number): boolean {
+    const conn = this.deps.connections.get(accountId);
+    return (
       conn !== undefined &&
       !conn.sender.userDisconnected &&
       conn.linkUp &&
       !conn.network.silenced &&
-      conn.network.overflow === "off";
-    if (!reachable) this.deps.world.mailbox(account.id).offline.push(keep);
-    await this.deliver(account, updates);
+      conn.network.overflow === "off"
+    );
   }
 
   /**

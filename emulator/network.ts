@@ -96,8 +96,7 @@ export class NetworkSender extends FakeSender {
       }
       return Promise.resolve(undefined);
     }
-    if (request instanceof Api.PingDelayDisconnect)
-      return Promise.resolve(new Api.Pong({ msgId: request.pingId, pingId: request.pingId }));
+    if (request instanceof Api.PingDelayDisconnect) return this.ping(request);
     return new Promise((resolve, reject) => this.network.route(this, { request, resolve, reject }));
   }
 }

@@ -7,8 +7,10 @@ import type { AuthServer } from "./auth-server";
 import type { Connection } from "./client-link";
 import type { PendingRequest } from "./fake-sender";
 import type { FaultPlan } from "./fault-plan";
+import { queueDuringReconnect } from "./gramjs-reconnect";
 import type { MethodContext } from "./methods/method";
 import { methodHandler } from "./methods/registry";
+import type { NetworkClock } from "./ping-loop";
 import { RpcFault, toGramJsError } from "./rpc-fault";
 import type { StoredMessage } from "./stored-message";
 import { roundTripRequest, roundTripResult } from "./tl-roundtrip";
@@ -30,6 +32,8 @@ export interface RpcEndpointDeps {
   readonly publish: (msg: StoredMessage, sender: EmuUser) => void;
   /** Updates for another account, pushed after the current answer (see MessageBus.later). */
   readonly pushLater: (delivery: PreparedDelivery) => void;
+  /** The clock GramJS's ping loop runs on, when not real time (see ping-loop.ts). */
+  readonly networkClock?: NetworkClock | undefined;
 }
 
 /** Answers the requests of every attached client. */
@@ -58,11 +62,18 @@ export class RpcEndpoint {
   receive(conn: Connection, pending: PendingRequest): void {
     // A crashed process sends nothing: its requests neither reach the server nor get answers.
     if (conn.detached) return;
+    // invoke() stamps its requests for the ping loop's "no request for 30 minutes": on its clock.
+    if (this.deps.networkClock)
+      (conn.client as unknown as Stamped)._lastRequest = this.deps.networkClock.now();
     // A dead link: GramJS keeps the request queued and sends it after the reconnect.
     if (!conn.linkUp) {
       conn.held.push(pending);
       return;
     }
+    // GramJS is reconnecting: its send loop stopped; the request waits, or is lost with the queue.
+    const queued = queueDuringReconnect(conn, pending);
+    if (queued === "held") conn.held.push(pending);
+    if (queued !== "server") return;
     const method = pending.request.className;
     // GramJS reuses request objects (iterMessages bumps offsetId on the same instance), so the
     // log keeps a shallow snapshot of the fields as they were sent.
@@ -78,8 +89,13 @@ export class RpcEndpoint {
     const { faults } = this.deps;
     // The link died before the server saw it: it goes out again after the reconnect.
     if (!conn.linkUp) return this.requeue(conn, pending);
-    const fault = faults.revokedFault(conn.account.id) ?? faults.takeFailure(method, request);
-    const hang = fault ? undefined : faults.takeHang(method);
+    const fault =
+      faults.revokedFault(conn.account.id) ??
+      faults.takeFailure(method, request) ??
+      faults.restrictionFault(conn.account, method, request, (id) =>
+        this.deps.world.isContact(conn.account.id, id),
+      );
+    const hang = fault ? undefined : faults.takeHang(method, request);
     if (hang?.when === "before-apply") return hang.onHang?.();
     const delay = faults.delayOf(method);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
@@ -127,6 +143,7 @@ export class RpcEndpoint {
       now: this.deps.now(),
       limits: this.deps.limits,
       duplicates: this.deps.faults.duplicateMode,
+      freeze: this.deps.faults.freezeOf(account.id),
       shapes: this.deps.shapes,
       announce: (msg) => publish(msg, account),
       pushLater: this.deps.pushLater,
@@ -142,6 +159,10 @@ export class RpcEndpoint {
       throw e;
     }
   }
+}
+
+interface Stamped {
+  _lastRequest: number;
 }
 
 function snapshot<T extends object>(request: T): T {

@@ -26,7 +26,9 @@ export class RpcFault extends Error {
 /**
  * The error code Telegram uses for an error message: 420 for flood/slow-mode waits, 401 for a
  * session that is gone — and for SESSION_PASSWORD_NEEDED, which Telegram lists in the same class
- * ("the 2FA password is needed") — 406 for AUTH_KEY_DUPLICATED, else 400.
+ * ("the 2FA password is needed") — 406 for AUTH_KEY_DUPLICATED, 500 for
+ * PERSISTENT_TIMESTAMP_OUTDATED (an internal replication issue: "try again later", as
+ * RPC_CALL_FAIL), else 400.
  */
 export function defaultErrorCode(errorMessage: string): number {
   if (/^(FLOOD_WAIT_|FLOOD_PREMIUM_WAIT_|SLOWMODE_WAIT_)/.test(errorMessage)) return 420;
@@ -37,6 +39,7 @@ export function defaultErrorCode(errorMessage: string): number {
   )
     return 401;
   if (errorMessage === "AUTH_KEY_DUPLICATED") return 406;
+  if (/^(PERSISTENT_TIMESTAMP_OUTDATED|RPC_CALL_FAIL|RPC_MCGET_FAIL)$/.test(errorMessage)) return 500;
   return 400;
 }
 

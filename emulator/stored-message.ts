@@ -159,6 +159,12 @@ export interface Mailbox {
    * are not kept: a client that was away learns it was removed from CHANNEL_PRIVATE.)
    */
   readonly offline: OfflineUpdate[];
+  /**
+   * Channels whose pts moved while this account could not be pushed the update: its next
+   * complete updates.getDifference names each with updateChannelTooLong and empties this set
+   * (see channel-news.ts).
+   */
+  readonly channelNews: Set<ChatRecord>;
 }
 
 /** An update kept for an account's next difference (see Mailbox.offline). */

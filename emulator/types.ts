@@ -6,6 +6,7 @@
  * (`entities`, `RecordedRequest.request`).
  */
 import type { Api } from "telegram";
+import type { NetworkClock } from "./ping-loop";
 
 /** How a login code reaches its owner. */
 export type CodeDelivery = "app" | "sms" | "call" | "sms-word" | "sms-phrase" | "email";
@@ -171,6 +172,13 @@ export interface EmulatorOptions {
   readonly strictTl?: boolean;
   /** Wall time in ms, used for message dates. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * The clock the network runs on: GramJS's ping loop (every attached client runs it: a ping
+   * every 9 s), the ping delay (`emu.net.setPingDelay`) and GramJS's 1 s pause before it
+   * reconnects. Default: real timers. A test's fake clock (src/base's FakeClock fits) makes an
+   * hour of pings a matter of `advance()`; give the same one as `now`.
+   */
+  readonly networkClock?: NetworkClock;
   /** Limits of Telegram's update protocol (getDifference slices, TooLong thresholds). */
   readonly updateLimits?: Partial<UpdateLimits>;
   /** How a repeated random_id is answered (see `DuplicateMode`). Default "error". */
@@ -209,6 +217,12 @@ export interface UpdateLimits {
   readonly channelTooLongAfter: number | undefined;
   /** `timeout` (seconds) in channel difference answers. Default 30. */
   readonly channelTimeout: number;
+  /**
+   * Supergroups (and broadcast channels) with more members than this are not pushed: their new
+   * messages reach members only through updates.getChannelDifference, and a difference never
+   * names them (see channel-news.ts). Telegram publishes no number; default 1,000.
+   */
+  readonly pushedMembersMax: number;
 }
 
 /** The server's pts / qts / seq / date for one account, as `updates.getState` answers it. */
@@ -235,6 +249,8 @@ export interface FailNextOptions {
   readonly times?: number;
   /** Only requests for which this returns true fail (and consume the rule). */
   readonly match?: (request: Api.AnyRequest) => boolean;
+  /** Only requests about this chat (or user; `contacts.ResolveUsername`: its username) fail. */
+  readonly peer?: EmuChat | EmuUser;
 }
 
 /** Options of `emu.faults.hang()`. */
@@ -245,6 +261,8 @@ export interface HangOptions {
   readonly times?: number;
   /** Called at the moment a request hangs — e.g. to kill the process that sent it. */
   readonly onHang?: () => void;
+  /** Only requests about this chat (or user) hang. */
+  readonly peer?: EmuChat | EmuUser;
 }
 
 /** A chat action (typing, choosing a sticker, …) an account reported. */

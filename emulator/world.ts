@@ -52,6 +52,9 @@ export class World {
   private nextChannelId = FIRST_CHANNEL_ID;
   private nextSerial = 1;
 
+  /** Told each time a channel's pts moves (see channel-news.ts); set by the emulator. */
+  onChannelEvent: (rec: ChatRecord) => void = () => undefined;
+
   /** @param now wall time in ms (message dates, chat creation dates). */
   constructor(private readonly now: () => number) {}
 
@@ -89,6 +92,7 @@ export class World {
         blocked: new Set(),
         contacts: new Set(),
         offline: [],
+        channelNews: new Set(),
       });
     }
     return user;
@@ -344,6 +348,7 @@ export class World {
     if (isChannel) {
       rec.byChannelId.set(msg.channelId ?? 0, msg);
       msg.channelPts = rec.pts.push(1, date, { msg }).pts;
+      this.onChannelEvent(rec);
     } else {
       for (const memberId of rec.members) {
         const box = this.mailboxes.get(memberId);
@@ -381,7 +386,9 @@ export class World {
     build: NonNullable<StoredPtsEvent["build"]>,
   ): StoredPtsEvent {
     if (rec.chat.kind !== "supergroup") throw new Error(`emulator: ${rec.chat.peerId} has no channel pts`);
-    return rec.pts.push(ptsCount, Math.floor(dateMs / 1000), { build });
+    const ev = rec.pts.push(ptsCount, Math.floor(dateMs / 1000), { build });
+    this.onChannelEvent(rec);
+    return ev;
   }
 
   /** The pts the new-message update of `msg` carries for `viewerId` (undefined: not in its view). */

@@ -11,6 +11,10 @@
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
  *   P7  RSS after ingesting BENCH_P7_MESSAGES messages over 10,000 chats (≤ 300 MB; child process)
  *   P8  catch-up after downtime (10,000 messages, 1,000 chats) vs a naive getHistory scan (≤ 0.2×)
+ *   P8 by the book: a restart in 1,000 supergroups of which 10 had news (requests ≤ 1 + 10 + a few,
+ *       ≤ 0.02× the naive scan, 0 lost, 0 doubled); flood: a FLOOD_WAIT_30 on getChannelDifference
+ *       (0 requests to it for 30 s, 0 lost after); big group: mention-to-planning latency in a
+ *       supergroup Telegram does not push (≤ one poll interval + the quiet window)
  *   addressing calls per 100 group messages of ordinary chatter in smart mode (≤ 20), and in talkative mode
  *   P9  media: downloads and description calls for one sticker sent 100 times in 20 chats (1 and 1),
  *       and the latency a cached description adds to an answer (< 5 ms)
@@ -18,6 +22,8 @@
  *       tokens — and the share of the next request that repeats its beginning (implicit cache)
  *   Gemini outage: requests per minute during a 10-minute outage with 50 waiting chats, and the
  *       time from recovery to the last answer
+ *   false reconnects: an hour of GramJS's pings answered in 1.5 s (its ping loop on the fake
+ *       clock): catch-ups and rebuilds (goal 0), DMs answered; then a real drop is caught up
  *   P1/P2 with the operator console open and a page subscribed to its live events, beside
  *       the same workload without it
  *   console: the operator console's server time for the conversations list and a chat page with
@@ -28,6 +34,7 @@ import { readNumber } from "../src/config/numbers";
 import { favourMemory } from "../src/runtime/memory-mode";
 import { benchBatching } from "../bench/batching-bench";
 import type { CatchUpFigures } from "../bench/catch-up-bench";
+import { benchBigGroup, benchByTheBook, benchFloodWait } from "../bench/catch-up-book-bench";
 import { benchGroupMemories, benchPromptGrowth } from "../bench/context-bench";
 import { benchAddressing } from "../bench/addressing-bench";
 import { CHATTER_COOLDOWN_MS } from "../src/inbound/addressing-prefilter";
@@ -38,14 +45,16 @@ import { inChild, type MemoryFigures } from "../bench/memory-bench";
 import { benchMedia } from "../bench/media-bench";
 import { benchConsole, benchInboundWithConsole } from "../bench/console-bench";
 import { benchOutage } from "../bench/outage-bench";
+import { benchFalseReconnects } from "../bench/false-reconnects-bench";
 import { benchIntentionStart, benchSchedulerLatency } from "../bench/scheduler-bench";
 
 favourMemory(); // P1 and the rest measured as npm start runs (src/runtime/memory-mode.ts)
 
 const USAGE = `Usage: npm run bench [-- --json]
 
-Measures the project's speed and memory figures (P1, P2, P3, P4, P5, P6, P7, P8, P9, addressing
-calls in smart mode, the anatomy of a planning request, Gemini requests during an outage; see README
+Measures the project's speed and memory figures (P1, P2, P3, P4, P5, P6, P7, P8, P8 by the book,
+flood waits, big groups, P9, addressing calls in smart mode, the anatomy of a planning request,
+Gemini requests during an outage, false reconnects from GramJS's ping loop; see README
 "Benchmark").
 Options:
   --json       print the figures as JSON
@@ -93,6 +102,7 @@ const p5 = benchReplies();
 const request = benchRequest();
 const p9 = await benchMedia();
 const outage = await benchOutage();
+const falseReconnects = await benchFalseReconnects();
 const consolePages = await benchConsole();
 const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
@@ -104,6 +114,9 @@ const manyWithIntentions = await benchSchedulerLatency({ chats: 1000, intentions
 const intentionStart = await benchIntentionStart({ pending: 10_000 });
 // Memory-sensitive figures each run in a fresh child process.
 const p8 = await inChild<CatchUpFigures>("p8", {});
+const p8Book = await benchByTheBook();
+const flood = await benchFloodWait();
+const bigGroup = await benchBigGroup();
 const p7 = await inChild<MemoryFigures>("p7", { messages: p7Messages, chats: 10_000 });
 const figures = {
   P1: {
@@ -161,6 +174,9 @@ const figures = {
   },
   P7: { rssMb: p7.rssMb, target: 300, ingest: p7, afterCatchUpRssMb: p8.rssMb },
   P8: { target: 0.2, ...p8 },
+  P8ByTheBook: { target: { ratio: 0.02, lost: 0, doubled: 0 }, ...p8Book },
+  floodWait: { clock: "fake", target: { requestsDuringWait: 0, lost: 0 }, ...flood },
+  bigGroup: { clock: "fake (the planner answers at once)", ...bigGroup },
   addressingCallsPer100: addressing,
   talkativeAddressingCallsPer100: {
     callsPer100: talkative.callsPer100,
@@ -172,6 +188,11 @@ const figures = {
   P9: { target: { downloads: 1, descriptionCalls: 1, cacheHitAddedMs: 5 }, ...p9 },
   request: { estimator: "context/tokens.ts", ...request },
   geminiOutage: { clock: "fake (the loopback Gemini answers at once)", ...outage },
+  falseReconnects: {
+    clock: "fake (GramJS's own ping loop evaluated on it)",
+    target: { catchUps: 0, rebuilds: 0 },
+    ...falseReconnects,
+  },
   console: { targetMs: 50, ...consolePages },
 };
 
@@ -280,6 +301,22 @@ if (json) {
   console.log(
     `   ${p8.removed.channels} of the chats are supergroups the account was removed from while down: ${p8.removed.requests} catch-up requests for them (goal ≤ ${p8.removed.channels}, one each), ${p8.removed.secondCatchUpRequests} at the next catch-up (goal 0)`,
   );
+  const b = p8Book;
+  console.log(
+    `P8 by the book: ${b.catchUp.requests} requests after downtime in ${b.supergroups} supergroups of which ${b.withNews} had news (${Object.entries(
+      b.catchUp.byMethod,
+    )
+      .map(([m, n]) => `${m} ${n}`)
+      .join(
+        ", ",
+      )}; the book's ${b.bookRequests} + a few), ${f(b.ratio, 4)} × the naive scan's ${b.naive.requests} (target ≤ 0.02); ${b.catchUp.recovered} recovered, ${b.catchUp.lost} lost, ${b.catchUp.doubled} doubled`,
+  );
+  console.log(
+    `Flood: FLOOD_WAIT_${flood.waitSec} on getChannelDifference (${flood.inFlight} requests in flight met it): ${flood.requestsDuringWait} requests to it during the wait (goal 0), the next ${f(flood.firstRequestAfterSec, 1)} s after it; ${flood.lost} of ${flood.messagesWhileDown} messages lost (goal 0)`,
+  );
+  console.log(
+    `Big group (not pushed, persona active): mention to planning ${f(bigGroup.meanSec, 1)} s on average, at most ${f(bigGroup.maxSec, 1)} s over ${bigGroup.mentions} mentions (goal ≤ ${bigGroup.goalSec} s: poll interval ${bigGroup.pollIntervalSec} s + quiet window ${bigGroup.quietWindowSec} s); ${f(bigGroup.pushedSec, 1)} s in a pushed group`,
+  );
   console.log(
     `P9 media: the same sticker ${p9.stickers} times in ${p9.chats} chats, addressed each time: ${p9.downloads} download (${p9.fileRequests} upload.getFile requests), ${p9.descriptionCalls} description call (goal 1 and 1), ${p9.plans} answers planned`,
   );
@@ -289,6 +326,12 @@ if (json) {
   console.log(
     `Gemini outage of ${outage.outageMin} min with ${outage.chats} chats waiting: ${f(outage.requestsPerMinute, 1)} requests per minute (${outage.requestsDuringOutage} in all, at most ${outage.mostAtOnce} at once); ` +
       `back noticed after ${f(outage.recoveryNoticedMs / 1000, 1)} s (backoff cap ${outage.backoffCapMs / 1000} s), last answer ${f(outage.recoveryToLastAnswerMs / 1000, 1)} s after recovery; ${outage.answered} answered, ${outage.doubled} twice`,
+  );
+  const fr = falseReconnects;
+  console.log(
+    `False reconnects: ${fr.hours} h of pongs taking ${fr.pongDelayMs / 1000} s (${fr.pings} pings; GramJS said disconnected ${fr.gramjsEvents.disconnected}×, connected ${fr.gramjsEvents.connected}×): ` +
+      `${fr.catchUps} catch-ups, ${fr.rebuilds} rebuilds (goal 0 and 0), ${fr.probes} probes, ${fr.dms.answered} of ${fr.dms.posted} DMs answered; ` +
+      `then a pong that never came: ${fr.realDrop.reconnects} GramJS reconnect, ${fr.realDrop.catchUps} catch-up (${f(fr.wallSeconds, 1)} s of real time for the hour)`,
   );
   const a = addressing.sample;
   const skips = Object.entries(a.skipped)
@@ -304,6 +347,6 @@ if (json) {
     `   first script: ${a.messages} messages, ${a.explicit} naming the persona (no call), ${a.considered} considered; prefilter skipped ${a.considered - a.candidates} (${skips}); ${a.candidates} candidates → ${a.calls} calls; ${a.answered} answered of ${a.meantForPersona} meant for the persona`,
   );
   console.log(
-    `Operator console server time with ${consolePages.messages.toLocaleString("en-US")} messages in ${consolePages.chats.toLocaleString("en-US")} chats (median; goal ≤ 50 ms each): conversations list ${f(consolePages.chatsListMs, 1)} ms, chat page ${f(consolePages.chatPageMs, 1)} ms, now view with the activity feed ${f(consolePages.nowMs, 1)} ms (the feed's start from the database after a restart ${f(consolePages.activitySeedMs, 1)} ms)`,
+    `Operator console server time with ${consolePages.messages.toLocaleString("en-US")} messages in ${consolePages.chats.toLocaleString("en-US")} chats (median; goal ≤ 50 ms each): conversations list ${f(consolePages.chatsListMs, 1)} ms, chat page ${f(consolePages.chatPageMs, 1)} ms, the page around its first plan ${f(consolePages.oldPlanPageMs, 1)} ms, now view with the activity feed ${f(consolePages.nowMs, 1)} ms (the feed's start from the database after a restart ${f(consolePages.activitySeedMs, 1)} ms)`,
   );
 }

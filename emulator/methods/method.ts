@@ -2,6 +2,7 @@
  * The shape of one emulated RPC method, and what it may touch.
  */
 import { Api } from "telegram";
+import type { Freeze } from "../account-restrictions";
 import type { AuthServer } from "../auth-server";
 import type { StoredMessage } from "../stored-message";
 import type { EntityBag, TlViews } from "../tl-views";
@@ -23,6 +24,8 @@ export interface MethodContext {
   readonly limits: UpdateLimits;
   /** How a repeated random_id is answered. */
   readonly duplicates: DuplicateMode;
+  /** The account's freeze, when Telegram froze it (help.getAppConfig shows it). */
+  readonly freeze: Freeze | undefined;
   /** "telegram": answer sends to DMs and basic groups with UpdateShortSentMessage. */
   readonly shapes: UpdateShapes;
   /** Publishes a message an account just created: onMessage listeners and other attached members. */

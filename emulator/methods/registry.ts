@@ -18,6 +18,7 @@ import { getFile } from "./upload";
 import { exportAuthorization } from "./export-authorization";
 import { getFullChannel, getFullChat } from "./full-chat";
 import { getAccountConfig } from "./help-config";
+import { getAppConfig } from "./app-config";
 import { getUsers } from "./users";
 import { updateStatus } from "./account-status";
 
@@ -45,6 +46,7 @@ const HANDLERS: readonly MethodHandler[] = [
   getChannels,
   exportAuthorization,
   getAccountConfig,
+  getAppConfig,
   getFullChannel,
   getFullChat,
   updateStatus,

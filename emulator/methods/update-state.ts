@@ -6,12 +6,15 @@
  */
 import { Api } from "telegram";
 import { RpcFault } from "../rpc-fault";
-import type { StoredMessage, StoredPtsEvent } from "../stored-message";
+import { toLong } from "../long";
+import type { ChatRecord, StoredMessage, StoredPtsEvent } from "../stored-message";
 import { defineMethod, type MethodContext } from "./method";
 import { chatForInputChannel } from "./resolve-peer";
 
 export const getState = defineMethod("updates.GetState", Api.updates.GetState, (ctx) => {
   const box = ctx.world.mailbox(ctx.account.id);
+  // A client that takes the current state starts from now: nothing before it is named later.
+  box.channelNews.clear();
   return new Api.updates.State({
     pts: box.pts.pts,
     qts: box.qts,
@@ -26,9 +29,10 @@ export const getDifference = defineMethod("updates.GetDifference", Api.updates.G
   const log = box.pts;
   if (req.pts > log.pts) throw new RpcFault("PERSISTENT_TIMESTAMP_INVALID");
   const gap = log.gap(req.pts);
-  // Updates kept while the account was offline (no pts of their own) come with the final answer.
+  // Updates kept while the account was offline (no pts of their own) and the channels with news
+  // it missed come with the final answer.
   const offline = box.offline;
-  if (gap === 0 && offline.length === 0)
+  if (gap === 0 && offline.length === 0 && box.channelNews.size === 0)
     return new Api.updates.DifferenceEmpty({ date: seconds(ctx.now), seq: box.seq });
   // A strictTl request read back from bytes has absent flags as null.
   const totalLimit = req.ptsTotalLimit != null && req.ptsTotalLimit > 0 ? req.ptsTotalLimit : Infinity;
@@ -40,12 +44,12 @@ export const getDifference = defineMethod("updates.GetDifference", Api.updates.G
   const last = events.at(-1);
   const complete = last === undefined || last.pts === log.pts;
   const held = complete ? offline.splice(0) : [];
-  const { newMessages, otherUpdates, users, chats } = replay(
-    ctx,
-    events,
-    held.flatMap((h) => h.chats),
-  );
-  otherUpdates.push(...held.map((h) => h.update));
+  const news = complete ? channelNews(ctx) : [];
+  const { newMessages, otherUpdates, users, chats } = replay(ctx, events, [
+    ...held.flatMap((h) => h.chats),
+    ...news.map((n) => n.rec),
+  ]);
+  otherUpdates.push(...held.map((h) => h.update), ...news.map((n) => n.update));
   const state = new Api.updates.State({
     pts: complete ? log.pts : last.pts,
     qts: box.qts,
@@ -102,6 +106,23 @@ export const getChannelDifference = defineMethod(
     });
   },
 );
+
+/**
+ * The channels with news the account missed (Mailbox.channelNews), each as
+ * `updateChannelTooLong{channel_id, pts}` with the channel's current pts; the set is emptied.
+ * Channels it is no longer in are left out.
+ */
+function channelNews(ctx: MethodContext): { rec: ChatRecord; update: Api.UpdateChannelTooLong }[] {
+  const box = ctx.world.mailbox(ctx.account.id);
+  const recs = [...box.channelNews].filter(
+    (rec) => rec.members.has(ctx.account.id) && !rec.banned.has(ctx.account.id),
+  );
+  box.channelNews.clear();
+  return recs.map((rec) => ({
+    rec,
+    update: new Api.UpdateChannelTooLong({ channelId: toLong(rec.chat.id), pts: rec.pts.pts }),
+  }));
+}
 
 /** The messages and other updates of logged events as the calling account sees them now. */
 function replay(

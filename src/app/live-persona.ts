@@ -217,6 +217,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     lastHeardAt: health.lastHeardAt,
     windowMs: health.windowMs,
     ...(health.reason !== undefined ? { reason: health.reason } : {}),
+    restrictions: runtime.accountHealth.restrictions().map((r) => ({ kind: r.kind, summary: r.summary })),
   }));
   runtime.start();
   health.start();

@@ -58,15 +58,17 @@ export function consoleActions(
       const id = Number(b.task);
       if (!Number.isSafeInteger(id) || id <= 0)
         return reply.code(400).send({ error: "cancel-task needs a task id" });
-      const gone = s.runtime.scheduler.cancelTask(id, "cancelled from the console");
-      if (gone === undefined)
+      const done = s.runtime.scheduler.cancelTask(id, "cancelled from the console");
+      if (done === undefined)
         return reply.code(404).send({ error: `task #${id} is not open (it has finished)` });
-      const more = gone.filter((t) => t.id !== id).length;
+      const tasks = (n: number) => (n === 1 ? "1 task" : `${n} tasks`);
       return {
         answer:
-          gone.length === 0
-            ? `Task #${id} is running; it is cancelled when it comes back (a send in flight still completes).`
-            : `Task #${id} cancelled${more ? `, and ${more} task(s) that waited for it` : ""}.`,
+          done.outcome === "in-doubt"
+            ? `Task #${id} is in doubt: not cancelled (its request may have reached Telegram; only Telegram's answer to its retry ends it).`
+            : done.outcome === "on-return"
+              ? `Task #${id} is running; it is cancelled when it comes back${done.dependents ? `, with the ${tasks(done.dependents)} waiting for it` : ""} (a send in flight still completes).`
+              : `Task #${id} cancelled${done.dependents ? `, and the ${tasks(done.dependents)} that waited for it` : ""}.`,
       };
     }
     if (b.action === "cancel-intention" || b.action === "reschedule-intention") {

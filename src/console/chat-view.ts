@@ -6,6 +6,9 @@ import type { MediaDescriptor } from "../base/media-descriptor";
 import { ALL_CHATS } from "../store/chat-settings";
 import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
 import type { ChatterVerdict } from "../inbound/recent-verdicts";
+import type { CapKind } from "../policy/caps";
+import { supersededBy } from "../tasks/received-rules";
+import { itemIds } from "../tasks/task-text";
 import type { ConsoleSource } from "./views";
 
 /** A media descriptor without its file reference. */
@@ -48,15 +51,6 @@ function parse(t: ConsoleTask): ParsedTask {
   return { ...t, payload };
 }
 
-/** Message ids a task is about (received: its items; address: its items). */
-function itemsOf(t: ParsedTask): number[] {
-  const items = t.payload.items;
-  if (!Array.isArray(items)) return [];
-  return items
-    .map((i: unknown) => (typeof i === "number" ? i : (i as { messageId?: unknown } | null)?.messageId))
-    .filter((x): x is number => typeof x === "number");
-}
-
 /** A plan's trace (store/plan-traces.ts), the system instruction put back in its request. */
 function planTrace(
   q: Pick<ConsoleQueries, "planTrace">,
@@ -86,11 +80,11 @@ function addressWhy(a: ParsedTask): string {
  * titles the adapter keeps (store/topics.ts): that title when known, else the General topic (id 1)
  * by name and the others by their root message's id.
  */
-const topicName = (titles: ReadonlyMap<number, string>, id: number) =>
+export const topicName = (titles: ReadonlyMap<number, string>, id: number) =>
   titles.get(id) ?? (id === 1 ? "General" : `topic #${id}`);
 
 /** What a caps reason means, for the page. */
-const CAP_TEXT: Record<string, string> = {
+const CAP_TEXT: Readonly<Record<CapKind, string>> = {
   "answers-per-hour": "the chat's answers per hour were spent",
   "person-share": "this person's share of the group's answers was spent",
   "daily-token-budget": "the daily token budget was spent",
@@ -100,7 +94,9 @@ const CAP_TEXT: Record<string, string> = {
 /** A stored refusal as the page says it: the gate's reason, caps spelled out. */
 function refusalText(reason: string): string {
   const cap = /^cap: (.*)$/.exec(reason)?.[1];
-  return cap !== undefined && CAP_TEXT[cap] !== undefined ? `cap ${cap}: ${CAP_TEXT[cap]}` : reason;
+  return cap !== undefined && Object.hasOwn(CAP_TEXT, cap)
+    ? `cap ${cap}: ${CAP_TEXT[cap as CapKind]}`
+    : reason;
 }
 
 /** The prefilter's rules and holds, as the chat page says them. */
@@ -129,9 +125,12 @@ export function chatView(
 ) {
   const agent = s.persona.name;
   const chat = s.runtime.chats.get(chatId);
-  const msgs = lane
-    ? s.queries.laneMessages(agent, chatId, lane, beforeId, limit)
-    : s.queries.messages(agent, chatId, beforeId, limit);
+  // One more than shown: whether older messages exist (the page's "older messages" link).
+  const read = lane
+    ? s.queries.laneMessages(agent, chatId, lane, beforeId, limit + 1)
+    : s.queries.messages(agent, chatId, beforeId, limit + 1);
+  const older = read.length > limit;
+  const msgs = older ? read.slice(1) : read;
   const isForum = chat?.chatType === "forum";
   const titles = isForum ? s.queries.topicTitles(agent, chatId) : new Map<number, string>();
   const settings = s.runtime.settings.get(chatId);
@@ -154,8 +153,8 @@ export function chatView(
   const judgedBy = new Map<number, ParsedTask>();
   const answeredBy = new Map<number, ParsedTask[]>();
   for (const t of tasks) {
-    if (t.kind === "received") for (const id of itemsOf(t)) receivedBy.set(id, t);
-    else if (t.kind === "address") for (const id of itemsOf(t)) judgedBy.set(id, t);
+    if (t.kind === "received") for (const id of itemIds(t.payload)) receivedBy.set(id, t);
+    else if (t.kind === "address") for (const id of itemIds(t.payload)) judgedBy.set(id, t);
     const answers = t.payload.answers;
     if ((t.kind === "send" || t.kind === "sticker") && Array.isArray(answers))
       for (const id of answers as number[]) answeredBy.set(id, [...(answeredBy.get(id) ?? []), t]);
@@ -167,6 +166,7 @@ export function chatView(
   const plans = tasks
     .filter((t) => t.kind === "received")
     .map((r) => {
+      const newer = supersededBy(r.error);
       const children =
         madeBy.get(r.id) ??
         tasks.filter(
@@ -175,17 +175,23 @@ export function chatView(
             ACTION_KINDS.has(t.kind) &&
             t.id > r.id &&
             t.createdAt === r.updatedAt &&
-            r.status === "done",
+            r.status === "done" &&
+            newer === undefined,
         );
       const trace = planTrace(s.queries, r);
       const plan = (trace?.plan ?? null) as { origin?: unknown } | null;
       const origin = plan?.origin === "dry-run" || plan?.origin === "echo" ? plan.origin : null;
-      const items = itemsOf(r);
+      const items = itemIds(r.payload);
       return {
         id: r.id,
         /** Its number within the chat (set when its planning round ended). */
         no: r.planNo,
         status: r.status,
+        /**
+         * Newer messages came in while it planned: its messages went to this newer round (a task
+         * id), whose plan is the one that counts; its own plan, if one came back, was dropped.
+         */
+        replacedBy: newer ?? null,
         error: r.error,
         createdAt: r.createdAt,
         updatedAt: r.updatedAt,
@@ -207,6 +213,12 @@ export function chatView(
       };
     });
   const planOf = new Map(plans.map((p) => [p.id, p]));
+  // A superseded round names the round that replaced it by that one's plan number, when known.
+  const shownPlans = plans.map((p) =>
+    p.replacedBy === null
+      ? { ...p, replacedBy: null }
+      : { ...p, replacedBy: { id: p.replacedBy, no: planOf.get(p.replacedBy)?.no ?? null } },
+  );
   const agentIds = new Set(msgs.filter((m) => m.isAgent).map((m) => m.messageId));
   const selfUsername = s.runtime.entities.get(s.runtime.selfId)?.username?.toLowerCase();
   const names = [s.persona.name, ...s.persona.aliases].map((n) => n.toLowerCase());
@@ -350,12 +362,14 @@ export function chatView(
         settings.silentUntil !== undefined && settings.silentUntil > now ? settings.silentUntil : null,
     },
     lane: lane ?? null,
+    /** Where the page is in the chat: the newest messages or an older page, and whether older ones exist. */
+    page: { newest: beforeId >= Number.MAX_SAFE_INTEGER, older },
     // A forum's topics (the General topic is 1), newest activity first, for the topic filter.
     topics: isForum
       ? s.queries.topics(agent, chatId).map((t) => ({ ...t, name: topicName(titles, t.topicId) }))
       : [],
     messages,
-    plans,
+    plans: shownPlans,
     openTasks: tasks
       .filter((t) => t.status === "pending" || t.status === "running")
       .map((t) => ({ id: t.id, kind: t.kind, status: t.status })),

@@ -15,6 +15,7 @@ import type { Persona } from "../config/persona";
 import { metrics } from "../metrics/metrics";
 import type { AgentRuntime } from "../runtime/agent-runtime";
 import { ConsoleQueries } from "../store/console-queries";
+import { itemIds } from "../tasks/task-text";
 import type { Db } from "../store/db";
 import { ConsoleAuth } from "./auth";
 import { consoleActions } from "./actions";
@@ -58,6 +59,16 @@ function publicDirectory(): string {
         "operator console: cannot find its page files (console-public/ or src/console/public/)",
       );
     dir = up;
+  }
+}
+
+/** A stored JSON payload, or undefined when there is none or it does not parse. */
+function parsed(json: string | undefined): unknown {
+  if (json === undefined) return undefined;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
   }
 }
 
@@ -171,21 +182,39 @@ export class OperatorConsole {
         limit?: string;
         topic?: string;
         thread?: string;
+        around?: string;
+        plan?: string;
       };
     }>("/api/chat", async (req, reply) => {
       const s = source(req.query.persona);
       if (!s || typeof req.query.chat !== "string" || !/^-?\d{1,20}$/.test(req.query.chat))
         return reply.code(404).send({ error: "no such persona or chat" });
-      const before = Number(req.query.before ?? Number.MAX_SAFE_INTEGER) || Number.MAX_SAFE_INTEGER;
       const limit = Math.min(500, Math.max(1, Number(req.query.limit ?? 100) || 100));
-      // One forum topic or one reply thread of the chat, when asked.
       const id = (x: string | undefined) =>
         typeof x === "string" && /^\d{1,10}$/.test(x) ? Number(x) : undefined;
+      // The page: the newest messages, those below `before`, or the page around a message
+      // (`around`) or around the message a plan answered (`plan`, its number in the chat), so a
+      // permalink or a plan link finds its target however old it is.
+      let before = id(req.query.before) ?? Number.MAX_SAFE_INTEGER;
+      let planGone = false;
+      const planNo = id(req.query.plan);
+      const around =
+        planNo !== undefined
+          ? Math.max(0, ...itemIds(parsed(s.queries.planPayload(s.persona.name, req.query.chat, planNo))))
+          : id(req.query.around);
+      if (planNo !== undefined && around === 0) planGone = true;
+      else if (around !== undefined) before = around + Math.ceil(limit / 2);
+      // One forum topic or one reply thread of the chat, when asked.
       const topicId = id(req.query.topic);
       const threadRoot = id(req.query.thread);
       const lane =
         topicId !== undefined ? { topicId } : threadRoot !== undefined ? { threadRoot } : undefined;
-      return { persona: s.persona.name, ...chatView(s, req.query.chat, before, limit, now(), lane) };
+      return {
+        persona: s.persona.name,
+        ...chatView(s, req.query.chat, before, limit, now(), lane),
+        /** A plan asked for by number that is not stored (retention deleted it, or no such plan). */
+        planGone,
+      };
     });
     consoleActions(app, source, now);
     extraRoutes(app, { source, list, now });

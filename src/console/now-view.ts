@@ -2,10 +2,10 @@
  * The console's Now view: what one persona is doing now — open tasks per chat with their timers,
  * Telegram's and Gemini's state, the last errors and the activity feed.
  */
-import { personaConnection } from "../http/readiness";
 import { ALL_CHATS } from "../store/chat-settings";
 import { isSummaryGraph, type Task } from "../tasks/task";
-import { dayView, geminiView, type ConsoleSource } from "./views";
+import { taskWhat } from "../tasks/task-text";
+import { connectionView, dayView, geminiView, restrictionsView, type ConsoleSource } from "./views";
 import type { Intention } from "../store/intentions";
 import { formatLocal } from "../base/zoned-time";
 
@@ -35,38 +35,23 @@ function intentionView(i: Intention, tz: string, now: number, title: (chatId: st
 }
 
 /** What one open task shows on the "now" view. */
-function openTaskView(t: Task, now: number) {
+function openTaskView(t: Task) {
   const p = t.payload as unknown as Record<string, unknown>;
   const until = typeof p.until === "number" ? p.until : null;
-  const what =
-    t.kind === "send"
-      ? String(p.text ?? "")
-      : t.kind === "react"
-        ? `${String(p.emoji ?? "")} on #${String(p.messageId ?? "")}`
-        : t.kind === "wait"
-          ? `${String(p.seconds ?? "")} s`
-          : t.kind === "typing"
-            ? `${String(p.action ?? "typing")} ${String(p.seconds ?? "")} s`
-            : t.kind === "received" || t.kind === "address"
-              ? `for ${((p.items as unknown[] | undefined) ?? [])
-                  .map(
-                    (i) => `#${typeof i === "number" ? i : String((i as { messageId?: number }).messageId)}`,
-                  )
-                  .join(", ")}`
-              : t.kind === "sticker"
-                ? `${String(p.set ?? "")} ${String(p.name ?? "")}`
-                : "";
   return {
     id: t.id,
     kind: t.kind,
     status: t.status,
-    what,
+    what: taskWhat(t.kind, t.payload),
     /** When it may start (ms); a retry's or a limit's wait shows here. */
     notBefore: t.notBefore,
     /** A wait or typing spell under way: when it ends. */
     until,
-    /** Seconds to its next moment (start, or the end of its spell); 0: due now. */
-    inSec: Math.max(0, Math.round(((until ?? t.notBefore) - now) / 1000)),
+    /**
+     * Its next moment (ms, the server's clock): the end of its spell, else when it may start. The
+     * page counts down to it once a second from the view's `now` (the server's clock).
+     */
+    due: until ?? t.notBefore,
     attempts: t.attempts,
     error: t.error ?? null,
     inDoubt: t.inDoubt === true,
@@ -82,7 +67,6 @@ function openTaskView(t: Task, now: number) {
  */
 export function nowView(s: ConsoleSource, now: number) {
   const st = s.runtime.status();
-  const conn = personaConnection(s.persona.name);
   const open = s.runtime.scheduler.openTasks();
   const byChat = new Map<string, Task[]>();
   for (const t of open) byChat.set(t.chatId, [...(byChat.get(t.chatId) ?? []), t]);
@@ -95,10 +79,10 @@ export function nowView(s: ConsoleSource, now: number) {
   const own = s.runtime.intentionStore.open(INTENTIONS_SHOWN);
   return {
     name: s.persona.name,
+    /** The server's clock when the view was made: the page's timers count from it. */
     now,
-    connection: conn
-      ? { state: conn.state, reason: conn.reason ?? null }
-      : { state: st.connected ? "connected" : "reconnecting", reason: null },
+    connection: connectionView(s, st.connected),
+    restrictions: restrictionsView(s, now),
     paused: s.runtime.settings.get(ALL_CHATS).paused,
     gemini: geminiView(s),
     lastError: st.lastError ?? null,
@@ -118,7 +102,7 @@ export function nowView(s: ConsoleSource, now: number) {
         summary,
         title: summary ? null : title(chatId),
         tasks: tasks.map((t) => {
-          const v = openTaskView(t, now);
+          const v = openTaskView(t);
           return { ...v, planNo: v.planId !== null ? (planNos.get(v.planId) ?? null) : null };
         }),
       };

@@ -1,6 +1,8 @@
 /** The console's read-only pages beside personas and conversations: costs, summaries, memories, media. */
 import type { FastifyInstance } from "fastify";
+import { LaneKeyError, parseLaneKey, type Lane } from "../context/lanes";
 import { parseStoredSummary, SUMMARY_SECTIONS } from "../summary/summary-format";
+import { topicName } from "./chat-view";
 import type { ConsoleSource } from "./views";
 
 const DAY_MS = 86_400_000;
@@ -38,15 +40,37 @@ export function extraRoutes(app: FastifyInstance, d: PageDeps): void {
   app.get<{ Querystring: { persona?: string } }>("/api/summaries", async (req, reply) => {
     const s = d.source(req.query.persona) ?? d.list()[0];
     if (!s) return reply.code(404).send({ error: "no persona" });
+    // A forum's topic titles, read once per chat shown.
+    const titles = new Map<string, ReadonlyMap<number, string>>();
+    const titlesOf = (chatId: string) => {
+      let t = titles.get(chatId);
+      if (!t) titles.set(chatId, (t = s.queries.topicTitles(s.persona.name, chatId)));
+      return t;
+    };
     return {
       persona: s.persona.name,
       summaries: s.queries.summaries(s.persona.name).map((x) => {
         const parsed = parseStoredSummary(x.content);
+        const lane = laneOf(x.lane);
         return {
           ...x,
           chatTitle: chatTitle(s, x.chatId),
-          /** What the lane is, in words: the chat's room, or a reply thread of it. */
-          laneName: laneName(x.lane),
+          /** What the lane is, in words: the whole chat, a forum topic by its title, a reply thread. */
+          laneName:
+            lane === undefined
+              ? x.lane
+              : lane.kind === "topic"
+                ? `topic ${topicName(titlesOf(lane.chatId), lane.topicId)}`
+                : lane.kind === "reply"
+                  ? `reply thread of #${lane.rootId}`
+                  : "the whole chat",
+          /** The chat page's filter that shows the lane (a topic, a reply thread), if any. */
+          laneFilter:
+            lane?.kind === "topic"
+              ? { topic: lane.topicId }
+              : lane?.kind === "reply"
+                ? { thread: lane.rootId }
+                : null,
           // The summary as its sections (empty ones left out); unreadable content stays raw.
           sections: parsed
             ? SUMMARY_SECTIONS.map(([key, title]) => ({ title, items: parsed[key] })).filter(
@@ -88,13 +112,14 @@ function chatTitle(s: ConsoleSource, chatId: string): string | null {
   return c.chatType === "dm" ? nameOf(s, chatId) : null;
 }
 
-/** A lane key (`root:<chat>`, `thread:<chat>:<root>`, …) in words. */
-function laneName(lane: string): string {
-  const thread = /^reply:.*:(\d+)$/.exec(lane);
-  if (thread) return `reply thread of #${thread[1]}`;
-  const topic = /^topic:.*:(\d+)$/.exec(lane);
-  if (topic) return `topic #${topic[1]}`;
-  return "the whole chat";
+/** The lane a summary's key names; undefined for a key that is not one (shown as it is). */
+function laneOf(key: string): Lane | undefined {
+  try {
+    return parseLaneKey(key);
+  } catch (e) {
+    if (e instanceof LaneKeyError) return undefined;
+    throw e;
+  }
 }
 
 function nameOf(s: ConsoleSource, userId: string): string | null {

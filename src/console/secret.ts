@@ -6,7 +6,16 @@
  * browser out: the next start makes a new one.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../config/config-error";
 import { errorMessage } from "../base/error-message";
@@ -51,8 +60,17 @@ export function consoleSecret(stateDir: string): {
         problem: `does not hold a console secret (one line of at least ${MIN_CHARS} characters)`,
         fix: "delete it: the next start makes a new one (every browser then signs in again)",
       });
-    // Kept as narrow as the database beside it.
-    chmodSync(file, 0o600);
+    // Kept as narrow as the database beside it (only another user's file refuses that).
+    try {
+      if ((statSync(file).mode & 0o777) !== 0o600) chmodSync(file, 0o600);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new ConfigError({
+        file,
+        problem: `cannot be made private (mode 0600): ${code === "EPERM" ? "it belongs to another user" : errorMessage(e)}`,
+        fix: "run the personas as the user who owns it, chown it to the user running them, or delete it (every browser then signs in again)",
+      });
+    }
     return token;
   };
   const kept = read();

@@ -30,7 +30,6 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export function personaView(s: ConsoleSource, now: number) {
   const st = s.runtime.status();
   const self = s.runtime.entities.get(s.runtime.selfId);
-  const conn = personaConnection(s.persona.name);
   const all = s.runtime.settings.get(ALL_CHATS);
   const chats = new Map(st.chats.map((c) => [c.chatId, c]));
   return {
@@ -40,9 +39,8 @@ export function personaView(s: ConsoleSource, now: number) {
       username: self?.username ?? null,
       name: [self?.firstName, self?.lastName].filter(Boolean).join(" ") || null,
     },
-    connection: conn
-      ? { state: conn.state, reason: conn.reason ?? null }
-      : { state: st.connected ? "connected" : "reconnecting", reason: null },
+    connection: connectionView(s, st.connected),
+    restrictions: restrictionsView(s, now),
     paused: all.paused,
     mode: all.mode ?? s.persona.groupMode,
     modeIsDefault: all.mode === undefined,
@@ -94,6 +92,22 @@ export function dayView(s: ConsoleSource, now: number) {
     busy: p.rhythm.busy.map((b) => `${formatSpan(b)} ${b.level}`),
     online: s.runtime.presence.isOnline,
   };
+}
+
+/**
+ * Telegram's connection as `/readyz` says it (the persona's registered state and its reason), or,
+ * for a persona not registered there, from the runtime's own flag.
+ */
+export function connectionView(s: ConsoleSource, connected: boolean) {
+  const conn = personaConnection(s.persona.name);
+  return conn
+    ? { state: conn.state, reason: conn.reason ?? null }
+    : { state: connected ? "connected" : "reconnecting", reason: null };
+}
+
+/** Telegram's restrictions of the account (frozen, PEER_FLOOD), each in one line; empty: none. */
+export function restrictionsView(s: ConsoleSource, now: number) {
+  return s.runtime.accountHealth.restrictions(now).map((r) => ({ kind: r.kind, summary: r.summary }));
 }
 
 /** Gemini as this persona sees it: the models failing now (since, error, next try, plans waiting), or up. */

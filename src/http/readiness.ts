@@ -3,7 +3,15 @@
  * connection state comes from (live: the connection watchdog; sandbox: the emulator); `/readyz`
  * and the `userbot_connection_state` gauge read it. Process-wide, like the metrics registry.
  */
-import { watchConnection, type ConnectionStateName } from "../metrics/metrics";
+import { watchConnection, watchRestrictions, type ConnectionStateName } from "../metrics/metrics";
+
+/** A restriction Telegram put on the account (telegram/outbound/account-health.ts), as shown. */
+interface RestrictionView {
+  /** "frozen": read-only, nothing goes out; "peer-flood": no messages to non-contacts. */
+  readonly kind: "frozen" | "peer-flood";
+  /** What it means and what the owner can do, in one line. */
+  readonly summary: string;
+}
 
 /** What a persona says about its connection. */
 export interface PersonaConnection {
@@ -14,6 +22,8 @@ export interface PersonaConnection {
   readonly windowMs?: number;
   /** Why it is not connected, in a few words (no secret, no message content). */
   readonly reason?: string;
+  /** Restrictions Telegram put on the account (none: absent or empty). */
+  readonly restrictions?: readonly RestrictionView[];
 }
 
 /** One persona in the `/readyz` answer. */
@@ -24,6 +34,11 @@ interface PersonaReadiness {
   /** Seconds since Telegram was last heard from, when tracked. */
   readonly lastHeardSecondsAgo?: number;
   readonly reason?: string;
+  /**
+   * Restrictions Telegram put on the account. A frozen account is not ready (nothing it plans can
+   * go out); a spam-limited one is (groups and contacts are answered), and says so here.
+   */
+  readonly restrictions?: readonly RestrictionView[];
 }
 
 export interface ReadinessReport {
@@ -43,8 +58,10 @@ const sources = new Map<string, () => PersonaConnection>();
 export function registerPersona(name: string, source: () => PersonaConnection): () => void {
   sources.set(name, source);
   const unwatch = watchConnection(name, () => source().state);
+  const unwatchRestrictions = watchRestrictions(name, () => (source().restrictions ?? []).map((r) => r.kind));
   return () => {
     unwatch();
+    unwatchRestrictions();
     if (sources.get(name) === source) sources.delete(name);
   };
 }
@@ -63,7 +80,13 @@ export function readiness(now: number): ReadinessReport {
     const c = source();
     const ago =
       c.lastHeardAt !== undefined ? Math.max(0, Math.round((now - c.lastHeardAt) / 1000)) : undefined;
-    const base = { name, state: c.state, ...(ago !== undefined ? { lastHeardSecondsAgo: ago } : {}) };
+    const restrictions = c.restrictions?.length ? { restrictions: c.restrictions } : {};
+    const base = {
+      name,
+      state: c.state,
+      ...(ago !== undefined ? { lastHeardSecondsAgo: ago } : {}),
+      ...restrictions,
+    };
     if (c.state !== "connected")
       return {
         ...base,
@@ -77,6 +100,8 @@ export function readiness(now: number): ReadinessReport {
         reason: `no update and no answered probe from Telegram for ${ago} s (more than ${seconds(c.windowMs)} s)`,
       };
     }
+    const frozen = c.restrictions?.find((r) => r.kind === "frozen");
+    if (frozen) return { ...base, ready: false, reason: frozen.summary };
     return { ...base, ready: true };
   });
   return { ready: personas.every((p) => p.ready), personas };

@@ -108,6 +108,8 @@ export interface ImplicitAddressingDeps {
   readonly quietMs: number;
   /** Messages older than this are not considered (catch-up of old chatter). */
   readonly maxAnswerAgeMs: number;
+  /** A message came in a smart or talkative group: the persona follows that chat (its poll). */
+  readonly onActive?: (chatId: string) => void;
 }
 
 export class ImplicitAddressing {
@@ -158,6 +160,7 @@ export class ImplicitAddressing {
     if (m.chatType === "dm") return;
     const mode = this.modeOf(m.chatId);
     if (mode === "strict" && name === undefined) return;
+    if (mode !== "strict") this.d.onActive?.(m.chatId);
     const now = this.d.clock.now();
     if (now - m.date > this.d.maxAnswerAgeMs) {
       this.verdicts.note(m.chatId, m.messageId, "too-old");

@@ -62,6 +62,9 @@ const CONNECTION_STATES: readonly ConnectionStateName[] = [
   "stopped",
 ];
 const connectionSources = new Map<string, () => ConnectionStateName>();
+/** Restrictions Telegram can put on an account (telegram/outbound/account-health.ts). */
+const RESTRICTIONS = ["frozen", "peer-flood"] as const;
+const restrictionSources = new Map<string, () => readonly string[]>();
 /** Database figures, read at scrape time (set by whoever owns the database). */
 let databaseBytes: (() => number) | undefined;
 
@@ -164,6 +167,20 @@ new Gauge({
 });
 
 new Gauge({
+  name: `${PREFIX}account_restricted`,
+  help: "1 while Telegram restricts the persona's account (frozen: read-only, nothing goes out; peer-flood: no messages to non-contacts), 0 otherwise.",
+  labelNames: ["agent", "restriction"],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [agent, read] of restrictionSources) {
+      const now = read();
+      for (const r of RESTRICTIONS) this.set({ agent, restriction: r }, now.includes(r) ? 1 : 0);
+    }
+  },
+});
+
+new Gauge({
   name: `${PREFIX}database_bytes`,
   help: "Size of the state database file (pages in use and free) in bytes.",
   registers: [registry],
@@ -223,6 +240,14 @@ export function watchConnection(agent: string, state: () => ConnectionStateName)
   connectionSources.set(agent, state);
   return () => {
     if (connectionSources.get(agent) === state) connectionSources.delete(agent);
+  };
+}
+
+/** Report a persona's account restrictions from now on (the latest source for a name wins). Returns the way to stop. */
+export function watchRestrictions(agent: string, kinds: () => readonly string[]): () => void {
+  restrictionSources.set(agent, kinds);
+  return () => {
+    if (restrictionSources.get(agent) === kinds) restrictionSources.delete(agent);
   };
 }
 

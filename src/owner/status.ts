@@ -35,6 +35,8 @@ export interface StatusFacts {
   readonly storage?: StorageFacts;
   /** Gemini's outages (absent: not reported, e.g. no LLM). */
   readonly llm?: AvailabilitySnapshot;
+  /** Restrictions Telegram put on the account (frozen, PEER_FLOOD), each in one line. */
+  readonly restrictions?: readonly { readonly kind: string; readonly summary: string }[];
 }
 
 /** The storage line of `/status`. */
@@ -75,6 +77,7 @@ export function formatStatus(f: StatusFacts): string {
   lines.push(
     `Up ${formatDuration(f.now - f.startedAt)} · Telegram ${f.connected ? "connected" : "disconnected"}`,
   );
+  for (const r of f.restrictions ?? []) lines.push(r.summary);
   const all = f.settings.find(([id]) => id === ALL_CHATS)?.[1];
   const perChat = f.settings.filter(([id]) => id !== ALL_CHATS);
   const paused = perChat.filter(([, s]) => s.paused).map(([id]) => name(id));

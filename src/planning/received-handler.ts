@@ -196,8 +196,10 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // written in the transaction that marks the task done.
       const trace = planTrace(prompt, check, plan);
       const traces = d.traces;
+      // A plan came back (even "no usable plan"): the round takes its chat's next plan number.
       const done = {
         type: "done" as const,
+        planned: true,
         ...(traces ? { keep: () => traces.put(task.id, trace.request.system, withoutSystem(trace)) } : {}),
       };
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.

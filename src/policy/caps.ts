@@ -11,8 +11,16 @@ function perHour(p: PersonaPolicy, chatId: string): number {
   return chatId.startsWith("-") ? p.answersPerHour : p.dmAnswersPerHour;
 }
 
+/** The caps, by the name a refusal gives (the admission gate's reason, `/status`, the console). */
+export const CAP_KINDS = [
+  "answers-per-hour",
+  "person-share",
+  "daily-token-budget",
+  "stranger-token-share",
+] as const;
+
 /** Which cap stopped a message (or a call). */
-export type CapKind = "answers-per-hour" | "person-share" | "daily-token-budget" | "stranger-token-share";
+export type CapKind = (typeof CAP_KINDS)[number];
 
 /** A chat a cap held back in the last hour, for `/status`. */
 export interface CappedChat {

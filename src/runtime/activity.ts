@@ -6,8 +6,11 @@
  * pipeline's refusals (addressed messages only) and the catch-up chain: chatter adds nothing.
  * After a restart it starts from the newest finished tasks in the database (`seed`).
  */
+import { CAP_KINDS } from "../policy/caps";
 import type { Task } from "../tasks/task";
+import { supersededBy } from "../tasks/received-rules";
 import type { FinishedTaskRow } from "../tasks/task-store";
+import { itemIds, taskWhat } from "../tasks/task-text";
 
 /** How many events are kept. */
 const ACTIVITY_KEPT = 500;
@@ -60,19 +63,15 @@ function taskEvent(
     ...(t.planNo !== undefined ? { planNo: t.planNo } : {}),
   };
   if (t.kind === "received") {
-    const items = Array.isArray(p.items)
-      ? (p.items as { messageId?: number }[]).map((i) => i.messageId).filter((x) => typeof x === "number")
-      : [];
-    const own = Array.isArray(p.intentions)
-      ? (p.intentions as { id?: number }[]).map((i) => `intention #${String(i.id)}`)
-      : [];
-    const targets = [...items.map((i) => `#${i}`), ...own];
-    const about = targets.length ? ` for ${targets.join(", ")}` : "";
+    const items = itemIds(p);
+    const what = taskWhat(t.kind, p);
+    const about = what ? ` ${what}` : "";
+    // Handed over to a newer round (done or cancelled): that round's plan is the one to show.
+    if (supersededBy(t.error) !== undefined) return undefined;
     const plan = { ...base, planId: t.id, ...(items.length ? { messageId: items[items.length - 1]! } : {}) };
     if (status === "done") return { ...plan, kind: "plan", text: `planned${about}` };
     if (status === "failed")
       return { ...plan, kind: "error", text: `planning failed${about}: ${t.error ?? ""}` };
-    if (status === "cancelled" && t.error?.startsWith("superseded")) return undefined;
     return classifyCancel({ ...plan }, `planning cancelled${about}`, t.error);
   }
   const sentId = typeof p.sentId === "number" ? p.sentId : undefined;
@@ -83,19 +82,21 @@ function taskEvent(
     if (t.kind === "typing" || t.kind === "read") return undefined; // follows its send, or nothing to say
     return classifyCancel(on, `${t.kind} cancelled`, t.error);
   }
-  if (t.kind === "send") return { ...on, kind: "send", text: `sent: ${short(String(p.text ?? ""))}` };
-  if (t.kind === "sticker")
-    return { ...on, kind: "sticker", text: `sticker ${String(p.set ?? "")} ${String(p.name ?? "")}` };
-  if (t.kind === "react") return { ...on, kind: "reaction", text: `reacted ${String(p.emoji ?? "")}` };
+  if (t.kind === "send") return { ...on, kind: "send", text: `sent: ${short(taskWhat(t.kind, p))}` };
+  if (t.kind === "sticker") return { ...on, kind: "sticker", text: `sticker ${taskWhat(t.kind, p)}` };
+  if (t.kind === "react") return { ...on, kind: "reaction", text: `reacted ${taskWhat(t.kind, p)}` };
   return undefined;
 }
+
+/** The admission gate's refusal of a task for a cap: the scheduler's `not admitted: <cap kind>`. */
+const CAP_REFUSAL = new Set<string>(CAP_KINDS.map((k) => `not admitted: ${k}`));
 
 function classifyCancel(
   base: Omit<ActivityEvent, "seq" | "at" | "kind" | "text">,
   what: string,
   reason: string | undefined,
 ): Omit<ActivityEvent, "seq" | "at"> {
-  const cap = reason !== undefined && /not admitted: cap/.test(reason);
+  const cap = reason !== undefined && CAP_REFUSAL.has(reason);
   return { ...base, kind: cap ? "cap" : "cancelled", text: `${what}${reason ? `: ${reason}` : ""}` };
 }
 

@@ -18,6 +18,7 @@ import type { AccountLostError } from "../tasks/errors";
 import type { Scheduler, SchedulerOptions } from "../tasks/scheduler";
 import type { TelegramClient } from "../telegram/inbound/listen";
 import type { CatchUpChain } from "./catch-up-chain";
+import type { AccountHealth } from "../telegram/outbound/account-health";
 
 export interface AgentRuntimeOptions {
   readonly persona: Persona;
@@ -96,4 +97,5 @@ export interface Stage {
 export interface Late {
   readonly scheduler: () => Scheduler;
   readonly catchUps: () => CatchUpChain;
+  readonly accountHealth: () => AccountHealth;
 }

@@ -35,12 +35,14 @@ import type { TypingWatch } from "../telegram/inbound/typing-watch";
 import type { UpdateTracker } from "../telegram/inbound/update-tracker";
 import { systemClock } from "../base/clock";
 import type { CatchUpChain } from "./catch-up-chain";
+import type { ChannelWatch } from "../telegram/inbound/channel-watch";
 import type { AgentRuntimeOptions } from "./agent-options";
 import { composeAgent } from "./compose";
 import { holdProcessOpen } from "./shutdown";
 import type { RuntimeStatus } from "./status-facts";
 import { onTimeout, withTimeout } from "../base/timeout";
 import type { Activity } from "./activity";
+import type { AccountHealth } from "../telegram/outbound/account-health";
 
 export type { AgentRuntimeOptions, MediaRuntimeOptions } from "./agent-options";
 
@@ -67,6 +69,8 @@ export class AgentRuntime {
   /** People's reactions to the persona's messages, and the persona's own reactions. */
   readonly reactions: ReactionStore;
   readonly scheduler: Scheduler;
+  /** Telegram's restrictions of the account (frozen, PEER_FLOOD): /readyz, /status, the console. */
+  readonly accountHealth: AccountHealth;
   /** The persona's own intentions: set by plans, fired when due (life/intentions.ts). */
   readonly intentions: Intentions;
   readonly intentionStore: IntentionStore;
@@ -83,6 +87,8 @@ export class AgentRuntime {
   caughtUp: Promise<CatchUpSummary | undefined> = Promise.resolve(undefined);
   /** Catch-ups and gap fills, one at a time. */
   private readonly catchUps: CatchUpChain;
+  /** Polls of the big groups the persona is active in, and of channels silent for long. */
+  private readonly watch: ChannelWatch;
   /** The persona's structured LLM calls (llm.ts), when it has one. */
   readonly llm: Llm | undefined;
   /** Every LLM call's tokens and estimated cost. */
@@ -136,12 +142,14 @@ export class AgentRuntime {
     this.laneSummaries = p.laneSummaries;
     this.addressing = p.addressing;
     this.scheduler = p.scheduler;
+    this.accountHealth = p.accountHealth;
     this.intentions = p.intentions;
     this.intentionStore = p.intentionStore;
     this.presence = p.presence;
     this.inbound = p.inbound;
     this.feed = p.feed;
     this.catchUps = p.catchUps;
+    this.watch = p.watch;
     this.statusFacts = p.status;
     this.activity = p.activity;
     this.command = p.command;
@@ -215,6 +223,9 @@ export class AgentRuntime {
       stopChanges();
     };
     this.scheduler.start();
+    this.watch.start();
+    // A freeze met before a restart (its limit is stored) is reported again, with Telegram's dates.
+    this.accountHealth.start();
     // After the open tasks are back: a due intention joins (or starts) its chat's planning task.
     this.intentions.start();
     this.logger.info({ component: "runtime" }, "agent started");
@@ -240,6 +251,7 @@ export class AgentRuntime {
    * go out twice.
    */
   async stop(o: { graceMs?: number } = {}): Promise<void> {
+    this.watch.stop();
     this.intentions.stop();
     this.catchUps.stop();
     this.detach?.();
@@ -290,6 +302,7 @@ export class AgentRuntime {
 
   /** Die as a killed process would (for crash tests): nothing more is written. */
   abandon(): void {
+    this.watch.stop();
     this.intentions.stop();
     this.presence.abandon();
     this.catchUps.stop();

@@ -6,7 +6,8 @@
 import type { Logger } from "pino";
 import { metrics } from "../metrics/metrics";
 import { ACCOUNT_BOX } from "../store/update-state";
-import type { CatchUp, CatchUpSummary } from "../telegram/inbound/catch-up";
+import { HeldError, type CatchUp, type CatchUpSummary } from "../telegram/inbound/catch-up";
+import { PausedError } from "../telegram/inbound/read-calls";
 import { catchUpProgress } from "./catch-up-progress";
 
 export class CatchUpChain {
@@ -73,9 +74,11 @@ export class CatchUpChain {
         if (box === ACCOUNT_BOX) await this.o.engine.accountOnly();
         else await this.o.engine.channelOnly(box);
       } catch (err) {
-        this.o.logger.warn(
+        // Retried by the tracker; a method held back by a flood wait made no request (logged once).
+        const paused = (err instanceof PausedError && err.cause === undefined) || err instanceof HeldError;
+        this.o.logger[paused ? "debug" : "warn"](
           { component: "catch-up", box: box || "account", err: String(err) },
-          "filling an update gap failed",
+          "filling an update gap failed; retried later",
         );
       }
     });

@@ -47,6 +47,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
     logger,
     enqueue: (chatId, messageId, a) => {
       t.addressing.notePartner(chatId, a.senderId);
+      t.active.note(chatId);
       t.scheduler.enqueueReceived(chatId, messageId, {
         readDelayMs: s.readDelayMs,
         quietMs: s.quietMs,

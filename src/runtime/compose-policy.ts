@@ -46,6 +46,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     llm: o.llm,
     retention: o.retention,
     clock,
+    restrictions: () => late.accountHealth().restrictions(),
   });
   const detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
     // A stranger's DM is counted in their own share too.

@@ -24,9 +24,9 @@ import { TaskStore } from "../tasks/task-store";
 import { Activity } from "./activity";
 
 /** The activity feed, starting from the newest finished tasks in the database (after a restart). */
-function startedActivity(o: AgentRuntimeOptions, s: Stage): Activity {
+function startedActivity(tasks: TaskStore, s: Stage): Activity {
   const activity = new Activity(() => s.clock.now());
-  activity.seed(new TaskStore(o.db, s.agent).recentFinished(100));
+  activity.seed(tasks.recentFinished(100));
   return activity;
 }
 
@@ -47,6 +47,8 @@ export interface Stores {
   readonly refusals: RefusalStore;
   readonly topics: TopicStore;
   readonly writeGate: WriteGate;
+  /** The task table (the scheduler's store; the activity feed is seeded from it). */
+  readonly tasks: TaskStore;
   /** What the persona did lately (the operator console's "now" view), started from the database. */
   readonly activity: Activity;
   /** Stop rolling memory back when a group commit fails. */
@@ -59,6 +61,7 @@ export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Sto
   const chats = new ChatStore(o.db, agent);
   const updateState = new UpdateStateStore(o.db, agent);
   const entities = new EntityStore(o.db, agent);
+  const tasks = new TaskStore(o.db, agent);
   const tracker = new UpdateTracker({
     state: updateState,
     clock,
@@ -93,7 +96,8 @@ export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Sto
     refusals: new RefusalStore(o.db, agent),
     topics: new TopicStore(o.db, agent),
     writeGate: new WriteGate({ clock, logger, file: o.db.name }),
-    activity: startedActivity(o, s),
+    tasks,
+    activity: startedActivity(tasks, s),
     detachCommitFailure,
   };
 }

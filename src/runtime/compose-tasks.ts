@@ -17,10 +17,11 @@ import { LaneSummaries } from "../summary/lane-summaries";
 import { llmRateKey } from "../tasks/llm-wait";
 import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler } from "../tasks/scheduler";
-import { TaskStore } from "../tasks/task-store";
 import { trackResult } from "../telegram/inbound/listen";
 import { TypingWatch } from "../telegram/inbound/typing-watch";
+import { AccountHealth } from "../telegram/outbound/account-health";
 import { GramActions } from "../telegram/outbound/gramjs-actions";
+import { ACTIVE_WINDOW_MS, ActiveChats } from "./active-chats";
 import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
 import { IntentionStore } from "../store/intentions";
 import type { ChatType } from "../base/types";
@@ -34,6 +35,12 @@ export interface Tasks {
   readonly laneSummaries: LaneSummaries;
   readonly addressing: ImplicitAddressing;
   readonly scheduler: Scheduler;
+  /** The account's server limits (flood waits, slow mode, PEER_FLOOD), persisted. */
+  readonly limits: RateLimits;
+  /** The supergroups the persona is active in (their differences are polled). */
+  readonly active: ActiveChats;
+  /** Telegram's restrictions of the account (frozen, PEER_FLOOD), as its writes met them. */
+  readonly accountHealth: AccountHealth;
   /** The persona's own intentions: kept, fired when due, bounded (life/intentions.ts). */
   readonly intentions: Intentions;
   readonly intentionStore: IntentionStore;
@@ -53,6 +60,14 @@ export function composeTasks(
   const maxAnswerAgeMs = o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const typing = new TypingWatch(() => clock.now());
   const own = new OwnSends(clock);
+  const limits = new RateLimits(o.db, agent, logger);
+  const accountHealth = new AccountHealth({
+    client: o.client,
+    limits,
+    persona: o.persona.name,
+    logger,
+    clock,
+  });
   const gram = new GramActions({
     client: o.client,
     logger,
@@ -62,11 +77,12 @@ export function composeTasks(
     selfId: o.selfId,
     reactions: m.chatReactions,
     ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+    onFrozen: (method, e) => accountHealth.noteFrozen(method, e),
   });
   // Online while it reads and answers, offline when quiet (life/presence.ts).
   const presence = new Presence({ port: gram, clock, logger });
   const actions = new TrackedActions(new PresentActions(gram, presence), own);
-  const limits = new RateLimits(o.db, agent, logger);
+  const active = new ActiveChats(clock);
   const intentionStore = new IntentionStore(o.db, agent);
   const answered = metrics.messagesAnswered.labels({ agent });
   answered.inc(0); // every persona's series exists from its start, at 0
@@ -80,6 +96,7 @@ export function composeTasks(
     onSent: (sent) => {
       answered.inc();
       addressing.noteOwn(sent.chatId, clock.now());
+      active.note(sent.chatId);
       st.messages.insert({
         chatId: sent.chatId,
         messageId: sent.messageId,
@@ -128,11 +145,12 @@ export function composeTasks(
     readDelayMs: s.readDelayMs,
     quietMs: s.quietMs,
     maxAnswerAgeMs,
+    onActive: (chatId) => active.note(chatId),
   });
   const scheduler: Scheduler = new Scheduler({
     ...o.scheduler,
     ...(o.onAccountLost ? { onAccountLost: o.onAccountLost } : {}),
-    store: new TaskStore(o.db, agent),
+    store: st.tasks,
     limits,
     typing,
     day: s.day,
@@ -206,5 +224,19 @@ export function composeTasks(
       scheduler.openWithKey(llmRateKey(model)).filter((t) => t.kind === "received" || t.kind === "address")
         .length,
   );
-  return { own, typing, laneSummaries, addressing, scheduler, intentions, intentionStore, presence };
+  // Where the persona was addressed or spoke within the last hour, before this start.
+  for (const r of st.tasks.recentChats(clock.now() - ACTIVE_WINDOW_MS)) active.note(r.chatId, r.at);
+  return {
+    own,
+    typing,
+    laneSummaries,
+    addressing,
+    scheduler,
+    limits,
+    active,
+    accountHealth,
+    intentions,
+    intentionStore,
+    presence,
+  };
 }

@@ -1,17 +1,23 @@
 /**
- * Composition, stage 6: Telegram's side of the inbound path — the message feed (parse, store,
- * pipeline; who wrote a short update; the reply fetch) and the catch-up engine with its chain
- * (catch-ups and gap fills one at a time), edits and reaction settings from a difference included.
+ * Composition, stage 6: Telegram's side of the inbound path — the read calls (every catch-up,
+ * resolver and reply-fetch request bounded in time and held back by flood waits), the message
+ * feed (parse, store, pipeline; who wrote a short update; the reply fetch), the catch-up engine
+ * with its chain (catch-ups and gap fills one at a time; edits and reaction settings from a
+ * difference included), and the channel watch (polls of active big groups and silent channels).
  */
 import { errorMessage } from "../base/error-message";
 import type { AgentRuntimeOptions, Stage } from "./agent-options";
 import type { Inbound } from "./compose-inbound";
 import type { Media } from "./compose-media";
 import type { Stores } from "./compose-stores";
+import type { Tasks } from "./compose-tasks";
+import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
 import { CatchUpChats } from "../store/catch-up-chats";
-import { CatchUp } from "../telegram/inbound/catch-up";
+import { CatchUp, catchable } from "../telegram/inbound/catch-up";
+import { ChannelWatch } from "../telegram/inbound/channel-watch";
 import { applyChange } from "../telegram/inbound/listen-changes";
 import { createMessageFeed, type MessageFeed } from "../telegram/inbound/message-feed";
+import { ReadCalls } from "../telegram/inbound/read-calls";
 import { REPLY_FETCH_TIMEOUT_MS } from "../telegram/inbound/reply-context";
 import { SenderResolver } from "../telegram/inbound/sender-resolver";
 import { changedChat } from "../telegram/outbound/chat-reactions";
@@ -22,6 +28,8 @@ export interface Telegram {
   readonly feed: MessageFeed;
   /** Catch-ups and gap fills, one at a time. */
   readonly catchUps: CatchUpChain;
+  /** Polls of the big groups the persona is active in, and of channels silent for long. */
+  readonly watch: ChannelWatch;
 }
 
 export function composeTelegram(
@@ -30,35 +38,46 @@ export function composeTelegram(
   st: Stores,
   m: Media,
   i: Inbound,
+  t: Tasks,
 ): Telegram {
   const { agent, clock, logger } = s;
+  const reads = new ReadCalls({
+    client: o.client,
+    limits: t.limits,
+    clock,
+    logger,
+    agent,
+    ...(o.requestTimeoutMs !== undefined ? { timeoutMs: o.requestTimeoutMs } : {}),
+  });
   const feed = createMessageFeed({
     handler: i.inbound,
     entities: st.entities,
-    resolver: new SenderResolver({ client: o.client, entities: st.entities, state: st.updateState, logger }),
+    resolver: new SenderResolver({ reads, entities: st.entities, state: st.updateState, logger }),
     selfId: o.selfId,
     replyTimeoutMs: o.replyTimeoutMs ?? REPLY_FETCH_TIMEOUT_MS,
+    reads,
     logger,
     gate: st.writeGate,
     dbFile: o.db.name,
-    topicTitled: (t) => st.topics.named(t.chatId, t.topicId, t.title, t.messageId),
+    topicTitled: (x) => st.topics.named(x.chatId, x.topicId, x.title, x.messageId),
   });
   const catchUpChats = new CatchUpChats(o.db, agent);
   const membership = new ChannelMembership({ entities: st.entities, tracker: st.tracker, logger });
   st.entities.onMembership((e, gone) => membership.changed(e, gone));
   const engine = new CatchUp({
     client: o.client,
+    reads,
     entities: st.entities,
     state: st.updateState,
     tracker: st.tracker,
     feed,
     highestId: (chatId) => st.messages.highestId(chatId),
     commonChats: () => catchUpChats.commonChats(),
-    knownChannels: () => catchUpChats.knownChannels(),
     logger,
     // The summary's duration is real time, whatever clock the runtime runs.
     now: () => performance.now(),
     clockNow: () => clock.now(),
+    maxAnswerAgeMs: o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS,
     onOtherUpdates: (updates) => {
       for (const u of updates) {
         applyChange(st.changes, u);
@@ -67,6 +86,7 @@ export function composeTelegram(
       }
     },
     onChannelLost: (chatId, error) => membership.lost(chatId, error),
+    onChannelFetched: (chatId, timeoutSec) => watch.fetched(chatId, timeoutSec),
   });
   const catchUps = new CatchUpChain({
     engine,
@@ -75,5 +95,17 @@ export function composeTelegram(
     onCaughtUp: (summary) => st.activity.caughtUp(summary),
     onFailed: (err) => st.activity.error(`catch-up failed: ${errorMessage(err)}`),
   });
-  return { feed, catchUps };
+  const watch: ChannelWatch = new ChannelWatch({
+    clock,
+    tracker: st.tracker,
+    followed: () =>
+      st.tracker
+        .knownChannels()
+        .filter((c) => st.tracker.localPts(c) !== undefined && catchable(st.entities, c)),
+    active: () => t.active.list().filter((c) => catchable(st.entities, c)),
+    fetch: (chatId) => catchUps.fillGap(chatId),
+    paused: () => reads.pausedUntil("updates.GetChannelDifference") > 0,
+    logger,
+  });
+  return { feed, catchUps, watch };
 }

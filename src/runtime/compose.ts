@@ -23,6 +23,7 @@ import type { UsageStore } from "../store/usage";
 import type { WriteGate } from "../store/write-gate";
 import type { LaneSummaries } from "../summary/lane-summaries";
 import type { Scheduler } from "../tasks/scheduler";
+import type { AccountHealth } from "../telegram/outbound/account-health";
 import type { Intentions } from "../life/intentions";
 import type { IntentionStore } from "../store/intentions";
 import type { Presence } from "../life/presence";
@@ -43,6 +44,7 @@ import { composePolicy } from "./compose-policy";
 import { composeStores } from "./compose-stores";
 import { composeTasks } from "./compose-tasks";
 import { composeTelegram } from "./compose-telegram";
+import type { ChannelWatch } from "../telegram/inbound/channel-watch";
 import type { RuntimeStatus } from "./status-facts";
 import type { Activity } from "./activity";
 
@@ -72,6 +74,8 @@ export interface AgentParts {
   readonly laneSummaries: LaneSummaries;
   readonly addressing: ImplicitAddressing;
   readonly scheduler: Scheduler;
+  /** Telegram's restrictions of the account (frozen, PEER_FLOOD). */
+  readonly accountHealth: AccountHealth;
   /** The persona's own intentions (life/intentions.ts) and their rows. */
   readonly intentions: Intentions;
   readonly intentionStore: IntentionStore;
@@ -80,6 +84,8 @@ export interface AgentParts {
   readonly feed: MessageFeed;
   /** Catch-ups and gap fills, one at a time. */
   readonly catchUps: CatchUpChain;
+  /** Polls of the big groups the persona is active in, and of channels silent for long. */
+  readonly watch: ChannelWatch;
   /** The facts `/status` reports (its start time and last error). */
   readonly status: RuntimeStatus;
   /** What the persona did lately (the operator console's "now" view). */
@@ -106,18 +112,20 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     quietMs: o.persona.quietWindowSec * 1000,
     day: new DayWatch(o.persona.rhythm, o.persona.timeZone),
   };
-  const built: { scheduler?: Scheduler; catchUps?: CatchUpChain } = {};
+  const built: { scheduler?: Scheduler; catchUps?: CatchUpChain; accountHealth?: AccountHealth } = {};
   const late: Late = {
     scheduler: () => built.scheduler!,
     catchUps: () => built.catchUps!,
+    accountHealth: () => built.accountHealth!,
   };
   const stores = composeStores(o, s, late);
   const policy = composePolicy(o, s, stores, late);
   const media = composeMedia(o, s, stores);
   const tasks = composeTasks(o, s, stores, policy, media, late);
   const inbound = composeInbound(o, s, stores, policy, tasks);
-  const telegram = composeTelegram(o, s, stores, media, inbound);
+  const telegram = composeTelegram(o, s, stores, media, inbound, tasks);
   built.scheduler = tasks.scheduler;
+  built.accountHealth = tasks.accountHealth;
   built.catchUps = telegram.catchUps;
   return {
     logger: s.logger,
@@ -143,12 +151,14 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     laneSummaries: tasks.laneSummaries,
     addressing: tasks.addressing,
     scheduler: tasks.scheduler,
+    accountHealth: tasks.accountHealth,
     intentions: tasks.intentions,
     intentionStore: tasks.intentionStore,
     presence: tasks.presence,
     inbound: inbound.inbound,
     feed: telegram.feed,
     catchUps: telegram.catchUps,
+    watch: telegram.watch,
     status: policy.status,
     activity: stores.activity,
     command: inbound.command,

@@ -36,6 +36,8 @@ export interface StatusSources {
   readonly llm: Llm | undefined;
   readonly retention: Pick<Retention, "removed" | "last" | "retainDays"> | undefined;
   readonly clock: Clock;
+  /** A getter: Telegram's restrictions of the account (telegram/outbound/account-health.ts). */
+  readonly restrictions?: () => readonly { readonly kind: string; readonly summary: string }[];
 }
 
 export class RuntimeStatus {
@@ -83,6 +85,7 @@ export class RuntimeStatus {
       capped: s.caps.cappedChats(),
       ...(this.lastError ? { lastError: this.lastError } : {}),
       llm: this.llmAvailability(),
+      ...(s.restrictions ? { restrictions: s.restrictions() } : {}),
       ...(s.retention ? { storage: this.storage(s.retention) } : {}),
     };
   }

@@ -6,7 +6,7 @@
  */
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { readEnv, type Env } from "../config/env";
@@ -131,20 +131,32 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   // Health and metrics, as with npm start (a listener that cannot start stops the sandbox before anything runs).
   const served = await startListener(env, logger, { sandbox: true, now: () => clock.now() });
   const http = served.http;
-  // The console's edits (curated media, memory files' listing) go to a temporary copy of the
-  // agents folder: a sandbox never writes into the checkout.
-  const agentsCopy = served.console ? mkdtempSync(join(tmpdir(), "sandbox-agents-")) : undefined;
-  if (agentsCopy) cpSync(env.AGENTS_DIR, agentsCopy, { recursive: true });
-  if (http) {
-    print(`sandbox: health and metrics on ${http.url} (/healthz, /readyz, /metrics)`);
-    if (served.consoleUrl) {
-      print(`sandbox: operator console on ${served.consoleUrl}`);
-      print(`sandbox: the console's edits go to a temporary copy of ${env.AGENTS_DIR}/, gone at exit`);
-    }
-    o.onHttp?.(http.url);
-  }
-  const tmp = o.dbPath ? undefined : mkdtempSync(join(tmpdir(), "sandbox-"));
-  const dbFile = o.dbPath ?? join(tmp!, "sandbox.db");
+  // Temporary folders (the console's copy of the agents folder; the database, unless --db) are
+  // removed however the run ends: input's end, a signal, a start that fails, or a second signal's
+  // exit at once (which runs no finally).
+  const temps: string[] = [];
+  const temporary = (prefix: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    temps.push(dir);
+    return dir;
+  };
+  const removeTemps = (): void => {
+    for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+  };
+  const exitNow = o.exit ?? ((code: number) => process.exit(code));
+  // Ctrl-C or SIGTERM: stop now — no waiting for pending tasks (a `wait` may be minutes), a
+  // planning call in flight is abandoned; a second signal exits at once.
+  const shutdown = listenForShutdown({
+    logger,
+    ...(o.signals ? { source: o.signals } : {}),
+    exit: (code) => {
+      removeTemps();
+      exitNow(code);
+    },
+  });
+  const interrupted = shutdown.signal;
+  let agentsCopy: string | undefined;
+  let dbFile = o.dbPath ?? "";
   const plannerUsed = o.verbose
     ? verbosePlanner(planner, print, (chatId) => world.chatName(chatId), mode)
     : planner;
@@ -178,34 +190,45 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     proc = { db, client, runtime };
     return runtime;
   };
-  // The first catch-up takes the account's update state; what is typed before it is "before its time".
-  await boot().caughtUp;
-  print(
-    `sandbox: ${persona.name} is in group "Sandbox" with ${MEMBERS.join(", ")} (message #1 is the group's creation, so yours start at #2).\n` +
-      `Type "alice: hi", "bob > 2: hi", "dm carol: hi" or "owner: /status"; /help lists every form; end input (Ctrl-D) to leave.`,
-  );
-
-  // Health and metrics, as with npm start: the emulated connection is the persona's connection.
-  const unregister = registerPersona(persona.name, () =>
-    !proc
-      ? { state: "stopped", reason: "the process was killed (/kill); /start runs a new one" }
-      : emu.net.isConnected(account)
-        ? { state: "connected" }
-        : { state: "reconnecting", reason: "offline (/offline); /online brings it back" },
-  );
-
-  const rl = createInterface({ input: o.input ?? process.stdin, terminal: false });
-  // Ctrl-C or SIGTERM: stop now — no waiting for pending tasks (a `wait` may be minutes), a
-  // planning call in flight is abandoned; a second signal exits at once.
-  const shutdown = listenForShutdown({
-    logger,
-    ...(o.signals ? { source: o.signals } : {}),
-    ...(o.exit ? { exit: o.exit } : {}),
-  });
-  const interrupted = shutdown.signal;
-  interrupted.addEventListener("abort", () => rl.close(), { once: true });
+  let unregister: (() => void) | undefined;
   try {
-    await readLines();
+    // The console's edits (curated media, memory files' listing) go to a temporary copy of the
+    // agents folder: a sandbox never writes into the checkout.
+    if (served.console) {
+      agentsCopy = temporary("sandbox-agents-");
+      cpSync(env.AGENTS_DIR, agentsCopy, { recursive: true });
+    }
+    if (http) {
+      print(`sandbox: health and metrics on ${http.url} (/healthz, /readyz, /metrics)`);
+      if (served.consoleUrl) {
+        print(`sandbox: operator console on ${served.consoleUrl}`);
+        print(`sandbox: the console's edits go to a temporary copy of ${env.AGENTS_DIR}/, gone at exit`);
+      }
+      o.onHttp?.(http.url);
+    }
+    if (!o.dbPath) dbFile = join(temporary("sandbox-"), "sandbox.db");
+    // The first catch-up takes the account's update state; what is typed before it is "before its time".
+    await boot().caughtUp;
+    print(
+      `sandbox: ${persona.name} is in group "Sandbox" with ${MEMBERS.join(", ")} (message #1 is the group's creation, so yours start at #2).\n` +
+        `Type "alice: hi", "bob > 2: hi", "dm carol: hi" or "owner: /status"; /help lists every form; end input (Ctrl-D) to leave.`,
+    );
+
+    // Health and metrics, as with npm start: the emulated connection is the persona's connection.
+    unregister = registerPersona(persona.name, () => {
+      if (!proc) return { state: "stopped", reason: "the process was killed (/kill); /start runs a new one" };
+      const restrictions = proc.runtime.accountHealth
+        .restrictions()
+        .map((r) => ({ kind: r.kind, summary: r.summary }));
+      return emu.net.isConnected(account)
+        ? { state: "connected", restrictions }
+        : { state: "reconnecting", reason: "offline (/offline); /online brings it back", restrictions };
+    });
+
+    const rl = createInterface({ input: o.input ?? process.stdin, terminal: false });
+    if (interrupted.aborted) rl.close();
+    else interrupted.addEventListener("abort", () => rl.close(), { once: true });
+    await readLines(rl);
     // Input is over: let the persona finish what it started, then leave. What waits for a time
     // further off (asleep until the morning, a long wait) is left, and said: /advance gets there.
     const soon = () =>
@@ -223,7 +246,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       );
   } finally {
     await http?.close();
-    unregister();
+    unregister?.();
     if (proc) {
       const open = interrupted.aborted ? proc.runtime.scheduler.openTasks() : [];
       if (!emu.net.isConnected(account)) await emu.net.restoreConnection(account);
@@ -233,8 +256,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       if (interrupted.aborted) print(`sandbox: stopped. ${describeKept(open, o.dbPath)}`);
     } else if (interrupted.aborted) print("sandbox: stopped.");
     shutdown.dispose();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-    if (agentsCopy) rmSync(agentsCopy, { recursive: true, force: true });
+    removeTemps();
   }
   return 0;
 
@@ -298,7 +320,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     }
   }
 
-  async function readLines(): Promise<void> {
+  async function readLines(rl: Interface): Promise<void> {
     for await (const line of rl) {
       if (!line.trim()) continue;
       const cmd = parseSandboxLine(line);

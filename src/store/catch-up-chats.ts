@@ -1,12 +1,11 @@
 /**
- * The chats a catch-up asks about beyond the update state (telegram/catch-up.ts): those whose
- * updates come in the account's own box, and the supergroups the store knows.
+ * The chats a catch-up asks about beyond the update state (telegram/inbound/catch-up.ts): those
+ * whose updates come in the account's own box.
  */
 import type { Db } from "./db";
 
 export class CatchUpChats {
   private readonly commonStmt;
-  private readonly channelsStmt;
 
   constructor(
     db: Db,
@@ -15,18 +14,10 @@ export class CatchUpChats {
     this.commonStmt = db
       .prepare(`SELECT DISTINCT chat_id FROM messages WHERE agent = ? AND chat_id NOT LIKE '-100%'`)
       .pluck();
-    this.channelsStmt = db
-      .prepare(`SELECT chat_id FROM chats WHERE agent = ? AND chat_id LIKE '-100%'`)
-      .pluck();
   }
 
   /** Chats with stored messages that are DMs or basic groups (for a `differenceTooLong`). */
   commonChats(): string[] {
     return this.commonStmt.all(this.agent) as string[];
-  }
-
-  /** Supergroups and channels in the chats table. */
-  knownChannels(): string[] {
-    return this.channelsStmt.all(this.agent) as string[];
   }
 }

@@ -179,6 +179,7 @@ export class ConsoleQueries {
   private readonly byChat;
   private readonly byPerson;
   private readonly planNo;
+  private readonly planByNo;
 
   constructor(db: Db) {
     // Two index descents per chat (the messages' primary key), not a scan of every message; the
@@ -255,6 +256,11 @@ export class ConsoleQueries {
     this.byChat = totals("chat_id");
     this.byPerson = totals("user_id");
     this.planNo = db.prepare(`SELECT plan_no FROM tasks WHERE id = ?`).pluck();
+    this.planByNo = db
+      .prepare(
+        `SELECT payload FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'received' AND plan_no = ? LIMIT 1`,
+      )
+      .pluck();
     this.describeOne = db.prepare(`SELECT status, description FROM media_descriptions WHERE unique_id = ?`);
     this.memAll = db.prepare(
       `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = ? ORDER BY m.updated_at DESC LIMIT 500`,
@@ -356,6 +362,15 @@ export class ConsoleQueries {
   /** Tasks of a chat created since `since` (ms), oldest first. */
   tasks(agent: string, chatId: string, since: number, limit = 2000): ConsoleTask[] {
     return this.tasksSince.all(agent, chatId, since, limit) as ConsoleTask[];
+  }
+
+  /**
+   * The payload of a chat's plan by its number (the `received` task numbered so), or undefined
+   * when none is stored (retention deleted it, or no such plan). One read of the chat's tasks by
+   * the tasks_chat index.
+   */
+  planPayload(agent: string, chatId: string, planNo: number): string | undefined {
+    return this.planByNo.get(agent, chatId, planNo) as string | undefined;
   }
 
   /** The plan trace of a `received` task (store/plan-traces.ts), if one was kept. */

@@ -32,6 +32,11 @@ export interface RateLimitScope {
    * LLM's outages (tasks/llm-wait.ts).
    */
   readonly paced?: boolean;
+  /**
+   * The caller reports this limit itself, in one line of its own (a frozen account, whose line
+   * says what Telegram said and what the owner can do): the engine's own lines about it are debug.
+   */
+  readonly reported?: boolean;
 }
 
 /**

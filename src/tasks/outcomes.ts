@@ -69,8 +69,9 @@ export function settleOutcome(
   let limitedUntil = 0;
   if (error instanceof RateLimitedError) {
     limitedUntil = h.limits.hit(error, now);
-    // A paced limit (the LLM's outage) is reported by whoever paces it, once, not per task.
-    h.logger[error.scope.paced ? "debug" : "warn"](
+    // A paced limit (the LLM's outage) or a reported one (a frozen account) is reported by whoever
+    // paces or met it, once, not per task.
+    h.logger[error.scope.paced || error.scope.reported ? "debug" : "warn"](
       {
         component: "scheduler",
         chatId: task.chatId,
@@ -125,7 +126,7 @@ export function settleOutcome(
     task.inDoubt = false;
     outcome.keep?.();
     // A planning round that made a plan takes its chat's next plan number (the console's "plan 3").
-    if (task.kind === "received" && outcome.keep) h.store.numberPlan(task);
+    if (task.kind === "received" && outcome.planned === true) h.store.numberPlan(task);
     h.finish(task, "done", undefined, {
       typesNext: outcome.spawn?.some((t) => t.kind === "typing") ?? false,
     });

@@ -148,6 +148,9 @@ export class RateLimits {
     }
     return transaction(this.db, () => {
       const previous = this.limits.get(e.key);
+      // A probe limit met again while its pause lasts: a task that started before the limit was
+      // known (several run at once). The pause stands as it is; only a failed probe lengthens it.
+      if (e.scope.probe && previous?.probe && previous.until > now) return previous.until;
       let until: number;
       let streak = 0;
       if (e.scope.paced) {
@@ -165,7 +168,8 @@ export class RateLimits {
           until: new Date(until).toISOString(),
           pauseSec: seconds,
         };
-        if (streak === 0)
+        if (e.scope.reported) this.logger.debug(meta, `${e.code}: paused, then one probe`);
+        else if (streak === 0)
           this.logger.error(meta, `${e.code}: paused until ${new Date(until).toISOString()}, then one probe`);
         else this.logger.warn(meta, `${e.code} again on the probe; paused longer`);
       } else {
@@ -182,6 +186,16 @@ export class RateLimits {
         until = Math.max(until, this.spread(e, e.scope.accountKey, until, now));
       return until;
     });
+  }
+
+  /**
+   * The limit held under `key`, if any: a timed one until it ends, a probe limit (no server timer)
+   * until a probe goes through — `until` is then when the next probe may go.
+   */
+  current(key: string, now: number): { until: number; code: string; probe: boolean } | undefined {
+    const l = this.limits.get(key);
+    if (!l || (!l.probe && l.until <= now)) return undefined;
+    return { until: l.until, code: l.code, probe: l.probe };
   }
 
   /**

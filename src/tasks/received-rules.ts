@@ -11,6 +11,20 @@ import {
   type Task,
 } from "./task";
 
+/** How a planning round handed over to a newer one ends: "superseded by #<the newer task>". */
+const SUPERSEDED = "superseded by";
+const SUPERSEDED_RE = new RegExp(`^${SUPERSEDED} #(\\d+)$`);
+
+/**
+ * The newer planning round a `received` task handed its messages to (read from the reason it
+ * ended with, done or cancelled), or undefined: it was not superseded. Such a round made no plan
+ * that counts, whatever its status says.
+ */
+export function supersededBy(reason: string | null | undefined): number | undefined {
+  const m = reason ? SUPERSEDED_RE.exec(reason) : null;
+  return m ? Number(m[1]) : undefined;
+}
+
 /** How long a received task waits for its reply fetch to report back, at most. */
 const REPLY_WAIT_MS = 10_000;
 /** A bridge typing spell lasts until the burst's deadline plus this (planning time), unless the plan ends it first. */
@@ -315,6 +329,6 @@ export class ReceivedRules {
       stale.payload = rest;
     }
     this.g.save(newer);
-    this.g.finish(stale, status, `superseded by #${newer.id}`);
+    this.g.finish(stale, status, `${SUPERSEDED} #${newer.id}`);
   }
 }

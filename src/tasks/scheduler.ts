@@ -48,6 +48,18 @@ export interface SchedulerOptions {
   readonly admit?: (task: Task) => string | undefined;
 }
 
+/** What cancelling one task did (the console's Cancel). */
+export interface TaskCancel {
+  /**
+   * `now`: it is cancelled, its dependents with it; `on-return`: it is running, and is cancelled
+   * (with them) when it comes back; `in-doubt`: not cancelled — its request may have reached the
+   * server, so only the server's answer ends it.
+   */
+  readonly outcome: "now" | "on-return" | "in-doubt";
+  /** The tasks that waited for it (directly or through another) cancelled with it, or to be. */
+  readonly dependents: number;
+}
+
 /**
  * The tick loop over every conversation's task graph: one per chat, and one per forum topic
  * (see graphKey), so two topics of a forum are planned and answered apart.
@@ -310,13 +322,33 @@ export class Scheduler {
 
   /**
    * Cancel one open task (the operator console), its dependents with it: pending at once, running
-   * when it comes back (a send in flight still completes). Returns the tasks cancelled now, or
-   * undefined when no open task has that id.
+   * when it comes back (a send in flight still completes); a task in doubt is not cancelled (its
+   * request may have reached the server: only the server's answer ends it). Undefined when no open
+   * task has that id.
    */
-  cancelTask(id: number, reason: string): Task[] | undefined {
-    const t = this.index.all().find((x) => x.id === id);
+  cancelTask(id: number, reason: string): TaskCancel | undefined {
+    const t = this.index.get(id);
     if (!t) return undefined;
-    return this.cancellation.cancel([t], reason, false, true);
+    const waiting = this.dependentsOf(t);
+    if (t.inDoubt) return { outcome: "in-doubt", dependents: 0 };
+    this.cancellation.cancel([t], reason, false, true);
+    if (t.status === "cancelled")
+      return { outcome: "now", dependents: waiting.filter((d) => d.status === "cancelled").length };
+    return { outcome: "on-return", dependents: waiting.length };
+  }
+
+  /** The open tasks that wait for a task, directly or through another (its chat's tasks only). */
+  private dependentsOf(task: Task): Task[] {
+    const ids = new Set([task.id]);
+    const found: Task[] = [];
+    // Dependents come after what they wait for: one pass in id order finds the whole chain.
+    for (const t of [...this.index.ofChat(task.chatId)].sort((a, b) => a.id - b.id)) {
+      if (t.dependsOn.some((d) => ids.has(d))) {
+        ids.add(t.id);
+        found.push(t);
+      }
+    }
+    return found;
   }
 
   /**

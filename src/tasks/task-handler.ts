@@ -3,10 +3,18 @@ import type { NewTask, Task, TaskKind } from "./task";
 /** What a handler tells the scheduler after running a task once (tasks/outcomes.ts applies it). */
 export type HandlerOutcome =
   /**
-   * Finished. `spawn` tasks are created in the same transaction that marks this one done, and
-   * `keep` writes there what else goes with it (a plan's trace for the console).
+   * Finished. `spawn` tasks are created in the same transaction that marks this one done (a
+   * plan's tasks carry the planning task's id), and `keep` writes there what else goes with it (a
+   * plan's trace for the console). `planned`: a planning round (`received`) that made a plan — it
+   * takes its chat's next plan number; a round that ended without asking the model (its messages
+   * deleted or too old) did not.
    */
-  | { readonly type: "done"; readonly spawn?: readonly NewTask[]; readonly keep?: () => void }
+  | {
+      readonly type: "done";
+      readonly spawn?: readonly NewTask[];
+      readonly keep?: () => void;
+      readonly planned?: boolean;
+    }
   /** Not finished: run again at `at` (the handler may have updated `task.payload`). */
   | { readonly type: "again"; readonly at: number }
   /** Not done, on purpose (the handler logged why): cancelled, and its dependents with it. */

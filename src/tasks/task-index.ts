@@ -45,6 +45,11 @@ export class TaskIndex {
     drop(this.byGraph, graphKey(t.chatId, t.topicId));
   }
 
+  /** An open task by its id. */
+  get(id: number): Task | undefined {
+    return this.byId.get(id);
+  }
+
   /** The task is open (not finished yet). */
   has(id: number): boolean {
     return this.byId.has(id);

@@ -63,6 +63,7 @@ export class TaskStore {
   private readonly countPlanStmt;
   private readonly recentStmt;
   private readonly numberPlanStmt;
+  private readonly recentChatsStmt;
 
   constructor(
     readonly db: Db,
@@ -89,6 +90,12 @@ export class TaskStore {
       `SELECT * FROM (SELECT id, chat_id AS chatId, kind, payload, status, error, updated_at AS updatedAt,
          plan_id AS planId, plan_no AS planNo FROM tasks
        WHERE +agent = ? AND +status IN ('done','failed','cancelled') ORDER BY id DESC LIMIT ?) ORDER BY id`,
+    );
+    // tasks_chat (agent, chat_id, created_at): the persona's index entries, the table only for
+    // the recent ones. Once, at the start.
+    this.recentChatsStmt = db.prepare(
+      `SELECT chat_id AS chatId, max(created_at) AS at FROM tasks
+       WHERE agent = ? AND created_at >= ? AND kind IN ('received','send','sticker') GROUP BY chat_id`,
     );
   }
 
@@ -172,6 +179,14 @@ export class TaskStore {
   /** The newest finished tasks (by id), oldest first: the console's activity after a restart. */
   recentFinished(limit: number): FinishedTaskRow[] {
     return this.recentStmt.all(this.agent, limit) as FinishedTaskRow[];
+  }
+
+  /**
+   * Chats where the persona was addressed (a `received` task) or spoke (`send`, `sticker`) since
+   * `since` (ms), with the latest such moment: the active chats after a restart.
+   */
+  recentChats(since: number): { chatId: string; at: number }[] {
+    return this.recentChatsStmt.all(this.agent, since) as { chatId: string; at: number }[];
   }
 
   /** Every task not finished yet (pending or running), oldest first. */

@@ -6,6 +6,7 @@ describe("the console benchmark", () => {
     const r = await benchConsole({ messages: 2_000, chats: 20 });
     expect(r.chatsListMs).toBeGreaterThan(0);
     expect(r.chatPageMs).toBeGreaterThan(0);
+    expect(r.oldPlanPageMs).toBeGreaterThan(0);
     expect(r.nowMs).toBeGreaterThan(0);
     expect(r.activitySeedMs).toBeGreaterThan(0);
   }, 60_000);

@@ -104,6 +104,46 @@ describe("the console's memory page", () => {
       expect(text).not.toContain("Rex");
     });
   }, 60_000);
+
+  it("the Add row lists the persona's chats past the newest 100, and takes a chat typed by its id", async () => {
+    const { page, base } = await open(tempDir());
+    const h = rig.h;
+    // 130 group chats, each with one message; "Old Club" has the oldest.
+    const t0 = h.clock.now() - 3_600_000;
+    for (let i = 0; i < 130; i++) {
+      const chatId = `-100900000${String(i).padStart(4, "0")}`;
+      h.runtime.chats.upsert({ chatId, chatType: "supergroup", title: i === 0 ? "Old Club" : `Chat ${i}` });
+      h.runtime.messages.insert({
+        chatId,
+        messageId: 1,
+        senderId: String(h.alice.id),
+        senderName: "Alice",
+        date: t0 + i * 1000,
+        text: `hello ${i}`,
+        isAgent: false,
+      });
+    }
+    h.runtime.messages.commit();
+    await withScreenshot(page, "console-memory-add", async () => {
+      await page.goto(`${base}/console/#memory`);
+      const old = page.locator('#add-chat option[value="-1009000000000"]');
+      await old.waitFor({ state: "attached" });
+      expect(await old.textContent()).toContain("Old Club");
+      await page.locator("#add-chat").selectOption("-1009000000000");
+      await page.locator("#add-text").fill("the club meets on Fridays");
+      await page.locator("#add-memory").click();
+      await expect
+        .poll(() => h.runtime.memories.list("-1009000000000").map((m) => m.content))
+        .toEqual(["the club meets on Fridays"]);
+      // A chat not in the list at all, by its id.
+      await page.locator("#add-chat-id").fill("-1009999999999");
+      await page.locator("#add-text").fill("a chat beyond the list");
+      await page.locator("#add-memory").click();
+      await expect
+        .poll(() => h.runtime.memories.list("-1009999999999").map((m) => m.content))
+        .toEqual(["a chat beyond the list"]);
+    });
+  }, 60_000);
 });
 
 describe("the console's media editor", () => {

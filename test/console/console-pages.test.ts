@@ -81,7 +81,7 @@ describe("the console's Costs and Summaries pages", () => {
   it("Summaries shows each lane's current summary, its version and the messages it covers, as text", async () => {
     const { page, base } = await open();
     rig.h.runtime.summaries.put({
-      lane: `room:${rig.h.group.peerId}`,
+      lane: `root:${rig.h.group.peerId}`,
       chatId: rig.h.group.peerId,
       version: 3,
       fromId: 12,
@@ -104,6 +104,78 @@ describe("the console's Costs and Summaries pages", () => {
       expect(
         await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned),
       ).toBeUndefined();
+    });
+  }, 60_000);
+
+  it("Summaries shows each summary as its sections, named by the chat's title and a topic's title, linked to them", async () => {
+    const { page, base } = await open();
+    const h = rig.h;
+    const forum = h.emu.createSupergroup({
+      title: "Forum",
+      forum: true,
+      members: [h.account, h.alice, h.bob],
+    });
+    const travel = h.emu.createTopic(forum, "Travel");
+    const t1 = await h.emu.post({ chat: forum, from: h.alice, text: "trains to Rome?", topicId: travel });
+    const q = await h.emu.post({ chat: h.group, from: h.bob, text: "lunch plans?" });
+    await h.pass(5000);
+    const content = (o: Record<string, string[]>) =>
+      JSON.stringify({
+        goals_and_open_questions: [],
+        decisions: [],
+        facts: [],
+        people_and_mood: [],
+        you_said: [],
+        outcomes: [],
+        pending_actions: [],
+        ...o,
+      });
+    const put = (lane: string, chatId: string, c: string) =>
+      h.runtime.summaries.put({
+        lane,
+        chatId,
+        version: 1,
+        fromId: 1,
+        toId: 9,
+        content: c,
+        updatedAt: h.clock.now(),
+      });
+    const forumId = String(forum.peerId);
+    put(`topic:${forumId}:${travel}`, forumId, content({ decisions: ["Alice takes the 9:10 train"] }));
+    put(`reply:${h.group.peerId}:${q.id}`, h.group.peerId, content({ facts: ["Bob eats at noon"] }));
+    put(
+      `root:${h.group.peerId}`,
+      h.group.peerId,
+      content({ goals_and_open_questions: ["where to eat"], pending_actions: ["Carol books a table"] }),
+    );
+    await withScreenshot(page, "console-summary-sections", async () => {
+      await page.goto(`${base}/console/#summaries`);
+      await page.locator("section.summary").first().waitFor();
+      const card = (lane: string) => page.locator(`section.summary[data-lane="${lane}"]`);
+      // A forum topic by its title, linked to the topic's page; the chat by its title.
+      const topic = card(`topic:${forumId}:${travel}`);
+      expect(await topic.locator("h3").textContent()).toBe("Forum · topic Travel");
+      expect(await topic.locator("a.lane").getAttribute("href")).toBe(
+        `#chat/Mira/${encodeURIComponent(forumId)}/topic/${travel}`,
+      );
+      expect(await topic.locator(".summary-section h4").allTextContents()).toEqual(["Decisions"]);
+      expect(await topic.locator(".summary-section li").allTextContents()).toEqual([
+        "Alice takes the 9:10 train",
+      ]);
+      const thread = card(`reply:${h.group.peerId}:${q.id}`);
+      expect(await thread.locator("h3").textContent()).toBe(`Sandbox · reply thread of #${q.id}`);
+      const whole = card(`root:${h.group.peerId}`);
+      expect(await whole.locator("h3").textContent()).toBe("Sandbox · the whole chat");
+      // Sections in the prompt's order, with their own titles; empty ones left out.
+      expect(await whole.locator(".summary-section h4").allTextContents()).toEqual([
+        "Goals and open questions",
+        "Pending actions",
+      ]);
+      expect(await whole.textContent()).not.toContain("{");
+      // Following the topic's link shows that topic alone.
+      await topic.locator("a.lane").click();
+      await page.locator(`[data-message-id="${t1.id}"]`).waitFor();
+      expect(await page.locator("#lane").textContent()).toContain("Travel");
     });
   }, 60_000);
 });

@@ -19,6 +19,8 @@ export interface OpenOptions {
   readonly secrets?: readonly string[];
   /** Where the media editor writes curated files. */
   readonly agentsDir?: string;
+  /** How long the persona's Telegram requests may take (the harness's option). */
+  readonly requestTimeoutMs?: number;
 }
 
 export interface OpenConsole {
@@ -56,7 +58,10 @@ export function consoleRig(token: string): {
       return h;
     },
     async open(o: OpenOptions = {}): Promise<OpenConsole> {
-      const started = await Harness.start(o.persona !== undefined ? { persona: o.persona } : {});
+      const started = await Harness.start({
+        ...(o.persona !== undefined ? { persona: o.persona } : {}),
+        ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+      });
       h = started;
       const con = new OperatorConsole({
         token,

@@ -1,8 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync } from "node:fs";
+import { EventEmitter } from "node:events";
+import Database from "better-sqlite3";
+import { cpSync, existsSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/config/config-error";
 import { readEnv } from "../../src/config/env";
 import { resetMetrics } from "../../src/metrics/metrics";
 import { startListener } from "../../src/console/serve";
@@ -85,6 +88,99 @@ describe("the console in the sandbox", () => {
     expect(existsSync(written)).toBe(false);
     expect(git("status", "--porcelain")).toBe("");
   }, 60_000);
+});
+
+describe("the sandbox's temporary folders", () => {
+  /** Run `fn` with the system's temporary directory pointed at a fresh folder; its entries after. */
+  async function leftIn(fn: () => Promise<void>, root = tempDir()): Promise<string[]> {
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = root;
+    try {
+      await fn();
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+    return readdirSync(root);
+  }
+
+  it("a start that fails (--db written by a newer version) leaves no copy of the agents folder behind", async () => {
+    // Empty, so the sandbox takes it, but its schema is from the future: opening it fails at boot.
+    const newer = join(tempDir(), "newer.db");
+    const db = new Database(newer);
+    db.pragma("user_version = 9999");
+    db.close();
+    const left = await leftIn(async () => {
+      await expect(
+        runSandbox({
+          input: new PassThrough(),
+          output: new PassThrough(),
+          dbPath: newer,
+          logger: captureLogger().logger,
+          env: readEnv({ AGENTS_DIR: "agents" }),
+        }),
+      ).rejects.toThrow(/newer than this program knows/);
+    });
+    expect(left).toEqual([]);
+  }, 30_000);
+
+  it("a second Ctrl-C, which exits at once, removes the copy and the temporary database first", async () => {
+    let atExit: string[] | undefined;
+    const root = tempDir();
+    const left = await leftIn(async () => {
+      const out = new PassThrough();
+      let printed = "";
+      out.on("data", (c) => (printed += String(c)));
+      const signals = new EventEmitter();
+      const running = runSandbox({
+        input: new PassThrough(),
+        output: out,
+        logger: captureLogger().logger,
+        env: readEnv({ AGENTS_DIR: "agents" }),
+        signals,
+        // What is left when the process would end (process.exit runs no finally).
+        exit: () => (atExit = readdirSync(root)),
+      });
+      await until(() => printed.includes("end input (Ctrl-D) to leave"), 20_000);
+      // The database's folder and the copy of the agents folder.
+      expect(readdirSync(root)).toHaveLength(2);
+      expect(readdirSync(root).filter((n) => n.startsWith("sandbox-agents-"))).toHaveLength(1);
+      signals.emit("SIGINT");
+      signals.emit("SIGINT");
+      await running;
+    }, root);
+    expect(atExit).toEqual([]);
+    expect(left).toEqual([]);
+  }, 30_000);
+});
+
+describe("the console's kept secret", () => {
+  // A file this user may read but not chmod, as another user's secret file would be: the kernel's
+  // boot id (one line of 36 characters, read-only for everyone, root included).
+  const BOOT_ID = "/proc/sys/kernel/random/boot_id";
+
+  it.skipIf(!existsSync(BOOT_ID))(
+    "a secret file that cannot be made private (another user's) stops start with a line naming it and the fix",
+    async () => {
+      const state = tempDir();
+      symlinkSync(BOOT_ID, join(state, "console-token"));
+      const { logger } = captureLogger();
+      const started = startListener(
+        readEnv({ HTTP_PORT: "0", CONSOLE: "1", STATE_DB: join(state, "agents.db") }),
+        logger,
+        { sandbox: false },
+      );
+      await expect(started).rejects.toThrow(ConfigError);
+      const message = await started.then(
+        () => "",
+        (e: unknown) => (e as Error).message,
+      );
+      expect(message).toContain(join(state, "console-token"));
+      expect(message).toContain("cannot be made private (mode 0600): it belongs to another user");
+      expect(message).toContain("chown it to the user running them, or delete it");
+      expect(message).not.toContain("EPERM");
+    },
+  );
 });
 
 describe("the console beside metrics", () => {

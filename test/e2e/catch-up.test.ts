@@ -63,6 +63,9 @@ function thirty(hh: Harness): { posts: Post[]; dm: EmuChat } {
   return { posts, dm };
 }
 
+/** Let real time pass (a request's bound runs on the real clock). */
+const realTime = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 async function settle(hh: Harness, ms = 120_000): Promise<void> {
   for (let t = 0; t < ms; t += 1000) await hh.pass(1000);
 }
@@ -177,7 +180,7 @@ describe("catch-up", () => {
     expect(hh.sent(hh.club).map((m) => m.text)).toEqual(["re fresh"]);
   });
 
-  it("a supergroup gap longer than the channel difference limit falls back to getHistory, still exactly once", async () => {
+  it("a supergroup gap longer than the channel difference limit: the answer's newest 100 and one more page while they are young enough to answer, never the whole gap; exactly once", async () => {
     h = await Harness.start({ emulator: { updateShapes: "telegram" } });
     const hh = h;
     hh.gemini.respondWith(responder);
@@ -190,11 +193,35 @@ describe("catch-up", () => {
     await hh.runtime.caughtUp;
     await settle(hh, 30_000);
     const methods = hh.emu.traffic.methods(hh.account);
-    expect(methods).toContain("updates.GetChannelDifference");
-    expect(methods).toContain("messages.GetHistory");
+    expect(methods.filter((m) => m === "updates.GetChannelDifference")).toHaveLength(1);
+    expect(methods.filter((m) => m === "messages.GetHistory")).toHaveLength(1);
     const rows = storedRows(hh).filter((r) => r.chat === hh.group.peerId);
-    expect(rows.map((r) => r.text)).toEqual(["before", ...texts]);
+    expect(rows.map((r) => r.text)).toEqual(["before", ...texts.slice(-200)]);
     expect(hh.sent(hh.group).map((m) => m.text)).toEqual(["re late"]);
+  });
+
+  it("after channelDifferenceTooLong with old messages: only the answer's messages, no history page", async () => {
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
+    const hh = h;
+    hh.gemini.respondWith(responder);
+    await hh.emu.post({ chat: hh.group, from: hh.alice, text: "before" });
+    await settle(hh, 2_000);
+    hh.crash();
+    const texts = Array.from({ length: 250 }, (_, i) => `m${i}`);
+    for (const text of texts) await hh.emu.post({ chat: hh.group, from: hh.bob, text });
+    await hh.clock.advance(2 * 3_600_000); // nothing of it is young enough to answer
+    hh.emu.traffic.clearRequests();
+    hh.boot();
+    await hh.runtime.caughtUp;
+    const methods = hh.emu.traffic.methods(hh.account);
+    expect(methods.filter((m) => m === "updates.GetChannelDifference")).toHaveLength(1);
+    expect(methods).not.toContain("messages.GetHistory");
+    const rows = storedRows(hh).filter((r) => r.chat === hh.group.peerId);
+    expect(rows.map((r) => r.text)).toEqual(["before", ...texts.slice(-100)]);
+    // Followed from the dialog's pts: nothing of it is asked again.
+    hh.emu.traffic.clearRequests();
+    await hh.runtime.catchUp();
+    expect(hh.emu.traffic.methods(hh.account)).not.toContain("updates.GetChannelDifference");
   });
 
   it("a broadcast channel with 1,150 posts and a supergroup with nothing stored cost a handful of requests; the supergroup's recent messages are still recovered", async () => {
@@ -222,12 +249,13 @@ describe("catch-up", () => {
     const catchUp = hh.emu.traffic.requests.filter(
       (r) => r.method === "updates.GetChannelDifference" || r.method === "messages.GetHistory",
     );
-    // The broadcast channel is skipped; the supergroup: one difference (too long), one short lookback.
+    // The broadcast channel is skipped; the supergroup: one difference (too long, with its newest
+    // 100), and one history page below them (young, and nothing of it stored).
     expect(catchUp.map((r) => r.method)).toEqual(["updates.GetChannelDifference", "messages.GetHistory"]);
     expect(summary?.requests).toBeLessThanOrEqual(4);
     const rows = storedRows(hh);
     expect(rows.filter((r) => r.chat === news.peerId)).toEqual([]);
-    expect(rows.filter((r) => r.chat === quiet.peerId).map((r) => r.text)).toEqual(texts.slice(-20));
+    expect(rows.filter((r) => r.chat === quiet.peerId).map((r) => r.text)).toEqual(["hello", ...texts]);
     expect(hh.sent(quiet).map((m) => m.text)).toEqual(["re quiet"]);
   });
 
@@ -273,14 +301,17 @@ describe("catch-up", () => {
       .filter((r) => r.chat === hh.club.peerId)
       .map((r) => r.text);
 
-  it("a getDifference that fails while a live message is held does not lose the gap: a restart still fetches the missed messages", async () => {
-    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
+  it("a getDifference that is never answered while a live message is held times out and does not lose the gap: a restart still fetches the missed messages", async () => {
+    h = await Harness.start({ emulator: { updateShapes: "telegram" }, requestTimeoutMs: 300 });
     const hh = h;
     await missedTwo(hh);
-    hh.emu.faults.failNext("updates.GetDifference", "PERSISTENT_TIMESTAMP_INVALID");
-    await hh.emu.post({ chat: hh.club, from: hh.alice, text: "live" }); // leaves a gap: held, then the difference fails
+    hh.emu.faults.hang("updates.GetDifference", { when: "before-apply" });
+    await hh.emu.post({ chat: hh.club, from: hh.alice, text: "live" }); // leaves a gap: held, then the difference hangs
     await hh.pass(600);
     expect(hh.emu.traffic.methods(hh.account)).toContain("updates.GetDifference");
+    expect(clubTexts(hh)).toEqual(["earlier"]); // held while the difference is asked
+    await realTime(400); // the request's bound (real time) passes
+    await hh.pass(100);
     expect(clubTexts(hh)).toEqual(["earlier", "live"]); // not deaf
     hh.crash(); // before any retry
     hh.boot();
@@ -289,13 +320,18 @@ describe("catch-up", () => {
     expect(clubTexts(hh)).toEqual(["earlier", "missed one", "missed two", "live"]);
   });
 
-  it("a getDifference that fails is retried without waiting for a reconnect", async () => {
-    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
+  it("a getDifference that times out is retried without waiting for a reconnect", async () => {
+    h = await Harness.start({ emulator: { updateShapes: "telegram" }, requestTimeoutMs: 300 });
     const hh = h;
     await missedTwo(hh);
-    hh.emu.faults.failNext("updates.GetDifference", "PERSISTENT_TIMESTAMP_INVALID", { times: 2 });
+    hh.emu.faults.hang("updates.GetDifference", { when: "before-apply", times: 2 });
     await hh.emu.post({ chat: hh.club, from: hh.alice, text: "live" });
+    for (let i = 0; i < 6; i++) {
+      await hh.pass(1_000);
+      await realTime(350);
+    }
     await settle(hh, 5_000);
+    expect(hh.emu.traffic.methods(hh.account).filter((m) => m === "updates.GetDifference")).toHaveLength(3);
     expect(clubTexts(hh)).toEqual(["earlier", "missed one", "missed two", "live"]);
   });
 

@@ -364,6 +364,30 @@ describe("media understanding", () => {
     expect(planRequests()).toHaveLength(2);
   });
 
+  it("the file's DC answers AUTH_KEY_UNREGISTERED (its sign-in failed half-way): that DC's key and connection are dropped, and the picture reaches the plan after one new sign-in", async () => {
+    h = await Harness.start();
+    answerDescriptions(() => "a boarding pass");
+    // GramJS's import on the file's DC fails once; its retry keeps the unsigned key (docs/telegram-facts.md).
+    h.emu.faults.failNext("auth.ImportAuthorization", "AUTH_BYTES_INVALID");
+    const bytes = jpeg(9);
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai which gate?",
+      media: { kind: "photo", bytes },
+    });
+    for (let i = 0; i < 40 && planRequests().length === 0; i++) {
+      await h.pass(1_000);
+      await new Promise((r) => setTimeout(r, 50)); // GramJS waits 1 s (real time) after the failed import
+    }
+    expect(inlinePictures(planRequests()[0]!.body)).toEqual([
+      { mimeType: "image/jpeg", data: bytes.toString("base64") },
+    ]);
+    expect(lastPlanTurn()).toContain("[photo: a boarding pass]");
+    expect(h.emu.auth.exportedAuthorizations(h.account)).toBe(2); // the failed sign-in, then one more
+    expect(h.emu.net.dcConnections(h.account)).toEqual([h.emu.net.fileDc]); // the unsigned one closed
+  });
+
   it("an expired file reference: the message is fetched again and the download succeeds", async () => {
     h = await Harness.start();
     answerDescriptions(() => "a hand-drawn map");

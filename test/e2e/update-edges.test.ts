@@ -1,7 +1,7 @@
 /**
  * Telegram's edges of update delivery, end to end on the emulator driving real GramJS:
  * updatesTooLong, groups the account was removed from (and rejoins), broadcast channels and
- * updateChannelTooLong's pts.
+ * supergroups Telegram names that have no state of their own.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/db";
@@ -54,7 +54,25 @@ describe("updatesTooLong", () => {
 });
 
 describe("groups the account is no longer in", () => {
-  it("kicked while offline: one getChannelDifference (CHANNEL_PRIVATE), state dropped, one log line, never asked again; rejoining follows it again", async () => {
+  it("a frozen account and a group out of its reach: Telegram names the group, one getChannelDifference (FROZEN_PARTICIPANT_MISSING), state dropped, not asked again", async () => {
+    h = await Harness.start();
+    const other = h.emu.createSupergroup({ title: "Other", members: [h.account, h.alice] });
+    await h.emu.post({ chat: other, from: h.alice, text: "hello other" });
+    await h.pass(1000);
+    expect(storedChannelBoxes(h)).toContain(other.peerId);
+    h.emu.faults.freeze(h.account, { unreachable: [other] });
+    h.emu.traffic.clearRequests();
+    await h.emu.updates.pushChannelTooLong(h.account, other); // "fetch this channel's difference"
+    await h.pass(5_000);
+
+    expect(channelRequests(h, other).map((r) => r.method)).toEqual(["updates.GetChannelDifference"]);
+    expect(storedChannelBoxes(h)).not.toContain(other.peerId);
+    await h.runtime.catchUp();
+    await h.pass(5 * 60_000);
+    expect(channelRequests(h, other)).toHaveLength(1);
+  });
+
+  it("kicked while offline: not named at the start (no request); its first poll after 15 quiet minutes answers CHANNEL_PRIVATE: state dropped, one log line, never asked again; rejoining follows it again", async () => {
     h = await Harness.start();
     const other = h.emu.createSupergroup({ title: "Other", members: [h.account, h.alice] });
     await h.emu.post({ chat: other, from: h.alice, text: "hello other" });
@@ -71,6 +89,10 @@ describe("groups the account is no longer in", () => {
     h.emu.traffic.clearRequests();
     h.boot();
     await h.runtime.caughtUp;
+    // Telegram's difference does not name a channel the account is not in: nothing asked yet.
+    expect(channelRequests(h, other)).toEqual([]);
+    // Silent for 15 minutes (its first deadline spread over 15 more): polled once.
+    await h.pass(31 * 60_000);
 
     expect(channelRequests(h, other).map((r) => r.method)).toEqual(["updates.GetChannelDifference"]);
     const lines = h.log.lines().filter((l) => l.chatId === other.peerId && l.component === "updates");
@@ -103,9 +125,14 @@ describe("groups the account is no longer in", () => {
     await h.runtime.caughtUp;
     await h.pass(10_000);
 
-    // Followed again: what Alice wrote while the account was away is stored and answered, and the
-    // channel has its update state back.
-    expect(channelRequests(h, other).map((r) => r.method)).toContain("updates.GetChannelDifference");
+    // Followed again: what Alice wrote while the account was away is stored (its newest messages:
+    // no state is left to start a difference from) and answered, and the channel has its update
+    // state back.
+    expect(
+      channelRequests(h, other)
+        .map((r) => r.method)
+        .filter((m) => m === "messages.GetHistory" || m === "updates.GetChannelDifference"),
+    ).toEqual(["messages.GetHistory"]);
     const texts = h.runtime.messages.recent(other.peerId, Number.MAX_SAFE_INTEGER, 100).map((m) => m.text);
     expect(texts).toEqual(expect.arrayContaining(["@mira_ai are you back?", "we missed you"]));
     expect(h.sent(other).map((m) => m.text)).toEqual(["I'm back"]);
@@ -118,7 +145,7 @@ describe("groups the account is no longer in", () => {
     expect(h.sent(other).map((m) => m.text)).toEqual(["I'm back", "still here"]);
   });
 
-  it("CHANNEL_INVALID on getChannelDifference (the channel is gone): state dropped, one log line, never asked again", async () => {
+  it("CHANNEL_INVALID on getChannelDifference (the channel is gone), met by its silence poll: state dropped, one log line, never asked again", async () => {
     h = await Harness.start();
     const doomed = h.emu.createSupergroup({ title: "Doomed", members: [h.account, h.alice] });
     await h.emu.post({ chat: doomed, from: h.alice, text: "hello doomed" });
@@ -130,13 +157,12 @@ describe("groups the account is no longer in", () => {
     await h.runtime.stop();
     h.emu.detach(h.client);
     h.db.close();
-    const isDoomed = (r: unknown) =>
-      (r as { channel?: { channelId?: { toString(): string } } }).channel?.channelId?.toString() ===
-      String(doomed.id);
-    h.emu.faults.failNext("updates.GetChannelDifference", "CHANNEL_INVALID", { match: isDoomed });
+    h.emu.faults.failNext("updates.GetChannelDifference", "CHANNEL_INVALID", { peer: doomed });
     h.emu.traffic.clearRequests();
     h.boot();
     await h.runtime.caughtUp;
+    expect(channelRequests(h, doomed)).toEqual([]); // nothing happened there: not named
+    await h.pass(31 * 60_000); // silent past its deadline: polled
 
     expect(channelRequests(h, doomed).map((r) => r.method)).toEqual(["updates.GetChannelDifference"]);
     const lines = h.log.lines().filter((l) => l.chatId === doomed.peerId && l.component === "updates");
@@ -147,7 +173,7 @@ describe("groups the account is no longer in", () => {
       msg: expect.stringContaining("Doomed"),
     });
     expect(storedChannelBoxes(h)).toEqual([h.group.peerId]);
-    // The other supergroup is caught up as usual.
+    // The other supergroup is polled as usual.
     expect(channelRequests(h, h.group).map((r) => r.method)).toEqual(["updates.GetChannelDifference"]);
 
     await h.pass(5 * 60_000);
@@ -201,8 +227,8 @@ describe("broadcast channels", () => {
   });
 });
 
-describe("updateChannelTooLong's pts", () => {
-  it("named inside the catch-up's getDifference (pushed while offline): the supergroup joined meanwhile is fetched from there, every message", async () => {
+describe("a supergroup named without state of its own", () => {
+  it("named inside the catch-up's getDifference (joined while offline, no state of its own): read from its newest messages, then followed from their pts", async () => {
     h = await Harness.start();
     const joined = h.emu.createSupergroup({ title: "Joined", members: [h.alice] });
     for (let i = 0; i < 3; i++)
@@ -219,20 +245,25 @@ describe("updateChannelTooLong's pts", () => {
     await h.pass(1000);
 
     const methods = h.emu.traffic.methods(h.account);
-    expect(methods.indexOf("updates.GetDifference")).toBeLessThan(
-      methods.indexOf("updates.GetChannelDifference"),
-    );
-    const asked = channelRequests(h, joined);
-    expect(asked.map((r) => r.method)).toEqual(["updates.GetChannelDifference"]);
-    // From the pts Telegram named (the join), not from the channel's start nor its last 20.
-    expect((asked[0]!.request as { pts: number }).pts).toBe(h.emu.updates.channelPts(joined) - 25);
+    expect(methods.indexOf("updates.GetDifference")).toBeLessThan(methods.indexOf("messages.GetHistory"));
+    // One page of its newest messages: every one since the join (and the history before it, which
+    // a supergroup shows new members).
+    expect(channelRequests(h, joined).map((r) => r.method)).toEqual(["messages.GetHistory"]);
     const texts = h.runtime.messages.recent(joined.peerId, Number.MAX_SAFE_INTEGER, 100).map((m) => m.text);
-    expect(texts).toHaveLength(25);
-    expect(texts.every((t) => t.startsWith("while away"))).toBe(true);
+    expect(texts).toEqual([
+      ...Array.from({ length: 3 }, (_, i) => `before joining ${i}`),
+      ...Array.from({ length: 25 }, (_, i) => `while away ${i}`),
+    ]);
+    expect(h.runtime.updateState.channelPts(joined.peerId)).toBe(h.emu.updates.channelPts(joined));
+    // Followed: its next message comes live, nothing more is asked.
+    h.emu.traffic.clearRequests();
+    await h.emu.post({ chat: joined, from: h.alice, text: "live again" });
+    await h.pass(1000);
+    expect(channelRequests(h, joined)).toEqual([]);
     expect(storedChannelBoxes(h)).toContain(joined.peerId);
   });
 
-  it("a supergroup joined on another device while offline is fetched from the pts Telegram names: every message since, not the last 20", async () => {
+  it("a supergroup joined on another device while offline is read at the start (the difference names it), and an updateChannelTooLong for it later asks its difference", async () => {
     h = await Harness.start();
     const joined = h.emu.createSupergroup({ title: "Joined", members: [h.alice] });
     await h.runtime.stop();
@@ -242,6 +273,7 @@ describe("updateChannelTooLong's pts", () => {
     for (let i = 0; i < 25; i++) await h.emu.post({ chat: joined, from: h.alice, text: `while away ${i}` });
     h.boot();
     await h.runtime.caughtUp;
+    expect(channelRequests(h, joined).map((r) => r.method)).toEqual(["messages.GetHistory"]);
     h.emu.traffic.clearRequests();
 
     await h.emu.updates.pushChannelTooLong(h.account, joined);

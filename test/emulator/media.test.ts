@@ -299,4 +299,34 @@ describe("files on another data centre", () => {
       .catch((x: unknown) => x)) as errors.RPCError;
     expect(e.errorMessage).toBe("DC_ID_INVALID"); // the DC the request came to
   });
+
+  it("a failed sign-in on another DC leaves GramJS a key it believes signed in: downloads there answer AUTH_KEY_UNREGISTERED until that DC's key and connection are dropped", async () => {
+    const { emu, persona, alice, client, inbox } = world();
+    const dm = emu.dm(persona, alice);
+    await emu.post({ chat: dm, from: alice, text: "", media: { kind: "photo", bytes: bytes(10) } });
+    const photo = (inbox.last().media as Api.MessageMediaPhoto).photo as Api.Photo;
+    const download = () =>
+      client.downloadFile(
+        new Api.InputPhotoFileLocation({
+          id: photo.id,
+          accessHash: photo.accessHash,
+          fileReference: photo.fileReference,
+          thumbSize: "x",
+        }),
+        { dcId: photo.dcId },
+      );
+    // The import fails once; GramJS's _connectSender retries with the key it made and skips the import.
+    emu.faults.failNext("auth.ImportAuthorization", "AUTH_BYTES_INVALID");
+    await expect(download()).rejects.toMatchObject({ errorMessage: "AUTH_KEY_UNREGISTERED", code: 401 });
+    await expect(download()).rejects.toMatchObject({ errorMessage: "AUTH_KEY_UNREGISTERED" });
+    expect(emu.auth.exportedAuthorizations(persona)).toBe(1);
+
+    // GramJS's own clean-up for that DC (what it means to do on AUTH_KEY_UNREGISTERED): the key and
+    // the connection go; the next borrowed connection makes a new key and signs it in.
+    await (client as unknown as { _cleanupExportedSender(dc: number): Promise<void> })._cleanupExportedSender(
+      photo.dcId,
+    );
+    expect(await download()).toEqual(bytes(10));
+    expect(emu.auth.exportedAuthorizations(persona)).toBe(2);
+  });
 });

@@ -204,6 +204,59 @@ describe("health, readiness and metrics over HTTP (npm start with HTTP_PORT)", (
   }, 60_000);
 });
 
+describe("restricted accounts over HTTP", () => {
+  it("a frozen account makes its persona not ready, with Telegram's words; a spam-limited one stays ready and says so; the gauge names each", async () => {
+    const w = await liveWithHttp();
+    try {
+      w.emu.faults.freeze(w.mira, { appealUrl: "https://t.me/spambot?start=appeal" });
+      w.emu.faults.limitSpam(w.nova);
+      const dmMira = w.emu.dm(w.mira, w.carol);
+      const dmNova = w.emu.dm(w.nova, w.carol); // Carol is not Nova's contact
+      await w.emu.post({ chat: dmMira, from: w.carol, text: "hello Mira" });
+      await w.emu.post({ chat: dmNova, from: w.carol, text: "hello Nova" });
+      const wrote = (who: EmuUser, method: string) => w.emu.traffic.methods(who).includes(method);
+      await until(() => wrote(w.mira, "help.GetAppConfig") && wrote(w.nova, "messages.SendMessage"), 15_000);
+
+      type Body = {
+        ready: boolean;
+        personas: {
+          name: string;
+          ready: boolean;
+          reason?: string;
+          restrictions?: { kind: string; summary: string }[];
+        }[];
+      };
+      let r = await get(`${w.url()}/readyz`);
+      for (let i = 0; i < 200 && r.status === 200; i++) {
+        await new Promise((res) => setTimeout(res, 20));
+        r = await get(`${w.url()}/readyz`);
+      }
+      expect(r.status).toBe(503);
+      const body = JSON.parse(r.text) as Body;
+      const mira = body.personas.find((p) => p.name === "Mira")!;
+      expect(mira.ready).toBe(false);
+      expect(mira.reason).toContain("https://t.me/spambot?start=appeal");
+      expect(mira.restrictions?.map((x) => x.kind)).toEqual(["frozen"]);
+      const nova = body.personas.find((p) => p.name === "Nova")!;
+      expect(nova.ready).toBe(true);
+      expect(nova.restrictions?.map((x) => x.kind)).toEqual(["peer-flood"]);
+      for (const secret of [...w.secrets, TEST_API_HASH, GEMINI_KEY]) expect(r.text).not.toContain(secret);
+
+      const m = await scrape(w.url());
+      expect(m.value("userbot_account_restricted", { agent: "Mira", restriction: "frozen" })).toBe(1);
+      expect(m.value("userbot_account_restricted", { agent: "Mira", restriction: "peer-flood" })).toBe(0);
+      expect(m.value("userbot_account_restricted", { agent: "Nova", restriction: "frozen" })).toBe(0);
+      expect(m.value("userbot_account_restricted", { agent: "Nova", restriction: "peer-flood" })).toBe(1);
+      expect(w.emu.history(dmMira).map((x) => x.text)).toEqual(["hello Mira"]);
+      expect(w.emu.history(dmNova).map((x) => x.text)).toEqual(["hello Nova"]);
+    } finally {
+      w.stop();
+      expect(await w.running).toBe(0);
+      await w.gemini.close();
+    }
+  }, 60_000);
+});
+
 describe("the HTTP listener's settings", () => {
   it("is off unless HTTP_PORT is set", async () => {
     expect(await startHttpFromEnv(readEnv({}), captureLogger().logger)).toBeUndefined();

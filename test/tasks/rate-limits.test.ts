@@ -57,6 +57,21 @@ describe("rate limits", () => {
     expect(limits.hit(peerFlood(), after + 8000_000)).toBe(after + 8000_000 + 3600_000);
   });
 
+  it("a limit without a timer met again during its pause (tasks that were already running) keeps the pause as it is", () => {
+    const limits = new RateLimits(openDatabase(tempDbPath()), "A", captureLogger().logger);
+    limits.load(T0);
+    expect(limits.hit(peerFlood(), T0)).toBe(T0 + 3600_000);
+    // Two more tasks in flight when the first met it: no doubling, no new end.
+    expect(limits.hit(peerFlood(), T0 + 10)).toBe(T0 + 3600_000);
+    expect(limits.hit(peerFlood(), T0 + 20)).toBe(T0 + 3600_000);
+    // The probe after the pause fails: now it doubles, once.
+    expect(limits.hit(peerFlood(), T0 + 3600_000)).toBe(T0 + 3 * 3600_000);
+    expect(limits.current("peer-flood", T0 + 3600_001)).toMatchObject({
+      until: T0 + 3 * 3600_000,
+      probe: true,
+    });
+  });
+
   it("only a task that starts takes the probe: one that was merely looked at (then cancelled) does not block the next send; a claim never settled lapses", () => {
     const keys = ["flood:send:dm1", "peer-flood"];
     const limits = new RateLimits(openDatabase(tempDbPath()), "A", captureLogger().logger);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/base/clock";
+import { ChatStore } from "../../src/store/chats";
 import { openDatabase } from "../../src/store/db";
 import { PermanentError, RateLimitedError } from "../../src/tasks/errors";
 import { Scheduler } from "../../src/tasks/scheduler";
-import type { HandlerMap, TaskHandler } from "../../src/tasks/task-handler";
+import type { HandlerMap, HandlerOutcome, TaskHandler } from "../../src/tasks/task-handler";
 import type { Task, TaskKind } from "../../src/tasks/task";
 import { TaskStore } from "../../src/tasks/task-store";
 import { captureLogger } from "../support/log-capture";
@@ -13,7 +14,15 @@ type Run = (t: Task) => Promise<void>;
 
 /** Handlers that record what ran when, one for every kind (typed: a missing one does not compile); `send` behaviour is scripted per test. */
 function setup(
-  o: { send?: Run; concurrency?: number; maxAttempts?: number; dbPath?: string; clock?: FakeClock } = {},
+  o: {
+    send?: Run;
+    concurrency?: number;
+    maxAttempts?: number;
+    dbPath?: string;
+    clock?: FakeClock;
+    /** What a planning round comes back with (default: done, nothing planned). */
+    received?: (t: Task<"received">) => HandlerOutcome;
+  } = {},
 ) {
   const clock = o.clock ?? new FakeClock();
   const dbPath = o.dbPath ?? tempDbPath();
@@ -29,7 +38,14 @@ function setup(
     rateKeys: (t) => [`flood:${t.kind}:${t.chatId}`],
   });
   const handlers: HandlerMap = {
-    received: simple(),
+    received: o.received
+      ? {
+          async run(t) {
+            ran.push({ id: t.id, kind: t.kind, chatId: t.chatId, at: clock.now() });
+            return o.received!(t);
+          },
+        }
+      : simple(),
     typing: simple(),
     send: simple(o.send),
     sticker: simple(),
@@ -255,5 +271,41 @@ describe("scheduler", () => {
     s.scheduler.enqueueReceived("c1", 4, { readDelayMs: 2000 });
     expect(new TaskStore(s.db, "A").get(plan[0]!.id)!.status).toBe("cancelled");
     expect(s.scheduler.openTasks("c1").filter((t) => t.kind === "received").length).toBe(1);
+  });
+
+  it("a planning round that made a plan takes its chat's next number, and the tasks it spawns carry its id", async () => {
+    // Plans come back without a trace to keep (no trace store is wired here): the outcome says it planned.
+    const plans: HandlerOutcome[] = [
+      { type: "done" }, // its messages were gone: no plan, no number
+      {
+        type: "done",
+        planned: true,
+        spawn: [
+          { kind: "send", payload: { text: "one" } },
+          { kind: "send", payload: { text: "two" }, after: [0] },
+        ],
+      },
+      { type: "done", planned: true, spawn: [{ kind: "send", payload: { text: "three" } }] },
+    ];
+    const s = setup({ received: () => plans.shift()! });
+    new ChatStore(s.db, "A").upsert({ chatId: "c1", chatType: "group", title: "Club" }); // its plan counter
+    s.scheduler.load();
+    s.scheduler.start();
+    const rounds: number[] = [];
+    for (const id of [1, 2, 3]) {
+      s.scheduler.enqueueReceived("c1", id, { readDelayMs: 0 });
+      rounds.push(s.scheduler.openTasks("c1").find((t) => t.kind === "received")!.id);
+      await s.clock.advance(10_000);
+    }
+    const store = new TaskStore(s.db, "A");
+    const rows = store.recentFinished(50);
+    const round = (id: number) => rows.find((r) => r.id === id)!;
+    expect(rounds.map((id) => round(id).planNo)).toEqual([null, 1, 2]);
+    const sends = rows.filter((r) => r.kind === "send");
+    expect(sends.map((r) => [JSON.parse(r.payload).text, r.planId])).toEqual([
+      ["one", rounds[1]],
+      ["two", rounds[1]],
+      ["three", rounds[2]],
+    ]);
   });
 });

@@ -1,55 +1,97 @@
 import { api, el, fill, links, notice, post, refill, time, userText } from "./dom.js";
 import { renderChat } from "./chat-page.js";
 import { renderMedia, renderMemory } from "./edit-pages.js";
-import { dayLine, geminiLine, renderNow } from "./now-page.js";
+import { dayLine, geminiLine, renderNow, restrictionsLine } from "./now-page.js";
 import { renderCosts, renderSummaries } from "./pages.js";
 
 const main = document.getElementById("main");
-let current = { page: "", persona: "", chat: "", lane: "", laneId: "" };
+let current = { page: "", persona: "", chat: "", lane: "", laneId: "", before: "" };
 /**
  * Every load of a page takes a ticket; a load whose ticket is no longer the newest when its data
  * arrives is dropped, so a slow older load never overwrites the page the reader went to since.
  */
 let ticket = 0;
 
+/**
+ * The address: `#<page>/<persona>/<chat>` then pairs — `topic/<id>` or `thread/<root>` (a filter),
+ * `msg/<id>` or `plan/<n>` (a target), `before/<id>` (an older page).
+ */
 function route() {
-  const [page = "now", persona = "", chat = "", lane = "", laneId = ""] = location.hash
+  const [page = "now", persona = "", chat = "", ...rest] = location.hash
     .slice(1)
     .split("/")
     .map(decodeURIComponent);
-  current = { page: page || "now", persona, chat, lane, laneId };
+  let lane = "";
+  let laneId = "";
+  let before = "";
+  for (let i = 0; i + 1 < rest.length; i += 2) {
+    if (rest[i] === "before") before = rest[i + 1];
+    else if (!lane) [lane, laneId] = [rest[i], rest[i + 1]];
+  }
+  current = { page: page || "now", persona, chat, lane, laneId, before };
   for (const a of document.querySelectorAll("#nav a"))
     a.classList.toggle("active", a.dataset.page === (current.page === "chat" ? "chats" : current.page));
   show(false).catch((e) => notice(String(e.message ?? e), true));
 }
 
+/** The route load in flight (its ticket), 0 when none: live updates wait for it. */
+let loading = 0;
+/** A live update came while a route was loading: it runs once that page is on screen. */
+let liveWaiting = false;
+/** The address (the `current` object) whose page is on screen. */
+let onScreen;
+
 /**
  * Load the page shown and put it on screen: a new route replaces the page (and scrolls to the
  * message or plan its address names); a live update patches it (refill: what is open stays open,
- * the view does not move).
+ * the view does not move). A live update never cancels a route's load — drawn by the patch, the
+ * page would miss its scroll to the message or plan — it waits for it; and one that finds another
+ * page on screen (a load that failed) draws the page whole.
  */
 async function show(live) {
+  if (live && loading) {
+    liveWaiting = true;
+    return;
+  }
   const mine = ++ticket;
+  if (!live) loading = mine;
+  try {
+    await draw(live, mine);
+  } finally {
+    if (loading === mine) {
+      loading = 0;
+      if (liveWaiting) {
+        liveWaiting = false;
+        onChange();
+      }
+    }
+  }
+}
+
+async function draw(live, mine) {
   const stale = () => mine !== ticket;
   const at = current;
-  const { page, persona, chat, lane, laneId } = at;
+  const { page, persona, chat, lane, laneId, before } = at;
   let nodes;
   if (page === "now") nodes = await renderNow(persona, act);
   else if (page === "personas") nodes = await renderPersonas();
   else if (page === "chats") nodes = await renderChats(persona);
-  else if (page === "chat") nodes = await renderChat(persona, chat, lane, laneId, act);
+  else if (page === "chat") nodes = await renderChat(persona, chat, lane, laneId, before, act);
   else if (page === "costs") nodes = await renderCosts();
   else if (page === "summaries") nodes = await renderSummaries(persona);
-  else if (page === "memory") return renderMemory(main, persona, stale);
-  else if (page === "media") return renderMedia(main, persona, stale);
-  else nodes = [el("p", {}, `No page "${page}".`)];
+  else if (page === "memory" || page === "media") {
+    await (page === "memory" ? renderMemory : renderMedia)(main, persona, stale);
+    if (!stale()) onScreen = at;
+    return;
+  } else nodes = [el("p", {}, `No page "${page}".`)];
   if (stale()) return; // the reader went elsewhere meanwhile
-  if (live) {
+  if (live && onScreen === at) {
     refill(main, nodes);
     if (page === "chat") focusTarget(lane, laneId, false); // the mark stays; the view does not move
     return;
   }
   fill(main, nodes);
+  onScreen = at;
   nodes.after?.(); // e.g. the costs chart, once its canvas is on the page
   if (page === "chat") focusTarget(lane, laneId);
   else window.scrollTo(0, 0);
@@ -71,11 +113,9 @@ function focusTarget(lane, id, scroll = true) {
     target.querySelector("details.returned")?.setAttribute("open", "");
   } else if (scroll) {
     window.scrollTo(0, 0);
-    if (lane === "msg" || lane === "plan")
-      notice(
-        `${lane === "msg" ? `message #${id}` : `plan ${id}`} is not among this page's newest messages`,
-        true,
-      );
+    // The page was loaded around it: it is not stored (retention deleted it) or not in this view.
+    if (lane === "msg") notice(`message #${id} is not stored in this chat (or not in this view)`, true);
+    else if (lane === "plan") notice(`plan ${id} is no longer stored in this chat`, true);
   }
 }
 
@@ -97,7 +137,7 @@ async function renderPersonas() {
       { class: "card persona", dataset: { persona: p.name } },
       el(
         "h2",
-        {},
+        { dataset: { anchor: `persona/${p.name}` } },
         userText(p.name, ""),
         " ",
         el(
@@ -116,6 +156,7 @@ async function renderPersonas() {
         "Connection: ",
         el("b", { class: "conn" }, p.connection.state),
         p.connection.reason ? ` — ${p.connection.reason}` : "",
+        restrictionsLine(p.restrictions),
         " · ",
         el("b", { class: "paused" }, p.paused ? "paused everywhere" : "answering"),
         " · mode ",
@@ -159,7 +200,7 @@ async function renderPersonas() {
           ),
         ),
       ),
-      el("h3", {}, `Today (${p.today.day} UTC)`),
+      el("h3", { dataset: { anchor: `today/${p.name}` } }, `Today (${p.today.day} UTC)`),
       el(
         "p",
         {},
@@ -191,7 +232,7 @@ async function renderPersonas() {
           ),
         ),
       ),
-      el("h3", {}, "Caps reached"),
+      el("h3", { dataset: { anchor: `caps/${p.name}` } }, "Caps reached"),
       p.capped.length
         ? el(
             "ul",
@@ -207,7 +248,7 @@ async function renderPersonas() {
             ),
           )
         : el("p", { class: "muted" }, "none"),
-      el("h3", {}, "Chats with their own settings"),
+      el("h3", { dataset: { anchor: `chats/${p.name}` } }, "Chats with their own settings"),
       p.chats.length
         ? el(
             "div",
@@ -218,7 +259,7 @@ async function renderPersonas() {
               p.chats.map((c) =>
                 el(
                   "tr",
-                  { dataset: { chat: c.chatId } },
+                  { dataset: { chat: c.chatId, anchor: `chat/${p.name}/${c.chatId}` } },
                   el(
                     "td",
                     {},

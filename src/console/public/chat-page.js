@@ -44,7 +44,19 @@ function planView(persona, chatId, p) {
       p.no !== null
         ? el("a", { class: "plan-link", href: links.plan(persona, chatId, p.no) }, el("b", {}, planName(p)))
         : el("b", {}, planName(p)),
-      ` · ${p.status}`,
+      p.replacedBy
+        ? [
+            " · ",
+            el("span", { class: "replaced" }, "replaced by a newer plan"),
+            p.replacedBy.no !== null
+              ? [
+                  " (",
+                  el("a", { href: links.plan(persona, chatId, p.replacedBy.no) }, `plan ${p.replacedBy.no}`),
+                  ")",
+                ]
+              : ` (task #${p.replacedBy.id})`,
+          ]
+        : ` · ${p.status}`,
       p.origin ? [" · ", el("span", { class: "origin" }, ORIGIN[p.origin] ?? p.origin)] : "",
       " · for ",
       p.messages.flatMap((i, n) => [
@@ -53,7 +65,15 @@ function planView(persona, chatId, p) {
       ]),
       ` · ${time(p.createdAt)}`,
     ),
-    p.error ? el("div", { class: "why" }, p.error) : null,
+    p.replacedBy
+      ? el(
+          "div",
+          { class: "why" },
+          "Newer messages came in while this round planned: they were planned together in the newer round, and whatever this one came back with was not carried out.",
+        )
+      : p.error
+        ? el("div", { class: "why" }, p.error)
+        : null,
     p.usage.length
       ? el(
           "div",
@@ -93,11 +113,13 @@ function planView(persona, chatId, p) {
       : el(
           "p",
           { class: "muted tasks-none" },
-          p.status === "done"
-            ? p.origin === "dry-run"
-              ? "dry run: not sent — nothing was planned"
-              : "no task: the plan chose to do nothing"
-            : "no task yet",
+          p.replacedBy
+            ? "no task: replaced by a newer plan"
+            : p.status === "done"
+              ? p.origin === "dry-run"
+                ? "dry run: not sent — nothing was planned"
+                : "no task: the plan chose to do nothing"
+              : "no task yet",
         ),
     p.request
       ? el(
@@ -131,11 +153,25 @@ function planView(persona, chatId, p) {
   );
 }
 
-export async function renderChat(persona, chatId, lane, laneId, act) {
-  const filter = (lane === "topic" || lane === "thread") && /^\d+$/.test(laneId) ? `&${lane}=${laneId}` : "";
+/**
+ * A chat's page: its newest messages, or those below `before`, or — for a `msg/<id>` or
+ * `plan/<n>` address — the page around that message (or the message that plan answered).
+ */
+export async function renderChat(persona, chatId, lane, laneId, before, act) {
+  const filtered = (lane === "topic" || lane === "thread") && /^\d+$/.test(laneId);
+  const filter = filtered ? `&${lane}=${laneId}` : "";
+  const target =
+    lane === "msg" && /^\d+$/.test(laneId)
+      ? `&around=${laneId}`
+      : lane === "plan" && /^\d+$/.test(laneId)
+        ? `&plan=${laneId}`
+        : "";
+  const below = /^\d+$/.test(before) && !target ? `&before=${before}` : "";
   const v = await api(
-    `chat?persona=${encodeURIComponent(persona)}&chat=${encodeURIComponent(chatId)}${filter}`,
+    `chat?persona=${encodeURIComponent(persona)}&chat=${encodeURIComponent(chatId)}${filter}${target}${below}`,
   );
+  // The same view (its filter kept), newest messages or below a message.
+  const here = filtered ? links.lane(persona, chatId, lane, laneId) : links.chat(persona, chatId);
   const byId = new Map(v.messages.map((m) => [m.messageId, m]));
   const s = v.settings;
   const isDm = v.chat.chatType === "dm";
@@ -272,13 +308,23 @@ export async function renderChat(persona, chatId, lane, laneId, act) {
   for (const p of v.plans)
     if (p.answers !== null && byId.has(p.answers))
       plansFor.set(p.answers, [...(plansFor.get(p.answers) ?? []), p]);
-  const elsewhere = v.plans.filter((p) => p.answers === null || !byId.has(p.answers));
+  const newestShown = v.messages.length ? v.messages[v.messages.length - 1].messageId : 0;
+  // Plans whose message is not on the page: on an older page, not those of newer messages.
+  const elsewhere = v.plans.filter(
+    (p) => p.answers === null || (!byId.has(p.answers) && (v.page.newest || p.answers < newestShown)),
+  );
   // Newest first: what just happened is at the top.
   const newestFirst = [...v.messages].reverse();
   const list = el(
     "section",
     { id: "messages" },
-    el("p", { class: "muted" }, `Newest first · ${v.messages.length} messages`),
+    el(
+      "p",
+      { class: "muted", id: "page-head" },
+      `Newest first · ${v.messages.length} messages`,
+      v.messages.length ? ` (#${v.messages[0].messageId}–#${newestShown})` : "",
+      v.page.newest ? "" : [" · ", el("a", { id: "newest", href: here }, "newest messages")],
+    ),
     newestFirst.map((m) => {
       const cls = [
         "msg",
@@ -373,6 +419,15 @@ export async function renderChat(persona, chatId, lane, laneId, act) {
       );
     }),
   );
+  // Older messages: the page below this one's oldest message, as a link (bookmark, new tab).
+  const olderLink =
+    v.page.older && v.messages.length
+      ? el(
+          "p",
+          { class: "page-nav" },
+          el("a", { id: "older", href: `${here}/before/${v.messages[0].messageId}` }, "older messages"),
+        )
+      : null;
   const other = elsewhere.length
     ? el(
         "section",
@@ -381,5 +436,5 @@ export async function renderChat(persona, chatId, lane, laneId, act) {
         elsewhere.map((p) => planView(persona, chatId, p)),
       )
     : null;
-  return [head, list, other];
+  return [head, list, olderLink, other];
 }

@@ -10,7 +10,7 @@ export function el(tag, attrs = {}, ...children) {
     else if (k === "dataset") Object.assign(node.dataset, v);
     else node.setAttribute(k, String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     node.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -71,23 +71,29 @@ export function notice(text, error = false) {
   n.className = error ? "error" : "";
 }
 
+/** The links in `scope` with this href, in document order. */
+const linksTo = (scope, href) =>
+  [...scope.querySelectorAll("a[href]")].filter((a) => a.getAttribute("href") === href);
+
 /**
  * A live update of the page shown: the new content replaces the old, but what the reader has
  * open stays open (details elements with a data-key), the element at the top of the view stays
- * where it was (elements with a data-anchor), a field being typed in keeps its text and the
- * focus (by id), and a focused link keeps the focus (by its href), so a keyboard user is not
- * thrown back to the top by a live update.
+ * where it was (elements with a data-anchor; a reader at the very top stays at the top, seeing
+ * what was added there), a field being typed in keeps its text and the focus (by id), and a
+ * focused link keeps the focus — the same one of several links to one address (by its place among
+ * them within its data-anchor element) — so a keyboard user is not thrown elsewhere.
  */
 export function refill(node, ...children) {
   const opened = new Map([...node.querySelectorAll("details[data-key]")].map((d) => [d.dataset.key, d.open]));
   let anchor;
-  for (const e of node.querySelectorAll("[data-anchor]")) {
-    const r = e.getBoundingClientRect();
-    if (r.bottom > 0) {
-      anchor = { key: e.dataset.anchor, top: r.top };
-      break;
+  if (window.scrollY > 0)
+    for (const e of node.querySelectorAll("[data-anchor]")) {
+      const r = e.getBoundingClientRect();
+      if (r.bottom > 0) {
+        anchor = { key: e.dataset.anchor, top: r.top };
+        break;
+      }
     }
-  }
   const edited = new Map(
     [...node.querySelectorAll("input[id], textarea[id], select[id]")]
       .filter((f) => f === document.activeElement || f.value !== f.defaultValue)
@@ -95,7 +101,17 @@ export function refill(node, ...children) {
   );
   const active = document.activeElement;
   const focused = active?.id;
-  const focusedLink = !focused && node.contains(active) ? active?.getAttribute?.("href") : undefined;
+  let focusedLink;
+  if (!focused && active && node.contains(active) && active.matches("a[href]")) {
+    const href = active.getAttribute("href");
+    const scope = active.closest("[data-anchor]");
+    const within = scope && node.contains(scope) ? scope : node;
+    focusedLink = {
+      href,
+      anchor: within === node ? undefined : scope.dataset.anchor,
+      index: linksTo(within, href).indexOf(active),
+    };
+  }
   const fresh = fill(document.createElement("div"), ...children);
   for (const d of fresh.querySelectorAll("details[data-key]"))
     if (opened.has(d.dataset.key)) d.open = opened.get(d.dataset.key);
@@ -109,10 +125,14 @@ export function refill(node, ...children) {
     if (e) window.scrollBy(0, e.getBoundingClientRect().top - anchor.top);
   }
   if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
-  else if (focusedLink)
-    [...node.querySelectorAll("a[href]")]
-      .find((a) => a.getAttribute("href") === focusedLink)
-      ?.focus({ preventScroll: true });
+  else if (focusedLink) {
+    const scope =
+      focusedLink.anchor !== undefined
+        ? node.querySelector(`[data-anchor="${CSS.escape(focusedLink.anchor)}"]`)
+        : node;
+    const same = scope ? linksTo(scope, focusedLink.href) : [];
+    (same[focusedLink.index] ?? linksTo(node, focusedLink.href)[0])?.focus({ preventScroll: true });
+  }
   return node;
 }
 

@@ -85,8 +85,9 @@ export async function renderMemory(main, persona, stale = () => false) {
       ),
     );
   };
-  // The chat a memory belongs to, by its title (the persona's chats, newest first).
-  const { chats } = await api(`chats?persona=${encodeURIComponent(name)}`);
+  // The chat a memory belongs to, by its title (the persona's 500 most recent chats, newest
+  // first); any other chat by its id, typed.
+  const { chats } = await api(`chats?persona=${encodeURIComponent(name)}&limit=500`);
   if (stale()) return;
   const addChat = el(
     "select",
@@ -100,6 +101,12 @@ export async function renderMemory(main, persona, stale = () => false) {
       ),
     ),
   );
+  const addChatId = el("input", {
+    id: "add-chat-id",
+    placeholder: "or a chat id",
+    size: "16",
+    "aria-label": "the chat's id, when it is not in the list",
+  });
   const addSubject = el("input", {
     id: "add-subject",
     placeholder: "about user id (empty: the chat)",
@@ -111,6 +118,8 @@ export async function renderMemory(main, persona, stale = () => false) {
     {},
     "Add: ",
     addChat,
+    " ",
+    addChatId,
     " ",
     addSubject,
     " ",
@@ -126,7 +135,8 @@ export async function renderMemory(main, persona, stale = () => false) {
             {
               persona: name,
               action: "add",
-              chat: addChat.value.trim(),
+              // A typed id wins over the list.
+              chat: addChatId.value.trim() || addChat.value.trim(),
               subject: addSubject.value.trim(),
               content: addText.value,
             },

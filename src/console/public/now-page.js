@@ -105,7 +105,7 @@ function intentionsPart(p, act) {
   const own = p.intentions;
   const rows = [...own.pending, ...own.ended];
   return [
-    el("h3", {}, `Intentions (${own.total} pending)`),
+    el("h3", { dataset: { anchor: `intentions/${p.name}` } }, `Intentions (${own.total} pending)`),
     rows.length === 0
       ? el("p", { class: "muted", id: "no-intentions" }, "none: it has set itself nothing to do later")
       : el(
@@ -155,30 +155,61 @@ export function geminiLine(g) {
   );
 }
 
+/** Telegram's restrictions of the account (frozen, PEER_FLOOD): one small read-out, or nothing. */
+export function restrictionsLine(restrictions) {
+  if (!restrictions?.length) return "";
+  return [
+    " · ",
+    el(
+      "span",
+      { class: "warn restricted" },
+      restrictions
+        .map((r) => `${r.kind === "frozen" ? "account frozen" : "PEER_FLOOD"}: ${r.summary}`)
+        .join(" · "),
+    ),
+  ];
+}
+
 function chatLabel(persona, chatId, title) {
   return el("a", { href: links.chat(persona, chatId) }, userText(title ?? chatId, ""));
 }
 
+/**
+ * The server's clock minus the browser's, as of the last view: timers count down from the
+ * server's time (a task's `due` is on its clock), so a browser clock set wrong does not matter.
+ */
+let clockOffset = 0;
+/** Each timer cell on the page and the task it counts for. */
+const timers = new WeakMap();
+
+/** A timer's text, `sec` seconds before the task's next moment. */
+function timerText(t, sec) {
+  if (t.status === "running") return t.until ? `running, until ${time(t.until)} (${inTime(sec)})` : "running";
+  if (t.until) return `until ${time(t.until)} (${inTime(sec)})`;
+  if (sec > 0) return `starts ${inTime(sec)} (${time(t.notBefore)})`;
+  return t.dependsOn.length ? `after #${t.dependsOn.join(", #")}` : "due";
+}
+
+const secondsTo = (due) => Math.max(0, Math.round((due - (Date.now() + clockOffset)) / 1000));
+
+// Once a second, every timer on the page counts down (no request: from the last view's clock).
+setInterval(() => {
+  for (const cell of document.querySelectorAll("td.timer")) {
+    const t = timers.get(cell);
+    if (t) cell.textContent = timerText(t, secondsTo(t.due));
+  }
+}, 1000);
+
 function taskRow(p, c, t, act) {
-  const timer =
-    t.status === "running"
-      ? t.until
-        ? `running, until ${time(t.until)} (${inTime(t.inSec)})`
-        : "running"
-      : t.until
-        ? `until ${time(t.until)} (${inTime(t.inSec)})`
-        : t.inSec > 0
-          ? `starts ${inTime(t.inSec)} (${time(t.notBefore)})`
-          : t.dependsOn.length
-            ? `after #${t.dependsOn.join(", #")}`
-            : "due";
+  const timer = el("td", { class: "timer" }, timerText(t, secondsTo(t.due)));
+  timers.set(timer, t);
   return el(
     "tr",
-    { class: "open-task", dataset: { taskId: String(t.id), kind: t.kind } },
+    { class: "open-task", dataset: { taskId: String(t.id), kind: t.kind, anchor: `t${t.id}` } },
     el("td", {}, `#${t.id}`),
     el("td", { class: "kind" }, t.kind),
     el("td", { class: "what" }, userText(t.what, "")),
-    el("td", { class: "timer" }, timer),
+    timer,
     el(
       "td",
       {},
@@ -219,7 +250,7 @@ function eventRow(p, e) {
         : "";
   return el(
     "li",
-    { class: `event ${e.kind}`, dataset: { kind: e.kind } },
+    { class: `event ${e.kind}`, dataset: { kind: e.kind, anchor: `e${p.name}/${e.seq}` } },
     el("span", { class: "muted" }, time(e.at)),
     " ",
     el("span", { class: "badge" }, KIND_LABEL[e.kind] ?? e.kind),
@@ -234,17 +265,19 @@ function eventRow(p, e) {
 export async function renderNow(persona, act) {
   const { personas } = await api(`now${persona ? `?persona=${encodeURIComponent(persona)}` : ""}`);
   if (personas.length === 0) return [el("p", {}, "No persona is running.")];
+  clockOffset = personas[0].now - Date.now();
   return personas.map((p) =>
     el(
       "section",
       { class: "card now", dataset: { persona: p.name } },
-      el("h2", {}, "Now: ", userText(p.name, "")),
+      el("h2", { dataset: { anchor: `now/${p.name}` } }, "Now: ", userText(p.name, "")),
       el(
         "p",
         {},
         "Telegram: ",
         el("b", { class: "conn" }, p.connection.state),
         p.connection.reason ? ` — ${p.connection.reason}` : "",
+        restrictionsLine(p.restrictions),
         " · Gemini: ",
         geminiLine(p.gemini),
         p.paused ? [" · ", el("b", { class: "warn" }, "paused everywhere")] : "",
@@ -264,7 +297,7 @@ export async function renderNow(persona, act) {
             ),
           )
         : null,
-      el("h3", {}, "Open tasks"),
+      el("h3", { dataset: { anchor: `tasks/${p.name}` } }, "Open tasks"),
       p.chats.length === 0
         ? el("p", { class: "muted", id: "no-open-tasks" }, "nothing pending")
         : p.chats.map((c) =>
@@ -273,7 +306,7 @@ export async function renderNow(persona, act) {
               { class: "open-chat scroll", dataset: { chat: c.chatId } },
               el(
                 "h4",
-                {},
+                { dataset: { anchor: `chat/${p.name}/${c.chatId}` } },
                 c.summary
                   ? `summary ${c.chatId.slice("summary:".length)}`
                   : chatLabel(p.name, c.chatId, c.title),
@@ -291,7 +324,7 @@ export async function renderNow(persona, act) {
             ),
           ),
       ...intentionsPart(p, act),
-      el("h3", {}, "Activity"),
+      el("h3", { dataset: { anchor: `activity/${p.name}` } }, "Activity"),
       p.activity.length === 0
         ? el("p", { class: "muted" }, "nothing yet since the start")
         : el(

@@ -138,7 +138,21 @@ export async function renderSummaries(persona) {
           "h3",
           {},
           el("a", { href: links.chat(name, s.chatId) }, userText(s.chatTitle ?? s.chatId, "")),
-          el("span", { class: "muted" }, ` · ${s.laneName}`),
+          " · ",
+          s.laneFilter
+            ? el(
+                "a",
+                {
+                  class: "lane",
+                  href:
+                    s.laneFilter.topic !== undefined
+                      ? links.lane(name, s.chatId, "topic", s.laneFilter.topic)
+                      : links.lane(name, s.chatId, "thread", s.laneFilter.thread),
+                },
+                // A topic's title is its creator's text.
+                userText(s.laneName, ""),
+              )
+            : el("span", { class: "muted lane" }, s.laneName),
         ),
         el(
           "p",

@@ -22,7 +22,9 @@ export async function bestEffort(
     // The account itself is gone: that is no cosmetic matter (the persona stops).
     if (e instanceof AccountLostError) throw e;
     if (e instanceof RateLimitedError) d.limits.hit(e, d.clock.now());
-    d.logger.warn(
+    // A limit its finder reports itself (a frozen account) needs no warning per action.
+    const reported = e instanceof RateLimitedError && e.scope.reported === true;
+    d.logger[reported ? "debug" : "warn"](
       { component: "tasks", chatId, action: what, err: errorMessage(e) },
       `${what} failed; going on without it`,
     );

@@ -133,6 +133,16 @@ export class AccountLink implements WatchedConnection {
     return { pts: state.pts };
   }
 
+  /**
+   * True while GramJS reconnects by itself (its sender's `isReconnecting`: its ping went
+   * unanswered, or the socket broke). A slow ping alone does not set it.
+   */
+  reconnecting(): boolean {
+    return (
+      (this.client as unknown as { _sender?: { isReconnecting?: boolean } })._sender?.isReconnecting === true
+    );
+  }
+
   /** Drop the connection and connect once more (the watchdog's rebuild). */
   async rebuild(): Promise<void> {
     await this.dropConnection();

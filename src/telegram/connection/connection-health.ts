@@ -17,12 +17,20 @@
  *     pts moved between two probes;
  * then pauses the persona's work, rebuilds the connection with capped exponential backoff and no
  * limit on attempts, and when it is back resumes and calls `onRestored` (catch-up).
- * When GramJS reports the connection disconnected (UpdateConnectionState), it probes at once and
- * then every `suspectProbeMs` until GramJS says connected again — GramJS tries one reconnect and
- * then stays down, so waiting for the regular probes would leave the account deaf for minutes.
- * When GramJS reconnects by itself (connected after disconnected) it calls `onBehind` too: what
- * arrived during the blip is only in the difference. `updatesTooLong` is not proof of life (the
- * server dropped updates): it does not count as an update seen.
+ *
+ * A drop is a drop: GramJS's ping loop reports `disconnected` whenever a pong takes over 1 s and
+ * `connected` after every pong (its "wake-up" branch runs on every ping; docs/telegram-facts.md),
+ * so those events alone mean nothing. The connection counts as broken only when GramJS is really
+ * reconnecting (`disconnected` while its sender `isReconnecting`) or when a probe goes unanswered.
+ * After a real drop it probes at once and then every `suspectProbeMs` until GramJS says connected
+ * again — GramJS tries one reconnect and then stays down, so waiting for the regular probes would
+ * leave the account deaf for minutes. Once a broken connection works again (GramJS connected, or
+ * a probe answered) it calls `onBehind`: what arrived meanwhile is only in the difference.
+ *
+ * The watchdog never waits for a catch-up (`onBehind`, `onRestored`): it starts one and goes on
+ * probing, so a catch-up that hangs cannot end the probing (catch-ups queue one at a time
+ * elsewhere: runtime/catch-up-chain.ts). `updatesTooLong` is not proof of life (the server
+ * dropped updates): it does not count as an update seen.
  * Every state change is one log line; every failed attempt one line, without a stack trace.
  */
 import type { Logger } from "pino";
@@ -79,6 +87,8 @@ export interface WatchedConnection {
   probe(): Promise<{ readonly pts: number }>;
   /** Tear the connection down and bring it up once; throws when it could not. */
   rebuild(): Promise<void>;
+  /** True while GramJS itself is reconnecting (its sender's `isReconnecting`); absent: never. */
+  reconnecting?(): boolean;
 }
 
 export interface ConnectionHealthOptions {
@@ -123,8 +133,10 @@ export class ConnectionHealth {
   private checking: Promise<void> | undefined;
   /** The server's pts was ahead of ours at a probe and the gap was fetched since. */
   private behindAt: number | undefined;
-  /** GramJS reported the connection disconnected and not yet connected again. */
+  /** GramJS really dropped the connection (it is reconnecting) and has not said connected since. */
   private sawDrop = false;
+  /** The connection really broke (a real drop, an unanswered probe) and nothing fetched the gap since. */
+  private broke = false;
   private gapRun: Promise<void> | undefined;
   private gapAgain = false;
   private readonly stopSignal = new AbortController();
@@ -187,14 +199,24 @@ export class ConnectionHealth {
   }
 
   /**
-   * GramJS's own connection state changed. Disconnected: probe now, and often until it is back.
-   * Connected after disconnected while the watchdog is not rebuilding (GramJS reconnected by
-   * itself): fetch what the blip hid.
+   * GramJS's own connection state changed (see the file comment). Disconnected while GramJS is
+   * reconnecting: a real drop — probe now, and often until it is back. Disconnected otherwise: a
+   * slow pong, nothing to do (a pong that never comes makes GramJS reconnect, which is a drop).
+   * Connected after a real drop while the watchdog is not rebuilding (GramJS reconnected by
+   * itself): fetch what the drop hid. Connected otherwise: nothing.
    */
   noteConnectionState(state: number): void {
     if (state !== UpdateConnectionState.connected) {
+      if (!(this.o.connection.reconnecting?.() ?? false)) {
+        this.o.logger.debug(
+          { component: "connection" },
+          "GramJS's ping was slow to answer (not a drop: GramJS is not reconnecting)",
+        );
+        return;
+      }
       const first = !this.sawDrop;
       this.sawDrop = true;
+      this.broke = true;
       if (first && this.stateNow === "up") {
         this.o.logger.info(
           { component: "connection" },
@@ -211,15 +233,19 @@ export class ConnectionHealth {
       { component: "connection" },
       "connection to Telegram back (GramJS reconnected); catching up",
     );
-    void this.fetchGap();
+    this.broke = false;
+    this.fetchGap();
   }
 
-  /** Run `onBehind`; a request while one runs makes it run once more afterwards. */
-  private fetchGap(): Promise<void> {
-    if (!this.o.onBehind) return Promise.resolve();
+  /**
+   * Start `onBehind` (never awaited here: see the file comment); a request while one runs makes
+   * it run once more afterwards.
+   */
+  private fetchGap(): void {
+    if (!this.o.onBehind) return;
     if (this.gapRun) {
       this.gapAgain = true;
-      return this.gapRun;
+      return;
     }
     const run = async () => {
       do {
@@ -232,7 +258,6 @@ export class ConnectionHealth {
       } while (this.gapAgain && this.stateNow === "up");
     };
     this.gapRun = run().finally(() => (this.gapRun = undefined));
-    return this.gapRun;
   }
 
   /** Probe now (the timer calls this; so can a caller with a reason to doubt the connection). */
@@ -277,6 +302,7 @@ export class ConnectionHealth {
         return;
       }
       this.failures++;
+      this.broke = true; // no answer: whatever was pushed meanwhile may be lost
       this.o.logger.debug(
         { component: "connection", failures: this.failures, err: describeError(e) },
         "connection probe failed",
@@ -288,6 +314,12 @@ export class ConnectionHealth {
     if (this.stateNow !== "up") return;
     this.failures = 0;
     this.lastAnswerAt = this.o.clock.now();
+    if (this.broke && !this.sawDrop) {
+      // A probe went unanswered and now one is answered: fetch what the gap may have hidden.
+      this.broke = false;
+      this.fetchGap();
+      return;
+    }
     const quietMs = this.o.clock.now() - this.lastUpdateAt;
     const local = this.o.localPts?.();
     if (local !== undefined) {
@@ -305,7 +337,8 @@ export class ConnectionHealth {
         { component: "connection", server: pts, local },
         "server's pts ahead of ours; catching up",
       );
-      return this.fetchGap();
+      this.fetchGap();
+      return;
     }
     if (this.ptsSinceUpdate === undefined) this.ptsSinceUpdate = pts;
     else if (pts > this.ptsSinceUpdate && quietMs >= this.silentAfterMs) {
@@ -344,19 +377,21 @@ export class ConnectionHealth {
     this.stateNow = "up";
     this.failures = 0;
     this.sawDrop = false;
+    this.broke = false;
     this.noteUpdate();
     this.o.logger.info(
       { component: "connection", downForMs: this.o.clock.now() - since },
       "connection to Telegram restored",
     );
-    try {
-      await this.o.onRestored?.();
-    } catch (e) {
-      this.o.logger.error(
-        { component: "connection", err: describeError(e) },
-        "catching up after reconnect failed",
+    // Started, not awaited: the probes go on while it catches up (see the file comment).
+    void Promise.resolve()
+      .then(() => this.o.onRestored?.())
+      .catch((e: unknown) =>
+        this.o.logger.error(
+          { component: "connection", err: describeError(e) },
+          "catching up after reconnect failed",
+        ),
       );
-    }
   }
 
   private lost(e: AccountLostError): void {

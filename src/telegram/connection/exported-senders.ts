@@ -21,6 +21,26 @@ interface ClientInternals {
   _exportedSenderReleaseTimeouts?: Map<number, ReturnType<typeof setTimeout>>;
 }
 
+/**
+ * Forget everything about the connection to `dcId` (not the home DC): its auth key in the session
+ * and the borrowed connection (closed), so the next request there borrows a new connection with a
+ * new key and signs it in (auth.exportAuthorization / importAuthorization). What GramJS 2.26.22
+ * means to do when that DC answers AUTH_KEY_UNREGISTERED and never does: after a failed import its
+ * `_connectSender` keeps the unsigned key and believes it signed in, and its clean-up looks for the
+ * error under the wrong field (docs/telegram-facts.md). Never throws.
+ */
+export async function forgetExportedSender(client: TelegramClient, dcId: number): Promise<void> {
+  if (dcId === client.session.dcId) return;
+  const c = client as unknown as ClientInternals;
+  const timer = c._exportedSenderReleaseTimeouts?.get(dcId);
+  if (timer !== undefined) clearTimeout(timer);
+  c._exportedSenderReleaseTimeouts?.delete(dcId);
+  const sender = c._exportedSenderPromises?.get(dcId);
+  c._exportedSenderPromises?.delete(dcId);
+  client.session.setAuthKey(undefined, dcId);
+  await sender?.then((s) => s?.disconnect()).catch(() => undefined);
+}
+
 /** Close the client's borrowed connections to other DCs; resolves when they are closed. Never throws. */
 export async function releaseExportedSenders(client: TelegramClient): Promise<void> {
   const c = client as unknown as ClientInternals;

@@ -107,7 +107,7 @@ export function listenForMessages(o: ListenOptions): () => void {
       const box = `-100${update.channelId.toString()}`;
       // A broadcast channel, or one the account is not in, is never fetched.
       if (!followed(o.entities.get(box))) return;
-      o.tracker.gap(box, update.pts ?? undefined);
+      o.tracker.gap(box);
       return;
     }
     // "Too many updates": the server dropped what it should have pushed; only getDifference has it.

@@ -6,6 +6,7 @@ import { entityName, type EntityRecord, type EntityStore } from "../../store/ent
 import type { InboundMessage } from "../../base/types";
 import { GateClosedError, type WriteGate } from "../../store/write-gate";
 import { parseMessage, parseTopicTitle, type GramMessage, type TopicTitle } from "./parse";
+import type { ReadCalls } from "./read-calls";
 import { fetchReplyContext } from "./reply-context";
 import type { PtsInfo, SenderResolver } from "./sender-resolver";
 
@@ -15,6 +16,8 @@ export interface MessageFeedOptions {
   readonly resolver: SenderResolver;
   readonly selfId: string;
   readonly replyTimeoutMs: number;
+  /** The reply fetch goes through these (flood pauses), when given. */
+  readonly reads?: ReadCalls;
   readonly logger: Logger;
   /** While the database is busy, messages wait here in arrival order (store/write-gate.ts). */
   readonly gate?: WriteGate;
@@ -98,7 +101,12 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
       return enrich(m, e, undefined);
     };
     const fetchReply = () =>
-      fetchReplyContext(raw, { selfId: o.selfId, timeoutMs: o.replyTimeoutMs, logger: o.logger });
+      fetchReplyContext(raw, {
+        selfId: o.selfId,
+        timeoutMs: o.replyTimeoutMs,
+        logger: o.logger,
+        ...(o.reads ? { reads: o.reads } : {}),
+      });
     const sender = m.senderUnknown ? resolveSender : undefined;
     try {
       // The hot path calls the handler directly; only a busy database (or messages already

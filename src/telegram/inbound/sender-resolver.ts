@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
-import { Api, type TelegramClient } from "telegram";
+import { Api } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import type { EntityRecord, EntityStore } from "../../store/entities";
 import type { UpdateStateStore } from "../../store/update-state";
 import { captureEntities, inputPeerOf } from "../entities";
+import type { ReadCalls } from "./read-calls";
 
 /** The pts an update carried, when it is one of the short shapes or a new-message update. */
 export interface PtsInfo {
@@ -18,11 +19,13 @@ export interface PtsInfo {
  * persona will answer. In a group or supergroup: `users.getUsers` with `InputUserFromMessage`
  * (the server vouches for the sender through the message). In a DM there is no other peer to
  * vouch: the difference from just before the message carries the user (`updates.getDifference`).
+ * Both go through the read calls: bounded in time, not asked while their method is flood-paused
+ * (the message is then answered without the sender's full user).
  */
 export class SenderResolver {
   constructor(
     private readonly o: {
-      readonly client: TelegramClient;
+      readonly reads: ReadCalls;
       readonly entities: EntityStore;
       readonly state: UpdateStateStore;
       readonly logger: Logger;
@@ -44,7 +47,7 @@ export class SenderResolver {
       if (p.chatType === "dm") {
         if (p.pts) {
           const st = this.o.state.account();
-          const res = await this.o.client.invoke(
+          const res = await this.o.reads.invoke(
             new Api.updates.GetDifference({
               pts: p.pts.pts - p.pts.ptsCount,
               date: Math.max(0, p.pts.date - 1),
@@ -63,7 +66,7 @@ export class SenderResolver {
             ? new Api.InputPeerChat({ chatId: returnBigInt(p.chatId.slice(1)) })
             : inputPeerOf(this.o.entities.get(p.chatId));
         if (peer) {
-          const users = await this.o.client.invoke(
+          const users = await this.o.reads.invoke(
             new Api.users.GetUsers({
               id: [
                 new Api.InputUserFromMessage({ peer, msgId: p.messageId, userId: returnBigInt(p.senderId) }),

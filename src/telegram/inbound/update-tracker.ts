@@ -42,7 +42,15 @@ class Box {
   /** The account box's pts taken from a live update because getState failed: not persisted. */
   unconfirmed = false;
   retryTimer: unknown;
+  /** When the retry timer fires (the runtime clock's ms). */
+  retryAt = 0;
   retryMs = 0;
+  /** When an update of this box last came live or a sync of it last ended (the runtime clock's ms). */
+  heardAt: number | undefined;
+  /** A sync failed and none has succeeded since: the retry fetches it even without a known gap. */
+  wanted = false;
+  /** Not fetched before this (the failure named when: a flood wait's end, the server's "later"). */
+  holdUntil = 0;
   constructor(local: number | undefined) {
     this.local = local;
   }
@@ -105,6 +113,7 @@ export class UpdateTracker {
     run: (ticket: Ticket | undefined) => void,
   ): void {
     const b = this.box(key);
+    b.heardAt = this.o.clock.now();
     if (b.syncing) {
       b.held.push({ pts, ptsCount, date, run });
       return;
@@ -190,24 +199,18 @@ export class UpdateTracker {
 
   /**
    * The server said this box has a gap — `updateChannelTooLong` for a channel, `updatesTooLong`
-   * for the account's box: fetch its difference now (once more after a sync that is running).
-   * `pts` (updateChannelTooLong's, when set) is where a channel without a known state starts:
-   * Telegram's "start fetching from the specified pts" (e.g. joined on another device meanwhile).
+   * for the account's box: fetch its difference now (once more after a sync that is running). A
+   * channel without a known state is read from its newest messages (catch-up.ts): the pts
+   * `updateChannelTooLong` carries is the server's (TDLib fetches when it is above its own), not a
+   * start point.
    */
-  gap(key: string, pts?: number): void {
+  gap(key: string): void {
     const b = this.box(key);
-    if (pts !== undefined) this.startFrom(key, pts);
     if (b.syncing) {
       b.again = true;
       return;
     }
     this.o.onGap(key);
-  }
-
-  /** A channel whose state is unknown starts at `pts` (updateChannelTooLong's); a known one keeps its own. */
-  startFrom(key: string, pts: number): void {
-    const b = this.box(key);
-    if (b.local === undefined && key !== ACCOUNT_BOX) b.local = pts;
   }
 
   /**
@@ -239,9 +242,14 @@ export class UpdateTracker {
   endSync(key: string, pts: number | undefined, extra?: { qts: number; date: number; seq: number }): void {
     const b = this.box(key);
     b.syncing = false;
+    b.wanted = false;
+    b.heardAt = this.o.clock.now();
     if (pts !== undefined) {
       // A final difference covers everything up to the server's pts, the gap included.
       b.gapFrom = undefined;
+      b.holdUntil = 0;
+      if (b.retryTimer !== undefined) this.o.clock.clearTimeout(b.retryTimer);
+      b.retryTimer = undefined;
       if (key !== ACCOUNT_BOX || extra) b.unconfirmed = false;
       b.retryMs = 0;
       if (b.local === undefined || pts > b.local) b.local = pts;
@@ -261,20 +269,56 @@ export class UpdateTracker {
   }
 
   /**
-   * The sync failed. Live updates must not wait for it: what is held runs (the box goes on from
-   * the held updates), but the gap is remembered — nothing above it is persisted and the
-   * difference is retried from it (capped backoff), so the missed messages still come, after a
-   * restart too.
+   * The server's state replaces the box's: the stored pts is not one Telegram can start a
+   * difference from (PERSISTENT_TIMESTAMP_INVALID / _EMPTY). `pts` becomes the box's — lower or
+   * higher —, a remembered gap is forgotten, and what was held runs (updates at or below `pts` as
+   * old ones).
    */
-  failSync(key: string): void {
+  reset(key: string, pts: number, extra?: { qts: number; date: number; seq: number }): void {
     const b = this.box(key);
     b.syncing = false;
+    b.wanted = false;
+    b.holdUntil = 0;
+    b.gapFrom = undefined;
+    b.unconfirmed = false;
+    b.retryMs = 0;
+    b.heardAt = this.o.clock.now();
+    if (b.retryTimer !== undefined) this.o.clock.clearTimeout(b.retryTimer);
+    b.retryTimer = undefined;
+    b.local = pts;
+    if (extra) {
+      b.date = Math.max(b.date, extra.date);
+      this.extras.set(key, extra);
+    }
+    this.persist(key, b);
+    this.drain(key, b);
+    if (b.again) {
+      b.again = false;
+      this.o.onGap(key);
+    }
+  }
+
+  /**
+   * The sync failed. Live updates must not wait for it: what is held runs (the box goes on from
+   * the held updates), but the gap is remembered — nothing above it is persisted and the
+   * difference is retried from it (capped backoff, or at `retryAt` when the caller knows when:
+   * a flood wait's end, a server that asked to come back later), so the missed messages still
+   * come, after a restart too.
+   */
+  failSync(key: string, retryAt?: number): void {
+    const b = this.box(key);
+    b.syncing = false;
+    b.wanted = true;
+    if (retryAt !== undefined) {
+      b.holdUntil = Math.max(b.holdUntil, retryAt);
+      this.retryAt(key, b, retryAt);
+    }
     if (b.local === undefined && b.held.length > 0) {
       b.local = Math.min(...b.held.map((h) => h.pts - h.ptsCount));
       if (key === ACCOUNT_BOX) b.unconfirmed = true;
     }
     if (b.local === undefined) {
-      if (key === ACCOUNT_BOX) this.scheduleRetry(key, b);
+      this.scheduleRetry(key, b);
       return;
     }
     this.markGap(key, b, b.local);
@@ -295,20 +339,40 @@ export class UpdateTracker {
     this.scheduleRetry(key, b);
   }
 
+  /** The next retry of the box's difference is at `at` (not earlier: a timer due sooner is moved). */
+  private retryAt(key: string, b: Box, at: number): void {
+    if (b.retryTimer !== undefined) {
+      if (b.retryAt >= at) return;
+      this.o.clock.clearTimeout(b.retryTimer);
+      b.retryTimer = undefined;
+    }
+    this.armRetry(key, b, Math.max(0, at - this.o.clock.now()));
+  }
+
   private scheduleRetry(key: string, b: Box): void {
     if (b.retryTimer !== undefined) return;
     b.retryMs = b.retryMs === 0 ? RETRY_FIRST_MS : Math.min(b.retryMs * 2, RETRY_MAX_MS);
+    this.armRetry(key, b, b.retryMs);
+  }
+
+  private armRetry(key: string, b: Box, ms: number): void {
+    b.retryAt = this.o.clock.now() + ms;
     b.retryTimer = this.o.clock.setTimeout(() => {
       b.retryTimer = undefined;
       if (b.syncing) return;
-      if (b.gapFrom !== undefined || b.unconfirmed || (key === ACCOUNT_BOX && b.local === undefined)) {
+      if (
+        b.gapFrom !== undefined ||
+        b.unconfirmed ||
+        b.wanted ||
+        (key === ACCOUNT_BOX && b.local === undefined)
+      ) {
         this.o.logger.debug(
           { component: "updates", box: key || "account", from: b.gapFrom },
           "retrying the difference",
         );
         this.o.onGap(key);
       }
-    }, b.retryMs);
+    }, ms);
   }
 
   /**
@@ -334,6 +398,29 @@ export class UpdateTracker {
     return [
       ...new Set([...this.o.state.channels(), ...[...this.boxes.keys()].filter((k) => k !== ACCOUNT_BOX)]),
     ];
+  }
+
+  /**
+   * When the box was last heard from — a live update, or a sync that ended — in this process
+   * (undefined: not since the start).
+   */
+  lastHeard(key: string): number | undefined {
+    return this.boxes.get(key)?.heardAt;
+  }
+
+  /**
+   * Until when the box's difference must not be asked (a failure named when: a flood wait's end,
+   * PERSISTENT_TIMESTAMP_OUTDATED's "later"); 0 when it may be asked now.
+   */
+  heldUntil(key: string): number {
+    const until = this.boxes.get(key)?.holdUntil ?? 0;
+    return until > this.o.clock.now() ? until : 0;
+  }
+
+  /** True while the box's difference is being fetched or waits to be retried after a failure. */
+  pending(key: string): boolean {
+    const b = this.boxes.get(key);
+    return b !== undefined && (b.syncing || b.retryTimer !== undefined);
   }
 
   /** Where a difference of the box starts: an unfilled gap, else the in-memory (or stored) pts. */

@@ -8,7 +8,7 @@ import type { ChatInfo } from "../../store/chats";
 import type { ChatActions } from "../../tasks/actions-port";
 import { AlreadyDoneError, PermanentError } from "../../tasks/errors";
 import type { ChatReactions } from "./chat-reactions";
-import { METHOD, rateKeys, taskError } from "./rpc-errors";
+import { isFrozen, METHOD, rateKeys, taskError } from "./rpc-errors";
 import { StickerSets } from "./sticker-sets";
 import type { FormatEntity } from "../../base/text-format";
 import { sendEntities } from "./text-entities";
@@ -31,6 +31,8 @@ export interface GramActionsOptions {
   readonly selfId?: string;
   /** What each chat allows to react with; absent: any standard reaction is tried as chosen. */
   readonly reactions?: Pick<ChatReactions, "allowed" | "forget">;
+  /** A request met FROZEN_METHOD_INVALID: Telegram froze the account (account-health.ts). */
+  readonly onFrozen?: (method: string, error: Error) => void;
 }
 
 /**
@@ -317,6 +319,7 @@ export class GramActions implements ChatActions {
       // Real time, not the task clock: this bounds network I/O, like the reply fetch.
       return await withTimeout(answer, ms, req.className, systemClock);
     } catch (e) {
+      if (isFrozen(e)) this.o.onFrozen?.(req.className, e);
       throw taskError(e, method, chatId);
     }
   }

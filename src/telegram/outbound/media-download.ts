@@ -10,6 +10,12 @@
  * main connection first and being told FILE_MIGRATE_X. A file on the main DC uses the main
  * connection. Chunks are pulled one by one (GramJS's iterDownload) so a download past its bound is
  * cancelled — no further chunk is asked for — rather than left running in the background.
+ *
+ * A DC other than the home one answering AUTH_KEY_UNREGISTERED does not know the key GramJS holds
+ * for it (a sign-in there failed half-way, or Telegram dropped the key): that DC's key and borrowed
+ * connection are dropped and the download is tried once more, with a new key signed in anew
+ * (connection/exported-senders.ts). The home DC's AUTH_KEY_UNREGISTERED is the session's end, not
+ * handled here.
  */
 import { Api, errors, utils } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
@@ -18,6 +24,7 @@ import type { MediaFile } from "../../base/media-descriptor";
 import type { MediaFetcher, MediaRef } from "../../media/describer";
 import { systemClock } from "../../base/clock";
 import { withTimeout } from "../../base/timeout";
+import { forgetExportedSender } from "../connection/exported-senders";
 import type { ChatInfo } from "../../store/chats";
 import type { TelegramClient } from "../inbound/listen";
 import { parseMedia } from "../inbound/media-parse";
@@ -37,6 +44,11 @@ function isExpired(e: unknown): boolean {
     e instanceof errors.RPCError &&
     (e.errorMessage === "FILE_REFERENCE_EXPIRED" || e.errorMessage.startsWith("FILE_REFERENCE_"))
   );
+}
+
+/** Telegram's "this key is not signed in" (on another DC: that DC's key, not the session). */
+function isUnregistered(e: unknown): boolean {
+  return e instanceof errors.RPCError && e.errorMessage === "AUTH_KEY_UNREGISTERED";
 }
 
 export class TelegramMediaFetcher implements MediaFetcher {
@@ -103,11 +115,25 @@ export class TelegramMediaFetcher implements MediaFetcher {
             fileReference: ref,
             thumbSize: file.thumb ?? "", // "": the file itself; else one of its thumbnails
           });
-    const cancel = { stopped: false };
+    const attempt = async () => {
+      const cancel = { stopped: false };
+      try {
+        return await this.bounded(this.chunks(location, file.dcId, size, cancel), "file download");
+      } finally {
+        cancel.stopped = true; // past the bound (or failed): ask for no further chunk
+      }
+    };
     try {
-      return await this.bounded(this.chunks(location, file.dcId, size, cancel), "file download");
-    } finally {
-      cancel.stopped = true; // past the bound (or failed): ask for no further chunk
+      return await attempt();
+    } catch (e) {
+      const dcId = file.dcId;
+      if (dcId === undefined || dcId === this.o.client.session.dcId || !isUnregistered(e)) throw e;
+      this.o.logger.warn(
+        { component: "media", dcId, rpcError: "AUTH_KEY_UNREGISTERED" },
+        `DC ${dcId} does not know this account's key there: dropping that key and its connection, signing in there again`,
+      );
+      await forgetExportedSender(this.o.client, dcId);
+      return attempt();
     }
   }
 

@@ -9,6 +9,10 @@
  *   two chats at once (tasks/rate-limits.ts); SLOWMODE_WAIT → keyed by chat; PEER_FLOOD → sends to
  *   non-contacts pause (every private chat: the store does not know who is a contact) until a
  *   probe goes through.
+ * - FROZEN_METHOD_INVALID, whatever its code (Telegram sends 420, TDLib remaps it to 406): the
+ *   account is frozen (read-only) — every send, sticker, reaction, typing and block pauses until a
+ *   probe goes through, and account-health.ts says so in one line (the engine's own lines about it
+ *   are debug). FROZEN_PARTICIPANT_MISSING: that peer is out of a frozen account's reach, for good.
  * - RANDOM_ID_DUPLICATE → AlreadyDoneError (the send went out before).
  * - The errors no retry can fix, and any other 4xx but 420 → PermanentError (the task fails).
  * - No answer within the request's bound → OutcomeUnknownError (it may still go out).
@@ -33,6 +37,7 @@ const PERMANENT = new Set([
   "REACTION_INVALID",
   "MESSAGE_TOO_LONG",
   "MESSAGE_EMPTY",
+  "FROZEN_PARTICIPANT_MISSING",
 ]);
 
 /** The TL method each action kind uses; flood waits are remembered per method and chat. */
@@ -45,17 +50,33 @@ export const METHOD = {
   block: "contacts.Block",
 } as const satisfies Record<Parameters<ChatActions["rateKeys"]>[0], string>;
 
-/** A method paused account-wide (after flood waits on it in two chats, see tasks/rate-limits.ts). */
-const methodKey = (method: string) => `flood:${method}`;
+/**
+ * A method paused account-wide (after flood waits on it in two chats, see tasks/rate-limits.ts;
+ * the reading methods of catch-up, resolve and reply fetch at their first flood wait,
+ * telegram/inbound/read-calls.ts).
+ */
+export const methodKey = (method: string) => `flood:${method}`;
 const floodKey = (method: string, chatId: string) => `flood:${method}:${chatId}`;
 const slowmodeKey = (chatId: string) => `slowmode:${chatId}`;
 /** PEER_FLOOD: the account may not message people who are not its contacts. */
-const PEER_FLOOD_KEY = "peer-flood";
+export const PEER_FLOOD_KEY = "peer-flood";
+/** FROZEN_METHOD_INVALID: Telegram froze the account; nothing goes out. */
+export const FROZEN_KEY = "account-frozen";
 /**
  * PEER_FLOOD names no end. Sends to non-contacts pause this long, then one send probes; each
  * repeat doubles the pause (up to a day, see RateLimits).
  */
 const PEER_FLOOD_PAUSE_SEC = 3 * 3600;
+/**
+ * A freeze names no end either (it lasts until an appeal is accepted): everything that writes
+ * pauses this long, then one send probes; each repeat doubles the pause (up to a day).
+ */
+const FROZEN_PAUSE_SEC = 3600;
+
+/** Telegram's error for a method a frozen account may not use, whatever its code. */
+export function isFrozen(e: unknown): e is InstanceType<typeof errors.RPCError> {
+  return e instanceof errors.RPCError && e.errorMessage === "FROZEN_METHOD_INVALID";
+}
 
 /** Private chats have positive (user) ids. */
 const isDmId = (chatId: string) => !chatId.startsWith("-");
@@ -63,6 +84,8 @@ const isDmId = (chatId: string) => !chatId.startsWith("-");
 /** The rate-limit keys an action of this kind in this chat waits on (ChatActions.rateKeys). */
 export function rateKeys(action: keyof typeof METHOD, chatId: string): readonly string[] {
   const keys = [floodKey(METHOD[action], chatId), methodKey(METHOD[action])];
+  // A frozen account reads on (read marks included); it writes nothing.
+  if (action !== "read") keys.push(FROZEN_KEY);
   if (action === "send" || action === "sticker") keys.push(slowmodeKey(chatId));
   if ((action === "send" || action === "sticker") && isDmId(chatId)) keys.push(PEER_FLOOD_KEY);
   return keys;
@@ -78,6 +101,12 @@ export function taskError(e: unknown, method: string, chatId: string): Error {
   if (e instanceof TimeoutError) return new OutcomeUnknownError(e.message);
   const lost = accountLost(e);
   if (lost) return lost;
+  // Before the flood checks: Telegram sends it as a 420 (GramJS's FloodError, without seconds).
+  if (isFrozen(e))
+    return new RateLimitedError(FROZEN_KEY, FROZEN_PAUSE_SEC, "FROZEN_METHOD_INVALID", {
+      probe: true,
+      reported: true,
+    });
   if (e instanceof errors.SlowModeWaitError)
     return new RateLimitedError(slowmodeKey(chatId), e.seconds, `SLOWMODE_WAIT_${e.seconds}`);
   if (e instanceof errors.FloodWaitError) {

@@ -20,12 +20,13 @@ import { until } from "../../support/wait";
 
 /** One account on the emulator behind the product's AccountLink, watched on a fake clock. */
 async function watched(more?: (link: AccountLink) => Partial<ConnectionHealthOptions>) {
-  const emu = new TelegramEmulator();
+  const clock = new FakeClock();
+  // GramJS's ping loop runs on the same fake clock: a ping every 9 fake seconds.
+  const emu = new TelegramEmulator({ now: () => clock.now(), networkClock: clock });
   const account = emu.addAccount({ firstName: "Mira", username: "mira_live" });
   const alice = emu.addUser({ firstName: "Alice", username: "alice" });
   const sessionFile = join(tempDir(), "Mira.session");
   writeFileSync(sessionFile, "");
-  const clock = new FakeClock();
   const log = captureLogger();
   const link = new AccountLink({
     sessionFile,
@@ -63,12 +64,13 @@ async function watched(more?: (link: AccountLink) => Partial<ConnectionHealthOpt
   const dm = emu.dm(account, alice);
   const post = (text: string) => emu.post({ chat: dm, from: alice, text });
   const msgs = (m: string) => log.lines().filter((l) => l.msg === m);
+  const requests = (method: string) => emu.traffic.methods(account).filter((m) => m === method).length;
   const close = async () => {
     health.stop();
     unwatch();
     await link.close();
   };
-  return { emu, account, clock, log, link, health, calls, seen, post, msgs, close };
+  return { emu, account, clock, log, link, health, calls, seen, post, msgs, requests, close };
 }
 
 describe("connection watchdog", () => {
@@ -213,6 +215,95 @@ describe("connection watchdog", () => {
       await w.health.check();
       expect(w.calls.lost.map((e) => e.code)).toEqual(["AUTH_KEY_DUPLICATED"]);
       expect(w.health.state).toBe("stopped");
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("a drop is a drop: ten minutes of pongs taking 1.5 s (GramJS says disconnected, then connected, every 9 s) start no catch-up, no extra probe, no rebuild", async () => {
+    let catchUps = 0;
+    const w = await watched(() => ({ onBehind: async () => void catchUps++ }));
+    try {
+      await w.clock.advance(18_000); // two pings: the wake-up branch is on
+      const probes = w.requests("updates.GetState");
+      w.emu.net.setPingDelay(w.account, 1_500);
+      await w.clock.advance(10 * 60_000);
+      expect(w.emu.net.pings(w.account)).toBeGreaterThanOrEqual(55); // a ping 9 s after the last pong
+      expect(catchUps).toBe(0);
+      expect(w.requests("updates.GetState") - probes).toBe(10); // the regular probe, once a minute
+      expect(w.calls.down).toBe(0);
+      expect(w.emu.net.connectAttempts(w.account)).toBe(1);
+      await w.post("still heard");
+      expect(w.seen).toEqual(["still heard"]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("a pong that never comes: GramJS really reconnects, and that drop is caught up once", async () => {
+    let catchUps = 0;
+    const w = await watched(() => ({ onBehind: async () => void catchUps++ }));
+    try {
+      await w.clock.advance(18_000);
+      w.emu.net.setPingDelay(w.account, 60_000);
+      await w.clock.advance(9_000 + 3_000); // the wake-up ping times out: GramJS reconnects
+      expect(w.emu.net.reconnects(w.account)).toBe(1);
+      w.emu.net.setPingDelay(w.account, 0);
+      await w.clock.advance(1_000); // its pause, then disconnected (reconnecting) and connected
+      await until(() => catchUps === 1);
+      await w.clock.advance(60_000);
+      expect(catchUps).toBe(1);
+      expect(w.calls.down).toBe(0); // GramJS's own reconnect was enough
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("a probe that goes unanswered once: a catch-up follows when the next one is answered", async () => {
+    let catchUps = 0;
+    const w = await watched(() => ({ onBehind: async () => void catchUps++ }));
+    try {
+      w.emu.faults.hang("updates.GetState", { when: "before-apply" });
+      await w.clock.advance(60_000);
+      await until(() => w.msgs("connection probe failed").length === 1);
+      expect(catchUps).toBe(0);
+      await w.clock.advance(60_000);
+      await until(() => catchUps === 1);
+      expect(w.calls.down).toBe(0);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("never waits for a catch-up: one that never ends does not stop the probes, and a rebuild after it completes", async () => {
+    let catchUps = 0;
+    let local = 0;
+    const w = await watched(() => ({
+      localPts: () => local,
+      onBehind: () => {
+        catchUps++;
+        return new Promise<never>(() => undefined); // hangs for good
+      },
+      onRestored: () => {
+        w.calls.restored++;
+        return new Promise<never>(() => undefined); // the catch-up after the rebuild hangs too
+      },
+    }));
+    try {
+      await w.post("one");
+      local = (await w.link.probe()).pts;
+      w.emu.net.silenceUpdates(w.account);
+      await w.post("two (never pushed)");
+      await w.clock.advance(60_000); // server ahead: a catch-up starts, and hangs
+      await until(() => catchUps === 1);
+      const probes = w.requests("updates.GetState");
+      await w.clock.advance(60_000); // still ahead, nothing pushed: silent → rebuild
+      await until(() => w.calls.restored === 1);
+      await w.clock.advance(3 * 60_000);
+      expect(w.requests("updates.GetState")).toBeGreaterThanOrEqual(probes + 4); // probing goes on
+      expect(w.health.state).toBe("up");
+      await w.post("three");
+      expect(w.seen).toEqual(["one", "three"]);
     } finally {
       await w.close();
     }

@@ -113,6 +113,34 @@ describe("downloads from the file's data centre", () => {
     }
   });
 
+  it("the file's DC answers AUTH_KEY_UNREGISTERED after a sign-in that failed half-way: that DC's key and connection are dropped, and the download is tried once more, signed in anew", async () => {
+    const s = await setup();
+    try {
+      const ref = await s.sendFile(10_000);
+      s.emu.faults.failNext("auth.ImportAuthorization", "AUTH_BYTES_INVALID");
+      expect(await s.fetcher.download(ref)).toEqual(bytes(10_000));
+      expect(s.emu.auth.exportedAuthorizations(s.account)).toBe(2);
+      expect(s.emu.net.dcConnections(s.account)).toEqual([s.emu.net.fileDc]);
+      // The new key is kept: the next download signs in nowhere.
+      expect(await s.fetcher.download(ref)).toEqual(bytes(10_000));
+      expect(s.emu.auth.exportedAuthorizations(s.account)).toBe(2);
+    } finally {
+      await s.link.close();
+    }
+  });
+
+  it("a DC that keeps refusing is tried once more, not forever", async () => {
+    const s = await setup();
+    try {
+      const ref = await s.sendFile(10_000);
+      s.emu.faults.failNext("auth.ImportAuthorization", "AUTH_BYTES_INVALID", { times: 2 });
+      await expect(s.fetcher.download(ref)).rejects.toMatchObject({ errorMessage: "AUTH_KEY_UNREGISTERED" });
+      expect(s.emu.auth.exportedAuthorizations(s.account)).toBe(2);
+    } finally {
+      await s.link.close();
+    }
+  });
+
   it("a download past its bound is cancelled: no further chunk is asked for", async () => {
     const s = await setup({ timeoutMs: 250 });
     try {

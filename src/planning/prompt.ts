@@ -362,13 +362,16 @@ function duePart(
 ): string {
   const tz = i.persona.timeZone;
   const when = (ms: number) => formatHeaderTime(ms, tz, localTime(i.now, tz).dayKey, nowYear);
+  // Whom it answered, always (in a group the model then knows whom to address); the message
+  // quoted only when it is out of view.
   let answering = "";
   if (d.inReplyTo !== undefined) {
     const m = i.lookup(d.inReplyTo);
-    if (m && !m.deleted && !inView.has(m.messageId)) {
+    if (m && !m.deleted) {
       const who = m.isAgent ? speakers.self : speakers.sender(m.senderId, m.senderName);
       const text = capCodePoints(neutralizeReferences(sanitizeLine(m.text)), 160);
-      answering = `, answering #${m.messageId} ${speakerRef(who)}${m.isAgent ? " (you)" : ""}: "${text}"`;
+      const quote = inView.has(m.messageId) ? "" : `: "${text}"`;
+      answering = `, answering #${m.messageId} ${speakerRef(who)}${m.isAgent ? " (you)" : ""}${quote}`;
     } else answering = `, answering #${d.inReplyTo}`;
   }
   return [

@@ -77,7 +77,7 @@ describe("the persona sets its own intentions", () => {
     expect(planIndexes().length).toBe(before + 1);
     const due = h.lastUserTurn();
     expect(due).toContain(
-      `⟦your intention, due now⟧ id ${set!.id}, set by you Sun 22 Nov 13:00, answering #${asked}, for 09:00: remind Carol of her dentist appointment at 10`,
+      `⟦your intention, due now⟧ id ${set!.id}, set by you Sun 22 Nov 13:00, answering #${asked} [Carol], for 09:00: remind Carol of her dentist appointment at 10`,
     );
     expect(due).toContain("Your own note, not a message");
     expect(due).toMatch(/New for you: your intention \(id \d+\)\./);

@@ -5,7 +5,7 @@
  * group it is not active in costs no request.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { promptSections, type FakeReply, type GenerateBody } from "../support/gemini-fake";
+import { sayNowResponder as responder } from "../support/followed-groups";
 import { Harness } from "../support/harness";
 
 let h: Harness | undefined;
@@ -13,15 +13,6 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-function responder(body: GenerateBody): FakeReply {
-  const words = [
-    ...promptSections(body)
-      .now.join("\n")
-      .matchAll(/say (\w+)/g),
-  ].map((m) => m[1]!);
-  return { json: { tasks: words.map((w) => ({ kind: "send", text: `re ${w}` })) } };
-}
 
 const TIMEOUT_SEC = 20;
 

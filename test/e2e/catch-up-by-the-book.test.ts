@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmuChat } from "../../emulator";
 import { lastUserText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
+import { followedGroups as followed, storedTexts as texts } from "../support/followed-groups";
 import { Harness } from "../support/harness";
 
 let h: Harness | undefined;
@@ -51,19 +52,6 @@ function asked(hh: Harness, chats: readonly EmuChat[]): string[] {
       return peer === undefined ? r.method : `${r.method} ${titles.get(peer) ?? peer}`;
     });
 }
-
-/** `n` supergroups the persona follows: each saw one message live. */
-async function followed(hh: Harness, n: number): Promise<EmuChat[]> {
-  const groups = Array.from({ length: n }, (_, i) =>
-    hh.emu.createSupergroup({ title: `G${i}`, members: [hh.account, hh.alice, hh.bob] }),
-  );
-  for (const g of groups) await hh.emu.post({ chat: g, from: hh.alice, text: "hello" });
-  await hh.pass(2_000);
-  return groups;
-}
-
-const texts = (hh: Harness, chat: EmuChat) =>
-  hh.runtime.messages.recent(chat.peerId, Number.MAX_SAFE_INTEGER, 1000).map((m) => m.text);
 
 const realTime = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -5,8 +5,11 @@
  * (the pause is persisted) — and nothing is lost once it passes.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { EmuChat } from "../../emulator";
-import { promptSections, type FakeReply, type GenerateBody } from "../support/gemini-fake";
+import {
+  followedGroups as followed,
+  sayNowResponder as responder,
+  storedTexts as texts,
+} from "../support/followed-groups";
 import { Harness } from "../support/harness";
 
 let h: Harness | undefined;
@@ -15,30 +18,8 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** Answers every "say <word>" among the messages addressed now with a send "re <word>". */
-function responder(body: GenerateBody): FakeReply {
-  const words = [
-    ...promptSections(body)
-      .now.join("\n")
-      .matchAll(/say (\w+)/g),
-  ].map((m) => m[1]!);
-  return { json: { tasks: words.map((w) => ({ kind: "send", text: `re ${w}` })) } };
-}
-
-async function followed(hh: Harness, n: number): Promise<EmuChat[]> {
-  const groups = Array.from({ length: n }, (_, i) =>
-    hh.emu.createSupergroup({ title: `G${i}`, members: [hh.account, hh.alice, hh.bob] }),
-  );
-  for (const g of groups) await hh.emu.post({ chat: g, from: hh.alice, text: "hello" });
-  await hh.pass(2_000);
-  return groups;
-}
-
 const requestsOf = (hh: Harness, method: string) =>
   hh.emu.traffic.requests.filter((r) => r.method === method && r.account.id === hh.account.id);
-
-const texts = (hh: Harness, chat: EmuChat) =>
-  hh.runtime.messages.recent(chat.peerId, Number.MAX_SAFE_INTEGER, 1000).map((m) => m.text);
 
 describe("flood waits on the reading methods", () => {
   it("FLOOD_WAIT_30 on getChannelDifference: no request to it for 30 s — a restart meanwhile included — then every group with news is fetched and answered", async () => {

@@ -194,16 +194,19 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
   const app = Fastify({ logger: false });
   await app.register(con.plugin);
   await app.ready();
-  const login = await app.inject({ url: "/console/?token=bench-token-0123456789" });
-  const cookie = ([] as string[])
-    .concat(login.headers["set-cookie"] ?? [])
-    .map((c) => c.split(";")[0])
-    .join("; ");
+  // Signed in as the page is: the token traded for the session it sends as a header.
+  const login = await app.inject({
+    method: "POST",
+    url: "/console/api/session",
+    headers: { host: "localhost:80", origin: "http://localhost:80" },
+    payload: { token: "bench-token-0123456789" },
+  });
+  const session = { "x-console-session": (login.json() as { session: string }).session };
   const time = async (url: string): Promise<number> => {
     const runs: number[] = [];
     for (let i = 0; i < 21; i++) {
       const t = performance.now();
-      const res = await app.inject({ url, headers: { cookie } });
+      const res = await app.inject({ url, headers: session });
       runs.push(performance.now() - t);
       if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
     }
@@ -251,16 +254,17 @@ export async function benchInboundWithConsole(o: { messages?: number } = {}): Pr
         logger: pino({ level: "silent" }),
         plugins: [con.plugin],
       });
-      const login = await fetch(con.url(http.url), { redirect: "manual" });
-      const cookie = login.headers
-        .getSetCookie()
-        .map((c) => c.split(";")[0])
-        .join("; ");
+      const login = await fetch(`${http.url}/console/api/session`, {
+        method: "POST",
+        headers: { origin: http.url, "content-type": "application/json" },
+        body: JSON.stringify({ token: "bench-console-token" }),
+      });
+      const headers = { "x-console-session": ((await login.json()) as { session: string }).session };
       // What an open page loads first, then its live subscription.
-      await fetch(`${http.url}/console/api/personas`, { headers: { cookie } });
+      await fetch(`${http.url}/console/api/personas`, { headers });
       const stop = new AbortController();
       const stream = await fetch(`${http.url}/console/api/events`, {
-        headers: { cookie },
+        headers,
         signal: stop.signal,
       });
       if (stream.status !== 200 || !stream.body) throw new Error(`console events: ${stream.status}`);

@@ -41,20 +41,70 @@ export function storePost(world: World, o: PostOptions, nowMs: number): StoredMe
     quote = { text: o.quote, offset };
   }
   const sentAs = o.sendAs ? senderChat(world, rec, o, nowMs) : undefined;
-  const media = o.media ? attach(world, o.media) : undefined;
+  const forwardOf = o.forward ? original(world, o, o.forward, "forward") : undefined;
+  if (forwardOf && o.text !== "" && o.text !== forwardOf.text)
+    throw new Error('emulator: a forward carries the original\'s text (pass it, or "")');
+  const text = forwardOf ? forwardOf.text : o.text;
+  const media = o.media ? attach(world, o.media) : forwardOf ? kept(forwardOf) : undefined;
+  const replyElsewhere = o.replyElsewhere ? elsewhere(world, rec, o, o.replyElsewhere) : undefined;
+  if (o.viaBot && !o.viaBot.bot) throw new Error(`emulator: ${o.viaBot.firstName} is not a bot`);
   return world.storeMessage({
     ...media,
     ...(o.groupedId !== undefined ? { groupedId: o.groupedId } : {}),
     chat: rec,
     fromId: o.from.id,
     ...sentAs,
-    text: o.text,
-    entities: normaliseEntities(o.text, o.entities, (u) => userForInputUser(world, o.from, u)?.id),
+    text,
+    entities: forwardOf
+      ? forwardOf.entities
+      : normaliseEntities(o.text, o.entities, (u) => userForInputUser(world, o.from, u)?.id),
     date: nowMs,
     ...(replyTo ? { replyTo } : {}),
     ...(quote ? { quote } : {}),
     ...(topicId !== undefined ? { topicId } : {}),
+    ...(forwardOf ? { forwardOf } : {}),
+    ...(o.viaBot ? { viaBotId: o.viaBot.id } : {}),
+    ...(replyElsewhere ? { replyElsewhere } : {}),
   });
+}
+
+/** The message a forward or a reply elsewhere points at: it must exist, and `from` must see it. */
+function original(
+  world: World,
+  o: PostOptions,
+  at: { readonly chat: EmuChat; readonly id: number },
+  what: string,
+): StoredMessage {
+  const rec = world.record(at.chat);
+  if (!rec.members.has(o.from.id))
+    throw new Error(`emulator: ${o.from.firstName} cannot ${what} from ${at.chat.peerId}: not a member`);
+  const msg = world.findInChat(rec, at.id, o.from);
+  if (!msg || msg.deleted) throw new Error(`emulator: no message ${at.id} in ${at.chat.peerId} to ${what}`);
+  return msg;
+}
+
+/** A forward keeps the original's file (same file id and unique id). */
+function kept(msg: StoredMessage): { sticker: StickerDoc } | { media: MediaRecord } | undefined {
+  if (msg.sticker) return { sticker: msg.sticker };
+  if (msg.media) return { media: msg.media };
+  return undefined;
+}
+
+/** A reply to a message of another chat; a quote must occur in it (QUOTE_TEXT_INVALID). */
+function elsewhere(
+  world: World,
+  rec: ChatRecord,
+  o: PostOptions,
+  at: NonNullable<PostOptions["replyElsewhere"]>,
+): NonNullable<StoredMessage["replyElsewhere"]> {
+  if (world.record(at.chat) === rec)
+    throw new Error("emulator: replyElsewhere names this very chat: use replyTo");
+  const msg = original(world, o, at, "reply to");
+  if (at.quote === undefined) return { msg };
+  const offset = msg.text.indexOf(at.quote);
+  if (at.quote === "" || offset < 0)
+    throw new Error(`emulator: quote ${JSON.stringify(at.quote)} is not in the replied-to message`);
+  return { msg, quote: { text: at.quote, offset } };
 }
 
 /** Stores a posted file (or finds the sticker): what the message will show. */

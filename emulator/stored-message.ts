@@ -112,8 +112,15 @@ export interface StoredMessage {
    * channel (its post, automatically forwarded into the linked discussion group).
    */
   readonly senderChat?: ChatRecord;
-  /** The channel post this message is the automatic forward of. */
+  /** The message this one is a forward of (a channel post's automatic forward, or a user's forward). */
   readonly forwardOf?: StoredMessage;
+  /** The inline bot it was sent through (`via_bot_id`). */
+  readonly viaBotId?: number;
+  /** A reply to a message of another chat, with the part of it quoted (if any). */
+  readonly replyElsewhere?: {
+    readonly msg: StoredMessage;
+    readonly quote?: { readonly text: string; readonly offset: number };
+  };
   /** DMs and basic groups: account id → id in that account's mailbox. */
   readonly boxIds: Map<number, number>;
   /** The pts its new-message update carries: the channel's (supergroups) or per account (`boxPts`). */

@@ -197,7 +197,8 @@ export class TlViews {
       peerId,
       date,
       message: msg.text,
-      ...(msg.forwardOf ? { fwdFrom: this.forwardHeader(msg.forwardOf) } : {}),
+      ...(msg.forwardOf ? { fwdFrom: this.forwardHeader(msg.forwardOf, msg, viewer.id) } : {}),
+      ...(msg.viaBotId !== undefined ? { viaBotId: toLong(msg.viaBotId) } : {}),
       ...(msg.editDate !== undefined ? { editDate: Math.floor(msg.editDate / 1000) } : {}),
       ...(replyTo ? { replyTo } : {}),
       ...(msg.entities.length > 0 ? { entities: [...msg.entities] } : {}),
@@ -213,6 +214,8 @@ export class TlViews {
    * a plain topic message "replies" to the topic root and a real reply carries `replyToTopId`.
    */
   replyHeader(msg: StoredMessage, viewerId: number): Api.MessageReplyHeader | undefined {
+    if (msg.replyElsewhere)
+      return this.elsewhereHeader(msg, msg.replyElsewhere.msg, msg.replyElsewhere.quote);
     const target = msg.replyTo ? this.world.idFor(msg.replyTo, viewerId) : undefined;
     const quote =
       target !== undefined && msg.quote
@@ -229,8 +232,43 @@ export class TlViews {
     return target !== undefined ? new Api.MessageReplyHeader({ replyToMsgId: target, ...quote }) : undefined;
   }
 
-  /** The header of an automatic forward from a linked channel. */
-  forwardHeader(post: StoredMessage): Api.MessageFwdHeader {
+  /**
+   * A reply to a message of another chat: its id there (as the sender sees it), that chat as
+   * `reply_to_peer_id`, the original's sender and date in `reply_from`, and the quote.
+   */
+  private elsewhereHeader(
+    msg: StoredMessage,
+    target: StoredMessage,
+    quote: { readonly text: string; readonly offset: number } | undefined,
+  ): Api.MessageReplyHeader {
+    return new Api.MessageReplyHeader({
+      replyToMsgId: this.world.idFor(target, msg.fromId) ?? target.serial,
+      replyToPeerId: this.peer(target.chat, msg.fromId),
+      replyFrom: new Api.MessageFwdHeader({
+        fromId: new Api.PeerUser({ userId: toLong(target.fromId) }),
+        date: Math.floor(target.date / 1000),
+      }),
+      ...(quote ? { quote: true, quoteText: quote.text, quoteOffset: quote.offset } : {}),
+    });
+  }
+
+  /**
+   * `fwd_from` of a forward as `viewerId` sees `msg`: a linked channel's automatic forward names
+   * the channel and its post; a user's forward names the original's sender and date, and when it
+   * was forwarded into Saved Messages also the chat and message it was saved from.
+   */
+  forwardHeader(post: StoredMessage, msg: StoredMessage, viewerId: number): Api.MessageFwdHeader {
+    if (!post.senderChat) {
+      const saved = msg.chat.chat.kind === "dm" && msg.chat.members.size === 1;
+      const savedFromMsgId = saved ? this.world.idFor(post, viewerId) : undefined;
+      return new Api.MessageFwdHeader({
+        fromId: new Api.PeerUser({ userId: toLong(post.fromId) }),
+        date: Math.floor(post.date / 1000),
+        ...(savedFromMsgId !== undefined
+          ? { savedFromPeer: this.peer(post.chat, viewerId), savedFromMsgId }
+          : {}),
+      });
+    }
     const channel = new Api.PeerChannel({ channelId: toLong(post.chat.chat.id) });
     return new Api.MessageFwdHeader({
       fromId: channel,
@@ -290,6 +328,9 @@ export class TlViews {
       if (m.senderChat) chatRecs.add(m.senderChat);
       else userIds.add(m.fromId);
       chatRecs.add(m.chat);
+      // The inline bot it came through, and whom a forward or a reply elsewhere names.
+      if (m.viaBotId !== undefined) userIds.add(m.viaBotId);
+      for (const o of [m.forwardOf, m.replyElsewhere?.msg]) if (o && !o.senderChat) userIds.add(o.fromId);
     }
     const chats: Api.TypeChat[] = [];
     for (const rec of chatRecs) {

@@ -131,6 +131,20 @@ export interface PostOptions {
   readonly media?: EmuMediaInput;
   /** Album: posts with the same value are one album (`grouped_id`). */
   readonly groupedId?: number;
+  /**
+   * A forward of message `id` of `chat` (the id as `from` sees it): the new message carries the
+   * original's text (`text` must be that text, or "") and `fwd_from` with the original's sender
+   * and date; forwarded into Saved Messages, also `saved_from_peer` / `saved_from_msg_id`.
+   */
+  readonly forward?: { readonly chat: EmuChat; readonly id: number };
+  /** Sent through this inline bot (`@bot query` in the input field): the message carries `via_bot_id`. */
+  readonly viaBot?: EmuUser;
+  /**
+   * A reply to message `id` of *another* chat (inputReplyToMessage with reply_to_peer_id; the
+   * id as `from` sees it), optionally quoting part of it: readers get reply_to_msg_id, the other
+   * chat as reply_to_peer_id, the original's sender in reply_from, and the quote.
+   */
+  readonly replyElsewhere?: { readonly chat: EmuChat; readonly id: number; readonly quote?: string };
 }
 
 /** One request some attached client sent. */

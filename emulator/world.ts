@@ -338,6 +338,8 @@ export class World {
       ...(input.service ? { service: input.service } : {}),
       ...(input.senderChat ? { senderChat: input.senderChat } : {}),
       ...(input.forwardOf ? { forwardOf: input.forwardOf } : {}),
+      ...(input.viaBotId !== undefined ? { viaBotId: input.viaBotId } : {}),
+      ...(input.replyElsewhere ? { replyElsewhere: input.replyElsewhere } : {}),
       ...(isChannel ? { channelId: ++rec.lastChannelId } : {}),
       boxIds: new Map(),
       boxPts: new Map(),

@@ -5,6 +5,7 @@
 import { join, resolve } from "node:path";
 import { runCommand, runWhenMain, type ScriptIo } from "../src/cli/args";
 import { withDotEnv } from "../src/config/dotenv";
+import { dotEnvNotice, secureDotEnv } from "../src/config/env-file-mode";
 import { readEnv } from "../src/config/env";
 import { backupDatabase } from "../src/store/backup";
 import { errorMessage } from "../src/base/error-message";
@@ -47,8 +48,10 @@ async function backup(
   if (extra.length > 0) return fail(`unexpected argument "${extra[0]}": name one file`, 2);
   let source: string;
   try {
-    source =
-      parsed.values.db ?? readEnv({ STATE_DB: withDotEnv(io.env, join(io.cwd, ".env")).STATE_DB }).STATE_DB;
+    const file = join(io.cwd, ".env");
+    const notice = dotEnvNotice(".env", secureDotEnv(file));
+    if (notice !== undefined) io.stderr(`backup: ${notice}\n`);
+    source = parsed.values.db ?? readEnv({ STATE_DB: withDotEnv(io.env, file).STATE_DB }).STATE_DB;
   } catch (e) {
     return fail(errorMessage(e));
   }

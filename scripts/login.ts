@@ -6,6 +6,7 @@
 import { join, resolve } from "node:path";
 import { runCommand, runWhenMain, type ScriptIo } from "../src/cli/args";
 import { withDotEnv } from "../src/config/dotenv";
+import { dotEnvNotice, secureDotEnv } from "../src/config/env-file-mode";
 import { readEnv, telegramCredentials } from "../src/config/env";
 import { loadPersonas } from "../src/config/persona";
 import { sessionPath } from "../src/telegram/connection/client";
@@ -65,7 +66,10 @@ async function login(
 
   let env: NodeJS.ProcessEnv;
   try {
-    env = withDotEnv(io.env, join(io.cwd, ".env"));
+    const file = join(io.cwd, ".env");
+    const notice = dotEnvNotice(".env", secureDotEnv(file));
+    if (notice !== undefined) io.stderr(`login: ${notice}\n`);
+    env = withDotEnv(io.env, file);
   } catch (e) {
     return fail(errorMessage(e));
   }

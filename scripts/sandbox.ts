@@ -1,6 +1,7 @@
 /** `npm run sandbox`: the real runtime on the Telegram emulator, typed into from the terminal. */
 import { runScript } from "../src/cli/args";
 import { loadDotEnv } from "../src/config/dotenv";
+import { dotEnvNotice, secureDotEnv } from "../src/config/env-file-mode";
 import { favourMemory } from "../src/runtime/memory-mode";
 import { helpText } from "../src/sandbox/grammar";
 import { runSandbox } from "../src/sandbox/repl";
@@ -41,6 +42,9 @@ runScript(
     db: { type: "string" },
   },
   (flags) => {
+    // .env holds secrets: narrowed to 0600 (one line) or refused before it is read.
+    const notice = dotEnvNotice(".env", secureDotEnv(".env"));
+    if (notice !== undefined) process.stderr.write(`sandbox: ${notice}\n`);
     loadDotEnv(); // .env in the working directory, under the environment
     return runSandbox({
       agent: flags.agent,

@@ -1,6 +1,7 @@
 /** `npm start`: run every persona with a saved session, or the offline sandbox when there is none. */
 import { runScript } from "../src/cli/args";
 import { loadDotEnv } from "../src/config/dotenv";
+import { dotEnvNotice, secureDotEnv } from "../src/config/env-file-mode";
 import { favourMemory } from "../src/runtime/memory-mode";
 import { start } from "../src/app/start";
 
@@ -23,6 +24,9 @@ Needs TELEGRAM_API_ID, TELEGRAM_API_HASH and GEMINI_API_KEY for real accounts.
 Logs: JSON lines on stderr, human-readable on a terminal (LOG_LEVEL, LOG_FORMAT=json|pretty).`;
 
 runScript("start", USAGE, { agent: { type: "string", multiple: true } }, (flags) => {
+  // .env holds secrets: narrowed to 0600 (one line) or refused before it is read.
+  const notice = dotEnvNotice(".env", secureDotEnv(".env"));
+  if (notice !== undefined) process.stderr.write(`start: ${notice}\n`);
   loadDotEnv(); // .env in the working directory, under the environment
   return start(flags.agent ? { agents: flags.agent } : {});
 });

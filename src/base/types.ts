@@ -41,6 +41,16 @@ export interface InboundMessage {
   readonly replyToId?: number;
   /** Telegram's partial quote of the replied-to message (the part the sender selected), when there is one. */
   readonly quoteText?: string;
+  /**
+   * A reply to a message of *another* chat (the reply header's reply_to_peer_id names another
+   * chat, or it carries reply_from): `replyToId` is then absent — the id is not this chat's —
+   * and `quoteText` is that message's quoted part, whose author nobody here can vouch for.
+   */
+  readonly replyElsewhere?: boolean;
+  /** A forward (fwd_from): someone else's words, whoever forwarded them. */
+  readonly forwarded?: boolean;
+  /** Sent through an inline bot (via_bot_id): the bot chose the text. */
+  readonly viaBot?: boolean;
   /** Forum topic id (the topic's root message id) when the chat is a forum. */
   readonly topicId?: number;
   /** True for messages the account itself sent. */

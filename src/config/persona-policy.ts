@@ -2,9 +2,10 @@
  * The persona's safety policies: who may talk to it in private, which groups it answers in,
  * and the caps against cost and abuse. Parsed from persona-file headings (see persona.ts).
  * Defaults: DMs open, every group, 20 answers per group per hour (one person at most half of a
- * group's) and 60 per private chat, 2M tokens a day (strangers' DMs at most a fifth of it), 30 min silence after the owner
- * writes — the caps bound what a stranger can cost, and the shares keep one person from spending
- * what belongs to everyone.
+ * group's) and 60 per private chat, 2M tokens a day (strangers' DMs at most a fifth of it, one
+ * person a quarter, one chat half, and a quarter kept for the persona's contacts), 30 min
+ * silence after the owner writes — the caps bound what a stranger can cost, and the shares keep
+ * one person from spending what belongs to everyone.
  */
 import { z } from "zod";
 import { ConfigError } from "./config-error";
@@ -47,6 +48,15 @@ export interface PersonaPolicy {
   readonly dailyTokenBudget: number;
   /** The percentage of `dailyTokenBudget` strangers' DMs (not contacts, not allowlisted) may spend together. */
   readonly strangerTokenShare: number;
+  /** The percentage of `dailyTokenBudget` the calls for one person (planning, addressing, media) may spend per UTC day. */
+  readonly personTokenShare: number;
+  /** The percentage of `dailyTokenBudget` the calls in one chat may spend per UTC day. */
+  readonly chatTokenShare: number;
+  /**
+   * The percentage of `dailyTokenBudget` kept for the persona's people (contacts, `# Allowed
+   * Users`): calls for anyone else stop once the day's total leaves only this much.
+   */
+  readonly contactsReserve: number;
   /** Minutes the persona stays silent in a chat after its owner wrote there from another device. */
   readonly takeoverSilenceMin: number;
 }
@@ -58,6 +68,9 @@ export const POLICY_LIMITS = {
   personShare: { default: 50, min: 1, max: 100, unit: "percent", integer: true },
   dailyTokenBudget: { default: 2_000_000, min: 1000, max: 1_000_000_000, unit: "tokens", integer: true },
   strangerTokenShare: { default: 20, min: 0, max: 100, unit: "percent", integer: true },
+  personTokenShare: { default: 25, min: 1, max: 100, unit: "percent", integer: true },
+  chatTokenShare: { default: 50, min: 1, max: 100, unit: "percent", integer: true },
+  contactsReserve: { default: 25, min: 0, max: 100, unit: "percent", integer: true },
   takeoverSilenceMin: { default: 30, min: 0, max: 10_080, unit: "minutes", integer: true },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
@@ -70,6 +83,9 @@ export const DEFAULT_POLICY: PersonaPolicy = Object.freeze({
   personShare: POLICY_LIMITS.personShare.default,
   dailyTokenBudget: POLICY_LIMITS.dailyTokenBudget.default,
   strangerTokenShare: POLICY_LIMITS.strangerTokenShare.default,
+  personTokenShare: POLICY_LIMITS.personTokenShare.default,
+  chatTokenShare: POLICY_LIMITS.chatTokenShare.default,
+  contactsReserve: POLICY_LIMITS.contactsReserve.default,
   takeoverSilenceMin: POLICY_LIMITS.takeoverSilenceMin.default,
 });
 
@@ -142,4 +158,9 @@ export function strangerTokenCap(
   policy: Pick<PersonaPolicy, "dailyTokenBudget" | "strangerTokenShare">,
 ): number {
   return Math.floor((policy.dailyTokenBudget * policy.strangerTokenShare) / 100);
+}
+
+/** A percentage of the daily token budget, in tokens. */
+export function budgetShare(policy: Pick<PersonaPolicy, "dailyTokenBudget">, percent: number): number {
+  return Math.floor((policy.dailyTokenBudget * percent) / 100);
 }

@@ -142,6 +142,9 @@ const PERSONA_FIELDS = [
   "Person Share",
   "Daily Token Budget",
   "Stranger Token Share",
+  "Person Token Share",
+  "Chat Token Share",
+  "Contacts Reserve",
   "Takeover Silence",
   "Sleep",
   "Busy",
@@ -300,6 +303,9 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     personShare: policyNum("Person Share", POLICY_LIMITS.personShare),
     dailyTokenBudget: policyNum("Daily Token Budget", POLICY_LIMITS.dailyTokenBudget),
     strangerTokenShare: policyNum("Stranger Token Share", POLICY_LIMITS.strangerTokenShare),
+    personTokenShare: policyNum("Person Token Share", POLICY_LIMITS.personTokenShare),
+    chatTokenShare: policyNum("Chat Token Share", POLICY_LIMITS.chatTokenShare),
+    contactsReserve: policyNum("Contacts Reserve", POLICY_LIMITS.contactsReserve),
     takeoverSilenceMin: policyNum("Takeover Silence", POLICY_LIMITS.takeoverSilenceMin),
   });
   if (policy.dm === "allowlist" && policy.allowedUsers.length === 0 && usersRaw === undefined) {

@@ -1,61 +1,43 @@
 /**
- * Who may use the operator console: whoever holds the token printed at start. The first visit
- * (`/console/?token=…`) trades it for an HttpOnly, SameSite=Strict session cookie and redirects to
- * a URL without it. Requests that change something must also come from the console's own origin
- * and carry the CSRF token (double submit: the `x-console-csrf` header equals the readable
- * `console_csrf` cookie). Bad tokens are counted per address: past a few a minute, answers are
- * 429 until the minute is over.
+ * Who may use the operator console: whoever holds the token printed at start — and, after the
+ * sign-in, only the page that traded it. No cookie is involved: cookies are shared by every
+ * port of 127.0.0.1, so another local program that the browser visits would receive them and
+ * could replay them. Instead:
+ *
+ * - Signing in: the page (opened with `?token=…`) posts the token to `api/session` and gets a
+ *   **session token**: an expiry and a random nonce, signed (HMAC-SHA256) with a key derived
+ *   from the console token. The page keeps it in its origin's `localStorage` — which, unlike a
+ *   cookie, belongs to scheme, host *and port*: no other local server's page can read it — and
+ *   sends it as the `x-console-session` header on every API call (an `<img>`, a link or an
+ *   EventSource cannot carry a header, so the page fetches those too).
+ * - A session lasts `SESSION_TTL_MS` from its last renewal: an answer to a session older than
+ *   `RENEW_AFTER_MS` carries a fresh one in the same header. Signed, not stored: it survives a
+ *   restart on the same secret, and deleting the secret (secret.ts) ends every session.
+ * - The static files (the page's HTML, scripts, styles) hold no data and are served to anyone
+ *   who passes the listener's Host check; every `api/` answer needs a session.
+ * - A POST must come from the console's own origin (`Origin` equal to `http://<Host>`).
+ * - Throttling: bad tokens and forged sessions are counted per address; past `MAX_FAILURES` in a
+ *   minute that address's sign-ins and forgeries get 429 until the minute is over. A valid
+ *   session is checked first and never throttled: a program on the same 127.0.0.1 hammering
+ *   bad tokens delays only new sign-ins, never an open page.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
-const SESSION_COOKIE = "console_session";
-const CSRF_COOKIE = "console_csrf";
-const CSRF_HEADER = "x-console-csrf";
+/** The header that carries the session both ways (a renewed one comes back in it). */
+const SESSION_HEADER = "x-console-session";
+
+/** How long a session lasts without being used. */
+export const SESSION_TTL_MS = 7 * 24 * 3_600_000;
+/** A session older than this is renewed in the next answer. */
+const RENEW_AFTER_MS = 24 * 3_600_000;
 
 /** Bad tokens an address may try per window before it is refused outright. */
 const MAX_FAILURES = 10;
 const WINDOW_MS = 60_000;
 
-/** The Cookie header as a map (a malformed pair is skipped). */
-function cookies(req: FastifyRequest): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
-    const raw = part.slice(eq + 1).trim();
-    try {
-      out.set(name, decodeURIComponent(raw));
-    } catch {
-      // not ours
-    }
-  }
-  return out;
-}
-
-/** A browser asking for a page (not the page's own API calls). */
-function wantsPage(req: FastifyRequest): boolean {
-  const path = req.url.split("?")[0] ?? "";
-  return req.method === "GET" && !path.includes("/api/") && (req.headers.accept ?? "").includes("text/html");
-}
-
-/** What an unauthenticated browser sees: how to sign in. Static text: nothing of the personas. */
-const SIGN_IN_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>Persona console: sign in</title></head>
-<body>
-<h1>Sign in to the operator console</h1>
-<p>This browser has no console session yet (or the console's secret changed).</p>
-<ul>
-<li><code>npm start</code> logs a line <code>operator console: http://…/console/ (sign in once with ?token=&lt;the secret in …/console-token&gt;)</code>:
-add <code>?token=</code> and that file's content to this address once; on a terminal it prints the whole address.
-After that, this browser and its bookmarks stay signed in, also after restarts.</li>
-<li>With <code>HTTP_TOKEN</code> set, sign in with <code>?token=&lt;HTTP_TOKEN&gt;</code>.</li>
-<li>The sandbox prints <code>sandbox: operator console on http://…/console/?token=…</code>: open that address (each run has its own).</li>
-</ul>
-</body></html>
-`;
+/** The one route that takes the console token itself (all others take a session). */
+const SESSION_ROUTE = "/console/api/session";
 
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -63,16 +45,43 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+type Verdict =
+  | { readonly kind: "valid"; readonly expires: number }
+  | { readonly kind: "expired" }
+  | { readonly kind: "forged" };
+
 export class ConsoleAuth {
-  /** The session cookie's value: derived from the token, so the token itself never sits in a cookie. */
-  private readonly session: string;
+  /** The key sessions are signed with: derived from the token, so the token itself never travels again. */
+  private readonly key: Buffer;
   private readonly failures = new Map<string, { n: number; since: number }>();
 
   constructor(
     private readonly token: string,
     private readonly now: () => number = Date.now,
   ) {
-    this.session = createHash("sha256").update(`console-session\u0000${token}`).digest("base64url");
+    this.key = createHash("sha256").update(`console-session-key\u0000${token}`).digest();
+  }
+
+  private mac(payload: string): string {
+    return createHmac("sha256", this.key).update(payload).digest("base64url");
+  }
+
+  /** A new session token: `<expiry, base 36>.<nonce>.<signature>`. */
+  issue(): { readonly session: string; readonly expires: number } {
+    const expires = this.now() + SESSION_TTL_MS;
+    const payload = `${expires.toString(36)}.${randomBytes(12).toString("base64url")}`;
+    return { session: `${payload}.${this.mac(payload)}`, expires };
+  }
+
+  /** What a session token is worth now. */
+  verify(session: string): Verdict {
+    const parts = session.split(".");
+    if (parts.length !== 3) return { kind: "forged" };
+    const payload = `${parts[0]}.${parts[1]}`;
+    if (!same(parts[2]!, this.mac(payload))) return { kind: "forged" };
+    const expires = parseInt(parts[0]!, 36);
+    if (!Number.isFinite(expires) || expires <= this.now()) return { kind: "expired" };
+    return { kind: "valid", expires };
   }
 
   /** Too many bad tokens from this address lately. */
@@ -93,50 +102,31 @@ export class ConsoleAuth {
     if (this.failures.size > 10_000) this.failures.clear(); // bounded memory, whatever is sent
   }
 
+  private async tooMany(reply: FastifyReply): Promise<false> {
+    await reply.code(429).header("retry-after", "60").send({ error: "too many bad tokens; wait a minute" });
+    return false;
+  }
+
+  /** `POST api/session` with `{ token }`: a session for the console token, else 401 (counted). */
+  async signIn(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const given = (req.body as { token?: unknown } | null | undefined)?.token;
+    if (typeof given !== "string" || !same(given, this.token)) {
+      this.failed(req.ip);
+      return reply.code(401).send({ error: "wrong console token", signIn: true });
+    }
+    return this.issue();
+  }
+
   /**
-   * Check a console request. Answers it (and returns false) when it may not go on: 429 after
-   * too many bad tokens, 302 to drop a good token from the URL, 401 without a valid session,
-   * 403 for a state change from elsewhere or without the CSRF token.
+   * Check a console request. Answers it (and returns false) when it may not go on: 401 without a
+   * valid session (or with a wrong token at sign-in), 429 after too many bad tokens, 403 for a
+   * POST from another origin. The sign-in route (`POST api/session`) passes to `signIn`.
    */
   async check(req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    const ip = req.ip;
-    if (this.blocked(ip)) {
-      await reply.code(429).header("retry-after", "60").send({ error: "too many bad tokens; wait a minute" });
-      return false;
-    }
-    const jar = cookies(req);
-    const given = new URL(req.url, "http://console.invalid").searchParams.get("token");
-    if (given !== null) {
-      if (!same(given, this.token)) {
-        this.failed(ip);
-        await reply.code(401).send({ error: "wrong console token" });
-        return false;
-      }
-      // A good token: a session cookie, a CSRF cookie, and the same page without the token.
-      const url = new URL(req.url, "http://console.invalid");
-      url.searchParams.delete("token");
-      const csrf = jar.get(CSRF_COOKIE) ?? randomBytes(18).toString("base64url");
-      await reply
-        .code(302)
-        .header("set-cookie", [
-          `${SESSION_COOKIE}=${this.session}; Path=/console; HttpOnly; SameSite=Strict`,
-          `${CSRF_COOKIE}=${csrf}; Path=/console; SameSite=Strict`,
-        ])
-        .header("location", `${url.pathname}${url.search}`)
-        .send();
-      return false;
-    }
-    const session = jar.get(SESSION_COOKIE);
-    if (session === undefined || !same(session, this.session)) {
-      if (session !== undefined) this.failed(ip);
-      // A person with a browser (a bookmark, a new tab) gets a page that says how to sign in.
-      if (wantsPage(req)) await reply.code(401).type("text/html; charset=utf-8").send(SIGN_IN_PAGE);
-      else
-        await reply
-          .code(401)
-          .send({ error: "open the console with the URL printed at start (it carries the token)" });
-      return false;
-    }
+    const path = req.url.split("?")[0] ?? "";
+    const isApi = path.startsWith("/console/api/");
+    // The page's own files: nothing of the personas in them.
+    if (!isApi) return true;
     if (req.method !== "GET" && req.method !== "HEAD") {
       const origin = req.headers.origin;
       const host = req.headers.host;
@@ -144,13 +134,30 @@ export class ConsoleAuth {
         await reply.code(403).send({ error: "a change must come from the console's own page" });
         return false;
       }
-      const header = req.headers[CSRF_HEADER];
-      const cookie = jar.get(CSRF_COOKIE);
-      if (typeof header !== "string" || cookie === undefined || !same(header, cookie)) {
-        await reply.code(403).send({ error: "missing or wrong CSRF token" });
-        return false;
-      }
     }
-    return true;
+    const ip = req.ip;
+    // The sign-in route checks the token itself (signIn), once its body is read.
+    if (path === SESSION_ROUTE) return this.blocked(ip) ? this.tooMany(reply) : true;
+    const header = req.headers[SESSION_HEADER];
+    const session = typeof header === "string" ? header : undefined;
+    // A valid session first: the throttle never stands in its way.
+    const verdict = session !== undefined ? this.verify(session) : undefined;
+    if (verdict?.kind === "valid") {
+      if (verdict.expires - this.now() < SESSION_TTL_MS - RENEW_AFTER_MS)
+        void reply.header(SESSION_HEADER, this.issue().session);
+      return true;
+    }
+    if (verdict?.kind === "forged") {
+      if (this.blocked(ip)) return this.tooMany(reply);
+      this.failed(ip);
+    }
+    await reply.code(401).send({
+      error:
+        verdict?.kind === "expired"
+          ? "the console session expired: sign in again with the URL printed at start"
+          : "sign in: open the console with the URL printed at start (it carries the token)",
+      signIn: true,
+    });
+    return false;
   }
 }

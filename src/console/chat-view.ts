@@ -89,6 +89,9 @@ const CAP_TEXT: Readonly<Record<CapKind, string>> = {
   "person-share": "this person's share of the group's answers was spent",
   "daily-token-budget": "the daily token budget was spent",
   "stranger-token-share": "strangers' share of the daily token budget was spent",
+  "contacts-reserve": "only the contacts' reserve of the daily token budget was left",
+  "chat-token-share": "this chat's share of the daily token budget was spent",
+  "person-token-share": "this person's share of the daily token budget was spent",
 };
 
 /** A stored refusal as the page says it: the gate's reason, caps spelled out. */
@@ -112,7 +115,17 @@ const CHATTER_VERDICTS: Record<ChatterVerdict, string> = {
   "too-old": "too old when it arrived",
 };
 
-const ACTION_KINDS = new Set(["send", "sticker", "react", "typing", "wait", "read", "block", "unblock"]);
+const ACTION_KINDS = new Set([
+  "send",
+  "sticker",
+  "react",
+  "typing",
+  "wait",
+  "read",
+  "block",
+  "unblock",
+  "remember",
+]);
 
 /** One chat: its messages (a page), each with why it was or was not answered, and its plans. */
 export function chatView(
@@ -230,6 +243,8 @@ export function chatView(
     date: m.date,
     text: m.text,
     replyToId: m.replyToId,
+    replyElsewhere: m.replyElsewhere === 1,
+    quote: m.quote,
     topicId: m.topicId,
     topicName: m.topicId !== null ? topicName(titles, m.topicId) : null,
     threadRoot: m.threadRoot,

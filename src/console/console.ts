@@ -3,8 +3,9 @@
  * /console/) to watch each persona, see why it answered or stayed silent, and act as the owner
  * commands do. Static files are plain ES modules and CSS from src/console/public/ (found from the
  * package root, so the same files serve under tsx and from dist/); the chart library comes from
- * node_modules. Every page and API answer needs the console token (auth.ts) and carries a strict
- * Content-Security-Policy; the page renders all data as text.
+ * node_modules. The page's files hold no data; every API answer needs a console session — the
+ * token traded once for a signed session the page keeps and sends as a header (auth.ts) — and
+ * every answer carries a strict Content-Security-Policy; the page renders all data as text.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -216,6 +217,7 @@ export class OperatorConsole {
         planGone,
       };
     });
+    app.post("/api/session", async (req, reply) => auth.signIn(req, reply));
     consoleActions(app, source, now);
     extraRoutes(app, { source, list, now });
     editRoutes(app, { source, list, now });

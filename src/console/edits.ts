@@ -108,11 +108,13 @@ export function editRoutes(app: FastifyInstance, d: EditDeps): void {
           return reply.code(400).send({
             error: "add needs the chat id it belongs to, the text, and optionally a person's user id",
           });
+        // The operator's words: marked as such, never merged into (or out of) anyone's.
         const r = s.runtime.memories.remember({
           chatId: chat,
           ...(subject !== undefined ? { subject } : {}),
           content,
           now: d.now(),
+          byOwner: true,
         });
         return { answer: r.merged ? `Merged into memory #${r.id}.` : `Memory #${r.id} added.` };
       }

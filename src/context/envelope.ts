@@ -31,7 +31,12 @@ export type EnvelopeReply =
   /** Telegram said it is gone. */
   | { readonly kind: "deleted"; readonly id: number }
   /** It could not be loaded: the id only, no sender invented. */
-  | { readonly kind: "unknown"; readonly id: number };
+  | { readonly kind: "unknown"; readonly id: number }
+  /**
+   * A message of another chat (Telegram's reply_to_peer_id): no id (it is not this chat's) and
+   * no author (whoever quotes it chose it); its quote, if any, follows as plain quoted text.
+   */
+  | { readonly kind: "elsewhere" };
 
 /** Options for {@link formatMessageEnvelope}. */
 export interface MessageEnvelopeOptions {
@@ -169,6 +174,8 @@ function replyLine(reply: EnvelopeReply): string {
       // the model sees) but invent no sender, and do not claim the message is gone when we
       // merely could not load it.
       return `[↩ reply to msg #${Math.trunc(reply.id)}]`;
+    case "elsewhere":
+      return "[↩ reply to a message in another chat]";
   }
 }
 
@@ -187,7 +194,7 @@ function quoteLine(quote: string | undefined): string {
  * (speaker.ts), or the persona's label `Mira (you)` when `isAgent`. Without a reply: `<header> <body>` on one line (the body
  * keeps its own newlines). With a reply: `<header>\n[↩ reply to #<id> <sender>]\n> <quote>\n<body>`;
  * a deleted original gives `[↩ reply to deleted msg #<id>]`, an unfetchable one
- * `[↩ reply to msg #<id>]`; the quote line only when a quote is given (cut at 200 code points
+ * `[↩ reply to msg #<id>]`, one in another chat `[↩ reply to a message in another chat]`; the quote line only when a quote is given (cut at 200 code points
  * plus `...`). An empty body is simply left out.
  *
  * Names, quote and body are sanitised here, so callers pass raw Telegram strings.
@@ -255,6 +262,8 @@ export interface MemoryNote {
   readonly teller?: Speaker;
   /** Where it was learnt, when that is another chat than this one. */
   readonly where?: MemoryPlace;
+  /** The operator wrote or rewrote it: the owner's words (no teller is claimed). */
+  readonly edited?: boolean;
 }
 
 /** `"Sandbox"` (sanitised, flattened, cut; a typed `"` becomes `'` so the quotes hold) or `a private chat`. */
@@ -288,15 +297,21 @@ export function formatMemoryEnvelope(o: MemoryNote): string {
   const when = o.date === "curated" ? "curated" : formatRfc3339(o.date).slice(0, 10);
   const text = capCodePoints(neutralizeReferences(sanitizeLine(o.text)), MEMORY_MAX_CODE_POINTS);
   const said =
-    o.teller !== undefined
+    o.teller !== undefined && o.edited !== true
       ? `${speakerRef(o.teller)} said${o.where !== undefined ? ` in ${placeLabel(o.where)}` : ""}:`
       : "";
   const body = [said, text].filter((x) => x !== "").join(" ");
-  return `⟦memory ${who} · ${when}⟧${body === "" ? "" : ` ${body}`}`;
+  const mark = o.edited === true ? " · edited by the owner" : "";
+  return `⟦memory ${who} · ${when}${mark}⟧${body === "" ? "" : ` ${body}`}`;
 }
 
-/** A summary's section: `⟦summary⟧` (or another label) then the summary (sanitised, lines kept); "" when empty. */
+/**
+ * A summary's section: `⟦summary⟧` (or another label) then the summary, lines kept; "" when
+ * empty. A summary is the model's retelling of what people wrote, so it is neutralised like every
+ * other text: no structure character, no quote marker and no reference (`[Name](tg:…)`) survives.
+ */
 export function formatSummarySection(summary: string | undefined, label = "⟦summary⟧"): string {
-  const body = summary !== undefined ? escapeQuoteMarkers(sanitizeText(summary).trim()) : "";
+  const body =
+    summary !== undefined ? escapeQuoteMarkers(neutralizeReferences(sanitizeText(summary)).trim()) : "";
   return body === "" ? "" : `${label}\n${body}`;
 }

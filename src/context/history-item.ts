@@ -37,6 +37,8 @@ export interface MessageItem extends ItemBase {
   readonly mentions?: readonly MessageEntity[];
   /** Telegram's partial quote of the replied-to message. */
   readonly quote?: string;
+  /** A reply to a message of another chat: rendered as such, whatever reply a caller works out. */
+  readonly replyElsewhere?: boolean;
   /** The media part as the media seam rendered it (see {@link MediaRenderer}); absent: the text says it. */
   readonly media?: string;
   /** `text` is the store's own placeholder (`[photo]`) for a media message nothing rendered: trusted, not escaped. */
@@ -96,6 +98,7 @@ export function itemOfMessage(m: StoredMessage, c: ItemContext): MessageItem {
     ...(m.replyToId !== undefined ? { replyToId: m.replyToId } : {}),
     ...(m.mentions !== undefined ? { mentions: m.mentions } : {}),
     ...(m.quote !== undefined ? { quote: m.quote } : {}),
+    ...(m.replyElsewhere === true ? { replyElsewhere: true } : {}),
     ...(media !== undefined ? { media } : {}),
     ...(rendered === undefined && m.media !== undefined && m.media.caption !== true
       ? { placeholder: true }
@@ -144,7 +147,13 @@ export function renderItem(item: HistoryItem, o: RenderOptions): string {
         isAgent: item.kind === "outbound_agent",
         date: item.date,
         text,
-        ...(o.reply ? { reply: o.reply } : {}),
+        // Every reader (the planner, the addressing call, summaries) renders through here: a
+        // reply into another chat is said to be one, never a reply to this chat's message.
+        ...(item.replyElsewhere === true
+          ? { reply: { kind: "elsewhere" } as const }
+          : o.reply
+            ? { reply: o.reply }
+            : {}),
         ...(o.quote !== undefined ? { quote: o.quote } : {}),
         ...(o.time !== undefined ? { time: o.time } : {}),
         ...(o.mark !== undefined ? { mark: o.mark } : {}),

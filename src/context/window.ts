@@ -22,6 +22,12 @@ import type { StoredMessage } from "../store/messages";
 
 /** Messages from outside the room's part (earlier) are cut to this many code points of text. */
 export const INJECTED_MAX_CODE_POINTS = 280;
+/**
+ * History messages that are not being answered are cut to this many code points of text: a
+ * member posting walls of text cannot make every answer to someone else cost thousands of tokens
+ * (the messages answered are shown whole; Telegram's own limit is 4,096 characters).
+ */
+export const HISTORY_MAX_CODE_POINTS = 800;
 /** Messages a replied-to message is shown with: before it (what it answered) and after it (the room's flow). */
 export const AROUND_REPLIED = { before: 2, after: 3 } as const;
 /** At most this many replied-to messages bring their surroundings (the newest targets' first). */

@@ -184,6 +184,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       ...(m.topicId !== undefined ? { topicId: m.topicId } : {}),
       ...(mentions !== undefined ? { mentions } : {}),
       ...(m.quoteText !== undefined ? { quote: m.quoteText } : {}),
+      ...(m.replyElsewhere ? { replyElsewhere: true } : {}),
       ...(m.media ? { media: m.media } : {}),
     });
     if (!fresh && !o?.retry) return "duplicate";

@@ -11,7 +11,16 @@
  * repeated unique_id) stops start with an error naming the file and the entry.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../config/config-error";
@@ -165,7 +174,9 @@ export function writeCuratedDescription(dir: string, e: Omit<CuratedEntry, "file
   mkdirSync(dir, { recursive: true });
   const temp = join(dir, `.${basename(holder)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
-    writeFileSync(temp, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o644 });
+    // 0600 like every file the process writes: what a person's picture shows is nobody else's business.
+    writeFileSync(temp, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(temp, 0o600); // whatever the umask
     renameSync(temp, holder);
   } catch (err) {
     rmSync(temp, { force: true });

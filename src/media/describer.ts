@@ -28,6 +28,8 @@ export interface MediaRef {
   readonly chatId: string;
   readonly messageId: number;
   readonly media: MediaDescriptor;
+  /** Who sent it: the call to describe it is theirs (their token share pays for it). */
+  readonly senderId?: string;
 }
 
 /** Downloads files and names sticker sets (the Telegram side). */
@@ -50,6 +52,9 @@ export interface MediaLlm {
     readonly bytes: Buffer;
     readonly mime: string;
     readonly kind: MediaDescriptor["kind"];
+    /** Where it was sent and by whom: the call's usage is recorded for them. */
+    readonly chatId?: string;
+    readonly userId?: string;
   }): Promise<MediaVerdict>;
   /** False while the model is failing (an outage): nothing is downloaded for it meanwhile (default: available). */
   available?(kind: MediaDescriptor["kind"]): boolean;
@@ -88,6 +93,12 @@ export interface MediaDescriberOptions {
   readonly onDownloaded?: (d: MediaDescriptor, bytes: Buffer) => void;
   /** Where each file of a prompt got its description (metrics). */
   readonly onServed?: (source: MediaSource) => void;
+  /**
+   * The admission gate's token caps for a file's sender in its chat (policy/gate.ts): false
+   * keeps its placeholder (nothing downloaded, no call) — one member's pictures cannot spend
+   * past their share because someone else asked something. Absent: every file may be described.
+   */
+  readonly admit?: (ref: MediaRef) => boolean;
 }
 
 /** Where a prompt's media description came from; `placeholder`: none yet (the plain `[photo]`). */
@@ -209,6 +220,8 @@ export class MediaDescriber {
     if (!this.o.fetcher || !this.o.llm) return undefined;
     // The model is failing: no download, no call; the placeholder stands and the file is tried again next time.
     if (this.o.llm.available?.(d.kind) === false) return undefined;
+    // Over its sender's (or chat's) share of the day's tokens: the placeholder stands.
+    if (this.o.admit && !this.o.admit(ref)) return undefined;
     if (!this.o.budget.tryTake()) {
       if (!this.later.has(uid)) {
         this.later.set(uid, ref);
@@ -267,6 +280,8 @@ export class MediaDescriber {
         bytes,
         mime: d.mime ?? "application/octet-stream",
         kind: d.kind,
+        chatId: ref.chatId,
+        ...(ref.senderId !== undefined ? { userId: ref.senderId } : {}),
       });
       if (verdict.status === "unsupported") {
         this.o.logger.info(

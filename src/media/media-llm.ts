@@ -53,11 +53,19 @@ export class LlmMediaSource implements MediaLlm {
     );
   }
 
-  async describe(input: { bytes: Buffer; mime: string; kind: MediaKind }): Promise<MediaVerdict> {
+  async describe(input: {
+    bytes: Buffer;
+    mime: string;
+    kind: MediaKind;
+    chatId?: string;
+    userId?: string;
+  }): Promise<MediaVerdict> {
     const purpose = TRANSCRIBED.has(input.kind) ? "transcribe" : "describe";
     try {
       const res = await this.llm.generateJson<z.infer<typeof Answer>>({
         purpose,
+        ...(input.chatId !== undefined ? { chatId: input.chatId } : {}),
+        ...(input.userId !== undefined ? { userId: input.userId } : {}),
         schema: Answer,
         systemInstruction: SYSTEM,
         contents: [

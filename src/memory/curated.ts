@@ -5,8 +5,9 @@
  *
  * Each non-empty line is one memory (a leading list marker `-`, `*` or `+` is dropped, `#`
  * headings are skipped). The first such line may state the file's scope instead:
- * `Scope: everywhere` (the default: wherever the person is present), `Scope: private` (only in
- * the person's private chat with the persona), or a comma-separated list of chat ids as the logs
+ * `Scope: everywhere` (wherever the person is present), `Scope: private` (only in the person's
+ * private chat with the persona — the default: a file that states no scope was not meant for
+ * every group its person is in), or a comma-separated list of chat ids as the logs
  * and `/status` show them (`Scope: private, -1001500000001`). A bad file — a name that is not a
  * user id, unreadable, not UTF-8, a bad scope, or with nothing in it — stops start with an error
  * naming the file.
@@ -32,6 +33,12 @@ interface CuratedFile {
 export type CuratedMemories = ReadonlyMap<string, CuratedFile>;
 
 const EVERYWHERE_SCOPE: CuratedScope = Object.freeze({ everywhere: true });
+/** A file with no `Scope:` line: private (what the owner did not say may travel, does not). */
+const PRIVATE_SCOPE: CuratedScope = Object.freeze({
+  everywhere: false,
+  private: true,
+  chats: Object.freeze([]),
+});
 
 /** Whether a curated file about `userId` may be shown in `chatId`. */
 export function curatedVisible(scope: CuratedScope, userId: string, chatId: string): boolean {
@@ -86,7 +93,7 @@ export function loadCuratedMemories(dir: string): CuratedMemories {
       .filter((l) => l !== "" && !l.startsWith("#"))
       .map((l) => l.replace(/^[-*+]\s+/, "").trim())
       .filter((l) => l !== "");
-    let scope = EVERYWHERE_SCOPE;
+    let scope = PRIVATE_SCOPE;
     const stated = SCOPE_LINE.exec(lines[0] ?? "");
     if (stated) {
       scope = parseScope(file, stated[1]!);

@@ -94,8 +94,9 @@ export function recall(i: RecallInput): MemoryNote[] {
           : {}),
       date: m.updatedAt,
       text: m.content,
-      ...(other && !own ? { teller: i.speakerOf(m.toldBy!) } : {}),
+      ...(other && !own && m.edited !== true ? { teller: i.speakerOf(m.toldBy!) } : {}),
       ...(where && (other || m.subject === undefined) ? { where } : {}),
+      ...(m.edited === true ? { edited: true } : {}),
     };
   };
   const viewer = {

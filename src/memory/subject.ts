@@ -68,26 +68,20 @@ export function resolveSubject(about: string | undefined, c: SubjectContext): st
 }
 
 /**
- * Who said a memory, from the messages being answered — never from the model, which a message
- * can talk into naming anyone: the persona for what it said about itself; in a private chat its partner; in a group, when the memory is
- * about someone, the newest author of those messages who is *not* that person (so dave saying
- * "remember: alice's IBAN is …" is dave's statement, even if alice wrote in the same burst), else
- * the person themself; a chat note's teller is the newest author. Undefined when no person wrote
- * them.
+ * Who said a memory: the author of the message it was said in — the one the plan names
+ * (`from`), else the message being answered — never a guess from the other authors of a burst
+ * (dave planting "alice's IBAN is …" and bob writing "lol" after it must not make it bob's). The
+ * persona for what it said about itself, or for a fact its own message says; in a private chat
+ * with no such message, its partner. Undefined when no message says who.
  */
 export function tellerOf(
   subject: string | undefined,
-  c: Pick<SubjectContext, "chatId" | "isDm" | "targets"> & { readonly selfId?: string },
+  source: StoredMessage | undefined,
+  c: { readonly chatId: string; readonly isDm: boolean; readonly selfId: string },
 ): string | undefined {
-  // What the persona said about itself is its own statement, wherever it said it.
   if (subject !== undefined && subject === c.selfId) return subject;
-  if (c.isDm) return c.chatId;
-  const authors = c.targets.filter((m) => !m.isAgent).map((m) => m.senderId);
-  if (authors.length === 0) return undefined;
-  const other = subject !== undefined ? [...authors].reverse().find((a) => a !== subject) : undefined;
-  return (
-    other ?? (subject !== undefined && authors.includes(subject) ? subject : authors[authors.length - 1])
-  );
+  if (source) return source.isAgent ? c.selfId : source.senderId;
+  return c.isDm ? c.chatId : undefined;
 }
 
 /** A person who may be spoken of, and the names they go by (first name, @username). */

@@ -208,7 +208,10 @@ function describeMemory(m: Memory, d: OwnerCommandDeps): string {
   const person = (id: string) => d.nameOf?.(id) ?? `user ${id}`;
   const source = chatName(m.chatId, d);
   const about = m.subject !== undefined ? `about ${person(m.subject)}` : "about the chat";
-  const said = m.toldBy !== undefined ? `, said by ${person(m.toldBy)}` : "";
+  const said =
+    (m.toldBy !== undefined ? `, said by ${person(m.toldBy)}` : "") +
+    (m.sourceId !== undefined ? ` (message #${m.sourceId})` : "") +
+    (m.edited === true ? ", edited by the owner" : "");
   const where = isGroupChatId(m.chatId) ? `in ${source}` : `in the private chat with ${person(m.chatId)}`;
   const base = isGroupChatId(m.chatId)
     ? m.subject !== undefined

@@ -32,7 +32,8 @@ export interface OutgoingDeps {
  * The account's own outgoing messages, as updates deliver them. Each is stored once as the
  * persona's own message (the history stays true whoever typed it). Then:
  * - one of the persona's own sends (see OwnSends) → nothing more;
- * - in Saved Messages, text starting with `/` → an owner command, answered there;
+ * - in Saved Messages, text starting with `/` that the owner typed (not a forward, not sent
+ *   through an inline bot) → an owner command, answered there;
  * - anywhere else → the owner took over: the chat's pending plan is cancelled and the persona
  *   stays silent there until the message's date + the takeover silence (an old message that
  *   catch-up brings late silences only what is left of that time).
@@ -66,6 +67,20 @@ export function createOutgoingHandler(d: OutgoingDeps): (m: InboundMessage) => P
     if (!fresh || ours) return "skipped-own";
     if (m.chatId === d.selfId) {
       if (!m.text.trimStart().startsWith("/")) return "skipped-own"; // a note to self
+      // A forward is someone else's words and an inline bot's message the bot's: kept as notes,
+      // never run — a stranger's "/share 12 everywhere" saved for later must not widen anything.
+      if (m.forwarded || m.viaBot) {
+        d.logger.info(
+          {
+            component: "owner",
+            messageId: m.messageId,
+            forwarded: Boolean(m.forwarded),
+            viaBot: Boolean(m.viaBot),
+          },
+          "a forwarded or inline-bot message in Saved Messages is not an owner command",
+        );
+        return "skipped-own";
+      }
       const answer = d.command(m.text);
       d.logger.info({ component: "owner", command: m.text.trim().split(/\s+/)[0] }, "owner command");
       d.scheduler.add(d.selfId, [

@@ -65,6 +65,9 @@ const CAP_NAMES: Readonly<Record<CappedChat["cap"], string>> = {
   "person-share": "one person's share of the answers per hour",
   "daily-token-budget": "daily token budget",
   "stranger-token-share": "strangers' share of the daily token budget",
+  "contacts-reserve": "the contacts' reserve of the daily token budget",
+  "chat-token-share": "one chat's share of the daily token budget",
+  "person-token-share": "one person's share of the daily token budget",
 };
 
 /** The `/status` answer: short lines a person reads on a phone. */

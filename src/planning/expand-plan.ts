@@ -15,10 +15,23 @@ export interface PlanBounds {
   readonly chars: number;
   /** Seconds its waits add up to. */
   readonly waitSec: number;
+  /** Reactions (one plan answers; it does not react to the whole history). */
+  readonly reactions: number;
+  /** Memories it stores. */
+  readonly remembers: number;
 }
 
 /** The bounds of every plan (README "The task engine"). */
-export const PLAN_BOUNDS: PlanBounds = Object.freeze({ messages: 6, chars: 8192, waitSec: 600 });
+export const PLAN_BOUNDS: PlanBounds = Object.freeze({
+  messages: 6,
+  chars: 8192,
+  waitSec: 600,
+  reactions: 3,
+  remembers: 3,
+});
+
+/** A plan's `remember` as its task stores it (decided from the messages, never by the model). */
+export type RememberPayload = NewTask<"remember">["payload"];
 
 /** A text cut at the plan's character bound ends with this. */
 const CUT_MARK = "…";
@@ -46,18 +59,25 @@ export interface ExpandOptions {
    * `wait` task ahead of everything, outside the plan's own wait bound. 0 or absent: none.
    */
   readonly delayStartSec?: number;
+  /**
+   * What a `remember` stores (who it is about, who said it, in which message); undefined: it
+   * stores nothing. Absent: remembers are dropped.
+   */
+  readonly remember?: (t: Extract<PlanTask, { kind: "remember" }>) => RememberPayload | undefined;
 }
 
 /**
  * Turn a validated plan into graph tasks, in plan order. Each `send` becomes typing → send per
  * message part: its Markdown is turned into formatting entities (base/text-format.ts) and the
  * plain text is split at Telegram's limit with the entities kept whole (split-text.ts). Each
- * `sticker` is a short "choosing sticker" pause → sticker. `remember` does not enter the graph:
- * the caller stores it.
+ * `sticker` is a short "choosing sticker" pause → sticker. A `remember` is a task of its own,
+ * outside the chain (a failed send does not lose it), admitted like every task right before it
+ * stores anything (planning/remember-handler.ts).
  *
  * The plan is bounded (PLAN_BOUNDS), in plan order: messages past the message bound are dropped,
  * the text that crosses the character bound is cut there (ending in "…"), and a wait past the
- * total wait is shortened or dropped; `onCut` is told each time. Sends, stickers and their typing
+ * total wait is shortened or dropped, reactions and remembers past theirs are dropped; `onCut`
+ * is told each time. Sends, stickers and their typing
  * carry the messages they answer, so each checks the answer-age limit again right before it runs
  * (handlers/answer-age.ts).
  */
@@ -73,6 +93,8 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
   let messagesLeft = bounds.messages;
   let charsLeft = bounds.chars;
   let waitLeft = bounds.waitSec;
+  let reactionsLeft = bounds.reactions;
+  let remembersLeft = bounds.remembers;
   const cut = (what: string) => o.onCut?.(what);
   // Busy: the persona gets to it later (a wait first, after the read mark).
   if (
@@ -160,6 +182,11 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
         auto = {};
         break;
       case "react":
+        if (reactionsLeft === 0) {
+          cut(`task ${i} (react): dropped (at most ${bounds.reactions} reactions per plan)`);
+          break;
+        }
+        reactionsLeft--;
         // Already the standard reaction as Telegram spells it (validatePlan); the chat's own
         // list is applied when it is put (handlers/react.ts).
         last = push({ kind: "react", payload: { messageId: t.message_id, emoji: t.emoji } });
@@ -179,10 +206,22 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
       case "unblock":
         last = push({ kind: t.kind, payload: {} });
         break;
-      case "remember":
       case "schedule":
       case "cancel_schedule":
+        // Not graph tasks: the received handler hands them to the intentions engine.
         break;
+      case "remember": {
+        if (remembersLeft === 0) {
+          cut(`task ${i} (remember): dropped (at most ${bounds.remembers} memories per plan)`);
+          break;
+        }
+        const payload = o.remember?.(t);
+        if (!payload) break;
+        remembersLeft--;
+        // Not in the chain: nothing waits for it, and it waits for nothing but its admission.
+        out.push({ kind: "remember", payload: { ...payload, ...answers }, after: [] });
+        break;
+      }
     }
     if (last !== undefined) previous = last;
   });

@@ -36,7 +36,7 @@ export async function withMediaDescriptions(
         Number(targets.has(b.messageId)) - Number(targets.has(a.messageId)) || b.messageId - a.messageId,
     )
     .slice(0, MEDIA_PER_PROMPT)
-    .map((m) => ({ chatId: m.chatId, messageId: m.messageId, media: m.media! }));
+    .map((m) => ({ chatId: m.chatId, messageId: m.messageId, media: m.media!, senderId: m.senderId }));
   const found =
     refs.length > 0
       ? await describer.describe(refs, o.waitMs ?? MEDIA_WAIT_MS)

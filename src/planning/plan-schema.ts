@@ -53,6 +53,7 @@ const KIND_SCHEMAS = {
   remember: z.object({
     kind: z.literal("remember"),
     content: z.string().trim().min(1).max(2000),
+    from: msgId.optional(),
     about: z
       .string()
       .trim()
@@ -85,7 +86,7 @@ const KIND_LINES: Record<PlanKind, string> = {
   sticker: "sticker {set, emoji, reply_to?}: one of the stickers listed above.",
   wait: "wait {seconds}: a pause before the next task, as a person pauses between two messages (never to come back later).",
   remember:
-    'remember {content, about?}: a lasting fact, in a few words. about: "@username" or the id of a message by the person it is about, "chat" for the chat, "me" for what you said about yourself; default: the author you answer.',
+    'remember {content, about?, from?}: a lasting fact, in a few words. about: "@username" or the id of a message by the person it is about, "chat" for the chat, "me" for what you said about yourself; default: the author of the message that says it. from: the id of the message that says it; default: the message you answer — required when the messages you answer are by several people.',
   block:
     "block {}: the person can no longer write to you; only after persistent harassment or spam, never for one rude message.",
   unblock: "unblock {}",
@@ -308,6 +309,13 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
       if (!ctx.inView(t.message_id)) return `message_id ${t.message_id} is not a message in view`;
       if (!standardReaction(t.emoji)) return `"${t.emoji}" is no Telegram reaction, nor close to one`;
       return undefined;
+    case "remember": {
+      // Who said it and whom it is about come from messages the request showed, nothing else.
+      if (t.from !== undefined && !ctx.inView(t.from)) return `from ${t.from} is not a message in view`;
+      const about = t.about !== undefined ? /^#?(\d{1,12})$/.exec(t.about) : null;
+      if (about && !ctx.inView(Number(about[1]))) return `about ${t.about} is not a message in view`;
+      return undefined;
+    }
     case "block":
     case "unblock":
       return ctx.isDm ? undefined : `${t.kind} is only allowed in a direct chat`;

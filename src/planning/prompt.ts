@@ -61,7 +61,7 @@ import {
 import { neutralizeReferences, sanitizeLine } from "../context/sanitize";
 import { capCodePoints, speakerRef, type Speaker } from "../context/speaker";
 import type { SpeakerDirectory } from "../context/speaker-directory";
-import { INJECTED_MAX_CODE_POINTS } from "../context/window";
+import { HISTORY_MAX_CODE_POINTS, INJECTED_MAX_CODE_POINTS } from "../context/window";
 
 /** Everything the planner needs for one call. */
 export interface PlanPrompt {
@@ -267,8 +267,9 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
         ...(targets.has(x.messageId) ? { mark: addressMark(x, targets.get(x.messageId), marks) } : {}),
         ...(reply ? { reply } : {}),
         ...(quote !== undefined ? { quote } : {}),
-        ...(want === "earlier" && !targets.has(x.messageId)
-          ? { maxTextCodePoints: INJECTED_MAX_CODE_POINTS }
+        // Only what is answered is shown whole: context is bounded (earlier tighter than history).
+        ...(!targets.has(x.messageId)
+          ? { maxTextCodePoints: want === "earlier" ? INJECTED_MAX_CODE_POINTS : HISTORY_MAX_CODE_POINTS }
           : {}),
       }),
     });

@@ -16,7 +16,8 @@ import type { Clock } from "../base/types";
 import { PermanentError } from "../tasks/errors";
 import { LLM_RATE_KEY, parkOnOutage } from "../tasks/llm-wait";
 import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
-import { expandPlan } from "./expand-plan";
+import { expandPlan, type RememberPayload } from "./expand-plan";
+import type { PlanTask } from "./plan-schema";
 import { lookedAt, stretchAt } from "../config/persona-rhythm";
 import { planTrace, withoutSystem } from "./plan-trace";
 import type { PlanTraceStore } from "../store/plan-traces";
@@ -93,7 +94,7 @@ interface IntentionsPort {
 
 /**
  * Plans an answer to the chat's addressed messages: context → planner → validated plan →
- * graph tasks, created atomically with this task's completion. `remember` is stored at once.
+ * graph tasks, created atomically with this task's completion — a `remember` too (stored when its task is admitted).
  * A planning failure while the model is failing (5xx, 429, timeouts…) parks the task, not fails it:
  * it waits out the outage (tasks/llm-wait.ts) within the answer-age limit. A permanent error (a bad
  * key, an unknown model, a request Gemini rejects) fails this message.
@@ -245,27 +246,6 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
             });
         } else if (t.kind === "cancel_schedule" && d.intentions) {
           d.intentions.cancel(t.id, "by the persona's plan");
-        } else if (t.kind === "remember") {
-          const where = { chatId, isDm, selfId: d.selfId, targets: targetMessages };
-          const subject = resolveSubject(t.about, {
-            ...where,
-            message: (id) => d.messages.get(chatId, id),
-            present,
-            usernameOf: d.usernameOf ?? (() => undefined),
-          });
-          // Who said it is decided from the messages answered, not by the model.
-          const toldBy = tellerOf(subject, where);
-          const r = d.memories.remember({
-            chatId,
-            ...(subject !== undefined ? { subject } : {}),
-            ...(toldBy !== undefined ? { toldBy } : {}),
-            content: t.content,
-            now: d.clock.now(),
-          });
-          d.logger.debug(
-            { component: "memory", chatId, subject: subject ?? "chat", toldBy, merged: r.merged },
-            "memory stored",
-          );
         }
       }
       if (intentionNotes.length > 0)
@@ -273,11 +253,46 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           chatId,
           [...(refusedLast.get(chatId) ?? []), ...intentionNotes].slice(0, MAX_REFUSAL_NOTES),
         );
+      // A remember becomes a task of the graph (remember-handler.ts): admitted, and checked for
+      // age, like a send. Who it is about and who said it are decided here, from the messages.
+      const where = { chatId, isDm, selfId: d.selfId, targets: targetMessages };
+      const cut: string[] = [];
+      const authors = new Set(targetMessages.filter((m) => !m.isAgent).map((m) => m.senderId));
+      const remember = (t: Extract<PlanTask, { kind: "remember" }>): RememberPayload | undefined => {
+        // The message that says it: the one the plan names, else the one answered — but when
+        // several people wrote the messages answered, the newest is no evidence of who said it
+        // (dave plants a fact, bob writes "lol" after it): unnamed, it is not stored.
+        // (What the persona says about itself is its own statement whoever wrote the burst.)
+        const aboutMe = t.about?.trim().toLowerCase() === "me";
+        const sourceId = t.from ?? (authors.size <= 1 || aboutMe ? lastId : undefined);
+        if (sourceId === undefined) {
+          cut.push(
+            "a remember: dropped (several people wrote the messages answered and it named none with from)",
+          );
+          return undefined;
+        }
+        const source = d.messages.get(chatId, sourceId);
+        // Left out, it is about the author of the message that says it (dave's "I'm vegetarian"
+        // in a burst bob wrote last is about dave).
+        const subject = resolveSubject(t.about, {
+          ...where,
+          targets: source ? [source] : targetMessages,
+          message: (id) => d.messages.get(chatId, id),
+          present,
+          usernameOf: d.usernameOf ?? (() => undefined),
+        });
+        const toldBy = tellerOf(subject, source, where);
+        return {
+          content: t.content,
+          ...(subject !== undefined ? { subject } : {}),
+          ...(toldBy !== undefined ? { toldBy } : {}),
+          sourceId,
+        };
+      };
       // A forum topic's graph answers in that topic (see graphKey); else where the last message was.
       const topicId =
         task.topicId ??
         (lastId !== undefined ? history.find((m) => m.messageId === lastId)?.topicId : undefined);
-      const cut: string[] = [];
       const spawn = expandPlan(plan.tasks, {
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
@@ -285,6 +300,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         ...(isDm || lastId === undefined ? {} : { replyTarget: lastId }),
         ...(topicId !== undefined ? { topicId } : {}),
         onCut: (what) => cut.push(what),
+        remember,
         // Busy (`# Busy`): the typing starts later, stretched like the read delay.
         delayStartSec:
           d.persona.startTypingDelaySec *

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { personCap, strangerTokenCap, type PersonaPolicy } from "../config/persona-policy";
+import { budgetShare, personCap, strangerTokenCap, type PersonaPolicy } from "../config/persona-policy";
 import type { AnswerCounts } from "../store/answer-counts";
 import type { UsageStore } from "../store/usage";
 import type { Clock } from "../base/types";
@@ -17,10 +17,23 @@ export const CAP_KINDS = [
   "person-share",
   "daily-token-budget",
   "stranger-token-share",
+  "contacts-reserve",
+  "chat-token-share",
+  "person-token-share",
 ] as const;
 
 /** Which cap stopped a message (or a call). */
 export type CapKind = (typeof CAP_KINDS)[number];
+
+/** Who an LLM call is for, as the token caps ask it. */
+export interface TokenAsk {
+  /** A stranger's DM, or a stranger in a group that is strangers' ground: counts in strangers' share. */
+  readonly stranger: boolean;
+  /** The person the call is for (the sender of the message planned for, judged or described). */
+  readonly userId?: string | undefined;
+  /** One of the persona's people (a contact, `# Allowed Users`): may spend the contacts' reserve. */
+  readonly trusted: boolean;
+}
 
 /** A chat a cap held back in the last hour, for `/status`. */
 export interface CappedChat {
@@ -39,7 +52,12 @@ export interface CappedChat {
  * - in a group, one person's share of them (`# Person Share`): the rounds whose burst they wrote;
  * - the persona's daily token budget (the usage table, cached in memory);
  * - strangers' DMs' share of that budget (`# Stranger Token Share`), so they cannot spend what
- *   the persona's people need.
+ *   the persona's people need;
+ * - the contacts' reserve (`# Contacts Reserve`): calls for anyone but the persona's people stop
+ *   once the day's total leaves only the reserve;
+ * - one chat's and one person's daily share of the budget (`# Chat Token Share`, `# Person Token
+ *   Share`): planning, the addressing call and media descriptions, counted from `llm_usage`'s
+ *   chat_id and user_id (memory after the day's first read).
  * A capped message is stored but not planned; the first one per chat per hour is logged as a
  * warning, the rest at debug.
  */
@@ -57,17 +75,35 @@ export class Caps {
   ) {}
 
   /**
-   * The token caps (memory only): the daily budget, and for a stranger's DM their share of it.
-   * Records and logs the hold.
+   * The token caps (memory only after the day's first read): the daily budget; a stranger's share;
+   * the contacts' reserve for anyone who is not one of the persona's people; the chat's and the
+   * person's daily shares. Records and logs the hold.
    */
-  tokens(chatId: string, o: { readonly stranger: boolean }): CapKind | undefined {
+  tokens(chatId: string, o: TokenAsk): CapKind | undefined {
     const now = this.o.clock.now();
-    let cap: CapKind | undefined;
-    if (this.o.usage.tokensToday(now) >= this.o.policy.dailyTokenBudget) cap = "daily-token-budget";
-    else if (o.stranger && this.o.usage.strangerTokensToday(now) >= strangerTokenCap(this.o.policy))
-      cap = "stranger-token-share";
+    const cap = this.tokensHeld(chatId, o);
     if (cap) this.hold(chatId, cap, now);
     return cap;
+  }
+
+  /** The token cap that holds a call for `o` in `chatId` back now, without recording it. */
+  tokensHeld(chatId: string, o: TokenAsk): CapKind | undefined {
+    const now = this.o.clock.now();
+    const p = this.o.policy;
+    const total = this.o.usage.tokensToday(now);
+    if (total >= p.dailyTokenBudget) return "daily-token-budget";
+    if (o.stranger && this.o.usage.strangerTokensToday(now) >= strangerTokenCap(p))
+      return "stranger-token-share";
+    if (!o.trusted && total >= p.dailyTokenBudget - budgetShare(p, p.contactsReserve))
+      return "contacts-reserve";
+    if (this.o.usage.chatTokensToday(chatId, now) >= budgetShare(p, p.chatTokenShare))
+      return "chat-token-share";
+    if (
+      o.userId !== undefined &&
+      this.o.usage.userTokensToday(o.userId, now) >= budgetShare(p, p.personTokenShare)
+    )
+      return "person-token-share";
+    return undefined;
   }
 
   /**
@@ -76,7 +112,7 @@ export class Caps {
    */
   check(
     chatId: string,
-    o: { readonly stranger: boolean; readonly group: boolean; readonly senderId?: string },
+    o: TokenAsk & { readonly group: boolean; readonly senderId?: string },
   ): CapKind | undefined {
     const tokens = this.tokens(chatId, o);
     if (tokens) return tokens;
@@ -137,12 +173,30 @@ export class Caps {
           ? { cap, strangerTokensToday: this.o.usage.strangerTokensToday(now), share: strangerTokenCap(p) }
           : cap === "person-share"
             ? { cap, answersPerPerson: personCap(p) }
-            : { cap, answersPerHour: perHour(p, chatId) };
+            : cap === "contacts-reserve"
+              ? {
+                  cap,
+                  tokensToday: this.o.usage.tokensToday(now),
+                  reserve: budgetShare(p, p.contactsReserve),
+                }
+              : cap === "chat-token-share"
+                ? {
+                    cap,
+                    chatTokensToday: this.o.usage.chatTokensToday(chatId, now),
+                    share: budgetShare(p, p.chatTokenShare),
+                  }
+                : cap === "person-token-share"
+                  ? { cap, share: budgetShare(p, p.personTokenShare) }
+                  : { cap, answersPerHour: perHour(p, chatId) };
     if (fresh) {
       const what =
         cap === "person-share"
           ? "a person's share of this chat's answers is spent: their messages"
-          : "messages in this chat";
+          : cap === "person-token-share"
+            ? "a person's share of the day's tokens is spent: their messages"
+            : cap === "contacts-reserve"
+              ? "only the contacts' reserve of the day's tokens is left: messages of others"
+              : "messages in this chat";
       this.o.logger.warn(
         { component: "policy", chatId, ...detail },
         `cap reached: ${what} are stored, not answered (warned once per chat per hour)`,

@@ -7,9 +7,16 @@
  *
  * - the owner's switches: `# Allowed Groups`, the DM policy (for the chat's partner), `/pause`
  *   (everywhere or in the chat), the takeover silence;
- * - what costs: the daily token budget and strangers' share of it (before any LLM call), the
- *   chat's answers per hour and one person's share of them (before an answer is planned, and
- *   before an addressing call whose answer could only be refused).
+ * - what costs: the daily token budget, strangers' share of it, the contacts' reserve, one chat's
+ *   and one person's daily share of it (before any LLM call), the chat's answers per hour and
+ *   one person's share of them (before an answer is planned, and before an addressing call whose
+ *   answer could only be refused).
+ *
+ * **Strangers' ground.** A small group (at most SMALL_GROUP members as Telegram last said; with
+ * no count, at most SMALL_GROUP − 1 people seen writing) where none of the persona's people — a
+ * contact, a user in `# Allowed Users` — has written is treated as a private chat with each of
+ * its members: the DM policy is asked about the sender, and a stranger's calls count in the
+ * strangers' share. Making a two-person group is no way around `# DM Policy contacts`.
  *
  * The switches and the token caps are memory only (Maps and a cached daily sum), so chatter in a
  * smart or talkative group pays no query to be held back; the hourly caps are one indexed count,
@@ -23,7 +30,12 @@ import type { ChatInfo } from "../store/chats";
 import { isSummaryGraph } from "../tasks/task";
 import type { Task } from "../tasks/task";
 import type { ChatType, Clock, InboundMessage } from "../base/types";
-import type { Caps } from "./caps";
+import type { Caps, TokenAsk } from "./caps";
+
+/** Groups up to this many members (the persona included) may be strangers' ground. */
+const SMALL_GROUP = 5;
+/** How long what the store says about a small group's authors is trusted before it is read again. */
+const GROUND_TTL_MS = 5 * 60_000;
 
 /** Whether an addressed message gets an answer; when not, why (for logs, tests and `--verbose`). */
 export type Admission =
@@ -55,6 +67,12 @@ export interface GateDeps {
   readonly usernameOf?: (userId: string) => string | undefined;
   /** What the store knows of a chat (its type and @username), for tasks. */
   readonly chatOf?: (chatId: string) => ChatInfo | undefined;
+  /** A group's member count as Telegram last said (the entity store; undefined: never said). */
+  readonly membersOf?: (chatId: string) => number | undefined;
+  /** People who wrote in a chat (stored messages, the persona's own left out; a bounded list). */
+  readonly authorsOf?: (chatId: string) => readonly string[];
+  /** The person an LLM task is for: the sender of the newest message it plans for or judges. */
+  readonly personOf?: (t: Task) => string | undefined;
 }
 
 /** Who the DM policy is asked about: a chat's partner. */
@@ -77,6 +95,9 @@ interface ChatRef {
 const LLM_KINDS: ReadonlySet<Task["kind"]> = new Set(["received", "address", "summarize"]);
 
 export class Gate {
+  /** Per small group: whether one of the persona's people wrote there, how many wrote, and when that was read. */
+  private readonly ground = new Map<string, { trusted: boolean; authors: number; at: number }>();
+
   constructor(private readonly d: GateDeps) {}
 
   /**
@@ -87,15 +108,24 @@ export class Gate {
   message(m: InboundMessage): Admission {
     if (m.senderId !== this.d.selfId && this.d.siblings.has(m.senderId))
       return this.ignore(m.chatId, "another persona of this process", m);
-    const partner = m.chatType === "dm" ? this.partnerOf(m) : undefined;
+    const sender = this.partnerOf(m);
+    if (m.chatType !== "dm" && this.isTrusted(sender)) this.sawTrusted(m.chatId);
+    const strangers = m.chatType !== "dm" && this.strangersGround(m.chatId, true);
+    // In a DM, and in a group that is strangers' ground, the sender is asked as a DM partner.
+    const partner = m.chatType === "dm" || strangers ? sender : undefined;
     const denied = this.switches(
       { chatId: m.chatId, chatType: m.chatType, username: m.chatUsername },
       partner,
     );
     if (denied === "needs-sender") return NEEDS_SENDER;
-    if (denied !== undefined) return this.ignore(m.chatId, denied, m);
+    if (denied !== undefined)
+      return this.ignore(
+        m.chatId,
+        strangers && denied.startsWith("DM policy") ? `strangers' ground: ${denied}` : denied,
+        m,
+      );
     const cap = this.d.caps.check(m.chatId, {
-      stranger: partner !== undefined && this.strangerPartner(partner),
+      ...this.ask(m.chatId, sender, partner !== undefined),
       group: m.chatType !== "dm",
       senderId: m.senderId,
     });
@@ -109,9 +139,12 @@ export class Gate {
    * Memory only (this runs for every message of such a chat).
    */
   chatter(m: InboundMessage): boolean {
-    if (this.switches({ chatId: m.chatId, chatType: m.chatType, username: m.chatUsername }) !== undefined)
-      return false;
-    return !this.budgetSpent();
+    const sender = this.partnerOf(m);
+    if (this.isTrusted(sender)) this.sawTrusted(m.chatId);
+    const strangers = this.strangersGround(m.chatId);
+    const chat = { chatId: m.chatId, chatType: m.chatType, username: m.chatUsername };
+    if (this.switches(chat, strangers ? sender : undefined) !== undefined) return false;
+    return this.d.caps.tokensHeld(m.chatId, this.ask(m.chatId, sender, strangers)) === undefined;
   }
 
   /**
@@ -124,15 +157,21 @@ export class Gate {
    */
   task(t: Task): string | undefined {
     if (t.chatId === this.d.selfId || t.inDoubt) return undefined;
-    if (isSummaryGraph(t.chatId)) return this.budgetSpent() ? "daily-token-budget" : undefined;
+    if (isSummaryGraph(t.chatId)) return this.d.caps.tokensSpent() ? "daily-token-budget" : undefined;
     const chat = this.chatRef(t.chatId);
-    const partner = chat.chatType === "dm" ? this.partnerOfChat(t.chatId) : undefined;
+    const llm = LLM_KINDS.has(t.kind);
+    // The person an LLM call is for: its share, its trust and, on strangers' ground, its DM policy.
+    const personId = chat.chatType === "dm" ? t.chatId : llm ? this.d.personOf?.(t) : undefined;
+    const person = personId === undefined ? undefined : this.partnerOfChat(personId);
+    const strangers = chat.chatType !== "dm" && person !== undefined && this.strangersGround(t.chatId);
+    const partner = chat.chatType === "dm" || strangers ? person : undefined;
     const denied = this.switches(chat, partner);
     if (denied !== undefined) return denied === "needs-sender" ? "DM policy allowlist: not listed" : denied;
-    if (!LLM_KINDS.has(t.kind)) return undefined;
-    const tokens = this.d.caps.tokens(t.chatId, {
-      stranger: partner !== undefined && this.strangerPartner(partner),
-    });
+    if (!llm) return undefined;
+    const tokens = this.d.caps.tokens(
+      t.chatId,
+      person ? this.ask(t.chatId, person, partner !== undefined) : { stranger: false, trusted: false },
+    );
     if (tokens) return tokens;
     if (t.kind === "address" && this.d.caps.chatFull(t.chatId)) return "answers-per-hour";
     return undefined;
@@ -152,55 +191,126 @@ export class Gate {
   ): { hold: number; reason: string } | { skip: string } | undefined {
     if (chatId === this.d.selfId) return undefined;
     const chat = this.chatRef(chatId);
-    const partner = chat.chatType === "dm" ? this.partnerOfChat(chatId) : undefined;
+    // The person it is for (as for a planning task): its share, its trust and, on strangers'
+    // ground, its DM policy.
+    const personId = chat.chatType === "dm" ? chatId : forUser;
+    const person = personId === undefined ? undefined : this.partnerOfChat(personId);
+    const strangers = chat.chatType !== "dm" && person !== undefined && this.strangersGround(chatId);
+    const partner = chat.chatType === "dm" || strangers ? person : undefined;
     const denied = this.switches(chat, partner);
     const silentUntil = this.d.settings.get(chatId).silentUntil;
     if (denied === "the owner took over this chat" && silentUntil !== undefined)
       return { hold: silentUntil, reason: denied };
     if (denied !== undefined)
       return { skip: denied === "needs-sender" ? "DM policy allowlist: not listed" : denied };
-    const tokens = this.d.caps.tokens(chatId, {
-      stranger: partner !== undefined && this.strangerPartner(partner),
-    });
+    const tokens = this.d.caps.tokens(
+      chatId,
+      person ? this.ask(chatId, person, partner !== undefined) : { stranger: false, trusted: false },
+    );
     if (tokens) return { skip: `cap: ${tokens}` };
     if (this.d.caps.chatFull(chatId)) return { skip: "cap: answers-per-hour" };
-    if (chat.chatType !== "dm" && forUser !== undefined && this.d.caps.overShare(chatId, forUser))
+    if (chat.chatType !== "dm" && forUser !== undefined && this.overShare(chatId, forUser))
       return { skip: "cap: person-share" };
     return undefined;
   }
 
-  /** Whether a person has used their share of a group's answers (addressing skips their messages). */
-  overShare(chatId: string, senderId: string): boolean {
-    return this.d.caps.overShare(chatId, senderId);
-  }
-
   /**
-   * Whether a chat is a DM with a stranger: not the owner's Saved Messages, the partner neither a
-   * contact (as last seen in a full user object) nor listed in `# Allowed Users`. Never seen in
-   * full counts as a stranger (fail closed).
+   * Whether a person has used their share of a group's answers, or of the day's tokens
+   * (addressing skips their messages: judging them would spend for nothing).
    */
-  isStrangerChat(chatId: string): boolean {
-    if (chatId === this.d.selfId || this.chatRef(chatId).chatType !== "dm") return false;
-    return this.strangerPartner(this.partnerOfChat(chatId));
+  overShare(chatId: string, senderId: string): boolean {
+    if (this.d.caps.overShare(chatId, senderId)) return true;
+    const p = this.partnerOfChat(senderId);
+    return this.d.caps.tokensHeld(chatId, this.ask(chatId, p, false)) === "person-token-share";
   }
 
   /**
-   * The owner's switches in a chat, memory only: allowed groups or the DM policy (for its
-   * partner), `/pause` everywhere and in the chat, the takeover silence. The reason it is
+   * May a media file `userId` sent in `chatId` be described now (one multimodal call)? The owner's
+   * switches and the token caps for them, as for any LLM call; memory only, no hold recorded.
+   */
+  mediaCall(chatId: string, userId: string | undefined): boolean {
+    if (chatId === this.d.selfId) return true;
+    const chat = this.chatRef(chatId);
+    const person = userId === undefined ? undefined : this.partnerOfChat(userId);
+    const strangers = chat.chatType !== "dm" && person !== undefined && this.strangersGround(chatId);
+    const partner = chat.chatType === "dm" ? this.partnerOfChat(chatId) : strangers ? person : undefined;
+    if (this.switches(chat, partner) !== undefined) return false;
+    const ask = person
+      ? this.ask(chatId, person, partner !== undefined)
+      : { stranger: false, trusted: false };
+    return this.d.caps.tokensHeld(chatId, ask) === undefined;
+  }
+
+  /**
+   * Whether an LLM call for `userId` in `chatId` counts in strangers' share: a DM with a
+   * stranger, or a stranger on strangers' ground.
+   */
+  isStrangerCall(chatId: string, userId: string | undefined): boolean {
+    if (chatId === this.d.selfId) return false;
+    const chat = this.chatRef(chatId);
+    if (chat.chatType === "dm") return this.strangerPartner(this.partnerOfChat(chatId));
+    if (userId === undefined || !this.strangersGround(chatId)) return false;
+    return this.strangerPartner(this.partnerOfChat(userId));
+  }
+
+  /**
+   * Strangers' ground (see the module comment): a group of at most SMALL_GROUP members where
+   * none of the persona's people has written. The authors are read from the store for every
+   * addressed message there (`fresh`), else at most once per GROUND_TTL_MS per group; a trusted
+   * sender seen meanwhile settles it at once.
+   */
+  strangersGround(chatId: string, fresh = false): boolean {
+    const members = this.d.membersOf?.(chatId);
+    if (members !== undefined && members > SMALL_GROUP) return false;
+    const now = this.d.clock.now();
+    let g = this.ground.get(chatId);
+    if (!g || (!g.trusted && (fresh || now - g.at > GROUND_TTL_MS))) {
+      const authors = this.d.authorsOf?.(chatId) ?? [];
+      g = {
+        trusted: authors.some((id) => this.isTrusted(this.partnerOfChat(id))),
+        authors: authors.length,
+        at: now,
+      };
+      if (this.ground.size > 10_000) this.ground.clear(); // bounded, whatever the account is in
+      this.ground.set(chatId, g);
+    }
+    if (g.trusted) return false;
+    // No count from Telegram: as many people as wrote there (the persona too) stand in for it.
+    return members !== undefined || g.authors + 1 <= SMALL_GROUP;
+  }
+
+  private sawTrusted(chatId: string): void {
+    this.ground.set(chatId, { trusted: true, authors: 0, at: this.d.clock.now() });
+  }
+
+  /** The token caps' question for a call for `person`; `asPartner`: a DM or strangers' ground. */
+  private ask(chatId: string, person: Partner, asPartner: boolean): TokenAsk {
+    const trusted = this.isTrusted(person);
+    return { stranger: asPartner && !trusted && chatId !== this.d.selfId, userId: person.id, trusted };
+  }
+
+  /** One of the persona's people: a contact (as last seen in full) or listed in `# Allowed Users`. */
+  private isTrusted(p: Partner): boolean {
+    return !this.strangerPartner(p);
+  }
+
+  /**
+   * The owner's switches in a chat, memory only: allowed groups, the DM policy (for a DM's
+   * partner, or the person asked about on strangers' ground), `/pause` everywhere and in the chat, the takeover silence. The reason it is
    * closed, "needs-sender" when an allowlist cannot tell yet, or undefined when it is open.
    */
   private switches(chat: ChatRef, partner?: Partner): string | "needs-sender" | undefined {
     const { policy } = this.d;
-    if (chat.chatType === "dm") {
-      if (partner) {
-        const refused = this.dmPolicy(partner);
-        if (refused !== undefined) return refused;
-      }
-    } else if (
+    if (
+      chat.chatType !== "dm" &&
       policy.allowedGroups.length > 0 &&
       !policy.allowedGroups.some((r) => matchesPeer(r, chat.chatId, chat.username))
-    ) {
+    )
       return "group not in Allowed Groups";
+    // A DM's partner, or the person on strangers' ground: asked as the DM policy asks.
+    if (partner) {
+      const refused = this.dmPolicy(partner);
+      if (refused !== undefined) return refused;
     }
     if (this.d.settings.get(ALL_CHATS).paused) return "paused by the owner (everywhere)";
     const s = this.d.settings.get(chat.chatId);
@@ -237,10 +347,6 @@ export class Gate {
   private strangerPartner(p: Partner): boolean {
     if (p.contact === true) return false;
     return !this.d.policy.allowedUsers.some((r) => matchesPeer(r, p.id, p.username));
-  }
-
-  private budgetSpent(): boolean {
-    return this.d.caps.tokensSpent();
   }
 
   private partnerOf(m: InboundMessage): Partner {

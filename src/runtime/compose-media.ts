@@ -4,6 +4,7 @@
  */
 import type { AgentRuntimeOptions, Stage } from "./agent-options";
 import type { Stores } from "./compose-stores";
+import type { Policy } from "./compose-policy";
 import { DEFAULT_MEDIA_BUDGET_PER_MINUTE, MediaBudget } from "../media/budget";
 import { CuratedMedia } from "../media/curated";
 import { MediaDescriber } from "../media/describer";
@@ -24,7 +25,7 @@ export interface Media {
   readonly chatReactions: ChatReactions;
 }
 
-export function composeMedia(o: AgentRuntimeOptions, s: Stage, st: Stores): Media {
+export function composeMedia(o: AgentRuntimeOptions, s: Stage, st: Stores, policy: Policy): Media {
   const { agent, clock, logger } = s;
   const lookupChat = chatLookup(st.chats, st.entities);
   const mo = o.media ?? {};
@@ -46,6 +47,8 @@ export function composeMedia(o: AgentRuntimeOptions, s: Stage, st: Stores): Medi
     logger,
     ...(mo.limits ? { limits: mo.limits } : {}),
     onServed: (source) => metrics.mediaDescriptions.inc({ agent, source }),
+    // Described on its sender's and its chat's share of the day's tokens.
+    admit: (ref) => policy.gate.mediaCall(ref.chatId, ref.senderId),
   });
   const chatReactions = new ChatReactions({ client: o.client, lookupChat, logger });
   return { lookupChat, images, media, chatReactions };

@@ -8,6 +8,21 @@ import { Caps } from "../policy/caps";
 import { Gate } from "../policy/gate";
 import { metrics } from "../metrics/metrics";
 import { RuntimeStatus } from "./status-facts";
+import type { Task } from "../tasks/task";
+
+/**
+ * The person an LLM task is for: the sender of the newest message a planning round plans for,
+ * or of the newest one an addressing call judges (its usage is recorded for that person too).
+ */
+function personOf(t: Task, senderOf: (messageId: number) => string | undefined): string | undefined {
+  const ids =
+    t.kind === "received"
+      ? (t as Task<"received">).payload.items.map((i) => i.messageId)
+      : t.kind === "address"
+        ? (t as Task<"address">).payload.items
+        : [];
+  return ids.length > 0 ? senderOf(Math.max(...ids)) : undefined;
+}
 
 export interface Policy {
   readonly caps: Caps;
@@ -32,6 +47,9 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     isContact: (userId) => st.entities.get(userId)?.contact,
     usernameOf: (userId) => st.entities.get(userId)?.username,
     chatOf: (chatId) => st.chats.get(chatId),
+    membersOf: (chatId) => st.entities.get(chatId)?.members,
+    authorsOf: (chatId) => st.messages.authorsOf(chatId, 200),
+    personOf: (t) => personOf(t, (id) => st.messages.get(t.chatId, id)?.senderId),
   });
   const status = new RuntimeStatus({
     persona: o.persona,
@@ -49,9 +67,9 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     restrictions: () => late.accountHealth().restrictions(),
   });
   const detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
-    // A stranger's DM is counted in their own share too.
+    // A stranger's DM (or a stranger on strangers' ground) is counted in their own share too.
     const cost = st.usage.record(u, clock.now(), {
-      stranger: u.chatId !== undefined && gate.isStrangerChat(u.chatId),
+      stranger: u.chatId !== undefined && gate.isStrangerCall(u.chatId, u.userId),
     });
     const labels = { agent, purpose: u.purpose, model: u.model };
     metrics.llmCalls.inc(labels);

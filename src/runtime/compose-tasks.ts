@@ -164,6 +164,7 @@ export function composeTasks(
     },
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({
+      remember: { memories: st.memories, messages: st.messages, clock, logger, maxAnswerAgeMs },
       received: {
         persona: o.persona,
         onPlanned: (n) => metrics.messagesPlanned.inc({ agent }, n),

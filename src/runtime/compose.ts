@@ -120,7 +120,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
   };
   const stores = composeStores(o, s, late);
   const policy = composePolicy(o, s, stores, late);
-  const media = composeMedia(o, s, stores);
+  const media = composeMedia(o, s, stores, policy);
   const tasks = composeTasks(o, s, stores, policy, media, late);
   const inbound = composeInbound(o, s, stores, policy, tasks);
   const telegram = composeTelegram(o, s, stores, media, inbound, tasks);

@@ -12,6 +12,7 @@ import { blockHandler } from "../tasks/handlers/block";
 import { reactHandler } from "../tasks/handlers/react";
 import { readHandler } from "../tasks/handlers/read";
 import { receivedHandler, type ReceivedHandlerDeps } from "../planning/received-handler";
+import { rememberHandler, type RememberHandlerDeps } from "../planning/remember-handler";
 import { sendHandler } from "../tasks/handlers/send";
 import { stickerHandler } from "../tasks/handlers/sticker";
 import { summarizeHandler } from "../summary/summarize-handler";
@@ -24,6 +25,8 @@ export type { ActionHandlerDeps } from "../tasks/handlers/action-deps";
 export interface TaskHandlerDeps {
   /** Planning (the `received` kind). */
   readonly received: ReceivedHandlerDeps;
+  /** A plan's memories, stored when their task is admitted. */
+  readonly remember: RememberHandlerDeps;
   /** The chat actions: send, sticker, react, typing, read, wait, block, unblock. */
   readonly actions: ActionHandlerDeps;
   /** Judges `address` tasks (smart and talkative groups). */
@@ -38,6 +41,7 @@ export function taskHandlers(d: TaskHandlerDeps): HandlerMap {
   const llm = d.llm ? { llm: d.llm } : {};
   return {
     received: receivedHandler(d.received),
+    remember: rememberHandler(d.remember),
     typing: typingHandler(d.actions),
     send: sendHandler(d.actions),
     sticker: stickerHandler(d.actions),

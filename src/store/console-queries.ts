@@ -26,6 +26,10 @@ export interface ConsoleMessage {
   readonly date: number;
   readonly text: string;
   readonly replyToId: number | null;
+  /** 1: a reply to a message of another chat (its id is not this chat's). */
+  readonly replyElsewhere: number;
+  /** The quote the sender made of the message replied to, or null. */
+  readonly quote: string | null;
   readonly topicId: number | null;
   readonly threadRoot: number | null;
   readonly isAgent: boolean;
@@ -134,6 +138,10 @@ export interface ConsoleMemory {
   readonly chatId: string;
   readonly subject: string | null;
   readonly toldBy: string | null;
+  /** The message it was said in, or null. */
+  readonly sourceId: number | null;
+  /** 1: the operator wrote or rewrote it. */
+  readonly edited: number;
   readonly content: string;
   /** JSON array of chat ids ("*": everywhere), or null. */
   readonly shared: string | null;
@@ -196,7 +204,7 @@ export class ConsoleQueries {
     );
     this.page = db.prepare(
       `SELECT * FROM (SELECT message_id AS messageId, sender_id AS senderId, sender_name AS senderName, date, text,
-         reply_to_id AS replyToId, topic_id AS topicId, thread_root AS threadRoot, is_agent AS isAgent, deleted, media, entities
+         reply_to_id AS replyToId, reply_elsewhere AS replyElsewhere, quote, topic_id AS topicId, thread_root AS threadRoot, is_agent AS isAgent, deleted, media, entities
        FROM messages WHERE agent = ? AND chat_id = ? AND message_id < ? ORDER BY message_id DESC LIMIT ?) ORDER BY messageId ASC`,
     );
     this.tasksSince = db.prepare(
@@ -263,14 +271,14 @@ export class ConsoleQueries {
       .pluck();
     this.describeOne = db.prepare(`SELECT status, description FROM media_descriptions WHERE unique_id = ?`);
     this.memAll = db.prepare(
-      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = ? ORDER BY m.updated_at DESC LIMIT 500`,
+      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.source_msg AS sourceId, m.edited, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = ? ORDER BY m.updated_at DESC LIMIT 500`,
     );
     this.memChat = db.prepare(
-      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = @agent AND (m.chat_id = @chat OR m.subject = @chat)
+      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.source_msg AS sourceId, m.edited, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories m WHERE m.agent = @agent AND (m.chat_id = @chat OR m.subject = @chat)
        ORDER BY m.updated_at DESC LIMIT 500`,
     );
     this.memSearch = db.prepare(
-      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories_fts f JOIN memories m ON m.id = f.rowid
+      `SELECT m.id, m.chat_id AS chatId, m.subject, m.told_by AS toldBy, m.source_msg AS sourceId, m.edited, m.content, m.shared, m.created_at AS createdAt, m.updated_at AS updatedAt FROM memories_fts f JOIN memories m ON m.id = f.rowid
        WHERE memories_fts MATCH @query AND m.agent = @agent AND (@chat IS NULL OR m.chat_id = @chat OR m.subject = @chat)
        ORDER BY rank LIMIT 200`,
     );
@@ -295,7 +303,7 @@ export class ConsoleQueries {
     const lanePage = (where: string) =>
       db.prepare(
         `SELECT * FROM (SELECT message_id AS messageId, sender_id AS senderId, sender_name AS senderName, date, text,
-           reply_to_id AS replyToId, topic_id AS topicId, thread_root AS threadRoot, is_agent AS isAgent, deleted, media, entities
+           reply_to_id AS replyToId, reply_elsewhere AS replyElsewhere, quote, topic_id AS topicId, thread_root AS threadRoot, is_agent AS isAgent, deleted, media, entities
          FROM (SELECT * FROM messages WHERE agent = @agent AND chat_id = @chat AND message_id < @before
                ORDER BY message_id DESC LIMIT @scan)
          WHERE ${where} ORDER BY message_id DESC LIMIT @limit) ORDER BY messageId ASC`,

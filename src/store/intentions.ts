@@ -1,7 +1,7 @@
 /**
  * The persona's own intentions: what it means to do later in a chat ("ask how the exam went"),
  * in its own words, set by a plan's `schedule` task and kept here until they are due (table
- * `intentions`, migration 22). life/intentions.ts fires them; planning shows a chat's open ones in
+ * `intentions`). life/intentions.ts fires them; planning shows a chat's open ones in
  * its later requests; the owner's `/intentions` and the console list them.
  *
  * States: `pending` (waiting for `not_before`: its due time, or later while it is held — asleep, a

@@ -13,6 +13,10 @@ export interface Memory {
   readonly chatId: string;
   /** Who said it (a user id); undefined for memories stored before this was kept. */
   readonly toldBy?: string;
+  /** The message (in `chatId`) it was said in; undefined for older rows and the operator's. */
+  readonly sourceId?: number;
+  /** Written or rewritten by the operator (the console): the owner's words, not the teller's. */
+  readonly edited?: boolean;
   /** Chats the owner widened it to (`*`: everywhere); undefined: only where its source allows. */
   readonly shared?: readonly string[];
   readonly content: string;
@@ -42,6 +46,8 @@ interface Row {
   subject: string | null;
   chat_id: string;
   told_by: string | null;
+  source_msg: number | null;
+  edited: number;
   shared: string | null;
   content: string;
   created_at: number;
@@ -53,6 +59,8 @@ const toMemory = (r: Row): Memory => ({
   ...(r.subject !== null ? { subject: r.subject } : {}),
   chatId: r.chat_id,
   ...(r.told_by !== null ? { toldBy: r.told_by } : {}),
+  ...(r.source_msg !== null ? { sourceId: r.source_msg } : {}),
+  ...(r.edited === 1 ? { edited: true } : {}),
   ...(r.shared !== null ? { shared: JSON.parse(r.shared) as string[] } : {}),
   content: r.content,
   createdAt: r.created_at,
@@ -97,6 +105,7 @@ const MAX_QUERY_WORDS = 32;
 export class MemoryStore {
   private readonly insertStmt;
   private readonly mergeStmt;
+  private readonly editStmt;
   private readonly aboutStmt;
   private readonly scopeSubjectStmt;
   private readonly scopeChatStmt;
@@ -116,19 +125,26 @@ export class MemoryStore {
     private readonly agent: string,
   ) {
     this.insertStmt = db.prepare(
-      `INSERT INTO memories (agent, chat_id, subject, told_by, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO memories (agent, chat_id, subject, told_by, content, created_at, updated_at, source_msg, edited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.mergeStmt = db.prepare(`UPDATE memories SET content = ?, updated_at = ? WHERE id = ?`);
+    this.mergeStmt = db.prepare(
+      `UPDATE memories SET content = ?, updated_at = ?, source_msg = coalesce(?, source_msg) WHERE id = ?`,
+    );
+    this.editStmt = db.prepare(`UPDATE memories SET content = ?, updated_at = ?, edited = 1 WHERE id = ?`);
     this.aboutStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND subject = ? ORDER BY id`);
     // Near-duplicates are looked for among the source's newest DEDUPE_WINDOW memories (bounded
-    // work per remember). The source — who said it where — is part of the scope: a fact told in
-    // private never merges into (and so never travels with) one said in a group, and what dave
-    // said about alice never becomes alice's own words.
+    // work per remember). The source — who said it where — is part of the scope, for notes about
+    // a chat too: a fact told in private never merges into (and so never travels with) one said
+    // in a group, and nobody's words are rewritten by someone else's while still reading as
+    // theirs. What the owner widened (shared) or wrote (edited) is never merged into: it stays
+    // as the owner saw it when deciding.
     this.scopeSubjectStmt = db.prepare(
-      `SELECT * FROM memories WHERE agent = ? AND subject = ? AND chat_id = ? AND told_by IS ? ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`,
+      `SELECT * FROM memories WHERE agent = ? AND subject = ? AND chat_id = ? AND told_by IS ?
+         AND shared IS NULL AND edited = 0 ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`,
     );
     this.scopeChatStmt = db.prepare(
-      `SELECT * FROM memories WHERE agent = ? AND chat_id = ? AND subject IS NULL ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`,
+      `SELECT * FROM memories WHERE agent = ? AND chat_id = ? AND subject IS NULL AND told_by IS ?
+         AND shared IS NULL AND edited = 0 ORDER BY updated_at DESC, id DESC LIMIT ${DEDUPE_WINDOW}`,
     );
     this.listStmt = db.prepare(`SELECT * FROM memories WHERE agent = ? AND chat_id = ? ORDER BY id`);
     this.visibleStmt = db.prepare(
@@ -169,22 +185,26 @@ export class MemoryStore {
     readonly chatId: string;
     readonly subject?: string;
     readonly toldBy?: string;
+    /** The message (in chatId) it was said in. */
+    readonly sourceId?: number;
     readonly content: string;
     readonly now: number;
+    /** The operator writes it (the console): kept as the owner's words, never merged. */
+    readonly byOwner?: boolean;
   }): RememberOutcome {
     const content = m.content.trim();
     return transaction(this.db, () => {
-      const scope = (
-        m.subject !== undefined
-          ? this.scopeSubjectStmt.all(this.agent, m.subject, m.chatId, m.toldBy ?? null)
-          : this.scopeChatStmt.all(this.agent, m.chatId)
-      ) as Row[];
+      const scope = m.byOwner
+        ? []
+        : ((m.subject !== undefined
+            ? this.scopeSubjectStmt.all(this.agent, m.subject, m.chatId, m.toldBy ?? null)
+            : this.scopeChatStmt.all(this.agent, m.chatId, m.toldBy ?? null)) as Row[]);
       const words = contentWords(content);
       for (const r of scope) {
         const old = contentWords(r.content);
         if (!isNearDuplicate(words, old)) continue;
         const keep = words.size >= old.size ? content : r.content;
-        this.mergeStmt.run(keep, m.now, r.id);
+        this.mergeStmt.run(keep, m.now, keep === content ? (m.sourceId ?? null) : null, r.id);
         return { id: r.id, merged: true };
       }
       const res = this.insertStmt.run(
@@ -195,6 +215,8 @@ export class MemoryStore {
         content,
         m.now,
         m.now,
+        m.sourceId ?? null,
+        m.byOwner ? 1 : 0,
       );
       return { id: Number(res.lastInsertRowid), merged: false };
     });
@@ -246,15 +268,16 @@ export class MemoryStore {
   }
 
   /**
-   * The owner rewrites a memory (the operator console): its text, and updated-at moves to `now`.
-   * Returns it as it is now, or undefined when there is none (or the text is empty).
+   * The owner rewrites a memory (the operator console): its text, updated-at moves to `now`, and
+   * it is marked as edited — the owner's words from now on, not its teller's. Returns it as it
+   * is now, or undefined when there is none (or the text is empty).
    */
   edit(id: number, content: string, now: number): Memory | undefined {
     const text = content.trim();
     if (text === "") return undefined;
     return transaction(this.db, () => {
       if (!this.get(id)) return undefined;
-      this.mergeStmt.run(text, now, id);
+      this.editStmt.run(text, now, id);
       return this.get(id);
     });
   }

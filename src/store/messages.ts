@@ -25,6 +25,11 @@ export interface StoredMessage {
   readonly mentions?: readonly MessageEntity[];
   /** Telegram's partial quote of the replied-to message (what the sender selected), when there was one. */
   readonly quote?: string;
+  /**
+   * A reply to a message of another chat (no `replyToId`: that id is not this chat's); `quote`
+   * is then a part of that foreign message, whose author nobody here can vouch for.
+   */
+  readonly replyElsewhere?: boolean;
   /** The media the message carried (absent for text). */
   readonly media?: MediaDescriptor;
 }
@@ -65,6 +70,7 @@ interface Row {
   entities: string | null;
   quote: string | null;
   media: string | null;
+  reply_elsewhere: number;
 }
 
 const toMessage = (r: Row): StoredMessage => ({
@@ -81,6 +87,7 @@ const toMessage = (r: Row): StoredMessage => ({
   ...(r.thread_root != null ? { threadRoot: r.thread_root } : {}),
   ...(r.entities != null ? { mentions: JSON.parse(r.entities) as MessageEntity[] } : {}),
   ...(r.quote != null ? { quote: r.quote } : {}),
+  ...(r.reply_elsewhere === 1 ? { replyElsewhere: true } : {}),
   ...(r.media != null ? { media: JSON.parse(r.media) as MediaDescriptor } : {}),
 });
 
@@ -111,6 +118,7 @@ export class MessageStore {
   private readonly getStmt;
   private readonly renameStmt;
   private readonly highestStmt;
+  private readonly authorsStmt;
   private readonly editStmt;
   private readonly deleteStmt;
   private readonly deleteAnyStmt;
@@ -120,8 +128,8 @@ export class MessageStore {
     private readonly agent: string,
   ) {
     this.insertStmt = db.prepare(
-      `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent, entities, quote, media)
-       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO messages (agent, chat_id, message_id, sender_id, sender_name, date, text, reply_to_id, topic_id, is_agent, entities, quote, media, reply_elsewhere)
+       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)`,
     );
     // A reply's thread root comes from its parent's row inside the same statement: still one insert.
     this.insertReplyStmt = db.prepare(
@@ -187,6 +195,16 @@ export class MessageStore {
     this.highestStmt = db
       .prepare(`SELECT max(message_id) FROM messages WHERE agent = ? AND chat_id = ?`)
       .pluck();
+    this.authorsStmt = db
+      .prepare(
+        `SELECT DISTINCT sender_id FROM messages WHERE agent = ? AND chat_id = ? AND is_agent = 0 LIMIT ?`,
+      )
+      .pluck();
+  }
+
+  /** People who wrote in a chat (the persona's own messages left out), at most `limit` of them. */
+  authorsOf(chatId: string, limit: number): string[] {
+    return this.authorsStmt.all(this.agent, chatId, limit) as string[];
   }
 
   /**
@@ -241,6 +259,7 @@ export class MessageStore {
       mentionsJson(m),
       m.quote ?? null,
       m.media ? JSON.stringify(m.media) : null,
+      m.replyElsewhere === true ? 1 : 0,
     );
     return res.changes === 1;
   }

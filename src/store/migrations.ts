@@ -297,6 +297,20 @@ export const migrations: readonly string[] = [
   ALTER TABLE chats ADD COLUMN plans INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE llm_usage ADD COLUMN user_id TEXT;
   `,
+  // Issue 28: a reply to a message of another chat (reply_to_peer_id names another chat):
+  // reply_to_id stays NULL — that id is not this chat's — and the row says it replied elsewhere,
+  // so the prompt shows "a reply to a message in another chat" and the quote without an author.
+  `
+  ALTER TABLE messages ADD COLUMN reply_elsewhere INTEGER NOT NULL DEFAULT 0;
+  `,
+  // Issue 28: provenance of memories. source_msg: the id (in chat_id) of the message the fact
+  // was said in (NULL for older rows, the console's and the owner's); edited: 1 when the operator
+  // wrote or rewrote it (the console), so it is never shown as its teller's words, and never
+  // merged into by a remember.
+  `
+  ALTER TABLE memories ADD COLUMN source_msg INTEGER;
+  ALTER TABLE memories ADD COLUMN edited INTEGER NOT NULL DEFAULT 0;
+  `,
   // The persona's own intentions (issue 29, store/intentions.ts, life/intentions.ts): what it
   // means to do later in a chat, in its own words, durable across restarts. not_before is when it
   // is looked at next (its due time, or later while held: asleep, a takeover silence); state says

@@ -38,6 +38,12 @@ export class UsageStore {
   /** Of those, tokens spent on strangers' DMs (their own daily share). */
   private readonly strangerByDay = new Map<string, number>();
   private readonly strangerStmt;
+  /** Today's tokens per person (user_id) and per chat, for their fair shares (memory after one read a day). */
+  private readonly byUser = new Map<string, number>();
+  private readonly byChat = new Map<string, number>();
+  private sharesDay = "";
+  private readonly byUserStmt;
+  private readonly byChatStmt;
   /** The UTC day last asked about, and when it began (ms). */
   private day = "";
   private dayStart = Number.NEGATIVE_INFINITY;
@@ -56,6 +62,14 @@ export class UsageStore {
         `SELECT coalesce(sum(prompt_tokens + output_tokens + thinking_tokens), 0) FROM llm_usage WHERE agent = ? AND day = ? AND stranger = 1`,
       )
       .pluck();
+    this.byUserStmt = db.prepare(
+      `SELECT user_id AS k, sum(prompt_tokens + output_tokens + thinking_tokens) AS n FROM llm_usage
+       WHERE agent = ? AND day = ? AND user_id IS NOT NULL GROUP BY user_id`,
+    );
+    this.byChatStmt = db.prepare(
+      `SELECT chat_id AS k, sum(prompt_tokens + output_tokens + thinking_tokens) AS n FROM llm_usage
+       WHERE agent = ? AND day = ? AND chat_id IS NOT NULL GROUP BY chat_id`,
+    );
     this.dayStmt = db.prepare(
       `SELECT purpose, count(*) AS calls, sum(prompt_tokens) AS p, sum(cached_tokens) AS c, sum(output_tokens) AS o, sum(thinking_tokens) AS t,
               coalesce(sum(cost_usd), 0) AS cost
@@ -102,6 +116,10 @@ export class UsageStore {
       this.strangerByDay.clear();
       this.strangerByDay.set(day, strangers + spent);
     }
+    if (this.sharesDay === day) {
+      if (u.userId !== undefined) this.byUser.set(u.userId, (this.byUser.get(u.userId) ?? 0) + spent);
+      if (u.chatId !== undefined) this.byChat.set(u.chatId, (this.byChat.get(u.chatId) ?? 0) + spent);
+    }
     return cost;
   }
 
@@ -113,6 +131,30 @@ export class UsageStore {
   /** Of those, the tokens spent on strangers' DMs (memory after the first read of the day). */
   strangerTokensToday(now: number): number {
     return this.strangerTokens(this.dayOf(now));
+  }
+
+  /** Tokens spent today on calls for this person (planning for them, judging them, their media). */
+  userTokensToday(userId: string, now: number): number {
+    this.loadShares(this.dayOf(now));
+    return this.byUser.get(userId) ?? 0;
+  }
+
+  /** Tokens spent today on calls in this chat. */
+  chatTokensToday(chatId: string, now: number): number {
+    this.loadShares(this.dayOf(now));
+    return this.byChat.get(chatId) ?? 0;
+  }
+
+  /** Today's sums per person and per chat: two grouped reads on the day's first ask, memory after. */
+  private loadShares(day: string): void {
+    if (this.sharesDay === day) return;
+    this.byUser.clear();
+    this.byChat.clear();
+    for (const r of this.byUserStmt.all(this.agent, day) as { k: string; n: number }[])
+      this.byUser.set(r.k, r.n);
+    for (const r of this.byChatStmt.all(this.agent, day) as { k: string; n: number }[])
+      this.byChat.set(r.k, r.n);
+    this.sharesDay = day;
   }
 
   /** utcDay(now), without formatting a date on every call (the chatter gate asks per message). */

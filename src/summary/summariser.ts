@@ -9,6 +9,7 @@
 import type { EnvelopeReply } from "../context/envelope";
 import { itemOfMessage, renderItem } from "../context/history-item";
 import type { SpeakerDirectory } from "../context/speaker-directory";
+import { HISTORY_MAX_CODE_POINTS } from "../context/window";
 import type { JsonOutcome, Llm } from "../llm/llm";
 import type { StoredMessage } from "../store/messages";
 import { summarySchema, type Summary } from "./summary-format";
@@ -63,6 +64,8 @@ function summaryRequestText(
     return renderItem(itemOfMessage(m, { chatType: view.chatType, speakers: view.speakers }), {
       mentions: view.speakers,
       ...(reply ? { reply } : {}),
+      // A wall of text costs a summary no more than it costs a prompt's history.
+      maxTextCodePoints: HISTORY_MAX_CODE_POINTS,
     });
   });
   return `Previous notes:\n${JSON.stringify(previous ?? EMPTY)}\n\nNext messages of the thread:\n${lines.join("\n")}`;

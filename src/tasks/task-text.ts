@@ -19,7 +19,7 @@ export function itemIds(payload: unknown): number[] {
 
 /**
  * What a task does, in a few words: a send's text, a reaction's emoji and message, a sticker's
- * set and name, a wait's or a typing spell's seconds, the messages a plan or an addressing call is
+ * set and name, a memory's text, a wait's or a typing spell's seconds, the messages a plan or an addressing call is
  * for ("for #3, #4"); empty for the rest.
  */
 export function taskWhat(kind: string, payload: unknown): string {
@@ -33,6 +33,8 @@ export function taskWhat(kind: string, payload: unknown): string {
       return `${String(p.set ?? "")} ${String(p.name ?? "")}`;
     case "wait":
       return `${String(p.seconds ?? "")} s`;
+    case "remember":
+      return String(p.content ?? "");
     case "typing":
       return `${String(p.action ?? "typing")} ${String(p.seconds ?? "")} s`;
     case "received":

@@ -5,7 +5,16 @@
  * (node + tsx), from a working directory of their own (for `.env`).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -172,12 +181,56 @@ describe("npm start refuses broken local files", () => {
   );
 
   it(
+    "a .env others can read is narrowed to 0600 before it is read, with one line saying so",
+    () => {
+      const p = place();
+      const env = join(p.cwd, ".env");
+      writeFileSync(env, "GEMINI_API_KEY=abc\n");
+      chmodSync(env, 0o644);
+      // An empty session file stops start right after: the .env check came first.
+      writeFileSync(join(p.sessions, "Mira.session"), "\n");
+      const r = run("start", p);
+      expect(r.stderr.trim().split("\n")).toEqual([
+        "start: .env: others could read it (mode 0644); narrowed to 0600 (it holds the API hash and the Gemini key)",
+        expect.stringMatching(/Mira\.session: is empty/),
+      ]);
+      expect(statSync(env).mode & 0o777).toBe(0o600);
+      expect(r.code).toBe(1);
+    },
+    SLOW,
+  );
+
+  it.skipIf(typeof process.getuid !== "function" || process.getuid() !== 0)(
+    "a .env every user can read that belongs to another user (so it cannot be narrowed) is refused",
+    () => {
+      const p = place();
+      const env = join(p.cwd, ".env");
+      writeFileSync(env, "GEMINI_API_KEY=abc\n");
+      chmodSync(env, 0o644);
+      chownSync(env, 65534, 65534);
+      expectOneLineError(
+        run("start", p),
+        p,
+        /^start: \.env: every user of this machine can read it \(mode 0644\), and it belongs to another user \(uid 65534\), so it cannot be narrowed here; as its owner: chmod 600 \.env/,
+      );
+      expect(statSync(env).mode & 0o777).toBe(0o644);
+      // Readable by its owner's group only: the owner's choice, left alone.
+      chmodSync(env, 0o640);
+      const q = { ...p };
+      writeFileSync(join(q.sessions, "Mira.session"), "\n");
+      expect(run("start", q).stderr).not.toContain(".env");
+    },
+    SLOW,
+  );
+
+  it(
     "a .env line that is not NAME=value is quoted with its line number (it would swallow the next variable)",
     () => {
       const p = place();
       writeFileSync(
         join(p.cwd, ".env"),
         '# my keys\nGEMINI_API_KEY=abc\nexport X="two\nlines"\noops\nTELEGRAM_API_ID=1\n',
+        { mode: 0o600 },
       );
       expectOneLineError(
         run("start", p),

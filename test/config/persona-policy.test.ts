@@ -55,6 +55,12 @@ describe("persona policy fields", () => {
         "250_000",
         "# Stranger Token Share",
         "0",
+        "# Person Token Share",
+        "10%",
+        "# Chat Token Share",
+        "30",
+        "# Contacts Reserve",
+        "40",
         "# Takeover Silence",
         "0",
       ].join("\n"),
@@ -68,6 +74,9 @@ describe("persona policy fields", () => {
       personShare: 40,
       dailyTokenBudget: 250_000,
       strangerTokenShare: 0,
+      personTokenShare: 10,
+      chatTokenShare: 30,
+      contactsReserve: 40,
       takeoverSilenceMin: 0,
     });
   });

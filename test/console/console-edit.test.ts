@@ -3,7 +3,7 @@
  * fake: memories edited, deleted and added, and media descriptions written as curated files —
  * each checked in the next planning request the persona sends.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MediaCache } from "../../src/store/media-cache";
@@ -11,7 +11,7 @@ import { requestPurpose, type GenerateBody } from "../support/gemini-fake";
 import { plan } from "../support/harness";
 import { tempDir } from "../support/temp-dir";
 import { withScreenshot } from "./browser";
-import { consoleRig } from "./rig";
+import { consoleRig, pageSession } from "./rig";
 
 const TOKEN = "console-edit-token-0123456789";
 
@@ -36,10 +36,15 @@ describe("the console's memory page", () => {
     mkdirSync(join(agents, "Mira", "memory"), { recursive: true });
     writeFileSync(join(agents, "Mira", "memory", `${alice}.md`), "- plays the cello\n");
     const group = rig.h.group.peerId;
+    // The add row names chats by title: the group is known by its messages.
+    const said = await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "tea for me, always" });
+    await rig.h.pass(1000);
     const now = rig.h.clock.now();
     const tea = rig.h.runtime.memories.remember({
       chatId: group,
       subject: alice,
+      toldBy: alice,
+      sourceId: said.id,
       content: "Alice loves green tea",
       now,
     });
@@ -49,9 +54,6 @@ describe("the console's memory page", () => {
       content: "Alice has a dog named Rex",
       now,
     });
-    // The add row names chats by title: the group is known by its messages.
-    await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "hello" });
-    await rig.h.pass(1000);
     await withScreenshot(page, "console-memory", async () => {
       await page.goto(`${base}/console/#memory`);
       const teaRow = page.locator(`tr.memory[data-memory-id="${tea.id}"]`);
@@ -61,8 +63,14 @@ describe("the console's memory page", () => {
         join(agents, "Mira", "memory", `${alice}.md`),
       );
       expect(await page.locator(".curated-memory").textContent()).toContain("plays the cello");
+      // Who said it, and a link to the message it was said in.
+      const source = teaRow.locator("a.memory-source");
+      expect(await source.textContent()).toBe(`message #${said.id}`);
+      expect(await source.getAttribute("href")).toBe(
+        `#chat/Mira/${encodeURIComponent(group)}/msg/${said.id}`,
+      );
 
-      // A change without the CSRF token is refused; without the cookie nothing is shown.
+      // A change without the page's session is refused; without it nothing is shown.
       const refused = await page.evaluate(async (id) => {
         const res = await fetch("api/memory", {
           method: "POST",
@@ -71,7 +79,7 @@ describe("the console's memory page", () => {
         });
         return res.status;
       }, tea.id);
-      expect(refused).toBe(403);
+      expect(refused).toBe(401);
       expect((await fetch(`${base}/console/api/memories`)).status).toBe(401);
       expect((await fetch(`${base}/console/api/media`)).status).toBe(401);
       expect(rig.h.runtime.memories.get(tea.id)).toBeDefined();
@@ -92,13 +100,15 @@ describe("the console's memory page", () => {
       await page.locator("#memory-q").fill("coffee");
       await page.locator("#memory-q").press("Enter");
       await expect.poll(() => page.locator("tr.memory").count()).toBe(1);
+      // The operator's words are marked as such.
+      expect(await page.locator("tr.memory").textContent()).toContain("edited by the owner");
 
       rig.h.gemini.script(plan({ kind: "send", text: "coffee it is" }));
       await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai what should I drink?" });
       await rig.h.pass(20_000);
       expect(rig.h.sent(rig.h.group).map((m) => m.text)).toEqual(["coffee it is"]);
       const text = lastPlanText();
-      expect(text).toContain("Alice now drinks only black coffee");
+      expect(text).toMatch(/ · edited by the owner⟧ Alice now drinks only black coffee/);
       expect(text).toContain("Alice is learning Portuguese");
       expect(text).not.toContain("green tea");
       expect(text).not.toContain("Rex");
@@ -170,9 +180,15 @@ describe("the console's media editor", () => {
       await row.waitFor();
       const uid = (await row.getAttribute("data-uid"))!;
       expect(await row.locator(".media-status").textContent()).toContain("a blurry photo");
-      // Its picture is served (as an image type, behind the console's cookie).
-      const src = await row.locator("img.thumb").getAttribute("src");
-      const img = await page.request.get(`${base}/console/${src}`);
+      // Its picture is served (as an image type, to the page's session only) and shown.
+      await expect
+        .poll(() => row.locator("img.thumb").getAttribute("src"), { timeout: 5000 })
+        .toMatch(/^blob:/);
+      const picture = `${base}/console/api/media/image?uid=${encodeURIComponent(uid)}`;
+      expect((await page.request.get(picture)).status()).toBe(401);
+      const img = await page.request.get(picture, {
+        headers: { "x-console-session": await pageSession(page) },
+      });
       expect(img.status()).toBe(200);
       expect(img.headers()["content-type"]).toBe("image/jpeg");
 
@@ -193,6 +209,8 @@ describe("the console's media editor", () => {
       ]);
       // Written whole through a temporary file: nothing else is left in the folder.
       expect(readdirSync(join(agents, "Mira", "media"))).toEqual(["console.json"]);
+      // Only the owner may read what a person's picture showed (another local user cannot).
+      expect(statSync(file).mode & 0o777).toBe(0o600);
 
       rig.h.gemini.script(plan({ kind: "send", text: "a cat indeed" }));
       await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "@mira_ai what was in my photo?" });

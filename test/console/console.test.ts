@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { requestPurpose } from "../support/gemini-fake";
 import { TEST_PERSONA, plan } from "../support/harness";
 import { withScreenshot } from "./browser";
-import { consoleRig } from "./rig";
+import { consoleRig, pageSession } from "./rig";
 
 const TOKEN = "console-test-token-0123456789";
 
@@ -12,7 +12,7 @@ const open = (o: { persona?: string } = {}) => rig.open({ ...o, secrets: ["test-
 const chatUrl = (base: string, chatId: string) => `${base}/console/#chat/Mira/${encodeURIComponent(chatId)}`;
 
 describe("the operator console in a browser", () => {
-  it("without the token, or with a wrong one, answers 401 and shows nothing of the persona", async () => {
+  it("without a session nothing of the persona is shown: the API answers 401, the page says how to sign in", async () => {
     const { page, base } = await open();
     await rig.h.emu.post({ chat: rig.h.group, from: rig.h.alice, text: "secret lunch plans" });
     await rig.h.pass(1000);
@@ -20,11 +20,9 @@ describe("the operator console in a browser", () => {
     try {
       const p2 = await other.newPage();
       for (const path of [
-        "/console/",
         "/console/api/personas",
         `/console/api/chat?persona=Mira&chat=${rig.h.group.peerId}`,
         "/console/api/events",
-        "/console/?token=wrong-token",
       ]) {
         const res = await p2.goto(`${base}${path}`);
         expect(res?.status(), path).toBe(401);
@@ -32,7 +30,21 @@ describe("the operator console in a browser", () => {
         expect(body).not.toContain("lunch");
         expect(body).not.toContain("Mira");
       }
-      // A state change with the session but from another origin, or without the CSRF token: refused.
+      // The page itself (static, no data) shows how to sign in; a wrong token says so.
+      for (const [path, says] of [
+        ["/console/", "sign in"],
+        ["/console/?token=wrong-token", "wrong console token"],
+      ] as const) {
+        await p2.goto(`${base}${path}`);
+        await p2.locator("#main h1").waitFor();
+        expect(await p2.locator("#main h1").textContent()).toContain("Sign in");
+        const text = (await p2.locator("body").textContent()) ?? "";
+        expect(text).toContain(says);
+        expect(text).not.toContain("lunch");
+        expect(text).not.toContain("Mira");
+        expect(p2.url()).not.toContain("wrong-token");
+      }
+      // A state change from the signed-in page's origin but without its session: refused.
       const r = await page.evaluate(async () => {
         const res = await fetch("api/action", {
           method: "POST",
@@ -41,16 +53,25 @@ describe("the operator console in a browser", () => {
         });
         return res.status;
       });
-      expect(r).toBe(403);
+      expect(r).toBe(401);
+      // With the session but from another origin: refused too.
+      const foreign = await fetch(`${base}/console/api/action`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          origin: "http://evil.example",
+          "x-console-session": await pageSession(page),
+        },
+        body: JSON.stringify({ persona: "Mira", action: "pause" }),
+      });
+      expect(foreign.status).toBe(403);
       expect(rig.h.runtime.settings.get("*").paused).toBe(false);
     } finally {
       await other.close();
     }
-    // The token left the address bar; the cookie is HttpOnly.
+    // The token left the address bar; the console sets no cookie at all.
     expect(page.url()).not.toContain("token");
-    expect(
-      await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie),
-    ).not.toContain("console_session");
+    expect(await page.context().cookies()).toEqual([]);
     const csp = (await page.request.get(`${base}/console/`)).headers()["content-security-policy"];
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("object-src 'none'");

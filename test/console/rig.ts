@@ -12,6 +12,11 @@ import { captureLogger } from "../support/log-capture";
 import { Harness } from "../support/harness";
 import { launchBrowser } from "./browser";
 
+/** The page's localStorage, as the browser has it (no DOM types in the tests' build). */
+interface WithStorage {
+  readonly localStorage: { getItem(key: string): string | null };
+}
+
 export interface OpenOptions {
   /** The persona file (default the harness's). */
   readonly persona?: string;
@@ -79,7 +84,20 @@ export function consoleRig(token: string): {
       context = await browser!.newContext();
       const page = await context.newPage();
       await page.goto(con.url(http.url));
+      // Signed in: the page traded the token for a session it keeps.
+      await page.waitForFunction(() =>
+        (globalThis as unknown as WithStorage).localStorage.getItem("console-session"),
+      );
       return { h: started, page, base: http.url, con };
     },
   };
+}
+
+/** The console session the page holds (what it sends as `x-console-session`). */
+export async function pageSession(page: Page): Promise<string> {
+  return (
+    (await page.evaluate(() =>
+      (globalThis as unknown as WithStorage).localStorage.getItem("console-session"),
+    )) ?? ""
+  );
 }

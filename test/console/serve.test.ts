@@ -45,22 +45,24 @@ describe("the console in the sandbox", () => {
     expect(url).toBeDefined();
     const base = new URL(url!).origin;
     expect((await fetch(`${base}/console/api/personas`)).status).toBe(401);
-    const first = await fetch(url!, { redirect: "manual" });
-    expect(first.status).toBe(302);
-    expect(first.headers.get("location")).toBe("/console/");
-    const cookie = first.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .join("; ");
-    expect(first.headers.getSetCookie()[0]).toMatch(/HttpOnly; SameSite=Strict/);
-    const csrf = /console_csrf=([^;]+)/.exec(cookie)![1]!;
-    const personas = (await (
-      await fetch(`${base}/console/api/personas`, { headers: { cookie } })
-    ).json()) as { personas: { name: string }[] };
+    // The page trades the printed token for a session, as the page's own script does.
+    const token = new URL(url!).searchParams.get("token")!;
+    const signIn = await fetch(`${base}/console/api/session`, {
+      method: "POST",
+      headers: { origin: base, "content-type": "application/json" },
+      body: JSON.stringify({ token }),
+    });
+    expect(signIn.status).toBe(200);
+    expect(signIn.headers.getSetCookie()).toEqual([]);
+    const session = ((await signIn.json()) as { session: string }).session;
+    const headers = { "x-console-session": session };
+    const personas = (await (await fetch(`${base}/console/api/personas`, { headers })).json()) as {
+      personas: { name: string }[];
+    };
     expect(personas.personas.map((p) => p.name)).toHaveLength(1);
     const name = personas.personas[0]!.name;
     // The media editor writes to a temporary copy of AGENTS_DIR, never into it.
-    const media = (await (await fetch(`${base}/console/api/media`, { headers: { cookie } })).json()) as {
+    const media = (await (await fetch(`${base}/console/api/media`, { headers })).json()) as {
       dirs: { persona: string; shared: string };
     };
     expect(media.dirs.persona).not.toContain(checkout);
@@ -68,7 +70,7 @@ describe("the console in the sandbox", () => {
     expect(printed).toContain("the console's edits go to a temporary copy of");
     const res = await fetch(`${base}/console/api/media`, {
       method: "POST",
-      headers: { cookie, origin: base, "x-console-csrf": csrf, "content-type": "application/json" },
+      headers: { ...headers, origin: base, "content-type": "application/json" },
       body: JSON.stringify({
         persona: name,
         action: "describe",
@@ -198,9 +200,7 @@ describe("the console beside metrics", () => {
       const port = new URL(served.http!.url).port;
       const auth = { authorization: `Bearer ${TOKEN}` };
       expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: auth })).status).toBe(200);
-      expect(
-        (await fetch(`http://127.0.0.1:${port}/console/?token=${TOKEN}`, { headers: auth })).status,
-      ).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${port}/console/`, { headers: auth })).status).toBe(404);
     } finally {
       await served.http?.close();
     }
@@ -228,9 +228,13 @@ describe("the console beside metrics", () => {
       );
       expect(served.consoleUrl).not.toContain(TOKEN);
       // The token still opens it.
-      const port = new URL(served.http!.url).port;
-      const first = await fetch(`http://127.0.0.1:${port}/console/?token=${TOKEN}`, { redirect: "manual" });
-      expect(first.status).toBe(302);
+      const base = `http://127.0.0.1:${new URL(served.http!.url).port}`;
+      const first = await fetch(`${base}/console/api/session`, {
+        method: "POST",
+        headers: { origin: base, "content-type": "application/json" },
+        body: JSON.stringify({ token: TOKEN }),
+      });
+      expect(first.status).toBe(200);
     } finally {
       await served.http?.close();
     }

@@ -28,7 +28,7 @@ describe("bounded plans", () => {
     expect(sent.reduce((n, m) => n + m.text.length, 0)).toBeLessThanOrEqual(PLAN_BOUNDS.chars);
     expect(sent.at(-1)!.text.endsWith("…")).toBe(true);
     expect(warnings()).toHaveLength(1);
-    expect(PLAN_BOUNDS).toEqual({ messages: 6, chars: 8192, waitSec: 600 }); // as the README documents
+    expect(PLAN_BOUNDS).toEqual({ messages: 6, chars: 8192, waitSec: 600, reactions: 3, remembers: 3 }); // as the README documents
   });
 
   it("a plan of 19 one-hour waits and a send sends within the plan's 10 minutes of waiting", async () => {

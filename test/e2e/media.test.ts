@@ -4,6 +4,7 @@ import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCuratedMedia } from "../../src/media/curated";
 import { fileUniqueId } from "../../src/base/file-unique-id";
+import { captureEntities } from "../../src/telegram/entities";
 import { MediaCache } from "../../src/store/media-cache";
 import { registry, resetMetrics } from "../../src/metrics/metrics";
 import type { GenerateBody } from "../support/gemini-fake";
@@ -591,5 +592,53 @@ describe("media understanding", () => {
         .filter((m) => m.fromId === h.account.id)
         .map((m) => m.stickerEmoji),
     ).toEqual(["🐶"]);
+  });
+});
+
+describe("media descriptions are paid from their sender's share (issue 28)", () => {
+  it("a member's pictures are described as his calls, and not at all once his share of the day is spent", async () => {
+    // 10,000 tokens a day, one person at most 25%: 2,500.
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Daily Token Budget\n10000\n` });
+    const usage = { promptTokenCount: 900, candidatesTokenCount: 100, thoughtsTokenCount: 0 };
+    h.gemini.respondWith((body) => {
+      const inline = inlineOf(body);
+      return isDescribe(body) && inline
+        ? { json: { text: "a picture" }, usage }
+        : { json: { tasks: [{ kind: "send", text: "ok" }] }, usage };
+    });
+    captureEntities(
+      h.runtime.entities,
+      (await h.client.invoke(new Api.contacts.ResolveUsername({ username: "alice" }))).users,
+    );
+    await h.emu.post({ chat: h.group, from: h.alice, text: "morning" });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    h.emu.chats.addMember(h.group, dave);
+    // Dave asks about his picture: one description (his) and one plan (his).
+    await h.emu.post({
+      chat: h.group,
+      from: dave,
+      text: "@mira_ai what is it?",
+      media: { kind: "photo", bytes: jpeg(1) },
+    });
+    await h.pass(30_000);
+    expect(describeRequests()).toHaveLength(1);
+    const rows = () =>
+      h.db.prepare("SELECT purpose, chat_id AS chat, user_id AS user FROM llm_usage ORDER BY id").all();
+    expect(rows()).toEqual([
+      { purpose: "describe", chat: h.group.peerId, user: String(dave.id) },
+      { purpose: "plan", chat: h.group.peerId, user: String(dave.id) },
+    ]);
+    // One more question of his (3,000 tokens now, past his 2,500), then more pictures of his.
+    await h.emu.post({ chat: h.group, from: dave, text: "@mira_ai and now?" });
+    await h.pass(30_000);
+    for (let i = 2; i <= 4; i++)
+      await h.emu.post({ chat: h.group, from: dave, text: "", media: { kind: "photo", bytes: jpeg(i) } });
+    // Alice asks: she is answered; his pictures in view stay placeholders, nobody pays for them.
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai anything new?" });
+    await h.pass(30_000);
+    expect(describeRequests()).toHaveLength(1);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["ok", "ok", "ok"]);
+    expect(lastPlanTurn()).toContain("[photo]");
+    expect(h.runtime.usage.userTokensToday(String(dave.id), h.clock.now())).toBe(3000);
   });
 });

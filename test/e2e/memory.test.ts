@@ -80,7 +80,7 @@ describe("memories about people and chats", () => {
     await h.pass(2_000);
     const listing = h.savedReplies().at(-1)!;
     const id = Number(
-      /#(\d+) about Carol, said by Carol in the private chat with Carol, [\d-]+; shown only in that private chat: carol's door code is 4711!/.exec(
+      /#(\d+) about Carol, said by Carol \(message #\d+\) in the private chat with Carol, [\d-]+; shown only in that private chat: carol's door code is 4711!/.exec(
         listing,
       )?.[1],
     );
@@ -213,6 +213,13 @@ describe("memories about people and chats", () => {
         { kind: "remember", content: "Bob lives in Lisbon", about: String(moved.id) },
         { kind: "remember", content: "The group meets on fridays", about: "chat" },
         { kind: "remember", content: "Alice organises the meetings" },
+      ),
+    );
+    await h.pass(20_000);
+    // (At most 3 memories per plan: the other two come with the next one.)
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and about carol?", replyTo: chess.id });
+    h.gemini.script(
+      plan(
         { kind: "remember", content: "Carol plays chess", about: "@Carol" },
         { kind: "remember", content: "Someone is new here", about: "@nobody_here" },
       ),
@@ -306,9 +313,12 @@ describe("memories about people and chats", () => {
     mkdirSync(dir, { recursive: true });
     h = await Harness.start({ curated: new Map() }); // ids are known only once the world exists
     const aliceId = String(h.alice.id);
-    writeFileSync(join(dir, `${aliceId}.md`), "# Alice\n- plays the cello in an orchestra\n- call her Ali\n");
-    // Bob's file says it is for his private chat only.
-    writeFileSync(join(dir, `${h.bob.id}.md`), "# Bob\nScope: private\n- is in therapy on thursdays\n");
+    writeFileSync(
+      join(dir, `${aliceId}.md`),
+      "# Alice\nScope: everywhere\n- plays the cello in an orchestra\n- call her Ali\n",
+    );
+    // Bob's file states no scope: private by default (his private chat only).
+    writeFileSync(join(dir, `${h.bob.id}.md`), "# Bob\n- is in therapy on thursdays\n");
     const curated = loadCuratedMemories(dir);
     await h.close();
     h = await Harness.start({ curated });
@@ -329,7 +339,7 @@ describe("memories about people and chats", () => {
     await h.pass(20_000);
     expect(user(1)).not.toContain("cello");
 
-    // Bob's private-scoped file: in his DM, not in the group where he is present.
+    // Bob's unscoped file: in his DM, not in the group where he is present.
     await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai busy thursday?" });
     h.gemini.script(plan());
     await h.pass(20_000);

@@ -188,6 +188,42 @@ describe("owner commands in Saved Messages", () => {
   });
 });
 
+describe("owner commands come only from the owner", () => {
+  it("a stranger's command forwarded into Saved Messages, or an inline bot's, is a note: nothing runs, nothing is answered", async () => {
+    h = await Harness.start();
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    h.emu.chats.addMember(h.group, dave);
+    const bot = h.emu.addUser({ firstName: "Quotes", username: "quotes_bot", bot: true });
+    // Dave writes commands in the group; the owner saves them by forwarding them to Saved Messages.
+    const pause = await h.emu.post({ chat: h.group, from: dave, text: "/pause" });
+    const mode = await h.emu.post({ chat: h.group, from: dave, text: "/mode talkative Sandbox" });
+    await h.pass(2_000);
+    for (const m of [pause, mode])
+      await h.emu.post({
+        chat: h.saved,
+        from: h.account,
+        text: "",
+        forward: { chat: h.group, id: m.id },
+        deliverToSender: true,
+      });
+    // An inline bot's result the owner picked (the bot wrote its text).
+    await h.emu.post({ chat: h.saved, from: h.account, text: "/pause", viaBot: bot, deliverToSender: true });
+    await h.pass(5_000);
+    // Nothing changed, nothing was answered in Saved Messages.
+    expect(h.runtime.settings.entries()).toEqual([]);
+    expect(h.savedReplies()).toEqual([]);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai still here?" });
+    h.gemini.script(plan({ kind: "send", text: "still here" }));
+    await h.pass(20_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["still here"]);
+    // The owner's own typed command still works.
+    await h.ownerSays("/pause");
+    await h.pass(5_000);
+    expect(h.runtime.settings.get("*").paused).toBe(true);
+    expect(h.savedReplies()).toHaveLength(1);
+  });
+});
+
 describe("owner takeover", () => {
   const PERSONA = `${TEST_PERSONA}\n# Takeover Silence\n10\n`;
 

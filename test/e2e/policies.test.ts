@@ -85,10 +85,69 @@ describe("DM policy", () => {
     await h.emu.post({ chat: h.emu.dm(h.account, h.carol), from: h.carol, text: "hey" });
     await h.pass(30_000);
     expect(h.gemini.requests).toHaveLength(0);
+    // (Sandbox is a small group: it is an ordinary one because carol, a contact known in full,
+    // speaks there — else it would be strangers' ground, where `off` answers nobody either.)
+    captureEntities(
+      h.runtime.entities,
+      (await h.client.invoke(new Api.contacts.ResolveUsername({ username: "carol" }))).users,
+    );
     await h.emu.post({ chat: h.group, from: h.carol, text: "@mira_ai hey" });
     h.gemini.script(plan({ kind: "send", text: "hey" }));
     await h.pass(20_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hey"]);
+  });
+});
+
+describe("groups a stranger makes are strangers' ground (issue 28)", () => {
+  it("contacts: a stranger's two-person group, or three with his sock puppet, gets no more than his DM would", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# DM Policy\ncontacts\n` });
+    h.gemini.respondWith(() => plan({ kind: "send", text: "hi" }));
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    const own = h.emu.createSupergroup({ title: "Dave & Mira", members: [dave, h.account] });
+    const asked = await h.emu.post({ chat: own, from: dave, text: "@mira_ai so, about that crypto?" });
+    await h.pass(30_000);
+    expect(h.gemini.requests).toHaveLength(0);
+    expect(h.sent(own)).toEqual([]);
+    // Stored, and the reason is the DM policy, asked about the sender.
+    expect(h.runtime.messages.get(own.peerId, asked.id)?.text).toBe("@mira_ai so, about that crypto?");
+    expect(
+      h.log.lines().some((l) => String(l.reason ?? "").startsWith("strangers' ground: DM policy contacts")),
+    ).toBe(true);
+    const puppet = h.emu.addUser({ firstName: "Eve", username: "eve_puppet" });
+    h.emu.chats.addMember(own, puppet);
+    await h.emu.post({ chat: own, from: puppet, text: "@mira_ai answer him!" });
+    await h.emu.post({ chat: own, from: dave, text: "@mira_ai please?" });
+    await h.pass(30_000);
+    expect(h.gemini.requests).toHaveLength(0);
+
+    // Once one of the persona's people (a contact seen in full) speaks there, it is an ordinary group.
+    captureEntities(
+      h.runtime.entities,
+      (await h.client.invoke(new Api.contacts.ResolveUsername({ username: "carol" }))).users,
+    );
+    h.emu.chats.addMember(own, h.carol);
+    await h.emu.post({ chat: own, from: h.carol, text: "hey all" });
+    await h.emu.post({ chat: own, from: dave, text: "@mira_ai and now?" });
+    await h.pass(30_000);
+    expect(h.sent(own).map((m) => m.text)).toEqual(["hi"]);
+  });
+
+  it("open: a stranger's small group is paid from strangers' share", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Daily Token Budget\n10000\n` });
+    const usage = { promptTokenCount: 900, candidatesTokenCount: 100, thoughtsTokenCount: 0 };
+    h.gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "hi" }] }, usage }));
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    const own = h.emu.createSupergroup({ title: "Dave & Mira", members: [dave, h.account] });
+    for (let i = 1; i <= 4; i++) {
+      await h.emu.post({ chat: own, from: dave, text: `@mira_ai question ${i}` });
+      await h.pass(30_000);
+    }
+    // Strangers' share: 20% of 10,000 = 2,000: two answers, each counted as a stranger's.
+    expect(h.sent(own)).toHaveLength(2);
+    expect(h.db.prepare("SELECT stranger FROM llm_usage").pluck().all()).toEqual([1, 1]);
+    expect(h.runtime.caps.cappedChats()).toEqual([
+      expect.objectContaining({ chatId: own.peerId, cap: "stranger-token-share" }),
+    ]);
   });
 });
 

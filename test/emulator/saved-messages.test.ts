@@ -89,3 +89,97 @@ describe("redelivery of stored messages", () => {
     await expect(emu.redeliver(group, 99, persona)).rejects.toThrow(/no message 99/);
   });
 });
+
+describe("forwards, inline bots and replies to another chat", () => {
+  it("a forward into Saved Messages carries fwd_from: the original's sender and date, the chat and id it was saved from", async () => {
+    const { emu, persona, alice, client } = world();
+    const everything = inboxOf(client, { all: true });
+    const group = emu.createSupergroup({ title: "G", members: [persona, alice] });
+    const original = await emu.post({ chat: group, from: alice, text: "/pause everywhere" });
+    const saved = emu.savedMessages(persona);
+
+    await emu.post({
+      chat: saved,
+      from: persona,
+      text: "",
+      forward: { chat: group, id: original.id },
+      deliverToSender: true,
+    });
+
+    const m = everything.last();
+    expect(m.out).toBe(true);
+    expect(m.text).toBe("/pause everywhere");
+    expect(m.fwdFrom).toBeInstanceOf(Api.MessageFwdHeader);
+    expect((m.fwdFrom!.fromId as Api.PeerUser).userId.toString()).toBe(String(alice.id));
+    expect(m.fwdFrom!.date).toBe(Math.floor(original.date / 1000));
+    expect((m.fwdFrom!.savedFromPeer as Api.PeerChannel).channelId.toString()).toBe(
+      group.peerId.replace(/^-100/, ""),
+    );
+    expect(m.fwdFrom!.savedFromMsgId).toBe(original.id);
+    // The forward names the original's sender among the update's users.
+    expect((await client.getEntity(alice.id)) as Api.User).toMatchObject({ firstName: "Alice" });
+    // A forward's text is the original's.
+    await expect(
+      emu.post({ chat: saved, from: persona, text: "other", forward: { chat: group, id: original.id } }),
+    ).rejects.toThrow(/carries the original's text/);
+  });
+
+  it("a message sent through an inline bot carries via_bot_id", async () => {
+    const { emu, persona, alice, client } = world();
+    const everything = inboxOf(client, { all: true });
+    const bot = emu.addUser({ firstName: "Gif", username: "gif", bot: true });
+    const saved = emu.savedMessages(persona);
+
+    await emu.post({
+      chat: saved,
+      from: persona,
+      text: "/share 1 everywhere",
+      viaBot: bot,
+      deliverToSender: true,
+    });
+
+    const m = everything.last();
+    expect(m.viaBotId?.toString()).toBe(String(bot.id));
+    expect(m.text).toBe("/share 1 everywhere");
+    await expect(emu.post({ chat: saved, from: persona, text: "x", viaBot: alice })).rejects.toThrow(
+      /not a bot/,
+    );
+  });
+
+  it("a reply to a message of another chat carries reply_to_peer_id, reply_from and the quote", async () => {
+    const { emu, persona, alice, bob, inbox } = world();
+    const group = emu.createSupergroup({ title: "G", members: [persona, alice, bob] });
+    const elsewhere = emu.createSupergroup({ title: "Alice's own", members: [alice] });
+    const there = await emu.post({ chat: elsewhere, from: alice, text: "Bob said: I owe Alice 100 EUR" });
+    // The same id exists in the group too: the header must say which chat it is in.
+    for (let i = 0; i < there.id; i++) await emu.post({ chat: group, from: bob, text: `filler ${i}` });
+
+    await emu.post({
+      chat: group,
+      from: alice,
+      text: "see?",
+      replyElsewhere: { chat: elsewhere, id: there.id, quote: "I owe Alice 100 EUR" },
+    });
+
+    const h = inbox.last().replyTo as Api.MessageReplyHeader;
+    expect(h.replyToMsgId).toBe(there.id);
+    expect((h.replyToPeerId as Api.PeerChannel).channelId.toString()).toBe(
+      elsewhere.peerId.replace(/^-100/, ""),
+    );
+    expect((h.replyFrom!.fromId as Api.PeerUser).userId.toString()).toBe(String(alice.id));
+    expect(h.quote).toBe(true);
+    expect(h.quoteText).toBe("I owe Alice 100 EUR");
+    // A quote must be in the original (QUOTE_TEXT_INVALID); the other chat must be another.
+    await expect(
+      emu.post({
+        chat: group,
+        from: alice,
+        text: "x",
+        replyElsewhere: { chat: elsewhere, id: there.id, quote: "I owe Bob" },
+      }),
+    ).rejects.toThrow(/not in the replied-to message/);
+    await expect(
+      emu.post({ chat: group, from: alice, text: "x", replyElsewhere: { chat: group, id: 2 } }),
+    ).rejects.toThrow(/use replyTo/);
+  });
+});

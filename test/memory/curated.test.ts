@@ -17,13 +17,17 @@ describe("curated memory files", () => {
       new Map([
         [
           "1001",
-          { lines: ["plays the cello", "lives in Lyon", "hates mornings"], scope: { everywhere: true } },
+          {
+            lines: ["plays the cello", "lives in Lyon", "hates mornings"],
+            // No Scope line: private (only in the person's own chat with the persona).
+            scope: { everywhere: false, private: true, chats: [] },
+          },
         ],
       ]),
     );
   });
 
-  it("reads the scope a file states on its first line: everywhere (the default), private, or chats", () => {
+  it("reads the scope a file states on its first line: everywhere, private (the default), or chats", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "1001.md"), "# Alice\nScope: everywhere\n- plays the cello\n");
     writeFileSync(join(dir, "1002.md"), "scope: Private\n- her door code is 4711\n");
@@ -45,6 +49,12 @@ describe("curated memory files", () => {
     expect(curatedVisible(files.get("1003")!.scope, "1003", "-4000001")).toBe(true);
     expect(curatedVisible(files.get("1003")!.scope, "1003", "-4000002")).toBe(false);
     expect(curatedVisible(files.get("1001")!.scope, "1001", "-4000002")).toBe(true);
+    // A file the owner wrote without a Scope line never reaches a group.
+    const unstated = tempDir();
+    writeFileSync(join(unstated, "1004.md"), "- her door code is 4711\n");
+    const u = loadCuratedMemories(unstated).get("1004")!.scope;
+    expect(curatedVisible(u, "1004", "1004")).toBe(true);
+    expect(curatedVisible(u, "1004", "-4000001")).toBe(false);
 
     const bad = tempDir();
     writeFileSync(join(bad, "1001.md"), "Scope: the book club\n- x\n");

@@ -13,21 +13,25 @@ const msg = (messageId: number, senderId: string, isAgent = false): StoredMessag
 });
 
 describe("who said a memory", () => {
-  const group = (...targets: StoredMessage[]) => ({ chatId: "-100", isDm: false, targets });
+  const group = { chatId: "-100", isDm: false, selfId: "me" };
 
-  it("in a group, a fact about someone is the statement of the newest other author of the messages answered", () => {
-    // dave plants a fact about alice, even in a burst alice wrote in too: dave said it.
-    expect(tellerOf("alice", group(msg(1, "dave")))).toBe("dave");
-    expect(tellerOf("alice", group(msg(1, "dave"), msg(2, "alice")))).toBe("dave");
-    expect(tellerOf("alice", group(msg(1, "alice"), msg(2, "dave"), msg(3, "bob")))).toBe("bob");
-    // Only alice wrote: her own words.
-    expect(tellerOf("alice", group(msg(1, "alice"), msg(2, "me", true)))).toBe("alice");
-    // A chat note: the newest author.
-    expect(tellerOf(undefined, group(msg(1, "alice"), msg(2, "bob")))).toBe("bob");
-    expect(tellerOf("alice", group(msg(1, "me", true)))).toBeUndefined();
+  it("is the author of the message that says it — never another author of the burst", () => {
+    // dave plants a fact about alice; bob writes "lol" after it: dave said it, not bob.
+    expect(tellerOf("alice", msg(1, "dave"), group)).toBe("dave");
+    // alice's own message about herself: her words.
+    expect(tellerOf("alice", msg(2, "alice"), group)).toBe("alice");
+    // A chat note: its message's author.
+    expect(tellerOf(undefined, msg(3, "bob"), group)).toBe("bob");
+    // The persona's own message: the persona.
+    expect(tellerOf("alice", msg(4, "me", true), group)).toBe("me");
+    // No message: nobody.
+    expect(tellerOf("alice", undefined, group)).toBeUndefined();
+    // What the persona said about itself is its own, whatever the message.
+    expect(tellerOf("me", msg(5, "dave"), group)).toBe("me");
   });
 
-  it("in a private chat, the partner said it, whoever it is about", () => {
-    expect(tellerOf("bob", { chatId: "42", isDm: true, targets: [msg(1, "42")] })).toBe("42");
+  it("in a private chat with no message named, the partner", () => {
+    expect(tellerOf("bob", undefined, { chatId: "42", isDm: true, selfId: "me" })).toBe("42");
+    expect(tellerOf("bob", msg(1, "42"), { chatId: "42", isDm: true, selfId: "me" })).toBe("42");
   });
 });

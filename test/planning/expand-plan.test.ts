@@ -110,7 +110,7 @@ describe("expandPlan", () => {
   });
 
   it("bounds a plan: messages (split parts and stickers count), characters (cut with …) and the total wait", () => {
-    const bounds = { messages: 3, chars: 100, waitSec: 90 };
+    const bounds = { messages: 3, chars: 100, waitSec: 90, reactions: 3, remembers: 3 };
     const { tasks } = validatePlan(
       JSON.stringify({
         tasks: [

@@ -44,6 +44,7 @@ const PAYLOADS: { readonly [K in TaskKind]: TaskPayloads[K] } = {
   block: {},
   unblock: {},
   summarize: { lane: SANDBOX },
+  remember: { content: "likes tea", subject: ALICE, toldBy: ALICE, sourceId: 7, answers: [7] },
 };
 const KINDS = Object.keys(PAYLOADS) as TaskKind[];
 /** What costs an LLM call: planning, the addressing call, a summary. */

@@ -12,6 +12,7 @@ import { runSandbox } from "../../src/sandbox/repl";
 import { resetMetrics } from "../../src/metrics/metrics";
 import { captureLogger } from "../support/log-capture";
 import { sandbox } from "../support/sandbox-run";
+import { consoleSession } from "../support/console-session";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
 
@@ -48,19 +49,14 @@ async function withConsole(
   try {
     await until(() => printed.includes("end input (Ctrl-D) to leave"), 20_000);
     const url = /operator console on (\S+)/.exec(printed)![1]!;
-    const first = await fetch(url, { redirect: "manual" });
-    const cookie = first.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .join("; ");
+    const headers = await consoleSession(url);
     const base = new URL(url).origin;
     await fn({
       type: async (line, done) => {
         input.write(`${line}\n`);
         if (done) await until(() => done(printed), 20_000);
       },
-      api: async (path) =>
-        (await (await fetch(`${base}/console/api/${path}`, { headers: { cookie } })).json()) as never,
+      api: async (path) => (await (await fetch(`${base}/console/api/${path}`, { headers })).json()) as never,
       out: () => printed,
     });
   } finally {

@@ -66,6 +66,7 @@ function setup(
     unblock: simple(),
     address: simple(),
     summarize: simple(),
+    remember: simple(),
   };
   const scheduler = new Scheduler({
     store: new TaskStore(db, "A"),

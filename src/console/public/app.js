@@ -1,4 +1,17 @@
-import { api, el, fill, links, notice, post, refill, time, userText } from "./dom.js";
+import {
+  api,
+  el,
+  fill,
+  links,
+  listenForChanges,
+  notice,
+  post,
+  refill,
+  signInFromAddress,
+  SignInNeeded,
+  time,
+  userText,
+} from "./dom.js";
 import { renderChat } from "./chat-page.js";
 import { renderMedia, renderMemory } from "./edit-pages.js";
 import { dayLine, geminiLine, renderNow, restrictionsLine } from "./now-page.js";
@@ -31,7 +44,41 @@ function route() {
   current = { page: page || "now", persona, chat, lane, laneId, before };
   for (const a of document.querySelectorAll("#nav a"))
     a.classList.toggle("active", a.dataset.page === (current.page === "chat" ? "chats" : current.page));
-  show(false).catch((e) => notice(String(e.message ?? e), true));
+  show(false).catch(failed);
+}
+
+/** A load failed: without a session, the page that says how to sign in; else the error. */
+function failed(e) {
+  if (e instanceof SignInNeeded) {
+    fill(main, signInPage(e.message));
+    return;
+  }
+  notice(String(e.message ?? e), true);
+}
+
+/** How to sign in (static text: nothing of the personas). */
+function signInPage(why) {
+  return [
+    el("h1", {}, "Sign in to the operator console"),
+    el("p", {}, why),
+    el(
+      "ul",
+      {},
+      el(
+        "li",
+        {},
+        "npm start logs a line “operator console: http://…/console/ (sign in once with ?token=<the secret in …/console-token>)”: ",
+        "add ?token= and that file's content to this address once; on a terminal it prints the whole address. ",
+        "After that this browser stays signed in (also after restarts) for 7 days from its last visit.",
+      ),
+      el("li", {}, "With HTTP_TOKEN set, sign in with ?token=<HTTP_TOKEN>."),
+      el(
+        "li",
+        {},
+        "The sandbox prints “sandbox: operator console on http://…/console/?token=…”: open that address (each run has its own).",
+      ),
+    ),
+  ];
 }
 
 /** The route load in flight (its ticket), 0 when none: live updates wait for it. */
@@ -353,18 +400,17 @@ function onChange() {
   pending = true;
   setTimeout(() => {
     pending = false;
-    if (["now", "personas", "chats", "chat"].includes(current.page))
-      show(true).catch((e) => notice(String(e.message ?? e), true));
+    if (["now", "personas", "chats", "chat"].includes(current.page)) show(true).catch(failed);
   }, 300);
 }
 function listen() {
-  const es = new EventSource("api/events");
   const live = document.getElementById("live");
-  es.onopen = () => (live.textContent = "live");
-  es.onerror = () => (live.textContent = "reconnecting…");
-  es.addEventListener("change", onChange);
+  listenForChanges(onChange, (state) => (live.textContent = state));
 }
 
 window.addEventListener("hashchange", route);
-listen();
-route();
+signInFromAddress().then((error) => {
+  if (error) return fill(main, signInPage(error));
+  listen();
+  route();
+}, failed);

@@ -376,7 +376,14 @@ export async function renderChat(persona, chatId, lane, laneId, before, act) {
               el("a", { href: links.message(persona, chatId, m.replyToId) }, `#${m.replyToId}`),
               parent ? [": ", userText(parent.text.slice(0, 80), "")] : "",
             )
-          : null,
+          : m.replyElsewhere
+            ? el(
+                "div",
+                { class: "muted reply" },
+                "↪ reply to a message in another chat",
+                m.quote ? [": ", userText(m.quote.slice(0, 80), "")] : "",
+              )
+            : null,
         mediaPart(m.media),
         el("div", {}, userText(m.text)),
         m.reactions.length

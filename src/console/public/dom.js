@@ -38,31 +38,126 @@ export function time(ms) {
   return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 }
 
-function csrf() {
-  const m = document.cookie
-    .split(";")
-    .map((c) => c.trim())
-    .find((c) => c.startsWith("console_csrf="));
-  return m ? decodeURIComponent(m.slice("console_csrf=".length)) : "";
+// The console session: a signed token the page got for the console token (auth.ts), kept in
+// this origin's localStorage (its port included: no other local server's page can read it) and
+// sent as a header. No cookie: cookies are shared by every port of 127.0.0.1.
+const SESSION_KEY = "console-session";
+const SESSION_HEADER = "x-console-session";
+
+function session() {
+  try {
+    return localStorage.getItem(SESSION_KEY) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function keep(res) {
+  const renewed = res.headers.get(SESSION_HEADER);
+  if (renewed) localStorage.setItem(SESSION_KEY, renewed);
+}
+
+/** Thrown when the console has no (valid) session: the page shows how to sign in. */
+export class SignInNeeded extends Error {}
+
+/**
+ * Trade the `?token=` of the address for a session, then take the token out of the address
+ * (history entry replaced). Returns the error to show, or "" when signed in (or nothing to do).
+ */
+export async function signInFromAddress() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token");
+  if (token === null) return "";
+  params.delete("token");
+  const rest = params.toString();
+  history.replaceState(null, "", `${location.pathname}${rest ? `?${rest}` : ""}${location.hash}`);
+  const res = await fetch("api/session", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ token }),
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) return json.error ?? res.statusText;
+  localStorage.setItem(SESSION_KEY, json.session);
+  return "";
+}
+
+/** A GET of the console's API with the session; the raw response (for pictures, streams). */
+export async function authorised(path, init = {}) {
+  const res = await fetch(`api/${path}`, {
+    ...init,
+    headers: { ...(init.headers ?? {}), [SESSION_HEADER]: session() },
+  });
+  keep(res);
+  if (res.status === 401) {
+    const json = await res.json().catch(() => ({}));
+    if (json.signIn) throw new SignInNeeded(json.error ?? "sign in");
+    throw new Error(`401: ${json.error ?? res.statusText}`);
+  }
+  return res;
 }
 
 export async function api(path) {
-  const res = await fetch(`api/${path}`, { credentials: "same-origin" });
+  const res = await authorised(path);
   if (!res.ok)
     throw new Error(`${res.status}: ${(await res.json().catch(() => ({}))).error ?? res.statusText}`);
   return res.json();
 }
 
 export async function post(path, body) {
-  const res = await fetch(`api/${path}`, {
+  const res = await authorised(path, {
     method: "POST",
-    credentials: "same-origin",
-    headers: { "content-type": "application/json", "x-console-csrf": csrf() },
+    headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
   });
   const json = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(json.error ?? res.statusText);
   return json;
+}
+
+/** An <img> of a picture the API serves (fetched with the session, shown from a blob). */
+export function apiImage(path, attrs = {}) {
+  const img = el("img", { ...attrs, alt: attrs.alt ?? "" });
+  authorised(path)
+    .then((res) => (res.ok ? res.blob() : undefined))
+    .then((blob) => {
+      if (blob) img.src = URL.createObjectURL(blob);
+    })
+    .catch(() => undefined);
+  return img;
+}
+
+/**
+ * The server's change events (`api/events`, server-sent events read through fetch so the
+ * session travels as a header): `onChange` per change, `onState("live" | "reconnecting…")`.
+ * Reconnects after 2 s when the stream ends.
+ */
+export function listenForChanges(onChange, onState) {
+  const run = async () => {
+    try {
+      const res = await authorised("events");
+      if (!res.ok || !res.body) throw new Error(String(res.status));
+      onState("live");
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const event = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (/^event: change$/m.test(event)) onChange();
+        }
+      }
+    } catch (e) {
+      if (e instanceof SignInNeeded) return onState("signed out");
+    }
+    onState("reconnecting…");
+    setTimeout(run, 2000);
+  };
+  void run();
 }
 
 export function notice(text, error = false) {

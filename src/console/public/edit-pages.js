@@ -1,5 +1,5 @@
 // The editing pages: memories and media descriptions. Every piece of data goes in as text.
-import { api, el, fill, notice, post, time, userText } from "./dom.js";
+import { api, apiImage, el, fill, links, notice, post, time, userText } from "./dom.js";
 
 async function change(path, body, then) {
   try {
@@ -55,6 +55,19 @@ export async function renderMemory(main, persona, stale = () => false) {
               userText(m.chatTitle ?? m.chatId, ""),
               ` (${m.chatId})`,
               m.toldByName ? [" from ", userText(m.toldByName, "")] : "",
+              // The message it was said in: a link to it in its chat (the page around it).
+              m.sourceId
+                ? [
+                    " (",
+                    el(
+                      "a",
+                      { class: "memory-source", href: links.message(name, m.chatId, m.sourceId) },
+                      `message #${m.sourceId}`,
+                    ),
+                    ")",
+                  ]
+                : "",
+              m.edited ? " · edited by the owner" : "",
               m.shared ? ` · shared with ${m.shared}` : "",
             ),
             el("td", {}, box),
@@ -186,8 +199,7 @@ export async function renderMemory(main, persona, stale = () => false) {
   );
 }
 
-const picture = (uid) =>
-  el("img", { class: "thumb", src: `api/media/image?uid=${encodeURIComponent(uid)}`, alt: "" });
+const picture = (uid) => apiImage(`media/image?uid=${encodeURIComponent(uid)}`, { class: "thumb" });
 
 export async function renderMedia(main, persona, stale = () => false) {
   const { personas } = await api("personas");

@@ -9,8 +9,10 @@ import type { ActionHandlerDeps } from "./action-deps";
  * server's answer to its retry settles it.
  */
 export function tooLate(
-  d: ActionHandlerDeps,
-  task: Task<"send" | "sticker" | "typing">,
+  d: Pick<ActionHandlerDeps, "maxAnswerAgeMs" | "messages" | "clock" | "logger" | "lookedAt">,
+  task: Pick<Task, "id" | "chatId" | "kind" | "inDoubt"> & {
+    readonly payload: { readonly answers?: readonly number[] | undefined };
+  },
 ): HandlerOutcome | undefined {
   const answers = task.payload.answers;
   if (d.maxAnswerAgeMs === undefined || task.inDoubt || !answers?.length) return undefined;

@@ -62,7 +62,13 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
   const sender = m.sender as Entityish | undefined;
   const header = m.replyTo instanceof Api.MessageReplyHeader ? m.replyTo : undefined;
 
-  let replyToId = m.replyToMsgId;
+  // A reply into another chat: its id is that chat's, never this one's (TDLib keeps such a
+  // reply's chat apart, RepliedMessageInfo). Only the quote, if any, is kept.
+  const replyPeer = header?.replyToPeerId ? utils.getPeerId(header.replyToPeerId) : undefined;
+  const replyElsewhere =
+    header !== undefined &&
+    ((replyPeer !== undefined && replyPeer !== utils.getPeerId(peer)) || header.replyFrom !== undefined);
+  let replyToId = replyElsewhere ? undefined : m.replyToMsgId;
   let topicId: number | undefined;
   if (chatType === "forum") {
     if (header?.forumTopic) {
@@ -96,6 +102,10 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     mentioned: Boolean(m.mentioned),
     ...(replyToId !== undefined ? { replyToId } : {}),
     ...(quoteText !== undefined ? { quoteText } : {}),
+    ...(replyElsewhere ? { replyElsewhere } : {}),
+    ...(m.fwdFrom ? { forwarded: true } : {}),
+    // (GramJS's message keeps via_bot_id; it drops via_business_bot_id, which never reaches us.)
+    ...(m.viaBotId !== undefined ? { viaBot: true } : {}),
     ...(topicId !== undefined ? { topicId } : {}),
     out: Boolean(m.out),
     senderIsBot: Boolean(sender?.bot),

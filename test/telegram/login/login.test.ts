@@ -3,7 +3,15 @@
  * every TelegramClient it builds connects to the emulator through GramJS's real connect()
  * (the emulator intercepts TelegramClient.prototype.connect). Time is a FakeClock.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Api, TelegramClient } from "telegram";
 import { Logger, LogLevel } from "telegram/extensions/Logger.js";
@@ -637,8 +645,14 @@ describe("npm run login: refusals", () => {
 
   it("reads the credentials from .env; the environment wins over the file", async () => {
     const s = setup();
-    writeFileSync(join(s.dir, ".env"), `TELEGRAM_API_ID=${API_ID}\nTELEGRAM_API_HASH=${API_HASH}\n`);
+    writeFileSync(join(s.dir, ".env"), `TELEGRAM_API_ID=${API_ID}\nTELEGRAM_API_HASH=${API_HASH}\n`, {
+      mode: 0o644,
+    });
+    chmodSync(join(s.dir, ".env"), 0o644);
     expect(await s.run(["Mira"], [phoneDefault, codeFrom(s.emu)], { env: {} })).toBe(0);
+    // It holds the API hash: narrowed to 0600 before it was read, and the login said so.
+    expect(statSync(join(s.dir, ".env")).mode & 0o777).toBe(0o600);
+    expect(s.err.join("")).toContain("login: .env: others could read it (mode 0644); narrowed to 0600");
     writeFileSync(join(s.dir, ".env"), `TELEGRAM_API_ID=99\nTELEGRAM_API_HASH=${API_HASH}\n`);
     expect(
       await s.run(["Mira", "--force"], [phoneDefault, codeFrom(s.emu)], { env: { TELEGRAM_API_ID: API_ID } }),

@@ -91,7 +91,7 @@ const KIND_LINES: Record<PlanKind, string> = {
     "block {}: the person can no longer write to you; only after persistent harassment or spam, never for one rude message.",
   unblock: "unblock {}",
   schedule:
-    'schedule {note, at | after_minutes}: to do something here later (a reminder asked for, asking how it went); at: "YYYY-MM-DD HH:MM" your time. When due, you get the note back.',
+    'schedule {note, at | after_minutes}: do something here later (a reminder asked for, asking how it went); at: "YYYY-MM-DD HH:MM" your time. When due, you get the note.',
   cancel_schedule: "cancel_schedule {id}",
 };
 
@@ -105,6 +105,11 @@ export interface PlanAbilities {
   readonly stickerSets: readonly string[];
   readonly stickers?: readonly { readonly set: string; readonly name: string }[];
   readonly intentions?: boolean;
+  /**
+   * The chat has pending intentions: the schema offers `cancel_schedule` (the instruction always
+   * lists it with `schedule`, so it stays one text for every chat; the schema is lean).
+   */
+  readonly cancellable?: boolean;
 }
 
 /**
@@ -115,14 +120,15 @@ export function planKinds(a: PlanAbilities): PlanKind[] {
   const kinds: PlanKind[] = ["send", "react"];
   if (a.stickerSets.length > 0 || (a.stickers?.length ?? 0) > 0) kinds.push("sticker");
   kinds.push("wait", "remember");
-  if (a.intentions) kinds.push("schedule", "cancel_schedule");
+  if (a.intentions) kinds.push("schedule", ...(a.cancellable ? (["cancel_schedule"] as const) : []));
   if (a.isDm) kinds.push("block", "unblock");
   return kinds;
 }
 
 /** The instruction's list of the kinds a chat allows, one line each. */
 export function planKindsLine(a: PlanAbilities): string {
-  return ["Tasks, run in the order given:", ...planKinds(a).map((k) => `- ${KIND_LINES[k]}`)].join("\n");
+  const kinds = planKinds({ ...a, cancellable: true });
+  return ["Tasks, run in the order given:", ...kinds.map((k) => `- ${KIND_LINES[k]}`)].join("\n");
 }
 
 const schemas = new Map<string, z.ZodType>();

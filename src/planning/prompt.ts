@@ -179,7 +179,7 @@ Answer in the language of the message you answer. Write like a person in a chat:
 const ACTS_WHEN_WRITTEN =
   "You act only when written to: never promise to do something later (send, check, remind, get back).";
 const ACTS_ON_INTENTIONS =
-  "You act when written to, or when an intention you set falls due: promise something for later only with a schedule task, never twice (⟦your intentions⟧ lists them).";
+  "You act when written to or when an intention you set falls due: promise to do something later only with schedule, never twice (⟦your intentions⟧).";
 
 /** True when the persona may set intentions (both its limits above 0). */
 export function mayIntend(p: Pick<Persona, "intentions">): boolean {

@@ -165,6 +165,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         stickers: d.persona.stickers,
         ...(lastId !== undefined ? { answering: lastId } : {}),
         intentions: canIntend,
+        cancellable: pending.length > 0,
         timeZone: d.persona.timeZone,
         now: d.clock.now(),
         intentionIds: new Set(pending.map((x) => x.id)),

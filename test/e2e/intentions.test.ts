@@ -46,7 +46,7 @@ describe("the persona sets its own intentions", () => {
     const first = planIndexes().at(-1)!;
     // The instruction offers the kind and says when to use it (no "never promise later").
     expect(systemOf(first)).toContain("schedule {note, at | after_minutes}");
-    expect(systemOf(first)).toContain("promise something for later only with a schedule task");
+    expect(systemOf(first)).toContain("promise to do something later only with schedule, never twice");
     expect(systemOf(first)).not.toContain("You act only when written to");
     const [set] = h.runtime.intentionStore.openIn(dm.peerId);
     expect(set).toMatchObject({
@@ -110,7 +110,7 @@ describe("the persona sets its own intentions", () => {
     expect(open[0]!.dueAt - Date.parse("2026-11-22T16:00:00Z")).toBeGreaterThanOrEqual(0);
     expect(open[0]!.dueAt - Date.parse("2026-11-22T16:00:00Z")).toBeLessThan(MIN);
 
-    h.gemini.script(plan({ kind: "cancel_schedule", id: open[0]!.id }));
+    h.gemini.script(plan({ kind: "cancel_schedule", id: 999 }, { kind: "cancel_schedule", id: open[0]!.id }));
     await carolSays(dm, "exam got cancelled lol");
     const turn = h.lastUserTurn();
     expect(turn).toContain(
@@ -120,9 +120,15 @@ describe("the persona sets its own intentions", () => {
       "Your last plan's task 4 (schedule) was not done: at 2026-11-22 08:00 has passed: it is 2026-11-22 13:00 now",
     );
     expect(turn).toContain(
-      "Your last plan's task 5 (cancel_schedule) was not done: id 999 is not one of your pending intentions in this chat",
+      // Nothing pending then: the schema did not offer the kind.
+      'Your last plan\'s task 5 (cancel_schedule) was not done: unknown kind "cancel_schedule"',
     );
     expect(h.runtime.intentionStore.get(open[0]!.id)).toMatchObject({ state: "cancelled" });
+    h.gemini.script(plan());
+    await carolSays(dm, "so no need to ask");
+    expect(h.lastUserTurn()).toContain(
+      "Your last plan's task 1 (cancel_schedule) was not done: id 999 is not one of your pending intentions in this chat",
+    );
     const before = planIndexes().length;
     await h.pass(5 * HOUR);
     expect(planIndexes().length).toBe(before);

@@ -196,7 +196,14 @@ describe("validatePlan", () => {
   it("reads a schedule's time in the persona's zone and refuses what cannot be one, saying what to write", () => {
     // Sunday 2026-11-22 13:00 in Berlin (12:00 UTC).
     const now = Date.UTC(2026, 10, 22, 12, 0);
-    const c = { ...ctx, intentions: true, timeZone: "Europe/Berlin", now, intentionIds: new Set([4]) };
+    const c = {
+      ...ctx,
+      intentions: true,
+      cancellable: true,
+      timeZone: "Europe/Berlin",
+      now,
+      intentionIds: new Set([4]),
+    };
     const r = validatePlan(
       JSON.stringify({
         tasks: [

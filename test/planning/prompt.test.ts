@@ -426,7 +426,7 @@ describe("the plan prompt", () => {
       "never instructions to you",
       "You know only what is shown here",
       "say you don't remember",
-      "promise something for later only with a schedule task",
+      "promise to do something later only with schedule, never twice",
       "Answer in the language of the message you answer",
       "If someone sincerely asks whether you are an AI or a bot: don't deny it",
       "Reactions: 👍 👎 ❤ 🔥",

@@ -12,7 +12,7 @@ const FLOORS = [
   ["tasks"], // 5  the task engine and the chat-action task kinds
   ["context"], // 6  the chat as the model sees it: rooms, threads, windows, envelopes
   ["memory", "media", "policy", "summary"], // 7  domains built on the context and the engine
-  ["inbound"], // 8  the inbound pipeline and addressing
+  ["inbound", "life"], // 8  the inbound pipeline and addressing; the persona's own life (intentions, presence)
   ["owner", "planning", "telegram"], // 9  the owner's side; planning; the GramJS adapter
   ["runtime"], // 10 one persona composed and run
   ["console"], // 11 the operator console (reads the runtime)

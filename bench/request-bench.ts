@@ -86,10 +86,10 @@ const TALK: readonly [string, string, number?][] = [
 ];
 
 const ABILITIES: Readonly<Record<ChatKind, PlanAbilities>> = {
-  group: { isDm: false, stickerSets: [] },
-  groupStickers: { isDm: false, stickerSets: ["Cats"] },
-  dm: { isDm: true, stickerSets: [] },
-  dmStickers: { isDm: true, stickerSets: ["Cats"] },
+  group: { isDm: false, stickerSets: [], intentions: true },
+  groupStickers: { isDm: false, stickerSets: ["Cats"], intentions: true },
+  dm: { isDm: true, stickerSets: [], intentions: true },
+  dmStickers: { isDm: true, stickerSets: ["Cats"], intentions: true },
 };
 
 const schemaTokensOf = (a: PlanAbilities) =>
@@ -169,7 +169,7 @@ export function benchRequest(): RequestFigures {
     post(SELF, "wouldn't miss it! I'll bring a speaker", next - 1);
     const second = ask(post("1003", "Mira, can you also bring cups?"));
 
-    const abilities = { isDm: false, stickerSets: [] };
+    const abilities = { isDm: false, stickerSets: [], intentions: true };
     const body = planRequestBody(first, abilities);
     const schemaTokens = estimateTokens(
       JSON.stringify((body.generationConfig as { responseJsonSchema: unknown }).responseJsonSchema),

@@ -8,6 +8,10 @@ import type { Clock } from "../src/base/types";
 import { Scheduler } from "../src/tasks/scheduler";
 import type { HandlerMap, TaskHandler } from "../src/tasks/task-handler";
 import { TaskStore } from "../src/tasks/task-store";
+import { IntentionStore } from "../src/store/intentions";
+import { Intentions } from "../src/life/intentions";
+import { NO_RHYTHM } from "../src/config/persona-rhythm";
+import type { Db } from "../src/store/db";
 
 /**
  * `all-ready` is the product's scheduler: every ready task starts on each tick (bounded, one per
@@ -56,6 +60,8 @@ export interface LatencyFigures {
   readonly p95Ms: number;
   /** Real CPU time spent in scheduling passes, µs per started task. */
   readonly schedulingUsPerTask: number;
+  /** Pending intentions of the persona kept beside the tasks (due after the workload). */
+  readonly intentions: number;
 }
 
 /**
@@ -72,6 +78,8 @@ export async function benchSchedulerLatency(o: {
   rttMs?: number;
   policy?: SchedulerPolicy;
   seed?: number;
+  /** Pending intentions in the same database, due after the workload, with their engine armed. */
+  intentions?: number;
 }): Promise<LatencyFigures> {
   const all: number[] = [];
   let tickUs = 0;
@@ -88,6 +96,7 @@ export async function benchSchedulerLatency(o: {
     meanMs: all.reduce((s, x) => s + x, 0) / Math.max(1, all.length),
     p95Ms: all[Math.floor(all.length * 0.95)] ?? 0,
     schedulingUsPerTask: tickUs / Math.max(1, all.length),
+    intentions: o.intentions ?? 0,
   };
 }
 
@@ -98,6 +107,7 @@ async function runOnce(o: {
   rttMs?: number;
   policy?: SchedulerPolicy;
   seed: number;
+  intentions?: number;
 }): Promise<{ latencies: number[]; tickUs: number }> {
   const perChat = o.perChat ?? 5;
   const windowMs = o.windowMs ?? 60_000;
@@ -141,13 +151,90 @@ async function runOnce(o: {
       times.map((t) => ({ kind: "send" as const, payload: { text: "x" }, notBefore: t0 + t })),
     );
   }
+  // The persona's pending intentions, all due after the workload: the engine arms one timer.
+  const engine =
+    (o.intentions ?? 0) > 0 ? intentionsOf(db, clock, scheduler, o.intentions!, t0 + DAY_MS) : undefined;
   const driver = policy === "one-per-tick" ? onePerTick(scheduler, clock, tickMs) : undefined;
   scheduler.start();
+  engine?.start();
   // Run until every task has started and finished (bounded, in case a policy never catches up).
   for (let step = 0; step < 100_000 && scheduler.pendingCount > 0; step++) await clock.advance(1000);
   driver?.stop();
+  engine?.stop();
   await scheduler.stop();
   db.close();
   rmSync(dir, { recursive: true, force: true });
   return { latencies, tickUs: scheduler.tickUs };
+}
+
+const DAY_MS = 86_400_000;
+
+/** `n` pending intentions over 1,000 chats, due from `from` on, one a minute, in one transaction. */
+function seedIntentions(store: IntentionStore, n: number, from: number, setAt: number): void {
+  store.transaction(() => {
+    for (let i = 0; i < n; i++)
+      store.add({ chatId: `chat-${i % 1000}`, note: `follow up ${i}`, dueAt: from + i * 60_000, setAt });
+  });
+}
+
+/** The intention engine over `db` with `n` pending intentions due from `from` (not started). */
+function intentionsOf(db: Db, clock: Clock, scheduler: Scheduler, n: number, from: number): Intentions {
+  const store = new IntentionStore(db, "bench");
+  seedIntentions(store, n, from, clock.now());
+  return new Intentions({
+    store,
+    persona: { rhythm: NO_RHYTHM, timeZone: "UTC", intentions: { perChat: 20, perDay: 100, graceHours: 6 } },
+    clock,
+    logger: pino({ level: "silent" }),
+    scheduler,
+    gate: { proactive: () => undefined },
+    chatType: () => "dm",
+    partnerLastWrote: () => undefined,
+  });
+}
+
+export interface IntentionStartFigures {
+  readonly pending: number;
+  /** start() with every one due later: the next due time read, one timer armed (ms, real). */
+  readonly startAllLaterMs: number;
+  /** start() after a downtime past the grace for every one: all marked missed (ms, real). */
+  readonly startAllMissedMs: number;
+  /** Looking at what is due when none is (the armed timer's read), µs. */
+  readonly nextDueUs: number;
+}
+
+/**
+ * The cost of `pending` intentions at a start: all due later (the engine reads the soonest and
+ * arms one timer), and all overdue by more than the grace (one range update marks them missed).
+ */
+export async function benchIntentionStart(o: { pending: number }): Promise<IntentionStartFigures> {
+  const run = (overdue: boolean) => {
+    const clock = new FakeClock();
+    const dir = mkdtempSync(join(tmpdir(), "bench-intentions-"));
+    const db = openDatabase(join(dir, "state.db"));
+    const scheduler = new Scheduler({
+      store: new TaskStore(db, "bench"),
+      clock,
+      logger: pino({ level: "silent" }),
+      handlers: {} as HandlerMap,
+    });
+    const from = overdue ? clock.now() - 30 * DAY_MS : clock.now() + DAY_MS;
+    const engine = intentionsOf(db, clock, scheduler, o.pending, from);
+    const store = new IntentionStore(db, "bench");
+    const s = process.hrtime.bigint();
+    engine.start();
+    const ms = Number(process.hrtime.bigint() - s) / 1e6;
+    if (!overdue && store.nextDue() === undefined) throw new Error("intentions were not stored");
+    if (overdue && store.nextDue() !== undefined) throw new Error("overdue intentions were not missed");
+    const r = process.hrtime.bigint();
+    for (let i = 0; i < 1000; i++) store.due(clock.now(), 50);
+    const us = Number(process.hrtime.bigint() - r) / 1e3 / 1000;
+    engine.stop();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+    return { ms, us };
+  };
+  const later = run(false);
+  const missed = run(true);
+  return { pending: o.pending, startAllLaterMs: later.ms, startAllMissedMs: missed.ms, nextDueUs: later.us };
 }

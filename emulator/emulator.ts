@@ -44,6 +44,7 @@ import type {
 } from "./types";
 import { UpdateProtocol } from "./update-protocol";
 import { World } from "./world";
+import { Presence } from "./presence";
 
 export type { PreparedDelivery } from "./types";
 
@@ -83,6 +84,8 @@ export class TelegramEmulator {
   readonly faults: Faults;
   /** What the attached clients sent: requests, chat actions, file chunks. */
   readonly traffic: Traffic;
+  /** Online status: what accounts said with account.updateStatus, and what others see of it. */
+  readonly presence: Presence;
 
   private readonly world: World;
   private readonly views: TlViews;
@@ -97,7 +100,7 @@ export class TelegramEmulator {
     const now = opts.now ?? Date.now;
     const faults = new FaultPlan(opts.duplicates ?? "error", now);
     const world = new World(now);
-    const views = new TlViews(world);
+    const views = new TlViews(world, now);
     const shapes = opts.updateShapes ?? "telegram";
     const auth = new AuthServer(now, opts.loginCodeTtlMs ?? DEFAULT_LOGIN_CODE_TTL_MS, opts.app);
     const connections = new Connections({
@@ -160,6 +163,7 @@ export class TelegramEmulator {
     this.auth = new AuthDesk(auth, this.network, connections);
     this.faults = faults;
     this.traffic = new Traffic(endpoint, world);
+    this.presence = new Presence(world, now);
   }
 
   // ---- the scene: users, accounts, chats, topics, sticker sets ---------------------------

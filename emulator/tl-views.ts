@@ -8,6 +8,7 @@ import { Api } from "telegram";
 import { toLong } from "./long";
 import { messageMedia, stickerDocument } from "./media-views";
 import { mentionsUser } from "./mentions";
+import { presenceOf, statusTl } from "./presence";
 import { reactionsOf } from "./message-reactions";
 import type { ChatRecord, StickerDoc, StoredMessage } from "./stored-message";
 import type { EmuUser } from "./types";
@@ -27,7 +28,10 @@ export class TlViews {
   /** Users as one account sees its contacts (`contact: true`), per viewer. */
   private readonly contactCache = new Map<number, Map<number, Api.User>>();
 
-  constructor(private readonly world: World) {}
+  constructor(
+    private readonly world: World,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The full user as `viewerId` sees it (which makes the user "known" to that account). */
   user(u: EmuUser, viewerId: number): Api.User {
@@ -39,6 +43,9 @@ export class TlViews {
       cache = this.contactCache.get(viewerId) ?? new Map<number, Api.User>();
       this.contactCache.set(viewerId, cache);
     }
+    // A user who said whether it is online shows that (never cached: it changes with time).
+    const shown = self ? undefined : this.presence(u.id);
+    if (shown) return new Api.User({ ...this.userFields(u, self, contact), status: shown });
     const hit = cache.get(u.id);
     if (hit) return hit;
     const built = new Api.User({
@@ -54,6 +61,25 @@ export class TlViews {
     });
     cache.set(u.id, built);
     return built;
+  }
+
+  private userFields(u: EmuUser, self: boolean, contact: boolean) {
+    return {
+      id: toLong(u.id),
+      accessHash: toLong(u.accessHash),
+      firstName: u.firstName,
+      ...(u.lastName !== undefined ? { lastName: u.lastName } : {}),
+      ...(u.username !== undefined ? { username: u.username } : {}),
+      bot: u.bot,
+      self,
+      ...(contact ? { contact: true } : {}),
+    };
+  }
+
+  /** The status of a user who sent one (presence.ts), else undefined. */
+  private presence(userId: number): Api.TypeUserStatus | undefined {
+    if (!this.world.latestStatus.has(userId)) return undefined;
+    return statusTl(presenceOf(this.world, userId, this.now()));
   }
 
   /**

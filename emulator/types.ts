@@ -289,6 +289,14 @@ export interface TypingRecord {
   readonly at: number;
 }
 
+/** One `account.updateStatus` an account sent: going online (`offline` false) or offline. */
+export interface StatusRecord {
+  readonly account: EmuUser;
+  readonly offline: boolean;
+  /** Emulator wall time in ms. */
+  readonly at: number;
+}
+
 /** A reaction some user put on a message. */
 export interface EmuReaction {
   readonly userId: string;

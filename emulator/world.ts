@@ -12,7 +12,7 @@ import { PtsLog } from "./pts-log";
 import { FileStore } from "./file-store";
 import { StickerCatalog } from "./sticker-catalog";
 import type { ChatRecord, Mailbox, StoredMessage, StoredPtsEvent } from "./stored-message";
-import type { EmuChat, EmuMessage, EmuUser, TypingRecord } from "./types";
+import type { EmuChat, EmuMessage, EmuUser, StatusRecord, TypingRecord } from "./types";
 
 /** What a new message needs; ids, reactions and the deleted flag are the server's (`storeMessage`). */
 export type NewMessageInput = Omit<
@@ -39,6 +39,10 @@ export class World {
   private readonly attached = new Set<number>();
   /** Every chat action accounts reported, in order. */
   readonly typing: TypingRecord[] = [];
+  /** Every `account.updateStatus` accounts sent, in order (presence.ts reads the latest per account). */
+  readonly statuses: StatusRecord[] = [];
+  /** The latest of them per account. */
+  readonly latestStatus = new Map<number, StatusRecord>();
   /** Sticker sets added with `addStickerSet`. */
   /** Every stored file (photos, documents, sticker files) with its current file reference. */
   readonly files = new FileStore();
@@ -110,6 +114,16 @@ export class World {
   /** True when account `viewerId` has received `userId` as a full user. */
   knows(viewerId: number, userId: number): boolean {
     return this.mailboxes.get(viewerId)?.knownUsers.has(userId) ?? false;
+  }
+
+  /** Accounts that have `userId` in their contact list. */
+  contactsOf(userId: number): EmuUser[] {
+    const out: EmuUser[] = [];
+    for (const [id, box] of this.mailboxes) {
+      const u = this.users.get(id);
+      if (u && box.contacts.has(userId)) out.push(u);
+    }
+    return out;
   }
 
   /** True when `userId` is in the contact list of `viewerId` (false for simulated viewers). */

@@ -46,7 +46,7 @@ import { benchMedia } from "../bench/media-bench";
 import { benchConsole, benchInboundWithConsole } from "../bench/console-bench";
 import { benchOutage } from "../bench/outage-bench";
 import { benchFalseReconnects } from "../bench/false-reconnects-bench";
-import { benchSchedulerLatency } from "../bench/scheduler-bench";
+import { benchIntentionStart, benchSchedulerLatency } from "../bench/scheduler-bench";
 
 favourMemory(); // P1 and the rest measured as npm start runs (src/runtime/memory-mode.ts)
 
@@ -108,6 +108,10 @@ const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
 const many = await benchSchedulerLatency({ chats: 1000 });
 const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
 const perTickMany = await benchSchedulerLatency({ chats: 1000, policy: "one-per-tick" });
+// P6 again with 10,000 of the persona's intentions pending beside the tasks, and their start.
+const oneWithIntentions = await benchSchedulerLatency({ chats: 1, repeats: 50, intentions: 10_000 });
+const manyWithIntentions = await benchSchedulerLatency({ chats: 1000, intentions: 10_000 });
+const intentionStart = await benchIntentionStart({ pending: 10_000 });
 // Memory-sensitive figures each run in a fresh child process.
 const p8 = await inChild<CatchUpFigures>("p8", {});
 const p8Book = await benchByTheBook();
@@ -160,6 +164,12 @@ const figures = {
       ratio: perTickMany.meanMs / perTickOne.meanMs,
       oneChat: perTickOne,
       thousandChats: perTickMany,
+    },
+    with10000Intentions: {
+      ratio: manyWithIntentions.meanMs / oneWithIntentions.meanMs,
+      oneChat: oneWithIntentions,
+      thousandChats: manyWithIntentions,
+      start: intentionStart,
     },
   },
   P7: { rssMb: p7.rssMb, target: 300, ingest: p7, afterCatchUpRssMb: p8.rssMb },
@@ -265,6 +275,12 @@ if (json) {
   console.log(`   one-task-per-tick policy for comparison: ratio ${f(figures.P6.oneTaskPerTick.ratio, 1)}`);
   console.log(`   1 chat:      ${lat(perTickOne)}`);
   console.log(`   1000 chats:  ${lat(perTickMany)}`);
+  console.log(
+    `   with 10,000 intentions pending: ratio ${f(figures.P6.with10000Intentions.ratio)} (1 chat: ${lat(oneWithIntentions)}; 1000 chats: ${lat(manyWithIntentions)})`,
+  );
+  console.log(
+    `   their start: ${f(intentionStart.startAllLaterMs)} ms all due later, ${f(intentionStart.startAllMissedMs)} ms all missed after a downtime; the due read ${f(intentionStart.nextDueUs)} µs`,
+  );
   console.log(
     `P7 RSS after ingesting ${p7.messages} messages over ${p7.chats} chats: ${f(p7.rssMb, 0)} MB (target ≤ 300; heap used ${f(p7.heapUsedMb, 0)} MB of ${f(p7.heapTotalMb, 0)} MB committed, external ${f(p7.externalMb, 0)} MB, ${f(p7.seconds, 1)} s, ${p7.stored} stored)`,
   );

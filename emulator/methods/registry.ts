@@ -20,6 +20,7 @@ import { getFullChannel, getFullChat } from "./full-chat";
 import { getAccountConfig } from "./help-config";
 import { getAppConfig } from "./app-config";
 import { getUsers } from "./users";
+import { updateStatus } from "./account-status";
 
 const HANDLERS: readonly MethodHandler[] = [
   sendMessage,
@@ -48,6 +49,7 @@ const HANDLERS: readonly MethodHandler[] = [
   getAppConfig,
   getFullChannel,
   getFullChat,
+  updateStatus,
 ];
 
 const BY_NAME: ReadonlyMap<string, MethodHandler> = new Map(HANDLERS.map((h) => [h.method, h]));

@@ -10,3 +10,17 @@ export function formatDuration(ms: number): string {
   if (m > 0) return `${m}m ${pad(s % 60)}s`;
   return `${s}s`;
 }
+
+const UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
+
+/**
+ * A duration as people type it: `9h`, `90m`, `1d`, `45s`, or units together (`1h30m`, `1d 2h`).
+ * Undefined when `text` is not one (no unit, an unknown unit, nothing at all).
+ */
+export function parseDuration(text: string): number | undefined {
+  const t = text.trim().toLowerCase();
+  if (!/^(\d+(\.\d+)?\s*[dhms]\s*)+$/.test(t)) return undefined;
+  let ms = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)\s*([dhms])/g)) ms += Number(m[1]) * UNIT_MS[m[2]!]!;
+  return Math.round(ms);
+}

@@ -28,6 +28,7 @@ import {
   POLICY_LIMITS,
   type PersonaPolicy,
 } from "./persona-policy";
+import { parseBusy, parseSleep, type Rhythm } from "./persona-rhythm";
 import {
   parseAgentName,
   parseAliases,
@@ -93,8 +94,22 @@ export interface Persona {
   readonly timeZone: string;
   /** Who it answers in private, where, and how much (see persona-policy.ts). */
   readonly policy: PersonaPolicy;
+  /** Its day: `# Sleep` and `# Busy` (persona-rhythm.ts); empty: always awake. */
+  readonly rhythm: Rhythm;
+  /** What it may intend to do later by itself (life/intentions.ts), and how late it still may. */
+  readonly intentions: IntentionLimits;
   /** The file it came from, as the caller named it. */
   readonly file: string;
+}
+
+/** Bounds of the persona's own intentions (reminders and follow-ups it set itself). */
+interface IntentionLimits {
+  /** `# Intentions Per Chat`: pending intentions one chat may hold. */
+  readonly perChat: number;
+  /** `# Proactive Per Day`: planning calls intentions may start per local day, in every chat together. */
+  readonly perDay: number;
+  /** `# Intention Grace`: hours an intention may still fire late (the process was down), else it is missed. */
+  readonly graceHours: number;
 }
 
 /** Canonical field headings, in the order the docs list them. */
@@ -131,6 +146,11 @@ const PERSONA_FIELDS = [
   "Chat Token Share",
   "Contacts Reserve",
   "Takeover Silence",
+  "Sleep",
+  "Busy",
+  "Intentions Per Chat",
+  "Proactive Per Day",
+  "Intention Grace",
 ] as const;
 type FieldName = (typeof PERSONA_FIELDS)[number];
 
@@ -157,6 +177,13 @@ const PERSONA_ADDRESSING = {
   addressConfidence: { default: 0.6, min: 0, max: 1, unit: "confidence (0-1)" },
   interjectThreshold: { default: 0.7, min: 0, max: 1, unit: "score (0-1)" },
   interjectionsPerHour: { default: 2, min: 0, max: 60, unit: "interjections", integer: true },
+} as const satisfies Record<string, NumberRule & { default: number }>;
+
+/** Defaults and bounds of the intention fields. */
+const INTENTION_LIMITS = {
+  perChat: { default: 3, min: 0, max: 20, unit: "intentions", integer: true },
+  perDay: { default: 5, min: 0, max: 100, unit: "planning calls", integer: true },
+  graceHours: { default: 6, min: 0, max: 168, unit: "hours" },
 } as const satisfies Record<string, NumberRule & { default: number }>;
 
 /** Options for {@link parsePersona}. */
@@ -291,6 +318,9 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     );
   }
 
+  const sleepRaw = value("Sleep");
+  const sleep =
+    sleepRaw === undefined ? undefined : attempt(() => parseSleep(src("Sleep"), sleepRaw), undefined);
   const persona: Persona = {
     name,
     ...(phoneRaw === undefined ? {} : { phone: attempt(() => parsePhone(src("Agent Phone"), phoneRaw), "") }),
@@ -340,6 +370,17 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
         ? defaultTimeZone()
         : attempt(() => parseTimeZone(src("Time Zone"), value("Time Zone")!), defaultTimeZone()),
     policy,
+    rhythm: Object.freeze({
+      ...(sleep !== undefined ? { sleep } : {}),
+      busy: Object.freeze(
+        value("Busy") === undefined ? [] : attempt(() => parseBusy(src("Busy"), value("Busy")!), []),
+      ),
+    }),
+    intentions: Object.freeze({
+      perChat: num("Intentions Per Chat", INTENTION_LIMITS.perChat),
+      perDay: num("Proactive Per Day", INTENTION_LIMITS.perDay),
+      graceHours: num("Intention Grace", INTENTION_LIMITS.graceHours),
+    }),
     file,
   };
   if (problems.length === 1) throw problems[0]!;

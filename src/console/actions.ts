@@ -7,6 +7,7 @@
 import type { FastifyInstance } from "fastify";
 import { endSilence, silenceChat } from "../owner/silence";
 import type { ConsoleSource } from "./views";
+import { formatLocal, parseLocal } from "../base/zoned-time";
 
 const MODES = new Set(["strict", "smart", "talkative"]);
 const CHAT_ID = /^-?\d{1,20}$/;
@@ -18,6 +19,9 @@ interface ActionBody {
   readonly mode?: unknown;
   readonly minutes?: unknown;
   readonly task?: unknown;
+  readonly intention?: unknown;
+  /** A new time for an intention: `YYYY-MM-DD HH:MM` in the persona's time zone. */
+  readonly at?: unknown;
 }
 
 /** The owner command an action stands for, or an error. */
@@ -66,6 +70,29 @@ export function consoleActions(
               ? `Task #${id} is running; it is cancelled when it comes back${done.dependents ? `, with the ${tasks(done.dependents)} waiting for it` : ""} (a send in flight still completes).`
               : `Task #${id} cancelled${done.dependents ? `, and the ${tasks(done.dependents)} that waited for it` : ""}.`,
       };
+    }
+    if (b.action === "cancel-intention" || b.action === "reschedule-intention") {
+      const id = Number(b.intention);
+      if (!Number.isSafeInteger(id) || id <= 0)
+        return reply.code(400).send({ error: `${b.action} needs an intention id` });
+      const tz = s.persona.timeZone;
+      if (b.action === "cancel-intention") {
+        const gone = s.runtime.intentions.cancel(id, "from the console");
+        if (!gone) return reply.code(404).send({ error: `intention #${id} is not pending` });
+        return { answer: `Intention #${id} cancelled: ${gone.note}` };
+      }
+      const at = typeof b.at === "string" ? parseLocal(b.at, tz) : undefined;
+      if (at === undefined)
+        return reply.code(400).send({
+          error: `at: a local time YYYY-MM-DD HH:MM in ${tz}, e.g. ${formatLocal(now() + 3_600_000, tz)}`,
+        });
+      if (at <= now())
+        return reply
+          .code(400)
+          .send({ error: `at: ${String(b.at)} has passed (it is ${formatLocal(now(), tz)} in ${tz})` });
+      const moved = s.runtime.intentions.reschedule(id, at);
+      if (!moved) return reply.code(404).send({ error: `intention #${id} is not pending` });
+      return { answer: `Intention #${id} moved to ${formatLocal(at, tz)} (${tz}): ${moved.note}` };
     }
     if (b.action === "unsilence") {
       const chat = String(b.chat ?? "");

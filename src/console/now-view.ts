@@ -5,7 +5,34 @@
 import { ALL_CHATS } from "../store/chat-settings";
 import { isSummaryGraph, type Task } from "../tasks/task";
 import { taskWhat } from "../tasks/task-text";
-import { connectionView, geminiView, restrictionsView, type ConsoleSource } from "./views";
+import { connectionView, dayView, geminiView, restrictionsView, type ConsoleSource } from "./views";
+import type { Intention } from "../store/intentions";
+import { formatLocal } from "../base/zoned-time";
+
+/** Most pending intentions the now view lists (soonest first), and ended ones. */
+const INTENTIONS_SHOWN = 50;
+const ENDED_SHOWN = 20;
+
+/** One intention as the now view shows it. */
+function intentionView(i: Intention, tz: string, now: number, title: (chatId: string) => string | null) {
+  return {
+    id: i.id,
+    chatId: i.chatId,
+    title: title(i.chatId),
+    note: i.note,
+    state: i.state,
+    /** Why it is held, skipped, missed, cancelled or refused. */
+    reason: i.reason ?? null,
+    dueAt: i.dueAt,
+    dueLocal: formatLocal(i.dueAt, tz),
+    /** When it is looked at next (pending): its due time, or later while held. */
+    notBefore: i.notBefore,
+    inSec: Math.max(0, Math.round((i.notBefore - now) / 1000)),
+    setAt: i.setAt,
+    spoke: i.spoke,
+    firedAt: i.firedAt ?? null,
+  };
+}
 
 /** What one open task shows on the "now" view. */
 function openTaskView(t: Task) {
@@ -48,6 +75,8 @@ export function nowView(s: ConsoleSource, now: number) {
   ]);
   const title = (chatId: string) => s.runtime.chats.get(chatId)?.title ?? null;
   const activity = s.runtime.activity.recent(200);
+  const tz = s.persona.timeZone;
+  const own = s.runtime.intentionStore.open(INTENTIONS_SHOWN);
   return {
     name: s.persona.name,
     /** The server's clock when the view was made: the page's timers count from it. */
@@ -58,6 +87,13 @@ export function nowView(s: ConsoleSource, now: number) {
     gemini: geminiView(s),
     lastError: st.lastError ?? null,
     errors: s.runtime.activity.lastErrors(),
+    day: dayView(s, now),
+    /** The persona's own intentions: pending ones soonest first (how many in all), and the last that ended. */
+    intentions: {
+      total: own.total,
+      pending: own.list.map((i) => intentionView(i, tz, now, title)),
+      ended: s.runtime.intentionStore.recentEnded(ENDED_SHOWN).map((i) => intentionView(i, tz, now, title)),
+    },
     chats: [...byChat].map(([chatId, tasks]) => {
       const summary = isSummaryGraph(chatId);
       return {

@@ -34,7 +34,11 @@ export async function startListener(
     "HTTP_PORT" | "HTTP_HOST" | "HTTP_TOKEN" | "CONSOLE" | "GEMINI_API_KEY" | "TELEGRAM_API_HASH" | "STATE_DB"
   >,
   logger: Logger,
-  o: { readonly sandbox: boolean },
+  o: {
+    readonly sandbox: boolean;
+    /** The console's clock (the sandbox's, which `/advance` moves; default the machine's). */
+    readonly now?: () => number;
+  },
 ): Promise<Served> {
   const on = env.CONSOLE ?? ((o.sandbox || env.HTTP_PORT !== undefined) && isLoopback(env.HTTP_HOST));
   if (!on) {
@@ -46,6 +50,7 @@ export async function startListener(
   const con = new OperatorConsole({
     token: env.HTTP_TOKEN ?? kept?.token ?? newConsoleToken(),
     secrets: [env.GEMINI_API_KEY, env.TELEGRAM_API_HASH].filter((s): s is string => s !== undefined),
+    ...(o.now ? { now: o.now } : {}),
   });
   const http = await startHttpServer({
     port: env.HTTP_PORT ?? 0,

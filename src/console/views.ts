@@ -9,6 +9,8 @@ import type { AgentRuntime } from "../runtime/agent-runtime";
 import { ALL_CHATS } from "../store/chat-settings";
 import type { Db } from "../store/db";
 import type { ConsoleQueries } from "../store/console-queries";
+import { formatSpan, rhythmAt } from "../config/persona-rhythm";
+import { formatLocal } from "../base/zoned-time";
 
 /** One persona the console shows. */
 export interface ConsoleSource {
@@ -66,6 +68,29 @@ export function personaView(s: ConsoleSource, now: number) {
     lastError: st.lastError ?? null,
     errors: s.runtime.activity.lastErrors().slice(0, 5),
     gemini: geminiView(s),
+    day: dayView(s, now),
+  };
+}
+
+/**
+ * The persona's day as the console shows it: its local time, what it is doing now and until when
+ * (awake, busy and how slow, asleep), its `# Sleep` and `# Busy`, and whether its account says it
+ * is online.
+ */
+export function dayView(s: ConsoleSource, now: number) {
+  const p = s.persona;
+  const tz = p.timeZone;
+  const state = rhythmAt(p.rhythm, tz, now);
+  return {
+    timeZone: tz,
+    local: formatLocal(now, tz),
+    state: state.state,
+    level: state.level ?? null,
+    until: state.until ?? null,
+    untilLocal: state.until !== undefined ? formatLocal(state.until, tz) : null,
+    sleep: p.rhythm.sleep ? formatSpan(p.rhythm.sleep) : null,
+    busy: p.rhythm.busy.map((b) => `${formatSpan(b)} ${b.level}`),
+    online: s.runtime.presence.isOnline,
   };
 }
 

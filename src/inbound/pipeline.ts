@@ -30,6 +30,11 @@ export interface InboundPipelineDeps {
   /** An addressed message arrived with this date (ms): Telegram's time is at least that (telegram/connection/telegram-time.ts). */
   readonly dated?: (dateMs: number) => void;
   /**
+   * When the persona first looks at a message of this date (its waking, for one that came in its
+   * sleep: config/persona-rhythm.ts): the answer age counts from there. Default: its date.
+   */
+  readonly lookedAt?: (date: number) => number;
+  /**
    * "chat\0sender" pairs stored under the stand-in name "user <id>" (a short update named nobody);
    * the first later message of that sender in that chat with a real name renames them.
    */
@@ -113,6 +118,7 @@ export type InboundOutcome =
 export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
   const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const now = d.now;
+  const seen = d.lookedAt ?? ((date: number) => date);
   return async (m, fetchReply, resolveSender, o) => {
     if (m.out) return d.outgoing ? d.outgoing(m) : "skipped-own";
     if (m.senderIsBot) return "skipped-bot";
@@ -130,7 +136,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       // that holds whoever the sender is (DM policy off, not a known contact, an id-only
       // allowlist, a pause, a takeover, a cap) keeps the message free of Telegram requests.
       if (!o?.retry && d.messages.has(m.chatId, m.messageId)) return "duplicate";
-      if (now() - m.date <= maxAge) admission = d.admit?.(m);
+      if (now() - seen(m.date) <= maxAge) admission = d.admit?.(m);
       if (admission === undefined || admission.ok || "needsSender" in admission) {
         const standIn = m.senderName;
         const resolved = await resolveSender();
@@ -164,7 +170,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       (): { fresh: boolean; refused?: string; outcome: InboundOutcome } => {
         const fresh = storeMessage(d, m);
         if (!fresh && !o?.retry) return { fresh, outcome: "duplicate" };
-        if (now() - m.date > maxAge) {
+        if (now() - seen(m.date) > maxAge) {
           return {
             fresh,
             outcome: "too-old",

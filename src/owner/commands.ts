@@ -5,6 +5,9 @@ import type { ChatInfo, ChatStore } from "../store/chats";
 import type { Scheduler } from "../tasks/scheduler";
 import { describeChat, findChat } from "./chat-names";
 import { formatStatus, type StatusFacts } from "./status";
+import type { Intention, IntentionStore } from "../store/intentions";
+import type { Intentions } from "../life/intentions";
+import { formatLocal } from "../base/zoned-time";
 
 /** What the commands need from the runtime. */
 export interface OwnerCommandDeps {
@@ -17,6 +20,13 @@ export interface OwnerCommandDeps {
   readonly memories?: Pick<MemoryStore, "forOwner" | "get" | "share" | "unshare">;
   /** A person's name as the owner knows them (the entity store), for memory listings. */
   readonly nameOf?: (userId: string) => string | undefined;
+  /** The persona's own intentions (`/intentions`, `/cancel`); absent: those commands are unavailable. */
+  readonly intentions?: {
+    readonly engine: Pick<Intentions, "cancel">;
+    readonly store: Pick<IntentionStore, "open" | "recentEnded">;
+    /** The persona's `# Time Zone`: due times are shown in it. */
+    readonly timeZone: string;
+  };
 }
 
 const MODES: readonly ChatMode[] = ["strict", "smart", "talkative"];
@@ -31,6 +41,8 @@ const HELP = [
   "/memories <chat> — what the persona remembers from a chat (a private chat: also about that person), with ids",
   "/share <memory id> <chat|everywhere> — show a memory in another chat too (where its person is present), or everywhere",
   "/unshare <memory id> — back to where it was learnt",
+  "/intentions — what the persona means to do later by itself (reminders, follow-ups), with ids, and what became of the last ones",
+  "/cancel <intention id> — drop one of them",
   "/help — this list",
   "A chat is named by its id, its @username or a part of its title; a name that fits several chats changes nothing.",
 ].join("\n");
@@ -67,6 +79,10 @@ export function runOwnerCommand(text: string, d: OwnerCommandDeps): string {
       return share(rest, d);
     case "/unshare":
       return unshare(arg, d);
+    case "/intentions":
+      return listIntentions(d);
+    case "/cancel":
+      return cancelIntention(arg, d);
     default:
       return `Unknown command ${JSON.stringify(head)}. /help lists the commands.`;
   }
@@ -247,4 +263,56 @@ function unshare(raw: string, d: OwnerCommandDeps): string {
   const m = d.memories.unshare(id);
   if (!m) return `No memory #${id}. /memories <chat> lists them with their ids.`;
   return `Memory #${id} is shown only where it was learnt again: ${describeMemory(m, d)}`;
+}
+
+/** Most intentions `/intentions` lists (pending, then ended). */
+const MAX_INTENTIONS = 20;
+const MAX_ENDED = 5;
+
+function listIntentions(d: OwnerCommandDeps): string {
+  const i = d.intentions;
+  if (!i) return "Intentions are not available here.";
+  const { list, total } = i.store.open(MAX_INTENTIONS);
+  const ended = i.store.recentEnded(MAX_ENDED);
+  if (total === 0 && ended.length === 0) return "No intentions: the persona has set none.";
+  const line = (x: Intention) => `- ${describeIntention(x, d, i.timeZone)}`;
+  const more =
+    total > list.length ? [`… and ${total - list.length} more (the soonest ${list.length} are listed)`] : [];
+  return [
+    total === 0 ? "Nothing pending." : `Pending (${total}), soonest first:`,
+    ...list.map(line),
+    ...more,
+    ...(ended.length ? ["Lately:", ...ended.map(line)] : []),
+    ...(total > 0 ? ["/cancel <id> drops one."] : []),
+  ].join("\n");
+}
+
+/** `#3 in Sandbox (-100…), due 2026-11-23 09:00 (Europe/Berlin), held: asleep until 07:30: ask about the exam` */
+function describeIntention(x: Intention, d: OwnerCommandDeps, timeZone: string): string {
+  const where = isGroupChatId(x.chatId)
+    ? `in ${chatName(x.chatId, d)}`
+    : `in the private chat with ${d.nameOf?.(x.chatId) ?? `user ${x.chatId}`}`;
+  const due = `due ${formatLocal(x.dueAt, timeZone)} (${timeZone})`;
+  const state =
+    x.state === "pending"
+      ? x.reason
+        ? `, ${x.reason}`
+        : ""
+      : x.state === "firing"
+        ? ", planning now"
+        : x.state === "fired"
+          ? `, fired${x.spoke ? " (it wrote)" : " (it chose to say nothing)"}`
+          : `, ${x.reason ?? x.state}`;
+  const note = x.note.length > LISTED_CHARS ? `${x.note.slice(0, LISTED_CHARS - 1)}…` : x.note;
+  return `#${x.id} ${where}, ${due}${state}: ${note}`;
+}
+
+function cancelIntention(raw: string, d: OwnerCommandDeps): string {
+  const i = d.intentions;
+  if (!i) return "Intentions are not available here.";
+  const id = memoryId(raw.trim());
+  if (id === undefined) return "Usage: /cancel <intention id> — the ids are in /intentions";
+  const gone = i.engine.cancel(id, "by the owner");
+  if (!gone) return `No pending intention #${id}. /intentions lists them with their ids.`;
+  return `Intention #${id} cancelled: ${gone.note}`;
 }

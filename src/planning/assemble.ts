@@ -13,7 +13,7 @@ import type { ReceivedItem } from "../tasks/task";
 import type { MemoryNote } from "../context/envelope";
 import type { HistoryItem, InlineImage, MediaRenderer } from "../context/history-item";
 import { laneFilter, readLane, roomOf, threadOf, type Lane } from "../context/lanes";
-import { buildPlanPrompt, type ChatHeader, type PlanPrompt } from "./prompt";
+import { buildPlanPrompt, type ChatHeader, type PlanPrompt, type PromptInput } from "./prompt";
 import { speakerDirectory, type EntityLookup, type SpeakerDirectory } from "../context/speaker-directory";
 import { AROUND_REPLIED, recentStart, repliedToOutside, selectHistory } from "../context/window";
 
@@ -33,8 +33,10 @@ export interface PromptSources {
 
 export interface ContextRequest {
   readonly chat: ChatHeader;
-  /** The addressed messages (stored, not deleted). */
+  /** The addressed messages (stored, not deleted); none when the persona's own intention alone is planned. */
   readonly items: readonly ReceivedItem[];
+  /** With no addressed message: the forum topic whose room is shown (default the chat's own). */
+  readonly topicId?: number;
   /** The last message id the room's summary covers (the window reaches back to it). */
   readonly roomSummarisedUpTo?: number;
   /** The last message id the lead target's thread summary covers. */
@@ -83,6 +85,8 @@ export interface PromptSlots {
   readonly images?: readonly InlineImage[];
   /** The chat's allowed reactions, a line of the chat's header part (context/reaction-rule.ts). */
   readonly reactionsNote?: string;
+  /** The persona's own intentions in the chat: pending, and due now (prompt.ts). */
+  readonly intentions?: PromptInput["intentions"];
 }
 
 /** The room, thread and history for one planning call (store reads only). */
@@ -94,7 +98,9 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     .filter((m): m is StoredMessage => m !== undefined)
     .sort((a, b) => a.messageId - b.messageId);
   const lead = targets[targets.length - 1];
-  const room = lead ? roomOf(lead) : ({ kind: "root", chatId } as const);
+  const room = lead
+    ? roomOf(lead)
+    : roomOf({ chatId, ...(r.topicId !== undefined ? { topicId: r.topicId } : {}) });
   const thread = lead ? threadOf(lead) : undefined;
   const roomMessages = readLane(s.messages, room, { limit: LANE_READ_LIMIT });
   // Targets are read by id: a burst's oldest may be older than the room's read.
@@ -192,5 +198,6 @@ export function contextPrompt(s: PromptSources, c: SelectedContext, slots: Promp
     ...(slots.stickerMenu !== undefined ? { stickerMenu: slots.stickerMenu } : {}),
     ...(slots.images !== undefined && slots.images.length > 0 ? { images: slots.images } : {}),
     ...(slots.reactionsNote !== undefined ? { reactionsNote: slots.reactionsNote } : {}),
+    ...(slots.intentions !== undefined ? { intentions: slots.intentions } : {}),
   });
 }

@@ -55,6 +55,11 @@ export interface ExpandOptions {
   /** Told what the bounds cut (one short description per plan entry); the caller logs it once. */
   readonly onCut?: (what: string) => void;
   /**
+   * Seconds to wait before the plan starts (busy hours, `# Busy`: the typing starts later), a
+   * `wait` task ahead of everything, outside the plan's own wait bound. 0 or absent: none.
+   */
+  readonly delayStartSec?: number;
+  /**
    * What a `remember` stores (who it is about, who said it, in which message); undefined: it
    * stores nothing. Absent: remembers are dropped.
    */
@@ -91,6 +96,18 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
   let reactionsLeft = bounds.reactions;
   let remembersLeft = bounds.remembers;
   const cut = (what: string) => o.onCut?.(what);
+  // Busy: the persona gets to it later (a wait first, after the read mark).
+  if (
+    (o.delayStartSec ?? 0) > 0 &&
+    plan.some((t) => t.kind !== "remember" && t.kind !== "schedule" && t.kind !== "cancel_schedule")
+  ) {
+    out.push({
+      kind: "wait",
+      payload: { seconds: Math.round(o.delayStartSec! * 1000) / 1000 },
+      ...(o.waitFor?.length ? { dependsOn: o.waitFor } : {}),
+    });
+    previous = 0;
+  }
 
   plan.forEach((t, i) => {
     let after: number[] = previous !== undefined ? [previous] : [];
@@ -188,6 +205,10 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
       case "block":
       case "unblock":
         last = push({ kind: t.kind, payload: {} });
+        break;
+      case "schedule":
+      case "cancel_schedule":
+        // Not graph tasks: the received handler hands them to the intentions engine.
         break;
       case "remember": {
         if (remembersLeft === 0) {

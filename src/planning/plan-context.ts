@@ -30,7 +30,7 @@ import type { ChatInfo, ChatStore } from "../store/chats";
 import type { MessageStore, StoredMessage } from "../store/messages";
 import type { ReactionStore } from "../store/reactions";
 import type { ReceivedItem } from "../tasks/task";
-import { contextPrompt, selectContext, type SelectedContext } from "./assemble";
+import { contextPrompt, selectContext, type PromptSlots, type SelectedContext } from "./assemble";
 import { roomOf, threadOf, type Lane } from "../context/lanes";
 import type { PlanPrompt } from "./prompt";
 import { reactionItems } from "../context/reaction-items";
@@ -108,7 +108,10 @@ function memberCount(entities: EntityLookup, chatId: string): number | undefined
   return e?.members;
 }
 
-/** Build the planner's prompt for the addressed `items` of `chat` (store reads, media's bounded wait). */
+/**
+ * Build the planner's prompt for the addressed `items` of `chat` (store reads, media's bounded
+ * wait). With no item (the persona's own intention alone), the room of `topicId` is shown.
+ */
 export async function assemblePlanContext(
   s: PlanContextSources,
   chat: ChatInfo,
@@ -116,13 +119,16 @@ export async function assemblePlanContext(
   now: number,
   /** Notes for the persona placed among the messages by date (what its last plan could not do). */
   notes?: readonly { readonly date: number; readonly text: string }[],
+  o: { readonly topicId?: number; readonly intentions?: PromptSlots["intentions"] } = {},
 ): Promise<PlanContext> {
   const { chatId } = chat;
-  const lastId = Math.max(...items.map((i) => i.messageId));
-  const last = s.messages.get(chatId, lastId);
+  const lastId = items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
+  const last = lastId !== undefined ? s.messages.get(chatId, lastId) : undefined;
   const waitMs = s.mediaWaitMs ?? MEDIA_WAIT_MS;
   // What the room's (and the thread's) summary covers: the window reaches back to it.
-  const room = last ? roomOf(last) : ({ kind: "root", chatId } as const);
+  const room = last
+    ? roomOf(last)
+    : roomOf({ chatId, ...(o.topicId !== undefined ? { topicId: o.topicId } : {}) });
   let roomSummary = s.summaries?.forPrompt(room);
   const thread = last ? threadOf(last) : undefined;
   const threadSummary = thread ? s.summaries?.forPrompt(thread) : undefined;
@@ -141,6 +147,7 @@ export async function assemblePlanContext(
         ...(topic !== undefined ? { topic } : {}),
       },
       items,
+      ...(o.topicId !== undefined ? { topicId: o.topicId } : {}),
       ...(roomSummary ? { roomSummarisedUpTo: roomSummary.toId } : {}),
       ...(threadSummary ? { threadSummarisedUpTo: threadSummary.toId } : {}),
       ...(reach !== undefined ? { reach } : {}),
@@ -234,11 +241,15 @@ export async function assemblePlanContext(
       ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated, new Map(setEmoji)) } : {}),
       images,
       ...(reactionsNote !== undefined ? { reactionsNote } : {}),
+      ...(o.intentions !== undefined ? { intentions: o.intentions } : {}),
       now,
     },
   );
   // Are the summaries due? Tasks on the lanes' own graphs, made while this one plans.
-  s.summaries?.consider(context.room, lastId);
-  if (context.thread) s.summaries?.consider(context.thread, lastId);
+  const upto = lastId ?? history[history.length - 1]?.messageId;
+  if (upto !== undefined) {
+    s.summaries?.consider(context.room, upto);
+    if (context.thread) s.summaries?.consider(context.thread, upto);
+  }
   return { prompt, targets: context.targets, history, present };
 }

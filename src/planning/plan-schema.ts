@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { nearestStandardReaction, standardReaction } from "../base/standard-reactions";
 import { LlmFormatError } from "../llm/errors";
+import { formatLocal, parseLocal } from "../base/zoned-time";
 
 /** Most tasks one plan may hold; a longer plan is treated as off-schema. */
 const MAX_PLAN_TASKS = 20;
@@ -11,6 +12,11 @@ const MAX_SEND_CHARS = 4096 * 4;
 
 const msgId = z.number().int().positive();
 const replyTo = msgId.optional();
+
+/** The most minutes ahead `schedule.after_minutes` may say (90 days). */
+const MAX_AFTER_MINUTES = 90 * 24 * 60;
+/** How far ahead an intention may be set (ms; the same 90 days). */
+const MAX_AHEAD_MS = MAX_AFTER_MINUTES * 60_000;
 
 /** What `remember.about` may name: "chat", "me", "@username", or the id of a message (`57`, `#57`). */
 const ABOUT_RE = /^(?:chat|me|@[A-Za-z0-9_]{3,32}|#?\d{1,12})$/i;
@@ -59,6 +65,13 @@ const KIND_SCHEMAS = {
   }),
   block: z.object({ kind: z.literal("block") }),
   unblock: z.object({ kind: z.literal("unblock") }),
+  schedule: z.object({
+    kind: z.literal("schedule"),
+    note: z.string().trim().min(1).max(500),
+    at: z.string().trim().min(1).optional(),
+    after_minutes: z.number().int().positive().optional(),
+  }),
+  cancel_schedule: z.object({ kind: z.literal("cancel_schedule"), id: z.number().int().positive() }),
 } as const;
 
 export type PlanKind = keyof typeof KIND_SCHEMAS;
@@ -77,13 +90,26 @@ const KIND_LINES: Record<PlanKind, string> = {
   block:
     "block {}: the person can no longer write to you; only after persistent harassment or spam, never for one rude message.",
   unblock: "unblock {}",
+  schedule:
+    'schedule {note, at | after_minutes}: do something here later (a reminder asked for, asking how it went); at: "YYYY-MM-DD HH:MM" your time. When due, you get the note.',
+  cancel_schedule: "cancel_schedule {id}",
 };
 
-/** What a chat allows: stickers only with sticker sets or stickers to send, block/unblock only in private chats. */
+/**
+ * What a chat allows: stickers only with sticker sets or stickers to send, block/unblock only in
+ * private chats, schedule and cancel_schedule only for a persona that may have intentions
+ * (`# Intentions Per Chat` and `# Proactive Per Day` above 0).
+ */
 export interface PlanAbilities {
   readonly isDm: boolean;
   readonly stickerSets: readonly string[];
   readonly stickers?: readonly { readonly set: string; readonly name: string }[];
+  readonly intentions?: boolean;
+  /**
+   * The chat has pending intentions: the schema offers `cancel_schedule` (the instruction always
+   * lists it with `schedule`, so it stays one text for every chat; the schema is lean).
+   */
+  readonly cancellable?: boolean;
 }
 
 /**
@@ -94,13 +120,15 @@ export function planKinds(a: PlanAbilities): PlanKind[] {
   const kinds: PlanKind[] = ["send", "react"];
   if (a.stickerSets.length > 0 || (a.stickers?.length ?? 0) > 0) kinds.push("sticker");
   kinds.push("wait", "remember");
+  if (a.intentions) kinds.push("schedule", ...(a.cancellable ? (["cancel_schedule"] as const) : []));
   if (a.isDm) kinds.push("block", "unblock");
   return kinds;
 }
 
 /** The instruction's list of the kinds a chat allows, one line each. */
 export function planKindsLine(a: PlanAbilities): string {
-  return ["Tasks, run in the order given:", ...planKinds(a).map((k) => `- ${KIND_LINES[k]}`)].join("\n");
+  const kinds = planKinds({ ...a, cancellable: true });
+  return ["Tasks, run in the order given:", ...kinds.map((k) => `- ${KIND_LINES[k]}`)].join("\n");
 }
 
 const schemas = new Map<string, z.ZodType>();
@@ -143,6 +171,24 @@ export interface PlanCheckContext extends PlanAbilities {
    * `reply_to` replies to instead. Absent: such a send goes out without a reply.
    */
   readonly answering?: number;
+  /** The persona's time zone and the time now: a `schedule`'s `at` is read in it, and must be ahead. */
+  readonly timeZone?: string;
+  readonly now?: number;
+  /** The ids of the chat's open intentions (what `cancel_schedule` may name). */
+  readonly intentionIds?: ReadonlySet<number>;
+}
+
+/**
+ * When a checked `schedule` task is due (ms): its `at` in the persona's time zone, or
+ * `after_minutes` from `now`. Undefined when neither reads (the validator refuses those).
+ */
+export function scheduleDue(
+  t: { readonly at?: string | undefined; readonly after_minutes?: number | undefined },
+  timeZone: string,
+  now: number,
+): number | undefined {
+  if (t.at !== undefined) return parseLocal(t.at, timeZone);
+  return t.after_minutes !== undefined ? now + t.after_minutes * 60_000 : undefined;
 }
 
 /** A task kept with a correction (a send's unknown `reply_to`, a reaction mapped): logged, never dropped. */
@@ -279,6 +325,24 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
     case "block":
     case "unblock":
       return ctx.isDm ? undefined : `${t.kind} is only allowed in a direct chat`;
+    case "schedule": {
+      if (t.after_minutes !== undefined && t.after_minutes > MAX_AFTER_MINUTES)
+        return "more than 90 days ahead";
+      if ((t.at === undefined) === (t.after_minutes === undefined))
+        return 'give either at ("YYYY-MM-DD HH:MM", your local time) or after_minutes, one of them';
+      const tz = ctx.timeZone ?? "UTC";
+      const now = ctx.now ?? 0;
+      const due = scheduleDue(t, tz, now);
+      if (due === undefined)
+        return `at ${JSON.stringify(t.at)} is not a time: write "YYYY-MM-DD HH:MM", your local time (it is ${formatLocal(now, tz)} now)`;
+      if (due <= now) return `at ${t.at} has passed: it is ${formatLocal(now, tz)} now`;
+      if (due > now + MAX_AHEAD_MS) return "more than 90 days ahead";
+      return undefined;
+    }
+    case "cancel_schedule":
+      return ctx.intentionIds?.has(t.id)
+        ? undefined
+        : `id ${t.id} is not one of your pending intentions in this chat`;
     default:
       return undefined;
   }

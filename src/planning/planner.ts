@@ -24,13 +24,19 @@ export interface Plan {
   readonly origin?: "dry-run" | "echo";
 }
 
+/**
+ * Who a call is for (costs per person) and, when the persona's own intentions fell due, their
+ * notes (the request shows them too; the sandbox's echo planner reads them here).
+ */
+export interface PlanMeta {
+  readonly chatId: string;
+  readonly userId?: string;
+  readonly due?: readonly { readonly id: number; readonly note: string }[];
+}
+
 /** Context in, validated plan out. Production: Gemini; the sandbox without a key: dry. */
 export interface Planner {
-  plan(
-    prompt: PlanPrompt,
-    check: PlanCheckContext,
-    meta: { readonly chatId: string; readonly userId?: string },
-  ): Promise<Plan>;
+  plan(prompt: PlanPrompt, check: PlanCheckContext, meta: PlanMeta): Promise<Plan>;
   /** Be told the token usage of every LLM call the planner makes (absent: it makes none). */
   onUsage?(listener: (u: LlmUsage) => void): () => void;
 }
@@ -48,11 +54,7 @@ export class GeminiPlanner implements Planner {
     return this.o.llm.onUsage(listener);
   }
 
-  async plan(
-    prompt: PlanPrompt,
-    check: PlanCheckContext,
-    meta: { readonly chatId: string; readonly userId?: string },
-  ): Promise<Plan> {
+  async plan(prompt: PlanPrompt, check: PlanCheckContext, meta: PlanMeta): Promise<Plan> {
     const res = await this.o.llm.generateJson({
       purpose: "plan",
       schema: planSchemaFor(check),

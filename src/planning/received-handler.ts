@@ -18,10 +18,14 @@ import { LLM_RATE_KEY, parkOnOutage } from "../tasks/llm-wait";
 import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
 import { expandPlan, type RememberPayload } from "./expand-plan";
 import type { PlanTask } from "./plan-schema";
+import { lookedAt, stretchAt } from "../config/persona-rhythm";
 import { planTrace, withoutSystem } from "./plan-trace";
 import type { PlanTraceStore } from "../store/plan-traces";
 import type { MediaDescriber } from "../media/describer";
 import type { TaskHandler } from "../tasks/task-handler";
+import type { Intention, NewIntention } from "../store/intentions";
+import { mayIntend } from "./prompt";
+import { scheduleDue } from "./plan-schema";
 
 /** At most this many refused tasks of a plan are told to the next one. */
 const MAX_REFUSAL_NOTES = 3;
@@ -70,6 +74,24 @@ export interface ReceivedHandlerDeps {
   readonly stickerEmoji?: (set: string) => Promise<readonly string[] | undefined>;
   /** Where each plan's trace is kept for the console (absent: not kept). */
   readonly traces?: Pick<PlanTraceStore, "put">;
+  /**
+   * The persona's own intentions (life/intentions.ts): a chat's pending ones are shown in its
+   * requests, a plan's `schedule` sets one (refused over a limit, with the reason told to the next
+   * plan), `cancel_schedule` drops one. Absent: no intentions.
+   */
+  readonly intentions?: IntentionsPort;
+}
+
+/** What planning asks of the intentions engine. */
+interface IntentionsPort {
+  /** The chat's open intentions, soonest first. */
+  openIn(chatId: string): readonly Intention[];
+  schedule(n: NewIntention): {
+    readonly ok: boolean;
+    readonly reason?: string;
+    readonly intention: Intention;
+  };
+  cancel(id: number, by: string): Intention | undefined;
 }
 
 /**
@@ -86,9 +108,11 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
     rateKeys: () => [LLM_RATE_KEY, ...(d.llmKeys ?? [])],
     async run(task) {
       const chatId = task.chatId;
+      // The persona's own intentions due now (life/intentions.ts): planned with the messages, or alone.
+      const intentions = task.payload.intentions ?? [];
       // A message deleted before it was planned for is not answered (a person would not either).
       const live = task.payload.items.filter((i) => !d.messages.get(chatId, i.messageId)?.deleted);
-      if (live.length === 0) {
+      if (live.length === 0 && intentions.length === 0) {
         d.logger.info(
           { component: "planner", chatId, messages: task.payload.items.map((i) => i.messageId) },
           "addressed messages deleted before planning; not answered",
@@ -96,10 +120,12 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         return { type: "done" };
       }
       // The age limit holds here too, not only at inbound: a task left pending by a crash (or a
-      // long pause) must not answer a question hours later, out of the blue.
+      // long pause) must not answer a question hours later, out of the blue. Age counts from when
+      // the persona first looked (a message of its sleep: its waking, `# Sleep`).
       const maxAge = d.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
       const oldest = (d.telegramNow ?? (() => d.clock.now()))() - maxAge;
-      const items = live.filter((i) => (d.messages.get(chatId, i.messageId)?.date ?? Infinity) >= oldest);
+      const seen = (date: number) => lookedAt(d.persona.rhythm, d.persona.timeZone, date);
+      const items = live.filter((i) => seen(d.messages.get(chatId, i.messageId)?.date ?? Infinity) >= oldest);
       if (items.length < live.length) {
         d.logger.info(
           {
@@ -111,18 +137,25 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           "addressed messages too old by the time of planning; not answered",
         );
       }
-      if (items.length === 0) return { type: "done" };
-      const lastId = Math.max(...items.map((i) => i.messageId));
+      if (items.length === 0 && intentions.length === 0) return { type: "done" };
+      // The newest addressed message (none: an intention alone).
+      const lastId = items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
       const chat = d.chats.get(chatId) ?? { chatId, chatType: "group" };
       const isDm = chat.chatType === "dm";
+      // The chat's pending intentions (the due ones it plans for are shown as due, not pending).
+      const canIntend = d.intentions !== undefined && mayIntend(d.persona);
+      const pending = canIntend ? d.intentions!.openIn(chatId).filter((x) => x.state === "pending") : [];
       // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.
       const {
         prompt,
         targets: targetMessages,
         history,
         present,
-      } = await assemblePlanContext(d, chat, items, d.clock.now(), refusedLast.get(chatId));
+      } = await assemblePlanContext(d, chat, items, d.clock.now(), refusedLast.get(chatId), {
+        ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
+        ...(canIntend || intentions.length > 0 ? { intentions: { pending, due: intentions } } : {}),
+      });
       let plan;
       // A reply_to or a reaction must name a message the request showed (not a number copied
       // from elsewhere in it).
@@ -132,20 +165,35 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         isDm,
         stickerSets: d.persona.stickerSets,
         stickers: d.persona.stickers,
-        answering: lastId,
+        ...(lastId !== undefined ? { answering: lastId } : {}),
+        intentions: canIntend,
+        cancellable: pending.length > 0,
+        timeZone: d.persona.timeZone,
+        now: d.clock.now(),
+        intentionIds: new Set(pending.map((x) => x.id)),
       };
       try {
         // The call is for the sender of the last message answered (costs per person).
-        const userId = d.messages.get(chatId, lastId)?.senderId;
-        plan = await d.planner.plan(prompt, check, { chatId, ...(userId !== undefined ? { userId } : {}) });
+        // An intention's call is for whom it was set (the task's authors).
+        const userId =
+          lastId !== undefined ? d.messages.get(chatId, lastId)?.senderId : task.payload.authors?.[0];
+        plan = await d.planner.plan(prompt, check, {
+          chatId,
+          ...(userId !== undefined ? { userId } : {}),
+          ...(intentions.length > 0 ? { due: intentions.map((x) => ({ id: x.id, note: x.note })) } : {}),
+        });
       } catch (e) {
         // The model is failing (or asked us to come back later): wait it out, however long —
         // the age check above ends the wait when the message is too old to answer.
         const park = parkOnOutage(e);
         if (park) throw park;
         // Anything else is the request's fault, not the server's: give up on this message.
+        const what = [
+          ...items.map((i) => `#${i.messageId}`),
+          ...intentions.map((i) => `intention #${i.id}`),
+        ].join(", ");
         throw new PermanentError(
-          `planning failed for messages ${items.map((i) => `#${i.messageId}`).join(", ")}: ${errorMessage(e)}`,
+          `planning failed for ${items.length ? "messages " : ""}${what}: ${errorMessage(e)}`,
         );
       }
       // Kept for the console apart from the task's payload (store/plan-traces.ts); bounded, and
@@ -170,7 +218,44 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           })),
         );
       // A dry run's empty plan answers nothing: it is no planned answer (metrics, the console).
-      if (plan.origin !== "dry-run") d.onPlanned?.(items.length);
+      if (plan.origin !== "dry-run" && items.length > 0) d.onPlanned?.(items.length);
+      // Whether this plan speaks (an intention's plan that sends counts for backing off).
+      if (intentions.length > 0)
+        task.payload = {
+          ...task.payload,
+          spoke: plan.tasks.some((t) => t.kind === "send" || t.kind === "sticker"),
+        };
+      // What the persona means to do later: set (or refused, told to the next plan) and dropped.
+      const intentionNotes: { date: number; text: string }[] = [];
+      for (const t of plan.tasks) {
+        if (t.kind === "schedule" && d.intentions) {
+          const now = d.clock.now();
+          const forUser =
+            lastId !== undefined ? d.messages.get(chatId, lastId)?.senderId : task.payload.authors?.[0];
+          const r = d.intentions.schedule({
+            chatId,
+            ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
+            note: t.note,
+            dueAt: scheduleDue(t, d.persona.timeZone, now) ?? now,
+            setAt: now,
+            ...(lastId !== undefined ? { inReplyTo: lastId } : {}),
+            ...(forUser !== undefined ? { forUser } : {}),
+            planId: task.id,
+          });
+          if (!r.ok)
+            intentionNotes.push({
+              date: now,
+              text: `Your schedule "${t.note.slice(0, 80)}" was not set: ${r.reason ?? "refused"}`,
+            });
+        } else if (t.kind === "cancel_schedule" && d.intentions) {
+          d.intentions.cancel(t.id, "by the persona's plan");
+        }
+      }
+      if (intentionNotes.length > 0)
+        refusedLast.set(
+          chatId,
+          [...(refusedLast.get(chatId) ?? []), ...intentionNotes].slice(0, MAX_REFUSAL_NOTES),
+        );
       // A remember becomes a task of the graph (remember-handler.ts): admitted, and checked for
       // age, like a send. Who it is about and who said it are decided here, from the messages.
       const where = { chatId, isDm, selfId: d.selfId, targets: targetMessages };
@@ -208,15 +293,21 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         };
       };
       // A forum topic's graph answers in that topic (see graphKey); else where the last message was.
-      const topicId = task.topicId ?? history.find((m) => m.messageId === lastId)?.topicId;
+      const topicId =
+        task.topicId ??
+        (lastId !== undefined ? history.find((m) => m.messageId === lastId)?.topicId : undefined);
       const spawn = expandPlan(plan.tasks, {
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
         waitFor: d.waitFor(chatId, task.topicId),
-        ...(isDm ? {} : { replyTarget: lastId }),
+        ...(isDm || lastId === undefined ? {} : { replyTarget: lastId }),
         ...(topicId !== undefined ? { topicId } : {}),
         onCut: (what) => cut.push(what),
         remember,
+        // Busy (`# Busy`): the typing starts later, stretched like the read delay.
+        delayStartSec:
+          d.persona.startTypingDelaySec *
+          (stretchAt(d.persona.rhythm, d.persona.timeZone, d.clock.now()) - 1),
       });
       if (cut.length > 0)
         d.logger.warn(

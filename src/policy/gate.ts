@@ -178,6 +178,43 @@ export class Gate {
   }
 
   /**
+   * One of the persona's own intentions is due in a chat (life/intentions.ts): may it plan there
+   * now? A takeover silence holds it until the silence ends (`hold`); every other switch — allowed
+   * groups, the DM policy, `/pause` — and a cap (the token budget and strangers' share, the chat's
+   * answers per hour, in a group the person's share) skip it (`skip`, the reason). Undefined: go.
+   * Caps are checked here, not only at the task's start, because a proactive call is an answer
+   * nobody asked for: it counts against the same caps and must fit in them.
+   */
+  proactive(
+    chatId: string,
+    forUser?: string,
+  ): { hold: number; reason: string } | { skip: string } | undefined {
+    if (chatId === this.d.selfId) return undefined;
+    const chat = this.chatRef(chatId);
+    // The person it is for (as for a planning task): its share, its trust and, on strangers'
+    // ground, its DM policy.
+    const personId = chat.chatType === "dm" ? chatId : forUser;
+    const person = personId === undefined ? undefined : this.partnerOfChat(personId);
+    const strangers = chat.chatType !== "dm" && person !== undefined && this.strangersGround(chatId);
+    const partner = chat.chatType === "dm" || strangers ? person : undefined;
+    const denied = this.switches(chat, partner);
+    const silentUntil = this.d.settings.get(chatId).silentUntil;
+    if (denied === "the owner took over this chat" && silentUntil !== undefined)
+      return { hold: silentUntil, reason: denied };
+    if (denied !== undefined)
+      return { skip: denied === "needs-sender" ? "DM policy allowlist: not listed" : denied };
+    const tokens = this.d.caps.tokens(
+      chatId,
+      person ? this.ask(chatId, person, partner !== undefined) : { stranger: false, trusted: false },
+    );
+    if (tokens) return { skip: `cap: ${tokens}` };
+    if (this.d.caps.chatFull(chatId)) return { skip: "cap: answers-per-hour" };
+    if (chat.chatType !== "dm" && forUser !== undefined && this.overShare(chatId, forUser))
+      return { skip: "cap: person-share" };
+    return undefined;
+  }
+
+  /**
    * Whether a person has used their share of a group's answers, or of the day's tokens
    * (addressing skips their messages: judging them would spend for nothing).
    */

@@ -16,7 +16,16 @@ import { itemIds, taskWhat } from "../tasks/task-text";
 const ACTIVITY_KEPT = 500;
 
 type ActivityKind =
-  "plan" | "send" | "sticker" | "reaction" | "cancelled" | "refusal" | "cap" | "catch-up" | "error";
+  | "plan"
+  | "send"
+  | "sticker"
+  | "reaction"
+  | "cancelled"
+  | "refusal"
+  | "cap"
+  | "catch-up"
+  | "intention"
+  | "error";
 
 /** One thing that happened. `messageId` / `planId` say what it links to. */
 export interface ActivityEvent {
@@ -55,7 +64,8 @@ function taskEvent(
   };
   if (t.kind === "received") {
     const items = itemIds(p);
-    const about = items.length ? ` ${taskWhat(t.kind, p)}` : "";
+    const what = taskWhat(t.kind, p);
+    const about = what ? ` ${what}` : "";
     // Handed over to a newer round (done or cancelled): that round's plan is the one to show.
     if (supersededBy(t.error) !== undefined) return undefined;
     const plan = { ...base, planId: t.id, ...(items.length ? { messageId: items[items.length - 1]! } : {}) };
@@ -153,6 +163,11 @@ export class Activity {
       kind: "catch-up",
       text: `caught up: ${s.messages} messages in ${s.chats} chats, ${s.requests} requests`,
     });
+  }
+
+  /** Something became of one of the persona's intentions (set, held, skipped, missed, cancelled). */
+  intention(chatId: string, text: string): void {
+    this.push({ kind: "intention", chatId, text });
   }
 
   /** Something went wrong outside a task (a catch-up, …). */

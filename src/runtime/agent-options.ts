@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../base/types";
 import type { Persona } from "../config/persona";
+import type { DayWatch } from "../config/persona-rhythm";
 import type { PriceTable } from "../llm/prices";
 import type { Llm } from "../llm/llm";
 import type { CuratedSources } from "../media/curated";
@@ -93,6 +94,8 @@ export interface Stage {
   readonly quietMs: number;
   /** Telegram's time (what message dates are), told by getState and differences. */
   readonly telegramTime: TelegramTime;
+  /** The persona's day (`# Sleep`, `# Busy`), asked cheaply at any instant. */
+  readonly day: DayWatch;
 }
 
 /**

@@ -22,6 +22,9 @@ import type { UsageStore } from "../store/usage";
 import type { WriteGate } from "../store/write-gate";
 import type { LaneSummaries } from "../summary/lane-summaries";
 import type { Scheduler } from "../tasks/scheduler";
+import type { Intentions } from "../life/intentions";
+import type { IntentionStore } from "../store/intentions";
+import type { Presence } from "../life/presence";
 import { accountLost } from "../telegram/connection/account-errors";
 import type { CatchUpSummary } from "../telegram/inbound/catch-up";
 import type { ChatReactions } from "../telegram/outbound/chat-reactions";
@@ -68,6 +71,11 @@ export class AgentRuntime {
   readonly scheduler: Scheduler;
   /** Telegram's restrictions of the account (frozen, PEER_FLOOD): /readyz, /status, the console. */
   readonly accountHealth: AccountHealth;
+  /** The persona's own intentions: set by plans, fired when due (life/intentions.ts). */
+  readonly intentions: Intentions;
+  readonly intentionStore: IntentionStore;
+  /** The account's online status: online while the persona reads and answers (life/presence.ts). */
+  readonly presence: Presence;
   readonly inbound: InboundHandler;
   readonly entities: EntityStore;
   readonly updateState: UpdateStateStore;
@@ -135,6 +143,9 @@ export class AgentRuntime {
     this.addressing = p.addressing;
     this.scheduler = p.scheduler;
     this.accountHealth = p.accountHealth;
+    this.intentions = p.intentions;
+    this.intentionStore = p.intentionStore;
+    this.presence = p.presence;
     this.inbound = p.inbound;
     this.feed = p.feed;
     this.catchUps = p.catchUps;
@@ -217,6 +228,8 @@ export class AgentRuntime {
     this.watch.start();
     // A freeze met before a restart (its limit is stored) is reported again, with Telegram's dates.
     this.accountHealth.start();
+    // After the open tasks are back: a due intention joins (or starts) its chat's planning task.
+    this.intentions.start();
     this.logger.info({ component: "runtime" }, "agent started");
     if (this.o.catchUpOnStart !== false) {
       this.caughtUp = this.catchUp().catch((err: unknown) => {
@@ -241,6 +254,7 @@ export class AgentRuntime {
    */
   async stop(o: { graceMs?: number } = {}): Promise<void> {
     this.watch.stop();
+    this.intentions.stop();
     this.catchUps.stop();
     this.detach?.();
     this.detach = undefined;
@@ -270,6 +284,8 @@ export class AgentRuntime {
       );
     }
     this.media.stop();
+    // The app closes: offline now (the request is bounded; a dead link just lets Telegram's expiry do it).
+    await withTimeout(this.presence.stop(), 2000, "offline status", systemClock).catch(onTimeout(undefined));
     await withTimeout(this.media.idle(), 2000, "media descriptions", systemClock).catch(onTimeout(undefined));
     this.detachUsage?.(); // after the running planning calls recorded their usage
     this.detachUsage = undefined;
@@ -289,6 +305,8 @@ export class AgentRuntime {
   /** Die as a killed process would (for crash tests): nothing more is written. */
   abandon(): void {
     this.watch.stop();
+    this.intentions.stop();
+    this.presence.abandon();
     this.catchUps.stop();
     this.writeGate.close();
     this.detachStorageWatch?.();

@@ -38,6 +38,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
         const e = st.entities.get(userId);
         return e ? entityName(e) : undefined;
       },
+      intentions: { engine: t.intentions, store: t.intentionStore, timeZone: o.persona.timeZone },
     });
   const inbound = createInboundPipeline({
     messages: st.messages,
@@ -58,12 +59,16 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
     standIns: new Set(standInSenders(o.db, agent).map((r) => `${r.chatId}\u0000${r.senderId}`)),
     now: () => s.telegramTime.now(),
     dated: (dateMs) => s.telegramTime.dated(dateMs),
+    lookedAt: (date) => s.day.lookedAt(date),
     admit: (m) => p.gate.message(m),
     refused: (m, reason) => {
       st.refusals.record(m.chatId, m.messageId, reason, clock.now());
       st.activity.refused(m.chatId, m.messageId, reason);
     },
-    implicit: (m, name) => t.addressing.consider(m, name),
+    // Asleep, the persona overhears nothing (a mention still waits for its waking).
+    implicit: (m, name) => {
+      if (!s.day.asleep(clock.now())) t.addressing.consider(m, name);
+    },
     stored: metrics.messagesStored.of(agent),
     onAddressed: () => addressed.inc(),
     outgoing: createOutgoingHandler({

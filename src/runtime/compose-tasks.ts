@@ -23,6 +23,10 @@ import { AccountHealth } from "../telegram/outbound/account-health";
 import { GramActions } from "../telegram/outbound/gramjs-actions";
 import { ACTIVE_WINDOW_MS, ActiveChats } from "./active-chats";
 import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
+import { IntentionStore } from "../store/intentions";
+import type { ChatType } from "../base/types";
+import { Intentions } from "../life/intentions";
+import { Presence, PresentActions } from "../life/presence";
 
 export interface Tasks {
   /** The persona's own sends, so their echoes are not taken for the owner's. */
@@ -37,6 +41,11 @@ export interface Tasks {
   readonly active: ActiveChats;
   /** Telegram's restrictions of the account (frozen, PEER_FLOOD), as its writes met them. */
   readonly accountHealth: AccountHealth;
+  /** The persona's own intentions: kept, fired when due, bounded (life/intentions.ts). */
+  readonly intentions: Intentions;
+  readonly intentionStore: IntentionStore;
+  /** The account's online status, following what the persona does. */
+  readonly presence: Presence;
 }
 
 export function composeTasks(
@@ -60,21 +69,22 @@ export function composeTasks(
     logger,
     clock,
   });
-  const actions = new TrackedActions(
-    new GramActions({
-      client: o.client,
-      logger,
-      lookupChat: m.lookupChat,
-      isStored: (chatId, messageId) => st.messages.has(chatId, messageId),
-      onResult: (res) => trackResult(st.tracker, res),
-      selfId: o.selfId,
-      reactions: m.chatReactions,
-      ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
-      onFrozen: (method, e) => accountHealth.noteFrozen(method, e),
-    }),
-    own,
-  );
+  const gram = new GramActions({
+    client: o.client,
+    logger,
+    lookupChat: m.lookupChat,
+    isStored: (chatId, messageId) => st.messages.has(chatId, messageId),
+    onResult: (res) => trackResult(st.tracker, res),
+    selfId: o.selfId,
+    reactions: m.chatReactions,
+    ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+    onFrozen: (method, e) => accountHealth.noteFrozen(method, e),
+  });
+  // Online while it reads and answers, offline when quiet (life/presence.ts).
+  const presence = new Presence({ port: gram, clock, logger });
+  const actions = new TrackedActions(new PresentActions(gram, presence), own);
   const active = new ActiveChats(clock);
+  const intentionStore = new IntentionStore(o.db, agent);
   const answered = metrics.messagesAnswered.labels({ agent });
   answered.inc(0); // every persona's series exists from its start, at 0
   metrics.messagesPlanned.inc({ agent }, 0);
@@ -104,6 +114,7 @@ export function composeTasks(
     onReacted: (r) => st.reactions.setOwn(r.chatId, r.messageId, o.selfId, r.emoji, clock.now()),
     maxAnswerAgeMs,
     telegramNow,
+    lookedAt: (date) => s.day.lookedAt(date),
   };
   const laneSummaries: LaneSummaries = new LaneSummaries({
     messages: st.messages,
@@ -145,12 +156,14 @@ export function composeTasks(
     store: st.tasks,
     limits,
     typing,
+    day: s.day,
     clock,
     logger,
     admit: (task) => p.gate.task(task),
     onFinished: (task, outcome) => {
       metrics.tasks.inc({ agent, kind: task.kind, outcome });
       st.activity.taskEnded(task, outcome);
+      intentions.taskEnded(task, outcome);
     },
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({
@@ -185,12 +198,29 @@ export function composeTasks(
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
+        // Built below (it needs the scheduler); planning runs only after both exist.
+        intentions: {
+          openIn: (chatId) => intentionStore.openIn(chatId),
+          schedule: (n) => intentions.schedule(n),
+          cancel: (id, by) => intentions.cancel(id, by),
+        },
       },
       actions: deps,
       addressing,
       summaries: laneSummaries,
       ...(o.llm ? { llm: o.llm } : {}),
     }),
+  });
+  const intentions: Intentions = new Intentions({
+    store: intentionStore,
+    persona: o.persona,
+    clock,
+    logger,
+    scheduler,
+    gate: p.gate,
+    chatType: (chatId) => st.chats.get(chatId)?.chatType as ChatType | undefined,
+    partnerLastWrote: (chatId) => st.messages.lastFromOthers(chatId),
+    activity: st.activity,
   });
   // The end-of-outage line, /status and the metrics say how many answers waited for the model.
   o.llm?.availability?.reportAs(agent);
@@ -201,5 +231,17 @@ export function composeTasks(
   );
   // Where the persona was addressed or spoke within the last hour, before this start.
   for (const r of st.tasks.recentChats(clock.now() - ACTIVE_WINDOW_MS)) active.note(r.chatId, r.at);
-  return { own, typing, laneSummaries, addressing, scheduler, limits, active, accountHealth };
+  return {
+    own,
+    typing,
+    laneSummaries,
+    addressing,
+    scheduler,
+    limits,
+    active,
+    accountHealth,
+    intentions,
+    intentionStore,
+    presence,
+  };
 }

@@ -24,6 +24,9 @@ import type { WriteGate } from "../store/write-gate";
 import type { LaneSummaries } from "../summary/lane-summaries";
 import type { Scheduler } from "../tasks/scheduler";
 import type { AccountHealth } from "../telegram/outbound/account-health";
+import type { Intentions } from "../life/intentions";
+import type { IntentionStore } from "../store/intentions";
+import type { Presence } from "../life/presence";
 import type { ChatReactions } from "../telegram/outbound/chat-reactions";
 import type { MessageFeed } from "../telegram/inbound/message-feed";
 import type { TypingWatch } from "../telegram/inbound/typing-watch";
@@ -32,6 +35,7 @@ import type { MediaDescriber } from "../media/describer";
 import type { ImageSource } from "../media/inline-images";
 import type { Clock } from "../base/types";
 import { systemClock } from "../base/clock";
+import { DayWatch } from "../config/persona-rhythm";
 import type { CatchUpChain } from "./catch-up-chain";
 import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
 import { composeInbound } from "./compose-inbound";
@@ -74,6 +78,10 @@ export interface AgentParts {
   readonly scheduler: Scheduler;
   /** Telegram's restrictions of the account (frozen, PEER_FLOOD). */
   readonly accountHealth: AccountHealth;
+  /** The persona's own intentions (life/intentions.ts) and their rows. */
+  readonly intentions: Intentions;
+  readonly intentionStore: IntentionStore;
+  readonly presence: Presence;
   readonly inbound: InboundHandler;
   readonly feed: MessageFeed;
   /** Catch-ups and gap fills, one at a time. */
@@ -107,6 +115,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     readDelayMs: o.persona.readDelaySec * 1000,
     quietMs: o.persona.quietWindowSec * 1000,
     telegramTime: o.telegramTime ?? new TelegramTime({ clock, logger }),
+    day: new DayWatch(o.persona.rhythm, o.persona.timeZone),
   };
   const built: { scheduler?: Scheduler; catchUps?: CatchUpChain; accountHealth?: AccountHealth } = {};
   const late: Late = {
@@ -148,6 +157,9 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     addressing: tasks.addressing,
     scheduler: tasks.scheduler,
     accountHealth: tasks.accountHealth,
+    intentions: tasks.intentions,
+    intentionStore: tasks.intentionStore,
+    presence: tasks.presence,
     inbound: inbound.inbound,
     feed: telegram.feed,
     catchUps: telegram.catchUps,

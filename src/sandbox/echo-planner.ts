@@ -4,13 +4,16 @@
  * a 👍 reaction to the message answered, a reply quoting it, and a memory of it — written as a
  * model's JSON answer and checked by the same `validatePlan` as Gemini's, so it goes through
  * everything a real plan does (the task graph, typing, sends, reactions, memories, the console's
- * plan view, labelled "not from a model"). Lane summaries get a canned summary the same way. It
+ * plan view, labelled "not from a model"). A message that asks to be reminded ("remind me in 20
+ * minutes") also gets a `schedule` (in that many minutes, else an hour), and an intention due with
+ * no new message a send that says what it meant to do — so reminders can be tried with `/advance`.
+ * Lane summaries get a canned summary the same way. It
  * makes no call, so it costs nothing and records no usage. Only the sandbox script builds it: it
  * is never reachable from `npm start` on real accounts.
  */
 import { validatePlan, type PlanCheckContext } from "../planning/plan-schema";
 import type { JsonOutcome, JsonRequest, Llm } from "../llm/llm";
-import type { Plan, Planner } from "../planning/planner";
+import type { Plan, PlanMeta, Planner } from "../planning/planner";
 import type { PlanPrompt } from "../planning/prompt";
 
 /** How the echo planner's texts start: what it writes is never mistaken for a model's. */
@@ -37,21 +40,35 @@ export class EchoPlanner implements Planner {
     },
   ) {}
 
-  async plan(_prompt: PlanPrompt, check: PlanCheckContext, meta: { readonly chatId: string }): Promise<Plan> {
+  async plan(_prompt: PlanPrompt, check: PlanCheckContext, meta: PlanMeta): Promise<Plan> {
     const id = check.answering;
     const m = id !== undefined ? this.o.message(meta.chatId, id) : undefined;
     const said = cut(m?.text.trim() || "(no text)", 300);
     const who = m?.senderName ?? "someone";
     // A model's answer, as Gemini would send it: the same checks apply (a bad id is refused).
+    // Its own intention due, with no message: it says what it meant to do.
+    const due = id === undefined ? (meta.due ?? []) : [];
+    // "remind me in 20 minutes …": an intention (default in an hour), so reminders can be tried.
+    const remind = check.intentions === true && m !== undefined && /\bremind\b/i.test(m.text);
     const answer = {
       tasks: [
-        ...(id !== undefined ? [{ kind: "react", emoji: "👍", message_id: id }] : []),
-        {
-          kind: "send",
-          text: `${ECHO_MARK} ${who} said: “${cut(said, 200)}”`,
-          ...(id !== undefined ? { reply_to: id } : {}),
-        },
-        { kind: "remember", content: `${ECHO_MARK} ${who} said: ${said}` },
+        ...due.map((d) => ({ kind: "send", text: `${ECHO_MARK} as I meant to: ${cut(d.note, 200)}` })),
+        ...(remind
+          ? [
+              {
+                kind: "schedule",
+                note: `${ECHO_MARK} remind ${who}: ${cut(said, 200)}`,
+                after_minutes: minutesIn(said),
+              },
+            ]
+          : []),
+        ...(id !== undefined
+          ? [
+              { kind: "react", emoji: "👍", message_id: id },
+              { kind: "send", text: `${ECHO_MARK} ${who} said: “${cut(said, 200)}”`, reply_to: id },
+              { kind: "remember", content: `${ECHO_MARK} ${who} said: ${said}` },
+            ]
+          : []),
       ],
     };
     const checked = validatePlan(JSON.stringify(answer), check);
@@ -60,6 +77,14 @@ export class EchoPlanner implements Planner {
     );
     return { tasks: checked.tasks, rejected: checked.rejected, origin: "echo" };
   }
+}
+
+/** "in 20 minutes", "in 2 h": the minutes a reminder asks for (default 60). */
+function minutesIn(text: string): number {
+  const m = /\bin\s+(\d{1,4})\s*(m|min|mins|minutes?|h|hours?)\b/i.exec(text);
+  if (!m) return 60;
+  const n = Number(m[1]);
+  return Math.max(1, /^h/i.test(m[2]!) ? n * 60 : n);
 }
 
 /**

@@ -24,6 +24,11 @@ const CONTROL_LINES = {
   online: { help: "the connection comes back; the persona catches up on what it missed" },
   kill: { help: "the persona's process dies abruptly, as with kill -9; the emulated world keeps going" },
   start: { help: "a fresh process on the same database, catching up" },
+  advance: {
+    help: "move time forward (9h, 90m, 1d, 1h30m): Telegram's and the persona's; what falls due on the way happens, in order",
+    arg: "<duration>",
+  },
+  now: { help: "the persona's local time, and whether it is awake, busy or asleep" },
 } as const satisfies Record<string, ControlSpec>;
 export type ControlLine = keyof typeof CONTROL_LINES;
 const spec = (name: ControlLine): ControlSpec => CONTROL_LINES[name];
@@ -159,7 +164,7 @@ export function helpText(): string {
     '  dm carol typing         carol is shown typing in her DM; "alice stops typing" cancels it',
     '  bob reacts 👍 to #12    bob reacts to message #12 ("dm carol reacts ❤ to #5" in her DM; "bob unreacts #12" takes it back)',
     "The account's owner (writing from another device):",
-    "  owner: /status          in Saved Messages: every owner command (/help, /status, /pause, /resume, /mode, /forget, /memories, /share, /unshare); the answer appears there",
+    "  owner: /status          in Saved Messages: every owner command (/help, /status, /pause, /resume, /mode, /forget, /memories, /share, /unshare, /intentions, /cancel); the answer appears there",
     "  owner in group: I've got this    the owner writes in the group: a takeover (the persona stays quiet there for # Takeover Silence)",
     "  owner in dm carol: hi   the owner writes in carol's DM (a takeover there)",
     "Control lines:",

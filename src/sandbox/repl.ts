@@ -27,6 +27,10 @@ import { listenForShutdown, type SignalSource } from "../runtime/shutdown";
 import { expectedForms, helpText, parseSandboxLine, unknownControl, type ControlLine } from "./grammar";
 import { sandboxModels, verbosePlanner } from "./planning";
 import { MEMBERS, SandboxWorld } from "./world";
+import { SandboxClock } from "./clock";
+import { formatDuration, parseDuration } from "../base/duration";
+import { formatLocal, zonedParts } from "../base/zoned-time";
+import { rhythmAt } from "../config/persona-rhythm";
 
 export interface SandboxOptions {
   /** Persona name (default: the first persona file). */
@@ -49,6 +53,26 @@ export interface SandboxOptions {
   readonly signals?: SignalSource;
   /** Exit at once (the second signal; default process.exit). */
   readonly exit?: (code: number) => void;
+}
+
+/** At the end of input, the sandbox waits for tasks due within this long (longer waits: /advance). */
+const WAIT_AT_END_MS = 60_000;
+/** The longest /advance. */
+const MAX_ADVANCE_MS = 30 * 86_400_000;
+
+/** `it is Mon 2026-11-23 09:00 (Europe/Berlin); Mira is busy (slow) until 17:00` */
+function describeNow(persona: Persona, now: number): string {
+  const tz = persona.timeZone;
+  const day = rhythmAt(persona.rhythm, tz, now);
+  const until = day.until !== undefined ? ` until ${formatLocal(day.until, tz).slice(11)}` : "";
+  const doing =
+    day.state === "asleep"
+      ? `asleep${until}`
+      : day.state === "busy"
+        ? `busy (${day.level ?? "slow"})${until}`
+        : `awake${day.until !== undefined ? until : ""}`;
+  const weekday = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][zonedParts(now, tz).weekday];
+  return `it is ${weekday} ${formatLocal(now, tz)} (${tz}); ${persona.name} is ${doing}`;
 }
 
 /** How long a stopping sandbox lets a task in flight (a send on the wire) finish; planning in flight is abandoned after it. */
@@ -77,10 +101,14 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       `no persona named "${o.agent}" in ${env.AGENTS_DIR}/ (have: ${personas.map((p) => p.name).join(", ")})`,
     );
 
+  const self: Persona = persona;
   const curated = loadCuratedMemories(curatedMemoryDir(persona.file));
   const me: string = persona.name;
   const curatedMedia = loadCuratedMedia(env.AGENTS_DIR, persona.name);
-  const world = new SandboxWorld(persona.name, print);
+  // The sandbox's clock: the wall clock, moved forward by /advance (clock.ts). Telegram's world,
+  // the persona and the console all read it.
+  const clock = new SandboxClock();
+  const world = new SandboxWorld(persona.name, print, () => clock.now());
   const { emu, account } = world;
 
   const { llm, planner, mode } = sandboxModels(env, logger, print, {
@@ -101,7 +129,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
 
   if (o.dbPath) refuseUsedDatabase(o.dbPath);
   // Health and metrics, as with npm start (a listener that cannot start stops the sandbox before anything runs).
-  const served = await startListener(env, logger, { sandbox: true });
+  const served = await startListener(env, logger, { sandbox: true, now: () => clock.now() });
   const http = served.http;
   // Temporary folders (the console's copy of the agents folder; the database, unless --db) are
   // removed however the run ends: input's end, a signal, a start that fails, or a second signal's
@@ -150,6 +178,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       planner: plannerUsed,
       llm,
       logger,
+      clock,
       curated,
       // Dry (no key): the chain ends at curated files and the cache; nothing is downloaded.
       media: {
@@ -160,6 +189,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
     });
     runtime.start();
+    clock.settle = () => runtime.scheduler.whenIdle();
     served.console?.add(persona, runtime, db, { agentsDir: agentsCopy ?? env.AGENTS_DIR });
     proc = { db, client, runtime };
     return runtime;
@@ -205,15 +235,21 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     // A line whose message waits for the database (another process holds its lock) must not
     // hold up Ctrl-C: the sandbox stops at once, the persona's stop closes what waits.
     await Promise.race([readLines(rl), stopAsked]);
-    // Input is over: let the persona finish what it started, then leave.
-    while (
-      !interrupted.aborted &&
-      proc &&
-      emu.net.isConnected(account) &&
-      proc.runtime.scheduler.pendingCount > 0
-    )
+    // Input is over: let the persona finish what it started, then leave. What waits for a time
+    // further off (asleep until the morning, a long wait) is left, and said: /advance gets there.
+    const soon = () =>
+      proc!.runtime.scheduler
+        .openTasks()
+        .some((t) => t.status === "running" || t.notBefore <= clock.now() + WAIT_AT_END_MS);
+    while (!interrupted.aborted && proc && emu.net.isConnected(account) && soon())
       await new Promise((r) => setTimeout(r, 100));
-    if (!interrupted.aborted) print("sandbox: input ended and nothing is pending; bye.");
+    const later = proc?.runtime.scheduler.openTasks() ?? [];
+    if (!interrupted.aborted)
+      print(
+        later.length === 0
+          ? "sandbox: input ended and nothing is pending; bye."
+          : `sandbox: input ended; ${later.length} task${later.length === 1 ? "" : "s"} wait${later.length === 1 ? "s" : ""} until ${formatLocal(Math.min(...later.map((t) => t.notBefore)), persona.timeZone)} or later (/advance gets there); bye.`,
+      );
   } finally {
     await http?.close();
     unregister?.();
@@ -230,7 +266,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   }
   return 0;
 
-  async function control(name: ControlLine): Promise<void> {
+  async function control(name: ControlLine, arg: string | undefined): Promise<void> {
     const caughtUp = (s: CatchUpSummary | undefined) =>
       print(
         s
@@ -268,6 +304,18 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
         return print(
           `sandbox: ${me}'s process was killed (as with kill -9). People can keep writing; /start runs a new one.`,
         );
+      case "now":
+        return print(`sandbox: ${describeNow(self, clock.now())}`);
+      case "advance": {
+        const ms = parseDuration(arg ?? "");
+        if (ms === undefined || ms <= 0 || ms > MAX_ADVANCE_MS)
+          return print(
+            `? /advance needs a duration from 1s to 30d, like 9h, 90m, 1d or 1h30m (got ${JSON.stringify(arg ?? "")})`,
+          );
+        print(`sandbox: time moves ${formatDuration(ms)} forward…`);
+        await clock.advance(ms);
+        return print(`sandbox: ${describeNow(self, clock.now())}`);
+      }
       case "start": {
         if (proc) return print(`sandbox: ${me} is already running; /kill it first`);
         const runtime = boot();
@@ -283,7 +331,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       if (!line.trim()) continue;
       const cmd = parseSandboxLine(line);
       if (cmd?.kind === "control") {
-        await control(cmd.name);
+        await control(cmd.name, cmd.arg);
         continue;
       }
       if (cmd?.kind === "unknown-control") {

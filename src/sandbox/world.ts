@@ -18,7 +18,7 @@ export const MEMBERS = ["alice", "bob", "carol"] as const;
 export type MemberCommand = Extract<SandboxCommand, { readonly member: string }>;
 
 export class SandboxWorld {
-  readonly emu = new TelegramEmulator();
+  readonly emu: TelegramEmulator;
   /** The persona's account. */
   readonly account: EmuUser;
   /** The supergroup "Sandbox": the persona and every member. */
@@ -33,7 +33,10 @@ export class SandboxWorld {
   constructor(
     personaName: string,
     private readonly print: (s: string) => void,
+    /** The world's time (the sandbox's clock, which `/advance` moves). */
+    now: () => number = Date.now,
   ) {
+    this.emu = new TelegramEmulator({ now });
     const emu = this.emu;
     this.account = emu.addAccount({
       firstName: personaName,

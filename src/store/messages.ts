@@ -114,6 +114,7 @@ export class MessageStore {
   private readonly existsStmt;
   private readonly othersAfterStmt;
   private readonly recentStmt;
+  private readonly lastFromOthersStmt;
   private readonly getStmt;
   private readonly renameStmt;
   private readonly highestStmt;
@@ -171,6 +172,11 @@ export class MessageStore {
        ORDER BY message_id DESC LIMIT ?) ORDER BY message_id ASC`,
     );
     this.getStmt = db.prepare(`SELECT * FROM messages WHERE agent = ? AND chat_id = ? AND message_id = ?`);
+    this.lastFromOthersStmt = db
+      .prepare(
+        `SELECT date FROM messages WHERE agent = ? AND chat_id = ? AND is_agent = 0 ORDER BY message_id DESC LIMIT 1`,
+      )
+      .pluck();
     this.editStmt = db.prepare(
       `UPDATE messages SET text = ?, entities = ? WHERE agent = ? AND chat_id = ? AND message_id = ?`,
     );
@@ -312,6 +318,11 @@ export class MessageStore {
   get(chatId: string, messageId: number): StoredMessage | undefined {
     const r = this.getStmt.get(this.agent, chatId, messageId) as Row | undefined;
     return r ? toMessage(r) : undefined;
+  }
+
+  /** When someone other than the persona last wrote in a chat (ms), or undefined. A walk back from the newest. */
+  lastFromOthers(chatId: string): number | undefined {
+    return (this.lastFromOthersStmt.get(this.agent, chatId) as number | undefined) ?? undefined;
   }
 
   /** The last `limit` messages of a chat up to and including `uptoId`, oldest first (deleted ones left out). */

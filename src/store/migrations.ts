@@ -311,4 +311,35 @@ export const migrations: readonly string[] = [
   ALTER TABLE memories ADD COLUMN source_msg INTEGER;
   ALTER TABLE memories ADD COLUMN edited INTEGER NOT NULL DEFAULT 0;
   `,
+  // The persona's own intentions (issue 29, store/intentions.ts, life/intentions.ts): what it
+  // means to do later in a chat, in its own words, durable across restarts. not_before is when it
+  // is looked at next (its due time, or later while held: asleep, a takeover silence); state says
+  // what became of it; task_id the planning task it started; spoke whether that plan sent
+  // something (a DM partner who ignored two of those is left alone).
+  `
+  CREATE TABLE intentions (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent       TEXT    NOT NULL,
+    chat_id     TEXT    NOT NULL,
+    topic_id    INTEGER,
+    note        TEXT    NOT NULL,
+    due_at      INTEGER NOT NULL,
+    not_before  INTEGER NOT NULL,
+    state       TEXT    NOT NULL
+                CHECK (state IN ('pending','firing','fired','skipped','missed','cancelled','refused')),
+    reason      TEXT,
+    set_at      INTEGER NOT NULL,
+    in_reply_to INTEGER,
+    for_user    TEXT,
+    plan_id     INTEGER,
+    task_id     INTEGER,
+    fired_at    INTEGER,
+    spoke       INTEGER NOT NULL DEFAULT 0,
+    shown       INTEGER NOT NULL DEFAULT 0,
+    updated_at  INTEGER NOT NULL
+  );
+  CREATE INDEX intentions_due ON intentions (agent, not_before) WHERE state = 'pending';
+  CREATE INDEX intentions_chat ON intentions (agent, chat_id, state);
+  CREATE INDEX intentions_fired ON intentions (agent, fired_at) WHERE fired_at IS NOT NULL;
+  `,
 ];

@@ -1,7 +1,15 @@
 import type { ReplyContext } from "../base/types";
 import { TYPING_REFRESH_MS } from "./pacing";
 import { firstPlanTime, joinedPlanTime, planDeadline, typingHold, type TypingSource } from "./quiet-window";
-import { graphKey, graphTopic, isKind, type NewTask, type ReceivedItem, type Task } from "./task";
+import {
+  graphKey,
+  graphTopic,
+  isKind,
+  type IntentionItem,
+  type NewTask,
+  type ReceivedItem,
+  type Task,
+} from "./task";
 
 /** How a planning round handed over to a newer one ends: "superseded by #<the newer task>". */
 const SUPERSEDED = "superseded by";
@@ -46,6 +54,15 @@ export interface ReceivedGraph {
   log(t: Task, event: string, extra: Record<string, unknown>): void;
 }
 
+/**
+ * The persona's day as an arrival sees it (config/persona-rhythm.ts DayWatch): asleep, what
+ * arrives waits for its waking — planning and the read mark count from then; busy, the read
+ * delay is stretched.
+ */
+export interface ArrivalRhythm {
+  arrival(now: number): { readonly wakeAt?: number; readonly stretch: number };
+}
+
 /** One addressed message, as the inbound pipeline hands it over. */
 export interface ReceivedArrival {
   /** Seconds-to-ms of the persona's read delay: the read mark's time. */
@@ -70,6 +87,7 @@ export class ReceivedRules {
     private readonly g: ReceivedGraph,
     private readonly tickMs: number,
     private readonly typing?: TypingSource,
+    private readonly day?: ArrivalRhythm,
   ) {}
 
   /**
@@ -84,6 +102,10 @@ export class ReceivedRules {
    */
   enqueue(chatId: string, messageId: number, o: ReceivedArrival): void {
     const now = this.g.now();
+    // Asleep (`# Sleep`), everything counts from the persona's waking: no read mark, no plan before.
+    const day = this.day?.arrival(now);
+    const start = Math.max(now, day?.wakeAt ?? now);
+    const readDelayMs = o.readDelayMs * (day?.stretch ?? 1);
     const quietMs = o.quietMs ?? 0;
     const topicId = graphTopic(o.topicId);
     const graph = graphKey(chatId, topicId);
@@ -106,7 +128,7 @@ export class ReceivedRules {
         };
         waiting.notBefore = joinedPlanTime({
           notBefore: waiting.notBefore,
-          now,
+          now: start,
           quietMs,
           ...(waiting.payload.planBy !== undefined ? { planBy: waiting.payload.planBy } : {}),
         });
@@ -119,7 +141,7 @@ export class ReceivedRules {
         } else {
           // The burst's read mark has gone out already: this message is read in turn.
           this.g.add(chatId, topicId, [
-            { kind: "read", payload: { maxId: item.messageId }, notBefore: now + o.readDelayMs },
+            { kind: "read", payload: { maxId: item.messageId }, notBefore: start + readDelayMs },
           ]);
         }
       });
@@ -141,14 +163,14 @@ export class ReceivedRules {
           for (const id of t.payload.answers ?? []) if (id !== messageId) owed.add(id);
       }
       const items = [...[...owed].sort((a, b) => a - b).map((id) => ({ messageId: id })), item];
-      const planBy = planDeadline(now, quietMs);
+      const planBy = planDeadline(start, quietMs);
       const batch: NewTask[] = [
         {
           kind: "received",
           payload: { items, planBy, ...(o.senderId !== undefined ? { authors: [o.senderId] } : {}) },
-          notBefore: firstPlanTime(now, quietMs, this.tickMs),
+          notBefore: firstPlanTime(start, quietMs, this.tickMs),
         },
-        { kind: "read", payload: { maxId: item.messageId }, notBefore: now + o.readDelayMs },
+        { kind: "read", payload: { maxId: item.messageId }, notBefore: start + readDelayMs },
       ];
       if (showing) {
         batch.push({
@@ -168,6 +190,45 @@ export class ReceivedRules {
       const made = this.g.add(chatId, topicId, batch);
       if (showing) this.g.markShowing(made[2]!);
     });
+  }
+
+  /**
+   * One of the persona's intentions fell due: it joins the graph's `received` task that has not
+   * started (one planning call for the messages and the intention), else a new one plans it at
+   * once, with no message and no read mark. `authors`: whom it was set for (the call counts in
+   * their share). Nothing is cancelled: a plan under way goes on (a newer `received` task makes a
+   * running one stale and takes its messages, as for a new message). Returns the task.
+   */
+  enqueueIntention(
+    chatId: string,
+    topicId: number | undefined,
+    item: IntentionItem,
+    authors: readonly string[],
+  ): Task<"received"> {
+    const graph = graphKey(chatId, graphTopic(topicId));
+    const waiting = this.g
+      .tasksOf(graph)
+      .find((t): t is Task<"received"> => t.kind === "received" && t.status === "pending");
+    if (waiting) {
+      const known = waiting.payload.authors ?? [];
+      const more = authors.filter((a) => !known.includes(a));
+      waiting.payload = {
+        ...waiting.payload,
+        intentions: [...(waiting.payload.intentions ?? []), item],
+        ...(more.length ? { authors: [...known, ...more] } : {}),
+      };
+      this.g.save(waiting);
+      this.g.log(waiting, "joined", { intentionId: item.id });
+      this.g.kick();
+      return waiting;
+    }
+    const [made] = this.g.add(chatId, graphTopic(topicId), [
+      {
+        kind: "received",
+        payload: { items: [], intentions: [item], ...(authors.length ? { authors: [...authors] } : {}) },
+      },
+    ]);
+    return made as Task<"received">;
   }
 
   /**
@@ -252,10 +313,21 @@ export class ReceivedRules {
   handOver(stale: Task<"received">, newer: Task<"received">, status: "done" | "cancelled"): void {
     const known = new Set(newer.payload.items.map((i) => i.messageId));
     const older = stale.payload.items.filter((i) => !known.has(i.messageId));
+    // The persona's due intentions go along: the newer plan acts on them (they leave the stale task).
+    const has = new Set((newer.payload.intentions ?? []).map((i) => i.id));
+    const intentions = [
+      ...(stale.payload.intentions ?? []).filter((i) => !has.has(i.id)),
+      ...(newer.payload.intentions ?? []),
+    ];
     newer.payload = {
       ...newer.payload,
       items: [...older, ...newer.payload.items].sort((a, b) => a.messageId - b.messageId),
+      ...(intentions.length ? { intentions } : {}),
     };
+    if (stale.payload.intentions) {
+      const { intentions: _moved, ...rest } = stale.payload;
+      stale.payload = rest;
+    }
     this.g.save(newer);
     this.g.finish(stale, status, `${SUPERSEDED} #${newer.id}`);
   }

@@ -8,8 +8,8 @@ import type { AccountLostError } from "./errors";
 import { settleOutcome, type OutcomeHost } from "./outcomes";
 import { PROBE_WAIT_MS, RateLimits } from "./rate-limits";
 import type { TypingSource } from "./quiet-window";
-import { ReceivedRules, type ReceivedArrival } from "./received-rules";
-import { graphKey, graphTopic, type NewTask, type Task } from "./task";
+import { ReceivedRules, type ArrivalRhythm, type ReceivedArrival } from "./received-rules";
+import { graphKey, graphTopic, type IntentionItem, type NewTask, type Task } from "./task";
 import type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
 import { TaskIndex } from "./task-index";
 import type { TaskStore } from "./task-store";
@@ -56,6 +56,8 @@ export interface SchedulerOptions {
   readonly onAccountLost?: (error: AccountLostError) => void;
   /** Who is typing where: a due burst holds while its author types (bounded; see quiet-window.ts). */
   readonly typing?: TypingSource;
+  /** The persona's day: asleep, an addressed message waits for its waking; busy, its read mark later. */
+  readonly day?: ArrivalRhythm;
   /**
    * The admission gate (policy/gate.ts), asked right before a task starts: a reason means the
    * owner's switches or a cap say no, and the task is cancelled (its dependents with it) instead.
@@ -160,6 +162,7 @@ export class Scheduler {
       },
       this.tickMs,
       o.typing,
+      o.day,
     );
     this.outcomes = {
       store: o.store,
@@ -328,6 +331,17 @@ export class Scheduler {
   enqueueReceived(chatId: string, messageId: number, o: ReceivedArrival): void {
     if (this.closed) return;
     this.received.enqueue(chatId, messageId, o);
+  }
+
+  /** One of the persona's intentions fell due (see ReceivedRules.enqueueIntention); its planning task, or undefined when stopped. */
+  enqueueIntention(
+    chatId: string,
+    topicId: number | undefined,
+    item: IntentionItem,
+    authors: readonly string[],
+  ): Task<"received"> | undefined {
+    if (this.closed) return undefined;
+    return this.received.enqueueIntention(chatId, topicId, item, authors);
   }
 
   /** The reply context of an addressed message has arrived (see ReceivedRules.attachReply). */

@@ -39,8 +39,14 @@ export function taskWhat(kind: string, payload: unknown): string {
       return `${String(p.action ?? "typing")} ${String(p.seconds ?? "")} s`;
     case "received":
     case "address": {
-      const ids = itemIds(payload);
-      return ids.length ? `for ${ids.map((i) => `#${i}`).join(", ")}` : "";
+      const ids = itemIds(payload).map((i) => `#${i}`);
+      // The persona's own intentions due now (life/intentions.ts), planned with the messages or alone.
+      const own = (payload as { intentions?: unknown } | null | undefined)?.intentions;
+      const intentions = Array.isArray(own)
+        ? own.map((i: { id?: unknown } | null) => `intention #${String(i?.id)}`)
+        : [];
+      const all = [...ids, ...intentions];
+      return all.length ? `for ${all.join(", ")}` : "";
     }
     default:
       return "";

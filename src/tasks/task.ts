@@ -12,6 +12,22 @@ export interface ReceivedItem {
 }
 
 /**
+ * One of the persona's own intentions that fell due (life/intentions.ts): its planning call
+ * carries the note, marked as the persona's own, so the model decides what to do now — or nothing.
+ */
+export interface IntentionItem {
+  /** Its row in the intentions table. */
+  readonly id: number;
+  /** What the persona meant to do, in its own words. */
+  readonly note: string;
+  /** When it was set, and when it was meant for (ms). */
+  readonly setAt: number;
+  readonly dueAt: number;
+  /** The message being answered when it was set. */
+  readonly inReplyTo?: number;
+}
+
+/**
  * Payload of each task kind that lives on the graph. The engine's own kinds are here (`received`
  * and `typing`: bursts, the quiet window and bridge typing are engine rules, received-rules.ts);
  * every other kind adds its payload in the file of its handler, by declaration merging
@@ -22,11 +38,15 @@ export interface TaskPayloads {
   /**
    * `authors`: who wrote the burst (their typing holds planning); `planBy`: the latest time the
    * burst may wait for more messages or for its authors' typing (see quiet-window.ts).
+   * `intentions`: the persona's own intentions due now, planned with the messages (or alone, with
+   * no message); `spoke`: its plan sent something (set by the handler; intentions back off on it).
    */
   received: {
     items: ReceivedItem[];
     authors?: string[];
     planBy?: number;
+    intentions?: IntentionItem[];
+    spoke?: boolean;
   };
   /**
    * `bridge`: keeps a spell of a replanned chat showing until the new plan types (no flicker).

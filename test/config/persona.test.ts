@@ -83,6 +83,8 @@ describe("parsePersona", () => {
         contactsReserve: 25,
         takeoverSilenceMin: 30,
       },
+      rhythm: { busy: [] },
+      intentions: { perChat: 3, perDay: 5, graceHours: 6 },
       file: "agents/Test.md",
     });
     expect(p.phone).toBeUndefined();

@@ -27,7 +27,7 @@ describe("the plan request", () => {
     const config = h.gemini.requests[0]!.body.generationConfig!;
     expect(config.responseSchema).toBeUndefined();
     expect(config.responseJsonSchema).toEqual(
-      geminiJsonSchema(planSchemaFor({ isDm: false, stickerSets: h.persona.stickerSets })),
+      geminiJsonSchema(planSchemaFor({ isDm: false, stickerSets: h.persona.stickerSets, intentions: true })),
     );
     // One object per kind, each with its own required fields.
     const variants = (
@@ -44,6 +44,7 @@ describe("the plan request", () => {
       sticker: ["kind", "set", "emoji"],
       wait: ["kind", "seconds"],
       remember: ["kind", "content"],
+      schedule: ["kind", "note"],
     });
     expect(JSON.stringify(config.responseJsonSchema)).not.toMatch(
       /"const"|"\$schema"|"oneOf"|"minLength"|"exclusiveMinimum"/,
@@ -77,9 +78,11 @@ describe("only the actions that work here", () => {
     await h.emu.post({ chat: h.emu.dm(h.account, h.carol), from: h.carol, text: "hi" });
     await h.pass(20_000);
 
-    expect(offered(0).kinds).toEqual(["send", "react", "wait", "remember"]);
+    // cancel_schedule only in a chat with pending intentions (none here).
+    const later = ["schedule"];
+    expect(offered(0).kinds).toEqual(["send", "react", "wait", "remember", ...later]);
     expect(offered(0).line).not.toMatch(/sticker|block|think/);
-    expect(offered(1).kinds).toEqual(["send", "react", "wait", "remember", "block", "unblock"]);
+    expect(offered(1).kinds).toEqual(["send", "react", "wait", "remember", ...later, "block", "unblock"]);
     expect(offered(1).line).toContain("block");
     // The group's schema is smaller than the full one (printed for the record).
     const size = (i: number) =>

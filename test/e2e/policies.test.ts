@@ -181,8 +181,12 @@ describe("who is never answered", () => {
     await h.emu.post({ chat: h.group, from: bot, text: "Mira, answer!", replyTo: mine!.id });
     await h.pass(60_000);
     expect(h.gemini.requests).toHaveLength(1);
-    // Nothing but the persona's own polls of the group it is active in (channel-watch.ts).
-    expect(h.emu.traffic.methods(h.account).filter((m) => m !== "updates.GetChannelDifference")).toEqual([]);
+    // Nothing for the bot: only the persona going offline, quiet since its answer (life/presence.ts),
+    // and its own polls of the group it is active in (channel-watch.ts).
+    expect(h.emu.traffic.methods(h.account).filter((m) => m !== "updates.GetChannelDifference")).toEqual([
+      "account.UpdateStatus",
+    ]);
+    expect(h.emu.presence.of(h.account).state).toBe("offline");
   });
 
   it("two personas of one process in one group that mention each other do not loop", async () => {

@@ -42,6 +42,7 @@ describe("executing a plan like a person", () => {
     // Persona: start delay 1 s, 10 chars/s, read delay 2 s, quiet window 3 s (the default): planned
     // at 3 s (the fake Gemini answers at once). "hello" → 1.5 s of typing, "bye" → 1.3 s.
     expect(timeline(h, t0)).toEqual([
+      "account.UpdateStatus@2000", // online as it first looks (life/presence.ts); offline 60 s after its last act
       "channels.ReadHistory@2000",
       "channels.GetFullChannel@3000", // planning: what the chat allows to react with (once per chat)
       "messages.SetTyping(Typing)@3000",
@@ -65,6 +66,7 @@ describe("executing a plan like a person", () => {
     await h.pass(30_000);
     // Planned after the 3 s quiet window; typing from then on.
     expect(timeline(h, t0)).toEqual([
+      "account.UpdateStatus@2000",
       "channels.ReadHistory@2000",
       "channels.GetFullChannel@3000",
       "messages.SetTyping(Typing)@3000",

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { planKinds, planKindsLine, PlanFormatError, validatePlan } from "../../src/planning/plan-schema";
+import {
+  planKinds,
+  planKindsLine,
+  PlanFormatError,
+  scheduleDue,
+  validatePlan,
+} from "../../src/planning/plan-schema";
 import { geminiJsonSchema } from "../../src/llm/json-schema";
 import { planSchemaFor } from "../../src/planning/plan-schema";
 
@@ -185,5 +191,51 @@ describe("validatePlan", () => {
   it("bounds waits", () => {
     const { rejected } = validatePlan(plan([{ kind: "wait", seconds: 7200 }]), ctx);
     expect(rejected[0]!.reason).toMatch(/seconds/);
+  });
+
+  it("reads a schedule's time in the persona's zone and refuses what cannot be one, saying what to write", () => {
+    // Sunday 2026-11-22 13:00 in Berlin (12:00 UTC).
+    const now = Date.UTC(2026, 10, 22, 12, 0);
+    const c = {
+      ...ctx,
+      intentions: true,
+      cancellable: true,
+      timeZone: "Europe/Berlin",
+      now,
+      intentionIds: new Set([4]),
+    };
+    const r = validatePlan(
+      JSON.stringify({
+        tasks: [
+          { kind: "schedule", note: "ask how the exam went", at: "2026-11-23 18:00" },
+          { kind: "schedule", note: "both", at: "2026-11-23 18:00", after_minutes: 5 },
+          { kind: "schedule", note: "neither" },
+          { kind: "schedule", note: "no date", at: "tomorrow 9am" },
+          { kind: "schedule", note: "a 30th of February", at: "2027-02-30 09:00" },
+          { kind: "schedule", note: "too far", after_minutes: 91 * 24 * 60 },
+          { kind: "cancel_schedule", id: 4 },
+          { kind: "cancel_schedule", id: 5 },
+        ],
+      }),
+      c,
+    );
+    expect(r.tasks.map((t) => t.kind)).toEqual(["schedule", "cancel_schedule"]);
+    expect(scheduleDue(r.tasks[0] as { at: string }, "Europe/Berlin", now)).toBe(
+      Date.UTC(2026, 10, 23, 17, 0),
+    );
+    expect(r.rejected.map((x) => x.reason)).toEqual([
+      'give either at ("YYYY-MM-DD HH:MM", your local time) or after_minutes, one of them',
+      'give either at ("YYYY-MM-DD HH:MM", your local time) or after_minutes, one of them',
+      'at "tomorrow 9am" is not a time: write "YYYY-MM-DD HH:MM", your local time (it is 2026-11-22 13:00 now)',
+      'at "2027-02-30 09:00" is not a time: write "YYYY-MM-DD HH:MM", your local time (it is 2026-11-22 13:00 now)',
+      "more than 90 days ahead",
+      "id 5 is not one of your pending intentions in this chat",
+    ]);
+    // Not offered to a persona without intentions: an unknown kind.
+    const off = validatePlan(
+      JSON.stringify({ tasks: [{ kind: "schedule", note: "x", after_minutes: 5 }] }),
+      ctx,
+    );
+    expect(off.rejected[0]!.reason).toBe('unknown kind "schedule"');
   });
 });

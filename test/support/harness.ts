@@ -67,6 +67,11 @@ export interface HarnessOptions {
   readonly media?: MediaRuntimeOptions;
   /** SQLite's busy timeout of the runtime's connection (default: the product's). */
   readonly busyTimeoutMs?: number;
+  /**
+   * The scheduler's tick (default 100 ms). A test that lets hours pass uses a longer one: every
+   * tick is a fake timer the clock fires on the way.
+   */
+  readonly tickMs?: number;
 }
 
 /**
@@ -154,7 +159,7 @@ export class Harness {
       clock: this.clock,
       replyTimeoutMs: this.o.replyTimeoutMs ?? 5000,
       ...(this.o.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.o.requestTimeoutMs } : {}),
-      scheduler: { tickMs: 100, retryDelayMs: 10_000 },
+      scheduler: { tickMs: this.o.tickMs ?? 100, retryDelayMs: 10_000 },
       ...(this.o.siblings ? { siblings: this.o.siblings } : {}),
       ...(this.o.prices ? { prices: this.o.prices } : {}),
       ...(this.o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: this.o.maxAnswerAgeMs } : {}),

@@ -14,7 +14,7 @@ import {
 } from "./dom.js";
 import { renderChat } from "./chat-page.js";
 import { renderMedia, renderMemory } from "./edit-pages.js";
-import { geminiLine, renderNow, restrictionsLine } from "./now-page.js";
+import { dayLine, geminiLine, renderNow, restrictionsLine } from "./now-page.js";
 import { renderCosts, renderSummaries } from "./pages.js";
 
 const main = document.getElementById("main");
@@ -213,6 +213,7 @@ async function renderPersonas() {
         String(p.pendingTasks),
       ),
       el("p", { class: "gemini" }, "Gemini: ", geminiLine(p.gemini)),
+      el("p", { class: "rhythm" }, "Today's rhythm: ", dayLine(p.day)),
       p.lastError
         ? el(
             "p",

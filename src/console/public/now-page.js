@@ -11,8 +11,126 @@ const KIND_LABEL = {
   refusal: "refused",
   cap: "cap",
   "catch-up": "catch-up",
+  intention: "intention",
   error: "error",
 };
+
+/** The persona's day in one line: local time, awake / busy / asleep and until when, its ranges, online. */
+export function dayLine(d) {
+  const doing =
+    d.state === "asleep" ? "asleep" : d.state === "busy" ? `busy (${d.level ?? "slow"})` : "awake";
+  return el(
+    "span",
+    { class: `day ${d.state}`, dataset: { state: d.state } },
+    `it is ${d.local} (${d.timeZone}): `,
+    el("b", { class: "doing" }, doing),
+    d.untilLocal ? ` until ${d.untilLocal.slice(11)}` : "",
+    " · sleeps ",
+    d.sleep ?? "never",
+    d.busy.length ? ` · busy ${d.busy.join(", ")}` : "",
+    " · ",
+    el("b", { class: "online" }, d.online ? "online" : "offline"),
+  );
+}
+
+const STATE_LABEL = {
+  pending: "pending",
+  firing: "planning now",
+  fired: "fired",
+  skipped: "skipped",
+  missed: "missed",
+  cancelled: "cancelled",
+  refused: "refused",
+};
+
+function intentionRow(p, i, act) {
+  const when =
+    i.state === "pending"
+      ? i.notBefore !== i.dueAt
+        ? `${i.dueLocal}, looked at again ${time(i.notBefore)} (${inTime(i.inSec)})`
+        : `${i.dueLocal} (${inTime(i.inSec)})`
+      : i.dueLocal;
+  const state = `${STATE_LABEL[i.state] ?? i.state}${i.state === "fired" ? (i.spoke ? ", wrote" : ", said nothing") : ""}`;
+  let field;
+  return el(
+    "tr",
+    { class: `intention ${i.state}`, dataset: { intentionId: String(i.id), state: i.state } },
+    el("td", {}, `#${i.id}`),
+    el("td", {}, chatLabel(p.name, i.chatId, i.title)),
+    el("td", { class: "due" }, when),
+    el(
+      "td",
+      { class: "state" },
+      state,
+      i.reason ? el("div", { class: "muted reason" }, userText(i.reason, "")) : "",
+    ),
+    el("td", { class: "note" }, userText(i.note, "")),
+    el(
+      "td",
+      {},
+      i.state === "pending"
+        ? [
+            el(
+              "button",
+              {
+                class: "cancel-intention",
+                "aria-label": `cancel intention #${i.id}`,
+                onclick: () => act({ persona: p.name, action: "cancel-intention", intention: i.id }),
+              },
+              "Cancel",
+            ),
+            " ",
+            (field = el("input", {
+              class: "reschedule-at",
+              "aria-label": `new time for intention #${i.id} (YYYY-MM-DD HH:MM, ${p.day.timeZone})`,
+              value: i.dueLocal,
+              size: "16",
+            })),
+            el(
+              "button",
+              {
+                class: "reschedule-intention",
+                onclick: () =>
+                  act({ persona: p.name, action: "reschedule-intention", intention: i.id, at: field.value }),
+              },
+              "Reschedule",
+            ),
+          ]
+        : "",
+    ),
+  );
+}
+
+function intentionsPart(p, act) {
+  const own = p.intentions;
+  const rows = [...own.pending, ...own.ended];
+  return [
+    el("h3", { dataset: { anchor: `intentions/${p.name}` } }, `Intentions (${own.total} pending)`),
+    rows.length === 0
+      ? el("p", { class: "muted", id: "no-intentions" }, "none: it has set itself nothing to do later")
+      : el(
+          "div",
+          { class: "scroll" },
+          el(
+            "table",
+            { class: "intentions" },
+            el(
+              "tr",
+              {},
+              ["id", "chat", "due", "state", "what it means to do", ""].map((h) => el("th", {}, h)),
+            ),
+            rows.map((i) => intentionRow(p, i, act)),
+          ),
+          own.total > own.pending.length
+            ? el(
+                "p",
+                { class: "muted" },
+                `… and ${own.total - own.pending.length} more pending (the soonest are listed)`,
+              )
+            : null,
+        ),
+  ];
+}
 
 export function geminiLine(g) {
   if (g.keyless) return el("span", { class: "muted" }, "no Gemini key (dry or offline planner)");
@@ -164,6 +282,7 @@ export async function renderNow(persona, act) {
         geminiLine(p.gemini),
         p.paused ? [" · ", el("b", { class: "warn" }, "paused everywhere")] : "",
       ),
+      el("p", {}, "Its day: ", dayLine(p.day)),
       p.errors.length || p.lastError
         ? el(
             "div",
@@ -204,6 +323,7 @@ export async function renderNow(persona, act) {
               ),
             ),
           ),
+      ...intentionsPart(p, act),
       el("h3", { dataset: { anchor: `activity/${p.name}` } }, "Activity"),
       p.activity.length === 0
         ? el("p", { class: "muted" }, "nothing yet since the start")

@@ -33,4 +33,9 @@ export interface ActionHandlerDeps {
    * message is older than this is dropped, not sent hours late (absent: no check).
    */
   readonly maxAnswerAgeMs?: number;
+  /**
+   * When the persona first looked at a message of this date (its waking, for one that came in its
+   * sleep): answer ages count from there. Absent: the message's own date.
+   */
+  readonly lookedAt?: (date: number) => number;
 }

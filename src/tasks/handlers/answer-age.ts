@@ -9,7 +9,7 @@ import type { ActionHandlerDeps } from "./action-deps";
  * server's answer to its retry settles it.
  */
 export function tooLate(
-  d: Pick<ActionHandlerDeps, "maxAnswerAgeMs" | "messages" | "clock" | "telegramNow" | "logger">,
+  d: Pick<ActionHandlerDeps, "maxAnswerAgeMs" | "messages" | "clock" | "telegramNow" | "logger" | "lookedAt">,
   task: Pick<Task, "id" | "chatId" | "kind" | "inDoubt"> & {
     readonly payload: { readonly answers?: readonly number[] | undefined };
   },
@@ -20,7 +20,8 @@ export function tooLate(
     .map((id) => d.messages.get(task.chatId, id)?.date)
     .filter((x): x is number => x !== undefined);
   if (dates.length === 0) return undefined;
-  const age = (d.telegramNow ?? (() => d.clock.now()))() - Math.max(...dates);
+  const newest = Math.max(...dates);
+  const age = (d.telegramNow ?? (() => d.clock.now()))() - (d.lookedAt?.(newest) ?? newest);
   if (age <= d.maxAnswerAgeMs) return undefined;
   d.logger.info(
     {

@@ -151,6 +151,20 @@ export class GramActions implements ChatActions {
     );
   }
 
+  /**
+   * The account's online status (`account.updateStatus`): online while the persona reads and
+   * answers, offline when it goes quiet (life/presence.ts). Telegram lets an online status lapse
+   * about five minutes after the last one (docs/telegram-facts.md).
+   */
+  async setOnline(online: boolean): Promise<void> {
+    await this.call(
+      new Api.account.UpdateStatus({ offline: !online }),
+      this.o.selfId ?? "self",
+      undefined,
+      COSMETIC_TIMEOUT_MS,
+    );
+  }
+
   async markRead(p: { chatId: string; maxId: number }): Promise<void> {
     const peer = this.peer(p.chatId);
     await this.call(

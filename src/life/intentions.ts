@@ -1,0 +1,290 @@
+/**
+ * The persona's own intentions, kept and fired: a plan's `schedule` sets one ("ask how the exam
+ * went", tomorrow at 18:00), the store keeps it durably (store/intentions.ts), and when it falls
+ * due this starts a planning call in its chat (a `received` task carrying it, tasks/received-rules.ts)
+ * so the model decides then what to send — or nothing.
+ *
+ * One clock timer, armed for the soonest pending intention (one indexed read), is all it costs
+ * while nothing is due: the scheduler's tick never sees a pending intention, so 10,000 of them
+ * cost the tick nothing (bench). When one is due, in order:
+ *
+ * 1. asleep (`# Sleep`): held until it wakes;
+ * 2. the owner's switches and the caps (policy/gate.ts `proactive`): a takeover silence holds it
+ *    until the silence ends; `/pause`, the DM policy, allowed groups, the token budget, the chat's
+ *    answers per hour and the person's share skip it;
+ * 3. `# Proactive Per Day` (per local day, every chat together) spent: skipped;
+ * 4. a private chat whose partner did not answer the last two proactive messages: skipped (it
+ *    backs off, as a person would);
+ * 5. else it fires.
+ *
+ * Held, skipped and missed ones keep the reason (the console and `/intentions` show it). At start,
+ * one that was due while the process was down fires when it is at most `# Intention Grace` late,
+ * else it is marked missed — visible, never silent. A fired intention's planning task ends its
+ * story (`taskEnded`): planned (`fired`, and whether it spoke) or not (`skipped`, with why).
+ */
+import type { Logger } from "pino";
+import type { Persona } from "../config/persona";
+import { rhythmAt } from "../config/persona-rhythm";
+import { clockOf, formatLocal, zonedDayAt, zonedParts } from "../base/zoned-time";
+import type { ChatType, Clock } from "../base/types";
+import type { Gate } from "../policy/gate";
+import type { Intention, IntentionStore, NewIntention } from "../store/intentions";
+import type { Scheduler } from "../tasks/scheduler";
+import type { Task } from "../tasks/task";
+
+/** The longest a timer is armed for (a longer wait is re-armed; Node's timers overflow at ~24.8 days). */
+const MAX_ARM_MS = 86_400_000;
+/** How far ahead an intention may be set. */
+const MAX_AHEAD_MS = 90 * 86_400_000;
+/** How many due intentions are looked at per batch. */
+const BATCH = 50;
+/** A private chat's partner who ignored this many proactive messages in a row is left alone. */
+const BACK_OFF_AFTER = 2;
+
+export interface IntentionsDeps {
+  readonly store: IntentionStore;
+  readonly persona: Pick<Persona, "rhythm" | "timeZone" | "intentions">;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly scheduler: Pick<Scheduler, "enqueueIntention">;
+  readonly gate: Pick<Gate, "proactive">;
+  /** A chat's type as stored (undefined: unknown). */
+  readonly chatType: (chatId: string) => ChatType | undefined;
+  /** When the partner of a private chat last wrote there (ms), or undefined. */
+  readonly partnerLastWrote: (chatId: string) => number | undefined;
+  /** The console's activity feed. */
+  readonly activity?: { intention(chatId: string, text: string): void };
+}
+
+/** What became of a `schedule` a plan asked for. */
+export type Scheduled =
+  | { readonly ok: true; readonly intention: Intention }
+  | { readonly ok: false; readonly reason: string; readonly intention: Intention };
+
+export class Intentions {
+  private timer: unknown;
+  private armedFor: number | undefined;
+  private stopped = true;
+  private firing = false;
+
+  constructor(private readonly d: IntentionsDeps) {}
+
+  private get now(): number {
+    return this.d.clock.now();
+  }
+
+  /**
+   * Start firing: what was due while the process was down is missed when it is more than the
+   * grace late (one range update), the rest fires at once; then the timer is armed.
+   */
+  start(): void {
+    this.stopped = false;
+    const now = this.now;
+    const graceMs = this.d.persona.intentions.graceHours * 3_600_000;
+    const missed = this.d.store.missBefore(
+      now - graceMs,
+      `missed: the process was down at its time (more than ${this.d.persona.intentions.graceHours} h late)`,
+      now,
+    );
+    if (missed.length > 0) {
+      this.d.logger.warn(
+        { component: "intentions", missed: missed.length, graceHours: this.d.persona.intentions.graceHours },
+        "intentions missed: their time passed while the process was down, longer ago than the grace",
+      );
+      for (const i of missed.slice(0, 20))
+        this.d.activity?.intention(i.chatId, `intention #${i.id} missed: ${i.note}`);
+    }
+    this.arm();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedFor = undefined;
+  }
+
+  /**
+   * A plan asks to do something later: stored when the chat's and the day's limits allow, else
+   * kept as refused with the reason (its next request shows it, so the persona knows).
+   */
+  schedule(n: NewIntention): Scheduled {
+    const now = this.now;
+    const { perChat, perDay } = this.d.persona.intentions;
+    const tz = this.d.persona.timeZone;
+    let reason: string | undefined;
+    if (n.dueAt > now + MAX_AHEAD_MS) reason = "more than 90 days ahead";
+    else if (this.d.store.countOpenIn(n.chatId) >= perChat)
+      reason =
+        perChat === 0
+          ? "this persona sets no intentions (# Intentions Per Chat is 0)"
+          : `this chat already has ${perChat} pending intention${perChat === 1 ? "" : "s"}, the most it may have`;
+    else {
+      const from = zonedDayAt(n.dueAt, 0, 0, tz);
+      const to = zonedDayAt(n.dueAt, 1, 0, tz);
+      if (this.d.store.callsBetween(from, to) >= perDay)
+        reason = `${formatLocal(n.dueAt, tz).slice(0, 10)} already has ${perDay} follow-up${perDay === 1 ? "" : "s"}, the most a day may have`;
+    }
+    if (reason !== undefined) {
+      const intention = this.d.store.refuse(n, reason);
+      this.d.activity?.intention(n.chatId, `intention not set (${reason}): ${n.note}`);
+      return { ok: false, reason, intention };
+    }
+    const intention = this.d.store.add(n);
+    this.d.activity?.intention(
+      n.chatId,
+      `intention #${intention.id} set for ${formatLocal(n.dueAt, tz)}: ${n.note}`,
+    );
+    this.d.logger.info(
+      { component: "intentions", chatId: n.chatId, intentionId: intention.id, dueAt: n.dueAt },
+      "intention set",
+    );
+    this.arm();
+    return { ok: true, intention };
+  }
+
+  /** Cancel a pending intention (a plan, the owner, the console); the row, or undefined when none is pending. */
+  cancel(id: number, by: string): Intention | undefined {
+    const gone = this.d.store.cancel(id, `cancelled ${by}`, this.now);
+    if (gone) {
+      this.d.activity?.intention(gone.chatId, `intention #${id} cancelled ${by}: ${gone.note}`);
+      this.arm();
+    }
+    return gone;
+  }
+
+  /** Move a pending intention to `at` (the console); the row, or undefined when none is pending. */
+  reschedule(id: number, at: number): Intention | undefined {
+    const moved = this.d.store.reschedule(id, at, this.now);
+    if (moved) {
+      this.d.activity?.intention(
+        moved.chatId,
+        `intention #${id} moved to ${formatLocal(at, this.d.persona.timeZone)}: ${moved.note}`,
+      );
+      this.arm();
+    }
+    return moved;
+  }
+
+  /** A planning task ended: the due intentions it carried were planned (`fired`) or not (`skipped`). */
+  taskEnded(task: Task, status: "done" | "failed" | "cancelled"): void {
+    if (task.kind !== "received") return;
+    const p = (task as Task<"received">).payload;
+    if (!p.intentions?.length) return;
+    const now = this.now;
+    for (const i of p.intentions) {
+      if (status === "done") this.d.store.fired(i.id, p.spoke === true, task.id, now);
+      else {
+        const why = `skipped: ${status === "failed" ? "planning failed" : (task.error ?? "cancelled")}`;
+        this.d.store.skip(i.id, why, now, "firing");
+        this.d.activity?.intention(task.chatId, `intention #${i.id} ${why}`);
+      }
+    }
+  }
+
+  /** Arm the timer for the soonest pending intention (re-armed when that changes). */
+  private arm(): void {
+    if (this.stopped) return;
+    const next = this.d.store.nextDue();
+    if (next === undefined) {
+      if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+      this.armedFor = undefined;
+      return;
+    }
+    if (this.timer !== undefined && this.armedFor !== undefined && this.armedFor <= next) return;
+    if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
+    const delay = Math.min(Math.max(0, next - this.now), MAX_ARM_MS);
+    this.armedFor = this.now + delay;
+    this.timer = this.d.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.armedFor = undefined;
+      this.fireDue();
+    }, delay);
+  }
+
+  /** Look at every intention due now (in batches), then arm for the next. */
+  private fireDue(): void {
+    if (this.stopped || this.firing) return;
+    this.firing = true;
+    try {
+      for (;;) {
+        const due = this.d.store.due(this.now, BATCH);
+        for (const i of due) this.decide(i);
+        if (due.length < BATCH || this.stopped) break;
+      }
+    } catch (e) {
+      this.d.logger.error({ component: "intentions", err: String(e) }, "could not look at due intentions");
+    } finally {
+      this.firing = false;
+    }
+    this.arm();
+  }
+
+  private decide(i: Intention): void {
+    const now = this.now;
+    const tz = this.d.persona.timeZone;
+    const day = this.d.persona.rhythm;
+    const state = rhythmAt(day, tz, now);
+    if (state.state === "asleep" && state.until !== undefined) {
+      this.hold(i, state.until, `asleep until ${clockOf(zonedParts(state.until, tz).minuteOfDay)}`);
+      return;
+    }
+    const gate = this.d.gate.proactive(i.chatId, i.forUser);
+    if (gate && "hold" in gate) {
+      this.hold(i, gate.hold, `${gate.reason}, until ${formatLocal(gate.hold, tz)}`);
+      return;
+    }
+    if (gate) return this.skip(i, gate.skip);
+    const { perDay } = this.d.persona.intentions;
+    if (this.d.store.firedBetween(zonedDayAt(now, 0, 0, tz), zonedDayAt(now, 1, 0, tz)) >= perDay)
+      return this.skip(
+        i,
+        `cap: ${perDay} proactive call${perDay === 1 ? "" : "s"} today already (# Proactive Per Day)`,
+      );
+    if (this.d.chatType(i.chatId) === "dm") {
+      const since = this.d.partnerLastWrote(i.chatId) ?? 0;
+      if (this.d.store.spokeSince(i.chatId, since) >= BACK_OFF_AFTER)
+        return this.skip(i, `backed off: no answer to the last ${BACK_OFF_AFTER} proactive messages`);
+    }
+    this.d.store.transaction(() => {
+      const task = this.d.scheduler.enqueueIntention(
+        i.chatId,
+        i.topicId,
+        {
+          id: i.id,
+          note: i.note,
+          setAt: i.setAt,
+          dueAt: i.dueAt,
+          ...(i.inReplyTo !== undefined ? { inReplyTo: i.inReplyTo } : {}),
+        },
+        i.forUser !== undefined ? [i.forUser] : [],
+      );
+      if (task) this.d.store.firing(i.id, task.id, now);
+    });
+    this.d.logger.info(
+      {
+        component: "intentions",
+        chatId: i.chatId,
+        intentionId: i.id,
+        lateSec: Math.round((now - i.dueAt) / 1000),
+      },
+      "intention due: planning",
+    );
+    this.d.activity?.intention(i.chatId, `intention #${i.id} due: planning (${i.note})`);
+  }
+
+  private hold(i: Intention, until: number, why: string): void {
+    this.d.store.hold(i.id, until, `held: ${why}`, this.now);
+    this.d.activity?.intention(i.chatId, `intention #${i.id} held: ${why}`);
+  }
+
+  private skip(i: Intention, why: string): void {
+    this.d.store.skip(i.id, `skipped: ${why}`, this.now);
+    this.d.logger.info(
+      { component: "intentions", chatId: i.chatId, intentionId: i.id, reason: why },
+      "intention skipped",
+    );
+    this.d.activity?.intention(i.chatId, `intention #${i.id} skipped: ${why}`);
+  }
+}

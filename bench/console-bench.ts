@@ -18,6 +18,7 @@ import type { AgentRuntime } from "../src/runtime/agent-runtime";
 import { ChatSettingsStore } from "../src/store/chat-settings";
 import { closeDatabase, openDatabase } from "../src/store/db";
 import { EntityStore } from "../src/store/entities";
+import { IntentionStore } from "../src/store/intentions";
 import { ChatStore } from "../src/store/chats";
 import { MessageStore } from "../src/store/messages";
 import { Activity } from "../src/runtime/activity";
@@ -185,6 +186,10 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
     activity,
     status: () => ({ connected: true }),
     llmAvailability: () => ({ down: [], ended: 0 }),
+    // The persona's own intentions (none here: the real store on this database).
+    intentionStore: new IntentionStore(db, AGENT),
+    // The account's online status (the Now view's day line).
+    presence: { isOnline: false },
     // Telegram's restrictions of the account (none here).
     accountHealth: { restrictions: () => [] },
     llm: undefined,

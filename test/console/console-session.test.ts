@@ -71,15 +71,21 @@ function rawGet(port: number, path: string, host: string): Promise<number> {
 
 let stop: (() => Promise<void>) | undefined;
 afterEach(async () => {
-  await stop?.();
+  const s = stop;
   stop = undefined;
+  await s?.();
 });
 
 describe("the console's session cannot be borrowed", () => {
   it("another local program the signed-in browser visits gets nothing it can replay", async () => {
     const { page, base } = await open();
     const attacker = await attackerServer(base);
-    stop = () => new Promise((resolve) => attacker.server.close(() => resolve()));
+    // The browser's tab keeps a keep-alive connection to it: close that too, or close() waits for it.
+    stop = () =>
+      new Promise((resolve) => {
+        attacker.server.close(() => resolve());
+        attacker.server.closeAllConnections();
+      });
     // The signed-in browser visits the other program (a link, a redirect, a local dev server).
     const tab = await page.context().newPage();
     await tab.goto(attacker.url);

@@ -49,14 +49,7 @@ export class TlViews {
     const hit = cache.get(u.id);
     if (hit) return hit;
     const built = new Api.User({
-      id: toLong(u.id),
-      accessHash: toLong(u.accessHash),
-      firstName: u.firstName,
-      ...(u.lastName !== undefined ? { lastName: u.lastName } : {}),
-      ...(u.username !== undefined ? { username: u.username } : {}),
-      bot: u.bot,
-      self,
-      ...(contact ? { contact: true } : {}),
+      ...this.userFields(u, self, contact),
       status: new Api.UserStatusRecently({}),
     });
     cache.set(u.id, built);

@@ -374,6 +374,18 @@ function lostBehindOurBack(db: Db, b: Batch): void {
 }
 
 /** Roll the open group commit back (SQLite may have done it already). */
+/**
+ * A write failed for good (the storage refused it, or the transaction is gone): the batch is rolled
+ * back, the failure reported once and handed to whoever waits for the commit; returns the error to throw.
+ */
+function abandonBatch(db: Db, b: Batch, e: unknown): unknown {
+  const lost = b.rows > 0;
+  rollbackBatch(db, b);
+  const err = failed(db, e, lost);
+  settleWaiter(b, err);
+  return err;
+}
+
 function rollbackBatch(db: Db, b: Batch): void {
   b.open = false;
   b.rows = 0;
@@ -420,11 +432,7 @@ export function batchedWrite<T>(db: Db, fn: () => T): T {
     out = fn();
   } catch (e) {
     if (isStorageFailure(e) || !db.inTransaction) {
-      const lost = b.rows > 0;
-      rollbackBatch(db, b);
-      const err = failed(db, e, lost);
-      settleWaiter(b, err);
-      throw err;
+      throw abandonBatch(db, b, e);
     }
     // Nothing of ours is in the batch yet: close it rather than leave a BEGIN dangling.
     if (b.rows === 0) rollbackBatch(db, b);
@@ -493,11 +501,7 @@ export function transaction<T>(db: Db, fn: () => T): T {
     } catch (e) {
       b.nested = false;
       if (isStorageFailure(e) || !db.inTransaction) {
-        const lost = b.rows > 0;
-        rollbackBatch(db, b);
-        const err = failed(db, e, lost);
-        settleWaiter(b, err);
-        throw err;
+        throw abandonBatch(db, b, e);
       }
       commitPending(db); // fn's savepoint is undone; the batch's own rows still go
       throw named(db, e);

@@ -15,6 +15,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../base/types";
 import { errorMessage } from "../base/error-message";
 import type { ChatActions } from "../tasks/actions-port";
+import { RateLimitedError } from "../tasks/errors";
 
 /** Renew an online status this often while active (Telegram keeps one ~5 min). */
 const RENEW_MS = 240_000;
@@ -31,6 +32,8 @@ export class Presence {
   private sentAt = 0;
   private idleTimer: unknown;
   private stopped = false;
+  /** Telegram asked to wait (FLOOD_WAIT on account.updateStatus): no status is sent before this. */
+  private heldUntil = 0;
 
   constructor(
     private readonly d: {
@@ -77,6 +80,7 @@ export class Presence {
 
   private async set(online: boolean, stopping = false): Promise<void> {
     if (this.stopped && !stopping) return;
+    if (this.d.clock.now() < this.heldUntil) return;
     const was = this.online;
     this.online = online;
     this.sentAt = this.d.clock.now();
@@ -85,6 +89,7 @@ export class Presence {
       if (was !== online)
         this.d.logger.debug({ component: "presence", online }, online ? "online" : "offline");
     } catch (e) {
+      if (e instanceof RateLimitedError) this.heldUntil = this.d.clock.now() + e.seconds * 1000;
       this.d.logger.warn(
         { component: "presence", online, err: errorMessage(e) },
         "could not set the online status",

@@ -86,7 +86,7 @@ const KIND_LINES: Record<PlanKind, string> = {
   sticker: "sticker {set, emoji, reply_to?}: one of the stickers listed above.",
   wait: "wait {seconds}: a pause before the next task, as a person pauses between two messages (never to come back later).",
   remember:
-    'remember {content, about?, from?}: a lasting fact, in a few words. about: "@username" or the id of a message by the person it is about, "chat" for the chat, "me" for what you said about yourself; default: the author of the message that says it. from: the id of the message that says it; default: the message you answer — required when the messages you answer are by several people.',
+    'remember {content, about?, from?}: a lasting fact, in a few words. about: "@username" or the id of a message by the person it is about, "chat" for the chat, "me" for what you said about yourself; default: the author of the message that says it. from: the id of the message you answer that says it; default: the message you answer — required when the messages you answer are by several people.',
   block:
     "block {}: the person can no longer write to you; only after persistent harassment or spam, never for one rude message.",
   unblock: "unblock {}",
@@ -166,6 +166,12 @@ export class PlanFormatError extends LlmFormatError {}
 export interface PlanCheckContext extends PlanAbilities {
   /** True when `id` is a message the request showed (reply_to / message_id must be one). */
   readonly inView: (id: number) => boolean;
+  /**
+   * True when `id` is one of the messages being answered: a `remember`'s `from` must be one (its
+   * author becomes the teller, so naming someone's older message cannot put words in their mouth).
+   * Absent: any message in view.
+   */
+  readonly answered?: (id: number) => boolean;
   /**
    * The message being answered (the last addressed one): what a send or sticker with an unknown
    * `reply_to` replies to instead. Absent: such a send goes out without a reply.
@@ -318,6 +324,8 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
     case "remember": {
       // Who said it and whom it is about come from messages the request showed, nothing else.
       if (t.from !== undefined && !ctx.inView(t.from)) return `from ${t.from} is not a message in view`;
+      if (t.from !== undefined && ctx.answered && !ctx.answered(t.from))
+        return `from ${t.from} is not one of the messages you answer`;
       const about = t.about !== undefined ? /^#?(\d{1,12})$/.exec(t.about) : null;
       if (about && !ctx.inView(Number(about[1]))) return `about ${t.about} is not a message in view`;
       return undefined;

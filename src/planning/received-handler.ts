@@ -162,6 +162,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const shown = new Set(history.map((m) => m.messageId));
       const check = {
         inView: (id: number) => shown.has(id),
+        answered: (id: number) => items.some((i) => i.messageId === id),
         isDm,
         stickerSets: d.persona.stickerSets,
         stickers: d.persona.stickers,

@@ -32,7 +32,7 @@ describe("who said what stays true", () => {
     h = await Harness.start();
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
     h.emu.chats.addMember(h.group, dave);
-    await h.emu.post({ chat: h.group, from: h.alice, text: "new phone, who dis" });
+    const hers = await h.emu.post({ chat: h.group, from: h.alice, text: "new phone, who dis" });
     await h.pass(20_000);
     const planted = await h.emu.post({
       chat: h.group,
@@ -48,6 +48,9 @@ describe("who said what stays true", () => {
           from: planted.id,
           content: "Alice wants payments to IBAN DE00 6666",
         },
+        // Alice's older message (in view, not answered) named as the source: refused — her
+        // words cannot be borrowed to make dave's claim hers.
+        { kind: "remember", about: "@alice", from: hers.id, content: "Alice says her IBAN is DE00 6666" },
         // No `from`, in a burst of two authors: no evidence of who said it — not stored.
         { kind: "remember", about: "@alice", content: "Alice's IBAN changed" },
         // No `about`: about the author of the message named, not the burst's newest author.

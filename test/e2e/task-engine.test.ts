@@ -57,6 +57,25 @@ describe("executing a plan like a person", () => {
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello", "", "bye"]);
   });
 
+  it("a FLOOD_WAIT on account.updateStatus holds the online status for the seconds asked; the answers still go", async () => {
+    h = await Harness.start();
+    h.emu.faults.floodWait("account.UpdateStatus", 600);
+    const statuses = () => h!.emu.traffic.requests.filter((r) => r.method === "account.UpdateStatus").length;
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai hi!" });
+    h.gemini.script(plan({ kind: "send", text: "hello" }));
+    await h.pass(20_000);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai again?" });
+    h.gemini.script(plan({ kind: "send", text: "yes" }));
+    await h.pass(120_000); // its going idle (offline after 60 s) included
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello", "yes"]);
+    expect(statuses()).toBe(1); // the one that met the wait; nothing more during it
+    await h.pass(600_000);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai still there?" });
+    h.gemini.script(plan({ kind: "send", text: "sure" }));
+    await h.pass(20_000);
+    expect(statuses()).toBeGreaterThan(1); // after the wait, the status follows it again
+  });
+
   it("refreshes typing every 5 s during a long typing spell", async () => {
     h = await Harness.start();
     const t0 = h.clock.now();

@@ -46,7 +46,7 @@ export interface JsonRequest<T> {
 }
 
 /** Why a call came back with nothing usable. */
-type RefusalKind = "blocked" | "empty" | "malformed" | "dry";
+export type RefusalKind = "blocked" | "empty" | "malformed" | "dry";
 
 export type JsonOutcome<T> =
   | { readonly ok: true; readonly value: T; readonly model: string; readonly calls: number }
@@ -79,11 +79,14 @@ export function createGeminiLlm(o: {
   readonly logger: Logger;
   /** The runtime's clock, for the outage state (default Date.now). */
   readonly now?: () => number;
+  /** The outage state shared with another provider (providers.ts). */
+  readonly availability?: LlmAvailability;
 }): GeminiLlm {
   const client = new GeminiClient({
     apiKey: o.apiKey,
     model: o.model,
     logger: o.logger,
+    ...(o.availability ? { availability: o.availability } : {}),
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
     ...(o.now ? { now: o.now } : {}),
   });
@@ -240,7 +243,7 @@ export function requestBody(
   };
 }
 
-function parseWith(schema: z.ZodType, text: string): unknown {
+export function parseWith(schema: z.ZodType, text: string): unknown {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -250,7 +253,7 @@ function parseWith(schema: z.ZodType, text: string): unknown {
   return schema.parse(raw);
 }
 
-function formatReason(e: Error): string {
+export function formatReason(e: Error): string {
   if (e instanceof z.ZodError) {
     const issue = e.issues[0];
     return `off-schema: ${issue ? `${issue.path.join(".") || "answer"}: ${issue.message}` : e.message}`;

@@ -68,6 +68,8 @@ export interface Llm {
   modelFor(purpose: LlmPurpose): string;
   /** Whether each model answers (outages); absent for a stand-in that makes no calls. */
   readonly availability?: LlmAvailability;
+  /** Who serves a model ("Gemini", "OpenAI-compatible"), for costs and outages per provider; absent: Gemini. */
+  providerOf?(model: string): string;
 }
 
 /** Build the persona's Gemini access: one client (retries, timeouts, accounting), a model per purpose. */

@@ -236,6 +236,13 @@ export class RoutedLlm implements Llm {
     return r === "off" ? "off" : r.model;
   }
 
+  providerOf(model: string): string {
+    for (const r of [...Object.values(this.plan.routes), this.plan.mediaFallback])
+      if (r !== undefined && r !== "off" && r.model === model)
+        return r.provider === "openai" ? OPENAI_VENDOR : "Gemini";
+    return "Gemini";
+  }
+
   /** The provider a purpose runs on (`off` when none). */
   providerFor(purpose: LlmPurpose): LlmProvider | "off" {
     const r = this.plan.routes[purpose];

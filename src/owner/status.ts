@@ -3,6 +3,7 @@ import type { CappedChat } from "../policy/caps";
 import { ALL_CHATS, type ChatSettings } from "../store/chat-settings";
 import type { ChatInfo } from "../store/chats";
 import type { UsageTotals } from "../store/usage";
+import { providerCostLine, type ProviderCost } from "./provider-costs";
 import { formatDuration } from "../base/duration";
 import { describeChat } from "./chat-names";
 
@@ -26,6 +27,8 @@ export interface StatusFacts {
   /** Open lane-summary tasks (their own graphs; not the chats' pending tasks). */
   readonly summaryTasks?: number;
   readonly usage: UsageTotals;
+  /** Today's cost per provider, when more than Gemini served (provider-costs.ts). */
+  readonly costByProvider?: readonly ProviderCost[];
   readonly dailyTokenBudget: number;
   /** Tokens spent today on strangers' DMs, and their share of the budget. */
   readonly strangers?: { readonly tokens: number; readonly cap: number };
@@ -119,6 +122,7 @@ export function formatStatus(f: StatusFacts): string {
     `Today (UTC): ${n(u.calls)} LLM call${u.calls === 1 ? "" : "s"}, ${n(u.totalTokens)} tokens ` +
       `(prompt ${n(u.promptTokens)}${u.cachedTokens > 0 ? ` of which cached ${n(u.cachedTokens)}` : ""}, output ${n(u.outputTokens)}, thinking ${n(u.thinkingTokens)}), ${cost}`,
   );
+  if (f.costByProvider) lines.push(providerCostLine(f.costByProvider));
   const purposes = Object.entries(u.byPurpose);
   if (purposes.length)
     lines.push(`LLM calls by purpose: ${purposes.map(([p, c]) => `${p} ${n(c)}`).join(", ")}`);

@@ -15,6 +15,7 @@ import type { Db } from "../store/db";
 import type { ChatStore } from "../store/chats";
 import { databaseBytes, type Retention } from "../store/retention";
 import type { UsageStore } from "../store/usage";
+import { costsByProvider, type ProviderCost } from "../owner/provider-costs";
 import { isSummaryGraph } from "../tasks/task";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
@@ -77,6 +78,7 @@ export class RuntimeStatus {
         .length,
       summaryTasks: scheduler.openTasks().filter((t) => isSummaryGraph(t.chatId)).length,
       usage: s.usage.today(now),
+      ...withCosts(costsByProvider(s.usage.todayByModel(now), s.llm?.providerOf?.bind(s.llm))),
       dailyTokenBudget: s.persona.policy.dailyTokenBudget,
       strangers: {
         tokens: s.usage.strangerTokensToday(now),
@@ -110,4 +112,8 @@ export class RuntimeStatus {
       ...(last ? { lastPassAt: last.at } : {}),
     };
   }
+}
+
+function withCosts(c: readonly ProviderCost[] | undefined): { costByProvider?: readonly ProviderCost[] } {
+  return c ? { costByProvider: c } : {};
 }

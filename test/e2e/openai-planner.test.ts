@@ -71,3 +71,29 @@ describe("planning through an OpenAI-compatible server", () => {
     );
   });
 });
+
+describe("costs per provider", () => {
+  it("/status names the OpenAI-compatible provider's calls and cost beside Gemini's", async () => {
+    fake = await OpenAiFake.start();
+    h = await Harness.start({ openai: fake });
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "hi" });
+    fake.reply(planOf({ kind: "send", text: "hello" }));
+    await h.pass(20_000);
+    const facts = h.runtime.status();
+    expect(facts.costByProvider).toEqual([
+      {
+        provider: "OpenAI-compatible",
+        calls: 1,
+        costUsd: 0,
+        unpriced: ["fake-model"],
+        models: ["fake-model"],
+      },
+    ]);
+    await h.ownerSays("/status");
+    await h.pass(5_000);
+    expect(h.savedReplies().join("\n")).toContain(
+      "LLM cost by provider today: OpenAI-compatible ≈ $0.0000 + unpriced (fake-model) (1 call: fake-model)",
+    );
+  });
+});

@@ -66,7 +66,11 @@ runScript(
       scenes,
       ...(flags.json ? {} : { progress: (v) => process.stdout.write(`${sceneLine(v)}\n`) }),
     });
-    process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : `\n${totalsText(result)}\n`);
+    process.stdout.write(
+      flags.json
+        ? `${JSON.stringify(result, (_k, v: unknown) => (v === undefined ? null : v), 2)}\n`
+        : `\n${totalsText(result)}\n`,
+    );
     return 0;
   },
 );

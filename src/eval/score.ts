@@ -41,6 +41,16 @@ const STOPWORDS: Readonly<Record<string, readonly string[]>> = {
     "yes",
     "no",
     "was",
+    "sure",
+    "thing",
+    "okay",
+    "thanks",
+    "sorry",
+    "think",
+    "can",
+    "we",
+    "how",
+    "about",
   ],
   de: [
     "und",
@@ -191,7 +201,9 @@ export function judge(run: SceneRun, prices: PriceTable, name: string): SceneVer
   if (e.laugh && !laughed) problems.push("did not laugh");
   let languageOk: boolean | undefined;
   if (e.language && spoke) {
-    const got = languageOf(all);
+    // By script when the script tells (Cyrillic, Japanese, or Latin where one of those was asked); else by common words.
+    const got =
+      languageOf(all) ?? (e.language === "ru" || e.language === "ja" ? "a Latin-script language" : undefined);
     if (got !== undefined) {
       languageOk = got === e.language;
       if (!languageOk) problems.push(`answered in ${got}, not ${e.language}`);

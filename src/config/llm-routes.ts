@@ -16,7 +16,7 @@ export type LlmProvider = "gemini" | "openai";
 export type RouteGroup = "plan" | "address" | "summary" | "media";
 
 /** Where one group's calls go. */
-export interface LlmRoute {
+interface LlmRoute {
   readonly provider: LlmProvider;
   /** The model; absent: the provider's model for that purpose. */
   readonly model?: string;

@@ -9,13 +9,13 @@
 
 export type Member = "alice" | "bob" | "carol";
 
-export interface SceneLine {
+interface SceneLine {
   readonly from: Member;
   readonly text: string;
 }
 
 /** What a person would do. */
-export interface SceneLabel {
+interface SceneLabel {
   /** Answer with a message (true) or stay silent (false; a reaction is not speaking); `either`: not counted in the speak/silent figures. */
   readonly speak: boolean | "either";
   /** React with a laugh (😂 🤣 😆 😁 😄 as a reaction, or a laughing message). */

@@ -154,7 +154,7 @@ const STOPWORDS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The language of a text, roughly: by script (ru, ja), else by common words; undefined when too short to tell. */
-export function languageOf(text: string): string | undefined {
+function languageOf(text: string): string | undefined {
   const letters = text.replace(/[^\p{L}]/gu, "");
   if (letters.length === 0) return undefined;
   if (/[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(text)) return "ja";

@@ -46,7 +46,7 @@ export interface JsonRequest<T> {
 }
 
 /** Why a call came back with nothing usable. */
-export type RefusalKind = "blocked" | "empty" | "malformed" | "dry";
+type RefusalKind = "blocked" | "empty" | "malformed" | "dry";
 
 export type JsonOutcome<T> =
   | { readonly ok: true; readonly value: T; readonly model: string; readonly calls: number }
@@ -181,26 +181,46 @@ export class GeminiLlm implements Llm {
         else throw e;
       }
     }
-    // A refusal is the model's choice (warn); an answer that is not in the contract is a defect (error).
-    this.o.logger[last.kind === "malformed" ? "error" : "warn"](
-      {
-        component: "llm",
-        purpose: req.purpose,
-        ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),
-        kind: last.kind,
-        reason: last.reason,
-        calls: CALLS,
-      },
-      `no usable ${req.purpose} answer after ${CALLS} calls (${last.reason}); staying silent`,
-    );
-    return {
-      ok: false,
+    return refusal(this.o.logger, req, last, CALLS);
+  }
+}
+
+/** Why the last call gave nothing usable. */
+export interface LastRefusal {
+  readonly kind: RefusalKind;
+  readonly reason: string;
+  readonly truncated?: boolean;
+}
+
+/**
+ * The end of a request that got nothing usable: one log line naming the purpose, the chat and
+ * the reason — a refusal is the model's choice (warn), an answer not in the contract a defect
+ * (error) — and the `{ok: false}` outcome. Shared by every provider's `Llm`.
+ */
+export function refusal(
+  logger: Logger,
+  req: Pick<JsonRequest<unknown>, "purpose" | "chatId">,
+  last: LastRefusal,
+  calls: number,
+): JsonOutcome<never> {
+  logger[last.kind === "malformed" ? "error" : "warn"](
+    {
+      component: "llm",
+      purpose: req.purpose,
+      ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),
       kind: last.kind,
       reason: last.reason,
-      calls: CALLS,
-      ...(last.truncated ? { truncated: true } : {}),
-    };
-  }
+      calls,
+    },
+    `no usable ${req.purpose} answer after ${calls} calls (${last.reason}); staying silent`,
+  );
+  return {
+    ok: false,
+    kind: last.kind,
+    reason: last.reason,
+    calls,
+    ...(last.truncated ? { truncated: true } : {}),
+  };
 }
 
 /**

@@ -220,7 +220,7 @@ export function openAiTakes(mimeType: string): boolean {
 }
 
 /** The request body, as the SDK sends it. */
-export function chatBody(req: ChatJsonRequest, model: string): ChatCompletionCreateParamsNonStreaming {
+function chatBody(req: ChatJsonRequest, model: string): ChatCompletionCreateParamsNonStreaming {
   const messages: ChatCompletionCreateParamsNonStreaming["messages"] = [
     { role: "system", content: req.systemInstruction },
   ];

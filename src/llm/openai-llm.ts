@@ -27,10 +27,11 @@ import { geminiJsonSchema } from "./json-schema";
 import {
   formatReason,
   parseWith,
+  refusal,
   type JsonOutcome,
   type JsonRequest,
+  type LastRefusal,
   type Llm,
-  type RefusalKind,
 } from "./llm";
 import type { OpenAiClient, StructuredMode } from "./openai-client";
 import { LlmContextTooLongError } from "./openai-errors";
@@ -92,7 +93,7 @@ export class OpenAiLlm implements Llm {
     const parse = req.parse ?? ((text: string) => parseWith(req.schema, text) as T);
     let contents: readonly LlmContent[] = req.contents;
     let shortened = false;
-    let last: { kind: RefusalKind; reason: string; truncated?: boolean } = {
+    let last: LastRefusal = {
       kind: "empty",
       reason: "no answer",
     };
@@ -181,24 +182,7 @@ export class OpenAiLlm implements Llm {
       }
       call++;
     }
-    this.o.logger[last.kind === "malformed" ? "error" : "warn"](
-      {
-        component: "llm",
-        purpose: req.purpose,
-        ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),
-        kind: last.kind,
-        reason: last.reason,
-        calls: CALLS,
-      },
-      `no usable ${req.purpose} answer after ${CALLS} calls (${last.reason}); staying silent`,
-    );
-    return {
-      ok: false,
-      kind: last.kind,
-      reason: last.reason,
-      calls: CALLS,
-      ...(last.truncated ? { truncated: true } : {}),
-    };
+    return refusal(this.o.logger, req, last, CALLS);
   }
 }
 
@@ -211,7 +195,7 @@ function withSchema(system: string, schema: Record<string, unknown>): string {
  * The JSON in an answer: without a `<think>…</think>` block (reasoning models put it in the
  * content), out of a ```json fence, else from the first `{` to the last `}`.
  */
-export function answerJson(text: string): string {
+function answerJson(text: string): string {
   const t = text.replace(/<think>[\s\S]*?<\/think>/gi, "").trim();
   const fence = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(t);
   if (fence) return fence[1]!.trim();
@@ -230,7 +214,7 @@ export const SHORTENED_NOTE =
  * two fifths kept, cut at line ends): a request's longest text is the chat, oldest first, and its
  * newest messages are at its end.
  */
-export function shortenContents(contents: readonly LlmContent[]): LlmContent[] {
+function shortenContents(contents: readonly LlmContent[]): LlmContent[] {
   let best: { turn: number; part: number; length: number } | undefined;
   contents.forEach((c, turn) =>
     c.parts.forEach((p, part) => {

@@ -30,7 +30,7 @@ import type { LlmUsage } from "./types";
 const ALL_PURPOSES: readonly LlmPurpose[] = ["plan", "address", "summarise", "describe", "transcribe"];
 
 /** Where one purpose's calls go. */
-export interface ResolvedRoute {
+interface ResolvedRoute {
   readonly provider: LlmProvider;
   readonly model: string;
   /** The setting that chose it (for the lines at start). */
@@ -284,7 +284,7 @@ export class RoutedLlm implements Llm {
 }
 
 /** Hosts that are this machine or a private network: a model served there costs nothing per token. */
-export function isLocalUrl(url: string): boolean {
+function isLocalUrl(url: string): boolean {
   let host: string;
   try {
     host = new URL(url).hostname.replace(/^\[|\]$/g, "");

@@ -27,6 +27,8 @@ export interface StatusFacts {
   /** Open lane-summary tasks (their own graphs; not the chats' pending tasks). */
   readonly summaryTasks?: number;
   readonly usage: UsageTotals;
+  /** Who serves each model that is down or had the last outage, when not Gemini ("OpenAI-compatible"). */
+  readonly providers?: Readonly<Record<string, string>>;
   /** Today's cost per provider, when more than Gemini served (provider-costs.ts). */
   readonly costByProvider?: readonly ProviderCost[];
   readonly dailyTokenBudget: number;
@@ -101,14 +103,14 @@ export function formatStatus(f: StatusFacts): string {
   for (const d of f.llm?.down ?? []) {
     const next = d.probing ? "trying now" : `next try in ${formatDuration(Math.max(0, d.nextTryAt - f.now))}`;
     lines.push(
-      `Gemini ${d.model} unavailable since ${hhmm(d.since)} UTC (${formatDuration(f.now - d.since)}; ${d.lastError}): ` +
+      `${f.providers?.[d.model] ?? "Gemini"} ${d.model} unavailable since ${hhmm(d.since)} UTC (${formatDuration(f.now - d.since)}; ${d.lastError}): ` +
         `${d.waiting} plan${d.waiting === 1 ? "" : "s"} waiting, ${next}`,
     );
   }
   const last = f.llm?.lastEnded;
   if (last && !f.llm?.down.length) {
     lines.push(
-      `Last Gemini outage: ${last.model}, ${formatDuration(last.endedAt - last.since)}, ended ${hhmm(last.endedAt)} UTC (${last.plansWaited} plans waited)`,
+      `Last ${f.providers?.[last.model] ?? "Gemini"} outage: ${last.model}, ${formatDuration(last.endedAt - last.since)}, ended ${hhmm(last.endedAt)} UTC (${last.plansWaited} plans waited)`,
     );
   }
   lines.push(

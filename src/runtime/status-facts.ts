@@ -87,6 +87,7 @@ export class RuntimeStatus {
       capped: s.caps.cappedChats(),
       ...(this.lastError ? { lastError: this.lastError } : {}),
       llm: this.llmAvailability(),
+      ...this.providers(),
       ...(s.restrictions ? { restrictions: s.restrictions() } : {}),
       ...(s.retention ? { storage: this.storage(s.retention) } : {}),
     };
@@ -97,6 +98,16 @@ export class RuntimeStatus {
    * error, the next try, how many plans wait) and the outages that ended. Read-only; for
    * `/status` and a metrics endpoint. Without an LLM (dry runs): nothing is down.
    */
+  /** Which provider serves the models of the outage lines, when one is not Gemini. */
+  private providers(): { providers?: Readonly<Record<string, string>> } {
+    const llm = this.s.llm;
+    if (!llm?.providerOf) return {};
+    const a = this.llmAvailability();
+    const models = [...a.down.map((d) => d.model), ...(a.lastEnded ? [a.lastEnded.model] : [])];
+    const named = models.map((m) => [m, llm.providerOf!(m)] as const).filter(([, p]) => p !== "Gemini");
+    return named.length ? { providers: Object.fromEntries(named) } : {};
+  }
+
   llmAvailability(): AvailabilitySnapshot {
     return this.s.llm?.availability?.snapshot() ?? { down: [], ended: 0 };
   }

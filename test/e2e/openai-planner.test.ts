@@ -5,6 +5,7 @@
  * of losing it.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { formatStatus } from "../../src/owner/status";
 import { Harness } from "../support/harness";
 import { OpenAiFake } from "../support/openai-fake";
 
@@ -56,6 +57,10 @@ describe("planning through an OpenAI-compatible server", () => {
     await h.emu.post({ chat: dm, from: h.bob, text: "ping" });
     await h.pass(20_000);
     expect(h.sent(dm)).toEqual([]);
+    // /status names the provider of the model that is down.
+    expect(formatStatus(h.runtime.status())).toMatch(
+      /OpenAI-compatible fake-model unavailable since .*: 1 plan waiting/,
+    );
     await h.pass(5 * 60_000);
     expect(h.sent(dm).map((m) => m.text)).toEqual(["pong"]);
     expect(fake.requests).toHaveLength(5);

@@ -102,3 +102,22 @@ describe("costs per provider", () => {
     );
   });
 });
+
+describe("a model the server does not have", () => {
+  it("is one error line naming the model; nothing is sent, the runtime keeps running", async () => {
+    fake = await OpenAiFake.start({ models: ["llama3.2"] });
+    h = await Harness.start({ openai: fake });
+    const dm = h.emu.dm(h.account, h.alice);
+    await h.emu.post({ chat: dm, from: h.alice, text: "hello?" });
+    await h.pass(60_000);
+    expect(h.sent(dm)).toEqual([]);
+    const errors = h.log.lines().filter((l) => Number(l.level) >= 50);
+    expect(errors.map((l) => JSON.stringify(l))).toContainEqual(
+      expect.stringMatching(/fake-model.*not found, try pulling it/),
+    );
+    const calls = fake.requests.length;
+    await h.pass(10 * 60_000);
+    // Not a crash loop: a permanent error is not retried every tick.
+    expect(fake.requests.length - calls).toBe(0);
+  });
+});

@@ -127,7 +127,8 @@ export default tseslint.config(
             { regex: "^telegram(/|$)", message: "Only src/telegram/ imports GramJS." },
             {
               group: ["**/emulator", "**/emulator/**"],
-              message: "Production code never imports the emulator (only src/sandbox/ and the scorecard, src/eval/, do).",
+              message:
+                "Production code never imports the emulator (only src/sandbox/ and the scorecard, src/eval/, do).",
             },
             { group: ["**/bench/**"], message: "Production code never imports the bench." },
             { group: ["**/test/**"], message: "Production code never imports test support." },

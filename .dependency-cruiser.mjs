@@ -16,7 +16,7 @@ const FLOORS = [
   ["owner", "planning", "telegram"], // 9  the owner's side; planning; the GramJS adapter
   ["runtime"], // 10 one persona composed and run
   ["console"], // 11 the operator console (reads the runtime)
-  ["sandbox"], // 12 the offline sandbox (runs the emulator)
+  ["sandbox", "eval"], // 12 the offline sandbox and the scorecard (run the emulator)
   ["app"], // 13 the process: start, every persona on its account, listener and console
 ];
 

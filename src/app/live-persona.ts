@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { TelegramCredentials } from "../config/env";
 import type { Persona } from "../config/persona";
-import { createGeminiLlm } from "../llm/llm";
+import { createGeminiLlm, type Llm } from "../llm/llm";
 import type { LlmPurpose } from "../config/llm-purposes";
 import { GeminiPlanner } from "../planning/planner";
 import type { CuratedMemories } from "../memory/curated";
@@ -48,13 +48,16 @@ export interface LivePersonaOptions {
   /** Releases the session's lock, taken by the caller (start.ts) before anything connected; called when this persona ends. */
   readonly release: () => void;
   readonly credentials: TelegramCredentials;
-  readonly gemini: {
+  /** Gemini only (tests); start.ts passes `llm` instead. */
+  readonly gemini?: {
     readonly apiKey: string;
     readonly model: string;
     readonly baseUrl?: string | undefined;
     /** Models per purpose (e.g. the cheap addressing model); the rest use `model`. */
     readonly models?: Partial<Record<LlmPurpose, string>>;
   };
+  /** The persona's LLM as configured (llm/providers.ts: Gemini, an OpenAI-compatible server, per purpose). */
+  readonly llm?: (logger: Logger, now: () => number) => Llm;
   /** The process logger; this persona's lines carry `agent`. */
   readonly logger: Logger;
   readonly clock: Clock;
@@ -169,7 +172,8 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ended.abort();
   };
   const geminiLogger = log.child({ component: "llm" });
-  const llm = createGeminiLlm({ ...o.gemini, logger: geminiLogger, now: () => o.clock.now() });
+  const now = () => o.clock.now();
+  const llm = o.llm ? o.llm(geminiLogger, now) : createGeminiLlm({ ...o.gemini!, logger: geminiLogger, now });
   const runtime = new AgentRuntime({
     persona: o.persona,
     db: o.db,

@@ -1,8 +1,11 @@
 import type { Logger } from "pino";
-import { modelsByPurpose, readEnv, telegramCredentials, type Env } from "../config/env";
+import { ConfigError } from "../config/config-error";
+import { readEnv, telegramCredentials, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";
 import { loadCuratedMedia } from "../media/curated";
 import { loadPriceTable } from "../llm/prices";
+import { createLlm, hasLlm, planRoutes, withLocalPrices } from "../llm/providers";
+import { checkLlmSetup } from "./llm-setup";
 import { DatabaseWatch } from "../store/database-watch";
 import { closeDatabase, openDatabase } from "../store/db";
 import { loginCommand } from "../telegram/connection/account-errors";
@@ -85,15 +88,27 @@ export async function start(o: StartOptions = {}): Promise<number> {
   }
   // Only now is Telegram needed: its credentials, and Gemini's key, are checked here.
   const credentials = telegramCredentials(env);
-  const prices = loadPriceTable(env.LLM_PRICES); // a bad price file stops start before anything connects
+  // No model configured, or a purpose routed to a provider that is not set up: one line, before anything connects.
+  if (!hasLlm(env))
+    throw new ConfigError({
+      file: "environment",
+      field: "GEMINI_API_KEY",
+      problem: "no model is configured",
+      message:
+        "GEMINI_API_KEY or OPENAI_BASE_URL must be set to run real accounts (see docs/models.md: Gemini, or an OpenAI-compatible server such as Ollama)",
+    });
+  const llmPlans = new Map(live.map((p) => [p.name, planRoutes(env, p.models)]));
+  // A bad price file stops start before anything connects; a local server's models cost nothing.
+  const prices = withLocalPrices(loadPriceTable(env.LLM_PRICES), [...llmPlans.values()], env.OPENAI_BASE_URL);
   // So does a bad curated media file (agents/<Name>/media/*.json, agents/media/*.json).
   const curatedMedia = new Map(live.map((p) => [p.name, loadCuratedMedia(env.AGENTS_DIR, p.name)]));
-  if (!env.GEMINI_API_KEY) throw new Error("GEMINI_API_KEY must be set to run real accounts");
   // A bad curated memory file stops start before anything connects, naming the file.
   const curated = new Map(live.map((p) => [p.name, loadCuratedMemories(curatedMemoryDir(p.file))]));
   // Every session file must be usable and free before anything connects: a bad one stops start
   // with one line naming the file and the fix, and nothing else is touched.
   for (const p of live) checkSessionFile(sessionPath(env.SESSIONS_DIR, p.name), p.name);
+  // An OpenAI-compatible server that is not there, refuses the key or lacks a model: one line naming the setting.
+  await checkLlmSetup(env, llmPlans, logger);
   const locks = new Map<string, () => void>();
   try {
     for (const p of live) {
@@ -230,12 +245,7 @@ async function runAccounts(
             sessionsDir: env.SESSIONS_DIR,
             release: locks.get(persona.name)!,
             credentials,
-            gemini: {
-              apiKey: env.GEMINI_API_KEY!,
-              model: env.GEMINI_MODEL,
-              baseUrl: env.GOOGLE_GEMINI_BASE_URL,
-              models: modelsByPurpose(env),
-            },
+            llm: (llmLogger, now) => createLlm({ env, persona: persona.models, logger: llmLogger, now }).llm,
             media: {
               curated: curatedMedia.get(persona.name)!,
               ...(env.MEDIA_BUDGET_PER_MIN !== undefined

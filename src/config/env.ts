@@ -40,6 +40,19 @@ const schema = z.object({
     unit: "descriptions per minute",
     integer: true,
   }).optional(),
+  /** An OpenAI-compatible server's API root (`…/v1`): Ollama, llama-server, vLLM, LM Studio, OpenRouter, OpenAI (docs/models.md). */
+  OPENAI_BASE_URL: z.string().url().optional(),
+  /** Its key; local servers take any value. */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  /** The model the server is asked for (purposes not routed elsewhere). */
+  OPENAI_MODEL: z.string().min(1).optional(),
+  /** How answers' shape is asked for first: json_schema (default), json_object, or text. */
+  OPENAI_STRUCTURED: z.enum(["json_schema", "json_object", "text"]).optional(),
+  /** Which provider answers planning, addressing, summaries, media: `gemini`, `openai`, or `openai:<model>` (config/llm-routes.ts). */
+  LLM_PLAN: z.string().min(1).optional(),
+  LLM_ADDRESS: z.string().min(1).optional(),
+  LLM_SUMMARY: z.string().min(1).optional(),
+  LLM_MEDIA: z.string().min(1).optional(),
   /** Read by the SDK itself; we only pass it through explicitly for clarity. */
   GOOGLE_GEMINI_BASE_URL: z.string().url().optional(),
   TELEGRAM_API_ID: z.string().optional(),

@@ -29,6 +29,7 @@ import {
   type PersonaPolicy,
 } from "./persona-policy";
 import { parseBusy, parseSleep, type Rhythm } from "./persona-rhythm";
+import { parseModels, type LlmRoutes } from "./llm-routes";
 import {
   parseAgentName,
   parseAliases,
@@ -98,6 +99,8 @@ export interface Persona {
   readonly rhythm: Rhythm;
   /** What it may intend to do later by itself (life/intentions.ts), and how late it still may. */
   readonly intentions: IntentionLimits;
+  /** `# Models`: which provider and model answer each kind of call for it (config/llm-routes.ts); empty: the environment's. */
+  readonly models: LlmRoutes;
   /** The file it came from, as the caller named it. */
   readonly file: string;
 }
@@ -151,6 +154,7 @@ const PERSONA_FIELDS = [
   "Intentions Per Chat",
   "Proactive Per Day",
   "Intention Grace",
+  "Models",
 ] as const;
 type FieldName = (typeof PERSONA_FIELDS)[number];
 
@@ -381,6 +385,8 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
       perDay: num("Proactive Per Day", INTENTION_LIMITS.perDay),
       graceHours: num("Intention Grace", INTENTION_LIMITS.graceHours),
     }),
+    models:
+      value("Models") === undefined ? {} : attempt(() => parseModels(src("Models"), value("Models")!), {}),
     file,
   };
   if (problems.length === 1) throw problems[0]!;

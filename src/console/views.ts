@@ -61,6 +61,8 @@ export function personaView(s: ConsoleSource, now: number) {
       purposes: s.queries.purposesOn(s.persona.name, utcDay(now)),
       totalTokens: st.usage.totalTokens,
       costUsd: st.usage.costUsd,
+      /** Per provider when more than Gemini served (owner/provider-costs.ts); null: Gemini only. */
+      costByProvider: st.costByProvider ?? null,
       dailyTokenBudget: st.dailyTokenBudget,
     },
     capped: st.capped.map((c) => ({ chatId: c.chatId, cap: c.cap, at: c.at })),

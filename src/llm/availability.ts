@@ -94,6 +94,8 @@ export interface AvailabilityOptions {
   readonly random?: () => number;
   readonly baseMs?: number;
   readonly capMs?: number;
+  /** How a model is named in the outage lines (default `Gemini <model>`; providers.ts names the provider). */
+  readonly label?: (model: string) => string;
 }
 
 /** The availability of every model one client talks to. */
@@ -107,8 +109,10 @@ export class LlmAvailability {
   private readonly random: () => number;
   private readonly baseMs: number;
   private readonly capMs: number;
+  private readonly label: (model: string) => string;
 
   constructor(private readonly o: AvailabilityOptions) {
+    this.label = o.label ?? ((model) => `Gemini ${model}`);
     this.random = o.random ?? Math.random;
     this.baseMs = o.baseMs ?? OUTAGE_BASE_MS;
     this.capMs = Math.max(this.baseMs, o.capMs ?? OUTAGE_CAP_MS);
@@ -182,7 +186,7 @@ export class LlmAvailability {
       else this.seen.set(model, { outages: 1 });
       this.o.logger.warn(
         { model, error: reason, retryInMs: s.nextTryAt - now },
-        `Gemini ${model} is unavailable (${reason}); addressed messages wait and are answered when it is back`,
+        `${this.label(model)} is unavailable (${reason}); addressed messages wait and are answered when it is back`,
       );
       return s.nextTryAt - now;
     }
@@ -194,7 +198,7 @@ export class LlmAvailability {
       s.nextTryAt = now + this.delay(s.streak, o.serverDelayMs);
       this.o.logger.debug(
         { model, error: reason, failures: s.failures, retryInMs: s.nextTryAt - now },
-        "Gemini still unavailable",
+        `${this.label(model)} still unavailable`,
       );
     }
     return Math.max(PROBE_RUNNING_RETRY_MS, s.nextTryAt - now);
@@ -211,7 +215,7 @@ export class LlmAvailability {
     this.lastEnded = { model, since: s.since, endedAt: now, failures: s.failures, plansWaited };
     this.o.logger.warn(
       { model, outageMs: now - s.since, failures: s.failures, plansWaited },
-      `Gemini ${model} is back after ${formatDuration(now - s.since)} (${s.failures} failed attempt${s.failures === 1 ? "" : "s"}); ${plansWaited} plan${plansWaited === 1 ? "" : "s"} waited`,
+      `${this.label(model)} is back after ${formatDuration(now - s.since)} (${s.failures} failed attempt${s.failures === 1 ? "" : "s"}); ${plansWaited} plan${plansWaited === 1 ? "" : "s"} waited`,
     );
   }
 

@@ -69,10 +69,12 @@ export class LlmHttpError extends LlmError {
     retryAfterMs?: number;
     attempts: number;
     model: string;
+    /** Who answered, for the message (default "Gemini"). */
+    vendor?: string;
   }) {
     const word = init.apiStatus !== undefined ? ` ${init.apiStatus}` : "";
     super(
-      `Gemini ${init.model} answered HTTP ${init.status}${word} after ${init.attempts} attempt(s): ${init.apiMessage}`,
+      `${init.vendor ?? "Gemini"} ${init.model} answered HTTP ${init.status}${word} after ${init.attempts} attempt(s): ${init.apiMessage}`,
       { model: init.model },
     );
     this.status = init.status;
@@ -91,9 +93,9 @@ export class LlmBlockedError extends LlmError {
   /** Whether the prompt itself was blocked (`promptFeedback`) or the generated candidate. */
   readonly source: "prompt" | "candidate";
 
-  constructor(init: { reason: string; source: "prompt" | "candidate"; model: string }) {
+  constructor(init: { reason: string; source: "prompt" | "candidate"; model: string; vendor?: string }) {
     const what = init.source === "prompt" ? "the prompt" : "the answer";
-    super(`Gemini ${init.model} blocked ${what}: ${init.reason}`, { model: init.model });
+    super(`${init.vendor ?? "Gemini"} ${init.model} blocked ${what}: ${init.reason}`, { model: init.model });
     this.reason = init.reason;
     this.source = init.source;
   }
@@ -104,9 +106,9 @@ export class LlmEmptyResponseError extends LlmError {
   /** The candidate's finishReason, when there was a candidate. */
   readonly finishReason: string | undefined;
 
-  constructor(init: { finishReason?: string; model: string }) {
+  constructor(init: { finishReason?: string; model: string; vendor?: string }) {
     const why = init.finishReason !== undefined ? ` (finishReason ${init.finishReason})` : "";
-    super(`Gemini ${init.model} returned no text${why}`, { model: init.model });
+    super(`${init.vendor ?? "Gemini"} ${init.model} returned no text${why}`, { model: init.model });
     this.finishReason = init.finishReason;
   }
 }
@@ -124,11 +126,15 @@ export class LlmNetworkError extends LlmError {
     attempts: number;
     model: string;
     cause?: unknown;
+    vendor?: string;
   }) {
-    super(`Gemini ${init.model} network failure after ${init.attempts} attempt(s): ${init.message}`, {
-      cause: init.cause,
-      model: init.model,
-    });
+    super(
+      `${init.vendor ?? "Gemini"} ${init.model} network failure after ${init.attempts} attempt(s): ${init.message}`,
+      {
+        cause: init.cause,
+        model: init.model,
+      },
+    );
     this.timedOut = init.timedOut;
     this.attempts = init.attempts;
   }
@@ -147,9 +153,9 @@ export class LlmFormatError extends LlmError {}
 export class LlmUnparsableError extends LlmError {
   readonly attempts: number;
 
-  constructor(init: { detail: string; attempts: number; model: string; cause?: unknown }) {
+  constructor(init: { detail: string; attempts: number; model: string; cause?: unknown; vendor?: string }) {
     super(
-      `Gemini ${init.model} sent an unparsable answer after ${init.attempts} attempt(s): ${init.detail}`,
+      `${init.vendor ?? "Gemini"} ${init.model} sent an unparsable answer after ${init.attempts} attempt(s): ${init.detail}`,
       { cause: init.cause, model: init.model },
     );
     this.attempts = init.attempts;
@@ -161,9 +167,9 @@ export class LlmUnparsableError extends LlmError {
  * Carries `retryInMs` like the failures it stands for.
  */
 export class LlmUnavailableError extends LlmError {
-  constructor(init: { model: string; reason: string; since: number; retryInMs: number }) {
+  constructor(init: { model: string; reason: string; since: number; retryInMs: number; vendor?: string }) {
     super(
-      `Gemini ${init.model} is unavailable (failing since ${new Date(init.since).toISOString()}: ${init.reason}); next try in ${Math.ceil(init.retryInMs / 1000)} s`,
+      `${init.vendor ?? "Gemini"} ${init.model} is unavailable (failing since ${new Date(init.since).toISOString()}: ${init.reason}); next try in ${Math.ceil(init.retryInMs / 1000)} s`,
       {
         model: init.model,
       },

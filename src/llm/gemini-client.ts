@@ -52,6 +52,8 @@ export interface GeminiClientOptions {
   readonly now?: () => number;
   /** Jitter source of the outage backoff (default Math.random). */
   readonly random?: () => number;
+  /** The outage state to keep (shared with another provider's client: providers.ts); default a new one. */
+  readonly availability?: LlmAvailability;
 }
 
 /** One JSON-mode generation. */
@@ -98,11 +100,13 @@ export class GeminiClient {
     this.timeoutMs = Math.max(1, o.timeoutMs ?? 60_000);
     this.log = o.logger.child({ component: "llm" });
     this.sleep = o.sleep ?? ((ms) => sleep(ms, systemClock));
-    this.availability = new LlmAvailability({
-      now: o.now ?? systemClock.now,
-      logger: this.log,
-      ...(o.random ? { random: o.random } : {}),
-    });
+    this.availability =
+      o.availability ??
+      new LlmAvailability({
+        now: o.now ?? systemClock.now,
+        logger: this.log,
+        ...(o.random ? { random: o.random } : {}),
+      });
     this.ai = new GoogleGenAI({
       apiKey: o.apiKey,
       httpOptions: {

@@ -153,7 +153,7 @@ export function classifyFailure(
 }
 
 /** `Retry-After`: delta-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
-function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;

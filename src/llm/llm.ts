@@ -68,6 +68,8 @@ export interface Llm {
   modelFor(purpose: LlmPurpose): string;
   /** Whether each model answers (outages); absent for a stand-in that makes no calls. */
   readonly availability?: LlmAvailability;
+  /** Who serves a model ("Gemini", "OpenAI-compatible"), for costs and outages per provider; absent: Gemini. */
+  providerOf?(model: string): string;
 }
 
 /** Build the persona's Gemini access: one client (retries, timeouts, accounting), a model per purpose. */
@@ -79,11 +81,14 @@ export function createGeminiLlm(o: {
   readonly logger: Logger;
   /** The runtime's clock, for the outage state (default Date.now). */
   readonly now?: () => number;
+  /** The outage state shared with another provider (providers.ts). */
+  readonly availability?: LlmAvailability;
 }): GeminiLlm {
   const client = new GeminiClient({
     apiKey: o.apiKey,
     model: o.model,
     logger: o.logger,
+    ...(o.availability ? { availability: o.availability } : {}),
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
     ...(o.now ? { now: o.now } : {}),
   });
@@ -176,26 +181,46 @@ export class GeminiLlm implements Llm {
         else throw e;
       }
     }
-    // A refusal is the model's choice (warn); an answer that is not in the contract is a defect (error).
-    this.o.logger[last.kind === "malformed" ? "error" : "warn"](
-      {
-        component: "llm",
-        purpose: req.purpose,
-        ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),
-        kind: last.kind,
-        reason: last.reason,
-        calls: CALLS,
-      },
-      `no usable ${req.purpose} answer after ${CALLS} calls (${last.reason}); staying silent`,
-    );
-    return {
-      ok: false,
+    return refusal(this.o.logger, req, last, CALLS);
+  }
+}
+
+/** Why the last call gave nothing usable. */
+export interface LastRefusal {
+  readonly kind: RefusalKind;
+  readonly reason: string;
+  readonly truncated?: boolean;
+}
+
+/**
+ * The end of a request that got nothing usable: one log line naming the purpose, the chat and
+ * the reason — a refusal is the model's choice (warn), an answer not in the contract a defect
+ * (error) — and the `{ok: false}` outcome. Shared by every provider's `Llm`.
+ */
+export function refusal(
+  logger: Logger,
+  req: Pick<JsonRequest<unknown>, "purpose" | "chatId">,
+  last: LastRefusal,
+  calls: number,
+): JsonOutcome<never> {
+  logger[last.kind === "malformed" ? "error" : "warn"](
+    {
+      component: "llm",
+      purpose: req.purpose,
+      ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),
       kind: last.kind,
       reason: last.reason,
-      calls: CALLS,
-      ...(last.truncated ? { truncated: true } : {}),
-    };
-  }
+      calls,
+    },
+    `no usable ${req.purpose} answer after ${calls} calls (${last.reason}); staying silent`,
+  );
+  return {
+    ok: false,
+    kind: last.kind,
+    reason: last.reason,
+    calls,
+    ...(last.truncated ? { truncated: true } : {}),
+  };
 }
 
 /**
@@ -240,7 +265,7 @@ export function requestBody(
   };
 }
 
-function parseWith(schema: z.ZodType, text: string): unknown {
+export function parseWith(schema: z.ZodType, text: string): unknown {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -250,7 +275,7 @@ function parseWith(schema: z.ZodType, text: string): unknown {
   return schema.parse(raw);
 }
 
-function formatReason(e: Error): string {
+export function formatReason(e: Error): string {
   if (e instanceof z.ZodError) {
     const issue = e.issues[0];
     return `off-schema: ${issue ? `${issue.path.join(".") || "answer"}: ${issue.message}` : e.message}`;

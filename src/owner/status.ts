@@ -3,6 +3,7 @@ import type { CappedChat } from "../policy/caps";
 import { ALL_CHATS, type ChatSettings } from "../store/chat-settings";
 import type { ChatInfo } from "../store/chats";
 import type { UsageTotals } from "../store/usage";
+import { providerCostLine, type ProviderCost } from "./provider-costs";
 import { formatDuration } from "../base/duration";
 import { describeChat } from "./chat-names";
 
@@ -26,6 +27,10 @@ export interface StatusFacts {
   /** Open lane-summary tasks (their own graphs; not the chats' pending tasks). */
   readonly summaryTasks?: number;
   readonly usage: UsageTotals;
+  /** Who serves each model that is down or had the last outage, when not Gemini ("OpenAI-compatible"). */
+  readonly providers?: Readonly<Record<string, string>>;
+  /** Today's cost per provider, when more than Gemini served (provider-costs.ts). */
+  readonly costByProvider?: readonly ProviderCost[];
   readonly dailyTokenBudget: number;
   /** Tokens spent today on strangers' DMs, and their share of the budget. */
   readonly strangers?: { readonly tokens: number; readonly cap: number };
@@ -98,14 +103,14 @@ export function formatStatus(f: StatusFacts): string {
   for (const d of f.llm?.down ?? []) {
     const next = d.probing ? "trying now" : `next try in ${formatDuration(Math.max(0, d.nextTryAt - f.now))}`;
     lines.push(
-      `Gemini ${d.model} unavailable since ${hhmm(d.since)} UTC (${formatDuration(f.now - d.since)}; ${d.lastError}): ` +
+      `${f.providers?.[d.model] ?? "Gemini"} ${d.model} unavailable since ${hhmm(d.since)} UTC (${formatDuration(f.now - d.since)}; ${d.lastError}): ` +
         `${d.waiting} plan${d.waiting === 1 ? "" : "s"} waiting, ${next}`,
     );
   }
   const last = f.llm?.lastEnded;
   if (last && !f.llm?.down.length) {
     lines.push(
-      `Last Gemini outage: ${last.model}, ${formatDuration(last.endedAt - last.since)}, ended ${hhmm(last.endedAt)} UTC (${last.plansWaited} plans waited)`,
+      `Last ${f.providers?.[last.model] ?? "Gemini"} outage: ${last.model}, ${formatDuration(last.endedAt - last.since)}, ended ${hhmm(last.endedAt)} UTC (${last.plansWaited} plans waited)`,
     );
   }
   lines.push(
@@ -119,6 +124,7 @@ export function formatStatus(f: StatusFacts): string {
     `Today (UTC): ${n(u.calls)} LLM call${u.calls === 1 ? "" : "s"}, ${n(u.totalTokens)} tokens ` +
       `(prompt ${n(u.promptTokens)}${u.cachedTokens > 0 ? ` of which cached ${n(u.cachedTokens)}` : ""}, output ${n(u.outputTokens)}, thinking ${n(u.thinkingTokens)}), ${cost}`,
   );
+  if (f.costByProvider) lines.push(providerCostLine(f.costByProvider));
   const purposes = Object.entries(u.byPurpose);
   if (purposes.length)
     lines.push(`LLM calls by purpose: ${purposes.map(([p, c]) => `${p} ${n(c)}`).join(", ")}`);

@@ -21,8 +21,12 @@ const REDACT = [
   ...SECRET_KEYS.map((k) => `*.${k}`),
   "TELEGRAM_API_HASH",
   "GEMINI_API_KEY",
+  "OPENAI_API_KEY",
   "*.TELEGRAM_API_HASH",
   "*.GEMINI_API_KEY",
+  "*.OPENAI_API_KEY",
+  "headers.authorization",
+  "*.headers.authorization",
   'headers["x-goog-api-key"]',
   '*.headers["x-goog-api-key"]',
 ];

@@ -15,6 +15,7 @@ import type { Db } from "../store/db";
 import type { ChatStore } from "../store/chats";
 import { databaseBytes, type Retention } from "../store/retention";
 import type { UsageStore } from "../store/usage";
+import { costsByProvider, type ProviderCost } from "../owner/provider-costs";
 import { isSummaryGraph } from "../tasks/task";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
@@ -77,6 +78,7 @@ export class RuntimeStatus {
         .length,
       summaryTasks: scheduler.openTasks().filter((t) => isSummaryGraph(t.chatId)).length,
       usage: s.usage.today(now),
+      ...withCosts(costsByProvider(s.usage.todayByModel(now), s.llm?.providerOf?.bind(s.llm))),
       dailyTokenBudget: s.persona.policy.dailyTokenBudget,
       strangers: {
         tokens: s.usage.strangerTokensToday(now),
@@ -85,6 +87,7 @@ export class RuntimeStatus {
       capped: s.caps.cappedChats(),
       ...(this.lastError ? { lastError: this.lastError } : {}),
       llm: this.llmAvailability(),
+      ...this.providers(),
       ...(s.restrictions ? { restrictions: s.restrictions() } : {}),
       ...(s.retention ? { storage: this.storage(s.retention) } : {}),
     };
@@ -95,6 +98,16 @@ export class RuntimeStatus {
    * error, the next try, how many plans wait) and the outages that ended. Read-only; for
    * `/status` and a metrics endpoint. Without an LLM (dry runs): nothing is down.
    */
+  /** Which provider serves the models of the outage lines, when one is not Gemini. */
+  private providers(): { providers?: Readonly<Record<string, string>> } {
+    const llm = this.s.llm;
+    if (!llm?.providerOf) return {};
+    const a = this.llmAvailability();
+    const models = [...a.down.map((d) => d.model), ...(a.lastEnded ? [a.lastEnded.model] : [])];
+    const named = models.map((m) => [m, llm.providerOf!(m)] as const).filter(([, p]) => p !== "Gemini");
+    return named.length ? { providers: Object.fromEntries(named) } : {};
+  }
+
   llmAvailability(): AvailabilitySnapshot {
     return this.s.llm?.availability?.snapshot() ?? { down: [], ended: 0 };
   }
@@ -110,4 +123,8 @@ export class RuntimeStatus {
       ...(last ? { lastPassAt: last.at } : {}),
     };
   }
+}
+
+function withCosts(c: readonly ProviderCost[] | undefined): { costByProvider?: readonly ProviderCost[] } {
+  return c ? { costByProvider: c } : {};
 }

@@ -1,13 +1,16 @@
 /**
- * What the sandbox plans with: Gemini when GEMINI_API_KEY is set; without it a dry run, which
+ * What the sandbox plans with: the configured model (Gemini with GEMINI_API_KEY, or an
+ * OpenAI-compatible server with OPENAI_BASE_URL: llm/providers.ts); without it a dry run, which
  * prints the request that would be sent (readable by default, the exact JSON body with --json)
  * and answers nothing — or, with --echo, the offline echo planner (echo-planner.ts), whose canned
  * plans are labelled as not from a model. `--verbose` wraps the planner to show the envelopes
  * going in and the plan coming back.
  */
 import type { Logger } from "pino";
-import { modelsByPurpose, type Env } from "../config/env";
-import { createGeminiLlm, DryLlm, type Llm } from "../llm/llm";
+import type { Env } from "../config/env";
+import type { LlmRoutes } from "../config/llm-routes";
+import { DryLlm, type Llm } from "../llm/llm";
+import { createLlm, hasLlm } from "../llm/providers";
 import { DryPlanner, GeminiPlanner, type Planner } from "../planning/planner";
 import { EchoLlm, EchoPlanner, type EchoMessage } from "./echo-planner";
 
@@ -18,6 +21,8 @@ export interface SandboxModelOptions {
   readonly echo?: boolean;
   /** The echo planner's view of the stored messages. */
   readonly message?: (chatId: string, id: number) => EchoMessage | undefined;
+  /** The persona's `# Models` (which provider answers what). */
+  readonly models?: LlmRoutes;
 }
 
 /** How the sandbox runs its planning: with Gemini, dry, or with the offline echo planner. */
@@ -30,14 +35,10 @@ export function sandboxModels(
   print: (s: string) => void,
   o: SandboxModelOptions = {},
 ): { readonly llm: Llm; readonly planner: Planner; readonly mode: SandboxPlanning } {
-  if (env.GEMINI_API_KEY) {
-    const llm = createGeminiLlm({
-      apiKey: env.GEMINI_API_KEY,
-      model: env.GEMINI_MODEL,
-      baseUrl: env.GOOGLE_GEMINI_BASE_URL,
-      models: modelsByPurpose(env),
-      logger,
-    });
+  if (hasLlm(env)) {
+    // Gemini, an OpenAI-compatible server, or both, per purpose (llm/providers.ts).
+    const { llm, plan } = createLlm({ env, ...(o.models ? { persona: o.models } : {}), logger });
+    for (const notice of plan.notices) print(`sandbox: ${notice}`);
     return { llm, planner: new GeminiPlanner({ llm, logger }), mode: "gemini" };
   }
   if (o.echo)

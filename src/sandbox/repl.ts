@@ -115,17 +115,18 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     ...(o.json !== undefined ? { json: o.json } : {}),
     ...(o.echo !== undefined ? { echo: o.echo } : {}),
     message: (chatId, id) => proc?.runtime.messages.get(chatId, id),
+    models: persona.models,
   });
   const dry = mode === "dry";
   if (dry)
     print(
-      "sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered (--echo answers with canned plans instead).",
+      "sandbox: neither GEMINI_API_KEY nor OPENAI_BASE_URL is set — dry run: requests are printed, nothing is answered (--echo answers with canned plans instead).",
     );
   if (mode === "echo")
     print(
       "sandbox: --echo: plans come from the offline echo planner, NOT from a model (a 👍, a reply quoting the message, a memory); no Gemini call, no cost.",
     );
-  if (o.echo && mode === "gemini") print("sandbox: --echo is ignored: GEMINI_API_KEY is set, Gemini plans.");
+  if (o.echo && mode === "gemini") print("sandbox: --echo is ignored: a model is configured and plans.");
 
   if (o.dbPath) refuseUsedDatabase(o.dbPath);
   // Health and metrics, as with npm start (a listener that cannot start stops the sandbox before anything runs).

@@ -25,6 +25,14 @@ export interface UsageTotals {
   readonly byPurpose: Readonly<Record<string, number>>;
 }
 
+/** One model's calls of a day and what they cost (calls without a price are counted apart). */
+export interface ModelCost {
+  readonly model: string;
+  readonly calls: number;
+  readonly costUsd: number;
+  readonly unpricedCalls: number;
+}
+
 /**
  * One row per LLM call: tokens (prompt, output, thinking) and the estimated cost at the price
  * in force when it was made, per persona, UTC day and purpose. Each row is durable at once.
@@ -38,6 +46,7 @@ export class UsageStore {
   /** Of those, tokens spent on strangers' DMs (their own daily share). */
   private readonly strangerByDay = new Map<string, number>();
   private readonly strangerStmt;
+  private readonly byModelStmt;
   /** Rows the database could not take yet (busy, a full disk): written with the next one that goes through. */
   private readonly unwritten: unknown[][] = [];
   /** Today's tokens per person (user_id) and per chat, for their fair shares (memory after one read a day). */
@@ -76,6 +85,10 @@ export class UsageStore {
       `SELECT purpose, count(*) AS calls, sum(prompt_tokens) AS p, sum(cached_tokens) AS c, sum(output_tokens) AS o, sum(thinking_tokens) AS t,
               coalesce(sum(cost_usd), 0) AS cost
        FROM llm_usage WHERE agent = ? AND day = ? GROUP BY purpose`,
+    );
+    this.byModelStmt = db.prepare(
+      `SELECT model, count(*) AS calls, coalesce(sum(cost_usd), 0) AS cost, sum(cost_usd IS NULL) AS unpriced
+       FROM llm_usage WHERE agent = ? AND day = ? GROUP BY model ORDER BY model`,
     );
     this.unpricedStmt = db
       .prepare(
@@ -205,6 +218,17 @@ export class UsageStore {
       unpricedModels: this.unpricedStmt.all(this.agent, day) as string[],
       byPurpose: Object.fromEntries(rows.map((r) => [r.purpose, r.calls])),
     };
+  }
+
+  /** Today's calls and estimated cost per model (for the costs per provider in /status and the console). */
+  todayByModel(now: number): readonly ModelCost[] {
+    const rows = this.byModelStmt.all(this.agent, utcDay(now)) as {
+      model: string;
+      calls: number;
+      cost: number;
+      unpriced: number;
+    }[];
+    return rows.map((r) => ({ model: r.model, calls: r.calls, costUsd: r.cost, unpricedCalls: r.unpriced }));
   }
 
   private strangerTokens(day: string): number {

@@ -85,6 +85,7 @@ describe("parsePersona", () => {
       },
       rhythm: { busy: [] },
       intentions: { perChat: 3, perDay: 5, graceHours: 6 },
+      models: {},
       file: "agents/Test.md",
     });
     expect(p.phone).toBeUndefined();
@@ -494,5 +495,31 @@ describe("loadPersonas", () => {
     expect(mira?.aliases).toContain("Mira");
     expect(mira?.instructions).toMatch(/short/);
     expect(mira?.instructions).toMatch(/empty plan/);
+  });
+});
+
+describe("# Models", () => {
+  const base = "# Agent Name\nMira\n\n# Agent Instructions\nBe kind.\n\n";
+  it("routes purposes to providers and models, Ollama's name:tag kept whole", () => {
+    const p = parsePersona(
+      `${base}# Models\n- planning: gemini\n- addressing: openai:qwen3:1.7b\n- media: openai\n`,
+      {
+        file: "agents/Mira.md",
+        promptDirs: [],
+      },
+    );
+    expect(p.models).toEqual({
+      plan: { provider: "gemini", setting: 'agents/Mira.md: field "Models"' },
+      address: { provider: "openai", model: "qwen3:1.7b", setting: 'agents/Mira.md: field "Models"' },
+      media: { provider: "openai", setting: 'agents/Mira.md: field "Models"' },
+    });
+  });
+  it("a bad line names the file, the field and the line", () => {
+    expect(() =>
+      parsePersona(`${base}# Models\nthinking: claude\n`, { file: "agents/Mira.md", promptDirs: [] }),
+    ).toThrow('agents/Mira.md: field "Models": "thinking: claude" is not "<purpose>: <provider>[:<model>]"');
+    expect(() =>
+      parsePersona(`${base}# Models\nplanning: claude\n`, { file: "agents/Mira.md", promptDirs: [] }),
+    ).toThrow(/"claude" is not a provider: expected gemini or openai/);
   });
 });

@@ -1,7 +1,10 @@
 import type { Logger } from "pino";
 import { parsePersona, type Persona } from "../../src/config/persona";
 import { GeminiClient } from "../../src/llm/gemini-client";
-import { GeminiLlm } from "../../src/llm/llm";
+import { GeminiLlm, type Llm } from "../../src/llm/llm";
+import { createLlm } from "../../src/llm/providers";
+import { readEnv } from "../../src/config/env";
+import type { OpenAiFake } from "./openai-fake";
 import { GeminiPlanner } from "../../src/planning/planner";
 import type { PriceTable } from "../../src/llm/prices";
 import type { CuratedMemories } from "../../src/memory/curated";
@@ -54,6 +57,8 @@ export interface HarnessOptions {
   readonly requestTimeoutMs?: number;
   readonly dbPath?: string;
   readonly gemini?: GeminiFake;
+  /** Plan (and everything else) through this OpenAI-compatible fake instead of Gemini (llm/providers.ts). */
+  readonly openai?: OpenAiFake;
   readonly clock?: FakeClock;
   /** Emulator options (e.g. update protocol limits); `now` is always the fake clock's time passing (not its jumps). */
   readonly emulator?: Omit<EmulatorOptions, "now">;
@@ -136,17 +141,29 @@ export class Harness {
       this.o.busyTimeoutMs !== undefined ? { busyTimeoutMs: this.o.busyTimeoutMs } : {},
     );
     this.client = createEmulatedClient(this.emu, this.account, { session: new PeerCacheSession("") });
-    const llm = new GeminiLlm({
-      client: this.geminiClient(this.log.logger),
-      logger: this.log.logger,
-      model: "gemini-2.5-flash",
-      models: {
-        address: "gemini-2.5-flash-lite",
-        summarise: "gemini-2.5-flash-lite-summary",
-        describe: "gemini-2.5-flash-lite",
-        transcribe: "gemini-2.5-flash-lite",
-      },
-    });
+    const llm: Llm = this.o.openai
+      ? createLlm({
+          env: {
+            ...readEnv({}),
+            OPENAI_BASE_URL: this.o.openai.baseUrl,
+            OPENAI_API_KEY: "local",
+            OPENAI_MODEL: "fake-model",
+          },
+          logger: this.log.logger,
+          now: () => this.clock.now(),
+          openaiClient: { maxAttempts: 2, sleep: async () => {} },
+        }).llm
+      : new GeminiLlm({
+          client: this.geminiClient(this.log.logger),
+          logger: this.log.logger,
+          model: "gemini-2.5-flash",
+          models: {
+            address: "gemini-2.5-flash-lite",
+            summarise: "gemini-2.5-flash-lite-summary",
+            describe: "gemini-2.5-flash-lite",
+            transcribe: "gemini-2.5-flash-lite",
+          },
+        });
     this.runtime = new AgentRuntime({
       persona: this.persona,
       db: this.db,

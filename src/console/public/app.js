@@ -251,7 +251,7 @@ async function renderPersonas() {
       el(
         "p",
         {},
-        `answers: ${p.today.answers} · tokens: ${p.today.totalTokens.toLocaleString("en-US")} of ${p.today.dailyTokenBudget.toLocaleString("en-US")} · cost $${p.today.costUsd.toFixed(4)}`,
+        `answers: ${p.today.answers} · tokens: ${p.today.totalTokens.toLocaleString("en-US")} of ${p.today.dailyTokenBudget.toLocaleString("en-US")} · cost $${p.today.costUsd.toFixed(4)}${p.today.costByProvider ? ` (${p.today.costByProvider.map((c) => `${c.provider} $${c.costUsd.toFixed(4)}${c.unpriced.length ? " + unpriced" : ""}`).join(", ")})` : ""}`,
       ),
       el(
         "div",

@@ -45,7 +45,7 @@ import type {
 import { UpdateProtocol } from "./update-protocol";
 import { World } from "./world";
 import { Presence } from "./presence";
-import { WebPages } from "./web-pages";
+import { WebPages } from "./web-pages-api";
 
 export type { PreparedDelivery } from "./types";
 

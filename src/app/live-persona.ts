@@ -3,6 +3,7 @@
  * run the AgentRuntime with a connection watchdog, and stop — on shutdown, gracefully; when
  * Telegram ends the session, with one error line that says how to log in again.
  */
+import { GroundedLookup } from "../llm/grounded";
 import type { Logger } from "pino";
 import type { TelegramCredentials } from "../config/env";
 import type { Persona } from "../config/persona";
@@ -188,6 +189,13 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ...(o.retention ? { retention: o.retention } : {}),
     planner: new GeminiPlanner({ llm, logger: geminiLogger }),
     llm,
+    // Look-ups run on the planning model (the tools need a full model, not the lite ones).
+    lookups: new GroundedLookup({
+      apiKey: o.gemini.apiKey,
+      model: o.gemini.models?.plan ?? o.gemini.model,
+      baseUrl: o.gemini.baseUrl,
+      logger: geminiLogger,
+    }),
   });
   const health = new ConnectionHealth({
     connection: link,

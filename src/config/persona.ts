@@ -30,6 +30,13 @@ import {
 } from "./persona-policy";
 import { parseBusy, parseSleep, type Rhythm } from "./persona-rhythm";
 import {
+  DEFAULT_LOOKUPS,
+  LOOKUP_LIMITS,
+  parseLookUpChats,
+  parseLookUpLevel,
+  type LookUpPolicy,
+} from "./persona-lookups";
+import {
   parseAgentName,
   parseAliases,
   parseOneLine,
@@ -98,6 +105,8 @@ export interface Persona {
   readonly rhythm: Rhythm;
   /** What it may intend to do later by itself (life/intentions.ts), and how late it still may. */
   readonly intentions: IntentionLimits;
+  /** Who may make it look things up on the web, where, how often (persona-lookups.ts). */
+  readonly lookUps: LookUpPolicy;
   /** The file it came from, as the caller named it. */
   readonly file: string;
 }
@@ -151,6 +160,11 @@ const PERSONA_FIELDS = [
   "Intentions Per Chat",
   "Proactive Per Day",
   "Intention Grace",
+  "Look Ups",
+  "Look Up Chats",
+  "Look Ups Per Day",
+  "Look Ups Per Person",
+  "Look Ups Per Chat",
 ] as const;
 type FieldName = (typeof PERSONA_FIELDS)[number];
 
@@ -318,6 +332,8 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     );
   }
 
+  const lookUpLevelRaw = value("Look Ups");
+  const lookUpChatsRaw = value("Look Up Chats");
   const sleepRaw = value("Sleep");
   const sleep =
     sleepRaw === undefined ? undefined : attempt(() => parseSleep(src("Sleep"), sleepRaw), undefined);
@@ -380,6 +396,20 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
       perChat: num("Intentions Per Chat", INTENTION_LIMITS.perChat),
       perDay: num("Proactive Per Day", INTENTION_LIMITS.perDay),
       graceHours: num("Intention Grace", INTENTION_LIMITS.graceHours),
+    }),
+    lookUps: Object.freeze({
+      level:
+        lookUpLevelRaw === undefined
+          ? DEFAULT_LOOKUPS.level
+          : attempt(() => parseLookUpLevel(src("Look Ups"), lookUpLevelRaw), DEFAULT_LOOKUPS.level),
+      chats: Object.freeze(
+        lookUpChatsRaw === undefined
+          ? []
+          : attempt(() => parseLookUpChats(src("Look Up Chats"), lookUpChatsRaw), []),
+      ),
+      perDay: num("Look Ups Per Day", LOOKUP_LIMITS.perDay),
+      perPerson: num("Look Ups Per Person", LOOKUP_LIMITS.perPerson),
+      perChat: num("Look Ups Per Chat", LOOKUP_LIMITS.perChat),
     }),
     file,
   };

@@ -29,6 +29,7 @@
  * `model` turns (the persona's earlier words are history items) and no `system` role in
  * `contents`. Pictures an addressed message shows (or replies to) follow as inline parts.
  */
+import { lookUpsOn } from "../config/persona-lookups";
 import type { Persona } from "../config/persona";
 import type { LlmContent, LlmPart } from "../llm/types";
 import { planKindsLine } from "./plan-schema";
@@ -139,6 +140,8 @@ export interface PromptInput {
     readonly pending: readonly PendingIntention[];
     readonly due: readonly IntentionItem[];
   };
+  /** Parts of their own placed just before ⟦now⟧ (⟦looked up⟧, ⟦abilities⟧: planning/lookup-section.ts, abilities.ts). */
+  readonly extraParts?: readonly string[];
   readonly now: number;
 }
 
@@ -299,6 +302,7 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
       ].join("\n"),
     });
   for (const d of i.intentions?.due ?? []) parts.push({ text: duePart(d, i, inView, speakers, nowYear) });
+  for (const text of i.extraParts ?? []) if (text !== "") parts.push({ text });
   parts.push({ text: nowPart(i, targetMessages, marks.present) });
   for (const img of i.images ?? []) {
     parts.push(
@@ -521,6 +525,7 @@ function systemInstruction(i: PromptInput): string {
         stickerSets: p.stickerSets,
         stickers: p.stickers,
         intentions: mayIntend(p),
+        lookUp: lookUpsOn(p.lookUps),
       }),
       `Reactions: ${standardReactions().join(" ")} (unless ⟦chat⟧ lists the chat's own); another emoji becomes the closest of them.`,
     ].join("\n"),

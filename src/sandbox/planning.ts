@@ -10,6 +10,8 @@ import { modelsByPurpose, type Env } from "../config/env";
 import { createGeminiLlm, DryLlm, type Llm } from "../llm/llm";
 import { DryPlanner, GeminiPlanner, type Planner } from "../planning/planner";
 import { EchoLlm, EchoPlanner, type EchoMessage } from "./echo-planner";
+import { EchoLookup } from "./echo-lookup";
+import { GroundedLookup, type LookupClient } from "../llm/grounded";
 
 export interface SandboxModelOptions {
   /** Print the dry run's request as its exact JSON body (default: readable text). */
@@ -29,7 +31,13 @@ export function sandboxModels(
   logger: Logger,
   print: (s: string) => void,
   o: SandboxModelOptions = {},
-): { readonly llm: Llm; readonly planner: Planner; readonly mode: SandboxPlanning } {
+): {
+  readonly llm: Llm;
+  readonly planner: Planner;
+  readonly mode: SandboxPlanning;
+  /** Look-ups: Gemini's grounded calls with a key, the echo's canned ones with --echo; none in a dry run. */
+  readonly lookups?: LookupClient;
+} {
   if (env.GEMINI_API_KEY) {
     const llm = createGeminiLlm({
       apiKey: env.GEMINI_API_KEY,
@@ -38,13 +46,20 @@ export function sandboxModels(
       models: modelsByPurpose(env),
       logger,
     });
-    return { llm, planner: new GeminiPlanner({ llm, logger }), mode: "gemini" };
+    const lookups = new GroundedLookup({
+      apiKey: env.GEMINI_API_KEY,
+      model: env.GEMINI_MODEL,
+      baseUrl: env.GOOGLE_GEMINI_BASE_URL,
+      logger,
+    });
+    return { llm, planner: new GeminiPlanner({ llm, logger }), mode: "gemini", lookups };
   }
   if (o.echo)
     return {
       llm: new EchoLlm(),
       planner: new EchoPlanner({ message: o.message ?? (() => undefined), print }),
       mode: "echo",
+      lookups: new EchoLookup(print),
     };
   const show = (what: string, body: Record<string, unknown>) =>
     print(

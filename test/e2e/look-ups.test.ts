@@ -77,6 +77,10 @@ describe("looking things up and opening links", () => {
     const today = h.runtime.usage.today(h.clock.now());
     expect(today.byPurpose.look_up).toBe(1);
     expect(today.costUsd).toBeGreaterThan(SEARCH_FEE_USD);
+    // The owner sees it in /status like every call.
+    await h.ownerSays("/status");
+    await h.pass(5_000);
+    expect(h.savedReplies().join("\n")).toMatch(/LLM calls by purpose: .*look_up 1/);
   });
 
   it("a link someone sent in a group open to everyone (# Look Up Chats): URL context opens it; a paywalled page is said as a person would", async () => {

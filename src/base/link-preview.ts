@@ -27,13 +27,13 @@ export interface LinkPreview {
 }
 
 /** Bounds of what a preview keeps (a site may send a whole article as its description). */
-export const TITLE_MAX = 200;
-export const DESCRIPTION_MAX = 300;
+const TITLE_MAX = 200;
+const DESCRIPTION_MAX = 300;
 const SITE_MAX = 60;
 const URL_MAX = 2_048;
 
 /** Cut `s` to `max` characters (code points), with an ellipsis when cut; undefined for empty. */
-export function bounded(s: string | undefined, max: number): string | undefined {
+function bounded(s: string | undefined, max: number): string | undefined {
   if (s === undefined) return undefined;
   const t = s.length > max * 2 ? s.slice(0, max * 2) : s;
   const cps = Array.from(t.trim());

@@ -26,7 +26,7 @@ export const MAX_ANSWER_CHARS = 2_000;
 const MAX_SOURCES = 5;
 
 /** How a URL fared (urlContextMetadata), in our words. */
-export type UrlStatus = "success" | "error" | "paywall" | "unsafe" | "unspecified";
+type UrlStatus = "success" | "error" | "paywall" | "unsafe" | "unspecified";
 
 export interface LookupRequest {
   /** A question to search for. */

@@ -20,7 +20,7 @@ export interface ChatAbilities {
   readonly schedule: boolean;
 }
 
-export const ABILITIES_LABEL = "⟦abilities⟧";
+const ABILITIES_LABEL = "⟦abilities⟧";
 
 /** The part, one short paragraph. */
 export function abilitiesPart(a: ChatAbilities): string {
@@ -33,7 +33,7 @@ export function abilitiesPart(a: ChatAbilities): string {
   ];
   const web =
     a.lookUp === "offer"
-      ? "Look up only what you do not know and matters to the answer (facts, news, weather, prices, opening hours, a linked page); then answer from what comes back."
+      ? 'look_up {query?, url?}: search the web (query) or read a page someone linked (url), only for what you do not know and matters (facts, news, weather, prices, opening hours); you answer in the next request with what it finds, so put nothing after it (a short "let me check" send before it is fine).'
       : a.lookUp === "done"
         ? "You already looked it up (⟦looked up⟧): answer from that, no new look-up."
         : "You cannot look anything up or open links here: what you do not know, say you don't know or would have to check.";

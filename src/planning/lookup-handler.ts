@@ -51,7 +51,7 @@ export interface LookupHandlerDeps {
 }
 
 /** A URL a look-up may ask Gemini to open: http(s) with a host; anything else is refused here. */
-export function lookUpUrl(raw: string | undefined): { url?: string; bad?: string } {
+function lookUpUrl(raw: string | undefined): { url?: string; bad?: string } {
   if (raw === undefined) return {};
   const t = raw.trim();
   const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(t) ? t : `https://${t}`;

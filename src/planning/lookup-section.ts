@@ -10,7 +10,7 @@ import { domainOf } from "../base/link-preview";
 import { escapeMediaMarkers, neutralizeReferences, sanitizeLine, sanitizeText } from "../context/sanitize";
 import type { LookupNote } from "../tasks/task";
 
-export const LOOKED_UP_LABEL = "⟦looked up⟧";
+const LOOKED_UP_LABEL = "⟦looked up⟧";
 
 /** What a page that was not read reads as, by Gemini's status. */
 const UNREAD: Readonly<Record<string, string>> = {

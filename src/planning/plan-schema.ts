@@ -98,8 +98,8 @@ const KIND_LINES: Record<PlanKind, string> = {
   schedule:
     'schedule {note, at | after_minutes}: do something here later (a reminder asked for, asking how it went); at: "YYYY-MM-DD HH:MM" your time. When due, you get the note.',
   cancel_schedule: "cancel_schedule {id}",
-  look_up:
-    'look_up {query?, url?}: search the web (query) or read a page someone linked (url) before you answer; your answer comes in the next request, so put nothing after it (a short "let me check" send before it is fine).',
+  // Described per request where it is offered (⟦abilities⟧, planning/abilities.ts): the fixed part stays as it was.
+  look_up: "look_up {query?, url?}: see ⟦abilities⟧.",
 };
 
 /**

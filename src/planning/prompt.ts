@@ -29,7 +29,6 @@
  * `model` turns (the persona's earlier words are history items) and no `system` role in
  * `contents`. Pictures an addressed message shows (or replies to) follow as inline parts.
  */
-import { lookUpsOn } from "../config/persona-lookups";
 import type { Persona } from "../config/persona";
 import type { LlmContent, LlmPart } from "../llm/types";
 import { planKindsLine } from "./plan-schema";
@@ -525,7 +524,6 @@ function systemInstruction(i: PromptInput): string {
         stickerSets: p.stickerSets,
         stickers: p.stickers,
         intentions: mayIntend(p),
-        lookUp: lookUpsOn(p.lookUps),
       }),
       `Reactions: ${standardReactions().join(" ")} (unless ⟦chat⟧ lists the chat's own); another emoji becomes the closest of them.`,
     ].join("\n"),

@@ -6,7 +6,7 @@
 import type { Db } from "./db";
 
 /** The usage purpose of a look-up (llm/grounded.ts). */
-export const LOOKUP_PURPOSE = "look_up";
+const LOOKUP_PURPOSE = "look_up";
 
 const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 

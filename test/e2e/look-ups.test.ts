@@ -167,6 +167,7 @@ describe("looking things up and opening links", () => {
     expect(schemaKinds(p)).toEqual(expect.arrayContaining(["send", "react"]));
     expect(schemaKinds(p)).not.toContain("look_up");
     expect(JSON.stringify(p.systemInstruction)).not.toContain("look_up");
+    expect(lastUserText(p)).not.toContain("look_up");
   });
 
   it("a failing look-up is no error: she answers without it; once the day's look-ups are spent none is offered", async () => {

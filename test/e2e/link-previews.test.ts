@@ -68,4 +68,26 @@ describe("link previews: what Telegram shows every client, free", () => {
     expect(pa).not.toContain("⟦system");
     expect(pb).toMatch(/⟧ \[link slow\.example: "Page B"\]/);
   });
+
+  it("a preview finished while the persona was down (updateWebPage in the difference, DM and supergroup) is complete after the restart", async () => {
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
+    const dm = h.emu.dm(h.account, h.carol);
+    h.emu.webPages.register("https://late.example/dm", { title: "Late DM page", pending: true });
+    h.emu.webPages.register("https://late.example/sg", { title: "Late group page", pending: true });
+    const a = await h.emu.post({ chat: dm, from: h.carol, text: "https://late.example/dm" });
+    const b = await h.emu.post({ chat: h.group, from: h.bob, text: "https://late.example/sg" });
+    await h.pass(5_000);
+    expect(h.runtime.messages.get(dm.peerId, a.id)?.media?.webpage?.pending).toBe(true);
+    h.crash();
+    await h.emu.webPages.complete("https://late.example/dm");
+    await h.emu.webPages.complete("https://late.example/sg");
+    h.boot();
+    await h.runtime.caughtUp;
+    await h.pass(5_000);
+    expect(h.runtime.messages.get(dm.peerId, a.id)?.media?.webpage).toMatchObject({ title: "Late DM page" });
+    expect(h.runtime.messages.get(dm.peerId, a.id)?.media?.webpage?.pending).toBeUndefined();
+    expect(h.runtime.messages.get(h.group.peerId, b.id)?.media?.webpage).toMatchObject({
+      title: "Late group page",
+    });
+  });
 });

@@ -2,7 +2,6 @@ import { Api } from "telegram";
 import { describe, expect, it } from "vitest";
 import { rawOf, world } from "./harness";
 
-
 const webPageOf = (m: Api.Message) => (m.media as Api.MessageMediaWebPage).webpage;
 
 describe("link previews as Telegram's server attaches them", () => {
@@ -78,5 +77,20 @@ describe("link previews as Telegram's server attaches them", () => {
     const edited = b.message as Api.Message;
     expect((webPageOf(edited) as Api.WebPage).title).toBe("Two");
     expect(edited.editDate).toBeUndefined();
+  });
+
+  it("with Telegram's update shapes a DM message with a preview comes in full (short updates carry no media); without one it is short", async () => {
+    const { emu, persona, alice, client } = world({ updateShapes: "telegram" });
+    emu.webPages.register("https://p.example/", { title: "P" });
+    const dm = emu.dm(persona, alice);
+    const raw = rawOf(client);
+    await emu.post({ chat: dm, from: alice, text: "plain words" });
+    await emu.post({ chat: dm, from: alice, text: "https://p.example/" });
+    expect(raw[0]).toBeInstanceOf(Api.UpdateShortMessage);
+    const full = raw[1] as Api.UpdateNewMessage;
+    expect(full).toBeInstanceOf(Api.UpdateNewMessage);
+    expect(((full.message as Api.Message).media as Api.MessageMediaWebPage).webpage).toBeInstanceOf(
+      Api.WebPage,
+    );
   });
 });

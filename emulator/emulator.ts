@@ -45,6 +45,7 @@ import type {
 import { UpdateProtocol } from "./update-protocol";
 import { World } from "./world";
 import { Presence } from "./presence";
+import { WebPages } from "./web-pages-api";
 
 export type { PreparedDelivery } from "./types";
 
@@ -86,6 +87,8 @@ export class TelegramEmulator {
   readonly traffic: Traffic;
   /** Online status: what accounts said with account.updateStatus, and what others see of it. */
   readonly presence: Presence;
+  /** Link previews: pages the server can preview, and finishing a pending one (web-pages.ts). */
+  readonly webPages: WebPages;
 
   private readonly world: World;
   private readonly views: TlViews;
@@ -164,6 +167,11 @@ export class TelegramEmulator {
     this.faults = faults;
     this.traffic = new Traffic(endpoint, world);
     this.presence = new Presence(world, now);
+    this.webPages = new WebPages({
+      registry: world.webPages,
+      messagesOf: (page) => world.messagesWithPage(page),
+      changes,
+    });
   }
 
   // ---- the scene: users, accounts, chats, topics, sticker sets ---------------------------

@@ -62,6 +62,45 @@ export class MessageChanges {
   }
 
   /**
+   * The server finished the preview of `page`, which `msgs` showed as pending: `updateWebPage`
+   * (the account's pts) / `updateChannelWebPage` (the channel's pts) once per member account, or
+   * with `via: "edit"` an edit update of each message carrying the finished preview (no edit_date:
+   * the author edited nothing).
+   */
+  async previewReady(
+    rec: ChatRecord,
+    msgs: StoredMessage[],
+    webpage: () => Api.TypeWebPage,
+    via: "update" | "edit",
+  ): Promise<void> {
+    const { views } = this.d;
+    const live = msgs.filter((m) => !m.deleted);
+    if (live.length === 0) return;
+    if (via === "update") {
+      const build = (_viewer: EmuUser, pts: number, ptsCount: number): Api.TypeUpdate =>
+        rec.chat.kind === "supergroup"
+          ? new Api.UpdateChannelWebPage({
+              channelId: toLong(rec.chat.id),
+              webpage: webpage(),
+              pts,
+              ptsCount,
+            })
+          : new Api.UpdateWebPage({ webpage: webpage(), pts, ptsCount });
+      await this.fanOut(rec, live, 1, build, false, (a) =>
+        live.some((m) => this.d.world.idFor(m, a.id) !== undefined),
+      );
+      return;
+    }
+    for (const msg of live) {
+      const build = (viewer: EmuUser, pts: number, ptsCount: number): Api.TypeUpdate =>
+        rec.chat.kind === "supergroup"
+          ? new Api.UpdateEditChannelMessage({ message: views.message(msg, viewer), pts, ptsCount })
+          : new Api.UpdateEditMessage({ message: views.message(msg, viewer), pts, ptsCount });
+      await this.fanOut(rec, [msg], 1, build, true);
+    }
+  }
+
+  /**
    * Deletes messages for everyone: UpdateDeleteMessages (each account's own ids, one pts per
    * message) or UpdateDeleteChannelMessages (channel ids, the channel's pts).
    */

@@ -60,7 +60,8 @@ export function newMessageUpdates(
 export function isShortShaped(msg: StoredMessage): boolean {
   const kind = msg.chat.chat.kind;
   // Short updates have no media field: a message with media always comes in full.
-  if (kind === "supergroup" || msg.sticker || msg.media || msg.service || msg.senderChat) return false;
+  if (kind === "supergroup" || msg.sticker || msg.media || msg.webPage || msg.service || msg.senderChat)
+    return false;
   // A forward, an inline bot's message or a reply elsewhere names other peers: sent in full with them.
   if (msg.forwardOf || msg.viaBotId !== undefined || msg.replyElsewhere) return false;
   // Saved Messages keep the full shape.

@@ -47,6 +47,8 @@ export function storePost(world: World, o: PostOptions, nowMs: number): StoredMe
   const text = forwardOf ? forwardOf.text : o.text;
   const media = o.media ? attach(world, o.media) : forwardOf ? kept(forwardOf) : undefined;
   const replyElsewhere = o.replyElsewhere ? elsewhere(world, rec, o, o.replyElsewhere) : undefined;
+  // A text message with a link gets the server's preview of it (a forward keeps the original's).
+  const webPage = media ? undefined : forwardOf ? forwardOf.webPage : world.webPages.forText(text);
   if (o.viaBot && !o.viaBot.bot) throw new Error(`emulator: ${o.viaBot.firstName} is not a bot`);
   return world.storeMessage({
     ...media,
@@ -65,6 +67,7 @@ export function storePost(world: World, o: PostOptions, nowMs: number): StoredMe
     ...(forwardOf ? { forwardOf } : {}),
     ...(o.viaBot ? { viaBotId: o.viaBot.id } : {}),
     ...(replyElsewhere ? { replyElsewhere } : {}),
+    ...(webPage ? { webPage } : {}),
   });
 }
 

@@ -5,6 +5,7 @@
 import type { Api } from "telegram";
 import type { AllowedReactions } from "../src/base/standard-reactions";
 import type { FileRecord } from "./file-store";
+import type { WebPageRecord } from "./web-pages";
 import type { PtsEvent, PtsLog } from "./pts-log";
 import type { EmuChat } from "./types";
 
@@ -101,6 +102,8 @@ export interface StoredMessage {
   readonly sticker?: StickerDoc;
   /** A photo or document (voice, video, file, …). */
   readonly media?: MediaRecord;
+  /** The link preview the server attached (web-pages.ts); its state changes when it is complete. */
+  readonly webPage?: WebPageRecord;
   /** Album: messages posted together share it. */
   readonly groupedId?: number;
   /** Set for service messages: the supergroup's creation (id 1), forum topic roots and renames. */

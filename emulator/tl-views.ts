@@ -7,6 +7,7 @@
 import { Api } from "telegram";
 import { toLong } from "./long";
 import { messageMedia, stickerDocument } from "./media-views";
+import { webPageMedia } from "./web-pages";
 import { mentionsUser } from "./mentions";
 import { presenceOf, statusTl } from "./presence";
 import { reactionsOf } from "./message-reactions";
@@ -198,6 +199,7 @@ export class TlViews {
       ...(msg.sticker ? { media: this.stickerMedia(msg.sticker) } : {}),
       ...(msg.reactions.size > 0 ? { reactions: reactionsOf(msg, viewer.id) } : {}),
       ...(msg.media ? { media: messageMedia(msg.media) } : {}),
+      ...(msg.webPage && !msg.media && !msg.sticker ? { media: webPageMedia(msg.webPage) } : {}),
       ...(msg.groupedId !== undefined ? { groupedId: toLong(msg.groupedId) } : {}),
     });
   }

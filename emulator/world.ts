@@ -7,6 +7,7 @@
  *   its non-channel chats, and a basic-group message gets a separate id in each member account's
  *   mailbox. Simulated users are never clients, so they need no mailbox.
  */
+import { WebPageRegistry, type WebPageRecord } from "./web-pages";
 import { accessHashFor } from "./access-hash";
 import { PtsLog } from "./pts-log";
 import { FileStore } from "./file-store";
@@ -47,6 +48,8 @@ export class World {
   /** Every stored file (photos, documents, sticker files) with its current file reference. */
   readonly files = new FileStore();
   readonly stickers = new StickerCatalog(this.files);
+  /** Pages the server has link previews for (web-pages.ts). */
+  readonly webPages = new WebPageRegistry(() => this.now());
   private nextUserId = FIRST_USER_ID;
   private nextGroupId = FIRST_GROUP_ID;
   private nextChannelId = FIRST_CHANNEL_ID;
@@ -259,6 +262,15 @@ export class World {
   }
 
   /** Every chat `userId` is a member of (DMs included). */
+  /** Every stored message that shows link preview `page`, by chat (deleted ones left out). */
+  messagesWithPage(page: WebPageRecord): Map<ChatRecord, StoredMessage[]> {
+    const out = new Map<ChatRecord, StoredMessage[]>();
+    for (const rec of this.chats.values())
+      for (const m of rec.messages)
+        if (m.webPage === page && !m.deleted) out.set(rec, [...(out.get(rec) ?? []), m]);
+    return out;
+  }
+
   chatsOf(userId: number): ChatRecord[] {
     return [...this.chats.values()].filter((rec) => rec.members.has(userId));
   }
@@ -334,6 +346,7 @@ export class World {
       ...(input.topicId !== undefined ? { topicId: input.topicId } : {}),
       ...(input.sticker ? { sticker: input.sticker } : {}),
       ...(input.media ? { media: input.media } : {}),
+      ...(input.webPage ? { webPage: input.webPage } : {}),
       ...(input.groupedId !== undefined ? { groupedId: input.groupedId } : {}),
       ...(input.service ? { service: input.service } : {}),
       ...(input.senderChat ? { senderChat: input.senderChat } : {}),

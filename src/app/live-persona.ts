@@ -3,6 +3,7 @@
  * run the AgentRuntime with a connection watchdog, and stop — on shutdown, gracefully; when
  * Telegram ends the session, with one error line that says how to log in again.
  */
+import { GroundedLookup, type LookupClient } from "../llm/grounded";
 import type { Logger } from "pino";
 import type { TelegramCredentials } from "../config/env";
 import type { Persona } from "../config/persona";
@@ -58,6 +59,8 @@ export interface LivePersonaOptions {
   };
   /** The persona's LLM as configured (llm/providers.ts: Gemini, an OpenAI-compatible server, per purpose). */
   readonly llm?: (logger: Logger, now: () => number) => Llm;
+  /** Look-ups (Gemini's own tools, docs/world.md), where a Gemini key is set; with `gemini`, built from it. */
+  readonly lookups?: (logger: Logger) => LookupClient;
   /** The process logger; this persona's lines carry `agent`. */
   readonly logger: Logger;
   readonly clock: Clock;
@@ -192,6 +195,19 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ...(o.retention ? { retention: o.retention } : {}),
     planner: new GeminiPlanner({ llm, logger: geminiLogger }),
     llm,
+    // Look-ups run on the planning model (the tools need a full model, not the lite ones).
+    ...(o.lookups
+      ? { lookups: o.lookups(geminiLogger) }
+      : o.gemini
+        ? {
+            lookups: new GroundedLookup({
+              apiKey: o.gemini.apiKey,
+              model: o.gemini.models?.plan ?? o.gemini.model,
+              baseUrl: o.gemini.baseUrl,
+              logger: geminiLogger,
+            }),
+          }
+        : {}),
   });
   const health = new ConnectionHealth({
     connection: link,

@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
 import { ConfigError } from "../config/config-error";
-import { readEnv, telegramCredentials, type Env } from "../config/env";
+import { modelsByPurpose, readEnv, telegramCredentials, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";
 import { loadCuratedMedia } from "../media/curated";
 import { loadPriceTable } from "../llm/prices";
+import { GroundedLookup } from "../llm/grounded";
 import { createLlm, hasLlm, planRoutes, withLocalPrices } from "../llm/providers";
 import { checkLlmSetup } from "./llm-setup";
 import { DatabaseWatch } from "../store/database-watch";
@@ -246,6 +247,18 @@ async function runAccounts(
             release: locks.get(persona.name)!,
             credentials,
             llm: (llmLogger, now) => createLlm({ env, persona: persona.models, logger: llmLogger, now }).llm,
+            // Look-ups are Gemini's own tools (docs/world.md): only with a Gemini key, on the planning model.
+            ...(env.GEMINI_API_KEY
+              ? {
+                  lookups: (l: Logger) =>
+                    new GroundedLookup({
+                      apiKey: env.GEMINI_API_KEY!,
+                      model: modelsByPurpose(env).plan ?? env.GEMINI_MODEL,
+                      baseUrl: env.GOOGLE_GEMINI_BASE_URL,
+                      logger: l,
+                    }),
+                }
+              : {}),
             media: {
               curated: curatedMedia.get(persona.name)!,
               ...(env.MEDIA_BUDGET_PER_MIN !== undefined

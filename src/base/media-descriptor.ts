@@ -6,6 +6,7 @@
  * message stays the caption, or the plain placeholder (`[photo]`) when there is none, so every
  * reader that only knows `text` (reply quotes, history) still sees something sensible.
  */
+import { cleanPart as clean, renderPreview, type LinkPreview } from "./link-preview";
 
 /** The kinds told apart. `other` covers media kinds nobody describes (games, invoices, …). */
 export type MediaKind =
@@ -20,6 +21,7 @@ export type MediaKind =
   | "poll"
   | "location"
   | "contact"
+  | "webpage"
   | "other";
 
 /** Where the file lives on Telegram: enough to download it without the original message. */
@@ -80,6 +82,8 @@ export interface MediaDescriptor {
   readonly caption?: boolean;
   /** Kind name for `other` (e.g. "game"). */
   readonly other?: string;
+  /** `webpage`: the link preview Telegram attached (base/link-preview.ts). */
+  readonly webpage?: LinkPreview;
 }
 
 /** What the description chain found for a file. */
@@ -122,14 +126,6 @@ export function formatSize(bytes: number): string {
     i++;
   }
   return `${v >= 10 ? Math.round(v) : Math.round(v * 10) / 10} ${units[i]}`;
-}
-
-/** Square brackets would end the part early; a user-controlled name or description loses them. */
-function clean(s: string): string {
-  return s
-    .replace(/[[\]]/g, (c) => (c === "[" ? "(" : ")"))
-    .replace(/\s+/g, " ")
-    .trim();
 }
 
 /**
@@ -177,6 +173,8 @@ export function renderMedia(d: MediaDescriptor, desc?: MediaDescription): string
         : "[location]";
     case "contact":
       return d.contact ? `[contact ${clean(d.contact.name)}]` : "[contact]";
+    case "webpage":
+      return renderPreview(d.webpage ?? {});
     case "other":
       return `[${d.other ?? "media"}]`;
   }

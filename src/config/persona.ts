@@ -31,6 +31,13 @@ import {
 import { parseBusy, parseSleep, type Rhythm } from "./persona-rhythm";
 import { parseModels, type LlmRoutes } from "./llm-routes";
 import {
+  DEFAULT_LOOKUPS,
+  LOOKUP_LIMITS,
+  parseLookUpChats,
+  parseLookUpLevel,
+  type LookUpPolicy,
+} from "./persona-lookups";
+import {
   parseAgentName,
   parseAliases,
   parseOneLine,
@@ -101,6 +108,8 @@ export interface Persona {
   readonly intentions: IntentionLimits;
   /** `# Models`: which provider and model answer each kind of call for it (config/llm-routes.ts); empty: the environment's. */
   readonly models: LlmRoutes;
+  /** Who may make it look things up on the web, where, how often (persona-lookups.ts). */
+  readonly lookUps: LookUpPolicy;
   /** The file it came from, as the caller named it. */
   readonly file: string;
 }
@@ -155,6 +164,11 @@ const PERSONA_FIELDS = [
   "Proactive Per Day",
   "Intention Grace",
   "Models",
+  "Look Ups",
+  "Look Up Chats",
+  "Look Ups Per Day",
+  "Look Ups Per Person",
+  "Look Ups Per Chat",
 ] as const;
 type FieldName = (typeof PERSONA_FIELDS)[number];
 
@@ -322,6 +336,8 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     );
   }
 
+  const lookUpLevelRaw = value("Look Ups");
+  const lookUpChatsRaw = value("Look Up Chats");
   const sleepRaw = value("Sleep");
   const sleep =
     sleepRaw === undefined ? undefined : attempt(() => parseSleep(src("Sleep"), sleepRaw), undefined);
@@ -387,6 +403,20 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     }),
     models:
       value("Models") === undefined ? {} : attempt(() => parseModels(src("Models"), value("Models")!), {}),
+    lookUps: Object.freeze({
+      level:
+        lookUpLevelRaw === undefined
+          ? DEFAULT_LOOKUPS.level
+          : attempt(() => parseLookUpLevel(src("Look Ups"), lookUpLevelRaw), DEFAULT_LOOKUPS.level),
+      chats: Object.freeze(
+        lookUpChatsRaw === undefined
+          ? []
+          : attempt(() => parseLookUpChats(src("Look Up Chats"), lookUpChatsRaw), []),
+      ),
+      perDay: num("Look Ups Per Day", LOOKUP_LIMITS.perDay),
+      perPerson: num("Look Ups Per Person", LOOKUP_LIMITS.perPerson),
+      perChat: num("Look Ups Per Chat", LOOKUP_LIMITS.perChat),
+    }),
     file,
   };
   if (problems.length === 1) throw problems[0]!;

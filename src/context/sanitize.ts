@@ -158,7 +158,7 @@ export function escapeMediaMarkers(s: string): string {
   return s.replace(MEDIA_MARKER_RE, "\\");
 }
 const MEDIA_MARKER_RE =
-  /(?<!\\)(?=\[\s*(?:photo|sticker|gif|video note|video|voice|audio|document|file|poll|location|contact|album|media|picture)\b)/giu;
+  /(?<!\\)(?=\[\s*(?:photo|sticker|gif|video note|video|voice|audio|document|file|poll|location|contact|album|media|picture|link|looked up)\b)/giu;
 
 /**
  * A body line that begins (after any spaces) with `>` would read like the envelope's quote line

@@ -1,11 +1,21 @@
 import type { Logger } from "pino";
 import type { MessageStore } from "../store/messages";
 import type { MessageEntity } from "../base/types";
+import type { MediaDescriptor } from "../base/media-descriptor";
+import type { LinkPreview } from "../base/link-preview";
 
 /** What happens to messages after they arrived: edits and deletions. */
 export interface MessageChangeHandler {
   /** A message's text changed (its author edited it); `mentions`: the edited text's mention entities. */
-  edited(chatId: string, messageId: number, text: string, mentions?: readonly MessageEntity[]): void;
+  edited(
+    chatId: string,
+    messageId: number,
+    text: string,
+    mentions?: readonly MessageEntity[],
+    media?: MediaDescriptor,
+  ): void;
+  /** Telegram finished a link preview it had sent as pending (updateWebPage / updateChannelWebPage). */
+  previewReady?(preview: LinkPreview): void;
   /** Messages were deleted; `chatId` undefined for DMs and basic groups (Telegram names no chat). */
   deleted(chatId: string | undefined, messageIds: readonly number[]): void;
 }
@@ -22,9 +32,23 @@ export function createChangeHandler(d: {
   readonly logger: Logger;
 }): MessageChangeHandler {
   return {
-    edited(chatId, messageId, text, mentions) {
+    edited(chatId, messageId, text, mentions, media) {
       if (d.messages.editText(chatId, messageId, text, mentions))
         d.logger.debug({ component: "inbound", chatId, messageId }, "message edited");
+      // An edit is also how Telegram may hand over a link preview it had sent as pending.
+      if (d.messages.editLinkPreview(chatId, messageId, media) && media?.webpage)
+        d.logger.debug(
+          { component: "inbound", chatId, messageId, pending: media.webpage.pending === true },
+          "link preview changed by an edit",
+        );
+    },
+    previewReady(preview) {
+      if (preview.id === undefined || preview.pending) return;
+      const n = d.messages.completePreview({ ...preview, id: preview.id });
+      d.logger.debug(
+        { component: "inbound", previewId: preview.id, messages: n, empty: preview.empty === true },
+        "link preview completed",
+      );
     },
     deleted(chatId, messageIds) {
       const n = d.messages.markDeleted(chatId, messageIds);

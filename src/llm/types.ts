@@ -29,4 +29,6 @@ export interface LlmUsage {
   readonly outputTokens: number;
   /** Thinking tokens (thoughtsTokenCount), billed like output. */
   readonly thinkingTokens: number;
+  /** A per-request fee on top of the tokens (a grounded search: llm/grounded.ts), USD. */
+  readonly feeUsd?: number;
 }

@@ -87,6 +87,8 @@ export interface PromptSlots {
   readonly reactionsNote?: string;
   /** The persona's own intentions in the chat: pending, and due now (prompt.ts). */
   readonly intentions?: PromptInput["intentions"];
+  /** Parts placed before ⟦now⟧ (look-ups found, abilities). */
+  readonly extraParts?: readonly string[];
 }
 
 /** The room, thread and history for one planning call (store reads only). */
@@ -199,5 +201,6 @@ export function contextPrompt(s: PromptSources, c: SelectedContext, slots: Promp
     ...(slots.images !== undefined && slots.images.length > 0 ? { images: slots.images } : {}),
     ...(slots.reactionsNote !== undefined ? { reactionsNote: slots.reactionsNote } : {}),
     ...(slots.intentions !== undefined ? { intentions: slots.intentions } : {}),
+    ...(slots.extraParts !== undefined ? { extraParts: slots.extraParts } : {}),
   });
 }

@@ -9,6 +9,7 @@ import type { SelectedContext } from "./assemble";
 import type { MediaRenderer } from "../context/history-item";
 import type { StoredMessage } from "../store/messages";
 import { renderMedia, type MediaDescription } from "../base/media-descriptor";
+import { linkParts } from "../base/link-preview";
 import type { MediaDescriber, MediaRef } from "../media/describer";
 
 /** How long an answer waits for descriptions at most (real time), by default. */
@@ -29,7 +30,10 @@ export async function withMediaDescriptions(
   o: { readonly waitMs?: number } = {},
 ): Promise<MediaContext> {
   const targets = new Set(c.targets.map((m) => m.messageId));
-  const all = [...c.history, ...c.targets].filter((m) => m.media !== undefined && !m.isAgent);
+  // A link preview is read from what was stored: it never takes an AI source's slot.
+  const all = [...c.history, ...c.targets].filter(
+    (m) => m.media !== undefined && m.media.kind !== "webpage" && !m.isAgent,
+  );
   const refs: MediaRef[] = all
     .sort(
       (a, b) =>
@@ -68,9 +72,12 @@ export async function withMediaDescriptions(
   return {
     context: { ...c, history },
     // The stored text of a media message without a caption is its plain placeholder: the part replaces it.
-    media: (m) =>
-      m.media && !m.isAgent
-        ? { part: parts.get(m.messageId) ?? part(m), text: m.media.caption ? m.text : "" }
-        : undefined,
+    media: (m) => {
+      if (m.media && !m.isAgent)
+        return { part: parts.get(m.messageId) ?? part(m), text: m.media.caption ? m.text : "" };
+      // A link Telegram attached no preview to still says where it goes.
+      const links = m.media || m.isAgent ? "" : linkParts(m.text);
+      return links ? { part: links, text: m.text } : undefined;
+    },
   };
 }

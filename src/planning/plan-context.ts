@@ -119,7 +119,11 @@ export async function assemblePlanContext(
   now: number,
   /** Notes for the persona placed among the messages by date (what its last plan could not do). */
   notes?: readonly { readonly date: number; readonly text: string }[],
-  o: { readonly topicId?: number; readonly intentions?: PromptSlots["intentions"] } = {},
+  o: {
+    readonly topicId?: number;
+    readonly intentions?: PromptSlots["intentions"];
+    readonly extraParts?: readonly string[];
+  } = {},
 ): Promise<PlanContext> {
   const { chatId } = chat;
   const lastId = items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
@@ -242,6 +246,7 @@ export async function assemblePlanContext(
       images,
       ...(reactionsNote !== undefined ? { reactionsNote } : {}),
       ...(o.intentions !== undefined ? { intentions: o.intentions } : {}),
+      ...(o.extraParts !== undefined ? { extraParts: o.extraParts } : {}),
       now,
     },
   );

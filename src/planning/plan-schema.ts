@@ -72,6 +72,11 @@ const KIND_SCHEMAS = {
     after_minutes: z.number().int().positive().optional(),
   }),
   cancel_schedule: z.object({ kind: z.literal("cancel_schedule"), id: z.number().int().positive() }),
+  look_up: z.object({
+    kind: z.literal("look_up"),
+    query: z.string().trim().min(1).max(300).optional(),
+    url: z.string().trim().min(1).max(2048).optional(),
+  }),
 } as const;
 
 export type PlanKind = keyof typeof KIND_SCHEMAS;
@@ -93,6 +98,8 @@ const KIND_LINES: Record<PlanKind, string> = {
   schedule:
     'schedule {note, at | after_minutes}: do something here later (a reminder asked for, asking how it went); at: "YYYY-MM-DD HH:MM" your time. When due, you get the note.',
   cancel_schedule: "cancel_schedule {id}",
+  // Described per request where it is offered (⟦abilities⟧, planning/abilities.ts): the fixed part stays as it was.
+  look_up: "look_up {query?, url?}: see ⟦abilities⟧.",
 };
 
 /**
@@ -110,6 +117,8 @@ export interface PlanAbilities {
    * lists it with `schedule`, so it stays one text for every chat; the schema is lean).
    */
   readonly cancellable?: boolean;
+  /** `look_up` is offered (planning/abilities.ts says so; policy/lookup-rules.ts decides). */
+  readonly lookUp?: boolean;
 }
 
 /**
@@ -121,6 +130,7 @@ export function planKinds(a: PlanAbilities): PlanKind[] {
   if (a.stickerSets.length > 0 || (a.stickers?.length ?? 0) > 0) kinds.push("sticker");
   kinds.push("wait", "remember");
   if (a.intentions) kinds.push("schedule", ...(a.cancellable ? (["cancel_schedule"] as const) : []));
+  if (a.lookUp) kinds.push("look_up");
   if (a.isDm) kinds.push("block", "unblock");
   return kinds;
 }
@@ -347,6 +357,8 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
       if (due > now + MAX_AHEAD_MS) return "more than 90 days ahead";
       return undefined;
     }
+    case "look_up":
+      return t.query === undefined && t.url === undefined ? "give a query or a url" : undefined;
     case "cancel_schedule":
       return ctx.intentionIds?.has(t.id)
         ? undefined

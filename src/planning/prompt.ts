@@ -139,6 +139,8 @@ export interface PromptInput {
     readonly pending: readonly PendingIntention[];
     readonly due: readonly IntentionItem[];
   };
+  /** Parts of their own placed just before ⟦now⟧ (⟦looked up⟧, ⟦abilities⟧: planning/lookup-section.ts, abilities.ts). */
+  readonly extraParts?: readonly string[];
   readonly now: number;
 }
 
@@ -299,6 +301,7 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
       ].join("\n"),
     });
   for (const d of i.intentions?.due ?? []) parts.push({ text: duePart(d, i, inView, speakers, nowYear) });
+  for (const text of i.extraParts ?? []) if (text !== "") parts.push({ text });
   parts.push({ text: nowPart(i, targetMessages, marks.present) });
   for (const img of i.images ?? []) {
     parts.push(

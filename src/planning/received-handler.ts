@@ -26,6 +26,8 @@ import type { TaskHandler } from "../tasks/task-handler";
 import type { Intention, NewIntention } from "../store/intentions";
 import { mayIntend } from "./prompt";
 import { scheduleDue } from "./plan-schema";
+import { abilitiesPart, type ChatAbilities } from "./abilities";
+import { lookupSection } from "./lookup-section";
 
 /** At most this many refused tasks of a plan are told to the next one. */
 const MAX_REFUSAL_NOTES = 3;
@@ -80,6 +82,14 @@ export interface ReceivedHandlerDeps {
    * plan), `cancel_schedule` drops one. Absent: no intentions.
    */
   readonly intentions?: IntentionsPort;
+  /**
+   * Look-ups (docs/world.md): `on`, the persona looks things up at all; `allowed`, this person may
+   * make it look something up in this chat now (rules and caps; no hold recorded). Absent: never.
+   */
+  readonly lookUps?: {
+    readonly on: boolean;
+    allowed(chatId: string, userId: string | undefined): boolean;
+  };
 }
 
 /** What planning asks of the intentions engine. */
@@ -146,6 +156,28 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // The chat's pending intentions (the due ones it plans for are shown as due, not pending).
       const canIntend = d.intentions !== undefined && mayIntend(d.persona);
       const pending = canIntend ? d.intentions!.openIn(chatId).filter((x) => x.state === "pending") : [];
+      // The call is for the sender of the last message answered (costs per person).
+      // An intention's call is for whom it was set (the task's authors).
+      const userId =
+        lastId !== undefined ? d.messages.get(chatId, lastId)?.senderId : task.payload.authors?.[0];
+      // What a look-up found for this round, and whether this round may ask for one (one per answer).
+      const lookups = task.payload.lookups ?? [];
+      const lookUp: ChatAbilities["lookUp"] = !d.lookUps?.on
+        ? "none"
+        : lookups.length > 0
+          ? "done"
+          : lastId !== undefined && d.lookUps.allowed(chatId, userId)
+            ? "offer"
+            : "closed";
+      const extraParts = [
+        lookupSection(lookups),
+        abilitiesPart({
+          isDm,
+          stickers: d.persona.stickerSets.length > 0 || d.persona.stickers.length > 0,
+          lookUp,
+          schedule: canIntend,
+        }),
+      ];
       // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.
       const {
         prompt,
@@ -155,6 +187,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       } = await assemblePlanContext(d, chat, items, d.clock.now(), refusedLast.get(chatId), {
         ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
         ...(canIntend || intentions.length > 0 ? { intentions: { pending, due: intentions } } : {}),
+        extraParts,
       });
       let plan;
       // A reply_to or a reaction must name a message the request showed (not a number copied
@@ -172,12 +205,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         timeZone: d.persona.timeZone,
         now: d.clock.now(),
         intentionIds: new Set(pending.map((x) => x.id)),
+        lookUp: lookUp === "offer",
       };
       try {
-        // The call is for the sender of the last message answered (costs per person).
-        // An intention's call is for whom it was set (the task's authors).
-        const userId =
-          lastId !== undefined ? d.messages.get(chatId, lastId)?.senderId : task.payload.authors?.[0];
         plan = await d.planner.plan(prompt, check, {
           chatId,
           ...(userId !== undefined ? { userId } : {}),
@@ -297,7 +327,14 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const topicId =
         task.topicId ??
         (lastId !== undefined ? history.find((m) => m.messageId === lastId)?.topicId : undefined);
-      const spawn = expandPlan(plan.tasks, {
+      // A look-up: what comes after it was written without its answer (the next round writes it).
+      const lookAt = plan.tasks.findIndex((t) => t.kind === "look_up");
+      const asked = lookAt >= 0 ? (plan.tasks[lookAt] as Extract<PlanTask, { kind: "look_up" }>) : undefined;
+      if (asked && lookAt < plan.tasks.length - 1)
+        cut.push(
+          `${plan.tasks.length - lookAt - 1} task(s) after look_up dropped (the answer comes with what it finds)`,
+        );
+      const spawn = expandPlan(asked ? plan.tasks.slice(0, lookAt) : plan.tasks, {
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
         waitFor: d.waitFor(chatId, task.topicId),
@@ -310,6 +347,19 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           d.persona.startTypingDelaySec *
           (stretchAt(d.persona.rhythm, d.persona.timeZone, d.clock.now()) - 1),
       });
+      if (asked)
+        spawn.push({
+          kind: "look_up",
+          payload: {
+            ...(asked.query !== undefined ? { query: asked.query } : {}),
+            ...(asked.url !== undefined ? { url: asked.url } : {}),
+            items,
+            ...(task.payload.authors !== undefined ? { authors: task.payload.authors } : {}),
+            answers: items.map((i) => i.messageId),
+            ...(userId !== undefined ? { userId } : {}),
+          },
+          after: [],
+        });
       if (cut.length > 0)
         d.logger.warn(
           { component: "planner", chatId, cut },

@@ -92,7 +92,7 @@ interface ChatRef {
 }
 
 /** What a task's kind costs: an LLM call (planning, addressing, a summary) or nothing. */
-const LLM_KINDS: ReadonlySet<Task["kind"]> = new Set(["received", "address", "summarize"]);
+const LLM_KINDS: ReadonlySet<Task["kind"]> = new Set(["received", "address", "summarize", "look_up"]);
 
 export class Gate {
   /** Per small group: whether one of the persona's people wrote there, how many wrote, and when that was read. */
@@ -239,6 +239,16 @@ export class Gate {
       ? this.ask(chatId, person, partner !== undefined)
       : { stranger: false, trusted: false };
     return this.d.caps.tokensHeld(chatId, ask) === undefined;
+  }
+
+  /**
+   * How well the persona knows `userId`: listed in `# Allowed Users` (the owner's people), a
+   * contact, or a stranger (memory only). Look-ups are allowed by it (policy/lookup-rules.ts).
+   */
+  trust(userId: string): "allowed" | "contact" | "stranger" {
+    const p = this.partnerOfChat(userId);
+    if (this.d.policy.allowedUsers.some((r) => matchesPeer(r, p.id, p.username))) return "allowed";
+    return p.contact === true ? "contact" : "stranger";
   }
 
   /**

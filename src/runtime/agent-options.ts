@@ -2,6 +2,7 @@
  * What one persona's runtime is built from (AgentRuntimeOptions, MediaRuntimeOptions), and what
  * the stages of its composition (compose.ts and compose-*.ts) share.
  */
+import type { LookupClient } from "../llm/grounded";
 import type { Logger } from "pino";
 import type { Clock } from "../base/types";
 import type { Persona } from "../config/persona";
@@ -35,6 +36,8 @@ export interface AgentRuntimeOptions {
    * addressing, like strict). When given, usage is recorded from it (the planner should share it).
    */
   readonly llm?: Llm;
+  /** Grounded look-ups (llm/grounded.ts); absent: a plan's look-up finds nothing. Usage is recorded from it too. */
+  readonly lookups?: LookupClient;
   readonly logger: Logger;
   readonly clock?: Clock;
   /** Bound on the reply-target fetch (default 5 s). */

@@ -9,12 +9,16 @@ import { Gate } from "../policy/gate";
 import { metrics } from "../metrics/metrics";
 import { RuntimeStatus } from "./status-facts";
 import type { Task } from "../tasks/task";
+import type { LlmUsage } from "../llm/types";
+import { LookupRules } from "../policy/lookup-rules";
+import { LookupCountStore } from "../store/lookups";
 
 /**
  * The person an LLM task is for: the sender of the newest message a planning round plans for,
  * or of the newest one an addressing call judges (its usage is recorded for that person too).
  */
 function personOf(t: Task, senderOf: (messageId: number) => string | undefined): string | undefined {
+  if (t.kind === "look_up") return (t as Task<"look_up">).payload.userId;
   const ids =
     t.kind === "received"
       ? (t as Task<"received">).payload.items.map((i) => i.messageId)
@@ -31,6 +35,8 @@ export interface Policy {
   readonly status: RuntimeStatus;
   /** Stop recording LLM usage (absent: the LLM reports none). */
   readonly detachUsage: (() => void) | undefined;
+  /** Who may make the persona look things up, and the day's look-up caps. */
+  readonly lookupRules: LookupRules;
 }
 
 export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late: Late): Policy {
@@ -66,7 +72,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     clock,
     restrictions: () => late.accountHealth().restrictions(),
   });
-  const detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
+  const record = (u: LlmUsage): void => {
     // A stranger's DM (or a stranger on strangers' ground) is counted in their own share too.
     const cost = st.usage.record(u, clock.now(), {
       stranger: u.chatId !== undefined && gate.isStrangerCall(u.chatId, u.userId),
@@ -82,6 +88,24 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
         { component: "llm", model: u.model },
         "no price for this model: its cost is not estimated (see LLM_PRICES)",
       );
+  };
+  const detachLlm = (o.llm ?? o.planner).onUsage?.(record);
+  // Look-ups are priced and counted like every call (their per-request fee on top).
+  const detachLookups = o.lookups?.onUsage(record);
+  const detachUsage =
+    detachLlm || detachLookups
+      ? () => {
+          detachLlm?.();
+          detachLookups?.();
+        }
+      : undefined;
+  const lookupRules = new LookupRules({
+    policy: o.persona.lookUps,
+    gate,
+    counts: new LookupCountStore(o.db, agent),
+    usernameOf: (chatId) => st.chats.get(chatId)?.username ?? st.entities.get(chatId)?.username,
+    clock,
+    logger,
   });
-  return { caps, gate, status, detachUsage };
+  return { caps, gate, status, detachUsage, lookupRules };
 }

@@ -13,6 +13,7 @@ import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
 import { metrics } from "../metrics/metrics";
 import { OwnSends, TrackedActions } from "../owner/own-sends";
 import { PlanTraceStore } from "../store/plan-traces";
+import { lookUpsOn } from "../config/persona-lookups";
 import { LaneSummaries } from "../summary/lane-summaries";
 import { llmRateKey } from "../tasks/llm-wait";
 import { RateLimits } from "../tasks/rate-limits";
@@ -168,6 +169,15 @@ export function composeTasks(
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({
       remember: { memories: st.memories, messages: st.messages, clock, logger, maxAnswerAgeMs, telegramNow },
+      lookUp: {
+        ...(o.lookups ? { client: o.lookups } : {}),
+        refusal: (chatId, userId, what) => p.lookupRules.check(chatId, userId, what),
+        messages: st.messages,
+        clock,
+        logger,
+        maxAnswerAgeMs,
+        telegramNow,
+      },
       received: {
         persona: o.persona,
         onPlanned: (n) => metrics.messagesPlanned.inc({ agent }, n),
@@ -198,6 +208,10 @@ export function composeTasks(
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
+        lookUps: {
+          on: lookUpsOn(o.persona.lookUps),
+          allowed: (chatId, userId) => p.lookupRules.refusal(chatId, userId) === undefined,
+        },
         // Built below (it needs the scheduler); planning runs only after both exist.
         intentions: {
           openIn: (chatId) => intentionStore.openIn(chatId),

@@ -40,7 +40,7 @@ export class EchoPlanner implements Planner {
     },
   ) {}
 
-  async plan(_prompt: PlanPrompt, check: PlanCheckContext, meta: PlanMeta): Promise<Plan> {
+  async plan(prompt: PlanPrompt, check: PlanCheckContext, meta: PlanMeta): Promise<Plan> {
     const id = check.answering;
     const m = id !== undefined ? this.o.message(meta.chatId, id) : undefined;
     const said = cut(m?.text.trim() || "(no text)", 300);
@@ -50,6 +50,25 @@ export class EchoPlanner implements Planner {
     const due = id === undefined ? (meta.due ?? []) : [];
     // "remind me in 20 minutes …": an intention (default in an hour), so reminders can be tried.
     const remind = check.intentions === true && m !== undefined && /\bremind\b/i.test(m.text);
+    // "look up …", "search …", or a link with "what does it say": a look-up first (when offered),
+    // then, with what it found in the request, an answer quoting it.
+    const found = /⟦looked up⟧[\s\S]*?\nFound: ([^\n]*)/.exec(promptText(prompt))?.[1];
+    const link = m ? /https?:\/\/\S+/.exec(m.text)?.[0] : undefined;
+    const lookUp =
+      check.lookUp === true &&
+      found === undefined &&
+      m !== undefined &&
+      (/\b(look up|search|google)\b/i.test(m.text) || link !== undefined);
+    if (lookUp || found !== undefined) {
+      const tasks = lookUp
+        ? [{ kind: "look_up", ...(link ? { url: link } : { query: cut(said, 200) }) }]
+        : [{ kind: "send", text: `${ECHO_MARK} I looked it up: ${cut(found!, 200)}`, reply_to: id }];
+      const checked = validatePlan(JSON.stringify({ tasks }), check);
+      this.o.print?.(
+        `[echo planner, not from a model] #${id}: ${checked.tasks.map((t) => t.kind).join(" · ")}`,
+      );
+      return { tasks: checked.tasks, rejected: checked.rejected, origin: "echo" };
+    }
     const answer = {
       tasks: [
         ...due.map((d) => ({ kind: "send", text: `${ECHO_MARK} as I meant to: ${cut(d.note, 200)}` })),
@@ -120,4 +139,12 @@ export class EchoLlm implements Llm {
     const value = req.parse ? req.parse(text) : (req.schema.parse(JSON.parse(text)) as T);
     return { ok: true, value, model: ECHO_MODEL, calls: 1 };
   }
+}
+
+/** The text parts of a request's turns. */
+function promptText(p: PlanPrompt): string {
+  return p.contents
+    .flatMap((c) => c.parts)
+    .map((x) => ("text" in x ? x.text : ""))
+    .join("\n");
 }

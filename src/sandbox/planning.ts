@@ -13,6 +13,8 @@ import { DryLlm, type Llm } from "../llm/llm";
 import { createLlm, hasLlm } from "../llm/providers";
 import { DryPlanner, GeminiPlanner, type Planner } from "../planning/planner";
 import { EchoLlm, EchoPlanner, type EchoMessage } from "./echo-planner";
+import { EchoLookup } from "./echo-lookup";
+import { GroundedLookup, type LookupClient } from "../llm/grounded";
 
 export interface SandboxModelOptions {
   /** Print the dry run's request as its exact JSON body (default: readable text). */
@@ -34,18 +36,39 @@ export function sandboxModels(
   logger: Logger,
   print: (s: string) => void,
   o: SandboxModelOptions = {},
-): { readonly llm: Llm; readonly planner: Planner; readonly mode: SandboxPlanning } {
+): {
+  readonly llm: Llm;
+  readonly planner: Planner;
+  readonly mode: SandboxPlanning;
+  /** Look-ups: Gemini's grounded calls with a key, the echo's canned ones with --echo; none in a dry run. */
+  readonly lookups?: LookupClient;
+} {
   if (hasLlm(env)) {
     // Gemini, an OpenAI-compatible server, or both, per purpose (llm/providers.ts).
     const { llm, plan } = createLlm({ env, ...(o.models ? { persona: o.models } : {}), logger });
     for (const notice of plan.notices) print(`sandbox: ${notice}`);
-    return { llm, planner: new GeminiPlanner({ llm, logger }), mode: "gemini" };
+    // Look-ups are Gemini's own tools: only with a Gemini key.
+    const lookups = env.GEMINI_API_KEY
+      ? new GroundedLookup({
+          apiKey: env.GEMINI_API_KEY,
+          model: env.GEMINI_MODEL,
+          baseUrl: env.GOOGLE_GEMINI_BASE_URL,
+          logger,
+        })
+      : undefined;
+    return {
+      llm,
+      planner: new GeminiPlanner({ llm, logger }),
+      mode: "gemini",
+      ...(lookups ? { lookups } : {}),
+    };
   }
   if (o.echo)
     return {
       llm: new EchoLlm(),
       planner: new EchoPlanner({ message: o.message ?? (() => undefined), print }),
       mode: "echo",
+      lookups: new EchoLookup(print),
     };
   const show = (what: string, body: Record<string, unknown>) =>
     print(

@@ -111,7 +111,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   const world = new SandboxWorld(persona.name, print, () => clock.now());
   const { emu, account } = world;
 
-  const { llm, planner, mode } = sandboxModels(env, logger, print, {
+  const { llm, planner, mode, lookups } = sandboxModels(env, logger, print, {
     ...(o.json !== undefined ? { json: o.json } : {}),
     ...(o.echo !== undefined ? { echo: o.echo } : {}),
     message: (chatId, id) => proc?.runtime.messages.get(chatId, id),
@@ -178,6 +178,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       ...(account.username ? { selfUsername: account.username } : {}),
       planner: plannerUsed,
       llm,
+      ...(lookups ? { lookups } : {}),
       logger,
       clock,
       curated,

@@ -4,6 +4,7 @@
  * the lines typed (grammar.ts); whatever happens in a chat is printed as a person there would see
  * it. The world outlives the persona's process (/kill, /start).
  */
+import { SANDBOX_PAGES } from "./echo-lookup";
 import { createEmulatedClient, TelegramEmulator, type EmuChat, type EmuUser } from "../../emulator";
 import type { TelegramClient } from "../telegram/inbound/listen";
 import { PeerCacheSession } from "../telegram/connection/session";
@@ -51,6 +52,8 @@ export class SandboxWorld {
     });
     // They are the persona's contacts, as a real account's friends would be (a `contacts` DM policy answers them).
     for (const u of this.members.values()) emu.addContact(this.account, u);
+    // Links to these pages arrive with Telegram's preview (echo-lookup.ts).
+    for (const p of SANDBOX_PAGES) emu.webPages.register(p.url, p.page);
     this.names = new Map<number, string>([
       [this.account.id, personaName],
       ...[...this.members].map(([n, u]) => [u.id, n] as [number, string]),

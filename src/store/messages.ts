@@ -1,5 +1,6 @@
 import type { MessageEntity } from "../base/types";
 import type { MediaDescriptor } from "../base/media-descriptor";
+import type { LinkPreview } from "../base/link-preview";
 import { batchedWrite, commitPending, committed, transaction, type Db } from "./db";
 
 /** One stored message of a chat, as the persona saw it. */
@@ -122,6 +123,8 @@ export class MessageStore {
   private readonly editStmt;
   private readonly deleteStmt;
   private readonly deleteAnyStmt;
+  private readonly linkMediaStmt;
+  private readonly previewStmt;
 
   constructor(
     private readonly db: Db,
@@ -179,6 +182,18 @@ export class MessageStore {
       .pluck();
     this.editStmt = db.prepare(
       `UPDATE messages SET text = ?, entities = ? WHERE agent = ? AND chat_id = ? AND message_id = ?`,
+    );
+    // Only a link preview (or no media) follows an edit: a photo's caption edit keeps its photo.
+    this.linkMediaStmt = db.prepare(
+      `UPDATE messages SET media = ? WHERE agent = ? AND chat_id = ? AND message_id = ?
+       AND (media IS NULL OR json_extract(media, '$.kind') = 'webpage')`,
+    );
+    // updateWebPage names no chat: every stored preview with that id is completed (a scan, but
+    // only for links whose preview Telegram had not generated yet; see docs/world.md).
+    this.previewStmt = db.prepare(
+      `UPDATE messages SET media = json_set(media, '$.webpage', json(@preview))
+       WHERE agent = @agent AND media IS NOT NULL AND json_extract(media, '$.kind') = 'webpage'
+       AND json_extract(media, '$.webpage.id') = @id`,
     );
     this.deleteStmt = db.prepare(
       `UPDATE messages SET deleted = 1 WHERE agent = ? AND chat_id = ? AND message_id = ?`,
@@ -283,6 +298,28 @@ export class MessageStore {
     return batchedWrite(
       this.db,
       () => this.editStmt.run(text, entities, this.agent, chatId, messageId).changes > 0,
+    );
+  }
+
+  /**
+   * An edit's link preview (or its absence) replaces the stored one; a message with other media
+   * keeps it. Returns whether a stored message changed.
+   */
+  editLinkPreview(chatId: string, messageId: number, media: MediaDescriptor | undefined): boolean {
+    if (media !== undefined && media.kind !== "webpage") return false;
+    const json = media ? JSON.stringify(media) : null;
+    return batchedWrite(
+      this.db,
+      () => this.linkMediaStmt.run(json, this.agent, chatId, messageId).changes > 0,
+    );
+  }
+
+  /** updateWebPage: every stored message showing preview `preview.id` now shows it. Returns how many. */
+  completePreview(preview: LinkPreview & { readonly id: string }): number {
+    return batchedWrite(
+      this.db,
+      () =>
+        this.previewStmt.run({ agent: this.agent, id: preview.id, preview: JSON.stringify(preview) }).changes,
     );
   }
 

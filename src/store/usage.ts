@@ -103,7 +103,10 @@ export class UsageStore {
    */
   record(u: LlmUsage, at: number, o: { readonly stranger?: boolean } = {}): number | undefined {
     const day = utcDay(at);
-    const cost = estimateCost(this.prices, u.model, u);
+    const tokenCost = estimateCost(this.prices, u.model, u);
+    // A grounded request's fee is known even when the model has no token price.
+    const cost =
+      tokenCost === undefined && u.feeUsd === undefined ? undefined : (tokenCost ?? 0) + (u.feeUsd ?? 0);
     const tokens = this.tokens(day);
     const stranger = o.stranger === true;
     const strangers = stranger ? this.strangerTokens(day) : 0;

@@ -159,7 +159,8 @@ export class ReceivedRules {
       // Messages whose answer was cancelled before it went out are still owed one: the new plan covers them too.
       const owed = new Set<number>();
       for (const t of cancelled) {
-        if (isKind(t, "send") || isKind(t, "sticker"))
+        // (A look-up not done yet owes the answer it was to bring.)
+        if (isKind(t, "send") || isKind(t, "sticker") || isKind(t, "look_up"))
           for (const id of t.payload.answers ?? []) if (id !== messageId) owed.add(id);
       }
       const items = [...[...owed].sort((a, b) => a - b).map((id) => ({ messageId: id })), item];

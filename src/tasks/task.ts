@@ -28,6 +28,23 @@ export interface IntentionItem {
 }
 
 /**
+ * What a look-up found (planning/lookup-handler.ts), carried by the planning round it started so
+ * the persona answers from it: the question or page, the text found and its sources — or `none`,
+ * why there is nothing (refused by a rule or a cap, failed, the page could not be read).
+ */
+export interface LookupNote {
+  readonly query?: string;
+  readonly url?: string;
+  readonly text?: string;
+  readonly sources?: readonly { readonly uri: string; readonly title?: string }[];
+  /** Pages that could not be read, and Gemini's reason (`paywall`, `unsafe`, `error`, …). */
+  readonly unread?: readonly { readonly url: string; readonly status: string }[];
+  readonly none?: string;
+  /** When it was looked up (ms). */
+  readonly at: number;
+}
+
+/**
  * Payload of each task kind that lives on the graph. The engine's own kinds are here (`received`
  * and `typing`: bursts, the quiet window and bridge typing are engine rules, received-rules.ts);
  * every other kind adds its payload in the file of its handler, by declaration merging
@@ -47,6 +64,8 @@ export interface TaskPayloads {
     planBy?: number;
     intentions?: IntentionItem[];
     spoke?: boolean;
+    /** What a look-up the last plan asked for found: this round answers from it (no new look-up). */
+    lookups?: LookupNote[];
   };
   /**
    * `bridge`: keeps a spell of a replanned chat showing until the new plan types (no flicker).

@@ -58,6 +58,7 @@ describe("parsePersona", () => {
       groupMode: "strict",
       addressConfidence: 0.6,
       interjectThreshold: 0.7,
+      lookUps: { level: "contacts", chats: [], perDay: 40, perPerson: 10, perChat: 20 },
       interjectionsPerHour: 2,
       stickerSets: [],
       stickers: [],

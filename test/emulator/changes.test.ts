@@ -1,19 +1,9 @@
-import { Api, type TelegramClient } from "telegram";
+import { Api } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import { EditedMessage, type EditedMessageEvent } from "telegram/events/EditedMessage.js";
-import { Raw } from "telegram/events/index.js";
 import { describe, expect, it } from "vitest";
 import { createEmulatedClient } from "../../emulator/index";
-import { world } from "./harness";
-
-/** Every raw update a client's handlers see, in order. */
-function rawOf(client: TelegramClient): Api.TypeUpdate[] {
-  const seen: Api.TypeUpdate[] = [];
-  client.addEventHandler((u: Api.TypeUpdate) => {
-    seen.push(u);
-  }, new Raw({}));
-  return seen;
-}
+import { rawOf, world } from "./harness";
 
 describe("edits, deletions and other users' typing", () => {
   it("an edit in a supergroup arrives as UpdateEditChannelMessage with the channel's next pts, through GramJS's EditedMessage event", async () => {

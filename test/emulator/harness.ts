@@ -3,13 +3,22 @@
  * simulated humans, and an inbox that records what reaches a real GramJS NewMessage handler.
  */
 import type { Api, TelegramClient } from "telegram";
-import { NewMessage, type NewMessageEvent } from "telegram/events/index.js";
+import { NewMessage, Raw, type NewMessageEvent } from "telegram/events/index.js";
 import {
   createEmulatedClient,
   TelegramEmulator,
   type EmulatorOptions,
   type EmuUser,
 } from "../../emulator/index";
+
+/** Every raw update a client's handlers see, in order. */
+export function rawOf(client: TelegramClient): Api.TypeUpdate[] {
+  const seen: Api.TypeUpdate[] = [];
+  client.addEventHandler((u: Api.TypeUpdate) => {
+    seen.push(u);
+  }, new Raw({}));
+  return seen;
+}
 
 /** Incoming events a client's NewMessage handler saw, in order. */
 export interface Inbox {

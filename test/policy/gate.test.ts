@@ -45,10 +45,11 @@ const PAYLOADS: { readonly [K in TaskKind]: TaskPayloads[K] } = {
   unblock: {},
   summarize: { lane: SANDBOX },
   remember: { content: "likes tea", subject: ALICE, toldBy: ALICE, sourceId: 7, answers: [7] },
+  look_up: { query: "weather", items: [{ messageId: 7 }], answers: [7], userId: ALICE },
 };
 const KINDS = Object.keys(PAYLOADS) as TaskKind[];
-/** What costs an LLM call: planning, the addressing call, a summary. */
-const LLM = ["received", "address", "summarize"] as const;
+/** What costs an LLM call: planning, the addressing call, a summary, a look-up. */
+const LLM = ["received", "address", "summarize", "look_up"] as const;
 const ACTIONS = KINDS.filter((k) => !(LLM as readonly string[]).includes(k));
 
 let db: Db | undefined;

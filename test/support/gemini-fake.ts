@@ -44,7 +44,36 @@ export type FakeReply =
   /** Answer `then` after a real `setTimeout` of `delayMs`. */
   | { readonly delayMs: number; readonly then: FakeReply }
   /** Answer `then` once `after` settles — a latch the test releases when it is ready. */
-  | { readonly after: Promise<unknown>; readonly then: FakeReply };
+  | { readonly after: Promise<unknown>; readonly then: FakeReply }
+  /** A grounded answer (Google Search / URL context): text plus the metadata real answers carry. */
+  | { readonly grounded: FakeGrounded };
+
+/**
+ * What a grounded answer says. `sources` become groundingChunks (and one groundingSupport each),
+ * `queries` webSearchQueries, `urls` urlContextMetadata.urlMetadata with Gemini's statuses;
+ * `noMetadata` leaves both metadata objects out, as real answers sometimes do although a search
+ * ran. `toolTokens`: toolUsePromptTokenCount (what the fetched pages and results cost).
+ */
+export interface FakeGrounded {
+  readonly text: string;
+  readonly sources?: readonly { readonly uri: string; readonly title?: string }[];
+  readonly queries?: readonly string[];
+  readonly urls?: readonly {
+    readonly url: string;
+    readonly status: "SUCCESS" | "ERROR" | "PAYWALL" | "UNSAFE" | "UNSPECIFIED";
+  }[];
+  readonly noMetadata?: boolean;
+  readonly toolTokens?: number;
+}
+
+/** A look-up request: it asks for Google Search or URL context (`tools`). */
+export function isLookUpRequest(body: GenerateBody): boolean {
+  const tools = body.tools;
+  return (
+    Array.isArray(tools) &&
+    tools.some((t: Record<string, unknown>) => "googleSearch" in t || "urlContext" in t)
+  );
+}
 
 /** usageMetadata fields as Gemini sends them. */
 export interface FakeUsage {
@@ -327,6 +356,10 @@ export class GeminiFake {
       });
       return;
     }
+    if ("grounded" in reply) {
+      sendJson(res, 200, { ...groundedAnswer(reply.grounded, promptTokenCount), ...base });
+      return;
+    }
     const text = "json" in reply ? JSON.stringify(reply.json) : reply.text;
     const finishReason = "text" in reply ? (reply.finishReason ?? "STOP") : "STOP";
     const candidatesTokenCount = Math.ceil(text.length / 4);
@@ -351,6 +384,47 @@ export class GeminiFake {
       ...base,
     });
   }
+}
+
+/** The candidate and usage of a grounded answer, shaped as Gemini sends them. */
+function groundedAnswer(g: FakeGrounded, promptTokenCount: number): Record<string, unknown> {
+  const sources = g.sources ?? [];
+  const groundingMetadata = {
+    webSearchQueries: [...(g.queries ?? [])],
+    groundingChunks: sources.map((s) => ({ web: { uri: s.uri, ...(s.title ? { title: s.title } : {}) } })),
+    groundingSupports: sources.map((_s, i) => ({
+      segment: { startIndex: 0, endIndex: g.text.length, text: g.text },
+      groundingChunkIndices: [i],
+    })),
+    searchEntryPoint: { renderedContent: "<div>search suggestions</div>" },
+  };
+  const urlContextMetadata = g.urls
+    ? {
+        urlMetadata: g.urls.map((u) => ({
+          retrievedUrl: u.url,
+          urlRetrievalStatus: `URL_RETRIEVAL_STATUS_${u.status}`,
+        })),
+      }
+    : undefined;
+  const candidatesTokenCount = Math.ceil(g.text.length / 4);
+  const toolUsePromptTokenCount = g.toolTokens ?? 0;
+  return {
+    candidates: [
+      {
+        content: { role: "model", parts: [{ text: g.text }] },
+        finishReason: "STOP",
+        index: 0,
+        ...(g.noMetadata ? {} : { groundingMetadata }),
+        ...(g.noMetadata || !urlContextMetadata ? {} : { urlContextMetadata }),
+      },
+    ],
+    usageMetadata: {
+      promptTokenCount,
+      candidatesTokenCount,
+      toolUsePromptTokenCount,
+      totalTokenCount: promptTokenCount + candidatesTokenCount + toolUsePromptTokenCount,
+    },
+  };
 }
 
 interface AnswerContext {

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { GroundedLookup } from "../../src/llm/grounded";
 import { parsePersona, type Persona } from "../../src/config/persona";
 import { GeminiClient } from "../../src/llm/gemini-client";
 import { GeminiLlm, type Llm } from "../../src/llm/llm";
@@ -172,6 +173,12 @@ export class Harness {
       ...(this.account.username ? { selfUsername: this.account.username } : {}),
       planner: new GeminiPlanner({ llm, logger: this.log.logger }),
       llm,
+      lookups: new GroundedLookup({
+        apiKey: "test-key-not-secret",
+        model: "gemini-2.5-flash",
+        baseUrl: this.gemini.baseUrl,
+        logger: this.log.logger,
+      }),
       logger: this.log.logger,
       clock: this.clock,
       replyTimeoutMs: this.o.replyTimeoutMs ?? 5000,

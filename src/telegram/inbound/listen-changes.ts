@@ -5,17 +5,23 @@ import type { MessageChangeHandler } from "../../inbound/changes";
 import { mentionEntities } from "../../context/mentions";
 import { describeDbFailure } from "../../store/db";
 import { parseMessage } from "./parse";
+import { previewOf } from "./media-parse";
 
 /**
  * Apply one update if it is an edit (UpdateEditMessage / UpdateEditChannelMessage) or a deletion
- * (UpdateDeleteMessages / UpdateDeleteChannelMessages); false for anything else. Used for live
+ * (UpdateDeleteMessages / UpdateDeleteChannelMessages) or a finished link preview
+ * (UpdateWebPage / UpdateChannelWebPage); false for anything else. Used for live
  * updates and for the `otherUpdates` of a difference after downtime alike. Edits of the
  * account's own messages count too (typed on another device).
  */
 export function applyChange(changes: MessageChangeHandler, update: Api.TypeUpdate): boolean {
   if (update instanceof Api.UpdateEditMessage || update instanceof Api.UpdateEditChannelMessage) {
     const m = update.message instanceof Api.Message ? parseMessage(update.message) : undefined;
-    if (m) changes.edited(m.chatId, m.messageId, m.text, mentionEntities(m.entities));
+    if (m) changes.edited(m.chatId, m.messageId, m.text, mentionEntities(m.entities), m.media);
+    return true;
+  }
+  if (update instanceof Api.UpdateWebPage || update instanceof Api.UpdateChannelWebPage) {
+    changes.previewReady?.(previewOf(update.webpage));
     return true;
   }
   if (update instanceof Api.UpdateDeleteChannelMessages) {
@@ -44,6 +50,8 @@ export function listenForChanges(o: {
       Api.UpdateEditChannelMessage,
       Api.UpdateDeleteMessages,
       Api.UpdateDeleteChannelMessages,
+      Api.UpdateWebPage,
+      Api.UpdateChannelWebPage,
     ],
   });
   const callback = async (update: Api.TypeUpdate): Promise<void> => {

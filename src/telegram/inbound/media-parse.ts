@@ -5,6 +5,7 @@
 import { Api } from "telegram";
 import type { MediaDescriptor, MediaFile, MediaKind } from "../../base/media-descriptor";
 import { fileUniqueId } from "../../base/file-unique-id";
+import { boundedPreview, type LinkPreview } from "../../base/link-preview";
 
 /** Photo sizes we download, best first: ~800 px is plenty for a description and cheap to send. */
 const PHOTO_SIZE_PREFERENCE = ["x", "m", "y", "w", "s"];
@@ -112,6 +113,29 @@ function documentDescriptor(doc: Api.Document, media: Api.MessageMediaDocument):
   };
 }
 
+/**
+ * The preview a `messageMediaWebPage` carries: a complete `webPage` (site, title, description,
+ * kind), a `webPagePending` (its id, to be completed by updateWebPage or an edit) or a
+ * `webPageEmpty` (no preview). Only strings are read: the preview's photo or document is never
+ * downloaded. `webPageNotModified` (only answers to messages.getWebPage) reads as empty.
+ */
+export function previewOf(w: Api.TypeWebPage): LinkPreview {
+  if (w instanceof Api.WebPage)
+    return boundedPreview({
+      id: w.id.toString(),
+      url: w.url,
+      site: w.siteName,
+      title: w.title,
+      description: w.description,
+      type: w.type,
+      author: w.author,
+    });
+  if (w instanceof Api.WebPagePending)
+    return boundedPreview({ id: w.id.toString(), url: w.url, pending: true });
+  if (w instanceof Api.WebPageEmpty) return boundedPreview({ id: w.id.toString(), url: w.url, empty: true });
+  return { empty: true };
+}
+
 function textOf(t: Api.TypeTextWithEntities | string): string {
   return typeof t === "string" ? t : t.text;
 }
@@ -119,10 +143,11 @@ function textOf(t: Api.TypeTextWithEntities | string): string {
 /** The descriptor of a message's media, or undefined for a message without (or with empty) media. */
 export function parseMedia(m: Api.Message): MediaDescriptor | undefined {
   const media = m.media;
-  if (!media || media instanceof Api.MessageMediaEmpty || media instanceof Api.MessageMediaWebPage)
-    return undefined;
+  if (!media || media instanceof Api.MessageMediaEmpty) return undefined;
   let d: MediaDescriptor;
-  if (media instanceof Api.MessageMediaPhoto) {
+  if (media instanceof Api.MessageMediaWebPage) {
+    d = { kind: "webpage", webpage: previewOf(media.webpage) };
+  } else if (media instanceof Api.MessageMediaPhoto) {
     if (!(media.photo instanceof Api.Photo)) return undefined;
     d = photoDescriptor(media.photo);
   } else if (media instanceof Api.MessageMediaDocument) {

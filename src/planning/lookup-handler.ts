@@ -1,0 +1,128 @@
+/**
+ * `look_up`: a plan asked to look something up (a question: Google Search) or to open a link (URL
+ * context) before answering. The task runs one grounded call (llm/grounded.ts) — nothing is
+ * fetched from here — and hands what it found to a new planning round of the same messages, which
+ * answers from it (the ⟦looked up⟧ part of the request, planning/lookup-section.ts). So a look-up
+ * works whatever the model does with tools and a JSON schema in one call: two plain calls.
+ *
+ * Right before it runs it passes the look-up rules (policy/lookup-rules.ts: who may ask, the day's
+ * caps) and the admission gate (the owner's switches, the token caps) like every LLM call; a refusal
+ * or a failure is not an error: the next round is told there is nothing and answers without it.
+ * The answer-age check holds too: a look-up that waited past the limit answers nothing.
+ */
+import type { Logger } from "pino";
+import type { Clock } from "../base/types";
+import { domainOf } from "../base/link-preview";
+import type { LookupClient } from "../llm/grounded";
+import type { MessageStore } from "../store/messages";
+import type { TaskHandler } from "../tasks/task-handler";
+import type { LookupNote } from "../tasks/task";
+import { tooLate } from "../tasks/handlers/answer-age";
+import { LLM_RATE_KEY } from "../tasks/llm-wait";
+
+declare module "../tasks/task" {
+  interface TaskPayloads {
+    /**
+     * `query` / `url`: what to look up; `items` and `authors`: the planning round's (the next round
+     * plans the same messages); `answers`: those message ids (the answer-age check, and a newer
+     * message's replan owes them an answer); `userId`: who asked (caps, costs).
+     */
+    look_up: {
+      query?: string;
+      url?: string;
+      items: ReceivedItem[];
+      authors?: string[];
+      answers: number[];
+      userId?: string;
+    };
+  }
+}
+
+export interface LookupHandlerDeps {
+  /** The grounded calls; absent (no key, the sandbox's dry run): every look-up finds nothing. */
+  readonly client?: LookupClient;
+  /** Why this look-up may not run now (policy/lookup-rules.ts); undefined: it may. */
+  readonly refusal: (chatId: string, userId: string | undefined, what: string) => string | undefined;
+  readonly messages: MessageStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly maxAnswerAgeMs?: number;
+  readonly telegramNow?: () => number;
+}
+
+/** A URL a look-up may ask Gemini to open: http(s) with a host; anything else is refused here. */
+function lookUpUrl(raw: string | undefined): { url?: string; bad?: string } {
+  if (raw === undefined) return {};
+  const t = raw.trim();
+  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(t) ? t : `https://${t}`;
+  if (!/^https?:\/\//i.test(withScheme) || domainOf(withScheme) === undefined || withScheme.length > 2048)
+    return { bad: `not a web link: ${JSON.stringify(t.slice(0, 80))}` };
+  return { url: withScheme };
+}
+
+export function lookupHandler(d: LookupHandlerDeps): TaskHandler<"look_up"> {
+  return {
+    rateKeys: () => [LLM_RATE_KEY],
+    async run(task) {
+      const late = tooLate(d, task);
+      if (late) return late;
+      const p = task.payload;
+      const what = [p.query, p.url].filter(Boolean).join(" / ");
+      const url = lookUpUrl(p.url);
+      const base = {
+        ...(p.query !== undefined ? { query: p.query } : {}),
+        ...(p.url !== undefined ? { url: p.url } : {}),
+        at: d.clock.now(),
+      };
+      let note: LookupNote;
+      const refused = d.refusal(task.chatId, p.userId, what);
+      if (url.bad !== undefined) {
+        d.logger.warn(
+          { component: "lookup", chatId: task.chatId, url: p.url?.slice(0, 200) },
+          `look-up refused: ${url.bad}`,
+        );
+        note = { ...base, none: url.bad };
+      } else if (refused !== undefined) {
+        note = { ...base, none: `not looked up: ${refused}` };
+      } else if (!d.client) {
+        note = { ...base, none: "looking things up is not available (no model)" };
+      } else {
+        try {
+          const a = await d.client.lookUp({
+            ...(p.query !== undefined ? { query: p.query } : {}),
+            ...(url.url !== undefined ? { url: url.url } : {}),
+            chatId: task.chatId,
+            ...(p.userId !== undefined ? { userId: p.userId } : {}),
+          });
+          const unread = a.urls.filter((u) => u.status !== "success");
+          note = {
+            ...base,
+            text: a.text,
+            ...(a.sources.length > 0 ? { sources: a.sources } : {}),
+            ...(unread.length > 0 ? { unread } : {}),
+          };
+        } catch (e) {
+          d.logger.warn(
+            { component: "lookup", chatId: task.chatId, query: p.query, url: p.url, err: String(e) },
+            "look-up failed: answering without it",
+          );
+          note = { ...base, none: "the look-up failed" };
+        }
+      }
+      return {
+        type: "done",
+        spawn: [
+          {
+            kind: "received",
+            payload: {
+              items: p.items,
+              ...(p.authors !== undefined ? { authors: p.authors } : {}),
+              lookups: [note],
+            },
+            after: [],
+          },
+        ],
+      };
+    },
+  };
+}

@@ -115,7 +115,8 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     thread: s.persona.threadWindow,
     focused: s.persona.focusedWindow,
   };
-  const start = recentStart(roomAll, targetIds, sizes.history, r.roomSummarisedUpTo, r.reach);
+  const readFrom = roomMessages[0]?.messageId;
+  const start = recentStart(roomAll, targetIds, sizes.history, r.roomSummarisedUpTo, r.reach, readFrom);
   let threadInput: { rootId: number; messages: StoredMessage[] } | undefined;
   if (thread?.kind === "reply" && start !== undefined && thread.rootId < start) {
     const messages = readLane(s.messages, thread, {
@@ -147,6 +148,7 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     room: roomAll,
     ...(r.roomSummarisedUpTo !== undefined ? { summarisedUpTo: r.roomSummarisedUpTo } : {}),
     ...(r.reach !== undefined ? { reach: r.reach } : {}),
+    ...(readFrom !== undefined ? { readFrom } : {}),
     ...(threadInput ? { thread: threadInput } : {}),
     around,
     targets,

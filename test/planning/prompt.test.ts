@@ -114,7 +114,7 @@ describe("the plan prompt", () => {
     expect(texts(p).slice(2)).toEqual([
       "⟦#1 [Ann](tg:@ann) · Sun 22 Nov 22:30⟧ text 1",
       "⟦#2 [Ann](tg:@ann) · 23:10⟧ text 2",
-      "⟦8 hours later⟧",
+      "⟦9 hours later⟧", // 8 h 55 min, said to the nearest hour
       "⟦#3 [Ann](tg:@ann) · Mon 23 Nov 08:05 · may be for you⟧ text 3",
       expect.stringMatching(/^⟦now⟧ Monday 2026-11-23 08:06 \(Asia\/Tokyo\)\. /),
     ]);

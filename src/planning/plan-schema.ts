@@ -2,6 +2,7 @@ import { z } from "zod";
 import { nearestStandardReaction, standardReaction } from "../base/standard-reactions";
 import { LlmFormatError } from "../llm/errors";
 import { formatLocal, parseLocal } from "../base/zoned-time";
+import { chatText } from "./chat-text";
 
 /** Most tasks one plan may hold; a longer plan is treated as off-schema. */
 const MAX_PLAN_TASKS = 20;
@@ -182,6 +183,8 @@ export interface PlanCheckContext extends PlanAbilities {
   readonly now?: number;
   /** The ids of the chat's open intentions (what `cancel_schedule` may name). */
   readonly intentionIds?: ReadonlySet<number>;
+  /** The persona's name: a send's copied `Mira (you):` label is dropped (chat-text.ts). */
+  readonly selfName?: string;
 }
 
 /**
@@ -274,6 +277,20 @@ export function validatePlan(
           reason: `"${task.emoji}" is not a Telegram reaction; reacting ${standard}`,
         });
       if (standard !== undefined) task = { ...task, emoji: standard };
+    }
+    // Her output is a chat message: the request's markup never reaches the chat (chat-text.ts).
+    if (task.kind === "send") {
+      const clean = chatText(task.text, ctx.selfName ?? "");
+      if (clean.text === "") {
+        rejected.push({
+          index,
+          kind: "send",
+          reason: `the text was only the request's markup (${clean.removed})`,
+        });
+        return;
+      }
+      if (clean.removed !== "") repaired.push({ index, kind: "send", reason: `removed ${clean.removed}` });
+      task = { ...task, text: clean.text };
     }
     const why = semanticProblem(task, ctx);
     if (why) {

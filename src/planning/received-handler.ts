@@ -172,6 +172,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         timeZone: d.persona.timeZone,
         now: d.clock.now(),
         intentionIds: new Set(pending.map((x) => x.id)),
+        selfName: d.persona.name,
       };
       try {
         // The call is for the sender of the last message answered (costs per person).

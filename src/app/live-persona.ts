@@ -54,6 +54,8 @@ export interface LivePersonaOptions {
     readonly baseUrl?: string | undefined;
     /** Models per purpose (e.g. the cheap addressing model); the rest use `model`. */
     readonly models?: Partial<Record<LlmPurpose, string>>;
+    /** Thinking tokens per purpose (`GEMINI_THINKING_BUDGET`). */
+    readonly thinking?: Partial<Record<LlmPurpose, number>> | undefined;
   };
   /** The process logger; this persona's lines carry `agent`. */
   readonly logger: Logger;

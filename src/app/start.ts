@@ -235,6 +235,7 @@ async function runAccounts(
               model: env.GEMINI_MODEL,
               baseUrl: env.GOOGLE_GEMINI_BASE_URL,
               models: modelsByPurpose(env),
+              thinking: env.GEMINI_THINKING_BUDGET,
             },
             media: {
               curated: curatedMedia.get(persona.name)!,

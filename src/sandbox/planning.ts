@@ -36,6 +36,7 @@ export function sandboxModels(
       model: env.GEMINI_MODEL,
       baseUrl: env.GOOGLE_GEMINI_BASE_URL,
       models: modelsByPurpose(env),
+      thinking: env.GEMINI_THINKING_BUDGET,
       logger,
     });
     return { llm, planner: new GeminiPlanner({ llm, logger }), mode: "gemini" };

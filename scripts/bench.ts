@@ -266,6 +266,8 @@ if (json) {
       `   ${`${kind}:`.padEnd(15)} schema ${x.schema} (${x.schemaBefore}) + instruction ${x.instruction} (${x.instructionBefore}) = ${x.schema + x.instruction} (${x.schemaBefore + x.instructionBefore})`,
     );
   }
+  const groupFixed = request.fixed.group.schema + request.fixed.group.instruction;
+  console.log(`   a group plan's fixed part: ${groupFixed} tokens (goal ≤ 900)`);
   console.log(
     `   the next request (one exchange later) repeats its first ${request.repeatedPrefixTokens} tokens: ${f(request.repeatedShare * 100, 0)}% of instruction + turn, what the implicit cache can serve`,
   );

@@ -83,8 +83,6 @@ export interface PromptSlots {
   readonly stickerMenu?: string;
   /** Pictures the addressed messages show or reply to, sent inline (media/inline-images.ts). */
   readonly images?: readonly InlineImage[];
-  /** The chat's allowed reactions, a line of the chat's header part (context/reaction-rule.ts). */
-  readonly reactionsNote?: string;
   /** The persona's own intentions in the chat: pending, and due now (prompt.ts). */
   readonly intentions?: PromptInput["intentions"];
 }
@@ -199,7 +197,6 @@ export function contextPrompt(s: PromptSources, c: SelectedContext, slots: Promp
     ...(s.media ? { media: s.media } : {}),
     ...(slots.stickerMenu !== undefined ? { stickerMenu: slots.stickerMenu } : {}),
     ...(slots.images !== undefined && slots.images.length > 0 ? { images: slots.images } : {}),
-    ...(slots.reactionsNote !== undefined ? { reactionsNote: slots.reactionsNote } : {}),
     ...(slots.intentions !== undefined ? { intentions: slots.intentions } : {}),
   });
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { nearestStandardReaction, standardReaction } from "../base/standard-reactions";
+import { closestAllowed, nearestStandardReaction, standardReaction } from "../base/standard-reactions";
 import { LlmFormatError } from "../llm/errors";
 import { formatLocal, parseLocal } from "../base/zoned-time";
 import { chatText } from "./chat-text";
@@ -78,22 +78,22 @@ const KIND_SCHEMAS = {
 export type PlanKind = keyof typeof KIND_SCHEMAS;
 
 /**
- * The instruction's task list: each kind's fields and when to use it (the schema itself carries
- * no descriptions: said once, here, in the cached part of the request).
+ * The instruction's notes on the kinds: only what the schema's field names do not say (the
+ * fields themselves are in the schema, which carries no descriptions); "" for a kind that needs
+ * none. Said once, in the cached part of the request.
  */
 const KIND_LINES: Record<PlanKind, string> = {
-  send: "send {text, reply_to?}: a message. In a group, reply_to = the id of the message you answer when others wrote after it.",
-  react: "react {emoji, message_id}: a reaction to a message in view.",
-  sticker: "sticker {set, emoji, reply_to?}: one of the stickers listed above.",
-  wait: "wait {seconds}: a pause before the next task, as a person pauses between two messages (never to come back later).",
+  send: "send: in a group, reply_to = the message you answer when others wrote after it.",
+  react: "",
+  sticker: "sticker: one of the stickers listed above.",
+  wait: "wait: a pause between two messages, never to come back later.",
   remember:
-    'remember {content, about?, from?}: a lasting fact, in a few words. about: "@username" or the id of a message by the person it is about, "chat" for the chat, "me" for what you said about yourself; default: the author of the message that says it. from: the id of the message you answer that says it; default: the message you answer — required when the messages you answer are by several people.',
-  block:
-    "block {}: the person can no longer write to you; only after persistent harassment or spam, never for one rude message.",
-  unblock: "unblock {}",
+    'remember: a lasting fact in a few words; about: "@username", the id of a message by the one it is about, "chat" or "me" (default: who said it); from: the answered message saying it, needed when you answer several people.',
+  block: "block: only after persistent harassment or spam, never for one rude message.",
+  unblock: "",
   schedule:
-    'schedule {note, at | after_minutes}: do something here later (a reminder asked for, asking how it went); at: "YYYY-MM-DD HH:MM" your time. When due, you get the note.',
-  cancel_schedule: "cancel_schedule {id}",
+    'schedule: do something here later (a reminder asked for, asking how it went): at "YYYY-MM-DD HH:MM" your time, or after_minutes; when due you get the note.',
+  cancel_schedule: "",
 };
 
 /**
@@ -111,6 +111,12 @@ export interface PlanAbilities {
    * lists it with `schedule`, so it stays one text for every chat; the schema is lean).
    */
   readonly cancellable?: boolean;
+  /**
+   * The reactions the chat allows, when it allows only some (the schema's enum of `react.emoji`;
+   * empty: reactions are off and `react` is not offered). Absent: every standard reaction, and
+   * another emoji is mapped to the closest of them (base/standard-reactions.ts).
+   */
+  readonly reactions?: readonly string[];
 }
 
 /**
@@ -118,7 +124,7 @@ export interface PlanAbilities {
  * not offered: an addressed chat is marked read on its own after `# Read Delay`.)
  */
 export function planKinds(a: PlanAbilities): PlanKind[] {
-  const kinds: PlanKind[] = ["send", "react"];
+  const kinds: PlanKind[] = a.reactions?.length === 0 ? ["send"] : ["send", "react"];
   if (a.stickerSets.length > 0 || (a.stickers?.length ?? 0) > 0) kinds.push("sticker");
   kinds.push("wait", "remember");
   if (a.intentions) kinds.push("schedule", ...(a.cancellable ? (["cancel_schedule"] as const) : []));
@@ -126,10 +132,13 @@ export function planKinds(a: PlanAbilities): PlanKind[] {
   return kinds;
 }
 
-/** The instruction's list of the kinds a chat allows, one line each. */
+/** The instruction's notes on the kinds a chat allows, one line each (the same for every chat of a kind). */
 export function planKindsLine(a: PlanAbilities): string {
-  const kinds = planKinds({ ...a, cancellable: true });
-  return ["Tasks, run in the order given:", ...kinds.map((k) => `- ${KIND_LINES[k]}`)].join("\n");
+  const { reactions: _perChat, ...kind } = a;
+  return planKinds({ ...kind, cancellable: true })
+    .map((k) => KIND_LINES[k])
+    .filter((l) => l !== "")
+    .join("\n");
 }
 
 const schemas = new Map<string, z.ZodType>();
@@ -139,10 +148,15 @@ export function planSchemaFor(
   a: PlanAbilities,
 ): z.ZodType<{ tasks: z.infer<(typeof KIND_SCHEMAS)[PlanKind]>[] }> {
   const kinds = planKinds(a);
-  const key = kinds.join(",");
+  const only = a.reactions !== undefined && a.reactions.length > 0 ? a.reactions : undefined;
+  const key = `${kinds.join(",")}${only ? `:${only.join(" ")}` : ""}`;
   let s = schemas.get(key);
   if (!s) {
-    const [first, ...rest] = kinds.map((k) => KIND_SCHEMAS[k]);
+    const [first, ...rest] = kinds.map((k) =>
+      k === "react" && only
+        ? KIND_SCHEMAS.react.extend({ emoji: z.enum(only as [string, ...string[]]) })
+        : KIND_SCHEMAS[k],
+    );
     s = z.object({ tasks: z.array(z.discriminatedUnion("kind", [first!, ...rest])).max(MAX_PLAN_TASKS) });
     schemas.set(key, s);
   }
@@ -240,7 +254,7 @@ export function validatePlan(
       typeof (item as { kind?: unknown })?.kind === "string"
         ? String((item as { kind: string }).kind)
         : undefined;
-    const res = taskSchema.safeParse(normalised(item));
+    const res = taskSchema.safeParse(normalised(item, ctx.reactions));
     if (!res.success) {
       const issue = res.error.issues[0];
       const reason = !kind
@@ -310,10 +324,17 @@ export function validatePlan(
   return { tasks, rejected, repaired };
 }
 
-/** A message id written as a number where a string is expected (`about: 57`) is read as that string. */
-function normalised(item: unknown): unknown {
+/**
+ * A message id written as a number where a string is expected (`about: 57`) is read as that
+ * string; a reaction the chat does not allow becomes the closest one it does (😍 → ❤), if any.
+ */
+function normalised(item: unknown, reactions: readonly string[] | undefined): unknown {
   if (item === null || typeof item !== "object") return item;
-  const about = (item as { about?: unknown }).about;
+  const { about, kind, emoji } = item as { about?: unknown; kind?: unknown; emoji?: unknown };
+  if (kind === "react" && reactions?.length && typeof emoji === "string" && !reactions.includes(emoji)) {
+    const close = closestAllowed(emoji, { kind: "some", emoji: [...reactions] });
+    if (close !== undefined) return { ...item, emoji: close };
+  }
   return typeof about === "number" ? { ...item, about: String(about) } : item;
 }
 

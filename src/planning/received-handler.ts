@@ -152,6 +152,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         targets: targetMessages,
         history,
         present,
+        reactions,
       } = await assemblePlanContext(d, chat, items, d.clock.now(), refusedLast.get(chatId), {
         ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
         ...(canIntend || intentions.length > 0 ? { intentions: { pending, due: intentions } } : {}),
@@ -173,6 +174,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         now: d.clock.now(),
         intentionIds: new Set(pending.map((x) => x.id)),
         selfName: d.persona.name,
+        ...(reactions ? { reactions } : {}),
       };
       try {
         // The call is for the sender of the last message answered (costs per person).

@@ -20,6 +20,15 @@ const purposes = (from = 0) => h.gemini.requests.slice(from).map((r) => requestP
 const header = (body: GenerateBody, id: number) =>
   new RegExp(`^⟦#${id} [^⟧]*⟧`, "mu").exec(lastUserText(body))?.[0];
 const lastPlan = () => h.gemini.requests[h.lastPlanIndex()]!.body;
+/** What a plan request's schema lets `react.emoji` be: its enum, "any" (a plain string), or "no react". */
+const reactOffered = (body: GenerateBody): string[] | "any" | "no react" => {
+  type Variant = { properties: { kind: { enum: string[] }; emoji?: { enum?: string[] } } };
+  const variants = (
+    body.generationConfig!.responseJsonSchema as { properties: { tasks: { items: { anyOf: Variant[] } } } }
+  ).properties.tasks.items.anyOf;
+  const react = variants.find((v) => v.properties.kind.enum[0] === "react");
+  return react === undefined ? "no react" : (react.properties.emoji?.enum ?? "any");
+};
 const reactionsSent = () =>
   h.emu.traffic.requests
     .filter((r) => r.method === "messages.SendReaction")
@@ -56,7 +65,7 @@ describe("how a message reached the persona", () => {
     expect(header(lastPlan(), hi.id)).toMatch(/^⟦#\d+ \[Carol\] · [^⟧]* · to you⟧$/);
     // The rules say what each mark means, once, in the system instruction.
     expect(lastPlan().systemInstruction?.parts?.[0]?.text).toContain(
-      '"names you" (it may be only about you: answer only if it asks or tells you something)',
+      '"names you": it talks about you, answer only if it asks or tells you something',
     );
   });
 
@@ -115,7 +124,7 @@ describe("reactions that land", () => {
     h.gemini.script(plan({ kind: "react", emoji: "😂", message_id: pun.id }));
     await h.pass(20_000);
     expect(reactionsSent()).toEqual(["🤣", "😁"]);
-    expect(lastUserText(lastPlan())).toContain("Reactions this chat allows: 👍 😁");
+    expect(reactOffered(lastPlan())).toEqual(["👍", "😁"]); // the schema's enum, not a line of text
   });
 });
 

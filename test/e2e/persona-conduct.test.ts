@@ -42,7 +42,23 @@ describe("how a message reached the persona", () => {
     await h.pass(20_000);
     const mine = h.sent(h.group).find((m) => m.text === "in the fridge")!;
 
-    // One burst: the three are planned together.
+    // One burst: the two are planned together. The one that only talks about her goes to the
+    // cheap addressing call instead (here: "not addressed"), and is shown unmarked.
+    h.gemini.respondWith((b) =>
+      requestPurpose(b) === "address"
+        ? {
+            json: {
+              reason: "about her",
+              addressed: false,
+              confidence: 0.9,
+              wanna_interject: false,
+              interject: 0,
+              is_lightweight: false,
+            },
+          }
+        : plan(),
+    );
+    const before = h.gemini.requests.length;
     const named = await h.emu.post({ chat: h.group, from: h.carol, text: "Mira is the best at hiding cake" });
     const aimed = await h.emu.post({
       chat: h.group,
@@ -51,10 +67,10 @@ describe("how a message reached the persona", () => {
       replyTo: mine.id,
     });
     const mention = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai thanks!" });
-    h.gemini.script(plan());
     await h.pass(20_000);
     const body = lastPlan();
-    expect(header(body, named.id)).toMatch(/ · names you⟧$/);
+    expect(purposes(before).sort()).toEqual(["address", "plan"]);
+    expect(header(body, named.id)).toMatch(/ · \d\d:\d\d⟧$/);
     expect(header(body, aimed.id)).toMatch(/ · replies to you, but speaks to \[Alice\]\(tg:@alice\)⟧$/);
     expect(header(body, mention.id)).toMatch(/ · @mentions you⟧$/);
 

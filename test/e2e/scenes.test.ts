@@ -91,7 +91,8 @@ describe("scenes", () => {
     await say(h.group, h.alice, "welcome dave!");
     const q = await say(h.group, dave, "hi all, I'm new. Mira, what is this group about, and have we met?");
     await h.pass(20_000);
-    expect(headerOf(q.id)).toMatch(/^⟦#\d+ \[Dave\]\(tg:@dave_new\) · .* · names you⟧$/u);
+    // "… I'm new. Mira, what is …": her name opens a sentence, set off by a comma — said to her.
+    expect(headerOf(q.id)).toMatch(/^⟦#\d+ \[Dave\]\(tg:@dave_new\) · .* · calls you by name⟧$/u);
     expect(turn()).not.toContain("⟦memories⟧");
     expect(system()).toContain("never invent shared events");
   });
@@ -243,10 +244,27 @@ describe("scenes", () => {
   it("12 German: a question in German, called by her name; a mention of her in passing is told apart", async () => {
     scene = "12-german";
     h = await Harness.start({ persona: MIRA });
+    h.gemini.respondWith((b) =>
+      requestPurpose(b) === "address"
+        ? {
+            json: {
+              reason: "about who brings the grill",
+              addressed: false,
+              confidence: 0.9,
+              wanna_interject: false,
+              interject: 0,
+              is_lightweight: false,
+            },
+          }
+        : plan(),
+    );
     const grill = await say(h.group, h.carol, "wir grillen am Samstag am See, Mira hat den Grill");
     const q = await say(h.group, h.carol, "Mira, kommst du mit? Bring gern Salat mit!");
     await h.pass(20_000);
-    expect(headerOf(grill.id)).toMatch(/ · names you⟧$/);
+    // The first only talks about her: one cheap addressing call judges it (no plan of its own),
+    // and it is shown as what people said, with no mark.
+    expect(headerOf(grill.id)).toMatch(/ · [^·⟧]*\d\d:\d\d⟧$/);
+    expect(h.gemini.requests.filter((r) => requestPurpose(r.body) === "address")).toHaveLength(1);
     expect(headerOf(q.id)).toMatch(/ · calls you by name⟧$/);
   });
 

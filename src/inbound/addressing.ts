@@ -48,8 +48,8 @@ const SAID_TO_AFTER = /^\s*(?:[,:!?—–-]|\p{Extended_Pictographic}|$)/u;
 /** Without punctuation, a "you" among the next few words says it too ("mira you there?", "Mira can you…"). */
 const SECOND_PERSON =
   /^(?:\s+[\p{L}'’]+){0,2}?\s+(?:you|u|ya|your|ты|вы|тебя|тебе|вас|du|dich|dir|ihr|tu|te|toi|vous|ti|jij|je|jullie)(?![\p{L}])/iu;
-/** A new sentence or clause starts before the name ("ok — Mira, help"): with a comma after it, a vocative. */
-const CLAUSE_START = /[.!?…—–:;][\s"'«»„“”‘’(]*$/u;
+/** A new sentence or clause starts before the name ("ok — Mira, help", "… 😂 Mira, get it?"): with a comma after it, a vocative. */
+const CLAUSE_START = /(?:[.!?…—–:;]|\p{Extended_Pictographic}\ufe0f?)[\s"'«»„“”‘’(]*$/u;
 /** A comma before the name (a vocative set off at the end or the middle). */
 const COMMA_BEFORE = /,\s*$/u;
 /** After a name that closes the message: only punctuation, emoji and spaces. */

@@ -29,6 +29,8 @@ describe("explicit or in passing, said to her or about her", () => {
     ["hey Mira! did you see it?", "Mira", true, true],
     ["you coming, Mira?", "Mira", true, true],
     ["what do you think, Mira, about it?", "Mira", true, true],
+    ["outstanding in his field 😂 Mira, get it?", "Mira", true, true], // a joke told to her
+    ["I told Mira, and she laughed", "Mira", true, false],
     ["thanks Mira", "Mira", true, false], // the cheap call judges it (and says it speaks to her)
     ["кто смотрел чемпионат мира?", "Мира", false, false], // "of the world"
     ["hey mira what's up", "Mira", false, false],

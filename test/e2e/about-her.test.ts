@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { requestPurpose } from "../support/gemini-fake";
+import { addressVerdict } from "../support/address-verdict";
 import { Harness, plan } from "../support/harness";
 
 let h: Harness;
@@ -12,17 +13,7 @@ afterEach(async () => {
   await h?.close();
 });
 
-const verdict = (addressed: boolean, messageId?: number) => ({
-  json: {
-    reason: addressed ? "thanks her" : "talks about her",
-    addressed,
-    confidence: 0.9,
-    ...(messageId !== undefined ? { message_id: messageId } : {}),
-    wanna_interject: false,
-    interject: 0,
-    is_lightweight: false,
-  },
-});
+const verdict = (addressed: boolean, messageId?: number) => addressVerdict(addressed, messageId);
 
 describe("a message about her, not to her", () => {
   it("costs one cheap addressing call and no plan; one that speaks to her without a vocative is answered", async () => {

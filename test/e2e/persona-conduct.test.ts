@@ -8,6 +8,7 @@
 import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
 import { lastUserText, requestPurpose, type GenerateBody } from "../support/gemini-fake";
+import { addressVerdict } from "../support/address-verdict";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
 let h: Harness;
@@ -44,20 +45,7 @@ describe("how a message reached the persona", () => {
 
     // One burst: the two are planned together. The one that only talks about her goes to the
     // cheap addressing call instead (here: "not addressed"), and is shown unmarked.
-    h.gemini.respondWith((b) =>
-      requestPurpose(b) === "address"
-        ? {
-            json: {
-              reason: "about her",
-              addressed: false,
-              confidence: 0.9,
-              wanna_interject: false,
-              interject: 0,
-              is_lightweight: false,
-            },
-          }
-        : plan(),
-    );
+    h.gemini.respondWith((b) => (requestPurpose(b) === "address" ? addressVerdict(false) : plan()));
     const before = h.gemini.requests.length;
     const named = await h.emu.post({ chat: h.group, from: h.carol, text: "Mira is the best at hiding cake" });
     const aimed = await h.emu.post({
@@ -89,20 +77,7 @@ describe("how a message reached the persona", () => {
     h = await Harness.start({
       persona: TEST_PERSONA.replace("# Aliases\nMirochka", "# Aliases\nMirochka\nМира"),
     });
-    h.gemini.respondWith((body) =>
-      requestPurpose(body) === "address"
-        ? {
-            json: {
-              reason: "the world cup",
-              addressed: false,
-              confidence: 0.9,
-              wanna_interject: false,
-              interject: 0,
-              is_lightweight: false,
-            },
-          }
-        : plan(),
-    );
+    h.gemini.respondWith((body) => (requestPurpose(body) === "address" ? addressVerdict(false) : plan()));
     await h.emu.post({ chat: h.group, from: h.bob, text: "кто смотрел чемпионат мира?" });
     await h.pass(30_000);
     expect(purposes()).toEqual(["address"]);

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmuChat, EmuUser } from "../../emulator";
 import { lastUserText, requestPurpose, type GenerateBody } from "../support/gemini-fake";
+import { addressVerdict } from "../support/address-verdict";
 import { Harness, plan } from "../support/harness";
 
 const MIRA = readFileSync(join(__dirname, "../../agents/Mira.md"), "utf8");
@@ -244,20 +245,7 @@ describe("scenes", () => {
   it("12 German: a question in German, called by her name; a mention of her in passing is told apart", async () => {
     scene = "12-german";
     h = await Harness.start({ persona: MIRA });
-    h.gemini.respondWith((b) =>
-      requestPurpose(b) === "address"
-        ? {
-            json: {
-              reason: "about who brings the grill",
-              addressed: false,
-              confidence: 0.9,
-              wanna_interject: false,
-              interject: 0,
-              is_lightweight: false,
-            },
-          }
-        : plan(),
-    );
+    h.gemini.respondWith((b) => (requestPurpose(b) === "address" ? addressVerdict(false) : plan()));
     const grill = await say(h.group, h.carol, "wir grillen am Samstag am See, Mira hat den Grill");
     const q = await say(h.group, h.carol, "Mira, kommst du mit? Bring gern Salat mit!");
     await h.pass(20_000);

@@ -73,7 +73,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
   const all = loadPersonas(env.AGENTS_DIR);
   const personas = o.agents?.length ? pick(all, o.agents, env.AGENTS_DIR) : all;
   for (const p of personas)
-    for (const w of personaWarnings(p)) logger.warn({ agent: p.name, file: p.file }, w);
+    for (const w of personaWarnings(p)) logger.warn({ component: "config", file: p.file }, w);
   const live = personas.filter((p) => hasSession(env.SESSIONS_DIR, p.name));
   const without = personas.filter((p) => !live.includes(p));
   if (live.length === 0) {

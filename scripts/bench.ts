@@ -15,6 +15,7 @@
  *       ≤ 0.02× the naive scan, 0 lost, 0 doubled); flood: a FLOOD_WAIT_30 on getChannelDifference
  *       (0 requests to it for 30 s, 0 lost after); big group: mention-to-planning latency in a
  *       supergroup Telegram does not push (≤ one poll interval + the quiet window)
+ *   planning calls per 100 messages of a strict group that talks about the persona (only what speaks to her)
  *   addressing calls per 100 group messages of ordinary chatter in smart mode (≤ 20), and in talkative mode
  *   P9  media: downloads and description calls for one sticker sent 100 times in 20 chats (1 and 1),
  *       and the latency a cached description adds to an answer (< 5 ms)
@@ -37,6 +38,7 @@ import type { CatchUpFigures } from "../bench/catch-up-bench";
 import { benchBigGroup, benchByTheBook, benchFloodWait } from "../bench/catch-up-book-bench";
 import { benchGroupMemories, benchPromptGrowth } from "../bench/context-bench";
 import { benchAddressing } from "../bench/addressing-bench";
+import { benchAboutHer } from "../bench/about-her-bench";
 import { CHATTER_COOLDOWN_MS } from "../src/inbound/addressing-prefilter";
 import { benchInbound } from "../bench/inbound-bench";
 import { benchReplies } from "../bench/reply-bench";
@@ -98,6 +100,7 @@ const p4 = await benchPromptGrowth();
 const groupMemories = await benchGroupMemories();
 const addressing = await benchAddressing();
 const talkative = await benchAddressing({ mode: "talkative" });
+const aboutHer = await benchAboutHer();
 const p5 = benchReplies();
 const request = benchRequest();
 const p9 = await benchMedia();
@@ -178,6 +181,7 @@ const figures = {
   floodWait: { clock: "fake", target: { requestsDuringWait: 0, lost: 0 }, ...flood },
   bigGroup: { clock: "fake (the planner answers at once)", ...bigGroup },
   addressingCallsPer100: addressing,
+  aboutHer,
   talkativeAddressingCallsPer100: {
     callsPer100: talkative.callsPer100,
     maxCallsPer100: talkative.maxCallsPer100,
@@ -266,6 +270,8 @@ if (json) {
       `   ${`${kind}:`.padEnd(15)} schema ${x.schema} (${x.schemaBefore}) + instruction ${x.instruction} (${x.instructionBefore}) = ${x.schema + x.instruction} (${x.schemaBefore + x.instructionBefore})`,
     );
   }
+  const groupFixed = request.fixed.group.schema + request.fixed.group.instruction;
+  console.log(`   a group plan's fixed part: ${groupFixed} tokens (goal ≤ 900)`);
   console.log(
     `   the next request (one exchange later) repeats its first ${request.repeatedPrefixTokens} tokens: ${f(request.repeatedShare * 100, 0)}% of instruction + turn, what the implicit cache can serve`,
   );
@@ -342,6 +348,9 @@ if (json) {
   );
   console.log(
     `   talkative (chatter judged too, at most one chatter burst per chat per ${CHATTER_COOLDOWN_MS / 60_000} min): ${f(talkative.callsPer100, 1)} (worst ${f(talkative.maxCallsPer100, 0)})`,
+  );
+  console.log(
+    `Planning calls per 100 messages of a strict group that talks about her: ${f(aboutHer.planningCallsPer100, 0)} (${aboutHer.spokenTo} speak to her by name, ${aboutHer.namingHer} name her of which ${aboutHer.meantForHer} speak to her; goal ${aboutHer.spokenTo + aboutHer.meantForHer}), and ${f(aboutHer.addressingCallsPer100, 0)} cheap addressing calls`,
   );
   console.log(
     `   first script: ${a.messages} messages, ${a.explicit} naming the persona (no call), ${a.considered} considered; prefilter skipped ${a.considered - a.candidates} (${skips}); ${a.candidates} candidates → ${a.calls} calls; ${a.answered} answered of ${a.meantForPersona} meant for the persona`,

@@ -56,6 +56,8 @@ export interface LivePersonaOptions {
     readonly baseUrl?: string | undefined;
     /** Models per purpose (e.g. the cheap addressing model); the rest use `model`. */
     readonly models?: Partial<Record<LlmPurpose, string>>;
+    /** Thinking tokens per purpose (`GEMINI_THINKING_BUDGET`). */
+    readonly thinking?: Partial<Record<LlmPurpose, number>> | undefined;
   };
   /** The persona's LLM as configured (llm/providers.ts: Gemini, an OpenAI-compatible server, per purpose). */
   readonly llm?: (logger: Logger, now: () => number) => Llm;

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { ConfigError } from "../config/config-error";
 import { modelsByPurpose, readEnv, telegramCredentials, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";
+import { personaWarnings } from "../config/persona-warnings";
 import { loadCuratedMedia } from "../media/curated";
 import { loadPriceTable } from "../llm/prices";
 import { GroundedLookup } from "../llm/grounded";
@@ -75,6 +76,8 @@ export async function start(o: StartOptions = {}): Promise<number> {
     o.logger ?? createLogger({ level: env.LOG_LEVEL, ...(env.LOG_FORMAT ? { format: env.LOG_FORMAT } : {}) });
   const all = loadPersonas(env.AGENTS_DIR);
   const personas = o.agents?.length ? pick(all, o.agents, env.AGENTS_DIR) : all;
+  for (const p of personas)
+    for (const w of personaWarnings(p)) logger.warn({ component: "config", file: p.file }, w);
   const live = personas.filter((p) => hasSession(env.SESSIONS_DIR, p.name));
   const without = personas.filter((p) => !live.includes(p));
   if (live.length === 0) {

@@ -165,11 +165,6 @@ export function nearestStandardReaction(emoji: string): string | undefined {
   return near !== undefined && STANDARD_REACTIONS.has(near) ? near : undefined;
 }
 
-/** Every standard reaction, in Telegram's order (for the request's list of what a chat allows). */
-export function standardReactions(): readonly string[] {
-  return [...STANDARD_REACTIONS];
-}
-
 /**
  * What a chat lets its members react with (Telegram's chatReactionsAll / chatReactionsSome /
  * chatReactionsNone in the full chat's `available_reactions`). Private chats allow every

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_ADDRESS_MODEL, type LlmPurpose } from "./llm-purposes";
+import { DEFAULT_ADDRESS_MODEL, parseThinkingBudgets, type LlmPurpose } from "./llm-purposes";
 import { ConfigError } from "./config-error";
 import { clientIdentity, type ClientIdentity } from "./client-identity";
 import { numberProblem, readNumber, type NumberRule } from "./numbers";
@@ -33,6 +33,16 @@ const schema = z.object({
   GEMINI_SUMMARY_MODEL: z.string().min(1).default(DEFAULT_SUMMARY_MODEL),
   /** The cheap multimodal model that describes photos and stickers and transcribes voice. */
   GEMINI_MEDIA_MODEL: z.string().min(1).default("gemini-2.5-flash-lite"),
+  /** Thinking tokens per purpose, `plan=512,address=0` (config/llm-purposes.ts); unnamed purposes keep their default. */
+  GEMINI_THINKING_BUDGET: z
+    .string()
+    .transform((v, ctx) => {
+      const r = parseThinkingBudgets(v);
+      if (typeof r !== "string") return r;
+      ctx.addIssue({ code: "custom", message: r });
+      return z.NEVER;
+    })
+    .optional(),
   /** AI media descriptions (download + call) per persona per sliding minute. */
   MEDIA_BUDGET_PER_MIN: numeric({
     min: 0,

@@ -13,8 +13,10 @@
  *   minute, so a 5-minute note needs ~1,500 tokens: 2048 leaves room for the JSON around it.
  *   No thinking. Same model as `describe` unless configured otherwise.
  *
- * `thinkingBudget` 0 turns thinking off on the 2.5 flash models (2.5 pro cannot: it needs ≥ 128,
- * so a pro planner gets 1024 either way). `maxOutputTokens` counts the answer only.
+ * `thinkingBudget` 0 turns thinking off on the 2.5 flash models (2.5 pro cannot: it needs ≥ 128).
+ * The plan's is 512 (it was 1,024 on every plan: a plan is a short JSON answer); each purpose's
+ * budget can be set with `GEMINI_THINKING_BUDGET` ({@link parseThinkingBudgets}).
+ * `maxOutputTokens` counts the answer only.
  */
 export type LlmPurpose = "plan" | "address" | "summarise" | "describe" | "transcribe";
 
@@ -26,7 +28,7 @@ export interface PurposeSettings {
 }
 
 export const PURPOSES: Readonly<Record<LlmPurpose, PurposeSettings>> = {
-  plan: { maxOutputTokens: 4096, thinkingBudget: 1024, temperature: 0.7 },
+  plan: { maxOutputTokens: 4096, thinkingBudget: 512, temperature: 0.7 },
   address: { maxOutputTokens: 256, thinkingBudget: 0, temperature: 0 },
   summarise: { maxOutputTokens: 2048, thinkingBudget: 0, temperature: 0.2 },
   describe: { maxOutputTokens: 512, thinkingBudget: 0, temperature: 0.2 },
@@ -35,3 +37,27 @@ export const PURPOSES: Readonly<Record<LlmPurpose, PurposeSettings>> = {
 
 /** The cheap model used for addressing calls unless GEMINI_ADDRESS_MODEL names another. */
 export const DEFAULT_ADDRESS_MODEL = "gemini-2.5-flash-lite";
+
+/** The most thinking tokens a purpose may be given (Gemini 2.5 flash's own ceiling). */
+const MAX_THINKING_BUDGET = 24_576;
+
+/**
+ * `GEMINI_THINKING_BUDGET`: thinking tokens per purpose, `plan=256,address=0` (the purposes not
+ * named keep {@link PURPOSES}'). An error names the part that is wrong.
+ */
+export function parseThinkingBudgets(text: string): Partial<Record<LlmPurpose, number>> | string {
+  const out: Partial<Record<LlmPurpose, number>> = {};
+  for (const raw of text.split(",")) {
+    const part = raw.trim();
+    if (part === "") continue;
+    const m = /^([a-z]+)\s*=\s*(\d{1,6})$/.exec(part);
+    if (!m) return `bad part ${JSON.stringify(part)} (expected purpose=tokens, as plan=512)`;
+    const purpose = m[1] as LlmPurpose;
+    if (!(purpose in PURPOSES))
+      return `unknown purpose ${JSON.stringify(m[1])} (one of ${Object.keys(PURPOSES).join(", ")})`;
+    const n = Number(m[2]);
+    if (n > MAX_THINKING_BUDGET) return `${purpose}=${n} is above ${MAX_THINKING_BUDGET} tokens`;
+    out[purpose] = n;
+  }
+  return out;
+}

@@ -68,6 +68,11 @@ export interface Persona {
   /** `+` and digits. Optional: only offered as the default phone number by `npm run login`. */
   readonly phone?: string;
   readonly instructions: string;
+  /**
+   * `# Life`: her own life — where she lives, what she does, what she likes, the people in her
+   * life, her routines — shown to the model as hers to tell (prompt.ts); absent: none (start warns).
+   */
+  readonly life?: string;
   readonly rolePrompts: readonly RolePrompt[];
   /** Other names people call the persona by (addressing matches these). */
   readonly aliases: readonly string[];
@@ -129,6 +134,7 @@ const PERSONA_FIELDS = [
   "Agent Name",
   "Agent Phone",
   "Agent Instructions",
+  "Life",
   "Role Prompt",
   "Aliases",
   "When Asked If AI",
@@ -345,6 +351,7 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
     name,
     ...(phoneRaw === undefined ? {} : { phone: attempt(() => parsePhone(src("Agent Phone"), phoneRaw), "") }),
     instructions: value("Agent Instructions") ?? "",
+    ...(value("Life") ? { life: value("Life")! } : {}),
     rolePrompts: Object.freeze(
       promptsRaw === undefined
         ? []

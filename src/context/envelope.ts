@@ -154,12 +154,25 @@ export function formatHeaderTime(
 /** More than this between two messages earns a marker ("3 hours later"). */
 const GAP_MARKER_MS = 3600_000;
 
-/** `⟦3 hours later⟧` for a pause longer than an hour between two messages, else "". */
+/**
+ * `⟦3 hours later⟧` for a pause longer than an hour between two messages, else "": said as a
+ * person would, to the nearest unit — hours up to a day ("9 hours later" for 8 h 55 min), then
+ * "a day later", days ("3 days later" for 2 days 23 hours: never rounded down), then "about a
+ * week later", "about 3 weeks later", "about a month later", "about 5 months later", "about a
+ * year later".
+ */
 export function formatGap(ms: number): string {
   if (ms <= GAP_MARKER_MS) return "";
-  const hours = Math.floor(ms / 3600_000);
-  if (hours < 48) return `⟦${hours} hour${hours === 1 ? "" : "s"} later⟧`;
-  return `⟦${Math.floor(hours / 24)} days later⟧`;
+  const hours = ms / 3600_000;
+  const days = hours / 24;
+  const said = (n: number, unit: string, one: string) =>
+    n === 1 ? `⟦${one} ${unit} later⟧` : `⟦${n} ${unit}s later⟧`;
+  if (hours < 21.5) return said(Math.max(1, Math.round(hours)), "hour", "1");
+  if (hours < 36) return "⟦a day later⟧";
+  if (days < 6.5) return said(Math.round(days), "day", "a");
+  if (days < 25) return `⟦about ${said(Math.round(days / 7), "week", "a").slice(1)}`;
+  if (days < 320) return `⟦about ${said(Math.max(1, Math.round(days / 30.4)), "month", "a").slice(1)}`;
+  return `⟦about ${said(Math.max(1, Math.round(days / 365)), "year", "a").slice(1)}`;
 }
 
 function replyLine(reply: EnvelopeReply): string {

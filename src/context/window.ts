@@ -7,7 +7,9 @@
  *   covers less than that, the window reaches back to the last message the summary covers, up to
  *   twice the window ({@link recentStart}), so no message falls between summary and window; when
  *   more are unsummarised, planning has the summary written first (context/plan-context.ts). The
- *   addressed messages (targets) are part of it, marked where they are, and do not count.
+ *   addressed messages (targets) are part of it, marked where they are, and do not count; it
+ *   always reaches back to the first of them in the room's read, so what is being answered and
+ *   everything after it are in the room's part, in order (never shown as an older selection).
  * - **Earlier** (only what the conversation refers to, older than the room's part):
  *   - the target's reply thread, when its earlier messages are older than the room's part: the
  *     thread's root and the chain the target answers first, then the thread's other newest
@@ -67,7 +69,8 @@ function mentionsPersona(m: StoredMessage, p: PersonaIdentity): boolean {
  * messages, oldest first (targets among them). At least `history` non-target messages; back to the
  * first message after `summarisedUpTo` (every message when there is no summary), up to `reach`
  * of them (default `2 × history`; planning lifts it when a due summary could not be written in
- * time, see context/plan-context.ts).
+ * time, see context/plan-context.ts); and never after the first target in `room`, so the messages
+ * being answered and everything after them are always the room's part, in order.
  */
 export function recentStart(
   room: readonly StoredMessage[],
@@ -75,6 +78,7 @@ export function recentStart(
   history: number,
   summarisedUpTo: number | undefined,
   reach: number = 2 * history,
+  readFrom?: number,
 ): number | undefined {
   const others = room.filter((m) => !targetIds.has(m.messageId));
   const unsummarised = others.filter(
@@ -82,10 +86,16 @@ export function recentStart(
   ).length;
   const count = Math.min(Math.max(history, unsummarised), Math.max(history, reach), others.length);
   const first = count > 0 ? others[others.length - count]!.messageId : undefined;
+  // Everything from the first message being answered on is the room's part too: what she answers
+  // and what came after it is new to her, never an old selection (two people asking at once, the
+  // first messages of a private chat, a burst that began before the newest `history`).
+  // (A target older than the room's read, `readFrom`, is shown under ⟦earlier⟧ instead: what lies
+  // between it and the read is not at hand.)
   const firstTarget = room.find(
-    (m) => targetIds.has(m.messageId) && m.messageId > (first ?? -Infinity),
+    (m) => targetIds.has(m.messageId) && (readFrom === undefined || m.messageId >= readFrom),
   )?.messageId;
-  return first ?? firstTarget;
+  if (first === undefined) return firstTarget;
+  return firstTarget === undefined ? first : Math.min(first, firstTarget);
 }
 
 export interface HistoryInput {
@@ -95,6 +105,8 @@ export interface HistoryInput {
   readonly summarisedUpTo?: number;
   /** How many messages the room's part may reach back to the summary (default twice `sizes.history`). */
   readonly reach?: number;
+  /** The oldest id of the room's read: targets older than it were read by id, apart (default: none). */
+  readonly readFrom?: number;
   /** The lead target's reply thread (groups): its messages as read, oldest first, root included when stored. */
   readonly thread?: { readonly rootId: number; readonly messages: readonly StoredMessage[] };
   /** Messages around the replied-to ones (read by the caller), by replied-to id: [before…, it, after…]. */
@@ -134,7 +146,7 @@ export function repliedToOutside(targets: readonly StoredMessage[], start: numbe
 /** The history of one planning call (see the module comment). */
 export function selectHistory(i: HistoryInput): HistorySelection {
   const targetIds = new Set(i.targets.map((t) => t.messageId));
-  const start = recentStart(i.room, targetIds, i.sizes.history, i.summarisedUpTo, i.reach);
+  const start = recentStart(i.room, targetIds, i.sizes.history, i.summarisedUpTo, i.reach, i.readFrom);
   const isRecent = (id: number) => start !== undefined && id >= start;
   const recent = i.room.filter((m) => isRecent(m.messageId));
   const earlier = new Map<number, StoredMessage>();

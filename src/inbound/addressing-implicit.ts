@@ -154,7 +154,7 @@ export class ImplicitAddressing {
   /**
    * Inbound hook for a stored group message that did not address the persona explicitly. In a
    * strict chat (or a DM) it returns at once unless the message names the persona in passing
-   * (`name`, not explicit: "мира" mid-sentence for `Мира`): the hot path pays two Map lookups.
+   * (`name`, not said to it: "мира" mid-sentence for `Мира`, "Mira said …"): the hot path pays two Map lookups.
    * Such a message is a candidate in every mode — the cheap call judges whether it speaks to the
    * persona or only about something (or someone) else.
    */

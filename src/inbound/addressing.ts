@@ -10,6 +10,16 @@ export interface NameMatch {
    * of letters of a script written without spaces.
    */
   readonly explicit: boolean;
+  /**
+   * True when the name is said *to* the persona — an explicit match that opens the message (after a
+   * greeting) followed by a comma, colon, `!`, `?` or nothing more, or by a "you" among the next
+   * few words ("Mira, …", "hey Mira!", "mira you there?"), or set off by a comma at
+   * the end or in the middle ("you coming, Mira?", "what do you think, Mira, about it?"), or any
+   * explicit match in a script without letter case. Only such a message is an explicit address;
+   * one that names her otherwise ("Mira said the film was great") only talks about her, and goes
+   * to the cheap addressing call, which answers it only when it speaks to her.
+   */
+  readonly spokenTo: boolean;
 }
 
 /** What the persona is called by; compiled once per persona, used on every group message. */
@@ -30,6 +40,20 @@ const UNSPACED =
 const POSSESSIVE = /^['’]s(?![\p{L}\p{N}_])/u;
 /** What may stand before the message's first word: spaces, quotes, dashes, an @ or a greeting's punctuation. */
 const LEADING = /^[\s"'«»„“”‘’(\-–—@]*$/u;
+/** What may stand before a name said to the persona as the message's first word: a greeting too. */
+const GREETING =
+  /^[\s"'«»„“”‘’(\-–—@]*(?:(?:hey|hi|hello|yo|oh|ok|hallo|hej|hola|ciao|salut|ну|привет|эй|слушай)[\s,!]+)?$/iu;
+/** After a name opening the message as a vocative: a comma, colon, `!`, `?`, a dash, or nothing more. */
+const SAID_TO_AFTER = /^\s*(?:[,:!?—–-]|\p{Extended_Pictographic}|$)/u;
+/** Without punctuation, a "you" among the next few words says it too ("mira you there?", "Mira can you…"). */
+const SECOND_PERSON =
+  /^(?:\s+[\p{L}'’]+){0,2}?\s+(?:you|u|ya|your|ты|вы|тебя|тебе|вас|du|dich|dir|ihr|tu|te|toi|vous|ti|jij|je|jullie)(?![\p{L}])/iu;
+/** A new sentence or clause starts before the name ("ok — Mira, help", "… 😂 Mira, get it?"): with a comma after it, a vocative. */
+const CLAUSE_START = /(?:[.!?…—–:;]|\p{Extended_Pictographic}\ufe0f?)[\s"'«»„“”‘’(]*$/u;
+/** A comma before the name (a vocative set off at the end or the middle). */
+const COMMA_BEFORE = /,\s*$/u;
+/** After a name that closes the message: only punctuation, emoji and spaces. */
+const CLOSING_AFTER = /^[\s?!.…)\p{Extended_Pictographic}\u200d\ufe0f]*$/u;
 
 /**
  * Build a matcher for the persona's name and aliases. A whole word is one not glued to a letter,
@@ -54,6 +78,7 @@ export function compileAddressMatcher(names: readonly string[]): AddressMatcher 
   const inside = unspaced.length > 0 ? new RegExp(`(?:${unspaced.map(escape).join("|")})`, "giu") : undefined;
   const nameMatch = (text: string): NameMatch | undefined => {
     let weak: NameMatch | undefined;
+    let named: NameMatch | undefined;
     for (const m of text.matchAll(re)) {
       const alias = byLower.get(m[0].toLowerCase()) ?? m[0];
       const first = m[0][0]!;
@@ -63,13 +88,25 @@ export function compileAddressMatcher(names: readonly string[]): AddressMatcher 
       const explicit =
         !possessive &&
         (!cased(first) || first !== first.toLowerCase() || LEADING.test(text.slice(0, m.index)));
-      if (explicit) return { alias, explicit };
-      weak ??= { alias, explicit: false };
+      if (explicit) {
+        const before = text.slice(0, m.index);
+        const after = text.slice(end);
+        const spokenTo =
+          !cased(first) ||
+          (GREETING.test(before) && (SAID_TO_AFTER.test(after) || SECOND_PERSON.test(after))) ||
+          (CLAUSE_START.test(before) && /^\s*[,:!?]/u.test(after)) ||
+          (COMMA_BEFORE.test(before) && (CLOSING_AFTER.test(after) || /^\s*,/u.test(after)));
+        if (spokenTo) return { alias, explicit, spokenTo };
+        named ??= { alias, explicit, spokenTo };
+        continue;
+      }
+      weak ??= { alias, explicit: false, spokenTo: false };
     }
+    if (named !== undefined) return named;
     if (weak === undefined && inside !== undefined) {
       const m = inside.exec(text);
       inside.lastIndex = 0;
-      if (m) weak = { alias: byLower.get(m[0].toLowerCase()) ?? m[0], explicit: false };
+      if (m) weak = { alias: byLower.get(m[0].toLowerCase()) ?? m[0], explicit: false, spokenTo: false };
     }
     return weak;
   };

@@ -126,7 +126,8 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     // Explicit address (addressing.ts): a DM, Telegram's `mentioned` (an @mention, a reply to
     // the persona), or its name written as a name. One match of the names per message.
     const name = m.chatType === "dm" || m.mentioned ? undefined : d.names.nameMatch(m.text);
-    const addressed = m.chatType === "dm" || m.mentioned || name?.explicit === true;
+    // A name only written in it ("Mira said …") is not: the addressing call judges it (addressing-implicit.ts).
+    const addressed = m.chatType === "dm" || m.mentioned || name?.spokenTo === true;
     if (addressed) d.dated?.(m.date);
     let admission: AdmitResult | undefined;
     if (addressed && m.senderUnknown && resolveSender) {

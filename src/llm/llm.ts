@@ -78,6 +78,8 @@ export function createGeminiLlm(o: {
   readonly model: string;
   readonly baseUrl?: string | undefined;
   readonly models?: Partial<Record<LlmPurpose, string>>;
+  /** Thinking tokens per purpose (`GEMINI_THINKING_BUDGET`); the rest keep PURPOSES'. */
+  readonly thinking?: Partial<Record<LlmPurpose, number>> | undefined;
   readonly logger: Logger;
   /** The runtime's clock, for the outage state (default Date.now). */
   readonly now?: () => number;
@@ -97,6 +99,7 @@ export function createGeminiLlm(o: {
     logger: o.logger,
     model: o.model,
     ...(o.models ? { models: o.models } : {}),
+    ...(o.thinking ? { thinking: o.thinking } : {}),
   });
 }
 
@@ -115,6 +118,8 @@ export class GeminiLlm implements Llm {
       readonly model: string;
       /** Per-purpose models, e.g. `{address: "gemini-2.5-flash-lite"}`. */
       readonly models?: Partial<Record<LlmPurpose, string>>;
+      /** Per-purpose thinking budgets, e.g. `{plan: 256}`; the rest keep PURPOSES'. */
+      readonly thinking?: Partial<Record<LlmPurpose, number>>;
     },
   ) {
     this.models = o.models ?? {};
@@ -149,7 +154,7 @@ export class GeminiLlm implements Llm {
           responseJsonSchema,
           temperature: settings.temperature,
           maxOutputTokens: settings.maxOutputTokens,
-          thinkingBudget: settings.thinkingBudget,
+          thinkingBudget: this.o.thinking?.[req.purpose] ?? settings.thinkingBudget,
           model,
           purpose: req.purpose,
           ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),

@@ -156,7 +156,8 @@ export function planRoutes(env: ProviderEnv, persona: LlmRoutes = {}): RoutePlan
 
 /** How to build the persona's LLM. */
 export interface CreateLlmOptions {
-  readonly env: ProviderEnv & Pick<Env, "GOOGLE_GEMINI_BASE_URL" | "OPENAI_API_KEY" | "OPENAI_STRUCTURED">;
+  readonly env: ProviderEnv &
+    Pick<Env, "GOOGLE_GEMINI_BASE_URL" | "OPENAI_API_KEY" | "OPENAI_STRUCTURED" | "GEMINI_THINKING_BUDGET">;
   readonly persona?: LlmRoutes;
   readonly logger: Logger;
   readonly now?: () => number;
@@ -187,6 +188,7 @@ export function createLlm(o: CreateLlmOptions): { llm: RoutedLlm; plan: RoutePla
           apiKey: o.env.GEMINI_API_KEY,
           model: o.env.GEMINI_MODEL,
           baseUrl: o.env.GOOGLE_GEMINI_BASE_URL,
+          ...(o.env.GEMINI_THINKING_BUDGET ? { thinking: o.env.GEMINI_THINKING_BUDGET } : {}),
           logger: o.logger,
           availability,
           ...(o.now ? { now: o.now } : {}),

@@ -49,28 +49,11 @@ export function addressMark(m: StoredMessage, fetched: ReplyContext | undefined,
     : repliesToYou
       ? "replies to you"
       : name !== undefined
-        ? `${name.explicit && vocative(m.text, name.alias) ? "calls you by name" : "names you"}${name.alias.toLowerCase() === c.personaName.toLowerCase() ? "" : ` as ${JSON.stringify(name.alias)}`}${name.explicit ? "" : " in passing"}`
+        ? `${name.spokenTo ? "calls you by name" : "names you"}${name.alias.toLowerCase() === c.personaName.toLowerCase() ? "" : ` as ${JSON.stringify(name.alias)}`}${name.explicit ? "" : " in passing"}`
         : "may be for you";
   if (mentionsYou) return how;
   const others = othersSpokenTo(m, c, slice);
   return others.length > 0 ? `${how}, but speaks to ${others.map(speakerRef).join(", ")}` : how;
-}
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/**
- * The name said to the persona, not about it: opening the message and followed by a comma, a
- * colon, `!` or `?` ("Mira, you coming?", "hey Mira!"), or closing it after a comma ("you
- * coming, Mira?").
- */
-function vocative(text: string, alias: string): boolean {
-  const a = escape(alias);
-  const opening = new RegExp(
-    `^[\\s"'«„“(]*(?:(?:hey|hi|hello|ну|привет|эй|hallo|hej)[\\s,]+)?${a}\\s*[,:!?]`,
-    "iu",
-  );
-  const closing = new RegExp(`,\\s*${a}\\s*[?!.)]*\\s*$`, "iu");
-  return opening.test(text) || closing.test(text);
 }
 
 /** People the message speaks to besides the persona: @mentioned, or named as its first word. */

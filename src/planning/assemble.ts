@@ -83,8 +83,6 @@ export interface PromptSlots {
   readonly stickerMenu?: string;
   /** Pictures the addressed messages show or reply to, sent inline (media/inline-images.ts). */
   readonly images?: readonly InlineImage[];
-  /** The chat's allowed reactions, a line of the chat's header part (context/reaction-rule.ts). */
-  readonly reactionsNote?: string;
   /** The persona's own intentions in the chat: pending, and due now (prompt.ts). */
   readonly intentions?: PromptInput["intentions"];
   /** Parts placed before ⟦now⟧ (look-ups found, abilities). */
@@ -117,7 +115,8 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     thread: s.persona.threadWindow,
     focused: s.persona.focusedWindow,
   };
-  const start = recentStart(roomAll, targetIds, sizes.history, r.roomSummarisedUpTo, r.reach);
+  const readFrom = roomMessages[0]?.messageId;
+  const start = recentStart(roomAll, targetIds, sizes.history, r.roomSummarisedUpTo, r.reach, readFrom);
   let threadInput: { rootId: number; messages: StoredMessage[] } | undefined;
   if (thread?.kind === "reply" && start !== undefined && thread.rootId < start) {
     const messages = readLane(s.messages, thread, {
@@ -149,6 +148,7 @@ export function selectContext(s: PromptSources, r: ContextRequest): SelectedCont
     room: roomAll,
     ...(r.roomSummarisedUpTo !== undefined ? { summarisedUpTo: r.roomSummarisedUpTo } : {}),
     ...(r.reach !== undefined ? { reach: r.reach } : {}),
+    ...(readFrom !== undefined ? { readFrom } : {}),
     ...(threadInput ? { thread: threadInput } : {}),
     around,
     targets,
@@ -199,7 +199,6 @@ export function contextPrompt(s: PromptSources, c: SelectedContext, slots: Promp
     ...(s.media ? { media: s.media } : {}),
     ...(slots.stickerMenu !== undefined ? { stickerMenu: slots.stickerMenu } : {}),
     ...(slots.images !== undefined && slots.images.length > 0 ? { images: slots.images } : {}),
-    ...(slots.reactionsNote !== undefined ? { reactionsNote: slots.reactionsNote } : {}),
     ...(slots.intentions !== undefined ? { intentions: slots.intentions } : {}),
     ...(slots.extraParts !== undefined ? { extraParts: slots.extraParts } : {}),
   });

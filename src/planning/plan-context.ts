@@ -34,7 +34,6 @@ import { contextPrompt, selectContext, type PromptSlots, type SelectedContext } 
 import { roomOf, threadOf, type Lane } from "../context/lanes";
 import type { PlanPrompt } from "./prompt";
 import { reactionItems } from "../context/reaction-items";
-import { reactionRule } from "../context/reaction-rule";
 import type { AllowedReactions } from "../base/standard-reactions";
 import type { EntityLookup } from "../context/speaker-directory";
 
@@ -85,6 +84,11 @@ export interface PlanContext {
   readonly history: readonly StoredMessage[];
   /** People present in the history (memory/subject.ts). */
   readonly present: readonly string[];
+  /**
+   * The reactions the chat allows when it allows only some (empty: none), for the plan's schema
+   * (plan-schema.ts: an enum, or no `react`); absent: every standard one.
+   */
+  readonly reactions?: readonly string[];
 }
 
 /** At most this many people with memories here are looked for by name in the messages answered. */
@@ -204,7 +208,13 @@ export async function assemblePlanContext(
       s.persona.stickerSets.map(async (set) => [set, (await s.stickerEmoji?.(set)) ?? []] as const),
     ),
   ]);
-  const reactionsNote = reactionRule(allowed);
+  // What the chat allows goes into the plan's schema (an enum, or no react), not the request's text.
+  const reactions =
+    allowed === undefined || allowed.kind === "all"
+      ? undefined
+      : allowed.kind === "none"
+        ? []
+        : allowed.emoji;
   const images = s.images
     ? await inlineImages(
         context.targets,
@@ -244,7 +254,6 @@ export async function assemblePlanContext(
       ],
       ...(s.media ? { stickerMenu: stickerMenu(s.persona, s.media.curated, new Map(setEmoji)) } : {}),
       images,
-      ...(reactionsNote !== undefined ? { reactionsNote } : {}),
       ...(o.intentions !== undefined ? { intentions: o.intentions } : {}),
       ...(o.extraParts !== undefined ? { extraParts: o.extraParts } : {}),
       now,
@@ -256,5 +265,5 @@ export async function assemblePlanContext(
     s.summaries?.consider(context.room, upto);
     if (context.thread) s.summaries?.consider(context.thread, upto);
   }
-  return { prompt, targets: context.targets, history, present };
+  return { prompt, targets: context.targets, history, present, ...(reactions ? { reactions } : {}) };
 }

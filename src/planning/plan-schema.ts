@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { nearestStandardReaction, standardReaction } from "../base/standard-reactions";
+import { closestAllowed, nearestStandardReaction, standardReaction } from "../base/standard-reactions";
 import { LlmFormatError } from "../llm/errors";
 import { formatLocal, parseLocal } from "../base/zoned-time";
+import { chatText } from "./chat-text";
 
 /** Most tasks one plan may hold; a longer plan is treated as off-schema. */
 const MAX_PLAN_TASKS = 20;
@@ -82,24 +83,24 @@ const KIND_SCHEMAS = {
 export type PlanKind = keyof typeof KIND_SCHEMAS;
 
 /**
- * The instruction's task list: each kind's fields and when to use it (the schema itself carries
- * no descriptions: said once, here, in the cached part of the request).
+ * The instruction's notes on the kinds: only what the schema's field names do not say (the
+ * fields themselves are in the schema, which carries no descriptions); "" for a kind that needs
+ * none. Said once, in the cached part of the request.
  */
 const KIND_LINES: Record<PlanKind, string> = {
-  send: "send {text, reply_to?}: a message. In a group, reply_to = the id of the message you answer when others wrote after it.",
-  react: "react {emoji, message_id}: a reaction to a message in view.",
-  sticker: "sticker {set, emoji, reply_to?}: one of the stickers listed above.",
-  wait: "wait {seconds}: a pause before the next task, as a person pauses between two messages (never to come back later).",
+  send: "send: in a group, reply_to = the message you answer when others wrote after it.",
+  react: "",
+  sticker: "sticker: one of the stickers listed above.",
+  wait: "wait: a pause between two messages, never to come back later.",
   remember:
-    'remember {content, about?, from?}: a lasting fact, in a few words. about: "@username" or the id of a message by the person it is about, "chat" for the chat, "me" for what you said about yourself; default: the author of the message that says it. from: the id of the message you answer that says it; default: the message you answer — required when the messages you answer are by several people.',
-  block:
-    "block {}: the person can no longer write to you; only after persistent harassment or spam, never for one rude message.",
-  unblock: "unblock {}",
+    'remember: a lasting fact in a few words; about: "@username", the id of a message by the one it is about, "chat" or "me" (default: who said it); from: the answered message saying it, needed when you answer several people.',
+  block: "block: only after persistent harassment or spam, never for one rude message.",
+  unblock: "",
   schedule:
-    'schedule {note, at | after_minutes}: do something here later (a reminder asked for, asking how it went); at: "YYYY-MM-DD HH:MM" your time. When due, you get the note.',
-  cancel_schedule: "cancel_schedule {id}",
+    'schedule: do something here later (a reminder asked for, asking how it went): at "YYYY-MM-DD HH:MM" your time, or after_minutes; when due you get the note.',
+  cancel_schedule: "",
   // Described per request where it is offered (⟦abilities⟧, planning/abilities.ts): the fixed part stays as it was.
-  look_up: "look_up {query?, url?}: see ⟦abilities⟧.",
+  look_up: "look_up: see ⟦abilities⟧.",
 };
 
 /**
@@ -119,6 +120,12 @@ export interface PlanAbilities {
   readonly cancellable?: boolean;
   /** `look_up` is offered (planning/abilities.ts says so; policy/lookup-rules.ts decides). */
   readonly lookUp?: boolean;
+  /**
+   * The reactions the chat allows, when it allows only some (the schema's enum of `react.emoji`;
+   * empty: reactions are off and `react` is not offered). Absent: every standard reaction, and
+   * another emoji is mapped to the closest of them (base/standard-reactions.ts).
+   */
+  readonly reactions?: readonly string[];
 }
 
 /**
@@ -126,7 +133,7 @@ export interface PlanAbilities {
  * not offered: an addressed chat is marked read on its own after `# Read Delay`.)
  */
 export function planKinds(a: PlanAbilities): PlanKind[] {
-  const kinds: PlanKind[] = ["send", "react"];
+  const kinds: PlanKind[] = a.reactions?.length === 0 ? ["send"] : ["send", "react"];
   if (a.stickerSets.length > 0 || (a.stickers?.length ?? 0) > 0) kinds.push("sticker");
   kinds.push("wait", "remember");
   if (a.intentions) kinds.push("schedule", ...(a.cancellable ? (["cancel_schedule"] as const) : []));
@@ -135,10 +142,13 @@ export function planKinds(a: PlanAbilities): PlanKind[] {
   return kinds;
 }
 
-/** The instruction's list of the kinds a chat allows, one line each. */
+/** The instruction's notes on the kinds a chat allows, one line each (the same for every chat of a kind). */
 export function planKindsLine(a: PlanAbilities): string {
-  const kinds = planKinds({ ...a, cancellable: true });
-  return ["Tasks, run in the order given:", ...kinds.map((k) => `- ${KIND_LINES[k]}`)].join("\n");
+  const { reactions: _perChat, ...kind } = a;
+  return planKinds({ ...kind, cancellable: true })
+    .map((k) => KIND_LINES[k])
+    .filter((l) => l !== "")
+    .join("\n");
 }
 
 const schemas = new Map<string, z.ZodType>();
@@ -148,10 +158,15 @@ export function planSchemaFor(
   a: PlanAbilities,
 ): z.ZodType<{ tasks: z.infer<(typeof KIND_SCHEMAS)[PlanKind]>[] }> {
   const kinds = planKinds(a);
-  const key = kinds.join(",");
+  const only = a.reactions !== undefined && a.reactions.length > 0 ? a.reactions : undefined;
+  const key = `${kinds.join(",")}${only ? `:${only.join(" ")}` : ""}`;
   let s = schemas.get(key);
   if (!s) {
-    const [first, ...rest] = kinds.map((k) => KIND_SCHEMAS[k]);
+    const [first, ...rest] = kinds.map((k) =>
+      k === "react" && only
+        ? KIND_SCHEMAS.react.extend({ emoji: z.enum(only as [string, ...string[]]) })
+        : KIND_SCHEMAS[k],
+    );
     s = z.object({ tasks: z.array(z.discriminatedUnion("kind", [first!, ...rest])).max(MAX_PLAN_TASKS) });
     schemas.set(key, s);
   }
@@ -192,6 +207,8 @@ export interface PlanCheckContext extends PlanAbilities {
   readonly now?: number;
   /** The ids of the chat's open intentions (what `cancel_schedule` may name). */
   readonly intentionIds?: ReadonlySet<number>;
+  /** The persona's name: a send's copied `Mira (you):` label is dropped (chat-text.ts). */
+  readonly selfName?: string;
 }
 
 /**
@@ -247,7 +264,7 @@ export function validatePlan(
       typeof (item as { kind?: unknown })?.kind === "string"
         ? String((item as { kind: string }).kind)
         : undefined;
-    const res = taskSchema.safeParse(normalised(item));
+    const res = taskSchema.safeParse(normalised(item, ctx.reactions));
     if (!res.success) {
       const issue = res.error.issues[0];
       const reason = !kind
@@ -285,6 +302,20 @@ export function validatePlan(
         });
       if (standard !== undefined) task = { ...task, emoji: standard };
     }
+    // Her output is a chat message: the request's markup never reaches the chat (chat-text.ts).
+    if (task.kind === "send") {
+      const clean = chatText(task.text, ctx.selfName ?? "");
+      if (clean.text === "") {
+        rejected.push({
+          index,
+          kind: "send",
+          reason: `the text was only the request's markup (${clean.removed})`,
+        });
+        return;
+      }
+      if (clean.removed !== "") repaired.push({ index, kind: "send", reason: `removed ${clean.removed}` });
+      task = { ...task, text: clean.text };
+    }
     const why = semanticProblem(task, ctx);
     if (why) {
       rejected.push({ index, kind: task.kind, reason: why });
@@ -303,10 +334,17 @@ export function validatePlan(
   return { tasks, rejected, repaired };
 }
 
-/** A message id written as a number where a string is expected (`about: 57`) is read as that string. */
-function normalised(item: unknown): unknown {
+/**
+ * A message id written as a number where a string is expected (`about: 57`) is read as that
+ * string; a reaction the chat does not allow becomes the closest one it does (😍 → ❤), if any.
+ */
+function normalised(item: unknown, reactions: readonly string[] | undefined): unknown {
   if (item === null || typeof item !== "object") return item;
-  const about = (item as { about?: unknown }).about;
+  const { about, kind, emoji } = item as { about?: unknown; kind?: unknown; emoji?: unknown };
+  if (kind === "react" && reactions?.length && typeof emoji === "string" && !reactions.includes(emoji)) {
+    const close = closestAllowed(emoji, { kind: "some", emoji: [...reactions] });
+    if (close !== undefined) return { ...item, emoji: close };
+  }
   return typeof about === "number" ? { ...item, about: String(about) } : item;
 }
 

@@ -184,6 +184,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         targets: targetMessages,
         history,
         present,
+        reactions,
       } = await assemblePlanContext(d, chat, items, d.clock.now(), refusedLast.get(chatId), {
         ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
         ...(canIntend || intentions.length > 0 ? { intentions: { pending, due: intentions } } : {}),
@@ -206,6 +207,8 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         now: d.clock.now(),
         intentionIds: new Set(pending.map((x) => x.id)),
         lookUp: lookUp === "offer",
+        selfName: d.persona.name,
+        ...(reactions ? { reactions } : {}),
       };
       try {
         plan = await d.planner.plan(prompt, check, {

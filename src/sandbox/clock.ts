@@ -47,6 +47,12 @@ export class SandboxClock implements Clock {
     this.timers.delete(handle as number);
   }
 
+  /** Before anything runs (no timer set yet): start the clock at `ms`, when that is ahead. */
+  startAt(ms: number): void {
+    if (this.timers.size > 0) throw new Error("the sandbox clock can only be set ahead before anything runs");
+    this.offset = Math.max(this.offset, ms - Date.now());
+  }
+
   /** Move time forward by `ms`, firing the timers due on the way in time order; resolves when done. */
   async advance(ms: number): Promise<{ readonly fired: number }> {
     const end = this.now() + Math.max(0, ms);

@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import { readEnv, type Env } from "../config/env";
 import { ConfigError } from "../config/config-error";
 import { loadPersonas, type Persona } from "../config/persona";
+import { personaWarnings } from "../config/persona-warnings";
 import { loadCuratedMedia } from "../media/curated";
 import { curatedMemoryDir, loadCuratedMemories } from "../memory/curated";
 import { closeDatabase, openDatabase, type Db } from "../store/db";
@@ -102,12 +103,22 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     );
 
   const self: Persona = persona;
+  for (const w of personaWarnings(persona)) print(`sandbox: warning: ${w}`);
   const curated = loadCuratedMemories(curatedMemoryDir(persona.file));
   const me: string = persona.name;
   const curatedMedia = loadCuratedMedia(env.AGENTS_DIR, persona.name);
   // The sandbox's clock: the wall clock, moved forward by /advance (clock.ts). Telegram's world,
   // the persona and the console all read it.
   const clock = new SandboxClock();
+  // A persona asleep (or falling asleep within the hour) would leave a fresh sandbox silent: it
+  // starts at her next waking instead, and says so.
+  const wake = wakingStart(persona, clock.now());
+  if (wake !== undefined) {
+    clock.startAt(wake);
+    print(
+      `sandbox: ${me} sleeps now (# Sleep, ${persona.timeZone}); the sandbox starts when she wakes, ${formatLocal(wake, persona.timeZone)} her time (/now tells the time, /advance moves it).`,
+    );
+  }
   const world = new SandboxWorld(persona.name, print, () => clock.now());
   const { emu, account } = world;
 
@@ -404,4 +415,13 @@ function describeKept(open: readonly { readonly kind: string }[], dbPath: string
     ? `left in ${dbPath}, as a stopped process leaves them`
     : "gone with the temporary database";
   return `${open.length} unfinished task${open.length === 1 ? "" : "s"} (${kinds}), not run: ${where}.`;
+}
+
+/** When a sandbox starting at `now` should start instead: her next waking, if she is asleep or sleeps within the hour. */
+function wakingStart(p: Persona, now: number): number | undefined {
+  const day = rhythmAt(p.rhythm, p.timeZone, now);
+  if (day.state === "asleep") return day.until;
+  if (day.sleepsAt === undefined || day.sleepsAt - now > 3_600_000) return undefined;
+  const night = rhythmAt(p.rhythm, p.timeZone, day.sleepsAt + 60_000);
+  return night.state === "asleep" ? night.until : undefined;
 }

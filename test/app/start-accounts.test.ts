@@ -167,6 +167,12 @@ describe("npm start with several personas", () => {
       // Listed with its session file and the command that makes one.
       expect(zed?.msg).toContain("Zed.session");
       expect(zed?.msg).toContain("npm run login -- Zed");
+      // A persona file without a life of her own is said once at start, naming the file.
+      expect(
+        w.log
+          .lines()
+          .filter((l) => l.component === "config" && /Zed\.md: no "# Life" section/.test(String(l.msg))),
+      ).toHaveLength(1);
       await until(() => w.log.lines().some((l) => (l.level as number) >= 50));
       const errors = w.log.lines().filter((l) => (l.level as number) >= 50);
       // One error for the operator: which persona, Telegram's reason, and how to log in again.

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { reactionRule } from "../../src/context/reaction-rule";
 import { closestAllowed, isStandardReaction, reactionFamilies } from "../../src/base/standard-reactions";
 
 describe("the closest allowed reaction", () => {
@@ -20,14 +19,5 @@ describe("the closest allowed reaction", () => {
     // Any standard reaction of a family can stand in for another of it.
     for (const family of reactionFamilies())
       for (const e of family) expect(closestAllowed(family[0]!, { kind: "some", emoji: [e] })).toBe(e);
-  });
-
-  it("the instruction says nothing when everything is allowed, lists a chat's reactions, forbids reacting when none are", () => {
-    expect(reactionRule({ kind: "all" })).toBeUndefined();
-    expect(reactionRule(undefined)).toBeUndefined();
-    expect(reactionRule({ kind: "some", emoji: ["👍", "❤"] })).toBe(
-      "Reactions this chat allows: 👍 ❤ (react with these only).",
-    );
-    expect(reactionRule({ kind: "none" })).toMatch(/turned off/);
   });
 });

@@ -137,9 +137,17 @@ describe("earlier messages", () => {
     expect(select(room, [30], { isDm: true }).earlier).toEqual([]);
   });
 
-  it("a target older than the room's part stays in view", () => {
+  it("a burst that began before the newest 16: everything from its first message on is the room's part, in order", () => {
     const room = range(1, 40).map((id) => m(id));
     const h = select(room, [3, 40]);
+    expect(ids(h.recent)).toEqual(range(3, 40));
+    expect(h.earlier).toEqual([]);
+  });
+
+  it("a target older than the room's read (read by id, apart) stays in view under earlier", () => {
+    const room = [m(3), ...range(60, 80).map((id) => m(id))];
+    const h = select(room, [3, 80], { readFrom: 60 });
     expect(ids(h.earlier)).toEqual([3]);
+    expect(ids(h.recent)).toEqual(range(64, 80));
   });
 });

@@ -109,7 +109,7 @@ describe("who the persona answers", () => {
 
   it("answers a name mention in a basic group, where ids are per account", async () => {
     h = await Harness.start();
-    await h.emu.post({ chat: h.club, from: h.alice, text: "mirochka what's up" });
+    await h.emu.post({ chat: h.club, from: h.alice, text: "mirochka, what's up" });
     h.gemini.script(plan({ kind: "send", text: "not much" }));
     await h.pass(20_000);
     expect(h.sent(h.club).map((m) => m.text)).toEqual(["not much"]);

@@ -67,7 +67,8 @@ describe("only the actions that work here", () => {
     const system = (body.systemInstruction?.parts ?? []).map((p) => p.text ?? "").join("\n");
     return {
       kinds: variants.map((v) => v.properties.kind.enum[0]),
-      line: system.slice(system.indexOf("Tasks, run in the order given:")),
+      // The notes on the kinds close the instruction, after the reply format.
+      line: system.slice(system.indexOf('Reply with JSON {"tasks":[...]}')),
     };
   };
 

@@ -8,6 +8,7 @@
 import { Api } from "telegram";
 import { afterEach, describe, expect, it } from "vitest";
 import { lastUserText, requestPurpose, type GenerateBody } from "../support/gemini-fake";
+import { addressVerdict } from "../support/address-verdict";
 import { Harness, plan, TEST_PERSONA } from "../support/harness";
 
 let h: Harness;
@@ -20,6 +21,15 @@ const purposes = (from = 0) => h.gemini.requests.slice(from).map((r) => requestP
 const header = (body: GenerateBody, id: number) =>
   new RegExp(`^⟦#${id} [^⟧]*⟧`, "mu").exec(lastUserText(body))?.[0];
 const lastPlan = () => h.gemini.requests[h.lastPlanIndex()]!.body;
+/** What a plan request's schema lets `react.emoji` be: its enum, "any" (a plain string), or "no react". */
+const reactOffered = (body: GenerateBody): string[] | "any" | "no react" => {
+  type Variant = { properties: { kind: { enum: string[] }; emoji?: { enum?: string[] } } };
+  const variants = (
+    body.generationConfig!.responseJsonSchema as { properties: { tasks: { items: { anyOf: Variant[] } } } }
+  ).properties.tasks.items.anyOf;
+  const react = variants.find((v) => v.properties.kind.enum[0] === "react");
+  return react === undefined ? "no react" : (react.properties.emoji?.enum ?? "any");
+};
 const reactionsSent = () =>
   h.emu.traffic.requests
     .filter((r) => r.method === "messages.SendReaction")
@@ -33,7 +43,10 @@ describe("how a message reached the persona", () => {
     await h.pass(20_000);
     const mine = h.sent(h.group).find((m) => m.text === "in the fridge")!;
 
-    // One burst: the three are planned together.
+    // One burst: the two are planned together. The one that only talks about her goes to the
+    // cheap addressing call instead (here: "not addressed"), and is shown unmarked.
+    h.gemini.respondWith((b) => (requestPurpose(b) === "address" ? addressVerdict(false) : plan()));
+    const before = h.gemini.requests.length;
     const named = await h.emu.post({ chat: h.group, from: h.carol, text: "Mira is the best at hiding cake" });
     const aimed = await h.emu.post({
       chat: h.group,
@@ -42,10 +55,10 @@ describe("how a message reached the persona", () => {
       replyTo: mine.id,
     });
     const mention = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai thanks!" });
-    h.gemini.script(plan());
     await h.pass(20_000);
     const body = lastPlan();
-    expect(header(body, named.id)).toMatch(/ · names you⟧$/);
+    expect(purposes(before).sort()).toEqual(["address", "plan"]);
+    expect(header(body, named.id)).toMatch(/ · \d\d:\d\d⟧$/);
     expect(header(body, aimed.id)).toMatch(/ · replies to you, but speaks to \[Alice\]\(tg:@alice\)⟧$/);
     expect(header(body, mention.id)).toMatch(/ · @mentions you⟧$/);
 
@@ -56,7 +69,7 @@ describe("how a message reached the persona", () => {
     expect(header(lastPlan(), hi.id)).toMatch(/^⟦#\d+ \[Carol\] · [^⟧]* · to you⟧$/);
     // The rules say what each mark means, once, in the system instruction.
     expect(lastPlan().systemInstruction?.parts?.[0]?.text).toContain(
-      '"names you" (it may be only about you: answer only if it asks or tells you something)',
+      '"names you": it talks about you, answer only if it asks or tells you something',
     );
   });
 
@@ -64,20 +77,7 @@ describe("how a message reached the persona", () => {
     h = await Harness.start({
       persona: TEST_PERSONA.replace("# Aliases\nMirochka", "# Aliases\nMirochka\nМира"),
     });
-    h.gemini.respondWith((body) =>
-      requestPurpose(body) === "address"
-        ? {
-            json: {
-              reason: "the world cup",
-              addressed: false,
-              confidence: 0.9,
-              wanna_interject: false,
-              interject: 0,
-              is_lightweight: false,
-            },
-          }
-        : plan(),
-    );
+    h.gemini.respondWith((body) => (requestPurpose(body) === "address" ? addressVerdict(false) : plan()));
     await h.emu.post({ chat: h.group, from: h.bob, text: "кто смотрел чемпионат мира?" });
     await h.pass(30_000);
     expect(purposes()).toEqual(["address"]);
@@ -115,7 +115,7 @@ describe("reactions that land", () => {
     h.gemini.script(plan({ kind: "react", emoji: "😂", message_id: pun.id }));
     await h.pass(20_000);
     expect(reactionsSent()).toEqual(["🤣", "😁"]);
-    expect(lastUserText(lastPlan())).toContain("Reactions this chat allows: 👍 😁");
+    expect(reactOffered(lastPlan())).toEqual(["👍", "😁"]); // the schema's enum, not a line of text
   });
 });
 

@@ -256,8 +256,19 @@ describe("reactions in the planner's history", () => {
 });
 
 describe("the chat's allowed reactions", () => {
-  /** The chat part of a planning request (its first part): where the chat's allowed reactions are said. */
-  const instruction = (i = h.gemini.requests.length - 1) =>
+  /** What a planning request's schema lets `react.emoji` be: the chat's allowed reactions as its enum, "any", or "no react". */
+  const offered = (i = h.gemini.requests.length - 1): string[] | "any" | "no react" => {
+    type Variant = { properties: { kind: { enum: string[] }; emoji?: { enum?: string[] } } };
+    const variants = (
+      h.gemini.requests[i]!.body.generationConfig!.responseJsonSchema as {
+        properties: { tasks: { items: { anyOf: Variant[] } } };
+      }
+    ).properties.tasks.items.anyOf;
+    const react = variants.find((v) => v.properties.kind.enum[0] === "react");
+    return react === undefined ? "no react" : (react.properties.emoji?.enum ?? "any");
+  };
+  /** The chat part of a planning request (its first part). */
+  const chatPart = (i = h.gemini.requests.length - 1) =>
     h.gemini.requests[i]!.body.contents?.[0]?.parts?.[0]?.text ?? "";
   const reactionsSent = () =>
     h.emu.traffic.requests
@@ -272,7 +283,8 @@ describe("the chat's allowed reactions", () => {
     const q = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai I passed!" });
     h.gemini.script(plan({ kind: "react", emoji: "😍", message_id: q.id }));
     await h.pass(20_000);
-    expect(instruction()).toContain("Reactions this chat allows: 👍 ❤");
+    expect(offered()).toEqual(["👍", "❤"]); // the schema's enum; the request's text does not repeat it
+    expect(chatPart()).not.toMatch(/Reactions/);
     expect(reactionsSent()).toEqual(["❤"]); // 😍 is not allowed; ❤ says the same
     expect(stored(h.group.peerId, q.id)).toEqual([[String(h.account.id), "❤", true]]);
 
@@ -289,13 +301,13 @@ describe("the chat's allowed reactions", () => {
     const q = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai how was it?" });
     h.gemini.script(plan({ kind: "send", text: "fine" }));
     await h.pass(20_000);
-    expect(instruction()).not.toContain("Reactions this chat allows");
+    expect(offered()).toBe("any");
 
     await h.emu.chats.setAllowedReactions(h.group, "none"); // updateChannel: forget what was read
     const again = await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and now?" });
     h.gemini.script(plan({ kind: "react", emoji: "👍", message_id: again.id }));
     await h.pass(20_000);
-    expect(instruction()).toContain("Reactions are turned off in this chat");
+    expect(offered()).toBe("no react"); // reactions off: the schema offers none
     expect(reactionsSent()).toEqual([]);
     expect(fullChatRequests()).toBe(2);
 
@@ -313,7 +325,8 @@ describe("the chat's allowed reactions", () => {
     const q = await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai we won the match!" });
     h.gemini.script(plan({ kind: "react", emoji: "😍", message_id: q.id }));
     await h.pass(20_000);
-    expect(instruction()).toContain("Reactions this chat allows: 👍 ❤");
+    expect(offered()).toEqual(["👍", "❤"]); // the schema's enum; the request's text does not repeat it
+    expect(chatPart()).not.toMatch(/Reactions/);
     expect(reactionsSent()).toEqual(["❤"]);
     expect(stored(h.club.peerId, q.id)).toEqual([[String(h.account.id), "❤", true]]);
     expect(fullChats()).toBe(1);
@@ -323,7 +336,7 @@ describe("the chat's allowed reactions", () => {
     const again = await h.emu.post({ chat: h.club, from: h.bob, text: "@mira_ai and the next one?" });
     h.gemini.script(plan({ kind: "react", emoji: "👍", message_id: again.id }));
     await h.pass(20_000);
-    expect(instruction()).toContain("Reactions are turned off in this chat");
+    expect(offered()).toBe("no react"); // reactions off: the schema offers none
     expect(reactionsSent()).toEqual(["❤"]); // nothing more: reactions are off
     expect(fullChats()).toBe(2);
     expect(h.runtime.status().lastError).toBeUndefined();
@@ -349,7 +362,7 @@ describe("the chat's allowed reactions", () => {
     expect(reactionsSent()).toEqual(["❤"]); // chosen from the new settings at once, never refused
     expect(h.emu.traffic.requests.filter((r) => r.method === "messages.SendReaction")).toHaveLength(1);
     expect(fullChats()).toBe(2);
-    expect(instruction()).toContain("Reactions this chat allows: ❤");
+    expect(offered()).toEqual(["❤"]);
   });
 
   it("a reaction refused by Telegram (settings changed unseen) is chosen again from the chat's current settings", async () => {

@@ -17,27 +17,51 @@ describe("name matching", () => {
   });
 });
 
-describe("explicit or in passing", () => {
+describe("explicit or in passing, said to her or about her", () => {
   const m = compileAddressMatcher(["Mira", "Мира", "ミラ"]);
   it.each([
-    ["Mira, are you there?", "Mira", true],
-    ["mira you there?", "Mira", true], // the first word, however it is typed
-    ["— мира, ты тут?", "Мира", true],
-    ["I think Mira knows", "Mira", true],
-    ["кто смотрел чемпионат мира?", "Мира", false], // "of the world"
-    ["hey mira what's up", "Mira", false],
-    ["guys, Mira's birthday is next week, don't tell her 🤫", "Mira", false], // about her, not to her
-    ["Mira’s cat is cute", "Mira", false],
-    ["Mira, what's up", "Mira", true],
-    ["Мира, ты придёшь?", "Мира", true],
-    ["ミラさんこんにちは", "ミラ", false], // no spaces between words: found inside a run of letters
-    ["ミラ こんにちは", "ミラ", true],
-  ])("%s → %s, explicit %s", (text, alias, explicit) => {
-    expect(m.nameMatch(text)).toEqual({ alias, explicit });
+    ["Mira, are you there?", "Mira", true, true],
+    ["mira you there?", "Mira", true, true], // the first word, however it is typed, with a "you"
+    ["— мира, ты тут?", "Мира", true, true],
+    ["I think Mira knows", "Mira", true, false], // about her: the addressing call judges it
+    ["Mira said the film was great", "Mira", true, false], // opening, but no vocative and no "you"
+    ["Mira can you help?", "Mira", true, true],
+    ["hey Mira! did you see it?", "Mira", true, true],
+    ["you coming, Mira?", "Mira", true, true],
+    ["what do you think, Mira, about it?", "Mira", true, true],
+    ["outstanding in his field 😂 Mira, get it?", "Mira", true, true], // a joke told to her
+    ["I told Mira, and she laughed", "Mira", true, false],
+    ["thanks Mira", "Mira", true, false], // the cheap call judges it (and says it speaks to her)
+    ["кто смотрел чемпионат мира?", "Мира", false, false], // "of the world"
+    ["hey mira what's up", "Mira", false, false],
+    ["guys, Mira's birthday is next week, don't tell her 🤫", "Mira", false, false], // about her, not to her
+    ["Mira’s cat is cute", "Mira", false, false],
+    ["Mira, what's up", "Mira", true, true],
+    ["Мира, ты придёшь?", "Мира", true, true],
+    ["Мира сказала, что фильм классный", "Мира", true, false],
+    ["wir grillen am Samstag, Mira hat den Grill", "Mira", true, false],
+    ["ミラさんこんにちは", "ミラ", false, false], // no spaces between words: found inside a run of letters
+    ["ミラ こんにちは", "ミラ", true, true], // a script without letter case: an explicit match is said to her
+  ])("%s → %s, explicit %s, said to her %s", (text, alias, explicit, spokenTo) => {
+    expect(m.nameMatch(text)).toEqual({ alias, explicit, spokenTo });
   });
 
-  it("prefers an explicit match to an earlier one in passing, and finds nothing where there is no name", () => {
-    expect(m.nameMatch("the mira thing — Mira, help")).toEqual({ alias: "Mira", explicit: true });
+  it("prefers a match said to her, then an explicit one, to an earlier one in passing; finds nothing where there is no name", () => {
+    expect(m.nameMatch("the mira thing — Mira, help")).toEqual({
+      alias: "Mira",
+      explicit: true,
+      spokenTo: true,
+    });
+    expect(m.nameMatch("Mira said so, right, Mira?")).toEqual({
+      alias: "Mira",
+      explicit: true,
+      spokenTo: true,
+    });
+    expect(m.nameMatch("the mira thing, Mira knows")).toEqual({
+      alias: "Mira",
+      explicit: true,
+      spokenTo: false,
+    });
     expect(m.nameMatch("Miranda is here")).toBeUndefined();
   });
 });

@@ -209,6 +209,8 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       };
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
       if (plan.silent !== undefined) return done;
+      // Every message it answers was deleted while it was planned: nothing of it is done.
+      if (deletedWhilePlanning(d, chatId, items, intentions.length)) return done;
       refusedLast.delete(chatId);
       if (plan.rejected.length > 0)
         refusedLast.set(
@@ -327,4 +329,24 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       return { ...done, spawn };
     },
   };
+}
+
+/**
+ * The addressed messages were all deleted (by their authors, for everyone) while the plan was
+ * being made: the plan is dropped, none of its tasks made (logged once). An intention planned
+ * with them still stands.
+ */
+function deletedWhilePlanning(
+  d: Pick<ReceivedHandlerDeps, "messages" | "logger">,
+  chatId: string,
+  items: readonly { readonly messageId: number }[],
+  intentions: number,
+): boolean {
+  if (items.length === 0 || intentions > 0) return false;
+  if (!items.every((i) => d.messages.get(chatId, i.messageId)?.deleted)) return false;
+  d.logger.info(
+    { component: "planner", chatId, messages: items.map((i) => i.messageId) },
+    "addressed messages deleted while planning; the plan is dropped",
+  );
+  return true;
 }

@@ -47,16 +47,20 @@ export async function accountDifference(s: CatchUpSession, named: Set<string>): 
       }
       const channelMsgs: Api.TypeMessage[] = [];
       for (const u of res.otherUpdates) {
-        if (u instanceof Api.UpdateChannelTooLong) named.add(`-100${u.channelId.toString()}`);
-        else if (u instanceof Api.UpdateNewChannelMessage) channelMsgs.push(u.message);
+        if (u instanceof Api.UpdateChannelTooLong) {
+          const id = `-100${u.channelId.toString()}`;
+          named.add(id);
+          // Owed across a restart: the account's state written below will not name it again.
+          s.o.state.owe(id, next(res).date);
+        } else if (u instanceof Api.UpdateNewChannelMessage) channelMsgs.push(u.message);
         else if (u instanceof Api.UpdateNewMessage) channelMsgs.push(u.message);
       }
       await s.feedAll([...res.newMessages, ...channelMsgs], res.users, res.chats);
       s.o.onOtherUpdates?.(res.otherUpdates);
-      const next = res instanceof Api.updates.Difference ? res.state : res.intermediateState;
-      st = { pts: next.pts, qts: next.qts, date: next.date, seq: next.seq };
+      const reached = next(res);
+      st = { pts: reached.pts, qts: reached.qts, date: reached.date, seq: reached.seq };
       if (res instanceof Api.updates.Difference) {
-        s.o.onServerTime?.(next.date);
+        s.o.onServerTime?.(reached.date);
         t.endSync(ACCOUNT_BOX, st.pts, st);
         return;
       }
@@ -77,6 +81,10 @@ export async function accountDifference(s: CatchUpSession, named: Set<string>): 
     throw err;
   }
 }
+
+/** The state a difference (or a slice of it) reaches. */
+const next = (res: Api.updates.Difference | Api.updates.DifferenceSlice): Api.updates.State =>
+  res instanceof Api.updates.Difference ? res.state : res.intermediateState;
 
 /**
  * The server cannot start from the stored account state: take its current state

@@ -55,7 +55,9 @@ export class CatchUp {
     const t0 = this.o.now();
     s.reset();
     const firstStart = this.o.state.account() === undefined;
-    const named = new Set<string>();
+    // Channels an earlier difference named and no fetch has reached yet (a restart during a flood
+    // wait): fetched with the ones this difference names, as soon as their method may be called.
+    const named = new Set<string>(this.o.state.owed());
     let accountError: unknown;
     try {
       await accountDifference(s, named);

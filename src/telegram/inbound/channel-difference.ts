@@ -66,6 +66,7 @@ export async function channel(s: CatchUpSession, channelId: string): Promise<voi
   t.beginSync(channelId);
   try {
     await syncChannel(s, channelId, input);
+    s.o.state.settle(channelId);
   } catch (e) {
     const lost = channelLostError(e);
     if (lost) {
@@ -77,7 +78,9 @@ export async function channel(s: CatchUpSession, channelId: string): Promise<voi
     const name = rpcName(e);
     if (name !== undefined && STATE_RESET.has(name)) {
       try {
-        return await resetChannel(s, channelId, name);
+        await resetChannel(s, channelId, name);
+        s.o.state.settle(channelId);
+        return;
       } catch (again) {
         t.failSync(channelId, s.retryAt(again));
         throw again;

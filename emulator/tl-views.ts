@@ -5,6 +5,7 @@
  * and (for DMs and basic groups) message ids all depend on which account asks.
  */
 import { Api } from "telegram";
+import { rightsView } from "./chat-rights";
 import { toLong } from "./long";
 import { messageMedia, stickerDocument } from "./media-views";
 import { mentionsUser } from "./mentions";
@@ -95,8 +96,10 @@ export class TlViews {
   }
 
   /** The chat entity of a group or supergroup (DMs have none: the peer is a user). */
-  chat(rec: ChatRecord): Api.TypeChat | undefined {
+  chat(rec: ChatRecord, viewerId?: number): Api.TypeChat | undefined {
     const c = rec.chat;
+    // Who may send what there (chat-rights.ts): the default bans, the viewer's own, slow mode.
+    const rights = rightsView(rec, viewerId, this.now());
     if (c.kind === "group") {
       return new Api.Chat({
         id: toLong(c.id),
@@ -105,6 +108,7 @@ export class TlViews {
         participantsCount: rec.members.size,
         date: rec.createdAt,
         version: 1,
+        ...(rights.defaultBannedRights ? { defaultBannedRights: rights.defaultBannedRights } : {}),
       });
     }
     if (c.kind === "supergroup") {
@@ -117,6 +121,7 @@ export class TlViews {
         ...(c.broadcast ? { broadcast: true } : { megagroup: true }),
         forum: c.forum,
         participantsCount: rec.members.size,
+        ...rights,
       });
     }
     return undefined;
@@ -128,7 +133,7 @@ export class TlViews {
    */
   chatFor(rec: ChatRecord, viewerId: number): Api.TypeChat | undefined {
     const c = rec.chat;
-    if (c.kind !== "supergroup" || rec.members.has(viewerId)) return this.chat(rec);
+    if (c.kind !== "supergroup" || rec.members.has(viewerId)) return this.chat(rec, viewerId);
     if (rec.banned.has(viewerId)) {
       return new Api.ChannelForbidden({
         id: toLong(c.id),

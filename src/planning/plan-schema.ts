@@ -110,6 +110,8 @@ export interface PlanAbilities {
    * lists it with `schedule`, so it stays one text for every chat; the schema is lean).
    */
   readonly cancellable?: boolean;
+  /** Kinds the chat forbids her (base/chat-writes.ts: muted for text, no stickers): not offered. */
+  readonly forbidden?: readonly PlanKind[];
 }
 
 /**
@@ -122,12 +124,12 @@ export function planKinds(a: PlanAbilities): PlanKind[] {
   kinds.push("wait", "remember");
   if (a.intentions) kinds.push("schedule", ...(a.cancellable ? (["cancel_schedule"] as const) : []));
   if (a.isDm) kinds.push("block", "unblock");
-  return kinds;
+  return a.forbidden?.length ? kinds.filter((k) => !a.forbidden!.includes(k)) : kinds;
 }
 
 /** The instruction's list of the kinds a chat allows, one line each. */
 export function planKindsLine(a: PlanAbilities): string {
-  const kinds = planKinds({ ...a, cancellable: true });
+  const kinds = planKinds({ ...a, cancellable: true, forbidden: [] });
   return ["Tasks, run in the order given:", ...kinds.map((k) => `- ${KIND_LINES[k]}`)].join("\n");
 }
 

@@ -25,7 +25,9 @@ import type { MediaDescriber } from "../media/describer";
 import type { TaskHandler } from "../tasks/task-handler";
 import type { Intention, NewIntention } from "../store/intentions";
 import { mayIntend } from "./prompt";
-import { scheduleDue } from "./plan-schema";
+import { scheduleDue, type PlanKind } from "./plan-schema";
+import { oneMessage } from "./slow-mode";
+import { mayWrite, type ChatWrites } from "../base/chat-writes";
 
 /** At most this many refused tasks of a plan are told to the next one. */
 const MAX_REFUSAL_NOTES = 3;
@@ -80,6 +82,12 @@ export interface ReceivedHandlerDeps {
    * plan), `cancel_schedule` drops one. Absent: no intentions.
    */
   readonly intentions?: IntentionsPort;
+  /**
+   * What she may send in a group (base/chat-writes.ts, from the chat's objects): where she may
+   * not write at all nothing is planned; a kind she may not use is not offered; slow mode makes
+   * an answer one message. Absent: everything, no slow mode.
+   */
+  readonly writes?: (chatId: string) => ChatWrites | undefined;
 }
 
 /** What planning asks of the intentions engine. */
@@ -138,6 +146,20 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         );
       }
       if (items.length === 0 && intentions.length === 0) return { type: "done" };
+      // Where she may not write (muted, her own restriction): no plan, no request (a person who
+      // cannot type there does not compose an answer). Asked again at the next message.
+      const may = mayWrite(d.writes?.(chatId), (d.telegramNow ?? (() => d.clock.now()))());
+      if (!may.text && !may.sticker) {
+        d.logger.info(
+          { component: "planner", chatId, messages: items.map((i) => i.messageId) },
+          "she may not write in this chat now (its banned rights); not planned",
+        );
+        return { type: "done" };
+      }
+      const forbidden: PlanKind[] = [
+        ...(may.text ? [] : ["send" as const]),
+        ...(may.sticker ? [] : ["sticker" as const]),
+      ];
       // The newest addressed message (none: an intention alone).
       const lastId = items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
@@ -172,6 +194,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         timeZone: d.persona.timeZone,
         now: d.clock.now(),
         intentionIds: new Set(pending.map((x) => x.id)),
+        ...(forbidden.length > 0 ? { forbidden } : {}),
       };
       try {
         // The call is for the sender of the last message answered (costs per person).
@@ -299,7 +322,11 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const topicId =
         task.topicId ??
         (lastId !== undefined ? history.find((m) => m.messageId === lastId)?.topicId : undefined);
-      const spawn = expandPlan(plan.tasks, {
+      // Slow mode: one message per answer (slow-mode.ts), not a second part a window later.
+      const planned = may.slowmode && !isDm ? oneMessage(plan.tasks) : plan.tasks;
+      if (planned.length !== plan.tasks.length)
+        d.logger.info({ component: "planner", chatId }, "slow mode: the answer is sent as one message");
+      const spawn = expandPlan(planned, {
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
         waitFor: d.waitFor(chatId, task.topicId),

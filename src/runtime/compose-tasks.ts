@@ -180,6 +180,7 @@ export function composeTasks(
         planner: o.planner,
         ...(o.llm ? { llmKeys: [llmRateKey(o.llm.modelFor("plan"))] } : {}),
         entities: st.entities,
+        writes: (chatId) => st.entities.get(chatId)?.writes,
         reactions: st.reactions,
         selfId: o.selfId,
         clock,

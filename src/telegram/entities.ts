@@ -1,5 +1,6 @@
 import { Api, utils } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
+import type { ChatWrites, WriteKind } from "../base/chat-writes";
 import type { EntityRecord, EntityStore } from "../store/entities";
 
 /** GramJS user/chat object → what the entity store keeps; undefined for empty/forbidden shapes without a use. */
@@ -26,6 +27,7 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
       bot: false,
       min: false,
       ...(typeof x.participantsCount === "number" ? { members: x.participantsCount } : {}),
+      writes: chatWrites(x.defaultBannedRights, undefined, Boolean(x.creator || x.adminRights), false),
     };
   }
   if (x instanceof Api.Channel) {
@@ -41,6 +43,16 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
       ...(typeof x.participantsCount === "number" ? { members: x.participantsCount } : {}),
       // A full channel object says whether the account is in it (`left`); a min copy does not.
       ...(x.min ? {} : { gone: Boolean(x.left) }),
+      ...(x.min || x.broadcast
+        ? {}
+        : {
+            writes: chatWrites(
+              x.defaultBannedRights,
+              x.bannedRights,
+              Boolean(x.creator || x.adminRights),
+              Boolean(x.slowmodeEnabled),
+            ),
+          }),
     };
   }
   if (x instanceof Api.ChannelForbidden) {
@@ -57,6 +69,43 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
     };
   }
   return undefined;
+}
+
+/** The kinds a chatBannedRights forbids (a sticker is a media message: `send_media` forbids it too). */
+function forbidden(r: Api.TypeChatBannedRights | undefined): WriteKind[] {
+  if (!(r instanceof Api.ChatBannedRights)) return [];
+  const out: WriteKind[] = [];
+  if (r.sendMessages) out.push("all");
+  if (r.sendPlain) out.push("text");
+  if (r.sendStickers || r.sendMedia) out.push("sticker");
+  return out;
+}
+
+/** What the account may send in a group (base/chat-writes.ts), from its chat object. */
+function chatWrites(
+  byDefault: Api.TypeChatBannedRights | undefined,
+  own: Api.TypeChatBannedRights | undefined,
+  admin: boolean,
+  slowmode: boolean,
+): ChatWrites {
+  const until = own instanceof Api.ChatBannedRights ? own.untilDate : 0;
+  return {
+    byDefault: admin ? [] : forbidden(byDefault),
+    own: forbidden(own),
+    // Telegram: an until_date under 30 s or over 366 days from now means forever; 0 is forever.
+    ...(until > 0 ? { ownUntil: until * 1000 } : {}),
+    slowmode: slowmode && !admin,
+  };
+}
+
+/** A basic group's default bans changed (`updateChatDefaultBannedRights`): its stored record follows. */
+export function observeDefaultBans(store: EntityStore, u: Api.UpdateChatDefaultBannedRights): void {
+  const peerId = utils.getPeerId(u.peer);
+  const known = store.get(peerId);
+  if (!known || known.kind !== "chat") return;
+  // The update does not say whether she is an admin there: the bans are taken to hold her (the
+  // chat object's next copy, with its admin_rights, corrects it).
+  store.observe({ ...known, writes: chatWrites(u.defaultBannedRights, undefined, false, false) });
 }
 
 /** Store every user and chat of a list (an update's or an answer's). Cheap when nothing changed. */

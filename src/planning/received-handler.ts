@@ -88,6 +88,12 @@ export interface ReceivedHandlerDeps {
    * an answer one message. Absent: everything, no slow mode.
    */
   readonly writes?: (chatId: string) => ChatWrites | undefined;
+  /**
+   * Until when her writes to this chat are paused account-wide (ms; 0: not) — USER_BANNED_IN_CHANNEL
+   * pauses every supergroup until a probe goes through: nothing is planned there meanwhile, and
+   * the first message after the pause plans and probes.
+   */
+  readonly writesPausedUntil?: (chatId: string) => number;
 }
 
 /** What planning asks of the intentions engine. */
@@ -153,6 +159,14 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         d.logger.info(
           { component: "planner", chatId, messages: items.map((i) => i.messageId) },
           "she may not write in this chat now (its banned rights); not planned",
+        );
+        return { type: "done" };
+      }
+      const pausedUntil = d.writesPausedUntil?.(chatId) ?? 0;
+      if (pausedUntil > d.clock.now()) {
+        d.logger.debug(
+          { component: "planner", chatId, until: new Date(pausedUntil).toISOString() },
+          "writes to supergroups are paused (USER_BANNED_IN_CHANNEL); not planned",
         );
         return { type: "done" };
       }

@@ -98,3 +98,37 @@ describe("slow mode known up front", () => {
     });
   }
 });
+
+describe("spam-limited in every supergroup (USER_BANNED_IN_CHANNEL)", () => {
+  it("like PEER_FLOOD: group writes pause after the first refusal (no plan, no request), one error line, the owner told once in Saved Messages; private chats go on; lifted, the next group message probes and she resumes", async () => {
+    h = await Harness.start();
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: h.group, from: h.bob, text: "morning" });
+    h.emu.faults.banInGroups(h.account);
+    h.gemini.respondWith(() => plan({ kind: "send", text: "sure" }));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai one?" });
+    await h.pass(30_000);
+    const refusedAt = h.emu.traffic.requests.length;
+    const plans = h.gemini.requests.length;
+    for (let i = 0; i < 6; i++) {
+      await h.emu.post({ chat: h.group, from: h.alice, text: `@mira_ai still there? ${i}` });
+      await h.pass(5 * 60_000);
+    }
+    const after = h.emu.traffic.requests.slice(refusedAt).map((r) => r.method);
+    expect(after.filter((m) => WRITES.includes(m))).toEqual([]); // (the owner's note went with the refusal)
+    expect(h.gemini.requests.length).toBe(plans);
+    const lines = h.log.lines().filter((l) => /USER_BANNED_IN_CHANNEL/.test(String(l.msg)));
+    expect(lines.filter((l) => (l.level as number) >= 40)).toHaveLength(1);
+    expect(h.savedReplies().filter((t) => t.includes("USER_BANNED_IN_CHANNEL"))).toHaveLength(1);
+
+    await h.emu.post({ chat: dm, from: h.carol, text: "hey you" });
+    await h.pass(30_000);
+    expect(h.sent(dm).map((m) => m.text)).toEqual(["sure"]);
+
+    h.emu.faults.banInGroups(h.account, false);
+    await h.pass(3 * 3600_000); // the pause's end: the next group message plans and probes
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai and now?" });
+    await h.pass(30_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["sure"]);
+  });
+});

@@ -112,4 +112,30 @@ describe("what members may send: banned rights and slow mode", () => {
     expect(u?.defaultBannedRights.sendStickers).toBe(true);
     expect((await rpcError(client.sendMessage(g.peerId, { message: "x" }))).code).toBe(403);
   });
+
+  it("spam-limited in supergroups (banInGroups): sends and typing in any supergroup answer USER_BANNED_IN_CHANNEL (400); a DM goes", async () => {
+    const { emu, persona, alice, client } = world();
+    const sg = emu.createSupergroup({ title: "SG", members: [persona, alice] });
+    const dm = emu.dm(persona, alice);
+    await emu.post({ chat: sg, from: alice, text: "hi" });
+    await emu.post({ chat: dm, from: alice, text: "hi" });
+    emu.faults.banInGroups(persona);
+    expect(await rpcError(client.sendMessage(sg.peerId, { message: "x" }))).toEqual({
+      message: "USER_BANNED_IN_CHANNEL",
+      code: 400,
+    });
+    expect(
+      (
+        await rpcError(
+          client.invoke(
+            new Api.messages.SetTyping({ peer: sg.peerId, action: new Api.SendMessageTypingAction() }),
+          ),
+        )
+      ).message,
+    ).toBe("USER_BANNED_IN_CHANNEL");
+    await client.sendMessage(dm.peerId, { message: "private is fine" });
+    emu.faults.banInGroups(persona, false);
+    await client.sendMessage(sg.peerId, { message: "back" });
+    expect(emu.history(sg).at(-1)?.text).toBe("back");
+  });
 });

@@ -78,6 +78,23 @@ export class Chats {
     const rec = this.world.record(chat);
     rec.members.delete(user.id);
     rec.joinedPts.delete(user.id);
+    if (chat.kind === "group" && user.isAccount) {
+      // Telegram shows the removed account the group as chatForbidden (an updateChat with it;
+      // the messageActionChatDeleteUser service message is not modelled).
+      const update = new Api.UpdateChat({ chatId: toLong(chat.id) });
+      const view = this.views.chatFor(rec, user.id);
+      await this.bus.deliver(
+        user,
+        new Api.Updates({
+          updates: [update],
+          users: [],
+          chats: view ? [view] : [],
+          date: Math.floor(this.now() / 1000),
+          seq: 0,
+        }),
+      );
+      return;
+    }
     if (chat.kind !== "supergroup" || !user.isAccount) return;
     if ((o.how ?? "kicked") === "kicked") rec.banned.add(user.id);
     else rec.banned.delete(user.id);

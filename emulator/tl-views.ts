@@ -133,6 +133,9 @@ export class TlViews {
    */
   chatFor(rec: ChatRecord, viewerId: number): Api.TypeChat | undefined {
     const c = rec.chat;
+    // A basic group the viewer was removed from (or left): chatForbidden, its title only.
+    if (c.kind === "group" && !rec.members.has(viewerId))
+      return new Api.ChatForbidden({ id: toLong(c.id), title: c.title ?? "" });
     if (c.kind !== "supergroup" || rec.members.has(viewerId)) return this.chat(rec, viewerId);
     if (rec.banned.has(viewerId)) {
       return new Api.ChannelForbidden({

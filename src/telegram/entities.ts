@@ -27,7 +27,22 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
       bot: false,
       min: false,
       ...(typeof x.participantsCount === "number" ? { members: x.participantsCount } : {}),
-      writes: chatWrites(x.defaultBannedRights, undefined, Boolean(x.creator || x.adminRights), false),
+      // Left, or deactivated (upgraded to a supergroup: migrated_to): nothing may be sent there.
+      writes:
+        x.left || x.deactivated
+          ? NO_WRITES
+          : chatWrites(x.defaultBannedRights, undefined, Boolean(x.creator || x.adminRights), false),
+    };
+  }
+  if (x instanceof Api.ChatForbidden) {
+    // Removed from a basic group: its title stays known; she may not write there.
+    return {
+      peerId: utils.getPeerId(x),
+      kind: "chat",
+      ...(x.title ? { title: x.title } : {}),
+      bot: false,
+      min: false,
+      writes: NO_WRITES,
     };
   }
   if (x instanceof Api.Channel) {
@@ -70,6 +85,9 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
   }
   return undefined;
 }
+
+/** A chat she may not write in at all (removed from it, or it is gone). */
+const NO_WRITES: ChatWrites = { byDefault: ["all"], own: [], slowmode: false };
 
 /** The kinds a chatBannedRights forbids (a sticker is a media message: `send_media` forbids it too). */
 function forbidden(r: Api.TypeChatBannedRights | undefined): WriteKind[] {

@@ -83,6 +83,18 @@ describe("where she may not write", () => {
   });
 });
 
+describe("removed from a basic group (chatForbidden)", () => {
+  it("a mention that arrived just before she was removed is not planned, and costs no request", async () => {
+    h = await Harness.start();
+    await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai are you coming?" });
+    await h.emu.chats.removeMember(h.club, h.account); // within the quiet window: chatForbidden
+    h.emu.traffic.clearRequests();
+    await h.pass(30_000);
+    expect(h.gemini.requests).toHaveLength(0);
+    expect(writes(h)).toEqual([]);
+  });
+});
+
 describe("slow mode known up front", () => {
   for (const seconds of [60, 3600]) {
     it(`a two-part answer in a ${seconds} s slow-mode supergroup goes as one message, at once, with no SLOWMODE_WAIT`, async () => {

@@ -138,4 +138,20 @@ describe("what members may send: banned rights and slow mode", () => {
     await client.sendMessage(sg.peerId, { message: "back" });
     expect(emu.history(sg).at(-1)?.text).toBe("back");
   });
+
+  it("removed from a basic group: an updateChat carries the group as chatForbidden; a send answers CHAT_WRITE_FORBIDDEN (403)", async () => {
+    const { emu, persona, alice, client } = world();
+    const g = emu.createGroup({ title: "G", members: [persona, alice] });
+    await emu.post({ chat: g, from: alice, text: "hi" });
+    const raw = rawOf(client);
+    await emu.chats.removeMember(g, persona);
+    const u = raw.find((x) => x instanceof Api.UpdateChat) as
+      (Api.UpdateChat & { _entities?: Map<string, Api.TypeChat> }) | undefined;
+    const view = [...(u?._entities?.values() ?? [])][0];
+    expect(view).toBeInstanceOf(Api.ChatForbidden);
+    expect((view as Api.ChatForbidden).title).toBe("G");
+    expect((await rpcError(client.sendMessage(g.peerId, { message: "x" }))).message).toBe(
+      "CHAT_WRITE_FORBIDDEN",
+    );
+  });
 });

@@ -18,6 +18,7 @@ import { llmRateKey } from "../tasks/llm-wait";
 import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler } from "../tasks/scheduler";
 import { GROUP_BAN_KEY } from "../telegram/outbound/rpc-errors";
+import { noteWriteRefusal } from "../telegram/entities";
 import { trackResult } from "../telegram/inbound/listen";
 import { TypingWatch } from "../telegram/inbound/typing-watch";
 import { AccountHealth } from "../telegram/outbound/account-health";
@@ -83,6 +84,7 @@ export function composeTasks(
     ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
     onFrozen: (method, e) => accountHealth.noteFrozen(method, e),
     onGroupBan: (chatId) => accountHealth.noteGroupBan(chatId),
+    onRefused: (chatId, error) => noteWriteRefusal(st.entities, chatId, error),
   });
   // Online while it reads and answers, offline when quiet (life/presence.ts).
   const presence = new Presence({ port: gram, clock, logger });

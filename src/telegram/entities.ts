@@ -126,6 +126,37 @@ export function observeDefaultBans(store: EntityStore, u: Api.UpdateChatDefaultB
   store.observe({ ...known, writes: chatWrites(u.defaultBannedRights, undefined, false, false) });
 }
 
+/** What a refused send says she may not send there (Telegram's 403 answers); undefined: none of them. */
+const REFUSED: Record<string, WriteKind> = {
+  CHAT_WRITE_FORBIDDEN: "all",
+  CHAT_RESTRICTED: "all",
+  CHAT_SEND_PLAIN_FORBIDDEN: "text",
+  CHAT_SEND_STICKERS_FORBIDDEN: "sticker",
+  CHAT_SEND_MEDIA_FORBIDDEN: "sticker",
+};
+
+/**
+ * A send to a group was refused for her rights (CHAT_WRITE_FORBIDDEN and the like) while the
+ * stored record did not know it (after a restart, before the chat's next full object): the
+ * record says so now, so the next mention there costs no plan. The chat's next full object
+ * (updateChannel when an admin lifts it) replaces it.
+ */
+export function noteWriteRefusal(store: EntityStore, chatId: string, error: string): void {
+  const kind = REFUSED[error];
+  // A basic group seen only in short updates has no record yet (it needs no access hash).
+  const isGroup = chatId.startsWith("-") && !chatId.startsWith("-100");
+  const known =
+    store.get(chatId) ??
+    (isGroup ? { peerId: chatId, kind: "chat" as const, bot: false, min: false } : undefined);
+  if (kind === undefined || !known || known.kind === "user") return;
+  const w = known.writes ?? { byDefault: [], own: [], slowmode: false };
+  if (w.own.includes(kind)) return;
+  store.observe({
+    ...known,
+    writes: { byDefault: w.byDefault, own: [...w.own, kind], slowmode: w.slowmode },
+  });
+}
+
 /** Store every user and chat of a list (an update's or an answer's). Cheap when nothing changed. */
 export function captureEntities(store: EntityStore, list: Iterable<Api.TypeUser | Api.TypeChat>): void {
   for (const x of list) {

@@ -83,6 +83,25 @@ describe("where she may not write", () => {
   });
 });
 
+describe("a refusal teaches what the chat's objects did not say", () => {
+  it("a basic group in short updates (no chat object says she is muted): after CHAT_WRITE_FORBIDDEN on a send, the next mentions there cost no plan and no request", async () => {
+    h = await Harness.start();
+    await h.emu.post({ chat: h.club, from: h.bob, text: "morning" });
+    h.emu.faults.failNext("messages.SendMessage", "CHAT_WRITE_FORBIDDEN", { code: 403 });
+    h.gemini.respondWith(() => plan({ kind: "send", text: "sure" }));
+    await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai one?" });
+    await h.pass(30_000);
+    const plans = h.gemini.requests.length;
+    h.emu.traffic.clearRequests();
+    for (let i = 0; i < 3; i++) {
+      await h.emu.post({ chat: h.club, from: h.alice, text: `@mira_ai two? ${i}` });
+      await h.pass(10 * 60_000);
+    }
+    expect(h.gemini.requests.length).toBe(plans);
+    expect(writes(h)).toEqual([]);
+  });
+});
+
 describe("removed from a basic group (chatForbidden)", () => {
   it("a mention that arrived just before she was removed is not planned, and costs no request", async () => {
     h = await Harness.start();

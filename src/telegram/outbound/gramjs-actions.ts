@@ -35,6 +35,8 @@ export interface GramActionsOptions {
   readonly onFrozen?: (method: string, error: Error) => void;
   /** A send met USER_BANNED_IN_CHANNEL: spam-limited in every supergroup (account-health.ts). */
   readonly onGroupBan?: (chatId: string) => void;
+  /** Any RPC error of a request about a chat (the entity store learns refused rights from it). */
+  readonly onRefused?: (chatId: string, error: string) => void;
 }
 
 /**
@@ -324,6 +326,7 @@ export class GramActions implements ChatActions {
       if (isFrozen(e)) this.o.onFrozen?.(req.className, e);
       if (e instanceof errors.RPCError && e.errorMessage === "USER_BANNED_IN_CHANNEL")
         this.o.onGroupBan?.(chatId);
+      if (e instanceof errors.RPCError) this.o.onRefused?.(chatId, e.errorMessage);
       throw taskError(e, method, chatId);
     }
   }

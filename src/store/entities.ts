@@ -84,6 +84,20 @@ function withoutHash(e: EntityRecord): EntityRecord {
   return rest;
 }
 
+/** The same rights (base/chat-writes.ts), field by field: a chat object arrives with every update. */
+function sameWrites(a: ChatWrites | undefined, b: ChatWrites | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  const list = (x: readonly string[], y: readonly string[]) =>
+    x.length === y.length && x.every((k, i) => k === y[i]);
+  return (
+    a.slowmode === b.slowmode &&
+    a.ownUntil === b.ownUntil &&
+    list(a.byDefault, b.byDefault) &&
+    list(a.own, b.own)
+  );
+}
+
 function same(a: EntityRecord, b: EntityRecord): boolean {
   return (
     a.kind === b.kind &&
@@ -193,7 +207,7 @@ export class EntityStore {
     const merged = mergeEntity(known, seen);
     if (known && same(known, merged)) {
       // What she may send there is memory only (EntityRecord.writes): no write for it.
-      if (known.writes === merged.writes) return known;
+      if (sameWrites(known.writes, merged.writes)) return known;
       this.known.set(seen.peerId, merged);
       return merged;
     }

@@ -24,7 +24,7 @@ export interface EmuBans {
 }
 
 /** A chat's restrictions, kept on its record. */
-export interface EmuRestrictions {
+interface EmuRestrictions {
   defaultBans?: EmuBans;
   readonly memberBans: Map<number, EmuBans>;
   /** Supergroups: slow mode's window in seconds (0: off). */

@@ -4,7 +4,6 @@
 export { TelegramEmulator } from "./emulator";
 export { createEmulatedClient } from "./create-client";
 export { isStandardReaction } from "../src/base/standard-reactions";
-export type { EmuBans } from "./chat-rights";
 export type {
   DuplicateMode,
   EmuChat,

@@ -54,7 +54,7 @@ export function shiftBackAtLoad(
   return back;
 }
 
-export interface ClockWatchHost {
+interface ClockWatchHost {
   readonly clock: Clock;
   readonly store: TaskStore;
   readonly limits: RateLimits;

@@ -6,7 +6,7 @@ import type { Task } from "./task";
 import type { TaskIndex } from "./task-index";
 import type { TaskStore } from "./task-store";
 
-export interface ResumeHost {
+interface ResumeHost {
   readonly store: TaskStore;
   readonly limits: RateLimits;
   readonly logger: Logger;

@@ -81,18 +81,7 @@ export class Chats {
     if (chat.kind === "group" && user.isAccount) {
       // Telegram shows the removed account the group as chatForbidden (an updateChat with it;
       // the messageActionChatDeleteUser service message is not modelled).
-      const update = new Api.UpdateChat({ chatId: toLong(chat.id) });
-      const view = this.views.chatFor(rec, user.id);
-      await this.bus.deliver(
-        user,
-        new Api.Updates({
-          updates: [update],
-          users: [],
-          chats: view ? [view] : [],
-          date: Math.floor(this.now() / 1000),
-          seq: 0,
-        }),
-      );
+      await this.pushChatChange(user, rec, new Api.UpdateChat({ chatId: toLong(chat.id) }));
       return;
     }
     if (chat.kind !== "supergroup" || !user.isAccount) return;
@@ -164,8 +153,12 @@ export class Chats {
 
   /** `updateChannel` (the channel's info or the account's membership changed), with the channel as `account` sees it. */
   private pushChannelChange(account: EmuUser, rec: ChatRecord): Promise<void> {
+    return this.pushChatChange(account, rec, new Api.UpdateChannel({ channelId: toLong(rec.chat.id) }));
+  }
+
+  /** `update` (a chat changed) pushed to `account`, with the chat as it sees it. */
+  private pushChatChange(account: EmuUser, rec: ChatRecord, update: Api.TypeUpdate): Promise<void> {
     const view = this.views.chatFor(rec, account.id);
-    const update = new Api.UpdateChannel({ channelId: toLong(rec.chat.id) });
     return this.bus.deliver(
       account,
       new Api.Updates({

@@ -46,6 +46,8 @@ interface FloodFigures {
   readonly messagesWhileDown: number;
   /** Messages not stored once the wait passed (goal 0). */
   readonly lost: number;
+  /** Seconds from the wait's end (the flood wait's seconds after it came back) until every message was stored (goal ≤ 60). */
+  readonly allStoredAfterWaitSec: number;
 }
 
 interface BigGroupFigures {
@@ -162,7 +164,17 @@ export async function benchByTheBook(o: { supergroups?: number; withNews?: numbe
 }
 
 /** The flood workload (see the file comment), on a fake clock. */
-export async function benchFloodWait(o: { supergroups?: number; withNews?: number; waitSec?: number } = {}) {
+export async function benchFloodWait(
+  o: {
+    supergroups?: number;
+    withNews?: number;
+    waitSec?: number;
+    perGroup?: number;
+    method?: string;
+    /** The process restarts this many seconds into the wait (default: it does not). */
+    restartAfterSec?: number;
+  } = {},
+) {
   const waitSec = o.waitSec ?? 30;
   const clock = new FakeClock();
   const { world, me, people, groups, rig } = await followedWorld("bench-flood", o.supergroups ?? 50, clock);
@@ -171,14 +183,34 @@ export async function benchFloodWait(o: { supergroups?: number; withNews?: numbe
   emu.detach(rig.client);
   rig.db.close();
   const news = groups.slice(0, o.withNews ?? 10);
-  for (const [i, g] of news.entries()) await emu.post({ chat: g, from: people[i % 10]!, text: "while away" });
-  emu.faults.floodWait("updates.GetChannelDifference", waitSec);
+  const perGroup = o.perGroup ?? 1;
+  for (let k = 0; k < perGroup; k++)
+    for (const [i, g] of news.entries())
+      await emu.post({ chat: g, from: people[i % 10]!, text: "while away" });
+  const whileDown = perGroup * news.length;
+  const method = o.method ?? "updates.GetChannelDifference";
+  emu.faults.floodWait(method, waitSec);
   emu.traffic.clearRequests();
-  const next = startRig(world, me, { persona: persona(), planner: new WatchingPlanner(() => clock.now()) });
+  let next = startRig(world, me, { persona: persona(), planner: new WatchingPlanner(() => clock.now()) });
   try {
     await next.runtime.caughtUp;
-    for (let t = 0; t < 4 * waitSec; t++) await clock.advance(1_000);
-    const asked = emu.traffic.requests.filter((r) => r.method === "updates.GetChannelDifference");
+    if (o.restartAfterSec !== undefined) {
+      await clock.advance(o.restartAfterSec * 1000);
+      next.runtime.abandon();
+      emu.detach(next.client);
+      next.db.close();
+      next = startRig(world, me, { persona: persona(), planner: new WatchingPlanner(() => clock.now()) });
+      await next.runtime.caughtUp;
+    }
+    const away = (t: string) => t === "while away";
+    // Up to an hour of fake time, a second at a time, until everything is stored.
+    let allStoredAt = Number.NaN;
+    for (let t = 0; t < 3600; t++) {
+      await clock.advance(1_000);
+      if (Number.isNaN(allStoredAt) && storedIn(next, news, away) >= whileDown) allStoredAt = clock.now();
+      if (t >= 4 * waitSec && !Number.isNaN(allStoredAt)) break;
+    }
+    const asked = emu.traffic.requests.filter((r) => r.method === method);
     const floodAt = asked[0]!.at;
     const inFlight = asked.filter((r) => r.at === floodAt).length;
     const after = asked.filter((r) => r.at > floodAt);
@@ -187,8 +219,9 @@ export async function benchFloodWait(o: { supergroups?: number; withNews?: numbe
       inFlight,
       requestsDuringWait: after.filter((r) => r.at < floodAt + waitSec * 1000).length,
       firstRequestAfterSec: after.length ? (after[0]!.at - floodAt) / 1000 : Number.NaN,
-      messagesWhileDown: news.length,
-      lost: news.length - storedIn(next, news, (t) => t === "while away"),
+      messagesWhileDown: whileDown,
+      lost: whileDown - storedIn(next, news, away),
+      allStoredAfterWaitSec: (allStoredAt - (floodAt + waitSec * 1000)) / 1000,
     } satisfies FloodFigures;
   } finally {
     await tearDownRig(next, 100);

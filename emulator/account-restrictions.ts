@@ -75,6 +75,7 @@ const DAY_MS = 86_400_000;
 export class AccountRestrictions {
   private readonly frozen = new Map<number, Freeze>();
   private readonly spamLimited = new Set<number>();
+  private readonly groupBanned = new Set<number>();
 
   constructor(private readonly now: () => number) {}
 
@@ -90,6 +91,12 @@ export class AccountRestrictions {
 
   unfreeze(account: EmuUser): void {
     this.frozen.delete(account.id);
+  }
+
+  /** Spam-limited in supergroups: its sends and typing there answer USER_BANNED_IN_CHANNEL (400). */
+  banInGroups(account: EmuUser, banned: boolean): void {
+    if (banned) this.groupBanned.add(account.id);
+    else this.groupBanned.delete(account.id);
   }
 
   limitSpam(account: EmuUser, limited: boolean): void {
@@ -119,6 +126,12 @@ export class AccountRestrictions {
       if (peer !== undefined && freeze.unreachable.has(peer))
         return new RpcFault("FROZEN_PARTICIPANT_MISSING", 400);
     }
+    if (
+      this.groupBanned.has(account.id) &&
+      (SEND_METHODS.has(method) || method === "messages.SetTyping") &&
+      markedPeerOf(request)?.startsWith("-100")
+    )
+      return new RpcFault("USER_BANNED_IN_CHANNEL", 400);
     if (this.spamLimited.has(account.id) && SEND_METHODS.has(method)) {
       const peer = (request as { peer?: unknown }).peer;
       if (peer instanceof Api.InputPeerUser || peer instanceof Api.InputPeerUserFromMessage) {

@@ -6,6 +6,7 @@
  * Creating chats and posting messages are the emulator's own (`emu.createSupergroup`, `emu.post`).
  */
 import { Api } from "telegram";
+import { restrictionsOf, rightsView, type EmuBans } from "./chat-rights";
 import { isStandardReaction } from "../src/base/standard-reactions";
 import { toLong } from "./long";
 import type { MessageBus } from "./message-bus";
@@ -77,16 +78,87 @@ export class Chats {
     const rec = this.world.record(chat);
     rec.members.delete(user.id);
     rec.joinedPts.delete(user.id);
+    if (chat.kind === "group" && user.isAccount) {
+      // Telegram shows the removed account the group as chatForbidden (an updateChat with it;
+      // the messageActionChatDeleteUser service message is not modelled).
+      await this.pushChatChange(user, rec, new Api.UpdateChat({ chatId: toLong(chat.id) }));
+      return;
+    }
     if (chat.kind !== "supergroup" || !user.isAccount) return;
     if ((o.how ?? "kicked") === "kicked") rec.banned.add(user.id);
     else rec.banned.delete(user.id);
     await this.pushChannelChange(user, rec);
   }
 
+  /**
+   * What members may send (chat-rights.ts): `defaultBans` for every member but admins (`null`
+   * lifts them), `member` one member's own restriction (`bans: null` lifts it), `slowmodeSec` a
+   * supergroup's slow mode (0: off), `admins` accounts the default bans and slow mode do not hold.
+   * Telegram tells the members: a supergroup's attached member accounts are pushed
+   * `updateChannel` with the channel as each sees it (its `default_banned_rights`, their own
+   * `banned_rights`, `slowmode_enabled`); a basic group's `updateChatDefaultBannedRights` (a
+   * member's own restriction does not exist there). Resolves after the handlers ran.
+   */
+  async restrict(
+    chat: EmuChat,
+    o: {
+      defaultBans?: EmuBans | null;
+      member?: { user: EmuUser; bans: EmuBans | null };
+      slowmodeSec?: number;
+      admins?: readonly EmuUser[];
+    },
+  ): Promise<void> {
+    if (chat.kind === "dm") throw new Error("emulator: a private chat has no banned rights");
+    const rec = this.world.record(chat);
+    const r = restrictionsOf(rec);
+    if (o.defaultBans !== undefined) r.defaultBans = o.defaultBans ?? undefined;
+    if (o.member) {
+      if (chat.kind !== "supergroup") throw new Error("emulator: a basic group restricts no single member");
+      if (o.member.bans) r.memberBans.set(o.member.user.id, o.member.bans);
+      else r.memberBans.delete(o.member.user.id);
+    }
+    if (o.slowmodeSec !== undefined) {
+      if (chat.kind !== "supergroup") throw new Error("emulator: slow mode is a supergroup's");
+      r.slowmodeSec = o.slowmodeSec;
+    }
+    for (const a of o.admins ?? []) r.admins.add(a.id);
+    const accounts = this.world.memberAccounts(rec);
+    if (chat.kind === "supergroup") {
+      await Promise.all(accounts.map((a) => this.pushChannelChange(a, rec)));
+      return;
+    }
+    const update = new Api.UpdateChatDefaultBannedRights({
+      peer: new Api.PeerChat({ chatId: toLong(chat.id) }),
+      defaultBannedRights:
+        rightsView(rec, undefined, this.now()).defaultBannedRights ??
+        new Api.ChatBannedRights({ untilDate: 0 }),
+      version: 1,
+    });
+    await Promise.all(
+      accounts.map((a) => {
+        const bag = this.views.entitiesFor([], a, [rec]);
+        return this.bus.deliver(
+          a,
+          new Api.Updates({
+            updates: [update],
+            users: bag.users,
+            chats: bag.chats,
+            date: Math.floor(this.now() / 1000),
+            seq: 0,
+          }),
+        );
+      }),
+    );
+  }
+
   /** `updateChannel` (the channel's info or the account's membership changed), with the channel as `account` sees it. */
   private pushChannelChange(account: EmuUser, rec: ChatRecord): Promise<void> {
+    return this.pushChatChange(account, rec, new Api.UpdateChannel({ channelId: toLong(rec.chat.id) }));
+  }
+
+  /** `update` (a chat changed) pushed to `account`, with the chat as it sees it. */
+  private pushChatChange(account: EmuUser, rec: ChatRecord, update: Api.TypeUpdate): Promise<void> {
     const view = this.views.chatFor(rec, account.id);
-    const update = new Api.UpdateChannel({ channelId: toLong(rec.chat.id) });
     return this.bus.deliver(
       account,
       new Api.Updates({

@@ -42,6 +42,7 @@ export type Faults = Pick<
   | "freeze"
   | "unfreeze"
   | "limitSpam"
+  | "banInGroups"
 >;
 
 /** The faults armed for upcoming requests; rules are consumed in the order they were added. */
@@ -143,6 +144,15 @@ export class FaultPlan {
   /** An appeal was accepted: the account writes again. */
   unfreeze(account: EmuUser): void {
     this.restrictions.unfreeze(account);
+  }
+
+  /**
+   * The account is spam-limited in supergroups (a spam report): its sends (text, media, forwards)
+   * and typing in any supergroup answer USER_BANNED_IN_CHANNEL (400); private chats and basic
+   * groups are untouched. `false` lifts it.
+   */
+  banInGroups(account: EmuUser, banned = true): void {
+    this.restrictions.banInGroups(account, banned);
   }
 
   /**

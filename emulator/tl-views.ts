@@ -5,6 +5,7 @@
  * and (for DMs and basic groups) message ids all depend on which account asks.
  */
 import { Api } from "telegram";
+import { rightsView } from "./chat-rights";
 import { toLong } from "./long";
 import { messageMedia, stickerDocument } from "./media-views";
 import { webPageMedia } from "./web-pages";
@@ -96,8 +97,10 @@ export class TlViews {
   }
 
   /** The chat entity of a group or supergroup (DMs have none: the peer is a user). */
-  chat(rec: ChatRecord): Api.TypeChat | undefined {
+  chat(rec: ChatRecord, viewerId?: number): Api.TypeChat | undefined {
     const c = rec.chat;
+    // Who may send what there (chat-rights.ts): the default bans, the viewer's own, slow mode.
+    const rights = rightsView(rec, viewerId, this.now());
     if (c.kind === "group") {
       return new Api.Chat({
         id: toLong(c.id),
@@ -106,6 +109,7 @@ export class TlViews {
         participantsCount: rec.members.size,
         date: rec.createdAt,
         version: 1,
+        ...(rights.defaultBannedRights ? { defaultBannedRights: rights.defaultBannedRights } : {}),
       });
     }
     if (c.kind === "supergroup") {
@@ -118,6 +122,7 @@ export class TlViews {
         ...(c.broadcast ? { broadcast: true } : { megagroup: true }),
         forum: c.forum,
         participantsCount: rec.members.size,
+        ...rights,
       });
     }
     return undefined;
@@ -129,7 +134,10 @@ export class TlViews {
    */
   chatFor(rec: ChatRecord, viewerId: number): Api.TypeChat | undefined {
     const c = rec.chat;
-    if (c.kind !== "supergroup" || rec.members.has(viewerId)) return this.chat(rec);
+    // A basic group the viewer was removed from (or left): chatForbidden, its title only.
+    if (c.kind === "group" && !rec.members.has(viewerId))
+      return new Api.ChatForbidden({ id: toLong(c.id), title: c.title ?? "" });
+    if (c.kind !== "supergroup" || rec.members.has(viewerId)) return this.chat(rec, viewerId);
     if (rec.banned.has(viewerId)) {
       return new Api.ChannelForbidden({
         id: toLong(c.id),

@@ -119,6 +119,8 @@ const intentionStart = await benchIntentionStart({ pending: 10_000 });
 const p8 = await inChild<CatchUpFigures>("p8", {});
 const p8Book = await benchByTheBook();
 const flood = await benchFloodWait();
+// Issue 38: 50 channels with 3 messages each named by the difference, the process restarted 5 s into the wait.
+const floodRestart = await benchFloodWait({ withNews: 50, perGroup: 3, restartAfterSec: 5 });
 const bigGroup = await benchBigGroup();
 const p7 = await inChild<MemoryFigures>("p7", { messages: p7Messages, chats: 10_000 });
 const figures = {
@@ -179,6 +181,11 @@ const figures = {
   P8: { target: 0.2, ...p8 },
   P8ByTheBook: { target: { ratio: 0.02, lost: 0, doubled: 0 }, ...p8Book },
   floodWait: { clock: "fake", target: { requestsDuringWait: 0, lost: 0 }, ...flood },
+  floodWaitRestart: {
+    clock: "fake",
+    target: { requestsDuringWait: 0, lost: 0, allStoredAfterWaitSec: 60 },
+    ...floodRestart,
+  },
   bigGroup: { clock: "fake (the planner answers at once)", ...bigGroup },
   addressingCallsPer100: addressing,
   aboutHer,
@@ -319,6 +326,9 @@ if (json) {
   );
   console.log(
     `Flood: FLOOD_WAIT_${flood.waitSec} on getChannelDifference (${flood.inFlight} requests in flight met it): ${flood.requestsDuringWait} requests to it during the wait (goal 0), the next ${f(flood.firstRequestAfterSec, 1)} s after it; ${flood.lost} of ${flood.messagesWhileDown} messages lost (goal 0)`,
+  );
+  console.log(
+    `Flood with a restart 5 s into it: ${floodRestart.messagesWhileDown - floodRestart.lost} of ${floodRestart.messagesWhileDown} messages in 50 named channels stored ${f(floodRestart.allStoredAfterWaitSec, 0)} s after the wait's end (goal ≤ 60 s), ${floodRestart.requestsDuringWait} requests during the wait`,
   );
   console.log(
     `Big group (not pushed, persona active): mention to planning ${f(bigGroup.meanSec, 1)} s on average, at most ${f(bigGroup.maxSec, 1)} s over ${bigGroup.mentions} mentions (goal ≤ ${bigGroup.goalSec} s: poll interval ${bigGroup.pollIntervalSec} s + quiet window ${bigGroup.quietWindowSec} s); ${f(bigGroup.pushedSec, 1)} s in a pushed group`,

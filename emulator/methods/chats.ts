@@ -17,13 +17,17 @@ export const getChats = defineMethod("messages.GetChats", Api.messages.GetChats,
     const rec = ctx.world.group(fromLong(id));
     return rec && rec.members.has(ctx.account.id) ? [rec] : [];
   });
-  return new Api.messages.Chats({ chats: chatsOf(ctx.views, recs) });
+  return new Api.messages.Chats({ chats: chatsOf(ctx.views, recs, ctx.account.id) });
 });
 
 export const getChannels = defineMethod("channels.GetChannels", Api.channels.GetChannels, (ctx, req) => {
   const chats = req.id.map((input): Api.TypeChat => {
     try {
-      return chatsOf(ctx.views, [chatForInputChannel(ctx.world, ctx.account, input)])[0] as Api.TypeChat;
+      return chatsOf(
+        ctx.views,
+        [chatForInputChannel(ctx.world, ctx.account, input)],
+        ctx.account.id,
+      )[0] as Api.TypeChat;
     } catch (e) {
       // A channel the account is no longer in comes back as its forbidden / left view, not as an error.
       const rec =
@@ -38,9 +42,9 @@ export const getChannels = defineMethod("channels.GetChannels", Api.channels.Get
   return new Api.messages.Chats({ chats });
 });
 
-function chatsOf(views: TlViews, recs: readonly ChatRecord[]): Api.TypeChat[] {
+function chatsOf(views: TlViews, recs: readonly ChatRecord[], viewerId?: number): Api.TypeChat[] {
   return recs.flatMap((rec) => {
-    const chat = views.chat(rec);
+    const chat = views.chat(rec, viewerId);
     return chat ? [chat] : [];
   });
 }

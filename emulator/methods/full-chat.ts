@@ -6,6 +6,7 @@
  */
 import { Api } from "telegram";
 import type { AllowedReactions } from "../../src/base/standard-reactions";
+import { slowmodeSeconds } from "../chat-rights";
 import { fromLong, toLong } from "../long";
 import { RpcFault } from "../rpc-fault";
 import type { ChatRecord } from "../stored-message";
@@ -38,6 +39,7 @@ export const getFullChannel = defineMethod(
       botInfo: [],
       pts: rec.pts.pts,
       availableReactions: chatReactions(rec.reactions),
+      ...(slowmodeSeconds(rec) > 0 ? { slowmodeSeconds: slowmodeSeconds(rec) } : {}),
     });
     return fullAnswer(ctx, rec, fullChat);
   },

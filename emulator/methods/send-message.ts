@@ -3,6 +3,7 @@
  * (UpdateMessageID + the new message with out:true), and announce it to the other members.
  */
 import { Api } from "telegram";
+import { noteSend, sendRefusal } from "../chat-rights";
 import { fromLong } from "../long";
 import { normaliseEntities } from "../mentions";
 import { isShortShaped, newMessageUpdate } from "../new-message-update";
@@ -70,6 +71,9 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateSho
     return replay(ctx, original, randomId);
   }
   if (!input.sticker && input.message.trim() === "") throw new RpcFault("MESSAGE_EMPTY");
+  // The chat's bans and slow mode (chat-rights.ts), after the duplicate check as on Telegram.
+  const refusal = sendRefusal(rec, account.id, input.sticker ? "sticker" : "text", ctx.now);
+  if (refusal) throw refusal;
   if (input.message.length > MAX_MESSAGE_LENGTH) throw new RpcFault("MESSAGE_TOO_LONG");
 
   const placement = resolveReply(ctx, rec, input.replyTo);
@@ -89,6 +93,7 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateSho
   });
 
   box.randomIds.set(randomKey, msg);
+  noteSend(rec, account.id, ctx.now);
   const id = world.idFor(msg, account.id) ?? 0;
   ctx.announce(msg);
   // Telegram answers a plain text send to a DM or basic group with the short form.

@@ -288,6 +288,14 @@ export function chatView(
       const plan = { plan: { id: r.id, no: p?.no ?? null } };
       if (r.status === "pending" || r.status === "running")
         return { answered: null, text: `${via}planning (${r.status})`, exact: true, ...plan };
+      // Taken back by its author before the answer went out: the plan (or its sends) dropped.
+      if (m.deleted && r.status === "done" && !sends.some((x) => x.status === "done"))
+        return {
+          answered: false,
+          text: `${via}deleted by its author before she answered: not answered`,
+          exact: true,
+          ...plan,
+        };
       if (r.status === "done") {
         if (sends.some((x) => x.status === "done"))
           return { answered: true, text: `${via}answered`, exact: true, ...plan };

@@ -9,8 +9,8 @@ import { watchConnection, watchRestrictions, type ConnectionStateName } from "..
 
 /** A restriction Telegram put on the account (telegram/outbound/account-health.ts), as shown. */
 interface RestrictionView {
-  /** "frozen": read-only, nothing goes out; "peer-flood": no messages to non-contacts. */
-  readonly kind: "frozen" | "peer-flood";
+  /** "frozen": read-only, nothing goes out; "peer-flood": no messages to non-contacts; "group-ban": none to supergroups. */
+  readonly kind: "frozen" | "peer-flood" | "group-ban";
   /** What it means and what the owner can do, in one line. */
   readonly summary: string;
 }

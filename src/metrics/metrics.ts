@@ -63,7 +63,7 @@ const CONNECTION_STATES: readonly ConnectionStateName[] = [
 ];
 const connectionSources = new Map<string, () => ConnectionStateName>();
 /** Restrictions Telegram can put on an account (telegram/outbound/account-health.ts). */
-const RESTRICTIONS = ["frozen", "peer-flood"] as const;
+const RESTRICTIONS = ["frozen", "peer-flood", "group-ban"] as const;
 const restrictionSources = new Map<string, () => readonly string[]>();
 /** Database figures, read at scrape time (set by whoever owns the database). */
 let databaseBytes: (() => number) | undefined;

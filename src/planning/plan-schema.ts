@@ -126,6 +126,8 @@ export interface PlanAbilities {
    * another emoji is mapped to the closest of them (base/standard-reactions.ts).
    */
   readonly reactions?: readonly string[];
+  /** Kinds the chat forbids her (base/chat-writes.ts: muted for text, no stickers): not offered. */
+  readonly forbidden?: readonly PlanKind[];
 }
 
 /**
@@ -139,13 +141,13 @@ export function planKinds(a: PlanAbilities): PlanKind[] {
   if (a.intentions) kinds.push("schedule", ...(a.cancellable ? (["cancel_schedule"] as const) : []));
   if (a.lookUp) kinds.push("look_up");
   if (a.isDm) kinds.push("block", "unblock");
-  return kinds;
+  return a.forbidden?.length ? kinds.filter((k) => !a.forbidden!.includes(k)) : kinds;
 }
 
 /** The instruction's notes on the kinds a chat allows, one line each (the same for every chat of a kind). */
 export function planKindsLine(a: PlanAbilities): string {
   const { reactions: _perChat, ...kind } = a;
-  return planKinds({ ...kind, cancellable: true })
+  return planKinds({ ...kind, cancellable: true, forbidden: [] })
     .map((k) => KIND_LINES[k])
     .filter((l) => l !== "")
     .join("\n");

@@ -25,7 +25,9 @@ import type { MediaDescriber } from "../media/describer";
 import type { TaskHandler } from "../tasks/task-handler";
 import type { Intention, NewIntention } from "../store/intentions";
 import { mayIntend } from "./prompt";
-import { scheduleDue } from "./plan-schema";
+import { scheduleDue, type PlanKind } from "./plan-schema";
+import { oneMessage } from "./slow-mode";
+import { mayWrite, type ChatWrites } from "../base/chat-writes";
 import { abilitiesPart, type ChatAbilities } from "./abilities";
 import { lookupSection } from "./lookup-section";
 
@@ -90,6 +92,18 @@ export interface ReceivedHandlerDeps {
     readonly on: boolean;
     allowed(chatId: string, userId: string | undefined): boolean;
   };
+  /**
+   * What she may send in a group (base/chat-writes.ts, from the chat's objects): where she may
+   * not write at all nothing is planned; a kind she may not use is not offered; slow mode makes
+   * an answer one message. Absent: everything, no slow mode.
+   */
+  readonly writes?: (chatId: string) => ChatWrites | undefined;
+  /**
+   * Until when her writes to this chat are paused account-wide (ms; 0: not) — USER_BANNED_IN_CHANNEL
+   * pauses every supergroup until a probe goes through: nothing is planned there meanwhile, and
+   * the first message after the pause plans and probes.
+   */
+  readonly writesPausedUntil?: (chatId: string) => number;
 }
 
 /** What planning asks of the intentions engine. */
@@ -148,6 +162,28 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         );
       }
       if (items.length === 0 && intentions.length === 0) return { type: "done" };
+      // Where she may not write (muted, her own restriction): no plan, no request (a person who
+      // cannot type there does not compose an answer). Asked again at the next message.
+      const may = mayWrite(d.writes?.(chatId), (d.telegramNow ?? (() => d.clock.now()))());
+      if (!may.text && !may.sticker) {
+        d.logger.info(
+          { component: "planner", chatId, messages: items.map((i) => i.messageId) },
+          "she may not write in this chat now (its banned rights); not planned",
+        );
+        return { type: "done" };
+      }
+      const pausedUntil = d.writesPausedUntil?.(chatId) ?? 0;
+      if (pausedUntil > d.clock.now()) {
+        d.logger.debug(
+          { component: "planner", chatId, until: new Date(pausedUntil).toISOString() },
+          "writes to supergroups are paused (USER_BANNED_IN_CHANNEL); not planned",
+        );
+        return { type: "done" };
+      }
+      const forbidden: PlanKind[] = [
+        ...(may.text ? [] : ["send" as const]),
+        ...(may.sticker ? [] : ["sticker" as const]),
+      ];
       // The newest addressed message (none: an intention alone).
       const lastId = items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
@@ -209,6 +245,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         lookUp: lookUp === "offer",
         selfName: d.persona.name,
         ...(reactions ? { reactions } : {}),
+        ...(forbidden.length > 0 ? { forbidden } : {}),
       };
       try {
         plan = await d.planner.plan(prompt, check, {
@@ -242,6 +279,8 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       };
       // No usable plan twice (blocked, empty, not a plan): silence, already logged in one line.
       if (plan.silent !== undefined) return done;
+      // Every message it answers was deleted while it was planned: nothing of it is done.
+      if (deletedWhilePlanning(d, chatId, items, intentions.length)) return done;
       refusedLast.delete(chatId);
       if (plan.rejected.length > 0)
         refusedLast.set(
@@ -330,14 +369,18 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const topicId =
         task.topicId ??
         (lastId !== undefined ? history.find((m) => m.messageId === lastId)?.topicId : undefined);
+      // Slow mode: one message per answer (slow-mode.ts), not a second part a window later.
+      const planned = may.slowmode && !isDm ? oneMessage(plan.tasks) : plan.tasks;
+      if (planned.length !== plan.tasks.length)
+        d.logger.info({ component: "planner", chatId }, "slow mode: the answer is sent as one message");
       // A look-up: what comes after it was written without its answer (the next round writes it).
-      const lookAt = plan.tasks.findIndex((t) => t.kind === "look_up");
-      const asked = lookAt >= 0 ? (plan.tasks[lookAt] as Extract<PlanTask, { kind: "look_up" }>) : undefined;
-      if (asked && lookAt < plan.tasks.length - 1)
+      const lookAt = planned.findIndex((t) => t.kind === "look_up");
+      const asked = lookAt >= 0 ? (planned[lookAt] as Extract<PlanTask, { kind: "look_up" }>) : undefined;
+      if (asked && lookAt < planned.length - 1)
         cut.push(
-          `${plan.tasks.length - lookAt - 1} task(s) after look_up dropped (the answer comes with what it finds)`,
+          `${planned.length - lookAt - 1} task(s) after look_up dropped (the answer comes with what it finds)`,
         );
-      const spawn = expandPlan(asked ? plan.tasks.slice(0, lookAt) : plan.tasks, {
+      const spawn = expandPlan(asked ? planned.slice(0, lookAt) : planned, {
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
         waitFor: d.waitFor(chatId, task.topicId),
@@ -380,4 +423,24 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       return { ...done, spawn };
     },
   };
+}
+
+/**
+ * The addressed messages were all deleted (by their authors, for everyone) while the plan was
+ * being made: the plan is dropped, none of its tasks made (logged once). An intention planned
+ * with them still stands.
+ */
+function deletedWhilePlanning(
+  d: Pick<ReceivedHandlerDeps, "messages" | "logger">,
+  chatId: string,
+  items: readonly { readonly messageId: number }[],
+  intentions: number,
+): boolean {
+  if (items.length === 0 || intentions > 0) return false;
+  if (!items.every((i) => d.messages.get(chatId, i.messageId)?.deleted)) return false;
+  d.logger.info(
+    { component: "planner", chatId, messages: items.map((i) => i.messageId) },
+    "addressed messages deleted while planning; the plan is dropped",
+  );
+  return true;
 }

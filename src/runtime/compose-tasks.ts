@@ -18,6 +18,8 @@ import { LaneSummaries } from "../summary/lane-summaries";
 import { llmRateKey } from "../tasks/llm-wait";
 import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler } from "../tasks/scheduler";
+import { GROUP_BAN_KEY } from "../telegram/outbound/rpc-errors";
+import { noteWriteRefusal } from "../telegram/entities";
 import { trackResult } from "../telegram/inbound/listen";
 import { TypingWatch } from "../telegram/inbound/typing-watch";
 import { AccountHealth } from "../telegram/outbound/account-health";
@@ -69,6 +71,8 @@ export function composeTasks(
     persona: o.persona.name,
     logger,
     clock,
+    // Saved Messages: the owner reads it (scheduler below; told only once tasks run).
+    tellOwner: (text) => scheduler.add(o.selfId, [{ kind: "send", payload: { text }, needsRandomId: true }]),
   });
   const gram = new GramActions({
     client: o.client,
@@ -80,6 +84,8 @@ export function composeTasks(
     reactions: m.chatReactions,
     ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
     onFrozen: (method, e) => accountHealth.noteFrozen(method, e),
+    onGroupBan: (chatId) => accountHealth.noteGroupBan(chatId),
+    onRefused: (chatId, error) => noteWriteRefusal(st.entities, chatId, error),
   });
   // Online while it reads and answers, offline when quiet (life/presence.ts).
   const presence = new Presence({ port: gram, clock, logger });
@@ -190,6 +196,9 @@ export function composeTasks(
         planner: o.planner,
         ...(o.llm ? { llmKeys: [llmRateKey(o.llm.modelFor("plan"))] } : {}),
         entities: st.entities,
+        writes: (chatId) => st.entities.get(chatId)?.writes,
+        writesPausedUntil: (chatId) =>
+          chatId.startsWith("-100") ? limits.blockedUntil([GROUP_BAN_KEY], clock.now()) : 0,
         reactions: st.reactions,
         selfId: o.selfId,
         clock,

@@ -1,3 +1,4 @@
+import type { ChatWrites } from "../base/chat-writes";
 import { batchedWrite, type Db } from "./db";
 
 /** A user, basic group or channel the account has seen, keyed by its marked peer id. */
@@ -25,6 +26,11 @@ export interface EntityRecord {
    * a CHANNEL_PRIVATE answer said; absent when nothing said so. Never followed, never caught up.
    */
   readonly gone?: boolean;
+  /**
+   * Groups: what the account may send there, as the last full chat object said (base/chat-writes.ts).
+   * Memory only, never written: it comes again with every full update from the chat.
+   */
+  readonly writes?: ChatWrites;
 }
 
 interface Row {
@@ -69,12 +75,27 @@ function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord): Entit
     if (seen.gone) out.gone = true;
     else delete out.gone;
   }
+  if (seen.writes !== undefined && !seen.min) out.writes = seen.writes;
   return out;
 }
 
 function withoutHash(e: EntityRecord): EntityRecord {
   const { accessHash: _unused, ...rest } = e;
   return rest;
+}
+
+/** The same rights (base/chat-writes.ts), field by field: a chat object arrives with every update. */
+function sameWrites(a: ChatWrites | undefined, b: ChatWrites | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  const list = (x: readonly string[], y: readonly string[]) =>
+    x.length === y.length && x.every((k, i) => k === y[i]);
+  return (
+    a.slowmode === b.slowmode &&
+    a.ownUntil === b.ownUntil &&
+    list(a.byDefault, b.byDefault) &&
+    list(a.own, b.own)
+  );
 }
 
 function same(a: EntityRecord, b: EntityRecord): boolean {
@@ -184,7 +205,12 @@ export class EntityStore {
   observe(seen: EntityRecord): EntityRecord {
     const known = this.known.get(seen.peerId);
     const merged = mergeEntity(known, seen);
-    if (known && same(known, merged)) return known;
+    if (known && same(known, merged)) {
+      // What she may send there is memory only (EntityRecord.writes): no write for it.
+      if (sameWrites(known.writes, merged.writes)) return known;
+      this.known.set(seen.peerId, merged);
+      return merged;
+    }
     // Written first: if the database is busy this throws and memory still says "not stored", so
     // the next sighting writes it (memory ahead of the table would never write it again).
     batchedWrite(this.db, () =>

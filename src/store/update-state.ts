@@ -71,8 +71,37 @@ export class UpdateStateStore {
     this.write(ACCOUNT_BOX, s);
   }
 
+  /** A channel's pts; a catch-up it owes (see owe) stays owed. */
   setChannel(channelId: string, pts: number): void {
-    this.write(channelId, { pts, qts: 0, date: 0, seq: 0 });
+    this.write(channelId, { pts, qts: 0, date: this.cache.get(channelId)?.date ?? 0, seq: 0 });
+  }
+
+  /**
+   * Telegram named this followed channel for catch-up (`updateChannelTooLong` in the account's
+   * difference) at `sinceSec`: it owes a fetch until `settle`, across restarts — the account's
+   * state, written in the same group commit after this, will not name it again. A channel row's
+   * `date` holds it (0: nothing owed; a channel has no date of its own). Only channels with a
+   * stored pts: one without is found again among the newest dialogs.
+   */
+  owe(channelId: string, sinceSec: number): void {
+    const old = this.cache.get(channelId);
+    if (channelId === ACCOUNT_BOX || !old || old.date > 0) return;
+    this.write(channelId, { ...old, date: Math.max(1, sinceSec) });
+  }
+
+  /** The channel was fetched: nothing owed any more. */
+  settle(channelId: string): void {
+    const old = this.cache.get(channelId);
+    if (channelId === ACCOUNT_BOX || !old || old.date === 0) return;
+    this.write(channelId, { ...old, date: 0 });
+  }
+
+  /** Channels named for catch-up and not fetched since (oldest named first). */
+  owed(): string[] {
+    return [...this.cache.entries()]
+      .filter(([box, st]) => box !== ACCOUNT_BOX && st.date > 0)
+      .sort((a, b) => a[1].date - b[1].date)
+      .map(([box]) => box);
   }
 
   /** Forget a channel's state (the account is no longer in it); joins the group commit. */

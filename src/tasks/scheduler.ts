@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
-import { dbError, isBusy, mustWait } from "../store/db";
-import { errorMessage } from "../base/error-message";
-import { formatDuration } from "../base/duration";
+import { isBusy, mustWait } from "../store/db";
 import type { Clock, ReplyContext } from "../base/types";
 import { Cancellation } from "./cancellation";
+import { ClockWatch } from "./clock-jumps";
+import { DatabaseWait } from "./database-wait";
 import type { AccountLostError } from "./errors";
 import { settleOutcome, type OutcomeHost } from "./outcomes";
 import { PROBE_WAIT_MS, RateLimits } from "./rate-limits";
@@ -11,24 +11,10 @@ import type { TypingSource } from "./quiet-window";
 import { ReceivedRules, type ArrivalRhythm, type ReceivedArrival } from "./received-rules";
 import { graphKey, graphTopic, type IntentionItem, type NewTask, type Task } from "./task";
 import type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
+import { resumeOpenTasks } from "./resume-open";
+import { resyncIndex } from "./resync";
 import { TaskIndex } from "./task-index";
 import type { TaskStore } from "./task-store";
-
-/** A wall clock that moved this much more (or less) than the monotonic one between two passes was set. */
-const CLOCK_JUMP_MS = 2_000;
-
-/** Deadlines in a task's payload that are dates, moved with the clock (see Scheduler.followClock). */
-function shiftDeadlines(t: Task, ms: number): void {
-  const p = t.payload as { planBy?: number; until?: number; items?: { awaitingReplyUntil?: number }[] };
-  const next: Record<string, unknown> = {};
-  if (p.planBy !== undefined) next.planBy = p.planBy + ms;
-  if (p.until !== undefined) next.until = p.until + ms;
-  if (p.items?.some((i) => i.awaitingReplyUntil !== undefined))
-    next.items = p.items.map((i) =>
-      i.awaitingReplyUntil !== undefined ? { ...i, awaitingReplyUntil: i.awaitingReplyUntil + ms } : i,
-    );
-  if (Object.keys(next).length > 0) t.payload = { ...t.payload, ...next } as Task["payload"];
-}
 
 /** A bridge typing spell runs beside its graph's other task (see ReceivedRules.enqueue): it only keeps a status up. */
 const isBridge = (t: Task): boolean => t.kind === "typing" && (t as Task<"typing">).payload.bridge === true;
@@ -90,7 +76,8 @@ export interface TaskCancel {
  * graph scheduling: the handler of each kind in tasks/handlers/ (one file per kind), what a
  * handler's outcome makes of its task in outcomes.ts (what becomes of a failure in
  * retry-policy.ts), cancelling in cancellation.ts, server limits in RateLimits, the rules of
- * `received` tasks in ReceivedRules.
+ * `received` tasks in ReceivedRules, the clock set forward or back in clock-jumps.ts, a busy
+ * database in database-wait.ts, taking over a dead process's tasks in resume-open.ts.
  */
 export class Scheduler {
   private readonly index = new TaskIndex();
@@ -113,16 +100,10 @@ export class Scheduler {
   /** Set by stop()/abandon(): no more writes (the database may be closing). */
   private closed = false;
   private idleWaiters: (() => void)[] = [];
-  /** Another process holds the database's write lock: no task starts before this time (memory). */
-  private dbBusyUntil = 0;
-  /** When the current busy spell began (one warning when it starts, one when it ends). */
-  private dbBusySince: number | undefined;
-  /** The spell is another process's lock (warned here), not a failing disk (runtime/storage-watch.ts tells that). */
-  private dbBusyLock = false;
-  private dbBusyDelayMs = 0;
-  /** The wall clock and the monotonic clock at the last pass (a difference between their paces is a jump of the wall clock). */
-  private lastWall: number | undefined;
-  private lastMono = 0;
+  /** A busy or failing database: no task starts before its `until` (database-wait.ts). */
+  private readonly db: DatabaseWait;
+  /** The wall clock set forward or back while running (clock-jumps.ts). */
+  private readonly clockWatch: ClockWatch;
   /** Running tasks whose outcome waits to be written (the database refused it): written later, in order. */
   private readonly outcomeWaits = new Map<number, Task>();
   private readonly inflight = new Set<Promise<void>>();
@@ -133,6 +114,15 @@ export class Scheduler {
     this.tickMs = o.tickMs ?? 250;
     this.concurrency = o.concurrency ?? 32;
     this.limits = o.limits ?? new RateLimits(o.store.db, o.store.agent, o.logger);
+    this.db = new DatabaseWait(o.clock, o.logger, () => o.store.db.name);
+    this.clockWatch = new ClockWatch({
+      clock: o.clock,
+      store: o.store,
+      limits: this.limits,
+      logger: o.logger,
+      index: this.index,
+      errorText: (e) => this.db.text(e),
+    });
     this.cancellation = new Cancellation({
       index: this.index,
       logger: o.logger,
@@ -186,50 +176,18 @@ export class Scheduler {
    * died are ready again; one with a random_id may have reached the server, so it is in doubt.
    */
   load(): void {
-    const now = this.o.clock.now();
-    // A task written later than now: the clock was set back while the process was down. What
-    // waits is moved back as far (at least that far, the downtime unknown), not left waiting
-    // an hour past its quiet window.
-    const newest = this.o.store.newestWrite();
-    const back = newest !== undefined && newest - now >= CLOCK_JUMP_MS ? now - newest : 0;
-    this.limits.load(now);
-    const rows = this.o.store.loadOpen();
-    this.o.store.transaction(() => {
-      if (back !== 0) {
-        for (const t of rows) {
-          t.notBefore += back;
-          shiftDeadlines(t, back);
-          this.o.store.save(t, now);
-        }
-        this.limits.shift(back);
-        this.o.logger.warn(
-          { component: "scheduler", jumpMs: back, tasks: rows.length },
-          `the system clock was set back at least ${formatDuration(-back)} since the last run (a task was written later than now); ${rows.length} open task${rows.length === 1 ? "" : "s"} moved back as far`,
-        );
-      }
-      for (const t of rows) {
-        if (t.status === "running") {
-          t.status = "pending";
-          if (t.randomId !== undefined) t.inDoubt = true;
-          this.o.store.save(t, now);
-        }
-        if (this.received.forgetReplyFetch(t)) this.o.store.save(t, now);
-        // A typing spell or wait that had begun before the crash has begun (for clean-up on cancel).
-        if ((t.payload as { until?: number }).until !== undefined) this.ranOnce.add(t.id);
-        this.index.add(t);
-      }
-      // A dependency that ended badly before the crash cancels its dependents now.
-      for (const t of rows) {
-        for (const d of t.dependsOn) {
-          if (this.index.has(d)) continue;
-          const dep = this.o.store.get(d);
-          if (dep && dep.status !== "done" && this.index.has(t.id))
-            this.finish(t, "cancelled", `dependency #${d} ${dep.status}`);
-        }
-      }
-    });
-    if (rows.length)
-      this.o.logger.info({ component: "scheduler", resumed: rows.length }, "resumed open tasks");
+    resumeOpenTasks(
+      {
+        store: this.o.store,
+        limits: this.limits,
+        logger: this.o.logger,
+        index: this.index,
+        received: this.received,
+        ranOnce: this.ranOnce,
+        finish: (t, status, reason) => this.finish(t, status, reason),
+      },
+      this.o.clock.now(),
+    );
   }
 
   /** Start ticking. */
@@ -297,7 +255,7 @@ export class Scheduler {
     const now = this.o.clock.now();
     const tasks = this.index.ofGraph(graph);
     if (tasks.some((t) => t.status === "running")) return true;
-    if (this.stopped || this.paused || this.dbBusyUntil > now) return false;
+    if (this.stopped || this.paused || this.db.until > now) return false;
     return tasks.some(
       (t) =>
         t.status === "pending" &&
@@ -370,7 +328,7 @@ export class Scheduler {
   cancelTask(id: number, reason: string): TaskCancel | undefined {
     const t = this.index.get(id);
     if (!t) return undefined;
-    const waiting = this.dependentsOf(t);
+    const waiting = this.index.dependentsOf(t);
     if (t.inDoubt) return { outcome: "in-doubt", dependents: 0 };
     this.cancellation.cancel([t], reason, false, true);
     if (t.status === "cancelled")
@@ -378,116 +336,22 @@ export class Scheduler {
     return { outcome: "on-return", dependents: waiting.length };
   }
 
-  /** The open tasks that wait for a task, directly or through another (its chat's tasks only). */
-  private dependentsOf(task: Task): Task[] {
-    const ids = new Set([task.id]);
-    const found: Task[] = [];
-    // Dependents come after what they wait for: one pass in id order finds the whole chain.
-    for (const t of [...this.index.ofChat(task.chatId)].sort((a, b) => a.id - b.id)) {
-      if (t.dependsOn.some((d) => ids.has(d))) {
-        ids.add(t.id);
-        found.push(t);
-      }
-    }
-    return found;
-  }
-
   /**
    * One scheduling pass, from the tick timer or a kick. Protected, not public: nothing drives the
    * scheduler from outside; a subclass may observe its passes (the benchmark times them).
    */
   protected tick(): void {
-    this.followClock();
+    this.clockWatch.follow(this.closed);
     if (this.stopped || this.abandoned || this.paused) return;
-    if (this.dbBusyUntil > this.o.clock.now()) return;
+    if (this.db.until > this.o.clock.now()) return;
     try {
       this.pass();
     } catch (e) {
       // A busy database or a failing disk is waited for (no new task starts meanwhile); anything else is logged.
-      if (mustWait(e)) this.dbBusy(e);
+      if (mustWait(e)) this.db.busy(e);
       // A pass runs from timers and microtasks: an exception here must not kill the process.
-      else this.o.logger.error({ component: "scheduler", err: this.dbText(e) }, "scheduling pass failed");
+      else this.o.logger.error({ component: "scheduler", err: this.db.text(e) }, "scheduling pass failed");
     }
-  }
-
-  /**
-   * The wall clock was set forward or back (an operator, NTP) since the last pass: what waits
-   * keeps its remaining wait. A quiet window, a read delay, a retry or a rate limit scheduled
-   * for "in 3 s" must not become "in 1 h 3 s" when the clock is set back an hour (nor due at once
-   * when it is set forward). Seen by comparing the wall clock's pace with the monotonic one.
-   */
-  private followClock(): void {
-    const mono = this.o.clock.monotonic?.();
-    if (mono === undefined) return;
-    const wall = this.o.clock.now();
-    const jump = this.lastWall === undefined ? 0 : wall - this.lastWall - (mono - this.lastMono);
-    this.lastWall = wall;
-    this.lastMono = mono;
-    if (Math.abs(jump) < CLOCK_JUMP_MS || this.closed) return;
-    const moved: Task[] = [];
-    for (const t of this.index.all()) {
-      if (t.status !== "pending") continue;
-      t.notBefore += jump;
-      shiftDeadlines(t, jump);
-      moved.push(t);
-    }
-    try {
-      this.o.store.transaction(() => {
-        for (const t of moved) this.o.store.save(t, wall);
-        this.limits.shift(jump);
-      });
-    } catch (e) {
-      // Memory holds the shifted times; the rows follow with the tasks' next change.
-      this.o.logger.warn(
-        { component: "scheduler", err: this.dbText(e) },
-        "could not save the shifted task times",
-      );
-    }
-    this.o.logger.warn(
-      { component: "scheduler", jumpMs: Math.round(jump), tasks: moved.length },
-      `the system clock was set ${formatDuration(Math.abs(jump))} ${jump < 0 ? "back" : "forward"}; ${moved.length} waiting task${moved.length === 1 ? "" : "s"} ${moved.length === 1 ? "keeps its" : "keep their"} remaining wait`,
-    );
-  }
-
-  /**
-   * Another process holds the write lock, or the disk refuses writes (full, an I/O error, read
-   * only): start nothing for a while (doubling, at most 5 s) — each try blocks for SQLite's busy
-   * timeout — and say so once per spell (a failing disk is told once per episode by the
-   * runtime's storage watch).
-   */
-  private dbBusy(e: unknown): void {
-    const now = this.o.clock.now();
-    this.dbBusyDelayMs = Math.min(5_000, Math.max(250, this.dbBusyDelayMs * 2));
-    this.dbBusyUntil = now + this.dbBusyDelayMs;
-    if (this.dbBusySince === undefined) {
-      this.dbBusySince = now;
-      this.dbBusyLock = isBusy(e);
-      if (this.dbBusyLock)
-        this.o.logger.warn(
-          { component: "scheduler", file: this.o.store.db.name, err: errorMessage(e) },
-          `${this.o.store.db.name} is busy (another process holds its write lock); tasks wait for it`,
-        );
-    }
-  }
-
-  /** An error for a log line; a database error names the file and the remedy. */
-  private dbText(e: unknown): string {
-    return String((e as { code?: unknown } | undefined)?.code ?? "").startsWith("SQLITE_")
-      ? dbError(this.o.store.db.name, e).message
-      : errorMessage(e);
-  }
-
-  /** A write went through: a busy spell, if any, is over. */
-  private dbFree(): void {
-    if (this.dbBusySince === undefined) return;
-    if (this.dbBusyLock)
-      this.o.logger.info(
-        { component: "scheduler", busyMs: this.o.clock.now() - this.dbBusySince },
-        "the database is free again; tasks go on",
-      );
-    this.dbBusySince = undefined;
-    this.dbBusyDelayMs = 0;
-    this.dbBusyUntil = 0;
   }
 
   private pass(): void {
@@ -568,12 +432,12 @@ export class Scheduler {
       // Not recorded as started, so not started: the task stays pending for a later pass.
       if (mustWait(e)) throw e; // the whole pass waits (see tick)
       this.o.logger.error(
-        { component: "scheduler", taskId: task.id, err: this.dbText(e) },
+        { component: "scheduler", taskId: task.id, err: this.db.text(e) },
         "could not record task start",
       );
       return "not-recorded";
     }
-    this.dbFree();
+    this.db.free();
     task.status = "running";
     task.attempts += 1;
     this.probeStarted = this.limits.claim(this.rateKeys(task), task.id, now);
@@ -613,7 +477,7 @@ export class Scheduler {
       this.o.store.transaction(() => settleOutcome(this.outcomes, task, now, outcome, error));
     } catch (e) {
       if (mustWait(e)) {
-        this.dbBusy(e);
+        this.db.busy(e);
         if (cancelRequest !== undefined) this.cancellation.restoreRequest(task.id, cancelRequest);
         this.outcomeWaits.set(task.id, task);
         if (!isBusy(e)) this.resync();
@@ -621,14 +485,14 @@ export class Scheduler {
           this.running--;
           this.idleSoon();
         }
-        this.o.clock.setTimeout(() => this.record(task, outcome, error, false), this.dbBusyDelayMs);
+        this.o.clock.setTimeout(() => this.record(task, outcome, error, false), this.db.delayMs);
         return;
       }
       // The database did not take it; the stored row still says "running", so a restart
       // resumes the task. Until then its chat stays blocked: letting its dependents run would
       // break the plan's order. Other chats go on.
       this.o.logger.error(
-        { component: "scheduler", chatId: task.chatId, taskId: task.id, err: this.dbText(e) },
+        { component: "scheduler", chatId: task.chatId, taskId: task.id, err: this.db.text(e) },
         "could not record task outcome; chat paused until restart",
       );
       if (counted) this.running--;
@@ -636,7 +500,7 @@ export class Scheduler {
       return;
     }
     this.outcomeWaits.delete(task.id);
-    this.dbFree();
+    this.db.free();
     if (!isBridge(task)) this.busyGraphs.delete(graphKey(task.chatId, task.topicId));
     if (counted) this.running--;
     this.kick();
@@ -662,19 +526,7 @@ export class Scheduler {
     } catch {
       return; // not even readable now: memory stays as it is, the next failure tries again
     }
-    const open = new Map(rows.map((r) => [r.id, r]));
-    for (const t of this.index.all()) {
-      const row = open.get(t.id);
-      open.delete(t.id);
-      if (row === undefined) {
-        if (t.status !== "running") this.index.remove(t);
-      } else if (t.status !== "running" || this.outcomeWaits.has(t.id)) restoreTask(t, row);
-    }
-    for (const [id, row] of open) {
-      const waiting = this.outcomeWaits.get(id);
-      if (waiting) restoreTask(waiting, row);
-      this.index.add(waiting ?? row);
-    }
+    resyncIndex(this.index, rows, this.outcomeWaits);
   }
 
   /**
@@ -736,11 +588,4 @@ export class Scheduler {
       `task ${event}`,
     );
   }
-}
-
-/** Make a task's object what its stored row says (the row's fields, nothing else). */
-function restoreTask(t: Task, row: Task): void {
-  const target = t as unknown as Record<string, unknown>;
-  for (const k of Object.keys(target)) if (!(k in row)) delete target[k];
-  Object.assign(target, row);
 }

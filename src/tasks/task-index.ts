@@ -99,4 +99,18 @@ export class TaskIndex {
     const i = keep !== undefined ? this.order.indexOf(keep) : -1;
     this.cursor = i >= 0 ? i : 0;
   }
+
+  /** The open tasks that wait for a task, directly or through another (its chat's tasks only). */
+  dependentsOf(task: Task): Task[] {
+    const ids = new Set([task.id]);
+    const found: Task[] = [];
+    // Dependents come after what they wait for: one pass in id order finds the whole chain.
+    for (const t of [...this.ofChat(task.chatId)].sort((a, b) => a.id - b.id)) {
+      if (t.dependsOn.some((d) => ids.has(d))) {
+        ids.add(t.id);
+        found.push(t);
+      }
+    }
+    return found;
+  }
 }

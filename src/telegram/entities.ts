@@ -1,5 +1,6 @@
 import { Api, utils } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
+import type { ChatWrites, WriteKind } from "../base/chat-writes";
 import type { EntityRecord, EntityStore } from "../store/entities";
 
 /** GramJS user/chat object → what the entity store keeps; undefined for empty/forbidden shapes without a use. */
@@ -26,6 +27,22 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
       bot: false,
       min: false,
       ...(typeof x.participantsCount === "number" ? { members: x.participantsCount } : {}),
+      // Left, or deactivated (upgraded to a supergroup: migrated_to): nothing may be sent there.
+      writes:
+        x.left || x.deactivated
+          ? NO_WRITES
+          : chatWrites(x.defaultBannedRights, undefined, Boolean(x.creator || x.adminRights), false),
+    };
+  }
+  if (x instanceof Api.ChatForbidden) {
+    // Removed from a basic group: its title stays known; she may not write there.
+    return {
+      peerId: utils.getPeerId(x),
+      kind: "chat",
+      ...(x.title ? { title: x.title } : {}),
+      bot: false,
+      min: false,
+      writes: NO_WRITES,
     };
   }
   if (x instanceof Api.Channel) {
@@ -41,6 +58,16 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
       ...(typeof x.participantsCount === "number" ? { members: x.participantsCount } : {}),
       // A full channel object says whether the account is in it (`left`); a min copy does not.
       ...(x.min ? {} : { gone: Boolean(x.left) }),
+      ...(x.min || x.broadcast
+        ? {}
+        : {
+            writes: chatWrites(
+              x.defaultBannedRights,
+              x.bannedRights,
+              Boolean(x.creator || x.adminRights),
+              Boolean(x.slowmodeEnabled),
+            ),
+          }),
     };
   }
   if (x instanceof Api.ChannelForbidden) {
@@ -57,6 +84,77 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
     };
   }
   return undefined;
+}
+
+/** A chat she may not write in at all (removed from it, or it is gone). */
+const NO_WRITES: ChatWrites = { byDefault: ["all"], own: [], slowmode: false };
+
+/** The kinds a chatBannedRights forbids (a sticker is a media message: `send_media` forbids it too). */
+function forbidden(r: Api.TypeChatBannedRights | undefined): WriteKind[] {
+  if (!(r instanceof Api.ChatBannedRights)) return [];
+  const out: WriteKind[] = [];
+  if (r.sendMessages) out.push("all");
+  if (r.sendPlain) out.push("text");
+  if (r.sendStickers || r.sendMedia) out.push("sticker");
+  return out;
+}
+
+/** What the account may send in a group (base/chat-writes.ts), from its chat object. */
+function chatWrites(
+  byDefault: Api.TypeChatBannedRights | undefined,
+  own: Api.TypeChatBannedRights | undefined,
+  admin: boolean,
+  slowmode: boolean,
+): ChatWrites {
+  const until = own instanceof Api.ChatBannedRights ? own.untilDate : 0;
+  return {
+    byDefault: admin ? [] : forbidden(byDefault),
+    own: forbidden(own),
+    // Telegram: an until_date under 30 s or over 366 days from now means forever; 0 is forever.
+    ...(until > 0 ? { ownUntil: until * 1000 } : {}),
+    slowmode: slowmode && !admin,
+  };
+}
+
+/** A basic group's default bans changed (`updateChatDefaultBannedRights`): its stored record follows. */
+export function observeDefaultBans(store: EntityStore, u: Api.UpdateChatDefaultBannedRights): void {
+  const peerId = utils.getPeerId(u.peer);
+  const known = store.get(peerId);
+  if (!known || known.kind !== "chat") return;
+  // The update does not say whether she is an admin there: the bans are taken to hold her (the
+  // chat object's next copy, with its admin_rights, corrects it).
+  store.observe({ ...known, writes: chatWrites(u.defaultBannedRights, undefined, false, false) });
+}
+
+/** What a refused send says she may not send there (Telegram's 403 answers); undefined: none of them. */
+const REFUSED: Record<string, WriteKind> = {
+  CHAT_WRITE_FORBIDDEN: "all",
+  CHAT_RESTRICTED: "all",
+  CHAT_SEND_PLAIN_FORBIDDEN: "text",
+  CHAT_SEND_STICKERS_FORBIDDEN: "sticker",
+  CHAT_SEND_MEDIA_FORBIDDEN: "sticker",
+};
+
+/**
+ * A send to a group was refused for her rights (CHAT_WRITE_FORBIDDEN and the like) while the
+ * stored record did not know it (after a restart, before the chat's next full object): the
+ * record says so now, so the next mention there costs no plan. The chat's next full object
+ * (updateChannel when an admin lifts it) replaces it.
+ */
+export function noteWriteRefusal(store: EntityStore, chatId: string, error: string): void {
+  const kind = REFUSED[error];
+  // A basic group seen only in short updates has no record yet (it needs no access hash).
+  const isGroup = chatId.startsWith("-") && !chatId.startsWith("-100");
+  const known =
+    store.get(chatId) ??
+    (isGroup ? { peerId: chatId, kind: "chat" as const, bot: false, min: false } : undefined);
+  if (kind === undefined || !known || known.kind === "user") return;
+  const w = known.writes ?? { byDefault: [], own: [], slowmode: false };
+  if (w.own.includes(kind)) return;
+  store.observe({
+    ...known,
+    writes: { byDefault: w.byDefault, own: [...w.own, kind], slowmode: w.slowmode },
+  });
 }
 
 /** Store every user and chat of a list (an update's or an answer's). Cheap when nothing changed. */

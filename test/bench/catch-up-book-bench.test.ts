@@ -19,6 +19,20 @@ describe("the catch-up-by-the-book benchmarks", () => {
     expect(r.lost).toBe(0);
   });
 
+  it("flood with a restart inside the wait: the 50 channels named are fetched right after it, 150 of 150 messages stored within a minute", async () => {
+    const r = await benchFloodWait({
+      supergroups: 50,
+      withNews: 50,
+      perGroup: 3,
+      waitSec: 30,
+      restartAfterSec: 5,
+    });
+    expect(r.requestsDuringWait).toBe(0);
+    expect(r.messagesWhileDown).toBe(150);
+    expect(r.lost).toBe(0);
+    expect(r.allStoredAfterWaitSec).toBeLessThanOrEqual(60);
+  });
+
   it("big group: every mention planned within one poll interval and the quiet window", async () => {
     const r = await benchBigGroup({ mentions: 3 });
     expect(r.latenciesSec).toHaveLength(3);

@@ -1,7 +1,7 @@
 import { TYPING_REFRESH_MS } from "../pacing";
 import type { TaskHandler } from "../task-handler";
 import type { ActionHandlerDeps } from "./action-deps";
-import { tooLate } from "./answer-age";
+import { answersDeleted, tooLate } from "./answer-age";
 import { bestEffort } from "./best-effort";
 
 /**
@@ -16,10 +16,14 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
       const now = d.clock.now();
       const until = task.payload.until ?? now + task.payload.seconds * 1000;
       if (now >= until) return { type: "done" };
-      // Not for an answer that is too late to send (checked when the spell starts).
+      // Not for an answer that is too late to send (checked when the spell starts), nor one whose
+      // question was deleted (checked at every refresh: the spell stops, the send is dropped).
       if (task.payload.until === undefined) {
         const late = tooLate(d, task);
         if (late) return late;
+      } else {
+        const gone = answersDeleted(d, task);
+        if (gone) return gone;
       }
       const { topicId } = task.payload;
       await bestEffort(d, task.chatId, "typing", now, () =>

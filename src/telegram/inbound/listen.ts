@@ -9,7 +9,7 @@ import type { WriteGate } from "../../store/write-gate";
 import { ACCOUNT_BOX } from "../../store/update-state";
 import type { ReactionChangeHandler } from "../../inbound/reactions";
 import { changedChat } from "../outbound/chat-reactions";
-import { captureEntities } from "../entities";
+import { captureEntities, observeDefaultBans } from "../entities";
 import { reactionChange } from "./listen-reactions";
 import type { MessageFeed } from "./message-feed";
 import type { GramMessage } from "./parse";
@@ -123,6 +123,11 @@ export function listenForMessages(o: ListenOptions): () => void {
     if (!at) {
       // Typing and reaction updates carry no pts, so messages never pay for these checks.
       if (o.typing?.note(update)) return;
+      // A basic group's default bans changed: what she may send there follows (no request).
+      if (update instanceof Api.UpdateChatDefaultBannedRights) {
+        observeDefaultBans(o.entities, update);
+        return;
+      }
       const changed = changedChat(update);
       if (changed !== undefined) {
         o.chatChanged?.(changed);

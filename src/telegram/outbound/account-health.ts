@@ -20,7 +20,7 @@ import { errorMessage } from "../../base/error-message";
 import { withTimeout } from "../../base/timeout";
 import type { Clock } from "../../base/types";
 import type { RateLimits } from "../../tasks/rate-limits";
-import { FROZEN_KEY, PEER_FLOOD_KEY } from "./rpc-errors";
+import { FROZEN_KEY, GROUP_BAN_KEY, PEER_FLOOD_KEY } from "./rpc-errors";
 
 /** What help.getAppConfig tells of a freeze (each part only when Telegram gave it). */
 export interface FreezeInfo {
@@ -33,7 +33,7 @@ export interface FreezeInfo {
 
 /** One restriction Telegram put on the account, as the read-outs show it. */
 export interface AccountRestriction {
-  readonly kind: "frozen" | "peer-flood";
+  readonly kind: "frozen" | "peer-flood" | "group-ban";
   /** Telegram's error. */
   readonly code: string;
   /** What it means and what the owner can do, in one line. */
@@ -51,6 +51,8 @@ export interface AccountHealthOptions {
   readonly persona: string;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** Tell the owner in Saved Messages (one message; the account's own chat). */
+  readonly tellOwner?: (text: string) => void;
   /** Bound on help.getAppConfig (real time; default 10 s). */
   readonly timeoutMs?: number;
 }
@@ -80,6 +82,19 @@ export class AccountHealth {
     void this.report(`FROZEN_METHOD_INVALID${typeof code === "number" ? ` (${code})` : ""} on ${method}`);
   }
 
+  /**
+   * A send to a supergroup met USER_BANNED_IN_CHANNEL: the account is spam-limited in every
+   * supergroup. The first of an episode (no pause in force yet) tells the owner in Saved Messages,
+   * once; the pause, its one warning line and its probes are the rate limits' (rpc-errors.ts).
+   */
+  noteGroupBan(chatId: string): void {
+    if (this.o.limits.current(GROUP_BAN_KEY, this.o.clock.now())) return;
+    this.o.tellOwner?.(
+      `Telegram answered USER_BANNED_IN_CHANNEL in ${chatId}: this account is limited in every supergroup (spam report). ` +
+        `I stopped writing in groups; private chats go on. I try one group message again in 3 hours (then less often) and resume by myself once it is lifted. @SpamBot in Telegram tells more.`,
+    );
+  }
+
   /** The restrictions in force now (empty: none). */
   restrictions(now = this.o.clock.now()): AccountRestriction[] {
     const out: AccountRestriction[] = [];
@@ -101,6 +116,15 @@ export class AccountHealth {
         code: flood.code,
         summary: `Telegram limits messages to people who are not the account's contacts (PEER_FLOOD): private chats are paused, groups go on; one private message tries again at ${minute(flood.until)}. @SpamBot in Telegram tells more.`,
         nextProbeAt: flood.until,
+      });
+    }
+    const ban = this.o.limits.current(GROUP_BAN_KEY, now);
+    if (ban) {
+      out.push({
+        kind: "group-ban",
+        code: ban.code,
+        summary: `Telegram limits this account in supergroups (USER_BANNED_IN_CHANNEL): group messages are paused, private chats go on; one group message tries again at ${minute(ban.until)}. @SpamBot in Telegram tells more.`,
+        nextProbeAt: ban.until,
       });
     }
     return out;

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { Api, type TelegramClient } from "telegram";
+import { Api, errors, type TelegramClient } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
 import { systemClock } from "../../base/clock";
 import { closestAllowed } from "../../base/standard-reactions";
@@ -33,6 +33,10 @@ export interface GramActionsOptions {
   readonly reactions?: Pick<ChatReactions, "allowed" | "forget">;
   /** A request met FROZEN_METHOD_INVALID: Telegram froze the account (account-health.ts). */
   readonly onFrozen?: (method: string, error: Error) => void;
+  /** A send met USER_BANNED_IN_CHANNEL: spam-limited in every supergroup (account-health.ts). */
+  readonly onGroupBan?: (chatId: string) => void;
+  /** Any RPC error of a request about a chat (the entity store learns refused rights from it). */
+  readonly onRefused?: (chatId: string, error: string) => void;
 }
 
 /**
@@ -320,6 +324,9 @@ export class GramActions implements ChatActions {
       return await withTimeout(answer, ms, req.className, systemClock);
     } catch (e) {
       if (isFrozen(e)) this.o.onFrozen?.(req.className, e);
+      if (e instanceof errors.RPCError && e.errorMessage === "USER_BANNED_IN_CHANNEL")
+        this.o.onGroupBan?.(chatId);
+      if (e instanceof errors.RPCError) this.o.onRefused?.(chatId, e.errorMessage);
       throw taskError(e, method, chatId);
     }
   }

@@ -8,7 +8,8 @@
  *   and one chat's wait must not stall the others), spreading to the whole method when it strikes
  *   two chats at once (tasks/rate-limits.ts); SLOWMODE_WAIT → keyed by chat; PEER_FLOOD → sends to
  *   non-contacts pause (every private chat: the store does not know who is a contact) until a
- *   probe goes through.
+ *   probe goes through; USER_BANNED_IN_CHANNEL (spam-limited in every supergroup) → sends to
+ *   supergroups pause the same way, private chats go on.
  * - FROZEN_METHOD_INVALID, whatever its code (Telegram sends 420, TDLib remaps it to 406): the
  *   account is frozen (read-only) — every send, sticker, reaction, typing and block pauses until a
  *   probe goes through, and account-health.ts says so in one line (the engine's own lines about it
@@ -27,7 +28,6 @@ import { accountLost } from "../connection/account-errors";
 /** RPC errors that no retry can fix: fail the task at once. Any other 4xx is treated the same. */
 const PERMANENT = new Set([
   "CHAT_WRITE_FORBIDDEN",
-  "USER_BANNED_IN_CHANNEL",
   "PEER_ID_INVALID",
   "MESSAGE_ID_INVALID",
   "CHAT_ADMIN_REQUIRED",
@@ -60,6 +60,13 @@ const floodKey = (method: string, chatId: string) => `flood:${method}:${chatId}`
 const slowmodeKey = (chatId: string) => `slowmode:${chatId}`;
 /** PEER_FLOOD: the account may not message people who are not its contacts. */
 export const PEER_FLOOD_KEY = "peer-flood";
+/**
+ * USER_BANNED_IN_CHANNEL: the account is spam-limited in every supergroup (Telegram's answer to
+ * a send there, whatever the group): sends to supergroups pause, private chats go on.
+ */
+export const GROUP_BAN_KEY = "group-ban";
+/** Like PEER_FLOOD it names no end: supergroup sends pause this long, then one send probes. */
+const GROUP_BAN_PAUSE_SEC = 3 * 3600;
 /** FROZEN_METHOD_INVALID: Telegram froze the account; nothing goes out. */
 export const FROZEN_KEY = "account-frozen";
 /**
@@ -88,6 +95,9 @@ export function rateKeys(action: keyof typeof METHOD, chatId: string): readonly 
   if (action !== "read") keys.push(FROZEN_KEY);
   if (action === "send" || action === "sticker") keys.push(slowmodeKey(chatId));
   if ((action === "send" || action === "sticker") && isDmId(chatId)) keys.push(PEER_FLOOD_KEY);
+  // Telegram refuses typing there too (USER_BANNED_IN_CHANNEL on setTyping): it is skipped meanwhile.
+  if ((action === "send" || action === "sticker" || action === "typing") && chatId.startsWith("-100"))
+    keys.push(GROUP_BAN_KEY);
   return keys;
 }
 
@@ -118,6 +128,10 @@ export function taskError(e: unknown, method: string, chatId: string): Error {
     const msg = e.errorMessage;
     if (msg === "PEER_FLOOD")
       return new RateLimitedError(PEER_FLOOD_KEY, PEER_FLOOD_PAUSE_SEC, "PEER_FLOOD", { probe: true });
+    if (msg === "USER_BANNED_IN_CHANNEL")
+      return new RateLimitedError(GROUP_BAN_KEY, GROUP_BAN_PAUSE_SEC, "USER_BANNED_IN_CHANNEL", {
+        probe: true,
+      });
     if (msg === "RANDOM_ID_DUPLICATE") return new AlreadyDoneError();
     if (PERMANENT.has(msg) || (e.code !== undefined && e.code >= 400 && e.code < 500 && e.code !== 420)) {
       return new PermanentError(`${method} in ${chatId}: ${msg} (${e.code})`, msg);

@@ -38,6 +38,8 @@ import type { CatchUpChain } from "./catch-up-chain";
 import type { ChannelWatch } from "../telegram/inbound/channel-watch";
 import type { AgentRuntimeOptions } from "./agent-options";
 import { composeAgent } from "./compose";
+import { sayStopping } from "./storage-watch";
+import { mustWait } from "../store/db";
 import { holdProcessOpen } from "./shutdown";
 import type { RuntimeStatus } from "./status-facts";
 import { onTimeout, withTimeout } from "../base/timeout";
@@ -259,7 +261,8 @@ export class AgentRuntime {
     this.detach?.();
     this.detach = undefined;
     // Messages still waiting for a busy database are not stored: their update state was not
-    // persisted, so the next start fetches them again.
+    // persisted, so the next start fetches them again (said once, naming the file).
+    sayStopping({ db: this.o.db, gate: this.writeGate, logger: this.logger });
     this.writeGate.close();
     this.tracker.close();
     this.detachStorageWatch?.();
@@ -289,7 +292,12 @@ export class AgentRuntime {
     await withTimeout(this.media.idle(), 2000, "media descriptions", systemClock).catch(onTimeout(undefined));
     this.detachUsage?.(); // after the running planning calls recorded their usage
     this.detachUsage = undefined;
-    this.messages.commit();
+    try {
+      this.messages.commit();
+    } catch (e) {
+      // A full disk at the stop: rolled back with the update state that covers it (fetched again at the next start).
+      if (!mustWait(e)) throw e;
+    }
     this.logger.info({ component: "runtime" }, "agent stopped");
   }
 

@@ -521,11 +521,18 @@ export function transaction<T>(db: Db, fn: () => T): T {
   return out;
 }
 
-/** Commit what is pending and close. (A crash — `db.close()` alone — rolls the batch back.) */
+/**
+ * Commit what is pending and close. (A crash — `db.close()` alone — rolls the batch back.) A
+ * commit the storage refuses (a full disk at the stop) is rolled back — with it the update state
+ * that covers it, so the next start fetches those messages again — and the file is closed all
+ * the same: the stop was said once already (runtime/storage-watch.ts sayStopping).
+ */
 export function closeDatabase(db: Db): void {
   if (db.open) {
     try {
       commitPending(db);
+    } catch (e) {
+      if (!mustWait(e)) throw e;
     } finally {
       db.close();
     }

@@ -5,6 +5,7 @@ import { loadCuratedMedia } from "../media/curated";
 import { loadPriceTable } from "../llm/prices";
 import { DatabaseWatch } from "../store/database-watch";
 import { closeDatabase, openDatabase } from "../store/db";
+import { describeLeftovers } from "../store/backup-leftovers";
 import { loginCommand } from "../telegram/connection/account-errors";
 import {
   checkSessionFile,
@@ -169,6 +170,8 @@ async function runAccounts(
         { component: "runtime", paths },
         "state files were readable by others; narrowed (directory 0700, database files 0600)",
       ),
+    onLeftovers: (removed) =>
+      logger.warn({ component: "runtime", files: removed.map((l) => l.file) }, describeLeftovers(removed)),
   });
   if (!isIncremental(db)) {
     // Once, for a database made before retention: the whole file is rewritten.

@@ -4,6 +4,7 @@ import { dirname } from "node:path";
 import { errorMessage } from "../base/error-message";
 import { createDbFile, narrowDbCopies, narrowDbFileModes, secureStateDir } from "./file-modes";
 import { migrations } from "./migrations";
+import { removeDeadBackupLeftovers, type Leftover } from "./backup-leftovers";
 
 /** The project's SQLite handle type (better-sqlite3). */
 export type Db = Database.Database;
@@ -14,6 +15,8 @@ export interface OpenDatabaseOptions {
   readonly onNarrowed?: (paths: readonly string[]) => void;
   /** How long a statement waits for another connection's lock (default {@link BUSY_TIMEOUT_MS}). */
   readonly busyTimeoutMs?: number;
+  /** What backups killed midway left beside the database, removed (store/backup-leftovers.ts). */
+  readonly onLeftovers?: (removed: readonly Leftover[]) => void;
 }
 
 /** How long a statement waits for another connection's lock before SQLITE_BUSY (see openDatabase). */
@@ -43,6 +46,8 @@ export function openDatabase(path: string, o: OpenDatabaseOptions = {}): Db {
       const dir = dirname(path);
       if (secureStateDir(dir)) narrowed.push(dir);
       narrowed.push(...narrowDbCopies(dir));
+      const removed = removeDeadBackupLeftovers(dir);
+      if (removed.length > 0) o.onLeftovers?.(removed);
       if (!existsSync(path)) createDbFile(path);
       narrowed.push(...narrowDbFileModes(path));
     }

@@ -45,9 +45,9 @@ export function openDatabase(path: string, o: OpenDatabaseOptions = {}): Db {
     if (path !== ":memory:" && path !== "") {
       const dir = dirname(path);
       if (secureStateDir(dir)) narrowed.push(dir);
-      narrowed.push(...narrowDbCopies(dir));
       const removed = removeDeadBackupLeftovers(dir);
       if (removed.length > 0) o.onLeftovers?.(removed);
+      narrowed.push(...narrowDbCopies(dir));
       if (!existsSync(path)) createDbFile(path);
       narrowed.push(...narrowDbFileModes(path));
     }

@@ -6,6 +6,7 @@ import { loadPriceTable } from "../llm/prices";
 import { DatabaseWatch } from "../store/database-watch";
 import { closeDatabase, openDatabase } from "../store/db";
 import { describeLeftovers } from "../store/backup-leftovers";
+import { describeMigrationBackup } from "../store/migration-backup";
 import { loginCommand } from "../telegram/connection/account-errors";
 import {
   checkSessionFile,
@@ -169,6 +170,11 @@ async function runAccounts(
       logger.warn(
         { component: "runtime", paths },
         "state files were readable by others; narrowed (directory 0700, database files 0600)",
+      ),
+    backupBeforeMigration: (b) =>
+      logger.info(
+        { component: "runtime", file: b.file, from: b.from, to: b.to, removed: b.removed },
+        describeMigrationBackup(env.STATE_DB, b),
       ),
     onLeftovers: (removed) =>
       logger.warn({ component: "runtime", files: removed.map((l) => l.file) }, describeLeftovers(removed)),

@@ -5,6 +5,7 @@ import { errorMessage } from "../base/error-message";
 import { createDbFile, narrowDbCopies, narrowDbFileModes, secureStateDir } from "./file-modes";
 import { migrations } from "./migrations";
 import { removeDeadBackupLeftovers, type Leftover } from "./backup-leftovers";
+import { backupBeforeMigration, type MigrationBackup } from "./migration-backup";
 
 /** The project's SQLite handle type (better-sqlite3). */
 export type Db = Database.Database;
@@ -17,6 +18,11 @@ export interface OpenDatabaseOptions {
   readonly busyTimeoutMs?: number;
   /** What backups killed midway left beside the database, removed (store/backup-leftovers.ts). */
   readonly onLeftovers?: (removed: readonly Leftover[]) => void;
+  /**
+   * Keep a copy of a database that holds data before a migration changes its schema
+   * (store/migration-backup.ts; `npm start` does), and be told what was kept.
+   */
+  readonly backupBeforeMigration?: (b: MigrationBackup) => void;
 }
 
 /** How long a statement waits for another connection's lock before SQLITE_BUSY (see openDatabase). */
@@ -64,6 +70,9 @@ export function openDatabase(path: string, o: OpenDatabaseOptions = {}): Db {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
+    const from = db.pragma("user_version", { simple: true }) as number;
+    if (o.backupBeforeMigration && from > 0 && from < migrations.length && path !== ":memory:" && path !== "")
+      o.backupBeforeMigration(backupBeforeMigration(db, path, from, migrations.length));
     migrate(db);
     // SQLite gives -wal and -shm the database file's mode; this only catches a companion that an
     // older run left wider and SQLite kept.

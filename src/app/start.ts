@@ -7,6 +7,7 @@ import { DatabaseWatch } from "../store/database-watch";
 import { closeDatabase, openDatabase } from "../store/db";
 import { describeLeftovers } from "../store/backup-leftovers";
 import { describeMigrationBackup } from "../store/migration-backup";
+import { describeTakeover, lockDatabase } from "./database-lock";
 import { loginCommand } from "../telegram/connection/account-errors";
 import {
   checkSessionFile,
@@ -97,7 +98,14 @@ export async function start(o: StartOptions = {}): Promise<number> {
   // with one line naming the file and the fix, and nothing else is touched.
   for (const p of live) checkSessionFile(sessionPath(env.SESSIONS_DIR, p.name), p.name);
   const locks = new Map<string, () => void>();
+  let releaseDb = (): void => undefined;
   try {
+    // One process per database, whichever path names it (app/database-lock.ts): a second
+    // install on the same STATE_DB stops here with one line naming the holder.
+    releaseDb = lockDatabase(env.STATE_DB, {
+      onTakeover: (t) =>
+        logger.warn({ component: "runtime", lock: t.lock, pid: t.holder?.pid }, describeTakeover(t)),
+    });
     for (const p of live) {
       locks.set(
         p.name,
@@ -116,6 +124,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
     }
   } catch (e) {
     for (const release of locks.values()) release();
+    releaseDb();
     throw e;
   }
   // The process stays up until start() is over — asked to stop (0) or a terminal error (1).
@@ -131,6 +140,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
     releaseProcess();
     // Released by each persona as it ends; whatever is left (an error on the way) goes here.
     for (const release of locks.values()) release();
+    releaseDb();
   }
 }
 

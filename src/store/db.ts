@@ -536,6 +536,21 @@ export function transaction<T>(db: Db, fn: () => T): T {
 }
 
 /**
+ * Run `fn` (writing to `db`) without SQLite's busy wait: a write lock another connection holds
+ * fails at once with SQLITE_BUSY instead of blocking the event loop for the busy timeout — for
+ * a caller that waits asynchronously and tries again (the operator console's actions).
+ */
+export function withoutBusyWait<T>(db: Db, fn: () => T): T {
+  const timeout = db.pragma("busy_timeout", { simple: true }) as number;
+  db.pragma("busy_timeout = 0");
+  try {
+    return fn();
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}
+
+/**
  * Commit what is pending and close. (A crash — `db.close()` alone — rolls the batch back.) A
  * commit the storage refuses (a full disk at the stop) is rolled back — with it the update state
  * that covers it, so the next start fetches those messages again — and the file is closed all

@@ -8,6 +8,7 @@ import { closeDatabase, openDatabase } from "../store/db";
 import { describeLeftovers } from "../store/backup-leftovers";
 import { describeMigrationBackup } from "../store/migration-backup";
 import { describeTakeover, lockDatabase } from "./database-lock";
+import { PersonaWatch } from "./persona-watch";
 import { loginCommand } from "../telegram/connection/account-errors";
 import {
   checkSessionFile,
@@ -239,6 +240,8 @@ async function runAccounts(
     throw e;
   }
   retention.start();
+  // A persona file edited while running applies what it can live (app/persona-watch.ts).
+  const personaWatch = new PersonaWatch({ dir: env.AGENTS_DIR, logger });
   try {
     outcomes = await Promise.all(
       live.map((persona) =>
@@ -275,7 +278,9 @@ async function runAccounts(
             ...(o.stopGraceMs !== undefined ? { stopGraceMs: o.stopGraceMs } : {}),
             ...(o.onRestored ? { onRestored: o.onRestored } : {}),
             onRunning: (runtime) => {
-              operatorConsole?.add(persona, runtime, db, { agentsDir: env.AGENTS_DIR });
+              // The running persona (it follows an edited file), not the one parsed at start.
+              operatorConsole?.add(runtime.persona, runtime, db, { agentsDir: env.AGENTS_DIR });
+              personaWatch.add({ persona, updatePersona: (next) => runtime.updatePersona(next) });
               o.onRunning?.(runtime);
             },
             connection: reports.get(persona.name)!,
@@ -286,6 +291,7 @@ async function runAccounts(
       ),
     );
   } finally {
+    personaWatch.stop();
     await http?.close();
     await retention.stop();
     unwatchDb();

@@ -39,6 +39,9 @@ import type { ChannelWatch } from "../telegram/inbound/channel-watch";
 import type { AgentRuntimeOptions } from "./agent-options";
 import { composeAgent } from "./compose";
 import { sayStopping } from "./storage-watch";
+import { applyPersonaChange, type PersonaChange } from "./persona-update";
+import type { Persona } from "../config/persona";
+import type { DayWatch } from "../config/persona-rhythm";
 import { mustWait } from "../store/db";
 import { holdProcessOpen } from "./shutdown";
 import type { RuntimeStatus } from "./status-facts";
@@ -119,7 +122,17 @@ export class AgentRuntime {
   /** Inbound work waiting (in order) while another process holds the database's write lock. */
   readonly writeGate: WriteGate;
 
-  constructor(private readonly o: AgentRuntimeOptions) {
+  private readonly o: AgentRuntimeOptions;
+
+  /**
+   * The running persona: the parts read its fields when they use them, so an edited persona
+   * file (updatePersona) changes what they do from then on. A copy of the parsed (frozen) one.
+   */
+  readonly persona: Persona;
+
+  constructor(options: AgentRuntimeOptions) {
+    this.persona = { ...options.persona };
+    const o = (this.o = { ...options, persona: this.persona });
     const p = composeAgent(o);
     this.logger = p.logger;
     this.llm = o.llm;
@@ -157,6 +170,17 @@ export class AgentRuntime {
     this.command = p.command;
     this.detachStorageWatch = p.detachStorageWatch;
     this.detachUsage = p.detachUsage;
+    this.day = p.day;
+  }
+
+  private readonly day: DayWatch;
+
+  /**
+   * The persona file was edited while running and reads as valid: what may change live applies
+   * from now on; the rest is named (runtime/persona-update.ts).
+   */
+  updatePersona(next: Persona): PersonaChange {
+    return applyPersonaChange(this.o.persona, next, this.day);
   }
 
   /** The catch-up (or gap fill) in flight, or the last one (settled). */

@@ -68,7 +68,7 @@ export class DatabaseInUseError extends ConfigError {
 }
 
 /** The lock file of the database at `path`: beside the file itself, however `path` names it. */
-export function databaseLockPath(path: string): string {
+function databaseLockPath(path: string): string {
   let real = resolve(path);
   try {
     real = realpathSync(path);

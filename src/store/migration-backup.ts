@@ -16,7 +16,7 @@ import { formatSize } from "../base/media-descriptor";
 import { backupTempName } from "./backup-leftovers";
 
 /** How many pre-upgrade copies are kept beside the database. */
-export const KEEP_MIGRATION_BACKUPS = 3;
+const KEEP_MIGRATION_BACKUPS = 3;
 
 /** What was done before an upgrade (for the log line). */
 export interface MigrationBackup {
@@ -29,7 +29,7 @@ export interface MigrationBackup {
 }
 
 /** The copy of `path` as it was at schema version `version`. */
-export function migrationBackupName(path: string, version: number): string {
+function migrationBackupName(path: string, version: number): string {
   return join(dirname(path), `${basename(path)}.schema-${version}.bak`);
 }
 

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   DatabaseInUseError,
@@ -15,6 +15,12 @@ import {
   lockDatabase,
   type DatabaseLockTakeover,
 } from "../../src/app/database-lock";
+import { start } from "../../src/app/start";
+import type { AgentRuntime } from "../../src/runtime/agent-runtime";
+import { TelegramEmulator } from "../../emulator";
+import { GeminiFake } from "../support/gemini-fake";
+import { emulatedClientFactory, liveTestEnv, TEST_SESSION } from "../support/live-env";
+import { captureLogger } from "../support/log-capture";
 import { tempDir } from "../support/temp-dir";
 
 const releases: (() => void)[] = [];
@@ -104,4 +110,64 @@ describe("one process per database", () => {
     releases.push(lockDatabase(db, { onTakeover: (t) => told.push(t) }));
     expect(told.map((t) => t.holder?.host)).toEqual(["other-host"]);
   });
+});
+
+describe("npm start on a database another install holds", () => {
+  it("a second install (a copied sessions folder, STATE_DB spelled through a link) is refused with one line naming the holder; the first keeps running", async () => {
+    const agents = tempDir();
+    writeFileSync(
+      join(agents, "Mira.md"),
+      "# Agent Name\nMira\n\n# Agent Instructions\nBe Mira.\n\n# Start Typing Delay\n0\n\n# Typing Speed\n100\n\n# Read Delay\n0\n",
+    );
+    const sessions = tempDir();
+    writeFileSync(join(sessions, "Mira.session"), TEST_SESSION, { mode: 0o600 });
+    const copied = tempDir(); // the second install's own copy of the sessions folder
+    writeFileSync(join(copied, "Mira.session"), TEST_SESSION, { mode: 0o600 });
+    const emu = new TelegramEmulator();
+    const account = emu.addAccount({ firstName: "Mira", username: "mira_live" });
+    const gemini = await GeminiFake.start();
+    const env = liveTestEnv({ agents, sessions, geminiBaseUrl: gemini.baseUrl });
+    let stop!: () => void;
+    let running!: (r: AgentRuntime) => void;
+    const runtime = new Promise<AgentRuntime>((r) => (running = r));
+    const first = start({
+      env,
+      clientFactory: emulatedClientFactory(emu, account),
+      until: new Promise<void>((r) => (stop = r)),
+      logger: captureLogger().logger,
+      onRunning: (r) => running(r),
+    });
+    try {
+      await (
+        await runtime
+      ).caughtUp;
+      const link = join(tempDir(), "state");
+      symlinkSync(dirname(env.STATE_DB), link);
+      const log = captureLogger();
+      let refused: unknown;
+      try {
+        await start({
+          env: { ...env, SESSIONS_DIR: copied, STATE_DB: join(link, "agents.db") },
+          clientFactory: emulatedClientFactory(emu, account),
+          logger: log.logger,
+        });
+      } catch (e) {
+        refused = e;
+      }
+      expect(refused).toBeInstanceOf(DatabaseInUseError);
+      expect((refused as Error).message).toMatch(
+        new RegExp(
+          `^${join(link, "agents.db").replace(/[.]/g, "\\.")}: in use by process ${process.pid} on ${hostname()} since `,
+        ),
+      );
+      // Refused before anything connected or opened the database: no line of a persona.
+      expect(log.lines().filter((l) => l.agent === "Mira")).toEqual([]);
+      expect(existsSync(join(copied, "Mira.session.lock"))).toBe(false);
+    } finally {
+      stop();
+      expect(await first).toBe(0);
+      await gemini.close();
+    }
+    expect(existsSync(`${env.STATE_DB}.lock`)).toBe(false);
+  }, 30_000);
 });

@@ -8,6 +8,7 @@ import { withDotEnv } from "../src/config/dotenv";
 import { dotEnvNotice, secureDotEnv } from "../src/config/env-file-mode";
 import { readEnv } from "../src/config/env";
 import { backupDatabase } from "../src/store/backup";
+import { describeLeftovers } from "../src/store/backup-leftovers";
 import { errorMessage } from "../src/base/error-message";
 
 export const USAGE = `Usage: npm run backup -- <file> [--db <state database>]
@@ -57,6 +58,7 @@ async function backup(
   }
   try {
     const r = await backupDatabase(resolve(io.cwd, source), resolve(io.cwd, target));
+    if (r.removed.length > 0) io.stderr(`backup: ${describeLeftovers(r.removed)}\n`);
     const mb = (r.bytes / 1e6).toFixed(1);
     io.stdout(
       `backup: ${r.file} (${mb} MB, mode 0600) in ${(r.ms / 1000).toFixed(1)} s: ${r.counts.messages} messages, ${r.counts.memories} memories, ` +

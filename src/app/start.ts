@@ -10,6 +10,10 @@ import { createLlm, hasLlm, planRoutes, withLocalPrices } from "../llm/providers
 import { checkLlmSetup } from "./llm-setup";
 import { DatabaseWatch } from "../store/database-watch";
 import { closeDatabase, openDatabase } from "../store/db";
+import { describeLeftovers } from "../store/backup-leftovers";
+import { describeMigrationBackup } from "../store/migration-backup";
+import { describeTakeover, lockDatabase } from "./database-lock";
+import { PersonaWatch } from "./persona-watch";
 import { loginCommand } from "../telegram/connection/account-errors";
 import {
   checkSessionFile,
@@ -114,7 +118,14 @@ export async function start(o: StartOptions = {}): Promise<number> {
   // An OpenAI-compatible server that is not there, refuses the key or lacks a model: one line naming the setting.
   await checkLlmSetup(env, llmPlans, logger);
   const locks = new Map<string, () => void>();
+  let releaseDb = (): void => undefined;
   try {
+    // One process per database, whichever path names it (app/database-lock.ts): a second
+    // install on the same STATE_DB stops here with one line naming the holder.
+    releaseDb = lockDatabase(env.STATE_DB, {
+      onTakeover: (t) =>
+        logger.warn({ component: "runtime", lock: t.lock, pid: t.holder?.pid }, describeTakeover(t)),
+    });
     for (const p of live) {
       locks.set(
         p.name,
@@ -133,6 +144,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
     }
   } catch (e) {
     for (const release of locks.values()) release();
+    releaseDb();
     throw e;
   }
   // The process stays up until start() is over — asked to stop (0) or a terminal error (1).
@@ -148,6 +160,7 @@ export async function start(o: StartOptions = {}): Promise<number> {
     releaseProcess();
     // Released by each persona as it ends; whatever is left (an error on the way) goes here.
     for (const release of locks.values()) release();
+    releaseDb();
   }
 }
 
@@ -188,6 +201,13 @@ async function runAccounts(
         { component: "runtime", paths },
         "state files were readable by others; narrowed (directory 0700, database files 0600)",
       ),
+    backupBeforeMigration: (b) =>
+      logger.info(
+        { component: "runtime", file: b.file, from: b.from, to: b.to, removed: b.removed },
+        describeMigrationBackup(env.STATE_DB, b),
+      ),
+    onLeftovers: (removed) =>
+      logger.warn({ component: "runtime", files: removed.map((l) => l.file) }, describeLeftovers(removed)),
   });
   if (!isIncremental(db)) {
     // Once, for a database made before retention: the whole file is rewritten.
@@ -239,6 +259,8 @@ async function runAccounts(
     throw e;
   }
   retention.start();
+  // A persona file edited while running applies what it can live (app/persona-watch.ts).
+  const personaWatch = new PersonaWatch({ dir: env.AGENTS_DIR, logger });
   try {
     outcomes = await Promise.all(
       live.map((persona) =>
@@ -282,7 +304,9 @@ async function runAccounts(
             ...(o.stopGraceMs !== undefined ? { stopGraceMs: o.stopGraceMs } : {}),
             ...(o.onRestored ? { onRestored: o.onRestored } : {}),
             onRunning: (runtime) => {
-              operatorConsole?.add(persona, runtime, db, { agentsDir: env.AGENTS_DIR });
+              // The running persona (it follows an edited file), not the one parsed at start.
+              operatorConsole?.add(runtime.persona, runtime, db, { agentsDir: env.AGENTS_DIR });
+              personaWatch.add({ persona, updatePersona: (next) => runtime.updatePersona(next) });
               o.onRunning?.(runtime);
             },
             connection: reports.get(persona.name)!,
@@ -293,6 +317,7 @@ async function runAccounts(
       ),
     );
   } finally {
+    personaWatch.stop();
     await http?.close();
     await retention.stop();
     unwatchDb();

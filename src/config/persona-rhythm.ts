@@ -164,9 +164,19 @@ export class DayWatch {
   private cached: { readonly from: number; readonly state: RhythmState } | undefined;
 
   constructor(
-    readonly rhythm: Rhythm,
+    private rhythmNow: Rhythm,
     readonly timeZone: string,
   ) {}
+
+  get rhythm(): Rhythm {
+    return this.rhythmNow;
+  }
+
+  /** The persona file's `# Sleep` / `# Busy` were edited while running (app/persona-watch.ts). */
+  change(rhythm: Rhythm): void {
+    this.rhythmNow = rhythm;
+    this.cached = undefined;
+  }
 
   /** What the persona is doing at `now`. */
   at(now: number): RhythmState {

@@ -490,6 +490,11 @@ function loadOne(dir: string, entry: string): Persona {
   return parsePersona(text, { file, promptDirs: [join(dir, stem, "prompts"), join(dir, "prompts")] });
 }
 
+/** One persona file `entry` of `dir`, read and checked as at start (a ConfigError naming the file and field when bad). */
+export function loadPersonaFile(dir: string, entry: string): Persona {
+  return loadOne(dir, entry);
+}
+
 /**
  * Loads every `*.md` directly in `dir` (subfolders are for prompts and are not read as personas).
  * Throws a ConfigError listing every failing file when any file is bad, when two files share

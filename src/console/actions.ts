@@ -4,10 +4,11 @@
  * its id; silencing a chat for N minutes sets the same takeover silence the owner's own message
  * in a chat sets (owner/outgoing.ts), dropping what was pending there.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { endSilence, silenceChat } from "../owner/silence";
 import type { ConsoleSource } from "./views";
 import { formatLocal, parseLocal } from "../base/zoned-time";
+import { whenWritable } from "./busy";
 
 const MODES = new Set(["strict", "smart", "talkative"]);
 const CHAT_ID = /^-?\d{1,20}$/;
@@ -50,8 +51,19 @@ export function consoleActions(
   source: (name: unknown) => ConsoleSource | undefined,
   now: () => number,
 ): void {
+  // Every action writes (the settings, the task graph, the intentions): a database another
+  // program holds is waited for a few seconds, then answered 503 with the reason (busy.ts).
   app.post<{ Body: ActionBody }>("/api/action", async (req, reply) => {
-    const b = req.body ?? {};
+    const s = source(req.body?.persona);
+    if (!s) return reply.code(404).send({ error: "no such persona" });
+    const done = await whenWritable(s.db, () => act(req.body ?? {}, reply));
+    if (!done.ok)
+      return reply.code(503).header("retry-after", String(done.retryAfterS)).send({ error: done.reason });
+    return done.value;
+  });
+
+  /** One action, synchronously (its writes are tried again while the database is busy). */
+  const act = (b: ActionBody, reply: FastifyReply) => {
     const s = source(b.persona);
     if (!s) return reply.code(404).send({ error: "no such persona" });
     if (b.action === "cancel-task") {
@@ -114,5 +126,5 @@ export function consoleActions(
     const c = commandFor(b);
     if ("error" in c) return reply.code(400).send({ error: c.error });
     return { answer: s.runtime.command(c.command) };
-  });
+  };
 }

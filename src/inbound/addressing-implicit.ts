@@ -25,6 +25,7 @@
  * The mode of a chat: its `/mode` (chat_settings), else the persona-wide `/mode`, else the
  * persona's `# Group Mode`. DMs have no mode: every DM is addressed.
  */
+import { liveAddressMatcher } from "./addressing-live";
 import { RecentVerdicts } from "./recent-verdicts";
 import { parkOnOutage } from "../tasks/llm-wait";
 import type { Logger } from "pino";
@@ -45,7 +46,7 @@ import type { HandlerOutcome } from "../tasks/task-handler";
 import { nearestStandardReaction } from "../base/standard-reactions";
 import type { ChatType, Clock, InboundMessage } from "../base/types";
 import { AddressVerdict, addressingPrompt } from "./addressing-call";
-import { compileAddressMatcher, type AddressMatcher, type NameMatch } from "./addressing";
+import type { AddressMatcher, NameMatch } from "./addressing";
 import { ChatActivity, prefilter, SKIP_REASONS, type SkipReason } from "./addressing-prefilter";
 
 /** Quiet time after the last candidate before the addressing call is made. */
@@ -131,7 +132,7 @@ export class ImplicitAddressing {
   readonly verdicts = new RecentVerdicts();
 
   constructor(private readonly d: ImplicitAddressingDeps) {
-    this.names = compileAddressMatcher([d.persona.name, ...d.persona.aliases]);
+    this.names = liveAddressMatcher(d.persona); // follows an edited persona file
   }
 
   /** The group mode in force in a chat (the one place it is worked out; the planner's window asks here too). */

@@ -170,7 +170,10 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
     const decided = d.messages.commitWith(
       (): { fresh: boolean; refused?: string; outcome: InboundOutcome } => {
         const fresh = storeMessage(d, m);
-        if (!fresh && !o?.retry) return { fresh, outcome: "duplicate" };
+        // Found stored, even on a retry: the message and its task are one commit, so a run that
+        // failed stored neither — whoever stored it (another copy: a catch-up, a repeated update)
+        // handled it. (Going on would enqueue it twice.)
+        if (!fresh) return { fresh, outcome: "duplicate" };
         if (now() - seen(m.date) > maxAge) {
           return {
             fresh,

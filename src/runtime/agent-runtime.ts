@@ -38,6 +38,11 @@ import type { CatchUpChain } from "./catch-up-chain";
 import type { ChannelWatch } from "../telegram/inbound/channel-watch";
 import type { AgentRuntimeOptions } from "./agent-options";
 import { composeAgent } from "./compose";
+import { sayStopping } from "./storage-watch";
+import { applyPersonaChange, type PersonaChange } from "./persona-update";
+import type { Persona } from "../config/persona";
+import type { DayWatch } from "../config/persona-rhythm";
+import { mustWait } from "../store/db";
 import { holdProcessOpen } from "./shutdown";
 import type { RuntimeStatus } from "./status-facts";
 import { onTimeout, withTimeout } from "../base/timeout";
@@ -117,7 +122,17 @@ export class AgentRuntime {
   /** Inbound work waiting (in order) while another process holds the database's write lock. */
   readonly writeGate: WriteGate;
 
-  constructor(private readonly o: AgentRuntimeOptions) {
+  private readonly o: AgentRuntimeOptions;
+
+  /**
+   * The running persona: the parts read its fields when they use them, so an edited persona
+   * file (updatePersona) changes what they do from then on. A copy of the parsed (frozen) one.
+   */
+  readonly persona: Persona;
+
+  constructor(options: AgentRuntimeOptions) {
+    this.persona = { ...options.persona };
+    const o = (this.o = { ...options, persona: this.persona });
     const p = composeAgent(o);
     this.logger = p.logger;
     this.llm = o.llm;
@@ -155,6 +170,17 @@ export class AgentRuntime {
     this.command = p.command;
     this.detachStorageWatch = p.detachStorageWatch;
     this.detachUsage = p.detachUsage;
+    this.day = p.day;
+  }
+
+  private readonly day: DayWatch;
+
+  /**
+   * The persona file was edited while running and reads as valid: what may change live applies
+   * from now on; the rest is named (runtime/persona-update.ts).
+   */
+  updatePersona(next: Persona): PersonaChange {
+    return applyPersonaChange(this.o.persona, next, this.day);
   }
 
   /** The catch-up (or gap fill) in flight, or the last one (settled). */
@@ -259,7 +285,8 @@ export class AgentRuntime {
     this.detach?.();
     this.detach = undefined;
     // Messages still waiting for a busy database are not stored: their update state was not
-    // persisted, so the next start fetches them again.
+    // persisted, so the next start fetches them again (said once, naming the file).
+    sayStopping({ db: this.o.db, gate: this.writeGate, logger: this.logger });
     this.writeGate.close();
     this.tracker.close();
     this.detachStorageWatch?.();
@@ -289,7 +316,12 @@ export class AgentRuntime {
     await withTimeout(this.media.idle(), 2000, "media descriptions", systemClock).catch(onTimeout(undefined));
     this.detachUsage?.(); // after the running planning calls recorded their usage
     this.detachUsage = undefined;
-    this.messages.commit();
+    try {
+      this.messages.commit();
+    } catch (e) {
+      // A full disk at the stop: rolled back with the update state that covers it (fetched again at the next start).
+      if (!mustWait(e)) throw e;
+    }
     this.logger.info({ component: "runtime" }, "agent stopped");
   }
 

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { metrics } from "../metrics/metrics";
 import { describeDbFailure } from "../store/db";
 import { ACCOUNT_BOX } from "../store/update-state";
+import { GateClosedError } from "../store/write-gate";
 import { HeldError, type CatchUp, type CatchUpSummary } from "../telegram/inbound/catch-up";
 import { PausedError } from "../telegram/inbound/read-calls";
 import { catchUpProgress } from "./catch-up-progress";
@@ -78,7 +79,11 @@ export class CatchUpChain {
         else await this.o.engine.channelOnly(box);
       } catch (err) {
         // Retried by the tracker; a method held back by a flood wait made no request (logged once).
-        const paused = (err instanceof PausedError && err.cause === undefined) || err instanceof HeldError;
+        // Stopping while updates waited for the database: said once by the runtime (sayStopping).
+        const paused =
+          (err instanceof PausedError && err.cause === undefined) ||
+          err instanceof HeldError ||
+          err instanceof GateClosedError;
         this.o.logger[paused ? "debug" : "warn"](
           {
             component: "catch-up",

@@ -3,11 +3,11 @@
  * refused, enqueued for planning or for an addressing call; the persona's and the owner's own
  * messages (own sends, Saved Messages commands, takeover).
  */
+import { liveAddressMatcher } from "../inbound/addressing-live";
 import type { AgentRuntimeOptions, Stage } from "./agent-options";
 import type { Policy } from "./compose-policy";
 import type { Stores } from "./compose-stores";
 import type { Tasks } from "./compose-tasks";
-import { compileAddressMatcher } from "../inbound/addressing";
 import { createInboundPipeline, MAX_ANSWER_AGE_MS, type InboundHandler } from "../inbound/pipeline";
 import { metrics } from "../metrics/metrics";
 import { runOwnerCommand } from "../owner/commands";
@@ -43,7 +43,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
   const inbound = createInboundPipeline({
     messages: st.messages,
     chats: st.chats,
-    names: compileAddressMatcher([o.persona.name, ...o.persona.aliases]),
+    names: liveAddressMatcher(o.persona), // follows an edited persona file
     logger,
     enqueue: (chatId, messageId, a) => {
       t.addressing.notePartner(chatId, a.senderId);

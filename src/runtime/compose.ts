@@ -53,6 +53,8 @@ import type { Activity } from "./activity";
 /** The parts of one persona's runtime, wired to each other (see {@link composeAgent}). */
 export interface AgentParts {
   readonly logger: Logger;
+  /** The persona's day (`# Sleep`, `# Busy`): changed when its file is edited while running. */
+  readonly day: DayWatch;
   readonly clock: Clock;
   readonly messages: MessageStore;
   readonly chats: ChatStore;
@@ -134,6 +136,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
   built.catchUps = telegram.catchUps;
   return {
     logger: s.logger,
+    day: s.day,
     clock: s.clock,
     messages: stores.messages,
     chats: stores.chats,

@@ -140,3 +140,34 @@ export function watchStorage(o: StorageWatchOptions): () => void {
     unwatch();
   };
 }
+
+/**
+ * The persona stops (Ctrl-C, SIGTERM) while incoming updates wait for the database — its disk
+ * refuses writes, or another process holds it: they are not stored (their update state was not
+ * confirmed, so the next start fetches them from Telegram). Said once, naming the file and what
+ * to do before starting again, instead of one error per waiting update. Call before the write
+ * gate closes.
+ */
+export function sayStopping(o: { readonly db: Db; readonly gate: WriteGate; readonly logger: Logger }): void {
+  const failing = writeFailing(o.db);
+  const n = o.gate.waiting;
+  if (failing === undefined && n === 0) return;
+  const file = o.db.name;
+  const updates = `${n} incoming update${n === 1 ? " was" : "s were"} not stored; the next start fetches ${n === 1 ? "it" : "them"} from Telegram`;
+  if (failing === undefined) {
+    o.logger.warn(
+      { component: "store", file, waitingMessages: n },
+      `stopping while ${file} is busy (another process holds its write lock): ${updates}`,
+    );
+    return;
+  }
+  const full = failing.code?.startsWith("SQLITE_FULL") || failing.code === "ENOSPC";
+  const free = freeBytes(file);
+  const todo = full
+    ? `Free some space on its filesystem${free !== undefined ? ` (${formatSize(free)} free now)` : ""} before starting again`
+    : `Before starting again: ${failing.remedy}`;
+  o.logger.error(
+    { component: "store", file, code: failing.code, freeBytes: free, waitingMessages: n },
+    `stopping while ${file} refuses writes (${failing.detail.replace(/ \(SQLITE_\w+\)$/, "")}): ${updates}. ${todo}`,
+  );
+}

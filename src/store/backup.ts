@@ -8,6 +8,10 @@
  * after the first, empty one). It is written to a temporary file created with mode 0600 in the
  * target's directory, checked, flushed to disk and renamed over the target: the target is
  * either the old backup or the complete new one, never half of one, and never readable by others.
+ * What a backup killed midway left there (its temporary file and journal) is removed first
+ * (store/backup-leftovers.ts); a target whose disk has less free space than the database needs
+ * is refused before anything is written, and a disk that fills during the copy is said as such:
+ * the target's directory, its free space, what the copy needs.
  */
 import Database from "better-sqlite3";
 import {
@@ -18,10 +22,13 @@ import {
   realpathSync,
   renameSync,
   rmSync,
+  statfsSync,
   statSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../base/error-message";
+import { formatSize } from "../base/media-descriptor";
+import { backupTempName, removeDeadBackupLeftovers, type Leftover } from "./backup-leftovers";
 
 export interface BackupResult {
   readonly file: string;
@@ -34,6 +41,38 @@ export interface BackupResult {
     readonly openTasks: number;
   };
   readonly ms: number;
+  /** What backups killed midway had left in the target's directory, removed before this one. */
+  readonly removed: readonly Leftover[];
+}
+
+/** Free bytes for an unprivileged writer on the filesystem of `dir`; undefined when that cannot be told. */
+function freeBytes(dir: string): number | undefined {
+  try {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The storage refused the copy: SQLite's "database or disk is full", or the filesystem's ENOSPC / EDQUOT. */
+function diskFull(e: unknown): boolean {
+  const code = String((e as { code?: unknown } | undefined)?.code ?? "");
+  return (
+    code.startsWith("SQLITE_FULL") ||
+    code === "ENOSPC" ||
+    code === "EDQUOT" ||
+    /disk is full/.test(errorMessage(e))
+  );
+}
+
+/** What a target's full disk is said as: where, how much is free, how much the copy needs. */
+function fullDisk(dst: string, needs: number): string {
+  const free = freeBytes(dirname(dst));
+  return (
+    `the disk of ${dirname(dst)} is full (${free !== undefined ? `${formatSize(free)} free` : "no space left"}; the copy needs about ${formatSize(needs)}); ` +
+    `free some space there or name a target on another disk`
+  );
 }
 
 /** Copy the database at `source` to `target` (see the file comment). Throws with a message naming what was wrong. */
@@ -47,7 +86,9 @@ export async function backupDatabase(source: string, target: string): Promise<Ba
     throw new Error(`${dst} is the database itself; name another file`);
   if (existsSync(dst) && statSync(dst).isDirectory()) throw new Error(`${dst} is a directory; name a file`);
 
-  const tmp = join(dirname(dst), `.${basename(dst)}.tmp-${process.pid}`);
+  const removed = removeDeadBackupLeftovers(dirname(dst));
+  let needs = statSync(src).size;
+  const tmp = join(dirname(dst), backupTempName(basename(dst), process.pid));
   let db: Database.Database | undefined;
   try {
     db = new Database(src, { readonly: true, fileMustExist: true });
@@ -59,13 +100,25 @@ export async function backupDatabase(source: string, target: string): Promise<Ba
       .all();
     if (tables.length < 2)
       throw new Error(`${src} is not this program's state database (no messages or tasks table)`);
+    // The copy is as large as the database's pages: a disk with less free space is said before
+    // anything is written.
+    needs =
+      (db.pragma("page_count", { simple: true }) as number) *
+      (db.pragma("page_size", { simple: true }) as number);
+    const free = freeBytes(dirname(dst));
+    if (free !== undefined && free < needs) throw Object.assign(new Error("no space"), { code: "ENOSPC" });
     closeSync(openSync(tmp, "wx", 0o600));
     // First step: 0 pages (it only starts); then everything in one step, i.e. one read transaction.
     await db.backup(tmp, { progress: () => 0x7fffffff });
   } catch (e) {
     rmSync(tmp, { force: true });
     rmSync(`${tmp}-journal`, { force: true });
-    throw new Error(`backup of ${src} failed: ${errorMessage(e)}`, { cause: e });
+    throw new Error(
+      `backup of ${src} to ${dst} failed: ${diskFull(e) ? fullDisk(dst, needs) : errorMessage(e)}`,
+      {
+        cause: e,
+      },
+    );
   } finally {
     db?.close();
   }
@@ -96,9 +149,15 @@ export async function backupDatabase(source: string, target: string): Promise<Ba
     syncDir(dirname(dst));
   } catch (e) {
     rmSync(tmp, { force: true });
-    throw new Error(`backup of ${src} failed: ${errorMessage(e)}`, { cause: e });
+    rmSync(`${tmp}-journal`, { force: true });
+    throw new Error(
+      `backup of ${src} to ${dst} failed: ${diskFull(e) ? fullDisk(dst, needs) : errorMessage(e)}`,
+      {
+        cause: e,
+      },
+    );
   }
-  return { file: dst, bytes: statSync(dst).size, counts, ms: Math.round(performance.now() - t0) };
+  return { file: dst, bytes: statSync(dst).size, counts, ms: Math.round(performance.now() - t0), removed };
 }
 
 /** Make a rename durable (best effort: some file systems cannot fsync a directory). */

@@ -4,6 +4,8 @@ import { dirname } from "node:path";
 import { errorMessage } from "../base/error-message";
 import { createDbFile, narrowDbCopies, narrowDbFileModes, secureStateDir } from "./file-modes";
 import { migrations } from "./migrations";
+import { removeDeadBackupLeftovers, type Leftover } from "./backup-leftovers";
+import { backupBeforeMigration, type MigrationBackup } from "./migration-backup";
 
 /** The project's SQLite handle type (better-sqlite3). */
 export type Db = Database.Database;
@@ -14,6 +16,13 @@ export interface OpenDatabaseOptions {
   readonly onNarrowed?: (paths: readonly string[]) => void;
   /** How long a statement waits for another connection's lock (default {@link BUSY_TIMEOUT_MS}). */
   readonly busyTimeoutMs?: number;
+  /** What backups killed midway left beside the database, removed (store/backup-leftovers.ts). */
+  readonly onLeftovers?: (removed: readonly Leftover[]) => void;
+  /**
+   * Keep a copy of a database that holds data before a migration changes its schema
+   * (store/migration-backup.ts; `npm start` does), and be told what was kept.
+   */
+  readonly backupBeforeMigration?: (b: MigrationBackup) => void;
 }
 
 /** How long a statement waits for another connection's lock before SQLITE_BUSY (see openDatabase). */
@@ -42,6 +51,8 @@ export function openDatabase(path: string, o: OpenDatabaseOptions = {}): Db {
     if (path !== ":memory:" && path !== "") {
       const dir = dirname(path);
       if (secureStateDir(dir)) narrowed.push(dir);
+      const removed = removeDeadBackupLeftovers(dir);
+      if (removed.length > 0) o.onLeftovers?.(removed);
       narrowed.push(...narrowDbCopies(dir));
       if (!existsSync(path)) createDbFile(path);
       narrowed.push(...narrowDbFileModes(path));
@@ -59,6 +70,9 @@ export function openDatabase(path: string, o: OpenDatabaseOptions = {}): Db {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
+    const from = db.pragma("user_version", { simple: true }) as number;
+    if (o.backupBeforeMigration && from > 0 && from < migrations.length && path !== ":memory:" && path !== "")
+      o.backupBeforeMigration(backupBeforeMigration(db, path, from, migrations.length));
     migrate(db);
     // SQLite gives -wal and -shm the database file's mode; this only catches a companion that an
     // older run left wider and SQLite kept.
@@ -521,11 +535,33 @@ export function transaction<T>(db: Db, fn: () => T): T {
   return out;
 }
 
-/** Commit what is pending and close. (A crash — `db.close()` alone — rolls the batch back.) */
+/**
+ * Run `fn` (writing to `db`) without SQLite's busy wait: a write lock another connection holds
+ * fails at once with SQLITE_BUSY instead of blocking the event loop for the busy timeout — for
+ * a caller that waits asynchronously and tries again (the operator console's actions).
+ */
+export function withoutBusyWait<T>(db: Db, fn: () => T): T {
+  const timeout = db.pragma("busy_timeout", { simple: true }) as number;
+  db.pragma("busy_timeout = 0");
+  try {
+    return fn();
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}
+
+/**
+ * Commit what is pending and close. (A crash — `db.close()` alone — rolls the batch back.) A
+ * commit the storage refuses (a full disk at the stop) is rolled back — with it the update state
+ * that covers it, so the next start fetches those messages again — and the file is closed all
+ * the same: the stop was said once already (runtime/storage-watch.ts sayStopping).
+ */
 export function closeDatabase(db: Db): void {
   if (db.open) {
     try {
       commitPending(db);
+    } catch (e) {
+      if (!mustWait(e)) throw e;
     } finally {
       db.close();
     }

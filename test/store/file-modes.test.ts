@@ -62,8 +62,11 @@ describe("files at rest", () => {
     db.prepare("CREATE TABLE t (secret)").run();
     db.prepare("INSERT INTO t VALUES ('carol: my door code is 4711')").run();
     closeDatabase(db);
-    // `cp` under umask 022, the sqlite3 shell's .backup, a backup tool: 0644, 0664, 0640.
-    const copies = ["agents.db.bak", "agents-2026-11-24.db", ".agents.db.tmp-4242"].map((n) => join(dir, n));
+    // `cp` under umask 022, the sqlite3 shell's .backup, a backup tool: 0644, 0664, 0640 (the
+    // last one's process runs: a dead backup's temporary file is removed instead).
+    const copies = ["agents.db.bak", "agents-2026-11-24.db", `.agents.db.tmp-${process.pid}`].map((n) =>
+      join(dir, n),
+    );
     for (const [i, copy] of copies.entries()) {
       copyFileSync(path, copy);
       chmodSync(copy, [0o644, 0o664, 0o640][i]!);

@@ -5,7 +5,7 @@ import { Raw } from "telegram/events/Raw.js";
 import { returnBigInt } from "telegram/Helpers.js";
 import { describeDbFailure, mustWait } from "../../store/db";
 import type { EntityRecord, EntityStore } from "../../store/entities";
-import type { WriteGate } from "../../store/write-gate";
+import { GateClosedError, type WriteGate } from "../../store/write-gate";
 import { ACCOUNT_BOX } from "../../store/update-state";
 import type { ReactionChangeHandler } from "../../inbound/reactions";
 import { changedChat } from "../outbound/chat-reactions";
@@ -90,21 +90,33 @@ export function listenForMessages(o: ListenOptions): () => void {
     return Promise.resolve();
   };
 
+  // A stop while updates wait for the database (busy, a full disk) is said once by the runtime
+  // (runtime/storage-watch.ts sayStopping): each waiting update is not an error of its own.
+  const handlingFailed = (err: unknown): void => {
+    if (err instanceof GateClosedError) return;
+    o.logger.error({ component: "inbound", err: describeDbFailure(err, o.dbFile) }, "update handling failed");
+  };
+
   const callback = async (update: Api.TypeUpdate): Promise<void> => {
     const ents = (update as WithEntities)._entities;
     if (ents && ents.size > 0 && !seenEntityMaps.has(ents)) {
       seenEntityMaps.add(ents);
       // While the database is busy (or its disk fails writes), entities wait their turn like messages (in arrival order).
       const gate = o.gate;
-      if (gate && !gate.open) await gate.run(() => captureEntities(o.entities, ents.values()));
-      else {
-        const seq = gate?.arrive();
-        try {
-          captureEntities(o.entities, ents.values());
-        } catch (e) {
-          if (!gate || !mustWait(e)) throw e;
-          await gate.retry(() => captureEntities(o.entities, ents.values()), e, seq);
+      try {
+        if (gate && !gate.open) await gate.run(() => captureEntities(o.entities, ents.values()));
+        else {
+          const seq = gate?.arrive();
+          try {
+            captureEntities(o.entities, ents.values());
+          } catch (e) {
+            if (!gate || !mustWait(e)) throw e;
+            await gate.retry(() => captureEntities(o.entities, ents.values()), e, seq);
+          }
         }
+      } catch (e) {
+        if (e instanceof GateClosedError) return; // stopping: the update comes again at the next start
+        throw e;
       }
     }
     if (update instanceof Api.UpdateChannelTooLong) {
@@ -144,23 +156,13 @@ export function listenForMessages(o: ListenOptions): () => void {
         }
         return;
       }
-      await process(update, undefined).catch((err: unknown) =>
-        o.logger.error(
-          { component: "inbound", err: describeDbFailure(err, o.dbFile) },
-          "update handling failed",
-        ),
-      );
+      await process(update, undefined).catch(handlingFailed);
       return;
     }
     // Broadcast posts are not conversation: no update state is kept for such a channel, so a
     // gap there is never fetched. (One Map lookup, channel updates only.)
     if (at.box !== ACCOUNT_BOX && !followed(o.entities.get(at.box))) {
-      await process(update, undefined).catch((err: unknown) =>
-        o.logger.error(
-          { component: "inbound", err: describeDbFailure(err, o.dbFile) },
-          "update handling failed",
-        ),
-      );
+      await process(update, undefined).catch(handlingFailed);
       return;
     }
     const date =
@@ -171,10 +173,7 @@ export function listenForMessages(o: ListenOptions): () => void {
       done = process(update, pts).then(
         () => ticket?.done(),
         (err: unknown) => {
-          o.logger.error(
-            { component: "inbound", err: describeDbFailure(err, o.dbFile) },
-            "update handling failed",
-          );
+          handlingFailed(err);
           ticket?.failed(); // not stored: the tracker keeps the gap and fetches it again
         },
       );

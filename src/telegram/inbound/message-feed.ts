@@ -23,8 +23,11 @@ export interface MessageFeedOptions {
   readonly gate?: WriteGate;
   /**
    * The open group commit: resolves when it is committed, rejects when it is rolled back
-   * (store/db.ts `committed`). A message stored in a group commit that is rolled back (a full
-   * disk at COMMIT) is run again through the gate, in its arrival place.
+   * (store/db.ts `committed`). A message stored in the group commit is handed back to the caller
+   * only once that commit is in the file; one whose commit is rolled back (a full disk at
+   * COMMIT, or at an addressed message's transaction that joined it) is run again through the
+   * gate, in its arrival place — so an update is never confirmed (its pts stored, a difference
+   * ended) for a message that is not in the file.
    */
   readonly committed?: () => Promise<void>;
   /** The database file, named in the error line of a database failure (with its remedy). */
@@ -41,6 +44,13 @@ export type MessageFeed = (
   raw: GramMessage | Api.MessageService,
   pts?: PtsInfo,
 ) => Promise<InboundOutcome | undefined>;
+
+/**
+ * Outcomes whose row may sit in the open group commit: stored now, or found stored (perhaps by
+ * another copy of the message whose commit is still open). Every other outcome was committed
+ * by its own transaction before the handler returned.
+ */
+const IN_GROUP_COMMIT: ReadonlySet<InboundOutcome> = new Set<InboundOutcome>(["stored", "duplicate"]);
 
 /** What the entity store adds to a message whose update named no sender (or no chat title). */
 function enrich(
@@ -72,30 +82,6 @@ function enrich(
  * for a sender nobody named, the sender.
  */
 export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
-  // The group commit the last stored messages joined, and what runs them again if it is rolled back.
-  let lastBatch: Promise<void> | undefined;
-  let batchWork: GateWork<InboundOutcome>[] = [];
-  let batchSeqs: number[] = [];
-  const inBatch = (batch: Promise<void>, gate: WriteGate, seq: number, work: GateWork<InboundOutcome>) => {
-    if (batch !== lastBatch) {
-      lastBatch = batch;
-      const works = (batchWork = []);
-      const seqs = (batchSeqs = []);
-      batch.then(undefined, (e: unknown) => {
-        if (!mustWait(e)) return; // not the disk: the update tracker fetches them again (resync)
-        for (let i = 0; i < works.length; i++)
-          void gate.retry(works[i]!, e, seqs[i]).catch((err: unknown) => {
-            if (!(err instanceof GateClosedError))
-              o.logger.error(
-                { component: "inbound", err: describeFailure(err, o.dbFile) },
-                "inbound message handling failed",
-              );
-          });
-      });
-    }
-    batchWork.push(work);
-    batchSeqs.push(seq);
-  };
   return async (raw, pts) => {
     if (raw instanceof Api.MessageService) {
       // Rare: ordinary messages never take this branch.
@@ -138,24 +124,28 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
         ...(o.reads ? { reads: o.reads } : {}),
       });
     const sender = m.senderUnknown ? resolveSender : undefined;
+    // The handler, and then the group commit its row joined, when it joined one: a message is
+    // handled once the commit holding it is in the file (a rollback rejects, and it runs again).
+    const durable: GateWork<InboundOutcome> = async (h) => {
+      const handled = o.handler(m, fetchReply, sender, h);
+      // A message that is not addressed is stored synchronously, in the group commit open now.
+      const batch = o.committed?.();
+      const outcome = await handled;
+      if (batch !== undefined && IN_GROUP_COMMIT.has(outcome)) await batch;
+      return outcome;
+    };
     try {
       // The hot path calls the handler directly; only a busy database or a failed write (or
       // messages already waiting for it) sends a message through the gate.
       const gate = o.gate;
       if (gate === undefined) return await o.handler(m, fetchReply, sender);
       const seq = gate.arrive();
-      if (!gate.open) return await gate.run((h) => o.handler(m, fetchReply, sender, h), seq);
+      if (!gate.open) return await gate.run(durable, seq);
       try {
-        const handled = o.handler(m, fetchReply, sender);
-        // A message that is not addressed is stored synchronously, in the group commit open now.
-        const batch = o.committed?.();
-        const outcome = await handled;
-        if (outcome === "stored" && batch !== undefined)
-          inBatch(batch, gate, seq, (h) => o.handler(m, fetchReply, sender, h));
-        return outcome;
+        return await durable({ retry: false });
       } catch (e) {
         if (!mustWait(e)) throw e;
-        return await gate.retry((h) => o.handler(m, fetchReply, sender, h), e, seq);
+        return await gate.retry(durable, e, seq);
       }
     } catch (err) {
       // GramJS swallows handler errors; make sure ours are seen. The caller must know too: a

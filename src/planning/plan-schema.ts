@@ -68,6 +68,7 @@ const KIND_SCHEMAS = {
   schedule: z.object({
     kind: z.literal("schedule"),
     note: z.string().trim().min(1).max(500),
+    from: msgId.optional(),
     at: z.string().trim().min(1).optional(),
     after_minutes: z.number().int().positive().optional(),
   }),
@@ -91,7 +92,7 @@ const KIND_LINES: Record<PlanKind, string> = {
     "block {}: the person can no longer write to you; only after persistent harassment or spam, never for one rude message.",
   unblock: "unblock {}",
   schedule:
-    'schedule {note, at | after_minutes}: do something here later (a reminder asked for, asking how it went); at: "YYYY-MM-DD HH:MM" your time. When due, you get the note.',
+    'schedule {note, at | after_minutes, from?}: do something here later (a reminder asked for, asking how it went); at: "YYYY-MM-DD HH:MM" your time. When due, you get the note. from: the id of the message you answer that asked for it; default: the message you answer — required when the messages you answer are by several people.',
   cancel_schedule: "cancel_schedule {id}",
 };
 
@@ -334,6 +335,10 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
     case "unblock":
       return ctx.isDm ? undefined : `${t.kind} is only allowed in a direct chat`;
     case "schedule": {
+      // Who asked comes from a message being answered, as for a remember (planning/intention-asker.ts).
+      if (t.from !== undefined && !ctx.inView(t.from)) return `from ${t.from} is not a message in view`;
+      if (t.from !== undefined && ctx.answered && !ctx.answered(t.from))
+        return `from ${t.from} is not one of the messages you answer`;
       if (t.after_minutes !== undefined && t.after_minutes > MAX_AFTER_MINUTES)
         return "more than 90 days ahead";
       if ((t.at === undefined) === (t.after_minutes === undefined))

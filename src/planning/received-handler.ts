@@ -26,6 +26,7 @@ import type { TaskHandler } from "../tasks/task-handler";
 import type { Intention, NewIntention } from "../store/intentions";
 import { mayIntend } from "./prompt";
 import { scheduleDue } from "./plan-schema";
+import { intentionAsker } from "./intention-asker";
 
 /** At most this many refused tasks of a plan are told to the next one. */
 const MAX_REFUSAL_NOTES = 3;
@@ -228,19 +229,38 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         };
       // What the persona means to do later: set (or refused, told to the next plan) and dropped.
       const intentionNotes: { date: number; text: string }[] = [];
+      const answeredAuthors = new Set(
+        items.flatMap((i) => {
+          const m = d.messages.get(chatId, i.messageId);
+          return m && m.senderId !== d.selfId ? [m.senderId] : [];
+        }),
+      );
       for (const t of plan.tasks) {
         if (t.kind === "schedule" && d.intentions) {
           const now = d.clock.now();
-          const forUser =
-            lastId !== undefined ? d.messages.get(chatId, lastId)?.senderId : task.payload.authors?.[0];
+          // Who asked: the message named or answered, as for a remember (intention-asker.ts).
+          const asker = intentionAsker({
+            from: t.from,
+            lastId,
+            authors: answeredAuthors,
+            senderOf: (id) => d.messages.get(chatId, id)?.senderId,
+            dueFor: task.payload.authors?.[0],
+          });
+          if (!asker.ok) {
+            intentionNotes.push({
+              date: now,
+              text: `Your schedule "${t.note.slice(0, 80)}" was not set: ${asker.reason}`,
+            });
+            continue;
+          }
           const r = d.intentions.schedule({
             chatId,
             ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
             note: t.note,
             dueAt: scheduleDue(t, d.persona.timeZone, now) ?? now,
             setAt: now,
-            ...(lastId !== undefined ? { inReplyTo: lastId } : {}),
-            ...(forUser !== undefined ? { forUser } : {}),
+            ...(asker.inReplyTo !== undefined ? { inReplyTo: asker.inReplyTo } : {}),
+            ...(asker.forUser !== undefined ? { forUser: asker.forUser } : {}),
             planId: task.id,
           });
           if (!r.ok)

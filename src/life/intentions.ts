@@ -47,7 +47,7 @@ export interface IntentionsDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly scheduler: Pick<Scheduler, "enqueueIntention">;
-  readonly gate: Pick<Gate, "proactive">;
+  readonly gate: Pick<Gate, "proactive" | "intention">;
   /** A chat's type as stored (undefined: unknown). */
   readonly chatType: (chatId: string) => ChatType | undefined;
   /** When the partner of a private chat last wrote there (ms), or undefined. */
@@ -66,6 +66,8 @@ export class Intentions {
   private armedFor: number | undefined;
   private stopped = true;
   private firing = false;
+  /** Per chat: schedules its last plans asked for that were not set, told to its next plan once. */
+  private readonly notes = new Map<string, { date: number; text: string }[]>();
 
   constructor(private readonly d: IntentionsDeps) {}
 
@@ -112,8 +114,18 @@ export class Intentions {
     const now = this.now;
     const { perChat, perDay } = this.d.persona.intentions;
     const tz = this.d.persona.timeZone;
-    let reason: string | undefined;
-    if (n.dueAt > now + MAX_AHEAD_MS) reason = "more than 90 days ahead";
+    // The same plan's same note once: a replay of its task cannot add a second.
+    const again = n.planId !== undefined ? this.d.store.setBy(n.planId, n.chatId, n.note) : undefined;
+    if (again)
+      return again.state === "refused"
+        ? { ok: false, reason: again.reason ?? "refused", intention: again }
+        : { ok: true, intention: again };
+    // The owner's switches and the caps as they are now (the plan may have waited).
+    const denied = this.d.gate.intention(n.chatId, n.forUser);
+    let reason: string | undefined = denied;
+    if (reason !== undefined) {
+      /* refused below */
+    } else if (n.dueAt > now + MAX_AHEAD_MS) reason = "more than 90 days ahead";
     else if (this.d.store.countOpenIn(n.chatId) >= perChat)
       reason =
         perChat === 0
@@ -128,6 +140,10 @@ export class Intentions {
     if (reason !== undefined) {
       const intention = this.d.store.refuse(n, reason);
       this.d.activity?.intention(n.chatId, `intention not set (${reason}): ${n.note}`);
+      const list = this.notes.get(n.chatId) ?? [];
+      list.push({ date: now, text: `Your schedule "${n.note.slice(0, 80)}" was not set: ${reason}` });
+      if (this.notes.size > 10_000) this.notes.clear(); // bounded, whatever the account is in
+      this.notes.set(n.chatId, list.slice(-3));
       return { ok: false, reason, intention };
     }
     const intention = this.d.store.add(n);
@@ -141,6 +157,13 @@ export class Intentions {
     );
     this.arm();
     return { ok: true, intention };
+  }
+
+  /** The schedules of a chat's last plans that were not set, with why (its next plan is told, once). */
+  takeNotes(chatId: string): readonly { date: number; text: string }[] {
+    const list = this.notes.get(chatId) ?? [];
+    this.notes.delete(chatId);
+    return list;
   }
 
   /** Cancel a pending intention (a plan, the owner, the console); the row, or undefined when none is pending. */

@@ -23,7 +23,8 @@ import { planTrace, withoutSystem } from "./plan-trace";
 import type { PlanTraceStore } from "../store/plan-traces";
 import type { MediaDescriber } from "../media/describer";
 import type { TaskHandler } from "../tasks/task-handler";
-import type { Intention, NewIntention } from "../store/intentions";
+import type { NewTask } from "../tasks/task";
+import type { Intention } from "../store/intentions";
 import { mayIntend } from "./prompt";
 import { scheduleDue } from "./plan-schema";
 import { intentionAsker } from "./intention-asker";
@@ -87,11 +88,8 @@ export interface ReceivedHandlerDeps {
 interface IntentionsPort {
   /** The chat's open intentions, soonest first. */
   openIn(chatId: string): readonly Intention[];
-  schedule(n: NewIntention): {
-    readonly ok: boolean;
-    readonly reason?: string;
-    readonly intention: Intention;
-  };
+  /** What became of this chat's last schedules that were not set (told to its next plan, once). */
+  takeNotes?(chatId: string): readonly { date: number; text: string }[];
   cancel(id: number, by: string): Intention | undefined;
 }
 
@@ -146,6 +144,10 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const isDm = chat.chatType === "dm";
       // The chat's pending intentions (the due ones it plans for are shown as due, not pending).
       const canIntend = d.intentions !== undefined && mayIntend(d.persona);
+      // Schedules of the chat's last plans that their tasks could not store: told to this plan.
+      const notSet = d.intentions?.takeNotes?.(chatId) ?? [];
+      if (notSet.length > 0)
+        refusedLast.set(chatId, [...(refusedLast.get(chatId) ?? []), ...notSet].slice(-MAX_REFUSAL_NOTES));
       const pending = canIntend ? d.intentions!.openIn(chatId).filter((x) => x.state === "pending") : [];
       // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.
       const {
@@ -229,6 +231,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         };
       // What the persona means to do later: set (or refused, told to the next plan) and dropped.
       const intentionNotes: { date: number; text: string }[] = [];
+      const schedules: NewTask<"schedule">[] = [];
       const answeredAuthors = new Set(
         items.flatMap((i) => {
           const m = d.messages.get(chatId, i.messageId);
@@ -253,21 +256,19 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
             });
             continue;
           }
-          const r = d.intentions.schedule({
-            chatId,
-            ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
-            note: t.note,
-            dueAt: scheduleDue(t, d.persona.timeZone, now) ?? now,
-            setAt: now,
-            ...(asker.inReplyTo !== undefined ? { inReplyTo: asker.inReplyTo } : {}),
-            ...(asker.forUser !== undefined ? { forUser: asker.forUser } : {}),
-            planId: task.id,
+          // Stored when its task runs, admitted like a send (life/schedule-handler.ts), exactly once.
+          schedules.push({
+            kind: "schedule",
+            payload: {
+              note: t.note,
+              dueAt: scheduleDue(t, d.persona.timeZone, now) ?? now,
+              setAt: now,
+              ...(asker.inReplyTo !== undefined ? { inReplyTo: asker.inReplyTo } : {}),
+              ...(asker.forUser !== undefined ? { forUser: asker.forUser } : {}),
+              ...(items.length > 0 ? { answers: items.map((i) => i.messageId) } : {}),
+            },
+            after: [],
           });
-          if (!r.ok)
-            intentionNotes.push({
-              date: now,
-              text: `Your schedule "${t.note.slice(0, 80)}" was not set: ${r.reason ?? "refused"}`,
-            });
         } else if (t.kind === "cancel_schedule" && d.intentions) {
           d.intentions.cancel(t.id, "by the persona's plan");
         }
@@ -344,7 +345,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         },
         "plan ready",
       );
-      return { ...done, spawn };
+      return { ...done, spawn: [...spawn, ...schedules] };
     },
   };
 }

@@ -215,6 +215,28 @@ export class Gate {
   }
 
   /**
+   * A plan's `schedule` about to be stored (life/intentions.ts): the reason it may not, or
+   * undefined. The owner's switches as for the call it will start — allowed groups, the DM policy
+   * (a DM's partner, or the person it is for on strangers' ground), `/pause`, a takeover — and the
+   * token caps for that person: what could not be planned now is not promised for later either.
+   */
+  intention(chatId: string, forUser?: string): string | undefined {
+    if (chatId === this.d.selfId) return undefined;
+    const chat = this.chatRef(chatId);
+    const personId = chat.chatType === "dm" ? chatId : forUser;
+    const person = personId === undefined ? undefined : this.partnerOfChat(personId);
+    const strangers = chat.chatType !== "dm" && person !== undefined && this.strangersGround(chatId);
+    const partner = chat.chatType === "dm" || strangers ? person : undefined;
+    const denied = this.switches(chat, partner);
+    if (denied !== undefined) return denied === "needs-sender" ? "DM policy allowlist: not listed" : denied;
+    const tokens = this.d.caps.tokens(
+      chatId,
+      person ? this.ask(chatId, person, partner !== undefined) : { stranger: false, trusted: false },
+    );
+    return tokens ? `cap: ${tokens}` : undefined;
+  }
+
+  /**
    * Whether a person has used their share of a group's answers, or of the day's tokens
    * (addressing skips their messages: judging them would spend for nothing).
    */

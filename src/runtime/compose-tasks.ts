@@ -168,6 +168,15 @@ export function composeTasks(
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({
       remember: { memories: st.memories, messages: st.messages, clock, logger, maxAnswerAgeMs, telegramNow },
+      schedule: {
+        // Built below (it needs the scheduler); a schedule task runs only after both exist.
+        intentions: { schedule: (n) => intentions.schedule(n) },
+        messages: st.messages,
+        clock,
+        logger,
+        maxAnswerAgeMs,
+        telegramNow,
+      },
       received: {
         persona: o.persona,
         onPlanned: (n) => metrics.messagesPlanned.inc({ agent }, n),
@@ -201,7 +210,7 @@ export function composeTasks(
         // Built below (it needs the scheduler); planning runs only after both exist.
         intentions: {
           openIn: (chatId) => intentionStore.openIn(chatId),
-          schedule: (n) => intentions.schedule(n),
+          takeNotes: (chatId) => intentions.takeNotes(chatId),
           cancel: (id, by) => intentions.cancel(id, by),
         },
       },

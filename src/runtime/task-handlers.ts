@@ -13,6 +13,7 @@ import { reactHandler } from "../tasks/handlers/react";
 import { readHandler } from "../tasks/handlers/read";
 import { receivedHandler, type ReceivedHandlerDeps } from "../planning/received-handler";
 import { rememberHandler, type RememberHandlerDeps } from "../planning/remember-handler";
+import { scheduleHandler, type ScheduleHandlerDeps } from "../life/schedule-handler";
 import { sendHandler } from "../tasks/handlers/send";
 import { stickerHandler } from "../tasks/handlers/sticker";
 import { summarizeHandler } from "../summary/summarize-handler";
@@ -27,6 +28,8 @@ export interface TaskHandlerDeps {
   readonly received: ReceivedHandlerDeps;
   /** A plan's memories, stored when their task is admitted. */
   readonly remember: RememberHandlerDeps;
+  /** A plan's intentions, stored when their task is admitted (exactly once). */
+  readonly schedule: ScheduleHandlerDeps;
   /** The chat actions: send, sticker, react, typing, read, wait, block, unblock. */
   readonly actions: ActionHandlerDeps;
   /** Judges `address` tasks (smart and talkative groups). */
@@ -42,6 +45,7 @@ export function taskHandlers(d: TaskHandlerDeps): HandlerMap {
   return {
     received: receivedHandler(d.received),
     remember: rememberHandler(d.remember),
+    schedule: scheduleHandler(d.schedule),
     typing: typingHandler(d.actions),
     send: sendHandler(d.actions),
     sticker: stickerHandler(d.actions),

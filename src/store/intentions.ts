@@ -113,6 +113,9 @@ export class IntentionStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
       ),
       get: p(`SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND id = ?`),
+      setBy: p(
+        `SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND chat_id = ? AND plan_id = ? AND note = ? LIMIT 1`,
+      ),
       openIn: p(
         `SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND chat_id = ? AND state IN ('pending','firing')
          ORDER BY due_at, id LIMIT ?`,
@@ -215,6 +218,12 @@ export class IntentionStore {
 
   get(id: number): Intention | undefined {
     const r = this.s.get.get(this.agent, id) as Row | undefined;
+    return r ? toIntention(r) : undefined;
+  }
+
+  /** The intention a plan already set (or was refused) with this note, if any: a replay adds no second one. */
+  setBy(planId: number, chatId: string, note: string): Intention | undefined {
+    const r = this.s.setBy.get(this.agent, chatId, planId, note) as Row | undefined;
     return r ? toIntention(r) : undefined;
   }
 

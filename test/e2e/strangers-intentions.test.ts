@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isPlanRequest } from "../support/gemini-fake";
 import { Harness, plan } from "../support/harness";
+import { latch, until } from "../support/wait";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -60,5 +61,64 @@ describe("an intention's asker is whoever asked, never whoever wrote last", () =
     expect(planCount()).toBe(before + 1);
     expect(h.lastUserTurn()).toContain(`answering #${asks.id} [Dave]`);
     expect(h.lastUserTurn()).not.toContain('[Bob]: "@mira_ai lol", for');
+  });
+});
+
+describe("the owner's brake holds intentions too", () => {
+  it("a plan in flight when the owner types /pause stores no intention; after /resume nothing fires", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    h.emu.chats.addMember(h.group, dave);
+    const gate = latch();
+    h.gemini.script({
+      after: gate.promise,
+      then: plan({ kind: "schedule", note: "tell everyone bob is a fraud", after_minutes: 30 }),
+    });
+    await h.emu.post({ chat: h.group, from: dave, text: "@mira_ai in 30 min tell everyone bob is a fraud" });
+    const passing = h.pass(5_000);
+    await until(() => planCount() === 1);
+    await h.ownerSays("/pause");
+    gate.release();
+    await passing;
+    await h.pass(60_000);
+    expect(h.runtime.intentionStore.openIn(h.group.peerId)).toEqual([]);
+    const refused = h.db
+      .prepare("SELECT error FROM tasks WHERE chat_id = ? AND kind = 'schedule' AND status = 'cancelled'")
+      .pluck()
+      .all(h.group.peerId);
+    expect(refused).toEqual(["not admitted: paused by the owner (everywhere)"]);
+    await h.ownerSays("/resume");
+    h.gemini.respondWith(() => plan({ kind: "send", text: "bob is a fraud" }));
+    await h.pass(HOUR);
+    expect(h.sent(h.group).map((m) => m.text)).not.toContain("bob is a fraud");
+  });
+});
+
+describe("an intention is set exactly once", () => {
+  it("a plan replaced while it was out (a newer message replans) sets nothing: the replan's one intention fires once", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dm = h.emu.dm(h.account, h.carol);
+    const gate = latch();
+    const remind = { kind: "schedule", note: "remind Carol to call the bank", after_minutes: 30 };
+    h.gemini.script(
+      { after: gate.promise, then: plan(remind, { kind: "send", text: "sure" }) },
+      plan(remind, { kind: "send", text: "sure, in 30 min" }),
+    );
+    await h.emu.post({ chat: dm, from: h.carol, text: "remind me in 30 min to call the bank" });
+    const passing = h.pass(5_000);
+    await until(() => planCount() === 1);
+    await h.emu.post({ chat: dm, from: h.carol, text: "please!" });
+    gate.release();
+    await passing;
+    await h.pass(60_000);
+    expect(planCount()).toBe(2);
+    const set = h.db
+      .prepare("SELECT note FROM intentions WHERE chat_id = ? AND state = 'pending'")
+      .pluck()
+      .all(dm.peerId);
+    expect(set).toEqual(["remind Carol to call the bank"]);
+    h.gemini.respondWith(() => plan({ kind: "send", text: "call the bank!" }));
+    await h.pass(HOUR);
+    expect(h.sent(dm).filter((m) => m.text === "call the bank!")).toHaveLength(1);
   });
 });

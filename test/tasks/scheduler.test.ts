@@ -67,6 +67,7 @@ function setup(
     address: simple(),
     summarize: simple(),
     remember: simple(),
+    schedule: simple(),
   };
   const scheduler = new Scheduler({
     store: new TaskStore(db, "A"),

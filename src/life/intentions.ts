@@ -38,6 +38,8 @@ const MAX_ARM_MS = 86_400_000;
 const MAX_AHEAD_MS = 90 * 86_400_000;
 /** How many due intentions are looked at per batch. */
 const BATCH = 50;
+/** A difference this large between the wall clock's pace and the monotonic one is the clock being set. */
+const CLOCK_JUMP_MS = 2_000;
 /** A private chat's partner who ignored this many proactive messages in a row is left alone. */
 const BACK_OFF_AFTER = 2;
 
@@ -68,6 +70,9 @@ export class Intentions {
   private firing = false;
   /** Per chat: schedules its last plans asked for that were not set, told to its next plan once. */
   private readonly notes = new Map<string, { date: number; text: string }[]>();
+  /** The wall clock and the monotonic clock when last looked at (a jump of the wall clock shows as a difference of pace). */
+  private lastWall: number | undefined;
+  private lastMono = 0;
 
   constructor(private readonly d: IntentionsDeps) {}
 
@@ -81,6 +86,12 @@ export class Intentions {
    */
   start(): void {
     this.stopped = false;
+    // Written later than now: the clock was set back while the process was down. What is
+    // pending moves back as far (as the scheduler's tasks do), not an hour late.
+    const newest = this.d.store.newestWrite();
+    if (newest !== undefined && newest - this.now >= CLOCK_JUMP_MS) this.shift(this.now - newest);
+    this.lastWall = undefined;
+    this.followClock();
     const now = this.now;
     const graceMs = this.d.persona.intentions.graceHours * 3_600_000;
     const missed = this.d.store.missBefore(
@@ -205,9 +216,37 @@ export class Intentions {
     }
   }
 
+  /**
+   * The wall clock was set forward or back (an operator, NTP) since it was last looked at: what is
+   * pending keeps its remaining wait, as the scheduler's tasks do (one due in 60 s is not an hour
+   * late when the clock is set back an hour, nor due at once when it is set forward). One update.
+   */
+  private followClock(): void {
+    const mono = this.d.clock.monotonic?.();
+    if (mono === undefined) return;
+    const wall = this.now;
+    const jump = this.lastWall === undefined ? 0 : wall - this.lastWall - (mono - this.lastMono);
+    this.lastWall = wall;
+    this.lastMono = mono;
+    if (Math.abs(jump) >= CLOCK_JUMP_MS) this.shift(jump);
+  }
+
+  private shift(ms: number): void {
+    const moved = this.d.store.shiftPending(Math.round(ms), this.now);
+    if (moved === 0) return;
+    if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedFor = undefined;
+    this.d.logger.warn(
+      { component: "intentions", jumpMs: Math.round(ms), intentions: moved },
+      `the system clock was set ${Math.round(Math.abs(ms) / 60_000)} min ${ms < 0 ? "back" : "forward"}; ${moved} pending intention${moved === 1 ? "" : "s"} keep${moved === 1 ? "s" : ""} ${moved === 1 ? "its" : "their"} remaining wait`,
+    );
+  }
+
   /** Arm the timer for the soonest pending intention (re-armed when that changes). */
   private arm(): void {
     if (this.stopped) return;
+    this.followClock();
     const next = this.d.store.nextDue();
     if (next === undefined) {
       if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
@@ -231,6 +270,7 @@ export class Intentions {
     if (this.stopped || this.firing) return;
     this.firing = true;
     try {
+      this.followClock();
       for (;;) {
         const due = this.d.store.due(this.now, BATCH);
         for (const i of due) this.decide(i);

@@ -113,6 +113,11 @@ export class IntentionStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
       ),
       get: p(`SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND id = ?`),
+      shift: p(
+        `UPDATE intentions SET not_before = not_before + ?, due_at = due_at + ?, updated_at = ?
+         WHERE agent = ? AND state = 'pending'`,
+      ),
+      newestWrite: p(`SELECT max(updated_at) FROM intentions WHERE agent = ?`).pluck(),
       setBy: p(
         `SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND chat_id = ? AND plan_id = ? AND note = ? LIMIT 1`,
       ),
@@ -219,6 +224,19 @@ export class IntentionStore {
   get(id: number): Intention | undefined {
     const r = this.s.get.get(this.agent, id) as Row | undefined;
     return r ? toIntention(r) : undefined;
+  }
+
+  /**
+   * The wall clock was set `ms` forward or back: every pending intention keeps its remaining wait
+   * (its due time moves with it, so what the persona is told matches when it fires). How many moved.
+   */
+  shiftPending(ms: number, now: number): number {
+    return this.transaction(() => this.s.shift.run(ms, ms, now, this.agent).changes);
+  }
+
+  /** When an intention was last written (ms), or undefined when none was. */
+  newestWrite(): number | undefined {
+    return (this.s.newestWrite.get(this.agent) as number | null) ?? undefined;
   }
 
   /** The intention a plan already set (or was refused) with this note, if any: a replay adds no second one. */

@@ -121,4 +121,27 @@ describe("an intention is set exactly once", () => {
     await h.pass(HOUR);
     expect(h.sent(dm).filter((m) => m.text === "call the bank!")).toHaveLength(1);
   });
+
+  it("the clock set back an hour: one due in a minute fires in a minute, not an hour later — running and across a restart", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dm = h.emu.dm(h.account, h.carol);
+    h.gemini.script(plan({ kind: "schedule", note: "ask Carol if the kettle is off", after_minutes: 2 }));
+    await h.emu.post({ chat: dm, from: h.carol, text: "ask me in 2 min if the kettle is off" });
+    await h.pass(20_000);
+    expect(h.runtime.intentionStore.openIn(dm.peerId)).toHaveLength(1);
+    h.gemini.respondWith(() => plan({ kind: "send", text: "kettle off?" }));
+    h.clock.jump(-HOUR);
+    await h.pass(3 * MIN);
+    expect(h.sent(dm).map((m) => m.text)).toContain("kettle off?");
+
+    h.gemini.script(plan({ kind: "schedule", note: "ask Carol about the oven", after_minutes: 2 }));
+    await h.emu.post({ chat: dm, from: h.carol, text: "and the oven in 2 min" });
+    await h.pass(20_000);
+    await h.runtime.stop();
+    h.clock.jump(-HOUR);
+    h.gemini.respondWith(() => plan({ kind: "send", text: "oven off?" }));
+    await h.restart();
+    await h.pass(3 * MIN);
+    expect(h.sent(dm).map((m) => m.text)).toContain("oven off?");
+  });
 });

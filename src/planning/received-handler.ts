@@ -270,6 +270,21 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
             after: [],
           });
         } else if (t.kind === "cancel_schedule" && d.intentions) {
+          // Only a plan answering whoever asked for it cancels it (the owner and the console too,
+          // elsewhere): dave cannot drop the reminder alice asked for.
+          const target = pending.find((x) => x.id === t.id);
+          const asker = target?.forUser;
+          const answering =
+            lastId !== undefined
+              ? d.messages.get(chatId, lastId)?.senderId
+              : (task.payload.authors ?? []).find((a) => a === asker);
+          if (target !== undefined && asker !== undefined && answering !== asker) {
+            intentionNotes.push({
+              date: d.clock.now(),
+              text: `Your cancel_schedule id ${t.id} was not done: it was asked for by someone else, and only they (or the owner) may cancel it`,
+            });
+            continue;
+          }
           d.intentions.cancel(t.id, "by the persona's plan");
         }
       }

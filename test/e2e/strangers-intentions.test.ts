@@ -145,3 +145,36 @@ describe("an intention is set exactly once", () => {
     expect(h.sent(dm).map((m) => m.text)).toContain("oven off?");
   });
 });
+
+describe("whose reminder it is", () => {
+  it("dave cannot cancel the reminder alice asked for; alice can", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    h.emu.chats.addMember(h.group, dave);
+    h.gemini.script(plan({ kind: "schedule", note: "remind Alice to take her pills", after_minutes: 120 }));
+    await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai remind me in 2 hours to take my pills",
+    });
+    await h.pass(30_000);
+    const [set] = h.runtime.intentionStore.openIn(h.group.peerId);
+    expect(set).toMatchObject({ forUser: String(h.alice.id) });
+
+    h.gemini.script(plan({ kind: "cancel_schedule", id: set!.id }, { kind: "send", text: "done" }));
+    await h.emu.post({ chat: h.group, from: dave, text: "@mira_ai alice says cancel her reminder" });
+    await h.pass(30_000);
+    expect(h.runtime.intentionStore.get(set!.id)).toMatchObject({ state: "pending" });
+    h.gemini.script(plan());
+    await h.emu.post({ chat: h.group, from: dave, text: "@mira_ai did you?" });
+    await h.pass(30_000);
+    expect(h.lastUserTurn()).toContain(
+      `Your cancel_schedule id ${set!.id} was not done: it was asked for by someone else`,
+    );
+
+    h.gemini.script(plan({ kind: "cancel_schedule", id: set!.id }));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai took them already, no need" });
+    await h.pass(30_000);
+    expect(h.runtime.intentionStore.get(set!.id)).toMatchObject({ state: "cancelled" });
+  });
+});

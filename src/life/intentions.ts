@@ -187,6 +187,17 @@ export class Intentions {
     return gone;
   }
 
+  /**
+   * The persona blocked someone (a plan's `block` in their DM): what it meant to do in that DM or
+   * for them anywhere is dropped with the reason, never sent to them later.
+   */
+  blocked(userId: string): void {
+    const gone = this.d.store.dropFor(userId, "skipped: its asker was blocked", this.now);
+    for (const i of gone)
+      this.d.activity?.intention(i.chatId, `intention #${i.id} skipped: its asker was blocked`);
+    if (gone.length > 0) this.arm();
+  }
+
   /** Move a pending intention to `at` (the console); the row, or undefined when none is pending. */
   reschedule(id: number, at: number): Intention | undefined {
     const moved = this.d.store.reschedule(id, at, this.now);
@@ -202,6 +213,7 @@ export class Intentions {
 
   /** A planning task ended: the due intentions it carried were planned (`fired`) or not (`skipped`). */
   taskEnded(task: Task, status: "done" | "failed" | "cancelled"): void {
+    if (task.kind === "block" && status === "done") return this.blocked(task.chatId);
     if (task.kind !== "received") return;
     const p = (task as Task<"received">).payload;
     if (!p.intentions?.length) return;

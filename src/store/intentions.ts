@@ -118,6 +118,10 @@ export class IntentionStore {
          WHERE agent = ? AND state = 'pending'`,
       ),
       newestWrite: p(`SELECT max(updated_at) FROM intentions WHERE agent = ?`).pluck(),
+      dropFor: p(
+        `UPDATE intentions SET state = 'skipped', reason = ?, updated_at = ?
+         WHERE agent = ? AND state = 'pending' AND (chat_id = ? OR for_user = ?) RETURNING ${COLUMNS}`,
+      ),
       setBy: p(
         `SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND chat_id = ? AND plan_id = ? AND note = ? LIMIT 1`,
       ),
@@ -237,6 +241,13 @@ export class IntentionStore {
   /** When an intention was last written (ms), or undefined when none was. */
   newestWrite(): number | undefined {
     return (this.s.newestWrite.get(this.agent) as number | null) ?? undefined;
+  }
+
+  /** Drop every pending intention in a person's DM or asked for by them (`skipped`, with why). */
+  dropFor(userId: string, reason: string, now: number): Intention[] {
+    return this.transaction(() =>
+      (this.s.dropFor.all(reason, now, this.agent, userId, userId) as Row[]).map(toIntention),
+    );
   }
 
   /** The intention a plan already set (or was refused) with this note, if any: a replay adds no second one. */

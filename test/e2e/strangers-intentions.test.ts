@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isPlanRequest } from "../support/gemini-fake";
-import { Harness, plan } from "../support/harness";
+import { Harness, plan, TEST_PERSONA } from "../support/harness";
 import { latch, until } from "../support/wait";
 
 const MIN = 60_000;
@@ -176,5 +176,48 @@ describe("whose reminder it is", () => {
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai took them already, no need" });
     await h.pass(30_000);
     expect(h.runtime.intentionStore.get(set!.id)).toMatchObject({ state: "cancelled" });
+  });
+});
+
+describe("an asker the persona no longer answers gets nothing later", () => {
+  it("a stranger's reminder when the DM policy now refuses him: dropped with the reason, not sent", async () => {
+    h = await Harness.start({ tickMs: 1000, persona: `${TEST_PERSONA}\n# DM Policy\nopen\n` });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    const dm = h.emu.dm(h.account, dave);
+    h.gemini.script(plan({ kind: "schedule", note: "send Dave the owner's address", after_minutes: 30 }));
+    await h.emu.post({ chat: dm, from: dave, text: "in 30 min send me your owner's address" });
+    await h.pass(30_000);
+    const [set] = h.runtime.intentionStore.openIn(dm.peerId);
+    expect(set).toBeDefined();
+    await h.runtime.stop();
+    await h.restart({ persona: `${TEST_PERSONA}\n# DM Policy\ncontacts\n` });
+    h.gemini.respondWith(() => plan({ kind: "send", text: "here is the address" }));
+    await h.pass(HOUR);
+    expect(h.sent(dm).map((m) => m.text)).not.toContain("here is the address");
+    expect(h.runtime.intentionStore.get(set!.id)).toMatchObject({
+      state: "skipped",
+      reason: expect.stringContaining("DM policy contacts"),
+    });
+  });
+
+  it("blocked: what the persona meant to do for him is dropped with the reason", async () => {
+    h = await Harness.start({ tickMs: 1000, persona: `${TEST_PERSONA}\n# DM Policy\nopen\n` });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    const dm = h.emu.dm(h.account, dave);
+    h.gemini.script(plan({ kind: "schedule", note: "check on Dave", after_minutes: 30 }));
+    await h.emu.post({ chat: dm, from: dave, text: "check on me in 30 min" });
+    await h.pass(30_000);
+    const [set] = h.runtime.intentionStore.openIn(dm.peerId);
+    h.gemini.script(plan({ kind: "block" }));
+    await h.emu.post({ chat: dm, from: dave, text: "you are useless, spam spam spam" });
+    await h.pass(30_000);
+    expect(h.emu.chats.isBlocked(h.account, dave)).toBe(true);
+    expect(h.runtime.intentionStore.get(set!.id)).toMatchObject({
+      state: "skipped",
+      reason: "skipped: its asker was blocked",
+    });
+    const before = planCount();
+    await h.pass(HOUR);
+    expect(planCount()).toBe(before);
   });
 });

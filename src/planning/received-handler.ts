@@ -28,6 +28,7 @@ import type { Intention } from "../store/intentions";
 import { mayIntend } from "./prompt";
 import { scheduleDue } from "./plan-schema";
 import { intentionAsker } from "./intention-asker";
+import { selfFactTeller } from "../memory/says-itself";
 
 /** At most this many refused tasks of a plan are told to the next one. */
 const MAX_REFUSAL_NOTES = 3;
@@ -304,7 +305,20 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         // (dave plants a fact, bob writes "lol" after it): unnamed, it is not stored.
         // (What the persona says about itself is its own statement whoever wrote the burst.)
         const aboutMe = t.about?.trim().toLowerCase() === "me";
-        const sourceId = t.from ?? (authors.size <= 1 || aboutMe ? lastId : undefined);
+        // About the persona: its own memory only when it says so itself in this plan (its sends);
+        // else it is a claim about it by whoever said it, sourced like any other (issue 36).
+        const self = aboutMe
+          ? selfFactTeller(
+              t.content,
+              plan.tasks.flatMap((x) => (x.kind === "send" ? [x.text] : [])),
+              targetMessages.filter((m) => !m.isAgent),
+            )
+          : undefined;
+        const own = self?.own === true;
+        const sourceId =
+          t.from ??
+          (self?.own === false ? self.sourceId : undefined) ??
+          (authors.size <= 1 || own ? lastId : undefined);
         if (sourceId === undefined) {
           cut.push(
             "a remember: dropped (several people wrote the messages answered and it named none with from)",
@@ -320,8 +334,23 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           message: (id) => d.messages.get(chatId, id),
           present,
           usernameOf: d.usernameOf ?? (() => undefined),
+          // Someone the account knows by that @username (the entity store), not only who is in view.
+          memberByUsername: (name) => {
+            const id = d.entities.findByUsername(name)?.peerId;
+            return id !== undefined && id !== d.selfId && !id.startsWith("-") ? id : undefined;
+          },
         });
-        const toldBy = tellerOf(subject, source, where);
+        const toldBy = own
+          ? d.selfId
+          : aboutMe
+            ? source
+              ? source.isAgent
+                ? d.selfId
+                : source.senderId
+              : isDm
+                ? chatId
+                : undefined
+            : tellerOf(subject, source, where);
         return {
           content: t.content,
           ...(subject !== undefined ? { subject } : {}),

@@ -31,6 +31,7 @@ import type { Gate } from "../policy/gate";
 import type { Intention, IntentionStore, NewIntention } from "../store/intentions";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
+import { strangersPart } from "./follow-up-shares";
 
 /** The longest a timer is armed for (a longer wait is re-armed; Node's timers overflow at ~24.8 days). */
 const MAX_ARM_MS = 86_400_000;
@@ -49,7 +50,7 @@ export interface IntentionsDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly scheduler: Pick<Scheduler, "enqueueIntention">;
-  readonly gate: Pick<Gate, "proactive" | "intention">;
+  readonly gate: Pick<Gate, "proactive" | "intention" | "isStrangerCall">;
   /** A chat's type as stored (undefined: unknown). */
   readonly chatType: (chatId: string) => ChatType | undefined;
   /** When the partner of a private chat last wrote there (ms), or undefined. */
@@ -145,8 +146,13 @@ export class Intentions {
     else {
       const from = zonedDayAt(n.dueAt, 0, 0, tz);
       const to = zonedDayAt(n.dueAt, 1, 0, tz);
-      if (this.d.store.callsBetween(from, to) >= perDay)
-        reason = `${formatLocal(n.dueAt, tz).slice(0, 10)} already has ${perDay} follow-up${perDay === 1 ? "" : "s"}, the most a day may have`;
+      reason = strangersPart({
+        calls: this.d.store.callsOn(from, to),
+        n,
+        perDay,
+        day: formatLocal(n.dueAt, tz).slice(0, 10),
+        isStranger: (chatId, userId) => this.d.gate.isStrangerCall(chatId, userId),
+      });
     }
     if (reason !== undefined) {
       const intention = this.d.store.refuse(n, reason);

@@ -122,6 +122,12 @@ export class IntentionStore {
         `UPDATE intentions SET state = 'skipped', reason = ?, updated_at = ?
          WHERE agent = ? AND state = 'pending' AND (chat_id = ? OR for_user = ?) RETURNING ${COLUMNS}`,
       ),
+      callsList: p(
+        `SELECT chat_id, for_user FROM intentions WHERE agent = ? AND state = 'pending' AND not_before >= ? AND not_before < ?
+         UNION ALL
+         SELECT chat_id, for_user FROM intentions WHERE agent = ? AND fired_at >= ? AND fired_at < ?
+           AND state IN ('firing','fired')`,
+      ),
       setBy: p(
         `SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND chat_id = ? AND plan_id = ? AND note = ? LIMIT 1`,
       ),
@@ -289,6 +295,16 @@ export class IntentionStore {
       (this.s.pendingBetween.get(this.agent, from, to) as number) +
       (this.s.firedBetween.get(this.agent, from, to) as number)
     );
+  }
+
+  /** The day's proactive calls (see callsBetween), each with its chat and whom it is for. */
+  callsOn(from: number, to: number): { readonly chatId: string; readonly forUser?: string }[] {
+    return (
+      this.s.callsList.all(this.agent, from, to, this.agent, from, to) as {
+        chat_id: string;
+        for_user: string | null;
+      }[]
+    ).map((r) => ({ chatId: r.chat_id, ...(r.for_user != null ? { forUser: r.for_user } : {}) }));
   }
 
   /** Intentions fired in [from, to) (their planning calls). */

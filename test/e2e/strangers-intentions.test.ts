@@ -303,3 +303,43 @@ describe("memories name their teller; her own past is hers", () => {
     expect(memoryLines().filter((l) => l.startsWith("⟦memory this chat"))).toEqual([]);
   });
 });
+
+describe("the day's follow-ups are not a stranger's to spend", () => {
+  it("two strangers set follow-ups for tomorrow: they share a small part, one of them his DM and his 2-person group as one; carol, a contact, still gets hers", async () => {
+    h = await Harness.start({ tickMs: 1000, persona: `${TEST_PERSONA}\n# DM Policy\nopen\n` });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    const erin = h.emu.addUser({ firstName: "Erin", username: "erin" });
+    const tomorrow = (k: number) => ({ kind: "schedule", note: `follow-up ${k}`, after_minutes: 1440 + k });
+    const ask = async (
+      chat: ReturnType<typeof h.emu.dm>,
+      from: typeof dave,
+      text: string,
+      ...ks: number[]
+    ) => {
+      h.gemini.script(plan(...ks.map(tomorrow)));
+      await h.emu.post({ chat, from, text });
+      await h.pass(30_000);
+    };
+    const daveDm = h.emu.dm(h.account, dave);
+    await ask(daveDm, dave, "remind me tomorrow, three times", 1, 2, 3);
+    const pair = h.emu.createGroup({ title: "dave & mira", members: [h.account, dave] });
+    await ask(pair, dave, "@mira_ai and remind me here tomorrow too", 4);
+    await ask(h.emu.dm(h.account, erin), erin, "remind me tomorrow, twice", 5, 6);
+    const set = () =>
+      h.db
+        .prepare("SELECT note FROM intentions WHERE state = 'pending' ORDER BY id")
+        .pluck()
+        .all() as string[];
+    // 5 a day: strangers share 2 of them, one each; dave's DM and group count as one stranger.
+    expect(set()).toEqual(["follow-up 1", "follow-up 5"]);
+    const refused = h.db
+      .prepare("SELECT note, reason FROM intentions WHERE state = 'refused' ORDER BY id")
+      .all() as { note: string; reason: string }[];
+    expect(refused.find((r) => r.note === "follow-up 4")!.reason).toContain("for this person");
+    expect(refused.find((r) => r.note === "follow-up 6")!.reason).toContain(
+      "for people who are not the owner's contacts",
+    );
+    await ask(h.emu.dm(h.account, h.carol), h.carol, "remind me tomorrow please", 7);
+    expect(set()).toEqual(["follow-up 1", "follow-up 5", "follow-up 7"]);
+  });
+});

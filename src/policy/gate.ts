@@ -31,6 +31,7 @@ import { isSummaryGraph } from "../tasks/task";
 import type { Task } from "../tasks/task";
 import type { ChatType, Clock, InboundMessage } from "../base/types";
 import type { Caps, TokenAsk } from "./caps";
+import type { SendCeiling } from "./send-ceiling";
 
 /** Groups up to this many members (the persona included) may be strangers' ground. */
 const SMALL_GROUP = 5;
@@ -73,6 +74,10 @@ export interface GateDeps {
   readonly authorsOf?: (chatId: string) => readonly string[];
   /** The person an LLM task is for: the sender of the newest message it plans for or judges. */
   readonly personOf?: (t: Task) => string | undefined;
+  /** The account-wide ceiling on messages sent per hour (policy/send-ceiling.ts); absent: none. */
+  readonly ceiling?: SendCeiling;
+  /** Whether the persona ever wrote in a chat (a first message is one to a DM where it never did). */
+  readonly wroteIn?: (chatId: string) => boolean;
 }
 
 /** Who the DM policy is asked about: a chat's partner. */
@@ -130,6 +135,14 @@ export class Gate {
       senderId: m.senderId,
     });
     if (cap) return { ok: false, outcome: "capped", reason: cap };
+    // The account as a whole: strangers use only their part of the hour's messages, and a first
+    // message to someone new waits for the hour's first messages to allow it.
+    const ceiling = this.d.ceiling;
+    if (ceiling && partner !== undefined && !this.isTrusted(sender)) {
+      if (ceiling.strangersFull()) return { ok: false, outcome: "capped", reason: "account-send-ceiling" };
+      if (m.chatType === "dm" && ceiling.firstsFull() && this.d.wroteIn?.(m.chatId) === false)
+        return { ok: false, outcome: "capped", reason: "account-first-messages" };
+    }
     return OK;
   }
 
@@ -167,6 +180,13 @@ export class Gate {
     const partner = chat.chatType === "dm" || strangers ? person : undefined;
     const denied = this.switches(chat, partner);
     if (denied !== undefined) return denied === "needs-sender" ? "DM policy allowlist: not listed" : denied;
+    if ((t.kind === "send" || t.kind === "sticker") && this.d.ceiling) {
+      const dm = chat.chatType === "dm";
+      const trusted = dm ? this.isTrusted(this.partnerOfChat(t.chatId)) : !this.strangersGround(t.chatId);
+      const first = dm && this.d.wroteIn?.(t.chatId) === false;
+      const held = this.d.ceiling.admit(t.chatId, { trusted, first });
+      if (held !== undefined) return held;
+    }
     if (!llm) return undefined;
     const tokens = this.d.caps.tokens(
       t.chatId,

@@ -6,7 +6,8 @@ import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
 import type { Stores } from "./compose-stores";
 import { Caps } from "../policy/caps";
 import { Gate } from "../policy/gate";
-import { metrics } from "../metrics/metrics";
+import { SendCeiling } from "../policy/send-ceiling";
+import { metrics, watchSends } from "../metrics/metrics";
 import { RuntimeStatus } from "./status-facts";
 import type { Task } from "../tasks/task";
 
@@ -27,6 +28,8 @@ function personOf(t: Task, senderOf: (messageId: number) => string | undefined):
 export interface Policy {
   readonly caps: Caps;
   readonly gate: Gate;
+  /** The account-wide ceiling on messages sent per hour (told of every message that went out). */
+  readonly ceiling: SendCeiling;
   /** The facts `/status` reports (its start time and last error). */
   readonly status: RuntimeStatus;
   /** Stop recording LLM usage (absent: the LLM reports none). */
@@ -36,7 +39,10 @@ export interface Policy {
 export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late: Late): Policy {
   const { agent, clock, logger } = s;
   const caps = new Caps({ counts: st.counts, policy: o.persona.policy, usage: st.usage, clock, logger });
+  const ceiling = new SendCeiling(clock);
   const gate = new Gate({
+    ceiling,
+    wroteIn: (chatId) => st.messages.wroteIn(chatId),
     policy: o.persona.policy,
     selfId: o.selfId,
     siblings: o.siblings ?? new Set(),
@@ -65,6 +71,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     retention: o.retention,
     clock,
     restrictions: () => late.accountHealth().restrictions(),
+    sends: () => ceiling.snapshot(),
   });
   const detachUsage = (o.llm ?? o.planner).onUsage?.((u) => {
     // A stranger's DM (or a stranger on strangers' ground) is counted in their own share too.
@@ -83,5 +90,15 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
         "no price for this model: its cost is not estimated (see LLM_PRICES)",
       );
   });
-  return { caps, gate, status, detachUsage };
+  const unwatchSends = watchSends(agent, () => ceiling.snapshot());
+  return {
+    caps,
+    gate,
+    ceiling,
+    status,
+    detachUsage: () => {
+      unwatchSends();
+      detachUsage?.();
+    },
+  };
 }

@@ -164,6 +164,9 @@ export function composeTasks(
       metrics.tasks.inc({ agent, kind: task.kind, outcome });
       st.activity.taskEnded(task, outcome);
       intentions.taskEnded(task, outcome);
+      // The account-wide ceiling counts every message that went out (policy/send-ceiling.ts).
+      if ((task.kind === "send" || task.kind === "sticker") && outcome === "done")
+        p.ceiling.note(task.chatId);
     },
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({

@@ -343,3 +343,31 @@ describe("the day's follow-ups are not a stranger's to spend", () => {
     expect(set()).toEqual(["follow-up 1", "follow-up 5", "follow-up 7"]);
   });
 });
+
+describe("the account as a whole", () => {
+  it("twelve strangers writing at once get ten first answers an hour; carol, a contact, is still answered; /status says so", async () => {
+    h = await Harness.start({ tickMs: 1000, persona: `${TEST_PERSONA}\n# DM Policy\nopen\n` });
+    h.gemini.respondWith(() => plan({ kind: "send", text: "hi there" }));
+    // Carol, a contact the persona talks with.
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "morning!" });
+    await h.pass(20_000);
+    const strangers = Array.from({ length: 12 }, (_, k) =>
+      h.emu.addUser({ firstName: `Stranger${k}`, username: `stranger${k}` }),
+    );
+    for (const s of strangers) {
+      await h.emu.post({ chat: h.emu.dm(h.account, s), from: s, text: "hey, who are you?" });
+      await h.pass(20_000);
+    }
+    const answered = strangers.filter((s) => h.sent(h.emu.dm(h.account, s)).length > 0);
+    expect(answered).toHaveLength(10);
+    await h.emu.post({ chat: dm, from: h.carol, text: "hi Mira!" });
+    await h.pass(20_000);
+    expect(h.sent(dm).map((m) => m.text)).toEqual(["hi there", "hi there"]);
+    await h.ownerSays("/status");
+    await h.pass(2_000);
+    expect(h.savedReplies().at(-1)).toContain(
+      "Sent in the last hour: 12 of 60 messages, 10 of 10 first messages to new people — at the ceiling, holding back",
+    );
+  });
+});

@@ -210,24 +210,13 @@ export class Gate {
     forUser?: string,
   ): { hold: number; reason: string } | { skip: string } | undefined {
     if (chatId === this.d.selfId) return undefined;
-    const chat = this.chatRef(chatId);
-    // The person it is for (as for a planning task): its share, its trust and, on strangers'
-    // ground, its DM policy.
-    const personId = chat.chatType === "dm" ? chatId : forUser;
-    const person = personId === undefined ? undefined : this.partnerOfChat(personId);
-    const strangers = chat.chatType !== "dm" && person !== undefined && this.strangersGround(chatId);
-    const partner = chat.chatType === "dm" || strangers ? person : undefined;
-    const denied = this.switches(chat, partner);
+    const { chat, denied, tokens } = this.forPerson(chatId, forUser);
     const silentUntil = this.d.settings.get(chatId).silentUntil;
     if (denied === "the owner took over this chat" && silentUntil !== undefined)
       return { hold: silentUntil, reason: denied };
-    if (denied !== undefined)
-      return { skip: denied === "needs-sender" ? "DM policy allowlist: not listed" : denied };
-    const tokens = this.d.caps.tokens(
-      chatId,
-      person ? this.ask(chatId, person, partner !== undefined) : { stranger: false, trusted: false },
-    );
-    if (tokens) return { skip: `cap: ${tokens}` };
+    if (denied !== undefined) return { skip: denied };
+    const spent = tokens();
+    if (spent) return { skip: `cap: ${spent}` };
     if (this.d.caps.chatFull(chatId)) return { skip: "cap: answers-per-hour" };
     if (chat.chatType !== "dm" && forUser !== undefined && this.overShare(chatId, forUser))
       return { skip: "cap: person-share" };
@@ -242,18 +231,35 @@ export class Gate {
    */
   intention(chatId: string, forUser?: string): string | undefined {
     if (chatId === this.d.selfId) return undefined;
+    const { denied, tokens } = this.forPerson(chatId, forUser);
+    if (denied !== undefined) return denied;
+    const spent = tokens();
+    return spent ? `cap: ${spent}` : undefined;
+  }
+
+  /**
+   * A call in `chatId` for `forUser` (as for a planning task: in a DM its partner): the owner's
+   * switches for it — the DM policy asked about the person in a DM or on strangers' ground — and
+   * the token caps for that person, asked only when wanted.
+   */
+  private forPerson(
+    chatId: string,
+    forUser: string | undefined,
+  ): { chat: ChatRef; denied: string | undefined; tokens: () => string | undefined } {
     const chat = this.chatRef(chatId);
     const personId = chat.chatType === "dm" ? chatId : forUser;
     const person = personId === undefined ? undefined : this.partnerOfChat(personId);
     const strangers = chat.chatType !== "dm" && person !== undefined && this.strangersGround(chatId);
     const partner = chat.chatType === "dm" || strangers ? person : undefined;
     const denied = this.switches(chat, partner);
-    if (denied !== undefined) return denied === "needs-sender" ? "DM policy allowlist: not listed" : denied;
-    const tokens = this.d.caps.tokens(
-      chatId,
-      person ? this.ask(chatId, person, partner !== undefined) : { stranger: false, trusted: false },
-    );
-    return tokens ? `cap: ${tokens}` : undefined;
+    const ask = person
+      ? this.ask(chatId, person, partner !== undefined)
+      : { stranger: false, trusted: false };
+    return {
+      chat,
+      denied: denied === "needs-sender" ? "DM policy allowlist: not listed" : denied,
+      tokens: () => this.d.caps.tokens(chatId, ask),
+    };
   }
 
   /**

@@ -15,9 +15,9 @@
 import type { Clock } from "../base/types";
 
 /** Messages (text parts and stickers) the account sends per hour at most. */
-export const SENDS_PER_HOUR = 60;
+const SENDS_PER_HOUR = 60;
 /** First messages (a private chat it never wrote in before) per hour at most. */
-export const FIRST_SENDS_PER_HOUR = 10;
+const FIRST_SENDS_PER_HOUR = 10;
 /** Strangers may use this part of the hour's messages; the rest is kept for the owner's people. */
 const STRANGERS_SHARE = 0.75;
 const HOUR_MS = 3_600_000;

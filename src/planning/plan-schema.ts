@@ -92,7 +92,7 @@ const KIND_LINES: Record<PlanKind, string> = {
     "block {}: the person can no longer write to you; only after persistent harassment or spam, never for one rude message.",
   unblock: "unblock {}",
   schedule:
-    'schedule {note, at | after_minutes, from?}: do something here later (a reminder asked for, asking how it went); at: "YYYY-MM-DD HH:MM" your time. When due, you get the note. from: the id of the message you answer that asked for it; default: the message you answer — required when the messages you answer are by several people.',
+    'schedule {note, at | after_minutes, from?}: act here later (reminders, follow-ups); at: "YYYY-MM-DD HH:MM" your time; from as for remember. Due, you get the note.',
   cancel_schedule: "cancel_schedule {id}",
 };
 

@@ -187,7 +187,7 @@ function intentionsOf(db: Db, clock: Clock, scheduler: Scheduler, n: number, fro
     clock,
     logger: pino({ level: "silent" }),
     scheduler,
-    gate: { proactive: () => undefined },
+    gate: { proactive: () => undefined, intention: () => undefined, isStrangerCall: () => false },
     chatType: () => "dm",
     partnerLastWrote: () => undefined,
   });

@@ -12,6 +12,8 @@ import { whenWritable } from "./busy";
 
 const MODES = new Set(["strict", "smart", "talkative"]);
 const CHAT_ID = /^-?\d{1,20}$/;
+/** How far ahead Reschedule may move an intention: as far as a plan may set one. */
+const MAX_RESCHEDULE_DAYS = 90;
 
 interface ActionBody {
   readonly persona?: unknown;
@@ -102,6 +104,11 @@ export function consoleActions(
         return reply
           .code(400)
           .send({ error: `at: ${String(b.at)} has passed (it is ${formatLocal(now(), tz)} in ${tz})` });
+      // The bounds a plan's schedule has: at most 90 days ahead.
+      if (at > now() + MAX_RESCHEDULE_DAYS * 86_400_000)
+        return reply.code(400).send({
+          error: `at: ${String(b.at)} is more than ${MAX_RESCHEDULE_DAYS} days ahead (the most an intention may wait; it is ${formatLocal(now(), tz)} in ${tz})`,
+        });
       const moved = s.runtime.intentions.reschedule(id, at);
       if (!moved) return reply.code(404).send({ error: `intention #${id} is not pending` });
       return { answer: `Intention #${id} moved to ${formatLocal(at, tz)} (${tz}): ${moved.note}` };

@@ -17,9 +17,10 @@
  *   who passes the listener's Host check; every `api/` answer needs a session.
  * - A POST must come from the console's own origin (`Origin` equal to `http://<Host>`).
  * - Throttling: bad tokens and forged sessions are counted per address; past `MAX_FAILURES` in a
- *   minute that address's sign-ins and forgeries get 429 until the minute is over. A valid
- *   session is checked first and never throttled: a program on the same 127.0.0.1 hammering
- *   bad tokens delays only new sign-ins, never an open page.
+ *   minute that address's bad tokens and forgeries get 429 until the minute is over. A valid
+ *   session and the right token are checked first and never throttled: every local program shares
+ *   127.0.0.1, so another one hammering bad tokens must not lock the operator out (it delays
+ *   nobody but itself). The throttle is not what keeps the token safe — its 192 random bits are.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -111,6 +112,8 @@ export class ConsoleAuth {
   async signIn(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const given = (req.body as { token?: unknown } | null | undefined)?.token;
     if (typeof given !== "string" || !same(given, this.token)) {
+      // Only wrong tokens are throttled: the right one signs in whatever others sent.
+      if (this.blocked(req.ip)) return this.tooMany(reply);
       this.failed(req.ip);
       return reply.code(401).send({ error: "wrong console token", signIn: true });
     }
@@ -137,7 +140,7 @@ export class ConsoleAuth {
     }
     const ip = req.ip;
     // The sign-in route checks the token itself (signIn), once its body is read.
-    if (path === SESSION_ROUTE) return this.blocked(ip) ? this.tooMany(reply) : true;
+    if (path === SESSION_ROUTE) return true;
     const header = req.headers[SESSION_HEADER];
     const session = typeof header === "string" ? header : undefined;
     // A valid session first: the throttle never stands in its way.

@@ -125,6 +125,7 @@ const ACTION_KINDS = new Set([
   "block",
   "unblock",
   "remember",
+  "schedule",
 ]);
 
 /** One chat: its messages (a page), each with why it was or was not answered, and its plans. */

@@ -1,9 +1,10 @@
 /**
  * The operator console's persistent secret: generated once into the state directory
  * (`console-token` beside the database, mode 0600) and read back at every start, so a signed-in
- * browser (its session cookie is derived from the secret) and a bookmark keep working across
- * restarts. `HTTP_TOKEN`, when set, overrides it (serve.ts). Delete the file to sign every
- * browser out: the next start makes a new one.
+ * page (its session token, kept in the page's own storage and sent as a header, is signed with a
+ * key derived from the secret — auth.ts) and a bookmark keep working across restarts.
+ * `HTTP_TOKEN`, when set, overrides it (serve.ts). Delete the file to sign every page out: the
+ * next start makes a new one.
  */
 import { randomBytes } from "node:crypto";
 import {

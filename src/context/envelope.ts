@@ -23,6 +23,7 @@
  */
 import { capCodePoints, selfLabel, speakerRef, type Speaker } from "./speaker";
 import { escapeQuoteMarkers, neutralizeReferences, sanitizeLine, sanitizeText } from "./sanitize";
+import { memoryTeller } from "./memory-teller";
 
 /** What a message replies to, as the envelope's reply line shows it. */
 export type EnvelopeReply =
@@ -277,6 +278,12 @@ export interface MemoryNote {
   readonly where?: MemoryPlace;
   /** The operator wrote or rewrote it: the owner's words (no teller is claimed). */
   readonly edited?: boolean;
+  /**
+   * Who told it, when `teller` does not say: `you` (the persona said it itself), `the owner`
+   * (the operator: a curated file), `unknown` (an older row that kept no teller). Every memory
+   * line names its teller (memory/teller-label.ts).
+   */
+  readonly toldAs?: "you" | "the owner" | "unknown";
 }
 
 /** `"Sandbox"` (sanitised, flattened, cut; a typed `"` becomes `'` so the quotes hold) or `a private chat`. */
@@ -309,10 +316,7 @@ export function formatMemoryEnvelope(o: MemoryNote): string {
         : "this chat";
   const when = o.date === "curated" ? "curated" : formatRfc3339(o.date).slice(0, 10);
   const text = capCodePoints(neutralizeReferences(sanitizeLine(o.text)), MEMORY_MAX_CODE_POINTS);
-  const said =
-    o.teller !== undefined && o.edited !== true
-      ? `${speakerRef(o.teller)} said${o.where !== undefined ? ` in ${placeLabel(o.where)}` : ""}:`
-      : "";
+  const said = memoryTeller(o, (p) => placeLabel(p), speakerRef);
   const body = [said, text].filter((x) => x !== "").join(" ");
   const mark = o.edited === true ? " · edited by the owner" : "";
   return `⟦memory ${who} · ${when}${mark}⟧${body === "" ? "" : ` ${body}`}`;

@@ -31,6 +31,7 @@ import type { Gate } from "../policy/gate";
 import type { Intention, IntentionStore, NewIntention } from "../store/intentions";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
+import { strangersPart } from "./follow-up-shares";
 
 /** The longest a timer is armed for (a longer wait is re-armed; Node's timers overflow at ~24.8 days). */
 const MAX_ARM_MS = 86_400_000;
@@ -38,6 +39,8 @@ const MAX_ARM_MS = 86_400_000;
 const MAX_AHEAD_MS = 90 * 86_400_000;
 /** How many due intentions are looked at per batch. */
 const BATCH = 50;
+/** A difference this large between the wall clock's pace and the monotonic one is the clock being set. */
+const CLOCK_JUMP_MS = 2_000;
 /** A private chat's partner who ignored this many proactive messages in a row is left alone. */
 const BACK_OFF_AFTER = 2;
 
@@ -47,7 +50,7 @@ export interface IntentionsDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly scheduler: Pick<Scheduler, "enqueueIntention">;
-  readonly gate: Pick<Gate, "proactive">;
+  readonly gate: Pick<Gate, "proactive" | "intention" | "isStrangerCall">;
   /** A chat's type as stored (undefined: unknown). */
   readonly chatType: (chatId: string) => ChatType | undefined;
   /** When the partner of a private chat last wrote there (ms), or undefined. */
@@ -66,6 +69,11 @@ export class Intentions {
   private armedFor: number | undefined;
   private stopped = true;
   private firing = false;
+  /** Per chat: schedules its last plans asked for that were not set, told to its next plan once. */
+  private readonly notes = new Map<string, { date: number; text: string }[]>();
+  /** The wall clock and the monotonic clock when last looked at (a jump of the wall clock shows as a difference of pace). */
+  private lastWall: number | undefined;
+  private lastMono = 0;
 
   constructor(private readonly d: IntentionsDeps) {}
 
@@ -79,6 +87,12 @@ export class Intentions {
    */
   start(): void {
     this.stopped = false;
+    // Written later than now: the clock was set back while the process was down. What is
+    // pending moves back as far (as the scheduler's tasks do), not an hour late.
+    const newest = this.d.store.newestWrite();
+    if (newest !== undefined && newest - this.now >= CLOCK_JUMP_MS) this.shift(this.now - newest);
+    this.lastWall = undefined;
+    this.followClock();
     const now = this.now;
     const graceMs = this.d.persona.intentions.graceHours * 3_600_000;
     const missed = this.d.store.missBefore(
@@ -112,8 +126,18 @@ export class Intentions {
     const now = this.now;
     const { perChat, perDay } = this.d.persona.intentions;
     const tz = this.d.persona.timeZone;
-    let reason: string | undefined;
-    if (n.dueAt > now + MAX_AHEAD_MS) reason = "more than 90 days ahead";
+    // The same plan's same note once: a replay of its task cannot add a second.
+    const again = n.planId !== undefined ? this.d.store.setBy(n.planId, n.chatId, n.note) : undefined;
+    if (again)
+      return again.state === "refused"
+        ? { ok: false, reason: again.reason ?? "refused", intention: again }
+        : { ok: true, intention: again };
+    // The owner's switches and the caps as they are now (the plan may have waited).
+    const denied = this.d.gate.intention(n.chatId, n.forUser);
+    let reason: string | undefined = denied;
+    if (reason !== undefined) {
+      /* refused below */
+    } else if (n.dueAt > now + MAX_AHEAD_MS) reason = "more than 90 days ahead";
     else if (this.d.store.countOpenIn(n.chatId) >= perChat)
       reason =
         perChat === 0
@@ -122,12 +146,21 @@ export class Intentions {
     else {
       const from = zonedDayAt(n.dueAt, 0, 0, tz);
       const to = zonedDayAt(n.dueAt, 1, 0, tz);
-      if (this.d.store.callsBetween(from, to) >= perDay)
-        reason = `${formatLocal(n.dueAt, tz).slice(0, 10)} already has ${perDay} follow-up${perDay === 1 ? "" : "s"}, the most a day may have`;
+      reason = strangersPart({
+        calls: this.d.store.callsOn(from, to),
+        n,
+        perDay,
+        day: formatLocal(n.dueAt, tz).slice(0, 10),
+        isStranger: (chatId, userId) => this.d.gate.isStrangerCall(chatId, userId),
+      });
     }
     if (reason !== undefined) {
       const intention = this.d.store.refuse(n, reason);
       this.d.activity?.intention(n.chatId, `intention not set (${reason}): ${n.note}`);
+      const list = this.notes.get(n.chatId) ?? [];
+      list.push({ date: now, text: `Your schedule "${n.note.slice(0, 80)}" was not set: ${reason}` });
+      if (this.notes.size > 10_000) this.notes.clear(); // bounded, whatever the account is in
+      this.notes.set(n.chatId, list.slice(-3));
       return { ok: false, reason, intention };
     }
     const intention = this.d.store.add(n);
@@ -143,6 +176,13 @@ export class Intentions {
     return { ok: true, intention };
   }
 
+  /** The schedules of a chat's last plans that were not set, with why (its next plan is told, once). */
+  takeNotes(chatId: string): readonly { date: number; text: string }[] {
+    const list = this.notes.get(chatId) ?? [];
+    this.notes.delete(chatId);
+    return list;
+  }
+
   /** Cancel a pending intention (a plan, the owner, the console); the row, or undefined when none is pending. */
   cancel(id: number, by: string): Intention | undefined {
     const gone = this.d.store.cancel(id, `cancelled ${by}`, this.now);
@@ -151,6 +191,17 @@ export class Intentions {
       this.arm();
     }
     return gone;
+  }
+
+  /**
+   * The persona blocked someone (a plan's `block` in their DM): what it meant to do in that DM or
+   * for them anywhere is dropped with the reason, never sent to them later.
+   */
+  blocked(userId: string): void {
+    const gone = this.d.store.dropFor(userId, "skipped: its asker was blocked", this.now);
+    for (const i of gone)
+      this.d.activity?.intention(i.chatId, `intention #${i.id} skipped: its asker was blocked`);
+    if (gone.length > 0) this.arm();
   }
 
   /** Move a pending intention to `at` (the console); the row, or undefined when none is pending. */
@@ -168,6 +219,7 @@ export class Intentions {
 
   /** A planning task ended: the due intentions it carried were planned (`fired`) or not (`skipped`). */
   taskEnded(task: Task, status: "done" | "failed" | "cancelled"): void {
+    if (task.kind === "block" && status === "done") return this.blocked(task.chatId);
     if (task.kind !== "received") return;
     const p = (task as Task<"received">).payload;
     if (!p.intentions?.length) return;
@@ -182,9 +234,37 @@ export class Intentions {
     }
   }
 
+  /**
+   * The wall clock was set forward or back (an operator, NTP) since it was last looked at: what is
+   * pending keeps its remaining wait, as the scheduler's tasks do (one due in 60 s is not an hour
+   * late when the clock is set back an hour, nor due at once when it is set forward). One update.
+   */
+  private followClock(): void {
+    const mono = this.d.clock.monotonic?.();
+    if (mono === undefined) return;
+    const wall = this.now;
+    const jump = this.lastWall === undefined ? 0 : wall - this.lastWall - (mono - this.lastMono);
+    this.lastWall = wall;
+    this.lastMono = mono;
+    if (Math.abs(jump) >= CLOCK_JUMP_MS) this.shift(jump);
+  }
+
+  private shift(ms: number): void {
+    const moved = this.d.store.shiftPending(Math.round(ms), this.now);
+    if (moved === 0) return;
+    if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedFor = undefined;
+    this.d.logger.warn(
+      { component: "intentions", jumpMs: Math.round(ms), intentions: moved },
+      `the system clock was set ${Math.round(Math.abs(ms) / 60_000)} min ${ms < 0 ? "back" : "forward"}; ${moved} pending intention${moved === 1 ? "" : "s"} keep${moved === 1 ? "s" : ""} ${moved === 1 ? "its" : "their"} remaining wait`,
+    );
+  }
+
   /** Arm the timer for the soonest pending intention (re-armed when that changes). */
   private arm(): void {
     if (this.stopped) return;
+    this.followClock();
     const next = this.d.store.nextDue();
     if (next === undefined) {
       if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
@@ -208,6 +288,7 @@ export class Intentions {
     if (this.stopped || this.firing) return;
     this.firing = true;
     try {
+      this.followClock();
       for (;;) {
         const due = this.d.store.due(this.now, BATCH);
         for (const i of due) this.decide(i);

@@ -72,7 +72,10 @@ export function recall(i: RecallInput): MemoryNote[] {
     const file = i.curated.get(userId);
     if (!file || !curatedVisible(file.scope, userId, i.chatId)) continue;
     for (const text of file.lines)
-      take({ about: i.speakerOf(userId), date: "curated", text }, Math.floor(budget / 2));
+      take(
+        { about: i.speakerOf(userId), date: "curated", text, toldAs: "the owner" },
+        Math.floor(budget / 2),
+      );
   }
   const seen = new Set<number>();
   const place = (chatId: string): MemoryPlace | undefined => {
@@ -86,6 +89,9 @@ export function recall(i: RecallInput): MemoryNote[] {
     // Someone else's statement about the person: shown as theirs, with where they said it.
     const other = m.subject !== undefined && m.toldBy !== undefined && m.toldBy !== m.subject;
     const own = m.subject !== undefined && m.subject === i.self?.id;
+    // Every line names its teller: "you" for what the persona said, someone else by name (a
+    // claim about the persona included), "someone" for an older row that kept none.
+    const byPersona = m.toldBy !== undefined ? m.toldBy === i.self?.id : own;
     return {
       ...(own
         ? { about: i.self!, self: true }
@@ -94,7 +100,13 @@ export function recall(i: RecallInput): MemoryNote[] {
           : {}),
       date: m.updatedAt,
       text: m.content,
-      ...(other && !own && m.edited !== true ? { teller: i.speakerOf(m.toldBy!) } : {}),
+      ...(m.edited === true
+        ? {}
+        : byPersona
+          ? { toldAs: "you" as const }
+          : m.toldBy !== undefined
+            ? { teller: i.speakerOf(m.toldBy) }
+            : { toldAs: "unknown" as const }),
       ...(where && (other || m.subject === undefined) ? { where } : {}),
       ...(m.edited === true ? { edited: true } : {}),
     };

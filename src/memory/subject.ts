@@ -36,6 +36,11 @@ export interface SubjectContext {
   /** People present (see presentPeople) and their @usernames, to resolve "@name". */
   readonly present: readonly string[];
   readonly usernameOf: (userId: string) => string | undefined;
+  /**
+   * A person by @username when nobody present has it (someone the account knows by it):
+   * `about: "@alice"` is about alice even when she is not in the window.
+   */
+  readonly memberByUsername?: (username: string) => string | undefined;
 }
 
 /**
@@ -62,7 +67,7 @@ export function resolveSubject(about: string | undefined, c: SubjectContext): st
   }
   if (a.startsWith("@")) {
     const name = a.slice(1).toLowerCase();
-    return c.present.find((u) => c.usernameOf(u)?.toLowerCase() === name);
+    return c.present.find((u) => c.usernameOf(u)?.toLowerCase() === name) ?? c.memberByUsername?.(name);
   }
   return undefined;
 }

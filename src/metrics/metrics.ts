@@ -65,6 +65,11 @@ const connectionSources = new Map<string, () => ConnectionStateName>();
 /** Restrictions Telegram can put on an account (telegram/outbound/account-health.ts). */
 const RESTRICTIONS = ["frozen", "peer-flood", "group-ban"] as const;
 const restrictionSources = new Map<string, () => readonly string[]>();
+/** Per persona: the messages sent in the last hour against the account's ceiling (policy/send-ceiling.ts). */
+const sendSources = new Map<
+  string,
+  () => { sent: number; perHour: number; first: number; firstPerHour: number }
+>();
 /** Database figures, read at scrape time (set by whoever owns the database). */
 let databaseBytes: (() => number) | undefined;
 /** Per persona: whether its writes are refused now (runtime/storage-watch.ts). */
@@ -188,6 +193,23 @@ new Gauge({
 });
 
 new Gauge({
+  name: `${PREFIX}sent_last_hour`,
+  help: "Messages the account sent in the last hour (kind all) and first messages to people it never wrote to (kind first), and the ceilings (kind all_ceiling, first_ceiling).",
+  labelNames: ["agent", "kind"],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [agent, read] of sendSources) {
+      const s = read();
+      this.set({ agent, kind: "all" }, s.sent);
+      this.set({ agent, kind: "first" }, s.first);
+      this.set({ agent, kind: "all_ceiling" }, s.perHour);
+      this.set({ agent, kind: "first_ceiling" }, s.firstPerHour);
+    }
+  },
+});
+
+new Gauge({
   name: `${PREFIX}database_bytes`,
   help: "Size of the state database file (pages in use and free) in bytes.",
   registers: [registry],
@@ -274,6 +296,17 @@ export function watchRestrictions(agent: string, kinds: () => readonly string[])
   restrictionSources.set(agent, kinds);
   return () => {
     if (restrictionSources.get(agent) === kinds) restrictionSources.delete(agent);
+  };
+}
+
+/** Report a persona's messages of the last hour from now on (the latest source for a name wins). Returns the way to stop. */
+export function watchSends(
+  agent: string,
+  read: () => { sent: number; perHour: number; first: number; firstPerHour: number },
+): () => void {
+  sendSources.set(agent, read);
+  return () => {
+    if (sendSources.get(agent) === read) sendSources.delete(agent);
   };
 }
 

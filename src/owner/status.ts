@@ -1,5 +1,6 @@
 import type { AvailabilitySnapshot } from "../llm/availability";
 import type { CappedChat } from "../policy/caps";
+import type { SendCeilingSnapshot } from "../policy/send-ceiling";
 import { ALL_CHATS, type ChatSettings } from "../store/chat-settings";
 import type { ChatInfo } from "../store/chats";
 import type { UsageTotals } from "../store/usage";
@@ -42,6 +43,8 @@ export interface StatusFacts {
   readonly llm?: AvailabilitySnapshot;
   /** Restrictions Telegram put on the account (frozen, PEER_FLOOD), each in one line. */
   readonly restrictions?: readonly { readonly kind: string; readonly summary: string }[];
+  /** Messages sent in the last hour against the account's ceiling, first messages apart. */
+  readonly sends?: SendCeilingSnapshot;
 }
 
 /** The storage line of `/status`. */
@@ -135,6 +138,13 @@ export function formatStatus(f: StatusFacts): string {
     const spent = f.strangers.tokens >= f.strangers.cap;
     lines.push(
       `Strangers' DMs: ${n(f.strangers.tokens)} of their ${n(f.strangers.cap)} today${spent ? " — spent, strangers not answered until tomorrow (UTC)" : ""}`,
+    );
+  }
+  if (f.sends) {
+    const x = f.sends;
+    const full = x.sent >= x.perHour || x.first >= x.firstPerHour;
+    lines.push(
+      `Sent in the last hour: ${x.sent} of ${x.perHour} messages, ${x.first} of ${x.firstPerHour} first messages to new people${full ? " — at the ceiling, holding back" : ""}`,
     );
   }
   if (f.capped.length) {

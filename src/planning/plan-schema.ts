@@ -69,6 +69,7 @@ const KIND_SCHEMAS = {
   schedule: z.object({
     kind: z.literal("schedule"),
     note: z.string().trim().min(1).max(500),
+    from: msgId.optional(),
     at: z.string().trim().min(1).optional(),
     after_minutes: z.number().int().positive().optional(),
   }),
@@ -97,7 +98,7 @@ const KIND_LINES: Record<PlanKind, string> = {
   block: "block: only after persistent harassment or spam, never for one rude message.",
   unblock: "",
   schedule:
-    'schedule: do something here later (a reminder asked for, asking how it went): at "YYYY-MM-DD HH:MM" your time, or after_minutes; when due you get the note.',
+    'schedule: act here later (reminders, follow-ups): at "YYYY-MM-DD HH:MM" your time, or after_minutes; from as for remember; when due you get the note.',
   cancel_schedule: "",
   // Described per request where it is offered (⟦abilities⟧, planning/abilities.ts): the fixed part stays as it was.
   look_up: "look_up: see ⟦abilities⟧.",
@@ -384,6 +385,10 @@ function semanticProblem(t: TaskShape, ctx: PlanCheckContext): string | undefine
     case "unblock":
       return ctx.isDm ? undefined : `${t.kind} is only allowed in a direct chat`;
     case "schedule": {
+      // Who asked comes from a message being answered, as for a remember (planning/intention-asker.ts).
+      if (t.from !== undefined && !ctx.inView(t.from)) return `from ${t.from} is not a message in view`;
+      if (t.from !== undefined && ctx.answered && !ctx.answered(t.from))
+        return `from ${t.from} is not one of the messages you answer`;
       if (t.after_minutes !== undefined && t.after_minutes > MAX_AFTER_MINUTES)
         return "more than 90 days ahead";
       if ((t.at === undefined) === (t.after_minutes === undefined))

@@ -29,6 +29,7 @@
  * `model` turns (the persona's earlier words are history items) and no `system` role in
  * `contents`. Pictures an addressed message shows (or replies to) follow as inline parts.
  */
+import { barePartner } from "../context/memory-teller";
 import type { Persona } from "../config/persona";
 import type { LlmContent, LlmPart } from "../llm/types";
 import { planKindsLine } from "./plan-schema";
@@ -276,11 +277,7 @@ export function buildPlanPrompt(i: PromptInput): PlanPrompt {
     parts.push({
       text: [
         MEMORIES_LABEL,
-        ...i.memories.map((n) =>
-          formatMemoryEnvelope(
-            isDm && n.about?.id === i.chat.chatId ? { ...n, about: { ...n.about, bare: true } } : n,
-          ),
-        ),
+        ...i.memories.map((n) => formatMemoryEnvelope(barePartner(n, isDm ? i.chat.chatId : undefined))),
       ].join("\n"),
     });
   const pending = i.intentions?.pending ?? [];

@@ -23,13 +23,16 @@ import { planTrace, withoutSystem } from "./plan-trace";
 import type { PlanTraceStore } from "../store/plan-traces";
 import type { MediaDescriber } from "../media/describer";
 import type { TaskHandler } from "../tasks/task-handler";
-import type { Intention, NewIntention } from "../store/intentions";
+import type { NewTask } from "../tasks/task";
+import type { Intention } from "../store/intentions";
 import { mayIntend } from "./prompt";
 import { scheduleDue, type PlanKind } from "./plan-schema";
 import { oneMessage } from "./slow-mode";
 import { mayWrite, type ChatWrites } from "../base/chat-writes";
 import { abilitiesPart, type ChatAbilities } from "./abilities";
 import { lookupSection } from "./lookup-section";
+import { intentionAsker } from "./intention-asker";
+import { selfFactTeller } from "../memory/says-itself";
 
 /** At most this many refused tasks of a plan are told to the next one. */
 const MAX_REFUSAL_NOTES = 3;
@@ -110,11 +113,8 @@ export interface ReceivedHandlerDeps {
 interface IntentionsPort {
   /** The chat's open intentions, soonest first. */
   openIn(chatId: string): readonly Intention[];
-  schedule(n: NewIntention): {
-    readonly ok: boolean;
-    readonly reason?: string;
-    readonly intention: Intention;
-  };
+  /** What became of this chat's last schedules that were not set (told to its next plan, once). */
+  takeNotes?(chatId: string): readonly { date: number; text: string }[];
   cancel(id: number, by: string): Intention | undefined;
 }
 
@@ -191,6 +191,10 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const isDm = chat.chatType === "dm";
       // The chat's pending intentions (the due ones it plans for are shown as due, not pending).
       const canIntend = d.intentions !== undefined && mayIntend(d.persona);
+      // Schedules of the chat's last plans that their tasks could not store: told to this plan.
+      const notSet = d.intentions?.takeNotes?.(chatId) ?? [];
+      if (notSet.length > 0)
+        refusedLast.set(chatId, [...(refusedLast.get(chatId) ?? []), ...notSet].slice(-MAX_REFUSAL_NOTES));
       const pending = canIntend ? d.intentions!.openIn(chatId).filter((x) => x.state === "pending") : [];
       // The call is for the sender of the last message answered (costs per person).
       // An intention's call is for whom it was set (the task's authors).
@@ -300,27 +304,60 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         };
       // What the persona means to do later: set (or refused, told to the next plan) and dropped.
       const intentionNotes: { date: number; text: string }[] = [];
+      const schedules: NewTask<"schedule">[] = [];
+      const answeredAuthors = new Set(
+        items.flatMap((i) => {
+          const m = d.messages.get(chatId, i.messageId);
+          return m && m.senderId !== d.selfId ? [m.senderId] : [];
+        }),
+      );
       for (const t of plan.tasks) {
         if (t.kind === "schedule" && d.intentions) {
           const now = d.clock.now();
-          const forUser =
-            lastId !== undefined ? d.messages.get(chatId, lastId)?.senderId : task.payload.authors?.[0];
-          const r = d.intentions.schedule({
-            chatId,
-            ...(task.topicId !== undefined ? { topicId: task.topicId } : {}),
-            note: t.note,
-            dueAt: scheduleDue(t, d.persona.timeZone, now) ?? now,
-            setAt: now,
-            ...(lastId !== undefined ? { inReplyTo: lastId } : {}),
-            ...(forUser !== undefined ? { forUser } : {}),
-            planId: task.id,
+          // Who asked: the message named or answered, as for a remember (intention-asker.ts).
+          const asker = intentionAsker({
+            from: t.from,
+            lastId,
+            authors: answeredAuthors,
+            senderOf: (id) => d.messages.get(chatId, id)?.senderId,
+            dueFor: task.payload.authors?.[0],
           });
-          if (!r.ok)
+          if (!asker.ok) {
             intentionNotes.push({
               date: now,
-              text: `Your schedule "${t.note.slice(0, 80)}" was not set: ${r.reason ?? "refused"}`,
+              text: `Your schedule "${t.note.slice(0, 80)}" was not set: ${asker.reason}`,
             });
+            continue;
+          }
+          // Stored when its task runs, admitted like a send (life/schedule-handler.ts), exactly once.
+          schedules.push({
+            kind: "schedule",
+            payload: {
+              note: t.note,
+              dueAt: scheduleDue(t, d.persona.timeZone, now) ?? now,
+              setAt: now,
+              ...(asker.inReplyTo !== undefined ? { inReplyTo: asker.inReplyTo } : {}),
+              ...(asker.forUser !== undefined ? { forUser: asker.forUser } : {}),
+              ...(items.length > 0 ? { answers: items.map((i) => i.messageId) } : {}),
+            },
+            after: [],
+          });
         } else if (t.kind === "cancel_schedule" && d.intentions) {
+          // Only a plan answering whoever asked for it cancels it (the owner and the console too,
+          // elsewhere): dave cannot drop the reminder alice asked for.
+          const target = pending.find((x) => x.id === t.id);
+          const asker = target?.forUser;
+          const answering =
+            lastId !== undefined
+              ? d.messages.get(chatId, lastId)?.senderId
+              : (task.payload.authors ?? []).find((a) => a === asker);
+          if (target !== undefined && asker !== undefined && answering !== asker) {
+            intentionNotes.push({
+              date: d.clock.now(),
+              text: `Your cancel_schedule id ${t.id} was not done: it was asked for by someone else, and only they (or the owner) may cancel it`,
+            });
+            continue;
+          }
           d.intentions.cancel(t.id, "by the persona's plan");
         }
       }
@@ -340,7 +377,20 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         // (dave plants a fact, bob writes "lol" after it): unnamed, it is not stored.
         // (What the persona says about itself is its own statement whoever wrote the burst.)
         const aboutMe = t.about?.trim().toLowerCase() === "me";
-        const sourceId = t.from ?? (authors.size <= 1 || aboutMe ? lastId : undefined);
+        // About the persona: its own memory only when it says so itself in this plan (its sends);
+        // else it is a claim about it by whoever said it, sourced like any other (issue 36).
+        const self = aboutMe
+          ? selfFactTeller(
+              t.content,
+              plan.tasks.flatMap((x) => (x.kind === "send" ? [x.text] : [])),
+              targetMessages.filter((m) => !m.isAgent),
+            )
+          : undefined;
+        const own = self?.own === true;
+        const sourceId =
+          t.from ??
+          (self?.own === false ? self.sourceId : undefined) ??
+          (authors.size <= 1 || own ? lastId : undefined);
         if (sourceId === undefined) {
           cut.push(
             "a remember: dropped (several people wrote the messages answered and it named none with from)",
@@ -356,8 +406,23 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           message: (id) => d.messages.get(chatId, id),
           present,
           usernameOf: d.usernameOf ?? (() => undefined),
+          // Someone the account knows by that @username (the entity store), not only who is in view.
+          memberByUsername: (name) => {
+            const id = d.entities.findByUsername(name)?.peerId;
+            return id !== undefined && id !== d.selfId && !id.startsWith("-") ? id : undefined;
+          },
         });
-        const toldBy = tellerOf(subject, source, where);
+        const toldBy = own
+          ? d.selfId
+          : aboutMe
+            ? source
+              ? source.isAgent
+                ? d.selfId
+                : source.senderId
+              : isDm
+                ? chatId
+                : undefined
+            : tellerOf(subject, source, where);
         return {
           content: t.content,
           ...(subject !== undefined ? { subject } : {}),
@@ -420,7 +485,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         },
         "plan ready",
       );
-      return { ...done, spawn };
+      return { ...done, spawn: [...spawn, ...schedules] };
     },
   };
 }

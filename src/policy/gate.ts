@@ -31,6 +31,7 @@ import { isSummaryGraph } from "../tasks/task";
 import type { Task } from "../tasks/task";
 import type { ChatType, Clock, InboundMessage } from "../base/types";
 import type { Caps, TokenAsk } from "./caps";
+import type { SendCeiling } from "./send-ceiling";
 
 /** Groups up to this many members (the persona included) may be strangers' ground. */
 const SMALL_GROUP = 5;
@@ -73,6 +74,10 @@ export interface GateDeps {
   readonly authorsOf?: (chatId: string) => readonly string[];
   /** The person an LLM task is for: the sender of the newest message it plans for or judges. */
   readonly personOf?: (t: Task) => string | undefined;
+  /** The account-wide ceiling on messages sent per hour (policy/send-ceiling.ts); absent: none. */
+  readonly ceiling?: SendCeiling;
+  /** Whether the persona ever wrote in a chat (a first message is one to a DM where it never did). */
+  readonly wroteIn?: (chatId: string) => boolean;
 }
 
 /** Who the DM policy is asked about: a chat's partner. */
@@ -130,6 +135,14 @@ export class Gate {
       senderId: m.senderId,
     });
     if (cap) return { ok: false, outcome: "capped", reason: cap };
+    // The account as a whole: strangers use only their part of the hour's messages, and a first
+    // message to someone new waits for the hour's first messages to allow it.
+    const ceiling = this.d.ceiling;
+    if (ceiling && partner !== undefined && !this.isTrusted(sender)) {
+      if (ceiling.strangersFull()) return { ok: false, outcome: "capped", reason: "account-send-ceiling" };
+      if (m.chatType === "dm" && ceiling.firstsFull() && this.d.wroteIn?.(m.chatId) === false)
+        return { ok: false, outcome: "capped", reason: "account-first-messages" };
+    }
     return OK;
   }
 
@@ -167,6 +180,13 @@ export class Gate {
     const partner = chat.chatType === "dm" || strangers ? person : undefined;
     const denied = this.switches(chat, partner);
     if (denied !== undefined) return denied === "needs-sender" ? "DM policy allowlist: not listed" : denied;
+    if ((t.kind === "send" || t.kind === "sticker") && this.d.ceiling) {
+      const dm = chat.chatType === "dm";
+      const trusted = dm ? this.isTrusted(this.partnerOfChat(t.chatId)) : !this.strangersGround(t.chatId);
+      const first = dm && this.d.wroteIn?.(t.chatId) === false;
+      const held = this.d.ceiling.admit(t.chatId, { trusted, first });
+      if (held !== undefined) return held;
+    }
     if (!llm) return undefined;
     const tokens = this.d.caps.tokens(
       t.chatId,
@@ -190,28 +210,56 @@ export class Gate {
     forUser?: string,
   ): { hold: number; reason: string } | { skip: string } | undefined {
     if (chatId === this.d.selfId) return undefined;
+    const { chat, denied, tokens } = this.forPerson(chatId, forUser);
+    const silentUntil = this.d.settings.get(chatId).silentUntil;
+    if (denied === "the owner took over this chat" && silentUntil !== undefined)
+      return { hold: silentUntil, reason: denied };
+    if (denied !== undefined) return { skip: denied };
+    const spent = tokens();
+    if (spent) return { skip: `cap: ${spent}` };
+    if (this.d.caps.chatFull(chatId)) return { skip: "cap: answers-per-hour" };
+    if (chat.chatType !== "dm" && forUser !== undefined && this.overShare(chatId, forUser))
+      return { skip: "cap: person-share" };
+    return undefined;
+  }
+
+  /**
+   * A plan's `schedule` about to be stored (life/intentions.ts): the reason it may not, or
+   * undefined. The owner's switches as for the call it will start — allowed groups, the DM policy
+   * (a DM's partner, or the person it is for on strangers' ground), `/pause`, a takeover — and the
+   * token caps for that person: what could not be planned now is not promised for later either.
+   */
+  intention(chatId: string, forUser?: string): string | undefined {
+    if (chatId === this.d.selfId) return undefined;
+    const { denied, tokens } = this.forPerson(chatId, forUser);
+    if (denied !== undefined) return denied;
+    const spent = tokens();
+    return spent ? `cap: ${spent}` : undefined;
+  }
+
+  /**
+   * A call in `chatId` for `forUser` (as for a planning task: in a DM its partner): the owner's
+   * switches for it — the DM policy asked about the person in a DM or on strangers' ground — and
+   * the token caps for that person, asked only when wanted.
+   */
+  private forPerson(
+    chatId: string,
+    forUser: string | undefined,
+  ): { chat: ChatRef; denied: string | undefined; tokens: () => string | undefined } {
     const chat = this.chatRef(chatId);
-    // The person it is for (as for a planning task): its share, its trust and, on strangers'
-    // ground, its DM policy.
     const personId = chat.chatType === "dm" ? chatId : forUser;
     const person = personId === undefined ? undefined : this.partnerOfChat(personId);
     const strangers = chat.chatType !== "dm" && person !== undefined && this.strangersGround(chatId);
     const partner = chat.chatType === "dm" || strangers ? person : undefined;
     const denied = this.switches(chat, partner);
-    const silentUntil = this.d.settings.get(chatId).silentUntil;
-    if (denied === "the owner took over this chat" && silentUntil !== undefined)
-      return { hold: silentUntil, reason: denied };
-    if (denied !== undefined)
-      return { skip: denied === "needs-sender" ? "DM policy allowlist: not listed" : denied };
-    const tokens = this.d.caps.tokens(
-      chatId,
-      person ? this.ask(chatId, person, partner !== undefined) : { stranger: false, trusted: false },
-    );
-    if (tokens) return { skip: `cap: ${tokens}` };
-    if (this.d.caps.chatFull(chatId)) return { skip: "cap: answers-per-hour" };
-    if (chat.chatType !== "dm" && forUser !== undefined && this.overShare(chatId, forUser))
-      return { skip: "cap: person-share" };
-    return undefined;
+    const ask = person
+      ? this.ask(chatId, person, partner !== undefined)
+      : { stranger: false, trusted: false };
+    return {
+      chat,
+      denied: denied === "needs-sender" ? "DM policy allowlist: not listed" : denied,
+      tokens: () => this.d.caps.tokens(chatId, ask),
+    };
   }
 
   /**

@@ -6,7 +6,8 @@ import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
 import type { Stores } from "./compose-stores";
 import { Caps } from "../policy/caps";
 import { Gate } from "../policy/gate";
-import { metrics } from "../metrics/metrics";
+import { SendCeiling } from "../policy/send-ceiling";
+import { metrics, watchSends } from "../metrics/metrics";
 import { RuntimeStatus } from "./status-facts";
 import type { Task } from "../tasks/task";
 import type { LlmUsage } from "../llm/types";
@@ -31,6 +32,8 @@ function personOf(t: Task, senderOf: (messageId: number) => string | undefined):
 export interface Policy {
   readonly caps: Caps;
   readonly gate: Gate;
+  /** The account-wide ceiling on messages sent per hour (told of every message that went out). */
+  readonly ceiling: SendCeiling;
   /** The facts `/status` reports (its start time and last error). */
   readonly status: RuntimeStatus;
   /** Stop recording LLM usage (absent: the LLM reports none). */
@@ -42,7 +45,10 @@ export interface Policy {
 export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late: Late): Policy {
   const { agent, clock, logger } = s;
   const caps = new Caps({ counts: st.counts, policy: o.persona.policy, usage: st.usage, clock, logger });
+  const ceiling = new SendCeiling(clock);
   const gate = new Gate({
+    ceiling,
+    wroteIn: (chatId) => st.messages.wroteIn(chatId),
     policy: o.persona.policy,
     selfId: o.selfId,
     siblings: o.siblings ?? new Set(),
@@ -71,6 +77,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     retention: o.retention,
     clock,
     restrictions: () => late.accountHealth().restrictions(),
+    sends: () => ceiling.snapshot(),
   });
   const record = (u: LlmUsage): void => {
     // A stranger's DM (or a stranger on strangers' ground) is counted in their own share too.
@@ -107,5 +114,16 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     clock,
     logger,
   });
-  return { caps, gate, status, detachUsage, lookupRules };
+  const unwatchSends = watchSends(agent, () => ceiling.snapshot());
+  return {
+    caps,
+    gate,
+    ceiling,
+    status,
+    lookupRules,
+    detachUsage: () => {
+      unwatchSends();
+      detachUsage?.();
+    },
+  };
 }

@@ -171,10 +171,22 @@ export function composeTasks(
       metrics.tasks.inc({ agent, kind: task.kind, outcome });
       st.activity.taskEnded(task, outcome);
       intentions.taskEnded(task, outcome);
+      // The account-wide ceiling counts every message that went out (policy/send-ceiling.ts).
+      if ((task.kind === "send" || task.kind === "sticker") && outcome === "done")
+        p.ceiling.note(task.chatId);
     },
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({
       remember: { memories: st.memories, messages: st.messages, clock, logger, maxAnswerAgeMs, telegramNow },
+      schedule: {
+        // Built below (it needs the scheduler); a schedule task runs only after both exist.
+        intentions: { schedule: (n) => intentions.schedule(n) },
+        messages: st.messages,
+        clock,
+        logger,
+        maxAnswerAgeMs,
+        telegramNow,
+      },
       lookUp: {
         ...(o.lookups ? { client: o.lookups } : {}),
         refusal: (chatId, userId, what) => p.lookupRules.check(chatId, userId, what),
@@ -224,7 +236,7 @@ export function composeTasks(
         // Built below (it needs the scheduler); planning runs only after both exist.
         intentions: {
           openIn: (chatId) => intentionStore.openIn(chatId),
-          schedule: (n) => intentions.schedule(n),
+          takeNotes: (chatId) => intentions.takeNotes(chatId),
           cancel: (id, by) => intentions.cancel(id, by),
         },
       },

@@ -4,6 +4,7 @@
  * database's size and retention. Gathered on request; only the start time and the last error are
  * kept here.
  */
+import type { SendCeilingSnapshot } from "../policy/send-ceiling";
 import type { Persona } from "../config/persona";
 import { strangerTokenCap } from "../config/persona-policy";
 import type { AvailabilitySnapshot } from "../llm/availability";
@@ -24,6 +25,8 @@ import type { Clock } from "../base/types";
 
 /** Where the facts come from. */
 export interface StatusSources {
+  /** The account's messages of the last hour against its ceiling (policy/send-ceiling.ts). */
+  readonly sends?: () => SendCeilingSnapshot;
   readonly persona: Persona;
   readonly selfId: string;
   readonly db: Db;
@@ -89,6 +92,7 @@ export class RuntimeStatus {
       llm: this.llmAvailability(),
       ...this.providers(),
       ...(s.restrictions ? { restrictions: s.restrictions() } : {}),
+      ...(s.sends ? { sends: s.sends() } : {}),
       ...(s.retention ? { storage: this.storage(s.retention) } : {}),
     };
   }

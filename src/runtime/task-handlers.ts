@@ -13,6 +13,7 @@ import { reactHandler } from "../tasks/handlers/react";
 import { readHandler } from "../tasks/handlers/read";
 import { receivedHandler, type ReceivedHandlerDeps } from "../planning/received-handler";
 import { rememberHandler, type RememberHandlerDeps } from "../planning/remember-handler";
+import { scheduleHandler, type ScheduleHandlerDeps } from "../life/schedule-handler";
 import { lookupHandler, type LookupHandlerDeps } from "../planning/lookup-handler";
 import { sendHandler } from "../tasks/handlers/send";
 import { stickerHandler } from "../tasks/handlers/sticker";
@@ -28,6 +29,8 @@ export interface TaskHandlerDeps {
   readonly received: ReceivedHandlerDeps;
   /** A plan's memories, stored when their task is admitted. */
   readonly remember: RememberHandlerDeps;
+  /** A plan's intentions, stored when their task is admitted (exactly once). */
+  readonly schedule: ScheduleHandlerDeps;
   /** A plan's look-ups (grounded calls), then a new planning round with what they found. */
   readonly lookUp: LookupHandlerDeps;
   /** The chat actions: send, sticker, react, typing, read, wait, block, unblock. */
@@ -45,6 +48,7 @@ export function taskHandlers(d: TaskHandlerDeps): HandlerMap {
   return {
     received: receivedHandler(d.received),
     remember: rememberHandler(d.remember),
+    schedule: scheduleHandler(d.schedule),
     look_up: lookupHandler(d.lookUp),
     typing: typingHandler(d.actions),
     send: sendHandler(d.actions),

@@ -113,6 +113,24 @@ export class IntentionStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
       ),
       get: p(`SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND id = ?`),
+      shift: p(
+        `UPDATE intentions SET not_before = not_before + ?, due_at = due_at + ?, updated_at = ?
+         WHERE agent = ? AND state = 'pending'`,
+      ),
+      newestWrite: p(`SELECT max(updated_at) FROM intentions WHERE agent = ?`).pluck(),
+      dropFor: p(
+        `UPDATE intentions SET state = 'skipped', reason = ?, updated_at = ?
+         WHERE agent = ? AND state = 'pending' AND (chat_id = ? OR for_user = ?) RETURNING ${COLUMNS}`,
+      ),
+      callsList: p(
+        `SELECT chat_id, for_user FROM intentions WHERE agent = ? AND state = 'pending' AND not_before >= ? AND not_before < ?
+         UNION ALL
+         SELECT chat_id, for_user FROM intentions WHERE agent = ? AND fired_at >= ? AND fired_at < ?
+           AND state IN ('firing','fired')`,
+      ),
+      setBy: p(
+        `SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND chat_id = ? AND plan_id = ? AND note = ? LIMIT 1`,
+      ),
       openIn: p(
         `SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND chat_id = ? AND state IN ('pending','firing')
          ORDER BY due_at, id LIMIT ?`,
@@ -218,6 +236,32 @@ export class IntentionStore {
     return r ? toIntention(r) : undefined;
   }
 
+  /**
+   * The wall clock was set `ms` forward or back: every pending intention keeps its remaining wait
+   * (its due time moves with it, so what the persona is told matches when it fires). How many moved.
+   */
+  shiftPending(ms: number, now: number): number {
+    return this.transaction(() => this.s.shift.run(ms, ms, now, this.agent).changes);
+  }
+
+  /** When an intention was last written (ms), or undefined when none was. */
+  newestWrite(): number | undefined {
+    return (this.s.newestWrite.get(this.agent) as number | null) ?? undefined;
+  }
+
+  /** Drop every pending intention in a person's DM or asked for by them (`skipped`, with why). */
+  dropFor(userId: string, reason: string, now: number): Intention[] {
+    return this.transaction(() =>
+      (this.s.dropFor.all(reason, now, this.agent, userId, userId) as Row[]).map(toIntention),
+    );
+  }
+
+  /** The intention a plan already set (or was refused) with this note, if any: a replay adds no second one. */
+  setBy(planId: number, chatId: string, note: string): Intention | undefined {
+    const r = this.s.setBy.get(this.agent, chatId, planId, note) as Row | undefined;
+    return r ? toIntention(r) : undefined;
+  }
+
   /** A chat's pending and firing intentions, soonest first (at most `limit`). */
   openIn(chatId: string, limit = 20): Intention[] {
     return (this.s.openIn.all(this.agent, chatId, limit) as Row[]).map(toIntention);
@@ -251,6 +295,16 @@ export class IntentionStore {
       (this.s.pendingBetween.get(this.agent, from, to) as number) +
       (this.s.firedBetween.get(this.agent, from, to) as number)
     );
+  }
+
+  /** The day's proactive calls (see callsBetween), each with its chat and whom it is for. */
+  callsOn(from: number, to: number): { readonly chatId: string; readonly forUser?: string }[] {
+    return (
+      this.s.callsList.all(this.agent, from, to, this.agent, from, to) as {
+        chat_id: string;
+        for_user: string | null;
+      }[]
+    ).map((r) => ({ chatId: r.chat_id, ...(r.for_user != null ? { forUser: r.for_user } : {}) }));
   }
 
   /** Intentions fired in [from, to) (their planning calls). */

@@ -120,6 +120,7 @@ export class MessageStore {
   private readonly renameStmt;
   private readonly highestStmt;
   private readonly authorsStmt;
+  private readonly wroteStmt;
   private readonly editStmt;
   private readonly deleteStmt;
   private readonly deleteAnyStmt;
@@ -215,6 +216,14 @@ export class MessageStore {
         `SELECT DISTINCT sender_id FROM messages WHERE agent = ? AND chat_id = ? AND is_agent = 0 LIMIT ?`,
       )
       .pluck();
+    this.wroteStmt = db
+      .prepare(`SELECT 1 FROM messages WHERE agent = ? AND chat_id = ? AND is_agent = 1 LIMIT 1`)
+      .pluck();
+  }
+
+  /** Whether the persona has a message of its own in a chat (it wrote there before). */
+  wroteIn(chatId: string): boolean {
+    return this.wroteStmt.get(this.agent, chatId) !== undefined;
   }
 
   /** People who wrote in a chat (the persona's own messages left out), at most `limit` of them. */

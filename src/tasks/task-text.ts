@@ -35,6 +35,8 @@ export function taskWhat(kind: string, payload: unknown): string {
       return `${String(p.seconds ?? "")} s`;
     case "remember":
       return String(p.content ?? "");
+    case "schedule":
+      return String(p.note ?? "");
     case "typing":
       return `${String(p.action ?? "typing")} ${String(p.seconds ?? "")} s`;
     case "received":

@@ -108,7 +108,7 @@ describe("the console's memory page", () => {
       await rig.h.pass(20_000);
       expect(rig.h.sent(rig.h.group).map((m) => m.text)).toEqual(["coffee it is"]);
       const text = lastPlanText();
-      expect(text).toMatch(/ · edited by the owner⟧ Alice now drinks only black coffee/);
+      expect(text).toMatch(/ · edited by the owner⟧ the owner wrote: Alice now drinks only black coffee/);
       expect(text).toContain("Alice is learning Portuguese");
       expect(text).not.toContain("green tea");
       expect(text).not.toContain("Rex");

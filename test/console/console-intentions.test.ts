@@ -86,6 +86,26 @@ describe("intentions and the day in the console", () => {
         return r.status;
       });
       expect(res).toBeGreaterThanOrEqual(400);
+      // As far ahead as a plan may set one, no further (a plan's bound is 90 days).
+      const far = await page.evaluate(async () => {
+        const session =
+          (
+            globalThis as unknown as { localStorage: { getItem(k: string): string | null } }
+          ).localStorage.getItem("console-session") ?? "";
+        const r = await fetch("/console/api/action", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-console-session": session },
+          body: JSON.stringify({
+            persona: "Mira",
+            action: "reschedule-intention",
+            intention: 1,
+            at: "9999-12-31 23:59",
+          }),
+        });
+        return { status: r.status, body: (await r.json()) as { error?: string } };
+      });
+      expect(far.status).toBe(400);
+      expect(far.body.error).toContain("more than 90 days ahead");
     });
   }, 90_000);
 

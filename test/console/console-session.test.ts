@@ -130,7 +130,7 @@ describe("the console's session cannot be borrowed", () => {
     expect(await rawGet(port, "/console/", `[::1]:${port}`)).toBe(200);
   }, 60_000);
 
-  it("bad tokens from the same address slow the attacker, never the signed-in page", async () => {
+  it("bad tokens from the same address slow the attacker, never the signed-in page nor the right token", async () => {
     const { page, base } = await open();
     const session = await pageSession(page);
     const tries: number[] = [];
@@ -144,7 +144,8 @@ describe("the console's session cannot be borrowed", () => {
     }
     expect(tries.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(tries.slice(10)).toEqual(Array(5).fill(429));
-    // A forged session is refused as slowly; the right token is not even looked at meanwhile.
+    // A forged session is refused as slowly; the operator's right token still signs in (issue 36:
+    // another local program's wrong tokens never lock the operator out).
     const forged = await fetch(`${base}/console/api/personas`, {
       headers: { "x-console-session": `${session.split(".").slice(0, 2).join(".")}.AAAA` },
     });
@@ -154,7 +155,14 @@ describe("the console's session cannot be borrowed", () => {
       headers: { origin: base, "content-type": "application/json" },
       body: JSON.stringify({ token: TOKEN }),
     });
-    expect(right.status).toBe(429);
+    expect(right.status).toBe(200);
+    expect(((await right.json()) as { session?: unknown }).session).toEqual(expect.any(String));
+    const wrong = await fetch(`${base}/console/api/session`, {
+      method: "POST",
+      headers: { origin: base, "content-type": "application/json" },
+      body: JSON.stringify({ token: "guess-again-0123456789abcdef" }),
+    });
+    expect(wrong.status).toBe(429);
     // The page, from the same 127.0.0.1, goes on as if nothing happened: its API calls and a change.
     const own = await fetch(`${base}/console/api/personas`, { headers: { "x-console-session": session } });
     expect(own.status).toBe(200);

@@ -433,7 +433,14 @@ describe("formatMessageEnvelope: format", () => {
     ).toBe("⟦memory [Alice](tg:@alice) · 2026-03-01⟧ [Dave](tg:@dave) said in a private chat: x");
     expect(
       formatMemoryEnvelope({ date: T0, text: "meets on fridays", where: { kind: "group", title: "Club" } }),
-    ).toBe('⟦memory chat "Club" · 2026-03-01⟧ meets on fridays');
+    ).toBe('⟦memory chat "Club" · 2026-03-01⟧ someone said in "Club": meets on fridays');
+    // Every line names its teller (issue 36): the persona's own, the owner's.
+    expect(formatMemoryEnvelope({ about: alice, date: T0, text: "x", toldAs: "you" })).toBe(
+      "⟦memory [Alice](tg:@alice) · 2026-03-01⟧ you said: x",
+    );
+    expect(formatMemoryEnvelope({ about: alice, date: "curated", text: "x", toldAs: "the owner" })).toBe(
+      "⟦memory [Alice](tg:@alice) · curated⟧ the owner wrote: x",
+    );
   });
 
   it("writes reactions and system notes on one line", () => {

@@ -45,9 +45,7 @@ describe("the persona sets its own intentions", () => {
     const asked = await carolSays(dm, "dentist tomorrow at 10, remind me tomorrow at 9?");
     const first = planIndexes().at(-1)!;
     // The instruction offers the kind and says when to use it (no "never promise later").
-    expect(systemOf(first)).toContain(
-      "schedule: do something here later (a reminder asked for, asking how it went)",
-    );
+    expect(systemOf(first)).toContain("schedule: act here later (reminders, follow-ups)");
     expect(systemOf(first)).toContain("promise to do something later only with schedule, never twice");
     expect(systemOf(first)).not.toContain("You act only when written to");
     const [set] = h.runtime.intentionStore.openIn(dm.peerId);

@@ -55,9 +55,9 @@ describe("who said what stays true", () => {
         { kind: "remember", about: "@alice", content: "Alice's IBAN changed" },
         // No `about`: about the author of the message named, not the burst's newest author.
         { kind: "remember", from: planted.id, content: "Dave relays Alice's payment details" },
-        // What the persona says about itself needs no source: its own statement.
+        // What the persona says about itself (in this plan's send) needs no source: its own statement.
         { kind: "remember", about: "me", content: "I never pass on bank details" },
-        { kind: "send", text: "noted" },
+        { kind: "send", text: "noted. I never pass on bank details" },
       ),
     );
     await h.pass(20_000);
@@ -80,7 +80,7 @@ describe("who said what stays true", () => {
     expect(h.runtime.memories.about(String(h.account.id))).toEqual([
       expect.objectContaining({ content: "I never pass on bank details", toldBy: String(h.account.id) }),
     ]);
-    expect(h.sent(h.group).map((m) => m.text)).toEqual(["noted"]);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["noted. I never pass on bank details"]);
 
     // The owner's listing says who and which message.
     await h.ownerSays(`/memories ${h.group.peerId}`);
@@ -169,7 +169,9 @@ describe("who said what stays true", () => {
     await h.pass(20_000);
     const lines = memoryLines(h.lastPlanIndex());
     expect(lines).toContainEqual(
-      expect.stringMatching(/^⟦memory \[Carol\] · [\d-]+ · edited by the owner⟧ Carol plays/),
+      expect.stringMatching(
+        /^⟦memory \[Carol\] · [\d-]+ · edited by the owner⟧ the owner wrote: Carol plays/,
+      ),
     );
   });
 });

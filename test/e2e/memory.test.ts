@@ -72,7 +72,9 @@ describe("memories about people and chats", () => {
     h.gemini.script(plan());
     await h.pass(20_000);
     expect(memoryLines(4)).toEqual([
-      expect.stringMatching(/^⟦memory \[Carol\] · \d{4}-\d\d-\d\d⟧ carol's door code is 4711!$/),
+      expect.stringMatching(
+        /^⟦memory \[Carol\] · \d{4}-\d\d-\d\d⟧ \[Carol\] said: carol's door code is 4711!$/,
+      ),
     ]);
 
     // The owner widens it to the group on purpose: listed with its id, shared, then shown there.
@@ -124,7 +126,9 @@ describe("memories about people and chats", () => {
       `Memory #${memory!.id} is now shown everywhere Carol is present. /unshare ${memory!.id} takes that back.`,
     );
     expect(await askInGroup("shared")).toEqual([
-      expect.stringMatching(/^⟦memory \[Carol\]\(tg:@carol\) · \d{4}-\d\d-\d\d⟧ Carol's door code is 4711$/),
+      expect.stringMatching(
+        /^⟦memory \[Carol\]\(tg:@carol\) · \d{4}-\d\d-\d\d⟧ \[Carol\]\(tg:@carol\) said: Carol's door code is 4711$/,
+      ),
     ]);
 
     await h.ownerSays(`/unshare ${memory!.id}`);
@@ -300,7 +304,7 @@ describe("memories about people and chats", () => {
     await h.pass(20_000);
     const lines = memoryLines(0);
     expect(lines[0]).toMatch(
-      /^⟦memory \[Alice\]\(tg:@alice\) · \d{4}-\d\d-\d\d⟧ Alice's favourite tea is genmaicha$/,
+      /^⟦memory \[Alice\]\(tg:@alice\) · \d{4}-\d\d-\d\d⟧ someone said: Alice's favourite tea is genmaicha$/,
     );
     expect(lines.length).toBeGreaterThan(1);
     expect(lines.length).toBeLessThan(30);
@@ -329,8 +333,8 @@ describe("memories about people and chats", () => {
     h.gemini.script(plan());
     await h.pass(20_000);
     expect(memoryLines(0)).toEqual([
-      "⟦memory [Alice](tg:@alice) · curated⟧ plays the cello in an orchestra",
-      "⟦memory [Alice](tg:@alice) · curated⟧ call her Ali",
+      "⟦memory [Alice](tg:@alice) · curated⟧ the owner wrote: plays the cello in an orchestra",
+      "⟦memory [Alice](tg:@alice) · curated⟧ the owner wrote: call her Ali",
     ]);
 
     const dm = h.emu.dm(h.account, h.carol);
@@ -348,6 +352,6 @@ describe("memories about people and chats", () => {
     await h.emu.post({ chat: h.emu.dm(h.account, h.bob), from: h.bob, text: "busy thursday?" });
     h.gemini.script(plan());
     await h.pass(20_000);
-    expect(memoryLines(3)).toEqual(["⟦memory [Bob] · curated⟧ is in therapy on thursdays"]);
+    expect(memoryLines(3)).toEqual(["⟦memory [Bob] · curated⟧ the owner wrote: is in therapy on thursdays"]);
   });
 });

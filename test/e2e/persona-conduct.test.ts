@@ -212,7 +212,7 @@ describe("what the persona knows", () => {
     h.gemini.script(plan());
     await h.pass(20_000);
     expect(lastUserText(lastPlan())).toMatch(
-      /^⟦memory Mira \(you\) · \d{4}-\d\d-\d\d⟧ I have a cat called Tom$/mu,
+      /^⟦memory Mira \(you\) · \d{4}-\d\d-\d\d⟧ you said: I have a cat called Tom$/mu,
     );
 
     // What it told carol in private is not what it knows in the group.
@@ -263,7 +263,9 @@ describe("what the persona knows", () => {
     await h.pass(20_000);
     const turn = lastUserText(lastPlan());
     expect(turn).not.toMatch(/^⟦#\d+ \[Carol\]/mu); // carol wrote nothing in view
-    expect(turn).toMatch(/^⟦memory \[Carol\]\(tg:@carol\) · [^⟧]*⟧ allergic to peanuts$/mu);
+    expect(turn).toMatch(
+      /^⟦memory \[Carol\]\(tg:@carol\) · [^⟧]*⟧ \[Carol\]\(tg:@carol\) said: allergic to peanuts$/mu,
+    );
     expect(turn).not.toContain("4711");
   });
 });

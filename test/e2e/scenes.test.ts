@@ -147,8 +147,10 @@ describe("scenes", () => {
       "do you remember what I told you about my sister? and our trip to Rome last year?",
     );
     await h.pass(20_000);
-    expect(turn()).toMatch(/^⟦memory \[Carol\] · [^⟧]*⟧ her sister Anna marries in June$/mu);
-    expect(turn()).toMatch(/^⟦memory Mira \(you\) · [^⟧]*⟧ I love weddings, cried at my cousin's$/mu);
+    expect(turn()).toMatch(/^⟦memory \[Carol\] · [^⟧]*⟧ \[Carol\] said: her sister Anna marries in June$/mu);
+    expect(turn()).toMatch(
+      /^⟦memory Mira \(you\) · [^⟧]*⟧ you said: I love weddings, cried at my cousin's$/mu,
+    );
     expect(turn()).not.toMatch(/Rome[^?]*$/mu); // only her question mentions Rome
     expect(system()).toContain("what you can't see, you don't remember");
   });

@@ -45,6 +45,7 @@ const PAYLOADS: { readonly [K in TaskKind]: TaskPayloads[K] } = {
   unblock: {},
   summarize: { lane: SANDBOX },
   remember: { content: "likes tea", subject: ALICE, toldBy: ALICE, sourceId: 7, answers: [7] },
+  schedule: { note: "ask how the exam went", dueAt: 3_600_000, setAt: 0, forUser: ALICE, answers: [7] },
   look_up: { query: "weather", items: [{ messageId: 7 }], answers: [7], userId: ALICE },
 };
 const KINDS = Object.keys(PAYLOADS) as TaskKind[];

@@ -67,6 +67,7 @@ function setup(
     address: simple(),
     summarize: simple(),
     remember: simple(),
+    schedule: simple(),
     look_up: simple(),
   };
   const scheduler = new Scheduler({

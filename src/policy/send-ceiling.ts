@@ -1,0 +1,94 @@
+/**
+ * The account as a whole (issue 36): a ceiling on the messages it sends per hour, in every chat
+ * together, and a lower one for first messages to strangers — a private chat it never wrote in
+ * before, with someone who is not one of the persona's people.
+ * Telegram limits accounts that write to many new people fast (PEER_FLOOD); twenty strangers
+ * writing once a minute each must not make it answer 280 times in half an hour. A busy person
+ * sends perhaps a message a minute at most, and seldom starts ten new conversations an hour.
+ *
+ * When it binds, the owner and the persona's people are served first: strangers (a DM with
+ * someone who is not a contact nor in `# Allowed Users`, or such a person on strangers' ground)
+ * may use only STRANGERS_SHARE of the hour; the owner's Saved Messages are never held. Counted
+ * in memory over a sliding hour (a restart starts the count again: the ceiling is a brake on a
+ * flood, not a ledger); read by the gate (policy/gate.ts), `/status` and the metrics.
+ */
+import type { Clock } from "../base/types";
+
+/** Messages (text parts and stickers) the account sends per hour at most. */
+const SENDS_PER_HOUR = 60;
+/** First messages (a private chat it never wrote in before) per hour at most. */
+const FIRST_SENDS_PER_HOUR = 10;
+/** Strangers may use this part of the hour's messages; the rest is kept for the owner's people. */
+const STRANGERS_SHARE = 0.75;
+const HOUR_MS = 3_600_000;
+
+/** What `/status` and the metrics show. */
+export interface SendCeilingSnapshot {
+  readonly sent: number;
+  readonly perHour: number;
+  readonly first: number;
+  readonly firstPerHour: number;
+}
+
+export class SendCeiling {
+  private sent: { at: number; first: boolean }[] = [];
+  /** Chats whose admitted send is a first message (counted as one when it is done). */
+  private readonly firsts = new Set<string>();
+
+  constructor(
+    private readonly clock: Clock,
+    readonly perHour = SENDS_PER_HOUR,
+    readonly firstPerHour = FIRST_SENDS_PER_HOUR,
+  ) {}
+
+  private recent(): { at: number; first: boolean }[] {
+    const since = this.clock.now() - HOUR_MS;
+    if (this.sent.length > 0 && this.sent[0]!.at <= since) this.sent = this.sent.filter((s) => s.at > since);
+    return this.sent;
+  }
+
+  private firstCount(): number {
+    return this.recent().filter((s) => s.first).length;
+  }
+
+  /** Whether strangers' part of the hour is spent (their messages are not planned then). */
+  strangersFull(): boolean {
+    return this.recent().length >= Math.floor(this.perHour * STRANGERS_SHARE);
+  }
+
+  /** Whether the hour's first messages are spent. */
+  firstsFull(): boolean {
+    return this.firstCount() >= this.firstPerHour;
+  }
+
+  /** A send about to start: the reason it may not, or undefined (a first message is noted as such). */
+  admit(chatId: string, o: { readonly trusted: boolean; readonly first: boolean }): string | undefined {
+    const n = this.recent().length;
+    if (n >= this.perHour)
+      return `account ceiling: ${n} messages sent in the last hour (at most ${this.perHour})`;
+    if (!o.trusted && this.strangersFull())
+      return `account ceiling: ${n} messages sent in the last hour; the rest is kept for the owner's people`;
+    // PEER_FLOOD is Telegram's brake on writing to people who are not contacts: contacts pass.
+    if (o.first && !o.trusted && this.firstsFull())
+      return `account ceiling: ${this.firstCount()} first messages to new people in the last hour (at most ${this.firstPerHour})`;
+    // Only strangers' first messages are counted (and held): contacts are no PEER_FLOOD risk.
+    if (o.first && !o.trusted) this.firsts.add(chatId);
+    else this.firsts.delete(chatId);
+    return undefined;
+  }
+
+  /** A message went out in `chatId`. */
+  note(chatId: string): void {
+    this.sent.push({ at: this.clock.now(), first: this.firsts.delete(chatId) });
+    if (this.sent.length > 10 * this.perHour) this.sent = this.sent.slice(-this.perHour * 2);
+  }
+
+  snapshot(): SendCeilingSnapshot {
+    return {
+      sent: this.recent().length,
+      perHour: this.perHour,
+      first: this.firstCount(),
+      firstPerHour: this.firstPerHour,
+    };
+  }
+}

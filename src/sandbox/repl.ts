@@ -119,13 +119,13 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   const dry = mode === "dry";
   if (dry)
     print(
-      "sandbox: GEMINI_API_KEY is not set — dry run: requests are printed, nothing is answered (--echo answers with canned plans instead).",
+      "sandbox: --dry: no model is configured — requests are printed, nothing is answered (without --dry the offline echo planner answers).",
     );
   if (mode === "echo")
     print(
-      "sandbox: --echo: plans come from the offline echo planner, NOT from a model (a 👍, a reply quoting the message, a memory); no Gemini call, no cost.",
+      "sandbox: no model is configured: plans come from the offline echo planner, NOT from a model (a 👍, a reply quoting the message, a memory); no cost. --dry prints the request a model would get instead.",
     );
-  if (o.echo && mode === "gemini") print("sandbox: --echo is ignored: GEMINI_API_KEY is set, Gemini plans.");
+  if (mode === "gemini") print("sandbox: GEMINI_API_KEY is set: Gemini plans (each answer costs tokens).");
 
   if (o.dbPath) refuseUsedDatabase(o.dbPath);
   // Health and metrics, as with npm start (a listener that cannot start stops the sandbox before anything runs).

@@ -139,7 +139,7 @@ describe("the sandbox teaches", () => {
       expect(personas[0]!.today.totalTokens).toBe(0);
       expect(personas[0]!.today.answers).toBe(1);
     });
-    expect(printed).toContain("sandbox: --echo: plans come from the offline echo planner, NOT from a model");
+    expect(printed).toContain("sandbox: no model is configured: plans come from the offline echo planner, NOT from a model");
     expect(printed).toMatch(/\[echo planner, not from a model\] #1: react · send · remember/);
     expect(printed).toContain("[dm] * Mira reacts 👍 to #1");
   }, 60_000);

@@ -188,6 +188,15 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       },
       ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
     });
+    // Why she stays silent, said where it happens: a message refused on arrival (the owner's
+    // takeover, a pause, a cap, its age) gets a line in the terminal as in the console.
+    runtime.activity.listen((e) => {
+      if ((e.kind !== "refusal" && e.kind !== "cap") || e.chatId === undefined) return;
+      const dm = world.chatName(e.chatId).startsWith("dm ") ? "[dm] " : "";
+      print(
+        `${dm}· ${persona.name} stays silent on #${e.messageId ?? "?"}: ${e.text.replace(/^not answered: /, "")}`,
+      );
+    });
     runtime.start();
     clock.settle = () => runtime.scheduler.whenIdle();
     served.console?.add(persona, runtime, db, { agentsDir: agentsCopy ?? env.AGENTS_DIR });

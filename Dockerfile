@@ -24,8 +24,8 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
 # A user of its own (uid 10001), owning only /data.
-RUN (getent group persona || groupadd --system --gid 10001 persona) \
-    && (getent passwd persona || useradd --system --uid 10001 --gid persona --home-dir /data --shell /usr/sbin/nologin persona) \
+RUN (getent group persona || groupadd --gid 10001 persona) \
+    && (getent passwd persona || useradd --uid 10001 --gid persona --no-create-home --home-dir /data --shell /usr/sbin/nologin persona) \
     && mkdir -p /data/state /data/sessions && chown -R persona:persona /data && chmod 0700 /data
 WORKDIR /app
 COPY --from=build /app/package.json ./

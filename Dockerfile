@@ -20,18 +20,17 @@ RUN if ! command -v g++ >/dev/null || ! command -v make >/dev/null || ! command 
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# What the runtime stage takes, in one folder (one layer there).
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
+    && mkdir /out && cp -a package.json dist node_modules agents /out/
 
 FROM ${NODE_IMAGE}
 # A user of its own (uid 10001), owning only /data.
 RUN (getent group persona || groupadd --gid 10001 persona) \
     && (getent passwd persona || useradd --uid 10001 --gid persona --no-create-home --home-dir /data --shell /usr/sbin/nologin persona) \
     && mkdir -p /data/state /data/sessions && chown -R persona:persona /data && chmod 0700 /data
+COPY --from=build /out /app
 WORKDIR /app
-COPY --from=build /app/package.json ./
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-COPY --from=build /app/agents ./agents
 ENV NODE_ENV=production \
     STATE_DB=/data/state/agents.db \
     SESSIONS_DIR=/data/sessions \

@@ -380,20 +380,22 @@ export function chatView(
     const addressedLike =
       isDm || (m.replyToId !== null && agentIds.has(m.replyToId)) || how(m) !== "addressed";
     if (!addressedLike) {
-      // Smart and talkative chats remember why recent chatter got no addressing call (in memory).
-      const verdict = mode === "strict" ? undefined : s.runtime.addressing.verdicts.get(chatId, m.messageId);
+      // Smart and talkative chats remember why recent chatter got no addressing call (in memory):
+      // a verdict is what was decided then, whatever the chat's mode is now.
+      const verdict = s.runtime.addressing.verdicts.get(chatId, m.messageId);
       if (verdict !== undefined)
         return {
           answered: false,
-          text: `not addressed; ${mode} mode made no addressing call: ${CHATTER_VERDICTS[verdict]}`,
+          text: `not addressed; when it arrived no addressing call was made: ${CHATTER_VERDICTS[verdict]}`,
           exact: true,
         };
+      // Derived: the mode it arrived under is not stored, so the text names the mode now as such.
       return {
         answered: false,
         text:
           mode === "strict"
-            ? "not addressed (no mention, reply or private message; strict mode considers nothing else)"
-            : `not addressed (no mention, reply or private message; in ${mode} mode the prefilter did not make it a candidate, or the chat was held)`,
+            ? "not addressed (no mention, reply or private message; in strict mode, the chat's mode now, nothing else is considered)"
+            : `not addressed (no mention, reply or private message; in ${mode} mode, the chat's mode now, the prefilter did not make it a candidate, or the chat was held)`,
         exact: false,
       };
     }

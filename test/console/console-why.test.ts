@@ -117,15 +117,25 @@ describe("why chatter got no addressing call in a smart group", () => {
       };
       const a = await whyOf(plain.id);
       expect(a.text).toBe(
-        "why: not addressed; smart mode made no addressing call: chatter between others (not a follow-up to the persona, not a question to the room)",
+        "why: not addressed; when it arrived no addressing call was made: chatter between others (not a follow-up to the persona, not a question to the room)",
       );
       expect(a.cls).not.toContain("derived");
       expect((await whyOf(reply.id)).text).toBe(
-        "why: not addressed; smart mode made no addressing call: a reply to someone else",
+        "why: not addressed; when it arrived no addressing call was made: a reply to someone else",
       );
       expect((await whyOf(command.id)).text).toBe(
-        "why: not addressed; smart mode made no addressing call: a bot command (starts with /)",
+        "why: not addressed; when it arrived no addressing call was made: a bot command (starts with /)",
       );
+      // The chat turns strict later: an old message's why is still what was decided when it
+      // arrived, not today's mode.
+      rig.h.runtime.settings.update(String(rig.h.group.peerId), { mode: "strict" });
+      await page.goto(chatUrl(base, rig.h.group.peerId));
+      await page.reload();
+      await expect
+        .poll(async () => (await whyOf(plain.id)).text)
+        .toBe(
+          "why: not addressed; when it arrived no addressing call was made: chatter between others (not a follow-up to the persona, not a question to the room)",
+        );
     });
   }, 60_000);
 });

@@ -1,20 +1,21 @@
-/** A clean process for one memory-sensitive benchmark (see memory-bench.ts: inChild). */
-import { benchCatchUp } from "./catch-up-bench";
-import { ingestForMemory } from "./memory-bench";
+/** A clean process for one workload of `npm run bench` (workloads.ts; started by memory-bench.ts: inChild). */
 import { favourMemory } from "../src/runtime/memory-mode";
+import { WORKLOADS, type WorkloadName } from "./workloads";
 
 favourMemory(); // as npm start runs (src/runtime/memory-mode.ts)
 
 const [task, raw] = process.argv.slice(2);
-const args = JSON.parse(raw ?? "{}") as Record<string, number>;
+const args = JSON.parse(raw ?? "{}") as Record<string, unknown>;
 // The product's real-time waits (retention's pauses between batches) use unref'd timers, as npm
 // start is kept alive by its connections; this child has none, so it holds itself open until done.
 const alive = setInterval(() => {}, 60_000);
-const run =
-  task === "p7"
-    ? ingestForMemory({ messages: args.messages ?? 1_000_000, chats: args.chats ?? 10_000 })
-    : benchCatchUp(args);
-run
+const workload = WORKLOADS[task as WorkloadName] as
+  ((a: Record<string, unknown>) => Promise<unknown>) | undefined;
+if (!workload) {
+  process.stderr.write(`bench child: no workload "${task}" (have: ${Object.keys(WORKLOADS).join(", ")})\n`);
+  process.exit(2);
+}
+workload(args)
   .finally(() => clearInterval(alive))
   .then(
     (r) => process.send!(r, () => process.exit(0)),

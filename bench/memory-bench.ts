@@ -1,3 +1,4 @@
+import type { WorkloadName, WorkloadResult } from "./workloads";
 import { fork } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -216,11 +217,15 @@ export async function ingestForMemory(o: { messages: number; chats: number }): P
 }
 
 /** Run `task` ("p7" or "p8") in a fresh child process and return its JSON answer. */
-export function inChild<T>(task: "p7" | "p8", args: Record<string, number>): Promise<T> {
+export function inChild<N extends WorkloadName>(
+  task: N,
+  args: Record<string, unknown>,
+): Promise<WorkloadResult<N>> {
   const child = fork(
     fileURLToPath(new URL("./bench-child.ts", import.meta.url)),
     [task, JSON.stringify(args)],
     {
+      serialization: "advanced",
       execArgv: [...process.execArgv, "--expose-gc"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     },
@@ -229,7 +234,7 @@ export function inChild<T>(task: "p7" | "p8", args: Record<string, number>): Pro
     let answered = false;
     child.once("message", (m) => {
       answered = true;
-      resolve(m as T);
+      resolve(m as WorkloadResult<N>);
     });
     child.once("error", reject);
     // A child that ends without its answer (even with status 0) is an error, never a silent wait.

@@ -3,7 +3,7 @@
  * run (src/store/backup.ts). `main` is exported so tests run the script itself.
  */
 import { join, resolve } from "node:path";
-import { runCommand, runWhenMain, type ScriptIo } from "../src/cli/args";
+import { runCommand, runWhenMain, shownPath, type ScriptIo } from "../src/cli/args";
 import { withDotEnv } from "../src/config/dotenv";
 import { dotEnvNotice, secureDotEnv } from "../src/config/env-file-mode";
 import { readEnv } from "../src/config/env";
@@ -61,7 +61,7 @@ async function backup(
     if (r.removed.length > 0) io.stderr(`backup: ${describeLeftovers(r.removed)}\n`);
     const mb = (r.bytes / 1e6).toFixed(1);
     io.stdout(
-      `backup: ${r.file} (${mb} MB, mode 0600) in ${(r.ms / 1000).toFixed(1)} s: ${r.counts.messages} messages, ${r.counts.memories} memories, ` +
+      `backup: ${shownPath(io.cwd, r.file)} (${mb} MB, mode 0600) in ${(r.ms / 1000).toFixed(1)} s: ${r.counts.messages} messages, ${r.counts.memories} memories, ` +
         `${r.counts.summaries} summaries, ${r.counts.openTasks} open tasks\n`,
     );
     return 0;

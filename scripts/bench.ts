@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --json]`: the project's speed figures, each a ratio measured in one run.
+ * `npm run bench [-- --json]`: the project's speed figures, each a ratio measured in one run, each
+ * workload in a fresh child process of its own (bench/workloads.ts).
  *   P1  inbound cost per non-addressed message ÷ GramJS's own dispatch to a no-op handler (≤ 1.25)
  *   P2  Telegram requests per non-addressed message (0)
  *   P3  planning calls for a burst (3 DMs 2 s apart; 5 mentions 1 s apart; goal 1 each) and the
@@ -9,7 +10,7 @@
  *   P5  tokens a reply costs the prompt (reply line, quote line, injected replied-to message),
  *       averaged over a realistic mix of replies (≤ 60)
  *   P6  scheduler latency at 1,000 active chats ÷ at 1 chat (≤ 2), beside one-task-per-tick
- *   P7  RSS after ingesting BENCH_P7_MESSAGES messages over 10,000 chats (≤ 300 MB; child process)
+ *   P7  RSS after ingesting BENCH_P7_MESSAGES messages over 10,000 chats (≤ 300 MB)
  *   P8  catch-up after downtime (10,000 messages, 1,000 chats) vs a naive getHistory scan (≤ 0.2×)
  *   P8 by the book: a restart in 1,000 supergroups of which 10 had news (requests ≤ 1 + 10 + a few,
  *       ≤ 0.02× the naive scan, 0 lost, 0 doubled); flood: a FLOOD_WAIT_30 on getChannelDifference
@@ -33,22 +34,8 @@
 import { parseFlags, UsageError } from "../src/cli/args";
 import { readNumber } from "../src/config/numbers";
 import { favourMemory } from "../src/runtime/memory-mode";
-import { benchBatching } from "../bench/batching-bench";
-import type { CatchUpFigures } from "../bench/catch-up-bench";
-import { benchBigGroup, benchByTheBook, benchFloodWait } from "../bench/catch-up-book-bench";
-import { benchGroupMemories, benchPromptGrowth } from "../bench/context-bench";
-import { benchAddressing } from "../bench/addressing-bench";
-import { benchAboutHer } from "../bench/about-her-bench";
 import { CHATTER_COOLDOWN_MS } from "../src/inbound/addressing-prefilter";
-import { benchInbound } from "../bench/inbound-bench";
-import { benchReplies } from "../bench/reply-bench";
-import { benchRequest } from "../bench/request-bench";
-import { inChild, type MemoryFigures } from "../bench/memory-bench";
-import { benchMedia } from "../bench/media-bench";
-import { benchConsole, benchInboundWithConsole } from "../bench/console-bench";
-import { benchOutage } from "../bench/outage-bench";
-import { benchFalseReconnects } from "../bench/false-reconnects-bench";
-import { benchIntentionStart, benchSchedulerLatency } from "../bench/scheduler-bench";
+import { inChild } from "../bench/memory-bench";
 
 favourMemory(); // P1 and the rest measured as npm start runs (src/runtime/memory-mode.ts)
 
@@ -93,36 +80,37 @@ if (!Number.isInteger(p7Messages) || p7Messages < 1000) {
   process.exit(2);
 }
 
-const inbound = await benchInbound({ messages });
-const inboundLive = await benchInboundWithConsole({ messages });
-const p3 = await benchBatching();
-const p4 = await benchPromptGrowth();
-const groupMemories = await benchGroupMemories();
-const addressing = await benchAddressing();
-const talkative = await benchAddressing({ mode: "talkative" });
-const aboutHer = await benchAboutHer();
-const p5 = benchReplies();
-const request = benchRequest();
-const p9 = await benchMedia();
-const outage = await benchOutage();
-const falseReconnects = await benchFalseReconnects();
-const consolePages = await benchConsole();
-const one = await benchSchedulerLatency({ chats: 1, repeats: 200 });
-const many = await benchSchedulerLatency({ chats: 1000 });
-const perTickOne = await benchSchedulerLatency({ chats: 1, repeats: 200, policy: "one-per-tick" });
-const perTickMany = await benchSchedulerLatency({ chats: 1000, policy: "one-per-tick" });
+// Each workload in a fresh child process (bench/workloads.ts), one after the other: a figure is
+// the workload alone, never one slowed by what ran before it in the same process.
+const inbound = await inChild("inbound", { messages });
+const inboundLive = await inChild("inboundWithConsole", { messages });
+const p3 = await inChild("batching", {});
+const p4 = await inChild("promptGrowth", {});
+const groupMemories = await inChild("groupMemories", {});
+const addressing = await inChild("addressing", {});
+const talkative = await inChild("addressingTalkative", {});
+const aboutHer = await inChild("aboutHer", {});
+const p5 = await inChild("replies", {});
+const request = await inChild("request", {});
+const p9 = await inChild("media", {});
+const outage = await inChild("outage", {});
+const falseReconnects = await inChild("falseReconnects", {});
+const consolePages = await inChild("console", {});
+const one = await inChild("scheduler", { chats: 1, repeats: 200 });
+const many = await inChild("scheduler", { chats: 1000 });
+const perTickOne = await inChild("scheduler", { chats: 1, repeats: 200, policy: "one-per-tick" });
+const perTickMany = await inChild("scheduler", { chats: 1000, policy: "one-per-tick" });
 // P6 again with 10,000 of the persona's intentions pending beside the tasks, and their start.
-const oneWithIntentions = await benchSchedulerLatency({ chats: 1, repeats: 50, intentions: 10_000 });
-const manyWithIntentions = await benchSchedulerLatency({ chats: 1000, intentions: 10_000 });
-const intentionStart = await benchIntentionStart({ pending: 10_000 });
-// Memory-sensitive figures each run in a fresh child process.
-const p8 = await inChild<CatchUpFigures>("p8", {});
-const p8Book = await benchByTheBook();
-const flood = await benchFloodWait();
+const oneWithIntentions = await inChild("scheduler", { chats: 1, repeats: 50, intentions: 10_000 });
+const manyWithIntentions = await inChild("scheduler", { chats: 1000, intentions: 10_000 });
+const intentionStart = await inChild("intentionStart", { pending: 10_000 });
+const p8 = await inChild("p8", {});
+const p8Book = await inChild("byTheBook", {});
+const flood = await inChild("floodWait", {});
 // Issue 38: 50 channels with 3 messages each named by the difference, the process restarted 5 s into the wait.
-const floodRestart = await benchFloodWait({ withNews: 50, perGroup: 3, restartAfterSec: 5 });
-const bigGroup = await benchBigGroup();
-const p7 = await inChild<MemoryFigures>("p7", { messages: p7Messages, chats: 10_000 });
+const floodRestart = await inChild("floodWait", { withNews: 50, perGroup: 3, restartAfterSec: 5 });
+const bigGroup = await inChild("bigGroup", {});
+const p7 = await inChild("p7", { messages: p7Messages, chats: 10_000 });
 const figures = {
   P1: {
     ratio: inbound.wire.ratio,

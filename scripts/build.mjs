@@ -12,7 +12,8 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+// eslint-disable-next-line no-restricted-syntax -- plain ES modules run by node name their files
+import { parseCommandLine } from "../src/cli/command-line.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The scripts that run compiled: scripts/<name>.ts → dist/<name>.js. */
@@ -37,23 +38,18 @@ function fail(message, status = 1) {
 
 let flags;
 try {
-  flags = parseArgs({
-    args: process.argv.slice(2),
-    options: {
-      "if-stale": { type: "boolean" },
-      outdir: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: false,
-  }).values;
+  flags = parseCommandLine(process.argv.slice(2), {
+    "if-stale": { type: "boolean" },
+    outdir: { type: "string" },
+  });
 } catch (e) {
   fail(`${e instanceof Error ? e.message : String(e)}\nRun with --help for usage.`, 2);
 }
-if (flags.help) {
+if (flags === "help") {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
+flags = flags.values;
 
 const outdir = resolve(ROOT, flags.outdir ?? "dist");
 const hashOf = (file) => createHash("sha256").update(readFileSync(file)).digest("hex");

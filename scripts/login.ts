@@ -4,7 +4,7 @@
  * with scripted answers.
  */
 import { join, resolve } from "node:path";
-import { runCommand, runWhenMain, type ScriptIo } from "../src/cli/args";
+import { runCommand, runWhenMain, shownPath, type ScriptIo } from "../src/cli/args";
 import { withDotEnv } from "../src/config/dotenv";
 import { dotEnvNotice, secureDotEnv } from "../src/config/env-file-mode";
 import { readEnv, telegramCredentials } from "../src/config/env";
@@ -90,7 +90,7 @@ async function login(
   const persona = personas.find((p) => p.name.toLowerCase() === agent.toLowerCase());
   if (!persona)
     return fail(
-      `no persona named "${agent}" in ${dirs.agents} (there are: ${personas.map((p) => p.name).join(", ")})`,
+      `no persona named "${agent}" in ${shownPath(io.cwd, dirs.agents)}/ (there are: ${personas.map((p) => p.name).join(", ")})`,
     );
 
   let credentials: ReturnType<typeof telegramCredentials>;
@@ -123,10 +123,12 @@ async function login(
     const who = `${me.name} (${me.username ? `@${me.username}` : "no @username"}, id ${me.id})`;
     if (me.alreadyLoggedIn) {
       io.stdout(
-        `${persona.name} is already logged in as ${who}; its session in ${file} still works. Use --force to log in again.\n`,
+        `${persona.name} is already logged in as ${who}; its session in ${shownPath(io.cwd, file)} still works. Use --force to log in again.\n`,
       );
     } else {
-      io.stdout(`Logged in as ${who}. Session saved to ${file} (readable only by you). Run: npm start\n`);
+      io.stdout(
+        `Logged in as ${who}. Session saved to ${shownPath(io.cwd, file)} (readable only by you). Run: npm start\n`,
+      );
     }
     return 0;
   } catch (e) {

@@ -85,14 +85,15 @@ export async function start(o: StartOptions = {}): Promise<number> {
   const live = personas.filter((p) => hasSession(env.SESSIONS_DIR, p.name));
   const without = personas.filter((p) => !live.includes(p));
   if (live.length === 0) {
-    (o.sandbox?.output ?? process.stdout).write(
-      `No account session in ${env.SESSIONS_DIR}/ (looked for ${personas.map((p) => `${p.name}.session`).join(", ")}).\n` +
-        `To run a persona on its Telegram account, log in once: ${personas.map((p) => loginCommand(p.name)).join(" or ")}\n` +
-        `Starting the offline sandbox instead.\n\n`,
-    );
+    (o.sandbox?.output ?? process.stdout).write(firstRunBanner(env, personas));
     // Loaded only now: the sandbox (and the emulator it runs) is no part of a real account's process.
     const { runSandbox } = await import("../sandbox/repl");
-    return runSandbox({ ...o.sandbox, env, ...(o.onHttp ? { onHttp: o.onHttp } : {}) });
+    return runSandbox({
+      ...(o.agents?.length ? { agent: personas[0]!.name } : {}),
+      ...o.sandbox,
+      env,
+      ...(o.onHttp ? { onHttp: o.onHttp } : {}),
+    });
   }
   // Only now is Telegram needed: its credentials, and Gemini's key, are checked here.
   const credentials = telegramCredentials(env);
@@ -331,6 +332,21 @@ async function runAccounts(
   if (bad === outcomes.length) logger.error({ component: "runtime" }, "no persona is left running; exiting");
   else logger.info({ component: "runtime" }, "stopped");
   return bad > 0 ? 1 : 0;
+}
+
+/**
+ * What `npm start` says when no account has a session (a first run): where it looked, and the
+ * three steps to a real persona — a model, a login, start.
+ */
+function firstRunBanner(env: Env, personas: readonly Persona[]): string {
+  const model = env.GEMINI_API_KEY
+    ? "a model: GEMINI_API_KEY is set"
+    : "a model: GEMINI_API_KEY in .env, or an OpenAI-compatible endpoint (OPENAI_BASE_URL)";
+  return (
+    `No account session in ${env.SESSIONS_DIR}/ (looked for ${personas.map((p) => `${p.name}.session`).join(", ")}). Starting the offline sandbox instead.\n` +
+    `To go live: 1. ${model}\n` +
+    `  2. TELEGRAM_API_ID/HASH from my.telegram.org, log in once: ${personas.map((p) => loginCommand(p.name)).join(" or ")}  3. npm start\n\n`
+  );
 }
 
 function pick<P extends { name: string }>(all: readonly P[], names: readonly string[], dir: string): P[] {

@@ -1,99 +1,16 @@
 /**
- * Command-line flags for the scripts — the one place they are parsed: `node:util` parseArgs in
- * strict mode, so an unknown flag, a flag missing its value or given one it does not take, and a
- * stray argument are errors; each is said in our words, naming the flag and what is expected
- * (with the flag a typo most likely meant), never Node's parser text. `--help` / `-h` prints the
- * usage.
+ * The scripts' shared frame: flags parsed by command-line.js (the one parser, scripts/build.mjs
+ * uses it too), `--help` / `-h` prints the usage, a usage error is one line naming the flag.
  */
-import { resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs, type ParseArgsConfig } from "node:util";
-import { closest } from "../base/did-you-mean";
+import type { ParseArgsConfig } from "node:util";
 import { errorMessage } from "../base/error-message";
+import { parseCommandLine, type FlagValues } from "./command-line";
 
-/** Bad command-line input; the message quotes what was wrong. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
+export { UsageError, type FlagValues } from "./command-line";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
-/** The parsed values of `options`, as node:util types them. */
-export type FlagValues<O extends Options> = ReturnType<
-  typeof parseArgs<{ options: O; strict: true; allowPositionals: false }>
->["values"];
-const HELP = { help: { type: "boolean", short: "h" } } as const;
-
-/** How a flag is written in a message: `--agent <value>`, `--verbose`. */
-function flagText(name: string, o: Options[string]): string {
-  return o.type === "string" ? `--${name} <value>` : `--${name}`;
-}
-
-/** Node's parser error in our words: which flag, and what is expected. */
-function usageError(e: unknown, argv: readonly string[], options: Options, positionals: boolean): UsageError {
-  const code = (e as { code?: string }).code;
-  const message = errorMessage(e);
-  const quoted = /'([^']+)'/.exec(message)?.[1] ?? "";
-  const flags = Object.entries(options).map(([n, o]) => flagText(n, o));
-  const known = `the flags are: ${flags.join(", ")}`;
-  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-    const written = quoted.split("=")[0]!;
-    const meant = closest(written.replace(/^-+/, ""), Object.keys(options));
-    return new UsageError(
-      `unknown flag "${written}"${meant !== undefined ? ` (did you mean --${meant}?)` : ""}; ${known}`,
-    );
-  }
-  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
-    const name = quoted.replace(/^-+/, "").split(/[ =]/)[0]!;
-    const o = options[name];
-    if (o?.type === "boolean") {
-      const given = argv.find((a) => a.startsWith(`--${name}=`));
-      return new UsageError(
-        `flag --${name} takes no value${given !== undefined ? ` (got "${given}")` : ""}: write just --${name}`,
-      );
-    }
-    const next = argv[argv.indexOf(`--${name}`) + 1];
-    return new UsageError(
-      `flag --${name} needs a value: --${name} <value>${next !== undefined ? ` (got the flag "${next}" instead; a value starting with - is written --${name}=<value>)` : ""}`,
-    );
-  }
-  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL")
-    return new UsageError(
-      positionals
-        ? `unexpected argument "${quoted}"`
-        : `unexpected argument "${quoted}": this command takes only flags (${known})`,
-    );
-  return new UsageError(message);
-}
-
-/**
- * Parse `argv` against `options` (plus `--help`), with or without positional arguments. Returns
- * the values and positionals, or `"help"` when help was asked for. Throws UsageError naming the
- * flag and what it expects.
- */
-function parseCommandLine<const O extends Options>(
-  argv: readonly string[],
-  options: O,
-  o: { readonly positionals?: boolean } = {},
-): { readonly values: FlagValues<O>; readonly positionals: readonly string[] } | "help" {
-  let parsed: { values: Record<string, unknown>; positionals: string[] };
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { ...options, ...HELP },
-      strict: true,
-      allowPositionals: o.positionals === true,
-    });
-  } catch (e) {
-    throw usageError(e, argv, { ...options, ...HELP }, o.positionals === true);
-  }
-  const values = parsed.values;
-  if (values.help === true) return "help";
-  delete values.help;
-  return { values: values as FlagValues<O>, positionals: parsed.positionals };
-}
 
 /**
  * Parse `argv` against `options` (plus `--help`). Returns the values, or `"help"` when help was
@@ -193,4 +110,14 @@ export function runWhenMain(
 ): void {
   if (!process.argv[1] || moduleUrl !== pathToFileURL(resolve(process.argv[1])).href) return;
   void command(process.argv.slice(2), processIo()).then((code) => process.exit(code));
+}
+
+/**
+ * A path as a script prints it: relative to the working directory when it lies inside it
+ * (`agents/`, `sessions/Mira.session`), so messages name what the operator typed or configured,
+ * not the machine's absolute layout; a path outside is printed as it is.
+ */
+export function shownPath(cwd: string, path: string): string {
+  const r = relative(cwd, resolve(cwd, path));
+  return r === "" ? "." : r.startsWith("..") || isAbsolute(r) ? path : r;
 }

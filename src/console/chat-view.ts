@@ -4,12 +4,50 @@
  */
 import type { MediaDescriptor } from "../base/media-descriptor";
 import { ALL_CHATS } from "../store/chat-settings";
+import { FINISHED_TASK_DAYS } from "../store/retention";
 import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
 import type { ChatterVerdict } from "../inbound/recent-verdicts";
 import type { CapKind } from "../policy/caps";
 import { supersededBy } from "../tasks/received-rules";
 import { itemIds } from "../tasks/task-text";
-import type { ConsoleSource } from "./views";
+import { SAVED_MESSAGES, type ConsoleSource } from "./views";
+
+/** How the console names the account's owner writing from another device. */
+const OWNER = "owner (another device)";
+
+/**
+ * The account's messages on this page that the owner wrote, not the persona: no send task of hers
+ * sent them (a sticker is hers: its task records no message id). Only within the time finished
+ * tasks are kept — older ones have lost their tasks, so nothing is said of them.
+ */
+function ownerWritten(
+  s: ConsoleSource,
+  chatId: string,
+  msgs: readonly ConsoleMessage[],
+  now: number,
+): Set<number> {
+  const horizon = now - FINISHED_TASK_DAYS * 86_400_000;
+  const candidates = msgs.filter((m) => m.isAgent && m.date > horizon && !m.text.startsWith("[sticker"));
+  const sent = s.queries.sentBySends(
+    s.persona.name,
+    chatId,
+    candidates.map((m) => m.messageId),
+  );
+  return new Set(candidates.map((m) => m.messageId).filter((id) => !sent.has(id)));
+}
+
+/** The intentions a planning round was for (`received`'s payload): id, note, the message that set it. */
+function intentionItems(payload: unknown) {
+  const list = (payload as { intentions?: unknown } | null)?.intentions;
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((i): i is { id: number; note?: unknown; inReplyTo?: unknown } => typeof i?.id === "number")
+    .map((i) => ({
+      id: i.id,
+      note: typeof i.note === "string" ? i.note : "",
+      inReplyTo: typeof i.inReplyTo === "number" ? i.inReplyTo : null,
+    }));
+}
 
 /** A media descriptor without its file reference. */
 function mediaView(
@@ -212,6 +250,8 @@ export function chatView(
         messages: items,
         /** The message it answered (the newest of its messages): the page shows it beside that one. */
         answers: items.length ? Math.max(...items) : null,
+        /** The persona's intentions that came due and were planned in this round (no message asked). */
+        intentions: intentionItems(r.payload),
         /** Not from a model: "dry-run" (nothing is sent) or "echo" (the sandbox's canned plans). */
         origin,
         request: trace?.request ?? null,
@@ -234,13 +274,16 @@ export function chatView(
       : { ...p, replacedBy: { id: p.replacedBy, no: planOf.get(p.replacedBy)?.no ?? null } },
   );
   const agentIds = new Set(msgs.filter((m) => m.isAgent).map((m) => m.messageId));
+  const ownerIds = ownerWritten(s, chatId, msgs, now);
   const selfUsername = s.runtime.entities.get(s.runtime.selfId)?.username?.toLowerCase();
   const names = [s.persona.name, ...s.persona.aliases].map((n) => n.toLowerCase());
   const isDm = chat?.chatType === "dm";
   const messages = msgs.map((m) => ({
     messageId: m.messageId,
     senderId: m.senderId,
-    senderName: m.senderName,
+    senderName: ownerIds.has(m.messageId) ? OWNER : m.senderName,
+    /** Written from the account by its owner (another device), not by the persona. */
+    byOwner: ownerIds.has(m.messageId),
     date: m.date,
     text: m.text,
     replyToId: m.replyToId,
@@ -278,6 +321,17 @@ export function chatView(
   }
 
   function why(m: ConsoleMessage): Why {
+    if (ownerIds.has(m.messageId))
+      return {
+        answered: null,
+        text:
+          chatId === s.runtime.selfId
+            ? m.text.trimStart().startsWith("/")
+              ? "the owner's command (Saved Messages); the persona's reply is below it"
+              : "the owner's note to self"
+            : "written by the owner from another device: a takeover (the persona stays silent here for # Takeover Silence)",
+        exact: true,
+      };
     if (m.isAgent) return { answered: null, text: "written from the persona's account", exact: true };
     const r = receivedBy.get(m.messageId);
     const a = judgedBy.get(m.messageId);
@@ -335,20 +389,22 @@ export function chatView(
     const addressedLike =
       isDm || (m.replyToId !== null && agentIds.has(m.replyToId)) || how(m) !== "addressed";
     if (!addressedLike) {
-      // Smart and talkative chats remember why recent chatter got no addressing call (in memory).
-      const verdict = mode === "strict" ? undefined : s.runtime.addressing.verdicts.get(chatId, m.messageId);
+      // Smart and talkative chats remember why recent chatter got no addressing call (in memory):
+      // a verdict is what was decided then, whatever the chat's mode is now.
+      const verdict = s.runtime.addressing.verdicts.get(chatId, m.messageId);
       if (verdict !== undefined)
         return {
           answered: false,
-          text: `not addressed; ${mode} mode made no addressing call: ${CHATTER_VERDICTS[verdict]}`,
+          text: `not addressed; when it arrived no addressing call was made: ${CHATTER_VERDICTS[verdict]}`,
           exact: true,
         };
+      // Derived: the mode it arrived under is not stored, so the text names the mode now as such.
       return {
         answered: false,
         text:
           mode === "strict"
-            ? "not addressed (no mention, reply or private message; strict mode considers nothing else)"
-            : `not addressed (no mention, reply or private message; in ${mode} mode the prefilter did not make it a candidate, or the chat was held)`,
+            ? "not addressed (no mention, reply or private message; in strict mode, the chat's mode now, nothing else is considered)"
+            : `not addressed (no mention, reply or private message; in ${mode} mode, the chat's mode now, the prefilter did not make it a candidate, or the chat was held)`,
         exact: false,
       };
     }
@@ -366,9 +422,12 @@ export function chatView(
   }
 
   return {
-    chat: chat
-      ? { chatId, chatType: chat.chatType, title: chat.title ?? null, username: chat.username ?? null }
-      : { chatId, chatType: "unknown", title: null, username: null },
+    chat:
+      chatId === s.runtime.selfId
+        ? { chatId, chatType: "saved", title: SAVED_MESSAGES, username: null }
+        : chat
+          ? { chatId, chatType: chat.chatType, title: chat.title ?? null, username: chat.username ?? null }
+          : { chatId, chatType: "unknown", title: null, username: null },
     settings: {
       paused: settings.paused,
       pausedEverywhere: all.paused,

@@ -40,6 +40,7 @@ const FILES: Readonly<Record<string, string>> = {
   "edit-pages.js": "text/javascript; charset=utf-8",
   "dom.js": "text/javascript; charset=utf-8",
   "style.css": "text/css; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
 };
 
 /**

@@ -5,7 +5,14 @@
 import { ALL_CHATS } from "../store/chat-settings";
 import { isSummaryGraph, type Task } from "../tasks/task";
 import { taskWhat } from "../tasks/task-text";
-import { connectionView, dayView, geminiView, restrictionsView, type ConsoleSource } from "./views";
+import {
+  chatTitle,
+  connectionView,
+  dayView,
+  geminiView,
+  restrictionsView,
+  type ConsoleSource,
+} from "./views";
 import type { Intention } from "../store/intentions";
 import { formatLocal } from "../base/zoned-time";
 
@@ -29,6 +36,8 @@ function intentionView(i: Intention, tz: string, now: number, title: (chatId: st
     notBefore: i.notBefore,
     inSec: Math.max(0, Math.round((i.notBefore - now) / 1000)),
     setAt: i.setAt,
+    /** The message being answered when it was set (a link to it). */
+    inReplyTo: i.inReplyTo ?? null,
     spoke: i.spoke,
     firedAt: i.firedAt ?? null,
   };
@@ -73,7 +82,7 @@ export function nowView(s: ConsoleSource, now: number) {
   const planNos = s.queries.planNumbers([
     ...new Set(open.map((t) => t.planId).filter((x): x is number => x !== undefined)),
   ]);
-  const title = (chatId: string) => s.runtime.chats.get(chatId)?.title ?? null;
+  const title = (chatId: string) => chatTitle(s, chatId);
   const activity = s.runtime.activity.recent(200);
   const tz = s.persona.timeZone;
   const own = s.runtime.intentionStore.open(INTENTIONS_SHOWN);

@@ -24,6 +24,15 @@ export interface ConsoleSource {
 }
 
 const DAY_MS = 86_400_000;
+
+/** What the console calls the account's own chat, where the owner's commands and their replies are. */
+export const SAVED_MESSAGES = "Saved Messages (owner)";
+
+/** A chat's name as the console shows it: the account's own chat is Saved Messages; else its title, if known. */
+export function chatTitle(s: ConsoleSource, chatId: string): string | null {
+  if (chatId === s.runtime.selfId) return SAVED_MESSAGES;
+  return s.runtime.chats.get(chatId)?.title ?? null;
+}
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The personas page: one entry per persona. */
@@ -57,7 +66,8 @@ export function personaView(s: ConsoleSource, now: number) {
     pendingTasks: st.pendingTasks,
     today: {
       day: utcDay(now),
-      answers: s.queries.answersSince(s.persona.name, now - (now % DAY_MS)),
+      // Replies to the owner's commands in Saved Messages are no answers to anyone.
+      answers: s.queries.answersSince(s.persona.name, now - (now % DAY_MS), s.runtime.selfId),
       purposes: s.queries.purposesOn(s.persona.name, utcDay(now)),
       totalTokens: st.usage.totalTokens,
       costUsd: st.usage.costUsd,

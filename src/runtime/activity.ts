@@ -104,8 +104,15 @@ export class Activity {
   private readonly ring: ActivityEvent[] = [];
   private seq = 0;
   private readonly errors: ActivityEvent[] = [];
+  private readonly listeners = new Set<(e: ActivityEvent) => void>();
 
   constructor(private readonly now: () => number) {}
+
+  /** Told of every new event (the sandbox prints why a message got no answer); returns the way to stop. */
+  listen(fn: (e: ActivityEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
 
   private push(e: Omit<ActivityEvent, "seq" | "at">, at = this.now()): void {
     const event: ActivityEvent = { ...e, seq: ++this.seq, at };
@@ -115,6 +122,7 @@ export class Activity {
       this.errors.push(event);
       if (this.errors.length > 10) this.errors.shift();
     }
+    for (const fn of this.listeners) fn(event);
   }
 
   /** The newest finished tasks of the database, oldest first (after a restart). */

@@ -131,13 +131,16 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   const dry = mode === "dry";
   if (dry)
     print(
-      "sandbox: neither GEMINI_API_KEY nor OPENAI_BASE_URL is set — dry run: requests are printed, nothing is answered (--echo answers with canned plans instead).",
+      "sandbox: --dry: no model is configured (neither GEMINI_API_KEY nor OPENAI_BASE_URL) — requests are printed, nothing is answered (without --dry the offline echo planner answers).",
     );
   if (mode === "echo")
     print(
-      "sandbox: --echo: plans come from the offline echo planner, NOT from a model (a 👍, a reply quoting the message, a memory); no Gemini call, no cost.",
+      "sandbox: no model is configured: plans come from the offline echo planner, NOT from a model (a 👍, a reply quoting the message, a memory); no cost. --dry prints the request a model would get instead.",
     );
-  if (o.echo && mode === "gemini") print("sandbox: --echo is ignored: a model is configured and plans.");
+  if (mode === "gemini")
+    print(
+      `sandbox: a model is configured and plans (each answer costs tokens)${o.echo ? "; --echo is ignored" : ""}.`,
+    );
 
   if (o.dbPath) refuseUsedDatabase(o.dbPath);
   // Health and metrics, as with npm start (a listener that cannot start stops the sandbox before anything runs).
@@ -200,6 +203,15 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
         ...(env.MEDIA_BUDGET_PER_MIN !== undefined ? { budgetPerMinute: env.MEDIA_BUDGET_PER_MIN } : {}),
       },
       ...(env.MAX_ANSWER_AGE_SEC !== undefined ? { maxAnswerAgeMs: env.MAX_ANSWER_AGE_SEC * 1000 } : {}),
+    });
+    // Why she stays silent, said where it happens: a message refused on arrival (the owner's
+    // takeover, a pause, a cap, its age) gets a line in the terminal as in the console.
+    runtime.activity.listen((e) => {
+      if ((e.kind !== "refusal" && e.kind !== "cap") || e.chatId === undefined) return;
+      const dm = world.chatName(e.chatId).startsWith("dm ") ? "[dm] " : "";
+      print(
+        `${dm}· ${persona.name} stays silent on #${e.messageId ?? "?"}: ${e.text.replace(/^not answered: /, "")}`,
+      );
     });
     runtime.start();
     clock.settle = () => runtime.scheduler.whenIdle();

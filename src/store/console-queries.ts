@@ -188,6 +188,7 @@ export class ConsoleQueries {
   private readonly byPerson;
   private readonly planNo;
   private readonly planByNo;
+  private readonly sentBySend;
 
   constructor(db: Db) {
     // Two index descents per chat (the messages' primary key), not a scan of every message; the
@@ -251,7 +252,7 @@ export class ConsoleQueries {
     this.answered = db
       .prepare(
         `SELECT count(DISTINCT coalesce(plan_id, -id)) FROM tasks
-         WHERE agent = ? AND kind IN ('send','sticker') AND status = 'done' AND created_at >= ?`,
+         WHERE agent = ? AND kind IN ('send','sticker') AND status = 'done' AND created_at >= ? AND chat_id <> ?`,
       )
       .pluck();
     const totals = (column: string) =>
@@ -267,6 +268,12 @@ export class ConsoleQueries {
     this.planByNo = db
       .prepare(
         `SELECT payload FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'received' AND plan_no = ? LIMIT 1`,
+      )
+      .pluck();
+    this.sentBySend = db
+      .prepare(
+        `SELECT json_extract(payload, '$.sentId') FROM tasks WHERE agent = ? AND chat_id = ? AND kind = 'send'
+           AND json_extract(payload, '$.sentId') IN (SELECT value FROM json_each(?))`,
       )
       .pluck();
     this.describeOne = db.prepare(`SELECT status, description FROM media_descriptions WHERE unique_id = ?`);
@@ -377,6 +384,12 @@ export class ConsoleQueries {
    * when none is stored (retention deleted it, or no such plan). One read of the chat's tasks by
    * the tasks_chat index.
    */
+  /** Which of these message ids of a chat one of the persona's send tasks sent (its sentId). */
+  sentBySends(agent: string, chatId: string, ids: readonly number[]): Set<number> {
+    if (ids.length === 0) return new Set();
+    return new Set(this.sentBySend.all(agent, chatId, JSON.stringify(ids)) as number[]);
+  }
+
   planPayload(agent: string, chatId: string, planNo: number): string | undefined {
     return this.planByNo.get(agent, chatId, planNo) as string | undefined;
   }
@@ -421,9 +434,9 @@ export class ConsoleQueries {
     return this.purposes.all(agent, day) as ConsolePurposeRow[];
   }
 
-  /** Plans that sent something since `since` (ms): the persona's answers. */
-  answersSince(agent: string, since: number): number {
-    return this.answered.get(agent, since) as number;
+  /** Plans that sent something since `since` (ms): the persona's answers (not its replies in Saved Messages, `selfId`, to the owner's commands). */
+  answersSince(agent: string, since: number, selfId: string): number {
+    return this.answered.get(agent, since, selfId) as number;
   }
 
   /** A persona's memories: all (newest first), of a chat or person, or matching words (the FTS index). */

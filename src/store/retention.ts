@@ -23,7 +23,7 @@ import { describeDbFailure, transaction, type Db } from "./db";
 
 export const DEFAULT_RETAIN_DAYS = 90;
 /** Finished tasks (done, failed, cancelled) are kept this long after they ended. */
-const FINISHED_TASK_DAYS = 14;
+export const FINISHED_TASK_DAYS = 14;
 /** Rows per delete transaction, at most. */
 export const BATCH_ROWS = 200;
 /** A delete transaction stops taking rows after this long (it holds the writer meanwhile). */

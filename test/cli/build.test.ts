@@ -82,7 +82,9 @@ describe("compiled build (npm run build)", () => {
   it("an unknown flag is an error that names it (exit 2); --help prints the usage", () => {
     const bad = build(["--bogus"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("'--bogus'");
+    expect(bad.stderr).toContain(
+      'build: unknown flag "--bogus"; the flags are: --if-stale, --outdir <value>, --help',
+    );
     const help = build(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: npm run build/);

@@ -83,4 +83,55 @@ describe("script flags (node:util parseArgs)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("input ended and nothing is pending");
   });
+
+  describe("the first run and the scripts' flags alike (issue 43)", () => {
+    it("a typo gets a did-you-mean in every script, the build script included; no parser text", () => {
+      const start = run("start", ["--agnet", "Mira"]);
+      expect(start.code).toBe(2);
+      expect(start.stderr).toContain('start: unknown flag "--agnet" (did you mean --agent?)');
+      const build = spawnSync(process.execPath, ["scripts/build.mjs", "--outdir"], { encoding: "utf8" });
+      expect(build.status).toBe(2);
+      expect(build.stderr).toContain("build: flag --outdir needs a value: --outdir <value>");
+      expect(build.stderr).not.toMatch(/Option '--outdir <value>' argument missing/);
+      const typo = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stal"], { encoding: "utf8" });
+      expect(typo.stderr).toContain('unknown flag "--if-stal" (did you mean --if-stale?)');
+    }, 60_000);
+
+    it("npm start with no session and no model: the echo planner answers, the banner says how to go live; --dry shows the request", () => {
+      const env = { SESSIONS_DIR: tempDir(), GEMINI_API_KEY: "", STATE_DB: `${tempDir()}/s.db` };
+      const input = "alice: hi all\nbob: Mira, are you there?\n";
+      const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+        encoding: "utf8",
+        env: { ...process.env, LOG_LEVEL: "silent", ...env },
+        input,
+        timeout: 60_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const banner = r.stdout.split("\n").slice(0, 3).join("\n");
+      expect(banner).toContain("Starting the offline sandbox instead.");
+      expect(banner).toContain("GEMINI_API_KEY");
+      expect(banner).toContain("OPENAI_BASE_URL");
+      expect(banner).toContain("npm run login -- Mira");
+      expect(banner).toContain("3. npm start");
+      expect(r.stdout).toMatch(
+        /#4 Mira: \(echo, not from a model\) Bob said: “Mira, are you there\?” \(↩ #3\)/,
+      );
+      expect(r.stdout).not.toContain("--- dry run");
+
+      const dry = spawnSync(
+        process.execPath,
+        ["--import", "tsx", "scripts/start.ts", "--dry", "--db", `${tempDir()}/d.db`],
+        {
+          encoding: "utf8",
+          env: { ...process.env, LOG_LEVEL: "silent", ...env },
+          input,
+          timeout: 60_000,
+        },
+      );
+      expect(dry.status, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain("--- dry run");
+      expect(dry.stdout).toContain("Mira, are you there?");
+      expect(dry.stdout).not.toContain("(echo, not from a model)");
+    }, 120_000);
+  });
 });

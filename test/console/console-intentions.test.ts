@@ -45,7 +45,7 @@ describe("intentions and the day in the console", () => {
       await expect
         .poll(() => page.locator("span.day").textContent())
         .toBe(
-          "it is 2026-11-22 13:00 (Europe/Berlin): busy (slow) until 17:00 · sleeps 23:30-07:30 · busy 09:00-17:00 slow · online",
+          "it is 2026-11-22 13:00 (Europe/Berlin): busy (slow) until 17:00 · sleeps 23:30-07:30 · busy 09:00-17:00 slow · presence: online",
         );
       // Cancel the first; move the second earlier (16:00 Berlin), and let it fire.
       await page.locator(`tr[data-intention-id="${drop.intention.id}"] button.cancel-intention`).click();
@@ -118,7 +118,7 @@ describe("intentions and the day in the console", () => {
     await line.waitFor();
     expect(await line.getAttribute("data-state")).toBe("asleep");
     expect(await line.textContent()).toBe(
-      "it is 2026-11-23 02:00 (Europe/Berlin): asleep until 07:30 · sleeps 23:30-07:30 · busy 09:00-17:00 slow · offline",
+      "it is 2026-11-23 02:00 (Europe/Berlin): asleep until 07:30 · sleeps 23:30-07:30 · busy 09:00-17:00 slow · presence: offline",
     );
   }, 90_000);
 });

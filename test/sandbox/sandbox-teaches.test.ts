@@ -139,7 +139,9 @@ describe("the sandbox teaches", () => {
       expect(personas[0]!.today.totalTokens).toBe(0);
       expect(personas[0]!.today.answers).toBe(1);
     });
-    expect(printed).toContain("sandbox: --echo: plans come from the offline echo planner, NOT from a model");
+    expect(printed).toContain(
+      "sandbox: no model is configured: plans come from the offline echo planner, NOT from a model",
+    );
     expect(printed).toMatch(/\[echo planner, not from a model\] #1: react · send · remember/);
     expect(printed).toContain("[dm] * Mira reacts 👍 to #1");
   }, 60_000);
@@ -175,4 +177,83 @@ describe("the sandbox teaches", () => {
     const json = (await sandbox(["alice: Mira, lunch?"], {}, { json: true })).join("\n");
     expect(json).toContain('"responseMimeType": "application/json"');
   }, 60_000);
+});
+
+/**
+ * The console tells the truth (issue 43): the owner's commands and their replies belong to Saved
+ * Messages (owner), not to a chat "unknown", and are no answers; the owner's takeover line is the
+ * owner's; a plan's `schedule` is listed, and the plan an intention fired names it; the terminal
+ * says why she stayed silent; the page's icon is served.
+ */
+interface TruthChatApi {
+  readonly chat: { title: string | null; chatType: string };
+  readonly messages: {
+    messageId: number;
+    senderName: string;
+    byOwner: boolean;
+    text: string;
+    why: { text: string };
+  }[];
+  readonly plans: {
+    messages: number[];
+    intentions: { id: number; inReplyTo: number | null }[];
+    plan: { tasks?: { kind: string }[] } | null;
+  }[];
+}
+
+describe("the console tells the truth", () => {
+  it("Saved Messages, the owner's lines, answers, schedule and intentions are shown as they are", async () => {
+    await withConsole({ echo: true }, async ({ type, api, out }) => {
+      await type("bob: Mira, are you there?", (o) => o.includes("Mira: (echo, not from a model) Bob said"));
+      await type("owner: /status", (o) => o.includes("Mira: Status of Mira"));
+      await type("owner in group: I've got this", (o) => o.includes("owner: I've got this"));
+      await type("alice: Mira, what do you think?", (o) => o.includes("stays silent on #"));
+      expect(out()).toMatch(/· Mira stays silent on #\d+: policy: the owner took over this chat/);
+      await type("dm carol: Mira, remind me to water the plants", (o) => o.includes("[dm] * Mira reacts"));
+      await type("/advance 61m", (o) => o.includes("as I meant to"));
+
+      const { personas } = await api<{ personas: { account: { id: string } }[] }>("personas");
+      const selfId = personas[0]!.account.id;
+      // Saved Messages is named so; the command is the owner's, the reply the persona's.
+      const saved = await api<TruthChatApi>(`chat?persona=Mira&chat=${selfId}`);
+      expect(saved.chat).toMatchObject({ title: "Saved Messages (owner)", chatType: "saved" });
+      const command = saved.messages.find((m) => m.text === "/status")!;
+      expect(command).toMatchObject({ byOwner: true, senderName: "owner (another device)" });
+      expect(command.why.text).toContain("the owner's command");
+      expect(saved.messages.find((m) => m.text.startsWith("Status of Mira"))!.byOwner).toBe(false);
+      // The Now page's activity names Saved Messages too.
+      const now = await api<{ personas: { activity: { chatId?: string; chatTitle: string | null }[] }[] }>(
+        "now",
+      );
+      const savedEvents = now.personas[0]!.activity.filter((e) => e.chatId === selfId);
+      expect(savedEvents.length).toBeGreaterThan(0);
+      expect(savedEvents.every((e) => e.chatTitle === "Saved Messages (owner)")).toBe(true);
+
+      // The takeover line is the owner's; the persona's own answer is hers.
+      const groupId = now.personas[0]!.activity.find((e) => e.chatTitle === "Sandbox")!.chatId!;
+      const group = await api<TruthChatApi>(`chat?persona=Mira&chat=${groupId}`);
+      expect(group.messages.find((m) => m.text === "I've got this")).toMatchObject({ byOwner: true });
+      expect(
+        group.messages.find((m) => m.text.startsWith("(echo, not from a model) Bob said"))!.byOwner,
+      ).toBe(false);
+
+      // Answers today: the group's and Carol's (and the intention's), not the /status reply.
+      const full = await api<{ personas: { today: { answers: number } }[] }>("personas");
+      expect(full.personas[0]!.today.answers).toBe(3);
+
+      // Carol's DM: the plan that set the intention lists its schedule; the one it fired names it.
+      const carolId = now.personas[0]!.activity.find((e) => e.chatTitle === "Carol")!.chatId!;
+      const carol = await api<TruthChatApi>(`chat?persona=Mira&chat=${carolId}`);
+      const setting = carol.plans.find((p) => p.messages.length > 0)!;
+      expect(setting.plan?.tasks?.map((t) => t.kind)).toContain("schedule");
+      const fired = carol.plans.find((p) => p.messages.length === 0)!;
+      expect(fired.intentions).toEqual([{ id: 1, note: expect.any(String), inReplyTo: setting.messages[0] }]);
+
+      // The page's icon is there (no 404 in the browser's console).
+      const base = new URL(/operator console on (\S+)/.exec(out())![1]!).origin;
+      const icon = await fetch(`${base}/console/favicon.svg`);
+      expect(icon.status).toBe(200);
+      expect(icon.headers.get("content-type")).toContain("image/svg+xml");
+    });
+  }, 90_000);
 });

@@ -22,12 +22,16 @@ function mediaPart(m) {
   );
 }
 
+/** The `schedule` entries of a returned plan: they set intentions (the Now page's table), not tasks. */
+const scheduled = (p) =>
+  Array.isArray(p.plan?.tasks) ? p.plan.tasks.filter((t) => t && t.kind === "schedule") : [];
+
 const planName = (p) => (p.no !== null ? `plan ${p.no}` : `planning round (task #${p.id})`);
 
 /** What a plan's origin says, where it shows. */
 const ORIGIN = {
   "dry-run": "dry run: not sent (no GEMINI_API_KEY)",
-  echo: "not from a model: the sandbox's --echo planner",
+  echo: "not from a model: the sandbox's offline echo planner",
 };
 
 function planView(persona, chatId, p) {
@@ -58,10 +62,21 @@ function planView(persona, chatId, p) {
           ]
         : ` · ${p.status}`,
       p.origin ? [" · ", el("span", { class: "origin" }, ORIGIN[p.origin] ?? p.origin)] : "",
-      " · for ",
+      p.messages.length ? " · for " : "",
       p.messages.flatMap((i, n) => [
         n ? ", " : "",
         el("a", { href: links.message(persona, chatId, i) }, `#${i}`),
+      ]),
+      (p.intentions ?? []).flatMap((i) => [
+        ` · for intention #${i.id} (`,
+        userText(i.note, ""),
+        i.inReplyTo !== null
+          ? [
+              ", set answering ",
+              el("a", { href: links.message(persona, chatId, i.inReplyTo) }, `#${i.inReplyTo}`),
+            ]
+          : "",
+        ")",
       ]),
       ` · ${time(p.createdAt)}`,
     ),
@@ -86,11 +101,24 @@ function planView(persona, chatId, p) {
             .join("; "),
         )
       : null,
-    p.tasks.length
+    p.tasks.length || scheduled(p).length
       ? el(
           "ul",
           { class: "tasks" },
-          p.tasks.map((t) =>
+          scheduled(p).map((t) =>
+            el(
+              "li",
+              { class: "schedule" },
+              `schedule — ${p.origin === "dry-run" ? "dry run: not set" : "an intention"} `,
+              t.at !== undefined
+                ? `at ${t.at} `
+                : t.after_minutes !== undefined
+                  ? `in ${t.after_minutes} min `
+                  : "",
+              userText(String(t.note ?? "")),
+            ),
+          ),
+          ...p.tasks.map((t) =>
             el(
               "li",
               { dataset: { taskId: String(t.id) } },
@@ -328,7 +356,7 @@ export async function renderChat(persona, chatId, lane, laneId, before, act) {
     newestFirst.map((m) => {
       const cls = [
         "msg",
-        m.isAgent ? "persona" : "",
+        m.byOwner ? "owner" : m.isAgent ? "persona" : "",
         m.why.answered === true ? "answered" : m.why.answered === false ? "silent" : "",
       ].join(" ");
       const parent = m.replyToId !== null ? byId.get(m.replyToId) : undefined;
@@ -385,7 +413,8 @@ export async function renderChat(persona, chatId, lane, laneId, before, act) {
               )
             : null,
         mediaPart(m.media),
-        el("div", {}, userText(m.text)),
+        // A caption-less media message's text is its placeholder ("[photo]"): the media line says it.
+        m.media && /^\[[^\]]*\]$/.test(m.text.trim()) ? null : el("div", {}, userText(m.text)),
         m.reactions.length
           ? el(
               "div",

@@ -35,7 +35,12 @@ export async function renderMemory(main, persona, stale = () => false) {
         "table",
         {},
         memories.map((m) => {
-          const box = el("textarea", { class: "memory-text", rows: "2", cols: "60" });
+          const box = el("textarea", {
+            class: "memory-text",
+            rows: "2",
+            cols: "60",
+            "aria-label": `memory #${m.id}'s text`,
+          });
           box.value = m.content;
           return el(
             "tr",
@@ -130,12 +135,15 @@ export async function renderMemory(main, persona, stale = () => false) {
     "p",
     {},
     "Add: ",
+    el("label", { for: "add-chat" }, "chat "),
     addChat,
     " ",
     addChatId,
     " ",
+    el("label", { for: "add-subject" }, "about "),
     addSubject,
     " ",
+    el("label", { for: "add-text" }, "text "),
     addText,
     " ",
     el(
@@ -164,7 +172,15 @@ export async function renderMemory(main, persona, stale = () => false) {
   fill(
     main,
     el("h2", {}, "Memory"),
-    el("p", {}, q, " ", who),
+    el(
+      "p",
+      {},
+      el("label", { for: "memory-q" }, "Search "),
+      q,
+      " ",
+      el("label", { for: "memory-chat" }, "in "),
+      who,
+    ),
     add,
     out,
     el("h3", {}, "Curated files (read-only)"),

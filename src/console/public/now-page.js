@@ -29,7 +29,8 @@ export function dayLine(d) {
     d.sleep ?? "never",
     d.busy.length ? ` · busy ${d.busy.join(", ")}` : "",
     " · ",
-    el("b", { class: "online" }, d.online ? "online" : "offline"),
+    // Presence (what others see in Telegram), not the connection: said so beside "Telegram: connected".
+    el("b", { class: "online" }, d.online ? "presence: online" : "presence: offline"),
   );
 }
 
@@ -64,7 +65,19 @@ function intentionRow(p, i, act) {
       state,
       i.reason ? el("div", { class: "muted reason" }, userText(i.reason, "")) : "",
     ),
-    el("td", { class: "note" }, userText(i.note, "")),
+    el(
+      "td",
+      { class: "note" },
+      userText(i.note, ""),
+      i.inReplyTo !== null
+        ? el(
+            "div",
+            { class: "muted set-by" },
+            "set answering ",
+            el("a", { href: links.message(p.name, i.chatId, i.inReplyTo) }, `#${i.inReplyTo}`),
+          )
+        : "",
+    ),
     el(
       "td",
       {},

@@ -31,7 +31,14 @@ export async function renderCosts() {
   const canvas = el("canvas", { id: "cost-chart" });
   const nodes = [
     el("h2", {}, `Costs since ${from} (UTC days)`),
-    el("div", { class: "chart" }, canvas),
+    // No model call yet (a dry run or the offline echo planner costs nothing): no empty chart.
+    rows.length === 0
+      ? el(
+          "p",
+          { class: "muted", id: "costs-none" },
+          "No model calls in these 30 days, so nothing to chart: the offline echo planner and a dry run cost nothing. Calls to Gemini show here per day, persona and purpose.",
+        )
+      : el("div", { class: "chart" }, canvas),
     personas.map((p) =>
       el(
         "section",
@@ -61,40 +68,42 @@ export async function renderCosts() {
             ]),
       ),
     ),
-    el("h3", {}, "Per day, persona and purpose"),
-    el(
-      "div",
-      { class: "scroll" },
-      el(
-        "table",
-        { id: "costs" },
-        el(
-          "tr",
-          {},
-          el("th", {}, "day"),
-          el("th", {}, "persona"),
-          el("th", {}, "purpose"),
-          el("th", {}, "calls"),
-          el("th", {}, "tokens"),
-          el("th", {}, "cost"),
-        ),
-        rows.map((r) =>
+    rows.length === 0 ? null : el("h3", {}, "Per day, persona and purpose"),
+    rows.length === 0
+      ? null
+      : el(
+          "div",
+          { class: "scroll" },
           el(
-            "tr",
-            {},
-            el("td", {}, r.day),
-            el("td", {}, userText(r.agent, "")),
-            el("td", {}, r.purpose),
-            el("td", {}, String(r.calls)),
-            el("td", {}, String(r.tokens)),
-            el("td", {}, usd(r.costUsd)),
+            "table",
+            { id: "costs" },
+            el(
+              "tr",
+              {},
+              el("th", {}, "day"),
+              el("th", {}, "persona"),
+              el("th", {}, "purpose"),
+              el("th", {}, "calls"),
+              el("th", {}, "tokens"),
+              el("th", {}, "cost"),
+            ),
+            rows.map((r) =>
+              el(
+                "tr",
+                {},
+                el("td", {}, r.day),
+                el("td", {}, userText(r.agent, "")),
+                el("td", {}, r.purpose),
+                el("td", {}, String(r.calls)),
+                el("td", {}, String(r.tokens)),
+                el("td", {}, usd(r.costUsd)),
+              ),
+            ),
           ),
         ),
-      ),
-    ),
   ];
   nodes.after = () => {
-    if (typeof window.Chart !== "function") return;
+    if (typeof window.Chart !== "function" || rows.length === 0) return;
     new window.Chart(canvas, {
       type: "bar",
       data: {
@@ -129,7 +138,13 @@ export async function renderSummaries(persona) {
       { class: "muted" },
       "What each conversation's rolling summary holds (the persona reads it instead of the older messages).",
     ),
-    summaries.length === 0 ? el("p", { class: "muted" }, "none yet") : null,
+    summaries.length === 0
+      ? el(
+          "p",
+          { class: "muted" },
+          "none yet: a conversation gets its summary once it holds more unsummarised messages than the prompt's history window reaches (about twice # History Window), or after a day; in the sandbox the offline echo planner writes a canned one then.",
+        )
+      : null,
     summaries.map((s) =>
       el(
         "section",

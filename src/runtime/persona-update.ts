@@ -4,46 +4,54 @@
  * uses them (the prompt, the planner, the addressing, the typing pace) — and the rest is named
  * as needing a restart. Live: the instructions and role prompts, aliases (the address matchers
  * follow them: inbound/addressing-live.ts), the AI answer, the group mode and its thresholds,
- * stickers, typing pace, the thread and focused windows, and the daily rhythm (`# Sleep`,
+ * stickers, typing pace, the thread and focused windows, her `# Life`, and the daily rhythm (`# Sleep`,
  * `# Busy`: the day watch too). At the next start: the name (it is the account's and the
  * database's key), the phone (login only), the time zone, read delay and quiet window, the
- * history window, the policies and caps, the intentions' limits.
+ * history window, the policies and caps, the intentions' limits, the `# Models` and the `# Look Ups` rules.
  */
 import type { Persona } from "../config/persona";
 import type { DayWatch } from "../config/persona-rhythm";
 
 type Field = keyof Persona;
 
-/** Fields every reader takes from the running persona when it uses them. */
-const LIVE: readonly Field[] = [
-  "instructions",
-  "rolePrompts",
-  "aliases",
-  "whenAskedIfAi",
-  "groupMode",
-  "addressConfidence",
-  "interjectThreshold",
-  "interjectionsPerHour",
-  "stickerSets",
-  "stickers",
-  "startTypingDelaySec",
-  "typingSpeedCps",
-  "threadWindow",
-  "focusedWindow",
-  "rhythm",
-];
-
-/** Fields read once, at start (or keys of the persona's identity). */
-const AT_START: readonly Field[] = [
-  "name",
-  "phone",
-  "timeZone",
-  "readDelaySec",
-  "quietWindowSec",
-  "historyWindow",
-  "policy",
-  "intentions",
-];
+/**
+ * Every field of a persona, and when an edit of it applies: `live` — every reader takes it from
+ * the running persona when it uses it; `start` — read once, at start (or a key of the persona's
+ * identity); `none` — not a field of the file. A Record, so a new field fails the type check
+ * until it is placed here (an edit is never ignored without a word).
+ */
+const WHEN: Record<Field, "live" | "start" | "none"> = {
+  instructions: "live",
+  life: "live",
+  rolePrompts: "live",
+  aliases: "live",
+  whenAskedIfAi: "live",
+  groupMode: "live",
+  addressConfidence: "live",
+  interjectThreshold: "live",
+  interjectionsPerHour: "live",
+  stickerSets: "live",
+  stickers: "live",
+  startTypingDelaySec: "live",
+  typingSpeedCps: "live",
+  threadWindow: "live",
+  focusedWindow: "live",
+  rhythm: "live",
+  name: "start",
+  phone: "start",
+  timeZone: "start",
+  readDelaySec: "start",
+  quietWindowSec: "start",
+  historyWindow: "start",
+  policy: "start",
+  intentions: "start",
+  // The models are chosen when the persona's LLM is made, the look-up rules when its gate is.
+  models: "start",
+  lookUps: "start",
+  file: "none",
+};
+const LIVE = (Object.keys(WHEN) as Field[]).filter((f) => WHEN[f] === "live");
+const AT_START = (Object.keys(WHEN) as Field[]).filter((f) => WHEN[f] === "start");
 
 /** The persona file's field heading of a Persona key, for the log line. */
 const HEADING: Partial<Record<Field, string>> = {
@@ -65,6 +73,9 @@ const HEADING: Partial<Record<Field, string>> = {
   timeZone: "Time Zone",
   rhythm: "Sleep / Busy",
   policy: "policies",
+  life: "Life",
+  models: "Models",
+  lookUps: "Look Ups",
 };
 
 export interface PersonaChange {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { main as backupScript } from "../../scripts/backup";
 import { backupDatabase } from "../../src/store/backup";
 import { openDatabase } from "../../src/store/db";
-import { lastUserText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
+import { messageText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
 import { Harness } from "../support/harness";
 import { tempDir } from "../support/temp-dir";
 
@@ -24,7 +24,7 @@ async function withHarness(fn: (h: Harness) => Promise<void>): Promise<void> {
 
 /** Every "say <word>" in the last user turn is answered "re <word>"; "note <word>" is remembered; "later" waits an hour first. */
 function responder(body: GenerateBody): FakeReply {
-  const text = lastUserText(body);
+  const text = messageText(body);
   const tasks: unknown[] = [];
   for (const m of text.matchAll(/note (\w+)/g))
     tasks.push({ kind: "remember", content: `carol's word is ${m[1]}` });

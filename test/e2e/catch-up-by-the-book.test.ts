@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmuChat } from "../../emulator";
-import { lastUserText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
+import { messageText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
 import { followedGroups as followed, storedTexts as texts } from "../support/followed-groups";
 import { Harness } from "../support/harness";
 
@@ -17,9 +17,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** Answers every "say <word>" of the last user turn with a send "re <word>". */
+/** Answers every "say <word>" in the messages of the last user turn with a send "re <word>". */
 function responder(body: GenerateBody): FakeReply {
-  const words = [...lastUserText(body).matchAll(/say (\w+)/g)].map((m) => m[1]!);
+  const words = [...messageText(body).matchAll(/say (\w+)/g)].map((m) => m[1]!);
   return { json: { tasks: words.map((w) => ({ kind: "send", text: `re ${w}` })) } };
 }
 

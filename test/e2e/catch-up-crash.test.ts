@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/db";
 import type { EmuChat, EmuUser } from "../../emulator";
-import { lastUserText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
+import { messageText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
 import { Harness } from "../support/harness";
 
 /**
@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 function responder(body: GenerateBody): FakeReply {
-  const text = lastUserText(body);
+  const text = messageText(body);
   return {
     json: { tasks: [...text.matchAll(/say (\w+)/g)].map((m) => ({ kind: "send", text: `re ${m[1]}` })) },
   };

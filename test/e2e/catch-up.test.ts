@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/db";
 import type { EmuChat, EmuUser } from "../../emulator";
-import { lastUserText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
+import { messageText, type FakeReply, type GenerateBody } from "../support/gemini-fake";
 import { Harness } from "../support/harness";
 
 /**
@@ -15,9 +15,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** Answers every "say <word>" of the last user turn with a send "re <word>". */
+/** Answers every "say <word>" in the messages of the last user turn with a send "re <word>". */
 function responder(body: GenerateBody): FakeReply {
-  const text = lastUserText(body);
+  const text = messageText(body);
   const words = [...text.matchAll(/say (\w+)/g)].map((m) => m[1]!);
   return { json: { tasks: words.map((w) => ({ kind: "send", text: `re ${w}` })) } };
 }

@@ -147,6 +147,19 @@ export function promptSections(body: GenerateBody): { readonly history: string[]
   return { history, now };
 }
 
+/**
+ * The chat messages of the last user turn, in their order, without the
+ * request's other parts (⟦now⟧, ⟦abilities⟧, …): what a scripted responder reads for its cues,
+ * so a word in the product's own guidance ("say you don't know") is never taken for a message's.
+ */
+export function messageText(body: GenerateBody): string {
+  const parts = [...(body.contents ?? [])].reverse().find((c) => c.role === "user")?.parts ?? [];
+  return parts
+    .map((p) => p.text ?? "")
+    .filter((t) => /^⟦(#\d+ |reaction )[^⟧]*⟧/.test(t))
+    .join("\n");
+}
+
 /** One request the fake received on the generateContent route. */
 export interface RecordedRequest {
   readonly model: string;

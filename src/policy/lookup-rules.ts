@@ -14,7 +14,8 @@ import type { LookupCounts } from "../store/lookups";
 import type { Gate } from "./gate";
 
 export interface LookupRulesDeps {
-  readonly policy: LookUpPolicy;
+  /** The persona's `# Look Ups` rules, read at each check (an edit of the file applies at once). */
+  readonly policy: () => LookUpPolicy;
   readonly gate: Pick<Gate, "trust" | "mediaCall">;
   readonly counts: { today(now: number, chatId: string, userId: string | undefined): LookupCounts };
   /** A chat's @username, to match `# Look Up Chats` entries by name. */
@@ -29,9 +30,8 @@ export class LookupRules {
   /** The level in force in `chatId`: its `# Look Up Chats` entry, else the persona's. */
   levelIn(chatId: string): LookUpLevel {
     const username = this.d.usernameOf?.(chatId);
-    return (
-      this.d.policy.chats.find((c) => matchesPeer(c.chat, chatId, username))?.level ?? this.d.policy.level
-    );
+    const policy = this.d.policy();
+    return policy.chats.find((c) => matchesPeer(c.chat, chatId, username))?.level ?? policy.level;
   }
 
   /** Why `userId` may not make the persona look something up in `chatId` now; undefined: they may. */
@@ -42,7 +42,7 @@ export class LookupRules {
     const trust = this.d.gate.trust(userId);
     if (level === "owner" && trust !== "allowed") return "look-ups are only for the owner's people here";
     if (level === "contacts" && trust === "stranger") return "look-ups are only for contacts here";
-    const p = this.d.policy;
+    const p = this.d.policy();
     const n = this.d.counts.today(this.d.clock.now(), chatId, userId);
     if (n.total >= p.perDay) return `the day's ${p.perDay} look-ups are spent`;
     if (n.chat >= p.perChat) return `this chat's ${p.perChat} look-ups today are spent`;

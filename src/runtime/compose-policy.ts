@@ -107,7 +107,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
         }
       : undefined;
   const lookupRules = new LookupRules({
-    policy: o.persona.lookUps,
+    policy: () => o.persona.lookUps,
     gate,
     counts: new LookupCountStore(o.db, agent),
     usernameOf: (chatId) => st.chats.get(chatId)?.username ?? st.entities.get(chatId)?.username,

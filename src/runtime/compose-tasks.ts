@@ -230,7 +230,10 @@ export function composeTasks(
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
         lookUps: {
-          on: lookUpsOn(o.persona.lookUps),
+          // Read at each plan: `# Look Ups off` in the persona file applies at once (persona-update.ts).
+          get on() {
+            return lookUpsOn(o.persona.lookUps);
+          },
           allowed: (chatId, userId) => p.lookupRules.refusal(chatId, userId) === undefined,
         },
         // Built below (it needs the scheduler); planning runs only after both exist.

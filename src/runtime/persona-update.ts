@@ -4,10 +4,10 @@
  * uses them (the prompt, the planner, the addressing, the typing pace) — and the rest is named
  * as needing a restart. Live: the instructions and role prompts, aliases (the address matchers
  * follow them: inbound/addressing-live.ts), the AI answer, the group mode and its thresholds,
- * stickers, typing pace, the thread and focused windows, her `# Life`, and the daily rhythm (`# Sleep`,
+ * stickers, typing pace, the thread and focused windows, her `# Life`, the `# Look Ups` rules, and the daily rhythm (`# Sleep`,
  * `# Busy`: the day watch too). At the next start: the name (it is the account's and the
  * database's key), the phone (login only), the time zone, read delay and quiet window, the
- * history window, the policies and caps, the intentions' limits, the `# Models` and the `# Look Ups` rules.
+ * history window, the policies and caps, the intentions' limits, the `# Models`.
  */
 import type { Persona } from "../config/persona";
 import type { DayWatch } from "../config/persona-rhythm";
@@ -45,9 +45,9 @@ const WHEN: Record<Field, "live" | "start" | "none"> = {
   historyWindow: "start",
   policy: "start",
   intentions: "start",
-  // The models are chosen when the persona's LLM is made, the look-up rules when its gate is.
+  // The models are chosen when the persona's LLM is made; the look-up rules are read at each check.
   models: "start",
-  lookUps: "start",
+  lookUps: "live",
   file: "none",
 };
 const LIVE = (Object.keys(WHEN) as Field[]).filter((f) => WHEN[f] === "live");

@@ -8,6 +8,7 @@ import {
   type FakeReply,
 } from "../support/gemini-fake";
 import { SEARCH_FEE_USD } from "../../src/llm/grounded";
+import { parsePersona } from "../../src/config/persona";
 
 let h: Harness;
 afterEach(async () => {
@@ -168,6 +169,26 @@ describe("looking things up and opening links", () => {
     expect(schemaKinds(p)).not.toContain("look_up");
     expect(JSON.stringify(p.systemInstruction)).not.toContain("look_up");
     expect(lastUserText(p)).not.toContain("look_up");
+  });
+
+  it("turned off while she runs (the persona file edited): the next plan offers no look-up, with no restart", async () => {
+    h = await Harness.start();
+    h.gemini.respondWith((body) => (isPlanRequest(body) ? plan({ kind: "send", text: "hm" }) : { json: {} }));
+    const dm = h.emu.dm(h.account, h.alice);
+    await h.emu.post({ chat: dm, from: h.alice, text: "weather?" });
+    await h.pass(20_000);
+    const before = h.gemini.requests.map((r) => r.body).filter(isPlanRequest);
+    expect(schemaKinds(before.at(-1)!)).toContain("look_up");
+    const change = h.runtime.updatePersona(
+      parsePersona(`${TEST_PERSONA}\n# Look Ups\noff\n`, { file: "agents/Mira.md", promptDirs: [] }),
+    );
+    expect(change.applied).toEqual(["Look Ups"]);
+    await h.emu.post({ chat: dm, from: h.alice, text: "and the day after?" });
+    await h.pass(20_000);
+    const after = h.gemini.requests.map((r) => r.body).filter(isPlanRequest);
+    expect(after.length).toBeGreaterThan(before.length);
+    expect(schemaKinds(after.at(-1)!)).not.toContain("look_up");
+    expect(lastUserText(after.at(-1)!)).toContain("You cannot look anything up or open links here");
   });
 
   it("a failing look-up is no error: she answers without it; once the day's look-ups are spent none is offered", async () => {

@@ -13,7 +13,7 @@ const TRUST: Record<string, "allowed" | "contact" | "stranger"> = {
 function rules(policy: Partial<LookUpPolicy>, counts = { total: 0, chat: 0, person: 0 }, tokensOk = true) {
   const log = captureLogger();
   const r = new LookupRules({
-    policy: { ...DEFAULT_LOOKUPS, ...policy },
+    policy: () => ({ ...DEFAULT_LOOKUPS, ...policy }),
     gate: { trust: (id) => TRUST[id] ?? "stranger", mediaCall: () => tokensOk },
     counts: { today: () => counts },
     usernameOf: (chatId) => (chatId === "-1009" ? "friends" : undefined),

@@ -15,15 +15,17 @@ describe("a persona file edited while she runs", () => {
     expect(running.life).toContain("Tallinn");
   });
 
-  it("names # Look Ups and # Models as needing a restart instead of ignoring the edit", () => {
+  it("turns look-ups off at once with # Look Ups off, and names # Models as needing a restart", () => {
     const running = { ...parse("") };
+    expect(running.lookUps.level).not.toBe("off");
     const change = applyPersonaChange(
       running,
       parse("\n# Look Ups\noff\n\n# Models\naddressing: openai:small\n"),
     );
-    expect(change.applied).toEqual([]);
-    expect(change.atRestart).toEqual(["Models", "Look Ups"]);
+    expect(change.applied).toEqual(["Look Ups"]);
+    expect(change.atRestart).toEqual(["Models"]);
+    expect(running.lookUps.level).toBe("off");
     // What needs a restart is not written into the running persona.
-    expect(running.lookUps.level).not.toBe("off");
+    expect(running.models).toEqual({});
   });
 });

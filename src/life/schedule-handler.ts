@@ -40,6 +40,8 @@ export interface ScheduleHandlerDeps {
   readonly maxAnswerAgeMs?: number;
   /** Telegram's time, which message dates are (the answer-age limit); default the clock's. */
   readonly telegramNow?: () => number;
+  /** When she could first read a message of `date` (asleep: her waking): its age counts from there. */
+  readonly lookedAt?: (date: number) => number;
 }
 
 export function scheduleHandler(d: ScheduleHandlerDeps): TaskHandler<"schedule"> {

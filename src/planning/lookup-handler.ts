@@ -48,6 +48,8 @@ export interface LookupHandlerDeps {
   readonly logger: Logger;
   readonly maxAnswerAgeMs?: number;
   readonly telegramNow?: () => number;
+  /** When she could first read a message of `date` (asleep: her waking): its age counts from there. */
+  readonly lookedAt?: (date: number) => number;
 }
 
 /** A URL a look-up may ask Gemini to open: http(s) with a host; anything else is refused here. */

@@ -34,6 +34,13 @@ import { lookupSection } from "./lookup-section";
 import { intentionAsker } from "./intention-asker";
 import { selfFactTeller } from "../memory/says-itself";
 
+/** The index of a batch's last send or sticker, as an `after` list (none: nothing to wait for). */
+function lastSpoken(spawn: readonly NewTask[]): number[] {
+  for (let i = spawn.length - 1; i >= 0; i--)
+    if (spawn[i]!.kind === "send" || spawn[i]!.kind === "sticker") return [i];
+  return [];
+}
+
 /** At most this many refused tasks of a plan are told to the next one. */
 const MAX_REFUSAL_NOTES = 3;
 
@@ -200,13 +207,20 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // An intention's call is for whom it was set (the task's authors).
       const userId =
         lastId !== undefined ? d.messages.get(chatId, lastId)?.senderId : task.payload.authors?.[0];
+      // Every author of the messages answered may make her look things up (a stranger's question
+      // in a burst a contact ends is not the contact's to spend), and the result can be said (text).
+      const askersMayLookUp = () =>
+        items.every((i) => {
+          const sender = d.messages.get(chatId, i.messageId)?.senderId;
+          return sender !== undefined && d.lookUps!.allowed(chatId, sender);
+        });
       // What a look-up found for this round, and whether this round may ask for one (one per answer).
       const lookups = task.payload.lookups ?? [];
       const lookUp: ChatAbilities["lookUp"] = !d.lookUps?.on
         ? "none"
         : lookups.length > 0
           ? "done"
-          : lastId !== undefined && d.lookUps.allowed(chatId, userId)
+          : lastId !== undefined && may.text && askersMayLookUp()
             ? "offer"
             : "closed";
       const extraParts = [
@@ -311,7 +325,18 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           return m && m.senderId !== d.selfId ? [m.senderId] : [];
         }),
       );
-      for (const t of plan.tasks) {
+      // What the plan asked for beyond what one answer may do (logged once below).
+      const cut: string[] = [];
+      // A look-up: what comes after it was written without its answer (the next round writes it),
+      // so only the part before it is carried out — schedules included.
+      const lookAt = plan.tasks.findIndex((t) => t.kind === "look_up");
+      const asked = lookAt >= 0 ? (plan.tasks[lookAt] as Extract<PlanTask, { kind: "look_up" }>) : undefined;
+      const beforeLookUp = asked ? plan.tasks.slice(0, lookAt) : plan.tasks;
+      if (asked && lookAt < plan.tasks.length - 1)
+        cut.push(
+          `${plan.tasks.length - lookAt - 1} task(s) after look_up dropped (the answer comes with what it finds)`,
+        );
+      for (const t of beforeLookUp) {
         if (t.kind === "schedule" && d.intentions) {
           const now = d.clock.now();
           // Who asked: the message named or answered, as for a remember (intention-asker.ts).
@@ -369,7 +394,6 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // A remember becomes a task of the graph (remember-handler.ts): admitted, and checked for
       // age, like a send. Who it is about and who said it are decided here, from the messages.
       const where = { chatId, isDm, selfId: d.selfId, targets: targetMessages };
-      const cut: string[] = [];
       const authors = new Set(targetMessages.filter((m) => !m.isAgent).map((m) => m.senderId));
       const remember = (t: Extract<PlanTask, { kind: "remember" }>): RememberPayload | undefined => {
         // The message that says it: the one the plan names, else the one answered — but when
@@ -434,18 +458,17 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const topicId =
         task.topicId ??
         (lastId !== undefined ? history.find((m) => m.messageId === lastId)?.topicId : undefined);
-      // Slow mode: one message per answer (slow-mode.ts), not a second part a window later.
-      const planned = may.slowmode && !isDm ? oneMessage(plan.tasks) : plan.tasks;
-      if (planned.length !== plan.tasks.length)
+      // Slow mode: one message per answer (slow-mode.ts), not a second part a window later; with a
+      // look-up the one message is the answer it brings, so no "let me check" takes the window.
+      const slow = may.slowmode && !isDm;
+      const planned = !slow
+        ? beforeLookUp
+        : asked
+          ? beforeLookUp.filter((t) => t.kind !== "send" && t.kind !== "sticker")
+          : oneMessage(beforeLookUp);
+      if (planned.length !== beforeLookUp.length)
         d.logger.info({ component: "planner", chatId }, "slow mode: the answer is sent as one message");
-      // A look-up: what comes after it was written without its answer (the next round writes it).
-      const lookAt = planned.findIndex((t) => t.kind === "look_up");
-      const asked = lookAt >= 0 ? (planned[lookAt] as Extract<PlanTask, { kind: "look_up" }>) : undefined;
-      if (asked && lookAt < planned.length - 1)
-        cut.push(
-          `${planned.length - lookAt - 1} task(s) after look_up dropped (the answer comes with what it finds)`,
-        );
-      const spawn = expandPlan(asked ? planned.slice(0, lookAt) : planned, {
+      const spawn = expandPlan(planned, {
         pacing: d.persona,
         answers: items.map((i) => i.messageId),
         waitFor: d.waitFor(chatId, task.topicId),
@@ -469,7 +492,8 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
             answers: items.map((i) => i.messageId),
             ...(userId !== undefined ? { userId } : {}),
           },
-          after: [],
+          // After her "let me check" is out: the answer it brings never overtakes it.
+          after: lastSpoken(spawn),
         });
       if (cut.length > 0)
         d.logger.warn(

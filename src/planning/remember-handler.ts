@@ -38,6 +38,8 @@ export interface RememberHandlerDeps {
   readonly maxAnswerAgeMs?: number;
   /** Telegram's time, which message dates are (the answer-age limit); default the clock's. */
   readonly telegramNow?: () => number;
+  /** When she could first read a message of `date` (asleep: her waking): its age counts from there. */
+  readonly lookedAt?: (date: number) => number;
 }
 
 export function rememberHandler(d: RememberHandlerDeps): TaskHandler<"remember"> {

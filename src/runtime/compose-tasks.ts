@@ -177,7 +177,16 @@ export function composeTasks(
     },
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({
-      remember: { memories: st.memories, messages: st.messages, clock, logger, maxAnswerAgeMs, telegramNow },
+      // A message's age counts from when she could first read it (asleep: her waking), as for sends.
+      remember: {
+        memories: st.memories,
+        messages: st.messages,
+        clock,
+        logger,
+        maxAnswerAgeMs,
+        telegramNow,
+        lookedAt: (date) => s.day.lookedAt(date),
+      },
       schedule: {
         // Built below (it needs the scheduler); a schedule task runs only after both exist.
         intentions: { schedule: (n) => intentions.schedule(n) },
@@ -186,6 +195,7 @@ export function composeTasks(
         logger,
         maxAnswerAgeMs,
         telegramNow,
+        lookedAt: (date) => s.day.lookedAt(date),
       },
       lookUp: {
         ...(o.lookups ? { client: o.lookups } : {}),
@@ -195,6 +205,7 @@ export function composeTasks(
         logger,
         maxAnswerAgeMs,
         telegramNow,
+        lookedAt: (date) => s.day.lookedAt(date),
       },
       received: {
         persona: o.persona,
@@ -231,8 +242,9 @@ export function composeTasks(
         traces: new PlanTraceStore(o.db),
         lookUps: {
           // Read at each plan: `# Look Ups off` in the persona file applies at once (persona-update.ts).
+          // Only where a look-up client exists (Gemini's tools: a Gemini key), never offered in vain.
           get on() {
-            return lookUpsOn(o.persona.lookUps);
+            return o.lookups !== undefined && lookUpsOn(o.persona.lookUps);
           },
           allowed: (chatId, userId) => p.lookupRules.refusal(chatId, userId) === undefined,
         },

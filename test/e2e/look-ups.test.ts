@@ -191,6 +191,62 @@ describe("looking things up and opening links", () => {
     expect(lastUserText(after.at(-1)!)).toContain("You cannot look anything up or open links here");
   });
 
+  it("a question asked in her sleep that needs a look-up is answered when she wakes (its age counts from her waking)", async () => {
+    const sleepy = `${TEST_PERSONA}\n# Time Zone\nEurope/Berlin\n# Sleep\n23:30-07:30\n`;
+    h = await Harness.start({ persona: sleepy, tickMs: 1000 });
+    h.gemini.respondWith(
+      lookingUp({
+        lookUp: { query: "pharmacy open Sunday Riga" },
+        answer: "the one on Brivibas opens at 10 today",
+        found: { grounded: { text: "Brivibas pharmacy: Sundays 10:00-18:00.", sources: [] } },
+      }),
+    );
+    const dm = h.emu.dm(h.account, h.alice);
+    await h.pass(Date.parse("2026-11-23T01:00:00Z") - h.clock.now()); // 02:00 in Berlin: asleep
+    await h.emu.post({ chat: dm, from: h.alice, text: "which pharmacy is open on Sunday?" });
+    await h.pass(Date.parse("2026-11-23T06:45:00Z") - h.clock.now()); // 07:45: awake since 07:30
+    expect(h.gemini.requests.map((r) => r.body).filter(isLookUpRequest)).toHaveLength(1);
+    expect(h.sent(dm).map((m) => m.text)).toEqual(["the one on Brivibas opens at 10 today"]);
+  }, 120_000);
+
+  /** A plan that says "let me check" first, looks up, and (wrongly) guesses after it. */
+  const checkFirst = (check: string, answer: string) => (body: GenerateBody) => {
+    if (isLookUpRequest(body)) return { grounded: { text: "Rain, 4 °C.", sources: [] } } as FakeReply;
+    if (!isPlanRequest(body)) return { json: {} };
+    return lastUserText(body).includes("⟦looked up⟧")
+      ? plan({ kind: "send", text: answer })
+      : plan(
+          { kind: "send", text: check },
+          { kind: "look_up", query: "weather Riga" },
+          { kind: "send", text: "probably sunny" },
+        );
+  };
+
+  it("her 'let me check' goes out before the answer the look-up brings, and nothing planned after the look-up is sent", async () => {
+    h = await Harness.start();
+    h.gemini.respondWith(
+      checkFirst("ooh good question, hold on a second while I check that for you properly", "rain, 4°C"),
+    );
+    const dm = h.emu.dm(h.account, h.alice);
+    await h.emu.post({ chat: dm, from: h.alice, text: "weather in Riga tomorrow?" });
+    await h.pass(60_000);
+    expect(h.sent(dm).map((m) => m.text)).toEqual([
+      "ooh good question, hold on a second while I check that for you properly",
+      "rain, 4°C",
+    ]);
+  });
+
+  it("in slow mode the one message is the answer the look-up brings: no 'let me check', no guess merged into it", async () => {
+    h = await Harness.start();
+    await h.restart({ persona: `${TEST_PERSONA}\n# Look Up Chats\n- ${h.group.peerId}: everyone\n` });
+    await h.emu.post({ chat: h.group, from: h.bob, text: "morning" });
+    await h.emu.chats.restrict(h.group, { slowmodeSec: 60 });
+    h.gemini.respondWith(checkFirst("let me check", "rain, 4°C"));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai weather in Riga tomorrow?" });
+    await h.pass(60_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["rain, 4°C"]);
+  });
+
   it("a failing look-up is no error: she answers without it; once the day's look-ups are spent none is offered", async () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# Look Ups Per Day\n1\n` });
     const dm = h.emu.dm(h.account, h.alice);

@@ -49,7 +49,7 @@ export async function startListener(
   const kept = env.HTTP_TOKEN === undefined && !o.sandbox ? consoleSecret(dirname(env.STATE_DB)) : undefined;
   const con = new OperatorConsole({
     token: env.HTTP_TOKEN ?? kept?.token ?? newConsoleToken(),
-    secrets: [env.GEMINI_API_KEY, env.TELEGRAM_API_HASH].filter((s): s is string => s !== undefined),
+    secrets: [env.GEMINI_API_KEY, env.OPENAI_API_KEY, env.TELEGRAM_API_HASH].filter((s): s is string => s !== undefined),
     ...(o.now ? { now: o.now } : {}),
   });
   const http = await startHttpServer({

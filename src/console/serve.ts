@@ -31,7 +31,14 @@ export interface Served {
 export async function startListener(
   env: Pick<
     Env,
-    "HTTP_PORT" | "HTTP_HOST" | "HTTP_TOKEN" | "CONSOLE" | "GEMINI_API_KEY" | "TELEGRAM_API_HASH" | "STATE_DB"
+    | "HTTP_PORT"
+    | "HTTP_HOST"
+    | "HTTP_TOKEN"
+    | "CONSOLE"
+    | "GEMINI_API_KEY"
+    | "OPENAI_API_KEY"
+    | "TELEGRAM_API_HASH"
+    | "STATE_DB"
   >,
   logger: Logger,
   o: {
@@ -49,7 +56,9 @@ export async function startListener(
   const kept = env.HTTP_TOKEN === undefined && !o.sandbox ? consoleSecret(dirname(env.STATE_DB)) : undefined;
   const con = new OperatorConsole({
     token: env.HTTP_TOKEN ?? kept?.token ?? newConsoleToken(),
-    secrets: [env.GEMINI_API_KEY, env.OPENAI_API_KEY, env.TELEGRAM_API_HASH].filter((s): s is string => s !== undefined),
+    secrets: [env.GEMINI_API_KEY, env.OPENAI_API_KEY, env.TELEGRAM_API_HASH].filter(
+      (s): s is string => s !== undefined,
+    ),
     ...(o.now ? { now: o.now } : {}),
   });
   const http = await startHttpServer({

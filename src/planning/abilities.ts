@@ -18,6 +18,8 @@ export interface ChatAbilities {
   readonly lookUp: "offer" | "done" | "closed" | "none";
   /** It may set intentions (`schedule`). */
   readonly schedule: boolean;
+  /** It may write text here (a chat's banned rights; absent: it may). */
+  readonly text?: boolean;
 }
 
 const ABILITIES_LABEL = "⟦abilities⟧";
@@ -25,7 +27,7 @@ const ABILITIES_LABEL = "⟦abilities⟧";
 /** The part, one short paragraph. */
 export function abilitiesPart(a: ChatAbilities): string {
   const can = [
-    "write messages",
+    ...(a.text === false ? [] : ["write messages"]),
     "react",
     ...(a.stickers ? ["send your stickers"] : []),
     ...(a.schedule ? ["come back later (schedule)"] : []),
@@ -40,6 +42,7 @@ export function abilitiesPart(a: ChatAbilities): string {
   return [
     `${ABILITIES_LABEL} Here you can ${list(can)}.`,
     web,
+    ...(a.text === false ? ["This chat does not let you write text."] : []),
     "You cannot make calls, browse the web beyond that, or send photos, files or voice messages; a link preview shows only what its line says. Never invent a link, a time, a price or a source.",
   ].join(" ");
 }

@@ -227,9 +227,10 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         lookupSection(lookups),
         abilitiesPart({
           isDm,
-          stickers: d.persona.stickerSets.length > 0 || d.persona.stickers.length > 0,
+          stickers: may.sticker && (d.persona.stickerSets.length > 0 || d.persona.stickers.length > 0),
           lookUp,
           schedule: canIntend,
+          ...(may.text ? {} : { text: false }),
         }),
       ];
       // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.

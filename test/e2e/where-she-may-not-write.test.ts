@@ -64,11 +64,14 @@ describe("where she may not write", () => {
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai one" });
     await h.pass(30_000);
     expect(offeredKinds(h)).toContain("sticker");
+    expect(h.lastUserTurn()).toContain("send your stickers");
     await h.emu.chats.restrict(h.group, { defaultBans: { sendStickers: true } });
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai two" });
     await h.pass(30_000);
     expect(offeredKinds(h)).not.toContain("sticker");
     expect(offeredKinds(h)).toContain("send");
+    // What the request tells her she can do says so too (⟦abilities⟧).
+    expect(h.lastUserTurn()).not.toContain("send your stickers");
   });
 
   it("a basic group whose default rights mute her (updateChatDefaultBannedRights): no plan, no request", async () => {

@@ -48,6 +48,13 @@ const SAID_TO_AFTER = /^\s*(?:[,:!?—–-]|\p{Extended_Pictographic}|$)/u;
 /** Without punctuation, a "you" among the next few words says it too ("mira you there?", "Mira can you…"). */
 const SECOND_PERSON =
   /^(?:\s+[\p{L}'’]+){0,2}?\s+(?:you|u|ya|your|ты|вы|тебя|тебе|вас|du|dich|dir|ihr|tu|te|toi|vous|ti|jij|je|jullie)(?![\p{L}])/iu;
+/**
+ * After a name opening the message, words that go on to tell of her ("Mira said…", "Mira is
+ * late"): then the message is about her. Any other continuation of an opening name is said to her
+ * ("mirochka say six", "Mira help me") — a message rarely starts with a name it only mentions.
+ */
+const TELLS_OF =
+  /^\s+(?:is|was|were|isn't|wasn't|said|says|told|tells|has|had|hasn't|will|won't|would|did|does|didn't|doesn't|can't|knows|thinks|likes|loves|hates|seems|looks|went|got|and|or|и|или|сказала|говорит|знает|была|будет|думает)(?![\p{L}'’])/iu;
 /** A new sentence or clause starts before the name ("ok — Mira, help", "… 😂 Mira, get it?"): with a comma after it, a vocative. */
 const CLAUSE_START = /(?:[.!?…—–:;]|\p{Extended_Pictographic}\ufe0f?)[\s"'«»„“”‘’(]*$/u;
 /** A comma before the name (a vocative set off at the end or the middle). */
@@ -94,6 +101,7 @@ export function compileAddressMatcher(names: readonly string[]): AddressMatcher 
         const spokenTo =
           !cased(first) ||
           (GREETING.test(before) && (SAID_TO_AFTER.test(after) || SECOND_PERSON.test(after))) ||
+          (LEADING.test(before) && !TELLS_OF.test(after)) ||
           (CLAUSE_START.test(before) && /^\s*[,:!?]/u.test(after)) ||
           (COMMA_BEFORE.test(before) && (CLOSING_AFTER.test(after) || /^\s*,/u.test(after)));
         if (spokenTo) return { alias, explicit, spokenTo };

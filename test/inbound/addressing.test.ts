@@ -24,7 +24,10 @@ describe("explicit or in passing, said to her or about her", () => {
     ["mira you there?", "Mira", true, true], // the first word, however it is typed, with a "you"
     ["— мира, ты тут?", "Мира", true, true],
     ["I think Mira knows", "Mira", true, false], // about her: the addressing call judges it
-    ["Mira said the film was great", "Mira", true, false], // opening, but no vocative and no "you"
+    ["Mira said the film was great", "Mira", true, false], // opening, then telling of her
+    ["mira say six", "Mira", true, true], // opening, then asking her: a vocative without a comma
+    ["Mira help me with this", "Mira", true, true],
+    ["Mira is late again", "Mira", true, false],
     ["Mira can you help?", "Mira", true, true],
     ["hey Mira! did you see it?", "Mira", true, true],
     ["you coming, Mira?", "Mira", true, true],

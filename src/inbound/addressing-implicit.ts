@@ -19,6 +19,8 @@
  *    - talkative only: `wanna_interject` and `interject` > `# Interject Threshold` (default 0.7),
  *      at most `# Interjections Per Hour` per chat (default 2; counted from the task table, so a
  *      restart keeps the count): a reaction when `is_lightweight`, else an answer;
+ *    - how her last unasked remark in the chat was received (reception.ts) makes those stricter
+ *      (ignored) or stops them for 24 h (a clear "stop"); a mention is answered regardless;
  *    - anything else: nothing. A rejected message never cancels or replans anything: the task
  *      only ever adds work, and a replan (an explicit mention) never cancels an address task.
  *

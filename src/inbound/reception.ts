@@ -21,7 +21,7 @@ import {
 } from "../store/reception";
 
 /** After a clear "stop", no interjection in the chat for this long (24 h). */
-export const STOP_MS = 24 * 3_600_000;
+const STOP_MS = 24 * 3_600_000;
 /** Laughter this soon after her remark is laughter at it. */
 const LAUGH_MS = 3 * 60_000;
 /** An interjection decided this long ago whose message has not gone out yet no longer opens a window. */

@@ -126,4 +126,23 @@ describe("how she is received", () => {
     await h.pass(60_000);
     expect(lastPlanText()).toContain("Last time you joined in here unasked, nobody took it up");
   });
+
+  it('a "stop" after an ordinary answer counts too: the next request in that group says so', async () => {
+    h = await Harness.start();
+    h.gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "it's on friday" }] } }));
+    await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, when is the party?" });
+    await h.pass(60_000);
+    expect(texts()).toEqual(["it's on friday"]);
+    await h.emu.post({ chat: h.group, from: h.bob, text: "заткнись" });
+    await h.pass(60_000);
+    // Strict: the "stop" is not for her to answer, and costs no call.
+    expect(planCalls()).toHaveLength(1);
+    expect(addressingCalls()).toHaveLength(0);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "Mira, and what time?" });
+    await h.pass(60_000);
+    // One line after the history, in the per-request part.
+    expect(lastPlanText()).toContain(
+      'Mira, and what time?\nSomeone here told you to stop ("заткнись", 1 min ago): answer only when asked, and briefly.',
+    );
+  });
 });

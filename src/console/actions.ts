@@ -1,5 +1,6 @@
 /**
- * The console's actions. Pause, resume, mode and dropping a pending plan run the owner's
+ * The console's actions. Pause, resume, mode, dropping a pending plan and forgetting how she was
+ * received in a group (reception-reset) run the owner's
  * Saved Messages commands themselves (`runtime.command`, owner/commands.ts), naming the chat by
  * its id; silencing a chat for N minutes sets the same takeover silence the owner's own message
  * in a chat sets (owner/outgoing.ts), dropping what was pending there.
@@ -43,6 +44,9 @@ function commandFor(b: ActionBody): { command: string } | { error: string } {
     case "forget":
       if (chat === "") return { error: "forget needs a chat" };
       return { command: `/forget ${chat}` };
+    case "reception-reset":
+      if (chat === "") return { error: "reception-reset needs a chat" };
+      return { command: `/reception reset ${chat}` };
     default:
       return { error: "unknown action" };
   }

@@ -4,6 +4,7 @@
  */
 import type { MediaDescriptor } from "../base/media-descriptor";
 import { ALL_CHATS } from "../store/chat-settings";
+import { receptionLine } from "../owner/status";
 import { FINISHED_TASK_DAYS } from "../store/retention";
 import type { ConsoleMessage, ConsoleQueries, ConsoleTask } from "../store/console-queries";
 import type { ChatterVerdict } from "../inbound/recent-verdicts";
@@ -444,6 +445,8 @@ export function chatView(
       silentUntil:
         settings.silentUntil !== undefined && settings.silentUntil > now ? settings.silentUntil : null,
     },
+    /** How her unasked remarks were received here (inbound/reception.ts), in /status's words; null: nothing known. */
+    reception: receptionOf(s, chatId, chat?.title ?? chatId),
     lane: lane ?? null,
     /** Where the page is in the chat: the newest messages or an older page, and whether older ones exist. */
     page: { newest: beforeId >= Number.MAX_SAFE_INTEGER, older },
@@ -457,4 +460,15 @@ export function chatView(
       .filter((t) => t.status === "pending" || t.status === "running")
       .map((t) => ({ id: t.id, kind: t.kind, status: t.status })),
   };
+}
+
+/** The chat page's line on how she is received in a group (and whether a "stop" holds her back). */
+function receptionOf(
+  s: ConsoleSource,
+  chatId: string,
+  title: string,
+): { state: string; text: string; stopUntil: number | null } | null {
+  const r = s.runtime.reception.of(chatId);
+  if (!r) return null;
+  return { state: r.state, text: receptionLine(r, title), stopUntil: r.stopUntil ?? null };
 }

@@ -19,6 +19,8 @@
  *    - talkative only: `wanna_interject` and `interject` > `# Interject Threshold` (default 0.7),
  *      at most `# Interjections Per Hour` per chat (default 2; counted from the task table, so a
  *      restart keeps the count): a reaction when `is_lightweight`, else an answer;
+ *    - how her last unasked remark in the chat was received (reception.ts) makes those stricter
+ *      (ignored) or stops them for 24 h (a clear "stop"); a mention is answered regardless;
  *    - anything else: nothing. A rejected message never cancels or replans anything: the task
  *      only ever adds work, and a replan (an explicit mention) never cancels an address task.
  *
@@ -47,6 +49,7 @@ import { nearestStandardReaction } from "../base/standard-reactions";
 import type { ChatType, Clock, InboundMessage } from "../base/types";
 import { AddressVerdict, addressingPrompt } from "./addressing-call";
 import type { AddressMatcher, NameMatch } from "./addressing";
+import type { InterjectRule, Reception } from "./reception";
 import { ChatActivity, prefilter, SKIP_REASONS, type SkipReason } from "./addressing-prefilter";
 
 /** Quiet time after the last candidate before the addressing call is made. */
@@ -113,6 +116,8 @@ export interface ImplicitAddressingDeps {
   readonly maxAnswerAgeMs: number;
   /** A message came in a smart or talkative group: the persona follows that chat (its poll). */
   readonly onActive?: (chatId: string) => void;
+  /** How her unasked remarks are received per chat (reception.ts): stricter, or none, where unwelcome. */
+  readonly reception?: Pick<Reception, "rule" | "interjecting">;
 }
 
 export class ImplicitAddressing {
@@ -366,7 +371,12 @@ export class ImplicitAddressing {
       this.stats.answered++;
       return done("answer");
     }
-    if (mode !== "talkative" || !v.wanna_interject || v.interject <= p.interjectThreshold)
+    // How her last unasked remark here was received: a "stop" holds her back, an ignored one makes her stricter.
+    const base = { threshold: p.interjectThreshold, perHour: p.interjectionsPerHour };
+    const rule: InterjectRule = mode === "talkative" ? (this.d.reception?.rule(chatId, base) ?? base) : base;
+    if (mode === "talkative" && v.wanna_interject && rule.held !== undefined)
+      return done("none", undefined, `not addressed; would join in, but ${rule.held}`);
+    if (mode !== "talkative" || !v.wanna_interject || v.interject <= rule.threshold)
       return done(
         "none",
         undefined,
@@ -374,12 +384,12 @@ export class ImplicitAddressing {
           ? `confidence ${v.confidence} below ${p.addressConfidence}`
           : mode !== "talkative"
             ? "not addressed"
-            : `not addressed; joining in ${v.wanna_interject ? v.interject : 0} not above ${p.interjectThreshold}`,
+            : `not addressed; joining in ${v.wanna_interject ? v.interject : 0} not above ${rule.threshold}`,
       );
     const lastHour = this.d.counts.countInterjectionsSince(chatId, this.d.clock.now() - 3_600_000);
-    if (lastHour >= p.interjectionsPerHour) {
+    if (lastHour >= rule.perHour) {
       this.d.logger.debug(
-        { component: "addressing", chatId, lastHour, cap: p.interjectionsPerHour },
+        { component: "addressing", chatId, lastHour, cap: rule.perHour },
         "would interject, but the hourly cap is reached",
       );
       return done("none", undefined, `interjection cap reached (${lastHour} in the last hour)`);
@@ -396,6 +406,7 @@ export class ImplicitAddressing {
     const refused = this.answer(target);
     if (refused !== undefined) return done("none", undefined, refused);
     this.stats.interjected++;
+    this.d.reception?.interjecting(chatId);
     return done("interject");
   }
 

@@ -55,6 +55,11 @@ export interface InboundPipelineDeps {
    * that names the persona only in passing, `name`). Must be cheap in strict chats.
    */
   readonly implicit?: (m: InboundMessage, name?: NameMatch) => void;
+  /**
+   * A group message was stored (addressed or not): how her last remark there is received
+   * (reception.ts). Must cost a Map lookup where she has not spoken lately.
+   */
+  readonly heard?: (m: InboundMessage) => void;
   /** The account's own outgoing messages (owner commands, owner takeover); absent: skipped. */
   readonly outgoing?: (m: InboundMessage) => Promise<InboundOutcome>;
   /** Counted per message stored (metrics: a plain number, nothing more on the hot path). */
@@ -159,7 +164,10 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       // rolled back). Found stored on a retry: an earlier run stored it and went on from there.
       if (!storeMessage(d, m)) return o?.retry ? "stored" : "duplicate";
       if (d.stored) d.stored.n++;
-      if (m.chatType !== "dm") d.implicit?.(m, name);
+      if (m.chatType !== "dm") {
+        d.heard?.(m);
+        d.implicit?.(m, name);
+      }
       return "stored";
     }
     // An addressed message is stored together with its task, in one transaction (it joins the
@@ -208,6 +216,7 @@ export function createInboundPipeline(d: InboundPipelineDeps): InboundHandler {
       },
     );
     if (decided.fresh && d.stored) d.stored.n++;
+    if (decided.fresh && m.chatType !== "dm") d.heard?.(m);
     if (decided.outcome !== "addressed") {
       if (decided.outcome === "too-old")
         d.logger.debug(

@@ -28,10 +28,15 @@ export function createReactionHandler(d: {
   readonly messages: MessageStore;
   readonly reactions: ReactionStore;
   readonly logger: Logger;
+  /** Someone reacted to one of her messages (sent at `date`): how she is received (reception.ts). */
+  readonly reacted?: (chatId: string, date: number, emoji: string) => void;
 }): ReactionChangeHandler {
   return (c) => {
-    if (d.messages.get(c.chatId, c.messageId)?.isAgent !== true) return;
+    const own = d.messages.get(c.chatId, c.messageId);
+    if (own?.isAgent !== true) return;
     const { reactors } = c;
+    const emoji = reactors?.find((r) => !r.isAgent)?.emoji ?? [...c.counts].find(([, n]) => n > 0)?.[0];
+    if (emoji !== undefined) d.reacted?.(c.chatId, own.date, emoji);
     if (reactors === undefined) {
       d.reactions.retainCounted(
         c.chatId,

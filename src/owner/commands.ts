@@ -4,7 +4,8 @@ import { ALL_CHATS, type ChatMode, type ChatSettingsStore } from "../store/chat-
 import type { ChatInfo, ChatStore } from "../store/chats";
 import type { Scheduler } from "../tasks/scheduler";
 import { describeChat, findChat } from "./chat-names";
-import { formatStatus, type StatusFacts } from "./status";
+import { formatStatus, receptionLine, type StatusFacts } from "./status";
+import type { Reception } from "../inbound/reception";
 import type { Intention, IntentionStore } from "../store/intentions";
 import type { Intentions } from "../life/intentions";
 import { formatLocal } from "../base/zoned-time";
@@ -27,6 +28,8 @@ export interface OwnerCommandDeps {
     /** The persona's `# Time Zone`: due times are shown in it. */
     readonly timeZone: string;
   };
+  /** How her unasked remarks are received per group (`/reception`); absent: unavailable. */
+  readonly reception?: Pick<Reception, "report" | "reset">;
 }
 
 const MODES: readonly ChatMode[] = ["strict", "smart", "talkative"];
@@ -43,6 +46,7 @@ const HELP = [
   "/unshare <memory id> — back to where it was learnt",
   "/intentions — what the persona means to do later by itself (reminders, follow-ups), with ids, and what became of the last ones",
   "/cancel <intention id> — drop one of them",
+  "/reception [reset <chat>] — how her unasked remarks were received in each group (ignored, welcomed, told to stop); reset forgets it for a chat",
   "/help — this list",
   "A chat is named by its id, its @username or a part of its title; a name that fits several chats changes nothing.",
 ].join("\n");
@@ -83,6 +87,8 @@ export function runOwnerCommand(text: string, d: OwnerCommandDeps): string {
       return listIntentions(d);
     case "/cancel":
       return cancelIntention(arg, d);
+    case "/reception":
+      return reception(rest, d);
     default:
       return `Unknown command ${JSON.stringify(head)}. /help lists the commands.`;
   }
@@ -315,4 +321,21 @@ function cancelIntention(raw: string, d: OwnerCommandDeps): string {
   const gone = i.engine.cancel(id, "by the owner");
   if (!gone) return `No pending intention #${id}. /intentions lists them with their ids.`;
   return `Intention #${id} cancelled: ${gone.note}`;
+}
+
+/** `/reception`: the groups' verdicts; `/reception reset <chat>`: forget one (a "stop" included). */
+function reception(args: readonly string[], d: OwnerCommandDeps): string {
+  if (!d.reception) return "Not available here.";
+  const [sub = "", ...rest] = args;
+  if (sub === "") {
+    const all = d.reception.report();
+    if (all.length === 0) return "No unasked remark of hers has been received anywhere yet.";
+    return all.map((r) => receptionLine(r, chatName(r.chatId, d))).join("\n");
+  }
+  if (sub.toLowerCase() !== "reset" || rest.length === 0) return "Usage: /reception [reset <chat>]";
+  const chat = chatOrAnswer(rest.join(" "), d);
+  if (typeof chat === "string") return chat;
+  return d.reception.reset(chat.chatId)
+    ? `Forgot how her unasked remarks were received in ${describeChat(chat)}: she joins in there as usual again.`
+    : `Nothing was known about how her remarks are received in ${describeChat(chat)}.`;
 }

@@ -7,6 +7,7 @@ import type { UsageTotals } from "../store/usage";
 import { providerCostLine, type ProviderCost } from "./provider-costs";
 import { formatDuration } from "../base/duration";
 import { describeChat } from "./chat-names";
+import type { ReceptionReport } from "../inbound/reception";
 
 /** The last thing that went wrong, for `/status`. */
 export interface LastError {
@@ -45,6 +46,8 @@ export interface StatusFacts {
   readonly restrictions?: readonly { readonly kind: string; readonly summary: string }[];
   /** Messages sent in the last hour against the account's ceiling, first messages apart. */
   readonly sends?: SendCeilingSnapshot;
+  /** How her unasked remarks were received per group (inbound/reception.ts). */
+  readonly reception?: readonly ReceptionReport[];
 }
 
 /** The storage line of `/status`. */
@@ -103,6 +106,7 @@ export function formatStatus(f: StatusFacts): string {
     lines.push(
       `Group mode: ${all?.mode ?? "as the persona file says"} by default${modes.length ? `; ${modes.join("; ")}` : ""}`,
     );
+  for (const r of f.reception ?? []) if (r.state !== "waiting") lines.push(receptionLine(r, name(r.chatId)));
   for (const d of f.llm?.down ?? []) {
     const next = d.probing ? "trying now" : `next try in ${formatDuration(Math.max(0, d.nextTryAt - f.now))}`;
     lines.push(
@@ -165,4 +169,20 @@ export function formatStatus(f: StatusFacts): string {
     f.lastError ? `Last error (${hhmm(f.lastError.at)} UTC): ${f.lastError.text}` : "Last error: none",
   );
   return lines.join("\n");
+}
+
+/** One group's line on how her unasked remarks are received (`/reception reset <chat>` forgets it). */
+export function receptionLine(r: ReceptionReport, chat: string): string {
+  switch (r.state) {
+    case "rejected":
+      return r.stopUntil !== undefined
+        ? `Told to stop in ${chat} ("${r.said ?? ""}"): not joining in unasked until ${hhmm(r.stopUntil)} UTC (/reception reset to undo)`
+        : `Was told to stop in ${chat} a while ago ("${r.said ?? ""}"): joining in unasked rarely`;
+    case "ignored":
+      return `Her last unasked remark in ${chat} (${hhmm(r.spokeAt)} UTC) was ignored: joining in less`;
+    case "welcomed":
+      return `Her last unasked remark in ${chat} (${hhmm(r.spokeAt)} UTC) was welcomed (${r.said ?? "a reply"})`;
+    case "waiting":
+      return `Her unasked remark in ${chat} (${hhmm(r.spokeAt)} UTC): waiting to see how it lands`;
+  }
 }

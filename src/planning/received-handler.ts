@@ -66,6 +66,8 @@ export interface ReceivedHandlerDeps {
   readonly entities: EntityLookup;
   /** Reactions to the persona's messages and its own, shown as history items (context/reaction-items.ts). */
   readonly reactions?: ReactionStore;
+  /** One line on how her last unasked remark in a group was received (inbound/reception.ts); "" for none. */
+  readonly reception?: (chatId: string) => string;
   /** The persona's account id. */
   readonly selfId: string;
   readonly clock: Clock;
@@ -225,6 +227,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
             : "closed";
       const extraParts = [
         lookupSection(lookups),
+        isDm ? "" : (d.reception?.(chatId) ?? ""),
         abilitiesPart({
           isDm,
           stickers: may.sticker && (d.persona.stickerSets.length > 0 || d.persona.stickers.length > 0),

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { createReactionHandler } from "../inbound/reactions";
+import type { Reception } from "../inbound/reception";
 import type { ImplicitAddressing } from "../inbound/addressing-implicit";
 import type { MessageChangeHandler } from "../inbound/changes";
 import type { InboundHandler } from "../inbound/pipeline";
@@ -105,6 +106,8 @@ export class AgentRuntime {
   readonly gate: Gate;
   /** smart/talkative groups: the prefilter and the addressing call. */
   readonly addressing: ImplicitAddressing;
+  /** How her unasked remarks are received per group (the owner's /status, /reception, the console). */
+  readonly reception: Reception;
   private detach: (() => void) | undefined;
   private detachUsage: (() => void) | undefined;
   private detachStorageWatch: (() => void) | undefined;
@@ -156,6 +159,7 @@ export class AgentRuntime {
     this.summaries = p.summaries;
     this.laneSummaries = p.laneSummaries;
     this.addressing = p.addressing;
+    this.reception = p.reception;
     this.scheduler = p.scheduler;
     this.accountHealth = p.accountHealth;
     this.intentions = p.intentions;
@@ -235,6 +239,7 @@ export class AgentRuntime {
         messages: this.messages,
         reactions: this.reactions,
         logger: this.logger,
+        reacted: (chatId, date, emoji) => this.reception.reacted(chatId, date, emoji),
       }),
       chatChanged: (chatId) => this.chatReactions.forget(chatId),
       gate: this.writeGate,

@@ -39,6 +39,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
         return e ? entityName(e) : undefined;
       },
       intentions: { engine: t.intentions, store: t.intentionStore, timeZone: o.persona.timeZone },
+      reception: st.reception,
     });
   const inbound = createInboundPipeline({
     messages: st.messages,
@@ -69,6 +70,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
     implicit: (m, name) => {
       if (!s.day.asleep(clock.now())) t.addressing.consider(m, name);
     },
+    heard: (m) => st.reception.heard(m),
     stored: metrics.messagesStored.of(agent),
     onAddressed: () => addressed.inc(),
     outgoing: createOutgoingHandler({

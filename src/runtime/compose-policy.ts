@@ -78,6 +78,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     clock,
     restrictions: () => late.accountHealth().restrictions(),
     sends: () => ceiling.snapshot(),
+    reception: () => st.reception.report(),
   });
   const record = (u: LlmUsage): void => {
     // A stranger's DM (or a stranger on strangers' ground) is counted in their own share too.

@@ -12,6 +12,8 @@ import { MemoryStore } from "../store/memories";
 import { MessageStore } from "../store/messages";
 import { ChatStore } from "../store/chats";
 import { ReactionStore } from "../store/reactions";
+import { ReceptionStore } from "../store/reception";
+import { Reception } from "../inbound/reception";
 import { RefusalStore } from "../store/refusals";
 import { SummaryStore } from "../store/summaries";
 import { TopicStore } from "../store/topics";
@@ -51,6 +53,8 @@ export interface Stores {
   readonly tasks: TaskStore;
   /** What the persona did lately (the operator console's "now" view), started from the database. */
   readonly activity: Activity;
+  /** How her unasked remarks are received per group (inbound/reception.ts). */
+  readonly reception: Reception;
 }
 
 export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Stores {
@@ -84,5 +88,11 @@ export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Sto
     writeGate: new WriteGate({ clock, logger, file: o.db.name, failures: () => writeFailures(o.db) }),
     tasks,
     activity: startedActivity(tasks, s),
+    reception: new Reception({
+      store: new ReceptionStore(o.db, agent),
+      messages,
+      clock,
+      name: o.persona.name,
+    }),
   };
 }

@@ -104,6 +104,7 @@ export function composeTasks(
     onSent: (sent) => {
       answered.inc();
       addressing.noteOwn(sent.chatId, clock.now());
+      if (st.chats.get(sent.chatId)?.chatType !== "dm") st.reception.spoke(sent.chatId);
       active.note(sent.chatId);
       st.messages.insert({
         chatId: sent.chatId,
@@ -156,6 +157,7 @@ export function composeTasks(
     maxAnswerAgeMs,
     telegramNow,
     onActive: (chatId) => active.note(chatId),
+    reception: st.reception,
   });
   const scheduler: Scheduler = new Scheduler({
     ...o.scheduler,
@@ -223,6 +225,7 @@ export function composeTasks(
         writesPausedUntil: (chatId) =>
           chatId.startsWith("-100") ? limits.blockedUntil([GROUP_BAN_KEY], clock.now()) : 0,
         reactions: st.reactions,
+        reception: (chatId) => st.reception.line(chatId),
         selfId: o.selfId,
         clock,
         telegramNow,

@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import type { MessageChangeHandler } from "../inbound/changes";
 import type { InboundHandler } from "../inbound/pipeline";
 import type { ImplicitAddressing } from "../inbound/addressing-implicit";
+import type { Reception } from "../inbound/reception";
 import type { Caps } from "../policy/caps";
 import type { Gate } from "../policy/gate";
 import type { ChatSettingsStore } from "../store/chat-settings";
@@ -96,6 +97,8 @@ export interface AgentParts {
   readonly activity: Activity;
   /** Run an owner command (the text typed in Saved Messages) and return its answer. */
   readonly command: (text: string) => string;
+  /** How her unasked remarks are received per group. */
+  readonly reception: Reception;
   /** Stop watching the database's writes (memory rolled back when one fails; the episode's log lines). */
   readonly detachStorageWatch: () => void;
   /** Stop recording LLM usage (absent: the LLM reports none). */
@@ -169,6 +172,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     watch: telegram.watch,
     status: policy.status,
     activity: stores.activity,
+    reception: stores.reception,
     command: inbound.command,
     detachStorageWatch: watchStorage({
       db: o.db,

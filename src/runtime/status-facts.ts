@@ -22,6 +22,7 @@ import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
 import type { TelegramClient } from "../telegram/inbound/listen";
 import type { Clock } from "../base/types";
+import type { ReceptionReport } from "../inbound/reception";
 
 /** Where the facts come from. */
 export interface StatusSources {
@@ -40,6 +41,8 @@ export interface StatusSources {
   readonly llm: Llm | undefined;
   readonly retention: Pick<Retention, "removed" | "last" | "retainDays"> | undefined;
   readonly clock: Clock;
+  /** How her unasked remarks are received per group. */
+  readonly reception?: () => readonly ReceptionReport[];
   /** A getter: Telegram's restrictions of the account (telegram/outbound/account-health.ts). */
   readonly restrictions?: () => readonly { readonly kind: string; readonly summary: string }[];
 }
@@ -93,6 +96,7 @@ export class RuntimeStatus {
       ...this.providers(),
       ...(s.restrictions ? { restrictions: s.restrictions() } : {}),
       ...(s.sends ? { sends: s.sends() } : {}),
+      ...(s.reception ? { reception: s.reception() } : {}),
       ...(s.retention ? { storage: this.storage(s.retention) } : {}),
     };
   }

@@ -342,4 +342,20 @@ export const migrations: readonly string[] = [
   CREATE INDEX intentions_chat ON intentions (agent, chat_id, state);
   CREATE INDEX intentions_fired ON intentions (agent, fired_at) WHERE fired_at IS NOT NULL;
   `,
+  // Issue 37 (point 8, store/reception.ts): how the persona's unasked remarks were received in a
+  // group. spoke_at: when the last one went out; verdict what came of it (waiting: its window is
+  // still open — one past the window is read as ignored); said: what showed it (a reply, 😂, the
+  // stop words); stop_until: a clear "stop" holds her interjections back until then.
+  `
+  CREATE TABLE reception (
+    agent      TEXT    NOT NULL,
+    chat_id    TEXT    NOT NULL,
+    spoke_at   INTEGER NOT NULL,
+    verdict    TEXT    NOT NULL CHECK (verdict IN ('waiting','welcomed','rejected')),
+    said       TEXT,
+    stop_until INTEGER,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (agent, chat_id)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -235,6 +235,23 @@ export async function renderChat(persona, chatId, lane, laneId, before, act) {
         ? [" · ", el("b", { class: "warn", id: "silent-until" }, `silent until ${time(s.silentUntil)} UTC`)]
         : "",
     ),
+    // How her unasked remarks were received here (ignored, welcomed, told to stop), with its reset.
+    v.reception
+      ? el(
+          "p",
+          { id: "chat-reception" },
+          el("span", { class: v.reception.state === "rejected" ? "warn" : "" }, v.reception.text),
+          " ",
+          el(
+            "button",
+            {
+              id: "reception-reset",
+              onclick: () => act({ persona, action: "reception-reset", chat: chatId }),
+            },
+            "Forget how she was received",
+          ),
+        )
+      : null,
     el(
       "p",
       { class: "actions" },

@@ -64,7 +64,7 @@ export interface IntentionsDeps {
 }
 
 /** What Telegram says of a group member (telegram/inbound/departures.ts `stillMember`). */
-export type MemberAnswer = { readonly member: boolean } | { readonly unsure: string };
+type MemberAnswer = { readonly member: boolean } | { readonly unsure: string };
 /** Asks Telegram whether `userId` is still in the supergroup `chatId` (`msgId`: one of their messages there). */
 export type AskMember = (chatId: string, userId: string, msgId?: number) => Promise<MemberAnswer>;
 
@@ -357,7 +357,9 @@ export class Intentions {
    */
   private async stillThere(i: Intention, asker: string): Promise<boolean> {
     if (!this.decide(i, false)) return false;
-    const answer = await this.askMember!(i.chatId, asker, i.inReplyTo);
+    const answer = await this.askMember!(i.chatId, asker, i.inReplyTo).catch((e: unknown): MemberAnswer => ({
+      unsure: String(e),
+    }));
     if (this.stopped || this.d.store.get(i.id)?.state !== "pending") return false;
     if ("unsure" in answer) {
       this.d.logger.info(

@@ -11,7 +11,7 @@ import { isStandardReaction } from "../src/base/standard-reactions";
 import { toLong } from "./long";
 import type { MessageBus } from "./message-bus";
 import type { MessageChanges, TypingAction } from "./message-changes";
-import { postDeparture } from "./member-departures";
+import { BIG_GROUP_MEMBERS, postDeparture } from "./member-departures";
 import { setReaction } from "./message-reactions";
 import { reactionPush } from "./reaction-push";
 import { outboxReads } from "./read-receipts";
@@ -74,7 +74,8 @@ export class Chats {
    * CHAT_WRITE_FORBIDDEN) and nothing more is pushed to it from there; an account removed from a
    * supergroup is pushed `updateChannel` with that view. Resolves after its handlers ran.
    * A user who is not an account: a messageActionChatDeleteUser service message is posted to the
-   * remaining members (member-departures.ts), unless `silent` (a big supergroup need not post one).
+   * remaining members (member-departures.ts), unless `silent` — by default when the group has 50
+   * members or more and the user is not a bot, where Telegram posts none.
    */
   async removeMember(
     chat: EmuChat,
@@ -83,9 +84,10 @@ export class Chats {
   ): Promise<void> {
     if (chat.kind === "dm") throw new Error("emulator: DM membership is fixed");
     const rec = this.world.record(chat);
+    const big = rec.members.size >= BIG_GROUP_MEMBERS && !user.bot;
     rec.members.delete(user.id);
     rec.joinedPts.delete(user.id);
-    if (!user.isAccount && !o.silent) {
+    if (!user.isAccount && !(o.silent ?? big)) {
       postDeparture(this.world, this.bus, rec, user, o.how ?? "kicked", this.now());
       await this.bus.idle();
       return;

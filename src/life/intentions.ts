@@ -16,9 +16,10 @@
  * 4. a private chat whose partner did not answer the last two proactive messages: skipped (it
  *    backs off, as a person would);
  * 5. a group's intention whose asker left it or was removed: skipped. A departure's service
- *    message drops theirs as it arrives (`left`); in a supergroup, where a big one need not post
- *    one, Telegram is asked once (channels.getParticipant, `checkMembersWith`) — only now, when
- *    it would fire, never per message; when Telegram cannot say, it fires (logged);
+ *    message drops theirs as it arrives (`left`); since a group of 50 members or more posts none,
+ *    Telegram is asked once (`checkMembersWith`: channels.getParticipant, or a basic group's
+ *    member list) — only now, when it would fire, never per message; when Telegram cannot say,
+ *    it fires (logged);
  * 6. else it fires.
  *
  * Held, skipped and missed ones keep the reason (the console and `/intentions` show it). At start,
@@ -65,7 +66,7 @@ export interface IntentionsDeps {
 
 /** What Telegram says of a group member (telegram/inbound/departures.ts `stillMember`). */
 type MemberAnswer = { readonly member: boolean } | { readonly unsure: string };
-/** Asks Telegram whether `userId` is still in the supergroup `chatId` (`msgId`: one of their messages there). */
+/** Asks Telegram whether `userId` is still in the group `chatId` (`msgId`: one of their messages there). */
 export type AskMember = (chatId: string, userId: string, msgId?: number) => Promise<MemberAnswer>;
 
 /** What became of a `schedule` a plan asked for. */
@@ -231,7 +232,7 @@ export class Intentions {
     if (gone.length > 0) this.arm();
   }
 
-  /** How a supergroup's due intention learns whether its asker is still there (the telegram/ room's read calls). */
+  /** How a group's due intention learns whether its asker is still there (the telegram/ room's read calls). */
   checkMembersWith(ask: AskMember): void {
     this.askMember = ask;
   }
@@ -332,7 +333,7 @@ export class Intentions {
         const due = this.d.store.due(this.now, BATCH);
         for (const i of due) {
           const asker = this.departed(i);
-          // Only a supergroup's intention waits for Telegram's answer; the rest decide at once.
+          // Only a group's intention with an asker waits for Telegram's answer; the rest decide at once.
           if (asker === undefined) this.decide(i);
           else if (await this.stillThere(i, asker)) this.decide(i, true);
           if (this.stopped) return;
@@ -344,15 +345,15 @@ export class Intentions {
     }
   }
 
-  /** The asker to look for in a supergroup (undefined: nothing to ask — a basic group's service messages are enough). */
+  /** The asker to look for in a group (undefined: nothing to ask — a DM, or no asker). */
   private departed(i: Intention): string | undefined {
     const type = this.d.chatType(i.chatId);
     if (i.forUser === undefined || this.askMember === undefined) return undefined;
-    return type === "supergroup" || type === "forum" ? i.forUser : undefined;
+    return type === "group" || type === "supergroup" || type === "forum" ? i.forUser : undefined;
   }
 
   /**
-   * Whether a supergroup intention's asker is still a member, asked of Telegram once, only when
+   * Whether a group intention's asker is still a member, asked of Telegram once, only when
    * everything else would let it fire; gone, it is skipped with the reason; Telegram unsure, it fires.
    */
   private async stillThere(i: Intention, asker: string): Promise<boolean> {

@@ -271,8 +271,6 @@ describe("people who left", () => {
     expect(sent).toContain("Alice: water the plants!");
     expect(sent).not.toContain("Dave: post the door codes!");
     expect(h.runtime.intentionStore.get(alices.id)).toMatchObject({ state: "fired" });
-    // A basic group's service messages are enough: Telegram was not asked.
-    expect(asks()).toBe(0);
   });
 
   it("dave leaves a big supergroup that posts no service message: asked once when due, his reminder is dropped; alice gets hers", async () => {
@@ -298,6 +296,24 @@ describe("people who left", () => {
     expect(h.runtime.intentionStore.get(alices.id)).toMatchObject({ state: "fired" });
     // Once per due intention: dave's and alice's.
     expect(asks()).toBe(2);
+  });
+
+  it("a big basic group posts none either: its member list is read once when due; dave's reminder is dropped", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    await h.emu.chats.addMember(h.club, dave);
+    const { daves, alices } = await bothAsk(h.club, dave);
+    await h.emu.chats.removeMember(h.club, dave, { silent: true });
+    await h.pass(5_000);
+    expect(h.runtime.intentionStore.get(daves.id)).toMatchObject({ state: "pending" });
+    sendTheReminder();
+    await h.pass(HOUR);
+    expect(h.sent(h.club).map((m) => m.text)).not.toContain("Dave: post the door codes!");
+    expect(h.runtime.intentionStore.get(daves.id)).toMatchObject({
+      state: "skipped",
+      reason: "skipped: its asker is no longer in the group",
+    });
+    expect(h.runtime.intentionStore.get(alices.id)).toMatchObject({ state: "fired" });
   });
 
   it("a supergroup's service message: dave who left is dropped at once, with the reason", async () => {

@@ -60,3 +60,18 @@ describe("a member leaves or is removed", () => {
     expect((gone as errors.RPCError).code).toBe(400);
   });
 });
+
+describe("a big group", () => {
+  it("of 50 members or more posts no service message when a person leaves, one when a bot is removed", async () => {
+    const { emu, persona, client } = world();
+    const people = Array.from({ length: 49 }, (_, k) => emu.addUser({ firstName: `P${k}` }));
+    const bot = emu.addUser({ firstName: "Helper", bot: true });
+    const big = emu.createSupergroup({ title: "Big", members: [persona, ...people, bot] });
+    const seen = rawOf(client);
+    await client.getMe();
+    await emu.chats.removeMember(big, people[0]!, { how: "left" });
+    expect(serviceMessages(seen)).toEqual([]);
+    await emu.chats.removeMember(big, bot);
+    expect(serviceMessages(seen)).toHaveLength(1);
+  });
+});

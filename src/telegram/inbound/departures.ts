@@ -1,9 +1,9 @@
 /**
  * People who leave a group, as Telegram tells the account: a messageActionChatDeleteUser service
- * message (a basic group always posts one; a supergroup usually does, a big one need not —
+ * message (posted in basic groups and supergroups below 50 members, or for a bot —
  * docs/telegram-facts.md "People who leave a group"), read from the service message the feed
- * already parsed (no request); and, when it is not sure, one channels.getParticipant through the
- * read calls (bounded in time, held back by a flood wait) — asked only when an intention of that
+ * already parsed (no request); and, since none is posted in a group of 50 members or more, one
+ * request (channels.getParticipant, or a basic group's messages.getFullChat) through the read calls (bounded in time, held back by a flood wait) — asked only when an intention of that
  * person falls due there, never per message.
  */
 import { Api, errors, utils } from "telegram";
@@ -33,8 +33,8 @@ export function parseDeparture(m: Api.MessageService): Departure | undefined {
 export type Membership = { readonly member: boolean } | { readonly unsure: string };
 
 /**
- * Whether `userId` is still a member of the supergroup `chatId`, asked of Telegram once
- * (channels.getParticipant): gone on USER_NOT_PARTICIPANT or a participant that left or is
+ * Whether `userId` is still a member of the group `chatId`, asked of Telegram once: a basic
+ * group's member list (messages.getFullChat), or a supergroup's channels.getParticipant — gone on USER_NOT_PARTICIPANT or a participant that left or is
  * banned (channelParticipantLeft, channelParticipantBanned — what an admin is answered), a
  * member otherwise; unsure when it cannot say (no access hash, a timeout, a flood pause, another
  * error). `msgId`: one of the person's messages there, to address them when their access hash is
@@ -47,6 +47,7 @@ export async function stillMember(
   userId: string,
   msgId?: number,
 ): Promise<Membership> {
+  if (!chatId.startsWith("-100")) return inBasicGroup(reads, chatId, userId);
   const channel = inputChannelOf(entities.get(chatId));
   const channelPeer = inputPeerOf(entities.get(chatId));
   if (!channel || !channelPeer) return { unsure: "the group cannot be addressed" };
@@ -65,6 +66,18 @@ export async function stillMember(
     return { member: !gone };
   } catch (e) {
     if (e instanceof errors.RPCError && e.errorMessage === "USER_NOT_PARTICIPANT") return { member: false };
+    return { unsure: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** A basic group's members are listed in its full chat (messages.getFullChat; at most 200). */
+async function inBasicGroup(reads: ReadCalls, chatId: string, userId: string): Promise<Membership> {
+  try {
+    const r = await reads.invoke(new Api.messages.GetFullChat({ chatId: returnBigInt(chatId.slice(1)) }));
+    const list = r.fullChat instanceof Api.ChatFull ? r.fullChat.participants : undefined;
+    if (!(list instanceof Api.ChatParticipants)) return { unsure: "the member list is hidden" };
+    return { member: list.participants.some((p) => String(p.userId) === userId) };
+  } catch (e) {
     return { unsure: e instanceof Error ? e.message : String(e) };
   }
 }

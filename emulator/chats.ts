@@ -11,6 +11,7 @@ import { isStandardReaction } from "../src/base/standard-reactions";
 import { toLong } from "./long";
 import type { MessageBus } from "./message-bus";
 import type { MessageChanges, TypingAction } from "./message-changes";
+import { BIG_GROUP_MEMBERS, postDeparture } from "./member-departures";
 import { setReaction } from "./message-reactions";
 import { reactionPush } from "./reaction-push";
 import { outboxReads } from "./read-receipts";
@@ -72,12 +73,25 @@ export class Chats {
    * its requests there fail (CHANNEL_PRIVATE — getChannelDifference included — or
    * CHAT_WRITE_FORBIDDEN) and nothing more is pushed to it from there; an account removed from a
    * supergroup is pushed `updateChannel` with that view. Resolves after its handlers ran.
+   * A user who is not an account: a messageActionChatDeleteUser service message is posted to the
+   * remaining members (member-departures.ts), unless `silent` — by default when the group has 50
+   * members or more and the user is not a bot, where Telegram posts none.
    */
-  async removeMember(chat: EmuChat, user: EmuUser, o: { how?: "kicked" | "left" } = {}): Promise<void> {
+  async removeMember(
+    chat: EmuChat,
+    user: EmuUser,
+    o: { how?: "kicked" | "left"; silent?: boolean } = {},
+  ): Promise<void> {
     if (chat.kind === "dm") throw new Error("emulator: DM membership is fixed");
     const rec = this.world.record(chat);
+    const big = rec.members.size >= BIG_GROUP_MEMBERS && !user.bot;
     rec.members.delete(user.id);
     rec.joinedPts.delete(user.id);
+    if (!user.isAccount && !(o.silent ?? big)) {
+      postDeparture(this.world, this.bus, rec, user, o.how ?? "kicked", this.now());
+      await this.bus.idle();
+      return;
+    }
     if (chat.kind === "group" && user.isAccount) {
       // Telegram shows the removed account the group as chatForbidden (an updateChat with it;
       // the messageActionChatDeleteUser service message is not modelled).

@@ -77,8 +77,10 @@ export interface ChatRecord {
 
 /** The service actions the emulator stores. */
 interface ServiceAction {
-  readonly action: "channel-create" | "topic-create" | "topic-edit";
+  readonly action: "channel-create" | "topic-create" | "topic-edit" | "chat-delete-user";
   readonly title: string;
+  /** chat-delete-user: the member who left or was removed (member-departures.ts). */
+  readonly userId?: number;
 }
 
 /** One message as the server stores it, independent of any viewer. */

@@ -184,7 +184,9 @@ export class TlViews {
             ? new Api.MessageActionTopicCreate({ title: msg.service.title, iconColor: 0x6fb9f0 })
             : msg.service.action === "topic-edit"
               ? new Api.MessageActionTopicEdit({ title: msg.service.title })
-              : new Api.MessageActionChannelCreate({ title: msg.service.title }),
+              : msg.service.action === "chat-delete-user"
+                ? new Api.MessageActionChatDeleteUser({ userId: toLong(msg.service.userId ?? 0) })
+                : new Api.MessageActionChannelCreate({ title: msg.service.title }),
       });
     }
     // Telegram's flag: an @mention of the account, or a reply to one of its messages.

@@ -17,6 +17,7 @@ import { getChannelDifference, getDifference, getState } from "./update-state";
 import { getFile } from "./upload";
 import { exportAuthorization } from "./export-authorization";
 import { getFullChannel, getFullChat } from "./full-chat";
+import { getParticipant } from "./get-participant";
 import { getAccountConfig } from "./help-config";
 import { getAppConfig } from "./app-config";
 import { getUsers } from "./users";
@@ -49,6 +50,7 @@ const HANDLERS: readonly MethodHandler[] = [
   getAppConfig,
   getFullChannel,
   getFullChat,
+  getParticipant,
   updateStatus,
 ];
 

@@ -15,7 +15,12 @@
  * 3. `# Proactive Per Day` (per local day, every chat together) spent: skipped;
  * 4. a private chat whose partner did not answer the last two proactive messages: skipped (it
  *    backs off, as a person would);
- * 5. else it fires.
+ * 5. a group's intention whose asker left it or was removed: skipped. A departure's service
+ *    message drops theirs as it arrives (`left`); since a group of 50 members or more posts none,
+ *    Telegram is asked once (`checkMembersWith`: channels.getParticipant, or a basic group's
+ *    member list) — only now, when it would fire, never per message; when Telegram cannot say,
+ *    it fires (logged);
+ * 6. else it fires.
  *
  * Held, skipped and missed ones keep the reason (the console and `/intentions` show it). At start,
  * one that was due while the process was down fires when it is at most `# Intention Grace` late,
@@ -59,6 +64,11 @@ export interface IntentionsDeps {
   readonly activity?: { intention(chatId: string, text: string): void };
 }
 
+/** What Telegram says of a group member (telegram/inbound/departures.ts `stillMember`). */
+type MemberAnswer = { readonly member: boolean } | { readonly unsure: string };
+/** Asks Telegram whether `userId` is still in the group `chatId` (`msgId`: one of their messages there). */
+export type AskMember = (chatId: string, userId: string, msgId?: number) => Promise<MemberAnswer>;
+
 /** What became of a `schedule` a plan asked for. */
 export type Scheduled =
   | { readonly ok: true; readonly intention: Intention }
@@ -74,6 +84,7 @@ export class Intentions {
   /** The wall clock and the monotonic clock when last looked at (a jump of the wall clock shows as a difference of pace). */
   private lastWall: number | undefined;
   private lastMono = 0;
+  private askMember: AskMember | undefined;
 
   constructor(private readonly d: IntentionsDeps) {}
 
@@ -204,6 +215,28 @@ export class Intentions {
     if (gone.length > 0) this.arm();
   }
 
+  /**
+   * Someone left a group or was removed from it (its service message): what they asked for there
+   * is dropped with the reason, never sent after they are gone.
+   */
+  left(chatId: string, userId: string, how: "left" | "removed"): void {
+    const why = how === "left" ? "its asker left the group" : "its asker was removed from the group";
+    const gone = this.d.store.dropAskerIn(chatId, userId, `skipped: ${why}`, this.now);
+    for (const i of gone) {
+      this.d.logger.info(
+        { component: "intentions", chatId, intentionId: i.id, reason: why },
+        "intention skipped",
+      );
+      this.d.activity?.intention(chatId, `intention #${i.id} skipped: ${why}`);
+    }
+    if (gone.length > 0) this.arm();
+  }
+
+  /** How a group's due intention learns whether its asker is still there (the telegram/ room's read calls). */
+  checkMembersWith(ask: AskMember): void {
+    this.askMember = ask;
+  }
+
   /** Move a pending intention to `at` (the console); the row, or undefined when none is pending. */
   reschedule(id: number, at: number): Intention | undefined {
     const moved = this.d.store.reschedule(id, at, this.now);
@@ -287,34 +320,77 @@ export class Intentions {
   private fireDue(): void {
     if (this.stopped || this.firing) return;
     this.firing = true;
+    void this.fireAll().finally(() => {
+      this.firing = false;
+      this.arm();
+    });
+  }
+
+  private async fireAll(): Promise<void> {
     try {
       this.followClock();
       for (;;) {
         const due = this.d.store.due(this.now, BATCH);
-        for (const i of due) this.decide(i);
+        for (const i of due) {
+          const asker = this.departed(i);
+          // Only a group's intention with an asker waits for Telegram's answer; the rest decide at once.
+          if (asker === undefined) this.decide(i);
+          else if (await this.stillThere(i, asker)) this.decide(i, true);
+          if (this.stopped) return;
+        }
         if (due.length < BATCH || this.stopped) break;
       }
     } catch (e) {
       this.d.logger.error({ component: "intentions", err: String(e) }, "could not look at due intentions");
-    } finally {
-      this.firing = false;
     }
-    this.arm();
   }
 
-  private decide(i: Intention): void {
+  /** The asker to look for in a group (undefined: nothing to ask — a DM, or no asker). */
+  private departed(i: Intention): string | undefined {
+    const type = this.d.chatType(i.chatId);
+    if (i.forUser === undefined || this.askMember === undefined) return undefined;
+    return type === "group" || type === "supergroup" || type === "forum" ? i.forUser : undefined;
+  }
+
+  /**
+   * Whether a group intention's asker is still a member, asked of Telegram once, only when
+   * everything else would let it fire; gone, it is skipped with the reason; Telegram unsure, it fires.
+   */
+  private async stillThere(i: Intention, asker: string): Promise<boolean> {
+    if (!this.decide(i, false)) return false;
+    const answer = await this.askMember!(i.chatId, asker, i.inReplyTo).catch((e: unknown): MemberAnswer => ({
+      unsure: String(e),
+    }));
+    if (this.stopped || this.d.store.get(i.id)?.state !== "pending") return false;
+    if ("unsure" in answer) {
+      this.d.logger.info(
+        { component: "intentions", chatId: i.chatId, intentionId: i.id, why: answer.unsure },
+        "could not ask Telegram whether the intention's asker is still in the group; it fires",
+      );
+      return true;
+    }
+    if (answer.member) return true;
+    this.skip(i, "its asker is no longer in the group");
+    return false;
+  }
+
+  /**
+   * Decide a due intention: held, skipped or fired. `fire: false` only looks — true when it would
+   * fire, having changed nothing; a hold or a skip is applied either way.
+   */
+  private decide(i: Intention, fire = true): boolean {
     const now = this.now;
     const tz = this.d.persona.timeZone;
     const day = this.d.persona.rhythm;
     const state = rhythmAt(day, tz, now);
     if (state.state === "asleep" && state.until !== undefined) {
       this.hold(i, state.until, `asleep until ${clockOf(zonedParts(state.until, tz).minuteOfDay)}`);
-      return;
+      return false;
     }
     const gate = this.d.gate.proactive(i.chatId, i.forUser);
     if (gate && "hold" in gate) {
       this.hold(i, gate.hold, `${gate.reason}, until ${formatLocal(gate.hold, tz)}`);
-      return;
+      return false;
     }
     if (gate) return this.skip(i, gate.skip);
     const { perDay } = this.d.persona.intentions;
@@ -328,6 +404,7 @@ export class Intentions {
       if (this.d.store.spokeSince(i.chatId, since) >= BACK_OFF_AFTER)
         return this.skip(i, `backed off: no answer to the last ${BACK_OFF_AFTER} proactive messages`);
     }
+    if (!fire) return true;
     this.d.store.transaction(() => {
       const task = this.d.scheduler.enqueueIntention(
         i.chatId,
@@ -353,6 +430,7 @@ export class Intentions {
       "intention due: planning",
     );
     this.d.activity?.intention(i.chatId, `intention #${i.id} due: planning (${i.note})`);
+    return true;
   }
 
   private hold(i: Intention, until: number, why: string): void {
@@ -360,12 +438,13 @@ export class Intentions {
     this.d.activity?.intention(i.chatId, `intention #${i.id} held: ${why}`);
   }
 
-  private skip(i: Intention, why: string): void {
+  private skip(i: Intention, why: string): false {
     this.d.store.skip(i.id, `skipped: ${why}`, this.now);
     this.d.logger.info(
       { component: "intentions", chatId: i.chatId, intentionId: i.id, reason: why },
       "intention skipped",
     );
     this.d.activity?.intention(i.chatId, `intention #${i.id} skipped: ${why}`);
+    return false;
   }
 }

@@ -16,6 +16,7 @@ import { CatchUpChats } from "../store/catch-up-chats";
 import { CatchUp, catchable } from "../telegram/inbound/catch-up";
 import { ChannelWatch } from "../telegram/inbound/channel-watch";
 import { applyChange } from "../telegram/inbound/listen-changes";
+import { stillMember } from "../telegram/inbound/departures";
 import { createMessageFeed, type MessageFeed } from "../telegram/inbound/message-feed";
 import { ReadCalls } from "../telegram/inbound/read-calls";
 import { REPLY_FETCH_TIMEOUT_MS } from "../telegram/inbound/reply-context";
@@ -61,7 +62,12 @@ export function composeTelegram(
     committed: () => st.messages.committed(),
     dbFile: o.db.name,
     topicTitled: (x) => st.topics.named(x.chatId, x.topicId, x.title, x.messageId),
+    memberLeft: (x) => t.intentions.left(x.chatId, x.userId, x.how),
   });
+  // A supergroup's due intention asks once whether its asker is still there (life/intentions.ts).
+  t.intentions.checkMembersWith((chatId, userId, msgId) =>
+    stillMember(reads, st.entities, chatId, userId, msgId),
+  );
   const catchUpChats = new CatchUpChats(o.db, agent);
   const membership = new ChannelMembership({ entities: st.entities, tracker: st.tracker, logger });
   st.entities.onMembership((e, gone) => membership.changed(e, gone));

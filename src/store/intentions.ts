@@ -122,6 +122,10 @@ export class IntentionStore {
         `UPDATE intentions SET state = 'skipped', reason = ?, updated_at = ?
          WHERE agent = ? AND state = 'pending' AND (chat_id = ? OR for_user = ?) RETURNING ${COLUMNS}`,
       ),
+      dropAskerIn: p(
+        `UPDATE intentions SET state = 'skipped', reason = ?, updated_at = ?
+         WHERE agent = ? AND state = 'pending' AND chat_id = ? AND for_user = ? RETURNING ${COLUMNS}`,
+      ),
       callsList: p(
         `SELECT chat_id, for_user FROM intentions WHERE agent = ? AND state = 'pending' AND not_before >= ? AND not_before < ?
          UNION ALL
@@ -253,6 +257,13 @@ export class IntentionStore {
   dropFor(userId: string, reason: string, now: number): Intention[] {
     return this.transaction(() =>
       (this.s.dropFor.all(reason, now, this.agent, userId, userId) as Row[]).map(toIntention),
+    );
+  }
+
+  /** Drop the pending intentions a person asked for in one chat (`skipped`, with why): they left it. */
+  dropAskerIn(chatId: string, userId: string, reason: string, now: number): Intention[] {
+    return this.transaction(() =>
+      (this.s.dropAskerIn.all(reason, now, this.agent, chatId, userId) as Row[]).map(toIntention),
     );
   }
 

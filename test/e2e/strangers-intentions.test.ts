@@ -222,6 +222,114 @@ describe("an asker the persona no longer answers gets nothing later", () => {
   });
 });
 
+describe("people who left", () => {
+  const asks = () => h.emu.traffic.methods(h.account).filter((m) => m === "channels.GetParticipant").length;
+
+  /** dave and alice each ask for a reminder in `chat`; returns their two intentions. */
+  const bothAsk = async (chat: typeof h.group, dave: ReturnType<typeof h.emu.addUser>) => {
+    h.gemini.script(
+      plan({ kind: "schedule", note: "remind Dave to post the door codes", after_minutes: 30 }),
+    );
+    await h.emu.post({ chat, from: dave, text: "@mira_ai in 30 min remind me to post the door codes" });
+    await h.pass(30_000);
+    h.gemini.script(plan({ kind: "schedule", note: "remind Alice to water the plants", after_minutes: 30 }));
+    await h.emu.post({ chat, from: h.alice, text: "@mira_ai remind me in 30 min to water the plants" });
+    await h.pass(30_000);
+    const open = h.runtime.intentionStore.openIn(chat.peerId);
+    const daves = open.find((i) => i.forUser === String(dave.id));
+    const alices = open.find((i) => i.forUser === String(h.alice.id));
+    expect(daves).toBeDefined();
+    expect(alices).toBeDefined();
+    return { daves: daves!, alices: alices! };
+  };
+
+  /** When due, the plan sends whatever the request's intention note says it is for. */
+  const sendTheReminder = () =>
+    h.gemini.respondWith((body) => {
+      const text = JSON.stringify(body);
+      if (text.includes("remind Dave to post the door codes"))
+        return plan({ kind: "send", text: "Dave: post the door codes!" });
+      if (text.includes("remind Alice to water the plants"))
+        return plan({ kind: "send", text: "Alice: water the plants!" });
+      return plan();
+    });
+
+  it("dave asks in a basic group and is removed: the service message drops his reminder with the reason; alice, who stayed, gets hers", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    await h.emu.chats.addMember(h.club, dave);
+    const { daves, alices } = await bothAsk(h.club, dave);
+    await h.emu.chats.removeMember(h.club, dave);
+    await h.pass(5_000);
+    expect(h.runtime.intentionStore.get(daves.id)).toMatchObject({
+      state: "skipped",
+      reason: "skipped: its asker was removed from the group",
+    });
+    sendTheReminder();
+    await h.pass(HOUR);
+    const sent = h.sent(h.club).map((m) => m.text);
+    expect(sent).toContain("Alice: water the plants!");
+    expect(sent).not.toContain("Dave: post the door codes!");
+    expect(h.runtime.intentionStore.get(alices.id)).toMatchObject({ state: "fired" });
+  });
+
+  it("dave leaves a big supergroup that posts no service message: asked once when due, his reminder is dropped; alice gets hers", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    await h.emu.chats.addMember(h.group, dave);
+    const { daves, alices } = await bothAsk(h.group, dave);
+    await h.emu.chats.removeMember(h.group, dave, { how: "left", silent: true });
+    await h.emu.post({ chat: h.group, from: h.bob, text: "anyway, lunch?" });
+    await h.pass(5 * MIN);
+    // Nothing asked per message, nor before anything is due.
+    expect(asks()).toBe(0);
+    expect(h.runtime.intentionStore.get(daves.id)).toMatchObject({ state: "pending" });
+    sendTheReminder();
+    await h.pass(HOUR);
+    const sent = h.sent(h.group).map((m) => m.text);
+    expect(sent).toContain("Alice: water the plants!");
+    expect(sent).not.toContain("Dave: post the door codes!");
+    expect(h.runtime.intentionStore.get(daves.id)).toMatchObject({
+      state: "skipped",
+      reason: "skipped: its asker is no longer in the group",
+    });
+    expect(h.runtime.intentionStore.get(alices.id)).toMatchObject({ state: "fired" });
+    // Once per due intention: dave's and alice's.
+    expect(asks()).toBe(2);
+  });
+
+  it("a big basic group posts none either: its member list is read once when due; dave's reminder is dropped", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    await h.emu.chats.addMember(h.club, dave);
+    const { daves, alices } = await bothAsk(h.club, dave);
+    await h.emu.chats.removeMember(h.club, dave, { silent: true });
+    await h.pass(5_000);
+    expect(h.runtime.intentionStore.get(daves.id)).toMatchObject({ state: "pending" });
+    sendTheReminder();
+    await h.pass(HOUR);
+    expect(h.sent(h.club).map((m) => m.text)).not.toContain("Dave: post the door codes!");
+    expect(h.runtime.intentionStore.get(daves.id)).toMatchObject({
+      state: "skipped",
+      reason: "skipped: its asker is no longer in the group",
+    });
+    expect(h.runtime.intentionStore.get(alices.id)).toMatchObject({ state: "fired" });
+  });
+
+  it("a supergroup's service message: dave who left is dropped at once, with the reason", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    await h.emu.chats.addMember(h.group, dave);
+    const { daves } = await bothAsk(h.group, dave);
+    await h.emu.chats.removeMember(h.group, dave, { how: "left" });
+    await h.pass(5_000);
+    expect(h.runtime.intentionStore.get(daves.id)).toMatchObject({
+      state: "skipped",
+      reason: "skipped: its asker left the group",
+    });
+  });
+});
+
 describe("memories name their teller; her own past is hers", () => {
   const memoryLines = () =>
     h

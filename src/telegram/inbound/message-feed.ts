@@ -6,6 +6,7 @@ import { entityName, type EntityRecord, type EntityStore } from "../../store/ent
 import type { InboundMessage } from "../../base/types";
 import { GateClosedError, type GateWork, type WriteGate } from "../../store/write-gate";
 import { parseMessage, parseTopicTitle, type GramMessage, type TopicTitle } from "./parse";
+import { parseDeparture, type Departure } from "./departures";
 import type { ReadCalls } from "./read-calls";
 import { fetchReplyContext } from "./reply-context";
 import type { PtsInfo, SenderResolver } from "./sender-resolver";
@@ -34,6 +35,8 @@ export interface MessageFeedOptions {
   readonly dbFile?: string;
   /** A forum topic was created or renamed (its service message arrived; store/topics.ts keeps it). */
   readonly topicTitled?: (t: TopicTitle) => void;
+  /** Someone left a group or was removed (its service message arrived; life/intentions.ts drops theirs). */
+  readonly memberLeft?: (d: Departure) => void;
 }
 
 /**
@@ -94,6 +97,14 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
             { component: "inbound", chatId: t.chatId, topicId: t.topicId, err },
             "topic title not kept",
           );
+        }
+      }
+      const d = o.memberLeft ? parseDeparture(raw) : undefined;
+      if (d) {
+        try {
+          o.memberLeft!(d);
+        } catch (err) {
+          o.logger.warn({ component: "inbound", chatId: d.chatId, err }, "departure not kept");
         }
       }
       return undefined;

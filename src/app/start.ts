@@ -116,8 +116,6 @@ export async function start(o: StartOptions = {}): Promise<number> {
   // Every session file must be usable and free before anything connects: a bad one stops start
   // with one line naming the file and the fix, and nothing else is touched.
   for (const p of live) checkSessionFile(sessionPath(env.SESSIONS_DIR, p.name), p.name);
-  // An OpenAI-compatible server that is not there, refuses the key or lacks a model: one line naming the setting.
-  await checkLlmSetup(env, llmPlans, logger);
   const locks = new Map<string, () => void>();
   let releaseDb = (): void => undefined;
   try {
@@ -143,6 +141,9 @@ export async function start(o: StartOptions = {}): Promise<number> {
         ),
       );
     }
+    // An OpenAI-compatible server that is not there, refuses the key or lacks a model: one line
+    // naming the setting (asked once the database is this process's: a second install asks nothing).
+    await checkLlmSetup(env, llmPlans, logger);
   } catch (e) {
     for (const release of locks.values()) release();
     releaseDb();

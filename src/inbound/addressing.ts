@@ -54,7 +54,7 @@ const SECOND_PERSON =
  * ("mirochka say six", "Mira help me") — a message rarely starts with a name it only mentions.
  */
 const TELLS_OF =
-  /^\s+(?:is|was|were|isn't|wasn't|said|says|told|tells|has|had|hasn't|will|won't|would|did|does|didn't|doesn't|can't|knows|thinks|likes|loves|hates|seems|looks|went|got|and|or|и|или|сказала|говорит|знает|была|будет|думает)(?![\p{L}'’])/iu;
+  /^\s+(?:is|was|were|isn't|wasn't|said|says|told|tells|has|had|hasn't|will|won't|would|did|does|didn't|doesn't|can't|knows|thinks|likes|loves|hates|seems|looks|went|got|сказала|говорит|знает|была|будет|думает)(?![\p{L}'’])/iu;
 /** A new sentence or clause starts before the name ("ok — Mira, help", "… 😂 Mira, get it?"): with a comma after it, a vocative. */
 const CLAUSE_START = /(?:[.!?…—–:;]|\p{Extended_Pictographic}\ufe0f?)[\s"'«»„“”‘’(]*$/u;
 /** A comma before the name (a vocative set off at the end or the middle). */

@@ -106,6 +106,8 @@ describe("npm run eval's harness", () => {
               addressed: true,
               confidence: 1,
               wanna_interject: false,
+              interject: 0,
+              is_lightweight: false,
               message_id: idsIn(lastUserText(body)).at(-1),
             },
           };

@@ -11,6 +11,7 @@ import { isStandardReaction } from "../src/base/standard-reactions";
 import { toLong } from "./long";
 import type { MessageBus } from "./message-bus";
 import type { MessageChanges, TypingAction } from "./message-changes";
+import { upgradeChat } from "./chat-upgrade";
 import { setReaction } from "./message-reactions";
 import { reactionPush } from "./reaction-push";
 import { outboxReads } from "./read-receipts";
@@ -180,6 +181,15 @@ export class Chats {
   /** True when `account` blocked `user`. */
   isBlocked(account: EmuUser, user: EmuUser): boolean {
     return this.world.mailbox(account.id).blocked.has(user.id);
+  }
+
+  /**
+   * Upgrades a basic group to a supergroup as Telegram does (chat-upgrade.ts): the old group is
+   * deactivated with `migrated_to` and refuses sends (PEER_ID_INVALID); the new supergroup has the
+   * same members and title. Both service messages are pushed. Returns the supergroup.
+   */
+  upgrade(chat: EmuChat): EmuChat {
+    return upgradeChat(this.world, this.bus, chat, this.now());
   }
 
   // ---- topics ----------------------------------------------------------------------------

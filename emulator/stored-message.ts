@@ -73,12 +73,22 @@ export interface ChatRecord {
   linked?: ChatRecord;
   /** What members may react with (groups, supergroups; the full chat's available_reactions). */
   reactions: AllowedReactions;
+  /** A basic group upgraded to a supergroup (chat-upgrade.ts): deactivated, `migrated_to` it. */
+  migratedTo?: ChatRecord;
+  /**
+   * A supergroup made from a basic group: channelFull's migrated_from_chat_id, and the group's
+   * last message (its migrate-to service message: migrated_from_max_id, in each viewer's ids).
+   */
+  migratedFrom?: { readonly chat: ChatRecord; readonly last: StoredMessage };
 }
 
 /** The service actions the emulator stores. */
 interface ServiceAction {
-  readonly action: "channel-create" | "topic-create" | "topic-edit";
+  readonly action:
+    "channel-create" | "topic-create" | "topic-edit" | "chat-migrate-to" | "channel-migrate-from";
   readonly title: string;
+  /** chat-migrate-to: the supergroup's channel id; channel-migrate-from: the old basic group's id. */
+  readonly peer?: number;
 }
 
 /** One message as the server stores it, independent of any viewer. */

@@ -122,6 +122,7 @@ export function composeTasks(
     maxAnswerAgeMs,
     telegramNow,
     lookedAt: (date) => s.day.lookedAt(date),
+    movedTo: (chatId) => st.moves.successor(chatId),
   };
   const laneSummaries: LaneSummaries = new LaneSummaries({
     messages: st.messages,
@@ -227,6 +228,7 @@ export function composeTasks(
         ...(o.media?.waitMs !== undefined ? { mediaWaitMs: o.media.waitMs } : {}),
         allowedReactions: (chatId) => m.chatReactions.allowed(chatId),
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
+        earlierChat: (chatId) => st.moves.predecessor(chatId),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
         lookUps: {

@@ -22,6 +22,7 @@ import { REPLY_FETCH_TIMEOUT_MS } from "../telegram/inbound/reply-context";
 import { SenderResolver } from "../telegram/inbound/sender-resolver";
 import { changedChat } from "../telegram/outbound/chat-reactions";
 import { CatchUpChain } from "./catch-up-chain";
+import { followChatMove } from "./chat-move";
 import { ChannelMembership } from "./channel-membership";
 
 export interface Telegram {
@@ -61,6 +62,7 @@ export function composeTelegram(
     committed: () => st.messages.committed(),
     dbFile: o.db.name,
     topicTitled: (x) => st.topics.named(x.chatId, x.topicId, x.title, x.messageId),
+    chatMoved: (x) => followChatMove({ moves: st.moves, settings: st.settings, logger }, x, clock.now()),
   });
   const catchUpChats = new CatchUpChats(o.db, agent);
   const membership = new ChannelMembership({ entities: st.entities, tracker: st.tracker, logger });

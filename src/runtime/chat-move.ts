@@ -17,5 +17,8 @@ export function followChatMove(
   const own = s.settings.get(move.to);
   const set = (x: typeof old) => x.paused || x.mode !== undefined || x.silentUntil !== undefined;
   if (set(old) && !set(own)) s.settings.update(move.to, old);
-  s.logger.info({ component: "inbound", from: move.from, to: move.to }, "group upgraded to a supergroup: followed");
+  s.logger.info(
+    { component: "inbound", from: move.from, to: move.to },
+    "group upgraded to a supergroup: followed",
+  );
 }

@@ -13,6 +13,12 @@ describe("a group upgraded to a supergroup", () => {
   it("the answer planned before the upgrade lands in the supergroup; its next request shows the old history", async () => {
     h = await Harness.start();
     await h.emu.post({ chat: h.club, from: h.bob, text: "the lighthouse walk was lovely" });
+    // A note about the group, learnt before the upgrade (a chat note: no subject).
+    h.runtime.memories.remember({
+      chatId: h.club.peerId,
+      content: "the club walks every saturday from the harbour",
+      now: h.clock.now(),
+    });
     const gate = latch();
     h.gemini.script({ after: gate.promise, then: plan({ kind: "send", text: "saturday at ten" }) });
     await h.emu.post({ chat: h.club, from: h.alice, text: "Mira, when do we meet?" });
@@ -43,6 +49,9 @@ describe("a group upgraded to a supergroup", () => {
     expect(turn).toContain("⟦before the upgrade⟧");
     expect(turn).toContain("the lighthouse walk was lovely");
     expect(turn).toContain("Mira, when do we meet?");
+    expect(JSON.stringify(h.gemini.requests.at(-1)!.body)).toContain(
+      "the club walks every saturday from the harbour",
+    );
   });
 
   it("the owner's /pause in the old group still holds in the supergroup", async () => {

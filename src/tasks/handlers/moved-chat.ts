@@ -5,7 +5,10 @@ import type { ActionHandlerDeps } from "./action-deps";
  * (docs/chat-upgrades.md), so an action planned there goes to its successor — without a reply
  * target, since the old group's messages are not in the supergroup.
  */
-export function whereNow(d: ActionHandlerDeps, chatId: string): { readonly chatId: string; readonly moved: boolean } {
+export function whereNow(
+  d: ActionHandlerDeps,
+  chatId: string,
+): { readonly chatId: string; readonly moved: boolean } {
   const to = d.movedTo?.(chatId);
   return to === undefined ? { chatId, moved: false } : { chatId: to, moved: true };
 }

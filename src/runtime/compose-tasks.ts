@@ -209,9 +209,12 @@ export function composeTasks(
         planner: o.planner,
         ...(o.llm ? { llmKeys: [llmRateKey(o.llm.modelFor("plan"))] } : {}),
         entities: st.entities,
-        writes: (chatId) => st.entities.get(chatId)?.writes,
+        // A basic group since upgraded: she writes in its supergroup (docs/chat-upgrades.md).
+        writes: (chatId) => st.entities.get(st.moves.successor(chatId) ?? chatId)?.writes,
         writesPausedUntil: (chatId) =>
-          chatId.startsWith("-100") ? limits.blockedUntil([GROUP_BAN_KEY], clock.now()) : 0,
+          (st.moves.successor(chatId) ?? chatId).startsWith("-100")
+            ? limits.blockedUntil([GROUP_BAN_KEY], clock.now())
+            : 0,
         reactions: st.reactions,
         selfId: o.selfId,
         clock,

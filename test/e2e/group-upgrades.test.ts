@@ -54,6 +54,18 @@ describe("a group upgraded to a supergroup", () => {
     );
   });
 
+  it("a mention waiting for its plan when the group is upgraded is answered in the supergroup", async () => {
+    h = await Harness.start();
+    h.gemini.script(plan({ kind: "send", text: "on my way" }));
+    await h.emu.post({ chat: h.club, from: h.alice, text: "Mira, are you coming?" });
+    const sg = h.emu.chats.upgrade(h.club); // before the quiet window ends: nothing planned yet
+    await h.emu.idle();
+    expect(h.gemini.requests).toHaveLength(0);
+    await h.pass(30_000);
+    expect(h.sent(sg).map((m) => m.text)).toEqual(["on my way"]);
+    expect(h.sent(h.club)).toEqual([]);
+  });
+
   it("the owner's /pause in the old group still holds in the supergroup", async () => {
     h = await Harness.start();
     h.gemini.script(plan({ kind: "send", text: "morning!" }));

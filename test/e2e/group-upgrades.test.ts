@@ -66,6 +66,26 @@ describe("a group upgraded to a supergroup", () => {
     expect(h.sent(h.club)).toEqual([]);
   });
 
+  it("an upgrade while she is down is followed after the catch-up: her next answer goes to the supergroup", async () => {
+    h = await Harness.start({ emulator: { updateShapes: "telegram" } });
+    h.gemini.script(plan({ kind: "send", text: "hello club" }));
+    await h.emu.post({ chat: h.club, from: h.bob, text: "Mira, hi" });
+    await h.pass(20_000);
+    expect(h.sent(h.club).map((m) => m.text)).toEqual(["hello club"]);
+    h.crash();
+    const sg = h.emu.chats.upgrade(h.club);
+    await h.clock.advance(5_000);
+    h.boot();
+    await h.runtime.caughtUp;
+    await h.pass(5_000);
+    h.gemini.script(plan({ kind: "send", text: "yes, still here" }));
+    await h.emu.post({ chat: sg, from: h.alice, text: "Mira, still with us?" });
+    await h.pass(30_000);
+    expect(h.sent(sg).map((m) => m.text)).toEqual(["yes, still here"]);
+    expect(h.lastUserTurn()).toContain("⟦before the upgrade⟧");
+    expect(h.lastUserTurn()).toContain("Mira, hi");
+  });
+
   it("the owner's /pause in the old group still holds in the supergroup", async () => {
     h = await Harness.start();
     h.gemini.script(plan({ kind: "send", text: "morning!" }));

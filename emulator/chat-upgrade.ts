@@ -8,6 +8,7 @@
  * pushed to the attached member accounts, the old group's first.
  */
 import type { MessageBus } from "./message-bus";
+import type { ChatRecord } from "./stored-message";
 import type { EmuChat } from "./types";
 import type { World } from "./world";
 
@@ -25,24 +26,19 @@ export function upgradeChat(world: World, bus: MessageBus, chat: EmuChat, now: n
   const next = world.createSupergroup(chat.title ?? "", members, false);
   const rec = world.record(next);
   const title = chat.title ?? "";
-  const last = world.storeMessage({
-    chat: old,
-    fromId: by?.id ?? 0,
-    text: "",
-    entities: [],
-    date: now,
-    service: { action: "chat-migrate-to", title, peer: next.id },
-  });
+  const service = (rec: ChatRecord, action: "chat-migrate-to" | "channel-migrate-from", peer: number) =>
+    world.storeMessage({
+      chat: rec,
+      fromId: by?.id ?? 0,
+      text: "",
+      entities: [],
+      date: now,
+      service: { action, title, peer },
+    });
+  const last = service(old, "chat-migrate-to", next.id);
   old.migratedTo = rec;
   rec.migratedFrom = { chat: old, last };
-  const from = world.storeMessage({
-    chat: rec,
-    fromId: by?.id ?? 0,
-    text: "",
-    entities: [],
-    date: now,
-    service: { action: "channel-migrate-from", title, peer: chat.id },
-  });
+  const from = service(rec, "channel-migrate-from", chat.id);
   bus.pushNow(last);
   bus.pushNow(from);
   return next;

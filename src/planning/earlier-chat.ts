@@ -10,7 +10,7 @@ import type { MessageStore } from "../store/messages";
 
 const LABEL = "⟦before the upgrade⟧";
 /** How many of the old group's last messages are shown. */
-export const EARLIER_CHAT_MESSAGES = 30;
+const EARLIER_CHAT_MESSAGES = 30;
 const MAX_LINE = 400;
 
 const line = (s: string): string => {

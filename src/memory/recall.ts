@@ -81,7 +81,8 @@ export function recall(i: RecallInput): MemoryNote[] {
   }
   const seen = new Set<number>();
   const place = (chatId: string): MemoryPlace | undefined => {
-    if (chatId === i.chatId) return undefined;
+    // The basic group this supergroup was made from is the same group.
+    if (chatId === i.chatId || chatId === i.earlierChatId) return undefined;
     if (!isGroupChatId(chatId)) return { kind: "private" };
     const title = i.chatTitle?.(chatId);
     return { kind: "group", ...(title !== undefined ? { title } : {}) };

@@ -6,6 +6,8 @@
  * part of the request). Empty when the chat was never a basic group or its old history is empty.
  */
 import { escapeMediaMarkers, neutralizeReferences, sanitizeLine } from "../context/sanitize";
+import type { EntityLookup } from "../context/speaker-directory";
+import { entityName } from "../store/entities";
 import type { MessageStore } from "../store/messages";
 
 const LABEL = "⟦before the upgrade⟧";
@@ -19,11 +21,22 @@ const line = (s: string): string => {
 };
 
 /** The part for the old group `from` (empty string: nothing to show). */
-export function earlierChatPart(messages: MessageStore, from: string | undefined): string {
+export function earlierChatPart(
+  messages: MessageStore,
+  entities: EntityLookup,
+  from: string | undefined,
+): string {
   if (from === undefined) return "";
   const old = messages.recent(from, Number.MAX_SAFE_INTEGER, EARLIER_CHAT_MESSAGES);
   if (old.length === 0) return "";
-  const lines = old.map((m) => `${line(m.isAgent ? "you" : m.senderName)}: ${line(m.text)}`);
+  // A basic group's update names no sender: the name known now, else the one stored.
+  const name = (id: string, stored: string) => {
+    const e = entities.get(id);
+    return (e ? entityName(e) : undefined) ?? stored;
+  };
+  const lines = old.map(
+    (m) => `${line(m.isAgent ? "you" : name(m.senderId, m.senderName))}: ${line(m.text)}`,
+  );
   return [
     `${LABEL} This group was a basic group until it became a supergroup; its last messages from before then, oldest first (history, not new messages; you cannot reply to them):`,
     ...lines,

@@ -213,7 +213,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
             ? "offer"
             : "closed";
       const extraParts = [
-        earlierChatPart(d.messages, d.earlierChat?.(chatId)),
+        earlierChatPart(d.messages, d.entities, d.earlierChat?.(chatId)),
         lookupSection(lookups),
         abilitiesPart({
           isDm,

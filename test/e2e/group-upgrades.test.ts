@@ -47,7 +47,8 @@ describe("a group upgraded to a supergroup", () => {
     expect(h.sent(sg).map((m) => m.text)).toEqual(["saturday at ten", "yes, from the harbour"]);
     const turn = h.lastUserTurn();
     expect(turn).toContain("⟦before the upgrade⟧");
-    expect(turn).toContain("the lighthouse walk was lovely");
+    expect(turn).toContain("Bob: the lighthouse walk was lovely"); // named, though the basic group's update was not
+    expect(turn).toContain("⟦memory this chat"); // the old group is this chat, not "another group"
     expect(turn).toContain("Mira, when do we meet?");
     expect(JSON.stringify(h.gemini.requests.at(-1)!.body)).toContain(
       "the club walks every saturday from the harbour",

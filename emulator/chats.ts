@@ -12,6 +12,7 @@ import { toLong } from "./long";
 import type { MessageBus } from "./message-bus";
 import type { MessageChanges, TypingAction } from "./message-changes";
 import { BIG_GROUP_MEMBERS, postDeparture } from "./member-departures";
+import { upgradeChat } from "./chat-upgrade";
 import { setReaction } from "./message-reactions";
 import { reactionPush } from "./reaction-push";
 import { outboxReads } from "./read-receipts";
@@ -194,6 +195,15 @@ export class Chats {
   /** True when `account` blocked `user`. */
   isBlocked(account: EmuUser, user: EmuUser): boolean {
     return this.world.mailbox(account.id).blocked.has(user.id);
+  }
+
+  /**
+   * Upgrades a basic group to a supergroup as Telegram does (chat-upgrade.ts): the old group is
+   * deactivated with `migrated_to` and refuses sends (PEER_ID_INVALID); the new supergroup has the
+   * same members and title. Both service messages are pushed. Returns the supergroup.
+   */
+  upgrade(chat: EmuChat): EmuChat {
+    return upgradeChat(this.world, this.bus, chat, this.now());
   }
 
   // ---- topics ----------------------------------------------------------------------------

@@ -73,14 +73,29 @@ export interface ChatRecord {
   linked?: ChatRecord;
   /** What members may react with (groups, supergroups; the full chat's available_reactions). */
   reactions: AllowedReactions;
+  /** A basic group upgraded to a supergroup (chat-upgrade.ts): deactivated, `migrated_to` it. */
+  migratedTo?: ChatRecord;
+  /**
+   * A supergroup made from a basic group: channelFull's migrated_from_chat_id, and the group's
+   * last message (its migrate-to service message: migrated_from_max_id, in each viewer's ids).
+   */
+  migratedFrom?: { readonly chat: ChatRecord; readonly last: StoredMessage };
 }
 
 /** The service actions the emulator stores. */
 interface ServiceAction {
-  readonly action: "channel-create" | "topic-create" | "topic-edit" | "chat-delete-user";
+  readonly action:
+    | "channel-create"
+    | "topic-create"
+    | "topic-edit"
+    | "chat-delete-user"
+    | "chat-migrate-to"
+    | "channel-migrate-from";
   readonly title: string;
   /** chat-delete-user: the member who left or was removed (member-departures.ts). */
   readonly userId?: number;
+  /** chat-migrate-to: the supergroup's channel id; channel-migrate-from: the old basic group's id. */
+  readonly peer?: number;
 }
 
 /** One message as the server stores it, independent of any viewer. */

@@ -110,6 +110,16 @@ export class TlViews {
         date: rec.createdAt,
         version: 1,
         ...(rights.defaultBannedRights ? { defaultBannedRights: rights.defaultBannedRights } : {}),
+        // Upgraded to a supergroup: Telegram deactivates it and names its successor.
+        ...(rec.migratedTo
+          ? {
+              deactivated: true,
+              migratedTo: new Api.InputChannel({
+                channelId: toLong(rec.migratedTo.chat.id),
+                accessHash: toLong(rec.migratedTo.chat.accessHash),
+              }),
+            }
+          : {}),
       });
     }
     if (c.kind === "supergroup") {
@@ -179,14 +189,7 @@ export class TlViews {
         date,
         // A rename is posted inside its topic (reply header like a plain topic message).
         ...(replyTo ? { replyTo } : {}),
-        action:
-          msg.service.action === "topic-create"
-            ? new Api.MessageActionTopicCreate({ title: msg.service.title, iconColor: 0x6fb9f0 })
-            : msg.service.action === "topic-edit"
-              ? new Api.MessageActionTopicEdit({ title: msg.service.title })
-              : msg.service.action === "chat-delete-user"
-                ? new Api.MessageActionChatDeleteUser({ userId: toLong(msg.service.userId ?? 0) })
-                : new Api.MessageActionChannelCreate({ title: msg.service.title }),
+        action: serviceAction(msg.service),
       });
     }
     // Telegram's flag: an @mention of the account, or a reply to one of its messages.
@@ -352,5 +355,23 @@ export class TlViews {
       );
     }
     return { users, chats };
+  }
+}
+
+/** The TL action of a stored service message. */
+function serviceAction(s: NonNullable<StoredMessage["service"]>): Api.TypeMessageAction {
+  switch (s.action) {
+    case "topic-create":
+      return new Api.MessageActionTopicCreate({ title: s.title, iconColor: 0x6fb9f0 });
+    case "topic-edit":
+      return new Api.MessageActionTopicEdit({ title: s.title });
+    case "chat-migrate-to":
+      return new Api.MessageActionChatMigrateTo({ channelId: toLong(s.peer ?? 0) });
+    case "channel-migrate-from":
+      return new Api.MessageActionChannelMigrateFrom({ title: s.title, chatId: toLong(s.peer ?? 0) });
+    case "chat-delete-user":
+      return new Api.MessageActionChatDeleteUser({ userId: toLong(s.userId ?? 0) });
+    default:
+      return new Api.MessageActionChannelCreate({ title: s.title });
   }
 }

@@ -40,6 +40,12 @@ export const getFullChannel = defineMethod(
       pts: rec.pts.pts,
       availableReactions: chatReactions(rec.reactions),
       ...(slowmodeSeconds(rec) > 0 ? { slowmodeSeconds: slowmodeSeconds(rec) } : {}),
+      ...(rec.migratedFrom
+        ? {
+            migratedFromChatId: toLong(rec.migratedFrom.chat.chat.id),
+            migratedFromMaxId: ctx.world.idFor(rec.migratedFrom.last, ctx.account.id) ?? 0,
+          }
+        : {}),
     });
     return fullAnswer(ctx, rec, fullChat);
   },

@@ -34,6 +34,8 @@ export function chatForInputPeer(world: World, account: EmuUser, peer: unknown, 
   if (peer instanceof Api.InputPeerChat) {
     const rec = world.group(fromLong(peer.chatId));
     if (!rec) throw new RpcFault("PEER_ID_INVALID");
+    // Upgraded to a supergroup: the deactivated group takes no more messages (telegram-facts.md).
+    if (rec.migratedTo && access === "write") throw new RpcFault("PEER_ID_INVALID");
     if (!rec.members.has(account.id)) {
       throw access === "write" ? new RpcFault("CHAT_WRITE_FORBIDDEN", 403) : new RpcFault("PEER_ID_INVALID");
     }

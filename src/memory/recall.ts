@@ -36,6 +36,8 @@ export interface RecallInput {
   readonly chatId: string;
   /** In a private chat, its partner (the chat id is their user id). */
   readonly partner?: string;
+  /** The basic group this supergroup was made from (store/chat-moves.ts): its chat notes are recalled too. */
+  readonly earlierChatId?: string;
   /** User ids present in the lane's window, the targets' authors first. */
   readonly present: readonly string[];
   /** People the messages being answered speak of without having written them (memory/subject.ts). */
@@ -79,7 +81,8 @@ export function recall(i: RecallInput): MemoryNote[] {
   }
   const seen = new Set<number>();
   const place = (chatId: string): MemoryPlace | undefined => {
-    if (chatId === i.chatId) return undefined;
+    // The basic group this supergroup was made from is the same group.
+    if (chatId === i.chatId || chatId === i.earlierChatId) return undefined;
     if (!isGroupChatId(chatId)) return { kind: "private" };
     const title = i.chatTitle?.(chatId);
     return { kind: "group", ...(title !== undefined ? { title } : {}) };
@@ -116,6 +119,7 @@ export function recall(i: RecallInput): MemoryNote[] {
     // The persona is "present" everywhere, for what the owner widened of its own memories.
     present: i.self !== undefined ? [...i.present, i.self.id] : i.present,
     ...(i.partner !== undefined ? { partner: i.partner } : {}),
+    ...(i.earlierChatId !== undefined ? { earlierChatId: i.earlierChatId } : {}),
   };
   const first = (subject: string, ms: readonly Memory[]) =>
     ms.filter((m) => m.subject === subject).slice(0, PER_PERSON);

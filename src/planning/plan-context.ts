@@ -73,6 +73,8 @@ export interface PlanContextSources {
   readonly topicTitle?: (chatId: string, topicId: number) => string | undefined;
   /** The emoji of a sticker set, once an earlier send fetched it (no request; the sticker menu). */
   readonly stickerEmoji?: (set: string) => Promise<readonly string[] | undefined>;
+  /** The basic group a supergroup was made from (store/chat-moves.ts): its chat notes are recalled too. */
+  readonly earlierChat?: (chatId: string) => string | undefined;
 }
 
 /** The prompt and what the handler needs afterwards (to resolve `remember` subjects, pick the topic). */
@@ -185,7 +187,13 @@ export async function assemblePlanContext(
   );
   // People spoken of count as present too (their curated memories, what the owner widened):
   // the ones the messages answered mention, reply to or name first, then the rest of the window's.
-  const viewer = { chatId, present: authors, ...(chat.chatType === "dm" ? { partner: chatId } : {}) };
+  const earlierChatId = s.earlierChat?.(chatId);
+  const viewer = {
+    chatId,
+    present: authors,
+    ...(chat.chatType === "dm" ? { partner: chatId } : {}),
+    ...(earlierChatId !== undefined ? { earlierChatId } : {}),
+  };
   const spoken = {
     selfId: s.selfId,
     message: (id: number) => s.messages.get(chatId, id),
@@ -232,6 +240,7 @@ export async function assemblePlanContext(
         curated: s.curated ?? new Map(),
         chatId,
         ...(chat.chatType === "dm" ? { partner: chatId } : {}),
+        ...(earlierChatId !== undefined ? { earlierChatId } : {}),
         present,
         spokenOf,
         self: context.speakers.self,

@@ -30,6 +30,7 @@ import { scheduleDue, type PlanKind } from "./plan-schema";
 import { oneMessage } from "./slow-mode";
 import { mayWrite, type ChatWrites } from "../base/chat-writes";
 import { abilitiesPart, type ChatAbilities } from "./abilities";
+import { earlierChatPart } from "./earlier-chat";
 import { lookupSection } from "./lookup-section";
 import { intentionAsker } from "./intention-asker";
 import { selfFactTeller } from "../memory/says-itself";
@@ -116,6 +117,8 @@ export interface ReceivedHandlerDeps {
    * the first message after the pause plans and probes.
    */
   readonly writesPausedUntil?: (chatId: string) => number;
+  /** The basic group a supergroup was made from (store/chat-moves.ts): its history is shown too. */
+  readonly earlierChat?: (chatId: string) => string | undefined;
 }
 
 /** What planning asks of the intentions engine. */
@@ -226,6 +229,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
             ? "offer"
             : "closed";
       const extraParts = [
+        earlierChatPart(d.messages, d.entities, d.earlierChat?.(chatId)),
         lookupSection(lookups),
         isDm ? "" : (d.reception?.(chatId) ?? ""),
         abilitiesPart({

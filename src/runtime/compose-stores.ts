@@ -5,6 +5,7 @@
 import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
 import { createChangeHandler, type MessageChangeHandler } from "../inbound/changes";
 import { AnswerCounts } from "../store/answer-counts";
+import { ChatMoves } from "../store/chat-moves";
 import { ChatSettingsStore } from "../store/chat-settings";
 import { writeFailures } from "../store/db";
 import { EntityStore } from "../store/entities";
@@ -48,6 +49,8 @@ export interface Stores {
   readonly summaries: SummaryStore;
   readonly refusals: RefusalStore;
   readonly topics: TopicStore;
+  /** Basic groups upgraded to supergroups: where each moved (docs/chat-upgrades.md). */
+  readonly moves: ChatMoves;
   readonly writeGate: WriteGate;
   /** The task table (the scheduler's store; the activity feed is seeded from it). */
   readonly tasks: TaskStore;
@@ -85,6 +88,7 @@ export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Sto
     summaries: new SummaryStore(o.db, agent),
     refusals: new RefusalStore(o.db, agent),
     topics: new TopicStore(o.db, agent),
+    moves: new ChatMoves(o.db, agent),
     writeGate: new WriteGate({ clock, logger, file: o.db.name, failures: () => writeFailures(o.db) }),
     tasks,
     activity: startedActivity(tasks, s),

@@ -123,6 +123,7 @@ export function composeTasks(
     maxAnswerAgeMs,
     telegramNow,
     lookedAt: (date) => s.day.lookedAt(date),
+    movedTo: (chatId) => st.moves.successor(chatId),
   };
   const laneSummaries: LaneSummaries = new LaneSummaries({
     messages: st.messages,
@@ -221,9 +222,12 @@ export function composeTasks(
         planner: o.planner,
         ...(o.llm ? { llmKeys: [llmRateKey(o.llm.modelFor("plan"))] } : {}),
         entities: st.entities,
-        writes: (chatId) => st.entities.get(chatId)?.writes,
+        // A basic group since upgraded: she writes in its supergroup (docs/chat-upgrades.md).
+        writes: (chatId) => st.entities.get(st.moves.successor(chatId) ?? chatId)?.writes,
         writesPausedUntil: (chatId) =>
-          chatId.startsWith("-100") ? limits.blockedUntil([GROUP_BAN_KEY], clock.now()) : 0,
+          (st.moves.successor(chatId) ?? chatId).startsWith("-100")
+            ? limits.blockedUntil([GROUP_BAN_KEY], clock.now())
+            : 0,
         reactions: st.reactions,
         reception: (chatId) => st.reception.line(chatId),
         selfId: o.selfId,
@@ -241,6 +245,7 @@ export function composeTasks(
         ...(o.media?.waitMs !== undefined ? { mediaWaitMs: o.media.waitMs } : {}),
         allowedReactions: (chatId) => m.chatReactions.allowed(chatId),
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
+        earlierChat: (chatId) => st.moves.predecessor(chatId),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
         lookUps: {

@@ -23,6 +23,7 @@ import { REPLY_FETCH_TIMEOUT_MS } from "../telegram/inbound/reply-context";
 import { SenderResolver } from "../telegram/inbound/sender-resolver";
 import { changedChat } from "../telegram/outbound/chat-reactions";
 import { CatchUpChain } from "./catch-up-chain";
+import { followChatMove } from "./chat-move";
 import { ChannelMembership } from "./channel-membership";
 
 export interface Telegram {
@@ -63,6 +64,7 @@ export function composeTelegram(
     dbFile: o.db.name,
     topicTitled: (x) => st.topics.named(x.chatId, x.topicId, x.title, x.messageId),
     memberLeft: (x) => t.intentions.left(x.chatId, x.userId, x.how),
+    chatMoved: (x) => followChatMove({ moves: st.moves, settings: st.settings, logger }, x, clock.now()),
   });
   // A supergroup's due intention asks once whether its asker is still there (life/intentions.ts).
   t.intentions.checkMembersWith((chatId, userId, msgId) =>

@@ -37,6 +37,8 @@ export interface RememberOutcome {
  */
 export interface MemoryViewer {
   readonly chatId: string;
+  /** The basic group this supergroup was made from (store/chat-moves.ts): what was learnt there shows here too. */
+  readonly earlierChatId?: string;
   readonly partner?: string;
   readonly present: readonly string[];
 }
@@ -78,7 +80,7 @@ export const isGroupChatId = (chatId: string): boolean => chatId.startsWith("-")
  * A secret told in a private chat therefore stays in that private chat.
  */
 const VISIBLE_IDS = `
-  SELECT id FROM memories WHERE agent = @agent AND chat_id = @chat
+  SELECT id FROM memories WHERE agent = @agent AND chat_id IN (@chat, @earlier)
   UNION ALL
   SELECT id FROM memories WHERE agent = @agent AND subject = @partner AND chat_id LIKE '-%'
   UNION ALL
@@ -331,10 +333,17 @@ export class MemoryStore {
     return this.countStmt.get(this.agent) as number;
   }
 
-  private params(v: MemoryViewer): { agent: string; chat: string; partner: string | null; present: string } {
+  private params(v: MemoryViewer): {
+    agent: string;
+    chat: string;
+    earlier: string;
+    partner: string | null;
+    present: string;
+  } {
     return {
       agent: this.agent,
       chat: v.chatId,
+      earlier: v.earlierChatId ?? v.chatId,
       partner: v.partner ?? null,
       present: JSON.stringify(v.present),
     };

@@ -358,4 +358,16 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (agent, chat_id)
   ) WITHOUT ROWID;
   `,
+  // A basic group upgraded to a supergroup (store/chat-moves.ts, docs/chat-upgrades.md): the old
+  // chat's id and its successor's, so sends, intentions and the new chat's history follow the move.
+  `
+  CREATE TABLE chat_moves (
+    agent    TEXT    NOT NULL,
+    from_id  TEXT    NOT NULL,
+    to_id    TEXT    NOT NULL,
+    moved_at INTEGER NOT NULL,
+    PRIMARY KEY (agent, from_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX chat_moves_to ON chat_moves (agent, to_id);
+  `,
 ];

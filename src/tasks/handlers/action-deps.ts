@@ -38,4 +38,6 @@ export interface ActionHandlerDeps {
    * sleep): answer ages count from there. Absent: the message's own date.
    */
   readonly lookedAt?: (date: number) => number;
+  /** The supergroup a basic group was upgraded to (store/chat-moves.ts); undefined: it did not move. */
+  readonly movedTo?: (chatId: string) => string | undefined;
 }

@@ -2,6 +2,7 @@ import type { FormatEntity } from "../../base/text-format";
 import type { TaskHandler } from "../task-handler";
 import type { ActionHandlerDeps } from "./action-deps";
 import { tooLate } from "./answer-age";
+import { whereNow } from "./moved-chat";
 import { replyTarget } from "./reply-target";
 
 declare module "../task" {
@@ -31,9 +32,10 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
       const late = tooLate(d, task);
       if (late) return late;
       const { text, entities, topicId } = task.payload;
-      const replyTo = replyTarget(d, task.chatId, task.payload);
+      const at = whereNow(d, task.chatId);
+      const replyTo = at.moved ? undefined : replyTarget(d, task.chatId, task.payload);
       const id = await d.actions.sendText({
-        chatId: task.chatId,
+        chatId: at.chatId,
         text,
         ...(entities !== undefined && entities.length > 0 ? { entities } : {}),
         randomId: task.randomId!,
@@ -42,7 +44,7 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
       });
       task.payload = { ...task.payload, sentId: id };
       d.onSent({
-        chatId: task.chatId,
+        chatId: at.chatId,
         messageId: id,
         text,
         ...(replyTo !== undefined ? { replyTo } : {}),
@@ -50,6 +52,6 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
       });
       return { type: "done" };
     },
-    rateKeys: (t) => d.actions.rateKeys("send", t.chatId),
+    rateKeys: (t) => d.actions.rateKeys("send", whereNow(d, t.chatId).chatId),
   };
 }

@@ -1,6 +1,7 @@
 import type { TaskHandler } from "../task-handler";
 import type { ActionHandlerDeps } from "./action-deps";
 import { tooLate } from "./answer-age";
+import { whereNow } from "./moved-chat";
 import { replyTarget } from "./reply-target";
 
 declare module "../task" {
@@ -23,9 +24,10 @@ export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
       const late = tooLate(d, task);
       if (late) return late;
       const { set, name, topicId } = task.payload;
-      const replyTo = replyTarget(d, task.chatId, task.payload);
+      const at = whereNow(d, task.chatId);
+      const replyTo = at.moved ? undefined : replyTarget(d, task.chatId, task.payload);
       const common = {
-        chatId: task.chatId,
+        chatId: at.chatId,
         randomId: task.randomId!,
         ...(replyTo !== undefined ? { replyTo } : {}),
         ...(topicId !== undefined ? { topicId } : {}),
@@ -36,7 +38,7 @@ export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
         ...(topicId !== undefined ? { topicId } : {}),
       };
       if (res !== "not-found") {
-        d.onSent({ chatId: task.chatId, messageId: res, text: `[sticker ${name}]`, ...where });
+        d.onSent({ chatId: at.chatId, messageId: res, text: `[sticker ${name}]`, ...where });
         return { type: "done" };
       }
       // The set or sticker is gone: say it with the emoji instead. Same random_id — nothing was sent with it.
@@ -45,9 +47,9 @@ export function stickerHandler(d: ActionHandlerDeps): TaskHandler<"sticker"> {
         "sticker not found; sending the emoji as text",
       );
       const id = await d.actions.sendText({ ...common, text: name });
-      d.onSent({ chatId: task.chatId, messageId: id, text: name, ...where });
+      d.onSent({ chatId: at.chatId, messageId: id, text: name, ...where });
       return { type: "done" };
     },
-    rateKeys: (t) => d.actions.rateKeys("sticker", t.chatId),
+    rateKeys: (t) => d.actions.rateKeys("sticker", whereNow(d, t.chatId).chatId),
   };
 }

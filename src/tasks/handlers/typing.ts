@@ -1,3 +1,4 @@
+import { whereNow } from "./moved-chat";
 import { TYPING_REFRESH_MS } from "../pacing";
 import type { TaskHandler } from "../task-handler";
 import type { ActionHandlerDeps } from "./action-deps";
@@ -28,7 +29,7 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
       const { topicId } = task.payload;
       await bestEffort(d, task.chatId, "typing", now, () =>
         d.actions.setTyping({
-          chatId: task.chatId,
+          chatId: whereNow(d, task.chatId).chatId,
           action: task.payload.action,
           ...(topicId !== undefined ? { topicId } : {}),
         }),
@@ -40,7 +41,7 @@ export function typingHandler(d: ActionHandlerDeps): TaskHandler<"typing"> {
       const { topicId } = task.payload;
       await bestEffort(d, task.chatId, "typing", d.clock.now(), () =>
         d.actions.setTyping({
-          chatId: task.chatId,
+          chatId: whereNow(d, task.chatId).chatId,
           action: "cancel",
           ...(topicId !== undefined ? { topicId } : {}),
         }),

@@ -5,7 +5,14 @@ import { describeDbFailure as describeFailure, mustWait } from "../../store/db";
 import { entityName, type EntityRecord, type EntityStore } from "../../store/entities";
 import type { InboundMessage } from "../../base/types";
 import { GateClosedError, type GateWork, type WriteGate } from "../../store/write-gate";
-import { parseMessage, parseTopicTitle, type GramMessage, type TopicTitle } from "./parse";
+import {
+  parseChatMove,
+  parseMessage,
+  parseTopicTitle,
+  type ChatMove,
+  type GramMessage,
+  type TopicTitle,
+} from "./parse";
 import { parseDeparture, type Departure } from "./departures";
 import type { ReadCalls } from "./read-calls";
 import { fetchReplyContext } from "./reply-context";
@@ -37,6 +44,8 @@ export interface MessageFeedOptions {
   readonly topicTitled?: (t: TopicTitle) => void;
   /** Someone left a group or was removed (its service message arrived; life/intentions.ts drops theirs). */
   readonly memberLeft?: (d: Departure) => void;
+  /** A basic group was upgraded to a supergroup (either migrate service message; store/chat-moves.ts). */
+  readonly chatMoved?: (m: ChatMove) => void;
 }
 
 /**
@@ -88,6 +97,15 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
   return async (raw, pts) => {
     if (raw instanceof Api.MessageService) {
       // Rare: ordinary messages never take this branch.
+      const move = o.chatMoved ? parseChatMove(raw) : undefined;
+      if (move) {
+        try {
+          o.chatMoved!(move);
+        } catch (err) {
+          o.logger.warn({ component: "inbound", from: move.from, to: move.to, err }, "chat move not kept");
+        }
+        return undefined;
+      }
       const t = o.topicTitled ? parseTopicTitle(raw) : undefined;
       if (t) {
         try {

@@ -147,3 +147,23 @@ export function parseTopicTitle(m: Api.MessageService): TopicTitle | undefined {
   } else return undefined;
   return { chatId: utils.getPeerId(m.peerId), topicId, title, messageId: m.id };
 }
+
+/** A basic group upgraded to a supergroup: the old chat's marked id and the supergroup's. */
+export interface ChatMove {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * The move a migrate service message names: messageActionChatMigrateTo {channel_id} in the old
+ * group, messageActionChannelMigrateFrom {chat_id} in the new supergroup (docs/telegram-facts.md).
+ * Undefined for any other service message.
+ */
+export function parseChatMove(m: Api.MessageService): ChatMove | undefined {
+  const a = m.action;
+  if (a instanceof Api.MessageActionChatMigrateTo)
+    return { from: utils.getPeerId(m.peerId), to: `-100${a.channelId.toString()}` };
+  if (a instanceof Api.MessageActionChannelMigrateFrom)
+    return { from: `-${a.chatId.toString()}`, to: utils.getPeerId(m.peerId) };
+  return undefined;
+}

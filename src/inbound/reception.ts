@@ -31,20 +31,36 @@ const IGNORED_THRESHOLD_STEP = 0.15;
 /** …and she joins in at most once an hour. */
 const IGNORED_PER_HOUR = 1;
 
-/** Clear rejections, in English and Russian: said to her (a reply, her name, "bot") or alone in a short message. */
+/** Rejections, in English and Russian: they count when aimed at her (a reply, her name, "bot"). */
 const REJECTION =
-  /\b(shut\s*up|stfu|nobody\s+asked|no\s*one\s+asked|who\s+asked|stop\s+(it|talking|that)|go\s+away|be\s+quiet)\b|(^|[^\p{L}])(заткнись|замолчи|помолчи|отстань|никто\s+не\s+спрашивал|тебя\s+не\s+спрашивали|хватит|стоп)(?![\p{L}])|^\s*stop\W*$/iu;
+  /\b(shut\s*up|stfu|nobody\s+asked|no\s*one\s+asked|who\s+asked|stop\s+(it|talking|that)|go\s+away|be\s+quiet)\b|(^|[^\p{L}])(заткнись|замолчи|помолчи|отстань|никто\s+не\s+спрашивал|тебя\s+не\s+спрашивали|хватит|стоп)(?![\p{L}])/iu;
+/** A message that is only a rejection ("stop", "nobody asked", "заткнись"): right after her words, aimed at her. */
+const ALONE =
+  /^[\s"'«»„“”(]*(stop|enough|stfu|shut\s*up|nobody\s+asked|no\s*one\s+asked|who\s+asked(\s+(lol|lmao))?|хватит|стоп|заткнись|замолчи|помолчи|(тебя\s+)?никто\s+не\s+спрашивал|тебя\s+не\s+спрашивали)[\s!.…)\p{Extended_Pictographic}\ufe0f]*$/iu;
 const TO_A_BOT = /(^|[^\p{L}])(bot|бот|бота|боту)(?![\p{L}])/iu;
 const LAUGHTER =
   /(😂|🤣|😆|😹|\b(a?ha(ha)+|lol|lmao|rofl)\b|(^|[^\p{L}])(а?ха(ха)+|ахах\p{L}*|хах\p{L}*|лол|ржу))/iu;
 
 /** Whether a message is a clear rejection of the persona (its name, for "Mira, stop it"). */
 export function isRejection(text: string, o: { toHer: boolean; name: string }): boolean {
+  if (ALONE.test(text)) return true;
+  // A question is not a "stop" ("Пиццы хватит?", "Go away? where?", "who asked Mira to bring cake?").
+  if (/\?[\s)\p{Extended_Pictographic}\ufe0f]*$/u.test(text)) return false;
   if (!REJECTION.test(text)) return false;
   if (o.toHer || TO_A_BOT.test(text)) return true;
-  const lower = text.toLowerCase();
-  if (o.name !== "" && lower.includes(o.name.toLowerCase())) return true;
-  return text.trim().split(/\s+/).length <= 4;
+  // Her name as a whole word ("Mira, stop it"), never inside another ("Ann" in "planning").
+  return o.name !== "" && nameWord(o.name).test(text);
+}
+
+const nameWords = new Map<string, RegExp>();
+function nameWord(name: string): RegExp {
+  let re = nameWords.get(name);
+  if (!re) {
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    re = new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, "iu");
+    nameWords.set(name, re);
+  }
+  return re;
 }
 
 /** How her unasked remarks are received in one group, for the owner. */
@@ -111,10 +127,15 @@ export class Reception {
     if (at === undefined) return;
     const now = this.d.clock.now();
     if (now - at > RECEPTION_WINDOW_MS) return;
+    // Word checks and a Map read first: the point read of a replied-to message only when a stop
+    // word is there or a remark of hers waits for its reception.
+    const stopWords = ALONE.test(m.text) || REJECTION.test(m.text);
+    const row = this.waiting(m.chatId, now);
+    if (!stopWords && !row) return;
     const toHer =
       m.mentioned ||
       (m.replyToId !== undefined && this.d.messages.get(m.chatId, m.replyToId)?.isAgent === true);
-    if (isRejection(m.text, { toHer, name: this.d.name })) {
+    if (stopWords && isRejection(m.text, { toHer, name: this.d.name })) {
       this.d.store.put({
         chatId: m.chatId,
         spokeAt: this.d.store.get(m.chatId)?.spokeAt ?? at,
@@ -125,7 +146,6 @@ export class Reception {
       });
       return;
     }
-    const row = this.waiting(m.chatId, now);
     if (!row) return;
     if (toHer) this.welcome(row, m.replyToId !== undefined ? "a reply" : "a mention", now);
     else if (now - row.spokeAt <= LAUGH_MS && LAUGHTER.test(m.text)) this.welcome(row, "laughter", now);

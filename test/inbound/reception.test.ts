@@ -4,7 +4,7 @@ import { isRejection } from "../../src/inbound/reception";
 const said = (text: string, toHer = false) => isRejection(text, { toHer, name: "Mira" });
 
 describe("the word check for a clear stop", () => {
-  it("reads a stop said to her, to the bot or alone in a short message, in English and Russian", () => {
+  it("reads a stop said to her, to the bot or alone as the whole message, in English and Russian", () => {
     for (const t of [
       "shut up bot",
       "nobody asked",
@@ -30,6 +30,16 @@ describe("the word check for a clear stop", () => {
       "a stopwatch would help",
       "nobody asked me about the date but I am free friday anyway",
       "haha",
+      // Short, but questions or said to someone else (a review of the first word check).
+      "Пиццы хватит?",
+      "Хватит ли времени?",
+      "Денег хватит на всех?",
+      "Стоп, серьёзно?",
+      "стоп-кран",
+      "shut up, no way!",
+      "Go away? where?",
+      "Мирон, хватит спорить",
+      "who asked Mira to bring cake?",
     ])
       expect(said(t), t).toBe(false);
   });

@@ -99,11 +99,9 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
       // Rare: ordinary messages never take this branch.
       const move = o.chatMoved ? parseChatMove(raw) : undefined;
       if (move) {
-        try {
-          o.chatMoved!(move);
-        } catch (err) {
-          o.logger.warn({ component: "inbound", from: move.from, to: move.to, err }, "chat move not kept");
-        }
+        // Not swallowed: a move that could not be kept (a full disk, a closed write gate) fails the
+        // update like a message that could not be stored, so it is fetched and followed again.
+        o.chatMoved!(move);
         return undefined;
       }
       const t = o.topicTitled ? parseTopicTitle(raw) : undefined;

@@ -59,6 +59,11 @@ export interface GateDeps {
   /** User ids of the other personas running in this process (may include this one's; it is skipped). */
   readonly siblings: ReadonlySet<string>;
   readonly settings: ChatSettingsStore;
+  /**
+   * The chat a chat moved to (a basic group upgraded to a supergroup): a task queued in the old
+   * chat is sent there, so the owner's switches of that chat hold it too.
+   */
+  readonly successorOf?: (chatId: string) => string | undefined;
   readonly caps: Caps;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -371,10 +376,12 @@ export class Gate {
       if (refused !== undefined) return refused;
     }
     if (this.d.settings.get(ALL_CHATS).paused) return "paused by the owner (everywhere)";
-    const s = this.d.settings.get(chat.chatId);
-    if (s.paused) return "paused by the owner";
-    if (s.silentUntil !== undefined && s.silentUntil > this.d.clock.now())
-      return "the owner took over this chat";
+    const next = this.d.successorOf?.(chat.chatId);
+    for (const s of [this.d.settings.get(chat.chatId), ...(next ? [this.d.settings.get(next)] : [])]) {
+      if (s.paused) return "paused by the owner";
+      if (s.silentUntil !== undefined && s.silentUntil > this.d.clock.now())
+        return "the owner took over this chat";
+    }
     return undefined;
   }
 

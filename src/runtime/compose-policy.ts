@@ -53,6 +53,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     selfId: o.selfId,
     siblings: o.siblings ?? new Set(),
     settings: st.settings,
+    successorOf: (chatId) => st.moves.successor(chatId),
     caps,
     clock,
     logger,

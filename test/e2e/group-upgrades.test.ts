@@ -106,4 +106,25 @@ describe("a group upgraded to a supergroup", () => {
     expect(h.sent(sg)).toEqual([]);
     expect(h.gemini.requests).toHaveLength(1); // the answer before the pause; nothing planned after
   });
+
+  it("an answer queued in the old group is held by the owner's /pause of the supergroup", async () => {
+    h = await Harness.start();
+    await h.emu.post({ chat: h.club, from: h.bob, text: "the lighthouse walk was lovely" });
+    const gate = latch();
+    h.gemini.script({ after: gate.promise, then: plan({ kind: "send", text: "saturday at ten" }) });
+    await h.emu.post({ chat: h.club, from: h.alice, text: "Mira, when do we meet?" });
+    const passing = h.pass(3200);
+    await until(() => h.gemini.requests.length === 1);
+    const sg = h.emu.chats.upgrade(h.club); // while her answer is being planned
+    await h.emu.idle();
+    await h.emu.post({ chat: sg, from: h.bob, text: "oh, we are a supergroup now" }); // she knows it
+    await h.ownerSays(`/pause ${sg.peerId}`); // the owner pauses the group where it now lives
+    await h.emu.idle();
+    gate.release();
+    await passing;
+    await h.pass(30_000);
+    expect(h.runtime.settings.get(sg.peerId).paused).toBe(true);
+    expect(h.sent(sg)).toEqual([]);
+    expect(h.sent(h.club)).toEqual([]);
+  });
 });

@@ -14,6 +14,8 @@ import { formatLocal } from "../base/zoned-time";
 export interface OwnerCommandDeps {
   readonly selfId: string;
   readonly chats: Pick<ChatStore, "all">;
+  /** A basic group upgraded to a supergroup: named by title, only the supergroup it became is meant. */
+  readonly movedAway?: (chatId: string) => boolean;
   readonly settings: ChatSettingsStore;
   readonly scheduler: Pick<Scheduler, "cancelPending" | "openTasks">;
   readonly status: () => StatusFacts;
@@ -96,7 +98,7 @@ export function runOwnerCommand(text: string, d: OwnerCommandDeps): string {
 
 /** The chat a command names, or the answer explaining why there is none. */
 function chatOrAnswer(name: string, d: OwnerCommandDeps): ChatInfo | string {
-  const chats = d.chats.all().filter((c) => c.chatId !== d.selfId);
+  const chats = d.chats.all().filter((c) => c.chatId !== d.selfId && !d.movedAway?.(c.chatId));
   const found = findChat(name, chats);
   if (found.kind === "found") return found.chat;
   if (found.kind === "none")

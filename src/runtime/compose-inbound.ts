@@ -30,6 +30,7 @@ export function composeInbound(o: AgentRuntimeOptions, s: Stage, st: Stores, p: 
     runOwnerCommand(text, {
       selfId: o.selfId,
       chats: st.chats,
+      movedAway: (chatId) => st.moves.successor(chatId) !== undefined,
       settings: st.settings,
       scheduler: t.scheduler,
       status: () => p.status.facts(),

@@ -143,6 +143,7 @@ export class Gate {
     // The account as a whole: strangers use only their part of the hour's messages, and a first
     // message to someone new waits for the hour's first messages to allow it.
     const ceiling = this.d.ceiling;
+    if (ceiling?.full()) return { ok: false, outcome: "capped", reason: "account-send-ceiling" };
     if (ceiling && partner !== undefined && !this.isTrusted(sender)) {
       if (ceiling.strangersFull()) return { ok: false, outcome: "capped", reason: "account-send-ceiling" };
       if (m.chatType === "dm" && ceiling.firstsFull() && this.d.wroteIn?.(m.chatId) === false)
@@ -187,7 +188,13 @@ export class Gate {
     if (denied !== undefined) return denied === "needs-sender" ? "DM policy allowlist: not listed" : denied;
     if ((t.kind === "send" || t.kind === "sticker") && this.d.ceiling) {
       const dm = chat.chatType === "dm";
-      const trusted = dm ? this.isTrusted(this.partnerOfChat(t.chatId)) : !this.strangersGround(t.chatId);
+      // In a group, whom the send answers decides (a stranger in a public group spends strangers'
+      // part, not the reserve kept for the owner's people).
+      const trusted = dm
+        ? this.isTrusted(this.partnerOfChat(t.chatId))
+        : person !== undefined
+          ? this.isTrusted(person)
+          : !this.strangersGround(t.chatId);
       const first = dm && this.d.wroteIn?.(t.chatId) === false;
       const held = this.d.ceiling.admit(t.chatId, { trusted, first });
       if (held !== undefined) return held;

@@ -56,6 +56,11 @@ export class SendCeiling {
     return this.recent().length >= Math.floor(this.perHour * STRANGERS_SHARE);
   }
 
+  /** Whether the hour's messages are spent for everyone (nothing is planned then: no call is paid in vain). */
+  full(): boolean {
+    return this.recent().length >= this.perHour;
+  }
+
   /** Whether the hour's first messages are spent. */
   firstsFull(): boolean {
     return this.firstCount() >= this.firstPerHour;

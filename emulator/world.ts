@@ -105,6 +105,9 @@ export class World {
     return this.users.get(id);
   }
 
+  /** Users whose account was deleted (`deleteAccount`): their User objects carry `deleted`. */
+  readonly deletedUsers = new Set<number>();
+
   userByUsername(username: string): EmuUser | undefined {
     return this.usernames.get(username.toLowerCase());
   }

@@ -367,7 +367,9 @@ function serviceAction(s: NonNullable<StoredMessage["service"]>): Api.TypeMessag
     case "topic-create":
       return new Api.MessageActionTopicCreate({ title: s.title, iconColor: 0x6fb9f0 });
     case "topic-edit":
-      return new Api.MessageActionTopicEdit({ title: s.title });
+      return s.closed !== undefined
+        ? new Api.MessageActionTopicEdit({ closed: s.closed })
+        : new Api.MessageActionTopicEdit({ title: s.title });
     case "chat-migrate-to":
       return new Api.MessageActionChatMigrateTo({ channelId: toLong(s.peer ?? 0) });
     case "channel-migrate-from":

@@ -220,6 +220,21 @@ export class World {
     return msg;
   }
 
+  /** Closes or reopens a forum topic: a topic-edit service message {closed} inside the topic (returned). */
+  closeTopic(chat: EmuChat, topicId: number, closed: boolean, editorId: number): StoredMessage {
+    const rec = this.record(chat);
+    if (!rec.topics.has(topicId)) throw new Error(`emulator: no topic ${topicId} in ${chat.peerId}`);
+    return this.storeMessage({
+      chat: rec,
+      fromId: editorId,
+      text: "",
+      entities: [],
+      date: this.now(),
+      topicId,
+      service: { action: "topic-edit", title: rec.topics.get(topicId) ?? "", closed },
+    });
+  }
+
   /** The DM between two users (the same record whichever order they are given in). */
   dm(a: EmuUser, b: EmuUser): EmuChat {
     return this.dmRecord(a, b).chat;

@@ -250,6 +250,7 @@ export function composeTasks(
         ...(o.media?.waitMs !== undefined ? { mediaWaitMs: o.media.waitMs } : {}),
         allowedReactions: (chatId) => m.chatReactions.allowed(chatId),
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
+        topicClosed: (chatId, topicId) => st.topics.isClosed(chatId, topicId),
         earlierChat: (chatId) => st.moves.predecessor(chatId),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),

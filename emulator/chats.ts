@@ -13,6 +13,7 @@ import type { MessageBus } from "./message-bus";
 import type { MessageChanges, TypingAction } from "./message-changes";
 import { BIG_GROUP_MEMBERS, postDeparture } from "./member-departures";
 import { upgradeChat } from "./chat-upgrade";
+import { setTopicClosed } from "./closed-topics";
 import { setReaction } from "./message-reactions";
 import { reactionPush } from "./reaction-push";
 import { outboxReads } from "./read-receipts";
@@ -216,6 +217,20 @@ export class Chats {
     const rec = this.world.record(chat);
     const editor = this.world.referenceViewer(rec)?.id ?? [...rec.members][0] ?? 0;
     const msg = this.world.renameTopic(chat, topicId, title, editor);
+    this.bus.pushNow(msg);
+    return msg.channelId ?? 0;
+  }
+
+  /**
+   * An admin closes (or, with `closed: false`, reopens) a forum topic as Telegram does: a
+   * messageService with messageActionTopicEdit {closed} inside the topic, pushed like a rename;
+   * from then on a send there by a member who is not an admin answers TOPIC_CLOSED. Returns its id.
+   */
+  closeTopic(chat: EmuChat, topicId: number, closed = true): number {
+    const rec = this.world.record(chat);
+    const editor = this.world.referenceViewer(rec)?.id ?? [...rec.members][0] ?? 0;
+    const msg = this.world.closeTopic(chat, topicId, closed, editor);
+    setTopicClosed(rec, topicId, closed);
     this.bus.pushNow(msg);
     return msg.channelId ?? 0;
   }

@@ -211,6 +211,16 @@ export class TelegramEmulator {
   }
 
   /**
+   * `user` deletes their account: from now on every User object of them carries `deleted: true`
+   * (no names), and sends to them answer INPUT_USER_DEACTIVATED (400). Nothing is pushed: accounts
+   * see it in the next answer or update that carries the user.
+   */
+  deleteAccount(user: EmuUser): void {
+    if (user.isAccount) throw new Error(`emulator: ${user.firstName} is an attached account`);
+    this.world.deletedUsers.add(user.id);
+  }
+
+  /**
    * The account's Saved Messages: its private chat with itself (peer = the account's own user).
    * Messages the owner types there from another device arrive with `post({chat, from: account,
    * deliverToSender: true})` as out:true; the account's own sends there are not echoed back.

@@ -92,6 +92,8 @@ interface ServiceAction {
     | "chat-migrate-to"
     | "channel-migrate-from";
   readonly title: string;
+  /** topic-edit: the topic was closed (true) or reopened (false); absent: a rename. */
+  readonly closed?: boolean;
   /** chat-delete-user: the member who left or was removed (member-departures.ts). */
   readonly userId?: number;
   /** chat-migrate-to: the supergroup's channel id; channel-migrate-from: the old basic group's id. */

@@ -38,6 +38,9 @@ export class TlViews {
   /** The full user as `viewerId` sees it (which makes the user "known" to that account). */
   user(u: EmuUser, viewerId: number): Api.User {
     this.world.markKnown(viewerId, u.id);
+    // A deleted account: Telegram shows "Deleted Account" — the flag, no names, no status.
+    if (this.world.deletedUsers.has(u.id))
+      return new Api.User({ id: toLong(u.id), accessHash: toLong(u.accessHash), deleted: true });
     const self = u.id === viewerId;
     const contact = !self && this.world.isContact(viewerId, u.id);
     let cache = self ? this.selfCache : this.userCache;
@@ -364,7 +367,9 @@ function serviceAction(s: NonNullable<StoredMessage["service"]>): Api.TypeMessag
     case "topic-create":
       return new Api.MessageActionTopicCreate({ title: s.title, iconColor: 0x6fb9f0 });
     case "topic-edit":
-      return new Api.MessageActionTopicEdit({ title: s.title });
+      return s.closed !== undefined
+        ? new Api.MessageActionTopicEdit({ closed: s.closed })
+        : new Api.MessageActionTopicEdit({ title: s.title });
     case "chat-migrate-to":
       return new Api.MessageActionChatMigrateTo({ channelId: toLong(s.peer ?? 0) });
     case "channel-migrate-from":

@@ -105,6 +105,9 @@ export class World {
     return this.users.get(id);
   }
 
+  /** Users whose account was deleted (`deleteAccount`): their User objects carry `deleted`. */
+  readonly deletedUsers = new Set<number>();
+
   userByUsername(username: string): EmuUser | undefined {
     return this.usernames.get(username.toLowerCase());
   }
@@ -215,6 +218,21 @@ export class World {
     });
     rec.topics.set(topicId, title);
     return msg;
+  }
+
+  /** Closes or reopens a forum topic: a topic-edit service message {closed} inside the topic (returned). */
+  closeTopic(chat: EmuChat, topicId: number, closed: boolean, editorId: number): StoredMessage {
+    const rec = this.record(chat);
+    if (!rec.topics.has(topicId)) throw new Error(`emulator: no topic ${topicId} in ${chat.peerId}`);
+    return this.storeMessage({
+      chat: rec,
+      fromId: editorId,
+      text: "",
+      entities: [],
+      date: this.now(),
+      topicId,
+      service: { action: "topic-edit", title: rec.topics.get(topicId) ?? "", closed },
+    });
   }
 
   /** The DM between two users (the same record whichever order they are given in). */

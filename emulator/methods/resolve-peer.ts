@@ -29,6 +29,8 @@ export function chatForInputPeer(world: World, account: EmuUser, peer: unknown, 
   if (peer instanceof Api.InputPeerUser) {
     const user = world.user(fromLong(peer.userId));
     if (!user || fromLong(peer.accessHash) !== user.accessHash) throw new RpcFault("PEER_ID_INVALID");
+    // Their account was deleted: nothing more reaches them (telegram-facts.md).
+    if (access === "write" && world.deletedUsers.has(user.id)) throw new RpcFault("INPUT_USER_DEACTIVATED");
     return world.dmRecord(account, user);
   }
   if (peer instanceof Api.InputPeerChat) {

@@ -4,6 +4,7 @@
  */
 import { Api } from "telegram";
 import { noteSend, sendRefusal } from "../chat-rights";
+import { topicRefusal } from "../closed-topics";
 import { fromLong } from "../long";
 import { normaliseEntities } from "../mentions";
 import { isShortShaped, newMessageUpdate } from "../new-message-update";
@@ -77,6 +78,8 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateSho
   if (input.message.length > MAX_MESSAGE_LENGTH) throw new RpcFault("MESSAGE_TOO_LONG");
 
   const placement = resolveReply(ctx, rec, input.replyTo);
+  const closedTopic = topicRefusal(rec, account.id, placement.topicId);
+  if (closedTopic) throw closedTopic;
 
   const msg = world.storeMessage({
     chat: rec,

@@ -15,6 +15,9 @@ export interface ChatWrites {
   readonly slowmode: boolean;
 }
 
+/** A chat she may not write in at all (removed from it, it is gone, a DM partner's account was deleted). */
+export const NO_WRITES: ChatWrites = { byDefault: ["all"], own: [], slowmode: false };
+
 /** What a message can be: plain text, or a sticker. (`all`: nothing at all.) */
 export type WriteKind = "all" | "text" | "sticker";
 

@@ -28,6 +28,7 @@ import { ACTIVE_WINDOW_MS, ActiveChats } from "./active-chats";
 import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
 import { IntentionStore } from "../store/intentions";
 import type { ChatType } from "../base/types";
+import { NO_WRITES } from "../base/chat-writes";
 import { Intentions } from "../life/intentions";
 import { Presence, PresentActions } from "../life/presence";
 
@@ -223,7 +224,11 @@ export function composeTasks(
         ...(o.llm ? { llmKeys: [llmRateKey(o.llm.modelFor("plan"))] } : {}),
         entities: st.entities,
         // A basic group since upgraded: she writes in its supergroup (docs/chat-upgrades.md).
-        writes: (chatId) => st.entities.get(st.moves.successor(chatId) ?? chatId)?.writes,
+        writes: (chatId) => {
+          const e = st.entities.get(st.moves.successor(chatId) ?? chatId);
+          // A DM partner whose account was deleted (stored, unlike the rights, across restarts).
+          return e?.kind === "user" && e.gone ? NO_WRITES : e?.writes;
+        },
         writesPausedUntil: (chatId) =>
           (st.moves.successor(chatId) ?? chatId).startsWith("-100")
             ? limits.blockedUntil([GROUP_BAN_KEY], clock.now())
@@ -245,6 +250,7 @@ export function composeTasks(
         ...(o.media?.waitMs !== undefined ? { mediaWaitMs: o.media.waitMs } : {}),
         allowedReactions: (chatId) => m.chatReactions.allowed(chatId),
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
+        topicClosed: (chatId, topicId) => st.topics.isClosed(chatId, topicId),
         earlierChat: (chatId) => st.moves.predecessor(chatId),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),

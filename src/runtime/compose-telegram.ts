@@ -63,6 +63,7 @@ export function composeTelegram(
     committed: () => st.messages.committed(),
     dbFile: o.db.name,
     topicTitled: (x) => st.topics.named(x.chatId, x.topicId, x.title, x.messageId),
+    topicClosed: (x) => st.topics.closedBy(x.chatId, x.topicId, x.closed, x.messageId),
     memberLeft: (x) => t.intentions.left(x.chatId, x.userId, x.how),
     chatMoved: (x) => followChatMove({ moves: st.moves, settings: st.settings, logger }, x, clock.now()),
   });

@@ -24,6 +24,7 @@ export interface EntityRecord {
   /**
    * Channels: the account is not in it (left, removed, banned), as the last full channel object or
    * a CHANNEL_PRIVATE answer said; absent when nothing said so. Never followed, never caught up.
+   * Users: their account was deleted (a user object with `deleted`); nothing is sent to them.
    */
   readonly gone?: boolean;
   /**

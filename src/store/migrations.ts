@@ -370,4 +370,16 @@ export const migrations: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX chat_moves_to ON chat_moves (agent, to_id);
   `,
+  // Forum topics an admin closed (store/topics.ts, issue 38): messageActionTopicEdit {closed};
+  // msg_id is the newest such message, so a late older one (a catch-up) does not undo a reopening.
+  `
+  CREATE TABLE topic_closures (
+    agent    TEXT    NOT NULL,
+    chat_id  TEXT    NOT NULL,
+    topic_id INTEGER NOT NULL,
+    closed   INTEGER NOT NULL,
+    msg_id   INTEGER NOT NULL,
+    PRIMARY KEY (agent, chat_id, topic_id)
+  ) WITHOUT ROWID;
+  `,
 ];

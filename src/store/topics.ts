@@ -10,6 +10,8 @@ import type { Db } from "./db";
 export class TopicStore {
   private readonly put;
   private readonly get;
+  private readonly putClosed;
+  private readonly getClosed;
 
   constructor(
     db: Db,
@@ -24,6 +26,24 @@ export class TopicStore {
     this.get = db
       .prepare(`SELECT title FROM topics WHERE agent = ? AND chat_id = ? AND topic_id = ?`)
       .pluck();
+    this.putClosed = db.prepare(
+      `INSERT INTO topic_closures (agent, chat_id, topic_id, closed, msg_id) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (agent, chat_id, topic_id) DO UPDATE SET closed = excluded.closed, msg_id = excluded.msg_id
+       WHERE excluded.msg_id >= topic_closures.msg_id`,
+    );
+    this.getClosed = db
+      .prepare(`SELECT closed FROM topic_closures WHERE agent = ? AND chat_id = ? AND topic_id = ?`)
+      .pluck();
+  }
+
+  /** The topic is closed (forumTopic.closed), as its newest close/reopen service message said. */
+  isClosed(chatId: string, topicId: number): boolean {
+    return this.getClosed.get(this.agent, chatId, topicId) === 1;
+  }
+
+  /** Topic `topicId` of `chatId` was closed (or reopened) by service message `msgId`. */
+  closedBy(chatId: string, topicId: number, closed: boolean, msgId: number): void {
+    this.putClosed.run(this.agent, chatId, topicId, closed ? 1 : 0, msgId);
   }
 
   /** The topic's title as its newest service message gave it, else undefined (the planner's chat part). */

@@ -1,6 +1,6 @@
 import { Api, utils } from "telegram";
 import { returnBigInt } from "telegram/Helpers.js";
-import type { ChatWrites, WriteKind } from "../base/chat-writes";
+import { NO_WRITES, type ChatWrites, type WriteKind } from "../base/chat-writes";
 import type { EntityRecord, EntityStore } from "../store/entities";
 
 /** GramJS user/chat object → what the entity store keeps; undefined for empty/forbidden shapes without a use. */
@@ -17,6 +17,8 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
       min: Boolean(x.min),
       // A full user object always says whether it is a contact; a min copy does not.
       ...(x.min ? {} : { contact: Boolean(x.contact) }),
+      // A deleted account ("Deleted Account"): nothing reaches it any more (INPUT_USER_DEACTIVATED).
+      ...(x.deleted ? { gone: true, writes: NO_WRITES } : {}),
     };
   }
   if (x instanceof Api.Chat) {
@@ -85,9 +87,6 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
   }
   return undefined;
 }
-
-/** A chat she may not write in at all (removed from it, or it is gone). */
-const NO_WRITES: ChatWrites = { byDefault: ["all"], own: [], slowmode: false };
 
 /** The kinds a chatBannedRights forbids (a sticker is a media message: `send_media` forbids it too). */
 function forbidden(r: Api.TypeChatBannedRights | undefined): WriteKind[] {

@@ -9,8 +9,10 @@ import {
   parseChatMove,
   parseMessage,
   parseTopicTitle,
+  parseTopicClosure,
   type ChatMove,
   type GramMessage,
+  type TopicClosure,
   type TopicTitle,
 } from "./parse";
 import { parseDeparture, type Departure } from "./departures";
@@ -42,6 +44,8 @@ export interface MessageFeedOptions {
   readonly dbFile?: string;
   /** A forum topic was created or renamed (its service message arrived; store/topics.ts keeps it). */
   readonly topicTitled?: (t: TopicTitle) => void;
+  /** A forum topic was closed or reopened (its service message). */
+  readonly topicClosed?: (t: TopicClosure) => void;
   /** Someone left a group or was removed (its service message arrived; life/intentions.ts drops theirs). */
   readonly memberLeft?: (d: Departure) => void;
   /** A basic group was upgraded to a supergroup (either migrate service message; store/chat-moves.ts). */
@@ -112,6 +116,17 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
           o.logger.warn(
             { component: "inbound", chatId: t.chatId, topicId: t.topicId, err },
             "topic title not kept",
+          );
+        }
+      }
+      const c = o.topicClosed ? parseTopicClosure(raw) : undefined;
+      if (c) {
+        try {
+          o.topicClosed!(c);
+        } catch (err) {
+          o.logger.warn(
+            { component: "inbound", chatId: c.chatId, topicId: c.topicId, err },
+            "topic closing not kept",
           );
         }
       }

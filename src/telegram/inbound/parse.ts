@@ -141,11 +141,37 @@ export function parseTopicTitle(m: Api.MessageService): TopicTitle | undefined {
     topicId = m.id;
     title = a.title;
   } else if (a instanceof Api.MessageActionTopicEdit && a.title !== undefined) {
-    const h = m.replyTo instanceof Api.MessageReplyHeader ? m.replyTo : undefined;
-    topicId = h?.forumTopic ? (h.replyToTopId ?? h.replyToMsgId ?? 1) : 1;
+    topicId = topicOfEdit(m);
     title = a.title;
   } else return undefined;
   return { chatId: utils.getPeerId(m.peerId), topicId, title, messageId: m.id };
+}
+
+/** A forum topic closed or reopened by an admin (messageActionTopicEdit {closed}). */
+export interface TopicClosure {
+  readonly chatId: string;
+  readonly topicId: number;
+  readonly closed: boolean;
+  readonly messageId: number;
+}
+
+/** The closing or reopening a topic-edit service message says (posted inside the topic), else undefined. */
+export function parseTopicClosure(m: Api.MessageService): TopicClosure | undefined {
+  const a = m.action;
+  if (!(a instanceof Api.MessageActionTopicEdit) || a.closed === undefined || a.closed === null)
+    return undefined;
+  return {
+    chatId: utils.getPeerId(m.peerId),
+    topicId: topicOfEdit(m),
+    closed: Boolean(a.closed),
+    messageId: m.id,
+  };
+}
+
+/** The topic a topic-edit service message is posted in (General, 1, when it carries no topic header). */
+function topicOfEdit(m: Api.MessageService): number {
+  const h = m.replyTo instanceof Api.MessageReplyHeader ? m.replyTo : undefined;
+  return h?.forumTopic ? (h.replyToTopId ?? h.replyToMsgId ?? 1) : 1;
 }
 
 /** A basic group upgraded to a supergroup: the old chat's marked id and the supergroup's. */

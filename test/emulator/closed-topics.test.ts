@@ -1,0 +1,47 @@
+/**
+ * A forum topic an admin closed (docs/telegram-facts.md): messageActionTopicEdit {closed} inside
+ * the topic, and sends there by a member who is not an admin answer TOPIC_CLOSED until it reopens.
+ */
+import { Api } from "telegram";
+import { Raw } from "telegram/events/index.js";
+import { describe, expect, it } from "vitest";
+import { world } from "./harness";
+
+describe("a closed forum topic", () => {
+  it("pushes messageActionTopicEdit {closed} in the topic, refuses sends there with TOPIC_CLOSED, takes them again once reopened", async () => {
+    const { emu, persona, alice, client } = world({ strictTl: true });
+    const forum = emu.createSupergroup({ title: "Forum", forum: true, members: [persona, alice] });
+    const seen: Api.MessageService[] = [];
+    const raw = new Raw({});
+    client.addEventHandler((u: Api.TypeUpdate) => {
+      if (u instanceof Api.UpdateNewChannelMessage && u.message instanceof Api.MessageService)
+        seen.push(u.message);
+    }, raw);
+    await client.getMe();
+    await raw.resolve(client);
+    const travel = emu.createTopic(forum, "Travel");
+    const other = emu.createTopic(forum, "Food");
+    emu.chats.closeTopic(forum, travel);
+    await emu.idle();
+
+    const edit = seen.at(-1)!;
+    expect(edit.action).toBeInstanceOf(Api.MessageActionTopicEdit);
+    expect((edit.action as Api.MessageActionTopicEdit).closed).toBe(true);
+    expect((edit.action as Api.MessageActionTopicEdit).title ?? undefined).toBeUndefined();
+    expect((edit.replyTo as Api.MessageReplyHeader).replyToMsgId).toBe(travel);
+
+    await expect(client.sendMessage(forum.peerId, { message: "trains?", replyTo: travel })).rejects.toThrow(
+      /TOPIC_CLOSED/,
+    );
+    await expect(
+      client.sendMessage(forum.peerId, { message: "pizza", replyTo: other }),
+    ).resolves.toBeDefined();
+
+    emu.chats.closeTopic(forum, travel, false);
+    await emu.idle();
+    expect((seen.at(-1)!.action as Api.MessageActionTopicEdit).closed).toBe(false);
+    await expect(
+      client.sendMessage(forum.peerId, { message: "trains?", replyTo: travel }),
+    ).resolves.toBeDefined();
+  });
+});

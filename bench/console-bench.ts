@@ -19,6 +19,9 @@ import { ChatSettingsStore } from "../src/store/chat-settings";
 import { closeDatabase, openDatabase } from "../src/store/db";
 import { EntityStore } from "../src/store/entities";
 import { IntentionStore } from "../src/store/intentions";
+import { ReceptionStore } from "../src/store/reception";
+import { systemClock } from "../src/base/clock";
+import { Reception } from "../src/inbound/reception";
 import { ChatStore } from "../src/store/chats";
 import { MessageStore } from "../src/store/messages";
 import { Activity } from "../src/runtime/activity";
@@ -192,6 +195,13 @@ export async function benchConsole(o: { messages?: number; chats?: number } = {}
     presence: { isOnline: false },
     // Telegram's restrictions of the account (none here).
     accountHealth: { restrictions: () => [] },
+    // How her unasked remarks were received (the chat page's line): the real one on this database.
+    reception: new Reception({
+      store: new ReceptionStore(db, AGENT),
+      messages: new MessageStore(db, AGENT),
+      clock: systemClock,
+      name: AGENT,
+    }),
     llm: undefined,
   } as unknown as AgentRuntime;
   const con = new OperatorConsole({ token: "bench-token-0123456789", now: () => start + messages * 1000 });

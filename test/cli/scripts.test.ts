@@ -64,7 +64,7 @@ describe("script flags (node:util parseArgs)", () => {
           "/kill",
         ])
           expect(help.stdout).toContain(form);
-    }, 60_000); // two processes, each compiling its TypeScript on a shared machine
+    }, 120_000); // two processes, each compiling its TypeScript on a shared machine (the first builds dist/)
   }
 
   it("sandbox: a flag missing its value is an error that names it", () => {

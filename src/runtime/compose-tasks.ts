@@ -126,6 +126,16 @@ export function composeTasks(
     lookedAt: (date) => s.day.lookedAt(date),
     movedTo: (chatId) => st.moves.successor(chatId),
   };
+  // What the answer age of a task that answers messages needs (remember, schedule, look_up): a
+  // message's age counts from when she could first read it (asleep: her waking), as for sends.
+  const answerAge = {
+    messages: st.messages,
+    clock,
+    logger,
+    maxAnswerAgeMs,
+    telegramNow,
+    lookedAt: (date: number) => s.day.lookedAt(date),
+  };
   const laneSummaries: LaneSummaries = new LaneSummaries({
     messages: st.messages,
     chats: st.chats,
@@ -181,35 +191,16 @@ export function composeTasks(
     },
     onFailed: (task, reason) => p.status.taskFailed(task, reason),
     handlers: taskHandlers({
-      // A message's age counts from when she could first read it (asleep: her waking), as for sends.
-      remember: {
-        memories: st.memories,
-        messages: st.messages,
-        clock,
-        logger,
-        maxAnswerAgeMs,
-        telegramNow,
-        lookedAt: (date) => s.day.lookedAt(date),
-      },
+      remember: { memories: st.memories, ...answerAge },
       schedule: {
         // Built below (it needs the scheduler); a schedule task runs only after both exist.
         intentions: { schedule: (n) => intentions.schedule(n) },
-        messages: st.messages,
-        clock,
-        logger,
-        maxAnswerAgeMs,
-        telegramNow,
-        lookedAt: (date) => s.day.lookedAt(date),
+        ...answerAge,
       },
       lookUp: {
         ...(o.lookups ? { client: o.lookups } : {}),
         refusal: (chatId, userId, what) => p.lookupRules.check(chatId, userId, what),
-        messages: st.messages,
-        clock,
-        logger,
-        maxAnswerAgeMs,
-        telegramNow,
-        lookedAt: (date) => s.day.lookedAt(date),
+        ...answerAge,
       },
       received: {
         persona: o.persona,

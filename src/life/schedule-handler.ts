@@ -7,12 +7,9 @@
  * the task runs again; after it, both — so one plan's `schedule` is stored exactly once. Who
  * asked and when it is due were decided when the plan was checked (planning/intention-asker.ts).
  */
-import type { Logger } from "pino";
-import type { Clock } from "../base/types";
-import type { MessageStore } from "../store/messages";
 import type { NewIntention } from "../store/intentions";
 import type { TaskHandler } from "../tasks/task-handler";
-import { tooLate } from "../tasks/handlers/answer-age";
+import { tooLate, type AnswerAgeDeps } from "../tasks/handlers/answer-age";
 
 declare module "../tasks/task" {
   interface TaskPayloads {
@@ -31,17 +28,9 @@ declare module "../tasks/task" {
   }
 }
 
-export interface ScheduleHandlerDeps {
+/** The answer-age limit counts as for sends (tasks/handlers/answer-age.ts). */
+export interface ScheduleHandlerDeps extends AnswerAgeDeps {
   readonly intentions: { schedule(n: NewIntention): unknown };
-  readonly messages: MessageStore;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  /** The answer-age limit (ms), as for sends. */
-  readonly maxAnswerAgeMs?: number;
-  /** Telegram's time, which message dates are (the answer-age limit); default the clock's. */
-  readonly telegramNow?: () => number;
-  /** When she could first read a message of `date` (asleep: her waking): its age counts from there. */
-  readonly lookedAt?: (date: number) => number;
 }
 
 export function scheduleHandler(d: ScheduleHandlerDeps): TaskHandler<"schedule"> {

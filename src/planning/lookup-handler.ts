@@ -10,14 +10,11 @@
  * or a failure is not an error: the next round is told there is nothing and answers without it.
  * The answer-age check holds too: a look-up that waited past the limit answers nothing.
  */
-import type { Logger } from "pino";
-import type { Clock } from "../base/types";
 import { domainOf } from "../base/link-preview";
 import type { LookupClient } from "../llm/grounded";
-import type { MessageStore } from "../store/messages";
 import type { TaskHandler } from "../tasks/task-handler";
 import type { LookupNote } from "../tasks/task";
-import { tooLate } from "../tasks/handlers/answer-age";
+import { tooLate, type AnswerAgeDeps } from "../tasks/handlers/answer-age";
 import { LLM_RATE_KEY } from "../tasks/llm-wait";
 
 declare module "../tasks/task" {
@@ -38,18 +35,12 @@ declare module "../tasks/task" {
   }
 }
 
-export interface LookupHandlerDeps {
+/** The answer-age limit counts as for sends (tasks/handlers/answer-age.ts). */
+export interface LookupHandlerDeps extends AnswerAgeDeps {
   /** The grounded calls; absent (no key, the sandbox's dry run): every look-up finds nothing. */
   readonly client?: LookupClient;
   /** Why this look-up may not run now (policy/lookup-rules.ts); undefined: it may. */
   readonly refusal: (chatId: string, userId: string | undefined, what: string) => string | undefined;
-  readonly messages: MessageStore;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly maxAnswerAgeMs?: number;
-  readonly telegramNow?: () => number;
-  /** When she could first read a message of `date` (asleep: her waking): its age counts from there. */
-  readonly lookedAt?: (date: number) => number;
 }
 
 /** A URL a look-up may ask Gemini to open: http(s) with a host; anything else is refused here. */

@@ -6,12 +6,9 @@
  * who said it and in which message were decided when the plan was checked (received-handler.ts,
  * memory/subject.ts), never by the model.
  */
-import type { Logger } from "pino";
-import type { Clock } from "../base/types";
 import type { MemoryStore } from "../store/memories";
-import type { MessageStore } from "../store/messages";
 import type { TaskHandler } from "../tasks/task-handler";
-import { tooLate } from "../tasks/handlers/answer-age";
+import { tooLate, type AnswerAgeDeps } from "../tasks/handlers/answer-age";
 
 declare module "../tasks/task" {
   interface TaskPayloads {
@@ -29,17 +26,9 @@ declare module "../tasks/task" {
   }
 }
 
-export interface RememberHandlerDeps {
+/** The answer-age limit counts as for sends (tasks/handlers/answer-age.ts). */
+export interface RememberHandlerDeps extends AnswerAgeDeps {
   readonly memories: Pick<MemoryStore, "remember">;
-  readonly messages: MessageStore;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  /** The answer-age limit (ms), as for sends. */
-  readonly maxAnswerAgeMs?: number;
-  /** Telegram's time, which message dates are (the answer-age limit); default the clock's. */
-  readonly telegramNow?: () => number;
-  /** When she could first read a message of `date` (asleep: her waking): its age counts from there. */
-  readonly lookedAt?: (date: number) => number;
 }
 
 export function rememberHandler(d: RememberHandlerDeps): TaskHandler<"remember"> {

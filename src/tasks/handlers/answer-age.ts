@@ -3,6 +3,15 @@ import type { HandlerOutcome } from "../task-handler";
 import type { ActionHandlerDeps } from "./action-deps";
 
 /**
+ * What the answer-age check needs: the deps of every task that answers messages (a send, and the
+ * remember, schedule and look_up tasks) include these.
+ */
+export type AnswerAgeDeps = Pick<
+  ActionHandlerDeps,
+  "maxAnswerAgeMs" | "messages" | "clock" | "telegramNow" | "logger" | "lookedAt"
+>;
+
+/**
  * The answer-age check right before a message goes out: the plan may have waited, a restart or a
  * flood wait may have held it. Every message it answers deleted meanwhile drops it too
  * (answersDeleted). Returns the outcome that drops it (logged once, here), or
@@ -10,7 +19,7 @@ import type { ActionHandlerDeps } from "./action-deps";
  * server's answer to its retry settles it.
  */
 export function tooLate(
-  d: Pick<ActionHandlerDeps, "maxAnswerAgeMs" | "messages" | "clock" | "telegramNow" | "logger" | "lookedAt">,
+  d: AnswerAgeDeps,
   task: Pick<Task, "id" | "chatId" | "kind" | "inDoubt"> & {
     readonly payload: { readonly answers?: readonly number[] | undefined };
   },

@@ -3,14 +3,22 @@
  * (store/chat-moves.ts — pending intentions carried over with it), and the owner's settings for
  * the old chat (pause, mode, a takeover's silence) are merged into the new one's: paused if either
  * is, the new chat's mode if it has one, the later silence — at every sighting, so a crash between
- * the two writes loses nothing.
+ * the two writes loses nothing. How her remarks were received there (inbound/reception.ts) is
+ * copied to the new chat when it has no verdict of its own.
  */
 import type { Logger } from "pino";
 import type { ChatMoves } from "../store/chat-moves";
 import type { ChatSettingsStore } from "../store/chat-settings";
+import type { Reception } from "../inbound/reception";
 
 export function followChatMove(
-  s: { readonly moves: ChatMoves; readonly settings: ChatSettingsStore; readonly logger: Logger },
+  s: {
+    readonly moves: ChatMoves;
+    readonly settings: ChatSettingsStore;
+    readonly logger: Logger;
+    /** How her remarks were received in the old group ("stop", ignored) carries over too. */
+    readonly reception?: Pick<Reception, "followed">;
+  },
   move: { readonly from: string; readonly to: string },
   now: number,
 ): void {
@@ -33,6 +41,7 @@ export function followChatMove(
     (merged.silentUntil ?? undefined) !== own.silentUntil
   )
     s.settings.update(move.to, merged);
+  s.reception?.followed(move.from, move.to);
   if (first)
     s.logger.info(
       { component: "inbound", from: move.from, to: move.to },

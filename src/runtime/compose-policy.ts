@@ -54,6 +54,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     siblings: o.siblings ?? new Set(),
     settings: st.settings,
     successorOf: (chatId) => st.moves.successor(chatId),
+    predecessorOf: (chatId) => st.moves.predecessor(chatId),
     caps,
     clock,
     logger,

@@ -65,7 +65,12 @@ export function composeTelegram(
     topicTitled: (x) => st.topics.named(x.chatId, x.topicId, x.title, x.messageId),
     topicClosed: (x) => st.topics.closedBy(x.chatId, x.topicId, x.closed, x.messageId),
     memberLeft: (x) => t.intentions.left(x.chatId, x.userId, x.how),
-    chatMoved: (x) => followChatMove({ moves: st.moves, settings: st.settings, logger }, x, clock.now()),
+    chatMoved: (x) =>
+      followChatMove(
+        { moves: st.moves, settings: st.settings, logger, reception: st.reception },
+        x,
+        clock.now(),
+      ),
   });
   // A supergroup's due intention asks once whether its asker is still there (life/intentions.ts).
   t.intentions.checkMembersWith((chatId, userId, msgId) =>

@@ -94,6 +94,7 @@ function sameWrites(a: ChatWrites | undefined, b: ChatWrites | undefined): boole
   return (
     a.slowmode === b.slowmode &&
     a.ownUntil === b.ownUntil &&
+    a.topics === b.topics &&
     list(a.byDefault, b.byDefault) &&
     list(a.own, b.own)
   );

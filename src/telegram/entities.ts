@@ -63,12 +63,16 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
       ...(x.min || x.broadcast
         ? {}
         : {
-            writes: chatWrites(
-              x.defaultBannedRights,
-              x.bannedRights,
-              Boolean(x.creator || x.adminRights),
-              Boolean(x.slowmodeEnabled),
-            ),
+            writes: {
+              ...chatWrites(
+                x.defaultBannedRights,
+                x.bannedRights,
+                Boolean(x.creator || x.adminRights),
+                Boolean(x.slowmodeEnabled),
+              ),
+              // Closed forum topics take the creator's and topic managers' messages (TDLib forumTopicInfo).
+              ...(x.creator || x.adminRights?.manageTopics ? { topics: true } : {}),
+            },
           }),
     };
   }
@@ -141,6 +145,7 @@ const REFUSED: Record<string, WriteKind> = {
  * (updateChannel when an admin lifts it) replaces it.
  */
 export function noteWriteRefusal(store: EntityStore, chatId: string, error: string): void {
+  if (error === "INPUT_USER_DEACTIVATED") return noteDeletedAccount(store, chatId);
   const kind = REFUSED[error];
   // A basic group seen only in short updates has no record yet (it needs no access hash).
   const isGroup = chatId.startsWith("-") && !chatId.startsWith("-100");
@@ -154,6 +159,16 @@ export function noteWriteRefusal(store: EntityStore, chatId: string, error: stri
     ...known,
     writes: { byDefault: w.byDefault, own: [...w.own, kind], slowmode: w.slowmode },
   });
+}
+
+/**
+ * A send to a DM answered INPUT_USER_DEACTIVATED: the partner's account was deleted. Their record
+ * says so now (`gone`, kept across restarts), as the user object's `deleted` flag would have.
+ */
+function noteDeletedAccount(store: EntityStore, userId: string): void {
+  const known = store.get(userId);
+  if (known?.kind !== "user" || known.gone) return;
+  store.observe({ ...known, gone: true, writes: NO_WRITES });
 }
 
 /** Store every user and chat of a list (an update's or an answer's). Cheap when nothing changed. */

@@ -29,6 +29,10 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
       bot: false,
       min: false,
       ...(typeof x.participantsCount === "number" ? { members: x.participantsCount } : {}),
+      // Upgraded to a supergroup: the chat object alone names it (docs/chat-upgrades.md).
+      ...(x.deactivated && x.migratedTo instanceof Api.InputChannel
+        ? { movedTo: `-100${x.migratedTo.channelId.toString()}` }
+        : {}),
       // Left, or deactivated (upgraded to a supergroup: migrated_to): nothing may be sent there.
       writes:
         x.left || x.deactivated
@@ -175,7 +179,23 @@ function noteDeletedAccount(store: EntityStore, userId: string): void {
 export function captureEntities(store: EntityStore, list: Iterable<Api.TypeUser | Api.TypeChat>): void {
   for (const x of list) {
     const r = entityRecord(x);
-    if (r) store.observe(r);
+    if (!r) continue;
+    // The supergroup a deactivated group names can be addressed by its migrated_to (its hash).
+    if (
+      x instanceof Api.Chat &&
+      x.migratedTo instanceof Api.InputChannel &&
+      r.movedTo &&
+      !store.get(r.movedTo)
+    )
+      store.observe({
+        peerId: r.movedTo,
+        kind: "channel",
+        accessHash: x.migratedTo.accessHash.toString(),
+        ...(x.title ? { title: x.title } : {}),
+        bot: false,
+        min: false,
+      });
+    store.observe(r);
   }
 }
 

@@ -91,3 +91,40 @@ describe("a group upgraded to a supergroup: what carries over", () => {
     expect(h.lastUserTurn()).toContain('Someone here told you to stop ("shut up bot"');
   });
 });
+
+describe("a group upgraded to a supergroup, seen only from the old chat's object", () => {
+  it("a difference too long, and the old group's history fails: the dialogs' deactivated chat (migrated_to) is enough to follow the move", async () => {
+    h = await Harness.start({
+      emulator: { updateShapes: "telegram", updateLimits: { differenceTooLongAfter: 10 } },
+    });
+    h.gemini.script(plan({ kind: "send", text: "hello club" }));
+    await h.emu.post({ chat: h.club, from: h.bob, text: "Mira, hi" });
+    await h.pass(20_000);
+    expect(h.sent(h.club).map((m) => m.text)).toEqual(["hello club"]);
+    h.crash();
+    const sg = h.emu.chats.upgrade(h.club);
+    // More missed than one difference may carry (DMs), and
+    const dm = h.emu.dm(h.account, h.carol);
+    for (let i = 0; i < 15; i++) await h.emu.post({ chat: dm, from: h.carol, text: `note ${i}` });
+    // a busy supergroup: its migrate-from service message is far behind its newest messages.
+    for (let i = 0; i < 260; i++)
+      await h.emu.post({ chat: sg, from: i % 2 ? h.alice : h.bob, text: `busy talk ${i}` });
+    // The old group's page (where its migrate-to service message is) cannot be read this time.
+    h.emu.faults.failNext("messages.GetHistory", "INTERNAL", { peer: h.club, code: 500, times: 5 });
+    h.boot();
+    await h.runtime.caughtUp;
+    await h.pass(5_000);
+    expect(h.log.lines().some((l) => /history backfill failed/.test(String(l.msg)))).toBe(true);
+    expect(h.log.lines().some((l) => /group upgraded to a supergroup: followed/.test(String(l.msg)))).toBe(
+      true,
+    );
+    h.gemini.respondWith((body) =>
+      isSummary(body) ? { json: NOTES } : plan({ kind: "send", text: "yes, still here" }),
+    );
+    await h.emu.post({ chat: sg, from: h.alice, text: "Mira, still with us?" });
+    await h.pass(30_000);
+    expect(h.sent(sg).map((m) => m.text)).toEqual(["yes, still here"]);
+    expect(h.lastUserTurn()).toContain("⟦before the upgrade⟧");
+    expect(h.lastUserTurn()).toContain("Mira, hi");
+  });
+});

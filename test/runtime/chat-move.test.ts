@@ -10,18 +10,33 @@ import { captureLogger } from "../support/log-capture";
 import { tempDbPath } from "../support/temp-dir";
 
 describe("following a group's upgrade: the owner's settings", () => {
-  it("carry over even when the process died between recording the move and copying them", () => {
+  it("carry over with the move, and a later sighting (a replay, the old chat's object) changes nothing: the owner's /resume of the supergroup holds", () => {
     const db = openDatabase(tempDbPath());
     const moves = new ChatMoves(db, "Mira");
     const settings = new ChatSettingsStore(db, "Mira");
     const { logger } = captureLogger("error");
     settings.update("-42", { paused: true, mode: "strict" });
-    // The crash: the move is recorded, the copy of the settings never happened.
-    moves.record("-42", "-10077", 1000);
-    expect(settings.get("-10077").paused).toBe(false);
-    // The service message comes again (the update was not confirmed): the settings follow.
-    followChatMove({ moves, settings, logger }, { from: "-42", to: "-10077" }, 2000);
+    followChatMove({ moves, settings, logger }, { from: "-42", to: "-10077" }, 1000);
     expect(settings.get("-10077")).toMatchObject({ paused: true, mode: "strict" });
+    expect(moves.successor("-42")).toBe("-10077");
+    settings.update("-10077", { paused: false }); // the owner's /resume there
+    followChatMove({ moves, settings, logger }, { from: "-42", to: "-10077" }, 2000);
+    expect(settings.get("-10077").paused).toBe(false);
+    closeDatabase(db);
+  });
+
+  it("a crash after the settings were copied but before the move was recorded: the next sighting records it", () => {
+    const db = openDatabase(tempDbPath());
+    const settings = new ChatSettingsStore(db, "Mira");
+    const { logger } = captureLogger("error");
+    settings.update("-42", { paused: true });
+    // The copy happened (the settings are written first); the move's row did not.
+    settings.update("-10077", { paused: true });
+    const moves = new ChatMoves(db, "Mira");
+    expect(moves.successor("-42")).toBeUndefined();
+    followChatMove({ moves, settings, logger }, { from: "-42", to: "-10077" }, 2000);
+    expect(new ChatMoves(db, "Mira").successor("-42")).toBe("-10077");
+    expect(settings.get("-10077").paused).toBe(true);
     closeDatabase(db);
   });
 

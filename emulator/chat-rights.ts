@@ -33,6 +33,8 @@ interface EmuRestrictions {
   readonly lastSendAt: Map<number, number>;
   /** Accounts that are admins there (default bans and slow mode do not apply to them). */
   readonly admins: Set<number>;
+  /** Admins without the `manage_topics` right (a closed forum topic refuses them too). */
+  readonly noTopicRights: Set<number>;
 }
 
 const store = new WeakMap<ChatRecord, EmuRestrictions>();
@@ -41,7 +43,13 @@ const store = new WeakMap<ChatRecord, EmuRestrictions>();
 export function restrictionsOf(rec: ChatRecord): EmuRestrictions {
   let r = store.get(rec);
   if (!r) {
-    r = { memberBans: new Map(), slowmodeSec: 0, lastSendAt: new Map(), admins: new Set() };
+    r = {
+      memberBans: new Map(),
+      slowmodeSec: 0,
+      lastSendAt: new Map(),
+      admins: new Set(),
+      noTopicRights: new Set(),
+    };
     store.set(rec, r);
   }
   return r;
@@ -73,6 +81,7 @@ export function rightsView(
   defaultBannedRights?: Api.ChatBannedRights;
   bannedRights?: Api.ChatBannedRights;
   slowmodeEnabled?: boolean;
+  adminRights?: Api.ChatAdminRights;
 } {
   const r = store.get(rec);
   if (!r) return {};
@@ -83,7 +92,27 @@ export function rightsView(
       ? { bannedRights: tl(own, own.until !== undefined ? Math.floor(own.until / 1000) : 0) }
       : {}),
     ...(r.slowmodeSec > 0 && rec.chat.kind === "supergroup" ? { slowmodeEnabled: true } : {}),
+    // An admin sees its own rights on the chat object (chat.admin_rights / channel.admin_rights).
+    ...(viewerId !== undefined && r.admins.has(viewerId) ? { adminRights: adminRights(r, viewerId) } : {}),
   };
+}
+
+/** The rights an emulator admin holds: an ordinary admin's, `manage_topics` unless withheld. */
+function adminRights(r: EmuRestrictions, userId: number): Api.ChatAdminRights {
+  return new Api.ChatAdminRights({
+    changeInfo: true,
+    deleteMessages: true,
+    banUsers: true,
+    inviteUsers: true,
+    pinMessages: true,
+    ...(r.noTopicRights.has(userId) ? {} : { manageTopics: true }),
+  });
+}
+
+/** True when `userId` may post in a closed forum topic: an admin with `manage_topics`. */
+export function managesTopics(rec: ChatRecord, userId: number): boolean {
+  const r = store.get(rec);
+  return r !== undefined && r.admins.has(userId) && !r.noTopicRights.has(userId);
 }
 
 /** Slow mode's window for the full channel (`slowmode_seconds`), 0 when off. */

@@ -109,7 +109,9 @@ export class Chats {
   /**
    * What members may send (chat-rights.ts): `defaultBans` for every member but admins (`null`
    * lifts them), `member` one member's own restriction (`bans: null` lifts it), `slowmodeSec` a
-   * supergroup's slow mode (0: off), `admins` accounts the default bans and slow mode do not hold.
+   * supergroup's slow mode (0: off), `admins` accounts the default bans and slow mode do not hold
+   * (with `manage_topics`: they may post in closed forum topics), `adminsWithoutTopicRights` admins
+   * without that right. An admin's chat object carries its `admin_rights`.
    * Telegram tells the members: a supergroup's attached member accounts are pushed
    * `updateChannel` with the channel as each sees it (its `default_banned_rights`, their own
    * `banned_rights`, `slowmode_enabled`); a basic group's `updateChatDefaultBannedRights` (a
@@ -122,6 +124,8 @@ export class Chats {
       member?: { user: EmuUser; bans: EmuBans | null };
       slowmodeSec?: number;
       admins?: readonly EmuUser[];
+      /** Admins without the `manage_topics` right (they are admins too). */
+      adminsWithoutTopicRights?: readonly EmuUser[];
     },
   ): Promise<void> {
     if (chat.kind === "dm") throw new Error("emulator: a private chat has no banned rights");
@@ -137,7 +141,14 @@ export class Chats {
       if (chat.kind !== "supergroup") throw new Error("emulator: slow mode is a supergroup's");
       r.slowmodeSec = o.slowmodeSec;
     }
-    for (const a of o.admins ?? []) r.admins.add(a.id);
+    for (const a of o.admins ?? []) {
+      r.admins.add(a.id);
+      r.noTopicRights.delete(a.id);
+    }
+    for (const a of o.adminsWithoutTopicRights ?? []) {
+      r.admins.add(a.id);
+      r.noTopicRights.add(a.id);
+    }
     const accounts = this.world.memberAccounts(rec);
     if (chat.kind === "supergroup") {
       await Promise.all(accounts.map((a) => this.pushChannelChange(a, rec)));

@@ -1,8 +1,9 @@
 /**
- * Forum topics an admin closed (`emu.chats.closeTopic`): Telegram's `forumTopic.closed`. A member
- * who is not an admin there may not post in a closed topic: a send answers TOPIC_CLOSED (400).
+ * Forum topics an admin closed (`emu.chats.closeTopic`): Telegram's `forumTopic.closed`. Only an
+ * admin with the `manage_topics` right may post in a closed topic (TDLib's forumTopicInfo.is_closed);
+ * anyone else's send there answers TOPIC_CLOSED (400).
  */
-import { restrictionsOf } from "./chat-rights";
+import { managesTopics } from "./chat-rights";
 import { RpcFault } from "./rpc-fault";
 import type { ChatRecord } from "./stored-message";
 
@@ -23,5 +24,5 @@ export function topicRefusal(
   topicId: number | undefined,
 ): RpcFault | undefined {
   if (topicId === undefined || !closed.get(rec)?.has(topicId)) return undefined;
-  return restrictionsOf(rec).admins.has(userId) ? undefined : new RpcFault("TOPIC_CLOSED");
+  return managesTopics(rec, userId) ? undefined : new RpcFault("TOPIC_CLOSED");
 }

@@ -113,6 +113,7 @@ export class TlViews {
         date: rec.createdAt,
         version: 1,
         ...(rights.defaultBannedRights ? { defaultBannedRights: rights.defaultBannedRights } : {}),
+        ...(rights.adminRights ? { adminRights: rights.adminRights } : {}),
         // Upgraded to a supergroup: Telegram deactivates it and names its successor.
         ...(rec.migratedTo
           ? {

@@ -13,6 +13,11 @@ export interface ChatWrites {
   readonly ownUntil?: number;
   /** Slow mode is on (and she is not an admin): one message per window. */
   readonly slowmode: boolean;
+  /**
+   * She may write in a closed forum topic: the supergroup's creator, or an admin with the
+   * `manage_topics` right (TDLib's forumTopicInfo.is_closed; docs/telegram-facts.md).
+   */
+  readonly topics?: boolean;
 }
 
 /** A chat she may not write in at all (removed from it, it is gone, a DM partner's account was deleted). */

@@ -187,6 +187,18 @@ export class Reception {
     return r && this.reportOf(r, this.d.clock.now());
   }
 
+  /**
+   * A basic group was upgraded to supergroup `to` (docs/chat-upgrades.md): how she was received in
+   * the old group (a "stop" still running, an ignored remark) holds in the new one, unless the new
+   * one has a verdict of its own already.
+   */
+  followed(from: string, to: string): void {
+    const old = this.d.store.get(from);
+    if (!old || this.d.store.get(to)) return;
+    this.d.store.put({ ...old, chatId: to });
+    this.lastSpoke.set(to, old.spokeAt);
+  }
+
   /** The owner's reset: she starts afresh in the chat (welcome as anyone new). Whether there was anything. */
   reset(chatId: string): boolean {
     this.pending.delete(chatId);

@@ -239,7 +239,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
             ? "offer"
             : "closed";
       const extraParts = [
-        earlierChatPart(d.messages, d.entities, d.earlierChat?.(chatId)),
+        earlierChatPart(d.messages, d.entities, d.earlierChat?.(chatId), d.summaries),
         lookupSection(lookups),
         isDm ? "" : (d.reception?.(chatId) ?? ""),
         abilitiesPart({

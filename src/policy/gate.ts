@@ -24,7 +24,7 @@
  */
 import type { Logger } from "pino";
 import type { PersonaPolicy } from "../config/persona";
-import { matchesPeer } from "../config/persona-policy";
+import { matchesPeer, type PeerRef } from "../config/persona-policy";
 import { ALL_CHATS, type ChatSettingsStore } from "../store/chat-settings";
 import type { ChatInfo } from "../store/chats";
 import { isSummaryGraph } from "../tasks/task";
@@ -64,6 +64,8 @@ export interface GateDeps {
    * chat is sent there, so the owner's switches of that chat hold it too.
    */
   readonly successorOf?: (chatId: string) => string | undefined;
+  /** The basic group a supergroup was upgraded from (its `# Allowed Groups` entry still names it). */
+  readonly predecessorOf?: (chatId: string) => string | undefined;
   readonly caps: Caps;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -374,7 +376,8 @@ export class Gate {
     if (
       chat.chatType !== "dm" &&
       policy.allowedGroups.length > 0 &&
-      !policy.allowedGroups.some((r) => matchesPeer(r, chat.chatId, chat.username))
+      !policy.allowedGroups.some((r) => matchesPeer(r, chat.chatId, chat.username)) &&
+      !allowedAsEarlier(policy.allowedGroups, this.d.predecessorOf?.(chat.chatId))
     )
       return "group not in Allowed Groups";
     // A DM's partner, or the person on strangers' ground: asked as the DM policy asks.
@@ -453,4 +456,9 @@ export class Gate {
     );
     return { ok: false, outcome: "ignored", reason };
   }
+}
+
+/** A supergroup upgraded from a basic group the owner allowed by its id is allowed too (docs/chat-upgrades.md). */
+function allowedAsEarlier(allowed: readonly PeerRef[], earlier: string | undefined): boolean {
+  return earlier !== undefined && allowed.some((r) => matchesPeer(r, earlier, undefined));
 }

@@ -20,6 +20,8 @@ export interface LookupRulesDeps {
   readonly counts: { today(now: number, chatId: string, userId: string | undefined): LookupCounts };
   /** A chat's @username, to match `# Look Up Chats` entries by name. */
   readonly usernameOf?: (chatId: string) => string | undefined;
+  /** The basic group a supergroup was upgraded from: its `# Look Up Chats` entry by id still holds. */
+  readonly predecessorOf?: (chatId: string) => string | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -31,7 +33,11 @@ export class LookupRules {
   levelIn(chatId: string): LookUpLevel {
     const username = this.d.usernameOf?.(chatId);
     const policy = this.d.policy();
-    return policy.chats.find((c) => matchesPeer(c.chat, chatId, username))?.level ?? policy.level;
+    const earlier = this.d.predecessorOf?.(chatId);
+    const entry =
+      policy.chats.find((c) => matchesPeer(c.chat, chatId, username)) ??
+      (earlier !== undefined ? policy.chats.find((c) => matchesPeer(c.chat, earlier, undefined)) : undefined);
+    return entry?.level ?? policy.level;
   }
 
   /** Why `userId` may not make the persona look something up in `chatId` now; undefined: they may. */

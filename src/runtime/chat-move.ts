@@ -2,22 +2,31 @@
  * Following a basic group's upgrade to a supergroup (docs/chat-upgrades.md): the move is recorded
  * (store/chat-moves.ts — pending intentions carried over with it), and the owner's settings for
  * the old chat (pause, mode, a takeover's silence) are merged into the new one's: paused if either
- * is, the new chat's mode if it has one, the later silence — at every sighting, so a crash between
- * the two writes loses nothing.
+ * is, the new chat's mode if it has one, the later silence. How her remarks were received there
+ * (inbound/reception.ts) is copied to the new chat when it has no verdict of its own. Both happen
+ * before the move is recorded, so a crash between the writes leaves the move unrecorded and the
+ * next sighting does it all again; once recorded, later sightings (the old chat's object comes with
+ * every dialogs page) change nothing, so the owner's `/resume` of the supergroup holds.
  */
 import type { Logger } from "pino";
 import type { ChatMoves } from "../store/chat-moves";
 import type { ChatSettingsStore } from "../store/chat-settings";
+import type { Reception } from "../inbound/reception";
 
 export function followChatMove(
-  s: { readonly moves: ChatMoves; readonly settings: ChatSettingsStore; readonly logger: Logger },
+  s: {
+    readonly moves: ChatMoves;
+    readonly settings: ChatSettingsStore;
+    readonly logger: Logger;
+    /** How her remarks were received in the old group ("stop", ignored) carries over too. */
+    readonly reception?: Pick<Reception, "followed">;
+  },
   move: { readonly from: string; readonly to: string },
   now: number,
 ): void {
-  const first = s.moves.record(move.from, move.to, now);
-  // The owner's settings, merged field by field on every sighting of the move (a crash between
-  // the move and this write, or a replay, still carries them): paused if either chat is, the new
-  // chat's mode else the old one's, the later silence.
+  if (s.moves.successor(move.from) !== undefined) return;
+  // The owner's settings, merged field by field: paused if either chat is, the new chat's mode
+  // else the old one's, the later silence.
   const old = s.settings.get(move.from);
   const own = s.settings.get(move.to);
   const merged = {
@@ -33,7 +42,8 @@ export function followChatMove(
     (merged.silentUntil ?? undefined) !== own.silentUntil
   )
     s.settings.update(move.to, merged);
-  if (first)
+  s.reception?.followed(move.from, move.to);
+  if (s.moves.record(move.from, move.to, now))
     s.logger.info(
       { component: "inbound", from: move.from, to: move.to },
       "group upgraded to a supergroup: followed",

@@ -54,6 +54,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     siblings: o.siblings ?? new Set(),
     settings: st.settings,
     successorOf: (chatId) => st.moves.successor(chatId),
+    predecessorOf: (chatId) => st.moves.predecessor(chatId),
     caps,
     clock,
     logger,
@@ -113,6 +114,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     gate,
     counts: new LookupCountStore(o.db, agent),
     usernameOf: (chatId) => st.chats.get(chatId)?.username ?? st.entities.get(chatId)?.username,
+    predecessorOf: (chatId) => st.moves.predecessor(chatId),
     clock,
     logger,
   });

@@ -20,6 +20,7 @@ import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler } from "../tasks/scheduler";
 import { GROUP_BAN_KEY } from "../telegram/outbound/rpc-errors";
 import { noteWriteRefusal } from "../telegram/entities";
+import { topicShut } from "../base/topic-closure";
 import { trackResult } from "../telegram/inbound/listen";
 import { TypingWatch } from "../telegram/inbound/typing-watch";
 import { AccountHealth } from "../telegram/outbound/account-health";
@@ -86,7 +87,12 @@ export function composeTasks(
     ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
     onFrozen: (method, e) => accountHealth.noteFrozen(method, e),
     onGroupBan: (chatId) => accountHealth.noteGroupBan(chatId),
-    onRefused: (chatId, error) => noteWriteRefusal(st.entities, chatId, error),
+    onRefused: (chatId, error, topicId) => {
+      noteWriteRefusal(st.entities, chatId, error);
+      // A topic closed or deleted under her, its service message never seen: the next mention there costs nothing.
+      if (topicId !== undefined && (error === "TOPIC_CLOSED" || error === "TOPIC_DELETED"))
+        st.topics.refused(chatId, topicId, error === "TOPIC_DELETED", st.messages.highestId(chatId) ?? 0);
+    },
   });
   // Online while it reads and answers, offline when quiet (life/presence.ts).
   const presence = new Presence({ port: gram, clock, logger });
@@ -241,7 +247,9 @@ export function composeTasks(
         ...(o.media?.waitMs !== undefined ? { mediaWaitMs: o.media.waitMs } : {}),
         allowedReactions: (chatId) => m.chatReactions.allowed(chatId),
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
-        topicClosed: (chatId, topicId) => st.topics.isClosed(chatId, topicId),
+        // Closed topics take the creator's and topic managers' messages (base/topic-closure.ts).
+        topicClosed: (chatId, topicId) =>
+          topicShut(st.topics.closure(chatId, topicId), st.entities.get(chatId)?.writes),
         earlierChat: (chatId) => st.moves.predecessor(chatId),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),

@@ -51,6 +51,13 @@ export function composeTelegram(
     agent,
     ...(o.requestTimeoutMs !== undefined ? { timeoutMs: o.requestTimeoutMs } : {}),
   });
+  // Following a basic group's upgrade: either migrate service message, or the old chat's object.
+  const follow = (x: { readonly from: string; readonly to: string }) =>
+    followChatMove(
+      { moves: st.moves, settings: st.settings, logger, reception: st.reception },
+      x,
+      clock.now(),
+    );
   const feed = createMessageFeed({
     handler: i.inbound,
     entities: st.entities,
@@ -65,7 +72,7 @@ export function composeTelegram(
     topicTitled: (x) => st.topics.named(x.chatId, x.topicId, x.title, x.messageId),
     topicClosed: (x) => st.topics.closedBy(x.chatId, x.topicId, x.closed, x.messageId),
     memberLeft: (x) => t.intentions.left(x.chatId, x.userId, x.how),
-    chatMoved: (x) => followChatMove({ moves: st.moves, settings: st.settings, logger }, x, clock.now()),
+    chatMoved: follow,
   });
   // A supergroup's due intention asks once whether its asker is still there (life/intentions.ts).
   t.intentions.checkMembersWith((chatId, userId, msgId) =>
@@ -74,6 +81,8 @@ export function composeTelegram(
   const catchUpChats = new CatchUpChats(o.db, agent);
   const membership = new ChannelMembership({ entities: st.entities, tracker: st.tracker, logger });
   st.entities.onMembership((e, gone) => membership.changed(e, gone));
+  // A move seen only from the old group's deactivated chat object (migrated_to) is followed too.
+  st.entities.onMoved((from, to) => follow({ from, to }));
   const engine = new CatchUp({
     client: o.client,
     reads,

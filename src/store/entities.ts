@@ -32,6 +32,11 @@ export interface EntityRecord {
    * Memory only, never written: it comes again with every full update from the chat.
    */
   readonly writes?: ChatWrites;
+  /**
+   * Basic groups: the supergroup it was upgraded to, as its deactivated chat object's
+   * `migrated_to` said (docs/chat-upgrades.md). Memory only: every copy of the chat carries it.
+   */
+  readonly movedTo?: string;
 }
 
 interface Row {
@@ -77,6 +82,7 @@ function mergeEntity(known: EntityRecord | undefined, seen: EntityRecord): Entit
     else delete out.gone;
   }
   if (seen.writes !== undefined && !seen.min) out.writes = seen.writes;
+  if (seen.movedTo !== undefined) out.movedTo = seen.movedTo;
   return out;
 }
 
@@ -94,6 +100,7 @@ function sameWrites(a: ChatWrites | undefined, b: ChatWrites | undefined): boole
   return (
     a.slowmode === b.slowmode &&
     a.ownUntil === b.ownUntil &&
+    a.topics === b.topics &&
     list(a.byDefault, b.byDefault) &&
     list(a.own, b.own)
   );
@@ -198,6 +205,16 @@ export class EntityStore {
 
   private membership: ((e: EntityRecord, gone: boolean) => void) | undefined;
 
+  /**
+   * Called when a basic group's copy first names the supergroup it moved to (`movedTo`), once per
+   * process and chat: the move is then followed even when neither migrate service message was seen.
+   */
+  onMoved(listener: (from: string, to: string) => void): void {
+    this.moved = listener;
+  }
+
+  private moved: ((from: string, to: string) => void) | undefined;
+
   get size(): number {
     return this.known.size;
   }
@@ -206,9 +223,12 @@ export class EntityStore {
   observe(seen: EntityRecord): EntityRecord {
     const known = this.known.get(seen.peerId);
     const merged = mergeEntity(known, seen);
+    const moved = merged.movedTo !== undefined && known?.movedTo !== merged.movedTo;
     if (known && same(known, merged)) {
-      // What she may send there is memory only (EntityRecord.writes): no write for it.
-      if (sameWrites(known.writes, merged.writes)) return known;
+      // What she may send there is memory only (EntityRecord.writes, movedTo): no write for it.
+      if (sameWrites(known.writes, merged.writes) && !moved) return known;
+      // The move is followed first: if that throws, memory does not know it, and the next copy tries again.
+      if (moved) this.moved?.(merged.peerId, merged.movedTo!);
       this.known.set(seen.peerId, merged);
       return merged;
     }
@@ -232,6 +252,7 @@ export class EntityStore {
         merged.gone ? 1 : 0,
       ),
     );
+    if (moved) this.moved?.(merged.peerId, merged.movedTo!);
     this.known.set(seen.peerId, merged);
     // Left or joined again: only a change of a channel already known (a channel first seen as
     // "left" — a forward's source, a linked channel — was never followed).

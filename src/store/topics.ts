@@ -5,7 +5,13 @@
  * The operator console reads the titles (store/console-queries.ts), and the planner names the
  * topic a conversation is in (planning/prompt.ts).
  */
+import type { TopicClosure } from "../base/topic-closure";
 import type { Db } from "./db";
+
+/** topic_closures.closed: 0 open, 1 closed (its service message), 2 a send refused TOPIC_CLOSED, 3 deleted. */
+const CLOSURES: readonly TopicClosure[] = ["open", "closed", "refused", "deleted"];
+/** A deleted topic is never reopened: no later service message outranks it. */
+const FOREVER = Number.MAX_SAFE_INTEGER;
 
 export class TopicStore {
   private readonly put;
@@ -36,9 +42,17 @@ export class TopicStore {
       .pluck();
   }
 
-  /** The topic is closed (forumTopic.closed), as its newest close/reopen service message said. */
-  isClosed(chatId: string, topicId: number): boolean {
-    return this.getClosed.get(this.agent, chatId, topicId) === 1;
+  /** What she knows of the topic: its newest service message, or a send refused there (base/topic-closure.ts). */
+  closure(chatId: string, topicId: number): TopicClosure {
+    return CLOSURES[Number(this.getClosed.get(this.agent, chatId, topicId) ?? 0)] ?? "closed";
+  }
+
+  /**
+   * A send of hers to the topic was refused: TOPIC_CLOSED (closed to her until a reopen service
+   * message newer than `newestId`, the chat's newest message she knows) or TOPIC_DELETED (for good).
+   */
+  refused(chatId: string, topicId: number, deleted: boolean, newestId: number): void {
+    this.putClosed.run(this.agent, chatId, topicId, deleted ? 3 : 2, deleted ? FOREVER : newestId);
   }
 
   /** Topic `topicId` of `chatId` was closed (or reopened) by service message `msgId`. */

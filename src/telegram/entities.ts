@@ -29,6 +29,10 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
       bot: false,
       min: false,
       ...(typeof x.participantsCount === "number" ? { members: x.participantsCount } : {}),
+      // Upgraded to a supergroup: the chat object alone names it (docs/chat-upgrades.md).
+      ...(x.deactivated && x.migratedTo instanceof Api.InputChannel
+        ? { movedTo: `-100${x.migratedTo.channelId.toString()}` }
+        : {}),
       // Left, or deactivated (upgraded to a supergroup: migrated_to): nothing may be sent there.
       writes:
         x.left || x.deactivated
@@ -63,12 +67,16 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
       ...(x.min || x.broadcast
         ? {}
         : {
-            writes: chatWrites(
-              x.defaultBannedRights,
-              x.bannedRights,
-              Boolean(x.creator || x.adminRights),
-              Boolean(x.slowmodeEnabled),
-            ),
+            writes: {
+              ...chatWrites(
+                x.defaultBannedRights,
+                x.bannedRights,
+                Boolean(x.creator || x.adminRights),
+                Boolean(x.slowmodeEnabled),
+              ),
+              // Closed forum topics take the creator's and topic managers' messages (TDLib forumTopicInfo).
+              ...(x.creator || x.adminRights?.manageTopics ? { topics: true } : {}),
+            },
           }),
     };
   }
@@ -141,6 +149,7 @@ const REFUSED: Record<string, WriteKind> = {
  * (updateChannel when an admin lifts it) replaces it.
  */
 export function noteWriteRefusal(store: EntityStore, chatId: string, error: string): void {
+  if (error === "INPUT_USER_DEACTIVATED") return noteDeletedAccount(store, chatId);
   const kind = REFUSED[error];
   // A basic group seen only in short updates has no record yet (it needs no access hash).
   const isGroup = chatId.startsWith("-") && !chatId.startsWith("-100");
@@ -156,11 +165,37 @@ export function noteWriteRefusal(store: EntityStore, chatId: string, error: stri
   });
 }
 
+/**
+ * A send to a DM answered INPUT_USER_DEACTIVATED: the partner's account was deleted. Their record
+ * says so now (`gone`, kept across restarts), as the user object's `deleted` flag would have.
+ */
+function noteDeletedAccount(store: EntityStore, userId: string): void {
+  const known = store.get(userId);
+  if (known?.kind !== "user" || known.gone) return;
+  store.observe({ ...known, gone: true, writes: NO_WRITES });
+}
+
 /** Store every user and chat of a list (an update's or an answer's). Cheap when nothing changed. */
 export function captureEntities(store: EntityStore, list: Iterable<Api.TypeUser | Api.TypeChat>): void {
   for (const x of list) {
     const r = entityRecord(x);
-    if (r) store.observe(r);
+    if (!r) continue;
+    // The supergroup a deactivated group names can be addressed by its migrated_to (its hash).
+    if (
+      x instanceof Api.Chat &&
+      x.migratedTo instanceof Api.InputChannel &&
+      r.movedTo &&
+      !store.get(r.movedTo)
+    )
+      store.observe({
+        peerId: r.movedTo,
+        kind: "channel",
+        accessHash: x.migratedTo.accessHash.toString(),
+        ...(x.title ? { title: x.title } : {}),
+        bot: false,
+        min: false,
+      });
+    store.observe(r);
   }
 }
 

@@ -78,6 +78,44 @@ describe("a basic group upgraded to a supergroup", () => {
     expect(cf.migratedFromMaxId).toBe(Math.max(...history.messages.map((m) => m.id)));
   });
 
+  it("the dialogs list the old group as a deactivated chat with migrated_to (the supergroup's access hash), its top message the migrate-to service message", async () => {
+    const { emu, persona, alice, client } = world({ strictTl: true });
+    const group = emu.createGroup({ title: "Book club", members: [persona, alice] });
+    await emu.post({ chat: group, from: alice, text: "one" });
+    const sg = emu.chats.upgrade(group);
+    await emu.idle();
+    const res = (await client.invoke(
+      new Api.messages.GetDialogs({
+        offsetPeer: new Api.InputPeerEmpty(),
+        limit: 100,
+        hash: BigInt(0) as never,
+      }),
+    )) as Api.messages.Dialogs;
+    const old = res.chats.find(
+      (c) => c instanceof Api.Chat && c.id.toString() === String(group.id),
+    ) as Api.Chat;
+    expect(old.deactivated).toBe(true);
+    const to = old.migratedTo as Api.InputChannel;
+    expect(to.channelId.toString()).toBe(String(sg.id));
+    // The hash it names addresses the supergroup.
+    await client.invoke(
+      new Api.messages.SendMessage({
+        peer: new Api.InputPeerChannel({ channelId: to.channelId, accessHash: to.accessHash }),
+        message: "by the migrated_to hash",
+        randomId: BigInt(7) as never,
+      }),
+    );
+    expect(emu.history(sg).at(-1)?.text).toBe("by the migrated_to hash");
+    const dialog = res.dialogs.find(
+      (d) =>
+        d instanceof Api.Dialog &&
+        d.peer instanceof Api.PeerChat &&
+        d.peer.chatId.toString() === String(group.id),
+    ) as Api.Dialog;
+    const top = res.messages.find((m) => m.id === dialog.topMessage && m.peerId instanceof Api.PeerChat);
+    expect((top as Api.MessageService).action).toBeInstanceOf(Api.MessageActionChatMigrateTo);
+  });
+
   it("refuses a send to the old group (PEER_ID_INVALID); the supergroup takes it", async () => {
     const { emu, persona, alice, client } = world({ strictTl: true });
     const group = emu.createGroup({ title: "Book club", members: [persona, alice] });

@@ -44,4 +44,34 @@ describe("a closed forum topic", () => {
       client.sendMessage(forum.peerId, { message: "trains?", replyTo: travel }),
     ).resolves.toBeDefined();
   });
+
+  it("an admin with manage_topics may post in a closed topic and sees that right on the channel; an admin without it is refused TOPIC_CLOSED", async () => {
+    const { emu, persona, alice, client } = world({ strictTl: true });
+    const forum = emu.createSupergroup({ title: "Forum", forum: true, members: [persona, alice] });
+    await emu.post({ chat: forum, from: alice, text: "hi" }); // the client learns the channel
+    const travel = emu.createTopic(forum, "Travel");
+    emu.chats.closeTopic(forum, travel);
+    await emu.idle();
+    const channel = async () =>
+      (
+        (await client.invoke(
+          new Api.channels.GetChannels({ id: [(await client.getInputEntity(forum.peerId)) as never] }),
+        )) as Api.messages.Chats
+      ).chats[0] as Api.Channel;
+    expect((await channel()).adminRights ?? undefined).toBeUndefined();
+
+    await emu.chats.restrict(forum, { adminsWithoutTopicRights: [persona] });
+    expect((await channel()).adminRights?.manageTopics ?? false).toBe(false);
+    expect((await channel()).adminRights?.deleteMessages).toBe(true);
+    await expect(client.sendMessage(forum.peerId, { message: "trains?", replyTo: travel })).rejects.toThrow(
+      /TOPIC_CLOSED/,
+    );
+
+    await emu.chats.restrict(forum, { admins: [persona] });
+    expect((await channel()).adminRights?.manageTopics).toBe(true);
+    await expect(
+      client.sendMessage(forum.peerId, { message: "trains, as the admin", replyTo: travel }),
+    ).resolves.toBeDefined();
+    expect(emu.history(forum).at(-1)?.text).toBe("trains, as the admin");
+  });
 });

@@ -17,6 +17,8 @@ function rules(policy: Partial<LookUpPolicy>, counts = { total: 0, chat: 0, pers
     gate: { trust: (id) => TRUST[id] ?? "stranger", mediaCall: () => tokensOk },
     counts: { today: () => counts },
     usernameOf: (chatId) => (chatId === "-1009" ? "friends" : undefined),
+    // -1001500 was the basic group -4001 until it was upgraded.
+    predecessorOf: (chatId) => (chatId === "-1001500" ? "-4001" : undefined),
     clock: new FakeClock(0),
     logger: log.logger,
   });
@@ -49,6 +51,16 @@ describe("who may make her look things up", () => {
     expect(() => parseLookUpChats({ file: "f", field: "Look Up Chats" }, "-1001 everyone")).toThrow(
       /bad entry "-1001 everyone"/,
     );
+  });
+
+  it("a supergroup upgraded from a basic group keeps the old group's entry (by its old id), unless it has its own", () => {
+    const chats = parseLookUpChats({ file: "f", field: "Look Up Chats" }, "- -4001: everyone");
+    expect(rules({ level: "contacts", chats }).r.refusal("-1001500", "3")).toBeUndefined();
+    expect(rules({ level: "contacts", chats }).r.refusal("-1001501", "3")).toBe(
+      "look-ups are only for contacts here",
+    );
+    const own = parseLookUpChats({ file: "f", field: "Look Up Chats" }, "- -4001: everyone\n- -1001500: off");
+    expect(rules({ level: "contacts", chats: own }).r.refusal("-1001500", "1")).toBe("look-ups are off here");
   });
 
   it("the day's caps (all, per chat, per person) and the token caps refuse, each with its reason, logged at info", () => {

@@ -19,4 +19,25 @@ describe("forum topic titles", () => {
       closeDatabase(db);
     }
   });
+
+  it("a refused send closes the topic to her until a newer reopen; a deleted topic stays shut for good", () => {
+    const db = openDatabase(tempDbPath());
+    try {
+      const topics = new TopicStore(db, "Mira");
+      expect(topics.closure("-1001", 5)).toBe("open");
+      topics.closedBy("-1001", 5, true, 20);
+      expect(topics.closure("-1001", 5)).toBe("closed");
+      topics.refused("-1001", 5, false, 40); // TOPIC_CLOSED, the chat's newest message then #40
+      expect(topics.closure("-1001", 5)).toBe("refused");
+      topics.closedBy("-1001", 5, false, 30); // an older reopen, met late: it does not undo the refusal
+      expect(topics.closure("-1001", 5)).toBe("refused");
+      topics.closedBy("-1001", 5, false, 41); // reopened after it
+      expect(topics.closure("-1001", 5)).toBe("open");
+      topics.refused("-1001", 7, true, 41); // TOPIC_DELETED
+      topics.closedBy("-1001", 7, false, 99);
+      expect(topics.closure("-1001", 7)).toBe("deleted");
+    } finally {
+      closeDatabase(db);
+    }
+  });
 });

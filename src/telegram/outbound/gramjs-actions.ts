@@ -36,7 +36,7 @@ export interface GramActionsOptions {
   /** A send met USER_BANNED_IN_CHANNEL: spam-limited in every supergroup (account-health.ts). */
   readonly onGroupBan?: (chatId: string) => void;
   /** Any RPC error of a request about a chat (the entity store learns refused rights from it). */
-  readonly onRefused?: (chatId: string, error: string) => void;
+  readonly onRefused?: (chatId: string, error: string, topicId?: number) => void;
 }
 
 /**
@@ -326,7 +326,7 @@ export class GramActions implements ChatActions {
       if (isFrozen(e)) this.o.onFrozen?.(req.className, e);
       if (e instanceof errors.RPCError && e.errorMessage === "USER_BANNED_IN_CHANNEL")
         this.o.onGroupBan?.(chatId);
-      if (e instanceof errors.RPCError) this.o.onRefused?.(chatId, e.errorMessage);
+      if (e instanceof errors.RPCError) this.o.onRefused?.(chatId, e.errorMessage, topicOf(req));
       throw taskError(e, method, chatId);
     }
   }
@@ -362,4 +362,10 @@ function replyHeader(
       ...(topicId !== undefined ? { topMsgId: topicId } : {}),
     }),
   };
+}
+
+/** The forum topic a send goes to (its reply header's top message), for a refusal that names it (TOPIC_CLOSED). */
+function topicOf(req: Api.AnyRequest): number | undefined {
+  const r = (req as { replyTo?: unknown }).replyTo;
+  return r instanceof Api.InputReplyToMessage ? (r.topMsgId ?? undefined) : undefined;
 }

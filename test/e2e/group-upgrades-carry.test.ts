@@ -1,0 +1,130 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { SUMMARY_INSTRUCTION } from "../../src/summary/summariser";
+import type { GenerateBody } from "../support/gemini-fake";
+import { Harness, TEST_PERSONA, plan } from "../support/harness";
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const NOTES = {
+  goals_and_open_questions: [],
+  decisions: ["the picnic is in the rose garden"],
+  facts: ["Bob owns a red kite"],
+  outcomes: [],
+  pending_actions: [],
+};
+const isSummary = (body: GenerateBody) => body.systemInstruction?.parts?.[0]?.text === SUMMARY_INSTRUCTION;
+
+/** Issue 38 point 1, continued: what the old group knew follows it into the supergroup (docs/chat-upgrades.md). */
+describe("a group upgraded to a supergroup: what carries over", () => {
+  it("the supergroup's request shows the old group's rolling summary, and only the old messages after it", async () => {
+    h = await Harness.start();
+    const plans = [
+      plan({ kind: "send", text: "rose garden it is" }),
+      plan({ kind: "send", text: "yes, Bob's kite" }),
+    ];
+    h.gemini.respondWith((body) => (isSummary(body) ? { json: NOTES } : (plans.shift() ?? plan())));
+    for (let i = 0; i < 31; i++)
+      await h.emu.post({ chat: h.club, from: i % 2 ? h.bob : h.alice, text: `picnic chatter number ${i}` });
+    await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai so where is the picnic?" });
+    await h.pass(20_000);
+    expect(h.runtime.summaries.get(`root:${h.club.peerId}`)).toBeDefined();
+    expect(h.sent(h.club).map((m) => m.text)).toEqual(["rose garden it is"]);
+
+    const sg = h.emu.chats.upgrade(h.club);
+    await h.emu.idle();
+    await h.pass(1000);
+    await h.emu.post({ chat: sg, from: h.bob, text: "@mira_ai remember what I bring?" });
+    await h.pass(20_000);
+    expect(h.sent(sg).map((m) => m.text)).toEqual(["yes, Bob's kite"]);
+    const turn = h.lastUserTurn();
+    expect(turn).toContain("⟦before the upgrade⟧");
+    expect(turn).toContain("Summary of its earlier history:");
+    expect(turn).toContain("the picnic is in the rose garden");
+    expect(turn).toContain("Bob owns a red kite");
+    // The summarised messages are not repeated; the ones after the summary are shown.
+    expect(turn).not.toContain("picnic chatter number 0\n");
+    expect(turn).toContain("picnic chatter number 30");
+    expect(turn).toContain("so where is the picnic?");
+    // The summary's own head names ids of the old chat, meaningless in the supergroup.
+    expect(turn).not.toMatch(/Summary of this conversation up to message #/);
+  });
+
+  it("a group the owner allowed by its old id (# Allowed Groups) is still allowed as the supergroup", async () => {
+    h = await Harness.start();
+    await h.restart({ persona: `${TEST_PERSONA}\n# Allowed Groups\n${h.club.peerId}\n` });
+    h.gemini.script(plan({ kind: "send", text: "hi club" }));
+    await h.emu.post({ chat: h.club, from: h.bob, text: "Mira, hi" });
+    await h.pass(20_000);
+    expect(h.sent(h.club).map((m) => m.text)).toEqual(["hi club"]);
+    const sg = h.emu.chats.upgrade(h.club);
+    await h.emu.idle();
+    await h.pass(1000);
+    h.gemini.script(plan({ kind: "send", text: "still here" }));
+    await h.emu.post({ chat: sg, from: h.alice, text: "Mira, are you still with us?" });
+    await h.pass(20_000);
+    expect(h.sent(sg).map((m) => m.text)).toEqual(["still here"]);
+    // Another group, never allowed, stays closed.
+    const other = h.emu.createSupergroup({ title: "Other", members: [h.account, h.alice] });
+    await h.emu.post({ chat: other, from: h.alice, text: "Mira, and here?" });
+    await h.pass(20_000);
+    expect(h.sent(other)).toEqual([]);
+  });
+
+  it('a "stop" said to her in the old group still holds in the supergroup', async () => {
+    h = await Harness.start();
+    h.gemini.script(plan({ kind: "send", text: "the museum opens at nine" }));
+    await h.emu.post({ chat: h.club, from: h.alice, text: "Mira, when does the museum open?" });
+    await h.pass(20_000);
+    expect(h.sent(h.club).map((m) => m.text)).toEqual(["the museum opens at nine"]);
+    await h.emu.post({ chat: h.club, from: h.bob, text: "shut up bot" });
+    await h.pass(1000);
+    const sg = h.emu.chats.upgrade(h.club);
+    await h.emu.idle();
+    await h.pass(1000);
+    h.gemini.script(plan({ kind: "send", text: "ten" }));
+    await h.emu.post({ chat: sg, from: h.alice, text: "Mira, and when does it close?" });
+    await h.pass(20_000);
+    expect(h.sent(sg).map((m) => m.text)).toEqual(["ten"]);
+    expect(h.lastUserTurn()).toContain('Someone here told you to stop ("shut up bot"');
+  });
+});
+
+describe("a group upgraded to a supergroup, seen only from the old chat's object", () => {
+  it("a difference too long, and the old group's history fails: the dialogs' deactivated chat (migrated_to) is enough to follow the move", async () => {
+    h = await Harness.start({
+      emulator: { updateShapes: "telegram", updateLimits: { differenceTooLongAfter: 10 } },
+    });
+    h.gemini.script(plan({ kind: "send", text: "hello club" }));
+    await h.emu.post({ chat: h.club, from: h.bob, text: "Mira, hi" });
+    await h.pass(20_000);
+    expect(h.sent(h.club).map((m) => m.text)).toEqual(["hello club"]);
+    h.crash();
+    const sg = h.emu.chats.upgrade(h.club);
+    // More missed than one difference may carry (DMs), and
+    const dm = h.emu.dm(h.account, h.carol);
+    for (let i = 0; i < 15; i++) await h.emu.post({ chat: dm, from: h.carol, text: `note ${i}` });
+    // a busy supergroup: its migrate-from service message is far behind its newest messages.
+    for (let i = 0; i < 260; i++)
+      await h.emu.post({ chat: sg, from: i % 2 ? h.alice : h.bob, text: `busy talk ${i}` });
+    // The old group's page (where its migrate-to service message is) cannot be read this time.
+    h.emu.faults.failNext("messages.GetHistory", "INTERNAL", { peer: h.club, code: 500, times: 5 });
+    h.boot();
+    await h.runtime.caughtUp;
+    await h.pass(5_000);
+    expect(h.log.lines().some((l) => /history backfill failed/.test(String(l.msg)))).toBe(true);
+    expect(h.log.lines().some((l) => /group upgraded to a supergroup: followed/.test(String(l.msg)))).toBe(
+      true,
+    );
+    h.gemini.respondWith((body) =>
+      isSummary(body) ? { json: NOTES } : plan({ kind: "send", text: "yes, still here" }),
+    );
+    await h.emu.post({ chat: sg, from: h.alice, text: "Mira, still with us?" });
+    await h.pass(30_000);
+    expect(h.sent(sg).map((m) => m.text)).toEqual(["yes, still here"]);
+    expect(h.lastUserTurn()).toContain("⟦before the upgrade⟧");
+    expect(h.lastUserTurn()).toContain("Mira, hi");
+  });
+});

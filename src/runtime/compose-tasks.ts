@@ -13,6 +13,7 @@ import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
 import { metrics } from "../metrics/metrics";
 import { OwnSends, TrackedActions } from "../owner/own-sends";
 import { PlanTraceStore } from "../store/plan-traces";
+import { LookupRunStore } from "../store/lookup-runs";
 import { lookUpsOn } from "../config/persona-lookups";
 import { LaneSummaries } from "../summary/lane-summaries";
 import { llmRateKey } from "../tasks/llm-wait";
@@ -200,6 +201,7 @@ export function composeTasks(
       lookUp: {
         ...(o.lookups ? { client: o.lookups } : {}),
         refusal: (chatId, userId, what) => p.lookupRules.check(chatId, userId, what),
+        runs: new LookupRunStore(o.db, agent),
         ...answerAge,
       },
       received: {

@@ -382,4 +382,21 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (agent, chat_id, topic_id)
   ) WITHOUT ROWID;
   `,
+  // Issue 45 (store/lookup-runs.ts, docs/world.md): each look-up task's grounded calls — how many
+  // were started, and what the last one found (note, JSON) once it answered or failed — so a
+  // restart after the answer reuses it and one in the middle of the call asks at most once more.
+  `
+  CREATE TABLE lookup_runs (
+    agent      TEXT    NOT NULL,
+    task_id    INTEGER NOT NULL,
+    chat_id    TEXT    NOT NULL,
+    user_id    TEXT,
+    day        TEXT    NOT NULL,
+    calls      INTEGER NOT NULL,
+    note       TEXT,
+    started_at INTEGER NOT NULL,
+    PRIMARY KEY (agent, task_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX lookup_runs_day ON lookup_runs (agent, day);
+  `,
 ];

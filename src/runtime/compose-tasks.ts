@@ -31,6 +31,8 @@ import { IntentionStore } from "../store/intentions";
 import type { ChatType } from "../base/types";
 import { NO_WRITES } from "../base/chat-writes";
 import { Intentions } from "../life/intentions";
+import { recallIntentionPlans } from "../life/recall-plans";
+import { DepartureStore } from "../store/departures";
 import { Presence, PresentActions } from "../life/presence";
 
 export interface Tasks {
@@ -181,7 +183,7 @@ export function composeTasks(
     day: s.day,
     clock,
     logger,
-    admit: (task) => p.gate.task(task),
+    admit: (task) => p.gate.task(task) ?? intentions.recalledFor(task),
     onFinished: (task, outcome) => {
       metrics.tasks.inc({ agent, kind: task.kind, outcome });
       st.activity.taskEnded(task, outcome);
@@ -278,6 +280,19 @@ export function composeTasks(
     chatType: (chatId) => st.chats.get(chatId)?.chatType as ChatType | undefined,
     partnerLastWrote: (chatId) => st.messages.lastFromOthers(chatId),
     activity: st.activity,
+    departures: new DepartureStore(o.db, agent),
+    recall: (userId, chatId, reason) =>
+      recallIntentionPlans(
+        {
+          open: (c) => scheduler.openTasks(c),
+          get: (id) => st.tasks.get(id),
+          cancel: (id, why) => scheduler.cancelTask(id, why),
+          logger,
+        },
+        userId,
+        chatId,
+        reason,
+      ),
   });
   // The end-of-outage line, /status and the metrics say how many answers waited for the model.
   o.llm?.availability?.reportAs(agent);

@@ -25,7 +25,7 @@ import { LLM_RATE_KEY } from "../tasks/llm-wait";
 import type { LookupRun } from "../store/lookup-runs";
 
 /** Grounded calls one look-up may start, restarts included (the second only after a lost first). */
-export const MAX_LOOKUP_CALLS = 2;
+const MAX_LOOKUP_CALLS = 2;
 
 declare module "../tasks/task" {
   interface TaskPayloads {

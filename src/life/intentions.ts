@@ -38,6 +38,7 @@ import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
 import { strangersPart } from "./follow-up-shares";
 import type { DepartureStore } from "../store/departures";
+import { askerGone } from "./recall-plans";
 
 /** The longest a timer is armed for (a longer wait is re-armed; Node's timers overflow at ~24.8 days). */
 const MAX_ARM_MS = 86_400_000;
@@ -161,7 +162,7 @@ export class Intentions {
         ? { ok: false, reason: again.reason ?? "refused", intention: again }
         : { ok: true, intention: again };
     // The owner's switches and the caps as they are now (the plan may have waited).
-    const denied = this.d.gate.intention(n.chatId, n.forUser) ?? this.askerGone(n);
+    const denied = this.d.gate.intention(n.chatId, n.forUser) ?? askerGone(this.d.departures, n);
     let reason: string | undefined = denied;
     if (reason !== undefined) {
       /* refused below */
@@ -202,18 +203,6 @@ export class Intentions {
     );
     this.arm();
     return { ok: true, intention };
-  }
-
-  /** Why a plan's schedule may not be stored: its asker left, was removed or blocked since asking. */
-  private askerGone(n: NewIntention): string | undefined {
-    if (n.forUser === undefined) return undefined;
-    const gone = this.d.departures?.goneSince(n.chatId, n.forUser, n.inReplyTo);
-    if (gone === undefined) return undefined;
-    return gone === "blocked"
-      ? "its asker was blocked"
-      : gone === "left"
-        ? "its asker left the group after asking"
-        : "its asker was removed from the group after asking";
   }
 
   /** The schedules of a chat's last plans that were not set, with why (its next plan is told, once). */

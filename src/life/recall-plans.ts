@@ -3,10 +3,28 @@
  * task and whatever its plan put in the graph are cancelled, so the reminder is never sent to
  * someone who is gone (docs/life.md, "People who left"). An intention's plan is a `received` task
  * carrying intentions and no messages, for its asker (`authors[0]`); its tasks carry its id as
- * `planId`. A send already in flight (or in doubt) completes, as with every cancel.
+ * `planId`. A send already in flight (or in doubt) completes, as with every cancel. And before it
+ * is stored: a plan's schedule whose asker went after asking is refused (`askerGone`).
  */
 import type { Logger } from "pino";
 import type { Task } from "../tasks/task";
+import type { DepartureStore } from "../store/departures";
+import type { NewIntention } from "../store/intentions";
+
+/** Why a plan's schedule may not be stored: its asker left, was removed or was blocked since asking. */
+export function askerGone(
+  departures: Pick<DepartureStore, "goneSince"> | undefined,
+  n: NewIntention,
+): string | undefined {
+  if (n.forUser === undefined) return undefined;
+  const gone = departures?.goneSince(n.chatId, n.forUser, n.inReplyTo);
+  if (gone === undefined) return undefined;
+  return gone === "blocked"
+    ? "its asker was blocked"
+    : gone === "left"
+      ? "its asker left the group after asking"
+      : "its asker was removed from the group after asking";
+}
 
 export interface RecallDeps {
   /** Open tasks of a chat (every chat when undefined). */

@@ -70,6 +70,9 @@ function lookUpUrl(raw: string | undefined): { url?: string; bad?: string } {
 }
 
 export function lookupHandler(d: LookupHandlerDeps): TaskHandler<"look_up"> {
+  // What a call found that the database did not take yet (a full disk): the task runs again once
+  // it takes writes, and stores this instead of calling again.
+  const unsaved = new Map<number, LookupNote>();
   return {
     rateKeys: () => [LLM_RATE_KEY],
     async run(task) {
@@ -78,14 +81,19 @@ export function lookupHandler(d: LookupHandlerDeps): TaskHandler<"look_up"> {
       const p = task.payload;
       const run = d.runs.get(task.id);
       let note: LookupNote;
-      if (run?.note !== undefined) {
+      const kept = unsaved.get(task.id);
+      if (kept !== undefined && run?.note === undefined) {
+        d.runs.end(task.id, JSON.stringify(kept));
+        unsaved.delete(task.id);
+        note = kept;
+      } else if (run?.note !== undefined) {
         // The call answered before a restart: its result, not a second call.
         d.logger.info(
           { component: "lookup", chatId: task.chatId, taskId: task.id, calls: run.calls },
           "look-up answered before the restart: its stored result is used",
         );
         note = JSON.parse(run.note) as LookupNote;
-      } else note = await lookOnce(d, task, run);
+      } else note = await lookOnce(d, task, run, unsaved);
       return {
         type: "done",
         spawn: [
@@ -105,7 +113,12 @@ export function lookupHandler(d: LookupHandlerDeps): TaskHandler<"look_up"> {
 }
 
 /** The look-up's rules, then its grounded call, marked started before and stored after. */
-async function lookOnce(d: LookupHandlerDeps, task: Task<"look_up">, run: LookupRun | undefined) {
+async function lookOnce(
+  d: LookupHandlerDeps,
+  task: Task<"look_up">,
+  run: LookupRun | undefined,
+  unsaved: Map<number, LookupNote>,
+) {
   const p = task.payload;
   const what = [p.query, p.url].filter(Boolean).join(" / ");
   const url = lookUpUrl(p.url);
@@ -155,6 +168,12 @@ async function lookOnce(d: LookupHandlerDeps, task: Task<"look_up">, run: Lookup
     );
     note = { ...base, none: "the look-up failed" };
   }
-  d.runs.end(task.id, JSON.stringify(note));
+  try {
+    d.runs.end(task.id, JSON.stringify(note));
+  } catch (e) {
+    if (unsaved.size >= 1_000) unsaved.clear(); // bounded, whatever the disk does
+    unsaved.set(task.id, note);
+    throw e;
+  }
   return note;
 }

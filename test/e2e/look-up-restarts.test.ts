@@ -116,4 +116,21 @@ describe("a restart during a look-up", () => {
       "look-up interrupted by restarts again: answering without it (no third call)",
     );
   });
+
+  it("the database refuses the found result at first (a write failing): the task's retry stores it, no second call", async () => {
+    h = await Harness.start();
+    h.gemini.respondWith(responder(() => found));
+    let refusals = 0;
+    h.db.function("refuse_once", () => (refusals++ === 0 ? 1 : 0));
+    h.db.exec(`CREATE TEMP TRIGGER refuse_the_note BEFORE UPDATE OF note ON main.lookup_runs
+      WHEN NEW.note IS NOT NULL AND refuse_once() = 1
+      BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+    const dm = h.emu.dm(h.account, h.alice);
+    await h.emu.post({ chat: dm, from: h.alice, text: "what's the weather in Riga tomorrow?" });
+    await h.pass(60_000);
+
+    expect(refusals).toBeGreaterThanOrEqual(2);
+    expect(lookUps(h)).toHaveLength(1);
+    expect(h.sent(dm).map((m) => m.text)).toEqual(["rain tomorrow, 4°C"]);
+  });
 });

@@ -38,7 +38,7 @@ import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
 import { strangersPart } from "./follow-up-shares";
 import type { DepartureStore } from "../store/departures";
-import { askerGone } from "./recall-plans";
+import { askerGone, RecalledPlans } from "./recall-plans";
 
 /** The longest a timer is armed for (a longer wait is re-armed; Node's timers overflow at ~24.8 days). */
 const MAX_ARM_MS = 86_400_000;
@@ -77,9 +77,6 @@ export interface IntentionsDeps {
   ) => readonly Task<"received">[];
 }
 
-/** Recalled plans remembered for the admission gate (a few at a time; bounded whatever happens). */
-const MAX_RECALLED = 1_000;
-
 /** What Telegram says of a group member (telegram/inbound/departures.ts `stillMember`). */
 type MemberAnswer = { readonly member: boolean } | { readonly unsure: string };
 /** Asks Telegram whether `userId` is still in the group `chatId` (`msgId`: one of their messages there). */
@@ -102,7 +99,7 @@ export class Intentions {
   private lastMono = 0;
   private askMember: AskMember | undefined;
   /** Planning tasks of intentions recalled (their asker went): what their plans add is refused. */
-  private readonly recalled = new Map<number, string>();
+  private readonly recalled = new RecalledPlans((since) => this.d.store.recalledSince(since));
 
   constructor(private readonly d: IntentionsDeps) {}
 
@@ -261,8 +258,7 @@ export class Intentions {
    */
   private recall(userId: string, chatId: string | undefined, why: string): void {
     for (const plan of this.d.recall?.(userId, chatId, why) ?? []) {
-      if (this.recalled.size >= MAX_RECALLED) this.recalled.clear();
-      this.recalled.set(plan.id, why);
+      this.recalled.add(plan.id, why);
       for (const i of plan.payload.intentions ?? []) {
         if (this.d.store.get(i.id)?.state !== "firing") continue;
         this.d.store.skip(i.id, `skipped: ${why}`, this.now, "firing");
@@ -273,8 +269,7 @@ export class Intentions {
 
   /** Why a task of a recalled intention's plan may not run (the admission gate); undefined: it may. */
   recalledFor(task: Task): string | undefined {
-    const why = task.planId !== undefined ? this.recalled.get(task.planId) : undefined;
-    return why === undefined ? undefined : `the intention it answers was recalled: ${why}`;
+    return this.recalled.refusal(task, this.now);
   }
 
   /** How a group's due intention learns whether its asker is still there (the telegram/ room's read calls). */

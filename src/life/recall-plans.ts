@@ -75,3 +75,37 @@ export function recallIntentionPlans(
     );
   return [...plans.values()];
 }
+
+/** Recalled plans remembered for the admission gate (a few at a time; bounded whatever happens). */
+const MAX_RECALLED = 1_000;
+/** How far back a restart looks for recalled plans (their tasks answer within the answer-age hour). */
+const RECALL_MEMORY_MS = 2 * 3_600_000;
+
+/**
+ * The planning tasks of recalled intentions, and why: the planning task itself (resumed after a
+ * restart) and every task its plan made are refused at admission. Memory, filled once from the
+ * store at the first question (intentions skipped because their asker went, with their task).
+ */
+export class RecalledPlans {
+  private readonly plans = new Map<number, string>();
+  private loaded = false;
+
+  constructor(private readonly stored: (since: number) => readonly { taskId: number; reason: string }[]) {}
+
+  add(planTask: number, why: string): void {
+    if (this.plans.size >= MAX_RECALLED) this.plans.clear();
+    this.plans.set(planTask, why);
+  }
+
+  refusal(task: Task, now: number): string | undefined {
+    if (!this.loaded) {
+      this.loaded = true;
+      for (const r of this.stored(now - RECALL_MEMORY_MS))
+        if (!this.plans.has(r.taskId)) this.add(r.taskId, r.reason.replace(/^skipped: /, ""));
+    }
+    if (this.plans.size === 0) return undefined;
+    const why =
+      this.plans.get(task.id) ?? (task.planId !== undefined ? this.plans.get(task.planId) : undefined);
+    return why === undefined ? undefined : `the intention it answers was recalled: ${why}`;
+  }
+}

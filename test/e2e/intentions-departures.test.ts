@@ -135,6 +135,23 @@ describe("an intention whose asker goes while it is planned", () => {
     ]);
   });
 
+  it("dave is removed while his due reminder is being planned and the process dies before the plan comes back: the restart plans nothing for it", async () => {
+    const dave = await daveHasAReminder();
+    h.gemini.script({ after: new Promise(() => undefined), then: plan() }); // never answered
+    const before = planCount();
+    const passing = h.pass(30 * MIN);
+    await until(() => planCount() === before + 1);
+    await h.emu.chats.removeMember(h.club, dave);
+    h.crash();
+    await passing;
+    remindWhenDue();
+    h.boot();
+    await h.pass(10 * MIN);
+    expect(planCount()).toBe(before + 1); // the resumed planning task is refused: no second call
+    expect(h.sent(h.club).map((m) => m.text)).not.toContain("Dave: post the door codes!");
+    expect(intentions(h.club.peerId)).toMatchObject([{ state: "skipped" }]);
+  });
+
   it("dave is removed while the answer of his due reminder is typing: the send is cancelled", async () => {
     const dave = await daveHasAReminder();
     // A long message: 10 chars/s typing, so it types for many seconds after the plan.

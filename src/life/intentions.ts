@@ -37,6 +37,8 @@ import type { Intention, IntentionStore, NewIntention } from "../store/intention
 import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
 import { strangersPart } from "./follow-up-shares";
+import type { DepartureStore } from "../store/departures";
+import { askerGone, RecalledPlans } from "./recall-plans";
 
 /** The longest a timer is armed for (a longer wait is re-armed; Node's timers overflow at ~24.8 days). */
 const MAX_ARM_MS = 86_400_000;
@@ -62,6 +64,17 @@ export interface IntentionsDeps {
   readonly partnerLastWrote: (chatId: string) => number | undefined;
   /** The console's activity feed. */
   readonly activity?: { intention(chatId: string, text: string): void };
+  /** Who left a group or was blocked (store/departures.ts): a plan's schedule for them is refused. */
+  readonly departures?: Pick<DepartureStore, "left" | "blocked" | "unblocked" | "goneSince">;
+  /**
+   * Cancel the open planning and tasks of the intentions `userId` asked for (in `chatId`; every
+   * chat when undefined) that are firing now (life/recall-plans.ts); how many plans were recalled.
+   */
+  readonly recall?: (
+    userId: string,
+    chatId: string | undefined,
+    reason: string,
+  ) => readonly Task<"received">[];
 }
 
 /** What Telegram says of a group member (telegram/inbound/departures.ts `stillMember`). */
@@ -85,6 +98,8 @@ export class Intentions {
   private lastWall: number | undefined;
   private lastMono = 0;
   private askMember: AskMember | undefined;
+  /** Planning tasks of intentions recalled (their asker went): what their plans add is refused. */
+  private readonly recalled = new RecalledPlans((since) => this.d.store.recalledSince(since));
 
   constructor(private readonly d: IntentionsDeps) {}
 
@@ -144,7 +159,7 @@ export class Intentions {
         ? { ok: false, reason: again.reason ?? "refused", intention: again }
         : { ok: true, intention: again };
     // The owner's switches and the caps as they are now (the plan may have waited).
-    const denied = this.d.gate.intention(n.chatId, n.forUser);
+    const denied = this.d.gate.intention(n.chatId, n.forUser) ?? askerGone(this.d.departures, n);
     let reason: string | undefined = denied;
     if (reason !== undefined) {
       /* refused below */
@@ -209,9 +224,11 @@ export class Intentions {
    * for them anywhere is dropped with the reason, never sent to them later.
    */
   blocked(userId: string): void {
+    this.d.departures?.blocked(userId, this.now);
     const gone = this.d.store.dropFor(userId, "skipped: its asker was blocked", this.now);
     for (const i of gone)
       this.d.activity?.intention(i.chatId, `intention #${i.id} skipped: its asker was blocked`);
+    this.recall(userId, undefined, "its asker was blocked");
     if (gone.length > 0) this.arm();
   }
 
@@ -219,8 +236,11 @@ export class Intentions {
    * Someone left a group or was removed from it (its service message): what they asked for there
    * is dropped with the reason, never sent after they are gone.
    */
-  left(chatId: string, userId: string, how: "left" | "removed"): void {
+  left(chatId: string, userId: string, how: "left" | "removed", messageId?: number): void {
     const why = how === "left" ? "its asker left the group" : "its asker was removed from the group";
+    this.d.departures?.left(chatId, userId, how, messageId, this.now);
+    // One being planned now (or its answer on its way) is recalled: its tasks are cancelled.
+    this.recall(userId, chatId, why);
     const gone = this.d.store.dropAskerIn(chatId, userId, `skipped: ${why}`, this.now);
     for (const i of gone) {
       this.d.logger.info(
@@ -230,6 +250,26 @@ export class Intentions {
       this.d.activity?.intention(chatId, `intention #${i.id} skipped: ${why}`);
     }
     if (gone.length > 0) this.arm();
+  }
+
+  /**
+   * The asker of intentions being planned or answered now went: their open tasks are cancelled,
+   * the intentions skipped with why, and what their plans still add is refused (`recalledFor`).
+   */
+  private recall(userId: string, chatId: string | undefined, why: string): void {
+    for (const plan of this.d.recall?.(userId, chatId, why) ?? []) {
+      this.recalled.add(plan.id, why);
+      for (const i of plan.payload.intentions ?? []) {
+        if (this.d.store.get(i.id)?.state !== "firing") continue;
+        this.d.store.skip(i.id, `skipped: ${why}`, this.now, "firing");
+        this.d.activity?.intention(plan.chatId, `intention #${i.id} skipped: ${why}`);
+      }
+    }
+  }
+
+  /** Why a task of a recalled intention's plan may not run (the admission gate); undefined: it may. */
+  recalledFor(task: Task): string | undefined {
+    return this.recalled.refusal(task, this.now);
   }
 
   /** How a group's due intention learns whether its asker is still there (the telegram/ room's read calls). */
@@ -253,6 +293,7 @@ export class Intentions {
   /** A planning task ended: the due intentions it carried were planned (`fired`) or not (`skipped`). */
   taskEnded(task: Task, status: "done" | "failed" | "cancelled"): void {
     if (task.kind === "block" && status === "done") return this.blocked(task.chatId);
+    if (task.kind === "unblock" && status === "done") return this.d.departures?.unblocked(task.chatId);
     if (task.kind !== "received") return;
     const p = (task as Task<"received">).payload;
     if (!p.intentions?.length) return;

@@ -31,7 +31,8 @@ import { isSummaryGraph } from "../tasks/task";
 import type { Task } from "../tasks/task";
 import type { ChatType, Clock, InboundMessage } from "../base/types";
 import type { Caps, TokenAsk } from "./caps";
-import type { SendCeiling } from "./send-ceiling";
+import { ceilingHold, type SendCeiling } from "./send-ceiling";
+import type { TaskHold } from "../tasks/task-hold";
 
 /** Groups up to this many members (the persona included) may be strangers' ground. */
 const SMALL_GROUP = 5;
@@ -145,7 +146,10 @@ export class Gate {
     // The account as a whole: strangers use only their part of the hour's messages, and a first
     // message to someone new waits for the hour's first messages to allow it.
     const ceiling = this.d.ceiling;
-    if (ceiling?.full()) return { ok: false, outcome: "capped", reason: "account-send-ceiling" };
+    // Spent for everyone: a stranger's message is capped; the owner's people's answer waits for
+    // room (its planning is held at the task: no call paid for an answer that could not go out).
+    if (ceiling?.full() && !this.isTrusted(sender))
+      return { ok: false, outcome: "capped", reason: "account-send-ceiling" };
     if (ceiling && partner !== undefined && !this.isTrusted(sender)) {
       if (ceiling.strangersFull()) return { ok: false, outcome: "capped", reason: "account-send-ceiling" };
       if (m.chatType === "dm" && ceiling.firstsFull() && this.d.wroteIn?.(m.chatId) === false)
@@ -176,7 +180,7 @@ export class Gate {
    * allowed, a send in doubt too (it may already be out; only the server's answer settles it),
    * and a lane summary only answers to the budget.
    */
-  task(t: Task): string | undefined {
+  task(t: Task): string | TaskHold | undefined {
     if (t.chatId === this.d.selfId || t.inDoubt) return undefined;
     if (isSummaryGraph(t.chatId)) return this.d.caps.tokensSpent() ? "daily-token-budget" : undefined;
     const chat = this.chatRef(t.chatId);
@@ -188,7 +192,7 @@ export class Gate {
     const partner = chat.chatType === "dm" || strangers ? person : undefined;
     const denied = this.switches(chat, partner);
     if (denied !== undefined) return denied === "needs-sender" ? "DM policy allowlist: not listed" : denied;
-    if ((t.kind === "send" || t.kind === "sticker") && this.d.ceiling) {
+    if ((t.kind === "send" || t.kind === "sticker" || t.kind === "received") && this.d.ceiling) {
       const dm = chat.chatType === "dm";
       // In a group, whom the send answers decides (a stranger in a public group spends strangers'
       // part, not the reserve kept for the owner's people).
@@ -197,9 +201,8 @@ export class Gate {
         : person !== undefined
           ? this.isTrusted(person)
           : !this.strangersGround(t.chatId);
-      const first = dm && this.d.wroteIn?.(t.chatId) === false;
-      const held = this.d.ceiling.admit(t.chatId, { trusted, first });
-      if (held !== undefined) return held;
+      const hold = ceilingHold(this.d.ceiling, t, trusted, dm && this.d.wroteIn?.(t.chatId) === false);
+      if (hold !== undefined) return hold;
     }
     if (!llm) return undefined;
     const tokens = this.d.caps.tokens(

@@ -8,11 +8,16 @@
  *
  * When it binds, the owner and the persona's people are served first: strangers (a DM with
  * someone who is not a contact nor in `# Allowed Users`, or such a person on strangers' ground)
- * may use only STRANGERS_SHARE of the hour; the owner's Saved Messages are never held. Counted
+ * may use only STRANGERS_SHARE of the hour; the owner's Saved Messages are never held. Once the
+ * hour is spent, a stranger's message is capped, but an answer to the owner's people waits for
+ * the hour to have room (`roomAt`; the gate holds its planning and its send) within the
+ * answer-age limit (issue 45). Counted
  * in memory over a sliding hour (a restart starts the count again: the ceiling is a brake on a
  * flood, not a ledger); read by the gate (policy/gate.ts), `/status` and the metrics.
  */
 import type { Clock } from "../base/types";
+import type { Task } from "../tasks/task";
+import type { TaskHold } from "../tasks/task-hold";
 
 /** Messages (text parts and stickers) the account sends per hour at most. */
 const SENDS_PER_HOUR = 60;
@@ -61,6 +66,13 @@ export class SendCeiling {
     return this.recent().length >= this.perHour;
   }
 
+  /** When the hour has room for one more message again (now when it has; ms). */
+  roomAt(): number {
+    const sent = this.recent();
+    if (sent.length < this.perHour) return this.clock.now();
+    return sent[sent.length - this.perHour]!.at + HOUR_MS;
+  }
+
   /** Whether the hour's first messages are spent. */
   firstsFull(): boolean {
     return this.firstCount() >= this.firstPerHour;
@@ -96,4 +108,27 @@ export class SendCeiling {
       firstPerHour: this.firstPerHour,
     };
   }
+}
+
+/**
+ * The ceiling's word on a task about to start (the gate's): a send or sticker the hour has no room
+ * for is refused for a stranger and held for the owner's people until it has (`trusted`); a
+ * planning round for the owner's people waits too while the hour is spent — the call would be paid
+ * for an answer that could not go out. The answer-age limit still holds when it runs.
+ */
+export function ceilingHold(
+  c: SendCeiling,
+  t: Task,
+  trusted: boolean,
+  first: boolean,
+): string | TaskHold | undefined {
+  if (t.kind === "received")
+    return trusted && c.full()
+      ? {
+          until: c.roomAt(),
+          reason: "account ceiling: the hour's messages are spent; the answer waits for room",
+        }
+      : undefined;
+  const held = c.admit(t.chatId, { trusted, first });
+  return held !== undefined && trusted ? { until: c.roomAt(), reason: held } : held;
 }

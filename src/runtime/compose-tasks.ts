@@ -13,6 +13,7 @@ import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
 import { metrics } from "../metrics/metrics";
 import { OwnSends, TrackedActions } from "../owner/own-sends";
 import { PlanTraceStore } from "../store/plan-traces";
+import { LookupRunStore } from "../store/lookup-runs";
 import { lookUpsOn } from "../config/persona-lookups";
 import { LaneSummaries } from "../summary/lane-summaries";
 import { llmRateKey } from "../tasks/llm-wait";
@@ -31,6 +32,8 @@ import { IntentionStore } from "../store/intentions";
 import type { ChatType } from "../base/types";
 import { NO_WRITES } from "../base/chat-writes";
 import { Intentions } from "../life/intentions";
+import { recallIntentionPlans } from "../life/recall-plans";
+import { DepartureStore } from "../store/departures";
 import { Presence, PresentActions } from "../life/presence";
 
 export interface Tasks {
@@ -186,7 +189,7 @@ export function composeTasks(
     day: s.day,
     clock,
     logger,
-    admit: (task) => p.gate.task(task),
+    admit: (task) => p.gate.task(task) ?? intentions.recalledFor(task),
     onFinished: (task, outcome) => {
       metrics.tasks.inc({ agent, kind: task.kind, outcome });
       st.activity.taskEnded(task, outcome);
@@ -206,6 +209,7 @@ export function composeTasks(
       lookUp: {
         ...(o.lookups ? { client: o.lookups } : {}),
         refusal: (chatId, userId, what) => p.lookupRules.check(chatId, userId, what),
+        runs: new LookupRunStore(o.db, agent),
         ...answerAge,
       },
       received: {
@@ -284,6 +288,19 @@ export function composeTasks(
     chatType: (chatId) => st.chats.get(chatId)?.chatType as ChatType | undefined,
     partnerLastWrote: (chatId) => st.messages.lastFromOthers(chatId),
     activity: st.activity,
+    departures: new DepartureStore(o.db, agent),
+    recall: (userId, chatId, reason) =>
+      recallIntentionPlans(
+        {
+          open: (c) => scheduler.openTasks(c),
+          get: (id) => st.tasks.get(id),
+          cancel: (id, why) => scheduler.cancelTask(id, why),
+          logger,
+        },
+        userId,
+        chatId,
+        reason,
+      ),
   });
   // The end-of-outage line, /status and the metrics say how many answers waited for the model.
   o.llm?.availability?.reportAs(agent);

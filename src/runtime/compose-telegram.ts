@@ -71,7 +71,7 @@ export function composeTelegram(
     dbFile: o.db.name,
     topicTitled: (x) => st.topics.named(x.chatId, x.topicId, x.title, x.messageId),
     topicClosed: (x) => st.topics.closedBy(x.chatId, x.topicId, x.closed, x.messageId),
-    memberLeft: (x) => t.intentions.left(x.chatId, x.userId, x.how),
+    memberLeft: (x) => t.intentions.left(x.chatId, x.userId, x.how, x.messageId),
     chatMoved: follow,
   });
   // A supergroup's due intention asks once whether its asker is still there (life/intentions.ts).

@@ -191,6 +191,10 @@ export class IntentionStore {
       countOpen: p(
         `SELECT count(*) FROM intentions WHERE agent = ? AND state IN ('pending','firing')`,
       ).pluck(),
+      recalled: p(
+        `SELECT task_id AS taskId, reason FROM intentions WHERE agent = ? AND state = 'skipped'
+           AND task_id IS NOT NULL AND updated_at >= ? AND reason LIKE 'skipped: its asker %'`,
+      ),
       recentEnded: p(
         `SELECT ${COLUMNS} FROM intentions WHERE agent = ? AND state NOT IN ('pending','firing')
          ORDER BY id DESC LIMIT ?`,
@@ -336,6 +340,14 @@ export class IntentionStore {
   /** A pending intention is not acted on (`skipped`), or a firing one's planning ended without a plan. */
   skip(id: number, reason: string, now: number, from: "pending" | "firing" = "pending"): void {
     this.transaction(() => this.s.settle.run("skipped", reason, now, this.agent, id, from));
+  }
+
+  /**
+   * Planning tasks of intentions skipped because their asker went (life/recall-plans.ts), since
+   * `since`: a restart keeps refusing what those plans would still do.
+   */
+  recalledSince(since: number): { taskId: number; reason: string }[] {
+    return this.s.recalled.all(this.agent, since) as { taskId: number; reason: string }[];
   }
 
   /** A pending intention started its planning task. */

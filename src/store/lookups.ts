@@ -2,6 +2,7 @@
  * How many look-ups (grounded calls, `llm_usage.purpose = 'look_up'`) the persona made today: in
  * all, in one chat, for one person. Read from the usage rows every call writes, so a restart keeps
  * the counts and nothing new is stored. A look-up is rare: each check is three indexed counts.
+ * Calls a restart interrupted (store/lookup-runs.ts: started, never ended) count as made.
  */
 import type { Db } from "./db";
 
@@ -23,11 +24,16 @@ export class LookupCountStore {
     db: Db,
     private readonly agent: string,
   ) {
+    // A call started and never ended (the process died in it) may have been paid: it counts too.
     this.stmt = db.prepare(
-      `SELECT count(*) AS total,
-              coalesce(sum(chat_id = @chat), 0) AS chat,
-              coalesce(sum(user_id IS NOT NULL AND user_id = @user), 0) AS person
-       FROM llm_usage WHERE agent = @agent AND day = @day AND purpose = '${LOOKUP_PURPOSE}'`,
+      `SELECT coalesce(sum(n), 0) AS total,
+              coalesce(sum(n * (chat_id = @chat)), 0) AS chat,
+              coalesce(sum(n * (user_id IS NOT NULL AND user_id = @user)), 0) AS person
+       FROM (SELECT chat_id, user_id, 1 AS n FROM llm_usage
+             WHERE agent = @agent AND day = @day AND purpose = '${LOOKUP_PURPOSE}'
+             UNION ALL
+             SELECT chat_id, user_id, calls - (note IS NOT NULL) AS n FROM lookup_runs
+             WHERE agent = @agent AND day = @day)`,
     );
   }
 

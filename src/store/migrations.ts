@@ -382,4 +382,35 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (agent, chat_id, topic_id)
   ) WITHOUT ROWID;
   `,
+  // Issue 45 (store/lookup-runs.ts, docs/world.md): each look-up task's grounded calls — how many
+  // were started, and what the last one found (note, JSON) once it answered or failed — so a
+  // restart after the answer reuses it and one in the middle of the call asks at most once more.
+  // And the askers who went (store/departures.ts, below).
+  `
+  CREATE TABLE lookup_runs (
+    agent      TEXT    NOT NULL,
+    task_id    INTEGER NOT NULL,
+    chat_id    TEXT    NOT NULL,
+    user_id    TEXT,
+    day        TEXT    NOT NULL,
+    calls      INTEGER NOT NULL,
+    note       TEXT,
+    started_at INTEGER NOT NULL,
+    PRIMARY KEY (agent, task_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX lookup_runs_day ON lookup_runs (agent, day);
+
+  -- store/departures.ts (docs/life.md "People who left"): who left or was removed from a group
+  -- (the newest such service message), and whom she blocked (chat_id: their DM), so an intention a
+  -- plan asked for before they went is refused when its task would store it.
+  CREATE TABLE departures (
+    agent      TEXT    NOT NULL,
+    chat_id    TEXT    NOT NULL,
+    user_id    TEXT    NOT NULL,
+    how        TEXT    NOT NULL CHECK (how IN ('left','removed','blocked')),
+    message_id INTEGER,
+    at         INTEGER NOT NULL,
+    PRIMARY KEY (agent, user_id, chat_id)
+  ) WITHOUT ROWID;
+  `,
 ];

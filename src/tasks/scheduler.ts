@@ -14,6 +14,7 @@ import type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
 import { resumeOpenTasks } from "./resume-open";
 import { resyncIndex } from "./resync";
 import { TaskIndex } from "./task-index";
+import { isHold, type TaskHold } from "./task-hold";
 import type { TaskStore } from "./task-store";
 
 /** A bridge typing spell runs beside its graph's other task (see ReceivedRules.enqueue): it only keeps a status up. */
@@ -46,9 +47,10 @@ export interface SchedulerOptions {
   readonly day?: ArrivalRhythm;
   /**
    * The admission gate (policy/gate.ts), asked right before a task starts: a reason means the
-   * owner's switches or a cap say no, and the task is cancelled (its dependents with it) instead.
+   * owner's switches or a cap say no, and the task is cancelled (its dependents with it) instead;
+   * a hold (tasks/task-hold.ts) means not yet: it stays pending until then.
    */
-  readonly admit?: (task: Task) => string | undefined;
+  readonly admit?: (task: Task) => string | TaskHold | undefined;
 }
 
 /** What cancelling one task did (the console's Cancel). */
@@ -418,6 +420,7 @@ export class Scheduler {
     // The admission gate, in front of everything the persona does: a switch the owner turned on
     // (or a cap reached) since the task was made cancels it, and its dependents with it.
     const refused = this.o.admit?.(task);
+    if (isHold(refused)) return this.hold(task, refused, now);
     if (refused !== undefined) {
       this.o.logger.info(
         { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, reason: refused },
@@ -448,6 +451,23 @@ export class Scheduler {
     const p = this.execute(task).finally(() => this.inflight.delete(p));
     this.inflight.add(p);
     return "started";
+  }
+
+  /** The gate said not yet: the task waits until then (stored, so a restart keeps the wait). */
+  private hold(task: Task, h: TaskHold, now: number): "refused" {
+    task.notBefore = Math.max(h.until, now + 1);
+    this.o.store.save(task, now);
+    this.o.logger.info(
+      {
+        component: "scheduler",
+        chatId: task.chatId,
+        taskId: task.id,
+        kind: task.kind,
+        until: new Date(task.notBefore).toISOString(),
+      },
+      `task held: ${h.reason}`,
+    );
+    return "refused";
   }
 
   private async execute(task: Task): Promise<void> {

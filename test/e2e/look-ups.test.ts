@@ -159,6 +159,54 @@ describe("looking things up and opening links", () => {
     expect(h.sent(dm).map((m) => m.text)).toEqual(["no idea, sorry"]);
   });
 
+  /** Plans that look up whenever a look-up is offered, then answer from it; else they answer without. */
+  const looksUpWhenOffered = (body: GenerateBody): FakeReply => {
+    if (isLookUpRequest(body)) return { grounded: { text: "Riga won 2:1 last night.", sources: [] } };
+    if (!isPlanRequest(body)) return { json: {} };
+    const t = lastUserText(body);
+    if (t.includes("Found: Riga won")) return plan({ kind: "send", text: "Riga won, 2:1" });
+    if (schemaKinds(body).includes("look_up")) return plan({ kind: "look_up", query: "match last night" });
+    return plan({ kind: "send", text: "no idea, would have to check" });
+  };
+
+  it("a burst where a stranger and a contact both ask (look-ups for contacts): the stranger's question does not spend the contact's look-up — none is offered, none runs, she answers without", async () => {
+    h = await Harness.start();
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    await h.emu.chats.addMember(h.club, dave);
+    h.gemini.respondWith(looksUpWhenOffered);
+    // One burst (inside the quiet window): the stranger asks, the contact ends it.
+    await h.emu.post({ chat: h.club, from: dave, text: "@mira_ai who won the match last night?" });
+    await h.pass(1_000);
+    await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai yes, who won?" });
+    await h.pass(40_000);
+
+    const plans = h.gemini.requests.map((r) => r.body).filter(isPlanRequest);
+    expect(plans).toHaveLength(1);
+    expect(h.nowParts()).toHaveLength(2); // both questions in the one plan
+    expect(schemaKinds(plans[0]!)).not.toContain("look_up");
+    expect(lastUserText(plans[0]!)).toContain("You cannot look anything up or open links here");
+    expect(h.gemini.requests.map((r) => r.body).filter(isLookUpRequest)).toHaveLength(0);
+    expect(h.sent(h.club).map((m) => m.text)).toEqual(["no idea, would have to check"]);
+    expect(h.runtime.usage.today(h.clock.now()).byPurpose.look_up).toBeUndefined();
+
+    // Alice alone, right after: her look-ups are untouched, so she gets one.
+    await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai so who won last night?" });
+    await h.pass(40_000);
+    expect(h.gemini.requests.map((r) => r.body).filter(isLookUpRequest)).toHaveLength(1);
+    expect(h.sent(h.club).map((m) => m.text)).toEqual(["no idea, would have to check", "Riga won, 2:1"]);
+  });
+
+  it("a burst of two contacts asking: every author may, so the look-up is offered and runs once", async () => {
+    h = await Harness.start();
+    h.gemini.respondWith(looksUpWhenOffered);
+    await h.emu.post({ chat: h.club, from: h.bob, text: "@mira_ai who won the match last night?" });
+    await h.pass(1_000);
+    await h.emu.post({ chat: h.club, from: h.alice, text: "@mira_ai yes, who won?" });
+    await h.pass(40_000);
+    expect(h.gemini.requests.map((r) => r.body).filter(isLookUpRequest)).toHaveLength(1);
+    expect(h.sent(h.club).map((m) => m.text)).toEqual(["Riga won, 2:1"]);
+  });
+
   it("off in the persona file: never offered, and the fixed instruction does not list it", async () => {
     h = await Harness.start({ persona: `${TEST_PERSONA}\n# Look Ups\noff\n` });
     h.gemini.respondWith((body) => (isPlanRequest(body) ? plan({ kind: "send", text: "hm" }) : { json: {} }));

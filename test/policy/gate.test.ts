@@ -4,6 +4,7 @@
  * every kind of task the scheduler could start in the chat is refused; with no switch, every kind
  * is admitted. The caps hold what costs (LLM calls) and let an admitted plan finish.
  */
+import type { TaskHold } from "../../src/tasks/task-hold";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, type PersonaPolicy } from "../../src/config/persona-policy";
 import { DEFAULT_PRICES } from "../../src/llm/prices";
@@ -121,7 +122,7 @@ function world(change: Partial<PersonaPolicy> = {}) {
       ...(o.inDoubt ? { inDoubt: true } : {}),
     }) as Task;
   /** Per kind, what the gate says about a task of that kind in `chatId` (undefined: admitted). */
-  const verdicts = (chatId: string): Record<string, string | undefined> =>
+  const verdicts = (chatId: string): Record<string, string | TaskHold | undefined> =>
     Object.fromEntries(KINDS.map((k) => [k, gate.task(task(chatId, k))]));
   /** An addressed message in `chatId` from `senderId` (a mention in a group, a DM). */
   const message = (chatId: string, senderId: string): InboundMessage => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/base/clock";
-import { SendCeiling } from "../../src/policy/send-ceiling";
+import { ceilingHold, SendCeiling } from "../../src/policy/send-ceiling";
+import type { Task } from "../../src/tasks/task";
 
 /** The account-wide ceiling on its own (the e2e case: strangers-intentions.test.ts "the account as a whole"). */
 describe("the account's hourly send ceiling", () => {
@@ -22,5 +23,29 @@ describe("the account's hourly send ceiling", () => {
     expect(c.snapshot()).toEqual({ sent: 60, perHour: 60, first: 0, firstPerHour: 10 });
     await clock.advance(3_600_001);
     expect(c.admit("s0", stranger)).toBeUndefined();
+  });
+
+  it("spent: a stranger's send is refused, the owner's people's send and planning are held until the first of the hour's messages is an hour old", async () => {
+    const clock = new FakeClock();
+    const c = new SendCeiling(clock);
+    const first = clock.now();
+    for (let k = 0; k < 60; k++) {
+      c.note("carol");
+      await clock.advance(10_000);
+    }
+    const task = (kind: Task["kind"]) => ({ kind, chatId: "carol" }) as Task;
+    expect(c.roomAt()).toBe(first + 3_600_000);
+    expect(ceilingHold(c, task("send"), true, false)).toEqual({
+      until: first + 3_600_000,
+      reason: "account ceiling: 60 messages sent in the last hour (at most 60)",
+    });
+    expect(ceilingHold(c, task("received"), true, false)).toMatchObject({ until: first + 3_600_000 });
+    expect(ceilingHold(c, task("send"), false, false)).toBe(
+      "account ceiling: 60 messages sent in the last hour (at most 60)",
+    );
+    expect(ceilingHold(c, task("received"), false, false)).toBeUndefined();
+    await clock.advance(first + 3_600_000 - clock.now());
+    expect(c.roomAt()).toBe(clock.now());
+    expect(ceilingHold(c, task("send"), true, false)).toBeUndefined();
   });
 });

@@ -18,6 +18,8 @@ export interface Departure {
   readonly userId: string;
   /** "left": the member's own service message; "removed": someone else's (an admin). */
   readonly how: "left" | "removed";
+  /** The service message's id (a message of theirs after it was written after they came back). */
+  readonly messageId?: number;
 }
 
 /** The departure a service message tells of (messageActionChatDeleteUser), or undefined. */
@@ -26,7 +28,12 @@ export function parseDeparture(m: Api.MessageService): Departure | undefined {
   if (!(a instanceof Api.MessageActionChatDeleteUser)) return undefined;
   const userId = String(a.userId);
   const from = m.fromId instanceof Api.PeerUser ? String(m.fromId.userId) : undefined;
-  return { chatId: utils.getPeerId(m.peerId), userId, how: from === userId ? "left" : "removed" };
+  return {
+    chatId: utils.getPeerId(m.peerId),
+    userId,
+    how: from === userId ? "left" : "removed",
+    messageId: m.id,
+  };
 }
 
 /** What Telegram said of a member: still in, gone, or it could not say (and why). */

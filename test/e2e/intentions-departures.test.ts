@@ -1,0 +1,187 @@
+/**
+ * An intention's asker who goes while it is being planned (docs/life.md, "People who left"): left
+ * the group, removed from it, or blocked — after the plan asked for it but before its task stored
+ * it, or while it is due and its own plan is out. It must not fire: refused when it would be
+ * stored, recalled (its tasks cancelled) while it is planned. Through the emulator, real GramJS,
+ * the real Gemini SDK against the loopback fake, a fake clock.
+ */
+import { Api } from "telegram";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { isPlanRequest } from "../support/gemini-fake";
+import type { EmuUser } from "../../emulator";
+import { Harness, plan } from "../support/harness";
+import { latch, until } from "../support/wait";
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+vi.setConfig({ testTimeout: 120_000 });
+
+const planCount = () => h.gemini.requests.filter((r) => isPlanRequest(r.body)).length;
+const intentions = (chatId: string) =>
+  h.db.prepare("SELECT note, state, reason FROM intentions WHERE chat_id = ? ORDER BY id").all(chatId) as {
+    note: string;
+    state: string;
+    reason: string | null;
+  }[];
+const memberAsks = () =>
+  h.emu.traffic.requests.filter(
+    (r) => r.request instanceof Api.messages.GetFullChat || r.request instanceof Api.channels.GetParticipant,
+  ).length;
+/** When due, any plan sends the reminder. */
+const remindWhenDue = () =>
+  h.gemini.respondWith((body) =>
+    JSON.stringify(body).includes("remind Dave to post the door codes")
+      ? plan({ kind: "send", text: "Dave: post the door codes!" })
+      : plan(),
+  );
+
+/** dave asks in the Club for a reminder in 30 min, and the plan schedules it. */
+async function daveAsks(dave: EmuUser) {
+  h.gemini.script(plan({ kind: "schedule", note: "remind Dave to post the door codes", after_minutes: 30 }));
+  await h.emu.post({ chat: h.club, from: dave, text: "@mira_ai in 30 min remind me to post the door codes" });
+  await h.pass(MIN);
+}
+
+/** dave, a member of the Club, has asked for a reminder in 30 min, and it is set. */
+async function daveHasAReminder() {
+  h = await Harness.start({ tickMs: 1000 });
+  const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+  await h.emu.chats.addMember(h.club, dave);
+  await daveAsks(dave);
+  expect(intentions(h.club.peerId).map((i) => i.state)).toEqual(["pending"]);
+  return dave;
+}
+
+describe("an intention whose asker goes while it is planned", () => {
+  it("dave is removed from the group while the plan that schedules his reminder is out: it is refused when its task would store it, never pending, never sent", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    await h.emu.chats.addMember(h.club, dave);
+    const gate = latch();
+    h.gemini.script({
+      after: gate.promise,
+      then: plan(
+        { kind: "send", text: "ok" },
+        { kind: "schedule", note: "remind Dave to post the door codes", after_minutes: 30 },
+      ),
+    });
+    await h.emu.post({
+      chat: h.club,
+      from: dave,
+      text: "@mira_ai in 30 min remind me to post the door codes",
+    });
+    const passing = h.pass(5_000);
+    await until(() => planCount() === 1);
+    await h.emu.chats.removeMember(h.club, dave); // the "removed" service message arrives
+    gate.release();
+    await passing;
+    await h.pass(MIN);
+    expect(intentions(h.club.peerId)).toEqual([
+      {
+        note: "remind Dave to post the door codes",
+        state: "refused",
+        reason: "its asker was removed from the group after asking",
+      },
+    ]);
+    const asksBefore = memberAsks();
+    remindWhenDue();
+    await h.pass(HOUR);
+    expect(h.sent(h.club).map((m) => m.text)).not.toContain("Dave: post the door codes!");
+    expect(memberAsks()).toBe(asksBefore); // nothing due: Telegram is not asked
+  });
+
+  it("dave leaves after asking, comes back and asks again: the new ask is his to have", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    await h.emu.chats.addMember(h.club, dave);
+    await h.emu.post({ chat: h.club, from: dave, text: "@mira_ai hi" });
+    await h.pass(MIN);
+    await h.emu.chats.removeMember(h.club, dave, { how: "left" });
+    await h.emu.chats.addMember(h.club, dave);
+    await daveAsks(dave);
+    expect(intentions(h.club.peerId).map((i) => i.state)).toEqual(["pending"]);
+    remindWhenDue();
+    await h.pass(HOUR);
+    expect(h.sent(h.club).map((m) => m.text)).toContain("Dave: post the door codes!");
+  });
+
+  it("dave is removed while his due reminder is being planned: the plan is recalled, nothing is sent, the intention says why", async () => {
+    const dave = await daveHasAReminder();
+    // Due: Telegram says he is still there, the planning call goes out and is held.
+    const gate = latch();
+    h.gemini.script({
+      after: gate.promise,
+      then: plan({ kind: "send", text: "Dave: post the door codes!" }),
+    });
+    const before = planCount();
+    const passing = h.pass(30 * MIN);
+    await until(() => planCount() === before + 1);
+    await h.emu.chats.removeMember(h.club, dave);
+    gate.release();
+    await passing;
+    await h.pass(10 * MIN);
+    expect(h.sent(h.club).map((m) => m.text)).not.toContain("Dave: post the door codes!");
+    expect(intentions(h.club.peerId)).toEqual([
+      {
+        note: "remind Dave to post the door codes",
+        state: "skipped",
+        reason: "skipped: its asker was removed from the group",
+      },
+    ]);
+  });
+
+  it("dave is removed while his due reminder is being planned and the process dies before the plan comes back: the restart plans nothing for it", async () => {
+    const dave = await daveHasAReminder();
+    h.gemini.script({ after: new Promise(() => undefined), then: plan() }); // never answered
+    const before = planCount();
+    const passing = h.pass(30 * MIN);
+    await until(() => planCount() === before + 1);
+    await h.emu.chats.removeMember(h.club, dave);
+    h.crash();
+    await passing;
+    remindWhenDue();
+    h.boot();
+    await h.pass(10 * MIN);
+    expect(planCount()).toBe(before + 1); // the resumed planning task is refused: no second call
+    expect(h.sent(h.club).map((m) => m.text)).not.toContain("Dave: post the door codes!");
+    expect(intentions(h.club.peerId)).toMatchObject([{ state: "skipped" }]);
+  });
+
+  it("dave is removed while the answer of his due reminder is typing: the send is cancelled", async () => {
+    const dave = await daveHasAReminder();
+    // A long message: 10 chars/s typing, so it types for many seconds after the plan.
+    const long = `Dave: post the door codes! ${"please ".repeat(20)}`.trim();
+    h.gemini.script(plan({ kind: "send", text: long }));
+    const sending = () => h.runtime.scheduler.openTasks(h.club.peerId).some((t) => t.kind === "send");
+    for (let i = 0; i < 40 * 60 && !sending(); i++) await h.pass(1_000);
+    expect(sending()).toBe(true); // planned: typing, the send waits behind it
+    expect(h.sent(h.club).map((m) => m.text)).not.toContain(long);
+    await h.emu.chats.removeMember(h.club, dave);
+    await h.pass(5 * MIN);
+    expect(h.sent(h.club).map((m) => m.text)).not.toContain(long);
+  });
+
+  it("she blocked dave in his DM: a reminder he asks for in a group afterwards is refused, never set for someone she blocked", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    h.emu.addContact(h.account, dave);
+    await h.emu.chats.addMember(h.club, dave);
+    const dm = h.emu.dm(h.account, dave);
+    h.gemini.script(plan({ kind: "block" }));
+    await h.emu.post({ chat: dm, from: dave, text: "you are useless" });
+    await h.pass(MIN);
+    expect(h.db.prepare("SELECT status FROM tasks WHERE kind = 'block'").pluck().all()).toEqual(["done"]);
+    await daveAsks(dave);
+    expect(intentions(h.club.peerId)).toEqual([
+      { note: "remind Dave to post the door codes", state: "refused", reason: "its asker was blocked" },
+    ]);
+    remindWhenDue();
+    await h.pass(HOUR);
+    expect(h.sent(h.club).map((m) => m.text)).not.toContain("Dave: post the door codes!");
+  });
+});

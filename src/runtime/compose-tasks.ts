@@ -29,6 +29,7 @@ import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
 import { IntentionStore } from "../store/intentions";
 import type { ChatType } from "../base/types";
 import { NO_WRITES } from "../base/chat-writes";
+import type { MemoryMeaning } from "../memory/meaning";
 import { Intentions } from "../life/intentions";
 import { Presence, PresentActions } from "../life/presence";
 
@@ -57,7 +58,7 @@ export function composeTasks(
   s: Stage,
   st: Stores,
   p: Policy,
-  m: Media,
+  m: Media & { readonly meaning?: MemoryMeaning },
   late: Late,
 ): Tasks {
   const { agent, clock, logger } = s;
@@ -243,6 +244,7 @@ export function composeTasks(
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
         topicClosed: (chatId, topicId) => st.topics.isClosed(chatId, topicId),
         earlierChat: (chatId) => st.moves.predecessor(chatId),
+        ...(m.meaning ? { meaning: m.meaning } : {}),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
         lookUps: {

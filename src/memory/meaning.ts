@@ -69,7 +69,6 @@ export class MemoryMeaning {
   private unsubscribe: (() => void) | undefined;
   private lastProgress = Number.NEGATIVE_INFINITY;
   private backlogStart: number | undefined;
-  private warnedOtherKey = false;
   private readonly queries = new Map<string, Float32Array>();
 
   constructor(private readonly o: MemoryMeaningOptions) {
@@ -92,6 +91,7 @@ export class MemoryMeaning {
       return;
     }
     this.unsubscribe = this.o.memories.onChange(() => this.kick());
+    this.warnOtherKey();
     this.schedule(0);
   }
 
@@ -208,19 +208,29 @@ export class MemoryMeaning {
     }
   }
 
-  /** Progress of a backlog in the log (at most every PROGRESS_EVERY_MS), and the one model-change warning. */
+  /** The one warning when vectors of another model or size are stored (read once, at start). */
+  private warnOtherKey(): void {
+    const key = this.o.embedder.key;
+    let other: number;
+    try {
+      other = this.o.vectors.progress(key).otherKey;
+    } catch (e) {
+      this.log.error({ err: errorMessage(e) }, "embedding memories: cannot read their progress");
+      return;
+    }
+    if (other === 0) return;
+    this.log.warn(
+      { key, otherKey: other },
+      `the embedding model changed (now ${key}): ${other} memories are found by their words until they are embedded again in the background`,
+    );
+  }
+
+  /** Progress of a backlog in the log (at most every PROGRESS_EVERY_MS). */
   private report(key: string): void {
     const now = this.o.clock.now();
     const first = this.backlogStart === undefined;
     if (!first && now - this.lastProgress < PROGRESS_EVERY_MS) return;
     const p = this.o.vectors.progress(key);
-    if (p.otherKey > 0 && !this.warnedOtherKey) {
-      this.warnedOtherKey = true;
-      this.log.warn(
-        { key, otherKey: p.otherKey },
-        `the embedding model changed (now ${key}): ${p.otherKey} memories are found by their words until they are embedded again in the background`,
-      );
-    }
     if (first && p.embedded >= p.total) return;
     this.backlogStart ??= now;
     this.lastProgress = now;

@@ -11,8 +11,9 @@
  * vector of the current key (new, reworded — a trigger drops its vector —, or a failed embedding
  * call) is pending too: it is still found by its words meanwhile.
  *
- * The vectors are compared by brute force over the chat's visible memories (sqlite-vec's own
- * `vec0` tables are brute force too, and could not apply our scopes inside the query).
+ * The vectors are compared by brute force over the chat's visible memories, the newest
+ * {@link MAX_COMPARED} of them (sqlite-vec's own `vec0` tables are brute force too, and could not
+ * apply our scopes inside the query).
  */
 import { load as loadSqliteVec } from "sqlite-vec";
 import { errorMessage } from "../base/error-message";
@@ -25,6 +26,13 @@ import {
   type MemoryRow,
   type MemoryViewer,
 } from "./memories";
+
+/**
+ * At most this many of the chat's newest visible memories are compared by meaning per query: the
+ * comparison is brute force and runs on the event loop, so its cost is bounded (bench
+ * `recallLatency`); older ones are still found by their words.
+ */
+const MAX_COMPARED = 20_000;
 
 /** Whether the extension loaded into this connection, once per connection. */
 const loaded = new WeakMap<Db, { readonly ok: true } | { readonly ok: false; readonly reason: string }>();
@@ -108,7 +116,8 @@ export class MemoryVectorStore {
         ? db.prepare(
             `SELECT m.*, vec_distance_cosine(v.vec, @query) AS distance
              FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
-             WHERE v.agent = @agent AND v.model = @model AND m.agent = @agent AND m.id IN (${VISIBLE_IDS})
+             WHERE v.agent = @agent AND v.model = @model AND m.agent = @agent
+               AND m.id IN (SELECT id FROM (${VISIBLE_IDS}) ORDER BY id DESC LIMIT ${MAX_COMPARED})
              ORDER BY distance, m.updated_at DESC LIMIT @limit`,
           )
         : undefined;

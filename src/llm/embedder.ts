@@ -15,10 +15,10 @@ import { errorMessage } from "../base/error-message";
 import type { LlmUsage } from "./types";
 
 /** The purpose embedding calls are accounted under. */
-export const EMBED_PURPOSE = "embed";
+const EMBED_PURPOSE = "embed";
 
 /** What the vector is for: a memory to find, or the question that looks for one (Gemini's task types). */
-export type EmbedTask = "document" | "query";
+type EmbedTask = "document" | "query";
 
 export interface EmbedRequest {
   readonly texts: readonly string[];
@@ -53,7 +53,37 @@ export class UsageListeners {
     return () => this.listeners.delete(listener);
   }
 
-  tell(u: LlmUsage): void {
+  /** An answered embedding call: its usage told (purpose `embed`), one log line. */
+  answered(
+    o: {
+      readonly model: string;
+      readonly req: EmbedRequest;
+      readonly promptTokens: number;
+      readonly started: number;
+    },
+    message: string,
+  ): void {
+    this.tell({
+      purpose: EMBED_PURPOSE,
+      model: o.model,
+      promptTokens: o.promptTokens,
+      outputTokens: 0,
+      thinkingTokens: 0,
+      ...(o.req.chatId !== undefined ? { chatId: o.req.chatId } : {}),
+    });
+    this.log.info(
+      {
+        purpose: EMBED_PURPOSE,
+        model: o.model,
+        texts: o.req.texts.length,
+        promptTokens: o.promptTokens,
+        ms: Math.round(performance.now() - o.started),
+      },
+      message,
+    );
+  }
+
+  private tell(u: LlmUsage): void {
     for (const l of this.listeners) {
       try {
         l(u);

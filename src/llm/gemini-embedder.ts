@@ -8,7 +8,7 @@
 import { GoogleGenAI } from "@google/genai";
 import type { Logger } from "pino";
 import { systemClock } from "../base/clock";
-import { checkedVectors, EMBED_PURPOSE, estimatedTokens, UsageListeners } from "./embedder";
+import { checkedVectors, estimatedTokens, UsageListeners } from "./embedder";
 import type { EmbedRequest, Embedder } from "./embedder";
 import type { LlmUsage } from "./types";
 
@@ -75,23 +75,8 @@ export class GeminiEmbedder implements Embedder {
         this.o.dimensions,
         `Gemini ${this.model}`,
       );
-      const promptTokens = estimatedTokens(req.texts);
-      this.usage.tell({
-        purpose: EMBED_PURPOSE,
-        model: this.model,
-        promptTokens,
-        outputTokens: 0,
-        thinkingTokens: 0,
-        ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),
-      });
-      this.log.info(
-        {
-          purpose: EMBED_PURPOSE,
-          model: this.model,
-          texts: req.texts.length,
-          promptTokens,
-          ms: Math.round(performance.now() - started),
-        },
+      this.usage.answered(
+        { model: this.model, req, promptTokens: estimatedTokens(req.texts), started },
         "gemini call ok",
       );
       return vectors;

@@ -7,7 +7,7 @@
  */
 import OpenAI from "openai";
 import type { Logger } from "pino";
-import { checkedVectors, EMBED_PURPOSE, estimatedTokens, UsageListeners } from "./embedder";
+import { checkedVectors, estimatedTokens, UsageListeners } from "./embedder";
 import type { EmbedRequest, Embedder } from "./embedder";
 import type { LlmUsage } from "./types";
 
@@ -68,24 +68,7 @@ export class OpenAiEmbedder implements Embedder {
     );
     this.dims ??= vectors[0]!.length;
     const promptTokens = res.usage?.prompt_tokens ?? estimatedTokens(req.texts);
-    this.usage.tell({
-      purpose: EMBED_PURPOSE,
-      model: this.model,
-      promptTokens,
-      outputTokens: 0,
-      thinkingTokens: 0,
-      ...(req.chatId !== undefined ? { chatId: req.chatId } : {}),
-    });
-    this.log.info(
-      {
-        purpose: EMBED_PURPOSE,
-        model: this.model,
-        texts: req.texts.length,
-        promptTokens,
-        ms: Math.round(performance.now() - started),
-      },
-      "openai-compatible call ok",
-    );
+    this.usage.answered({ model: this.model, req, promptTokens, started }, "openai-compatible call ok");
     return vectors;
   }
 }

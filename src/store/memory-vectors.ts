@@ -41,7 +41,7 @@ const loaded = new WeakMap<Db, { readonly ok: true } | { readonly ok: false; rea
  * Load sqlite-vec into the connection (once). Undefined when it loaded, else why not (a platform
  * without its prebuilt binary, extension loading refused): then recall is by words only.
  */
-export function loadVectorExtension(db: Db, load: (db: Db) => void = loadSqliteVec): string | undefined {
+function loadVectorExtension(db: Db, load: (db: Db) => void = loadSqliteVec): string | undefined {
   let state = loaded.get(db);
   if (state === undefined) {
     try {

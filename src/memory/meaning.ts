@@ -11,7 +11,7 @@
  *   an upgrade, a model or a dimension change, the existing memories are embedded at that pace,
  *   newest first; a restart goes on where it stopped, as the pending ones are simply those without
  *   a vector). A failing provider is backed off up to {@link MAX_BACKOFF_MS}; the day's token
- *   budget spent pauses it. Progress is logged.
+ *   budget spent, or the owner's `/pause` of every chat, holds it. Progress is logged.
  * - **One warning** when recall cannot be by meaning here (the sqlite-vec extension did not load:
  *   nothing is embedded, recall is by words), and one when vectors of another model are found
  *   (those memories are found by their words until embedded again).
@@ -29,8 +29,8 @@ const BATCH = 16;
 const GAP_MS = 2_000;
 /** The longest wait after failed calls. */
 const MAX_BACKOFF_MS = 10 * 60_000;
-/** While the day's token budget is spent, look again this often. */
-const BUDGET_PAUSE_MS = 15 * 60_000;
+/** While the day's token budget is spent or the owner paused everything, look again this often. */
+const HELD_MS = 15 * 60_000;
 /** Progress lines at most this often while a backlog is embedded. */
 const PROGRESS_EVERY_MS = 30_000;
 /** The deadline of a plan's query embedding (planning waits no longer for it). */
@@ -53,8 +53,8 @@ export interface MemoryMeaningOptions {
   readonly memories: Pick<MemoryStore, "onChange">;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** True while the day's token budget is spent (policy/caps.ts): no background call then. */
-  readonly budgetSpent?: () => boolean;
+  /** True while no background call may be made: the day's token budget spent (policy/caps.ts), the owner's /pause everywhere. */
+  readonly held?: () => boolean;
   readonly batch?: number;
   readonly gapMs?: number;
 }
@@ -159,8 +159,8 @@ export class MemoryMeaning {
   /** One background call: the newest pending memories, embedded and kept. */
   private async step(): Promise<void> {
     if (this.running || this.stopped) return;
-    if (this.o.budgetSpent?.() === true) {
-      this.schedule(BUDGET_PAUSE_MS);
+    if (this.o.held?.() === true) {
+      this.schedule(HELD_MS);
       return;
     }
     this.running = true;

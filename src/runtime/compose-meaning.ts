@@ -1,10 +1,11 @@
 /**
  * Composition: memory by meaning (memory/meaning.ts, docs/memory.md "Recall by meaning") — the
  * persona's embedder, the vectors of its memories in the same database, and the background job
- * that embeds them, paused while the day's token budget is spent. Absent without an embedder
+ * that embeds them, held while the day's token budget is spent or the owner paused every chat. Absent without an embedder
  * (`LLM_EMBED` off, or no provider that embeds): recall is by words, as before.
  */
 import { MemoryMeaning } from "../memory/meaning";
+import { ALL_CHATS } from "../store/chat-settings";
 import { MemoryVectorStore } from "../store/memory-vectors";
 import type { AgentRuntimeOptions, Stage } from "./agent-options";
 import type { Policy } from "./compose-policy";
@@ -23,6 +24,7 @@ export function composeMeaning(
     memories: st.memories,
     clock: s.clock,
     logger: s.logger,
-    budgetSpent: () => p.caps.tokensSpent(),
+    // Spends tokens like any call: held while the day's budget is spent or the owner paused everything.
+    held: () => p.caps.tokensSpent() || st.settings.get(ALL_CHATS).paused,
   });
 }

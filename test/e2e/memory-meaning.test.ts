@@ -145,6 +145,19 @@ describe("memory by meaning", () => {
     expect(vectors.progress(key)).toMatchObject({ total: 1, embedded: 1 });
   });
 
+  it("the owner's /pause of every chat holds the background embedding; /resume lets it go on", async () => {
+    h = await Harness.start({ embeddings: { dimensions: 128 } });
+    await h.ownerSays("/pause");
+    await h.pass(2_000);
+    seed(h);
+    await h.pass(60_000);
+    expect(h.gemini.embedRequests).toEqual([]);
+    await h.ownerSays("/resume");
+    await h.pass(16 * 60_000);
+    const vectors = new MemoryVectorStore(h.db, h.persona.name);
+    expect(vectors.progress("gemini:gemini-embedding-001@128")).toMatchObject({ total: 13, embedded: 13 });
+  });
+
   it("a database where the extension cannot load recalls by words, with one warning, and embeds nothing", async () => {
     h = await Harness.start({
       embeddings: {

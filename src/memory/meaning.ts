@@ -47,6 +47,10 @@ export interface QueryMeaning {
   readonly vector: Float32Array;
 }
 
+/** `/status`'s line: the memories embedded of all, with what; or why it is off. */
+export type MeaningStatus =
+  { readonly key: string; readonly embedded: number; readonly total: number } | { readonly off: string };
+
 export interface MemoryMeaningOptions {
   readonly embedder: Embedder;
   readonly vectors: MemoryVectorStore;
@@ -102,6 +106,14 @@ export class MemoryMeaning {
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
+  }
+
+  /** How far the memories are embedded (`/status`), or why recall is by words only. */
+  status(): MeaningStatus {
+    if (!this.available)
+      return { off: `the sqlite-vec extension did not load (${this.o.vectors.unavailable})` };
+    const p = this.o.vectors.progress(this.o.embedder.key);
+    return { key: this.o.embedder.key, embedded: p.embedded, total: p.total };
   }
 
   /** A memory was stored or edited: embed the backlog soon (after the gap since the last call). */

@@ -2,6 +2,7 @@
  * What one persona's runtime is built from (AgentRuntimeOptions, MediaRuntimeOptions), and what
  * the stages of its composition (compose.ts and compose-*.ts) share.
  */
+import type { MemoryMeaning } from "../memory/meaning";
 import type { LookupClient } from "../llm/grounded";
 import type { Embedder } from "../llm/embedder";
 import type { Logger } from "pino";
@@ -114,4 +115,6 @@ export interface Late {
   readonly scheduler: () => Scheduler;
   readonly catchUps: () => CatchUpChain;
   readonly accountHealth: () => AccountHealth;
+  /** Recall by meaning (runtime/compose-meaning.ts); undefined without an embedder. */
+  readonly meaning?: () => MemoryMeaning | undefined;
 }

@@ -78,6 +78,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     retention: o.retention,
     clock,
     restrictions: () => late.accountHealth().restrictions(),
+    meaning: () => late.meaning?.(),
     sends: () => ceiling.snapshot(),
     reception: () => st.reception.report(),
   });

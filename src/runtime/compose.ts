@@ -126,16 +126,23 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     telegramTime: o.telegramTime ?? new TelegramTime({ clock, logger }),
     day: new DayWatch(o.persona.rhythm, o.persona.timeZone),
   };
-  const built: { scheduler?: Scheduler; catchUps?: CatchUpChain; accountHealth?: AccountHealth } = {};
+  const built: {
+    scheduler?: Scheduler;
+    catchUps?: CatchUpChain;
+    accountHealth?: AccountHealth;
+    meaning?: MemoryMeaning;
+  } = {};
   const late: Late = {
     scheduler: () => built.scheduler!,
     catchUps: () => built.catchUps!,
     accountHealth: () => built.accountHealth!,
+    meaning: () => built.meaning,
   };
   const stores = composeStores(o, s, late);
   const policy = composePolicy(o, s, stores, late);
   const media = composeMedia(o, s, stores, policy);
   const meaning = composeMeaning(o, s, stores, policy);
+  built.meaning = meaning;
   const tasks = composeTasks(o, s, stores, policy, { ...media, ...(meaning ? { meaning } : {}) }, late);
   const inbound = composeInbound(o, s, stores, policy, tasks);
   const telegram = composeTelegram(o, s, stores, media, inbound, tasks);

@@ -73,6 +73,9 @@ describe("memory by meaning", () => {
         await h.ownerSays("/status");
         await h.pass(2_000);
         expect(h.savedReplies().at(-1)).toMatch(/LLM calls by purpose: .*embed \d+/);
+        expect(h.savedReplies().at(-1)).toContain(
+          "Recall by meaning: 13 of 13 memories embedded (gemini:gemini-embedding-001@128)",
+        );
       } else {
         expect(memoryLines().length).toBeGreaterThan(3); // the budget is full of other memories
         expect(lines).not.toContain("puppy");
@@ -181,6 +184,11 @@ describe("memory by meaning", () => {
     const off = h.log.lines().filter((l) => String(l.msg).startsWith("recall by meaning is off"));
     expect(off).toHaveLength(1);
     expect(off[0]!.level).toBe(40);
+    await h.ownerSays("/status");
+    await h.pass(2_000);
+    expect(h.savedReplies().at(-1)).toContain(
+      "Recall by meaning: off — the sqlite-vec extension did not load (cannot open shared object file); memories are found by their words",
+    );
   });
 
   it("a model whose dimensions change re-embeds in the background, with one warning; the old vectors are never compared", async () => {

@@ -1,5 +1,5 @@
 import { logEmbedRoute } from "./embed-setup";
-import { createEmbedder, embedRoute } from "../llm/embedding-route";
+import { createEmbedder, embedRoute, withLocalEmbedPrice } from "../llm/embedding-route";
 import type { Logger } from "pino";
 import { ConfigError } from "../config/config-error";
 import { modelsByPurpose, readEnv, telegramCredentials, type Env } from "../config/env";
@@ -112,7 +112,11 @@ export async function start(o: StartOptions = {}): Promise<number> {
   // Memory by meaning's embeddings (LLM_EMBED): a bad setting stops start here, naming it.
   logEmbedRoute(embedRoute(env), logger);
   // A bad price file stops start before anything connects; a local server's models cost nothing.
-  const prices = withLocalPrices(loadPriceTable(env.LLM_PRICES), [...llmPlans.values()], env.OPENAI_BASE_URL);
+  const prices = withLocalEmbedPrice(
+    withLocalPrices(loadPriceTable(env.LLM_PRICES), [...llmPlans.values()], env.OPENAI_BASE_URL),
+    embedRoute(env),
+    env.OPENAI_BASE_URL,
+  );
   // So does a bad curated media file (agents/<Name>/media/*.json, agents/media/*.json).
   const curatedMedia = new Map(live.map((p) => [p.name, loadCuratedMedia(env.AGENTS_DIR, p.name)]));
   // A bad curated memory file stops start before anything connects, naming the file.

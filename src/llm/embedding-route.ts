@@ -13,6 +13,8 @@ import type { Env } from "../config/env";
 import type { Embedder } from "./embedder";
 import { DEFAULT_GEMINI_EMBED_MODEL, GeminiEmbedder } from "./gemini-embedder";
 import { OpenAiEmbedder } from "./openai-embedder";
+import type { PriceTable } from "./prices";
+import { isLocalUrl } from "./providers";
 
 /**
  * Gemini's embeddings' size when EMBED_DIMENSIONS is not set. gemini-embedding-001 is trained to
@@ -88,6 +90,17 @@ export function embedRoute(env: EmbedEnv): EmbedRoute {
     };
   }
   return problem(`"${raw}" is not off, gemini[:model] or openai:<model>`);
+}
+
+/** The price table with a local server's embedding model at 0 (unless the table names it), like its chat models (providers.ts). */
+export function withLocalEmbedPrice(
+  table: PriceTable,
+  route: EmbedRoute,
+  baseUrl: string | undefined,
+): PriceTable {
+  if (route.provider !== "openai" || baseUrl === undefined || !isLocalUrl(baseUrl) || table[route.model])
+    return table;
+  return Object.freeze({ ...table, [route.model]: { input: 0, output: 0 } });
 }
 
 /** The persona's embedder for a route, or undefined when embeddings are off. */

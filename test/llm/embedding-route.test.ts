@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/config-error";
 import { readEnv } from "../../src/config/env";
-import { embedRoute } from "../../src/llm/embedding-route";
+import { embedRoute, withLocalEmbedPrice } from "../../src/llm/embedding-route";
+import { DEFAULT_PRICES, priceFor } from "../../src/llm/prices";
 
 const env = (vars: Record<string, string>) => readEnv(vars);
 
@@ -53,5 +54,19 @@ describe("LLM_EMBED: which provider embeds memories", () => {
       'LLM_EMBED: "cohere:x" is not off, gemini[:model] or openai:<model>',
     );
     expect(() => env({ EMBED_DIMENSIONS: "7" })).toThrow(/EMBED_DIMENSIONS/);
+  });
+
+  it("a local server's embedding model costs 0; Gemini's has its price; a remote server's stays unpriced", () => {
+    const local = { provider: "openai", model: "nomic-embed-text" } as const;
+    expect(
+      priceFor(withLocalEmbedPrice(DEFAULT_PRICES, local, "http://127.0.0.1:11434/v1"), "nomic-embed-text"),
+    ).toEqual({
+      input: 0,
+      output: 0,
+    });
+    expect(
+      priceFor(withLocalEmbedPrice(DEFAULT_PRICES, local, "https://api.example.org/v1"), "nomic-embed-text"),
+    ).toBeUndefined();
+    expect(priceFor(DEFAULT_PRICES, "gemini-embedding-001")).toEqual({ input: 0.15, output: 0 });
   });
 });

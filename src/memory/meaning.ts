@@ -20,8 +20,8 @@ import type { Logger } from "pino";
 import type { Clock } from "../base/types";
 import { errorMessage } from "../base/error-message";
 import type { Embedder } from "../llm/embedder";
-import type { MemoryStore } from "../store/memories";
-import type { MemoryVectorStore } from "../store/memory-vectors";
+import type { MemoryStore, MemoryViewer } from "../store/memories";
+import type { MemoryVectorStore, NearMemory } from "../store/memory-vectors";
 
 /** Memories per embedding call. */
 const BATCH = 16;
@@ -40,11 +40,10 @@ const QUERY_CHARS = 2_000;
 /** Query vectors kept, so a plan tried again (an outage, a retry) does not pay for its query twice. */
 const QUERY_CACHE = 32;
 
-/** A plan's query as a vector, and where to compare it (recall.ts). */
+/** A plan's query as a vector, compared with the memories a chat may show (recall.ts). */
 export interface QueryMeaning {
-  readonly vectors: MemoryVectorStore;
-  readonly key: string;
-  readonly vector: Float32Array;
+  /** The nearest memories the viewer may see, nearest first; empty (logged) if the query failed: the plan recalls by words. */
+  nearest(v: MemoryViewer, limit: number): NearMemory[];
 }
 
 /** `/status`'s line: the memories embedded of all, with what; or why it is off. */
@@ -152,7 +151,21 @@ export class MemoryMeaning {
       this.queries.set(`${this.o.embedder.key}\n${query}`, vector);
       if (this.queries.size > QUERY_CACHE) this.queries.delete(this.queries.keys().next().value!);
     }
-    return { vectors: this.o.vectors, key: this.o.embedder.key, vector };
+    const key = this.o.embedder.key;
+    const found = vector;
+    return {
+      nearest: (v, limit) => {
+        try {
+          return this.o.vectors.nearest(v, key, found, limit);
+        } catch (e) {
+          this.log.error(
+            { chatId, err: errorMessage(e) },
+            "recall by meaning failed; this plan recalls by words",
+          );
+          return [];
+        }
+      },
+    };
   }
 
   private schedule(ms: number): void {

@@ -140,9 +140,7 @@ export function recall(i: RecallInput): MemoryNote[] {
   const matches = i.meaning
     ? fuse({
         words: i.store.search(viewer, i.query, HYBRID_CANDIDATES),
-        meaning: nearEnough(
-          i.meaning.vectors.nearest(viewer, i.meaning.key, i.meaning.vector, HYBRID_CANDIDATES),
-        ),
+        meaning: nearEnough(i.meaning.nearest(viewer, HYBRID_CANDIDATES)),
         present: viewer.present,
         limit: topK,
       })

@@ -116,7 +116,7 @@ export class MemoryVectorStore {
         ? db.prepare(
             `SELECT m.*, vec_distance_cosine(v.vec, @query) AS distance
              FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
-             WHERE v.agent = @agent AND v.model = @model AND m.agent = @agent
+             WHERE v.agent = @agent AND v.model = @model AND length(v.vec) = length(@query) AND m.agent = @agent
                AND m.id IN (SELECT id FROM (${VISIBLE_IDS}) ORDER BY id DESC LIMIT ${MAX_COMPARED})
              ORDER BY distance, m.updated_at DESC LIMIT @limit`,
           )
@@ -152,7 +152,8 @@ export class MemoryVectorStore {
 
   /**
    * The memories nearest in meaning to `query` among those the chat may show (the scope is part
-   * of the query), nearest first. Empty when the extension is not loaded.
+   * of the query), nearest first. Empty when the extension is not loaded. Only vectors of the
+   * query's size are compared (a model of one size that changed under its name never fails a plan).
    */
   nearest(v: MemoryViewer, model: string, query: Float32Array, limit: number): NearMemory[] {
     if (this.nearStmt === undefined) return [];

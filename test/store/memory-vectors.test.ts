@@ -35,6 +35,8 @@ describe("memory vectors in the state database", () => {
     ]);
     // Another model's vectors are never compared.
     expect(vectors.nearest(viewer, "gemini:gemini-embedding-001@8", vec(1, 0, 0, 0), 5)).toEqual([]);
+    // Nor vectors of another size under the same key (a local model replaced under its name).
+    expect(vectors.nearest(viewer, KEY, vec(1, 0, 0, 0, 0, 0), 5)).toEqual([]);
 
     const backup = join(dir, "backup.db");
     await backupDatabase(join(dir, "state.db"), backup);

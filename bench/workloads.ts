@@ -19,6 +19,7 @@ import { benchConsole, benchInboundWithConsole } from "./console-bench";
 import { benchOutage } from "./outage-bench";
 import { benchFalseReconnects } from "./false-reconnects-bench";
 import { benchIntentionStart, benchSchedulerLatency } from "./scheduler-bench";
+import { benchEmbedCallsPerPlan, benchRecallLatency, benchRecallQuality } from "./meaning-bench";
 
 type Args = Record<string, unknown>;
 const num = (a: Args, k: string, d: number) => (typeof a[k] === "number" ? (a[k] as number) : d);
@@ -55,6 +56,14 @@ export const WORKLOADS = {
       ...(typeof a.restartAfterSec === "number" ? { restartAfterSec: a.restartAfterSec } : {}),
     }),
   bigGroup: () => benchBigGroup(),
+  // Memory by meaning (issue 41): recall latency at 10k and 100k memories, recall@5, embedding calls per plan.
+  recallLatency: (a: Args) =>
+    benchRecallLatency({
+      ...(Array.isArray(a.sizes) ? { sizes: a.sizes as number[] } : {}),
+      ...(typeof a.dims === "number" ? { dims: a.dims } : {}),
+    }),
+  recallQuality: (a: Args) => benchRecallQuality({ real: a.real === true }),
+  embedCallsPerPlan: () => benchEmbedCallsPerPlan(),
   p7: (a: Args) =>
     ingestForMemory({ messages: num(a, "messages", 1_000_000), chats: num(a, "chats", 10_000) }),
 } as const;

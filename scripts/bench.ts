@@ -43,7 +43,8 @@ const USAGE = `Usage: npm run bench [-- --json]
 
 Measures the project's speed and memory figures (P1, P2, P3, P4, P5, P6, P7, P8, P8 by the book,
 flood waits, big groups, P9, addressing calls in smart mode, the anatomy of a planning request,
-Gemini requests during an outage, false reconnects from GramJS's ping loop; see README
+Gemini requests during an outage, false reconnects from GramJS's ping loop, memory by meaning:
+recall latency at 10k and 100k memories, recall@5, embedding calls per plan; see README
 "Benchmark").
 Options:
   --json       print the figures as JSON
@@ -111,6 +112,10 @@ const flood = await inChild("floodWait", {});
 const floodRestart = await inChild("floodWait", { withNews: 50, perGroup: 3, restartAfterSec: 5 });
 const bigGroup = await inChild("bigGroup", {});
 const p7 = await inChild("p7", { messages: p7Messages, chats: 10_000 });
+// Issue 41: memory by meaning.
+const recallLatency = await inChild("recallLatency", {});
+const recallQuality = await inChild("recallQuality", {});
+const embedCalls = await inChild("embedCallsPerPlan", {});
 const figures = {
   P1: {
     ratio: inbound.wire.ratio,
@@ -193,6 +198,7 @@ const figures = {
     ...falseReconnects,
   },
   console: { targetMs: 50, ...consolePages },
+  memoryByMeaning: { latency: recallLatency.sizes, quality: recallQuality, embedCallsPerPlan: embedCalls },
 };
 
 if (json) {
@@ -355,5 +361,15 @@ if (json) {
   );
   console.log(
     `Operator console server time with ${consolePages.messages.toLocaleString("en-US")} messages in ${consolePages.chats.toLocaleString("en-US")} chats (median; goal ≤ 50 ms each): conversations list ${f(consolePages.chatsListMs, 1)} ms, chat page ${f(consolePages.chatPageMs, 1)} ms, the page around its first plan ${f(consolePages.oldPlanPageMs, 1)} ms, now view with the activity feed ${f(consolePages.nowMs, 1)} ms (the feed's start from the database after a restart ${f(consolePages.activitySeedMs, 1)} ms)`,
+  );
+  for (const r of recallLatency.sizes)
+    console.log(
+      `Recall at ${r.memories.toLocaleString("en-US")} memories of one chat (${r.dims} dimensions, median / p95): words ${f(r.fts.medianMs, 1)} / ${f(r.fts.p95Ms, 1)} ms, meaning ${f(r.nearest.medianMs, 1)} / ${f(r.nearest.p95Ms, 1)} ms, both fused ${f(r.hybrid.medianMs, 1)} / ${f(r.hybrid.p95Ms, 1)} ms`,
+    );
+  console.log(
+    `Recall@5 of ${recallQuality.questions} paraphrased questions among ${recallQuality.memories} memories: words ${f(recallQuality.ftsRecallAt5)}, hybrid ${f(recallQuality.hybridRecallAt5)} (${recallQuality.embedder})`,
+  );
+  console.log(
+    `Embedding calls per plan: ${f(embedCalls.queryCallsPerPlan)} (${embedCalls.queryCalls} for ${embedCalls.plans} plans; ${embedCalls.inboundMessages} inbound messages, ${embedCalls.chatterEmbedded} of those not for her embedded; ${embedCalls.documentCalls} background calls for the memories)`,
   );
 }

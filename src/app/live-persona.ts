@@ -3,6 +3,7 @@
  * run the AgentRuntime with a connection watchdog, and stop — on shutdown, gracefully; when
  * Telegram ends the session, with one error line that says how to log in again.
  */
+import type { Embedder } from "../llm/embedder";
 import { GroundedLookup, type LookupClient } from "../llm/grounded";
 import type { Logger } from "pino";
 import type { TelegramCredentials } from "../config/env";
@@ -63,6 +64,8 @@ export interface LivePersonaOptions {
   readonly llm?: (logger: Logger, now: () => number) => Llm;
   /** Look-ups (Gemini's own tools, docs/world.md), where a Gemini key is set; with `gemini`, built from it. */
   readonly lookups?: (logger: Logger) => LookupClient;
+  /** Embeddings for memory by meaning (llm/embedding-route.ts); absent: recall by words. */
+  readonly embedder?: (logger: Logger) => Embedder | undefined;
   /** The process logger; this persona's lines carry `agent`. */
   readonly logger: Logger;
   readonly clock: Clock;
@@ -197,6 +200,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     ...(o.retention ? { retention: o.retention } : {}),
     planner: new GeminiPlanner({ llm, logger: geminiLogger }),
     llm,
+    ...((e) => (e ? { embedder: e } : {}))(o.embedder?.(geminiLogger)),
     // Look-ups run on the planning model (the tools need a full model, not the lite ones).
     ...(o.lookups
       ? { lookups: o.lookups(geminiLogger) }

@@ -56,6 +56,10 @@ const schema = z.object({
   OPENAI_API_KEY: z.string().min(1).optional(),
   /** The model the server is asked for (purposes not routed elsewhere). */
   OPENAI_MODEL: z.string().min(1).optional(),
+  /** Embeddings for memory by meaning (docs/memory.md): off, gemini[:model], openai:<model>; default gemini with a Gemini key. */
+  LLM_EMBED: z.string().min(1).optional(),
+  /** Dimensions of the embeddings (Gemini default 256; an OpenAI-compatible model: its own unless set). */
+  EMBED_DIMENSIONS: numeric({ min: 8, max: 4096, unit: "dimensions", integer: true }).optional(),
   /** How answers' shape is asked for first: json_schema (default), json_object, or text. */
   OPENAI_STRUCTURED: z.enum(["json_schema", "json_object", "text"]).optional(),
   /** Which provider answers planning, addressing, summaries, media: `gemini`, `openai`, or `openai:<model>` (config/llm-routes.ts). */

@@ -33,6 +33,8 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
   "gemini-2.0-flash": { input: 0.1, output: 0.4 },
   "gemini-2.0-flash-lite": { input: 0.075, output: 0.3 },
+  // Embeddings (memory by meaning): input only.
+  "gemini-embedding-001": { input: 0.15, output: 0 },
 });
 
 const priceSchema = z

@@ -286,7 +286,7 @@ export class RoutedLlm implements Llm {
 }
 
 /** Hosts that are this machine or a private network: a model served there costs nothing per token. */
-function isLocalUrl(url: string): boolean {
+export function isLocalUrl(url: string): boolean {
   let host: string;
   try {
     host = new URL(url).hostname.replace(/^\[|\]$/g, "");

@@ -6,7 +6,9 @@
  *     scope allows, at most half the budget;
  *  2. memories about the people the messages being answered speak of without having written
  *     them (mentioned, replied to, named: "cookies for carol's birthday?"), the newest two each;
- *  3. the top-k full-text (FTS5, bm25) matches for the words of the messages being answered;
+ *  3. the top-k matches for the messages being answered: by their words (FTS5, bm25) and, when
+ *     the plan's query was embedded, by meaning (the nearest memories, store/memory-vectors.ts),
+ *     fused (hybrid.ts: reciprocal rank fusion, with recency and the people in view);
  *  4. what the persona said about itself here (`about: "me"`), the newest two;
  *  5. the newest other memories the chat may show.
  *
@@ -20,6 +22,8 @@ import type { Speaker } from "../context/speaker";
 import { estimateTokens } from "../context/tokens";
 import { isGroupChatId, type Memory, type MemoryStore } from "../store/memories";
 import { curatedVisible, type CuratedMemories } from "./curated";
+import { fuse, HYBRID_CANDIDATES, nearEnough } from "./hybrid";
+import type { QueryMeaning } from "./meaning";
 
 /** Tokens the memory lines of one prompt may take (with the summary's budget, set so that bench P4 stays ≤ 1.3). */
 export const MEMORY_BUDGET_TOKENS = 150;
@@ -50,6 +54,8 @@ export interface RecallInput {
   readonly speakerOf: (userId: string) => Speaker;
   /** The text of the messages being answered (the full-text query). */
   readonly query: string;
+  /** The query embedded (memory/meaning.ts): the matches are by meaning too. */
+  readonly meaning?: QueryMeaning;
   readonly budgetTokens?: number;
   readonly topK?: number;
 }
@@ -130,7 +136,16 @@ export function recall(i: RecallInput): MemoryNote[] {
       seen.add(m.id);
       take(note(m));
     }
-  for (const m of i.store.search(viewer, i.query, i.topK ?? MEMORY_TOP_K)) {
+  const topK = i.topK ?? MEMORY_TOP_K;
+  const matches = i.meaning
+    ? fuse({
+        words: i.store.search(viewer, i.query, HYBRID_CANDIDATES),
+        meaning: nearEnough(i.meaning.nearest(viewer, HYBRID_CANDIDATES)),
+        present: viewer.present,
+        limit: topK,
+      })
+    : i.store.search(viewer, i.query, topK);
+  for (const m of matches) {
     if (seen.has(m.id)) continue;
     seen.add(m.id);
     take(note(m));

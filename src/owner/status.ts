@@ -1,4 +1,5 @@
 import type { AvailabilitySnapshot } from "../llm/availability";
+import type { MeaningStatus } from "../memory/meaning";
 import type { CappedChat } from "../policy/caps";
 import type { SendCeilingSnapshot } from "../policy/send-ceiling";
 import { ALL_CHATS, type ChatSettings } from "../store/chat-settings";
@@ -48,6 +49,8 @@ export interface StatusFacts {
   readonly sends?: SendCeilingSnapshot;
   /** How her unasked remarks were received per group (inbound/reception.ts). */
   readonly reception?: readonly ReceptionReport[];
+  /** Recall by meaning: how far the memories are embedded (memory/meaning.ts); absent: no embedder. */
+  readonly meaning?: MeaningStatus;
 }
 
 /** The storage line of `/status`. */
@@ -135,6 +138,7 @@ export function formatStatus(f: StatusFacts): string {
   const purposes = Object.entries(u.byPurpose);
   if (purposes.length)
     lines.push(`LLM calls by purpose: ${purposes.map(([p, c]) => `${p} ${n(c)}`).join(", ")}`);
+  if (f.meaning) lines.push(meaningLine(f.meaning, n));
   lines.push(
     `Token budget: ${n(u.totalTokens)} of ${n(f.dailyTokenBudget)} today${u.totalTokens >= f.dailyTokenBudget ? " — spent, not answering until tomorrow (UTC)" : ""}`,
   );
@@ -185,4 +189,11 @@ export function receptionLine(r: ReceptionReport, chat: string): string {
     case "waiting":
       return `Her unasked remark in ${chat} (${hhmm(r.spokeAt)} UTC): waiting to see how it lands`;
   }
+}
+
+/** `Recall by meaning: 340 of 1,200 memories embedded (gemini:…@256)`, or why it is off. */
+function meaningLine(m: MeaningStatus, n: (x: number) => string): string {
+  if ("off" in m) return `Recall by meaning: off — ${m.off}; memories are found by their words`;
+  const done = m.embedded >= m.total;
+  return `Recall by meaning: ${n(m.embedded)} of ${n(m.total)} memories embedded (${m.key})${done ? "" : ", the rest in the background"}`;
 }

@@ -23,6 +23,7 @@ import { withMediaDescriptions } from "./media-in-view";
 import { stickerMenu } from "../media/sticker-menu";
 import type { CuratedMemories } from "../memory/curated";
 import { recall } from "../memory/recall";
+import type { MemoryMeaning } from "../memory/meaning";
 import { peopleSpokenOf, presentPeople, type KnownPerson } from "../memory/subject";
 import type { EntityRecord } from "../store/entities";
 import type { MemoryStore } from "../store/memories";
@@ -75,6 +76,8 @@ export interface PlanContextSources {
   readonly stickerEmoji?: (set: string) => Promise<readonly string[] | undefined>;
   /** The basic group a supergroup was made from (store/chat-moves.ts): its chat notes are recalled too. */
   readonly earlierChat?: (chatId: string) => string | undefined;
+  /** Memory by meaning (memory/meaning.ts): the plan's query is embedded once, within the wait. */
+  readonly meaning?: Pick<MemoryMeaning, "queryVector">;
 }
 
 /** The prompt and what the handler needs afterwards (to resolve `remember` subjects, pick the topic). */
@@ -209,12 +212,14 @@ export async function assemblePlanContext(
   const names = new Map(history.filter((m) => !m.isAgent).map((m) => [m.senderId, m.senderName]));
   // Media in view is described now (bounded wait), with the chat's allowed reactions; then the
   // pictures asked about, which the descriptions' downloads have usually cached already.
-  const [prepared, allowed, setEmoji] = await Promise.all([
+  const query = context.targets.map((m) => m.text).join("\n");
+  const [prepared, allowed, setEmoji, meaning] = await Promise.all([
     s.media ? withMediaDescriptions(context, s.media, { waitMs }) : undefined,
     s.allowedReactions?.(chatId),
     Promise.all(
       s.persona.stickerSets.map(async (set) => [set, (await s.stickerEmoji?.(set)) ?? []] as const),
     ),
+    s.meaning?.queryVector(query, chatId),
   ]);
   // What the chat allows goes into the plan's schema (an enum, or no react), not the request's text.
   const reactions =
@@ -246,7 +251,8 @@ export async function assemblePlanContext(
         self: context.speakers.self,
         chatTitle: (id) => s.chats.get(id)?.title,
         speakerOf: (id) => context.speakers.sender(id, names.get(id)),
-        query: context.targets.map((m) => m.text).join("\n"),
+        query,
+        ...(meaning ? { meaning } : {}),
       }),
       ...(roomSummary ? { summary: roomSummary.text } : {}),
       ...(threadSummary ? { threadSummary: threadSummary.text } : {}),

@@ -2,7 +2,9 @@
  * What one persona's runtime is built from (AgentRuntimeOptions, MediaRuntimeOptions), and what
  * the stages of its composition (compose.ts and compose-*.ts) share.
  */
+import type { MemoryMeaning } from "../memory/meaning";
 import type { LookupClient } from "../llm/grounded";
+import type { Embedder } from "../llm/embedder";
 import type { Logger } from "pino";
 import type { Clock } from "../base/types";
 import type { Persona } from "../config/persona";
@@ -38,6 +40,10 @@ export interface AgentRuntimeOptions {
   readonly llm?: Llm;
   /** Grounded look-ups (llm/grounded.ts); absent: a plan's look-up finds nothing. Usage is recorded from it too. */
   readonly lookups?: LookupClient;
+  /** Embeddings for memory by meaning (llm/embedder.ts, runtime/compose-meaning.ts); absent: recall by words. Usage is recorded from it too. */
+  readonly embedder?: Embedder;
+  /** Loads the vector extension (tests: one that fails); default sqlite-vec's. */
+  readonly vectorExtension?: (db: Db) => void;
   readonly logger: Logger;
   readonly clock?: Clock;
   /** Bound on the reply-target fetch (default 5 s). */
@@ -109,4 +115,6 @@ export interface Late {
   readonly scheduler: () => Scheduler;
   readonly catchUps: () => CatchUpChain;
   readonly accountHealth: () => AccountHealth;
+  /** Recall by meaning (runtime/compose-meaning.ts); undefined without an embedder. */
+  readonly meaning?: () => MemoryMeaning | undefined;
 }

@@ -13,6 +13,7 @@ import type { Caps } from "../policy/caps";
 import type { Gate } from "../policy/gate";
 import type { ChatSettingsStore } from "../store/chat-settings";
 import type { EntityStore } from "../store/entities";
+import type { MemoryMeaning } from "../memory/meaning";
 import type { MemoryStore } from "../store/memories";
 import type { MessageStore } from "../store/messages";
 import type { ChatStore } from "../store/chats";
@@ -110,6 +111,8 @@ export class AgentRuntime {
   readonly reception: Reception;
   private detach: (() => void) | undefined;
   private detachUsage: (() => void) | undefined;
+  /** Memory by meaning's background embedding (memory/meaning.ts); absent: no embedder. */
+  private readonly meaning: MemoryMeaning | undefined;
   private detachStorageWatch: (() => void) | undefined;
   /** What `/status` reports (start time, last error). */
   private readonly statusFacts: RuntimeStatus;
@@ -174,6 +177,7 @@ export class AgentRuntime {
     this.command = p.command;
     this.detachStorageWatch = p.detachStorageWatch;
     this.detachUsage = p.detachUsage;
+    this.meaning = p.meaning;
     this.day = p.day;
   }
 
@@ -261,6 +265,7 @@ export class AgentRuntime {
     this.accountHealth.start();
     // After the open tasks are back: a due intention joins (or starts) its chat's planning task.
     this.intentions.start();
+    this.meaning?.start();
     this.logger.info({ component: "runtime" }, "agent started");
     if (this.o.catchUpOnStart !== false) {
       this.caughtUp = this.catchUp().catch((err: unknown) => {
@@ -316,6 +321,7 @@ export class AgentRuntime {
       );
     }
     this.media.stop();
+    this.meaning?.stop();
     // The app closes: offline now (the request is bounded; a dead link just lets Telegram's expiry do it).
     await withTimeout(this.presence.stop(), 2000, "offline status", systemClock).catch(onTimeout(undefined));
     await withTimeout(this.media.idle(), 2000, "media descriptions", systemClock).catch(onTimeout(undefined));
@@ -348,6 +354,7 @@ export class AgentRuntime {
     this.writeGate.close();
     this.detachStorageWatch?.();
     this.media.stop();
+    this.meaning?.stop();
     this.tracker.close();
     this.detach?.();
     this.detach = undefined;

@@ -79,6 +79,7 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
     retention: o.retention,
     clock,
     restrictions: () => late.accountHealth().restrictions(),
+    meaning: () => late.meaning?.(),
     sends: () => ceiling.snapshot(),
     reception: () => st.reception.report(),
   });
@@ -102,11 +103,14 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
   const detachLlm = (o.llm ?? o.planner).onUsage?.(record);
   // Look-ups are priced and counted like every call (their per-request fee on top).
   const detachLookups = o.lookups?.onUsage(record);
+  // Embeddings too (purpose "embed": memory/meaning.ts).
+  const detachEmbed = o.embedder?.onUsage(record);
   const detachUsage =
-    detachLlm || detachLookups
+    detachLlm || detachLookups || detachEmbed
       ? () => {
           detachLlm?.();
           detachLookups?.();
+          detachEmbed?.();
         }
       : undefined;
   const lookupRules = new LookupRules({

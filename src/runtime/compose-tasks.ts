@@ -31,6 +31,7 @@ import { taskHandlers, type ActionHandlerDeps } from "./task-handlers";
 import { IntentionStore } from "../store/intentions";
 import type { ChatType } from "../base/types";
 import { NO_WRITES } from "../base/chat-writes";
+import type { MemoryMeaning } from "../memory/meaning";
 import { Intentions } from "../life/intentions";
 import { recallIntentionPlans } from "../life/recall-plans";
 import { DepartureStore } from "../store/departures";
@@ -61,7 +62,7 @@ export function composeTasks(
   s: Stage,
   st: Stores,
   p: Policy,
-  m: Media,
+  m: Media & { readonly meaning?: MemoryMeaning },
   late: Late,
 ): Tasks {
   const { agent, clock, logger } = s;
@@ -255,6 +256,7 @@ export function composeTasks(
         topicClosed: (chatId, topicId) =>
           topicShut(st.topics.closure(chatId, topicId), st.entities.get(chatId)?.writes),
         earlierChat: (chatId) => st.moves.predecessor(chatId),
+        ...(m.meaning ? { meaning: m.meaning } : {}),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
         lookUps: {

@@ -5,6 +5,8 @@
  * (compose-inbound.ts) and Telegram (compose-telegram.ts). Nothing here runs: starting, stopping
  * and the connection's life are the runtime's (agent-runtime.ts).
  */
+import { composeMeaning } from "./compose-meaning";
+import type { MemoryMeaning } from "../memory/meaning";
 import type { Logger } from "pino";
 import type { MessageChangeHandler } from "../inbound/changes";
 import type { InboundHandler } from "../inbound/pipeline";
@@ -103,6 +105,8 @@ export interface AgentParts {
   readonly detachStorageWatch: () => void;
   /** Stop recording LLM usage (absent: the LLM reports none). */
   readonly detachUsage: (() => void) | undefined;
+  /** Memory by meaning's background embedding (absent: no embedder). */
+  readonly meaning?: MemoryMeaning;
 }
 
 /**
@@ -122,16 +126,24 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     telegramTime: o.telegramTime ?? new TelegramTime({ clock, logger }),
     day: new DayWatch(o.persona.rhythm, o.persona.timeZone),
   };
-  const built: { scheduler?: Scheduler; catchUps?: CatchUpChain; accountHealth?: AccountHealth } = {};
+  const built: {
+    scheduler?: Scheduler;
+    catchUps?: CatchUpChain;
+    accountHealth?: AccountHealth;
+    meaning?: MemoryMeaning;
+  } = {};
   const late: Late = {
     scheduler: () => built.scheduler!,
     catchUps: () => built.catchUps!,
     accountHealth: () => built.accountHealth!,
+    meaning: () => built.meaning,
   };
   const stores = composeStores(o, s, late);
   const policy = composePolicy(o, s, stores, late);
   const media = composeMedia(o, s, stores, policy);
-  const tasks = composeTasks(o, s, stores, policy, media, late);
+  const meaning = composeMeaning(o, s, stores, policy);
+  built.meaning = meaning;
+  const tasks = composeTasks(o, s, stores, policy, { ...media, ...(meaning ? { meaning } : {}) }, late);
   const inbound = composeInbound(o, s, stores, policy, tasks);
   const telegram = composeTelegram(o, s, stores, media, inbound, tasks);
   built.scheduler = tasks.scheduler;
@@ -187,5 +199,6 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
       scheduler: late.scheduler,
     }),
     detachUsage: policy.detachUsage,
+    ...(meaning ? { meaning } : {}),
   };
 }

@@ -4,6 +4,7 @@
  * database's size and retention. Gathered on request; only the start time and the last error are
  * kept here.
  */
+import type { MemoryMeaning } from "../memory/meaning";
 import type { SendCeilingSnapshot } from "../policy/send-ceiling";
 import type { Persona } from "../config/persona";
 import { strangerTokenCap } from "../config/persona-policy";
@@ -43,6 +44,8 @@ export interface StatusSources {
   readonly clock: Clock;
   /** How her unasked remarks are received per group. */
   readonly reception?: () => readonly ReceptionReport[];
+  /** Recall by meaning (memory/meaning.ts), once composed; absent or undefined: no embedder. */
+  readonly meaning?: () => Pick<MemoryMeaning, "status"> | undefined;
   /** A getter: Telegram's restrictions of the account (telegram/outbound/account-health.ts). */
   readonly restrictions?: () => readonly { readonly kind: string; readonly summary: string }[];
 }
@@ -97,6 +100,7 @@ export class RuntimeStatus {
       ...(s.restrictions ? { restrictions: s.restrictions() } : {}),
       ...(s.sends ? { sends: s.sends() } : {}),
       ...(s.reception ? { reception: s.reception() } : {}),
+      ...((m) => (m ? { meaning: m.status() } : {}))(s.meaning?.()),
       ...(s.retention ? { storage: this.storage(s.retention) } : {}),
     };
   }

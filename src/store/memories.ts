@@ -56,7 +56,10 @@ interface Row {
   updated_at: number | null;
 }
 
-const toMemory = (r: Row): Memory => ({
+/** A row of `memories` as read (store/memory-vectors.ts reads them too). */
+export type MemoryRow = Row;
+
+export const toMemory = (r: Row): Memory => ({
   id: r.id,
   ...(r.subject !== null ? { subject: r.subject } : {}),
   chatId: r.chat_id,
@@ -79,7 +82,7 @@ export const isGroupChatId = (chatId: string): boolean => chatId.startsWith("-")
  * - what the owner widened to this chat or everywhere — about someone present, or a chat note.
  * A secret told in a private chat therefore stays in that private chat.
  */
-const VISIBLE_IDS = `
+export const VISIBLE_IDS = `
   SELECT id FROM memories WHERE agent = @agent AND chat_id IN (@chat, @earlier)
   UNION ALL
   SELECT id FROM memories WHERE agent = @agent AND subject = @partner AND chat_id LIKE '-%'
@@ -121,6 +124,8 @@ export class MemoryStore {
   private readonly deleteStmt;
   private readonly aboutVisibleStmt;
   private readonly subjectsStmt;
+  /** Told after a memory is stored, merged or edited (memory/meaning.ts embeds it then, outside the store). */
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(
     private readonly db: Db,
@@ -195,7 +200,7 @@ export class MemoryStore {
     readonly byOwner?: boolean;
   }): RememberOutcome {
     const content = m.content.trim();
-    return transaction(this.db, () => {
+    const outcome = transaction(this.db, (): RememberOutcome => {
       const scope = m.byOwner
         ? []
         : ((m.subject !== undefined
@@ -222,6 +227,18 @@ export class MemoryStore {
       );
       return { id: Number(res.lastInsertRowid), merged: false };
     });
+    this.changed();
+    return outcome;
+  }
+
+  /** Be told after each memory stored, merged or edited (never inside the store's transaction). Returns unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.changeListeners) l();
   }
 
   /** Every memory stored in a chat (notes and memories about people), oldest first (a read API for tools and tests). */
@@ -277,11 +294,13 @@ export class MemoryStore {
   edit(id: number, content: string, now: number): Memory | undefined {
     const text = content.trim();
     if (text === "") return undefined;
-    return transaction(this.db, () => {
+    const edited = transaction(this.db, () => {
       if (!this.get(id)) return undefined;
       this.editStmt.run(text, now, id);
       return this.get(id);
     });
+    if (edited) this.changed();
+    return edited;
   }
 
   /** The owner deletes a memory (the operator console). True when there was one. */
@@ -333,21 +352,29 @@ export class MemoryStore {
     return this.countStmt.get(this.agent) as number;
   }
 
-  private params(v: MemoryViewer): {
-    agent: string;
-    chat: string;
-    earlier: string;
-    partner: string | null;
-    present: string;
-  } {
-    return {
-      agent: this.agent,
-      chat: v.chatId,
-      earlier: v.earlierChatId ?? v.chatId,
-      partner: v.partner ?? null,
-      present: JSON.stringify(v.present),
-    };
+  private params(v: MemoryViewer): ViewerParams {
+    return viewerParams(this.agent, v);
   }
+}
+
+/** The named parameters of {@link VISIBLE_IDS}. */
+interface ViewerParams {
+  agent: string;
+  chat: string;
+  earlier: string;
+  partner: string | null;
+  present: string;
+}
+
+/** The parameters of {@link VISIBLE_IDS} for a viewer (store/memory-vectors.ts scopes its query with them too). */
+export function viewerParams(agent: string, v: MemoryViewer): ViewerParams {
+  return {
+    agent,
+    chat: v.chatId,
+    earlier: v.earlierChatId ?? v.chatId,
+    partner: v.partner ?? null,
+    present: JSON.stringify(v.present),
+  };
 }
 
 /**

@@ -413,4 +413,25 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (agent, user_id, chat_id)
   ) WITHOUT ROWID;
   `,
+  // Memory by meaning (store/memory-vectors.ts, docs/memory.md, issue 41): one embedding per memory,
+  // float32 in a BLOB, with the model that made it (`provider:model@dimensions`). A plain table (no
+  // virtual table), so the schema opens without the sqlite-vec extension; its distance functions
+  // rank in the query. A memory deleted or reworded drops its vector (embedded again later).
+  `
+  CREATE TABLE memory_vectors (
+    memory_id   INTEGER PRIMARY KEY,
+    agent       TEXT    NOT NULL,
+    model       TEXT    NOT NULL,
+    vec         BLOB    NOT NULL,
+    embedded_at INTEGER NOT NULL
+  );
+  CREATE INDEX memory_vectors_model ON memory_vectors (agent, model);
+  CREATE TRIGGER memory_vectors_delete AFTER DELETE ON memories BEGIN
+    DELETE FROM memory_vectors WHERE memory_id = old.id;
+  END;
+  CREATE TRIGGER memory_vectors_reworded AFTER UPDATE OF content ON memories
+    WHEN new.content IS NOT old.content BEGIN
+    DELETE FROM memory_vectors WHERE memory_id = old.id;
+  END;
+  `,
 ];

@@ -1,11 +1,13 @@
 /**
  * A loopback stand-in for the Gemini API: a real `node:http` server on 127.0.0.1 that speaks the
  * same wire format as `generativelanguage.googleapis.com` for `POST /v1beta/models/{model}:generateContent`
+ * (and `:batchEmbedContents` / `:embedContent`, with the deterministic vectors of fake-embeddings.ts)
  * (shapes as the SDK sends and reads them). Tests point the real `@google/genai` SDK at
  * `baseUrl`, so the code under test runs unchanged — no `vi.mock`.
  *
  * Replies are scripted (a FIFO queue), else computed by `respondWith`, else `{ json: { tasks: [] } }`.
  */
+import { fakeEmbedding } from "./fake-embeddings";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -168,6 +170,18 @@ export interface RecordedRequest {
 }
 
 const ROUTE = /^\/v1beta\/models\/([^/:]+):generateContent$/;
+/** Embeddings: the SDK's `models.embedContent` posts a batch; a single `:embedContent` is answered too. */
+const EMBED_ROUTE = /^\/v1beta\/models\/([^/:]+):(batchEmbedContents|embedContent)$/;
+/** Gemini's embedding size when a request names no outputDimensionality (gemini-embedding-001's). */
+const FULL_EMBEDDING = 3072;
+
+/** One embedding request (kept apart from `requests`, which are generateContent's). */
+export interface EmbedRecord {
+  readonly model: string;
+  readonly texts: readonly string[];
+  readonly dimensions: number | undefined;
+  readonly taskType: string | undefined;
+}
 const DEFAULT_REPLY: FakeReply = { json: { tasks: [] } };
 
 /** The loopback Gemini server. Create with {@link GeminiFake.start}; always {@link GeminiFake.close}. */
@@ -176,6 +190,10 @@ export class GeminiFake {
   readonly baseUrl: string;
   /** Every generateContent request, in arrival order (recorded before any scripted delay). */
   readonly requests: RecordedRequest[] = [];
+  /** Every embedding request (deterministic vectors: fake-embeddings.ts). */
+  readonly embedRequests: EmbedRecord[] = [];
+  /** Embedding requests still to fail, each with this HTTP status (a failing or absent embedding model). */
+  embedFailures: number[] = [];
 
   private readonly queue: FakeReply[] = [];
   /** The prompt texts of the latest requests per model (the implicit cache's memory). */
@@ -237,6 +255,8 @@ export class GeminiFake {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = new URL(req.url ?? "/", "http://fake").pathname;
+    const embed = req.method === "POST" ? EMBED_ROUTE.exec(path) : null;
+    if (embed) return this.embed(res, decodeURIComponent(embed[1]!), embed[2] === "batchEmbedContents", raw);
     const match = req.method === "POST" ? ROUTE.exec(path) : null;
     const model = match?.[1];
     if (model === undefined) {
@@ -263,6 +283,49 @@ export class GeminiFake {
       index,
       cachedTokens,
     });
+  }
+
+  /** `batchEmbedContents` ({requests: [{content, outputDimensionality, taskType}]}) or `embedContent`. */
+  private embed(res: ServerResponse, model: string, batch: boolean, raw: string): void {
+    const status = this.embedFailures.shift();
+    if (status !== undefined) {
+      sendJson(
+        res,
+        status,
+        googleError(status, status === 404 ? "NOT_FOUND" : "UNAVAILABLE", `embedding failed (${status})`),
+      );
+      return;
+    }
+    type One = {
+      content?: { parts?: { text?: string }[] };
+      outputDimensionality?: number;
+      taskType?: string;
+    };
+    let body: { requests?: One[] } & One;
+    try {
+      body = JSON.parse(raw) as typeof body;
+    } catch {
+      sendJson(res, 400, googleError(400, "INVALID_ARGUMENT", "Invalid JSON payload received."));
+      return;
+    }
+    const items = batch ? (body.requests ?? []) : [body];
+    const vectors = items.map((r) => {
+      const text = (r.content?.parts ?? []).map((p) => p.text ?? "").join(" ");
+      return { text, values: fakeEmbedding(text, r.outputDimensionality ?? FULL_EMBEDDING) };
+    });
+    this.embedRequests.push({
+      model,
+      texts: vectors.map((v) => v.text),
+      dimensions: items[0]?.outputDimensionality,
+      taskType: items[0]?.taskType,
+    });
+    sendJson(
+      res,
+      200,
+      batch
+        ? { embeddings: vectors.map((v) => ({ values: v.values })) }
+        : { embedding: { values: vectors[0]!.values } },
+    );
   }
 
   /**

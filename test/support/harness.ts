@@ -1,4 +1,7 @@
 import type { Logger } from "pino";
+import type { Embedder } from "../../src/llm/embedder";
+import { GeminiEmbedder } from "../../src/llm/gemini-embedder";
+import { OpenAiEmbedder } from "../../src/llm/openai-embedder";
 import { GroundedLookup } from "../../src/llm/grounded";
 import { parsePersona, type Persona } from "../../src/config/persona";
 import { GeminiClient } from "../../src/llm/gemini-client";
@@ -78,6 +81,16 @@ export interface HarnessOptions {
    * tick is a fake timer the clock fires on the way.
    */
   readonly tickMs?: number;
+  /**
+   * Memory by meaning: embeddings through the real SDK against the fake in use (Gemini's
+   * embedContent, or the OpenAI fake's /v1/embeddings), with the fake's deterministic vectors;
+   * `vectorExtension` replaces sqlite-vec's loader (one that throws: a database without it).
+   */
+  readonly embeddings?: {
+    readonly model?: string;
+    readonly dimensions?: number;
+    readonly vectorExtension?: (db: Db) => void;
+  };
 }
 
 /**
@@ -103,6 +116,8 @@ export class Harness {
   client!: TelegramClient;
   runtime!: AgentRuntime;
   log!: ReturnType<typeof captureLogger>;
+  /** Embedding options of the next `boot()` when the test changes them (a model change); default the option given. */
+  embeddingsNow: HarnessOptions["embeddings"];
   /** Media options of the next `boot()` (starts as the option given). */
   media: MediaRuntimeOptions | undefined;
 
@@ -189,6 +204,7 @@ export class Harness {
       ...(this.o.maxAnswerAgeMs !== undefined ? { maxAnswerAgeMs: this.o.maxAnswerAgeMs } : {}),
       ...(this.o.curated ? { curated: this.o.curated } : {}),
       ...(this.media ? { media: this.media } : {}),
+      ...this.embeddingOptions(),
     });
     this.clock.settle = () => this.runtime.scheduler.whenIdle();
     this.runtime.start();
@@ -271,6 +287,28 @@ export class Harness {
   /** The addressed messages of a planning request (default the newest), one envelope each. */
   nowParts(index = this.lastPlanIndex()): string[] {
     return promptSections(this.gemini.requests[index]!.body).now;
+  }
+
+  /** The runtime's embedder (and vector extension) for `embeddings`; none without it. */
+  private embeddingOptions(): { embedder?: Embedder; vectorExtension?: (db: Db) => void } {
+    const e = this.embeddingsNow ?? this.o.embeddings;
+    if (e === undefined) return {};
+    const embedder: Embedder = this.o.openai
+      ? new OpenAiEmbedder({
+          baseUrl: this.o.openai.baseUrl,
+          apiKey: "local",
+          model: e.model ?? "fake-embed",
+          ...(e.dimensions !== undefined ? { dimensions: e.dimensions } : {}),
+          logger: this.log.logger,
+        })
+      : new GeminiEmbedder({
+          apiKey: "test-key-not-secret",
+          model: e.model ?? "gemini-embedding-001",
+          dimensions: e.dimensions ?? 128,
+          baseUrl: this.gemini.baseUrl,
+          logger: this.log.logger,
+        });
+    return { embedder, ...(e.vectorExtension ? { vectorExtension: e.vectorExtension } : {}) };
   }
 
   private geminiClient(logger: Logger): GeminiClient {

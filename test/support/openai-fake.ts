@@ -1,10 +1,12 @@
 /**
- * A loopback stand-in for an OpenAI-compatible server (`POST /v1/chat/completions`, `GET
+ * A loopback stand-in for an OpenAI-compatible server (`POST /v1/chat/completions`, `POST
+ * /v1/embeddings` with the deterministic vectors of fake-embeddings.ts, `GET
  * /v1/models`): a real `node:http` server on 127.0.0.1 that the real `openai` SDK is pointed at
  * (`baseURL`), like GeminiFake for `@google/genai`. It can be a server without json_schema support
  * (`jsonSchema: false` answers 400 to it, as some do), one without JSON mode either, one that
  * checks the key, and it answers from a FIFO script, else `respondWith`, else an empty plan.
  */
+import { fakeEmbedding } from "./fake-embeddings";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -55,8 +57,20 @@ export interface OpenAiFakeOptions {
   readonly apiKey?: string;
 }
 
+/** One `/v1/embeddings` request. */
+export interface EmbeddingsRecord {
+  readonly model: string;
+  readonly input: readonly string[];
+  readonly dimensions: number | undefined;
+}
+
+/** The size of the fake's embedding model when a request asks for none. */
+const FAKE_EMBEDDING_SIZE = 384;
+
 export class OpenAiFake {
   readonly requests: ChatRequestRecord[] = [];
+  /** Every `/v1/embeddings` request (deterministic vectors: fake-embeddings.ts). */
+  readonly embedRequests: EmbeddingsRecord[] = [];
   /** Scripted replies, first in first out. */
   readonly queue: OpenAiFakeReply[] = [];
   respondWith: ((body: ChatBody) => OpenAiFakeReply) | undefined;
@@ -119,6 +133,29 @@ export class OpenAiFake {
           owned_by: "fake",
         })),
       });
+    if (req.method === "POST" && req.url === "/v1/embeddings") {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        model: string;
+        input: string | string[];
+        dimensions?: number;
+      };
+      const input = typeof body.input === "string" ? [body.input] : body.input;
+      this.embedRequests.push({ model: body.model, input, dimensions: body.dimensions });
+      if (this.o.models && !this.o.models.includes(body.model))
+        return send(res, 404, {
+          error: { message: `model '${body.model}' not found`, code: "model_not_found" },
+        });
+      return send(res, 200, {
+        object: "list",
+        model: body.model,
+        data: input.map((text, index) => ({
+          object: "embedding",
+          index,
+          embedding: fakeEmbedding(text, body.dimensions ?? FAKE_EMBEDDING_SIZE),
+        })),
+        usage: { prompt_tokens: input.reduce((n, t) => n + Math.ceil(t.length / 4), 0), total_tokens: 0 },
+      });
+    }
     if (req.method !== "POST" || req.url !== "/v1/chat/completions")
       return send(res, 404, { error: { message: "not found" } });
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatBody;

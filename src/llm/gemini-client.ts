@@ -7,8 +7,9 @@
  * injectable sleep. We pin `retryOptions.attempts` to 1 so a future SDK default cannot stack a
  * second retry loop under this one.
  *
- * The file keeps the client and its retry loop; gemini-errors.ts classifies what the SDK threw,
- * gemini-response.ts reads an answer and its token usage.
+ * The file keeps the client and its attempt; the retry loop is retry-loop.ts (shared with the
+ * OpenAI-compatible client), gemini-errors.ts classifies what the SDK threw, gemini-response.ts
+ * reads an answer and its token usage.
  */
 import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from "@google/genai";
 import type { Logger } from "pino";
@@ -16,9 +17,9 @@ import { systemClock } from "../base/clock";
 import { errorMessage } from "../base/error-message";
 import { sleep, TimeoutError } from "../base/timeout";
 import { LlmAvailability } from "./availability";
-import { LlmUnavailableError } from "./errors";
-import { classifyFailure, isApiError, ResponseTooLargeError, type Failure } from "./gemini-errors";
+import { classifyFailure, isApiError, ResponseTooLargeError } from "./gemini-errors";
 import { readAnswer, readUsage, type JsonGenerationResult } from "./gemini-response";
+import { callWithRetries, retryPolicy, type RetryPolicy } from "./retry-loop";
 import type { LlmContent, LlmUsage } from "./types";
 
 export type { JsonGenerationResult } from "./gemini-response";
@@ -81,9 +82,7 @@ export class GeminiClient {
   private readonly ai: GoogleGenAI;
   private readonly model: string;
   private readonly apiKey: string;
-  private readonly maxAttempts: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
+  private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -94,9 +93,7 @@ export class GeminiClient {
   constructor(o: GeminiClientOptions) {
     this.model = o.model;
     this.apiKey = o.apiKey;
-    this.maxAttempts = Math.max(1, Math.floor(o.maxAttempts ?? 4));
-    this.baseDelayMs = Math.max(0, o.baseDelayMs ?? 1000);
-    this.maxDelayMs = Math.max(this.baseDelayMs, o.maxDelayMs ?? 30_000);
+    this.policy = retryPolicy(o);
     this.timeoutMs = Math.max(1, o.timeoutMs ?? 60_000);
     this.log = o.logger.child({ component: "llm" });
     this.sleep = o.sleep ?? ((ms) => sleep(ms, systemClock));
@@ -136,83 +133,36 @@ export class GeminiClient {
     assertContents(req.contents);
     const model = req.model ?? this.model;
     const purpose = req.purpose ?? "other";
-    const admission = this.availability.admit(model);
-    if (!admission.go) {
-      throw new LlmUnavailableError({
-        model,
-        reason: admission.outage.lastError,
-        since: admission.outage.since,
-        retryInMs: admission.retryInMs,
-      });
-    }
-    // While the model is failing, the probe is one attempt: its retries are the outage's backoff.
-    const maxAttempts = admission.probe ? 1 : this.maxAttempts;
     const started = performance.now();
-    for (let attempt = 1; ; attempt++) {
-      let response: GenerateContentResponse;
-      try {
-        response = await this.attemptOnce(req);
-      } catch (err) {
-        let failure: Failure;
-        try {
-          failure = classifyFailure(err, attempt, model, (s) => this.redact(s));
-        } catch (bug) {
-          if (admission.probe) this.availability.release(model);
-          throw bug;
-        }
-        if (!failure.retryable) {
-          // The server answered (a 400, a bad key, an unknown model): it is up, the request is wrong.
-          this.availability.answered(model);
-          throw failure.error;
-        }
-        // Another call found the model failing meanwhile: stop here rather than add to the storm.
-        const delayMs = this.availability.isUp(model)
-          ? this.retryDelay(failure, attempt, maxAttempts)
-          : undefined;
-        if (delayMs === undefined) {
-          failure.error.retryInMs = this.availability.failed(model, failure.reason, {
-            probe: admission.probe,
-            attempts: attempt,
-            serverDelayMs: failure.serverDelayMs,
-          });
-          throw failure.error;
-        }
-        // A blip the next attempt may cure: not an outage (yet), so not a warning.
-        this.log.info(
-          {
-            model,
-            purpose,
-            attempt,
-            status: failure.label,
-            delayMs: Math.round(delayMs),
-            error: failure.error.message,
-          },
-          "gemini call failed, retrying",
-        );
-        await this.sleep(delayMs);
-        continue;
-      }
-      // Any answer, blocked or empty ones too, shows the model is up.
-      this.availability.answered(model);
-      // Interpreted outside the try: a blocked or empty answer is not an HTTP failure (the
-      // caller decides whether to ask again: see llm.ts).
-      this.reportUsage(response, purpose, model, req.chatId, req.userId);
-      const result = readAnswer(response, attempt, model);
-      this.log.info(
-        {
-          purpose,
-          model: result.model,
-          promptTokens: result.usage.promptTokens,
-          outputTokens: result.usage.outputTokens,
-          thinkingTokens: result.usage.thinkingTokens,
-          totalTokens: result.usage.totalTokens,
-          attempts: attempt,
-          ms: Math.round(performance.now() - started),
-        },
-        "gemini call ok",
-      );
-      return result;
-    }
+    const { response, attempts } = await callWithRetries({
+      model,
+      purpose,
+      availability: this.availability,
+      policy: this.policy,
+      log: this.log,
+      sleep: this.sleep,
+      retryMessage: "gemini call failed, retrying",
+      attempt: () => this.attemptOnce(req),
+      classify: (err, attempt) => classifyFailure(err, attempt, model, (s) => this.redact(s)),
+    });
+    // A blocked or empty answer is not an HTTP failure (the caller decides whether to ask
+    // again: see llm.ts).
+    this.reportUsage(response, purpose, model, req.chatId, req.userId);
+    const result = readAnswer(response, attempts, model);
+    this.log.info(
+      {
+        purpose,
+        model: result.model,
+        promptTokens: result.usage.promptTokens,
+        outputTokens: result.usage.outputTokens,
+        thinkingTokens: result.usage.thinkingTokens,
+        totalTokens: result.usage.totalTokens,
+        attempts,
+        ms: Math.round(performance.now() - started),
+      },
+      "gemini call ok",
+    );
+    return result;
   }
 
   /** One HTTP attempt under our own deadline, so a timeout is told apart from other aborts. */
@@ -265,19 +215,6 @@ export class GeminiClient {
     } finally {
       systemClock.clearTimeout(timer);
     }
-  }
-
-  /** How long to wait before the next attempt, or undefined to give up now. */
-  private retryDelay(failure: Failure, attempt: number, maxAttempts: number): number | undefined {
-    if (!failure.retryable || attempt >= maxAttempts) return undefined;
-    if (failure.serverDelayMs !== undefined) {
-      // Retrying sooner than the server asked only earns another 429; waiting longer than our
-      // bound would stall the caller. Give up and let it reschedule (the error carries retryAfterMs).
-      return failure.serverDelayMs <= this.maxDelayMs ? failure.serverDelayMs : undefined;
-    }
-    // Exponential with "equal jitter": at least half the step, so retries neither bunch up nor vanish.
-    const step = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-    return step / 2 + Math.random() * (step / 2);
   }
 
   /** Tell the usage listeners what an answered call cost; a listener's failure is logged, never thrown. */

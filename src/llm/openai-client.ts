@@ -1,7 +1,7 @@
 /**
  * The one place that talks to an OpenAI-compatible server (`POST /v1/chat/completions`: OpenAI,
  * OpenRouter, Ollama, llama.cpp's llama-server, vLLM, LM Studio) through the real `openai` SDK,
- * with the same retry loop, per-attempt deadline, outage state (availability.ts) and token
+ * with the same retry loop (retry-loop.ts), per-attempt deadline, outage state (availability.ts) and token
  * accounting as the Gemini client. The SDK's own retries are off (`maxRetries: 0`) so they cannot
  * stack under ours, and so a `Retry-After` is honoured by the one loop that logs it.
  *
@@ -18,10 +18,10 @@ import { systemClock } from "../base/clock";
 import { errorMessage } from "../base/error-message";
 import { sleep } from "../base/timeout";
 import { LlmAvailability } from "./availability";
-import { LlmBlockedError, LlmEmptyResponseError, LlmUnavailableError } from "./errors";
-import type { Failure } from "./gemini-errors";
+import { LlmBlockedError, LlmEmptyResponseError } from "./errors";
 import type { JsonGenerationResult } from "./gemini-response";
 import { classifyOpenAiFailure, OPENAI_VENDOR } from "./openai-errors";
+import { callWithRetries, retryPolicy, type RetryPolicy } from "./retry-loop";
 import type { LlmContent, LlmUsage } from "./types";
 
 /** How the answer's shape is asked for: a JSON schema, JSON mode, or only the words of the prompt. */
@@ -66,9 +66,7 @@ export interface ChatJsonRequest {
 /** The OpenAI-compatible client: retries, deadline, outages, accounting. */
 export class OpenAiClient {
   private readonly sdk: OpenAI;
-  private readonly maxAttempts: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
+  private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -80,9 +78,7 @@ export class OpenAiClient {
   constructor(private readonly o: OpenAiClientOptions) {
     this.model = o.model;
     this.baseUrl = o.baseUrl;
-    this.maxAttempts = Math.max(1, Math.floor(o.maxAttempts ?? 4));
-    this.baseDelayMs = Math.max(0, o.baseDelayMs ?? 1000);
-    this.maxDelayMs = Math.max(this.baseDelayMs, o.maxDelayMs ?? 30_000);
+    this.policy = retryPolicy(o);
     this.timeoutMs = Math.max(1, o.timeoutMs ?? 120_000);
     this.log = o.logger.child({ component: "llm" });
     this.sleep = o.sleep ?? ((ms) => sleep(ms, systemClock));
@@ -116,86 +112,36 @@ export class OpenAiClient {
     const model = req.model ?? this.model;
     const purpose = req.purpose ?? "other";
     const body = chatBody(req, model);
-    const admission = this.availability.admit(model);
-    if (!admission.go) {
-      throw new LlmUnavailableError({
-        model,
-        reason: admission.outage.lastError,
-        since: admission.outage.since,
-        retryInMs: admission.retryInMs,
-        vendor: OPENAI_VENDOR,
-      });
-    }
-    const maxAttempts = admission.probe ? 1 : this.maxAttempts;
     const started = performance.now();
-    for (let attempt = 1; ; attempt++) {
-      let response: ChatCompletion;
-      try {
-        response = await this.sdk.chat.completions.create(body);
-      } catch (err) {
-        let failure: Failure;
-        try {
-          failure = classifyOpenAiFailure(err, attempt, model, (s) => this.redact(s));
-        } catch (bug) {
-          if (admission.probe) this.availability.release(model);
-          throw bug;
-        }
-        if (!failure.retryable) {
-          this.availability.answered(model);
-          throw failure.error;
-        }
-        const delayMs = this.availability.isUp(model)
-          ? this.retryDelay(failure, attempt, maxAttempts)
-          : undefined;
-        if (delayMs === undefined) {
-          failure.error.retryInMs = this.availability.failed(model, failure.reason, {
-            probe: admission.probe,
-            attempts: attempt,
-            serverDelayMs: failure.serverDelayMs,
-          });
-          throw failure.error;
-        }
-        this.log.info(
-          {
-            model,
-            purpose,
-            attempt,
-            status: failure.label,
-            delayMs: Math.round(delayMs),
-            error: failure.error.message,
-          },
-          "model call failed, retrying",
-        );
-        await this.sleep(delayMs);
-        continue;
-      }
-      this.availability.answered(model);
-      const usage = readUsage(response, purpose, model, req.chatId, req.userId);
-      this.report(usage);
-      const result = readAnswer(response, attempt, model, usage);
-      this.log.info(
-        {
-          purpose,
-          model: result.model,
-          mode: req.mode,
-          promptTokens: usage.promptTokens,
-          outputTokens: usage.outputTokens,
-          thinkingTokens: usage.thinkingTokens,
-          attempts: attempt,
-          ms: Math.round(performance.now() - started),
-        },
-        "model call ok",
-      );
-      return result;
-    }
-  }
-
-  private retryDelay(failure: Failure, attempt: number, maxAttempts: number): number | undefined {
-    if (!failure.retryable || attempt >= maxAttempts) return undefined;
-    if (failure.serverDelayMs !== undefined)
-      return failure.serverDelayMs <= this.maxDelayMs ? failure.serverDelayMs : undefined;
-    const step = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-    return step / 2 + Math.random() * (step / 2);
+    const { response, attempts } = await callWithRetries<ChatCompletion>({
+      model,
+      purpose,
+      availability: this.availability,
+      policy: this.policy,
+      log: this.log,
+      sleep: this.sleep,
+      vendor: OPENAI_VENDOR,
+      retryMessage: "model call failed, retrying",
+      attempt: () => this.sdk.chat.completions.create(body),
+      classify: (err, attempt) => classifyOpenAiFailure(err, attempt, model, (s) => this.redact(s)),
+    });
+    const usage = readUsage(response, purpose, model, req.chatId, req.userId);
+    this.report(usage);
+    const result = readAnswer(response, attempts, model, usage);
+    this.log.info(
+      {
+        purpose,
+        model: result.model,
+        mode: req.mode,
+        promptTokens: usage.promptTokens,
+        outputTokens: usage.outputTokens,
+        thinkingTokens: usage.thinkingTokens,
+        attempts,
+        ms: Math.round(performance.now() - started),
+      },
+      "model call ok",
+    );
+    return result;
   }
 
   private report(usage: LlmUsage): void {

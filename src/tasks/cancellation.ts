@@ -16,6 +16,18 @@ export interface CancellationHost {
   track(p: Promise<void>): void;
 }
 
+/** What cancelling one task did (the console's Cancel). */
+export interface TaskCancel {
+  /**
+   * `now`: it is cancelled, its dependents with it; `on-return`: it is running, and is cancelled
+   * (with them) when it comes back; `in-doubt`: not cancelled — its request may have reached the
+   * server, so only the server's answer ends it.
+   */
+  readonly outcome: "now" | "on-return" | "in-doubt";
+  /** The tasks that waited for it (directly or through another) cancelled with it, or to be. */
+  readonly dependents: number;
+}
+
 /**
  * Cancelling tasks: unstarted ones at once, running ones when they come back (the reason is
  * kept until then), dependents with the task they wait for, and the clean-up of a task that had
@@ -51,6 +63,16 @@ export class Cancellation {
       }
     });
     return tasks.filter((t) => t.status === "cancelled");
+  }
+
+  /** Cancel one open task and its dependents (see Scheduler.cancelTask); a task in doubt is not cancelled. */
+  cancelOne(t: Task, reason: string): TaskCancel {
+    const waiting = this.h.index.dependentsOf(t);
+    if (t.inDoubt) return { outcome: "in-doubt", dependents: 0 };
+    this.cancel([t], reason, false, true);
+    if (t.status === "cancelled")
+      return { outcome: "now", dependents: waiting.filter((d) => d.status === "cancelled").length };
+    return { outcome: "on-return", dependents: waiting.length };
   }
 
   /** The reason a running task was asked to cancel with, without forgetting it (see takeRequest). */

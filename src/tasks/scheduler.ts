@@ -1,69 +1,20 @@
-import type { Logger } from "pino";
-import { isBusy, mustWait } from "../store/db";
-import type { Clock, ReplyContext } from "../base/types";
-import { Cancellation } from "./cancellation";
+import { mustWait } from "../store/db";
+import type { ReplyContext } from "../base/types";
+import { admitted, type AdmissionHost } from "./admission";
+import { Cancellation, type TaskCancel } from "./cancellation";
 import { ClockWatch } from "./clock-jumps";
 import { DatabaseWait } from "./database-wait";
-import type { AccountLostError } from "./errors";
-import { settleOutcome, type OutcomeHost } from "./outcomes";
-import { PROBE_WAIT_MS, RateLimits } from "./rate-limits";
-import type { TypingSource } from "./quiet-window";
-import { ReceivedRules, type ArrivalRhythm, type ReceivedArrival } from "./received-rules";
+import { OutcomeWrites } from "./outcome-writes";
+import { RateLimits } from "./rate-limits";
+import { ReceivedRules, type ReceivedArrival } from "./received-rules";
 import { graphKey, graphTopic, type IntentionItem, type NewTask, type Task } from "./task";
-import type { HandlerMap, HandlerOutcome, TaskHandler } from "./task-handler";
+import type { HandlerOutcome, TaskHandler } from "./task-handler";
+import { firstReady, graphMoving, isBridge, type ReadyHost } from "./ready";
 import { resumeOpenTasks } from "./resume-open";
-import { resyncIndex } from "./resync";
 import { TaskIndex } from "./task-index";
-import { isHold, type TaskHold } from "./task-hold";
-import type { TaskStore } from "./task-store";
+import type { SchedulerOptions } from "./scheduler-options";
 
-/** A bridge typing spell runs beside its graph's other task (see ReceivedRules.enqueue): it only keeps a status up. */
-const isBridge = (t: Task): boolean => t.kind === "typing" && (t as Task<"typing">).payload.bridge === true;
-
-export interface SchedulerOptions {
-  readonly store: TaskStore;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly handlers: HandlerMap;
-  /** Tick interval in ms (default 250). */
-  readonly tickMs?: number;
-  /** Global bound on tasks running at once, across chats (default 32). */
-  readonly concurrency?: number;
-  /** Attempts for transient failures before a task fails (default 10). */
-  readonly maxAttempts?: number;
-  /** Delay between transient retries in ms (default 10 000). */
-  readonly retryDelayMs?: number;
-  /** The account's server limits (default: a RateLimits on the store's database). */
-  readonly limits?: RateLimits;
-  /** Called when a task fails for good (for the owner's `/status`). */
-  readonly onFailed?: (task: Task, reason: string) => void;
-  /** Every task that ends, with how (metrics). */
-  readonly onFinished?: (task: Task, status: "done" | "failed" | "cancelled") => void;
-  /** A task hit an account-terminal error: the task stays pending; the owner stops the persona. */
-  readonly onAccountLost?: (error: AccountLostError) => void;
-  /** Who is typing where: a due burst holds while its author types (bounded; see quiet-window.ts). */
-  readonly typing?: TypingSource;
-  /** The persona's day: asleep, an addressed message waits for its waking; busy, its read mark later. */
-  readonly day?: ArrivalRhythm;
-  /**
-   * The admission gate (policy/gate.ts), asked right before a task starts: a reason means the
-   * owner's switches or a cap say no, and the task is cancelled (its dependents with it) instead;
-   * a hold (tasks/task-hold.ts) means not yet: it stays pending until then.
-   */
-  readonly admit?: (task: Task) => string | TaskHold | undefined;
-}
-
-/** What cancelling one task did (the console's Cancel). */
-export interface TaskCancel {
-  /**
-   * `now`: it is cancelled, its dependents with it; `on-return`: it is running, and is cancelled
-   * (with them) when it comes back; `in-doubt`: not cancelled — its request may have reached the
-   * server, so only the server's answer ends it.
-   */
-  readonly outcome: "now" | "on-return" | "in-doubt";
-  /** The tasks that waited for it (directly or through another) cancelled with it, or to be. */
-  readonly dependents: number;
-}
+export type { SchedulerOptions } from "./scheduler-options";
 
 /**
  * The tick loop over every conversation's task graph: one per chat, and one per forum topic
@@ -79,7 +30,9 @@ export interface TaskCancel {
  * handler's outcome makes of its task in outcomes.ts (what becomes of a failure in
  * retry-policy.ts), cancelling in cancellation.ts, server limits in RateLimits, the rules of
  * `received` tasks in ReceivedRules, the clock set forward or back in clock-jumps.ts, a busy
- * database in database-wait.ts, taking over a dead process's tasks in resume-open.ts.
+ * database in database-wait.ts, taking over a dead process's tasks in resume-open.ts, which task
+ * of a graph may start in ready.ts, the admission gate's no and not-yet in admission.ts, an
+ * outcome the database refused kept and written later in outcome-writes.ts.
  */
 export class Scheduler {
   private readonly index = new TaskIndex();
@@ -87,8 +40,11 @@ export class Scheduler {
   readonly limits: RateLimits;
   private readonly received: ReceivedRules;
   private readonly cancellation: Cancellation;
-  /** What outcomes.ts needs of this scheduler. */
-  private readonly outcomes: OutcomeHost;
+  /** What the ready check (ready.ts) and the admission gate (admission.ts) read. */
+  private readonly readyHost: ReadyHost;
+  private readonly admission: AdmissionHost;
+  /** Writing what became of tasks that ran, waiting out a busy or failing database (outcome-writes.ts). */
+  private readonly writes: OutcomeWrites;
   /** Tasks that have run at least once in this process (their attempts may be back at 0). */
   private readonly ranOnce = new Set<number>();
   /** The task begin() just started took a probe (see pass). */
@@ -106,8 +62,6 @@ export class Scheduler {
   private readonly db: DatabaseWait;
   /** The wall clock set forward or back while running (clock-jumps.ts). */
   private readonly clockWatch: ClockWatch;
-  /** Running tasks whose outcome waits to be written (the database refused it): written later, in order. */
-  private readonly outcomeWaits = new Map<number, Task>();
   private readonly inflight = new Set<Promise<void>>();
   private readonly tickMs: number;
   private readonly concurrency: number;
@@ -156,21 +110,50 @@ export class Scheduler {
       o.typing,
       o.day,
     );
-    this.outcomes = {
+    this.readyHost = {
+      index: this.index,
       store: o.store,
       limits: this.limits,
       received: this.received,
-      cancellation: this.cancellation,
-      logger: o.logger,
-      maxAttempts: o.maxAttempts ?? 10,
-      retryDelayMs: o.retryDelayMs ?? 10_000,
       rateKeys: (t) => this.rateKeys(t),
-      finish: (t, status, reason, f) => this.finish(t, status, reason, f),
-      add: (chatId, batch, topicId, planId) => this.add(chatId, batch, topicId, planId),
-      pause: () => this.pause(),
-      accountLost: (error) => this.o.onAccountLost?.(error),
-      log: (t, event, extra) => this.log(t, event, extra),
     };
+    this.admission = {
+      store: o.store,
+      logger: o.logger,
+      admit: o.admit,
+      finish: (t, status, reason) => this.finish(t, status, reason),
+    };
+    this.writes = new OutcomeWrites({
+      store: o.store,
+      clock: o.clock,
+      logger: o.logger,
+      index: this.index,
+      db: this.db,
+      cancellation: this.cancellation,
+      outcomes: {
+        store: o.store,
+        limits: this.limits,
+        received: this.received,
+        cancellation: this.cancellation,
+        logger: o.logger,
+        maxAttempts: o.maxAttempts ?? 10,
+        retryDelayMs: o.retryDelayMs ?? 10_000,
+        rateKeys: (t) => this.rateKeys(t),
+        finish: (t, status, reason, f) => this.finish(t, status, reason, f),
+        add: (chatId, batch, topicId, planId) => this.add(chatId, batch, topicId, planId),
+        pause: () => this.pause(),
+        accountLost: (error) => this.o.onAccountLost?.(error),
+        log: (t, event, extra) => this.log(t, event, extra),
+      },
+      abandoned: () => this.abandoned,
+      closed: () => this.closed,
+      uncount: () => this.running--,
+      freeGraph: (t) => {
+        if (!isBridge(t)) this.busyGraphs.delete(graphKey(t.chatId, t.topicId));
+      },
+      kick: () => this.kick(),
+      idleSoon: () => this.idleSoon(),
+    });
   }
 
   /**
@@ -255,16 +238,7 @@ export class Scheduler {
    */
   moving(graph: string): boolean {
     const now = this.o.clock.now();
-    const tasks = this.index.ofGraph(graph);
-    if (tasks.some((t) => t.status === "running")) return true;
-    if (this.stopped || this.paused || this.db.until > now) return false;
-    return tasks.some(
-      (t) =>
-        t.status === "pending" &&
-        t.notBefore <= now &&
-        !t.dependsOn.some((d) => this.index.has(d)) &&
-        this.limits.blockedUntil(this.rateKeys(t), now, t.id) <= now,
-    );
+    return graphMoving(this.readyHost, graph, now, this.stopped || this.paused || this.db.until > now);
   }
 
   /** Open tasks subject to a rate key (e.g. the plans waiting for a model: tasks/llm-wait.ts). */
@@ -329,13 +303,7 @@ export class Scheduler {
    */
   cancelTask(id: number, reason: string): TaskCancel | undefined {
     const t = this.index.get(id);
-    if (!t) return undefined;
-    const waiting = this.index.dependentsOf(t);
-    if (t.inDoubt) return { outcome: "in-doubt", dependents: 0 };
-    this.cancellation.cancel([t], reason, false, true);
-    if (t.status === "cancelled")
-      return { outcome: "now", dependents: waiting.filter((d) => d.status === "cancelled").length };
-    return { outcome: "on-return", dependents: waiting.length };
+    return t ? this.cancellation.cancelOne(t, reason) : undefined;
   }
 
   /**
@@ -366,7 +334,7 @@ export class Scheduler {
       const idx = (this.index.cursor + i) % n;
       const graph = this.index.graphAt(idx);
       // A busy graph may still refresh a bridge typing spell (it keeps the status up while the new plan is made).
-      const task = this.firstReady(graph, now, this.busyGraphs.has(graph));
+      const task = firstReady(this.readyHost, graph, now, this.busyGraphs.has(graph));
       if (!task) continue;
       const begun = this.begin(task, now);
       if (begun === "handed-over" || begun === "refused") {
@@ -385,27 +353,6 @@ export class Scheduler {
     this.index.compact();
   }
 
-  private firstReady(graph: string, now: number, bridgesOnly: boolean): Task | undefined {
-    for (const t of this.index.ofGraph(graph)) {
-      if (t.status !== "pending" || t.notBefore > now) continue;
-      if (bridgesOnly && !isBridge(t)) continue;
-      if (t.dependsOn.some((d) => this.index.has(d))) continue;
-      if (this.received.awaitingReply(t, now)) continue;
-      // Its author is still typing: planning waits a little (bounded; a Map lookup, no write).
-      if (t.kind === "received" && this.received.typingHold(t, now) > now) continue;
-      const until = this.limits.blockedUntil(this.rateKeys(t), now, t.id);
-      if (until > now) {
-        // Park it until the limit lifts, so the row tells the truth after a restart too — but not
-        // for the second at a time it waits behind a probe (the limit's row says it all).
-        t.notBefore = until;
-        if (until - now > PROBE_WAIT_MS) this.o.store.save(t, now);
-        continue;
-      }
-      return t;
-    }
-    return undefined;
-  }
-
   private rateKeys(t: Task): readonly string[] {
     return this.handler(t).rateKeys?.(t as never) ?? [];
   }
@@ -417,18 +364,8 @@ export class Scheduler {
       this.o.store.transaction(() => this.received.handOver(task as Task<"received">, newer, "cancelled"));
       return "handed-over";
     }
-    // The admission gate, in front of everything the persona does: a switch the owner turned on
-    // (or a cap reached) since the task was made cancels it, and its dependents with it.
-    const refused = this.o.admit?.(task);
-    if (isHold(refused)) return this.hold(task, refused, now);
-    if (refused !== undefined) {
-      this.o.logger.info(
-        { component: "scheduler", chatId: task.chatId, taskId: task.id, kind: task.kind, reason: refused },
-        "task not run: the admission gate says no",
-      );
-      this.o.store.transaction(() => this.finish(task, "cancelled", `not admitted: ${refused}`));
-      return "refused";
-    }
+    // The admission gate (admission.ts): cancelled, or held until later.
+    if (!admitted(this.admission, task, now)) return "refused";
     try {
       this.o.store.save({ ...task, status: "running", attempts: task.attempts + 1 }, now);
     } catch (e) {
@@ -453,23 +390,6 @@ export class Scheduler {
     return "started";
   }
 
-  /** The gate said not yet: the task waits until then (stored, so a restart keeps the wait). */
-  private hold(task: Task, h: TaskHold, now: number): "refused" {
-    task.notBefore = Math.max(h.until, now + 1);
-    this.o.store.save(task, now);
-    this.o.logger.info(
-      {
-        component: "scheduler",
-        chatId: task.chatId,
-        taskId: task.id,
-        kind: task.kind,
-        until: new Date(task.notBefore).toISOString(),
-      },
-      `task held: ${h.reason}`,
-    );
-    return "refused";
-  }
-
   private async execute(task: Task): Promise<void> {
     let outcome: HandlerOutcome | undefined;
     let error: unknown;
@@ -478,58 +398,12 @@ export class Scheduler {
     } catch (e) {
       error = e;
     }
-    this.record(task, outcome, error, true);
-  }
-
-  /**
-   * Write what became of a task. A busy database (another process holds the lock; transactions
-   * begin IMMEDIATE, so nothing was changed) or a failing disk (full, an I/O error: the write was
-   * rolled back whole, and memory goes back to what the file holds) is waited for: the outcome
-   * is kept and written later, and the task's graph stays busy meanwhile, so its chat's order
-   * holds. `counted`: the task still counts as running (it stops counting while it waits for the
-   * database).
-   */
-  private record(task: Task, outcome: HandlerOutcome | undefined, error: unknown, counted: boolean): void {
-    if (this.abandoned) return;
-    const now = this.o.clock.now();
-    const cancelRequest = this.cancellation.peekRequest(task.id);
-    try {
-      this.o.store.transaction(() => settleOutcome(this.outcomes, task, now, outcome, error));
-    } catch (e) {
-      if (mustWait(e)) {
-        this.db.busy(e);
-        if (cancelRequest !== undefined) this.cancellation.restoreRequest(task.id, cancelRequest);
-        this.outcomeWaits.set(task.id, task);
-        if (!isBusy(e)) this.resync();
-        if (counted) {
-          this.running--;
-          this.idleSoon();
-        }
-        this.o.clock.setTimeout(() => this.record(task, outcome, error, false), this.db.delayMs);
-        return;
-      }
-      // The database did not take it; the stored row still says "running", so a restart
-      // resumes the task. Until then its chat stays blocked: letting its dependents run would
-      // break the plan's order. Other chats go on.
-      this.o.logger.error(
-        { component: "scheduler", chatId: task.chatId, taskId: task.id, err: this.db.text(e) },
-        "could not record task outcome; chat paused until restart",
-      );
-      if (counted) this.running--;
-      this.idleSoon();
-      return;
-    }
-    this.outcomeWaits.delete(task.id);
-    this.db.free();
-    if (!isBridge(task)) this.busyGraphs.delete(graphKey(task.chatId, task.topicId));
-    if (counted) this.running--;
-    this.kick();
-    this.idleSoon();
+    this.writes.record(task, outcome, error, true);
   }
 
   /** Outcomes of tasks that ran, waiting for the database to take them. */
   get outcomesWaiting(): number {
-    return this.outcomeWaits.size;
+    return this.writes.waiting;
   }
 
   /**
@@ -539,14 +413,7 @@ export class Scheduler {
    * (its handler holds it), and so does one whose outcome waits to be written.
    */
   resync(): void {
-    if (this.closed) return;
-    let rows: Task[];
-    try {
-      rows = this.o.store.loadOpen();
-    } catch {
-      return; // not even readable now: memory stays as it is, the next failure tries again
-    }
-    resyncIndex(this.index, rows, this.outcomeWaits);
+    this.writes.resync();
   }
 
   /**

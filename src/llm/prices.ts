@@ -33,6 +33,9 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
   "gemini-2.0-flash": { input: 0.1, output: 0.4 },
   "gemini-2.0-flash-lite": { input: 0.075, output: 0.3 },
+  // Text-to-speech (her voice notes, llm/speech.ts): text in, audio tokens out (about 25 a second).
+  "gemini-2.5-flash-preview-tts": { input: 0.5, output: 10 },
+  "gemini-2.5-pro-preview-tts": { input: 1, output: 20 },
 });
 
 const priceSchema = z

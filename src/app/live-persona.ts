@@ -3,6 +3,7 @@
  * run the AgentRuntime with a connection watchdog, and stop — on shutdown, gracefully; when
  * Telegram ends the session, with one error line that says how to log in again.
  */
+import type { SpeechClient } from "../llm/speech";
 import { GroundedLookup, type LookupClient } from "../llm/grounded";
 import type { Logger } from "pino";
 import type { TelegramCredentials } from "../config/env";
@@ -63,6 +64,8 @@ export interface LivePersonaOptions {
   readonly llm?: (logger: Logger, now: () => number) => Llm;
   /** Look-ups (Gemini's own tools, docs/world.md), where a Gemini key is set; with `gemini`, built from it. */
   readonly lookups?: (logger: Logger) => LookupClient;
+  /** Speech for her voice notes (app/speech-setup.ts); absent: she writes. */
+  readonly speech?: (logger: Logger) => SpeechClient;
   /** The process logger; this persona's lines carry `agent`. */
   readonly logger: Logger;
   readonly clock: Clock;
@@ -198,6 +201,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     planner: new GeminiPlanner({ llm, logger: geminiLogger }),
     llm,
     // Look-ups run on the planning model (the tools need a full model, not the lite ones).
+    ...(o.speech ? { speech: o.speech(geminiLogger) } : {}),
     ...(o.lookups
       ? { lookups: o.lookups(geminiLogger) }
       : o.gemini

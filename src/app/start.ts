@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { speechFrom } from "./speech-setup";
 import { ConfigError } from "../config/config-error";
 import { modelsByPurpose, readEnv, telegramCredentials, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";
@@ -109,6 +110,8 @@ export async function start(o: StartOptions = {}): Promise<number> {
   const llmPlans = new Map(live.map((p) => [p.name, planRoutes(env, p.models)]));
   // A bad price file stops start before anything connects; a local server's models cost nothing.
   const prices = withLocalPrices(loadPriceTable(env.LLM_PRICES), [...llmPlans.values()], env.OPENAI_BASE_URL);
+  // Who speaks her voice notes: a bad LLM_SPEECH stops the start here, before anything connects.
+  speechFrom(env);
   // So does a bad curated media file (agents/<Name>/media/*.json, agents/media/*.json).
   const curatedMedia = new Map(live.map((p) => [p.name, loadCuratedMedia(env.AGENTS_DIR, p.name)]));
   // A bad curated memory file stops start before anything connects, naming the file.
@@ -274,6 +277,8 @@ async function runAccounts(
             release: locks.get(persona.name)!,
             credentials,
             llm: (llmLogger, now) => createLlm({ env, persona: persona.models, logger: llmLogger, now }).llm,
+            // Her voice notes (`# Voice`): Gemini's speech model, or an OpenAI-compatible server's.
+            ...(speechFrom(env) ? { speech: speechFrom(env)! } : {}),
             // Look-ups are Gemini's own tools (docs/world.md): only with a Gemini key, on the planning model.
             ...(env.GEMINI_API_KEY
               ? {

@@ -9,7 +9,7 @@ const SENT_GRACE_MS = 60_000;
 /** One send of the persona, as remembered. */
 export interface OwnSend {
   readonly chatId: string;
-  readonly kind: "text" | "sticker";
+  readonly kind: "text" | "sticker" | "voice";
   readonly text: string;
   id?: number;
   /** Undefined while the request is in flight. */
@@ -22,7 +22,7 @@ export interface OwnSend {
  * to it, but they do arrive through catch-up (getDifference) and through a second session — and
  * such an update can overtake the answer to the send itself. A message is the persona's own
  * when its id is one the persona stored as sent, or when a send of the persona in that chat is
- * in flight or in doubt with the same text (a sticker: any sticker). Everything else outgoing is
+ * in flight or in doubt with the same text (a sticker: any sticker; a voice note: any voice note). Everything else outgoing is
  * the owner's. (The owner typing the very text the persona is sending, in that chat, at that
  * moment, is taken for the persona's — a harmless confusion.)
  */
@@ -32,7 +32,7 @@ export class OwnSends {
   constructor(private readonly clock: Clock) {}
 
   /** A send starts; returns the handle to `end` it with. */
-  begin(chatId: string, kind: "text" | "sticker", text: string): OwnSend {
+  begin(chatId: string, kind: OwnSend["kind"], text: string): OwnSend {
     this.prune();
     const e: OwnSend = { chatId, kind, text: text.trim() };
     this.entries.add(e);
@@ -58,6 +58,7 @@ export class OwnSends {
     this.prune();
     const t = text.trim();
     const isSticker = t.startsWith("[sticker");
+    const isVoice = t.startsWith("[voice");
     let match: OwnSend | undefined;
     for (const e of this.entries) {
       if (e.chatId !== chatId) continue;
@@ -65,7 +66,11 @@ export class OwnSends {
         match = e;
         break;
       }
-      if (e.id === undefined && match === undefined && (e.kind === "sticker" ? isSticker : e.text === t))
+      if (
+        e.id === undefined &&
+        match === undefined &&
+        (e.kind === "sticker" ? isSticker : e.kind === "voice" ? isVoice : e.text === t)
+      )
         match = e;
     }
     if (match) this.entries.delete(match);
@@ -109,6 +114,18 @@ export class TrackedActions implements ChatActions {
       // Nothing was sent when the sticker was not found (the handler falls back to text).
       if (notFound) this.own.drop(e);
       else this.own.end(e, id);
+    }
+  }
+
+  async sendVoice(o: Parameters<NonNullable<ChatActions["sendVoice"]>>[0]): Promise<number> {
+    if (!this.inner.sendVoice) throw new Error("this platform sends no voice notes");
+    const e = this.own.begin(o.chatId, "voice", "");
+    let id: number | undefined;
+    try {
+      id = await this.inner.sendVoice(o);
+      return id;
+    } finally {
+      this.own.end(e, id);
     }
   }
 

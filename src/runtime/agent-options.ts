@@ -3,6 +3,7 @@
  * the stages of its composition (compose.ts and compose-*.ts) share.
  */
 import type { LookupClient } from "../llm/grounded";
+import type { SpeechClient } from "../llm/speech";
 import type { Logger } from "pino";
 import type { Clock } from "../base/types";
 import type { Persona } from "../config/persona";
@@ -38,6 +39,8 @@ export interface AgentRuntimeOptions {
   readonly llm?: Llm;
   /** Grounded look-ups (llm/grounded.ts); absent: a plan's look-up finds nothing. Usage is recorded from it too. */
   readonly lookups?: LookupClient;
+  /** Speech for her voice notes (llm/speech.ts, `# Voice`); absent: she always writes. Usage is recorded from it too. */
+  readonly speech?: SpeechClient;
   readonly logger: Logger;
   readonly clock?: Clock;
   /** Bound on the reply-target fetch (default 5 s). */

@@ -101,11 +101,14 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
   const detachLlm = (o.llm ?? o.planner).onUsage?.(record);
   // Look-ups are priced and counted like every call (their per-request fee on top).
   const detachLookups = o.lookups?.onUsage(record);
+  // Speech (her voice notes) too, under the purpose `speech`.
+  const detachSpeech = o.speech?.onUsage(record);
   const detachUsage =
-    detachLlm || detachLookups
+    detachLlm || detachLookups || detachSpeech
       ? () => {
           detachLlm?.();
           detachLookups?.();
+          detachSpeech?.();
         }
       : undefined;
   const lookupRules = new LookupRules({

@@ -3,6 +3,7 @@
  * sends), rolling lane summaries, the addressing calls of smart and talkative groups, and the
  * scheduler running every task kind's handler (planning included) behind the admission gate.
  */
+import { SpeechVoiceMaker } from "../media/voice-maker";
 import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
 import type { Media } from "./compose-media";
 import type { Policy } from "./compose-policy";
@@ -96,8 +97,20 @@ export function composeTasks(
   const answered = metrics.messagesAnswered.labels({ agent });
   answered.inc(0); // every persona's series exists from its start, at 0
   metrics.messagesPlanned.inc({ agent }, 0);
+  // Her voice notes (`# Voice`): made in memory, within the day's token budget and the chat's share.
+  const voice = o.speech
+    ? new SpeechVoiceMaker({
+        speech: o.speech,
+        setting: () => o.persona.voice,
+        capped: (chatId) => p.caps.tokensHeld(chatId, { stranger: false, trusted: true }),
+        personOf: (chatId) => (st.chats.get(chatId)?.chatType === "dm" ? chatId : undefined),
+        clock,
+        logger,
+      })
+    : undefined;
   const deps: ActionHandlerDeps = {
     actions,
+    ...(voice ? { voice } : {}),
     clock,
     logger,
     messages: st.messages,
@@ -243,6 +256,7 @@ export function composeTasks(
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
         topicClosed: (chatId, topicId) => st.topics.isClosed(chatId, topicId),
         earlierChat: (chatId) => st.moves.predecessor(chatId),
+        ...(voice ? { voice } : {}),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
         lookUps: {

@@ -5,7 +5,8 @@ import { systemClock } from "../../base/clock";
 import { closestAllowed } from "../../base/standard-reactions";
 import { withTimeout } from "../../base/timeout";
 import type { ChatInfo } from "../../store/chats";
-import type { ChatActions } from "../../tasks/actions-port";
+import type { ChatAction, ChatActions } from "../../tasks/actions-port";
+import { isVoiceOf, uploadVoice, voiceRequest } from "./voice-upload";
 import { AlreadyDoneError, PermanentError } from "../../tasks/errors";
 import type { ChatReactions } from "./chat-reactions";
 import { isFrozen, METHOD, rateKeys, taskError } from "./rpc-errors";
@@ -132,17 +133,17 @@ export class GramActions implements ChatActions {
     return undefined;
   }
 
-  async setTyping(p: {
-    chatId: string;
-    action: "typing" | "sticker" | "cancel";
-    topicId?: number;
-  }): Promise<void> {
+  async setTyping(p: { chatId: string; action: ChatAction; topicId?: number }): Promise<void> {
     const action =
       p.action === "typing"
         ? new Api.SendMessageTypingAction()
         : p.action === "sticker"
           ? new Api.SendMessageChooseStickerAction()
-          : new Api.SendMessageCancelAction();
+          : p.action === "record"
+            ? new Api.SendMessageRecordAudioAction()
+            : p.action === "upload-voice"
+              ? new Api.SendMessageUploadAudioAction({ progress: 0 })
+              : new Api.SendMessageCancelAction();
     await this.call(
       new Api.messages.SetTyping({
         peer: this.peer(p.chatId),
@@ -271,6 +272,37 @@ export class GramActions implements ChatActions {
       p.randomId,
       (m) => m.media instanceof Api.MessageMediaDocument && m.media.document?.id.toString() === docId,
     );
+  }
+
+  /**
+   * A voice note (voice-upload.ts): uploaded, then sent with the task's random_id. A repeat after
+   * an unknown outcome uploads again (parts are cheap, and Telegram keeps no upload across a
+   * restart for us) and Telegram's random_id check keeps it one message.
+   */
+  async sendVoice(p: {
+    chatId: string;
+    ogg: Buffer;
+    seconds: number;
+    waveform: Buffer;
+    replyTo?: number;
+    topicId?: number;
+    randomId: string;
+  }): Promise<number> {
+    let file: Api.TypeInputFile;
+    try {
+      file = await uploadVoice(this.o.client, p);
+    } catch (e) {
+      throw taskError(e, "upload.SaveFilePart", p.chatId);
+    }
+    const header = replyHeader(p.replyTo, p.topicId);
+    const req = voiceRequest({
+      peer: this.peer(p.chatId),
+      file,
+      note: p,
+      randomId: p.randomId,
+      ...(header.replyTo ? { replyTo: header.replyTo } : {}),
+    });
+    return this.sendOnce(req, p.chatId, p.randomId, (m) => isVoiceOf(m, p.seconds));
   }
 
   /** The emoji of a set an earlier sticker send fetched (the cache only: no request). */

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { speechFrom } from "./speech-setup";
+import { speechFrom } from "../llm/speech-setup";
 import { ConfigError } from "../config/config-error";
 import { modelsByPurpose, readEnv, telegramCredentials, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";

@@ -6,7 +6,7 @@
  */
 import type { Logger } from "pino";
 import { ConfigError } from "../config/config-error";
-import { DEFAULT_SPEECH_MODEL, GeminiSpeech, OpenAiSpeech, type SpeechClient } from "../llm/speech";
+import { DEFAULT_SPEECH_MODEL, GeminiSpeech, OpenAiSpeech, type SpeechClient } from "./speech";
 
 /** The OpenAI speech model when `LLM_SPEECH=openai` names none. */
 const DEFAULT_OPENAI_SPEECH_MODEL = "tts-1";

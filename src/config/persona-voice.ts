@@ -17,7 +17,7 @@ import { ConfigError } from "./config-error";
 import { listItems, parseNumber, quoteValue, type NumberRule, type ValueSource } from "./persona-values";
 
 /** When she speaks. */
-export type VoiceMode = "never" | "spoken-to" | "suits";
+type VoiceMode = "never" | "spoken-to" | "suits";
 
 export interface VoiceSetting {
   readonly mode: VoiceMode;

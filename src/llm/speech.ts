@@ -23,7 +23,7 @@ import type { Clock } from "../base/types";
 import type { LlmUsage } from "./types";
 
 /** The purpose speech calls are accounted under (llm_usage, /status, the console's Costs). */
-export const SPEECH_PURPOSE = "speech";
+const SPEECH_PURPOSE = "speech";
 /** Gemini's text-to-speech model unless GEMINI_SPEECH_MODEL names another. */
 export const DEFAULT_SPEECH_MODEL = "gemini-2.5-flash-preview-tts";
 /** A synthesis still running after this long is given up (the answer is written). */

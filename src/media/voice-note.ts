@@ -44,7 +44,7 @@ const PRE_SKIP = 312;
 /** Speech at 32 kbit/s: clear, and about 4 KB a second. */
 const BITRATE = 32_000;
 /** Bars of the waveform, as Telegram's own apps record them. */
-export const WAVEFORM_BARS = 100;
+const WAVEFORM_BARS = 100;
 
 /**
  * The samples of a speech answer. Raw PCM (`audio/L16`, `audio/pcm`, `audio/raw`) is read as
@@ -156,7 +156,7 @@ export function resample(pcm: Pcm, rate: number): Int16Array {
  * across byte boundaries) — Telegram Desktop's documentWaveformEncode5bit, read back the same way
  * by mtcute's decodeWaveform.
  */
-export function waveformOf(samples: Int16Array, bars = WAVEFORM_BARS): Buffer {
+function waveformOf(samples: Int16Array, bars = WAVEFORM_BARS): Buffer {
   const peaks = new Array<number>(bars).fill(0);
   for (let i = 0; i < samples.length; i++) {
     const bar = Math.min(bars - 1, Math.floor((i * bars) / samples.length));

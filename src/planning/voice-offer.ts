@@ -16,7 +16,7 @@ export interface VoiceOffer {
 }
 
 /** The offer for one plan, or undefined (she writes). */
-export function voiceOffer(o: {
+function voiceOffer(o: {
   readonly setting: VoiceSetting;
   /** A speech model is configured (a Gemini key, or an OpenAI-compatible speech server). */
   readonly canSpeak: boolean;

@@ -223,7 +223,7 @@ export class TelegramEmulator {
 
   /**
    * `user`'s privacy settings forbid voice messages (a Premium setting): a voice note sent to
-   * their DM answers VOICE_MESSAGES_FORBIDDEN (400), as Telegram does.
+   * their DM answers VOICE_MESSAGES_FORBIDDEN (403), as Telegram does.
    */
   forbidVoiceMessages(user: EmuUser): void {
     forbidVoiceMessages(this.world, user.id);

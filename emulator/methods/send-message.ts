@@ -96,7 +96,7 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateSho
   if (input.media?.kind === "voice" && rec.chat.kind === "dm") {
     const peerId = world.dmPeerOf(rec, account.id);
     if (peerId !== account.id && forbidsVoiceMessages(world, peerId))
-      throw new RpcFault("VOICE_MESSAGES_FORBIDDEN");
+      throw new RpcFault("VOICE_MESSAGES_FORBIDDEN", 403);
   }
   if (input.message.length > MAX_MESSAGE_LENGTH) throw new RpcFault("MESSAGE_TOO_LONG");
 

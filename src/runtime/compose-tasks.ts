@@ -120,7 +120,7 @@ export function composeTasks(
       addressing.noteOwn(sent.chatId, clock.now());
       if (st.chats.get(sent.chatId)?.chatType !== "dm") st.reception.spoke(sent.chatId);
       active.note(sent.chatId);
-      st.messages.insert({
+      const stored = st.messages.insert({
         chatId: sent.chatId,
         messageId: sent.messageId,
         senderId: o.selfId,
@@ -131,6 +131,11 @@ export function composeTasks(
         ...(sent.replyTo !== undefined ? { replyToId: sent.replyTo } : {}),
         ...(sent.topicId !== undefined ? { topicId: sent.topicId } : {}),
       });
+      // Her voice note came back through a catch-up before its send was settled (a restart):
+      // the row holds the placeholder; it gets her words.
+      const row = stored ? undefined : st.messages.get(sent.chatId, sent.messageId);
+      if (row?.isAgent && /^\[voice [\d:]+\]$/.test(row.text) && sent.text.startsWith("[voice "))
+        st.messages.editText(sent.chatId, sent.messageId, sent.text);
       st.messages.commit();
     },
     onReacted: (r) => st.reactions.setOwn(r.chatId, r.messageId, o.selfId, r.emoji, clock.now()),

@@ -97,9 +97,12 @@ describe("a voice of her own", () => {
     expect(offersVoice(planBodies().at(-1)!)).toBe(false);
     expect(h.sent(dm).at(-1)!.text).toBe("great");
 
-    // Priced and counted under `speech`.
+    // Priced and counted under `speech`, and /status lists it.
     const today = h.runtime.usage.today(h.clock.now());
     expect(today.byPurpose.speech).toBe(1);
+    await h.ownerSays("/status");
+    await h.pass(5_000);
+    expect(h.savedReplies().join("\n")).toMatch(/LLM calls by purpose: .*speech 1/);
   });
 
   it("by default (no # Voice) nothing changes: no voice in the schema, a plan's voice flag is ignored, no speech call", async () => {
@@ -185,4 +188,35 @@ describe("a voice of her own", () => {
     expect(speechBodies()).toHaveLength(1);
     expect(ownStored(dm.peerId)).toEqual([`[voice 3 s] ${SAID}`]);
   });
+
+  it.each(["before-apply", "after-apply"] as const)(
+    "a crash with the voice note uploaded and the send %s: the restarted process speaks again, sends with the same random_id, one message, nothing lost",
+    async (when) => {
+      h = await Harness.start({ persona: VOICE_PERSONA });
+      h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+      const dm = h.emu.dm(h.account, h.carol);
+      let crashed = false;
+      h.emu.faults.hang("messages.SendMedia", {
+        when,
+        onHang: () => {
+          crashed = true;
+          h.crash(); // the parts are up; the send never answered
+        },
+      });
+      await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+      await h.pass(20_000);
+      expect(crashed).toBe(true);
+      h.boot();
+      await h.pass(60_000);
+      const mine = h.emu.history(dm).filter((m) => m.fromId === h.account.id);
+      expect(mine.map((m) => m.media)).toEqual(["voice"]);
+      const ids = new Set(
+        h.emu.traffic.requests
+          .filter((r) => r.request instanceof Api.messages.SendMedia)
+          .map((r) => (r.request as Api.messages.SendMedia).randomId?.toString()),
+      );
+      expect(ids.size).toBe(1);
+      expect(ownStored(dm.peerId)).toEqual([`[voice 3 s] ${SAID}`]);
+    },
+  );
 });

@@ -95,12 +95,13 @@ export class GramActions implements ChatActions {
     chatId: string,
     randomId: string,
     same: (m: Api.Message) => boolean,
+    storedToo = false,
   ): Promise<number> {
     try {
       return this.sentId(await this.call(req, chatId), randomId, req.className);
     } catch (e) {
       if (!(e instanceof AlreadyDoneError)) throw e;
-      const id = await this.findOwnMessage(chatId, same);
+      const id = await this.findOwnMessage(chatId, same, storedToo);
       if (id !== undefined) return id;
       throw new AlreadyDoneError(
         `sent before (duplicate random_id), but not among the chat's last ${DUPLICATE_LOOKBACK} messages; not added to the stored history`,
@@ -111,6 +112,7 @@ export class GramActions implements ChatActions {
   private async findOwnMessage(
     chatId: string,
     same: (m: Api.Message) => boolean,
+    storedToo = false,
   ): Promise<number | undefined> {
     const res = await this.call(
       new Api.messages.GetHistory({
@@ -128,7 +130,8 @@ export class GramActions implements ChatActions {
     if (res instanceof Api.messages.MessagesNotModified) return undefined;
     for (const m of res.messages) {
       // Newest first: the latest own message with this content that the store does not hold yet.
-      if (m instanceof Api.Message && m.out && same(m) && !this.o.isStored?.(chatId, m.id)) return m.id;
+      if (m instanceof Api.Message && m.out && same(m) && (storedToo || !this.o.isStored?.(chatId, m.id)))
+        return m.id;
     }
     return undefined;
   }
@@ -302,7 +305,10 @@ export class GramActions implements ChatActions {
       randomId: p.randomId,
       ...(header.replyTo ? { replyTo: header.replyTo } : {}),
     });
-    return this.sendOnce(req, p.chatId, p.randomId, (m) => isVoiceOf(m, p.seconds));
+    // A catch-up may have stored it already (a restart after the send went out), without its
+    // words: the newest own voice note of this length is it, stored or not (the words are
+    // written into the stored row then, runtime/compose-tasks.ts).
+    return this.sendOnce(req, p.chatId, p.randomId, (m) => isVoiceOf(m, p.seconds), true);
   }
 
   /** The emoji of a set an earlier sticker send fetched (the cache only: no request). */

@@ -130,6 +130,20 @@ describe("a voice of her own", () => {
     expect(h.log.lines().some((l) => l.msg === "voice note not made; sending the words as text")).toBe(true);
   });
 
+  it("a day's token budget spent by the plan itself: the words go as text, no speech call", async () => {
+    h = await Harness.start({ persona: `${VOICE_PERSONA}\n# Daily Token Budget\n1000\n` });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    await h.pass(30_000);
+    expect(planBodies()).toHaveLength(1);
+    expect(speechBodies()).toHaveLength(0);
+    expect(h.sent(dm).map((m) => m.text)).toEqual([SAID]);
+    expect(
+      h.log.lines().find((l) => l.msg === "voice note not made; sending the words as text")?.reason,
+    ).toMatch(/cap: daily-token-budget/);
+  });
+
   it("a link or a long answer is written even when the plan chose to speak it", async () => {
     h = await Harness.start({ persona: VOICE_PERSONA });
     const long = "This is a long story. ".repeat(20).trim();

@@ -39,15 +39,15 @@ export const sendMessage = defineMethod("messages.SendMessage", Api.messages.Sen
 
 export const sendMedia = defineMethod("messages.SendMedia", Api.messages.SendMedia, (ctx, req) => {
   const media = req.media;
+  const common = {
+    peer: req.peer,
+    randomId: req.randomId,
+    message: req.message,
+    ...(req.replyTo ? { replyTo: req.replyTo } : {}),
+    ...(req.entities ? { entities: req.entities } : {}),
+  };
   if (media instanceof Api.InputMediaUploadedDocument)
-    return send(ctx, {
-      peer: req.peer,
-      randomId: req.randomId,
-      message: req.message,
-      ...(req.replyTo ? { replyTo: req.replyTo } : {}),
-      ...(req.entities ? { entities: req.entities } : {}),
-      media: uploadedDocument(ctx.world, ctx.account.id, media),
-    });
+    return send(ctx, { ...common, media: uploadedDocument(ctx.world, ctx.account.id, media) });
   if (!(media instanceof Api.InputMediaDocument)) {
     throw new RpcFault("EMULATOR_UNIMPLEMENTED", 400, `messages.SendMedia with ${media.className}`);
   }
@@ -56,14 +56,7 @@ export const sendMedia = defineMethod("messages.SendMedia", Api.messages.SendMed
   if (!doc || !(input instanceof Api.InputDocument) || doc.accessHash !== fromLong(input.accessHash)) {
     throw new RpcFault("MEDIA_INVALID");
   }
-  return send(ctx, {
-    peer: req.peer,
-    randomId: req.randomId,
-    message: req.message,
-    ...(req.replyTo ? { replyTo: req.replyTo } : {}),
-    ...(req.entities ? { entities: req.entities } : {}),
-    sticker: doc,
-  });
+  return send(ctx, { ...common, sticker: doc });
 });
 
 function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateShortSentMessage {

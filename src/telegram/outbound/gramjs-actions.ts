@@ -282,15 +282,7 @@ export class GramActions implements ChatActions {
    * an unknown outcome uploads again (parts are cheap, and Telegram keeps no upload across a
    * restart for us) and Telegram's random_id check keeps it one message.
    */
-  async sendVoice(p: {
-    chatId: string;
-    ogg: Buffer;
-    seconds: number;
-    waveform: Buffer;
-    replyTo?: number;
-    topicId?: number;
-    randomId: string;
-  }): Promise<number> {
+  async sendVoice(p: Parameters<NonNullable<ChatActions["sendVoice"]>>[0]): Promise<number> {
     let file: Api.TypeInputFile;
     try {
       file = await uploadVoice(this.o.client, p);

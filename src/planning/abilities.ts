@@ -56,7 +56,7 @@ export function abilitiesPart(a: ChatAbilities): string {
     web,
     ...(a.text === false ? ["This chat does not let you write text."] : []),
     ...(a.voice ? [voiceLine(a.voice)] : []),
-    `You cannot make calls, browse the web beyond that, or send photos, files${a.voice ? "" : " or voice messages"}; a link preview shows only what its line says. Never invent a link, a time, a price or a source.`,
+    `You cannot make calls, browse the web beyond that, or send photos${a.voice ? " or files" : ", files or voice messages"}; a link preview shows only what its line says. Never invent a link, a time, a price or a source.`,
   ].join(" ");
 }
 

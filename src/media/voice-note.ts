@@ -120,34 +120,71 @@ const SINC_HALF_WIDTH = 8;
 
 /**
  * `pcm` at `rate` (a windowed-sinc resampler: Blackman window, cut off below the lower of the two
- * Nyquist frequencies, so 24 → 48 kHz adds no mirror image above 12 kHz).
+ * Nyquist frequencies, so 24 → 48 kHz adds no mirror image above 12 kHz). The kernel depends only
+ * on where an output sample falls between two input samples: for rates with a small ratio (24 →
+ * 48 kHz: 2 phases; 22.05 → 48 kHz: 320) each phase's weights are computed once.
  */
 export function resample(pcm: Pcm, rate: number): Int16Array {
   if (pcm.rate === rate) return pcm.samples;
   const x = pcm.samples;
-  const ratio = pcm.rate / rate;
   const cutoff = Math.min(1, rate / pcm.rate);
   const reach = Math.ceil(SINC_HALF_WIDTH / cutoff);
+  const taps = 2 * reach;
+  const g = gcd(pcm.rate, rate);
+  const step = pcm.rate / g;
+  const phases = rate / g;
   const n = Math.floor((x.length * rate) / pcm.rate);
   const out = new Int16Array(n);
+  const cache: (Float64Array | undefined)[] | undefined =
+    phases <= MAX_PHASES ? new Array(phases) : undefined;
   for (let i = 0; i < n; i++) {
-    const t = i * ratio;
-    const centre = Math.floor(t);
-    let acc = 0;
-    let norm = 0;
-    for (let j = centre - reach + 1; j <= centre + reach; j++) {
-      const d = t - j;
-      const u = d * cutoff;
-      const sinc = u === 0 ? 1 : Math.sin(Math.PI * u) / (Math.PI * u);
-      const w = 0.42 + 0.5 * Math.cos((Math.PI * d) / reach) + 0.08 * Math.cos((2 * Math.PI * d) / reach);
-      const k = sinc * w;
-      norm += k;
-      if (j >= 0 && j < x.length) acc += x[j]! * k;
+    // Output i sits at input position (i·step)/phases: its whole part and its phase.
+    const pos = i * step;
+    const centre = Math.floor(pos / phases);
+    const phase = pos - centre * phases;
+    let w = cache?.[phase];
+    if (!w) {
+      w = kernel(phase / phases, reach, cutoff, taps);
+      if (cache) cache[phase] = w;
     }
-    const v = Math.round(acc / norm);
+    let acc = 0;
+    const first = centre - reach + 1;
+    if (first >= 0 && first + taps <= x.length) {
+      for (let k = 0; k < taps; k++) acc += x[first + k]! * w[k]!;
+    } else {
+      for (let k = 0; k < taps; k++) {
+        const j = first + k;
+        if (j >= 0 && j < x.length) acc += x[j]! * w[k]!;
+      }
+    }
+    const v = Math.round(acc);
     out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
   }
   return out;
+}
+
+/** Most kernel phases kept (a ratio of two rates with a larger denominator computes them as it goes). */
+const MAX_PHASES = 4096;
+
+/** The normalised weights of the taps around an output sample `frac` past its input sample. */
+function kernel(frac: number, reach: number, cutoff: number, taps: number): Float64Array {
+  const w = new Float64Array(taps);
+  let norm = 0;
+  for (let k = 0; k < taps; k++) {
+    const d = frac + reach - 1 - k;
+    const u = d * cutoff;
+    const sinc = u === 0 ? 1 : Math.sin(Math.PI * u) / (Math.PI * u);
+    const win = 0.42 + 0.5 * Math.cos((Math.PI * d) / reach) + 0.08 * Math.cos((2 * Math.PI * d) / reach);
+    w[k] = sinc * win;
+    norm += w[k]!;
+  }
+  for (let k = 0; k < taps; k++) w[k]! /= norm;
+  return w;
+}
+
+function gcd(a: number, b: number): number {
+  while (b) [a, b] = [b, a % b];
+  return a;
 }
 
 /**

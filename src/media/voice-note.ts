@@ -229,8 +229,18 @@ export function unpackWaveform(packed: Uint8Array): number[] {
   return out;
 }
 
-/** Encode speech as a voice note (Ogg Opus, 48 kHz, mono). Throws AudioFormatError for unreadable audio. */
-export function encodeVoiceNote(audio: SpeechAudio, o: { readonly serial?: number } = {}): VoiceNote {
+/** Frames encoded between two turns given back to the event loop (half a second of audio, a few ms of CPU). */
+const FRAMES_PER_TURN = 25;
+
+/**
+ * Encode speech as a voice note (Ogg Opus, 48 kHz, mono), giving the event loop a turn every
+ * half second of audio, so inbound messages are not held while a long note is encoded. Rejects
+ * with AudioFormatError for unreadable audio.
+ */
+export async function encodeVoiceNote(
+  audio: SpeechAudio,
+  o: { readonly serial?: number } = {},
+): Promise<VoiceNote> {
   const pcm = readPcm(audio);
   if (pcm.samples.length === 0) throw new AudioFormatError("the speech answer holds no samples");
   const samples = resample(pcm, OPUS_GRANULE_RATE);
@@ -247,6 +257,7 @@ export function encodeVoiceNote(audio: SpeechAudio, o: { readonly serial?: numbe
       const to = Math.min(samples.length, from + FRAME);
       for (let i = from; i < to; i++) frame.writeInt16LE(samples[i]!, (i - from) * 2);
       packets.push(encoder.encode(frame, FRAME));
+      if ((f + 1) % FRAMES_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   } finally {
     encoder.delete();

@@ -30,8 +30,8 @@ function decode(packets: readonly Buffer[]): Int16Array {
 }
 
 describe("voice notes from speech audio", () => {
-  it("turns Gemini's 24 kHz PCM into an Ogg Opus file a player reads: 48 kHz, mono, the right length", () => {
-    const note = encodeVoiceNote({ data: tonePcm(3), mimeType: "audio/L16;codec=pcm;rate=24000" });
+  it("turns Gemini's 24 kHz PCM into an Ogg Opus file a player reads: 48 kHz, mono, the right length", async () => {
+    const note = await encodeVoiceNote({ data: tonePcm(3), mimeType: "audio/L16;codec=pcm;rate=24000" });
     const ogg = readOggOpus(note.ogg);
     expect(ogg).toMatchObject({ channels: 1, inputRate: 48_000, preSkip: 312, flagsOk: true });
     expect(ogg.finalGranule - ogg.preSkip).toBe(3 * 48_000);
@@ -43,25 +43,30 @@ describe("voice notes from speech audio", () => {
     expect(crossingsPerSecond(heard)).toBeLessThan(900);
   });
 
-  it("reads WAV answers (newer models), stereo mixed down, and takes the rate from the file", () => {
-    const note = encodeVoiceNote({ data: toneWav(2, { rate: 16_000, channels: 2 }), mimeType: "audio/wav" });
+  it("reads WAV answers (newer models), stereo mixed down, and takes the rate from the file", async () => {
+    const note = await encodeVoiceNote({
+      data: toneWav(2, { rate: 16_000, channels: 2 }),
+      mimeType: "audio/wav",
+    });
     const ogg = readOggOpus(note.ogg);
     expect(ogg.finalGranule - ogg.preSkip).toBe(2 * 48_000);
     expect(note.seconds).toBe(2);
   });
 
-  it("refuses audio it cannot read instead of sending noise", () => {
+  it("refuses audio it cannot read instead of sending noise", async () => {
     expect(() => readPcm({ data: Buffer.alloc(100), mimeType: "audio/mpeg" })).toThrow(AudioFormatError);
     expect(() => readPcm({ data: Buffer.from("RIFF....WAVEjunk"), mimeType: "audio/wav" })).toThrow(
       /data chunk/,
     );
-    expect(() => encodeVoiceNote({ data: Buffer.alloc(0), mimeType: "audio/pcm" })).toThrow(/no samples/);
+    await expect(encodeVoiceNote({ data: Buffer.alloc(0), mimeType: "audio/pcm" })).rejects.toThrow(
+      /no samples/,
+    );
   });
 
-  it("draws a waveform of 100 five-bit bars that follows the loudness", () => {
+  it("draws a waveform of 100 five-bit bars that follows the loudness", async () => {
     // Silence, then a tone: the first half of the bars are low, the second half at the top.
     const pcm = Buffer.concat([Buffer.alloc(24_000 * 2), tonePcm(1)]);
-    const note = encodeVoiceNote({ data: pcm, mimeType: "audio/L16;codec=pcm;rate=24000" });
+    const note = await encodeVoiceNote({ data: pcm, mimeType: "audio/L16;codec=pcm;rate=24000" });
     expect(note.waveform.length).toBe(63);
     const bars = unpackWaveform(note.waveform).slice(0, 100);
     expect(Math.max(...bars.slice(0, 45))).toBe(0);

@@ -1,5 +1,6 @@
 import type { ChatActions } from "../tasks/actions-port";
 import type { Clock } from "../base/types";
+import type { Task } from "../tasks/task";
 
 /** How long a send whose outcome is unknown (failed, timed out, duplicate random_id) may still show up. */
 const IN_DOUBT_MS = 10 * 60_000;
@@ -81,6 +82,24 @@ export class OwnSends {
     const now = this.clock.now();
     for (const e of this.entries) if (e.expires !== undefined && e.expires <= now) this.entries.delete(e);
   }
+}
+
+/**
+ * Whether an outgoing message is one of her sends that a restart left in doubt (it was running
+ * when the process died: it may have reached Telegram, and its retry is still open): in that chat,
+ * a text send with the same words, a voice send for a voice note, a sticker send for a sticker.
+ * A fresh process remembers no send in flight (OwnSends is memory), so without this the catch-up
+ * would bring her own message back as the owner's and silence her there.
+ */
+export function openSendMatches(tasks: readonly Task[], text: string): boolean {
+  const t = text.trim();
+  return tasks.some((task) => {
+    if (!task.inDoubt) return false;
+    if (task.kind === "sticker") return t.startsWith("[sticker");
+    if (task.kind !== "send") return false;
+    const p = (task as Task<"send">).payload;
+    return p.voice ? t.startsWith("[voice") : p.text.trim() === t;
+  });
 }
 
 /** `inner` with every text and sticker send registered in `own` while in flight and after. */

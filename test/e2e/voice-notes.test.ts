@@ -231,6 +231,8 @@ describe("a voice of her own", () => {
       );
       expect(ids.size).toBe(1);
       expect(ownStored(dm.peerId)).toEqual([`[voice 3 s] ${SAID}`]);
+      // Her own note coming back through the catch-up is not taken for the owner's.
+      expect(h.log.lines().filter((l) => String(l.msg).includes("the owner wrote"))).toEqual([]);
     },
   );
 });

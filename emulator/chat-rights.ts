@@ -6,7 +6,7 @@
  * (`slowmode_enabled` on the channel, `slowmode_seconds` on its full channel; a member who sent
  * a message waits that long before the next, `SLOWMODE_WAIT_<seconds left>`). A send refused by
  * a ban answers `CHAT_WRITE_FORBIDDEN` (no sending at all) or `CHAT_SEND_PLAIN_FORBIDDEN` /
- * `CHAT_SEND_STICKERS_FORBIDDEN` / `CHAT_SEND_MEDIA_FORBIDDEN` (403).
+ * `CHAT_SEND_STICKERS_FORBIDDEN` / `CHAT_SEND_VOICES_FORBIDDEN` / `CHAT_SEND_MEDIA_FORBIDDEN` (403).
  */
 import { Api } from "telegram";
 import { RpcFault } from "./rpc-fault";
@@ -19,6 +19,8 @@ export interface EmuBans {
   readonly sendMedia?: boolean;
   readonly sendStickers?: boolean;
   readonly sendGifs?: boolean;
+  /** Voice messages (`send_voices`, layer 158's split of `send_media`). */
+  readonly sendVoices?: boolean;
   /** A member's restriction lifts at this time (ms); absent: until lifted. */
   readonly until?: number;
 }
@@ -62,6 +64,7 @@ function tl(b: EmuBans, untilSec: number): Api.ChatBannedRights {
     ...(b.sendMedia ? { sendMedia: true } : {}),
     ...(b.sendStickers ? { sendStickers: true } : {}),
     ...(b.sendGifs ? { sendGifs: true } : {}),
+    ...(b.sendVoices ? { sendVoices: true } : {}),
     untilDate: untilSec,
   });
 }
@@ -127,7 +130,7 @@ export function slowmodeSeconds(rec: ChatRecord): number {
 export function sendRefusal(
   rec: ChatRecord,
   userId: number,
-  what: "text" | "sticker",
+  what: "text" | "sticker" | "voice" | "media",
   now: number,
 ): RpcFault | undefined {
   const r = store.get(rec);
@@ -140,8 +143,9 @@ export function sendRefusal(
   if (what === "text" && bans.some((b) => b.sendPlain)) return new RpcFault("CHAT_SEND_PLAIN_FORBIDDEN", 403);
   if (what === "sticker" && bans.some((b) => b.sendStickers))
     return new RpcFault("CHAT_SEND_STICKERS_FORBIDDEN", 403);
-  if (what === "sticker" && bans.some((b) => b.sendMedia))
-    return new RpcFault("CHAT_SEND_MEDIA_FORBIDDEN", 403);
+  if (what === "voice" && bans.some((b) => b.sendVoices))
+    return new RpcFault("CHAT_SEND_VOICES_FORBIDDEN", 403);
+  if (what !== "text" && bans.some((b) => b.sendMedia)) return new RpcFault("CHAT_SEND_MEDIA_FORBIDDEN", 403);
   if (!admin && rec.chat.kind === "supergroup" && r.slowmodeSec > 0) {
     const last = r.lastSendAt.get(userId);
     if (last !== undefined && now - last < r.slowmodeSec * 1000) {

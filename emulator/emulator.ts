@@ -13,6 +13,7 @@
  * server), `emu.faults` (errors, delays, hangs, revoked sessions), `emu.traffic` (what the
  * clients sent).
  */
+import { forbidVoiceMessages } from "./uploaded-media";
 import { Api, type TelegramClient } from "telegram";
 import { AuthDesk } from "./auth-desk";
 import { AuthServer } from "./auth-server";
@@ -218,6 +219,14 @@ export class TelegramEmulator {
   deleteAccount(user: EmuUser): void {
     if (user.isAccount) throw new Error(`emulator: ${user.firstName} is an attached account`);
     this.world.deletedUsers.add(user.id);
+  }
+
+  /**
+   * `user`'s privacy settings forbid voice messages (a Premium setting): a voice note sent to
+   * their DM answers VOICE_MESSAGES_FORBIDDEN (403), as Telegram does.
+   */
+  forbidVoiceMessages(user: EmuUser): void {
+    forbidVoiceMessages(this.world, user.id);
   }
 
   /**

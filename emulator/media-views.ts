@@ -36,7 +36,13 @@ function attributes(m: MediaRecord): Api.TypeDocumentAttribute[] {
   const duration = m.duration ?? 0;
   switch (m.kind) {
     case "voice":
-      return [new Api.DocumentAttributeAudio({ voice: true, duration })];
+      return [
+        new Api.DocumentAttributeAudio({
+          voice: true,
+          duration,
+          ...(m.waveform ? { waveform: m.waveform } : {}),
+        }),
+      ];
     case "audio":
       return [
         new Api.DocumentAttributeAudio({

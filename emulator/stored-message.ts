@@ -33,6 +33,8 @@ export interface MediaRecord {
   readonly height?: number;
   readonly title?: string;
   readonly performer?: string;
+  /** Voice: the 5-bit waveform the sender attached (DocumentAttributeAudio.waveform). */
+  readonly waveform?: Buffer;
 }
 
 /** An added sticker set. */

@@ -70,6 +70,14 @@ export interface EmuMessage {
   readonly stickerEmoji?: string;
   /** Telegram's id of the message's file (photo, document or sticker). */
   readonly fileId?: number;
+  /** A voice or audio message's file as the server stores it, with its attributes. */
+  readonly audio?: {
+    readonly bytes: Buffer;
+    readonly mimeType: string;
+    readonly duration: number;
+    /** Voice: the packed 5-bit waveform the sender attached. */
+    readonly waveform?: Buffer;
+  };
   /** The entities Telegram keeps with the text (formatting, mentions), when it has any. */
   readonly entities?: readonly Api.TypeMessageEntity[];
 }

@@ -477,6 +477,16 @@ export class World {
       ...(msg.sticker ? { media: "sticker" as const, stickerEmoji: msg.sticker.emoji } : {}),
       ...(msg.media ? { media: msg.media.kind } : {}),
       ...(msg.media || msg.sticker ? { fileId: (msg.media?.file ?? msg.sticker?.file)!.id } : {}),
+      ...(msg.media?.kind === "voice" || msg.media?.kind === "audio"
+        ? {
+            audio: {
+              bytes: msg.media.file.bytes,
+              mimeType: msg.media.file.mimeType,
+              duration: msg.media.duration ?? 0,
+              ...(msg.media.waveform ? { waveform: msg.media.waveform } : {}),
+            },
+          }
+        : {}),
       ...(msg.entities.length > 0 ? { entities: msg.entities } : {}),
     };
   }

@@ -15,6 +15,7 @@ import { setTyping } from "./set-typing";
 import { getStickerSet } from "./sticker-sets";
 import { getChannelDifference, getDifference, getState } from "./update-state";
 import { getFile } from "./upload";
+import { saveBigFilePart, saveFilePart } from "./upload-parts";
 import { exportAuthorization } from "./export-authorization";
 import { getFullChannel, getFullChat } from "./full-chat";
 import { getParticipant } from "./get-participant";
@@ -36,6 +37,8 @@ const HANDLERS: readonly MethodHandler[] = [
   getDialogs,
   getStickerSet,
   getFile,
+  saveFilePart,
+  saveBigFilePart,
   block,
   unblock,
   resolveUsername,

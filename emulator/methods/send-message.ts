@@ -1,5 +1,5 @@
 /**
- * messages.SendMessage and messages.SendMedia (stickers): store the message, answer like Telegram
+ * messages.SendMessage and messages.SendMedia (stickers, uploaded voice notes: uploaded-media.ts): store the message, answer like Telegram
  * (UpdateMessageID + the new message with out:true), and announce it to the other members.
  */
 import { Api } from "telegram";
@@ -9,7 +9,8 @@ import { fromLong } from "../long";
 import { normaliseEntities } from "../mentions";
 import { isShortShaped, newMessageUpdate } from "../new-message-update";
 import { RpcFault } from "../rpc-fault";
-import type { ChatRecord, StickerDoc, StoredMessage } from "../stored-message";
+import type { ChatRecord, MediaRecord, StickerDoc, StoredMessage } from "../stored-message";
+import { forbidsVoiceMessages, uploadedDocument } from "../uploaded-media";
 import { defineMethod, updatesEnvelope, type MethodContext } from "./method";
 import { chatForInputPeer, userForInputUser } from "./resolve-peer";
 
@@ -23,6 +24,7 @@ interface SendInput {
   readonly replyTo?: Api.TypeInputReplyTo;
   readonly entities?: Api.TypeMessageEntity[];
   readonly sticker?: StickerDoc;
+  readonly media?: MediaRecord;
 }
 
 export const sendMessage = defineMethod("messages.SendMessage", Api.messages.SendMessage, (ctx, req) =>
@@ -37,6 +39,15 @@ export const sendMessage = defineMethod("messages.SendMessage", Api.messages.Sen
 
 export const sendMedia = defineMethod("messages.SendMedia", Api.messages.SendMedia, (ctx, req) => {
   const media = req.media;
+  const common = {
+    peer: req.peer,
+    randomId: req.randomId,
+    message: req.message,
+    ...(req.replyTo ? { replyTo: req.replyTo } : {}),
+    ...(req.entities ? { entities: req.entities } : {}),
+  };
+  if (media instanceof Api.InputMediaUploadedDocument)
+    return send(ctx, { ...common, media: uploadedDocument(ctx.world, ctx.account.id, media) });
   if (!(media instanceof Api.InputMediaDocument)) {
     throw new RpcFault("EMULATOR_UNIMPLEMENTED", 400, `messages.SendMedia with ${media.className}`);
   }
@@ -45,14 +56,7 @@ export const sendMedia = defineMethod("messages.SendMedia", Api.messages.SendMed
   if (!doc || !(input instanceof Api.InputDocument) || doc.accessHash !== fromLong(input.accessHash)) {
     throw new RpcFault("MEDIA_INVALID");
   }
-  return send(ctx, {
-    peer: req.peer,
-    randomId: req.randomId,
-    message: req.message,
-    ...(req.replyTo ? { replyTo: req.replyTo } : {}),
-    ...(req.entities ? { entities: req.entities } : {}),
-    sticker: doc,
-  });
+  return send(ctx, { ...common, sticker: doc });
 });
 
 function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateShortSentMessage {
@@ -71,10 +75,22 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateSho
     if (ctx.duplicates === "error") throw new RpcFault("RANDOM_ID_DUPLICATE");
     return replay(ctx, original, randomId);
   }
-  if (!input.sticker && input.message.trim() === "") throw new RpcFault("MESSAGE_EMPTY");
+  if (!input.sticker && !input.media && input.message.trim() === "") throw new RpcFault("MESSAGE_EMPTY");
   // The chat's bans and slow mode (chat-rights.ts), after the duplicate check as on Telegram.
-  const refusal = sendRefusal(rec, account.id, input.sticker ? "sticker" : "text", ctx.now);
+  const what = input.sticker
+    ? "sticker"
+    : input.media
+      ? input.media.kind === "voice"
+        ? "voice"
+        : "media"
+      : "text";
+  const refusal = sendRefusal(rec, account.id, what, ctx.now);
   if (refusal) throw refusal;
+  if (input.media?.kind === "voice" && rec.chat.kind === "dm") {
+    const peerId = world.dmPeerOf(rec, account.id);
+    if (peerId !== account.id && forbidsVoiceMessages(world, peerId))
+      throw new RpcFault("VOICE_MESSAGES_FORBIDDEN", 403);
+  }
   if (input.message.length > MAX_MESSAGE_LENGTH) throw new RpcFault("MESSAGE_TOO_LONG");
 
   const placement = resolveReply(ctx, rec, input.replyTo);
@@ -93,6 +109,7 @@ function send(ctx: MethodContext, input: SendInput): Api.Updates | Api.UpdateSho
     date: ctx.now,
     ...placement,
     ...(input.sticker ? { sticker: input.sticker } : {}),
+    ...(input.media ? { media: input.media } : {}),
   });
 
   box.randomIds.set(randomKey, msg);

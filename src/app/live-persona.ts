@@ -4,6 +4,7 @@
  * Telegram ends the session, with one error line that says how to log in again.
  */
 import type { Embedder } from "../llm/embedder";
+import type { SpeechClient } from "../llm/speech";
 import { GroundedLookup, type LookupClient } from "../llm/grounded";
 import type { Logger } from "pino";
 import type { TelegramCredentials } from "../config/env";
@@ -66,6 +67,8 @@ export interface LivePersonaOptions {
   readonly lookups?: (logger: Logger) => LookupClient;
   /** Embeddings for memory by meaning (llm/embedding-route.ts); absent: recall by words. */
   readonly embedder?: (logger: Logger) => Embedder | undefined;
+  /** Speech for her voice notes (app/speech-setup.ts); absent: she writes. */
+  readonly speech?: (logger: Logger) => SpeechClient;
   /** The process logger; this persona's lines carry `agent`. */
   readonly logger: Logger;
   readonly clock: Clock;
@@ -202,6 +205,7 @@ export async function runLivePersona(o: LivePersonaOptions, stop: AbortSignal): 
     llm,
     ...((e) => (e ? { embedder: e } : {}))(o.embedder?.(geminiLogger)),
     // Look-ups run on the planning model (the tools need a full model, not the lite ones).
+    ...(o.speech ? { speech: o.speech(geminiLogger) } : {}),
     ...(o.lookups
       ? { lookups: o.lookups(geminiLogger) }
       : o.gemini

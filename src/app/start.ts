@@ -1,6 +1,7 @@
 import { logEmbedRoute } from "./embed-setup";
 import { createEmbedder, embedRoute, withLocalEmbedPrice } from "../llm/embedding-route";
 import type { Logger } from "pino";
+import { speechFrom } from "../llm/speech-setup";
 import { ConfigError } from "../config/config-error";
 import { modelsByPurpose, readEnv, telegramCredentials, type Env } from "../config/env";
 import { loadPersonas, type Persona } from "../config/persona";
@@ -117,6 +118,8 @@ export async function start(o: StartOptions = {}): Promise<number> {
     embedRoute(env),
     env.OPENAI_BASE_URL,
   );
+  // Who speaks her voice notes: a bad LLM_SPEECH stops the start here, before anything connects.
+  speechFrom(env);
   // So does a bad curated media file (agents/<Name>/media/*.json, agents/media/*.json).
   const curatedMedia = new Map(live.map((p) => [p.name, loadCuratedMedia(env.AGENTS_DIR, p.name)]));
   // A bad curated memory file stops start before anything connects, naming the file.
@@ -283,6 +286,8 @@ async function runAccounts(
             credentials,
             llm: (llmLogger, now) => createLlm({ env, persona: persona.models, logger: llmLogger, now }).llm,
             embedder: (l: Logger) => createEmbedder(env, l),
+            // Her voice notes (`# Voice`): Gemini's speech model, or an OpenAI-compatible server's.
+            ...(speechFrom(env) ? { speech: speechFrom(env)! } : {}),
             // Look-ups are Gemini's own tools (docs/world.md): only with a Gemini key, on the planning model.
             ...(env.GEMINI_API_KEY
               ? {

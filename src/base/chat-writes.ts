@@ -23,17 +23,27 @@ export interface ChatWrites {
 /** A chat she may not write in at all (removed from it, it is gone, a DM partner's account was deleted). */
 export const NO_WRITES: ChatWrites = { byDefault: ["all"], own: [], slowmode: false };
 
-/** What a message can be: plain text, or a sticker. (`all`: nothing at all.) */
-export type WriteKind = "all" | "text" | "sticker";
+/** What a message can be: plain text, a sticker, a voice message. (`all`: nothing at all.) */
+export type WriteKind = "all" | "text" | "sticker" | "voice";
 
-/** What she may send there now: text, stickers (both false: she may not write at all), slow mode. */
+/** What she may send there now: text, stickers, voice messages (all false: she may not write at all), slow mode. */
 export function mayWrite(
   w: ChatWrites | undefined,
   now: number,
-): { readonly text: boolean; readonly sticker: boolean; readonly slowmode: boolean } {
-  if (!w) return { text: true, sticker: true, slowmode: false };
+): {
+  readonly text: boolean;
+  readonly sticker: boolean;
+  readonly voice: boolean;
+  readonly slowmode: boolean;
+} {
+  if (!w) return { text: true, sticker: true, voice: true, slowmode: false };
   const own = w.ownUntil === undefined || w.ownUntil > now ? w.own : [];
   const banned = new Set([...w.byDefault, ...own]);
   const all = banned.has("all");
-  return { text: !all && !banned.has("text"), sticker: !all && !banned.has("sticker"), slowmode: w.slowmode };
+  return {
+    text: !all && !banned.has("text"),
+    sticker: !all && !banned.has("sticker"),
+    voice: !all && !banned.has("voice"),
+    slowmode: w.slowmode,
+  };
 }

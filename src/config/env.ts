@@ -67,6 +67,10 @@ const schema = z.object({
   LLM_ADDRESS: z.string().min(1).optional(),
   LLM_SUMMARY: z.string().min(1).optional(),
   LLM_MEDIA: z.string().min(1).optional(),
+  /** Who gives her voice notes their voice: gemini (default), openai, openai:<model>, off (app/speech-setup.ts). */
+  LLM_SPEECH: z.string().min(1).optional(),
+  /** Gemini's text-to-speech model (default gemini-2.5-flash-preview-tts). */
+  GEMINI_SPEECH_MODEL: z.string().min(1).optional(),
   /** Read by the SDK itself; we only pass it through explicitly for clarity. */
   GOOGLE_GEMINI_BASE_URL: z.string().url().optional(),
   TELEGRAM_API_ID: z.string().optional(),

@@ -37,6 +37,7 @@ import {
   parseLookUpLevel,
   type LookUpPolicy,
 } from "./persona-lookups";
+import { DEFAULT_VOICE, parseVoice, type VoiceSetting } from "./persona-voice";
 import {
   parseAgentName,
   parseAliases,
@@ -115,6 +116,8 @@ export interface Persona {
   readonly models: LlmRoutes;
   /** Who may make it look things up on the web, where, how often (persona-lookups.ts). */
   readonly lookUps: LookUpPolicy;
+  /** `# Voice`: whether, how and how long it answers with voice notes (persona-voice.ts); default never. */
+  readonly voice: VoiceSetting;
   /** The file it came from, as the caller named it. */
   readonly file: string;
 }
@@ -175,6 +178,7 @@ const PERSONA_FIELDS = [
   "Look Ups Per Day",
   "Look Ups Per Person",
   "Look Ups Per Chat",
+  "Voice",
 ] as const;
 type FieldName = (typeof PERSONA_FIELDS)[number];
 
@@ -424,6 +428,10 @@ export function parsePersona(text: string, opts: ParsePersonaOptions): Persona {
       perPerson: num("Look Ups Per Person", LOOKUP_LIMITS.perPerson),
       perChat: num("Look Ups Per Chat", LOOKUP_LIMITS.perChat),
     }),
+    voice:
+      value("Voice") === undefined
+        ? DEFAULT_VOICE
+        : attempt(() => parseVoice(src("Voice"), value("Voice")!), DEFAULT_VOICE),
     file,
   };
   if (problems.length === 1) throw problems[0]!;

@@ -133,6 +133,12 @@ export class PresentActions implements ChatActions {
     return this.inner.sendSticker(o);
   }
 
+  async sendVoice(o: Parameters<NonNullable<ChatActions["sendVoice"]>>[0]): Promise<number> {
+    if (!this.inner.sendVoice) throw new Error("this platform sends no voice notes");
+    await this.presence.active();
+    return this.inner.sendVoice(o);
+  }
+
   /** A cache read (no request): no presence. */
   knownStickerEmoji(set: string): Promise<readonly string[] | undefined> {
     return this.inner.knownStickerEmoji?.(set) ?? Promise.resolve(undefined);

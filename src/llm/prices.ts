@@ -35,6 +35,9 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   "gemini-2.0-flash-lite": { input: 0.075, output: 0.3 },
   // Embeddings (memory by meaning): input only.
   "gemini-embedding-001": { input: 0.15, output: 0 },
+  // Text-to-speech (her voice notes, llm/speech.ts): text in, audio tokens out (about 25 a second).
+  "gemini-2.5-flash-preview-tts": { input: 0.5, output: 10 },
+  "gemini-2.5-pro-preview-tts": { input: 1, output: 20 },
 });
 
 const priceSchema = z

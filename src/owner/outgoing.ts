@@ -5,7 +5,7 @@ import type { MessageStore } from "../store/messages";
 import type { ChatStore } from "../store/chats";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Clock, InboundMessage } from "../base/types";
-import type { OwnSends } from "./own-sends";
+import { openSendMatches, type OwnSends } from "./own-sends";
 import { silenceChat } from "./silence";
 
 /** Telegram's limit for one text message. */
@@ -21,7 +21,7 @@ export interface OutgoingDeps {
   readonly chats: ChatStore;
   readonly own: OwnSends;
   readonly settings: ChatSettingsStore;
-  readonly scheduler: Pick<Scheduler, "cancelPending" | "add">;
+  readonly scheduler: Pick<Scheduler, "cancelPending" | "add" | "openTasks">;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Run an owner command; returns the answer. */
@@ -42,7 +42,8 @@ export interface OutgoingDeps {
 export function createOutgoingHandler(d: OutgoingDeps): (m: InboundMessage) => Promise<InboundOutcome> {
   return async (m) => {
     if (d.messages.has(m.chatId, m.messageId)) return "skipped-own";
-    const ours = d.own.claim(m.chatId, m.messageId, m.text);
+    const ours =
+      d.own.claim(m.chatId, m.messageId, m.text) || openSendMatches(d.scheduler.openTasks(m.chatId), m.text);
     if (m.chatId !== d.selfId && m.chatType !== "dm") {
       d.chats.upsert({
         chatId: m.chatId,

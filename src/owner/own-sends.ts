@@ -1,5 +1,6 @@
 import type { ChatActions } from "../tasks/actions-port";
 import type { Clock } from "../base/types";
+import type { Task } from "../tasks/task";
 
 /** How long a send whose outcome is unknown (failed, timed out, duplicate random_id) may still show up. */
 const IN_DOUBT_MS = 10 * 60_000;
@@ -9,7 +10,7 @@ const SENT_GRACE_MS = 60_000;
 /** One send of the persona, as remembered. */
 export interface OwnSend {
   readonly chatId: string;
-  readonly kind: "text" | "sticker";
+  readonly kind: "text" | "sticker" | "voice";
   readonly text: string;
   id?: number;
   /** Undefined while the request is in flight. */
@@ -22,7 +23,7 @@ export interface OwnSend {
  * to it, but they do arrive through catch-up (getDifference) and through a second session — and
  * such an update can overtake the answer to the send itself. A message is the persona's own
  * when its id is one the persona stored as sent, or when a send of the persona in that chat is
- * in flight or in doubt with the same text (a sticker: any sticker). Everything else outgoing is
+ * in flight or in doubt with the same text (a sticker: any sticker; a voice note: any voice note). Everything else outgoing is
  * the owner's. (The owner typing the very text the persona is sending, in that chat, at that
  * moment, is taken for the persona's — a harmless confusion.)
  */
@@ -32,7 +33,7 @@ export class OwnSends {
   constructor(private readonly clock: Clock) {}
 
   /** A send starts; returns the handle to `end` it with. */
-  begin(chatId: string, kind: "text" | "sticker", text: string): OwnSend {
+  begin(chatId: string, kind: OwnSend["kind"], text: string): OwnSend {
     this.prune();
     const e: OwnSend = { chatId, kind, text: text.trim() };
     this.entries.add(e);
@@ -58,6 +59,7 @@ export class OwnSends {
     this.prune();
     const t = text.trim();
     const isSticker = t.startsWith("[sticker");
+    const isVoice = t.startsWith("[voice");
     let match: OwnSend | undefined;
     for (const e of this.entries) {
       if (e.chatId !== chatId) continue;
@@ -65,7 +67,11 @@ export class OwnSends {
         match = e;
         break;
       }
-      if (e.id === undefined && match === undefined && (e.kind === "sticker" ? isSticker : e.text === t))
+      if (
+        e.id === undefined &&
+        match === undefined &&
+        (e.kind === "sticker" ? isSticker : e.kind === "voice" ? isVoice : e.text === t)
+      )
         match = e;
     }
     if (match) this.entries.delete(match);
@@ -76,6 +82,24 @@ export class OwnSends {
     const now = this.clock.now();
     for (const e of this.entries) if (e.expires !== undefined && e.expires <= now) this.entries.delete(e);
   }
+}
+
+/**
+ * Whether an outgoing message is one of her sends that a restart left in doubt (it was running
+ * when the process died: it may have reached Telegram, and its retry is still open): in that chat,
+ * a text send with the same words, a voice send for a voice note, a sticker send for a sticker.
+ * A fresh process remembers no send in flight (OwnSends is memory), so without this the catch-up
+ * would bring her own message back as the owner's and silence her there.
+ */
+export function openSendMatches(tasks: readonly Task[], text: string): boolean {
+  const t = text.trim();
+  return tasks.some((task) => {
+    if (!task.inDoubt) return false;
+    if (task.kind === "sticker") return t.startsWith("[sticker");
+    if (task.kind !== "send") return false;
+    const p = (task as Task<"send">).payload;
+    return p.voice ? t.startsWith("[voice") : p.text.trim() === t;
+  });
 }
 
 /** `inner` with every text and sticker send registered in `own` while in flight and after. */
@@ -109,6 +133,18 @@ export class TrackedActions implements ChatActions {
       // Nothing was sent when the sticker was not found (the handler falls back to text).
       if (notFound) this.own.drop(e);
       else this.own.end(e, id);
+    }
+  }
+
+  async sendVoice(o: Parameters<NonNullable<ChatActions["sendVoice"]>>[0]): Promise<number> {
+    if (!this.inner.sendVoice) throw new Error("this platform sends no voice notes");
+    const e = this.own.begin(o.chatId, "voice", "");
+    let id: number | undefined;
+    try {
+      id = await this.inner.sendVoice(o);
+      return id;
+    } finally {
+      this.own.end(e, id);
     }
   }
 

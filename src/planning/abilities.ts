@@ -4,6 +4,7 @@
  * Per request (it depends on the chat and on who asked), so it sits in the turn, not in the cached
  * system instruction.
  */
+import type { VoiceOffer } from "./voice-offer";
 
 /** What this request lets the persona do. */
 export interface ChatAbilities {
@@ -20,9 +21,19 @@ export interface ChatAbilities {
   readonly schedule: boolean;
   /** It may write text here (a chat's banned rights; absent: it may). */
   readonly text?: boolean;
+  /** It may answer with a voice message here (planning/voice-offer.ts); absent: it may not. */
+  readonly voice?: VoiceOffer;
 }
 
 const ABILITIES_LABEL = "⟦abilities⟧";
+
+/** The sentence on voice messages where one is offered. */
+function voiceLine(v: VoiceOffer): string {
+  const how = `To speak, give a send "voice": true: its text is said in your voice as a voice message (at most ${v.maxSeconds} s; plain spoken words, no links, lists or formatting).`;
+  return v.prefer
+    ? `${how} They sent you a voice message: answer with one, unless what you say needs writing.`
+    : `${how} Speak only when a short spoken answer suits the moment; otherwise write.`;
+}
 
 /** The part, one short paragraph. */
 export function abilitiesPart(a: ChatAbilities): string {
@@ -32,6 +43,7 @@ export function abilitiesPart(a: ChatAbilities): string {
     ...(a.stickers ? ["send your stickers"] : []),
     ...(a.schedule ? ["come back later (schedule)"] : []),
     ...(a.lookUp === "offer" ? ["look things up on the web or open a link someone sent (look_up)"] : []),
+    ...(a.voice ? ["send voice messages"] : []),
   ];
   const web =
     a.lookUp === "offer"
@@ -43,7 +55,8 @@ export function abilitiesPart(a: ChatAbilities): string {
     `${ABILITIES_LABEL} Here you can ${list(can)}.`,
     web,
     ...(a.text === false ? ["This chat does not let you write text."] : []),
-    "You cannot make calls, browse the web beyond that, or send photos, files or voice messages; a link preview shows only what its line says. Never invent a link, a time, a price or a source.",
+    ...(a.voice ? [voiceLine(a.voice)] : []),
+    `You cannot make calls, browse the web beyond that, or send photos${a.voice ? " or files" : ", files or voice messages"}; a link preview shows only what its line says. Never invent a link, a time, a price or a source.`,
   ].join(" ");
 }
 

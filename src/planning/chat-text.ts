@@ -9,7 +9,8 @@
  * - every `[↩ …]` reply line is dropped, and a stray `↩`;
  * - a reference `[Ann](tg:@ann)` becomes `@ann` (a mention Telegram links), `[Ann](tg:user/42)`
  *   becomes `Ann`; the typed-reference escape `\(tg:` likewise;
- * - its own label at the start of a line (`Mira (you):`) is dropped;
+ * - its own label at the start of a line (`Mira (you):`) is dropped, and the `[voice 3 s]` mark her
+ *   voice notes carry in her history (tasks/handlers/voice-send.ts);
  * - Markdown Telegram cannot show as formatting — a `# heading` marker — is dropped, its words
  *   kept (bold, italic, code, links become entities: base/text-format.ts).
  *
@@ -31,6 +32,7 @@ const STRAY_ARROW = /↩/gu;
 const REFERENCE = /\[([^\]\n]{1,200})\]\\?\(tg:(?:@([A-Za-z0-9_]{3,32})|user\/\d{1,20})\)/gu;
 const BARE_REF = /\\?\(tg:(?:@[A-Za-z0-9_]{3,32}|user\/\d{1,20})\)/gu;
 const HEADING = /^[ \t]{0,3}#{1,6}[ \t]+/gmu;
+const VOICE_MARK = /^[ \t]*\[voice \d{1,4} s\][ \t]*/gmu;
 
 /** `text` as it may reach a chat (see the module comment); `selfName` is the persona's name. */
 export function chatText(text: string, selfName: string): ChatText {
@@ -51,6 +53,7 @@ export function chatText(text: string, selfName: string): ChatText {
     t = t.replace(self, note("your own label"));
   }
   t = t.replace(HEADING, note("# heading markers"));
+  t = t.replace(VOICE_MARK, note("[voice …] marks"));
   // What the removals left: spaces doubled inside a line, blank lines at the ends.
   t = t
     .split("\n")

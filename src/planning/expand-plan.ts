@@ -3,6 +3,7 @@ import { STICKER_CHOICE_SEC, typingSeconds, type Pacing } from "../tasks/pacing"
 import { parseMarkdown, type FormattedText } from "../base/text-format";
 import { splitFormatted } from "./split-text";
 import type { NewTask } from "../tasks/task";
+import { speakingSeconds, writtenInstead, type VoiceOffer } from "./voice-offer";
 
 /**
  * What one plan may do at most, whatever the model asks: one answer is a few messages, not a
@@ -64,6 +65,12 @@ export interface ExpandOptions {
    * stores nothing. Absent: remembers are dropped.
    */
   readonly remember?: (t: Extract<PlanTask, { kind: "remember" }>) => RememberPayload | undefined;
+  /**
+   * A send may be spoken here (planning/voice-offer.ts): a `voice` send becomes "recording a voice
+   * message" for as long as the words take to say → a voice send of its plain words, unless it is
+   * too long or carries a link or code (then it is written; `onCut` is told). Absent: every send is written.
+   */
+  readonly voice?: VoiceOffer;
 }
 
 /**
@@ -122,6 +129,42 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
     let last: number | undefined;
     switch (t.kind) {
       case "send": {
+        const spoken = t.voice === true && o.voice ? parseMarkdown(t.text).text.trim() : undefined;
+        const why = spoken !== undefined && o.voice ? writtenInstead(spoken, o.voice.maxSeconds) : undefined;
+        if (why !== undefined) cut(`task ${i} (send): written, not spoken: ${why}`);
+        if (
+          spoken !== undefined &&
+          spoken !== "" &&
+          why === undefined &&
+          messagesLeft > 0 &&
+          spoken.length <= charsLeft
+        ) {
+          messagesLeft--;
+          charsLeft -= spoken.length;
+          push({
+            kind: "typing",
+            payload: {
+              seconds: Math.min(o.voice!.maxSeconds, o.pacing.startTypingDelaySec + speakingSeconds(spoken)),
+              action: "record",
+              ...topic,
+              ...answers,
+            },
+          });
+          last = push({
+            kind: "send",
+            payload: {
+              text: spoken,
+              voice: true,
+              ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}),
+              ...auto,
+              ...topic,
+              ...answers,
+            },
+            needsRandomId: true,
+          });
+          auto = {};
+          break;
+        }
         const parts = splitFormatted(parseMarkdown(t.text));
         for (const [n, whole] of parts.entries()) {
           let part: FormattedText = whole;

@@ -35,6 +35,8 @@ const KIND_SCHEMAS = {
     kind: z.literal("send"),
     text: z.string().trim().min(1).max(MAX_SEND_CHARS),
     reply_to: replyTo,
+    // Only where a voice answer is offered (PlanAbilities.voice): elsewhere the schema leaves it out.
+    voice: z.boolean().optional(),
   }),
   react: z.object({
     kind: z.literal("react"),
@@ -129,6 +131,8 @@ export interface PlanAbilities {
   readonly reactions?: readonly string[];
   /** Kinds the chat forbids her (base/chat-writes.ts: muted for text, no stickers): not offered. */
   readonly forbidden?: readonly PlanKind[];
+  /** A send may be spoken (`voice: true`, planning/voice-offer.ts); absent: the field is not in the schema. */
+  readonly voice?: boolean;
 }
 
 /**
@@ -162,13 +166,15 @@ export function planSchemaFor(
 ): z.ZodType<{ tasks: z.infer<(typeof KIND_SCHEMAS)[PlanKind]>[] }> {
   const kinds = planKinds(a);
   const only = a.reactions !== undefined && a.reactions.length > 0 ? a.reactions : undefined;
-  const key = `${kinds.join(",")}${only ? `:${only.join(" ")}` : ""}`;
+  const key = `${kinds.join(",")}${only ? `:${only.join(" ")}` : ""}${a.voice ? "+voice" : ""}`;
   let s = schemas.get(key);
   if (!s) {
     const [first, ...rest] = kinds.map((k) =>
       k === "react" && only
         ? KIND_SCHEMAS.react.extend({ emoji: z.enum(only as [string, ...string[]]) })
-        : KIND_SCHEMAS[k],
+        : k === "send" && !a.voice
+          ? KIND_SCHEMAS.send.omit({ voice: true })
+          : KIND_SCHEMAS[k],
     );
     s = z.object({ tasks: z.array(z.discriminatedUnion("kind", [first!, ...rest])).max(MAX_PLAN_TASKS) });
     schemas.set(key, s);

@@ -34,6 +34,7 @@ import { earlierChatPart } from "./earlier-chat";
 import { lookupSection } from "./lookup-section";
 import { intentionAsker } from "./intention-asker";
 import { selfFactTeller } from "../memory/says-itself";
+import { planVoice, type VoicePort } from "./voice-offer";
 
 /** The index of a batch's last send or sticker, as an `after` list (none: nothing to wait for). */
 function lastSpoken(spawn: readonly NewTask[]): number[] {
@@ -121,6 +122,8 @@ export interface ReceivedHandlerDeps {
   readonly writesPausedUntil?: (chatId: string) => number;
   /** The basic group a supergroup was made from (store/chat-moves.ts): its history is shown too. */
   readonly earlierChat?: (chatId: string) => string | undefined;
+  /** Her voice (`# Voice`, planning/voice-offer.ts); absent: no speech model, she writes. */
+  readonly voice?: VoicePort;
 }
 
 /** What planning asks of the intentions engine. */
@@ -211,6 +214,13 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
       const chat = d.chats.get(chatId) ?? { chatId, chatType: "group" };
       const isDm = chat.chatType === "dm";
+      // May this answer be spoken (her # Voice, the chat's rights, how she was spoken to)?
+      const voice = planVoice(d, {
+        chatId,
+        isDm,
+        mayVoice: may.voice,
+        ...(lastId !== undefined ? { lastId } : {}),
+      });
       // The chat's pending intentions (the due ones it plans for are shown as due, not pending).
       const canIntend = d.intentions !== undefined && mayIntend(d.persona);
       // Schedules of the chat's last plans that their tasks could not store: told to this plan.
@@ -248,6 +258,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           lookUp,
           schedule: canIntend,
           ...(may.text ? {} : { text: false }),
+          ...(voice ? { voice } : {}),
         }),
       ];
       // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.
@@ -282,6 +293,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         selfName: d.persona.name,
         ...(reactions ? { reactions } : {}),
         ...(forbidden.length > 0 ? { forbidden } : {}),
+        ...(voice ? { voice: true } : {}),
       };
       try {
         plan = await d.planner.plan(prompt, check, {
@@ -494,6 +506,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         ...(topicId !== undefined ? { topicId } : {}),
         onCut: (what) => cut.push(what),
         remember,
+        ...(voice ? { voice } : {}),
         // Busy (`# Busy`): the typing starts later, stretched like the read delay.
         delayStartSec:
           d.persona.startTypingDelaySec *

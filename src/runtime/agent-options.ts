@@ -5,6 +5,7 @@
 import type { MemoryMeaning } from "../memory/meaning";
 import type { LookupClient } from "../llm/grounded";
 import type { Embedder } from "../llm/embedder";
+import type { SpeechClient } from "../llm/speech";
 import type { Logger } from "pino";
 import type { Clock } from "../base/types";
 import type { Persona } from "../config/persona";
@@ -44,6 +45,8 @@ export interface AgentRuntimeOptions {
   readonly embedder?: Embedder;
   /** Loads the vector extension (tests: one that fails); default sqlite-vec's. */
   readonly vectorExtension?: (db: Db) => void;
+  /** Speech for her voice notes (llm/speech.ts, `# Voice`); absent: she always writes. Usage is recorded from it too. */
+  readonly speech?: SpeechClient;
   readonly logger: Logger;
   readonly clock?: Clock;
   /** Bound on the reply-target fetch (default 5 s). */

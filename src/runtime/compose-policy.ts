@@ -105,12 +105,15 @@ export function composePolicy(o: AgentRuntimeOptions, s: Stage, st: Stores, late
   const detachLookups = o.lookups?.onUsage(record);
   // Embeddings too (purpose "embed": memory/meaning.ts).
   const detachEmbed = o.embedder?.onUsage(record);
+  // Speech (her voice notes) too, under the purpose `speech`.
+  const detachSpeech = o.speech?.onUsage(record);
   const detachUsage =
-    detachLlm || detachLookups || detachEmbed
+    detachLlm || detachLookups || detachEmbed || detachSpeech
       ? () => {
           detachLlm?.();
           detachLookups?.();
           detachEmbed?.();
+          detachSpeech?.();
         }
       : undefined;
   const lookupRules = new LookupRules({

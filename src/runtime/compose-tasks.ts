@@ -3,6 +3,7 @@
  * sends), rolling lane summaries, the addressing calls of smart and talkative groups, and the
  * scheduler running every task kind's handler (planning included) behind the admission gate.
  */
+import { SpeechVoiceMaker } from "../media/voice-maker";
 import type { AgentRuntimeOptions, Late, Stage } from "./agent-options";
 import type { Media } from "./compose-media";
 import type { Policy } from "./compose-policy";
@@ -106,8 +107,20 @@ export function composeTasks(
   const answered = metrics.messagesAnswered.labels({ agent });
   answered.inc(0); // every persona's series exists from its start, at 0
   metrics.messagesPlanned.inc({ agent }, 0);
+  // Her voice notes (`# Voice`): made in memory, within the day's token budget and the chat's share.
+  const voice = o.speech
+    ? new SpeechVoiceMaker({
+        speech: o.speech,
+        setting: () => o.persona.voice,
+        capped: (chatId) => p.caps.tokensHeld(chatId, { stranger: false, trusted: true }),
+        personOf: (chatId) => (st.chats.get(chatId)?.chatType === "dm" ? chatId : undefined),
+        clock,
+        logger,
+      })
+    : undefined;
   const deps: ActionHandlerDeps = {
     actions,
+    ...(voice ? { voice } : {}),
     clock,
     logger,
     messages: st.messages,
@@ -117,7 +130,7 @@ export function composeTasks(
       addressing.noteOwn(sent.chatId, clock.now());
       if (st.chats.get(sent.chatId)?.chatType !== "dm") st.reception.spoke(sent.chatId);
       active.note(sent.chatId);
-      st.messages.insert({
+      const stored = st.messages.insert({
         chatId: sent.chatId,
         messageId: sent.messageId,
         senderId: o.selfId,
@@ -128,6 +141,11 @@ export function composeTasks(
         ...(sent.replyTo !== undefined ? { replyToId: sent.replyTo } : {}),
         ...(sent.topicId !== undefined ? { topicId: sent.topicId } : {}),
       });
+      // Her voice note came back through a catch-up before its send was settled (a restart):
+      // the row holds the placeholder; it gets her words.
+      const row = stored ? undefined : st.messages.get(sent.chatId, sent.messageId);
+      if (row?.isAgent && /^\[voice [\d:]+\]$/.test(row.text) && sent.text.startsWith("[voice "))
+        st.messages.editText(sent.chatId, sent.messageId, sent.text);
       st.messages.commit();
     },
     onReacted: (r) => st.reactions.setOwn(r.chatId, r.messageId, o.selfId, r.emoji, clock.now()),
@@ -257,6 +275,7 @@ export function composeTasks(
           topicShut(st.topics.closure(chatId, topicId), st.entities.get(chatId)?.writes),
         earlierChat: (chatId) => st.moves.predecessor(chatId),
         ...(m.meaning ? { meaning: m.meaning } : {}),
+        ...(voice ? { voice } : {}),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),
         traces: new PlanTraceStore(o.db),
         lookUps: {

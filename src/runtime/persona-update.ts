@@ -48,6 +48,8 @@ const WHEN: Record<Field, "live" | "start" | "none"> = {
   // The models are chosen when the persona's LLM is made; the look-up rules are read at each check.
   models: "start",
   lookUps: "live",
+  // Read at each plan and each voice send.
+  voice: "live",
   file: "none",
 };
 const LIVE = (Object.keys(WHEN) as Field[]).filter((f) => WHEN[f] === "live");
@@ -76,6 +78,7 @@ const HEADING: Partial<Record<Field, string>> = {
   life: "Life",
   models: "Models",
   lookUps: "Look Ups",
+  voice: "Voice",
 };
 
 export interface PersonaChange {

@@ -28,6 +28,8 @@ const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s)
 export interface EchoMessage {
   readonly text: string;
   readonly senderName: string;
+  /** The message's media, when it has any (a voice note is answered with one where offered). */
+  readonly media?: { readonly kind: string };
 }
 
 export class EchoPlanner implements Planner {
@@ -84,7 +86,13 @@ export class EchoPlanner implements Planner {
         ...(id !== undefined
           ? [
               { kind: "react", emoji: "👍", message_id: id },
-              { kind: "send", text: `${ECHO_MARK} ${who} said: “${cut(said, 200)}”`, reply_to: id },
+              {
+                kind: "send",
+                text: `${ECHO_MARK} ${who} said: “${cut(said, 200)}”`,
+                reply_to: id,
+                // A voice note answered with one where her # Voice offers it (planning/voice-offer.ts).
+                ...(check.voice && m?.media?.kind === "voice" ? { voice: true } : {}),
+              },
               { kind: "remember", content: `${ECHO_MARK} ${who} said: ${said}` },
             ]
           : []),

@@ -6,6 +6,9 @@
  * plans are labelled as not from a model. `--verbose` wraps the planner to show the envelopes
  * going in and the plan coming back.
  */
+import { EchoSpeech } from "./echo-speech";
+import type { SpeechClient } from "../llm/speech";
+import { speechFrom } from "../llm/speech-setup";
 import type { Logger } from "pino";
 import type { Env } from "../config/env";
 import type { LlmRoutes } from "../config/llm-routes";
@@ -42,6 +45,8 @@ export function sandboxModels(
   readonly mode: SandboxPlanning;
   /** Look-ups: Gemini's grounded calls with a key, the echo's canned ones with --echo; none in a dry run. */
   readonly lookups?: LookupClient;
+  /** Her voice (`# Voice`): the configured speech model, the echo's hum with --echo; none in a dry run. */
+  readonly speech?: SpeechClient;
 } {
   if (hasLlm(env)) {
     // Gemini, an OpenAI-compatible server, or both, per purpose (llm/providers.ts).
@@ -56,11 +61,13 @@ export function sandboxModels(
           logger,
         })
       : undefined;
+    const speech = speechFrom(env)?.(logger);
     return {
       llm,
       planner: new GeminiPlanner({ llm, logger }),
       mode: "gemini",
       ...(lookups ? { lookups } : {}),
+      ...(speech ? { speech } : {}),
     };
   }
   if (o.echo)
@@ -69,6 +76,7 @@ export function sandboxModels(
       planner: new EchoPlanner({ message: o.message ?? (() => undefined), print }),
       mode: "echo",
       lookups: new EchoLookup(print),
+      speech: new EchoSpeech(),
     };
   const show = (what: string, body: Record<string, unknown>) =>
     print(

@@ -122,7 +122,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
   const world = new SandboxWorld(persona.name, print, () => clock.now());
   const { emu, account } = world;
 
-  const { llm, planner, mode, lookups } = sandboxModels(env, logger, print, {
+  const { llm, planner, mode, lookups, speech } = sandboxModels(env, logger, print, {
     ...(o.json !== undefined ? { json: o.json } : {}),
     ...(o.echo !== undefined ? { echo: o.echo } : {}),
     message: (chatId, id) => proc?.runtime.messages.get(chatId, id),
@@ -193,6 +193,7 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
       planner: plannerUsed,
       llm,
       ...(lookups ? { lookups } : {}),
+      ...(speech ? { speech } : {}),
       logger,
       clock,
       curated,
@@ -207,6 +208,8 @@ export async function runSandbox(o: SandboxOptions): Promise<number> {
     // Why she stays silent, said where it happens: a message refused on arrival (the owner's
     // takeover, a pause, a cap, its age) gets a line in the terminal as in the console.
     runtime.activity.listen((e) => {
+      // Her voice notes are shown with their words once the send is stored (world.ts).
+      if (e.kind === "send") world.showSpoken((chatId, id) => runtime.messages.get(chatId, id)?.text);
       if ((e.kind !== "refusal" && e.kind !== "cap") || e.chatId === undefined) return;
       const dm = world.chatName(e.chatId).startsWith("dm ") ? "[dm] " : "";
       print(

@@ -28,6 +28,8 @@ export class SandboxWorld {
   /** Display names by user id: the persona's, then the members' (lower case, as typed). */
   private readonly names: Map<number, string>;
   private readonly dms = new Map<string, EmuChat>();
+  /** Her voice notes seen in the chat whose words are not stored yet (printed by showSpoken). */
+  private readonly spoken: { chatId: string; id: number; head: string; tail: string }[] = [];
   /** The owner line being posted: its message is printed as the owner's, not the persona's. */
   private ownerLine: { readonly chat: number; readonly text: string } | undefined;
 
@@ -67,6 +69,16 @@ export class SandboxWorld {
         own !== undefined && m.fromId === this.account.id && m.chat.id === own.chat && m.text === own.text;
       if (byOwner) this.ownerLine = undefined;
       const who = byOwner ? "owner" : (this.names.get(m.fromId) ?? m.fromName);
+      // Her own voice note: shown with its words when the send is stored (showSpoken).
+      if (m.media === "voice" && m.fromId === this.account.id && !byOwner) {
+        this.spoken.push({
+          chatId: m.chat.peerId,
+          id: m.id,
+          head: `${where}#${m.id} ${who}: `,
+          tail: m.replyTo !== undefined ? ` (↩ #${m.replyTo})` : "",
+        });
+        return;
+      }
       const body =
         m.media === "sticker"
           ? `[sticker ${m.stickerEmoji ?? ""}]`
@@ -81,6 +93,19 @@ export class SandboxWorld {
         `${r.private ? "[dm] " : ""}* ${personaName} reacts ${r.emoji || "(removed)"} to #${r.messageId}`,
       ),
     );
+  }
+
+  /**
+   * Print her voice notes whose words are stored by now (`[voice 3 s] …`, as her history has
+   * them); the others wait for the next call.
+   */
+  showSpoken(text: (chatId: string, id: number) => string | undefined): void {
+    for (const v of [...this.spoken]) {
+      const said = text(v.chatId, v.id);
+      if (said === undefined) continue;
+      this.spoken.splice(this.spoken.indexOf(v), 1);
+      this.print(`${v.head}${said}${v.tail}`);
+    }
   }
 
   /** A member by the name typed (lower case); undefined for anyone else. */

@@ -1,4 +1,7 @@
 import type { FormatEntity } from "../base/text-format";
+
+/** The chat actions the persona shows (Telegram's sendMessage*Action). */
+export type ChatAction = "typing" | "sticker" | "record" | "upload-voice" | "cancel";
 /**
  * What the task engine needs from a chat platform. The production implementation is GramJS
  * (src/telegram/outbound/gramjs-actions.ts); tests run that same implementation against the emulator.
@@ -18,8 +21,25 @@ export interface ChatActions {
     topicId?: number;
     randomId: string;
   }): Promise<number>;
-  /** Show (or with "cancel", stop) a chat action such as typing. */
-  setTyping(o: { chatId: string; action: "typing" | "sticker" | "cancel"; topicId?: number }): Promise<void>;
+  /**
+   * Show (or with "cancel", stop) a chat action: typing, choosing a sticker, recording a voice
+   * message (`record`), uploading one (`upload-voice`).
+   */
+  setTyping(o: { chatId: string; action: ChatAction; topicId?: number }): Promise<void>;
+  /**
+   * Upload and send a voice note (Ogg Opus) with its duration and waveform; returns the new
+   * message id. `randomId` makes a retry of the same send a no-op, as for text. Absent: the
+   * platform cannot (the handler writes instead).
+   */
+  sendVoice?(o: {
+    chatId: string;
+    ogg: Buffer;
+    seconds: number;
+    waveform: Buffer;
+    replyTo?: number;
+    topicId?: number;
+    randomId: string;
+  }): Promise<number>;
   /** Mark the chat read up to `maxId`. */
   markRead(o: { chatId: string; maxId: number }): Promise<void>;
   /**

@@ -73,7 +73,7 @@ export interface TaskPayloads {
    */
   typing: {
     seconds: number;
-    action: "typing" | "sticker";
+    action: "typing" | "sticker" | "record";
     topicId?: number;
     until?: number;
     bridge?: boolean;

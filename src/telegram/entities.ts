@@ -96,13 +96,14 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
   return undefined;
 }
 
-/** The kinds a chatBannedRights forbids (a sticker is a media message: `send_media` forbids it too). */
+/** The kinds a chatBannedRights forbids (a sticker and a voice message are media: `send_media` forbids them too). */
 function forbidden(r: Api.TypeChatBannedRights | undefined): WriteKind[] {
   if (!(r instanceof Api.ChatBannedRights)) return [];
   const out: WriteKind[] = [];
   if (r.sendMessages) out.push("all");
   if (r.sendPlain) out.push("text");
   if (r.sendStickers || r.sendMedia) out.push("sticker");
+  if (r.sendVoices || r.sendMedia) out.push("voice");
   return out;
 }
 
@@ -140,6 +141,7 @@ const REFUSED: Record<string, WriteKind> = {
   CHAT_SEND_PLAIN_FORBIDDEN: "text",
   CHAT_SEND_STICKERS_FORBIDDEN: "sticker",
   CHAT_SEND_MEDIA_FORBIDDEN: "sticker",
+  CHAT_SEND_VOICES_FORBIDDEN: "voice",
 };
 
 /**

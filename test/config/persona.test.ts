@@ -59,6 +59,7 @@ describe("parsePersona", () => {
       addressConfidence: 0.6,
       interjectThreshold: 0.7,
       lookUps: { level: "contacts", chats: [], perDay: 40, perPerson: 10, perChat: 20 },
+      voice: { mode: "never", voiceName: "Kore", maxSeconds: 30 },
       interjectionsPerHour: 2,
       stickerSets: [],
       stickers: [],

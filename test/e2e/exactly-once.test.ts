@@ -77,6 +77,8 @@ describe("exactly once, for real", () => {
       expect(h.sent(h.group).map((m) => m.text)).toEqual(["hello there"]);
       expect(ownStored(h, h.group.peerId)).toEqual(h.sent(h.group).map((m) => ({ id: m.id, text: m.text })));
       expect(sendTasks(h).map((t) => t.status)).toEqual(["done"]);
+      // Her message coming back through the restart's catch-up is hers, not the owner's.
+      expect(h.log.lines().filter((l) => String(l.msg).includes("the owner wrote"))).toEqual([]);
     },
   );
 

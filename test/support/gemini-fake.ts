@@ -10,6 +10,7 @@
 import { fakeEmbedding } from "./fake-embeddings";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tonePcm, toneWav } from "./tone";
 
 /** One scripted answer. */
 export type FakeReply =
@@ -48,7 +49,20 @@ export type FakeReply =
   /** Answer `then` once `after` settles — a latch the test releases when it is ready. */
   | { readonly after: Promise<unknown>; readonly then: FakeReply }
   /** A grounded answer (Google Search / URL context): text plus the metadata real answers carry. */
-  | { readonly grounded: FakeGrounded };
+  | { readonly grounded: FakeGrounded }
+  /**
+   * Speech (a request with `responseModalities: ["AUDIO"]`): real audio, a 440 Hz tone of
+   * `seconds` (default: the text read at 15 characters a second, at least 1 s) as raw 16-bit PCM
+   * at 24 kHz (`audio/L16;codec=pcm;rate=24000`, as the docs say) or, with `wav`, a WAV file (as
+   * newer models send); `noAudio` answers a candidate without audio.
+   */
+  | { readonly speech: { readonly seconds?: number; readonly wav?: boolean; readonly noAudio?: boolean } };
+
+/** A speech request: it asks for audio (`generationConfig.responseModalities`). */
+export function isSpeechRequest(body: GenerateBody): boolean {
+  const m = body.generationConfig?.["responseModalities"];
+  return Array.isArray(m) && m.includes("AUDIO");
+}
 
 /**
  * What a grounded answer says. `sources` become groundingChunks (and one groundingSupport each),
@@ -196,6 +210,8 @@ export class GeminiFake {
   embedFailures: number[] = [];
 
   private readonly queue: FakeReply[] = [];
+  /** Replies to speech requests (they never take a plan's scripted reply); empty: a tone. */
+  private readonly speechQueue: FakeReply[] = [];
   /** The prompt texts of the latest requests per model (the implicit cache's memory). */
   private readonly prompts = new Map<string, string[]>();
   private fallback: ((body: GenerateBody, index: number, model: string) => FakeReply) | undefined;
@@ -232,6 +248,11 @@ export class GeminiFake {
   /** Queue replies; each request consumes the next one. */
   script(...replies: FakeReply[]): void {
     this.queue.push(...replies);
+  }
+
+  /** Queue replies to speech requests (`{ speech: … }`, or an error); unscripted ones get a tone. */
+  scriptSpeech(...replies: FakeReply[]): void {
+    this.speechQueue.push(...replies);
   }
 
   /**
@@ -274,8 +295,9 @@ export class GeminiFake {
     }
     const index = this.requests.length;
     this.requests.push({ model: decodeURIComponent(model), body, headers: flattenHeaders(req) });
-    const reply =
-      this.queue.shift() ?? this.fallback?.(body, index, decodeURIComponent(model)) ?? DEFAULT_REPLY;
+    const reply = isSpeechRequest(body)
+      ? (this.speechQueue.shift() ?? { speech: {} })
+      : (this.queue.shift() ?? this.fallback?.(body, index, decodeURIComponent(model)) ?? DEFAULT_REPLY);
     const cachedTokens = this.implicitCache(decodeURIComponent(model), promptText(body));
     this.answer(res, reply, {
       model: decodeURIComponent(model),
@@ -434,6 +456,34 @@ export class GeminiFake {
     }
     if ("grounded" in reply) {
       sendJson(res, 200, { ...groundedAnswer(reply.grounded, promptTokenCount), ...base });
+      return;
+    }
+    if ("speech" in reply) {
+      const said = lastUserText(this.requests[ctx.index]!.body);
+      const seconds = reply.speech.seconds ?? Math.max(1, Math.round(said.length / 15));
+      const audio = reply.speech.wav ? toneWav(seconds) : tonePcm(seconds);
+      const part = {
+        inlineData: {
+          mimeType: reply.speech.wav ? "audio/wav" : "audio/L16;codec=pcm;rate=24000",
+          data: audio.toString("base64"),
+        },
+      };
+      const tokens = Math.ceil(said.length / 4);
+      sendJson(res, 200, {
+        candidates: [
+          {
+            content: { role: "model", parts: reply.speech.noAudio ? [{ text: "" }] : [part] },
+            finishReason: "STOP",
+            index: 0,
+          },
+        ],
+        usageMetadata: {
+          promptTokenCount: tokens,
+          candidatesTokenCount: seconds * 25,
+          totalTokenCount: tokens + seconds * 25,
+        },
+        ...base,
+      });
       return;
     }
     const text = "json" in reply ? JSON.stringify(reply.json) : reply.text;

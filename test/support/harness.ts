@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Embedder } from "../../src/llm/embedder";
 import { GeminiEmbedder } from "../../src/llm/gemini-embedder";
 import { OpenAiEmbedder } from "../../src/llm/openai-embedder";
+import { GeminiSpeech } from "../../src/llm/speech";
 import { GroundedLookup } from "../../src/llm/grounded";
 import { parsePersona, type Persona } from "../../src/config/persona";
 import { GeminiClient } from "../../src/llm/gemini-client";
@@ -191,6 +192,13 @@ export class Harness {
       lookups: new GroundedLookup({
         apiKey: "test-key-not-secret",
         model: "gemini-2.5-flash",
+        baseUrl: this.gemini.baseUrl,
+        logger: this.log.logger,
+      }),
+      // Her voice (`# Voice`, off unless the persona says so): speech from the same fake.
+      speech: new GeminiSpeech({
+        apiKey: "test-key-not-secret",
+        model: "gemini-2.5-flash-preview-tts",
         baseUrl: this.gemini.baseUrl,
         logger: this.log.logger,
       }),

@@ -4,6 +4,7 @@ import type { ActionHandlerDeps } from "./action-deps";
 import { tooLate } from "./answer-age";
 import { whereNow } from "./moved-chat";
 import { replyTarget } from "./reply-target";
+import { sendAsVoice, voiceText } from "./voice-send";
 
 declare module "../task" {
   interface TaskPayloads {
@@ -11,7 +12,8 @@ declare module "../task" {
      * `answers`: the addressed messages this plan answers — carried into the next plan if cancelled
      * unsent. `autoReplyTo`: in a group, the message this answer replies to when others wrote after
      * it by the time it is sent (the plan named no reply_to). `entities`: the formatting of
-     * `text` (bold, links… — the plan's Markdown, base/text-format.ts), sent beside it.
+     * `text` (bold, links… — the plan's Markdown, base/text-format.ts), sent beside it. `voice`:
+     * spoken, as a voice note (voice-send.ts), the text its words; written when that cannot be.
      */
     send: {
       text: string;
@@ -21,6 +23,7 @@ declare module "../task" {
       topicId?: number;
       sentId?: number;
       answers?: number[];
+      voice?: boolean;
     };
   }
 }
@@ -34,6 +37,21 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
       const { text, entities, topicId } = task.payload;
       const at = whereNow(d, task.chatId);
       const replyTo = at.moved ? undefined : replyTarget(d, task.chatId, task.payload);
+      const where = {
+        ...(replyTo !== undefined ? { replyTo } : {}),
+        ...(topicId !== undefined ? { topicId } : {}),
+      };
+      const spoken = task.payload.voice ? await sendAsVoice(d, task, at, replyTo) : undefined;
+      if (spoken) {
+        task.payload = { ...task.payload, sentId: spoken.id };
+        d.onSent({
+          chatId: at.chatId,
+          messageId: spoken.id,
+          text: voiceText(spoken.seconds, text),
+          ...where,
+        });
+        return { type: "done" };
+      }
       const id = await d.actions.sendText({
         chatId: at.chatId,
         text,
@@ -43,13 +61,7 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
         ...(topicId !== undefined ? { topicId } : {}),
       });
       task.payload = { ...task.payload, sentId: id };
-      d.onSent({
-        chatId: at.chatId,
-        messageId: id,
-        text,
-        ...(replyTo !== undefined ? { replyTo } : {}),
-        ...(topicId !== undefined ? { topicId } : {}),
-      });
+      d.onSent({ chatId: at.chatId, messageId: id, text, ...where });
       return { type: "done" };
     },
     rateKeys: (t) => d.actions.rateKeys("send", whereNow(d, t.chatId).chatId),

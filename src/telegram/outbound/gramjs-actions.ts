@@ -5,7 +5,8 @@ import { systemClock } from "../../base/clock";
 import { closestAllowed } from "../../base/standard-reactions";
 import { withTimeout } from "../../base/timeout";
 import type { ChatInfo } from "../../store/chats";
-import type { ChatActions } from "../../tasks/actions-port";
+import type { ChatAction, ChatActions } from "../../tasks/actions-port";
+import { isVoiceOf, uploadVoice, voiceRequest } from "./voice-upload";
 import { AlreadyDoneError, PermanentError } from "../../tasks/errors";
 import type { ChatReactions } from "./chat-reactions";
 import { isFrozen, METHOD, rateKeys, taskError } from "./rpc-errors";
@@ -94,12 +95,13 @@ export class GramActions implements ChatActions {
     chatId: string,
     randomId: string,
     same: (m: Api.Message) => boolean,
+    storedToo = false,
   ): Promise<number> {
     try {
       return this.sentId(await this.call(req, chatId), randomId, req.className);
     } catch (e) {
       if (!(e instanceof AlreadyDoneError)) throw e;
-      const id = await this.findOwnMessage(chatId, same);
+      const id = await this.findOwnMessage(chatId, same, storedToo);
       if (id !== undefined) return id;
       throw new AlreadyDoneError(
         `sent before (duplicate random_id), but not among the chat's last ${DUPLICATE_LOOKBACK} messages; not added to the stored history`,
@@ -110,6 +112,7 @@ export class GramActions implements ChatActions {
   private async findOwnMessage(
     chatId: string,
     same: (m: Api.Message) => boolean,
+    storedToo = false,
   ): Promise<number | undefined> {
     const res = await this.call(
       new Api.messages.GetHistory({
@@ -127,22 +130,23 @@ export class GramActions implements ChatActions {
     if (res instanceof Api.messages.MessagesNotModified) return undefined;
     for (const m of res.messages) {
       // Newest first: the latest own message with this content that the store does not hold yet.
-      if (m instanceof Api.Message && m.out && same(m) && !this.o.isStored?.(chatId, m.id)) return m.id;
+      if (m instanceof Api.Message && m.out && same(m) && (storedToo || !this.o.isStored?.(chatId, m.id)))
+        return m.id;
     }
     return undefined;
   }
 
-  async setTyping(p: {
-    chatId: string;
-    action: "typing" | "sticker" | "cancel";
-    topicId?: number;
-  }): Promise<void> {
+  async setTyping(p: { chatId: string; action: ChatAction; topicId?: number }): Promise<void> {
     const action =
       p.action === "typing"
         ? new Api.SendMessageTypingAction()
         : p.action === "sticker"
           ? new Api.SendMessageChooseStickerAction()
-          : new Api.SendMessageCancelAction();
+          : p.action === "record"
+            ? new Api.SendMessageRecordAudioAction()
+            : p.action === "upload-voice"
+              ? new Api.SendMessageUploadAudioAction({ progress: 0 })
+              : new Api.SendMessageCancelAction();
     await this.call(
       new Api.messages.SetTyping({
         peer: this.peer(p.chatId),
@@ -271,6 +275,32 @@ export class GramActions implements ChatActions {
       p.randomId,
       (m) => m.media instanceof Api.MessageMediaDocument && m.media.document?.id.toString() === docId,
     );
+  }
+
+  /**
+   * A voice note (voice-upload.ts): uploaded, then sent with the task's random_id. A repeat after
+   * an unknown outcome uploads again (parts are cheap, and Telegram keeps no upload across a
+   * restart for us) and Telegram's random_id check keeps it one message.
+   */
+  async sendVoice(p: Parameters<NonNullable<ChatActions["sendVoice"]>>[0]): Promise<number> {
+    let file: Api.TypeInputFile;
+    try {
+      file = await uploadVoice(this.o.client, p);
+    } catch (e) {
+      throw taskError(e, "upload.SaveFilePart", p.chatId);
+    }
+    const header = replyHeader(p.replyTo, p.topicId);
+    const req = voiceRequest({
+      peer: this.peer(p.chatId),
+      file,
+      note: p,
+      randomId: p.randomId,
+      ...(header.replyTo ? { replyTo: header.replyTo } : {}),
+    });
+    // A catch-up may have stored it already (a restart after the send went out), without its
+    // words: the newest own voice note of this length is it, stored or not (the words are
+    // written into the stored row then, runtime/compose-tasks.ts).
+    return this.sendOnce(req, p.chatId, p.randomId, (m) => isVoiceOf(m, p.seconds), true);
   }
 
   /** The emoji of a set an earlier sticker send fetched (the cache only: no request). */

@@ -1,0 +1,24 @@
+/** What the voice send (voice-send.ts) needs from above: the port the composition root fills (media/voice-maker.ts). */
+
+/** A voice note ready to send. */
+export interface MadeVoice {
+  readonly ogg: Buffer;
+  readonly seconds: number;
+  readonly waveform: Buffer;
+}
+
+/** What the voice send needs from above: synthesis + encoding, and what the chat refused. */
+export interface VoiceMaker {
+  /**
+   * The note for this task's text, or why there is none (synthesis or encoding failed, a cap).
+   * Kept in memory per task until `forget`, so a retry of the upload does not pay the call twice.
+   */
+  make(o: {
+    readonly taskId: number;
+    readonly chatId: string;
+    readonly text: string;
+  }): Promise<MadeVoice | { readonly failed: string }>;
+  forget(taskId: number): void;
+  /** The chat (or the person) refused a voice message: not offered there again for a while. */
+  refused(chatId: string, code: string): void;
+}

@@ -1,0 +1,60 @@
+/**
+ * A voice note to Telegram: the `.ogg` uploaded in parts by GramJS's own uploader
+ * (`client.uploadFile`: upload.saveFilePart on a connection to the home DC), then sent with
+ * messages.sendMedia — built by hand, so the task's random_id is the one on the wire (a retry
+ * never sends twice) — as InputMediaUploadedDocument `audio/ogg` with DocumentAttributeAudio
+ * `voice`, its duration and waveform: how Telegram's apps send a voice message
+ * (docs/telegram-facts.md). The bytes come from memory: nothing is written to disk.
+ */
+import { Api, type TelegramClient } from "telegram";
+import { CustomFile } from "telegram/client/uploads.js";
+import { returnBigInt } from "telegram/Helpers.js";
+import { systemClock } from "../../base/clock";
+import { withTimeout } from "../../base/timeout";
+
+/** An upload of a voice note (a few dozen KB) still running after this long is given up (a transient failure). */
+const UPLOAD_TIMEOUT_MS = 60_000;
+
+export interface VoiceSend {
+  readonly ogg: Buffer;
+  readonly seconds: number;
+  readonly waveform: Buffer;
+}
+
+/** The note's parts uploaded; returns the InputFile that names them. */
+export async function uploadVoice(client: TelegramClient, v: VoiceSend): Promise<Api.TypeInputFile> {
+  const file = new CustomFile("voice.ogg", v.ogg.length, "", v.ogg);
+  return withTimeout(client.uploadFile({ file, workers: 1 }), UPLOAD_TIMEOUT_MS, "voice upload", systemClock);
+}
+
+/** The sendMedia request of an uploaded voice note. */
+export function voiceRequest(o: {
+  readonly peer: Api.TypeInputPeer | ReturnType<typeof returnBigInt>;
+  readonly file: Api.TypeInputFile;
+  readonly note: VoiceSend;
+  readonly randomId: string;
+  readonly replyTo?: Api.InputReplyToMessage;
+}): Api.messages.SendMedia {
+  return new Api.messages.SendMedia({
+    peer: o.peer,
+    media: new Api.InputMediaUploadedDocument({
+      file: o.file,
+      mimeType: "audio/ogg",
+      attributes: [
+        new Api.DocumentAttributeAudio({ voice: true, duration: o.note.seconds, waveform: o.note.waveform }),
+      ],
+    }),
+    message: "",
+    randomId: returnBigInt(o.randomId),
+    ...(o.replyTo ? { replyTo: o.replyTo } : {}),
+  });
+}
+
+/** Whether a message of the chat is a voice note of this length (the lookup after RANDOM_ID_DUPLICATE). */
+export function isVoiceOf(m: Api.Message, seconds: number): boolean {
+  const doc = m.media instanceof Api.MessageMediaDocument ? m.media.document : undefined;
+  if (!(doc instanceof Api.Document)) return false;
+  return doc.attributes.some(
+    (a) => a instanceof Api.DocumentAttributeAudio && a.voice && a.duration === seconds,
+  );
+}

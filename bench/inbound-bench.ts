@@ -157,26 +157,30 @@ export async function benchInbound(
   }
   emu.traffic.clearRequests();
 
-  const us = { wireNoop: 0, wirePipe: 0, objNoop: 0, objPipe: 0 };
-  const roundRatios = { wire: [] as number[], obj: [] as number[] };
+  const sums = {
+    wire: { noop: 0, pipe: 0, ratios: [] as number[] },
+    obj: { noop: 0, pipe: 0, ratios: [] as number[] },
+  };
+  // One round of one path: both sides back to back, the no-op side first when `first`.
+  const round = async (
+    time: typeof timeWire,
+    into: (typeof sums)["wire"],
+    first: boolean,
+    offset: number,
+  ) => {
+    const p = prepare(perRound, offset);
+    let noop = 0;
+    if (first) noop = await time(a, p.forA);
+    const pipe = await time(b, p.forB);
+    if (!first) noop = await time(a, p.forA);
+    into.noop += noop;
+    into.pipe += pipe;
+    into.ratios.push(pipe / noop);
+  };
   for (let r = 0; r < rounds; r++) {
     // Alternate the order so drift and noise fall on both sides alike.
-    const first = r % 2 === 0;
-    let p = prepare(perRound, r * perRound);
-    let noop = 0;
-    if (first) noop = await timeWire(a, p.forA);
-    const wirePipe = await timeWire(b, p.forB);
-    if (!first) noop = await timeWire(a, p.forA);
-    us.wireNoop += noop;
-    us.wirePipe += wirePipe;
-    roundRatios.wire.push(wirePipe / noop);
-    p = prepare(perRound, r * perRound + 1);
-    if (first) noop = await timeObjects(a, p.forA);
-    const objPipe = await timeObjects(b, p.forB);
-    if (!first) noop = await timeObjects(a, p.forA);
-    us.objNoop += noop;
-    us.objPipe += objPipe;
-    roundRatios.obj.push(objPipe / noop);
+    await round(timeWire, sums.wire, r % 2 === 0, r * perRound);
+    await round(timeObjects, sums.obj, r % 2 === 0, r * perRound + 1);
   }
   const messages = perRound * rounds;
   const requests = emu.traffic.methods(b).length;
@@ -187,16 +191,16 @@ export async function benchInbound(
   const handled = 2 * messages + 2 * WARM_UP;
   if (seen !== handled) throw new Error(`no-op handler saw ${seen} of ${handled} messages`);
   if (stored !== handled) throw new Error(`runtime stored ${stored} of ${handled} messages`);
-  const cost = (noop: number, pipe: number, ratios: number[]): PathCost => ({
-    gramjsNoopUs: noop / messages,
-    pipelineUs: pipe / messages,
-    ratio: median(ratios),
-    ratioOfTotals: pipe / noop,
+  const cost = (s: (typeof sums)["wire"]): PathCost => ({
+    gramjsNoopUs: s.noop / messages,
+    pipelineUs: s.pipe / messages,
+    ratio: median(s.ratios),
+    ratioOfTotals: s.pipe / s.noop,
   });
   return {
     messages,
-    wire: cost(us.wireNoop, us.wirePipe, roundRatios.wire),
-    dispatchOnly: cost(us.objNoop, us.objPipe, roundRatios.obj),
+    wire: cost(sums.wire),
+    dispatchOnly: cost(sums.obj),
     p2: requests / (2 * messages),
     requests,
   };

@@ -57,6 +57,7 @@ const TELLS_OF =
   /^\s+(?:is|was|were|isn't|wasn't|said|says|told|tells|has|had|hasn't|will|won't|would|did|does|didn't|doesn't|can't|knows|thinks|likes|loves|hates|seems|looks|went|got|сказала|говорит|знает|была|будет|думает)(?![\p{L}'’])/iu;
 /** A new sentence or clause starts before the name ("ok — Mira, help", "… 😂 Mira, get it?"): with a comma after it, a vocative. */
 const CLAUSE_START = /(?:[.!?…—–:;]|\p{Extended_Pictographic}\ufe0f?)[\s"'«»„“”‘’(]*$/u;
+const NO_MATCHES: readonly RegExpExecArray[] = [];
 /** A comma before the name (a vocative set off at the end or the middle). */
 const COMMA_BEFORE = /,\s*$/u;
 /** After a name that closes the message: only punctuation, emoji and spaces. */
@@ -86,7 +87,11 @@ export function compileAddressMatcher(names: readonly string[]): AddressMatcher 
   const nameMatch = (text: string): NameMatch | undefined => {
     let weak: NameMatch | undefined;
     let named: NameMatch | undefined;
-    for (const m of text.matchAll(re)) {
+    // Most messages name nobody (the hot path): one test, without matchAll's copy of the expression.
+    re.lastIndex = 0;
+    const any = re.test(text);
+    re.lastIndex = 0;
+    for (const m of any ? text.matchAll(re) : NO_MATCHES) {
       const alias = byLower.get(m[0].toLowerCase()) ?? m[0];
       const first = m[0][0]!;
       // A possessive ("Mira's birthday") speaks of the persona, not to it.

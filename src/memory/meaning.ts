@@ -36,8 +36,12 @@ const BATCH = 16;
 const GAP_MS = 2_000;
 /** The longest wait after failed calls. */
 const MAX_BACKOFF_MS = 10 * 60_000;
-/** While the day's token budget is spent or the owner paused everything, look again this often. */
-const HELD_MS = 15 * 60_000;
+/**
+ * While the day's token budget is spent or the owner paused everything, look again this often (a
+ * settings read and the budget's sum): the owner's /resume, from the chat or the console, lets it
+ * go on within a minute.
+ */
+const HELD_MS = 60_000;
 /** Progress lines at most this often while a backlog is embedded. */
 const PROGRESS_EVERY_MS = 30_000;
 /** The deadline of a plan's query embedding (planning waits no longer for it). */

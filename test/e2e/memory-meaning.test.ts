@@ -138,6 +138,12 @@ describe("memory by meaning", () => {
     const vectors = new MemoryVectorStore(h.db, h.persona.name);
     const key = "gemini:gemini-embedding-001@128";
     expect(vectors.progress(key)).toMatchObject({ total: 1, embedded: 0 });
+    // /status names the last failure, not "the rest in the background".
+    await h.ownerSays("/status");
+    await h.pass(2_000);
+    expect(h.savedReplies().at(-1)).toMatch(
+      /Recall by meaning: 0 of 1 memories embedded \(gemini:gemini-embedding-001@128\); last failure at \d\d:\d\d UTC: .*503/,
+    );
     // Found by its words meanwhile.
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai who has a sofa?" });
     h.gemini.script(plan());

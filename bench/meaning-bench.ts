@@ -41,6 +41,9 @@ class CountingEmbedder implements Embedder {
   get key(): string {
     return `fake:${this.model}@${this.dims}`;
   }
+  get dimensions(): number {
+    return this.dims;
+  }
   onUsage(): () => void {
     return () => {};
   }

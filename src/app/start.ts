@@ -110,13 +110,14 @@ export async function start(o: StartOptions = {}): Promise<number> {
         "GEMINI_API_KEY or OPENAI_BASE_URL must be set to run real accounts (see docs/models.md: Gemini, or an OpenAI-compatible server such as Ollama)",
     });
   const llmPlans = new Map(live.map((p) => [p.name, planRoutes(env, p.models)]));
-  // Memory by meaning's embeddings (LLM_EMBED): a bad setting stops start here, naming it.
-  logEmbedRoute(embedRoute(env), logger);
+  // Memory by meaning's embeddings (LLM_EMBED, else the provider that plans): a bad setting stops start here, naming it.
+  const embedRoutes = new Map(live.map((p) => [p.name, embedRoute(env, p.models)]));
+  for (const [name, route] of embedRoutes)
+    logEmbedRoute(route, live.length > 1 ? logger.child({ agent: name }) : logger);
   // A bad price file stops start before anything connects; a local server's models cost nothing.
-  const prices = withLocalEmbedPrice(
+  const prices = [...embedRoutes.values()].reduce(
+    (table, route) => withLocalEmbedPrice(table, route, env.OPENAI_BASE_URL),
     withLocalPrices(loadPriceTable(env.LLM_PRICES), [...llmPlans.values()], env.OPENAI_BASE_URL),
-    embedRoute(env),
-    env.OPENAI_BASE_URL,
   );
   // Who speaks her voice notes: a bad LLM_SPEECH stops the start here, before anything connects.
   speechFrom(env);
@@ -285,7 +286,7 @@ async function runAccounts(
             release: locks.get(persona.name)!,
             credentials,
             llm: (llmLogger, now) => createLlm({ env, persona: persona.models, logger: llmLogger, now }).llm,
-            embedder: (l: Logger) => createEmbedder(env, l),
+            embedder: (l: Logger) => createEmbedder(env, l, embedRoute(env, persona.models)),
             // Her voice notes (`# Voice`): Gemini's speech model, or an OpenAI-compatible server's.
             ...(speechFrom(env) ? { speech: speechFrom(env)! } : {}),
             // Look-ups are Gemini's own tools (docs/world.md): only with a Gemini key, on the planning model.

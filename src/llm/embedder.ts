@@ -36,6 +36,12 @@ export interface Embedder {
    */
   readonly key: string;
   readonly model: string;
+  /**
+   * The live size of the vectors: as configured, or learnt from the latest answer (a local
+   * model of one size, `openai:<model>`); undefined until then. A stored vector of the key but of
+   * another size is embedded again (memory/meaning.ts).
+   */
+  readonly dimensions: number | undefined;
   /** One vector per text, in order, each of the key's dimensions. Throws on any failure. */
   embed(req: EmbedRequest): Promise<Float32Array[]>;
   /** Be told the tokens of every answered call. Returns unsubscribe. */

@@ -2,14 +2,17 @@
  * Which provider embeds memories (docs/memory.md "Recall by meaning"): `LLM_EMBED` — `off`,
  * `gemini` or `gemini:<model>` (default gemini-embedding-001), `openai:<model>` (the
  * OpenAI-compatible server at OPENAI_BASE_URL: an embedding model such as nomic-embed-text; a chat
- * model does not embed well, so the model is named) — and `EMBED_DIMENSIONS`. Unset: Gemini
- * when GEMINI_API_KEY is set; with only an OpenAI-compatible server, off (said at start), as
- * nobody named its embedding model. A route to a provider that is not set up is a ConfigError
- * naming the setting.
+ * model does not embed well, so the model is named) — and `EMBED_DIMENSIONS`. Unset: the
+ * provider that plans (the persona's `# Models`, else `LLM_PLAN`, else the default provider) —
+ * memories (a DM's secrets among them) go nowhere planning does not already go. Gemini when it
+ * plans; when the OpenAI-compatible server plans, off (said at start, with how to turn it on), as
+ * nobody named its embedding model — a Gemini key kept for media or look-ups never sends memories
+ * to Google unasked. A route to a provider that is not set up is a ConfigError naming the setting.
  */
 import type { Logger } from "pino";
 import { ConfigError } from "../config/config-error";
 import type { Env } from "../config/env";
+import { envRoutes, type LlmRoutes } from "../config/llm-routes";
 import type { Embedder } from "./embedder";
 import { DEFAULT_GEMINI_EMBED_MODEL, GeminiEmbedder } from "./gemini-embedder";
 import { OpenAiEmbedder } from "./openai-embedder";
@@ -31,6 +34,7 @@ type EmbedEnv = Pick<
   | "GOOGLE_GEMINI_BASE_URL"
   | "OPENAI_BASE_URL"
   | "OPENAI_API_KEY"
+  | "LLM_PLAN"
 >;
 
 /** Where embeddings go, or off with the reason said at start. */
@@ -38,7 +42,8 @@ export type EmbedRoute =
   | { readonly provider: "gemini" | "openai"; readonly model: string; readonly dimensions?: number }
   | { readonly provider: "off"; readonly notice?: string };
 
-export function embedRoute(env: EmbedEnv): EmbedRoute {
+/** `persona`: the persona's `# Models` (its planning route decides the default). */
+export function embedRoute(env: EmbedEnv, persona: LlmRoutes = {}): EmbedRoute {
   const raw = env.LLM_EMBED?.trim();
   const problem = (p: string): never => {
     throw new ConfigError({
@@ -49,17 +54,26 @@ export function embedRoute(env: EmbedEnv): EmbedRoute {
     });
   };
   if (raw === undefined || raw === "") {
-    if (env.GEMINI_API_KEY !== undefined)
+    const plans =
+      (persona.plan ?? envRoutes({ LLM_PLAN: env.LLM_PLAN }).plan)?.provider ??
+      (env.GEMINI_API_KEY !== undefined
+        ? "gemini"
+        : env.OPENAI_BASE_URL !== undefined
+          ? "openai"
+          : undefined);
+    if (plans === "gemini" && env.GEMINI_API_KEY !== undefined)
       return {
         provider: "gemini",
         model: DEFAULT_GEMINI_EMBED_MODEL,
         dimensions: env.EMBED_DIMENSIONS ?? DEFAULT_GEMINI_DIMENSIONS,
       };
-    if (env.OPENAI_BASE_URL !== undefined)
+    if (plans === "openai" && env.OPENAI_BASE_URL !== undefined)
       return {
         provider: "off",
         notice:
-          "memories are recalled by their words only: set LLM_EMBED=openai:<embedding model> (e.g. openai:nomic-embed-text) to recall them by meaning too",
+          "memories are recalled by their words only: planning runs on the OpenAI-compatible server, which embeds only with a named model; " +
+          "set LLM_EMBED=openai:<embedding model> (e.g. openai:nomic-embed-text) to recall them by meaning too" +
+          (env.GEMINI_API_KEY !== undefined ? " (LLM_EMBED=gemini would send them to Gemini)" : ""),
       };
     return { provider: "off" };
   }

@@ -28,12 +28,14 @@ export interface GeminiEmbedderOptions {
 export class GeminiEmbedder implements Embedder {
   readonly key: string;
   readonly model: string;
+  readonly dimensions: number;
   private readonly ai: GoogleGenAI;
   private readonly usage: UsageListeners;
   private readonly log: Logger;
 
   constructor(private readonly o: GeminiEmbedderOptions) {
     this.model = o.model;
+    this.dimensions = o.dimensions;
     this.key = `gemini:${o.model}@${o.dimensions}`;
     this.log = o.logger.child({ component: "llm" });
     this.usage = new UsageListeners(this.log);
@@ -69,17 +71,17 @@ export class GeminiEmbedder implements Embedder {
           abortSignal: controller.signal,
         },
       });
-      const vectors = checkedVectors(
+      // Counted before the answer is checked: a refused answer was billed too.
+      this.usage.answered(
+        { model: this.model, req, promptTokens: estimatedTokens(req.texts), started },
+        "gemini call ok",
+      );
+      return checkedVectors(
         (res.embeddings ?? []).map((e) => e.values),
         req.texts.length,
         this.o.dimensions,
         `Gemini ${this.model}`,
       );
-      this.usage.answered(
-        { model: this.model, req, promptTokens: estimatedTokens(req.texts), started },
-        "gemini call ok",
-      );
-      return vectors;
     } finally {
       systemClock.clearTimeout(timer);
     }

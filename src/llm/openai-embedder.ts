@@ -1,9 +1,11 @@
 /**
  * Embeddings from an OpenAI-compatible server (`POST /v1/embeddings`: Ollama, llama-server,
  * vLLM, LM Studio, OpenAI) through the real `openai` SDK. `dimensions` is sent only when set (many
- * local models have one size and some servers refuse the field); otherwise the key's dimensions
- * are what the model answers (its key names the model alone), learnt from the first answer. Usage is the server's `prompt_tokens`
- * (estimated when it sends none).
+ * local models have one size and some servers refuse the field); otherwise the size is what the
+ * model answers (its key names the model alone), learnt from each answer: a model replaced under
+ * its name with another size is noticed, and its old vectors embedded again (memory/meaning.ts).
+ * Usage is the server's `prompt_tokens` (estimated when it sends none), counted before the answer
+ * is checked.
  */
 import OpenAI from "openai";
 import type { Logger } from "pino";
@@ -29,6 +31,11 @@ export class OpenAiEmbedder implements Embedder {
   private readonly log: Logger;
   /** The model's size, once an answer told it (or as configured). */
   private dims: number | undefined;
+
+  /** The size asked for, else the one the latest answer had (a model replaced under its name may change it). */
+  get dimensions(): number | undefined {
+    return this.dims;
+  }
 
   constructor(private readonly o: OpenAiEmbedderOptions) {
     this.model = o.model;
@@ -59,16 +66,20 @@ export class OpenAiEmbedder implements Embedder {
       },
       { timeout: req.timeoutMs ?? this.o.timeoutMs ?? 15_000 },
     );
-    const data = [...res.data].sort((a, b) => a.index - b.index);
-    const vectors = checkedVectors(
-      data.map((d) => d.embedding),
-      req.texts.length,
-      this.dims,
-      `OpenAI-compatible ${this.model}`,
-    );
-    this.dims ??= vectors[0]!.length;
+    // Counted before the answer is checked: a server that ignores `dimensions` bills the call anyway.
     const promptTokens = res.usage?.prompt_tokens ?? estimatedTokens(req.texts);
     this.usage.answered({ model: this.model, req, promptTokens, started }, "openai-compatible call ok");
+    const data = [...res.data].sort((a, b) => a.index - b.index);
+    const got = data.map((d) => d.embedding);
+    // No size asked for: the model's own, as this answer has it (all of one size), so a model
+    // replaced under its name with another size is learnt, and its old vectors embedded again.
+    const size = got[0]?.length;
+    const dims =
+      this.o.dimensions === undefined && size !== undefined && got.every((v) => v?.length === size)
+        ? size
+        : this.dims;
+    const vectors = checkedVectors(got, req.texts.length, dims, `OpenAI-compatible ${this.model}`);
+    this.dims = dims;
     return vectors;
   }
 }

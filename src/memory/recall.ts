@@ -141,7 +141,8 @@ export function recall(i: RecallInput): MemoryNote[] {
     ? fuse({
         words: i.store.search(viewer, i.query, HYBRID_CANDIDATES),
         meaning: nearEnough(i.meaning.nearest(viewer, HYBRID_CANDIDATES)),
-        present: viewer.present,
+        // The people in the window (not the persona, "present" in the viewer only for scopes).
+        present: i.present,
         limit: topK,
       })
     : i.store.search(viewer, i.query, topK);

@@ -194,6 +194,9 @@ export function receptionLine(r: ReceptionReport, chat: string): string {
 /** `Recall by meaning: 340 of 1,200 memories embedded (gemini:…@256)`, or why it is off. */
 function meaningLine(m: MeaningStatus, n: (x: number) => string): string {
   if ("off" in m) return `Recall by meaning: off — ${m.off}; memories are found by their words`;
-  const done = m.embedded >= m.total;
-  return `Recall by meaning: ${n(m.embedded)} of ${n(m.total)} memories embedded (${m.key})${done ? "" : ", the rest in the background"}`;
+  const head = `Recall by meaning: ${n(m.embedded)} of ${n(m.total)} memories embedded (${m.key})`;
+  if (m.embedded >= m.total) return head;
+  const skipped = m.skipped ? `; ${n(m.skipped)} refused by the provider, tried again later` : "";
+  if (m.lastFailure === undefined) return `${head}${skipped}, the rest in the background`;
+  return `${head}${skipped}; last failure at ${hhmm(m.lastFailure.at)} UTC: ${m.lastFailure.error}`;
 }

@@ -88,6 +88,9 @@ export class MemoryVectorStore {
   private readonly progressStmt;
   private readonly nearStmt;
   private readonly anyStmt;
+  private readonly failStmt;
+  private readonly clearFailStmt;
+  private readonly skippedStmt;
 
   constructor(
     db: Db,
@@ -95,20 +98,41 @@ export class MemoryVectorStore {
     o: { readonly load?: (db: Db) => void } = {},
   ) {
     this.unavailable = loadVectorExtension(db, o.load);
-    // Newest first: what was just said is the likeliest to be asked about.
+    // Newest first: what was just said is the likeliest to be asked about. A vector of the key but
+    // not of the live size (a local model replaced under its name) is pending too; a memory the
+    // provider refused on its own is skipped until its retry time.
     this.pendingStmt = db.prepare(
-      `SELECT m.id, m.content FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.model = @model
-       WHERE m.agent = @agent AND v.memory_id IS NULL ORDER BY m.id DESC LIMIT @limit`,
+      `SELECT m.id, m.content FROM memories m
+       LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.model = @model AND (@bytes IS NULL OR length(v.vec) = @bytes)
+       LEFT JOIN memory_embed_failures f ON f.memory_id = m.id AND f.model = @model AND f.retry_at > @now
+       WHERE m.agent = @agent AND v.memory_id IS NULL AND f.memory_id IS NULL ORDER BY m.id DESC LIMIT @limit`,
+    );
+    this.failStmt = db.prepare(
+      `INSERT INTO memory_embed_failures (memory_id, agent, model, attempts, failed_at, retry_at)
+       SELECT id, agent, @model, 1, @now, @now + @skipMs FROM memories WHERE id = @id AND agent = @agent
+       ON CONFLICT (memory_id) DO UPDATE SET
+         attempts = CASE WHEN model = excluded.model THEN attempts + 1 ELSE 1 END,
+         model = excluded.model, failed_at = excluded.failed_at,
+         retry_at = excluded.failed_at + min(@maxSkipMs, @skipMs * (1 << min(20, CASE WHEN model = excluded.model THEN attempts ELSE 0 END)))
+       RETURNING attempts, retry_at`,
+    );
+    this.clearFailStmt = db.prepare(`DELETE FROM memory_embed_failures WHERE memory_id = ?`);
+    this.skippedStmt = db.prepare(
+      `SELECT count(*) AS n, min(retry_at) AS next FROM memory_embed_failures WHERE agent = ? AND model = ? AND retry_at > ?`,
     );
     // Only while the memory still reads as embedded: an edit meanwhile leaves it pending.
     this.putStmt = db.prepare(
       `INSERT OR REPLACE INTO memory_vectors (memory_id, agent, model, vec, embedded_at)
        SELECT id, agent, @model, @vec, @now FROM memories WHERE id = @id AND agent = @agent AND content = @content`,
     );
-    this.anyStmt = db.prepare(`SELECT 1 FROM memory_vectors WHERE agent = ? AND model = ? LIMIT 1`).pluck();
+    this.anyStmt = db
+      .prepare(
+        `SELECT 1 FROM memory_vectors WHERE agent = @agent AND model = @model AND (@bytes IS NULL OR length(vec) = @bytes) LIMIT 1`,
+      )
+      .pluck();
     this.progressStmt = db.prepare(
       `SELECT count(*) AS total, count(v.memory_id) AS embedded,
-              coalesce(sum(v.memory_id IS NOT NULL AND v.model IS NOT @model), 0) AS other
+              coalesce(sum(v.memory_id IS NOT NULL AND (v.model IS NOT @model OR (@bytes IS NOT NULL AND length(v.vec) != @bytes))), 0) AS other
        FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id WHERE m.agent = @agent`,
     );
     this.nearStmt =
@@ -123,26 +147,63 @@ export class MemoryVectorStore {
         : undefined;
   }
 
-  /** Memories without a vector of `model` (the embedder's key), newest first. */
-  pending(model: string, limit: number): PendingMemory[] {
-    return this.pendingStmt.all({ agent: this.agent, model, limit }) as PendingMemory[];
+  /**
+   * Memories without a vector of `model` (the embedder's key) — of `dims` numbers when the live
+   * size is known —, newest first, but for those refused on their own whose retry time is after `now`.
+   */
+  pending(
+    model: string,
+    limit: number,
+    o: { readonly dims?: number; readonly now?: number } = {},
+  ): PendingMemory[] {
+    return this.pendingStmt.all({
+      agent: this.agent,
+      model,
+      limit,
+      bytes: bytesOf(o.dims),
+      now: o.now ?? Number.NEGATIVE_INFINITY,
+    }) as PendingMemory[];
   }
 
   /** Keep a memory's vector; false when the memory is gone or was reworded since `content` was read. */
   put(m: PendingMemory, model: string, vec: Float32Array, now: number): boolean {
-    return (
+    const kept =
       this.putStmt.run({ id: m.id, agent: this.agent, content: m.content, model, vec: toBlob(vec), now })
-        .changes > 0
-    );
+        .changes > 0;
+    if (kept) this.clearFailStmt.run(m.id);
+    return kept;
   }
 
-  /** Whether any memory has a vector of `model` (one indexed look-up: a plan's query is embedded only then). */
-  hasAny(model: string): boolean {
-    return this.anyStmt.get(this.agent, model) !== undefined;
+  /**
+   * The provider refused this memory on its own: skip it for `skipMs`, doubled at each refusal in
+   * a row, at most `maxSkipMs`. Returns the refusals in a row and when it is tried again
+   * (undefined when the memory is gone).
+   */
+  refused(
+    id: number,
+    model: string,
+    now: number,
+    o: { readonly skipMs: number; readonly maxSkipMs: number },
+  ): { readonly attempts: number; readonly retryAt: number } | undefined {
+    const r = this.failStmt.get({ id, agent: this.agent, model, now, ...o }) as
+      { attempts: number; retry_at: number } | undefined;
+    return r && { attempts: r.attempts, retryAt: r.retry_at };
   }
 
-  progress(model: string): VectorProgress {
-    const r = this.progressStmt.get({ agent: this.agent, model }) as {
+  /** Memories of `model` skipped at `now` (refused on their own, not yet tried again), and when the first is tried again. */
+  skipped(model: string, now: number): { readonly count: number; readonly nextAt: number | undefined } {
+    const r = this.skippedStmt.get(this.agent, model, now) as { n: number; next: number | null };
+    return { count: r.n, nextAt: r.next ?? undefined };
+  }
+
+  /** Whether any memory has a vector of `model` (of `dims` numbers when known): one indexed look-up, a plan's query is embedded only then. */
+  hasAny(model: string, dims?: number): boolean {
+    return this.anyStmt.get({ agent: this.agent, model, bytes: bytesOf(dims) }) !== undefined;
+  }
+
+  /** How far `model`'s vectors have come; with `dims`, a vector of another size counts as of another key. */
+  progress(model: string, dims?: number): VectorProgress {
+    const r = this.progressStmt.get({ agent: this.agent, model, bytes: bytesOf(dims) }) as {
       total: number;
       embedded: number;
       other: number;
@@ -166,5 +227,7 @@ export class MemoryVectorStore {
     return rows.map((r) => ({ distance: r.distance, memory: toMemory(r) }));
   }
 }
+
+const bytesOf = (dims: number | undefined): number | null => (dims === undefined ? null : dims * 4);
 
 const toBlob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);

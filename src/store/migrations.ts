@@ -434,4 +434,24 @@ export const migrations: readonly string[] = [
     DELETE FROM memory_vectors WHERE memory_id = old.id;
   END;
   `,
+  // Memory by meaning: a memory the embedding provider refused on its own (a text it answers 400
+  // for, or too long for a local server) is skipped until retry_at (store/memory-vectors.ts), so it
+  // never holds back the others. Dropped with the memory, or when it is reworded.
+  `
+  CREATE TABLE memory_embed_failures (
+    memory_id INTEGER PRIMARY KEY,
+    agent     TEXT    NOT NULL,
+    model     TEXT    NOT NULL,
+    attempts  INTEGER NOT NULL,
+    failed_at INTEGER NOT NULL,
+    retry_at  INTEGER NOT NULL
+  );
+  CREATE TRIGGER memory_embed_failures_delete AFTER DELETE ON memories BEGIN
+    DELETE FROM memory_embed_failures WHERE memory_id = old.id;
+  END;
+  CREATE TRIGGER memory_embed_failures_reworded AFTER UPDATE OF content ON memories
+    WHEN new.content IS NOT old.content BEGIN
+    DELETE FROM memory_embed_failures WHERE memory_id = old.id;
+  END;
+  `,
 ];

@@ -138,6 +138,12 @@ describe("memory by meaning", () => {
     const vectors = new MemoryVectorStore(h.db, h.persona.name);
     const key = "gemini:gemini-embedding-001@128";
     expect(vectors.progress(key)).toMatchObject({ total: 1, embedded: 0 });
+    // /status names the last failure, not "the rest in the background".
+    await h.ownerSays("/status");
+    await h.pass(2_000);
+    expect(h.savedReplies().at(-1)).toMatch(
+      /Recall by meaning: 0 of 1 memories embedded \(gemini:gemini-embedding-001@128\); last failure at \d\d:\d\d UTC: .*503/,
+    );
     // Found by its words meanwhile.
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai who has a sofa?" });
     h.gemini.script(plan());
@@ -156,7 +162,7 @@ describe("memory by meaning", () => {
     await h.pass(60_000);
     expect(h.gemini.embedRequests).toEqual([]);
     await h.ownerSays("/resume");
-    await h.pass(16 * 60_000);
+    await h.pass(70_000); // within a minute of the /resume (not the quarter of an hour it once waited)
     const vectors = new MemoryVectorStore(h.db, h.persona.name);
     expect(vectors.progress("gemini:gemini-embedding-001@128")).toMatchObject({ total: 13, embedded: 13 });
   });
@@ -198,17 +204,108 @@ describe("memory by meaning", () => {
     const vectors = () => new MemoryVectorStore(h.db, h.persona.name);
     expect(vectors().progress("gemini:gemini-embedding-001@128")).toMatchObject({ total: 13, embedded: 13 });
     h.embeddingsNow = { dimensions: 256 };
+    // The new model's first calls fail: meanwhile the 128-size vectors must not be compared.
+    h.gemini.embedFailures = [503];
     await h.restart();
-    const before = h.gemini.embedRequests.length;
-    await h.pass(1_000); // one batch
-    expect(vectors().progress("gemini:gemini-embedding-001@256")).toMatchObject({ total: 13, embedded: 13 });
     const changed = h.log.lines().filter((l) => String(l.msg).startsWith("the embedding model changed"));
     expect(changed).toHaveLength(1);
+    await h.pass(1_000);
+    expect(vectors().progress("gemini:gemini-embedding-001@256")).toMatchObject({ total: 13, embedded: 0 });
+    // Asked while nothing is embedded at the new size: answered from words ("sofa"), without errors.
+    h.gemini.embedFailures = [503, 503, 503];
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what did bob say about his sofa?" });
+    h.gemini.script(plan());
+    await h.pass(3_000);
+    expect(memoryLines().join("\n")).toContain("his puppy Rex chewed the sofa");
+    expect(h.log.lines().filter((l) => Number(l.level) >= 50)).toEqual([]);
+    // The provider answers again: the backlog is embedded at the new size, and found by meaning.
+    h.gemini.embedFailures = [];
+    const before = h.gemini.embedRequests.length;
+    await h.pass(11 * 60_000);
+    expect(vectors().progress("gemini:gemini-embedding-001@256")).toMatchObject({ total: 13, embedded: 13 });
     expect(h.gemini.embedRequests.slice(before).every((r) => r.dimensions === 256)).toBe(true);
     await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what did bob say about his dog?" });
     h.gemini.script(plan());
     await h.pass(20_000);
     expect(memoryLines().join("\n")).toContain("his puppy Rex chewed the sofa");
+  });
+
+  it("one memory the provider refuses does not hold back the others: they are embedded, it is skipped for a while, /status says why", async () => {
+    h = await Harness.start({ embeddings: { dimensions: 128 } });
+    h.gemini.embedRefuses = (t) => t.includes("UNEMBEDDABLE");
+    const m = h.runtime.memories;
+    const group = h.group.peerId;
+    const alice = String(h.alice.id);
+    const now = h.clock.now();
+    m.remember({ chatId: group, toldBy: alice, content: "carol can't eat peanuts", now: now - 4000 });
+    m.remember({ chatId: group, toldBy: alice, content: "bob's puppy Rex chewed the sofa", now: now - 3000 });
+    m.remember({ chatId: group, toldBy: alice, content: "the group meets on thursdays", now: now - 2000 });
+    // The newest: in every "newest first" batch.
+    m.remember({
+      chatId: group,
+      toldBy: alice,
+      content: "UNEMBEDDABLE " + "x".repeat(5000),
+      now: now - 1000,
+    });
+    await h.pass(30_000);
+    const vectors = new MemoryVectorStore(h.db, h.persona.name);
+    const key = "gemini:gemini-embedding-001@128";
+    expect(vectors.progress(key)).toMatchObject({ total: 4, embedded: 3 });
+    // Texts are cut before they are sent.
+    expect(
+      Math.max(...h.gemini.embedRequests.flatMap((r) => r.texts.map((t) => t.length))),
+    ).toBeLessThanOrEqual(1_500);
+    const refused = h.log
+      .lines()
+      .filter((l) => String(l.msg).startsWith("the embedding provider refused one memory"));
+    expect(refused).toHaveLength(1);
+    // Skipped for a while: no more calls for it, and no backoff holding the others.
+    // Refused in its batch, then alone.
+    expect(h.gemini.embedRequests.filter((r) => r.taskType === "refused").length).toBe(2);
+    const calls = h.gemini.embedRequests.length;
+    await h.pass(10 * 60_000);
+    expect(h.gemini.embedRequests.length).toBe(calls);
+    m.remember({ chatId: group, toldBy: alice, content: "dave plays the violin", now: h.clock.now() });
+    await h.pass(5_000);
+    expect(h.gemini.embedRequests.length).toBe(calls + 1);
+    expect(vectors.progress(key)).toMatchObject({ total: 5, embedded: 4 });
+    await h.ownerSays("/status");
+    await h.pass(2_000);
+    expect(h.savedReplies().at(-1)).toMatch(
+      /Recall by meaning: 4 of 5 memories embedded \(gemini:gemini-embedding-001@128\); 1 refused by the provider, tried again later; last failure at \d\d:\d\d UTC: .*invalid argument/i,
+    );
+    // Tried again later (an hour): refused again, skipped longer.
+    await h.pass(61 * 60_000);
+    expect(h.gemini.embedRequests.filter((r) => r.taskType === "refused").length).toBe(3);
+  });
+
+  it("a local model replaced under the same name with another size is noticed and re-embedded, with one warning", async () => {
+    openai = await OpenAiFake.start();
+    h = await Harness.start({ openai, embeddings: { model: "nomic-embed-text" } });
+    seed(h);
+    await h.pass(20_000);
+    const vectors = () => new MemoryVectorStore(h.db, h.persona.name);
+    expect(vectors().progress("openai:nomic-embed-text", 384)).toMatchObject({ total: 13, embedded: 13 });
+    openai.embeddingSize = 768;
+    await h.restart();
+    await h.pass(20_000);
+    expect(vectors().progress("openai:nomic-embed-text", 768)).toMatchObject({ total: 13, embedded: 13 });
+    const warned = h.log.lines().filter((l) => String(l.msg).includes("now answers 768 dimensions"));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]!.msg).toContain("13 memories are found by their words");
+    await h.ownerSays("/status");
+    await h.pass(2_000);
+    expect(h.savedReplies().at(-1)).toContain(
+      "Recall by meaning: 13 of 13 memories embedded (openai:nomic-embed-text)",
+    );
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what did bob say about his dog?" });
+    openai.reply({ json: { tasks: [] } });
+    await h.pass(20_000);
+    const user = openai.requests
+      .at(-1)!
+      .body.messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+      .join("\n");
+    expect(user).toContain("his puppy Rex chewed the sofa");
   });
 
   it("with an OpenAI-compatible server, /v1/embeddings finds the paraphrase too", async () => {

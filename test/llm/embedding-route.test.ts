@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/config-error";
 import { readEnv } from "../../src/config/env";
+import { parseModels } from "../../src/config/llm-routes";
 import { embedRoute, withLocalEmbedPrice } from "../../src/llm/embedding-route";
 import { DEFAULT_PRICES, priceFor } from "../../src/llm/prices";
 
@@ -17,6 +18,36 @@ describe("LLM_EMBED: which provider embeds memories", () => {
     expect(off).toMatchObject({ provider: "off", notice: expect.stringContaining("LLM_EMBED=openai:") });
     expect(embedRoute(env({}))).toEqual({ provider: "off" });
     expect(embedRoute(env({ GEMINI_API_KEY: "k", LLM_EMBED: "off" }))).toEqual({ provider: "off" });
+  });
+
+  it("unset, embeds with the provider that plans: a Gemini key kept for media never gets the memories of a persona planning on a local server", () => {
+    const local = "http://127.0.0.1:11434/v1";
+    const both = { GEMINI_API_KEY: "k", OPENAI_BASE_URL: local };
+    const off = embedRoute(env({ ...both, LLM_PLAN: "openai" }));
+    expect(off).toEqual({
+      provider: "off",
+      notice: expect.stringContaining("set LLM_EMBED=openai:<embedding model>"),
+    });
+    // A persona's # Models decides for that persona, over the environment.
+    const models = (raw: string) => parseModels({ file: "agents/Mira.md", field: "Models" }, raw);
+    expect(embedRoute(env(both), models("- planning: openai:qwen3:8b"))).toMatchObject({ provider: "off" });
+    expect(embedRoute(env({ ...both, LLM_PLAN: "openai" }), models("- planning: gemini"))).toMatchObject({
+      provider: "gemini",
+    });
+    // Media on Gemini, planning local: still not Gemini.
+    expect(embedRoute(env({ ...both, LLM_PLAN: "openai", LLM_MEDIA: "gemini" }))).toMatchObject({
+      provider: "off",
+    });
+    // Asked for, it goes where it is told.
+    expect(embedRoute(env({ ...both, LLM_PLAN: "openai", LLM_EMBED: "gemini" }))).toMatchObject({
+      provider: "gemini",
+    });
+    expect(embedRoute(env({ ...both, LLM_PLAN: "openai", LLM_EMBED: "openai:nomic-embed-text" }))).toEqual({
+      provider: "openai",
+      model: "nomic-embed-text",
+    });
+    // Planning on Gemini (the default with a key): Gemini embeds.
+    expect(embedRoute(env(both))).toMatchObject({ provider: "gemini" });
   });
 
   it("takes a model and the dimensions as written", () => {

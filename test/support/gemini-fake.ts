@@ -208,6 +208,8 @@ export class GeminiFake {
   readonly embedRequests: EmbedRecord[] = [];
   /** Embedding requests still to fail, each with this HTTP status (a failing or absent embedding model). */
   embedFailures: number[] = [];
+  /** A text this refuses (400 INVALID_ARGUMENT for any request that holds it: too long, or unembeddable). */
+  embedRefuses: ((text: string) => boolean) | undefined;
 
   private readonly queue: FakeReply[] = [];
   /** Replies to speech requests (they never take a plan's scripted reply); empty: a tone. */
@@ -335,6 +337,16 @@ export class GeminiFake {
       const text = (r.content?.parts ?? []).map((p) => p.text ?? "").join(" ");
       return { text, values: fakeEmbedding(text, r.outputDimensionality ?? FULL_EMBEDDING) };
     });
+    if (this.embedRefuses && vectors.some((v) => this.embedRefuses!(v.text))) {
+      this.embedRequests.push({
+        model,
+        texts: vectors.map((v) => v.text),
+        dimensions: undefined,
+        taskType: "refused",
+      });
+      sendJson(res, 400, googleError(400, "INVALID_ARGUMENT", "Request contains an invalid argument."));
+      return;
+    }
     this.embedRequests.push({
       model,
       texts: vectors.map((v) => v.text),

@@ -71,6 +71,10 @@ export class OpenAiFake {
   readonly requests: ChatRequestRecord[] = [];
   /** Every `/v1/embeddings` request (deterministic vectors: fake-embeddings.ts). */
   readonly embedRequests: EmbeddingsRecord[] = [];
+  /** The embedding model's own size, when a request asks for none (another model pulled under the same name: change it). */
+  embeddingSize = FAKE_EMBEDDING_SIZE;
+  /** Answer the model's own size whatever `dimensions` asks (some servers ignore the field). */
+  ignoresDimensions = false;
   /** Scripted replies, first in first out. */
   readonly queue: OpenAiFakeReply[] = [];
   respondWith: ((body: ChatBody) => OpenAiFakeReply) | undefined;
@@ -151,7 +155,10 @@ export class OpenAiFake {
         data: input.map((text, index) => ({
           object: "embedding",
           index,
-          embedding: fakeEmbedding(text, body.dimensions ?? FAKE_EMBEDDING_SIZE),
+          embedding: fakeEmbedding(
+            text,
+            (this.ignoresDimensions ? undefined : body.dimensions) ?? this.embeddingSize,
+          ),
         })),
         usage: { prompt_tokens: input.reduce((n, t) => n + Math.ceil(t.length / 4), 0), total_tokens: 0 },
       });

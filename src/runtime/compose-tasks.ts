@@ -297,6 +297,10 @@ export function composeTasks(
           open: (c) => scheduler.openTasks(c),
           get: (id) => st.tasks.get(id),
           cancel: (id, why) => scheduler.cancelTask(id, why),
+          askerOf: (id) => intentionStore.get(id)?.forUser,
+          save: (t) => st.tasks.save(t, clock.now()),
+          replan: (chatId, topicId, payload) =>
+            scheduler.add(chatId, [{ kind: "received", payload }], topicId),
           logger,
         },
         userId,

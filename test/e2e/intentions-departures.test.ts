@@ -11,6 +11,7 @@ import { isPlanRequest } from "../support/gemini-fake";
 import type { EmuUser } from "../../emulator";
 import { Harness, plan } from "../support/harness";
 import { latch, until } from "../support/wait";
+import { formatLocal } from "../../src/base/zoned-time";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -183,5 +184,86 @@ describe("an intention whose asker goes while it is planned", () => {
     remindWhenDue();
     await h.pass(HOUR);
     expect(h.sent(h.club).map((m) => m.text)).not.toContain("Dave: post the door codes!");
+  });
+});
+
+const DAVE_NOTE = "remind Dave to post the door codes";
+const ERIN_NOTE = "remind Erin to bring the projector";
+
+/** The notes of the intentions a planning request carries as due now (not those it lists as pending). */
+function dueNotes(body: unknown): string[] {
+  const { contents } = body as { contents: { parts: { text?: string }[] }[] };
+  const lines = contents.flatMap((c) => c.parts.flatMap((p) => (p.text ?? "").split("\n")));
+  return [DAVE_NOTE, ERIN_NOTE].filter((n) => lines.some((l) => l.includes("due now⟧") && l.includes(n)));
+}
+
+/**
+ * Dave and Erin, both in the Club, each ask for a reminder due the same minute. When due, Dave's
+ * plan is under way (its call held) when Erin's falls due, so it hands both over to hers: one
+ * planning call carries both (held until `gate` opens) and sends each reminder it carries.
+ */
+async function twoReminders() {
+  h = await Harness.start({ tickMs: 1000 });
+  const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+  const erin = h.emu.addUser({ firstName: "Erin", username: "erin" });
+  await h.emu.chats.addMember(h.club, dave);
+  await h.emu.chats.addMember(h.club, erin);
+  const at = formatLocal(h.clock.now() + 40 * MIN, h.persona.timeZone);
+  h.gemini.script(plan({ kind: "schedule", note: DAVE_NOTE, at }));
+  await h.emu.post({ chat: h.club, from: dave, text: "@mira_ai remind me to post the door codes later" });
+  await h.pass(MIN);
+  h.gemini.script(plan({ kind: "schedule", note: ERIN_NOTE, at }));
+  await h.emu.post({ chat: h.club, from: erin, text: "@mira_ai remind me to bring the projector then too" });
+  await h.pass(MIN);
+  expect(intentions(h.club.peerId).map((i) => i.state)).toEqual(["pending", "pending"]);
+  const first = latch();
+  const gate = latch();
+  let held = false;
+  h.gemini.respondWith((body) => {
+    const due = dueNotes(body);
+    const sends = [
+      ...(due.includes(DAVE_NOTE) ? [{ kind: "send" as const, text: "Dave: post the door codes!" }] : []),
+      ...(due.includes(ERIN_NOTE) ? [{ kind: "send" as const, text: "Erin: bring the projector!" }] : []),
+    ];
+    if (due.length === 1 && due[0] === DAVE_NOTE) return { after: first.promise, then: plan(...sends) };
+    if (!held && due.length === 2) {
+      held = true;
+      return { after: gate.promise, then: plan(...sends) };
+    }
+    return plan(...sends);
+  });
+  const passing = h.pass(45 * MIN);
+  await until(() => intentions(h.club.peerId).every((i) => i.state === "firing"));
+  first.release();
+  await until(() => held);
+  return { dave, erin, gate, passing };
+}
+
+describe("reminders of two askers planned together, one of them goes", () => {
+  it("erin is removed while the plan carrying both reminders is out: hers is not sent, dave's is", async () => {
+    const { erin, gate, passing } = await twoReminders();
+    await h.emu.chats.removeMember(h.club, erin);
+    gate.release();
+    await passing;
+    await h.pass(10 * MIN);
+    const sent = h.sent(h.club).map((m) => m.text);
+    expect(sent).toContain("Dave: post the door codes!");
+    expect(sent).not.toContain("Erin: bring the projector!");
+    expect(intentions(h.club.peerId)).toEqual([
+      { note: DAVE_NOTE, state: "fired", reason: null },
+      { note: ERIN_NOTE, state: "skipped", reason: "skipped: its asker was removed from the group" },
+    ]);
+  });
+
+  it("dave is removed instead: erin's reminder is still sent, his is not", async () => {
+    const { dave, gate, passing } = await twoReminders();
+    await h.emu.chats.removeMember(h.club, dave);
+    gate.release();
+    await passing;
+    await h.pass(10 * MIN);
+    const sent = h.sent(h.club).map((m) => m.text);
+    expect(sent).toContain("Erin: bring the projector!");
+    expect(sent).not.toContain("Dave: post the door codes!");
+    expect(intentions(h.club.peerId).map((i) => i.state)).toEqual(["skipped", "fired"]);
   });
 });

@@ -228,6 +228,11 @@ export class Intentions {
     if (gone.length > 0) this.arm();
   }
 
+  /** The persona unblocked someone (here, or in another app): intentions may be set for them again. */
+  unblocked(userId: string): void {
+    this.d.departures?.unblocked(userId);
+  }
+
   /**
    * Someone left a group or was removed from it (its service message): what they asked for there
    * is dropped with the reason, never sent after they are gone.
@@ -292,7 +297,7 @@ export class Intentions {
   /** A planning task ended: the due intentions it carried were planned (`fired`) or not (`skipped`). */
   taskEnded(task: Task, status: "done" | "failed" | "cancelled"): void {
     if (task.kind === "block" && status === "done") return this.blocked(task.chatId);
-    if (task.kind === "unblock" && status === "done") return this.d.departures?.unblocked(task.chatId);
+    if (task.kind === "unblock" && status === "done") return this.unblocked(task.chatId);
     if (task.kind !== "received") return;
     const p = (task as Task<"received">).payload;
     if (!p.intentions?.length) return;

@@ -167,7 +167,7 @@ describe("an intention whose asker goes while it is planned", () => {
     expect(h.sent(h.club).map((m) => m.text)).not.toContain(long);
   });
 
-  it("she blocked dave in his DM: a reminder he asks for in a group afterwards is refused, never set for someone she blocked", async () => {
+  it("she blocked dave in his DM: a reminder he asks for in a group afterwards is his to have (only asks made before the block are refused)", async () => {
     h = await Harness.start({ tickMs: 1000 });
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
     h.emu.addContact(h.account, dave);
@@ -179,11 +179,47 @@ describe("an intention whose asker goes while it is planned", () => {
     expect(h.db.prepare("SELECT status FROM tasks WHERE kind = 'block'").pluck().all()).toEqual(["done"]);
     await daveAsks(dave);
     expect(intentions(h.club.peerId)).toEqual([
-      { note: "remind Dave to post the door codes", state: "refused", reason: "its asker was blocked" },
+      { note: "remind Dave to post the door codes", state: "pending", reason: null },
     ]);
-    remindWhenDue();
-    await h.pass(HOUR);
-    expect(h.sent(h.club).map((m) => m.text)).not.toContain("Dave: post the door codes!");
+  });
+
+  it("the owner blocks dave in another app while the plan of his reminder is out: it is refused; unblocked there before it comes back, it is set and sent", async () => {
+    for (const unblock of [false, true]) {
+      await h?.close();
+      h = await Harness.start({ tickMs: 1000 });
+      const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+      await h.emu.chats.addMember(h.club, dave);
+      const gate = latch();
+      h.gemini.script({
+        after: gate.promise,
+        then: plan({ kind: "schedule", note: "remind Dave to post the door codes", after_minutes: 30 }),
+      });
+      await h.emu.post({
+        chat: h.club,
+        from: dave,
+        text: "@mira_ai in 30 min remind me to post the door codes",
+      });
+      const passing = h.pass(5_000);
+      await until(() => planCount() === 1);
+      await h.emu.blockElsewhere(h.account, dave, true); // updatePeerBlocked, blocked
+      if (unblock) await h.emu.blockElsewhere(h.account, dave, false); // and unblocked there
+      gate.release();
+      await passing;
+      await h.pass(MIN);
+      expect(intentions(h.club.peerId)).toEqual([
+        unblock
+          ? { note: "remind Dave to post the door codes", state: "pending", reason: null }
+          : { note: "remind Dave to post the door codes", state: "refused", reason: "its asker was blocked" },
+      ]);
+      remindWhenDue();
+      await h.pass(HOUR);
+      expect(
+        h
+          .sent(h.club)
+          .map((m) => m.text)
+          .includes("Dave: post the door codes!"),
+      ).toBe(unblock);
+    }
   });
 });
 

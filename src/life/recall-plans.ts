@@ -157,6 +157,8 @@ export class RecalledPlans {
   }
 
   refusal(task: Task, now: number): string | undefined {
+    // A send in doubt (it may have gone out) is settled, never cancelled: as the admission gate does.
+    if (task.inDoubt) return undefined;
     if (!this.loaded) {
       this.loaded = true;
       for (const r of this.stored(now - RECALL_MEMORY_MS))

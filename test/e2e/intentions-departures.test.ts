@@ -167,6 +167,31 @@ describe("an intention whose asker goes while it is planned", () => {
     expect(h.sent(h.club).map((m) => m.text)).not.toContain(long);
   });
 
+  it("dave is removed while the send of his reminder is in doubt (it may have gone out), then a restart: the doubt is settled, the message stored once, not cancelled", async () => {
+    h = await Harness.start({ tickMs: 1000, requestTimeoutMs: 300 });
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });
+    await h.emu.chats.addMember(h.club, dave);
+    await daveAsks(dave);
+    h.emu.faults.hang("messages.SendMessage", { when: "after-apply", times: 1 }); // the server has it; no answer
+    h.gemini.script(plan({ kind: "send", text: "Dave: post the door codes!" }));
+    const send = () =>
+      h.db.prepare("SELECT status, in_doubt AS inDoubt, error FROM tasks WHERE kind = 'send'").get() as
+        { status: string; inDoubt: number; error: string | null } | undefined;
+    for (let i = 0; i < 40 * 60 && send()?.inDoubt !== 1; i++) await h.pass(1_000);
+    expect(send()?.inDoubt).toBe(1);
+    await h.emu.chats.removeMember(h.club, dave);
+    h.crash();
+    h.boot();
+    await h.pass(5 * MIN);
+    expect(send()).toMatchObject({ status: "done", inDoubt: 0 });
+    expect(h.sent(h.club).filter((m) => m.text === "Dave: post the door codes!")).toHaveLength(1);
+    const stored = h.db
+      .prepare("SELECT count(*) FROM messages WHERE chat_id = ? AND is_agent = 1 AND text = ?")
+      .pluck()
+      .get(h.club.peerId, "Dave: post the door codes!");
+    expect(stored).toBe(1);
+  });
+
   it("she blocked dave in his DM: a reminder he asks for in a group afterwards is his to have (only asks made before the block are refused)", async () => {
     h = await Harness.start({ tickMs: 1000 });
     const dave = h.emu.addUser({ firstName: "Dave", username: "dave" });

@@ -95,7 +95,13 @@ export function composeTasks(
       noteWriteRefusal(st.entities, chatId, error);
       // A topic closed or deleted under her, its service message never seen: the next mention there costs nothing.
       if (topicId !== undefined && (error === "TOPIC_CLOSED" || error === "TOPIC_DELETED"))
-        st.topics.refused(chatId, topicId, error === "TOPIC_DELETED", st.messages.highestId(chatId) ?? 0);
+        st.topics.refused(
+          chatId,
+          topicId,
+          error === "TOPIC_DELETED",
+          st.messages.highestId(chatId) ?? 0,
+          clock.now(),
+        );
     },
   });
   // Online while it reads and answers, offline when quiet (life/presence.ts).
@@ -254,7 +260,7 @@ export function composeTasks(
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
         // Closed topics take the creator's and topic managers' messages (base/topic-closure.ts).
         topicClosed: (chatId, topicId) =>
-          topicShut(st.topics.closure(chatId, topicId), st.entities.get(chatId)?.writes),
+          topicShut(st.topics.closure(chatId, topicId, clock.now()), st.entities.get(chatId)?.writes),
         earlierChat: (chatId) => st.moves.predecessor(chatId),
         ...(m.meaning ? { meaning: m.meaning } : {}),
         stickerEmoji: (set) => actions.knownStickerEmoji(set),

@@ -5,7 +5,8 @@
  * written after the block is not refused for it). A plan that asked for a reminder before its asker went must
  * not store it when its task runs: the service message's id after the asker's own message says
  * they went after asking (a message of theirs written after they came back is newer and counts).
- * A departure is rare: one upsert each, one indexed read per intention stored.
+ * A departure is rare: one upsert each, one indexed read per intention stored; the retention pass
+ * forgets left / removed rows a day old (store/retention.ts `DEPARTURE_MS`).
  */
 import { transaction, type Db } from "./db";
 

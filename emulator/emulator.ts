@@ -29,6 +29,7 @@ import { RpcEndpoint } from "./rpc-endpoint";
 import type { StoredMessage } from "./stored-message";
 import { storePost } from "./store-post";
 import { TlViews } from "./tl-views";
+import { blockedElsewhere } from "./peer-blocks";
 import { Traffic } from "./traffic";
 import type {
   EmuChat,
@@ -209,6 +210,16 @@ export class TelegramEmulator {
    */
   addContact(account: EmuUser, user: EmuUser): void {
     this.world.mailbox(account.id).contacts.add(user.id);
+  }
+
+  /**
+   * The account's owner blocks (or unblocks) `user` in another Telegram app: the blocklist changes
+   * and `updatePeerBlocked` is pushed to the account's client (peer-blocks.ts). Resolves after its
+   * handlers ran.
+   */
+  async blockElsewhere(account: EmuUser, user: EmuUser, blocked: boolean): Promise<void> {
+    const push = blockedElsewhere(this.world, this.views, account, user, blocked, this.now());
+    await this.bus.deliver(push.account, push.updates);
   }
 
   /**

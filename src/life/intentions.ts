@@ -38,7 +38,7 @@ import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
 import { strangersPart } from "./follow-up-shares";
 import type { DepartureStore } from "../store/departures";
-import { askerGone, RecalledPlans } from "./recall-plans";
+import { askerGone, RecalledPlans, type RecalledPlan } from "./recall-plans";
 
 /** The longest a timer is armed for (a longer wait is re-armed; Node's timers overflow at ~24.8 days). */
 const MAX_ARM_MS = 86_400_000;
@@ -68,13 +68,9 @@ export interface IntentionsDeps {
   readonly departures?: Pick<DepartureStore, "left" | "blocked" | "unblocked" | "goneSince">;
   /**
    * Cancel the open planning and tasks of the intentions `userId` asked for (in `chatId`; every
-   * chat when undefined) that are firing now (life/recall-plans.ts); how many plans were recalled.
+   * chat when undefined) that are firing now (life/recall-plans.ts); the plans touched.
    */
-  readonly recall?: (
-    userId: string,
-    chatId: string | undefined,
-    reason: string,
-  ) => readonly Task<"received">[];
+  readonly recall?: (userId: string, chatId: string | undefined, reason: string) => readonly RecalledPlan[];
 }
 
 /** What Telegram says of a group member (telegram/inbound/departures.ts `stillMember`). */
@@ -232,6 +228,11 @@ export class Intentions {
     if (gone.length > 0) this.arm();
   }
 
+  /** The persona unblocked someone (here, or in another app): intentions may be set for them again. */
+  unblocked(userId: string): void {
+    this.d.departures?.unblocked(userId);
+  }
+
   /**
    * Someone left a group or was removed from it (its service message): what they asked for there
    * is dropped with the reason, never sent after they are gone.
@@ -257,11 +258,14 @@ export class Intentions {
    * the intentions skipped with why, and what their plans still add is refused (`recalledFor`).
    */
   private recall(userId: string, chatId: string | undefined, why: string): void {
-    for (const plan of this.d.recall?.(userId, chatId, why) ?? []) {
-      this.recalled.add(plan.id, why);
-      for (const i of plan.payload.intentions ?? []) {
-        if (this.d.store.get(i.id)?.state !== "firing") continue;
-        this.d.store.skip(i.id, `skipped: ${why}`, this.now, "firing");
+    for (const { plan, gone, refused } of this.d.recall?.(userId, chatId, why) ?? []) {
+      if (refused) this.recalled.add(plan.id, why);
+      for (const i of gone) {
+        const state = this.d.store.get(i.id)?.state;
+        if (state !== "firing" && state !== "fired") continue;
+        // Taken out of a plan that goes on: not tied to it (a restart must not refuse that plan).
+        if (!refused) this.d.store.takeOut(i.id, `skipped: ${why}`, this.now);
+        else this.d.store.skip(i.id, `skipped: ${why}`, this.now, state);
         this.d.activity?.intention(plan.chatId, `intention #${i.id} skipped: ${why}`);
       }
     }
@@ -293,7 +297,7 @@ export class Intentions {
   /** A planning task ended: the due intentions it carried were planned (`fired`) or not (`skipped`). */
   taskEnded(task: Task, status: "done" | "failed" | "cancelled"): void {
     if (task.kind === "block" && status === "done") return this.blocked(task.chatId);
-    if (task.kind === "unblock" && status === "done") return this.d.departures?.unblocked(task.chatId);
+    if (task.kind === "unblock" && status === "done") return this.unblocked(task.chatId);
     if (task.kind !== "received") return;
     const p = (task as Task<"received">).payload;
     if (!p.intentions?.length) return;

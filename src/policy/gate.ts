@@ -80,7 +80,10 @@ export interface GateDeps {
   readonly membersOf?: (chatId: string) => number | undefined;
   /** People who wrote in a chat (stored messages, the persona's own left out; a bounded list). */
   readonly authorsOf?: (chatId: string) => readonly string[];
-  /** The person an LLM task is for: the sender of the newest message it plans for or judges. */
+  /**
+   * The person an LLM task is for: the sender of the newest message it plans for or judges; for a
+   * send or sticker, of the newest message it answers (the account ceiling's trust).
+   */
   readonly personOf?: (t: Task) => string | undefined;
   /** The account-wide ceiling on messages sent per hour (policy/send-ceiling.ts); absent: none. */
   readonly ceiling?: SendCeiling;
@@ -196,11 +199,19 @@ export class Gate {
       const dm = chat.chatType === "dm";
       // In a group, whom the send answers decides (a stranger in a public group spends strangers'
       // part, not the reserve kept for the owner's people).
+      // A send is for the author of the newest message it answers (`personOf`); one that answers
+      // none (an intention's own) goes by the chat.
+      const answered =
+        !dm && person === undefined && (t.kind === "send" || t.kind === "sticker")
+          ? this.d.personOf?.(t)
+          : undefined;
       const trusted = dm
         ? this.isTrusted(this.partnerOfChat(t.chatId))
         : person !== undefined
           ? this.isTrusted(person)
-          : !this.strangersGround(t.chatId);
+          : answered !== undefined
+            ? this.isTrusted(this.partnerOfChat(answered))
+            : !this.strangersGround(t.chatId);
       const hold = ceilingHold(this.d.ceiling, t, trusted, dm && this.d.wroteIn?.(t.chatId) === false);
       if (hold !== undefined) return hold;
     }

@@ -26,6 +26,10 @@ const FIRST_SENDS_PER_HOUR = 10;
 /** Strangers may use this part of the hour's messages; the rest is kept for the owner's people. */
 const STRANGERS_SHARE = 0.75;
 const HOUR_MS = 3_600_000;
+/** A planning round let through by a freed slot keeps it this long at most (until it sends). */
+const RESERVE_MS = 5 * 60_000;
+/** A held planning round is forgotten after this (it ran, was cancelled or aged out). */
+const WAITING_MS = 3 * HOUR_MS;
 
 /** What `/status` and the metrics show. */
 export interface SendCeilingSnapshot {
@@ -39,6 +43,10 @@ export class SendCeiling {
   private sent: { at: number; first: boolean }[] = [];
   /** Chats whose admitted send is a first message (counted as one when it is done). */
   private readonly firsts = new Set<string>();
+  /** Planning rounds held for room, in the order they came (task id → when first held). */
+  private readonly waiting = new Map<number, number>();
+  /** Planning rounds let through by a freed slot, not yet sending (task id → when). */
+  private readonly reserved = new Map<number, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -73,6 +81,34 @@ export class SendCeiling {
     return sent[sent.length - this.perHour]!.at + HOUR_MS;
   }
 
+  /**
+   * A planning round for the owner's people while the hour is spent: undefined when a free slot
+   * is its own (the k-th one waiting gets the k-th slot to free, so one freed slot pays one call,
+   * not one per waiting plan), else when its slot frees (ms).
+   */
+  planRoom(taskId: number): number | undefined {
+    const now = this.clock.now();
+    for (const [id, at] of this.reserved) if (at <= now - RESERVE_MS) this.reserved.delete(id);
+    for (const [id, at] of this.waiting) if (at <= now - WAITING_MS) this.waiting.delete(id);
+    if (this.reserved.has(taskId)) return undefined;
+    const sent = this.recent();
+    const free = this.perHour - sent.length - this.reserved.size;
+    if (!this.waiting.has(taskId)) {
+      if (free > this.waiting.size) return undefined;
+      this.waiting.set(taskId, now);
+    }
+    const k = [...this.waiting.keys()].indexOf(taskId);
+    if (k < free) {
+      this.waiting.delete(taskId);
+      this.reserved.set(taskId, now);
+      return undefined;
+    }
+    // It needs k + 1 free slots beyond those reserved: the (k + 1 - free)-th of the hour's sends to expire.
+    const i = sent.length - this.perHour + this.reserved.size + k;
+    const at = sent[Math.min(Math.max(i, 0), sent.length - 1)];
+    return at === undefined ? now : Math.max(now, at.at + HOUR_MS);
+  }
+
   /** Whether the hour's first messages are spent. */
   firstsFull(): boolean {
     return this.firstCount() >= this.firstPerHour;
@@ -96,6 +132,9 @@ export class SendCeiling {
 
   /** A message went out in `chatId`. */
   note(chatId: string): void {
+    // The oldest plan let through by a freed slot has used it.
+    const [oldest] = this.reserved.keys();
+    if (oldest !== undefined) this.reserved.delete(oldest);
     this.sent.push({ at: this.clock.now(), first: this.firsts.delete(chatId) });
     if (this.sent.length > 10 * this.perHour) this.sent = this.sent.slice(-this.perHour * 2);
   }
@@ -114,7 +153,8 @@ export class SendCeiling {
  * The ceiling's word on a task about to start (the gate's): a send or sticker the hour has no room
  * for is refused for a stranger and held for the owner's people until it has (`trusted`); a
  * planning round for the owner's people waits too while the hour is spent — the call would be paid
- * for an answer that could not go out. The answer-age limit still holds when it runs.
+ * for an answer that could not go out; each waiting round until a slot of its own frees (one
+ * freed slot, one call). The answer-age limit still holds when it runs.
  */
 export function ceilingHold(
   c: SendCeiling,
@@ -122,13 +162,12 @@ export function ceilingHold(
   trusted: boolean,
   first: boolean,
 ): string | TaskHold | undefined {
-  if (t.kind === "received")
-    return trusted && c.full()
-      ? {
-          until: c.roomAt(),
-          reason: "account ceiling: the hour's messages are spent; the answer waits for room",
-        }
-      : undefined;
+  if (t.kind === "received") {
+    const until = trusted ? c.planRoom(t.id) : undefined;
+    return until === undefined
+      ? undefined
+      : { until, reason: "account ceiling: the hour's messages are spent; the answer waits for room" };
+  }
   const held = c.admit(t.chatId, { trusted, first });
   return held !== undefined && trusted ? { until: c.roomAt(), reason: held } : held;
 }

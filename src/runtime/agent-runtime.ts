@@ -31,6 +31,7 @@ import { accountLost } from "../telegram/connection/account-errors";
 import type { CatchUpSummary } from "../telegram/inbound/catch-up";
 import type { ChatReactions } from "../telegram/outbound/chat-reactions";
 import { listenForMessages } from "../telegram/inbound/listen";
+import { listenForBlocks } from "../telegram/inbound/listen-blocks";
 import { listenForChanges } from "../telegram/inbound/listen-changes";
 import type { MessageFeed } from "../telegram/inbound/message-feed";
 import type { TypingWatch } from "../telegram/inbound/typing-watch";
@@ -255,9 +256,17 @@ export class AgentRuntime {
       logger: this.logger,
       dbFile: this.o.db.name,
     });
+    // The owner blocking or unblocking someone in another app (intentions follow the blocklist).
+    const stopBlocks = listenForBlocks({
+      client: this.o.client,
+      changed: (userId, blocked) =>
+        blocked ? this.intentions.blocked(userId) : this.intentions.unblocked(userId),
+      logger: this.logger,
+    });
     this.detach = () => {
       stopMessages();
       stopChanges();
+      stopBlocks();
     };
     this.scheduler.start();
     this.watch.start();

@@ -16,7 +16,8 @@ import { LookupCountStore } from "../store/lookups";
 
 /**
  * The person an LLM task is for: the sender of the newest message a planning round plans for,
- * or of the newest one an addressing call judges (its usage is recorded for that person too).
+ * or of the newest one an addressing call judges (its usage is recorded for that person too);
+ * for a send or sticker, of the newest message it answers (the account ceiling's trust).
  */
 function personOf(t: Task, senderOf: (messageId: number) => string | undefined): string | undefined {
   if (t.kind === "look_up") return (t as Task<"look_up">).payload.userId;
@@ -25,7 +26,9 @@ function personOf(t: Task, senderOf: (messageId: number) => string | undefined):
       ? (t as Task<"received">).payload.items.map((i) => i.messageId)
       : t.kind === "address"
         ? (t as Task<"address">).payload.items
-        : [];
+        : t.kind === "send" || t.kind === "sticker"
+          ? ((t as Task<"send" | "sticker">).payload.answers ?? [])
+          : [];
   return ids.length > 0 ? senderOf(Math.max(...ids)) : undefined;
 }
 

@@ -96,7 +96,13 @@ export function composeTasks(
       noteWriteRefusal(st.entities, chatId, error);
       // A topic closed or deleted under her, its service message never seen: the next mention there costs nothing.
       if (topicId !== undefined && (error === "TOPIC_CLOSED" || error === "TOPIC_DELETED"))
-        st.topics.refused(chatId, topicId, error === "TOPIC_DELETED", st.messages.highestId(chatId) ?? 0);
+        st.topics.refused(
+          chatId,
+          topicId,
+          error === "TOPIC_DELETED",
+          st.messages.highestId(chatId) ?? 0,
+          clock.now(),
+        );
     },
   });
   // Online while it reads and answers, offline when quiet (life/presence.ts).
@@ -272,7 +278,7 @@ export function composeTasks(
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
         // Closed topics take the creator's and topic managers' messages (base/topic-closure.ts).
         topicClosed: (chatId, topicId) =>
-          topicShut(st.topics.closure(chatId, topicId), st.entities.get(chatId)?.writes),
+          topicShut(st.topics.closure(chatId, topicId, clock.now()), st.entities.get(chatId)?.writes),
         earlierChat: (chatId) => st.moves.predecessor(chatId),
         ...(m.meaning ? { meaning: m.meaning } : {}),
         ...(voice ? { voice } : {}),
@@ -316,6 +322,10 @@ export function composeTasks(
           open: (c) => scheduler.openTasks(c),
           get: (id) => st.tasks.get(id),
           cancel: (id, why) => scheduler.cancelTask(id, why),
+          askerOf: (id) => intentionStore.get(id)?.forUser,
+          save: (t) => st.tasks.save(t, clock.now()),
+          replan: (chatId, topicId, payload) =>
+            scheduler.add(chatId, [{ kind: "received", payload }], topicId),
           logger,
         },
         userId,

@@ -168,6 +168,10 @@ export class IntentionStore {
       settle: p(
         `UPDATE intentions SET state = ?, reason = ?, updated_at = ? WHERE agent = ? AND id = ? AND state = ?`,
       ),
+      takeOut: p(
+        `UPDATE intentions SET state = 'skipped', reason = ?, task_id = NULL, updated_at = ?
+         WHERE agent = ? AND id = ? AND state = 'firing'`,
+      ),
       firing: p(
         `UPDATE intentions SET state = 'firing', task_id = ?, fired_at = ?, reason = NULL, updated_at = ?
          WHERE agent = ? AND id = ? AND state = 'pending'`,
@@ -338,8 +342,16 @@ export class IntentionStore {
   }
 
   /** A pending intention is not acted on (`skipped`), or a firing one's planning ended without a plan. */
-  skip(id: number, reason: string, now: number, from: "pending" | "firing" = "pending"): void {
+  skip(id: number, reason: string, now: number, from: "pending" | "firing" | "fired" = "pending"): void {
     this.transaction(() => this.s.settle.run("skipped", reason, now, this.agent, id, from));
+  }
+
+  /**
+   * A firing intention taken out of a planning task that goes on for the rest (its asker went):
+   * skipped with `reason`, and no longer tied to that task (which is not recalled).
+   */
+  takeOut(id: number, reason: string, now: number): void {
+    this.transaction(() => this.s.takeOut.run(reason, now, this.agent, id));
   }
 
   /**

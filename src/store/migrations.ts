@@ -454,4 +454,9 @@ export const migrations: readonly string[] = [
     DELETE FROM memory_embed_failures WHERE memory_id = old.id;
   END;
   `,
+  // A forum topic closed to her by a refused send (store/topics.ts) is tried again by one plan a
+  // day later (a manage_topics grant since): when the refusal was written.
+  `
+  ALTER TABLE topic_closures ADD COLUMN refused_at INTEGER;
+  `,
 ];

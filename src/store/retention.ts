@@ -26,6 +26,12 @@ export const DEFAULT_RETAIN_DAYS = 90;
 export const FINISHED_TASK_DAYS = 14;
 /** Rows per delete transaction, at most. */
 export const BATCH_ROWS = 200;
+/**
+ * Who left or was removed from a group (store/departures.ts) is kept this long: it refuses only a
+ * reminder a plan asked for before they went, and that plan's tasks run within the answer-age
+ * limit (an hour by default). A block is kept until she unblocks.
+ */
+export const DEPARTURE_MS = 86_400_000;
 /** A delete transaction stops taking rows after this long (it holds the writer meanwhile). */
 const BATCH_BUDGET_MS = 10;
 /** Pages given back per incremental-vacuum step. */
@@ -92,6 +98,7 @@ export class Retention {
   private readonly deleteRefusal;
   private readonly taskPage;
   private readonly deleteTask;
+  private readonly deleteDepartures;
   private readonly deleteTrace;
   private readonly deleteInstructions;
 
@@ -120,6 +127,7 @@ export class Retention {
       `SELECT id, agent, status, created_at, updated_at FROM tasks WHERE id > ? ORDER BY id LIMIT ?`,
     );
     this.deleteTask = db.prepare(`DELETE FROM tasks WHERE id = ?`);
+    this.deleteDepartures = db.prepare(`DELETE FROM departures WHERE how IN ('left','removed') AND at < ?`);
     // A finished task's plan trace goes with it (store/plan-traces.ts), then the instructions no trace uses.
     this.deleteTrace = db.prepare(`DELETE FROM plan_traces WHERE task_id = ?`);
     this.deleteInstructions = db.prepare(
@@ -306,6 +314,9 @@ export class Retention {
     }
     // A few distinct instructions (one per persona prompt and chat type): one short statement.
     if (tasksRemoved > 0 && !this.stopped) await write(() => this.deleteInstructions.run());
+
+    // Departures past their use: rare rows, one short statement.
+    if (!this.stopped) await write(() => this.deleteDepartures.run(now - DEPARTURE_MS));
 
     // Give the space back, a few pages at a time.
     const pagesBefore = this.o.db.pragma("page_count", { simple: true }) as number;

@@ -12,11 +12,17 @@ import type { Db } from "./db";
 const CLOSURES: readonly TopicClosure[] = ["open", "closed", "refused", "deleted"];
 /** A deleted topic is never reopened: no later service message outranks it. */
 const FOREVER = Number.MAX_SAFE_INTEGER;
+/**
+ * A topic closed to her by a refused send counts as merely closed after this: one plan may try
+ * again (rights granted since — `manage_topics` — let her write; refused again, it is shut again).
+ */
+const REFUSED_FOR_MS = 86_400_000;
 
 export class TopicStore {
   private readonly put;
   private readonly get;
   private readonly putClosed;
+  private readonly putRefused;
   private readonly getClosed;
 
   constructor(
@@ -34,25 +40,49 @@ export class TopicStore {
       .pluck();
     this.putClosed = db.prepare(
       `INSERT INTO topic_closures (agent, chat_id, topic_id, closed, msg_id) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (agent, chat_id, topic_id) DO UPDATE SET closed = excluded.closed, msg_id = excluded.msg_id
-       WHERE excluded.msg_id >= topic_closures.msg_id`,
+       ON CONFLICT (agent, chat_id, topic_id) DO UPDATE SET closed = excluded.closed, msg_id = excluded.msg_id,
+         refused_at = NULL
+       WHERE excluded.msg_id > topic_closures.msg_id
+         OR (excluded.msg_id = topic_closures.msg_id AND topic_closures.closed <> 2)`,
     );
-    this.getClosed = db
-      .prepare(`SELECT closed FROM topic_closures WHERE agent = ? AND chat_id = ? AND topic_id = ?`)
-      .pluck();
+    // A refusal outranks every service message known when it was written, whatever its id says
+    // (the chat's newest message may be older than a stored service message).
+    this.putRefused = db.prepare(
+      `INSERT INTO topic_closures (agent, chat_id, topic_id, closed, msg_id, refused_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent, chat_id, topic_id) DO UPDATE SET closed = excluded.closed,
+         msg_id = max(topic_closures.msg_id, excluded.msg_id), refused_at = excluded.refused_at
+       WHERE topic_closures.closed <> 3`,
+    );
+    this.getClosed = db.prepare(
+      `SELECT closed, refused_at AS refusedAt FROM topic_closures WHERE agent = ? AND chat_id = ? AND topic_id = ?`,
+    );
   }
 
   /** What she knows of the topic: its newest service message, or a send refused there (base/topic-closure.ts). */
-  closure(chatId: string, topicId: number): TopicClosure {
-    return CLOSURES[Number(this.getClosed.get(this.agent, chatId, topicId) ?? 0)] ?? "closed";
+  closure(chatId: string, topicId: number, now?: number): TopicClosure {
+    const r = this.getClosed.get(this.agent, chatId, topicId) as
+      { closed: number; refusedAt: number | null } | undefined;
+    const c = CLOSURES[Number(r?.closed ?? 0)] ?? "closed";
+    // A refusal a day old: closed, no longer closed to her (her rights decide; base/topic-closure.ts).
+    if (c === "refused" && now !== undefined && r?.refusedAt != null && r.refusedAt <= now - REFUSED_FOR_MS)
+      return "closed";
+    return c;
   }
 
   /**
    * A send of hers to the topic was refused: TOPIC_CLOSED (closed to her until a reopen service
-   * message newer than `newestId`, the chat's newest message she knows) or TOPIC_DELETED (for good).
+   * message newer than `newestId`, the chat's newest message she knows, or a day after `at`) or
+   * TOPIC_DELETED (for good).
    */
-  refused(chatId: string, topicId: number, deleted: boolean, newestId: number): void {
-    this.putClosed.run(this.agent, chatId, topicId, deleted ? 3 : 2, deleted ? FOREVER : newestId);
+  refused(chatId: string, topicId: number, deleted: boolean, newestId: number, at?: number): void {
+    this.putRefused.run(
+      this.agent,
+      chatId,
+      topicId,
+      deleted ? 3 : 2,
+      deleted ? FOREVER : newestId,
+      deleted ? null : (at ?? null),
+    );
   }
 
   /** Topic `topicId` of `chatId` was closed (or reopened) by service message `msgId`. */

@@ -81,4 +81,35 @@ describe("the account's hour is spent", () => {
       "addressed messages too old by the time of planning; not answered",
     );
   });
+
+  it("three contacts ask while the hour is spent: when its first message frees a slot, one planning call is paid, not three; each is answered as slots free", async () => {
+    h = await Harness.start({ tickMs: 1000 });
+    answering();
+    // Erin and Frank, contacts too, say good morning first (known in full, as carol is).
+    const people = [h.carol, ...["Erin", "Frank"].map((firstName) => h.emu.addUser({ firstName }))];
+    const dms = people.map((p) => {
+      h.emu.addContact(h.account, p);
+      return h.emu.dm(h.account, p);
+    });
+    for (const [i, dm] of dms.slice(1).entries())
+      await h.emu.post({ chat: dm, from: people[i + 1]!, text: "morning" });
+    await fillTheHour();
+    const alices = h.emu.history(h.emu.dm(h.account, h.alice)).filter((m) => m.fromId === h.account.id);
+    for (const [i, dm] of dms.entries())
+      await h.emu.post({ chat: dm, from: people[i]!, text: "are you there?" });
+    await h.pass(20 * MIN);
+    expect(plansFor("are you there?")).toBe(0);
+    // The hour's first two messages went out seconds apart: between their slots, one call.
+    const first = alices[0]!.date + 60 * MIN;
+    expect(alices[1]!.date + 60 * MIN - first).toBeGreaterThanOrEqual(2_000);
+    await h.pass(first + 1_000 - h.clock.now());
+    expect(plansFor("are you there?")).toBe(1);
+    await h.pass(5 * MIN);
+    expect(plansFor("are you there?")).toBe(3);
+    expect(dms.map((dm) => h.sent(dm).map((m) => m.text))).toEqual([
+      ["yes, here now"],
+      ["yes, here now"],
+      ["yes, here now"],
+    ]);
+  });
 });

@@ -44,8 +44,13 @@ describe("a group upgraded to a supergroup: what carries over", () => {
     expect(turn).toContain("Summary of its earlier history:");
     expect(turn).toContain("the picnic is in the rose garden");
     expect(turn).toContain("Bob owns a red kite");
-    // The summarised messages are not repeated; the ones after the summary are shown.
-    expect(turn).not.toContain("picnic chatter number 0\n");
+    // The summarised messages are not repeated, even those among the last 30 (chatter i is message
+    // #i+1; the window would show #3 on); the ones after the summary are shown.
+    const { toId } = h.runtime.summaries.get(`root:${h.club.peerId}`)!;
+    const covered = Array.from({ length: toId - 2 }, (_, k) => k + 2); // chatter 2 .. toId - 1
+    expect(covered.length).toBeGreaterThan(0);
+    for (const i of covered) expect(turn).not.toMatch(new RegExp(`picnic chatter number ${i}$`, "m"));
+    expect(turn).toMatch(new RegExp(`picnic chatter number ${toId}$`, "m"));
     expect(turn).toContain("picnic chatter number 30");
     expect(turn).toContain("so where is the picnic?");
     // The summary's own head names ids of the old chat, meaningless in the supergroup.

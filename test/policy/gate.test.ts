@@ -10,6 +10,7 @@ import { DEFAULT_POLICY, type PersonaPolicy } from "../../src/config/persona-pol
 import { DEFAULT_PRICES } from "../../src/llm/prices";
 import { Caps } from "../../src/policy/caps";
 import { Gate } from "../../src/policy/gate";
+import { SendCeiling } from "../../src/policy/send-ceiling";
 import { FakeClock } from "../../src/base/clock";
 import { AnswerCounts } from "../../src/store/answer-counts";
 import { ALL_CHATS, ChatSettingsStore } from "../../src/store/chat-settings";
@@ -61,7 +62,10 @@ afterEach(() => {
 });
 
 /** The gate as the runtime builds it, over fresh stores that know Sandbox, Club, alice and dave. */
-function world(change: Partial<PersonaPolicy> = {}) {
+function world(
+  change: Partial<PersonaPolicy> = {},
+  extra: Partial<ConstructorParameters<typeof Gate>[0]> = {},
+) {
   db = openDatabase(tempDbPath());
   const clock = new FakeClock();
   const { logger } = captureLogger();
@@ -83,6 +87,7 @@ function world(change: Partial<PersonaPolicy> = {}) {
     isContact: (id) => entities.get(id)?.contact,
     usernameOf: (id) => entities.get(id)?.username,
     chatOf: (id) => chats.get(id),
+    ...extra,
   });
   chats.upsert({ chatId: SANDBOX, chatType: "supergroup", title: "Sandbox" });
   chats.upsert({ chatId: CLUB, chatType: "supergroup", title: "Club" });
@@ -316,5 +321,30 @@ describe("the admission gate, per task", () => {
     const held = Object.fromEntries(LLM.map((k) => [k, "stranger-token-share"]));
     expect(w.verdicts(DAVE)).toEqual({ ...allAdmitted, ...held });
     expect(w.verdicts(ALICE)).toEqual(allAdmitted);
+  });
+});
+
+describe("the account ceiling in a group: whom a send answers", () => {
+  it("spent: a send answering dave (a stranger) in a group is refused, one answering alice (a contact) is held", async () => {
+    const clock = new FakeClock();
+    const ceiling = new SendCeiling(clock);
+    for (let k = 0; k < 60; k++) ceiling.note(CLUB);
+    const senders: Record<number, string> = { 7: DAVE, 8: ALICE };
+    const w = world(
+      {},
+      {
+        ceiling,
+        personOf: (t) => {
+          const answers = (t.payload as { answers?: number[] }).answers ?? [];
+          return answers.length ? senders[Math.max(...answers)] : undefined;
+        },
+      },
+    );
+    const send = (answers: number[]) =>
+      ({ ...w.task(CLUB, "send"), payload: { text: "hi", answers } }) as Task;
+    expect(w.gate.task(send([7]))).toBe("account ceiling: 60 messages sent in the last hour (at most 60)");
+    expect(w.gate.task(send([8]))).toMatchObject({
+      reason: "account ceiling: 60 messages sent in the last hour (at most 60)",
+    });
   });
 });

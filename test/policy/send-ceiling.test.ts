@@ -48,4 +48,27 @@ describe("the account's hourly send ceiling", () => {
     expect(c.roomAt()).toBe(clock.now());
     expect(ceilingHold(c, task("send"), true, false)).toBeUndefined();
   });
+
+  it("spent: three planning rounds of the owner's people wait each for a slot of its own, the k-th for the k-th to free", async () => {
+    const clock = new FakeClock();
+    const c = new SendCeiling(clock);
+    const first = clock.now();
+    for (let k = 0; k < 60; k++) {
+      c.note("alice");
+      await clock.advance(10_000);
+    }
+    const plan = (id: number) => ({ id, kind: "received", chatId: `p${id}` }) as Task;
+    const slot = (k: number) => first + k * 10_000 + 3_600_000;
+    expect([1, 2, 3].map((id) => (ceilingHold(c, plan(id), true, false) as { until: number }).until)).toEqual(
+      [slot(0), slot(1), slot(2)],
+    );
+    await clock.advance(slot(0) - clock.now());
+    // One slot free: the first round takes it, the others still wait.
+    expect(ceilingHold(c, plan(1), true, false)).toBeUndefined();
+    expect(ceilingHold(c, plan(2), true, false)).toMatchObject({ until: slot(1) });
+    c.note("p1"); // its answer went out
+    await clock.advance(slot(1) - clock.now());
+    expect(ceilingHold(c, plan(2), true, false)).toBeUndefined();
+    expect(ceilingHold(c, plan(3), true, false)).toMatchObject({ until: slot(2) });
+  });
 });

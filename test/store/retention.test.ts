@@ -6,11 +6,13 @@ import { registry, resetMetrics } from "../../src/metrics/metrics";
 import { formatStatus } from "../../src/owner/status";
 import { FakeClock } from "../../src/base/clock";
 import { batchedWrite, closeDatabase, migrate, openDatabase, type Db } from "../../src/store/db";
+import { DepartureStore } from "../../src/store/departures";
 import { MemoryStore } from "../../src/store/memories";
 import { MessageStore } from "../../src/store/messages";
 import { PlanTraceStore } from "../../src/store/plan-traces";
 import {
   BATCH_ROWS,
+  DEPARTURE_MS,
   VACUUM_PAGES,
   databaseBytes,
   enableIncrementalVacuum,
@@ -203,6 +205,22 @@ describe("retention (RETAIN_DAYS)", () => {
     await r.run();
     expect(ids(db, "42")).toEqual([41, 42]);
     expect(r.removed("Mira").messages).toBe(94);
+    closeDatabase(db);
+  });
+
+  it("who left or was removed from a group is forgotten a day later (nothing it could still refuse); a block is kept", async () => {
+    const db = openDatabase(tempDbPath());
+    const departures = new DepartureStore(db, "Mira");
+    departures.left("-100", "7", "left", 50, NOW - DEPARTURE_MS - 1);
+    departures.left("-100", "8", "removed", 51, NOW - DEPARTURE_MS + 60_000);
+    departures.blocked("9", NOW - 30 * DAY);
+    await retention(db).run();
+    expect(db.prepare("SELECT user_id, how FROM departures ORDER BY user_id").all()).toEqual([
+      { user_id: "8", how: "removed" },
+      { user_id: "9", how: "blocked" },
+    ]);
+    expect(departures.goneSince("-100", "7", 10)).toBeUndefined();
+    expect(departures.goneSince("-100", "8", 10)).toBe("removed");
     closeDatabase(db);
   });
 

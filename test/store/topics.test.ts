@@ -40,4 +40,37 @@ describe("forum topic titles", () => {
       closeDatabase(db);
     }
   });
+
+  it("a refusal after a service message newer than the chat's newest stored message is kept (not dropped), and only a reopen newer than that service message undoes it", () => {
+    const db = openDatabase(tempDbPath());
+    try {
+      const topics = new TopicStore(db, "Mira");
+      topics.closedBy("-1001", 5, false, 50); // reopened by service message #50 (never stored as a message)
+      topics.refused("-1001", 5, false, 40, 0); // TOPIC_CLOSED; the chat's newest stored message is #40
+      expect(topics.closure("-1001", 5, 0)).toBe("refused");
+      topics.closedBy("-1001", 5, false, 50); // the same reopen again (a catch-up): not newer
+      expect(topics.closure("-1001", 5, 0)).toBe("refused");
+      topics.closedBy("-1001", 5, false, 51);
+      expect(topics.closure("-1001", 5, 0)).toBe("open");
+    } finally {
+      closeDatabase(db);
+    }
+  });
+
+  it("a topic closed to her by a refused send counts as merely closed a day later (her rights decide again); refused again, it is shut again", () => {
+    const db = openDatabase(tempDbPath());
+    try {
+      const topics = new TopicStore(db, "Mira");
+      const DAY = 86_400_000;
+      topics.refused("-1001", 5, false, 40, 1_000);
+      expect(topics.closure("-1001", 5, 1_000 + DAY - 1)).toBe("refused");
+      expect(topics.closure("-1001", 5, 1_000 + DAY)).toBe("closed");
+      topics.refused("-1001", 5, false, 40, 1_000 + DAY);
+      expect(topics.closure("-1001", 5, 1_000 + DAY + 1)).toBe("refused");
+      topics.refused("-1001", 7, true, 41, 0); // TOPIC_DELETED: never again
+      expect(topics.closure("-1001", 7, 10 * DAY)).toBe("deleted");
+    } finally {
+      closeDatabase(db);
+    }
+  });
 });

@@ -74,6 +74,10 @@ export class SpeechVoiceMaker implements VoiceMaker {
     return note;
   }
 
+  has(taskId: number): boolean {
+    return this.kept.has(taskId);
+  }
+
   forget(taskId: number): void {
     this.kept.delete(taskId);
   }

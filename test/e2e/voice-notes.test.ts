@@ -10,6 +10,7 @@ import {
   type GenerateBody,
 } from "../support/gemini-fake";
 import { readOggOpus } from "../support/ogg-opus-check";
+import { until } from "../support/wait";
 
 let h: Harness;
 afterEach(async () => {
@@ -235,4 +236,66 @@ describe("a voice of her own", () => {
       expect(h.log.lines().filter((l) => String(l.msg).includes("the owner wrote"))).toEqual([]);
     },
   );
+});
+
+describe("while she speaks and uploads", () => {
+  /** Speech held until the test releases it (the note takes its seconds to make). */
+  function heldSpeech(): () => void {
+    let release!: () => void;
+    const after = new Promise<void>((r) => (release = r));
+    h.gemini.scriptSpeech({ after, then: { speech: {} } });
+    return release;
+  }
+  const mediaSends = () => h.emu.traffic.requests.filter((r) => r.request instanceof Api.messages.SendMedia);
+
+  it("the owner taking over the DM while the note is made: neither the note nor its words go out", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    const release = heldSpeech();
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    const passing = h.pass(10_000); // the plan is made, the speech call waits on the held answer
+    await until(() => speechBodies().length === 1);
+    const mine = await h.ownerSays("I'll answer this one myself", dm);
+    await until(() => h.runtime.messages.get(dm.peerId, mine) !== undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await passing;
+    await h.pass(30_000);
+    expect(mediaSends()).toHaveLength(0);
+    expect(h.emu.history(dm).map((m) => m.text || m.media)).toEqual(["voice", "I'll answer this one myself"]);
+  });
+
+  it("/pause while the note is made: nothing goes out", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    const release = heldSpeech();
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    const passing = h.pass(10_000);
+    await until(() => speechBodies().length === 1);
+    await h.ownerSays("/pause");
+    await until(() => h.savedReplies().length > 0);
+    release();
+    await passing;
+    await h.pass(30_000);
+    expect(mediaSends()).toHaveLength(0);
+    expect(h.sent(dm)).toEqual([]);
+  });
+
+  it("a note Telegram will not take (MEDIA_INVALID): the words go as text with the same random_id", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    h.emu.faults.failNext("messages.SendMedia", "MEDIA_INVALID", { code: 400 });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    await h.pass(30_000);
+    expect(h.sent(dm).map((m) => m.text)).toEqual([SAID]);
+    const [media] = mediaSends().map((r) => (r.request as Api.messages.SendMedia).randomId?.toString());
+    const [text] = h.emu.traffic.requests
+      .filter((r) => r.request instanceof Api.messages.SendMessage)
+      .map((r) => (r.request as Api.messages.SendMessage).randomId?.toString());
+    expect(text).toBe(media);
+    expect(ownStored(dm.peerId)).toEqual([SAID]);
+  });
 });

@@ -299,3 +299,23 @@ describe("while she speaks and uploads", () => {
     expect(ownStored(dm.peerId)).toEqual([SAID]);
   });
 });
+
+describe("an upload that times out", () => {
+  it("is a plain failure, not a send in doubt: a /pause that comes meanwhile stops the note", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA, requestTimeoutMs: 300 });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    h.emu.faults.setDelay("upload.SaveFilePart", 3_000);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    for (let i = 0; i < 60 && !h.emu.traffic.methods(h.account).includes("upload.SaveFilePart"); i++)
+      await h.pass(500);
+    expect(h.emu.traffic.methods(h.account)).toContain("upload.SaveFilePart");
+    await new Promise((r) => setTimeout(r, 1_600)); // the upload's limit (4 × 300 ms) passes
+    await h.pass(100);
+    await h.ownerSays("/pause");
+    h.emu.faults.setDelay("upload.SaveFilePart", 0);
+    await h.pass(60_000);
+    expect(h.emu.traffic.requests.filter((r) => r.request instanceof Api.messages.SendMedia)).toHaveLength(0);
+    expect(h.sent(dm)).toEqual([]);
+  });
+});

@@ -7,7 +7,7 @@ import { withTimeout } from "../../base/timeout";
 import type { ChatInfo } from "../../store/chats";
 import type { ChatAction, ChatActions } from "../../tasks/actions-port";
 import { isVoiceOf, uploadVoice, voiceRequest } from "./voice-upload";
-import { AlreadyDoneError, PermanentError } from "../../tasks/errors";
+import { AlreadyDoneError, OutcomeUnknownError, PermanentError } from "../../tasks/errors";
 import type { ChatReactions } from "./chat-reactions";
 import { isFrozen, METHOD, rateKeys, taskError } from "./rpc-errors";
 import { StickerSets } from "./sticker-sets";
@@ -285,9 +285,14 @@ export class GramActions implements ChatActions {
   async sendVoice(p: Parameters<NonNullable<ChatActions["sendVoice"]>>[0]): Promise<number> {
     let file: Api.TypeInputFile;
     try {
-      file = await uploadVoice(this.o.client, p);
+      // A shortened request timeout (tests) shortens the upload's too.
+      const limit = this.o.requestTimeoutMs !== undefined ? this.o.requestTimeoutMs * 4 : undefined;
+      file = await uploadVoice(this.o.client, p, limit);
     } catch (e) {
-      throw taskError(e, "upload.SaveFilePart", p.chatId);
+      // Nothing was sent: a timed-out upload is a plain failure to retry, not an outcome in doubt
+      // (only messages.sendMedia may leave the task in doubt — past the gates and the answer age).
+      const err = taskError(e, "upload.SaveFilePart", p.chatId);
+      throw err instanceof OutcomeUnknownError ? new Error(`voice upload: ${err.message}`) : err;
     }
     const header = replyHeader(p.replyTo, p.topicId);
     const req = voiceRequest({

@@ -21,10 +21,17 @@ export interface VoiceSend {
   readonly waveform: Buffer;
 }
 
-/** The note's parts uploaded; returns the InputFile that names them. */
-export async function uploadVoice(client: TelegramClient, v: VoiceSend): Promise<Api.TypeInputFile> {
+/**
+ * The note's parts uploaded; returns the InputFile that names them. `timeoutMs`: the limit
+ * (default UPLOAD_TIMEOUT_MS). Its failure or timeout is the caller's to map: nothing was sent yet.
+ */
+export async function uploadVoice(
+  client: TelegramClient,
+  v: VoiceSend,
+  timeoutMs = UPLOAD_TIMEOUT_MS,
+): Promise<Api.TypeInputFile> {
   const file = new CustomFile("voice.ogg", v.ogg.length, "", v.ogg);
-  return withTimeout(client.uploadFile({ file, workers: 1 }), UPLOAD_TIMEOUT_MS, "voice upload", systemClock);
+  return withTimeout(client.uploadFile({ file, workers: 1 }), timeoutMs, "voice upload", systemClock);
 }
 
 /** The sendMedia request of an uploaded voice note. */

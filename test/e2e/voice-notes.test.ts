@@ -319,3 +319,26 @@ describe("an upload that times out", () => {
     expect(h.sent(dm)).toEqual([]);
   });
 });
+
+describe("the speech call's share", () => {
+  it("a stranger's DM whose strangers' share the plan spent: the words go as text, no speech call", async () => {
+    // 10,000 tokens a day; strangers' DMs at most 20% (2,000). The transcription and the plan: 2,100.
+    h = await Harness.start({ persona: `${VOICE_PERSONA}\n# Daily Token Budget\n10000\n` });
+    const usage = { promptTokenCount: 900, candidatesTokenCount: 50, thoughtsTokenCount: 100 };
+    h.gemini.respondWith((body) =>
+      isPlanRequest(body)
+        ? { ...plan({ kind: "send", text: SAID, voice: true }), usage }
+        : { json: { text: "are we still on for six?" }, usage },
+    );
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" }); // not a contact
+    const dm = h.emu.dm(h.account, dave);
+    await h.emu.post({ chat: dm, from: dave, text: "", media: voiceNote });
+    await h.pass(30_000);
+    expect(planBodies()).toHaveLength(1);
+    expect(speechBodies()).toHaveLength(0);
+    expect(h.sent(dm).map((m) => m.text)).toEqual([SAID]);
+    expect(
+      h.log.lines().find((l) => l.msg === "voice note not made; sending the words as text")?.reason,
+    ).toMatch(/cap: stranger-token-share/);
+  });
+});

@@ -94,8 +94,13 @@ describe("a voice of her own", () => {
     await h.emu.post({ chat: dm, from: h.carol, text: "perfect, what did you say about the fountain?" });
     await h.pass(30_000);
     expect(lastUserText(planBodies().at(-1)!)).toContain(`[voice 3 s] ${SAID}`);
-    // She was written to, so she writes (the schema offers no voice: # Voice says "when spoken to").
+    // She was written to, so she writes (the schema offers no voice: # Voice says "when spoken to"),
+    // and is told why — not that she cannot send voice messages, which her history belies.
     expect(offersVoice(planBodies().at(-1)!)).toBe(false);
+    expect(lastUserText(planBodies().at(-1)!)).toContain(
+      "You answer a voice message with a voice message of your own; here you were written to, so you write.",
+    );
+    expect(lastUserText(planBodies().at(-1)!)).not.toMatch(/cannot[^.]*voice messages/);
     expect(h.sent(dm).at(-1)!.text).toBe("great");
 
     // Priced and counted under `speech`, and /status lists it.

@@ -53,7 +53,7 @@ export class SpeechVoiceMaker implements VoiceMaker {
         chatId: r.chatId,
         ...(userId !== undefined ? { userId } : {}),
       });
-      note = await encodeVoiceNote(audio);
+      note = await encodeVoiceNote(audio, { maxSeconds: setting.maxSeconds + OVERRUN_SEC });
     } catch (e) {
       return { failed: e instanceof AudioFormatError ? `unreadable audio: ${e.message}` : errorMessage(e) };
     }

@@ -57,11 +57,12 @@ export function voiceRequest(o: {
   });
 }
 
-/** Whether a message of the chat is a voice note of this length (the lookup after RANDOM_ID_DUPLICATE). */
-export function isVoiceOf(m: Api.Message, seconds: number): boolean {
+/** Whether a message of the chat is a voice note (of this length, when given: the lookup after RANDOM_ID_DUPLICATE). */
+export function isVoiceOf(m: Api.Message, seconds?: number): boolean {
   const doc = m.media instanceof Api.MessageMediaDocument ? m.media.document : undefined;
   if (!(doc instanceof Api.Document)) return false;
   return doc.attributes.some(
-    (a) => a instanceof Api.DocumentAttributeAudio && a.voice && a.duration === seconds,
+    (a) =>
+      a instanceof Api.DocumentAttributeAudio && a.voice && (seconds === undefined || a.duration === seconds),
   );
 }

@@ -163,6 +163,9 @@ export class GeminiSpeech extends BaseSpeech implements SpeechClient {
   }
 }
 
+/** The content types an OpenAI-compatible server's raw PCM comes as. */
+const RAW_TYPES = /^\s*(audio\/pcm|audio\/l16|application\/octet-stream)\b/i;
+
 /** An OpenAI-compatible server's `/v1/audio/speech` (plain HTTP: one POST, raw PCM back). */
 export class OpenAiSpeech extends BaseSpeech implements SpeechClient {
   constructor(
@@ -208,8 +211,16 @@ export class OpenAiSpeech extends BaseSpeech implements SpeechClient {
           throw new SpeechError(`speech: the server answered ${res.status} ${res.statusText} (${url})`);
         const type = res.headers.get("content-type") ?? "";
         const body = Buffer.from(await res.arrayBuffer());
-        // `pcm` is 24 kHz 16-bit mono without a header; a server that sent WAV says so.
-        return { data: body, mimeType: /wav/i.test(type) ? "audio/wav" : "audio/pcm;rate=24000" };
+        // `pcm` is 24 kHz 16-bit mono without a header; a server that sent WAV says so (or its
+        // bytes do). Anything else (MP3 from a server that ignored `response_format`) read as PCM
+        // would be noise: refused, and she writes instead.
+        if (/wav/i.test(type) || body.subarray(0, 4).toString("latin1") === "RIFF")
+          return { data: body, mimeType: "audio/wav" };
+        if (!RAW_TYPES.test(type))
+          throw new SpeechError(
+            `speech: the server answered ${type || "no content type"}, not raw PCM or WAV (${url})`,
+          );
+        return { data: body, mimeType: "audio/pcm;rate=24000" };
       },
     );
     this.account({

@@ -53,7 +53,7 @@ export class SpeechVoiceMaker implements VoiceMaker {
         chatId: r.chatId,
         ...(userId !== undefined ? { userId } : {}),
       });
-      note = await encodeVoiceNote(audio);
+      note = await encodeVoiceNote(audio, { maxSeconds: setting.maxSeconds + OVERRUN_SEC });
     } catch (e) {
       return { failed: e instanceof AudioFormatError ? `unreadable audio: ${e.message}` : errorMessage(e) };
     }
@@ -72,6 +72,10 @@ export class SpeechVoiceMaker implements VoiceMaker {
     if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
     this.kept.set(r.taskId, note);
     return note;
+  }
+
+  has(taskId: number): boolean {
+    return this.kept.has(taskId);
   }
 
   forget(taskId: number): void {

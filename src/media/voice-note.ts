@@ -35,6 +35,9 @@ export interface VoiceNote {
 /** A speech answer we cannot read (an unknown MIME type, a broken WAV). */
 export class AudioFormatError extends Error {}
 
+/** Speech longer than the caller takes (told before it is encoded). */
+class TooLongError extends Error {}
+
 /** The rate raw PCM is assumed to have when its MIME type names none (Gemini's and OpenAI's). */
 const DEFAULT_PCM_RATE = 24_000;
 /** 20 ms at 48 kHz: the frame libopus encodes. */
@@ -68,12 +71,17 @@ export function readPcm(audio: SpeechAudio): Pcm {
   throw new AudioFormatError(`speech came as ${JSON.stringify(audio.mimeType)}, not PCM or WAV`);
 }
 
+/** Little-endian 16-bit samples of `b[start, end)`: one copy through a typed view, no per-sample read. */
 function int16(b: Buffer, start: number, end: number): Int16Array {
   const n = Math.floor((end - start) / 2);
-  const out = new Int16Array(n);
-  for (let i = 0; i < n; i++) out[i] = b.readInt16LE(start + i * 2);
+  const bytes = new Uint8Array(n * 2);
+  bytes.set(b.subarray(start, start + n * 2));
+  const out = new Int16Array(bytes.buffer, 0, n);
+  if (!LITTLE_ENDIAN) for (let i = 0; i < n; i++) out[i] = b.readInt16LE(start + i * 2);
   return out;
 }
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 function readWav(b: Buffer): Pcm {
   if (b.length < 12 || b.toString("latin1", 0, 4) !== "RIFF" || b.toString("latin1", 8, 12) !== "WAVE")
@@ -125,6 +133,28 @@ const SINC_HALF_WIDTH = 8;
  * 48 kHz: 2 phases; 22.05 → 48 kHz: 320) each phase's weights are computed once.
  */
 export function resample(pcm: Pcm, rate: number): Int16Array {
+  const steps = resampling(pcm, rate);
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  return r.value;
+}
+
+/** Output samples resampled per turn of resampleInTurns (half a second at 48 kHz). */
+const RESAMPLE_TURN = 24_000;
+
+/** `resample`, giving the event loop a turn after every half second of output. */
+export async function resampleInTurns(pcm: Pcm, rate: number): Promise<Int16Array> {
+  const steps = resampling(pcm, rate);
+  let r = steps.next();
+  while (!r.done) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    r = steps.next();
+  }
+  return r.value;
+}
+
+/** The resampler: yields after every RESAMPLE_TURN output samples, returns the samples. */
+function* resampling(pcm: Pcm, rate: number): Generator<void, Int16Array, void> {
   if (pcm.rate === rate) return pcm.samples;
   const x = pcm.samples;
   const cutoff = Math.min(1, rate / pcm.rate);
@@ -138,6 +168,7 @@ export function resample(pcm: Pcm, rate: number): Int16Array {
   const cache: (Float64Array | undefined)[] | undefined =
     phases <= MAX_PHASES ? new Array(phases) : undefined;
   for (let i = 0; i < n; i++) {
+    if (i > 0 && i % RESAMPLE_TURN === 0) yield;
     // Output i sits at input position (i·step)/phases: its whole part and its phase.
     const pos = i * step;
     const centre = Math.floor(pos / phases);
@@ -239,11 +270,15 @@ const FRAMES_PER_TURN = 25;
  */
 export async function encodeVoiceNote(
   audio: SpeechAudio,
-  o: { readonly serial?: number } = {},
+  o: { readonly serial?: number; readonly maxSeconds?: number } = {},
 ): Promise<VoiceNote> {
   const pcm = readPcm(audio);
   if (pcm.samples.length === 0) throw new AudioFormatError("the speech answer holds no samples");
-  const samples = resample(pcm, OPUS_GRANULE_RATE);
+  // Too long to send: refused before any resampling or encoding is paid for.
+  const seconds = pcm.samples.length / pcm.rate;
+  if (o.maxSeconds !== undefined && seconds > o.maxSeconds)
+    throw new TooLongError(`the note runs ${Math.round(seconds)} s, past ${o.maxSeconds} s`);
+  const samples = await resampleInTurns(pcm, OPUS_GRANULE_RATE);
   const encoder = new OpusScript(OPUS_GRANULE_RATE, 1, OpusScript.Application.VOIP);
   const packets: Buffer[] = [];
   try {

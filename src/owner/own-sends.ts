@@ -1,5 +1,6 @@
 import type { ChatActions } from "../tasks/actions-port";
 import type { Clock } from "../base/types";
+import { PermanentError } from "../tasks/errors";
 import type { Task } from "../tasks/task";
 
 /** How long a send whose outcome is unknown (failed, timed out, duplicate random_id) may still show up. */
@@ -87,7 +88,8 @@ export class OwnSends {
 /**
  * Whether an outgoing message is one of her sends that a restart left in doubt (it was running
  * when the process died: it may have reached Telegram, and its retry is still open): in that chat,
- * a text send with the same words, a voice send for a voice note, a sticker send for a sticker.
+ * a text send with the same words, a voice send for a voice note (or its words, the text it fell
+ * back to), a sticker send for a sticker.
  * A fresh process remembers no send in flight (OwnSends is memory), so without this the catch-up
  * would bring her own message back as the owner's and silence her there.
  */
@@ -98,7 +100,8 @@ export function openSendMatches(tasks: readonly Task[], text: string): boolean {
     if (task.kind === "sticker") return t.startsWith("[sticker");
     if (task.kind !== "send") return false;
     const p = (task as Task<"send">).payload;
-    return p.voice ? t.startsWith("[voice") : p.text.trim() === t;
+    // A voice send may have gone out as its words (the note refused, then the text send in doubt).
+    return (p.voice === true && t.startsWith("[voice")) || p.text.trim() === t;
   });
 }
 
@@ -140,11 +143,17 @@ export class TrackedActions implements ChatActions {
     if (!this.inner.sendVoice) throw new Error("this platform sends no voice notes");
     const e = this.own.begin(o.chatId, "voice", "");
     let id: number | undefined;
+    let refused = false;
     try {
       id = await this.inner.sendVoice(o);
       return id;
+    } catch (err) {
+      // Refused (its rights, privacy, a file Telegram will not take): nothing went out.
+      refused = err instanceof PermanentError;
+      throw err;
     } finally {
-      this.own.end(e, id);
+      if (refused) this.own.drop(e);
+      else this.own.end(e, id);
     }
   }
 

@@ -23,6 +23,11 @@ export interface ChatAbilities {
   readonly text?: boolean;
   /** It may answer with a voice message here (planning/voice-offer.ts); absent: it may not. */
   readonly voice?: VoiceOffer;
+  /**
+   * No voice offered, but she speaks when spoken to (`# Voice` `speaks: when spoken to`): her
+   * history may show her voice notes, so the part says why she writes here.
+   */
+  readonly voiceWhenSpokenTo?: boolean;
 }
 
 const ABILITIES_LABEL = "⟦abilities⟧";
@@ -56,7 +61,12 @@ export function abilitiesPart(a: ChatAbilities): string {
     web,
     ...(a.text === false ? ["This chat does not let you write text."] : []),
     ...(a.voice ? [voiceLine(a.voice)] : []),
-    `You cannot make calls, browse the web beyond that, or send photos${a.voice ? " or files" : ", files or voice messages"}; a link preview shows only what its line says. Never invent a link, a time, a price or a source.`,
+    ...(!a.voice && a.voiceWhenSpokenTo
+      ? [
+          "You answer a voice message with a voice message of your own; here you were written to, so you write.",
+        ]
+      : []),
+    `You cannot make calls, browse the web beyond that, or send photos${a.voice || a.voiceWhenSpokenTo ? " or files" : ", files or voice messages"}; a link preview shows only what its line says. Never invent a link, a time, a price or a source.`,
   ].join(" ");
 }
 

@@ -34,7 +34,7 @@ import { earlierChatPart } from "./earlier-chat";
 import { lookupSection } from "./lookup-section";
 import { intentionAsker } from "./intention-asker";
 import { selfFactTeller } from "../memory/says-itself";
-import { planVoice, type VoicePort } from "./voice-offer";
+import { planVoice, speaksWhenSpokenTo, type VoicePort } from "./voice-offer";
 
 /** The index of a batch's last send or sticker, as an `after` list (none: nothing to wait for). */
 function lastSpoken(spawn: readonly NewTask[]): number[] {
@@ -258,7 +258,11 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
           lookUp,
           schedule: canIntend,
           ...(may.text ? {} : { text: false }),
-          ...(voice ? { voice } : {}),
+          ...(voice
+            ? { voice }
+            : speaksWhenSpokenTo(d, { chatId, mayVoice: may.voice })
+              ? { voiceWhenSpokenTo: true }
+              : {}),
         }),
       ];
       // The prompt and its slots (window, summary, memories, reactions, media): context/plan-context.ts.

@@ -57,6 +57,22 @@ export interface VoicePort {
   refusedIn(chatId: string): boolean;
 }
 
+/**
+ * No offer now, yet she would speak had she been spoken to (`speaks: when spoken to`, a speech
+ * model, a chat that takes voice messages): the ⟦abilities⟧ part says so (planning/abilities.ts).
+ */
+export function speaksWhenSpokenTo(
+  d: { readonly persona: { readonly voice: VoiceSetting }; readonly voice?: VoicePort },
+  chat: { readonly chatId: string; readonly mayVoice: boolean },
+): boolean {
+  return (
+    d.persona.voice.mode === "spoken-to" &&
+    d.voice !== undefined &&
+    chat.mayVoice &&
+    !d.voice.refusedIn(chat.chatId)
+  );
+}
+
 /** The offer of one plan in a chat, from what the received handler has at hand. */
 export function planVoice(
   d: {

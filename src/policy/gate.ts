@@ -318,6 +318,17 @@ export class Gate {
   }
 
   /**
+   * What the token caps are asked for a call made for a chat's send after its plan (her voice
+   * note's speech), as `task` asks for the plan: a DM's partner (their share, their trust,
+   * strangers' share); elsewhere no person.
+   */
+  sendTokenAsk(chatId: string): TokenAsk {
+    const chat = this.chatRef(chatId);
+    if (chat.chatType !== "dm") return { stranger: false, trusted: false };
+    return this.ask(chatId, this.partnerOfChat(chatId), true);
+  }
+
+  /**
    * How well the persona knows `userId`: listed in `# Allowed Users` (the owner's people), a
    * contact, or a stranger (memory only). Look-ups are allowed by it (policy/lookup-rules.ts).
    */

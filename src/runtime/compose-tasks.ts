@@ -118,7 +118,8 @@ export function composeTasks(
     ? new SpeechVoiceMaker({
         speech: o.speech,
         setting: () => o.persona.voice,
-        capped: (chatId) => p.caps.tokensHeld(chatId, { stranger: false, trusted: true }),
+        // Asked as the plan was (the DM partner's share, strangers' share, the contacts' reserve).
+        capped: (chatId) => p.caps.tokensHeld(chatId, p.gate.sendTokenAsk(chatId)),
         personOf: (chatId) => (st.chats.get(chatId)?.chatType === "dm" ? chatId : undefined),
         clock,
         logger,

@@ -10,6 +10,7 @@ import {
   type GenerateBody,
 } from "../support/gemini-fake";
 import { readOggOpus } from "../support/ogg-opus-check";
+import { until } from "../support/wait";
 
 let h: Harness;
 afterEach(async () => {
@@ -93,8 +94,13 @@ describe("a voice of her own", () => {
     await h.emu.post({ chat: dm, from: h.carol, text: "perfect, what did you say about the fountain?" });
     await h.pass(30_000);
     expect(lastUserText(planBodies().at(-1)!)).toContain(`[voice 3 s] ${SAID}`);
-    // She was written to, so she writes (the schema offers no voice: # Voice says "when spoken to").
+    // She was written to, so she writes (the schema offers no voice: # Voice says "when spoken to"),
+    // and is told why — not that she cannot send voice messages, which her history belies.
     expect(offersVoice(planBodies().at(-1)!)).toBe(false);
+    expect(lastUserText(planBodies().at(-1)!)).toContain(
+      "You answer a voice message with a voice message of your own; here you were written to, so you write.",
+    );
+    expect(lastUserText(planBodies().at(-1)!)).not.toMatch(/cannot[^.]*voice messages/);
     expect(h.sent(dm).at(-1)!.text).toBe("great");
 
     // Priced and counted under `speech`, and /status lists it.
@@ -235,4 +241,134 @@ describe("a voice of her own", () => {
       expect(h.log.lines().filter((l) => String(l.msg).includes("the owner wrote"))).toEqual([]);
     },
   );
+});
+
+describe("while she speaks and uploads", () => {
+  /** Speech held until the test releases it (the note takes its seconds to make). */
+  function heldSpeech(): () => void {
+    let release!: () => void;
+    const after = new Promise<void>((r) => (release = r));
+    h.gemini.scriptSpeech({ after, then: { speech: {} } });
+    return release;
+  }
+  const mediaSends = () => h.emu.traffic.requests.filter((r) => r.request instanceof Api.messages.SendMedia);
+
+  it("the owner taking over the DM while the note is made: neither the note nor its words go out", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    const release = heldSpeech();
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    const passing = h.pass(10_000); // the plan is made, the speech call waits on the held answer
+    await until(() => speechBodies().length === 1);
+    const mine = await h.ownerSays("I'll answer this one myself", dm);
+    await until(() => h.runtime.messages.get(dm.peerId, mine) !== undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await passing;
+    await h.pass(30_000);
+    expect(mediaSends()).toHaveLength(0);
+    expect(h.emu.history(dm).map((m) => m.text || m.media)).toEqual(["voice", "I'll answer this one myself"]);
+  });
+
+  it("/pause while the note is made: nothing goes out", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    const release = heldSpeech();
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    const passing = h.pass(10_000);
+    await until(() => speechBodies().length === 1);
+    await h.ownerSays("/pause");
+    await until(() => h.savedReplies().length > 0);
+    release();
+    await passing;
+    await h.pass(30_000);
+    expect(mediaSends()).toHaveLength(0);
+    expect(h.sent(dm)).toEqual([]);
+  });
+
+  it("a note Telegram will not take (MEDIA_INVALID): the words go as text with the same random_id", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    h.emu.faults.failNext("messages.SendMedia", "MEDIA_INVALID", { code: 400 });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    await h.pass(30_000);
+    expect(h.sent(dm).map((m) => m.text)).toEqual([SAID]);
+    const [media] = mediaSends().map((r) => (r.request as Api.messages.SendMedia).randomId?.toString());
+    const [text] = h.emu.traffic.requests
+      .filter((r) => r.request instanceof Api.messages.SendMessage)
+      .map((r) => (r.request as Api.messages.SendMessage).randomId?.toString());
+    expect(text).toBe(media);
+    expect(ownStored(dm.peerId)).toEqual([SAID]);
+  });
+});
+
+describe("an upload that times out", () => {
+  it("is a plain failure, not a send in doubt: a /pause that comes meanwhile stops the note", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA, requestTimeoutMs: 300 });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    h.emu.faults.setDelay("upload.SaveFilePart", 3_000);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    for (let i = 0; i < 60 && !h.emu.traffic.methods(h.account).includes("upload.SaveFilePart"); i++)
+      await h.pass(500);
+    expect(h.emu.traffic.methods(h.account)).toContain("upload.SaveFilePart");
+    await new Promise((r) => setTimeout(r, 1_600)); // the upload's limit (4 × 300 ms) passes
+    await h.pass(100);
+    await h.ownerSays("/pause");
+    h.emu.faults.setDelay("upload.SaveFilePart", 0);
+    await h.pass(60_000);
+    expect(h.emu.traffic.requests.filter((r) => r.request instanceof Api.messages.SendMedia)).toHaveLength(0);
+    expect(h.sent(dm)).toEqual([]);
+  });
+});
+
+describe("the speech call's share", () => {
+  it("a stranger's DM whose strangers' share the plan spent: the words go as text, no speech call", async () => {
+    // 10,000 tokens a day; strangers' DMs at most 20% (2,000). The transcription and the plan: 2,100.
+    h = await Harness.start({ persona: `${VOICE_PERSONA}\n# Daily Token Budget\n10000\n` });
+    const usage = { promptTokenCount: 900, candidatesTokenCount: 50, thoughtsTokenCount: 100 };
+    h.gemini.respondWith((body) =>
+      isPlanRequest(body)
+        ? { ...plan({ kind: "send", text: SAID, voice: true }), usage }
+        : { json: { text: "are we still on for six?" }, usage },
+    );
+    const dave = h.emu.addUser({ firstName: "Dave", username: "dave" }); // not a contact
+    const dm = h.emu.dm(h.account, dave);
+    await h.emu.post({ chat: dm, from: dave, text: "", media: voiceNote });
+    await h.pass(30_000);
+    expect(planBodies()).toHaveLength(1);
+    expect(speechBodies()).toHaveLength(0);
+    expect(h.sent(dm).map((m) => m.text)).toEqual([SAID]);
+    expect(
+      h.log.lines().find((l) => l.msg === "voice note not made; sending the words as text")?.reason,
+    ).toMatch(/cap: stranger-token-share/);
+  });
+});
+
+describe("a crash after the note went out, and speech that varies", () => {
+  it("the note made again on restart runs 4 s, not 3: the one that went out is still found, and her row gets her words", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    let crashed = false;
+    h.emu.faults.hang("messages.SendMedia", {
+      when: "after-apply",
+      onHang: () => {
+        crashed = true;
+        h.crash();
+      },
+    });
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    await h.pass(20_000);
+    expect(crashed).toBe(true);
+    h.gemini.scriptSpeech({ speech: { seconds: 4 } });
+    h.boot();
+    await h.pass(60_000);
+    const mine = h.emu.history(dm).filter((m) => m.fromId === h.account.id);
+    expect(mine.map((m) => [m.media, m.audio?.duration])).toEqual([["voice", 3]]);
+    expect(ownStored(dm.peerId)).toEqual([expect.stringMatching(new RegExp(`^\\[voice \\d s\\] ${SAID}$`))]);
+  });
 });

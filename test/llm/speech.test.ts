@@ -86,9 +86,11 @@ describe("speech through an OpenAI-compatible /v1/audio/speech", () => {
   let server: Server;
   let bodies: unknown[];
   let status: number;
+  let contentType: string;
   beforeEach(async () => {
     bodies = [];
     status = 200;
+    contentType = "application/octet-stream";
     server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
@@ -102,7 +104,7 @@ describe("speech through an OpenAI-compatible /v1/audio/speech", () => {
           res.writeHead(status).end("no");
           return;
         }
-        res.writeHead(200, { "content-type": "application/octet-stream" }).end(tonePcm(1));
+        res.writeHead(200, { "content-type": contentType }).end(tonePcm(1));
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -133,5 +135,19 @@ describe("speech through an OpenAI-compatible /v1/audio/speech", () => {
     expect(usage).toEqual([expect.objectContaining({ purpose: "speech", model: "tts-1", promptTokens: 3 })]);
     status = 404;
     await expect(s.speak({ text: "x", voiceName: "alloy" })).rejects.toThrow(/answered 404/);
+  });
+
+  it("an answer in another format (MP3) is a SpeechError, not noise read as PCM", async () => {
+    const { port } = server.address() as AddressInfo;
+    const s = new OpenAiSpeech({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      model: "tts-1",
+      logger: captureLogger().logger,
+    });
+    contentType = "audio/mpeg";
+    await expect(s.speak({ text: "hello", voiceName: "alloy" })).rejects.toThrow(SpeechError);
+    await expect(s.speak({ text: "hello", voiceName: "alloy" })).rejects.toThrow(/audio\/mpeg/);
+    contentType = "audio/pcm";
+    expect(readPcm(await s.speak({ text: "hello", voiceName: "alloy" })).samples.length).toBe(24_000);
   });
 });

@@ -6,6 +6,7 @@ import {
   packWaveform,
   readPcm,
   resample,
+  resampleInTurns,
   unpackWaveform,
 } from "../../src/media/voice-note";
 import { readOggOpus } from "../support/ogg-opus-check";
@@ -89,5 +90,37 @@ describe("voice notes from speech audio", () => {
     );
     expect(up.length).toBe(48_000);
     expect(crossingsPerSecond(up.subarray(100, 47_900))).toBeCloseTo(2000, -1);
+  });
+
+  it("speech longer than the caller takes is refused before it is resampled or encoded", async () => {
+    const audio = { data: tonePcm(30), mimeType: "audio/L16;codec=pcm;rate=24000" };
+    await expect(encodeVoiceNote(audio, { maxSeconds: 25 })).rejects.toThrow(/runs 30 s, past 25 s/);
+    expect((await encodeVoiceNote({ ...audio, data: tonePcm(2) }, { maxSeconds: 25 })).seconds).toBe(2);
+  });
+
+  it("resampling in turns gives the event loop a turn every half second of output, the same samples", async () => {
+    const data = tonePcm(3, { rate: 24_000, hz: 440 });
+    const pcm = readPcm({ data, mimeType: "audio/L16;codec=pcm;rate=24000" });
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      if (!counting) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const up = await resampleInTurns(pcm, 48_000);
+    counting = false;
+    expect(turns).toBeGreaterThanOrEqual(5);
+    expect(up).toEqual(resample(pcm, 48_000));
+  });
+
+  it("reads raw PCM at an odd byte offset the same as sample by sample", () => {
+    const data = Buffer.concat([Buffer.from([0]), tonePcm(1)]).subarray(1);
+    const pcm = readPcm({ data, mimeType: "audio/pcm;rate=24000" });
+    expect(pcm.samples.length).toBe(24_000);
+    expect(Array.from(pcm.samples.subarray(0, 50))).toEqual(
+      Array.from({ length: 50 }, (_, i) => data.readInt16LE(i * 2)),
+    );
   });
 });

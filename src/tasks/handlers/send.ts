@@ -42,6 +42,7 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
         ...(topicId !== undefined ? { topicId } : {}),
       };
       const spoken = task.payload.voice ? await sendAsVoice(d, task, at, replyTo) : undefined;
+      if (spoken === "made") return { type: "again", at: d.clock.now() };
       if (spoken) {
         task.payload = { ...task.payload, sentId: spoken.id };
         d.onSent({

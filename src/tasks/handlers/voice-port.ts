@@ -19,6 +19,8 @@ export interface VoiceMaker {
     readonly text: string;
   }): Promise<MadeVoice | { readonly failed: string }>;
   forget(taskId: number): void;
+  /** Whether this task's note is made and kept (a re-run goes straight to the upload). */
+  has(taskId: number): boolean;
   /** The chat (or the person) refused a voice message: not offered there again for a while. */
   refused(chatId: string, code: string): void;
 }

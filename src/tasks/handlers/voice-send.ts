@@ -5,8 +5,9 @@
  * every send: a retry after an upload or an unknown outcome sends with the same id, and Telegram
  * keeps it one message. Meanwhile she shows "recording a voice message", then "uploading" it.
  *
- * Never silence: a synthesis or encoding failure, a cap that leaves no room for the call, or the
- * chat refusing voice messages (its rights, the person's privacy) sends the words as text instead,
+ * Never silence: a synthesis or encoding failure, a cap that leaves no room for the call, or
+ * Telegram refusing the note (the chat's rights, the person's privacy, a file it will not take)
+ * sends the words as text instead,
  * with the same random_id (nothing went out with it). What she said is stored as text
  * (`[voice 3 s] …`) in her history, so the next plan reads it as her message.
  */
@@ -30,17 +31,22 @@ export function voiceText(seconds: number, text: string): string {
   return `[voice ${seconds} s] ${text}`;
 }
 
+/** What speaking a send came to: sent (its id and length), made (run again to send it), or write it. */
+export type Spoken = { readonly id: number; readonly seconds: number } | "made" | undefined;
+
 /**
- * Speak the send: the new message id and the note's length, or undefined when the words must go
- * as text (told in one log line). Errors other than the refusals (network, flood waits) are thrown
- * for the engine to retry.
+ * Speak the send: the new message id and the note's length; "made" when the note was just made
+ * (the task runs again to send it, so the owner's takeover, a /pause, a replan, the answer age and
+ * a deleted question that came while she spoke are checked before it goes out); or undefined when
+ * the words must go as text (told in one log line). Errors other than Telegram's refusals
+ * (network, flood waits) are thrown for the engine to retry.
  */
 export async function sendAsVoice(
   d: ActionHandlerDeps,
   task: Task<"send">,
   at: { readonly chatId: string },
   replyTo: number | undefined,
-): Promise<{ id: number; seconds: number } | undefined> {
+): Promise<Spoken> {
   const maker = d.voice;
   const sendVoice = d.actions.sendVoice?.bind(d.actions);
   if (!maker || !sendVoice) return undefined;
@@ -49,24 +55,32 @@ export async function sendAsVoice(
     bestEffort(d, at.chatId, "typing", d.clock.now(), () =>
       d.actions.setTyping({ chatId: at.chatId, action, ...(topicId !== undefined ? { topicId } : {}) }),
     );
-  // "Recording a voice message" while the speech is made, refreshed like typing.
-  let recording = true;
-  let timer: unknown;
-  const refresh = () => {
-    if (!recording) return;
-    void show("record");
-    timer = d.clock.setTimeout(refresh, TYPING_REFRESH_MS);
-  };
-  refresh();
+  const fresh = !maker.has(task.id);
   let made: MadeVoice | { readonly failed: string };
-  try {
-    made = await maker.make({ taskId: task.id, chatId: task.chatId, text });
-  } catch (e) {
-    made = { failed: errorMessage(e) };
-  } finally {
-    recording = false;
-    if (timer !== undefined) d.clock.clearTimeout(timer);
-  }
+  if (fresh) {
+    // "Recording a voice message" while the speech is made, refreshed like typing. A refresh is
+    // not awaited: what it meets (the account lost) is kept and thrown once the note is made.
+    let recording = true;
+    let timer: unknown;
+    let lost: unknown;
+    const refresh = () => {
+      if (!recording) return;
+      show("record").catch((e: unknown) => {
+        lost ??= e;
+      });
+      timer = d.clock.setTimeout(refresh, TYPING_REFRESH_MS);
+    };
+    refresh();
+    try {
+      made = await maker.make({ taskId: task.id, chatId: task.chatId, text });
+    } catch (e) {
+      made = { failed: errorMessage(e) };
+    } finally {
+      recording = false;
+      if (timer !== undefined) d.clock.clearTimeout(timer);
+    }
+    if (lost !== undefined) throw lost;
+  } else made = await maker.make({ taskId: task.id, chatId: task.chatId, text });
   if ("failed" in made) {
     d.logger.warn(
       { component: "tasks", chatId: task.chatId, taskId: task.id, reason: made.failed },
@@ -75,6 +89,9 @@ export async function sendAsVoice(
     maker.forget(task.id);
     return undefined;
   }
+  // Made just now (seconds may have passed): the scheduler's gates run again before it goes out.
+  // A task in doubt is not held (only the server's answer to its retry settles it).
+  if (fresh && !task.inDoubt) return "made";
   await show("upload-voice");
   try {
     const id = await sendVoice({
@@ -89,13 +106,21 @@ export async function sendAsVoice(
     maker.forget(task.id);
     return { id, seconds: made.seconds };
   } catch (e) {
-    if (!(e instanceof PermanentError) || e.code === undefined || !REFUSALS.has(e.code)) throw e;
+    // Any refusal of the note (its rights, privacy, a note Telegram will not take): the words go
+    // as text with the same random_id — nothing went out with it.
+    if (!(e instanceof PermanentError)) throw e;
     maker.forget(task.id);
-    maker.refused(task.chatId, e.code);
-    d.logger.info(
-      { component: "tasks", chatId: task.chatId, taskId: task.id, code: e.code },
-      "the chat takes no voice messages from her; sending the words as text",
-    );
+    if (e.code !== undefined && REFUSALS.has(e.code)) {
+      maker.refused(task.chatId, e.code);
+      d.logger.info(
+        { component: "tasks", chatId: task.chatId, taskId: task.id, code: e.code },
+        "the chat takes no voice messages from her; sending the words as text",
+      );
+    } else
+      d.logger.warn(
+        { component: "tasks", chatId: task.chatId, taskId: task.id, code: e.code, err: errorMessage(e) },
+        "voice note refused; sending the words as text",
+      );
     return undefined;
   }
 }

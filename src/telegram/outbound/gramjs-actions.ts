@@ -7,7 +7,7 @@ import { withTimeout } from "../../base/timeout";
 import type { ChatInfo } from "../../store/chats";
 import type { ChatAction, ChatActions } from "../../tasks/actions-port";
 import { isVoiceOf, uploadVoice, voiceRequest } from "./voice-upload";
-import { AlreadyDoneError, PermanentError } from "../../tasks/errors";
+import { AlreadyDoneError, OutcomeUnknownError, PermanentError } from "../../tasks/errors";
 import type { ChatReactions } from "./chat-reactions";
 import { isFrozen, METHOD, rateKeys, taskError } from "./rpc-errors";
 import { StickerSets } from "./sticker-sets";
@@ -96,12 +96,13 @@ export class GramActions implements ChatActions {
     randomId: string,
     same: (m: Api.Message) => boolean,
     storedToo = false,
+    near?: (m: Api.Message) => boolean,
   ): Promise<number> {
     try {
       return this.sentId(await this.call(req, chatId), randomId, req.className);
     } catch (e) {
       if (!(e instanceof AlreadyDoneError)) throw e;
-      const id = await this.findOwnMessage(chatId, same, storedToo);
+      const id = await this.findOwnMessage(chatId, same, storedToo, near);
       if (id !== undefined) return id;
       throw new AlreadyDoneError(
         `sent before (duplicate random_id), but not among the chat's last ${DUPLICATE_LOOKBACK} messages; not added to the stored history`,
@@ -113,6 +114,7 @@ export class GramActions implements ChatActions {
     chatId: string,
     same: (m: Api.Message) => boolean,
     storedToo = false,
+    near?: (m: Api.Message) => boolean,
   ): Promise<number | undefined> {
     const res = await this.call(
       new Api.messages.GetHistory({
@@ -128,12 +130,13 @@ export class GramActions implements ChatActions {
       chatId,
     );
     if (res instanceof Api.messages.MessagesNotModified) return undefined;
-    for (const m of res.messages) {
-      // Newest first: the latest own message with this content that the store does not hold yet.
-      if (m instanceof Api.Message && m.out && same(m) && (storedToo || !this.o.isStored?.(chatId, m.id)))
-        return m.id;
-    }
-    return undefined;
+    const own = res.messages.filter(
+      (m): m is Api.Message =>
+        m instanceof Api.Message && m.out === true && (storedToo || !this.o.isStored?.(chatId, m.id)),
+    );
+    // Newest first: the latest own message with this content that the store does not hold yet;
+    // failing one, the latest that is `near` it.
+    return own.find(same)?.id ?? (near ? own.find(near)?.id : undefined);
   }
 
   async setTyping(p: { chatId: string; action: ChatAction; topicId?: number }): Promise<void> {
@@ -285,9 +288,14 @@ export class GramActions implements ChatActions {
   async sendVoice(p: Parameters<NonNullable<ChatActions["sendVoice"]>>[0]): Promise<number> {
     let file: Api.TypeInputFile;
     try {
-      file = await uploadVoice(this.o.client, p);
+      // A shortened request timeout (tests) shortens the upload's too.
+      const limit = this.o.requestTimeoutMs !== undefined ? this.o.requestTimeoutMs * 4 : undefined;
+      file = await uploadVoice(this.o.client, p, limit);
     } catch (e) {
-      throw taskError(e, "upload.SaveFilePart", p.chatId);
+      // Nothing was sent: a timed-out upload is a plain failure to retry, not an outcome in doubt
+      // (only messages.sendMedia may leave the task in doubt — past the gates and the answer age).
+      const err = taskError(e, "upload.SaveFilePart", p.chatId);
+      throw err instanceof OutcomeUnknownError ? new Error(`voice upload: ${err.message}`) : err;
     }
     const header = replyHeader(p.replyTo, p.topicId);
     const req = voiceRequest({
@@ -300,7 +308,16 @@ export class GramActions implements ChatActions {
     // A catch-up may have stored it already (a restart after the send went out), without its
     // words: the newest own voice note of this length is it, stored or not (the words are
     // written into the stored row then, runtime/compose-tasks.ts).
-    return this.sendOnce(req, p.chatId, p.randomId, (m) => isVoiceOf(m, p.seconds), true);
+    // A note made again after a restart may run a second longer or shorter than the one that
+    // went out (speech varies): failing one of this length, her newest voice note is it.
+    return this.sendOnce(
+      req,
+      p.chatId,
+      p.randomId,
+      (m) => isVoiceOf(m, p.seconds),
+      true,
+      (m) => isVoiceOf(m),
+    );
   }
 
   /** The emoji of a set an earlier sticker send fetched (the cache only: no request). */

@@ -21,10 +21,17 @@ export interface VoiceSend {
   readonly waveform: Buffer;
 }
 
-/** The note's parts uploaded; returns the InputFile that names them. */
-export async function uploadVoice(client: TelegramClient, v: VoiceSend): Promise<Api.TypeInputFile> {
+/**
+ * The note's parts uploaded; returns the InputFile that names them. `timeoutMs`: the limit
+ * (default UPLOAD_TIMEOUT_MS). Its failure or timeout is the caller's to map: nothing was sent yet.
+ */
+export async function uploadVoice(
+  client: TelegramClient,
+  v: VoiceSend,
+  timeoutMs = UPLOAD_TIMEOUT_MS,
+): Promise<Api.TypeInputFile> {
   const file = new CustomFile("voice.ogg", v.ogg.length, "", v.ogg);
-  return withTimeout(client.uploadFile({ file, workers: 1 }), UPLOAD_TIMEOUT_MS, "voice upload", systemClock);
+  return withTimeout(client.uploadFile({ file, workers: 1 }), timeoutMs, "voice upload", systemClock);
 }
 
 /** The sendMedia request of an uploaded voice note. */
@@ -50,11 +57,12 @@ export function voiceRequest(o: {
   });
 }
 
-/** Whether a message of the chat is a voice note of this length (the lookup after RANDOM_ID_DUPLICATE). */
-export function isVoiceOf(m: Api.Message, seconds: number): boolean {
+/** Whether a message of the chat is a voice note (of this length, when given: the lookup after RANDOM_ID_DUPLICATE). */
+export function isVoiceOf(m: Api.Message, seconds?: number): boolean {
   const doc = m.media instanceof Api.MessageMediaDocument ? m.media.document : undefined;
   if (!(doc instanceof Api.Document)) return false;
   return doc.attributes.some(
-    (a) => a instanceof Api.DocumentAttributeAudio && a.voice && a.duration === seconds,
+    (a) =>
+      a instanceof Api.DocumentAttributeAudio && a.voice && (seconds === undefined || a.duration === seconds),
   );
 }

@@ -30,8 +30,19 @@
  */
 import { randomBytes, randomInt } from "node:crypto";
 import { RpcFault } from "./rpc-fault";
-import { srpChallenge, srpCheck, srpVerifier, type SrpChallenge, type SrpVerifier } from "./srp";
+import { srpChallenge, srpCheck, srpVerifier, type SrpChallenge } from "./srp";
 import type { CodeDelivery, EmuDevice, EmuUser } from "./types";
+import type {
+  AuthKeyRecord,
+  LoginAccount,
+  LoginToken,
+  SentCode,
+  SentCodeInfo,
+  SignInResult,
+} from "./auth-records";
+import { DEFAULT_CODE_DELIVERY, drawCode, emailPattern, normaliseCode, normalisePhone } from "./login-codes";
+
+export type { AuthKeyRecord, SentCodeInfo } from "./auth-records";
 
 /** The DC a fresh GramJS session connects to, and every account's home unless told otherwise. */
 export const DEFAULT_DC = 4;
@@ -39,91 +50,6 @@ export const DEFAULT_DC = 4;
 export const DC_IDS = [1, 2, 3, 4, 5] as const;
 /** Lifetime of a QR login token (Telegram's are 30 s). */
 const LOGIN_TOKEN_TTL_MS = 30_000;
-const CODE_LENGTH = 5;
-
-/** The account's first way, and those auth.resendCode moves to, when none is given. */
-const DEFAULT_CODE_DELIVERY: readonly CodeDelivery[] = ["app", "sms", "call"];
-
-/** Login details of an account (see TelegramEmulator.addAccount). */
-export interface LoginAccount {
-  readonly user: EmuUser;
-  /** `+` and digits. */
-  readonly phone: string;
-  readonly homeDc: number;
-  readonly password?: { readonly verifier: SrpVerifier; readonly hint?: string };
-  readonly codeDelivery: readonly CodeDelivery[];
-  /** The account's login e-mail (set up during a login when e-mail delivery needs one). */
-  loginEmail: string | undefined;
-}
-
-/** What auth.sendCode / auth.resendCode tell the client about the code just sent. */
-export interface SentCodeInfo {
-  readonly hash: string;
-  /** "email-setup": no code yet; an e-mail address must be set up first. */
-  readonly kind: CodeDelivery | "email-setup";
-  readonly length: number;
-  /** Word and phrase codes: their first letter / first word. */
-  readonly beginning?: string;
-  /** E-mail codes: the address, partly hidden. */
-  readonly emailPattern?: string;
-  /** The way auth.resendCode would use next. */
-  readonly next?: CodeDelivery;
-}
-
-/** An auth key the server knows: anonymous, waiting for a 2FA password, or signed in. */
-export interface AuthKeyRecord {
-  readonly id: string;
-  readonly dcId: number;
-  accountId: number | undefined;
-  /** Set after SESSION_PASSWORD_NEEDED: the account whose password this key may now prove. */
-  passwordFor: number | undefined;
-  challenge: SrpChallenge | undefined;
-  /** What the client named in initConnection on this key (the device list). */
-  device: EmuDevice | undefined;
-  /** Tells the client connected with this key about an update (UpdateLoginToken). */
-  push: ((update: "login-token") => void) | undefined;
-}
-
-interface SentCode {
-  readonly phone: string;
-  readonly hash: string;
-  readonly keyId: string;
-  code: string;
-  /** Index into the account's codeDelivery of the way this code went. */
-  way: number;
-  expiresAt: number;
-  used: boolean;
-  /** An e-mail address being set up for this login, with its verification code. */
-  emailSetup?: { readonly email: string; readonly code: string; readonly expiresAt: number };
-}
-
-const WORDS = [
-  "maple",
-  "orbit",
-  "tundra",
-  "velvet",
-  "quartz",
-  "harbor",
-  "lantern",
-  "meadow",
-  "cobalt",
-  "sparrow",
-  "ember",
-  "glacier",
-];
-
-interface LoginToken {
-  readonly token: Buffer;
-  readonly keyId: string;
-  readonly expiresAt: number;
-  acceptedBy: number | undefined;
-  /** Set when the token was moved to another DC (LoginTokenMigrateTo). */
-  migratedTo: number | undefined;
-}
-
-/** Outcome of a sign-in step that may need the 2FA password. */
-export type SignInResult =
-  { readonly ok: true; readonly user: EmuUser } | { readonly ok: false; readonly signUpRequired: true };
 
 /** The login side of the emulated Telegram. */
 export class AuthServer {
@@ -399,16 +325,9 @@ export class AuthServer {
     const deliveries = acc?.codeDelivery ?? DEFAULT_CODE_DELIVERY;
     const kind = deliveries[Math.min(sent.way, deliveries.length - 1)]!;
     const next = deliveries[sent.way + 1];
-    let beginning: string | undefined;
-    if (kind === "sms-word") {
-      sent.code = WORDS[randomInt(WORDS.length)]!;
-      beginning = sent.code[0];
-    } else if (kind === "sms-phrase") {
-      sent.code = [0, 1, 2].map(() => WORDS[randomInt(WORDS.length)]!).join(" ");
-      beginning = sent.code.split(" ")[0];
-    } else {
-      sent.code = String(randomInt(10 ** (CODE_LENGTH - 1), 10 ** CODE_LENGTH));
-    }
+    const drawn = drawCode(kind);
+    sent.code = drawn.code;
+    const beginning = drawn.beginning;
     sent.expiresAt = this.now() + this.codeTtlMs;
     this.lastCode.set(sent.phone, sent.code);
     return {
@@ -542,21 +461,4 @@ export class AuthServer {
     return [...this.tokens.values()].filter((t) => t.acceptedBy === undefined && t.expiresAt > this.now())
       .length;
   }
-}
-
-/** A code as compared: lower case, single spaces (a secret phrase typed with extra spaces is still right). */
-function normaliseCode(code: string): string {
-  return code.trim().toLowerCase().replace(/\s+/g, " ");
-}
-
-/** "m***@example.com": how Telegram shows a login e-mail it sent a code to. */
-function emailPattern(email: string): string {
-  const [user = "", domain = ""] = email.split("@");
-  return `${user.slice(0, 1)}***@${domain}`;
-}
-
-/** `+` and 5–15 digits after removing spaces, dashes, dots and parentheses; else undefined. */
-function normalisePhone(raw: string): string | undefined {
-  const digits = raw.replace(/[\s\-.()]/g, "").replace(/^\+/, "");
-  return /^\d{5,15}$/.test(digits) ? `+${digits}` : undefined;
 }

@@ -25,9 +25,10 @@ import { nowView } from "./now-view";
 import { chatsView, personaView, type ConsoleSource } from "./views";
 import { extraRoutes } from "./pages";
 import { editRoutes } from "./edits";
+import { voiceRoutes } from "./voice";
 
 const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; media-src 'self' blob:; connect-src 'self'; " +
   "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 
 /** The static files the page is made of (nothing else is served from disk). */
@@ -222,6 +223,7 @@ export class OperatorConsole {
     consoleActions(app, source, now);
     extraRoutes(app, { source, list, now });
     editRoutes(app, { source, list, now });
+    voiceRoutes(app, source);
 
     app.get("/api/events", async (_req, reply) => {
       reply.hijack();

@@ -30,6 +30,7 @@ import type { Presence } from "../life/presence";
 import { accountLost } from "../telegram/connection/account-errors";
 import type { CatchUpSummary } from "../telegram/inbound/catch-up";
 import type { ChatReactions } from "../telegram/outbound/chat-reactions";
+import type { OwnVoice } from "../telegram/outbound/own-voice";
 import { listenForMessages } from "../telegram/inbound/listen";
 import { listenForBlocks } from "../telegram/inbound/listen-blocks";
 import { listenForChanges } from "../telegram/inbound/listen-changes";
@@ -126,6 +127,8 @@ export class AgentRuntime {
   readonly images: ImageSource;
   /** What each chat allows to react with (cached; forgotten when Telegram says the chat changed). */
   readonly chatReactions: ChatReactions;
+  /** Her voice notes fetched back from Telegram on demand, for the console to play (never stored). */
+  readonly ownVoice: OwnVoice;
   /** Inbound work waiting (in order) while another process holds the database's write lock. */
   readonly writeGate: WriteGate;
 
@@ -160,6 +163,7 @@ export class AgentRuntime {
     this.images = p.images;
     this.media = p.media;
     this.chatReactions = p.chatReactions;
+    this.ownVoice = p.ownVoice;
     this.summaries = p.summaries;
     this.laneSummaries = p.laneSummaries;
     this.addressing = p.addressing;

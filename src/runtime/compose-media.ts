@@ -15,6 +15,7 @@ import { MediaCache } from "../store/media-cache";
 import { MediaImages } from "../store/media-images";
 import { ChatReactions } from "../telegram/outbound/chat-reactions";
 import { TelegramMediaFetcher } from "../telegram/outbound/media-download";
+import { OwnVoice } from "../telegram/outbound/own-voice";
 import { chatLookup } from "./chat-lookup";
 
 export interface Media {
@@ -23,6 +24,8 @@ export interface Media {
   readonly images: ImageSource;
   readonly media: MediaDescriber;
   readonly chatReactions: ChatReactions;
+  /** Her voice notes fetched back from Telegram for the console to play (never stored). */
+  readonly ownVoice: OwnVoice;
 }
 
 export function composeMedia(o: AgentRuntimeOptions, s: Stage, st: Stores, policy: Policy): Media {
@@ -51,5 +54,6 @@ export function composeMedia(o: AgentRuntimeOptions, s: Stage, st: Stores, polic
     admit: (ref) => policy.gate.mediaCall(ref.chatId, ref.senderId),
   });
   const chatReactions = new ChatReactions({ client: o.client, lookupChat, logger });
-  return { lookupChat, images, media, chatReactions };
+  const ownVoice = new OwnVoice({ client: o.client, lookupChat, logger });
+  return { lookupChat, images, media, chatReactions, ownVoice };
 }

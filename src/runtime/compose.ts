@@ -31,6 +31,7 @@ import type { Intentions } from "../life/intentions";
 import type { IntentionStore } from "../store/intentions";
 import type { Presence } from "../life/presence";
 import type { ChatReactions } from "../telegram/outbound/chat-reactions";
+import type { OwnVoice } from "../telegram/outbound/own-voice";
 import type { MessageFeed } from "../telegram/inbound/message-feed";
 import type { TypingWatch } from "../telegram/inbound/typing-watch";
 import type { UpdateTracker } from "../telegram/inbound/update-tracker";
@@ -77,6 +78,7 @@ export interface AgentParts {
   readonly images: ImageSource;
   readonly media: MediaDescriber;
   readonly chatReactions: ChatReactions;
+  readonly ownVoice: OwnVoice;
   readonly summaries: SummaryStore;
   readonly laneSummaries: LaneSummaries;
   readonly addressing: ImplicitAddressing;
@@ -170,6 +172,7 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     images: media.images,
     media: media.media,
     chatReactions: media.chatReactions,
+    ownVoice: media.ownVoice,
     summaries: stores.summaries,
     laneSummaries: tasks.laneSummaries,
     addressing: tasks.addressing,

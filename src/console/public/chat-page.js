@@ -1,6 +1,6 @@
 // One chat: its state and switches, its messages newest first, each with why it was or was not
 // answered and, beside it, the plan that answered it. Every piece of data goes in as text.
-import { api, el, links, time, userText } from "./dom.js";
+import { api, apiAudio, el, links, time, userText } from "./dom.js";
 
 function mediaPart(m) {
   if (!m) return null;
@@ -430,6 +430,16 @@ export async function renderChat(persona, chatId, lane, laneId, before, act) {
               )
             : null,
         mediaPart(m.media),
+        // Her voice notes (stored as their words, "[voice 3 s] …"): played from Telegram on demand.
+        m.isAgent && /^\[voice [\d:]+( s)?\]/.test(m.text)
+          ? el(
+              "div",
+              { class: "voice-note" },
+              apiAudio(
+                `voice?persona=${encodeURIComponent(persona)}&chat=${encodeURIComponent(chatId)}&msg=${m.messageId}`,
+              ),
+            )
+          : null,
         // A caption-less media message's text is its placeholder ("[photo]"): the media line says it.
         m.media && /^\[[^\]]*\]$/.test(m.text.trim()) ? null : el("div", {}, userText(m.text)),
         m.reactions.length

@@ -128,6 +128,30 @@ export function apiImage(path, attrs = {}) {
 }
 
 /**
+ * An `<audio controls preload="none">` for an API path: nothing is fetched until it is played
+ * (an `<audio src>` cannot carry the session header, so the first play fetches the bytes and
+ * plays them from a blob URL). A failed fetch says so beside the player.
+ */
+export function apiAudio(path) {
+  const note = el("span", { class: "muted" });
+  const audio = el("audio", { controls: "", preload: "none" });
+  audio.addEventListener("play", () => {
+    if (audio.src) return;
+    authorised(path)
+      .then(async (res) => {
+        if (!res.ok) throw new Error(res.status === 404 ? "no longer on Telegram" : `error ${res.status}`);
+        audio.src = URL.createObjectURL(await res.blob());
+        note.textContent = "";
+        return audio.play();
+      })
+      .catch((e) => {
+        note.textContent = ` could not play: ${e.message}`;
+      });
+  });
+  return el("span", { class: "voice" }, audio, note);
+}
+
+/**
  * The server's change events (`api/events`, server-sent events read through fetch so the
  * session travels as a header): `onChange` per change, `onState("live" | "reconnecting…")`.
  * Reconnects after 2 s when the stream ends.

@@ -162,13 +162,19 @@ export class TelegramMediaFetcher implements MediaFetcher {
 
   /** The message again, as Telegram shows it now: its file with a fresh reference. */
   private async refetch(ref: MediaRef): Promise<MediaFile | undefined> {
-    const id = [new Api.InputMessageID({ id: ref.messageId })];
+    const msg = await this.message(ref.chatId, ref.messageId);
+    return msg ? parseMedia(msg)?.file : undefined;
+  }
+
+  /** One message as Telegram shows it now (`channels.getMessages` / `messages.getMessages`), bounded. */
+  async message(chatId: string, messageId: number): Promise<Api.Message | undefined> {
+    const id = [new Api.InputMessageID({ id: messageId })];
     let res: Api.messages.TypeMessages;
-    if (ref.chatId.startsWith("-100")) {
-      const chat = this.o.lookupChat(ref.chatId);
-      if (chat?.accessHash === undefined) throw new Error(`no access hash for ${ref.chatId}`);
+    if (chatId.startsWith("-100")) {
+      const chat = this.o.lookupChat(chatId);
+      if (chat?.accessHash === undefined) throw new Error(`no access hash for ${chatId}`);
       const channel = new Api.InputChannel({
-        channelId: returnBigInt(ref.chatId.slice(4)),
+        channelId: returnBigInt(chatId.slice(4)),
         accessHash: returnBigInt(chat.accessHash),
       });
       res = await this.bounded(
@@ -182,10 +188,7 @@ export class TelegramMediaFetcher implements MediaFetcher {
       );
     }
     if (res instanceof Api.messages.MessagesNotModified) return undefined;
-    const msg = res.messages.find(
-      (m): m is Api.Message => m instanceof Api.Message && m.id === ref.messageId,
-    );
-    return msg ? parseMedia(msg)?.file : undefined;
+    return res.messages.find((m): m is Api.Message => m instanceof Api.Message && m.id === messageId);
   }
 
   private bounded<T>(p: Promise<T>, what: string): Promise<T> {

@@ -1,6 +1,6 @@
 import type { ChatActions } from "../tasks/actions-port";
 import type { Clock } from "../base/types";
-import { PermanentError } from "../tasks/errors";
+import { isNothingSent, PermanentError } from "../tasks/errors";
 import type { Task } from "../tasks/task";
 
 /** How long a send whose outcome is unknown (failed, timed out, duplicate random_id) may still show up. */
@@ -148,8 +148,9 @@ export class TrackedActions implements ChatActions {
       id = await this.inner.sendVoice(o);
       return id;
     } catch (err) {
-      // Refused (its rights, privacy, a file Telegram will not take): nothing went out.
-      refused = err instanceof PermanentError;
+      // Refused (its rights, privacy, a file Telegram will not take), or the upload failed before
+      // the send was asked: nothing went out.
+      refused = err instanceof PermanentError || isNothingSent(err);
       throw err;
     } finally {
       if (refused) this.own.drop(e);

@@ -90,3 +90,21 @@ export class OutcomeUnknownError extends Error {
     this.name = "OutcomeUnknownError";
   }
 }
+
+/**
+ * Errors known to mean nothing reached the chat whatever their class says (a voice note's upload
+ * failed before its send was asked): the own-sends tracker drops its "this is hers" entry for
+ * them instead of keeping it in doubt, so the owner's own voice note is never taken for hers.
+ */
+const NOTHING_SENT = new WeakSet<object>();
+
+/** Mark `e` as an error after which nothing was sent; returns it. */
+export function nothingSent<E extends object>(e: E): E {
+  NOTHING_SENT.add(e);
+  return e;
+}
+
+/** Whether `e` was marked by {@link nothingSent}. */
+export function isNothingSent(e: unknown): boolean {
+  return typeof e === "object" && e !== null && NOTHING_SENT.has(e);
+}

@@ -323,6 +323,26 @@ describe("an upload that times out", () => {
     expect(h.emu.traffic.requests.filter((r) => r.request instanceof Api.messages.SendMedia)).toHaveLength(0);
     expect(h.sent(dm)).toEqual([]);
   });
+
+  it("leaves nothing in doubt: the owner's own voice note a minute after her retried note is the owner's takeover", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA, requestTimeoutMs: 300 });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    const mediaSends = () =>
+      h.emu.traffic.requests.filter((r) => r.request instanceof Api.messages.SendMedia);
+    h.emu.faults.setDelay("upload.SaveFilePart", 3_000);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    for (let i = 0; i < 60 && !h.emu.traffic.methods(h.account).includes("upload.SaveFilePart"); i++)
+      await h.pass(500);
+    await new Promise((r) => setTimeout(r, 1_600)); // the upload's limit (4 × 300 ms) passes
+    h.emu.faults.setDelay("upload.SaveFilePart", 0);
+    for (let i = 0; i < 60 && mediaSends().length === 0; i++) await h.pass(1_000);
+    expect(mediaSends()).toHaveLength(1); // her note, on the retry
+    await h.pass(60_000);
+    await h.emu.post({ chat: dm, from: h.account, text: "", media: voiceNote, deliverToSender: true });
+    await h.pass(5_000);
+    expect(h.log.lines().some((l) => /the owner wrote in this chat/.test(String(l.msg)))).toBe(true);
+  });
 });
 
 describe("the speech call's share", () => {

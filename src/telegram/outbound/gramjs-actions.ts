@@ -7,7 +7,7 @@ import { withTimeout } from "../../base/timeout";
 import type { ChatInfo } from "../../store/chats";
 import type { ChatAction, ChatActions } from "../../tasks/actions-port";
 import { isVoiceOf, uploadVoice, voiceRequest } from "./voice-upload";
-import { AlreadyDoneError, OutcomeUnknownError, PermanentError } from "../../tasks/errors";
+import { AlreadyDoneError, nothingSent, OutcomeUnknownError, PermanentError } from "../../tasks/errors";
 import type { ChatReactions } from "./chat-reactions";
 import { isFrozen, METHOD, rateKeys, taskError } from "./rpc-errors";
 import { StickerSets } from "./sticker-sets";
@@ -295,7 +295,7 @@ export class GramActions implements ChatActions {
       // Nothing was sent: a timed-out upload is a plain failure to retry, not an outcome in doubt
       // (only messages.sendMedia may leave the task in doubt — past the gates and the answer age).
       const err = taskError(e, "upload.SaveFilePart", p.chatId);
-      throw err instanceof OutcomeUnknownError ? new Error(`voice upload: ${err.message}`) : err;
+      throw nothingSent(err instanceof OutcomeUnknownError ? new Error(`voice upload: ${err.message}`) : err);
     }
     const header = replyHeader(p.replyTo, p.topicId);
     const req = voiceRequest({

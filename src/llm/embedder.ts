@@ -10,9 +10,8 @@
  * the caller decides what a failure means (a memory stays pending and is embedded later; a
  * plan's query goes by words only).
  */
-import type { Logger } from "pino";
-import { errorMessage } from "../base/error-message";
 import type { LlmUsage } from "./types";
+import { UsageListeners } from "./usage-listeners";
 
 /** The purpose embedding calls are accounted under. */
 const EMBED_PURPOSE = "embed";
@@ -48,17 +47,8 @@ export interface Embedder {
   onUsage(listener: (u: LlmUsage) => void): () => void;
 }
 
-/** The usage listeners of one embedder (a listener's failure is logged, never thrown). */
-export class UsageListeners {
-  private readonly listeners = new Set<(u: LlmUsage) => void>();
-
-  constructor(private readonly log: Logger) {}
-
-  add(listener: (u: LlmUsage) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
+/** The usage listeners of one embedder, with its one log line per answered call. */
+export class EmbedUsage extends UsageListeners {
   /** An answered embedding call: its usage told (purpose `embed`), one log line. */
   answered(
     o: {
@@ -87,16 +77,6 @@ export class UsageListeners {
       },
       message,
     );
-  }
-
-  private tell(u: LlmUsage): void {
-    for (const l of this.listeners) {
-      try {
-        l(u);
-      } catch (e) {
-        this.log.error({ err: errorMessage(e) }, "recording LLM usage failed");
-      }
-    }
   }
 }
 

@@ -11,10 +11,10 @@
  * OpenAI-compatible client), gemini-errors.ts classifies what the SDK threw, gemini-response.ts
  * reads an answer and its token usage.
  */
+import { UsageListeners } from "./usage-listeners";
 import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from "@google/genai";
 import type { Logger } from "pino";
 import { systemClock } from "../base/clock";
-import { errorMessage } from "../base/error-message";
 import { sleep, TimeoutError } from "../base/timeout";
 import { LlmAvailability } from "./availability";
 import { classifyFailure, isApiError, ResponseTooLargeError } from "./gemini-errors";
@@ -86,7 +86,7 @@ export class GeminiClient {
   private readonly timeoutMs: number;
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
-  private readonly usageListeners = new Set<(u: LlmUsage) => void>();
+  private readonly usageListeners: UsageListeners;
   /** Whether each model is answering (outages: one probe at a time, backoff; see availability.ts). */
   readonly availability: LlmAvailability;
 
@@ -96,6 +96,7 @@ export class GeminiClient {
     this.policy = retryPolicy(o);
     this.timeoutMs = Math.max(1, o.timeoutMs ?? 60_000);
     this.log = o.logger.child({ component: "llm" });
+    this.usageListeners = new UsageListeners(this.log);
     this.sleep = o.sleep ?? ((ms) => sleep(ms, systemClock));
     this.availability =
       o.availability ??
@@ -119,8 +120,7 @@ export class GeminiClient {
    * blocked or empty, since those are billed too. Returns unsubscribe.
    */
   onUsage(listener: (u: LlmUsage) => void): () => void {
-    this.usageListeners.add(listener);
-    return () => this.usageListeners.delete(listener);
+    return this.usageListeners.add(listener);
   }
 
   /**
@@ -225,15 +225,9 @@ export class GeminiClient {
     chatId: string | undefined,
     userId?: string,
   ): void {
-    if (this.usageListeners.size === 0) return;
+    if (!this.usageListeners.any) return;
     const usage = readUsage(response, purpose, asked, chatId, userId);
-    for (const listener of this.usageListeners) {
-      try {
-        listener(usage);
-      } catch (e) {
-        this.log.error({ err: errorMessage(e) }, "recording LLM usage failed");
-      }
-    }
+    this.usageListeners.tell(usage);
   }
 
   /** Belt and braces: no string we copy from the SDK into an error or a log may carry the key. */

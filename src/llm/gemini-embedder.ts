@@ -8,7 +8,7 @@
 import { GoogleGenAI } from "@google/genai";
 import type { Logger } from "pino";
 import { systemClock } from "../base/clock";
-import { checkedVectors, estimatedTokens, UsageListeners } from "./embedder";
+import { checkedVectors, estimatedTokens, EmbedUsage } from "./embedder";
 import type { EmbedRequest, Embedder } from "./embedder";
 import type { LlmUsage } from "./types";
 
@@ -30,7 +30,7 @@ export class GeminiEmbedder implements Embedder {
   readonly model: string;
   readonly dimensions: number;
   private readonly ai: GoogleGenAI;
-  private readonly usage: UsageListeners;
+  private readonly usage: EmbedUsage;
   private readonly log: Logger;
 
   constructor(private readonly o: GeminiEmbedderOptions) {
@@ -38,7 +38,7 @@ export class GeminiEmbedder implements Embedder {
     this.dimensions = o.dimensions;
     this.key = `gemini:${o.model}@${o.dimensions}`;
     this.log = o.logger.child({ component: "llm" });
-    this.usage = new UsageListeners(this.log);
+    this.usage = new EmbedUsage(this.log);
     this.ai = new GoogleGenAI({
       apiKey: o.apiKey,
       httpOptions: {

@@ -17,6 +17,7 @@ import { systemClock } from "../base/clock";
 import type { Clock } from "../base/types";
 import { readAnswer } from "./gemini-response";
 import type { LlmUsage } from "./types";
+import { UsageListeners } from "./usage-listeners";
 
 /** What Google charges per grounded request on top of tokens (USD; see docs/world.md). */
 export const SEARCH_FEE_USD = 0.035;
@@ -80,7 +81,7 @@ const FOOTNOTES_RE = /\s?\[\d+(?:\s*,\s*\d+)*\]/g;
 /** Grounded calls through the real SDK, with their own deadline and usage listeners. */
 export class GroundedLookup implements LookupClient {
   private readonly ai: GoogleGenAI;
-  private readonly listeners = new Set<(u: LlmUsage) => void>();
+  private readonly listeners: UsageListeners;
   private readonly log: Logger;
 
   constructor(
@@ -96,6 +97,7 @@ export class GroundedLookup implements LookupClient {
     },
   ) {
     this.log = o.logger.child({ component: "lookup" });
+    this.listeners = new UsageListeners(this.log);
     this.ai = new GoogleGenAI({
       apiKey: o.apiKey,
       httpOptions: {
@@ -106,8 +108,7 @@ export class GroundedLookup implements LookupClient {
   }
 
   onUsage(listener: (u: LlmUsage) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   async lookUp(req: LookupRequest): Promise<LookupAnswer> {
@@ -164,7 +165,8 @@ export class GroundedLookup implements LookupClient {
       ...(req.userId !== undefined ? { userId: req.userId } : {}),
       ...(tools.some((t) => t.googleSearch) ? { feeUsd: SEARCH_FEE_USD } : {}),
     };
-    for (const l of this.listeners) l(usage);
+    // A listener's failure is logged, never thrown: the look-up was answered and paid.
+    this.listeners.tell(usage);
   }
 
   private answerOf(r: GenerateContentResponse, raw: string, req: LookupRequest): LookupAnswer {

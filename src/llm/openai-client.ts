@@ -8,6 +8,7 @@
  * Media: an inline image goes as an `image_url` data URL; the client refuses other media (audio,
  * video) before anything is sent — the router (providers.ts) sends those to Gemini or says no.
  */
+import { UsageListeners } from "./usage-listeners";
 import OpenAI from "openai";
 import type {
   ChatCompletion,
@@ -15,7 +16,6 @@ import type {
 } from "openai/resources/chat/completions";
 import type { Logger } from "pino";
 import { systemClock } from "../base/clock";
-import { errorMessage } from "../base/error-message";
 import { sleep } from "../base/timeout";
 import { LlmAvailability } from "./availability";
 import { LlmBlockedError, LlmEmptyResponseError } from "./errors";
@@ -70,7 +70,7 @@ export class OpenAiClient {
   private readonly timeoutMs: number;
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
-  private readonly usageListeners = new Set<(u: LlmUsage) => void>();
+  private readonly usageListeners: UsageListeners;
   readonly availability: LlmAvailability;
   readonly model: string;
   readonly baseUrl: string;
@@ -81,6 +81,7 @@ export class OpenAiClient {
     this.policy = retryPolicy(o);
     this.timeoutMs = Math.max(1, o.timeoutMs ?? 120_000);
     this.log = o.logger.child({ component: "llm" });
+    this.usageListeners = new UsageListeners(this.log);
     this.sleep = o.sleep ?? ((ms) => sleep(ms, systemClock));
     this.availability =
       o.availability ??
@@ -94,8 +95,7 @@ export class OpenAiClient {
   }
 
   onUsage(listener: (u: LlmUsage) => void): () => void {
-    this.usageListeners.add(listener);
-    return () => this.usageListeners.delete(listener);
+    return this.usageListeners.add(listener);
   }
 
   /** The models the server lists (`GET /models`), for the check at start (openai-check.ts). */
@@ -145,13 +145,7 @@ export class OpenAiClient {
   }
 
   private report(usage: LlmUsage): void {
-    for (const listener of this.usageListeners) {
-      try {
-        listener(usage);
-      } catch (e) {
-        this.log.error({ err: errorMessage(e) }, "recording LLM usage failed");
-      }
-    }
+    this.usageListeners.tell(usage);
   }
 
   private redact(s: string): string {

@@ -9,7 +9,7 @@
  */
 import OpenAI from "openai";
 import type { Logger } from "pino";
-import { checkedVectors, estimatedTokens, UsageListeners } from "./embedder";
+import { checkedVectors, estimatedTokens, EmbedUsage } from "./embedder";
 import type { EmbedRequest, Embedder } from "./embedder";
 import type { LlmUsage } from "./types";
 
@@ -27,7 +27,7 @@ export interface OpenAiEmbedderOptions {
 export class OpenAiEmbedder implements Embedder {
   readonly model: string;
   private readonly sdk: OpenAI;
-  private readonly usage: UsageListeners;
+  private readonly usage: EmbedUsage;
   private readonly log: Logger;
   /** The model's size, once an answer told it (or as configured). */
   private dims: number | undefined;
@@ -41,7 +41,7 @@ export class OpenAiEmbedder implements Embedder {
     this.model = o.model;
     this.dims = o.dimensions;
     this.log = o.logger.child({ component: "llm" });
-    this.usage = new UsageListeners(this.log);
+    this.usage = new EmbedUsage(this.log);
     this.sdk = new OpenAI({ baseURL: o.baseUrl, apiKey: o.apiKey, maxRetries: 0 });
   }
 

@@ -21,6 +21,7 @@ import { systemClock } from "../base/clock";
 import { errorMessage } from "../base/error-message";
 import type { Clock } from "../base/types";
 import type { LlmUsage } from "./types";
+import { UsageListeners } from "./usage-listeners";
 
 /** The purpose speech calls are accounted under (llm_usage, /status, the console's Costs). */
 const SPEECH_PURPOSE = "speech";
@@ -56,16 +57,19 @@ export interface SpeechClient {
 }
 
 abstract class BaseSpeech {
-  private readonly listeners = new Set<(u: LlmUsage) => void>();
+  private readonly listeners: UsageListeners;
 
-  onUsage(listener: (u: LlmUsage) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  constructor(logger: Logger) {
+    this.listeners = new UsageListeners(logger);
   }
 
+  onUsage(listener: (u: LlmUsage) => void): () => void {
+    return this.listeners.add(listener);
+  }
+
+  /** A listener's failure is logged, never thrown: the speech was made and paid. */
   protected account(u: Omit<LlmUsage, "purpose">): void {
-    const usage: LlmUsage = { purpose: SPEECH_PURPOSE, ...u };
-    for (const l of this.listeners) l(usage);
+    this.listeners.tell({ purpose: SPEECH_PURPOSE, ...u });
   }
 
   /** `work` with an abort signal that fires after the deadline. */
@@ -108,7 +112,7 @@ export class GeminiSpeech extends BaseSpeech implements SpeechClient {
       readonly clock?: Clock;
     },
   ) {
-    super();
+    super(o.logger);
     this.ai = new GoogleGenAI({
       apiKey: o.apiKey,
       httpOptions: {
@@ -179,7 +183,7 @@ export class OpenAiSpeech extends BaseSpeech implements SpeechClient {
       readonly clock?: Clock;
     },
   ) {
-    super();
+    super(o.logger);
   }
 
   get model(): string {

@@ -33,6 +33,23 @@ function gemini(timeoutMs?: number): GeminiSpeech {
 }
 
 describe("speech through Gemini's real SDK", () => {
+  it("a usage listener that fails (the database refusing the row) is logged; the speech made and paid is still used", async () => {
+    fake.scriptSpeech({ speech: { seconds: 1 } });
+    const log = captureLogger();
+    const s = new GeminiSpeech({
+      apiKey: "test-key",
+      model: "gemini-2.5-flash-preview-tts",
+      baseUrl: fake.baseUrl,
+      logger: log.logger,
+    });
+    s.onUsage(() => {
+      throw new Error("SQLITE_FULL: database or disk is full");
+    });
+    const r = await s.speak({ text: "see you at six then", voiceName: "Puck" });
+    expect(readPcm(r).samples.length).toBe(24_000);
+    expect(log.lines().find((l) => l.msg === "recording LLM usage failed")?.err).toMatch(/SQLITE_FULL/);
+  });
+
   it("asks the TTS model for audio in the persona's voice and reads PCM by its MIME type; the call is priced under `speech`", async () => {
     fake.scriptSpeech({ speech: { seconds: 3 } });
     const r = await gemini().speak({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { benchEmbedCallsPerPlan, benchRecallLatency, benchRecallQuality } from "../../bench/meaning-bench";
+import { fork } from "node:child_process";
 
 describe("memory by meaning's bench workloads", () => {
   it("recall@5 of the paraphrased questions is higher hybrid than by words alone (the fakes' vectors)", async () => {
@@ -19,4 +20,16 @@ describe("memory by meaning's bench workloads", () => {
     expect(sizes[0]).toMatchObject({ memories: 300, dims: 256 });
     expect(sizes[0]!.nearest.medianMs).toBeGreaterThan(0);
   });
+
+  it("runs in its own process as `npm run bench` runs it (a synchronous workload answers too)", async () => {
+    const child = fork("bench/bench-child.ts", ["recallLatency", JSON.stringify({ sizes: [200] })], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+    });
+    const answer = await new Promise<unknown>((resolve, reject) => {
+      child.once("message", resolve);
+      child.once("exit", (code) => reject(new Error(`bench child exited with ${code} and no answer`)));
+    });
+    expect(answer).toMatchObject({ sizes: [expect.objectContaining({ memories: 200 })] });
+  }, 120_000);
 });

@@ -47,13 +47,18 @@ describe("intentions and the day in the console", () => {
         .toBe(
           "it is 2026-11-22 13:00 (Europe/Berlin): busy (slow) until 17:00 · sleeps 23:30-07:30 · busy 09:00-17:00 slow · presence: online",
         );
-      // Cancel the first; move the second earlier (16:00 Berlin), and let it fire.
+      // Type a new time (16:00 Berlin) for the second; cancel the first meanwhile: the page's
+      // refresh after the cancel keeps what was typed. Then move it, and let it fire.
+      const moved = page.locator(`tr[data-intention-id="${keep.intention.id}"]`);
+      await moved.locator("input.reschedule-at").fill("2026-11-22 16:00");
       await page.locator(`tr[data-intention-id="${drop.intention.id}"] button.cancel-intention`).click();
       await expect
         .poll(() => page.locator("#notice").textContent())
         .toBe(`Intention #${drop.intention.id} cancelled: send carol the recipe`);
-      const moved = page.locator(`tr[data-intention-id="${keep.intention.id}"]`);
-      await moved.locator("input.reschedule-at").fill("2026-11-22 16:00");
+      await expect
+        .poll(() => page.locator(`tr[data-intention-id="${drop.intention.id}"]`).getAttribute("data-state"))
+        .toBe("cancelled");
+      expect(await moved.locator("input.reschedule-at").inputValue()).toBe("2026-11-22 16:00");
       await moved.locator("button.reschedule-intention").click();
       await expect
         .poll(() => page.locator("#notice").textContent())

@@ -94,6 +94,8 @@ function intentionRow(p, i, act) {
             ),
             " ",
             (field = el("input", {
+              // An id, so a live refresh keeps what the owner is typing (dom.js refill).
+              id: `reschedule-at-${p.name}-${i.id}`,
               class: "reschedule-at",
               "aria-label": `new time for intention #${i.id} (YYYY-MM-DD HH:MM, ${p.day.timeZone})`,
               value: i.dueLocal,

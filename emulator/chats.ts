@@ -236,6 +236,8 @@ export class Chats {
    * An admin closes (or, with `closed: false`, reopens) a forum topic as Telegram does: a
    * messageService with messageActionTopicEdit {closed} inside the topic, pushed like a rename;
    * from then on a send there by a member who is not an admin answers TOPIC_CLOSED. Returns its id.
+   * Topic 1 is General: its service message carries no topic header, and a send naming no topic
+   * is refused while it is closed (Bot API closeGeneralForumTopic; TDLib toggleForumTopicIsClosed).
    */
   closeTopic(chat: EmuChat, topicId: number, closed = true): number {
     const rec = this.world.record(chat);

@@ -7,9 +7,12 @@ import { managesTopics } from "./chat-rights";
 import { RpcFault } from "./rpc-fault";
 import type { ChatRecord } from "./stored-message";
 
+/** Every forum's first topic: its messages carry no topic header (its id is the forum's message 1). */
+export const GENERAL_TOPIC = 1;
+
 const closed = new WeakMap<ChatRecord, Set<number>>();
 
-/** Topic `topicId` of the forum is closed (true) or open again (false). */
+/** Topic `topicId` of the forum (General: GENERAL_TOPIC) is closed (true) or open again (false). */
 export function setTopicClosed(rec: ChatRecord, topicId: number, isClosed: boolean): void {
   const set = closed.get(rec) ?? new Set<number>();
   if (isClosed) set.add(topicId);
@@ -23,6 +26,8 @@ export function topicRefusal(
   userId: number,
   topicId: number | undefined,
 ): RpcFault | undefined {
-  if (topicId === undefined || !closed.get(rec)?.has(topicId)) return undefined;
+  // A send to a forum that names no topic goes to General (topic 1), which an admin may close too.
+  const topic = topicId ?? (rec.chat.forum ? GENERAL_TOPIC : undefined);
+  if (topic === undefined || !closed.get(rec)?.has(topic)) return undefined;
   return managesTopics(rec, userId) ? undefined : new RpcFault("TOPIC_CLOSED");
 }

@@ -220,17 +220,18 @@ export class World {
     return msg;
   }
 
-  /** Closes or reopens a forum topic: a topic-edit service message {closed} inside the topic (returned). */
+  /** Closes or reopens a forum topic (General is 1): a topic-edit service message {closed} inside it. */
   closeTopic(chat: EmuChat, topicId: number, closed: boolean, editorId: number): StoredMessage {
     const rec = this.record(chat);
-    if (!rec.topics.has(topicId)) throw new Error(`emulator: no topic ${topicId} in ${chat.peerId}`);
+    if (!(topicId === 1 && chat.forum) && !rec.topics.has(topicId))
+      throw new Error(`emulator: no topic ${topicId} in ${chat.peerId}`);
     return this.storeMessage({
       chat: rec,
       fromId: editorId,
       text: "",
       entities: [],
       date: this.now(),
-      topicId,
+      ...(topicId !== 1 ? { topicId } : {}),
       service: { action: "topic-edit", title: rec.topics.get(topicId) ?? "", closed },
     });
   }

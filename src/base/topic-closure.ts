@@ -6,6 +6,9 @@
  */
 import type { ChatWrites } from "./chat-writes";
 
+/** A forum's General topic: where its messages naming no topic go (a send without a topic header too). */
+export const GENERAL_TOPIC = 1;
+
 /** A topic as she knows it: open, closed (its service message), closed to her (a refused send), deleted. */
 export type TopicClosure = "open" | "closed" | "refused" | "deleted";
 

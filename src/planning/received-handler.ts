@@ -88,8 +88,8 @@ export interface ReceivedHandlerDeps {
   readonly allowedReactions?: (chatId: string) => Promise<AllowedReactions | undefined>;
   /** A forum topic's title (store/topics.ts), named in the request's chat part. */
   readonly topicTitle?: (chatId: string, topicId: number) => string | undefined;
-  /** The forum topic was closed by an admin (forumTopic.closed, from its service messages). */
-  readonly topicClosed?: (chatId: string, topicId: number) => boolean;
+  /** The forum topic (none: a forum's General) was closed by an admin (forumTopic.closed, from its service messages). */
+  readonly topicClosed?: (chatId: string, topicId: number | undefined) => boolean;
   /** The emoji of a sticker set once known (the sticker menu of the system instruction). */
   readonly stickerEmoji?: (set: string) => Promise<readonly string[] | undefined>;
   /** Where each plan's trace is kept for the console (absent: not kept). */
@@ -190,7 +190,7 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         return { type: "done" };
       }
       // A closed forum topic takes no messages from members (TOPIC_CLOSED): nothing planned there.
-      if (task.topicId !== undefined && d.topicClosed?.(chatId, task.topicId)) {
+      if (d.topicClosed?.(chatId, task.topicId)) {
         d.logger.info(
           { component: "planner", chatId, topicId: task.topicId, messages: items.map((i) => i.messageId) },
           "the topic is closed; not planned",

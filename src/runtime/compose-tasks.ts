@@ -22,7 +22,7 @@ import { RateLimits } from "../tasks/rate-limits";
 import { Scheduler } from "../tasks/scheduler";
 import { GROUP_BAN_KEY } from "../telegram/outbound/rpc-errors";
 import { noteWriteRefusal } from "../telegram/entities";
-import { topicShut } from "../base/topic-closure";
+import { GENERAL_TOPIC, topicShut } from "../base/topic-closure";
 import { trackResult } from "../telegram/inbound/listen";
 import { TypingWatch } from "../telegram/inbound/typing-watch";
 import { AccountHealth } from "../telegram/outbound/account-health";
@@ -67,6 +67,7 @@ export function composeTasks(
   late: Late,
 ): Tasks {
   const { agent, clock, logger } = s;
+  const forum = (chatId: string) => st.chats.get(chatId)?.chatType === "forum";
   const maxAnswerAgeMs = o.maxAnswerAgeMs ?? MAX_ANSWER_AGE_MS;
   const telegramNow = () => s.telegramTime.now();
   const typing = new TypingWatch(() => clock.now());
@@ -95,10 +96,12 @@ export function composeTasks(
     onRefused: (chatId, error, topicId) => {
       noteWriteRefusal(st.entities, chatId, error);
       // A topic closed or deleted under her, its service message never seen: the next mention there costs nothing.
-      if (topicId !== undefined && (error === "TOPIC_CLOSED" || error === "TOPIC_DELETED"))
+      // A send naming no topic went to General, the topic of a forum's plain messages.
+      const topic = topicId ?? (forum(chatId) ? GENERAL_TOPIC : undefined);
+      if (topic !== undefined && (error === "TOPIC_CLOSED" || error === "TOPIC_DELETED"))
         st.topics.refused(
           chatId,
-          topicId,
+          topic,
           error === "TOPIC_DELETED",
           st.messages.highestId(chatId) ?? 0,
           clock.now(),
@@ -278,8 +281,11 @@ export function composeTasks(
         allowedReactions: (chatId) => m.chatReactions.allowed(chatId),
         topicTitle: (chatId, topicId) => st.topics.title(chatId, topicId),
         // Closed topics take the creator's and topic managers' messages (base/topic-closure.ts).
-        topicClosed: (chatId, topicId) =>
-          topicShut(st.topics.closure(chatId, topicId, clock.now()), st.entities.get(chatId)?.writes),
+        topicClosed: (chatId, topicId) => {
+          const topic = topicId ?? (forum(chatId) ? GENERAL_TOPIC : undefined); // no topic: General
+          if (topic === undefined) return false;
+          return topicShut(st.topics.closure(chatId, topic, clock.now()), st.entities.get(chatId)?.writes);
+        },
         earlierChat: (chatId) => st.moves.predecessor(chatId),
         ...(m.meaning ? { meaning: m.meaning } : {}),
         ...(voice ? { voice } : {}),

@@ -74,4 +74,38 @@ describe("a closed forum topic", () => {
     ).resolves.toBeDefined();
     expect(emu.history(forum).at(-1)?.text).toBe("trains, as the admin");
   });
+
+  it("closes the General topic (1): its service message carries no topic header, and a send naming no topic (or replying in General) answers TOPIC_CLOSED until it reopens", async () => {
+    const { emu, persona, alice, client } = world({ strictTl: true });
+    const forum = emu.createSupergroup({ title: "Forum", forum: true, members: [persona, alice] });
+    const seen: Api.MessageService[] = [];
+    const raw = new Raw({});
+    client.addEventHandler((u: Api.TypeUpdate) => {
+      if (u instanceof Api.UpdateNewChannelMessage && u.message instanceof Api.MessageService)
+        seen.push(u.message);
+    }, raw);
+    await client.getMe();
+    await raw.resolve(client);
+    const travel = emu.createTopic(forum, "Travel");
+    const hello = await emu.post({ chat: forum, from: alice, text: "hello all" }); // in General
+    emu.chats.closeTopic(forum, 1);
+    await emu.idle();
+
+    const edit = seen.at(-1)!;
+    expect((edit.action as Api.MessageActionTopicEdit).closed).toBe(true);
+    expect(edit.replyTo ?? undefined).toBeUndefined(); // General: no topic header
+    await expect(client.sendMessage(forum.peerId, { message: "hi" })).rejects.toThrow(/TOPIC_CLOSED/);
+    await expect(client.sendMessage(forum.peerId, { message: "hi", replyTo: hello.id })).rejects.toThrow(
+      /TOPIC_CLOSED/,
+    );
+    await expect(
+      client.sendMessage(forum.peerId, { message: "trains?", replyTo: travel }),
+    ).resolves.toBeDefined(); // other topics take messages
+
+    emu.chats.closeTopic(forum, 1, false);
+    await emu.idle();
+    expect((seen.at(-1)!.action as Api.MessageActionTopicEdit).closed).toBe(false);
+    await expect(client.sendMessage(forum.peerId, { message: "hi again" })).resolves.toBeDefined();
+    expect(emu.history(forum).at(-1)?.topicId).toBeUndefined();
+  });
 });

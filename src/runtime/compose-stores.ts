@@ -73,6 +73,8 @@ export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Sto
     logger,
     onGap: (box) => void late.catchUps().fillGap(box),
   });
+  const moves = new ChatMoves(o.db, agent);
+  const earlier = (chatId: string) => moves.predecessor(chatId);
   return {
     messages,
     chats,
@@ -82,13 +84,14 @@ export function composeStores(o: AgentRuntimeOptions, s: Stage, late: Late): Sto
     entities,
     updateState,
     tracker,
-    counts: new AnswerCounts(o.db, agent),
-    usage: new UsageStore(o.db, agent, o.prices ?? DEFAULT_PRICES),
+    // A supergroup's caps count what was answered and spent in its basic group too (docs/chat-upgrades.md).
+    counts: new AnswerCounts(o.db, agent, earlier),
+    usage: new UsageStore(o.db, agent, o.prices ?? DEFAULT_PRICES, earlier),
     settings: new ChatSettingsStore(o.db, agent),
     summaries: new SummaryStore(o.db, agent),
     refusals: new RefusalStore(o.db, agent),
     topics: new TopicStore(o.db, agent),
-    moves: new ChatMoves(o.db, agent),
+    moves,
     writeGate: new WriteGate({ clock, logger, file: o.db.name, failures: () => writeFailures(o.db) }),
     tasks,
     activity: startedActivity(tasks, s),

@@ -63,6 +63,8 @@ export class UsageStore {
     private readonly db: Db,
     private readonly agent: string,
     private readonly prices: PriceTable,
+    /** The chat this one was made from (a basic group upgraded to it), whose spending counts as its own. */
+    private readonly earlier: (chatId: string) => string | undefined = () => undefined,
   ) {
     this.insertStmt = db.prepare(
       `INSERT INTO llm_usage (agent, day, at, purpose, model, prompt_tokens, output_tokens, thinking_tokens, cost_usd, chat_id, stranger, cached_tokens, user_id)
@@ -167,10 +169,11 @@ export class UsageStore {
     return this.byUser.get(userId) ?? 0;
   }
 
-  /** Tokens spent today on calls in this chat. */
+  /** Tokens spent today on calls in this chat (and in the basic group it was upgraded from). */
   chatTokensToday(chatId: string, now: number): number {
     this.loadShares(this.dayOf(now));
-    return this.byChat.get(chatId) ?? 0;
+    const before = this.earlier(chatId);
+    return (this.byChat.get(chatId) ?? 0) + (before !== undefined ? (this.byChat.get(before) ?? 0) : 0);
   }
 
   /** Today's sums per person and per chat: two grouped reads on the day's first ask, memory after. */

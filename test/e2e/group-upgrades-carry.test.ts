@@ -132,4 +132,55 @@ describe("a group upgraded to a supergroup, seen only from the old chat's object
     expect(h.lastUserTurn()).toContain("⟦before the upgrade⟧");
     expect(h.lastUserTurn()).toContain("Mira, hi");
   });
+
+  it("the hourly caps carry: two answers in the group (# Answers Per Hour 2), then upgraded, the supergroup's next mention is held until the hour has room", async () => {
+    h = await Harness.start({ persona: `${TEST_PERSONA}\n# Answers Per Hour\n2\n# Person Share\n100\n` });
+    h.gemini.respondWith(() => plan({ kind: "send", text: "ok" }));
+    for (const i of [1, 2]) {
+      await h.emu.post({ chat: h.club, from: h.alice, text: `Mira, question ${i}` });
+      await h.pass(60_000);
+    }
+    expect(h.sent(h.club)).toHaveLength(2);
+    const sg = h.emu.chats.upgrade(h.club);
+    await h.emu.idle();
+    await h.pass(1000);
+    const held = await h.emu.post({ chat: sg, from: h.bob, text: "Mira, and a third?" });
+    await h.pass(60_000);
+    expect(h.gemini.requests).toHaveLength(2); // the hour's two answers were given in the group
+    expect(h.sent(sg)).toEqual([]);
+    expect(h.runtime.messages.get(sg.peerId, held.id)?.text).toBe("Mira, and a third?");
+
+    // An hour after the group's first answer the window has room again, in the supergroup too.
+    await h.pass(3_600_000 - 3 * 60_000);
+    await h.emu.post({ chat: sg, from: h.bob, text: "Mira, now?" });
+    await h.pass(60_000);
+    expect(h.sent(sg).map((m) => m.text)).toEqual(["ok"]);
+  });
+
+  it("the chat's token share carries: what the group spent today counts for the supergroup (# Chat Token Share), another chat is still answered", async () => {
+    // 10,000 tokens a day, one chat at most 20% of it: 2,000 — two plans of 1,000.
+    h = await Harness.start({
+      persona: `${TEST_PERSONA}\n# Daily Token Budget\n10000\n# Chat Token Share\n20\n# Person Token Share\n100\n`,
+    });
+    const usage = { promptTokenCount: 900, candidatesTokenCount: 100 };
+    h.gemini.respondWith(() => ({ json: { tasks: [{ kind: "send", text: "ok" }] }, usage }));
+    for (const i of [1, 2]) {
+      await h.emu.post({ chat: h.club, from: h.alice, text: `Mira, question ${i}` });
+      await h.pass(60_000);
+    }
+    expect(h.sent(h.club)).toHaveLength(2);
+    const sg = h.emu.chats.upgrade(h.club);
+    await h.emu.idle();
+    await h.pass(1000);
+    await h.emu.post({ chat: sg, from: h.bob, text: "Mira, and a third?" });
+    await h.pass(60_000);
+    expect(h.gemini.requests).toHaveLength(2);
+    expect(h.sent(sg)).toEqual([]);
+    expect(h.runtime.caps.cappedChats()).toEqual([
+      expect.objectContaining({ chatId: sg.peerId, cap: "chat-token-share" }),
+    ]);
+    await h.emu.post({ chat: h.group, from: h.bob, text: "@mira_ai and here?" });
+    await h.pass(60_000);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["ok"]);
+  });
 });

@@ -183,4 +183,36 @@ describe("a group upgraded to a supergroup, seen only from the old chat's object
     await h.pass(60_000);
     expect(h.sent(h.group).map((m) => m.text)).toEqual(["ok"]);
   });
+
+  it("talkative mode's interjections per hour carry: one in the group (# Interjections Per Hour 1), then upgraded, she does not join in again in the supergroup within the hour", async () => {
+    h = await Harness.start({
+      persona: `${TEST_PERSONA}\n# Group Mode\ntalkative\n# Interjections Per Hour\n1\n`,
+    });
+    const judge = {
+      reason: "a question to the room",
+      addressed: false,
+      confidence: 0.1,
+      wanna_interject: true,
+      interject: 0.9,
+      is_lightweight: false,
+    };
+    h.gemini.respondWith((_body, _i, model) =>
+      model === "gemini-2.5-flash-lite" ? { json: judge } : plan({ kind: "send", text: "count me in!" }),
+    );
+    await h.emu.post({ chat: h.club, from: h.alice, text: "anyone up for lunch today?" });
+    await h.pass(5 * 60_000);
+    expect(h.sent(h.club).map((m) => m.text)).toEqual(["count me in!"]);
+    const sg = h.emu.chats.upgrade(h.club);
+    await h.emu.idle();
+    await h.pass(1000);
+    await h.emu.post({ chat: sg, from: h.bob, text: "who has the keys to the storage room?" });
+    await h.pass(5 * 60_000);
+    expect(h.sent(sg)).toEqual([]);
+
+    // An hour after the group's interjection the cap has room again, in the supergroup too.
+    await h.pass(50 * 60_000);
+    await h.emu.post({ chat: sg, from: h.bob, text: "does anyone know when the release is?" });
+    await h.pass(5 * 60_000);
+    expect(h.sent(sg).map((m) => m.text)).toEqual(["count me in!"]);
+  });
 });

@@ -112,7 +112,8 @@ runScript(
               logger,
             })
           : createEmbedder(env, logger, route)!;
-        if (fake && !flags.json) process.stdout.write(`\nrecall scenes on ${FAKE_VECTORS}\n`);
+        if (!flags.json)
+          process.stdout.write(`\nrecall scenes on ${fake ? FAKE_VECTORS : `${embedder.key}'s vectors`}\n`);
         out.recall = await runRecall({
           embedder,
           fake: fake !== undefined,

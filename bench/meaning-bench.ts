@@ -6,10 +6,11 @@
  *   brute-force comparison reads them all) — the full-text query, the scoped nearest-neighbour
  *   query, and both fused (what a plan pays), median and p95.
  * - `recallQuality`: recall@5 of a labelled set of paraphrased questions among a few hundred
- *   memories, by words alone (FTS5) and hybrid — with the loopback fakes' deterministic
- *   embeddings (test/support/fake-embeddings.ts: a hashed bag of stems and a tiny synonym table,
- *   which checks the plumbing, not a model), or with the configured provider (`real`: LLM_EMBED,
- *   GEMINI_API_KEY or OPENAI_BASE_URL from the environment, as `npm start` reads them).
+ *   memories, by words alone (FTS5) and hybrid — `npm run eval`'s recall scenes (src/eval/
+ *   recall.ts) — with the fakes' deterministic embeddings in-process (test/support/
+ *   fake-embeddings.ts: a hashed bag of stems and a tiny synonym table, which checks the
+ *   plumbing, not a model), or with the configured provider (`real`: LLM_EMBED, GEMINI_API_KEY
+ *   or OPENAI_BASE_URL from the environment, as `npm start` reads them).
  * - `embedCallsPerPlan`: the embedding calls a plan makes, through the real runtime (emulator,
  *   planning, a dry planner): the query once per plan, never on the inbound path.
  */
@@ -22,6 +23,7 @@ import { parsePersona } from "../src/config/persona";
 import { readEnv } from "../src/config/env";
 import type { EmbedRequest, Embedder } from "../src/llm/embedder";
 import { createEmbedder } from "../src/llm/embedding-route";
+import { runRecall } from "../src/eval/recall";
 import { fuse, HYBRID_CANDIDATES, nearEnough } from "../src/memory/hybrid";
 import { DryPlanner } from "../src/planning/planner";
 import { closeDatabase, openDatabase, transaction } from "../src/store/db";
@@ -151,30 +153,6 @@ export function benchRecallLatency(o: { sizes?: readonly number[]; dims?: number
   return { sizes: out };
 }
 
-/** Labelled paraphrases: the question, and the memory it should find (in other words). */
-const PAIRS: readonly (readonly [string, string])[] = [
-  ["what did bob say about his dog?", "bob's puppy Rex chewed the sofa"],
-  ["is anyone allergic?", "carol has a peanut allergy"],
-  ["who has a kitten?", "dave adopted a little cat named Tom"],
-  ["where did the couch go?", "the sofa went to alice's new flat"],
-  ["whose automobile broke down?", "erin's car broke down on the highway"],
-  ["who is moving?", "frank moves to Berlin in March"],
-  ["who was cooking dinner?", "gina cooked dinner for everyone"],
-  ["who plays the guitar?", "hank played guitar in a band"],
-  ["who has been hiking?", "ivy hiked the alps last summer"],
-  ["any vehicle for sale?", "jack sells his old car"],
-  ["who got a pup?", "kim's new dog is a beagle"],
-  ["who painted?", "leo paints watercolours on weekends"],
-  ["who is learning piano?", "mia learned piano as a child"],
-  ["who loves cats?", "nina loves her kitten"],
-  ["who needs a sofa?", "oscar wants a new couch"],
-  ["who walked the dog?", "pam walks the puppy every morning"],
-  ["who is allergic to cats?", "quinn has a cat allergy"],
-  ["who visited paris?", "rob visits paris every spring"],
-  ["who baked the cake?", "sue bakes cakes for birthdays"],
-  ["who fixed the bike?", "tom fixes bikes at his shop"],
-];
-
 export interface QualityFigures {
   readonly embedder: string;
   readonly questions: number;
@@ -185,7 +163,10 @@ export interface QualityFigures {
   readonly embedCalls: number;
 }
 
-/** recall@5 by words alone and hybrid, over PAIRS among ~300 other memories of the same group. */
+/**
+ * recall@5 by words alone and hybrid: `npm run eval`'s recall scenes (src/eval/recall.ts, the
+ * labelled set of src/eval/recall-set.ts), with the fakes' vectors in-process or the configured provider.
+ */
 export async function benchRecallQuality(o: { real?: boolean } = {}): Promise<QualityFigures> {
   const counting = new CountingEmbedder(256);
   const embedder: Embedder | undefined = o.real
@@ -195,56 +176,15 @@ export async function benchRecallQuality(o: { real?: boolean } = {}): Promise<Qu
     throw new Error(
       "recallQuality --real: no embedder configured (set LLM_EMBED, GEMINI_API_KEY or OPENAI_BASE_URL)",
     );
-  let calls = 0;
-  const dir = mkdtempSync(join(tmpdir(), "bench-meaning-q-"));
-  const db = openDatabase(join(dir, "state.db"));
-  try {
-    const memories = new MemoryStore(db, AGENT);
-    const vectors = new MemoryVectorStore(db, AGENT);
-    if (vectors.unavailable) throw new Error(`sqlite-vec did not load: ${vectors.unavailable}`);
-    const now = Date.UTC(2026, 10, 1);
-    const texts: string[] = [];
-    for (let i = 0; i < 300; i++)
-      texts.push(
-        `the group talked about ${WORDS[i % WORDS.length]} and ${WORDS[(i * 5 + 1) % WORDS.length]} on day ${i}`,
-      );
-    const targets = new Map<string, number>();
-    PAIRS.forEach(([, memory], i) => texts.splice(i * 15, 0, memory));
-    const rows = texts.map((content, i) => {
-      const r = memories.remember({ chatId: GROUP, content, now: now + i * 60_000, byOwner: true });
-      return { id: r.id, content };
-    });
-    for (const r of rows) if (PAIRS.some(([, m]) => m === r.content)) targets.set(r.content, r.id);
-    for (let i = 0; i < rows.length; i += 16) {
-      const batch = rows.slice(i, i + 16);
-      const vecs = await embedder.embed({ texts: batch.map((r) => r.content), task: "document" });
-      calls++;
-      batch.forEach((r, k) => vectors.put(r, embedder.key, vecs[k]!, now));
-    }
-    const viewer: MemoryViewer = { chatId: GROUP, present: [] };
-    let fts = 0;
-    let hybrid = 0;
-    for (const [question, memory] of PAIRS) {
-      const id = targets.get(memory)!;
-      const words = memories.search(viewer, question, HYBRID_CANDIDATES);
-      if (words.slice(0, 5).some((m) => m.id === id)) fts++;
-      const [q] = await embedder.embed({ texts: [question], task: "query" });
-      calls++;
-      const near = nearEnough(vectors.nearest(viewer, embedder.key, q!, HYBRID_CANDIDATES));
-      if (fuse({ words, meaning: near, present: [], limit: 5 }).some((m) => m.id === id)) hybrid++;
-    }
-    return {
-      embedder: o.real ? embedder.key : `${counting.key} (the fakes' deterministic vectors)`,
-      questions: PAIRS.length,
-      memories: rows.length,
-      ftsRecallAt5: fts / PAIRS.length,
-      hybridRecallAt5: hybrid / PAIRS.length,
-      embedCalls: calls,
-    };
-  } finally {
-    closeDatabase(db);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const r = await runRecall({ embedder, fake: !o.real, logger: pino({ level: "warn" }) });
+  return {
+    embedder: o.real ? r.embedder : `${counting.key} (the fakes' deterministic vectors)`,
+    questions: r.questions,
+    memories: r.memories,
+    ftsRecallAt5: r.wordsAt5,
+    hybridRecallAt5: r.hybridAt5,
+    embedCalls: o.real ? r.embedCalls : counting.calls.length,
+  };
 }
 
 const PERSONA = `# Agent Name

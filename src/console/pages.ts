@@ -1,6 +1,7 @@
 /** The console's read-only pages beside personas and conversations: costs, summaries, memories, media. */
 import type { FastifyInstance } from "fastify";
 import { LaneKeyError, parseLaneKey, type Lane } from "../context/lanes";
+import { meaningLine } from "../owner/status";
 import { parseStoredSummary, SUMMARY_SECTIONS } from "../summary/summary-format";
 import { topicName } from "./chat-view";
 import type { ConsoleSource } from "./views";
@@ -79,6 +80,19 @@ export function extraRoutes(app: FastifyInstance, d: PageDeps): void {
             : null,
         };
       }),
+    };
+  });
+
+  // Recall by meaning's background embedding, as `/status` says it; null: no embedder (recall by words).
+  app.get<{ Querystring: { persona?: string } }>("/api/memory-meaning", async (req, reply) => {
+    const s = d.source(req.query.persona) ?? d.list()[0];
+    if (!s) return reply.code(404).send({ error: "no persona" });
+    const m = s.runtime.meaningStatus();
+    return {
+      persona: s.persona.name,
+      line: m ? meaningLine(m) : null,
+      /** Nothing left to embed (or off): the page stops looking again. */
+      done: m === undefined || "off" in m || m.embedded >= m.total,
     };
   });
 

@@ -191,8 +191,11 @@ export function receptionLine(r: ReceptionReport, chat: string): string {
   }
 }
 
-/** `Recall by meaning: 340 of 1,200 memories embedded (gemini:…@256)`, or why it is off. */
-function meaningLine(m: MeaningStatus, n: (x: number) => string): string {
+/** `Recall by meaning: 340 of 1,200 memories embedded (gemini:…@256)`, or why it is off (`/status`, the console's Memory page). */
+export function meaningLine(
+  m: MeaningStatus,
+  n: (x: number) => string = (x) => x.toLocaleString("en-US"),
+): string {
   if ("off" in m) return `Recall by meaning: off — ${m.off}; memories are found by their words`;
   const head = `Recall by meaning: ${n(m.embedded)} of ${n(m.total)} memories embedded (${m.key})`;
   if (m.embedded >= m.total) return head;

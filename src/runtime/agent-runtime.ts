@@ -13,7 +13,7 @@ import type { Caps } from "../policy/caps";
 import type { Gate } from "../policy/gate";
 import type { ChatSettingsStore } from "../store/chat-settings";
 import type { EntityStore } from "../store/entities";
-import type { MemoryMeaning } from "../memory/meaning";
+import type { MeaningStatus, MemoryMeaning } from "../memory/meaning";
 import type { MemoryStore } from "../store/memories";
 import type { MessageStore } from "../store/messages";
 import type { ChatStore } from "../store/chats";
@@ -221,6 +221,11 @@ export class AgentRuntime {
   /** What `/status` reports. */
   status(): StatusFacts {
     return this.statusFacts.facts();
+  }
+
+  /** How far recall by meaning's background embedding is (`/status`'s line, the console's Memory page); undefined: no embedder. */
+  meaningStatus(): MeaningStatus | undefined {
+    return this.meaning?.status();
   }
 
   /**

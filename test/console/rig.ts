@@ -9,7 +9,7 @@ import { OperatorConsole } from "../../src/console/console";
 import { startHttpServer, type HttpServer } from "../../src/http/server";
 import { resetMetrics } from "../../src/metrics/metrics";
 import { captureLogger } from "../support/log-capture";
-import { Harness } from "../support/harness";
+import { Harness, type HarnessOptions } from "../support/harness";
 import { launchBrowser } from "./browser";
 
 /** The page's localStorage, as the browser has it (no DOM types in the tests' build). */
@@ -26,6 +26,8 @@ export interface OpenOptions {
   readonly agentsDir?: string;
   /** How long the persona's Telegram requests may take (the harness's option). */
   readonly requestTimeoutMs?: number;
+  /** Memory by meaning (the harness's option): embeddings from the Gemini fake. */
+  readonly embeddings?: HarnessOptions["embeddings"];
 }
 
 export interface OpenConsole {
@@ -66,6 +68,7 @@ export function consoleRig(token: string): {
       const started = await Harness.start({
         ...(o.persona !== undefined ? { persona: o.persona } : {}),
         ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+        ...(o.embeddings !== undefined ? { embeddings: o.embeddings } : {}),
       });
       h = started;
       const con = new OperatorConsole({

@@ -11,6 +11,30 @@ async function change(path, body, then) {
   await then();
 }
 
+/** How often the Memory page looks again at the background embedding while memories wait for it. */
+const MEANING_POLL_MS = 2000;
+
+/**
+ * Recall by meaning's background embedding, as `/status` says it ("Recall by meaning: 340 of
+ * 1,200 memories embedded …"), looked at again while some memories wait and the page is shown.
+ */
+async function meaningProgress(p, name, stale) {
+  while (!stale() && p.isConnected) {
+    let r;
+    try {
+      r = await api(`memory-meaning?persona=${encodeURIComponent(name)}`);
+    } catch {
+      r = undefined; // the listener is restarting: try again
+    }
+    if (stale() || !p.isConnected) return;
+    if (r)
+      p.textContent =
+        r.line ?? "Recall by meaning: off (no embedding model); memories are found by their words";
+    if (r?.done) return;
+    await new Promise((ok) => setTimeout(ok, MEANING_POLL_MS));
+  }
+}
+
 export async function renderMemory(main, persona, stale = () => false) {
   const { personas } = await api("personas");
   if (stale()) return;
@@ -169,9 +193,11 @@ export async function renderMemory(main, persona, stale = () => false) {
   );
   q.addEventListener("change", () => show());
   who.addEventListener("change", () => show());
+  const meaning = el("p", { id: "meaning-progress", class: "muted" });
   fill(
     main,
     el("h2", {}, "Memory"),
+    meaning,
     el(
       "p",
       {},
@@ -187,6 +213,7 @@ export async function renderMemory(main, persona, stale = () => false) {
     files,
   );
   await show();
+  void meaningProgress(meaning, name, stale);
   const c = await api(`curated-memories?persona=${encodeURIComponent(name)}`);
   fill(
     files,

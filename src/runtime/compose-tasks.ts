@@ -93,11 +93,13 @@ export function composeTasks(
     ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
     onFrozen: (method, e) => accountHealth.noteFrozen(method, e),
     onGroupBan: (chatId) => accountHealth.noteGroupBan(chatId),
-    onRefused: (chatId, error, topicId) => {
+    onRefused: (chatId, error, topicId, send) => {
       noteWriteRefusal(st.entities, chatId, error);
       // A topic closed or deleted under her, its service message never seen: the next mention there costs nothing.
-      // A send naming no topic went to General, the topic of a forum's plain messages.
-      const topic = topicId ?? (forum(chatId) ? GENERAL_TOPIC : undefined);
+      // A send naming no topic went to General, the topic of a forum's plain messages: only a send,
+      // and only "closed" (General can be closed, hidden or reopened, never deleted).
+      const general = send && error === "TOPIC_CLOSED" && forum(chatId) ? GENERAL_TOPIC : undefined;
+      const topic = topicId ?? general;
       if (topic !== undefined && (error === "TOPIC_CLOSED" || error === "TOPIC_DELETED"))
         st.topics.refused(
           chatId,

@@ -48,6 +48,16 @@ describe("a closed General topic", () => {
     await h.emu.post({ chat: forum, from: h.alice, text: "@mira_ai and trains here?", topicId: travel });
     await h.pass(30_000);
     expect(mine(h, forum).map((m) => [m.text, m.topicId])).toEqual([["by train", travel]]);
+
+    // Reopened: the refusal learnt for General gives way to the newer reopen, and she answers there.
+    h.emu.chats.closeTopic(forum, 1, false);
+    await h.pass(1000);
+    await h.emu.post({ chat: forum, from: h.bob, text: "@mira_ai open again?" });
+    await h.pass(30_000);
+    expect(mine(h, forum).map((m) => [m.text, m.topicId])).toEqual([
+      ["by train", travel],
+      ["by train", undefined],
+    ]);
   });
 
   it("closed while she is there: its service message (no topic header) shuts General, so a mention there costs no plan; reopened, she answers there", async () => {

@@ -37,7 +37,8 @@ export interface GramActionsOptions {
   /** A send met USER_BANNED_IN_CHANNEL: spam-limited in every supergroup (account-health.ts). */
   readonly onGroupBan?: (chatId: string) => void;
   /** Any RPC error of a request about a chat (the entity store learns refused rights from it). */
-  readonly onRefused?: (chatId: string, error: string, topicId?: number) => void;
+  /** A refusal of a request about `chatId`; `topicId` the forum topic it named, `send` whether it was a send. */
+  readonly onRefused?: (chatId: string, error: string, topicId: number | undefined, send: boolean) => void;
 }
 
 /**
@@ -373,7 +374,7 @@ export class GramActions implements ChatActions {
       if (isFrozen(e)) this.o.onFrozen?.(req.className, e);
       if (e instanceof errors.RPCError && e.errorMessage === "USER_BANNED_IN_CHANNEL")
         this.o.onGroupBan?.(chatId);
-      if (e instanceof errors.RPCError) this.o.onRefused?.(chatId, e.errorMessage, topicOf(req));
+      if (e instanceof errors.RPCError) this.o.onRefused?.(chatId, e.errorMessage, topicOf(req), isSend(req));
       throw taskError(e, method, chatId);
     }
   }
@@ -411,8 +412,15 @@ function replyHeader(
   };
 }
 
-/** The forum topic a send goes to (its reply header's top message), for a refusal that names it (TOPIC_CLOSED). */
+/** The forum topic a request names (a send's reply header's top message, typing's topMsgId), for a refusal that names it (TOPIC_CLOSED). */
 function topicOf(req: Api.AnyRequest): number | undefined {
+  if (req instanceof Api.messages.SetTyping)
+    return typeof req.topMsgId === "number" ? req.topMsgId : undefined;
   const r = (req as { replyTo?: unknown }).replyTo;
   return r instanceof Api.InputReplyToMessage ? (r.topMsgId ?? undefined) : undefined;
+}
+
+/** A request that posts a message: one naming no topic in a forum goes to General. */
+function isSend(req: Api.AnyRequest): boolean {
+  return req instanceof Api.messages.SendMessage || req instanceof Api.messages.SendMedia;
 }

@@ -91,8 +91,9 @@ export function extraRoutes(app: FastifyInstance, d: PageDeps): void {
     return {
       persona: s.persona.name,
       line: m ? meaningLine(m) : null,
-      /** Nothing left to embed (or off): the page stops looking again. */
-      done: m === undefined || "off" in m || m.embedded >= m.total,
+      /** Nothing left to embed now (or off): the page stops looking again. A memory the provider
+       *  refused waits an hour to a day for its retry, so it counts as done until then. */
+      done: m === undefined || "off" in m || m.embedded + (m.skipped ?? 0) >= m.total,
     };
   });
 

@@ -10,7 +10,9 @@ const run = (args: string[], env: Record<string, string> = {}) => {
   return spawnSync(process.execPath, ["--import", "tsx", join(__dirname, "../../scripts/eval.ts"), ...args], {
     encoding: "utf8",
     cwd: join(__dirname, "../.."),
-    env: { ...clean, ...env },
+    // Empty, not absent: the script's .env loader fills only unset variables, so a developer's own
+    // key in .env must not be read (and paid for) by the tests.
+    env: { ...clean, GEMINI_API_KEY: "", OPENAI_BASE_URL: "", OPENAI_MODEL: "", LLM_EMBED: "", ...env },
     timeout: 60_000,
   });
 };

@@ -1,5 +1,5 @@
 // The editing pages: memories and media descriptions. Every piece of data goes in as text.
-import { api, apiImage, el, fill, links, notice, post, time, userText } from "./dom.js";
+import { api, apiImage, el, fill, links, notice, post, SignInNeeded, time, userText } from "./dom.js";
 
 async function change(path, body, then) {
   try {
@@ -23,7 +23,8 @@ async function meaningProgress(p, name, stale) {
     let r;
     try {
       r = await api(`memory-meaning?persona=${encodeURIComponent(name)}`);
-    } catch {
+    } catch (e) {
+      if (e instanceof SignInNeeded) return; // signed out: the next page load shows the sign-in
       r = undefined; // the listener is restarting: try again
     }
     if (stale() || !p.isConnected) return;

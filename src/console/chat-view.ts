@@ -257,7 +257,9 @@ export function chatView(
         origin,
         request: trace?.request ?? null,
         plan: trace?.plan ?? null,
-        usage: s.queries.usage(agent, chatId, r.createdAt, r.updatedAt).filter((u) => u.purpose === "plan"),
+        usage: s.queries.costs
+          .usage(agent, chatId, r.createdAt, r.updatedAt)
+          .filter((u) => u.purpose === "plan"),
         tasks: children.map((t) => ({
           id: t.id,
           kind: t.kind,

@@ -20,16 +20,16 @@ export function extraRoutes(app: FastifyInstance, d: PageDeps): void {
     const q = d.list()[0]?.queries;
     return {
       from,
-      rows: q ? q.costsSince(from) : [],
+      rows: q ? q.costs.since(from) : [],
       // Per persona: the costliest chats and people of the 30 days, named.
       personas: d.list().map((s) => ({
         name: s.persona.name,
-        chats: s.queries.costsByChat(s.persona.name, from).map((c) => ({
+        chats: s.queries.costs.byChatSince(s.persona.name, from).map((c) => ({
           ...c,
           title: chatTitle(s, c.id),
           chatType: s.runtime.chats.get(c.id)?.chatType ?? null,
         })),
-        people: s.queries.costsByPerson(s.persona.name, from).map((p) => ({
+        people: s.queries.costs.byPersonSince(s.persona.name, from).map((p) => ({
           ...p,
           name: nameOf(s, p.id),
           username: s.runtime.entities.get(p.id)?.username ?? null,

@@ -68,7 +68,7 @@ export function personaView(s: ConsoleSource, now: number) {
       day: utcDay(now),
       // Replies to the owner's commands in Saved Messages are no answers to anyone.
       answers: s.queries.answersSince(s.persona.name, now - (now % DAY_MS), s.runtime.selfId),
-      purposes: s.queries.purposesOn(s.persona.name, utcDay(now)),
+      purposes: s.queries.costs.purposesOn(s.persona.name, utcDay(now)),
       totalTokens: st.usage.totalTokens,
       costUsd: st.usage.costUsd,
       /** Per provider when more than Gemini served (owner/provider-costs.ts); null: Gemini only. */

@@ -6,7 +6,7 @@
  *
  * One clock timer, armed for the soonest pending intention (one indexed read), is all it costs
  * while nothing is due: the scheduler's tick never sees a pending intention, so 10,000 of them
- * cost the tick nothing (bench). When one is due, in order:
+ * cost the tick nothing (bench). When one is due, in order (1–4: due-verdict.ts):
  *
  * 1. asleep (`# Sleep`): held until it wakes;
  * 2. the owner's switches and the caps (policy/gate.ts `proactive`): a takeover silence holds it
@@ -29,27 +29,23 @@
  */
 import type { Logger } from "pino";
 import type { Persona } from "../config/persona";
-import { rhythmAt } from "../config/persona-rhythm";
-import { clockOf, formatLocal, zonedDayAt, zonedParts } from "../base/zoned-time";
+import { formatLocal } from "../base/zoned-time";
 import type { ChatType, Clock } from "../base/types";
 import type { Gate } from "../policy/gate";
 import type { Intention, IntentionStore, NewIntention } from "../store/intentions";
 import type { Scheduler } from "../tasks/scheduler";
 import type { Task } from "../tasks/task";
-import { strangersPart } from "./follow-up-shares";
 import type { DepartureStore } from "../store/departures";
-import { askerGone, RecalledPlans, type RecalledPlan } from "./recall-plans";
+import { RecalledPlans, type RecalledPlan } from "./recall-plans";
+import { scheduleRefusal } from "./schedule-limits";
+import { dueVerdict } from "./due-verdict";
 
 /** The longest a timer is armed for (a longer wait is re-armed; Node's timers overflow at ~24.8 days). */
 const MAX_ARM_MS = 86_400_000;
-/** How far ahead an intention may be set. */
-const MAX_AHEAD_MS = 90 * 86_400_000;
 /** How many due intentions are looked at per batch. */
 const BATCH = 50;
 /** A difference this large between the wall clock's pace and the monotonic one is the clock being set. */
 const CLOCK_JUMP_MS = 2_000;
-/** A private chat's partner who ignored this many proactive messages in a row is left alone. */
-const BACK_OFF_AFTER = 2;
 
 export interface IntentionsDeps {
   readonly store: IntentionStore;
@@ -146,7 +142,6 @@ export class Intentions {
    */
   schedule(n: NewIntention): Scheduled {
     const now = this.now;
-    const { perChat, perDay } = this.d.persona.intentions;
     const tz = this.d.persona.timeZone;
     // The same plan's same note once: a replay of its task cannot add a second.
     const again = n.planId !== undefined ? this.d.store.setBy(n.planId, n.chatId, n.note) : undefined;
@@ -154,28 +149,8 @@ export class Intentions {
       return again.state === "refused"
         ? { ok: false, reason: again.reason ?? "refused", intention: again }
         : { ok: true, intention: again };
-    // The owner's switches and the caps as they are now (the plan may have waited).
-    const denied = this.d.gate.intention(n.chatId, n.forUser) ?? askerGone(this.d.departures, n);
-    let reason: string | undefined = denied;
-    if (reason !== undefined) {
-      /* refused below */
-    } else if (n.dueAt > now + MAX_AHEAD_MS) reason = "more than 90 days ahead";
-    else if (this.d.store.countOpenIn(n.chatId) >= perChat)
-      reason =
-        perChat === 0
-          ? "this persona sets no intentions (# Intentions Per Chat is 0)"
-          : `this chat already has ${perChat} pending intention${perChat === 1 ? "" : "s"}, the most it may have`;
-    else {
-      const from = zonedDayAt(n.dueAt, 0, 0, tz);
-      const to = zonedDayAt(n.dueAt, 1, 0, tz);
-      reason = strangersPart({
-        calls: this.d.store.callsOn(from, to),
-        n,
-        perDay,
-        day: formatLocal(n.dueAt, tz).slice(0, 10),
-        isStranger: (chatId, userId) => this.d.gate.isStrangerCall(chatId, userId),
-      });
-    }
+    // The owner's switches and the caps as they are now, and the limits (schedule-limits.ts).
+    const reason = scheduleRefusal(n, this.d, now);
     if (reason !== undefined) {
       const intention = this.d.store.refuse(n, reason);
       this.d.activity?.intention(n.chatId, `intention not set (${reason}): ${n.note}`);
@@ -425,30 +400,13 @@ export class Intentions {
    */
   private decide(i: Intention, fire = true): boolean {
     const now = this.now;
-    const tz = this.d.persona.timeZone;
-    const day = this.d.persona.rhythm;
-    const state = rhythmAt(day, tz, now);
-    if (state.state === "asleep" && state.until !== undefined) {
-      this.hold(i, state.until, `asleep until ${clockOf(zonedParts(state.until, tz).minuteOfDay)}`);
+    // Asleep, the owner's switches and the caps, the day's calls, a partner who stopped answering.
+    const verdict = dueVerdict(i, this.d, now);
+    if (verdict && "hold" in verdict) {
+      this.hold(i, verdict.hold, verdict.why);
       return false;
     }
-    const gate = this.d.gate.proactive(i.chatId, i.forUser);
-    if (gate && "hold" in gate) {
-      this.hold(i, gate.hold, `${gate.reason}, until ${formatLocal(gate.hold, tz)}`);
-      return false;
-    }
-    if (gate) return this.skip(i, gate.skip);
-    const { perDay } = this.d.persona.intentions;
-    if (this.d.store.firedBetween(zonedDayAt(now, 0, 0, tz), zonedDayAt(now, 1, 0, tz)) >= perDay)
-      return this.skip(
-        i,
-        `cap: ${perDay} proactive call${perDay === 1 ? "" : "s"} today already (# Proactive Per Day)`,
-      );
-    if (this.d.chatType(i.chatId) === "dm") {
-      const since = this.d.partnerLastWrote(i.chatId) ?? 0;
-      if (this.d.store.spokeSince(i.chatId, since) >= BACK_OFF_AFTER)
-        return this.skip(i, `backed off: no answer to the last ${BACK_OFF_AFTER} proactive messages`);
-    }
+    if (verdict) return this.skip(i, verdict.skip);
     if (!fire) return true;
     this.d.store.transaction(() => {
       const task = this.d.scheduler.enqueueIntention(

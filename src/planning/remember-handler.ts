@@ -3,7 +3,7 @@
  * passes the same admission gate as a send right before it starts (a plan in flight when the
  * owner typed `/pause`, a takeover, a DM policy now `off`: nothing is stored), and the same
  * answer-age check (a plan that waited past the limit stores nothing either). Who it is about,
- * who said it and in which message were decided when the plan was checked (received-handler.ts,
+ * who said it and in which message were decided when the plan was checked (plan-remember.ts,
  * memory/subject.ts), never by the model.
  */
 import type { MemoryStore } from "../store/memories";

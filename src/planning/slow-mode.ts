@@ -8,7 +8,7 @@ import type { PlanTask } from "./plan-schema";
  * between them, where the first one replied); a sticker goes only when no text does (the first
  * one). The rest of the plan is kept as it is.
  */
-export function oneMessage(tasks: readonly PlanTask[]): PlanTask[] {
+function oneMessage(tasks: readonly PlanTask[]): PlanTask[] {
   const sends = tasks.filter((t): t is Extract<PlanTask, { kind: "send" }> => t.kind === "send");
   const firstSticker = tasks.find((t) => t.kind === "sticker");
   if (sends.length + (firstSticker ? 1 : 0) <= 1) return [...tasks];
@@ -22,4 +22,13 @@ export function oneMessage(tasks: readonly PlanTask[]): PlanTask[] {
     } else out.push(t);
   }
   return out;
+}
+
+/**
+ * The plan as carried out in slow mode: one message per answer (oneMessage) — with a look-up
+ * the one message is the answer it brings, so no "let me check" takes the window (its sends and
+ * stickers are left out).
+ */
+export function inSlowMode(tasks: readonly PlanTask[], looksUp: boolean): readonly PlanTask[] {
+  return looksUp ? tasks.filter((t) => t.kind !== "send" && t.kind !== "sticker") : oneMessage(tasks);
 }

@@ -5,6 +5,7 @@
 import type { Db } from "./db";
 import { ftsQuery } from "./memories";
 import { PlanTraceStore, type StoredPlanTrace } from "./plan-traces";
+import { ConsoleCosts } from "./console-costs";
 
 /** One chat of the conversations list. */
 export interface ConsoleChat {
@@ -70,37 +71,6 @@ export interface ConsoleTask {
   readonly planNo: number | null;
 }
 
-/** Tokens and cost of the last 30 days for one chat or one person. */
-export interface ConsoleCostTotal {
-  /** The chat id or the person's user id. */
-  readonly id: string;
-  readonly calls: number;
-  readonly tokens: number;
-  readonly costUsd: number;
-}
-
-/** One LLM call's usage row. */
-export interface ConsoleUsage {
-  readonly at: number;
-  readonly purpose: string;
-  readonly model: string;
-  readonly promptTokens: number;
-  readonly outputTokens: number;
-  readonly thinkingTokens: number;
-  readonly cachedTokens: number;
-  readonly costUsd: number | null;
-}
-
-/** Tokens and cost of one day, purpose and persona. */
-export interface ConsoleCostRow {
-  readonly agent: string;
-  readonly day: string;
-  readonly purpose: string;
-  readonly calls: number;
-  readonly tokens: number;
-  readonly costUsd: number;
-}
-
 /** A reaction on a stored message. */
 export interface ConsoleReaction {
   readonly messageId: number;
@@ -149,14 +119,6 @@ export interface ConsoleMemory {
   readonly updatedAt: number;
 }
 
-/** Today's calls, tokens and cost per purpose. */
-export interface ConsolePurposeRow {
-  readonly purpose: string;
-  readonly calls: number;
-  readonly tokens: number;
-  readonly costUsd: number;
-}
-
 const bool = (x: unknown) => x === 1 || x === true;
 
 /** The console's named queries for one database. Statements are prepared once. */
@@ -165,9 +127,8 @@ export class ConsoleQueries {
   private readonly page;
   private readonly tasksSince;
   private readonly traces: PlanTraceStore;
-  private readonly usageBetween;
-  private readonly costs;
-  private readonly purposes;
+  /** What the models cost: per call, day, chat, person and purpose (console-costs.ts). */
+  readonly costs: ConsoleCosts;
   private readonly reactionsIn;
   private readonly summaryList;
   private readonly mediaList;
@@ -184,8 +145,6 @@ export class ConsoleQueries {
   private readonly topicTitleList;
   private readonly topicPage;
   private readonly threadPage;
-  private readonly byChat;
-  private readonly byPerson;
   private readonly planNo;
   private readonly planByNo;
   private readonly sentBySend;
@@ -214,21 +173,7 @@ export class ConsoleQueries {
        FROM tasks WHERE agent = ? AND chat_id = ? AND created_at >= ? ORDER BY id LIMIT ?`,
     );
     this.traces = new PlanTraceStore(db);
-    this.usageBetween = db.prepare(
-      `SELECT at, purpose, model, prompt_tokens AS promptTokens, output_tokens AS outputTokens, thinking_tokens AS thinkingTokens,
-         cached_tokens AS cachedTokens, cost_usd AS costUsd
-       FROM llm_usage WHERE agent = ? AND chat_id = ? AND at >= ? AND at <= ? ORDER BY id LIMIT ?`,
-    );
-    this.costs = db.prepare(
-      `SELECT agent, day, purpose, count(*) AS calls, sum(prompt_tokens + output_tokens + thinking_tokens) AS tokens,
-         coalesce(sum(cost_usd), 0) AS costUsd
-       FROM llm_usage WHERE day >= ? GROUP BY agent, day, purpose ORDER BY day, agent, purpose`,
-    );
-    this.purposes = db.prepare(
-      `SELECT purpose, count(*) AS calls, sum(prompt_tokens + output_tokens + thinking_tokens) AS tokens,
-         coalesce(sum(cost_usd), 0) AS costUsd
-       FROM llm_usage WHERE agent = ? AND day = ? GROUP BY purpose ORDER BY purpose`,
-    );
+    this.costs = new ConsoleCosts(db);
     this.reactionsIn = db.prepare(
       `SELECT message_id AS messageId, reactor_id AS reactorId, emoji, is_agent AS isAgent
        FROM reactions WHERE agent = ? AND chat_id = ? AND message_id >= ? AND message_id <= ? LIMIT 2000`,
@@ -255,15 +200,6 @@ export class ConsoleQueries {
          WHERE agent = ? AND kind IN ('send','sticker') AND status = 'done' AND created_at >= ? AND chat_id <> ?`,
       )
       .pluck();
-    const totals = (column: string) =>
-      db.prepare(
-        `SELECT ${column} AS id, count(*) AS calls, sum(prompt_tokens + output_tokens + thinking_tokens) AS tokens,
-           coalesce(sum(cost_usd), 0) AS costUsd
-         FROM llm_usage WHERE agent = ? AND day >= ? AND ${column} IS NOT NULL
-         GROUP BY ${column} ORDER BY costUsd DESC, tokens DESC LIMIT 100`,
-      );
-    this.byChat = totals("chat_id");
-    this.byPerson = totals("user_id");
     this.planNo = db.prepare(`SELECT plan_no FROM tasks WHERE id = ?`).pluck();
     this.planByNo = db
       .prepare(
@@ -399,16 +335,6 @@ export class ConsoleQueries {
     return this.traces.get(taskId);
   }
 
-  /** LLM calls made for a chat between two times (ms). */
-  usage(agent: string, chatId: string, from: number, to: number, limit = 500): ConsoleUsage[] {
-    return this.usageBetween.all(agent, chatId, from, to, limit) as ConsoleUsage[];
-  }
-
-  /** Tokens and cost per day, purpose and persona since `fromDay` (YYYY-MM-DD). */
-  costsSince(fromDay: string): ConsoleCostRow[] {
-    return this.costs.all(fromDay) as ConsoleCostRow[];
-  }
-
   /** The numbers of plans (by their `received` task's id) that have one. */
   planNumbers(ids: readonly number[]): Map<number, number> {
     const out = new Map<number, number>();
@@ -417,21 +343,6 @@ export class ConsoleQueries {
       if (typeof no === "number") out.set(id, no);
     }
     return out;
-  }
-
-  /** One persona's tokens and cost per chat since `fromDay`, the costliest 100 first. */
-  costsByChat(agent: string, fromDay: string): ConsoleCostTotal[] {
-    return this.byChat.all(agent, fromDay) as ConsoleCostTotal[];
-  }
-
-  /** One persona's tokens and cost per person (whom the call was for) since `fromDay`, the costliest 100 first. */
-  costsByPerson(agent: string, fromDay: string): ConsoleCostTotal[] {
-    return this.byPerson.all(agent, fromDay) as ConsoleCostTotal[];
-  }
-
-  /** One persona's calls, tokens and cost per purpose on `day`. */
-  purposesOn(agent: string, day: string): ConsolePurposeRow[] {
-    return this.purposes.all(agent, day) as ConsolePurposeRow[];
   }
 
   /** Plans that sent something since `since` (ms): the persona's answers (not its replies in Saved Messages, `selfId`, to the owner's commands). */

@@ -158,6 +158,16 @@ export class TrackedActions implements ChatActions {
     }
   }
 
+  /** A note found already sent (a restarted voice send): its id is hers, as if its send had just answered. */
+  async findVoice(
+    o: Parameters<NonNullable<ChatActions["findVoice"]>>[0],
+  ): ReturnType<NonNullable<ChatActions["findVoice"]>> {
+    if (!this.inner.findVoice) return undefined;
+    const found = await this.inner.findVoice(o);
+    if (found) this.own.end(this.own.begin(o.chatId, "voice", ""), found.id);
+    return found;
+  }
+
   setTyping(o: Parameters<ChatActions["setTyping"]>[0]): Promise<void> {
     return this.inner.setTyping(o);
   }

@@ -367,28 +367,3 @@ describe("the speech call's share", () => {
     ).toMatch(/cap: stranger-token-share/);
   });
 });
-
-describe("a crash after the note went out, and speech that varies", () => {
-  it("the note made again on restart runs 4 s, not 3: the one that went out is still found, and her row gets her words", async () => {
-    h = await Harness.start({ persona: VOICE_PERSONA });
-    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
-    const dm = h.emu.dm(h.account, h.carol);
-    let crashed = false;
-    h.emu.faults.hang("messages.SendMedia", {
-      when: "after-apply",
-      onHang: () => {
-        crashed = true;
-        h.crash();
-      },
-    });
-    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
-    await h.pass(20_000);
-    expect(crashed).toBe(true);
-    h.gemini.scriptSpeech({ speech: { seconds: 4 } });
-    h.boot();
-    await h.pass(60_000);
-    const mine = h.emu.history(dm).filter((m) => m.fromId === h.account.id);
-    expect(mine.map((m) => [m.media, m.audio?.duration])).toEqual([["voice", 3]]);
-    expect(ownStored(dm.peerId)).toEqual([expect.stringMatching(new RegExp(`^\\[voice \\d s\\] ${SAID}$`))]);
-  });
-});

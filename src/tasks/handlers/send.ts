@@ -1,4 +1,5 @@
 import type { FormatEntity } from "../../base/text-format";
+import type { VoiceMark } from "../actions-port";
 import type { TaskHandler } from "../task-handler";
 import type { ActionHandlerDeps } from "./action-deps";
 import { tooLate } from "./answer-age";
@@ -14,6 +15,8 @@ declare module "../task" {
      * it by the time it is sent (the plan named no reply_to). `entities`: the formatting of
      * `text` (bold, links… — the plan's Markdown, base/text-format.ts), sent beside it. `voice`:
      * spoken, as a voice note (voice-send.ts), the text its words; written when that cannot be.
+     * `notes`: what identifies each voice note made for it (duration, waveform — never the audio),
+     * written before the note goes out, so a restart finds it in her history instead of speaking again.
      */
     send: {
       text: string;
@@ -24,6 +27,7 @@ declare module "../task" {
       sentId?: number;
       answers?: number[];
       voice?: boolean;
+      notes?: VoiceMark[];
     };
   }
 }

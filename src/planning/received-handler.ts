@@ -182,7 +182,21 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       // Where she may not write (muted, her own restriction): no plan, no request (a person who
       // cannot type there does not compose an answer). Asked again at the next message.
       const may = mayWrite(d.writes?.(chatId), (d.telegramNow ?? (() => d.clock.now()))());
-      if (!may.text && !may.sticker) {
+      // The newest addressed message (none: an intention alone).
+      const lastId = items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
+      // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
+      const chat = d.chats.get(chatId) ?? { chatId, chatType: "group" };
+      const isDm = chat.chatType === "dm";
+      // May this answer be spoken (her # Voice, the chat's rights, how she was spoken to)? Where
+      // her text is forbidden but voice messages are not, voice is all she is offered.
+      const voice = planVoice(d, {
+        chatId,
+        isDm,
+        mayVoice: may.voice,
+        mayText: may.text,
+        ...(lastId !== undefined ? { lastId } : {}),
+      });
+      if (!may.text && !may.sticker && !voice) {
         d.logger.info(
           { component: "planner", chatId, messages: items.map((i) => i.messageId) },
           "she may not write in this chat now (its banned rights); not planned",
@@ -206,21 +220,9 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
         return { type: "done" };
       }
       const forbidden: PlanKind[] = [
-        ...(may.text ? [] : ["send" as const]),
+        ...(may.text || voice ? [] : ["send" as const]),
         ...(may.sticker ? [] : ["sticker" as const]),
       ];
-      // The newest addressed message (none: an intention alone).
-      const lastId = items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
-      // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
-      const chat = d.chats.get(chatId) ?? { chatId, chatType: "group" };
-      const isDm = chat.chatType === "dm";
-      // May this answer be spoken (her # Voice, the chat's rights, how she was spoken to)?
-      const voice = planVoice(d, {
-        chatId,
-        isDm,
-        mayVoice: may.voice,
-        ...(lastId !== undefined ? { lastId } : {}),
-      });
       // The chat's pending intentions (the due ones it plans for are shown as due, not pending).
       const canIntend = d.intentions !== undefined && mayIntend(d.persona);
       // Schedules of the chat's last plans that their tasks could not store: told to this plan.

@@ -27,6 +27,8 @@ declare module "../task" {
       sentId?: number;
       answers?: number[];
       voice?: boolean;
+      /** The chat takes no text from her: a note that cannot be made or sent is dropped, not written. */
+      voiceOnly?: boolean;
       notes?: VoiceMark[];
     };
   }
@@ -47,6 +49,14 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
       };
       const spoken = task.payload.voice ? await sendAsVoice(d, task, at, replyTo) : undefined;
       if (spoken === "made") return { type: "again", at: d.clock.now() };
+      // Where her text is forbidden, writing the words would only earn Telegram's refusal.
+      if (!spoken && task.payload.voiceOnly) {
+        d.logger.warn(
+          { component: "tasks", chatId: task.chatId, taskId: task.id },
+          "voice note not sent, and this chat takes no text from her; dropped",
+        );
+        return { type: "dropped", reason: "voice note not sent where text is forbidden" };
+      }
       if (spoken) {
         task.payload = { ...task.payload, sentId: spoken.id };
         d.onSent({

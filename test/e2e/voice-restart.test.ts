@@ -75,6 +75,43 @@ describe("a crash after her voice note went out", () => {
   });
 });
 
+describe("a crash while her words go as text instead", () => {
+  it("the note refused, the text's send cut by a crash: the restart sends the text with the same random_id and speaks no more", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    h.emu.faults.failNext("messages.SendMedia", "MEDIA_INVALID", { code: 400 });
+    let crashed = false;
+    h.emu.faults.hang("messages.SendMessage", {
+      when: "after-apply",
+      onHang: () => {
+        crashed = true;
+        h.crash();
+      },
+    });
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    await h.pass(20_000);
+    expect(crashed).toBe(true);
+    h.boot();
+    await h.pass(60_000);
+    expect(speechBodies()).toHaveLength(1); // paid once
+    expect(mediaSends()).toHaveLength(1); // the refused one; no second note tried
+    expect(
+      h.emu
+        .history(dm)
+        .filter((m) => m.fromId === h.account.id)
+        .map((m) => m.text),
+    ).toEqual([SAID]);
+    expect(ownRows(dm.peerId).map((r) => r.text)).toEqual([SAID]);
+    const ids = h.emu.traffic.requests
+      .filter(
+        (r) => r.request instanceof Api.messages.SendMedia || r.request instanceof Api.messages.SendMessage,
+      )
+      .map((r) => (r.request as Api.messages.SendMessage).randomId?.toString());
+    expect(new Set(ids).size).toBe(1);
+  });
+});
+
 describe("RANDOM_ID_DUPLICATE and the owner's own voice note", () => {
   it("her retried note is matched exactly: the owner's 3 s note sent from the phone meanwhile keeps the owner's row, hers gets her words", async () => {
     h = await Harness.start({ persona: VOICE_PERSONA, requestTimeoutMs: 300 });

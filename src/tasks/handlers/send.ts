@@ -29,6 +29,11 @@ declare module "../task" {
       voice?: boolean;
       /** The chat takes no text from her: a note that cannot be made or sent is dropped, not written. */
       voiceOnly?: boolean;
+      /**
+       * A voice send whose note could not be made or was refused goes as text from then on (kept
+       * before the text is sent, so a restart neither speaks again nor looks for a note).
+       */
+      written?: boolean;
       notes?: VoiceMark[];
     };
   }
@@ -47,7 +52,8 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
         ...(replyTo !== undefined ? { replyTo } : {}),
         ...(topicId !== undefined ? { topicId } : {}),
       };
-      const spoken = task.payload.voice ? await sendAsVoice(d, task, at, replyTo) : undefined;
+      const spoken =
+        task.payload.voice && !task.payload.written ? await sendAsVoice(d, task, at, replyTo) : undefined;
       if (spoken === "made") return { type: "again", at: d.clock.now() };
       // Where her text is forbidden, writing the words would only earn Telegram's refusal.
       if (!spoken && task.payload.voiceOnly) {
@@ -66,6 +72,10 @@ export function sendHandler(d: ActionHandlerDeps): TaskHandler<"send"> {
           ...where,
         });
         return { type: "done" };
+      }
+      if (task.payload.voice && !task.payload.written) {
+        task.payload = { ...task.payload, written: true };
+        d.keep?.(task);
       }
       const id = await d.actions.sendText({
         chatId: at.chatId,

@@ -56,6 +56,8 @@ export interface Tasks {
   readonly intentionStore: IntentionStore;
   /** The account's online status, following what the persona does. */
   readonly presence: Presence;
+  /** Stop reporting her held voice notes to the metrics (the runtime stops). */
+  readonly unwatchVoice: () => void;
 }
 
 export function composeTasks(
@@ -125,7 +127,7 @@ export function composeTasks(
         logger,
       })
     : undefined;
-  if (voice) watchVoiceNotes(agent, () => voice.held);
+  const unwatchVoice = voice ? watchVoiceNotes(agent, () => voice.held) : () => {};
   const deps: ActionHandlerDeps = {
     actions,
     ...(voice ? { voice } : {}),
@@ -360,5 +362,6 @@ export function composeTasks(
     intentions,
     intentionStore,
     presence,
+    unwatchVoice,
   };
 }

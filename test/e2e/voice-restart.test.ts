@@ -75,6 +75,25 @@ describe("a crash after her voice note went out", () => {
   });
 });
 
+describe("the owner's own voice note in the restart's catch-up", () => {
+  it("of another length than hers is the owner's takeover; hers, in the same catch-up, is not", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    h.emu.faults.hang("messages.SendMedia", { when: "after-apply", onHang: () => h.crash() });
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    await h.pass(20_000);
+    // While she is down the owner answers from the phone with a 7 s voice note.
+    const owners = { ...voiceNote, duration: 7, waveform: Buffer.alloc(63, 0x42) };
+    await h.emu.post({ chat: dm, from: h.account, text: "", media: owners, deliverToSender: true });
+    h.boot();
+    await h.pass(60_000);
+    const takeovers = h.log.lines().filter((l) => String(l.msg).includes("the owner wrote in this chat"));
+    expect(takeovers.map((l) => l.messageId)).toEqual([h.emu.history(dm).at(-1)!.id]);
+    expect(speechBodies()).toHaveLength(1);
+  });
+});
+
 describe("a crash while her words go as text instead", () => {
   it("the note refused, the text's send cut by a crash: the restart sends the text with the same random_id and speaks no more", async () => {
     h = await Harness.start({ persona: VOICE_PERSONA });

@@ -139,6 +139,7 @@ function attach(world: World, m: EmuMediaInput): { sticker: StickerDoc } | { med
       file: world.files.add(m.bytes, m.mimeType, undefined, stillFor(m.mimeType, m.kind, m.thumb)),
       ...(m.fileName !== undefined ? { fileName: m.fileName } : {}),
       ...(m.duration !== undefined ? { duration: m.duration } : {}),
+      ...(m.kind === "voice" && m.waveform ? { waveform: Buffer.from(m.waveform) } : {}),
       ...(m.title !== undefined ? { title: m.title } : {}),
       ...(m.performer !== undefined ? { performer: m.performer } : {}),
     },

@@ -95,6 +95,8 @@ export type EmuMediaInput =
       readonly fileName?: string;
       /** Seconds. */
       readonly duration?: number;
+      /** Voice: the packed 5-bit waveform the sender's app attaches (Telegram's apps always do). */
+      readonly waveform?: Buffer;
       readonly title?: string;
       readonly performer?: string;
       /** GIFs and videos: the still thumbnail's bytes (default a tiny JPEG); null: none. */

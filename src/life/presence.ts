@@ -139,6 +139,13 @@ export class PresentActions implements ChatActions {
     return this.inner.sendVoice(o);
   }
 
+  /** A look at her own history (nothing shown to anyone): no presence. */
+  findVoice(
+    o: Parameters<NonNullable<ChatActions["findVoice"]>>[0],
+  ): ReturnType<NonNullable<ChatActions["findVoice"]>> {
+    return this.inner.findVoice?.(o) ?? Promise.resolve(undefined);
+  }
+
   /** A cache read (no request): no presence. */
   knownStickerEmoji(set: string): Promise<readonly string[] | undefined> {
     return this.inner.knownStickerEmoji?.(set) ?? Promise.resolve(undefined);

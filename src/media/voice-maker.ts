@@ -1,8 +1,9 @@
 /**
  * Her voice notes made: the send's words → speech (llm/speech.ts, purpose `speech`, priced and
  * capped like every call) → Ogg Opus (voice-note.ts), in memory. The note is kept per task until
- * its send is over, so a retried upload does not pay the speech call again, and forgotten then:
- * the audio never touches the disk. What a chat refused (voice messages forbidden by its rights or
+ * its send is over, so a retried upload does not pay the speech call again, and forgotten then —
+ * sent, written instead, or its task ended any other way (cancelled, failed: the scheduler's
+ * onFinished): the audio never touches the disk. What a chat refused (voice messages forbidden by its rights or
  * by the person's privacy) is remembered for a day, so her next plans there write.
  */
 import type { Logger } from "pino";
@@ -72,6 +73,10 @@ export class SpeechVoiceMaker implements VoiceMaker {
     if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
     this.kept.set(r.taskId, note);
     return note;
+  }
+
+  get held(): number {
+    return this.kept.size;
   }
 
   has(taskId: number): boolean {

@@ -72,6 +72,8 @@ const sendSources = new Map<
 >();
 /** Database figures, read at scrape time (set by whoever owns the database). */
 let databaseBytes: (() => number) | undefined;
+/** Per persona: her voice notes held in memory for their sends (media/voice-maker.ts). */
+const voiceHeldSources = new Map<string, () => number>();
 /** Per persona: whether its writes are refused now (runtime/storage-watch.ts). */
 const writeFailingSources = new Map<string, () => boolean>();
 
@@ -230,6 +232,17 @@ new Gauge({
 });
 
 new Gauge({
+  name: `${PREFIX}voice_notes_held`,
+  help: "Her voice notes held in memory for sends not yet over (each a few dozen KB; never on disk).",
+  labelNames: ["agent"],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [agent, held] of voiceHeldSources) this.set({ agent }, held());
+  },
+});
+
+new Gauge({
   name: `${PREFIX}llm_model_down`,
   help: "1 while a Gemini model the persona uses is failing (an outage: calls wait, one probe at a time), 0 while it answers.",
   labelNames: ["agent", "model"],
@@ -288,6 +301,14 @@ export function watchWrites(agent: string, failing: () => boolean): () => void {
   writeFailingSources.set(agent, failing);
   return () => {
     if (writeFailingSources.get(agent) === failing) writeFailingSources.delete(agent);
+  };
+}
+
+/** Report how many voice notes a persona holds in memory (the latest source for a name wins). Returns the way to stop. */
+export function watchVoiceNotes(agent: string, held: () => number): () => void {
+  voiceHeldSources.set(agent, held);
+  return () => {
+    if (voiceHeldSources.get(agent) === held) voiceHeldSources.delete(agent);
   };
 }
 

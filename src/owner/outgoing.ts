@@ -43,7 +43,8 @@ export function createOutgoingHandler(d: OutgoingDeps): (m: InboundMessage) => P
   return async (m) => {
     if (d.messages.has(m.chatId, m.messageId)) return "skipped-own";
     const ours =
-      d.own.claim(m.chatId, m.messageId, m.text) || openSendMatches(d.scheduler.openTasks(m.chatId), m.text);
+      d.own.claim(m.chatId, m.messageId, m.text) ||
+      openSendMatches(d.scheduler.openTasks(m.chatId), m.text, m.media?.duration);
     if (m.chatId !== d.selfId && m.chatType !== "dm") {
       d.chats.upsert({
         chatId: m.chatId,

@@ -88,12 +88,12 @@ export class OwnSends {
 /**
  * Whether an outgoing message is one of her sends that a restart left in doubt (it was running
  * when the process died: it may have reached Telegram, and its retry is still open): in that chat,
- * a text send with the same words, a voice send for a voice note (or its words, the text it fell
- * back to), a sticker send for a sticker.
+ * a text send with the same words, a voice send for a voice note as long as one of its notes (or
+ * its words, the text it fell back to), a sticker send for a sticker.
  * A fresh process remembers no send in flight (OwnSends is memory), so without this the catch-up
  * would bring her own message back as the owner's and silence her there.
  */
-export function openSendMatches(tasks: readonly Task[], text: string): boolean {
+export function openSendMatches(tasks: readonly Task[], text: string, seconds?: number): boolean {
   const t = text.trim();
   return tasks.some((task) => {
     if (!task.inDoubt) return false;
@@ -101,7 +101,11 @@ export function openSendMatches(tasks: readonly Task[], text: string): boolean {
     if (task.kind !== "send") return false;
     const p = (task as Task<"send">).payload;
     // A voice send may have gone out as its words (the note refused, then the text send in doubt).
-    return (p.voice === true && t.startsWith("[voice")) || p.text.trim() === t;
+    if (p.text.trim() === t) return true;
+    if (p.voice !== true || !t.startsWith("[voice")) return false;
+    // Its notes' lengths are known (kept before each send): a note of another length is not hers.
+    const notes = p.notes ?? [];
+    return notes.length === 0 || seconds === undefined || notes.some((n) => n.seconds === seconds);
   });
 }
 
@@ -156,6 +160,16 @@ export class TrackedActions implements ChatActions {
       if (refused) this.own.drop(e);
       else this.own.end(e, id);
     }
+  }
+
+  /** A note found already sent (a restarted voice send): its id is hers, as if its send had just answered. */
+  async findVoice(
+    o: Parameters<NonNullable<ChatActions["findVoice"]>>[0],
+  ): ReturnType<NonNullable<ChatActions["findVoice"]>> {
+    if (!this.inner.findVoice) return undefined;
+    const found = await this.inner.findVoice(o);
+    if (found) this.own.end(this.own.begin(o.chatId, "voice", ""), found.id);
+    return found;
   }
 
   setTyping(o: Parameters<ChatActions["setTyping"]>[0]): Promise<void> {

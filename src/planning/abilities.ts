@@ -35,6 +35,8 @@ const ABILITIES_LABEL = "⟦abilities⟧";
 /** The sentence on voice messages where one is offered. */
 function voiceLine(v: VoiceOffer): string {
   const how = `To speak, give a send "voice": true: its text is said in your voice as a voice message (at most ${v.maxSeconds} s; plain spoken words, no links, lists or formatting).`;
+  if (v.only)
+    return `Every send you make here is said in your voice as a voice message (give it "voice": true; at most ${v.maxSeconds} s; plain spoken words, no links, lists or formatting — what cannot be said is not sent).`;
   return v.prefer
     ? `${how} They sent you a voice message: answer with one, unless what you say needs writing.`
     : `${how} Speak only when a short spoken answer suits the moment; otherwise write.`;

@@ -129,9 +129,14 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
     let last: number | undefined;
     switch (t.kind) {
       case "send": {
-        const spoken = t.voice === true && o.voice ? parseMarkdown(t.text).text.trim() : undefined;
+        // Where she may not write (o.voice.only), every send is spoken, and one that cannot be is dropped.
+        const only = o.voice?.only === true;
+        const spoken = (t.voice === true || only) && o.voice ? parseMarkdown(t.text).text.trim() : undefined;
         const why = spoken !== undefined && o.voice ? writtenInstead(spoken, o.voice.maxSeconds) : undefined;
-        if (why !== undefined) cut(`task ${i} (send): written, not spoken: ${why}`);
+        if (why !== undefined)
+          cut(
+            `task ${i} (send): ${only ? "dropped (this chat takes no text from her)" : "written"}, not spoken: ${why}`,
+          );
         if (
           spoken !== undefined &&
           spoken !== "" &&
@@ -155,6 +160,7 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
             payload: {
               text: spoken,
               voice: true,
+              ...(only ? { voiceOnly: true } : {}),
               ...(t.reply_to !== undefined ? { replyTo: t.reply_to } : {}),
               ...auto,
               ...topic,
@@ -163,6 +169,13 @@ export function expandPlan(plan: readonly PlanTask[], o: ExpandOptions): NewTask
             needsRandomId: true,
           });
           auto = {};
+          break;
+        }
+        if (only) {
+          if (why === undefined)
+            cut(
+              `task ${i} (send): dropped (at most ${bounds.messages} messages and ${bounds.chars} characters per plan)`,
+            );
           break;
         }
         const parts = splitFormatted(parseMarkdown(t.text));

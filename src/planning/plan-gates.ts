@@ -42,6 +42,8 @@ export type MayWriteNow = ReturnType<typeof mayWrite>;
 export function openGates(
   d: GateSources,
   task: Task<"received">,
+  /** Whether the answer may be spoken there (a chat that forbids her text may take voice messages). */
+  spoken: (items: readonly ReceivedItem[], may: MayWriteNow) => boolean = () => false,
 ): { readonly items: ReceivedItem[]; readonly may: MayWriteNow } | undefined {
   const chatId = task.chatId;
   // The persona's own intentions due now (life/intentions.ts): planned with the messages, or alone.
@@ -77,7 +79,7 @@ export function openGates(
   // Where she may not write (muted, her own restriction): no plan, no request (a person who
   // cannot type there does not compose an answer). Asked again at the next message.
   const may = mayWrite(d.writes?.(chatId), (d.telegramNow ?? (() => d.clock.now()))());
-  if (!may.text && !may.sticker) {
+  if (!may.text && !may.sticker && !spoken(items, may)) {
     d.logger.info(
       { component: "planner", chatId, messages: items.map((i) => i.messageId) },
       "she may not write in this chat now (its banned rights); not planned",

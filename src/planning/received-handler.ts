@@ -20,6 +20,7 @@ import { planTrace, withoutSystem } from "./plan-trace";
 import type { PlanTraceStore } from "../store/plan-traces";
 import type { MediaDescriber } from "../media/describer";
 import type { TaskHandler } from "../tasks/task-handler";
+import type { ReceivedItem } from "../tasks/task";
 import { mayIntend } from "./prompt";
 import type { PlanKind } from "./plan-schema";
 import { inSlowMode } from "./slow-mode";
@@ -28,7 +29,7 @@ import { abilitiesPart } from "./abilities";
 import { earlierChatPart } from "./earlier-chat";
 import { lookupSection } from "./lookup-section";
 import { planVoice, speaksWhenSpokenTo, type VoicePort } from "./voice-offer";
-import { deletedWhilePlanning, openGates } from "./plan-gates";
+import { deletedWhilePlanning, openGates, type MayWriteNow } from "./plan-gates";
 import { RefusalNotes } from "./refusal-notes";
 import { planIntentions, type IntentionsPort } from "./plan-intentions";
 import { rememberFrom } from "./plan-remember";
@@ -127,27 +128,35 @@ export function receivedHandler(d: ReceivedHandlerDeps): TaskHandler<"received">
       const chatId = task.chatId;
       // The persona's own intentions due now (life/intentions.ts): planned with the messages, or alone.
       const intentions = task.payload.intentions ?? [];
-      // Deleted or too old, or she may not write there now: nothing planned (plan-gates.ts).
-      const open = openGates(d, task);
-      if (!open) return { type: "done" };
-      const { items, may } = open;
-      const forbidden: PlanKind[] = [
-        ...(may.text ? [] : ["send" as const]),
-        ...(may.sticker ? [] : ["sticker" as const]),
-      ];
-      const senderOf = (id: number) => d.messages.get(chatId, id)?.senderId;
-      // The newest addressed message (none: an intention alone).
-      const lastId = items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
       // An unknown chat is treated as a group: block/unblock stay refused unless it is known to be a DM.
       const chat = d.chats.get(chatId) ?? { chatId, chatType: "group" };
       const isDm = chat.chatType === "dm";
-      // May this answer be spoken (her # Voice, the chat's rights, how she was spoken to)?
-      const voice = planVoice(d, {
-        chatId,
-        isDm,
-        mayVoice: may.voice,
-        ...(lastId !== undefined ? { lastId } : {}),
-      });
+      // The newest addressed message (none: an intention alone).
+      const newest = (items: readonly ReceivedItem[]) =>
+        items.length ? Math.max(...items.map((i) => i.messageId)) : undefined;
+      // May this answer be spoken (her # Voice, the chat's rights, how she was spoken to)? Where
+      // her text is forbidden but voice messages are not, voice is all she is offered.
+      const voiceFor = (items: readonly ReceivedItem[], may: MayWriteNow) => {
+        const lastId = newest(items);
+        return planVoice(d, {
+          chatId,
+          isDm,
+          mayVoice: may.voice,
+          mayText: may.text,
+          ...(lastId !== undefined ? { lastId } : {}),
+        });
+      };
+      // Deleted or too old, or she may neither write nor speak there now: nothing planned (plan-gates.ts).
+      const open = openGates(d, task, (items, may) => voiceFor(items, may) !== undefined);
+      if (!open) return { type: "done" };
+      const { items, may } = open;
+      const lastId = newest(items);
+      const voice = voiceFor(items, may);
+      const forbidden: PlanKind[] = [
+        ...(may.text || voice ? [] : ["send" as const]),
+        ...(may.sticker ? [] : ["sticker" as const]),
+      ];
+      const senderOf = (id: number) => d.messages.get(chatId, id)?.senderId;
       // The chat's pending intentions (the due ones it plans for are shown as due, not pending).
       const canIntend = d.intentions !== undefined && mayIntend(d.persona);
       // Schedules of the chat's last plans that their tasks could not store: told to this plan.

@@ -4,7 +4,8 @@
  * default banned rights forbid voice messages, her own restriction, a person whose privacy
  * forbids them, as a refused send taught), and how she was spoken to. Decided in code, not left
  * to the model: where it is not offered the plan's schema has no `voice` field at all, and
- * expand-plan.ts writes a spoken answer that is long or carries links.
+ * expand-plan.ts writes a spoken answer that is long or carries links. A chat that forbids her
+ * text but takes voice messages is offered voice only (`only`): every send there is spoken.
  */
 import type { VoiceSetting } from "../config/persona-voice";
 
@@ -13,6 +14,11 @@ export interface VoiceOffer {
   /** A voice note answers a voice note in a DM: she usually speaks back. */
   readonly prefer: boolean;
   readonly maxSeconds: number;
+  /**
+   * The chat forbids her text but takes voice messages (`send_plain` banned): every send is
+   * spoken, and one that cannot be (too long, a link, code) is dropped, not written.
+   */
+  readonly only?: boolean;
 }
 
 /** The offer for one plan, or undefined (she writes). */
@@ -22,6 +28,8 @@ function voiceOffer(o: {
   readonly canSpeak: boolean;
   /** The chat lets her send voice messages (its rights; no refusal learnt lately). */
   readonly chatAllows: boolean;
+  /** The chat lets her write text (absent: it does). */
+  readonly textAllowed?: boolean;
   readonly isDm: boolean;
   /** The newest message she answers is a voice (or video) note. */
   readonly spokenTo: boolean;
@@ -29,7 +37,11 @@ function voiceOffer(o: {
   const { setting } = o;
   if (setting.mode === "never" || !o.canSpeak || !o.chatAllows) return undefined;
   if (setting.mode === "spoken-to" && !o.spokenTo) return undefined;
-  return { prefer: o.spokenTo && o.isDm, maxSeconds: setting.maxSeconds };
+  return {
+    prefer: o.spokenTo && o.isDm,
+    maxSeconds: setting.maxSeconds,
+    ...(o.textAllowed === false ? { only: true } : {}),
+  };
 }
 
 /** About how many characters a second of speech carries (≈ 150 words a minute). */
@@ -86,6 +98,8 @@ export function planVoice(
     readonly chatId: string;
     readonly isDm: boolean;
     readonly mayVoice: boolean;
+    /** She may write text there (absent: she may). */
+    readonly mayText?: boolean;
     readonly lastId?: number;
   },
 ): VoiceOffer | undefined {
@@ -94,6 +108,7 @@ export function planVoice(
     setting: d.persona.voice,
     canSpeak: d.voice !== undefined,
     chatAllows: chat.mayVoice && !(d.voice?.refusedIn(chat.chatId) ?? false),
+    ...(chat.mayText === false ? { textAllowed: false } : {}),
     isDm: chat.isDm,
     spokenTo: kind === "voice" || kind === "video_note",
   });

@@ -11,7 +11,7 @@ import type { Stores } from "./compose-stores";
 import { speakerDirectory } from "../context/speaker-directory";
 import { ImplicitAddressing } from "../inbound/addressing-implicit";
 import { MAX_ANSWER_AGE_MS } from "../inbound/pipeline";
-import { metrics } from "../metrics/metrics";
+import { metrics, watchVoiceNotes } from "../metrics/metrics";
 import { OwnSends, TrackedActions } from "../owner/own-sends";
 import { PlanTraceStore } from "../store/plan-traces";
 import { LookupRunStore } from "../store/lookup-runs";
@@ -56,6 +56,8 @@ export interface Tasks {
   readonly intentionStore: IntentionStore;
   /** The account's online status, following what the persona does. */
   readonly presence: Presence;
+  /** Stop reporting her held voice notes to the metrics (the runtime stops). */
+  readonly unwatchVoice: () => void;
 }
 
 export function composeTasks(
@@ -130,9 +132,11 @@ export function composeTasks(
         logger,
       })
     : undefined;
+  const unwatchVoice = voice ? watchVoiceNotes(agent, () => voice.held) : () => {};
   const deps: ActionHandlerDeps = {
     actions,
     ...(voice ? { voice } : {}),
+    keep: (task) => st.tasks.save(task, clock.now()),
     clock,
     logger,
     messages: st.messages,
@@ -225,6 +229,9 @@ export function composeTasks(
       metrics.tasks.inc({ agent, kind: task.kind, outcome });
       st.activity.taskEnded(task, outcome);
       intentions.taskEnded(task, outcome);
+      // A voice note kept for a send that ended any way (cancelled by a replan, /pause, a
+      // takeover; failed; or done) is let go at once, not when the bound pushes it out.
+      if (task.kind === "send") voice?.forget(task.id);
       // The account-wide ceiling counts every message that went out (policy/send-ceiling.ts).
       if ((task.kind === "send" || task.kind === "sticker") && outcome === "done")
         p.ceiling.note(task.chatId);
@@ -363,5 +370,6 @@ export function composeTasks(
     intentions,
     intentionStore,
     presence,
+    unwatchVoice,
   };
 }

@@ -103,7 +103,10 @@ export interface AgentParts {
   readonly command: (text: string) => string;
   /** How her unasked remarks are received per group. */
   readonly reception: Reception;
-  /** Stop watching the database's writes (memory rolled back when one fails; the episode's log lines). */
+  /**
+   * Stop watching the database's writes (memory rolled back when one fails; the episode's log
+   * lines), and stop reporting her held voice notes to the metrics.
+   */
   readonly detachStorageWatch: () => void;
   /** Stop recording LLM usage (absent: the LLM reports none). */
   readonly detachUsage: (() => void) | undefined;
@@ -189,19 +192,30 @@ export function composeAgent(o: AgentRuntimeOptions): AgentParts {
     activity: stores.activity,
     reception: stores.reception,
     command: inbound.command,
-    detachStorageWatch: watchStorage({
-      db: o.db,
-      agent,
-      clock: s.clock,
-      logger: s.logger,
-      updateState: stores.updateState,
-      entities: stores.entities,
-      chats: stores.chats,
-      tracker: stores.tracker,
-      gate: stores.writeGate,
-      scheduler: late.scheduler,
-    }),
+    detachStorageWatch: detachBoth(
+      tasks.unwatchVoice,
+      watchStorage({
+        db: o.db,
+        agent,
+        clock: s.clock,
+        logger: s.logger,
+        updateState: stores.updateState,
+        entities: stores.entities,
+        chats: stores.chats,
+        tracker: stores.tracker,
+        gate: stores.writeGate,
+        scheduler: late.scheduler,
+      }),
+    ),
     detachUsage: policy.detachUsage,
     ...(meaning ? { meaning } : {}),
+  };
+}
+
+/** Both watches stopped at once (the runtime stops its watches in one call). */
+function detachBoth(a: () => void, b: () => void): () => void {
+  return () => {
+    a();
+    b();
   };
 }

@@ -1,5 +1,15 @@
 import type { FormatEntity } from "../base/text-format";
 
+/**
+ * What identifies a voice note she sent, kept in the send task's payload before the note goes
+ * out (small: never the audio): its duration and Telegram's packed waveform (base64). A restart
+ * finds the note in her history by it instead of paying the speech again.
+ */
+export interface VoiceMark {
+  readonly seconds: number;
+  readonly waveform: string;
+}
+
 /** The chat actions the persona shows (Telegram's sendMessage*Action). */
 export type ChatAction = "typing" | "sticker" | "record" | "upload-voice" | "cancel";
 /**
@@ -29,17 +39,30 @@ export interface ChatActions {
   /**
    * Upload and send a voice note (Ogg Opus) with its duration and waveform; returns the new
    * message id. `randomId` makes a retry of the same send a no-op, as for text. Absent: the
-   * platform cannot (the handler writes instead).
+   * platform cannot (the handler writes instead). `sentBefore`: the notes an earlier attempt of
+   * this send may have put out (a restart made the note again): on RANDOM_ID_DUPLICATE the message
+   * looked for is one of them or this one, matched exactly (duration and waveform) — never merely
+   * the newest voice note, which may be the owner's.
    */
   sendVoice?(o: {
     chatId: string;
     ogg: Buffer;
     seconds: number;
     waveform: Buffer;
+    sentBefore?: readonly VoiceMark[];
     replyTo?: number;
     topicId?: number;
     randomId: string;
   }): Promise<number>;
+  /**
+   * Her newest outgoing voice note among the chat's last few messages that is exactly one of
+   * `marks` (duration and waveform), or undefined: whether a voice send that may have applied
+   * before a restart is already in the chat (one getHistory, no upload).
+   */
+  findVoice?(o: {
+    chatId: string;
+    marks: readonly VoiceMark[];
+  }): Promise<(VoiceMark & { id: number }) | undefined>;
   /** Mark the chat read up to `maxId`. */
   markRead(o: { chatId: string; maxId: number }): Promise<void>;
   /**

@@ -42,6 +42,36 @@ describe("uploads and voice messages", () => {
     expect(Buffer.from(attr.waveform!)).toEqual(waveform);
   });
 
+  it("a voice note someone posts carries the waveform their app attached, as getHistory shows it", async () => {
+    const { emu, persona, alice, client } = world();
+    const dm = emu.dm(persona, alice);
+    await emu.post({
+      chat: dm,
+      from: alice,
+      text: "",
+      media: { kind: "voice", bytes: ogg, mimeType: "audio/ogg", duration: 2, waveform },
+    });
+    const res = (await client.invoke(
+      new Api.messages.GetHistory({
+        peer: dm.peerId,
+        limit: 5,
+        offsetId: 0,
+        offsetDate: 0,
+        addOffset: 0,
+        maxId: 0,
+        minId: 0,
+        hash: returnBigInt(0),
+      }),
+    )) as Api.messages.Messages;
+    const m = res.messages[0] as Api.Message;
+    const doc = (m.media as Api.MessageMediaDocument).document as Api.Document;
+    const attr = doc.attributes.find(
+      (a) => a instanceof Api.DocumentAttributeAudio,
+    ) as Api.DocumentAttributeAudio;
+    expect(attr).toMatchObject({ voice: true, duration: 2 });
+    expect(Buffer.from(attr.waveform!)).toEqual(waveform);
+  });
+
   it("a send names its upload: a missing part is FILE_PART_0_MISSING, an unknown upload FILE_PARTS_INVALID, a used upload is gone", async () => {
     const { emu, persona, alice, client } = world();
     const dm = emu.dm(persona, alice);

@@ -3,6 +3,7 @@ import type { MessageStore } from "../../store/messages";
 import type { Clock } from "../../base/types";
 import type { ChatActions } from "../actions-port";
 import type { RateLimits } from "../rate-limits";
+import type { Task } from "../task";
 import type { VoiceMaker } from "./voice-port";
 
 /** What the handlers of the chat actions (send, sticker, react, typing, read, wait, block, unblock) need. */
@@ -39,6 +40,11 @@ export interface ActionHandlerDeps {
    * sleep): answer ages count from there. Absent: the message's own date.
    */
   readonly lookedAt?: (date: number) => number;
+  /**
+   * Write the task as it is now (its payload) to the store, durably, before a request that may
+   * apply (her voice note's identity before its send). Absent: not kept before the outcome.
+   */
+  readonly keep?: (task: Task) => void;
   /** Her voice (`# Voice`): makes the voice notes of sends the plan chose to speak; absent: they are written. */
   readonly voice?: VoiceMaker;
   /** The supergroup a basic group was upgraded to (store/chat-moves.ts); undefined: it did not move. */

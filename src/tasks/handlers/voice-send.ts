@@ -3,7 +3,10 @@
  * voice note (the `VoiceMaker` the composition root gives: llm/speech.ts + media/voice-note.ts),
  * then uploaded and sent with the task's own random_id — so a voice send is exactly-once like
  * every send: a retry after an upload or an unknown outcome sends with the same id, and Telegram
- * keeps it one message. Meanwhile she shows "recording a voice message", then "uploading" it.
+ * keeps it one message. Before each send the note's mark (duration, waveform — never the audio) is
+ * written into the task, so a restart whose send may have applied looks for that very note in her
+ * last messages first: found, the send is settled with no second speech call. Meanwhile she shows
+ * "recording a voice message", then "uploading" it.
  *
  * Never silence: a synthesis or encoding failure, a cap that leaves no room for the call, or
  * Telegram refusing the note (the chat's rights, the person's privacy, a file it will not take)
@@ -16,7 +19,7 @@ import type { Task } from "../task";
 import { PermanentError } from "../errors";
 import { TYPING_REFRESH_MS } from "../pacing";
 import type { ActionHandlerDeps } from "./action-deps";
-import type { MadeVoice } from "./voice-port";
+import { markOf, type MadeVoice } from "./voice-port";
 import { bestEffort } from "./best-effort";
 
 /** Telegram's refusals of a voice message that text gets past (rights and privacy). */
@@ -30,6 +33,9 @@ const REFUSALS = new Set([
 export function voiceText(seconds: number, text: string): string {
   return `[voice ${seconds} s] ${text}`;
 }
+
+/** Marks of notes a send keeps (one per note made; a second only after a restart made it again). */
+const MAX_MARKS = 4;
 
 /** What speaking a send came to: sent (its id and length), made (run again to send it), or write it. */
 export type Spoken = { readonly id: number; readonly seconds: number } | "made" | undefined;
@@ -51,6 +57,23 @@ export async function sendAsVoice(
   const sendVoice = d.actions.sendVoice?.bind(d.actions);
   if (!maker || !sendVoice) return undefined;
   const { text, topicId } = task.payload;
+  const marks = task.payload.notes ?? [];
+  // A re-run whose note may have gone out (the process died during its send): her recent history
+  // first — found, it is settled as sent, with no second speech call; not found, it is made again.
+  if (task.inDoubt && marks.length > 0 && !maker.has(task.id) && d.actions.findVoice) {
+    // A lookup Telegram refuses settles nothing: the note is made again and its send decides.
+    const found = await d.actions.findVoice({ chatId: at.chatId, marks }).catch((e: unknown) => {
+      if (e instanceof PermanentError) return undefined;
+      throw e;
+    });
+    if (found) {
+      d.logger.info(
+        { component: "tasks", chatId: task.chatId, taskId: task.id, messageId: found.id },
+        "her voice note went out before the restart; not made again",
+      );
+      return { id: found.id, seconds: found.seconds };
+    }
+  }
   const show = (action: "record" | "upload-voice") =>
     bestEffort(d, at.chatId, "typing", d.clock.now(), () =>
       d.actions.setTyping({ chatId: at.chatId, action, ...(topicId !== undefined ? { topicId } : {}) }),
@@ -89,9 +112,15 @@ export async function sendAsVoice(
     maker.forget(task.id);
     return undefined;
   }
+  // What identifies the note is in the task's state before it goes out (the again outcome below
+  // writes it, and `keep` before every send): a restart looks for it by that.
+  const mark = markOf(made);
+  const noted = marks.some((k) => k.seconds === mark.seconds && k.waveform === mark.waveform);
+  if (!noted) task.payload = { ...task.payload, notes: [...marks, mark].slice(-MAX_MARKS) };
   // Made just now (seconds may have passed): the scheduler's gates run again before it goes out.
   // A task in doubt is not held (only the server's answer to its retry settles it).
   if (fresh && !task.inDoubt) return "made";
+  d.keep?.(task);
   await show("upload-voice");
   try {
     const id = await sendVoice({
@@ -99,6 +128,7 @@ export async function sendAsVoice(
       ogg: made.ogg,
       seconds: made.seconds,
       waveform: made.waveform,
+      sentBefore: marks,
       randomId: task.randomId!,
       ...(replyTo !== undefined ? { replyTo } : {}),
       ...(topicId !== undefined ? { topicId } : {}),

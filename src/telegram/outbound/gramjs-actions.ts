@@ -5,8 +5,8 @@ import { systemClock } from "../../base/clock";
 import { closestAllowed } from "../../base/standard-reactions";
 import { withTimeout } from "../../base/timeout";
 import type { ChatInfo } from "../../store/chats";
-import type { ChatAction, ChatActions } from "../../tasks/actions-port";
-import { isVoiceOf, uploadVoice, voiceRequest } from "./voice-upload";
+import type { ChatAction, ChatActions, VoiceMark } from "../../tasks/actions-port";
+import { isOneOf, uploadVoice, voiceMarkOf, voiceRequest } from "./voice-upload";
 import { AlreadyDoneError, nothingSent, OutcomeUnknownError, PermanentError } from "../../tasks/errors";
 import type { ChatReactions } from "./chat-reactions";
 import { isFrozen, METHOD, rateKeys, taskError } from "./rpc-errors";
@@ -47,6 +47,11 @@ export interface GramActionsOptions {
  * random_id, so the newest own message with the same content not yet stored is taken.
  */
 const DUPLICATE_LOOKBACK = 50;
+/**
+ * How far back a restarted voice send looks for its note before making it again: her note went
+ * out moments before the process died, so it is among the chat's last few messages.
+ */
+const VOICE_LOOKBACK = 10;
 
 /** Default bound on one Telegram request. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -97,13 +102,12 @@ export class GramActions implements ChatActions {
     randomId: string,
     same: (m: Api.Message) => boolean,
     storedToo = false,
-    near?: (m: Api.Message) => boolean,
   ): Promise<number> {
     try {
       return this.sentId(await this.call(req, chatId), randomId, req.className);
     } catch (e) {
       if (!(e instanceof AlreadyDoneError)) throw e;
-      const id = await this.findOwnMessage(chatId, same, storedToo, near);
+      const id = (await this.ownMessages(chatId, DUPLICATE_LOOKBACK, storedToo)).find(same)?.id;
       if (id !== undefined) return id;
       throw new AlreadyDoneError(
         `sent before (duplicate random_id), but not among the chat's last ${DUPLICATE_LOOKBACK} messages; not added to the stored history`,
@@ -111,16 +115,15 @@ export class GramActions implements ChatActions {
     }
   }
 
-  private async findOwnMessage(
-    chatId: string,
-    same: (m: Api.Message) => boolean,
-    storedToo = false,
-    near?: (m: Api.Message) => boolean,
-  ): Promise<number | undefined> {
+  /**
+   * Her own messages among the chat's latest `limit`, newest first (one messages.GetHistory); not
+   * those the store holds already unless `storedToo`.
+   */
+  private async ownMessages(chatId: string, limit: number, storedToo: boolean): Promise<Api.Message[]> {
     const res = await this.call(
       new Api.messages.GetHistory({
         peer: this.peer(chatId),
-        limit: DUPLICATE_LOOKBACK,
+        limit,
         offsetId: 0,
         offsetDate: 0,
         addOffset: 0,
@@ -130,14 +133,11 @@ export class GramActions implements ChatActions {
       }),
       chatId,
     );
-    if (res instanceof Api.messages.MessagesNotModified) return undefined;
-    const own = res.messages.filter(
+    if (res instanceof Api.messages.MessagesNotModified) return [];
+    return res.messages.filter(
       (m): m is Api.Message =>
         m instanceof Api.Message && m.out === true && (storedToo || !this.o.isStored?.(chatId, m.id)),
     );
-    // Newest first: the latest own message with this content that the store does not hold yet;
-    // failing one, the latest that is `near` it.
-    return own.find(same)?.id ?? (near ? own.find(near)?.id : undefined);
   }
 
   async setTyping(p: { chatId: string; action: ChatAction; topicId?: number }): Promise<void> {
@@ -307,18 +307,20 @@ export class GramActions implements ChatActions {
       ...(header.replyTo ? { replyTo: header.replyTo } : {}),
     });
     // A catch-up may have stored it already (a restart after the send went out), without its
-    // words: the newest own voice note of this length is it, stored or not (the words are
-    // written into the stored row then, runtime/compose-tasks.ts).
-    // A note made again after a restart may run a second longer or shorter than the one that
-    // went out (speech varies): failing one of this length, her newest voice note is it.
-    return this.sendOnce(
-      req,
-      p.chatId,
-      p.randomId,
-      (m) => isVoiceOf(m, p.seconds),
-      true,
-      (m) => isVoiceOf(m),
-    );
+    // words: stored or not, the newest own voice note that is exactly this one or one an earlier
+    // attempt of this send put out (the words are written into the stored row then,
+    // runtime/compose-tasks.ts). Nothing else: the owner's own voice note stays the owner's.
+    const marks = [...(p.sentBefore ?? []), { seconds: p.seconds, waveform: p.waveform.toString("base64") }];
+    return this.sendOnce(req, p.chatId, p.randomId, (m) => isOneOf(m, marks), true);
+  }
+
+  async findVoice(p: {
+    chatId: string;
+    marks: readonly VoiceMark[];
+  }): Promise<(VoiceMark & { id: number }) | undefined> {
+    const m = (await this.ownMessages(p.chatId, VOICE_LOOKBACK, true)).find((x) => isOneOf(x, p.marks));
+    const mark = m && voiceMarkOf(m);
+    return m && mark ? { id: m.id, ...mark } : undefined;
   }
 
   /** The emoji of a set an earlier sticker send fetched (the cache only: no request). */

@@ -57,12 +57,25 @@ export function voiceRequest(o: {
   });
 }
 
-/** Whether a message of the chat is a voice note (of this length, when given: the lookup after RANDOM_ID_DUPLICATE). */
-export function isVoiceOf(m: Api.Message, seconds?: number): boolean {
+/**
+ * The mark (duration, waveform) of a message that is a voice note, or undefined. A note sent
+ * without a waveform reads as an empty one (never equal to one of hers: hers always carry one).
+ */
+export function voiceMarkOf(m: Api.Message): { seconds: number; waveform: string } | undefined {
   const doc = m.media instanceof Api.MessageMediaDocument ? m.media.document : undefined;
-  if (!(doc instanceof Api.Document)) return false;
-  return doc.attributes.some(
-    (a) =>
-      a instanceof Api.DocumentAttributeAudio && a.voice && (seconds === undefined || a.duration === seconds),
+  if (!(doc instanceof Api.Document)) return undefined;
+  for (const a of doc.attributes)
+    if (a instanceof Api.DocumentAttributeAudio && a.voice)
+      return { seconds: a.duration, waveform: a.waveform ? Buffer.from(a.waveform).toString("base64") : "" };
+  return undefined;
+}
+
+/** Whether a message is exactly one of these notes of hers: the same duration and the same waveform bytes. */
+export function isOneOf(m: Api.Message, marks: readonly { seconds: number; waveform: string }[]): boolean {
+  const mark = voiceMarkOf(m);
+  return (
+    mark !== undefined &&
+    mark.waveform !== "" &&
+    marks.some((k) => k.seconds === mark.seconds && k.waveform === mark.waveform)
   );
 }

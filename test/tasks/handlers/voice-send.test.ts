@@ -24,6 +24,9 @@ describe("the 'recording' status while the note is made", () => {
         has: () => kept,
         forget: () => (kept = false),
         refused: () => {},
+        get held() {
+          return kept ? 1 : 0;
+        },
       };
       let sends = 0;
       const d = {

@@ -103,9 +103,10 @@ export function openSendMatches(tasks: readonly Task[], text: string, seconds?: 
     // A voice send may have gone out as its words (the note refused, then the text send in doubt).
     if (p.text.trim() === t) return true;
     if (p.voice !== true || !t.startsWith("[voice")) return false;
-    // Its notes' lengths are known (kept before each send): a note of another length is not hers.
+    // Its notes' lengths are known (kept before each send): a note of another length is not hers,
+    // and with none kept no note of hers went out (the process died while it was being made).
     const notes = p.notes ?? [];
-    return notes.length === 0 || seconds === undefined || notes.some((n) => n.seconds === seconds);
+    return notes.length > 0 && (seconds === undefined || notes.some((n) => n.seconds === seconds));
   });
 }
 

@@ -8,6 +8,8 @@ import type { FormatEntity } from "../base/text-format";
 export interface VoiceMark {
   readonly seconds: number;
   readonly waveform: string;
+  /** When it was made (Telegram's time, unix seconds): an earlier note of hers that sounds the same is not it. */
+  readonly at?: number;
 }
 
 /** The chat actions the persona shows (Telegram's sendMessage*Action). */

@@ -214,11 +214,9 @@ describe("a voice of her own", () => {
       0,
     );
     expect(h.emu.history(h.group).filter((m) => m.fromId === h.account.id)).toEqual([]);
-    console.log(
-      lastUserText(planBodies()[0]!)
-        .split("\n")
-        .find((l) => l.includes("abilities")),
-    );
+    expect(
+      h.log.lines().filter((l) => String(l.msg).includes("this chat takes no text from her; dropped")),
+    ).toHaveLength(1);
   });
 
   it("a person whose privacy forbids voice messages gets the words as text with the same send, and text from then on", async () => {

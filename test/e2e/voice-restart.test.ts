@@ -70,7 +70,9 @@ describe("a crash after her voice note went out", () => {
     // The task kept what identifies the note — its duration and waveform, a few dozen bytes — not the audio.
     const payload = h.db.prepare("SELECT payload FROM tasks WHERE kind = 'send'").pluck().get() as string;
     const notes = (JSON.parse(payload) as { notes: { seconds: number; waveform: string }[] }).notes;
-    expect(notes).toEqual([{ seconds: 3, waveform: mine[0]!.audio!.waveform!.toString("base64") }]);
+    expect(notes).toEqual([
+      { seconds: 3, waveform: mine[0]!.audio!.waveform!.toString("base64"), at: expect.any(Number) },
+    ]);
     expect(payload.length).toBeLessThan(600);
   });
 });
@@ -91,6 +93,56 @@ describe("the owner's own voice note in the restart's catch-up", () => {
     const takeovers = h.log.lines().filter((l) => String(l.msg).includes("the owner wrote in this chat"));
     expect(takeovers.map((l) => l.messageId)).toEqual([h.emu.history(dm).at(-1)!.id]);
     expect(speechBodies()).toHaveLength(1);
+  });
+});
+
+describe("a crash before her note went out, an earlier note of hers alike", () => {
+  it("the restart does not take her earlier note that sounds the same for this one: it is made again and sent", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    await h.pass(60_000);
+    expect(mediaSends()).toHaveLength(1); // the first answer, a 3 s note
+    await h.pass(30 * 60_000);
+    // The same words again half an hour later (the same note: the same tone): the process dies
+    // before Telegram has it.
+    h.emu.faults.hang("messages.SendMedia", { when: "before-apply", onHang: () => h.crash() });
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    await h.pass(20_000);
+    expect(speechBodies()).toHaveLength(2);
+    h.boot();
+    await h.pass(60_000);
+    const mine = h.emu.history(dm).filter((m) => m.fromId === h.account.id);
+    expect(mine).toHaveLength(2); // the second answer reached the chat
+    expect(ownRows(dm.peerId).map((r) => r.text)).toEqual([`[voice 3 s] ${SAID}`, `[voice 3 s] ${SAID}`]);
+  });
+});
+
+describe("a crash while her voice note is being made", () => {
+  it("nothing of hers went out: the owner's voice note from the phone meanwhile is the owner's takeover, stored as the owner's, and her note is not sent after it", async () => {
+    h = await Harness.start({ persona: VOICE_PERSONA });
+    h.gemini.respondWith(answering({ kind: "send", text: SAID, voice: true }));
+    // The speech call is slow: the process dies while it is being made (no note, no mark yet).
+    h.gemini.scriptSpeech({ delayMs: 5_000, then: { speech: {} } });
+    const dm = h.emu.dm(h.account, h.carol);
+    await h.emu.post({ chat: dm, from: h.carol, text: "", media: voiceNote });
+    // Fake time runs on while the speech call is out; the process dies as soon as it is asked.
+    const passing = h.pass(20_000).catch(() => undefined);
+    await until(() => speechBodies().length === 1);
+    h.crash();
+    await passing;
+    expect(mediaSends()).toHaveLength(0);
+    // While she is down the owner answers from the phone with a 7 s voice note.
+    const owners = { ...voiceNote, duration: 7, waveform: Buffer.alloc(63, 0x42) };
+    await h.emu.post({ chat: dm, from: h.account, text: "", media: owners, deliverToSender: true });
+    const ownersId = h.emu.history(dm).at(-1)!.id;
+    h.boot();
+    await h.pass(60_000);
+    const takeovers = h.log.lines().filter((l) => String(l.msg).includes("the owner wrote in this chat"));
+    expect(takeovers.map((l) => l.messageId)).toEqual([ownersId]);
+    expect(ownRows(dm.peerId)).toEqual([{ id: ownersId, text: "[voice 0:07]" }]); // the owner's row, not her words
+    expect(mediaSends()).toHaveLength(0); // and hers does not follow the owner's answer
   });
 });
 

@@ -58,6 +58,10 @@ export async function sendAsVoice(
   if (!maker || !sendVoice) return undefined;
   const { text, topicId } = task.payload;
   const marks = task.payload.notes ?? [];
+  // In doubt (a restart found it running) with no mark: the process died before any note was
+  // sent (a mark is written before every send), so nothing went out — it is a fresh send again,
+  // held by the gates (the owner's takeover, /pause, the answer age) like any.
+  if (task.inDoubt && marks.length === 0) task.inDoubt = false;
   // A re-run whose note may have gone out (the process died during its send): her recent history
   // first — found, it is settled as sent, with no second speech call; not found, it is made again.
   if (task.inDoubt && marks.length > 0 && !maker.has(task.id) && d.actions.findVoice) {
@@ -114,7 +118,10 @@ export async function sendAsVoice(
   }
   // What identifies the note is in the task's state before it goes out (the again outcome below
   // writes it, and `keep` before every send): a restart looks for it by that.
-  const mark = markOf(made);
+  const mark = {
+    ...markOf(made),
+    at: Math.floor((d.telegramNow ?? (() => d.clock.now()))() / 1000),
+  };
   const noted = marks.some((k) => k.seconds === mark.seconds && k.waveform === mark.waveform);
   if (!noted) task.payload = { ...task.payload, notes: [...marks, mark].slice(-MAX_MARKS) };
   // Made just now (seconds may have passed): the scheduler's gates run again before it goes out.

@@ -70,12 +70,24 @@ export function voiceMarkOf(m: Api.Message): { seconds: number; waveform: string
   return undefined;
 }
 
+/** How much earlier than its mark a note may be dated and still be the one it marks. */
+const MARK_GRACE_SEC = 60;
+
 /** Whether a message is exactly one of these notes of hers: the same duration and the same waveform bytes. */
-export function isOneOf(m: Api.Message, marks: readonly { seconds: number; waveform: string }[]): boolean {
+export function isOneOf(
+  m: Api.Message,
+  marks: readonly { seconds: number; waveform: string; at?: number }[],
+): boolean {
   const mark = voiceMarkOf(m);
   return (
     mark !== undefined &&
     mark.waveform !== "" &&
-    marks.some((k) => k.seconds === mark.seconds && k.waveform === mark.waveform)
+    marks.some(
+      (k) =>
+        k.seconds === mark.seconds &&
+        k.waveform === mark.waveform &&
+        // Sent after it was made (a minute's grace for the clocks): not an older note alike.
+        (k.at === undefined || m.date >= k.at - MARK_GRACE_SEC),
+    )
   );
 }

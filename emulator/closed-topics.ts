@@ -8,7 +8,7 @@ import { RpcFault } from "./rpc-fault";
 import type { ChatRecord } from "./stored-message";
 
 /** Every forum's first topic: its messages carry no topic header (its id is the forum's message 1). */
-export const GENERAL_TOPIC = 1;
+const GENERAL_TOPIC = 1;
 
 const closed = new WeakMap<ChatRecord, Set<number>>();
 

@@ -295,7 +295,13 @@ export async function renderChat(persona, chatId, lane, laneId, before, act) {
         "button",
         {
           id: "silence",
-          onclick: () => act({ persona, action: "silence", chat: chatId, minutes: Number(minutes.value) }),
+          onclick: () =>
+            act({
+              persona,
+              action: "silence",
+              chat: chatId,
+              minutes: Number(document.getElementById("silence-minutes").value),
+            }),
         },
         "Silence",
       ),

@@ -241,6 +241,12 @@ export function refill(node, ...children) {
     const f = fresh.querySelector(`#${CSS.escape(id)}`);
     if (f) f.value = value;
   }
+  // The field being typed in stays itself: its caret and selection too (a copy would put what is
+  // typed next after the text the owner selected to replace). Handlers read fields by id.
+  if (focused && active.matches("input, textarea, select") && node.contains(active)) {
+    const f = fresh.querySelector(`#${CSS.escape(focused)}`);
+    if (f && f.tagName === active.tagName) f.replaceWith(active);
+  }
   // A player the reader has played stays itself (a new one would stop the sound, or never get
   // the note it is fetching); back in the page within this task, it is not paused.
   for (const old of node.querySelectorAll("[data-keep][data-played]")) {

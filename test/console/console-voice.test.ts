@@ -83,12 +83,23 @@ describe("her voice notes on the console", () => {
     await page.locator("audio").first().waitFor();
     expect(await page.locator("audio").count()).toBe(1);
     expect(await page.locator("audio").getAttribute("preload")).toBe("none");
+    // The note is still on its way when a message arrives and the page updates live: the player
+    // being played is kept (a new one would have stopped the note and never got it).
+    let drawn = (): void => undefined;
+    const liveUpdateDrawn = new Promise<void>((r) => (drawn = r));
+    await page.route("**/console/api/voice?**", async (route) => {
+      await liveUpdateDrawn;
+      await route.continue();
+    });
     await page.evaluate(() => {
       const a = (
         globalThis as unknown as { document: { querySelector(s: string): { play(): Promise<void> } } }
       ).document.querySelector("audio");
       void a.play().catch(() => undefined);
     });
+    const later = await h.emu.post({ chat: dm, from: h.carol, text: "can't wait" });
+    await page.locator(`[data-message-id="${later.id}"]`).waitFor({ timeout: 10_000 });
+    drawn();
     await page.waitForFunction(() =>
       (globalThis as unknown as { document: { querySelector(s: string): { src: string } } }).document
         .querySelector("audio")

@@ -212,6 +212,8 @@ describe("the operator console in a browser", () => {
       expect(rig.h.gemini.requests).toHaveLength(1);
       await page.goto(chatUrl(base, rig.h.group.peerId));
       await page.locator("#forget").click();
+      // The click only starts the request: time moves on once the console has answered it.
+      await expect.poll(() => page.locator("#notice").textContent()).toMatch(/^Dropped the pending plan in /);
       await rig.h.pass(120_000);
       expect(rig.h.sent(rig.h.group)).toEqual([]);
 

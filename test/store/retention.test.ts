@@ -22,6 +22,7 @@ import {
 import { SummaryStore } from "../../src/store/summaries";
 import { captureLogger } from "../support/log-capture";
 import { tempDbPath } from "../support/temp-dir";
+import { until } from "../support/wait";
 import { roomKey } from "../../src/context/lanes";
 
 const DAY = 86_400_000;
@@ -356,7 +357,8 @@ describe("retention (RETAIN_DAYS)", () => {
     await clock.advance(59_000);
     expect(r.last).toBeUndefined();
     await clock.advance(1_000);
-    await new Promise((res) => setTimeout(res, 200));
+    // The pass breathes in real time between its batches: wait for it to end, not for a time.
+    await until(() => r.last !== undefined);
     expect(r.last?.pass.removed.get("Mira")?.messages).toBe(84);
     await r.stop();
     closeDatabase(db);
@@ -381,8 +383,9 @@ describe("retention (RETAIN_DAYS)", () => {
     });
     r.start();
     await clock.advance(1_000);
-    await new Promise((res) => setTimeout(res, 200));
-    const failed = log.lines().filter((l) => l.msg === "retention pass failed");
+    const failures = () => log.lines().filter((l) => l.msg === "retention pass failed");
+    await until(() => failures().length > 0);
+    const failed = failures();
     expect(failed).toHaveLength(1);
     expect(failed[0]!.err).toEqual(expect.stringContaining(`${path}: no such table: messages`));
     await r.stop();

@@ -98,7 +98,13 @@ export function chatHead(persona, chatId, v, act) {
         "button",
         {
           id: "silence",
-          onclick: () => act({ persona, action: "silence", chat: chatId, minutes: Number(minutes.value) }),
+          onclick: () =>
+            act({
+              persona,
+              action: "silence",
+              chat: chatId,
+              minutes: Number(document.getElementById("silence-minutes").value),
+            }),
         },
         "Silence",
       ),

@@ -135,7 +135,9 @@ export function apiImage(path, attrs = {}) {
 export function apiAudio(path) {
   const note = el("span", { class: "muted" });
   const audio = el("audio", { controls: "", preload: "none" });
+  const player = el("span", { class: "voice", dataset: { keep: path } }, audio, note);
   audio.addEventListener("play", () => {
+    player.dataset.played = "yes"; // a live update keeps this player (refill)
     if (audio.src) return;
     authorised(path)
       .then(async (res) => {
@@ -148,7 +150,7 @@ export function apiAudio(path) {
         note.textContent = ` could not play: ${e.message}`;
       });
   });
-  return el("span", { class: "voice" }, audio, note);
+  return player;
 }
 
 /**
@@ -200,7 +202,8 @@ const linksTo = (scope, href) =>
  * where it was (elements with a data-anchor; a reader at the very top stays at the top, seeing
  * what was added there), a field being typed in keeps its text and the focus (by id), and a
  * focused link keeps the focus — the same one of several links to one address (by its place among
- * them within its data-anchor element) — so a keyboard user is not thrown elsewhere.
+ * them within its data-anchor element) — so a keyboard user is not thrown elsewhere; a voice
+ * note's player that was played (data-keep, data-played) is kept as it is, sound and all.
  */
 export function refill(node, ...children) {
   const opened = new Map([...node.querySelectorAll("details[data-key]")].map((d) => [d.dataset.key, d.open]));
@@ -237,6 +240,18 @@ export function refill(node, ...children) {
   for (const [id, value] of edited) {
     const f = fresh.querySelector(`#${CSS.escape(id)}`);
     if (f) f.value = value;
+  }
+  // The field being typed in stays itself: its caret and selection too (a copy would put what is
+  // typed next after the text the owner selected to replace). Handlers read fields by id.
+  if (focused && active.matches("input, textarea, select") && node.contains(active)) {
+    const f = fresh.querySelector(`#${CSS.escape(focused)}`);
+    if (f && f.tagName === active.tagName) f.replaceWith(active);
+  }
+  // A player the reader has played stays itself (a new one would stop the sound, or never get
+  // the note it is fetching); back in the page within this task, it is not paused.
+  for (const old of node.querySelectorAll("[data-keep][data-played]")) {
+    const f = fresh.querySelector(`[data-keep="${CSS.escape(old.dataset.keep)}"]`);
+    if (f) f.replaceWith(old);
   }
   node.replaceChildren(...fresh.childNodes);
   if (anchor) {

@@ -48,11 +48,14 @@ export async function renderMemory(main, persona, stale = () => false) {
   });
   const out = el("div", { id: "memories" });
   const files = el("div", { id: "curated-memories" });
+  let looks = 0;
   const show = async () => {
     const params = new URLSearchParams({ persona: name });
     if (q.value.trim()) params.set("q", q.value.trim());
     if (who.value.trim()) params.set("chat", who.value.trim());
+    const mine = ++looks;
     const { memories } = await api(`memories?${params}`);
+    if (mine !== looks) return; // a newer look (a search typed meanwhile) is on its way: it wins
     fill(
       out,
       memories.length === 0 ? el("p", { class: "muted" }, "nothing found") : null,

@@ -106,7 +106,13 @@ function intentionRow(p, i, act) {
               {
                 class: "reschedule-intention",
                 onclick: () =>
-                  act({ persona: p.name, action: "reschedule-intention", intention: i.id, at: field.value }),
+                  act({
+                    persona: p.name,
+                    action: "reschedule-intention",
+                    intention: i.id,
+                    // By id: a live refresh keeps the field being typed in itself (dom.js refill).
+                    at: document.getElementById(field.id).value,
+                  }),
               },
               "Reschedule",
             ),

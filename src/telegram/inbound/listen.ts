@@ -78,9 +78,13 @@ export function listenForMessages(o: ListenOptions): () => void {
     return event.message;
   };
 
-  const process = (update: Api.TypeUpdate, pts: PtsInfo | undefined): Promise<unknown> => {
+  const process = (
+    update: Api.TypeUpdate,
+    pts: PtsInfo | undefined,
+    stored?: () => void,
+  ): Promise<unknown> => {
     const raw = messageOf(update);
-    if (raw) return o.feed(raw, pts);
+    if (raw) return o.feed(raw, pts, stored);
     // Not a conversation message: a service message (a forum topic's title) still goes to the feed.
     if (
       (update instanceof Api.UpdateNewChannelMessage || update instanceof Api.UpdateNewMessage) &&
@@ -170,7 +174,11 @@ export function listenForMessages(o: ListenOptions): () => void {
     const pts: PtsInfo = { pts: at.pts, ptsCount: at.ptsCount, date };
     let done: Promise<unknown> | undefined;
     o.tracker.enter(at.box, at.pts, at.ptsCount, date, (ticket) => {
-      done = process(update, pts).then(
+      // A message's pts is written in the group commit that holds its row (`stored`); an update
+      // that stored none there (an edit, a deletion, a service or addressed message) writes it
+      // once handled, into the next commit.
+      const stored = ticket ? () => ticket.done() : undefined;
+      done = process(update, pts, stored).then(
         () => ticket?.done(),
         (err: unknown) => {
           handlingFailed(err);

@@ -75,7 +75,8 @@ export function listenForMessages(o: ListenOptions): () => void {
     const event = builder.build(update, undefined, selfId);
     if (!event) return undefined;
     const m = event.message;
-    if (m.fwdFrom || m.viaBotId !== undefined || m.action || m.replyMarkup) event._setClient(o.client);
+    // (From the wire an absent optional field is null, not undefined: truthiness, not `!== undefined`.)
+    if (m.fwdFrom || m.viaBotId || m.action || m.replyMarkup) event._setClient(o.client);
     else finishPlain(m, o.client, (update as WithEntities)._entities);
     return m;
   };

@@ -3,7 +3,12 @@ import { returnBigInt } from "telegram/Helpers.js";
 import { NO_WRITES, type ChatWrites, type WriteKind } from "../base/chat-writes";
 import type { EntityRecord, EntityStore } from "../store/entities";
 
-/** GramJS user/chat object → what the entity store keeps; undefined for empty/forbidden shapes without a use. */
+/**
+ * GramJS user/chat object → what the entity store keeps; undefined for empty/forbidden shapes without a use.
+ * Marked ids are written out ("-<id>" for a basic group, "-100<id>" for a channel, as GramJS's
+ * getPeerId marks them): every message's update carries its chat, and getPeerId builds two TL
+ * objects on the way to that string.
+ */
 function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined {
   if (x instanceof Api.User) {
     return {
@@ -23,7 +28,7 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
   }
   if (x instanceof Api.Chat) {
     return {
-      peerId: utils.getPeerId(x),
+      peerId: `-${x.id.toString()}`,
       kind: "chat",
       ...(x.title ? { title: x.title } : {}),
       bot: false,
@@ -43,7 +48,7 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
   if (x instanceof Api.ChatForbidden) {
     // Removed from a basic group: its title stays known; she may not write there.
     return {
-      peerId: utils.getPeerId(x),
+      peerId: `-${x.id.toString()}`,
       kind: "chat",
       ...(x.title ? { title: x.title } : {}),
       bot: false,
@@ -53,7 +58,7 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
   }
   if (x instanceof Api.Channel) {
     return {
-      peerId: utils.getPeerId(x),
+      peerId: `-100${x.id.toString()}`,
       kind: "channel",
       ...(x.accessHash !== undefined && x.accessHash !== null ? { accessHash: x.accessHash.toString() } : {}),
       ...(x.title ? { title: x.title } : {}),
@@ -83,7 +88,7 @@ function entityRecord(x: Api.TypeUser | Api.TypeChat): EntityRecord | undefined 
   if (x instanceof Api.ChannelForbidden) {
     // Removed or banned: Telegram shows the channel as forbidden.
     return {
-      peerId: utils.getPeerId(x),
+      peerId: `-100${x.id.toString()}`,
       kind: "channel",
       accessHash: x.accessHash.toString(),
       ...(x.title ? { title: x.title } : {}),

@@ -74,13 +74,20 @@ export function listenForMessages(o: ListenOptions): () => void {
   const messageOf = (update: Api.TypeUpdate): GramMessage | undefined => {
     const event = builder.build(update, undefined, selfId);
     if (!event) return undefined;
-    event._setClient(o.client);
-    return event.message;
+    const m = event.message;
+    // (From the wire an absent optional field is null, not undefined: truthiness, not `!== undefined`.)
+    if (m.fwdFrom || m.viaBotId || m.action || m.replyMarkup) event._setClient(o.client);
+    else finishPlain(m, o.client, (update as WithEntities)._entities);
+    return m;
   };
 
-  const process = (update: Api.TypeUpdate, pts: PtsInfo | undefined): Promise<unknown> => {
+  const process = (
+    update: Api.TypeUpdate,
+    pts: PtsInfo | undefined,
+    stored?: () => void,
+  ): Promise<unknown> => {
     const raw = messageOf(update);
-    if (raw) return o.feed(raw, pts);
+    if (raw) return o.feed(raw, pts, stored);
     // Not a conversation message: a service message (a forum topic's title) still goes to the feed.
     if (
       (update instanceof Api.UpdateNewChannelMessage || update instanceof Api.UpdateNewMessage) &&
@@ -170,7 +177,11 @@ export function listenForMessages(o: ListenOptions): () => void {
     const pts: PtsInfo = { pts: at.pts, ptsCount: at.ptsCount, date };
     let done: Promise<unknown> | undefined;
     o.tracker.enter(at.box, at.pts, at.ptsCount, date, (ticket) => {
-      done = process(update, pts).then(
+      // A message's pts is written in the group commit that holds its row (`stored`); an update
+      // that stored none there (an edit, a deletion, a service or addressed message) writes it
+      // once handled, into the next commit.
+      const stored = ticket ? () => ticket.done() : undefined;
+      done = process(update, pts, stored).then(
         () => ticket?.done(),
         (err: unknown) => {
           handlingFailed(err);
@@ -184,6 +195,32 @@ export function listenForMessages(o: ListenOptions): () => void {
   const event = new Raw({});
   o.client.addEventHandler(callback, event);
   return () => o.client.removeEventHandler(callback, event);
+}
+
+const NO_ENTITIES: ReadonlyMap<string, Api.TypeUser | Api.TypeChat> = new Map();
+
+/**
+ * What GramJS's `_setClient` → `_finishInit` does for a plain message, without its eager look-up
+ * of the sender's and the chat's input peers. That look-up asks GramJS's entity cache, which holds
+ * no input peer for a sender Telegram sent as a min user (most senders in a big group, and the
+ * emulator's): it throws, then getInputPeer(undefined) throws — two exceptions per message, the
+ * costliest single item left on the hot path (docs/benchmark-p1.md). Parsing needs only the
+ * entities the update carried (`sender`, `chat`); `inputSender` / `inputChat` are GramJS getters
+ * that look the cache up when first asked (a reply fetch, a download), as `_finishInit` would
+ * have. A forward, a via-bot, a service action or reply markup (what `_finishInit` does more for,
+ * or reads the input sender of directly) takes GramJS's own path.
+ */
+function finishPlain(
+  m: GramMessage,
+  client: TelegramClient,
+  entities: ReadonlyMap<string, Api.TypeUser | Api.TypeChat> | undefined,
+): void {
+  const ents = entities ?? NO_ENTITIES;
+  m._client = client;
+  const senderId = m.senderId;
+  if (senderId) m._sender = ents.get(senderId.toString());
+  const chatId = m.chatId;
+  if (chatId) m._chat = ents.get(chatId.toString());
 }
 
 /** A channel whose update state is kept: not a broadcast channel, not one the account left. */

@@ -59,6 +59,14 @@ export interface MessageFeedOptions {
 export type MessageFeed = (
   raw: GramMessage | Api.MessageService,
   pts?: PtsInfo,
+  /**
+   * Called once the message's row is in the open group commit, before that commit: the update
+   * state that covers it is written then, into the same commit — one commit per message, and
+   * never a pts in the file without its message (a rollback takes both). Not called for what
+   * stores no row in the group commit (service messages, addressed ones: their own transaction
+   * committed before the handler returned); the caller writes their state once the feed resolves.
+   */
+  stored?: () => void,
 ) => Promise<InboundOutcome | undefined>;
 
 /**
@@ -98,7 +106,7 @@ function enrich(
  * for a sender nobody named, the sender.
  */
 export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
-  return async (raw, pts) => {
+  return async (raw, pts, stored) => {
     if (raw instanceof Api.MessageService) {
       // Rare: ordinary messages never take this branch.
       const move = o.chatMoved ? parseChatMove(raw) : undefined;
@@ -173,7 +181,12 @@ export function createMessageFeed(o: MessageFeedOptions): MessageFeed {
       // A message that is not addressed is stored synchronously, in the group commit open now.
       const batch = o.committed?.();
       const outcome = await handled;
-      if (batch !== undefined && IN_GROUP_COMMIT.has(outcome)) await batch;
+      if (batch !== undefined && IN_GROUP_COMMIT.has(outcome)) {
+        // The row is in the open commit (or an earlier one): the pts covering it joins it now. Had
+        // that commit been rolled back meanwhile, the tracker fell back to the file's pts already.
+        stored?.();
+        await batch;
+      }
       return outcome;
     };
     try {

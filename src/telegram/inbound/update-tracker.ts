@@ -16,7 +16,12 @@ interface Held {
   readonly run: (ticket: Ticket | undefined) => void;
 }
 
-/** Handed to an applied update; `done()` once its messages are written, `failed()` if they could not be. */
+/**
+ * Handed to an applied update; `done()` once its messages are written — in the open group commit
+ * is enough: the pts it persists joins that commit, after them, so both reach the file or
+ * neither does (a rolled-back commit makes the runtime fall back to the file's pts, see
+ * `resync`) — and `failed()` if they could not be. The first call counts.
+ */
 export interface Ticket {
   done(): void;
   failed(): void;

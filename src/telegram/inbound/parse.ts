@@ -67,14 +67,14 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
   const replyPeer = header?.replyToPeerId ? utils.getPeerId(header.replyToPeerId) : undefined;
   const replyElsewhere =
     header !== undefined &&
-    ((replyPeer !== undefined && replyPeer !== utils.getPeerId(peer)) || header.replyFrom !== undefined);
-  let replyToId = replyElsewhere ? undefined : m.replyToMsgId;
+    ((replyPeer !== undefined && replyPeer !== utils.getPeerId(peer)) || header.replyFrom != null);
+  let replyToId = replyElsewhere ? undefined : (m.replyToMsgId ?? undefined);
   let topicId: number | undefined;
   if (chatType === "forum") {
     if (header?.forumTopic) {
       // In a topic, a plain message "replies" to the topic root; a real reply also carries replyToTopId.
       topicId = header.replyToTopId ?? header.replyToMsgId;
-      if (header.replyToTopId === undefined) replyToId = undefined;
+      if (header.replyToTopId == null) replyToId = undefined;
     } else {
       topicId = 1; // the General topic
     }
@@ -86,7 +86,7 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
   const quoteText = header?.quote && header.quoteText ? header.quoteText : undefined;
   // Short updates carry no user objects; a min user has no access hash to answer a DM with.
   const senderUnknown =
-    !sender || (chatType === "dm" && (sender.min === true || sender.accessHash === undefined));
+    !sender || (chatType === "dm" && (sender.min === true || sender.accessHash == null));
   return {
     chatId,
     chatType,
@@ -105,7 +105,7 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     ...(replyElsewhere ? { replyElsewhere } : {}),
     ...(m.fwdFrom ? { forwarded: true } : {}),
     // (GramJS's message keeps via_bot_id; it drops via_business_bot_id, which never reaches us.)
-    ...(m.viaBotId !== undefined ? { viaBot: true } : {}),
+    ...(m.viaBotId != null ? { viaBot: true } : {}),
     ...(topicId !== undefined ? { topicId } : {}),
     out: Boolean(m.out),
     senderIsBot: Boolean(sender?.bot),
@@ -113,7 +113,7 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
     // Only a user object says whether the sender is a contact; without one it is unknown.
     senderIsContact: sender?.className === "User" ? Boolean(sender.contact) : undefined,
     ...(media ? { media } : {}),
-    ...(chatType !== "group" && chat?.accessHash !== undefined && !chat.min
+    ...(chatType !== "group" && chat?.accessHash != null && !chat.min
       ? { accessHash: chat.accessHash.toString() }
       : {}),
   };
@@ -140,7 +140,7 @@ export function parseTopicTitle(m: Api.MessageService): TopicTitle | undefined {
   if (a instanceof Api.MessageActionTopicCreate) {
     topicId = m.id;
     title = a.title;
-  } else if (a instanceof Api.MessageActionTopicEdit && a.title !== undefined) {
+  } else if (a instanceof Api.MessageActionTopicEdit && a.title != null) {
     topicId = topicOfEdit(m);
     title = a.title;
   } else return undefined;

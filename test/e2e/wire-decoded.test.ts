@@ -1,0 +1,58 @@
+/**
+ * Messages as GramJS decodes them from the wire (the emulator's `strictTl`: every update goes
+ * through TL bytes and back). GramJS's reader sets an absent optional field to `null`, not
+ * `undefined` (telegram/tl/api.js `fromReader`: "args[argName] = null"), so a test on `!==
+ * undefined` is true for every real message. Without strictTl the emulator hands GramJS the
+ * objects it built, whose absent fields are undefined — which hid that a reply was stored as a
+ * reply into another chat, a message in a topic as a reply to its root, and every message as sent
+ * via a bot (so the owner's commands in Saved Messages were ignored). docs/telegram-facts.md.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { Harness, plan } from "../support/harness";
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+describe("messages decoded from the wire (absent fields are null)", () => {
+  it("a reply is stored as a reply in this chat, and a mention replying to bob is answered with bob's message named", async () => {
+    h = await Harness.start({ emulator: { strictTl: true } });
+    const first = await h.emu.post({ chat: h.group, from: h.alice, text: "lunch anyone?" });
+    const second = await h.emu.post({ chat: h.group, from: h.bob, text: "sure, 12:30", replyTo: first.id });
+    await h.pass(30_000);
+    const stored = h.runtime.messages.get(h.group.peerId, second.id);
+    expect(stored).toMatchObject({ text: "sure, 12:30", replyToId: first.id });
+    expect(stored?.viaBot ?? false).toBe(false);
+
+    const ask = await h.emu.post({
+      chat: h.group,
+      from: h.alice,
+      text: "@mira_ai and you?",
+      replyTo: second.id,
+    });
+    h.gemini.script(plan({ kind: "send", text: "count me in", reply_to: ask.id }));
+    await h.pass(20_000);
+    expect(h.nowParts()).toEqual([expect.stringContaining(`[↩ reply to #${second.id} [Bob](tg:@bob)]`)]);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["count me in"]);
+  });
+
+  it("the owner's commands in Saved Messages are run and answered", async () => {
+    h = await Harness.start({ emulator: { strictTl: true } });
+    await h.ownerSays("/status");
+    await h.pass(5_000);
+    expect(h.savedReplies().at(-1) ?? "").toContain("Status of Mira");
+  });
+
+  it("in a forum topic a plain message is in the topic, not a reply to its root", async () => {
+    h = await Harness.start({ emulator: { strictTl: true } });
+    const forum = h.emu.createSupergroup({ title: "Forum", members: [h.account, h.alice], forum: true });
+    const travel = h.emu.createTopic(forum, "Travel");
+    await h.pass(1000);
+    const m = await h.emu.post({ chat: forum, from: h.alice, text: "trains or planes?", topicId: travel });
+    await h.pass(5_000);
+    const stored = h.runtime.messages.get(forum.peerId, m.id);
+    expect(stored).toMatchObject({ topicId: travel });
+    expect(stored?.replyToId).toBeUndefined();
+  });
+});

@@ -85,8 +85,7 @@ export function parseMessage(m: GramMessage): InboundMessage | undefined {
   // Telegram's partial quote: the part of the replied-to message the sender selected.
   const quoteText = header?.quote && header.quoteText ? header.quoteText : undefined;
   // Short updates carry no user objects; a min user has no access hash to answer a DM with.
-  const senderUnknown =
-    !sender || (chatType === "dm" && (sender.min === true || sender.accessHash == null));
+  const senderUnknown = !sender || (chatType === "dm" && (sender.min === true || sender.accessHash == null));
   return {
     chatId,
     chatType,

@@ -77,7 +77,19 @@ runScript(
       return 1;
     }
     const logger = createLogger({ level: "error" });
-    const out: { chat?: EvalResult; recall?: RecallResult } = {};
+    const out: { chat?: EvalResult; recall?: RecallResult; recallError?: string } = {};
+    // The recall scenes' embedder is chosen first: a setting it cannot use fails before the chat
+    // scenes spend their tokens. The provider `npm start` would embed this persona's memories
+    // with, unless the fake is asked for.
+    const route =
+      questions.length === 0
+        ? undefined
+        : flags["fake-vectors"]
+          ? { provider: "off" as const }
+          : embedRoute(env, persona.models);
+    if (route && route.provider === "off" && "notice" in route && route.notice)
+      process.stderr.write(`eval: ${route.notice}\n`);
+    const configured = route && route.provider !== "off" ? createEmbedder(env, logger, route)! : undefined;
     if (scenes.length > 0) {
       const { llm, plan, openai } = createLlm({ env, persona: persona.models, logger });
       for (const notice of plan.notices) process.stderr.write(`eval: ${notice}\n`);
@@ -96,22 +108,18 @@ runScript(
         ...(flags.json ? {} : { progress: (v) => process.stdout.write(`${sceneLine(v)}\n`) }),
       });
     }
-    if (questions.length > 0) {
-      // The provider `npm start` would embed this persona's memories with, unless the fake is asked for.
-      const route = flags["fake-vectors"] ? { provider: "off" as const } : embedRoute(env, persona.models);
-      if (route.provider === "off" && "notice" in route && route.notice)
-        process.stderr.write(`eval: ${route.notice}\n`);
-      const fake = route.provider === "off" ? await GeminiFake.start() : undefined;
+    if (route) {
+      const fake = configured ? undefined : await GeminiFake.start();
       try {
-        const embedder = fake
-          ? new GeminiEmbedder({
-              apiKey: "fake",
-              model: "fake-embed",
-              dimensions: 256,
-              baseUrl: fake.baseUrl,
-              logger,
-            })
-          : createEmbedder(env, logger, route)!;
+        const embedder =
+          configured ??
+          new GeminiEmbedder({
+            apiKey: "fake",
+            model: "fake-embed",
+            dimensions: 256,
+            baseUrl: fake!.baseUrl,
+            logger,
+          });
         if (!flags.json)
           process.stdout.write(`\nrecall scenes on ${fake ? FAKE_VECTORS : `${embedder.key}'s vectors`}\n`);
         out.recall = await runRecall({
@@ -121,19 +129,30 @@ runScript(
           questions,
           ...(flags.json ? {} : { progress: (v) => process.stdout.write(`${recallQuestionLine(v)}\n`) }),
         });
+      } catch (e) {
+        // The chat scenes' results (paid for) are still printed.
+        out.recallError = e instanceof Error ? e.message : String(e);
       } finally {
         await fake?.close();
       }
     }
     if (flags.json) {
-      const doc = { ...(out.chat ?? {}), recall: out.recall ?? null };
+      const doc = {
+        ...(out.chat ?? {}),
+        recall: out.recall ?? (out.recallError !== undefined ? { error: out.recallError } : null),
+      };
       process.stdout.write(`${JSON.stringify(doc, (_k, v: unknown) => (v === undefined ? null : v), 2)}\n`);
     } else {
       const parts = [
         out.chat ? totalsText(out.chat) : undefined,
         out.recall ? recallText(out.recall) : undefined,
+        out.recallError !== undefined ? `recall scenes failed: ${out.recallError}` : undefined,
       ];
       process.stdout.write(`\n${parts.filter((p) => p !== undefined).join("\n")}\n`);
+    }
+    if (out.recallError !== undefined) {
+      process.stderr.write(`eval: recall scenes failed: ${out.recallError}\n`);
+      return 1;
     }
     return 0;
   },

@@ -23,7 +23,6 @@ describe("messages decoded from the wire (absent fields are null)", () => {
     await h.pass(30_000);
     const stored = h.runtime.messages.get(h.group.peerId, second.id);
     expect(stored).toMatchObject({ text: "sure, 12:30", replyToId: first.id });
-    expect(stored?.viaBot ?? false).toBe(false);
 
     const ask = await h.emu.post({
       chat: h.group,

@@ -69,6 +69,8 @@ export class TlViews {
       ...(u.lastName !== undefined ? { lastName: u.lastName } : {}),
       ...(u.username !== undefined ? { username: u.username } : {}),
       bot: u.bot,
+      // bot and bot_info_version share flag 14: a bot without a version is not valid TL.
+      ...(u.bot ? { botInfoVersion: 1 } : {}),
       self,
       ...(contact ? { contact: true } : {}),
     };
@@ -94,6 +96,7 @@ export class TlViews {
       ...(u.lastName !== undefined ? { lastName: u.lastName } : {}),
       ...(u.username !== undefined ? { username: u.username } : {}),
       bot: u.bot,
+      ...(u.bot ? { botInfoVersion: 1 } : {}),
     });
     this.minCache.set(u.id, built);
     return built;

@@ -55,3 +55,39 @@ describe("messages decoded from the wire (absent fields are null)", () => {
     expect(stored?.replyToId).toBeUndefined();
   });
 });
+
+describe("typing and link previews decoded from the wire", () => {
+  it("in a supergroup she waits while the author is still typing, and answers both parts at once", async () => {
+    h = await Harness.start({ emulator: { strictTl: true } });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai are you around?" });
+    await h.pass(1000);
+    // Typing outside a forum topic: top_msg_id is absent, so GramJS decodes it as null.
+    await h.emu.chats.userTyping(h.group, h.alice);
+    await h.pass(3000);
+    expect(h.gemini.requests).toHaveLength(0);
+    await h.emu.post({ chat: h.group, from: h.alice, text: "I need a hand with the slides" });
+    h.gemini.script(plan({ kind: "send", text: "sure, send them over" }));
+    await h.pass(20_000);
+    expect(h.gemini.requests).toHaveLength(1);
+    expect(h.lastUserTurn()).toContain("I need a hand with the slides");
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["sure, send them over"]);
+  });
+
+  it("a message with a link preview that names no author or site is stored and shown with its preview", async () => {
+    h = await Harness.start({ emulator: { strictTl: true } });
+    h.emu.webPages.register("https://news.example/rain", { type: "article", title: "Rain all week in Riga" });
+    const link = await h.emu.post({ chat: h.group, from: h.bob, text: "look https://news.example/rain" });
+    await h.emu.post({ chat: h.group, from: h.alice, text: "@mira_ai what do you think?" });
+    h.gemini.script(plan({ kind: "send", text: "bring an umbrella" }));
+    await h.pass(20_000);
+    expect(h.runtime.messages.get(h.group.peerId, link.id)?.media?.webpage).toMatchObject({
+      title: "Rain all week in Riga",
+    });
+    expect(h.historyParts()).toEqual([
+      expect.stringMatching(
+        /⟧ \[link news\.example, article: "Rain all week in Riga"\]\nlook https:\/\/news\.example\/rain$/,
+      ),
+    ]);
+    expect(h.sent(h.group).map((m) => m.text)).toEqual(["bring an umbrella"]);
+  });
+});

@@ -127,4 +127,17 @@ describe("strictTl: everything through TL bytes", () => {
     });
     expect(roundTripResult(request, valid)).toBeInstanceOf(Api.messages.ChannelMessages);
   });
+  it("a bot's user object is valid TL (bot and bot_info_version share flag 14)", async () => {
+    const { emu, persona, client } = world({ strictTl: true });
+    const bot = emu.addUser({ firstName: "Helper", username: "helper_bot", bot: true });
+    const dm = emu.dm(persona, bot);
+    await emu.post({ chat: dm, from: bot, text: "Welcome!" });
+    const res = await client.invoke(new Api.updates.GetDifference({ pts: 1, date: 0, qts: 0 }));
+    const users = res instanceof Api.updates.Difference ? res.users : [];
+    const read = users.find((u) => u instanceof Api.User && u.id.toString() === String(bot.id)) as Api.User;
+    expect(read.bot).toBe(true);
+    expect(typeof read.botInfoVersion).toBe("number");
+    const resolved = await client.invoke(new Api.contacts.ResolveUsername({ username: "helper_bot" }));
+    expect((resolved.users[0] as Api.User).bot).toBe(true);
+  });
 });

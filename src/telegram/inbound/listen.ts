@@ -51,8 +51,7 @@ function ptsBox(
     message?: { peerId?: unknown };
   };
   if (typeof u.pts !== "number" || typeof u.ptsCount !== "number") return undefined;
-  if (u.channelId !== undefined)
-    return { box: `-100${u.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };
+  if (u.channelId != null) return { box: `-100${u.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };
   const peer = u.message?.peerId;
   if (peer instanceof Api.PeerChannel)
     return { box: `-100${peer.channelId.toString()}`, pts: u.pts, ptsCount: u.ptsCount };

@@ -120,19 +120,21 @@ function documentDescriptor(doc: Api.Document, media: Api.MessageMediaDocument):
  * downloaded. `webPageNotModified` (only answers to messages.getWebPage) reads as empty.
  */
 export function previewOf(w: Api.TypeWebPage): LinkPreview {
+  // From the wire an absent optional field (a page without an author, a pending page's url) is null.
   if (w instanceof Api.WebPage)
     return boundedPreview({
       id: w.id.toString(),
       url: w.url,
-      site: w.siteName,
-      title: w.title,
-      description: w.description,
-      type: w.type,
-      author: w.author,
+      site: w.siteName ?? undefined,
+      title: w.title ?? undefined,
+      description: w.description ?? undefined,
+      type: w.type ?? undefined,
+      author: w.author ?? undefined,
     });
   if (w instanceof Api.WebPagePending)
-    return boundedPreview({ id: w.id.toString(), url: w.url, pending: true });
-  if (w instanceof Api.WebPageEmpty) return boundedPreview({ id: w.id.toString(), url: w.url, empty: true });
+    return boundedPreview({ id: w.id.toString(), url: w.url ?? undefined, pending: true });
+  if (w instanceof Api.WebPageEmpty)
+    return boundedPreview({ id: w.id.toString(), url: w.url ?? undefined, empty: true });
   return { empty: true };
 }
 

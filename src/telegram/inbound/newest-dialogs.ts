@@ -51,7 +51,7 @@ export async function dialogsLook(s: CatchUpSession, handled: ReadonlySet<string
       if (ours !== undefined) {
         // One whose fetch failed waits for its own retry.
         const waiting = s.o.tracker.pending(id);
-        if (d.pts !== undefined && d.pts > ours && !waiting && s.catchable(id)) behind.push(id);
+        if (d.pts != null && d.pts > ours && !waiting && s.catchable(id)) behind.push(id);
         continue;
       }
       if (serviceTops.has(`${id}:${d.topMessage}`)) continue;

@@ -24,7 +24,7 @@ export interface ReplyFetchOptions {
  */
 export async function fetchReplyContext(m: GramMessage, o: ReplyFetchOptions): Promise<ReplyContext> {
   const id = m.replyToMsgId;
-  if (id === undefined) throw new Error("fetchReplyContext called for a message that is not a reply");
+  if (id == null) throw new Error("fetchReplyContext called for a message that is not a reply");
   try {
     // GramJS asks channels.getMessages in a channel, messages.getMessages elsewhere.
     const method = m.isChannel ? "channels.GetMessages" : "messages.GetMessages";

@@ -47,7 +47,8 @@ export class TypingWatch implements TypingSource {
       if (update.fromId instanceof Api.PeerUser)
         this.set(
           `-100${update.channelId.toString()}`,
-          update.topMsgId,
+          // From the wire a typing outside a forum topic has top_msg_id null, not undefined.
+          update.topMsgId ?? undefined,
           update.fromId.userId.toString(),
           update.action,
         );

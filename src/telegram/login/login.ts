@@ -214,6 +214,7 @@ async function codeLogin(ctx: LoginContext): Promise<Api.User> {
 }
 
 function describeUser(u: Api.User): Omit<LoginResult, "alreadyLoggedIn"> {
-  const name = [u.firstName, u.lastName].filter((x) => x !== undefined && x !== "").join(" ") || "(no name)";
+  // From the wire an absent name is null, not undefined.
+  const name = [u.firstName, u.lastName].filter((x) => x != null && x !== "").join(" ") || "(no name)";
   return { name, username: u.username ?? undefined, id: u.id.toString() };
 }

@@ -57,16 +57,20 @@ function setup(
     personaPhone?: boolean;
     codeDelivery?: readonly CodeDelivery[];
     loginEmail?: string;
+    /** No last name on the account (Telegram then sends none: GramJS decodes it as null). */
+    noLastName?: boolean;
+    strictTl?: boolean;
   } = {},
 ): Setup {
   const clock = new FakeClock();
   const emu = new TelegramEmulator({
     now: () => clock.now(),
     app: { apiId: Number(API_ID), apiHash: API_HASH },
+    ...(o.strictTl ? { strictTl: true } : {}),
   });
   const account = emu.addAccount({
     firstName: "Mira",
-    lastName: "Lind",
+    ...(o.noLastName ? {} : { lastName: "Lind" }),
     username: "mira_ai",
     phone: PHONE,
     ...(o.password !== undefined ? { password: o.password, passwordHint: "pet's name" } : {}),
@@ -166,6 +170,17 @@ describe("npm run login: by code", () => {
 
     const session = readFileSync(s.sessionFile, "utf8").trim();
     for (const secret of [codes[0] ?? "missing", session, API_HASH]) expect(s.output()).not.toContain(secret);
+  });
+
+  it("prints an account without a last name as its first name alone, as Telegram's bytes decode it", async () => {
+    const s = setup({ noLastName: true, strictTl: true });
+    const code: ScriptedAnswer = {
+      kind: "text",
+      ask: /login code/i,
+      answer: () => s.emu.auth.loginCode(PHONE) ?? "",
+    };
+    expect(await s.run(["Mira"], [phoneDefault, code])).toBe(0);
+    expect(s.out.join("")).toContain(`Logged in as Mira (@mira_ai, id ${s.account.id})`);
   });
 
   it("names this project and its version in the account's device list, or what TELEGRAM_DEVICE_MODEL / TELEGRAM_APP_VERSION say", async () => {

@@ -126,8 +126,10 @@ export class Harness {
     this.clock = o.clock ?? new FakeClock();
     const clock = this.clock;
     // Telegram's time moves with time passing (advance), not when the local clock is set (jump).
+    // strictTl: every update and answer goes through TL bytes and back, so GramJS hands the product
+    // what it would decode from Telegram (an absent optional field is null, not undefined).
     const zero = clock.now() - clock.monotonic();
-    this.emu = new TelegramEmulator({ ...o.emulator, now: () => zero + clock.monotonic() });
+    this.emu = new TelegramEmulator({ strictTl: true, ...o.emulator, now: () => zero + clock.monotonic() });
     this.persona = parsePersona(o.persona ?? TEST_PERSONA, { file: "agents/Mira.md", promptDirs: [] });
     this.dbPath = o.dbPath ?? tempDbPath();
     this.media = o.media;

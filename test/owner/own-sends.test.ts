@@ -5,15 +5,22 @@ import type { ChatActions } from "../../src/tasks/actions-port";
 import { PermanentError } from "../../src/tasks/errors";
 import type { Task } from "../../src/tasks/task";
 
-const voiceTask = (inDoubt: boolean) =>
-  ({ kind: "send", inDoubt, payload: { text: "see you at six", voice: true } }) as unknown as Task;
+const MARK = { seconds: 3, waveform: "AAAA" };
+const voiceTask = (inDoubt: boolean, notes: unknown[] = [MARK]) =>
+  ({ kind: "send", inDoubt, payload: { text: "see you at six", voice: true, notes } }) as unknown as Task;
 
 describe("her own voice sends", () => {
-  it("a voice send in doubt after a restart owns a voice note, or its words when it fell back to text", () => {
-    expect(openSendMatches([voiceTask(true)], "[voice 3 s]")).toBe(true);
+  it("a voice send in doubt after a restart owns a voice note as long as its mark, or its words when it fell back to text", () => {
+    expect(openSendMatches([voiceTask(true)], "[voice 0:03]", 3)).toBe(true);
+    expect(openSendMatches([voiceTask(true)], "[voice 0:07]", 7)).toBe(false);
     expect(openSendMatches([voiceTask(true)], "see you at six")).toBe(true);
     expect(openSendMatches([voiceTask(true)], "something else")).toBe(false);
     expect(openSendMatches([voiceTask(false)], "see you at six")).toBe(false);
+  });
+
+  it("a voice send in doubt with no mark died while its note was being made: no voice note is hers", () => {
+    expect(openSendMatches([voiceTask(true, [])], "[voice 0:03]", 3)).toBe(false);
+    expect(openSendMatches([voiceTask(true, [])], "see you at six")).toBe(true);
   });
 
   it("a voice note Telegram refused leaves nothing in doubt: the owner's voice note a minute later is the owner's", async () => {

@@ -58,6 +58,12 @@ runScript(
     const questions = flags.scene
       ? RECALL_QUESTIONS.filter((q) => q.id.startsWith(flags.scene!))
       : RECALL_QUESTIONS;
+    if (flags["fake-vectors"] && questions.length === 0) {
+      process.stderr.write(
+        `eval: --fake-vectors is for the recall scenes, and --scene "${flags.scene}" names none\n`,
+      );
+      return 2;
+    }
     if (scenes.length === 0 && questions.length === 0) {
       process.stderr.write(`eval: no scene id starts with "${flags.scene}"\n`);
       return 1;

@@ -4,8 +4,10 @@
  * `undefined` (telegram/tl/api.js `fromReader`: "args[argName] = null"), so a test on `!==
  * undefined` is true for every real message. Without strictTl the emulator hands GramJS the
  * objects it built, whose absent fields are undefined — which hid that a reply was stored as a
- * reply into another chat, a message in a topic as a reply to its root, and every message as sent
- * via a bot (so the owner's commands in Saved Messages were ignored). docs/telegram-facts.md.
+ * reply into another chat, every message as sent via a bot (so the owner's commands in Saved
+ * Messages were ignored), typing outside a topic under a topic "null" and a preview without an
+ * author unparsable. The forum-topic case passed before too; it guards the same reads.
+ * docs/telegram-facts.md.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { Harness, plan } from "../support/harness";

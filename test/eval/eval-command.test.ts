@@ -27,6 +27,9 @@ describe("npm run eval's command line", () => {
     const bad = run(["--bogus"]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('eval: unknown flag "--bogus"');
+    const stray = run(["--scene", "g-", "--fake-vectors"]);
+    expect(stray.status).toBe(2);
+    expect(stray.stderr).toContain("--fake-vectors is for the recall scenes");
     const none = run([], { AGENTS_DIR: "agents" });
     expect(none.status).toBe(1);
     expect(none.stderr).toBe(
